@@ -1,0 +1,38 @@
+#pragma once
+// Decodes an encoded image (JPEG, PNG, WebP, BMP, PPM/PGM, TIFF) to 8-bit RGB, channels last,
+// exactly as PIL's Image.open(p).convert('RGB') would for JPEG, PNG and WebP: grayscale is
+// replicated, palettes expanded, alpha dropped (not composited), CMYK converted as PIL does,
+// 16-bit reduced as PIL does. Thread-safe: every call uses its own (or a thread-local) decoder
+// state.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace h5feed::image {
+
+enum class Format { kJpeg, kPng, kWebp, kOther /* BMP, PNM, TIFF: through OpenCV */ };
+
+// What the decoder will produce for a given request: the size of the decoded RGB image.
+struct DecodePlan {
+  Format format = Format::kOther;
+  int height = 0;  // of the decoded image (after any JPEG DCT scaling)
+  int width = 0;
+  int full_height = 0;  // of the image as stored
+  int full_width = 0;
+  int64_t bytes() const { return int64_t{height} * width * 3; }
+};
+
+// Reads the header and plans the decode. `min_height`/`min_width` (0 = no reduction) let a
+// JPEG decode at a reduced DCT scale (1/2, 1/4, 1/8...) as long as the decoded image stays at
+// least that large in both dimensions. Throws Error(kCorrupt) when the bytes are not a
+// readable image, naming `name` (the file path) in the message.
+DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name,
+                      int min_height = 0, int min_width = 0);
+
+// Decodes into `rgb`, which holds plan.bytes() bytes. Throws Error(kCorrupt) for truncated or
+// damaged data, naming `name`.
+void Decode(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+            std::span<uint8_t> rgb);
+
+}  // namespace h5feed::image

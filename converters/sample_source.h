@@ -1,0 +1,42 @@
+#pragma once
+// A SampleSource is whatever a conversion reads from: an image folder, CIFAR binaries, a NumPy
+// array, an existing HDF5 file. It knows how many samples there are, their stored shape and
+// their classes, and writes sample i, already at its stored size, into memory the conversion
+// owns (a slot of the chunk being assembled).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "h5feed/image_shape.h"
+
+namespace h5feed {
+
+struct SampleInfo {
+  int64_t label = 0;
+  std::string source;  // where it came from, e.g. "cat/001.jpg" or "data_batch_1.bin#42"
+};
+
+// Thread-safety: Read() may be called from many threads at once, in any order.
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+
+  virtual std::string_view kind() const = 0;  // "imagefolder", "cifar", "npy", "hdf5"
+  virtual int64_t count() const = 0;          // samples offered, in source order
+  virtual ImageShape shape() const = 0;       // every sample's stored shape
+  virtual std::vector<std::string> classes() const = 0;  // label i names classes()[i]
+
+  // Writes sample i (0 <= i < count()) into `dest` (shape().bytes() bytes) and says what it
+  // is. Throws Error(kCorrupt) for a sample that is broken but may be skipped (a damaged
+  // image); any other error stops the conversion.
+  virtual SampleInfo Read(int64_t i, std::span<uint8_t> dest) const = 0;
+
+  // Whether reading in source order is much faster than random order (an HDF5 source whose
+  // chunks are compressed). A conversion then keeps the source order unless told otherwise.
+  virtual bool prefers_sequential_reads() const { return false; }
+};
+
+}  // namespace h5feed

@@ -1,0 +1,51 @@
+#pragma once
+// The names of h5feed's on-disk format, version 1. docs/format.md is the specification; this
+// header is its single copy in code. A reader checks kFormatName and kFormatVersion on open.
+
+#include <cstdint>
+
+namespace h5feed::schema {
+
+inline constexpr char kFormatName[] = "h5feed";
+inline constexpr int32_t kFormatVersion = 1;
+
+// Datasets (all at the root group).
+inline constexpr char kImages[] = "images";          // uint8 (N, H, W, C), chunks (K, H, W, C)
+inline constexpr char kLabels[] = "labels";          // int64 (N)
+inline constexpr char kClasses[] = "classes";        // UTF-8 strings (num_classes)
+inline constexpr char kSources[] = "sources";        // UTF-8 strings (N)
+inline constexpr char kChunkIndex[] = "chunk_index";  // compound (num_chunks), see ChunkRecord
+inline constexpr char kSkippedSources[] = "skipped_sources";  // UTF-8 strings (S)
+inline constexpr char kSkippedReasons[] = "skipped_reasons";  // UTF-8 strings (S)
+
+// Root attributes. Written last, so a file without them is an interrupted conversion.
+inline constexpr char kAttrFormat[] = "h5feed_format";                  // string "h5feed"
+inline constexpr char kAttrFormatVersion[] = "h5feed_format_version";  // int32
+inline constexpr char kAttrLayout[] = "layout";                         // string "NHWC"
+inline constexpr char kAttrNumImages[] = "num_images";                  // int64
+inline constexpr char kAttrNumClasses[] = "num_classes";                // int64
+inline constexpr char kAttrNumSkipped[] = "num_skipped";                // int64
+inline constexpr char kAttrChunkImages[] = "chunk_images";              // int64 (K)
+inline constexpr char kAttrCompression[] = "compression";  // string: "none", "zstd:3", "gzip:6"
+inline constexpr char kAttrShuffled[] = "shuffled";        // int32: 1 = stored in a seeded order
+inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when not shuffled)
+inline constexpr char kAttrSourceKind[] = "source_kind";    // "imagefolder", "cifar", "npy", "hdf5"
+inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"
+
+// Attributes of /chunk_index.
+inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"
+
+inline constexpr char kLayoutNHWC[] = "NHWC";
+
+// The zstd filter's id in the HDF5 filter registry; cd_values[0] is the level.
+inline constexpr int kZstdFilterId = 32015;
+
+// One row of /chunk_index: where chunk i of /images lies in the file and how to check it.
+struct ChunkRecord {
+  uint64_t address;       // byte offset of the stored chunk in the file
+  uint64_t stored_bytes;  // its size on disk (compressed size when filtered)
+  uint32_t filter_mask;   // HDF5's mask: bit i set = filter i was NOT applied to this chunk
+  uint64_t checksum;      // XXH3-64 of the uncompressed chunk, zero padding included
+};
+
+}  // namespace h5feed::schema

@@ -1,0 +1,29 @@
+#pragma once
+// How the chunks of /images are compressed on disk.
+
+#include <string>
+#include <string_view>
+
+namespace h5feed {
+
+struct Compression {
+  enum class Kind {
+    kNone,     // raw chunks: fastest to read when the disk or page cache is fast
+    kZstd,     // HDF5 filter 32015, one zstd frame per chunk; the default
+    kDeflate,  // HDF5's built-in gzip filter: readable by any HDF5 program with nothing extra
+  };
+  Kind kind = Kind::kZstd;
+  // zstd: 1 (fastest) to 19 (smallest); 3 is zstd's own default and decompresses as fast as
+  // any level. deflate: 1 to 9. Ignored for kNone.
+  int level = 3;
+
+  // Parses "none", "zstd", "zstd:LEVEL", "gzip", "gzip:LEVEL" ("deflate" is a synonym of gzip).
+  // Throws Error(kInvalidArgument) naming the accepted forms.
+  static Compression Parse(std::string_view text);
+  // The inverse of Parse: "none", "zstd:3", "gzip:6".
+  std::string ToString() const;
+
+  friend bool operator==(const Compression&, const Compression&) = default;
+};
+
+}  // namespace h5feed

@@ -1,0 +1,37 @@
+#pragma once
+// The one error type of h5feed. Every failure the library reports is an h5feed::Error: a code
+// a program can branch on, and a message a person can act on, saying what failed, where (file,
+// dataset, chunk, image path) and what to do.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace h5feed {
+
+enum class ErrorCode {
+  kInvalidArgument,  // an option or argument is wrong; nothing was done
+  kNotFound,         // a file, dataset or folder that was asked for does not exist
+  kAlreadyExists,    // an output exists and replacing it was not asked for
+  kIo,               // the operating system or HDF5 failed to read or write
+  kNoSpace,          // the file system is full (or refused to grow the file)
+  kCorrupt,          // data is damaged: a broken image, a checksum mismatch, a truncated file
+  kUnsupported,      // well-formed input h5feed cannot handle (a dtype, a rank, a filter)
+  kCancelled,        // stopped on request (Ctrl-C, a cancel flag)
+  kCuda,             // the CUDA runtime reported a failure
+  kInternal,         // a bug in h5feed: please report it
+};
+
+// A short lower-case name for the code ("invalid argument", "corrupt data", ...).
+std::string_view ToString(ErrorCode code) noexcept;
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+}  // namespace h5feed

@@ -1,0 +1,45 @@
+#pragma once
+// Seeded permutations that are the same on every platform and in every language binding.
+//
+// std::shuffle and std::uniform_int_distribution are implementation-defined (libstdc++ and
+// libc++ give different orders for one seed), so a stored order or an epoch order that must be
+// reproducible anywhere uses this generator and this Fisher-Yates instead. The algorithm is
+// specified in docs/format.md so other readers can reproduce it.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace h5feed {
+
+// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator. Deterministic
+// for a seed, not thread-safe (one per thread or per task).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // A uniform integer in [0, bound), bound > 0, without modulo bias (Lemire 2019).
+  uint64_t Below(uint64_t bound);
+
+ private:
+  uint64_t state_;
+};
+
+// Shuffles `values` in place: Fisher-Yates from the last element down, j = Below(i + 1).
+template <typename T>
+void Shuffle(std::span<T> values, SplitMix64& rng) {
+  for (size_t i = values.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(rng.Below(i));
+    std::swap(values[i - 1], values[j]);
+  }
+}
+
+// 0..n-1 shuffled with SplitMix64(seed).
+std::vector<int64_t> Permutation(int64_t n, uint64_t seed);
+
+}  // namespace h5feed

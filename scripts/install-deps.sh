@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every Debian bookworm package h5feed needs to build, test and benchmark.
+# Idempotent; run as root (or through sudo). CUDA is not installed here: the build uses
+# /usr/local/cuda when nvcc is there and builds the CPU path only otherwise.
+set -euo pipefail
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libhdf5-dev hdf5-tools            # HDF5 C and C++ API, h5dump
+  libtbb-dev                        # oneTBB
+  libzstd-dev zlib1g-dev            # chunk codecs
+  doctest-dev                       # unit tests
+  libturbojpeg0-dev libspng-dev libwebp-dev   # JPEG, PNG, WebP decoding
+  libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
+  libxxhash-dev                     # per-chunk checksums (XXH3-64)
+  libcli11-dev nlohmann-json3-dev   # command line, --json output
+  python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
+)
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "install-deps: ${#packages[@]} packages present"

@@ -1,0 +1,12 @@
+#pragma once
+// Exit codes of the h5feed command, documented in README.md ("Exit codes").
+
+namespace h5feed::cli {
+
+inline constexpr int kExitOk = 0;           // everything asked for was done
+inline constexpr int kExitFailed = 1;       // failed; no output file was left behind
+inline constexpr int kExitUsage = 2;        // wrong command line; nothing was done
+inline constexpr int kExitSkipped = 3;      // converted, but some inputs were skipped (listed)
+inline constexpr int kExitInterrupted = 130;  // stopped by Ctrl-C (128 + SIGINT); nothing left
+
+}  // namespace h5feed::cli
