@@ -19,13 +19,13 @@ else()
 endif()
 find_package(ZLIB REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(nlohmann_json REQUIRED)  # inspect's --json (lib/format/file_summary)
 
 if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
   pkg_check_modules(SPNG REQUIRED IMPORTED_TARGET spng)
   pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp)
   find_package(CLI11 REQUIRED)
-  find_package(nlohmann_json REQUIRED)
   # Debian ships OpenCV's CMake package only with the whole of libopencv-dev; the three
   # modules used here (core, imgproc for resize, imgcodecs for BMP/PNM/TIFF) are found directly.
   find_path(OPENCV_INCLUDE_DIR opencv2/imgproc.hpp PATH_SUFFIXES opencv4 REQUIRED)

@@ -34,6 +34,9 @@ class SampleSource {
   // image); any other error stops the conversion.
   virtual SampleInfo Read(int64_t i, std::span<uint8_t> dest) const = 0;
 
+  // The name a skipped sample i is recorded under (SampleInfo::source of a readable one).
+  virtual std::string name(int64_t i) const { return "sample " + std::to_string(i); }
+
   // Whether reading in source order is much faster than random order (an HDF5 source whose
   // chunks are compressed). A conversion then keeps the source order unless told otherwise.
   virtual bool prefers_sequential_reads() const { return false; }

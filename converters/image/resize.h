@@ -23,8 +23,8 @@ struct Size {
 Size ScaledSourceSize(Size source, Size target, ResizeMode mode);
 
 // Resizes `src` (src_size, RGB, channels last) into `dest` (target, RGB, channels last).
-// Area interpolation when shrinking (OpenCV INTER_AREA), bilinear when enlarging. Copies when
-// the sizes are equal.
+// Area interpolation when shrinking (OpenCV's INTER_AREA, computed by area_resize.h), bilinear
+// when enlarging (cv::resize INTER_LINEAR). Copies when the sizes are equal. Thread-safe.
 void ResizeInto(std::span<const uint8_t> src, Size src_size, Size target, ResizeMode mode,
                 std::span<uint8_t> dest);
 

@@ -1,0 +1,256 @@
+#include "conversion.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <utility>
+
+#include <tbb/concurrent_queue.h>
+#include <tbb/info.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include "h5feed/error.h"
+#include "sampler/permutation.h"
+
+namespace h5feed {
+namespace {
+
+// One token of the pipeline: a group of up to K consecutive samples of the stored order, and
+// the chunk (if any) that packing them completed. Recycled through a pool, so its buffers
+// are allocated once per token rather than once per chunk.
+struct Group {
+  int64_t first = 0;   // position of its first sample in the stored order
+  int64_t count = 0;   // samples in the group; 0 for the final flush token
+  std::vector<uint8_t> pixels;  // count x image bytes, as read
+  std::vector<SampleInfo> infos;
+  std::vector<char> ok;
+  std::vector<SkippedSource> skipped;
+
+  std::vector<uint8_t> chunk;  // a completed chunk, chunk_count images
+  int64_t chunk_count = 0;
+  std::vector<int64_t> labels;
+  std::vector<std::string> sources;
+  EncodedChunk encoded;
+  ConvertProgress progress;  // as of this group, reported when its chunk is written
+};
+
+// Moves the readable samples of consecutive groups into chunks of exactly K images (a
+// skipped sample shifts all later ones). Serial: called in stored order from one thread.
+class ChunkPacker {
+ public:
+  ChunkPacker(int64_t chunk_images, int64_t image_bytes)
+      : k_(chunk_images), image_bytes_(image_bytes) {}
+
+  // A group holds at most K samples and the partial chunk fewer than K, so packing one group
+  // completes at most one chunk: it is handed to the group.
+  void Pack(Group& group) {
+    group.chunk_count = 0;
+    group.labels.clear();
+    group.sources.clear();
+    bool all_ok = std::all_of(group.ok.begin(), group.ok.begin() + group.count, [](char c) { return c; });
+    if (count_ == 0 && all_ok && group.count == k_) {
+      // The common case: a whole group read cleanly is a chunk as it stands, no copy.
+      std::swap(group.chunk, group.pixels);
+      group.chunk_count = k_;
+      for (int64_t j = 0; j < k_; ++j) {
+        group.labels.push_back(group.infos[j].label);
+        group.sources.push_back(std::move(group.infos[j].source));
+      }
+      return;
+    }
+    for (int64_t j = 0; j < group.count; ++j) {
+      if (!group.ok[j]) continue;
+      partial_.resize(static_cast<size_t>(k_ * image_bytes_));
+      std::memcpy(partial_.data() + count_ * image_bytes_, group.pixels.data() + j * image_bytes_,
+                  static_cast<size_t>(image_bytes_));
+      labels_.push_back(group.infos[j].label);
+      sources_.push_back(std::move(group.infos[j].source));
+      if (++count_ == k_) HandOver(group);
+    }
+  }
+
+  // Hands the last, partial chunk to the flush token.
+  void Flush(Group& group) {
+    group.chunk_count = 0;
+    if (count_ > 0) HandOver(group);
+  }
+
+ private:
+  void HandOver(Group& group) {
+    std::swap(group.chunk, partial_);
+    group.chunk_count = count_;
+    group.labels = std::move(labels_);
+    group.sources = std::move(sources_);
+    labels_.clear();
+    sources_.clear();
+    count_ = 0;
+  }
+
+  int64_t k_;
+  int64_t image_bytes_;
+  std::vector<uint8_t> partial_;
+  int64_t count_ = 0;
+  std::vector<int64_t> labels_;
+  std::vector<std::string> sources_;
+};
+
+bool Cancelled(const ConvertOptions& options) {
+  return options.cancel && options.cancel->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+ConvertReport Convert(const SampleSource& source, const std::string& path,
+                      const ConvertOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  const int64_t n = source.count();
+  if (n == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
+  }
+  const ImageShape shape = source.shape();
+  const int64_t image_bytes = shape.bytes();
+
+  WriterOptions writer_options;
+  writer_options.image_shape = shape;
+  writer_options.chunk_images = options.chunk_images;
+  writer_options.compression = options.compression;
+  writer_options.overwrite = options.overwrite;
+  Writer writer = Writer::Create(path, writer_options);
+  const int64_t k = writer.chunk_images();
+
+  std::vector<int64_t> order;
+  if (options.shuffle) {
+    order = Permutation(n, options.seed);
+  } else {
+    order.resize(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), int64_t{0});
+  }
+
+  DatasetDescription description;
+  description.classes = source.classes();
+  description.source_kind = std::string(source.kind());
+  if (options.shuffle) description.shuffle_seed = options.seed;
+
+  const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  const size_t live_groups = static_cast<size_t>(2 * threads + 2);
+  // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool`
+  // holds the ones free for reuse. At most live_groups exist.
+  std::vector<std::unique_ptr<Group>> groups;
+  tbb::concurrent_queue<Group*> pool;
+  ChunkPacker packer(k, image_bytes);
+  int64_t next_first = 0;
+  bool flushed = false;
+  ConvertProgress progress{0, n, 0};
+  ConvertReport report;
+
+  auto plan = [&](tbb::flow_control& control) -> Group* {
+    if (flushed || Cancelled(options)) {
+      control.stop();
+      return nullptr;
+    }
+    Group* group = nullptr;
+    if (!pool.try_pop(group)) group = groups.emplace_back(std::make_unique<Group>()).get();
+    group->first = next_first;
+    group->count = std::min(k, n - next_first);
+    next_first += group->count;
+    flushed = group->count == 0;  // the token after the last group flushes the packer
+    return group;
+  };
+  auto read = [&](Group* group) -> Group* {
+    group->pixels.resize(static_cast<size_t>(group->count * image_bytes));
+    group->infos.assign(static_cast<size_t>(group->count), SampleInfo{});
+    group->ok.assign(static_cast<size_t>(group->count), 0);
+    group->skipped.clear();
+    for (int64_t j = 0; j < group->count && !Cancelled(options); ++j) {
+      int64_t row = order[static_cast<size_t>(group->first + j)];
+      std::span<uint8_t> dest(group->pixels.data() + j * image_bytes, static_cast<size_t>(image_bytes));
+      try {
+        group->infos[j] = source.Read(row, dest);
+        group->ok[j] = 1;
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::kCorrupt) throw;
+        if (options.strict) {
+          throw Error(ErrorCode::kCorrupt, std::string(e.what()) +
+                                               " (--strict makes a broken input an error; "
+                                               "without it the input is skipped and recorded)");
+        }
+        group->skipped.push_back({source.name(row), e.what()});
+      }
+    }
+    return group;
+  };
+  auto pack = [&](Group* group) -> Group* {
+    if (group->count == 0) {
+      packer.Flush(*group);
+    } else {
+      packer.Pack(*group);
+    }
+    for (SkippedSource& skipped : group->skipped) {
+      if (options.on_skip) options.on_skip(skipped);
+      description.skipped.push_back(std::move(skipped));
+    }
+    progress.done += group->count;
+    progress.skipped = static_cast<int64_t>(description.skipped.size());
+    group->progress = progress;
+    return group;
+  };
+  auto encode = [&](Group* group) -> Group* {
+    if (group->chunk_count > 0) {
+      group->encoded = writer.Encode(
+          std::span<const uint8_t>(group->chunk.data(), static_cast<size_t>(group->chunk_count * image_bytes)),
+          group->chunk_count);
+    }
+    return group;
+  };
+  auto write = [&](Group* group) {
+    if (group->chunk_count > 0 && !Cancelled(options)) {
+      writer.Append(group->encoded);
+      report.stored_bytes += group->encoded.bytes.size();
+      description.labels.insert(description.labels.end(), group->labels.begin(), group->labels.end());
+      for (std::string& name : group->sources) description.sources.push_back(std::move(name));
+    }
+    if (options.on_progress) options.on_progress(group->progress);
+    pool.push(group);
+  };
+
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        live_groups,
+        tbb::make_filter<void, Group*>(tbb::filter_mode::serial_in_order, plan) &
+            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, read) &
+            tbb::make_filter<Group*, Group*>(tbb::filter_mode::serial_in_order, pack) &
+            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, encode) &
+            tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
+  });
+
+  if (Cancelled(options)) {
+    std::string temporary = writer.temporary_path();
+    writer.Abandon();
+    throw Error(ErrorCode::kCancelled, "conversion interrupted; removed " + temporary + ", " +
+                                           path + " was not written");
+  }
+  if (writer.images_written() == 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "no sample could be read: all " + std::to_string(n) + " were skipped as broken");
+  }
+  writer.Finish(description);
+
+  report.path = path;
+  report.shape = shape;
+  report.images = writer.images_written();
+  report.chunks = writer.chunks_written();
+  report.chunk_images = k;
+  report.skipped = std::move(description.skipped);
+  report.compression = options.compression;
+  report.shuffled = options.shuffle;
+  report.seed = options.seed;
+  report.raw_bytes = static_cast<uint64_t>(report.images * image_bytes);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace h5feed

@@ -1,0 +1,102 @@
+#include "image/image_decoder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "h5feed/error.h"
+#include "image/decode_checks.h"
+#include "image/jpeg_decoder.h"
+#include "image/opencv_decoder.h"
+#include "image/png_decoder.h"
+#include "image/webp_decoder.h"
+
+namespace h5feed::image {
+namespace {
+
+// The format is told by the first bytes, never by the file name: ImageFolder trees often hold
+// PNGs named .jpg, and a renamed file must still decode (PIL opens them the same way).
+std::optional<Format> Sniff(std::span<const uint8_t> b) {
+  if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return Format::kJpeg;
+  static constexpr uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (b.size() >= 8 && std::equal(kPngSignature, kPngSignature + 8, b.begin())) {
+    return Format::kPng;
+  }
+  if (b.size() >= 12 && std::string_view(reinterpret_cast<const char*>(b.data()), 4) == "RIFF" &&
+      std::string_view(reinterpret_cast<const char*>(b.data()) + 8, 4) == "WEBP") {
+    return Format::kWebp;
+  }
+  if (IsOpenCvFormat(b)) return Format::kOther;
+  return std::nullopt;
+}
+
+// The first bytes in hex, so a message about an unknown format shows what the file is
+// (an HTML error page saved as .jpg starts with "3c 21 44 4f").
+std::string FirstBytes(std::span<const uint8_t> b) {
+  std::string hex;
+  for (size_t i = 0; i < b.size() && i < 8; ++i) {
+    char byte[4];
+    std::snprintf(byte, sizeof byte, i == 0 ? "%02x" : " %02x", b[i]);
+    hex += byte;
+  }
+  return hex;
+}
+
+}  // namespace
+
+void ThrowCorrupt(std::string_view format, std::string_view name, std::string_view what) {
+  throw Error(ErrorCode::kCorrupt, "cannot decode " + std::string(format) + " image '" +
+                                       std::string(name) + "': " + std::string(what) +
+                                       "; re-create or remove the file");
+}
+
+void CheckImageSize(int64_t height, int64_t width, int channels, std::string_view format,
+                    std::string_view name) {
+  if (height < 1 || width < 1 || height > kMaxImageSide || width > kMaxImageSide ||
+      height * width * channels >= kMaxImageBytes) {
+    ThrowCorrupt(format, name,
+                 "implausible size " + std::to_string(width) + "x" + std::to_string(height) +
+                     " (at most " + std::to_string(kMaxImageSide) + " pixels per side and " +
+                     std::to_string(kMaxImageBytes >> 30) + " GiB decoded)");
+  }
+}
+
+DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, int min_height,
+                      int min_width) {
+  if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
+  const std::optional<Format> format = Sniff(encoded);
+  if (!format) {
+    ThrowCorrupt("an", name,
+                 "not a JPEG, PNG, WebP, BMP, PNM or TIFF file (it starts with bytes " +
+                     FirstBytes(encoded) + ")");
+  }
+  switch (*format) {
+    case Format::kJpeg: return PlanJpeg(encoded, name, min_height, min_width);
+    case Format::kPng: return PlanPng(encoded, name);
+    case Format::kWebp: return PlanWebp(encoded, name);
+    case Format::kOther: return PlanOpenCv(encoded, name);
+  }
+  throw Error(ErrorCode::kInternal, "unhandled image format for '" + std::string(name) + "'");
+}
+
+void Decode(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+            std::span<uint8_t> rgb) {
+  if (plan.height < 1 || plan.width < 1 || static_cast<int64_t>(rgb.size()) != plan.bytes()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "decoding '" + std::string(name) + "' needs " + std::to_string(plan.bytes()) +
+                    " output bytes for " + std::to_string(plan.width) + "x" +
+                    std::to_string(plan.height) + " RGB, got " + std::to_string(rgb.size()) +
+                    " (pass a span of DecodePlan::bytes())");
+  }
+  if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
+  switch (plan.format) {
+    case Format::kJpeg: DecodeJpeg(encoded, plan, name, rgb); return;
+    case Format::kPng: DecodePng(encoded, plan, name, rgb); return;
+    case Format::kWebp: DecodeWebp(encoded, plan, name, rgb); return;
+    case Format::kOther: DecodeOpenCv(encoded, plan, name, rgb); return;
+  }
+  throw Error(ErrorCode::kInternal, "unhandled image format for '" + std::string(name) + "'");
+}
+
+}  // namespace h5feed::image

@@ -1,0 +1,159 @@
+#include "sources/npy_source.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "sources/mapped_file.h"
+#include "sources/npy_header.h"
+
+namespace h5feed {
+namespace {
+
+// More classes than this means the array holds ids, not class indices; "0".."max" would be
+// millions of names nobody wants.
+constexpr int64_t kMaxClasses = int64_t{1} << 20;
+
+void CheckComplete(const MappedFile& file, const NpyHeader& header) {
+  int64_t needed = header.data_offset + header.data_bytes();
+  if (static_cast<int64_t>(file.size()) < needed) {
+    throw Error(ErrorCode::kCorrupt, file.path() + " is truncated: its header announces " +
+                                         header.dtype.descr + " " + header.ShapeText() + " (" +
+                                         std::to_string(needed) + " bytes) but the file " + "has " +
+                                         std::to_string(file.size()) + " bytes");
+  }
+}
+
+ImageShape ImagesShape(const NpyHeader& header, const std::string& path) {
+  const NpyDtype& dtype = header.dtype;
+  if (!(dtype.kind == 'u' && dtype.item_bytes == 1)) {
+    throw Error(ErrorCode::kUnsupported, path + " holds " + dtype.descr +
+                                             " images; uint8 is needed (for float images in " +
+                                             "[0, 1]: (a * 255).round().astype(numpy.uint8))");
+  }
+  const std::vector<int64_t>& s = header.shape;
+  bool rank_ok = s.size() == 3 || (s.size() == 4 && s[3] >= 1 && s[3] <= 4);
+  if (!rank_ok) {
+    throw Error(ErrorCode::kUnsupported,
+                path + " has shape " + header.ShapeText() + "; images must be (N, H, W, C) " +
+                    "with C in 1..4 or (N, H, W). For NCHW data: a.transpose(0, 2, 3, 1)");
+  }
+  if (header.fortran_order) {
+    throw Error(ErrorCode::kUnsupported,
+                path + " is stored in Fortran order; save numpy.ascontiguousarray(a) instead");
+  }
+  ImageShape shape{s[1], s[2], s.size() == 4 ? s[3] : 1};
+  if (shape.height == 0 || shape.width == 0) {
+    throw Error(ErrorCode::kUnsupported, path + " has empty images: shape " + header.ShapeText());
+  }
+  return shape;
+}
+
+std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
+  MappedFile file(path);
+  NpyHeader header = ParseNpyHeader(file.bytes(), path);
+  const int64_t item_bytes = header.dtype.item_bytes;
+  if (!header.dtype.is_integer() || item_bytes > 8 ||
+      !std::has_single_bit(static_cast<uint64_t>(item_bytes))) {
+    throw Error(ErrorCode::kUnsupported, path + " holds " + header.dtype.descr +
+                                             " labels; labels must be integers " +
+                                             "(a.astype(numpy.int64))");
+  }
+  const std::vector<int64_t>& s = header.shape;
+  bool shape_ok = s.size() == 1 || (s.size() == 2 && s[1] == 1);
+  if (!shape_ok) {
+    throw Error(ErrorCode::kUnsupported,
+                path + " has shape " + header.ShapeText() + "; labels must be (N,) or (N, 1)");
+  }
+  if (s[0] != count) {
+    throw Error(ErrorCode::kInvalidArgument, path + " holds " + std::to_string(s[0]) +
+                                                 " labels for " + std::to_string(count) +
+                                                 " images; there must be one label per image");
+  }
+  CheckComplete(file, header);
+  std::vector<int64_t> labels(static_cast<size_t>(count));
+  const uint8_t* data = file.bytes().data() + header.data_offset;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t label = ReadNpyInteger(data + i * header.dtype.item_bytes, header.dtype);
+    if (label < 0 || label >= kMaxClasses) {
+      throw Error(ErrorCode::kCorrupt,
+                  path + "[" + std::to_string(i) + "] is " + std::to_string(label) +
+                      "; labels are class indices in [0, " + std::to_string(kMaxClasses) + ")");
+    }
+    labels[static_cast<size_t>(i)] = label;
+  }
+  return labels;
+}
+
+// Thread-safety: immutable after construction; Read() only reads the mapping.
+class NpySource final : public SampleSource {
+ public:
+  NpySource(MappedFile images, int64_t data_offset, int64_t count, ImageShape shape,
+            std::vector<int64_t> labels)
+      : images_(std::move(images)),
+        name_(std::filesystem::path(images_.path()).filename().string()),
+        data_offset_(data_offset),
+        count_(count),
+        shape_(shape),
+        labels_(std::move(labels)) {
+    int64_t max_label = 0;
+    for (int64_t label : labels_) max_label = std::max(max_label, label);
+    for (int64_t c = 0; c <= max_label; ++c) classes_.push_back(std::to_string(c));
+  }
+
+  std::string_view kind() const override { return "npy"; }
+  int64_t count() const override { return count_; }
+  ImageShape shape() const override { return shape_; }
+  std::vector<std::string> classes() const override { return classes_; }
+  std::string name(int64_t i) const override { return name_ + "#" + std::to_string(i); }
+
+  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
+    if (i < 0 || i >= count_) {
+      throw Error(ErrorCode::kInvalidArgument, images_.path() + ": row " + std::to_string(i) +
+                                                   " is out of range [0, " +
+                                                   std::to_string(count_) + ")");
+    }
+    const int64_t bytes = shape_.bytes();
+    if (static_cast<int64_t>(dest.size()) != bytes) {
+      throw Error(ErrorCode::kInvalidArgument, images_.path() + ": a row needs a buffer of " +
+                                                   std::to_string(bytes) + " bytes, got " +
+                                                   std::to_string(dest.size()));
+    }
+    std::memcpy(dest.data(), images_.bytes().data() + data_offset_ + i * bytes,
+                static_cast<size_t>(bytes));
+    SampleInfo info;
+    info.label = labels_.empty() ? 0 : labels_[static_cast<size_t>(i)];
+    info.source = name(i);
+    return info;
+  }
+
+ private:
+  MappedFile images_;
+  std::string name_;
+  int64_t data_offset_;
+  int64_t count_;
+  ImageShape shape_;
+  std::vector<int64_t> labels_;  // empty: every label is 0
+  std::vector<std::string> classes_;
+};
+
+}  // namespace
+
+std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
+                                      const std::string& labels_path) {
+  MappedFile images(images_path);
+  NpyHeader header = ParseNpyHeader(images.bytes(), images_path);
+  ImageShape shape = ImagesShape(header, images_path);
+  CheckComplete(images, header);
+  int64_t count = header.shape[0];
+  std::vector<int64_t> labels;
+  if (!labels_path.empty()) labels = ReadLabels(labels_path, count);
+  return std::make_unique<NpySource>(std::move(images), header.data_offset, count, shape,
+                                     std::move(labels));
+}
+
+}  // namespace h5feed

@@ -1,0 +1,93 @@
+#include "cache/access_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed::cache {
+namespace {
+
+void Require(bool condition, const std::string& message) {
+  if (!condition) throw Error(ErrorCode::kInvalidArgument, "AccessPlan: " + message);
+}
+
+}  // namespace
+
+AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64_t chunk_samples,
+                       int64_t chunk_count) {
+  Require(batch_size >= 1, "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
+  Require(chunk_samples >= 1,
+          "chunk_samples is " + std::to_string(chunk_samples) + "; it must be >= 1");
+  Require(chunk_count >= 0,
+          "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
+
+  const auto rows = static_cast<int64_t>(order.size());
+  const int64_t steps = (rows + batch_size - 1) / batch_size;
+
+  // Step -> distinct chunks. One scratch vector, reused, holds the chunks of a step while they
+  // are sorted and deduplicated.
+  step_offsets_.reserve(static_cast<size_t>(steps) + 1);
+  step_offsets_.push_back(0);
+  std::vector<int64_t> scratch;
+  scratch.reserve(static_cast<size_t>(std::min(batch_size, rows)));
+  for (int64_t s = 0; s < steps; ++s) {
+    scratch.clear();
+    const int64_t end = std::min(rows, (s + 1) * batch_size);
+    for (int64_t i = s * batch_size; i < end; ++i) {
+      const int64_t row = order[static_cast<size_t>(i)];
+      // Divide before comparing so chunk_count * chunk_samples can never overflow.
+      Require(row >= 0 && row / chunk_samples < chunk_count,
+              "row " + std::to_string(row) + " at position " + std::to_string(i) +
+                  " of the order lies outside the dataset of " + std::to_string(chunk_count) +
+                  " chunks of " + std::to_string(chunk_samples) + " rows");
+      scratch.push_back(row / chunk_samples);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    step_chunks_.insert(step_chunks_.end(), scratch.begin(), scratch.end());
+    step_offsets_.push_back(static_cast<int64_t>(step_chunks_.size()));
+  }
+
+  // Chunk -> steps, by counting sort: visiting steps in ascending order fills each chunk's
+  // list already sorted.
+  chunk_offsets_.assign(static_cast<size_t>(chunk_count) + 1, 0);
+  for (int64_t c : step_chunks_) ++chunk_offsets_[static_cast<size_t>(c) + 1];
+  for (size_t c = 0; c < static_cast<size_t>(chunk_count); ++c) {
+    chunk_offsets_[c + 1] += chunk_offsets_[c];
+  }
+  chunk_steps_.resize(step_chunks_.size());
+  std::vector<int64_t> fill(chunk_offsets_.begin(), chunk_offsets_.end() - 1);
+  for (int64_t s = 0; s < steps; ++s) {
+    for (int64_t c : chunks_of(s)) {
+      chunk_steps_[static_cast<size_t>(fill[static_cast<size_t>(c)]++)] = s;
+    }
+  }
+}
+
+int64_t AccessPlan::steps() const { return static_cast<int64_t>(step_offsets_.size()) - 1; }
+
+int64_t AccessPlan::chunk_count() const {
+  return static_cast<int64_t>(chunk_offsets_.size()) - 1;
+}
+
+int64_t AccessPlan::touches() const { return static_cast<int64_t>(step_chunks_.size()); }
+
+std::span<const int64_t> AccessPlan::chunks_of(int64_t step) const {
+  if (step < 0 || step >= steps()) return {};
+  const auto s = static_cast<size_t>(step);
+  return std::span<const int64_t>(step_chunks_)
+      .subspan(static_cast<size_t>(step_offsets_[s]),
+               static_cast<size_t>(step_offsets_[s + 1] - step_offsets_[s]));
+}
+
+int64_t AccessPlan::NextUse(int64_t chunk, int64_t step) const {
+  if (chunk < 0 || chunk >= chunk_count()) return kNever;
+  const auto c = static_cast<size_t>(chunk);
+  const auto first = chunk_steps_.begin() + chunk_offsets_[c];
+  const auto last = chunk_steps_.begin() + chunk_offsets_[c + 1];
+  const auto it = std::lower_bound(first, last, step);
+  return it == last ? kNever : *it;
+}
+
+}  // namespace h5feed::cache

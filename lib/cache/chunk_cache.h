@@ -1,0 +1,137 @@
+#pragma once
+// Decompressed chunks held in memory within a byte budget.
+//
+// - Entries in use are pinned (a Ref keeps its entry alive and unevictable).
+// - Two tasks that need the same absent chunk load it once: the second waits for the first.
+// - Eviction: Belady (the chunk whose next use in the AccessPlan is farthest, never-used-again
+//   first) or LRU for comparison.
+// - The budget may be exceeded only by entries pinned or loading at once (about one per worker
+//   thread), never by unpinned entries.
+// - Prefetch(chunk, step) loads ahead only what it can fit without evicting a chunk needed
+//   before `step`.
+// Thread-safety: every member may be called from many threads at once (internal mutex; loads
+// run outside it). Details in the class comment.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "cache/access_plan.h"
+
+namespace h5feed::cache {
+
+enum class EvictionPolicy { kBelady, kLru };
+
+// Counters since construction. With no failed load:
+//   hits + misses == Get() calls;  loads == misses + prefetches;
+//   loads - evictions == entries resident (resident_bytes / chunk_bytes, once all loads ended).
+struct CacheStats {
+  uint64_t hits = 0;          // Get() found the chunk present (or being loaded by another task)
+  uint64_t misses = 0;        // Get() had to load it
+  uint64_t loads = 0;         // chunk reads started (misses + prefetches), failed ones included
+  uint64_t prefetches = 0;    // loads started by Prefetch()
+  uint64_t evictions = 0;
+  uint64_t failed_loads = 0;  // loads whose LoadFunction threw (also counted in loads)
+  uint64_t bytes_read = 0;    // from the file, over all successful loads
+  uint64_t bytes_decoded = 0;
+  // The most bytes resident at once: <= max(budget, P x chunk_bytes), P = entries pinned or
+  // loading at once (see ChunkCache).
+  uint64_t peak_resident_bytes = 0;
+};
+
+// What a load reports (bytes read from the file and decoded).
+struct LoadResult {
+  uint64_t bytes_read = 0;
+  uint64_t bytes_decoded = 0;
+};
+
+// Memory. Every entry owns one chunk_bytes buffer, allocated once and recycled through a free
+// list when the entry is evicted, so a cache in steady state allocates nothing. Resident bytes
+// (loading, ready, and failed entries not yet released by their waiters) stay <= budget while
+// nothing is pinned; a load that finds every resident entry pinned or loading goes over, so
+// resident bytes <= max(budget, P x chunk_bytes), with P the entries pinned or loading at once
+// (about one per thread calling Get). The excess is evicted as soon as those entries are
+// unpinned, and free buffers are kept only while they fit in the budget, so allocated memory
+// obeys the same bound.
+//
+// Eviction considers only ready, unpinned entries. Belady picks the one whose NextUse is
+// largest (AccessPlan::kNever first), ties to the least recently used; "now" is the step of the
+// Get that needs room, and for Prefetch and unpinning the furthest step any Get has asked for
+// since the last SetPlan (the consumer's position, never the prefetch's future step). Without a
+// plan Belady falls back to LRU. Victim search scans the resident entries under the mutex:
+// O(entries x log touches) per eviction, microseconds for hundreds of entries, against the
+// milliseconds a chunk load takes.
+//
+// Thread-safety: every member may be called from many threads at once. State is guarded by one
+// internal mutex, which is never held while a LoadFunction runs; a Get that finds its chunk
+// being loaded blocks its thread on a condition variable until the load ends. Lifetime: the
+// cache must outlive every Ref and every call in progress (join the tasks that call Get and
+// Prefetch before destroying it).
+class ChunkCache {
+ public:
+  // Fills `dest` (chunk_bytes) with chunk `chunk`; throws on failure (the error reaches every
+  // task waiting for that chunk, and a later Get retries). Called on the thread of the Get or
+  // Prefetch that misses, without the cache's mutex held, possibly for several chunks at once.
+  using LoadFunction = std::function<LoadResult(int64_t chunk, std::span<uint8_t> dest)>;
+
+  class Ref;
+
+  // Throws Error(kInvalidArgument) when chunk_bytes < 1, budget_bytes < 0 or `load` is empty.
+  // A budget below chunk_bytes is allowed: nothing stays cached once unpinned.
+  ChunkCache(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load);
+  ~ChunkCache();
+  ChunkCache(const ChunkCache&) = delete;
+  ChunkCache& operator=(const ChunkCache&) = delete;
+
+  // Installs the plan of the epoch being read (Belady needs it; LRU ignores it for eviction but
+  // Prefetch uses it to judge what it may evict) and resets the consumer position to step 0.
+  // nullptr removes the plan. Entries already resident stay. Call it between epochs: a Get of
+  // the previous epoch made afterwards would move the consumer position to its (old) step.
+  void SetPlan(std::shared_ptr<const AccessPlan> plan);
+
+  // The chunk, loaded if absent, pinned while the Ref lives. `step`: the step needing it.
+  // Rethrows what the LoadFunction threw, on this thread and on every Get waiting for the same
+  // load; the entry is then dropped, and a later Get loads it again.
+  Ref Get(int64_t chunk, int64_t step);
+
+  // Loads `chunk` for `step` on the calling thread if it is absent and room can be made without
+  // evicting a chunk needed sooner than `step`. Returns whether it loaded. Without a plan it
+  // loads only into free budget. Rethrows what the LoadFunction threw (waiters get it too).
+  bool Prefetch(int64_t chunk, int64_t step);
+
+  CacheStats stats() const;
+  int64_t chunk_bytes() const;
+  int64_t budget_bytes() const;
+  int64_t resident_bytes() const;
+
+ private:
+  struct Entry;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A pinned entry. Move-only; destroying it (or Reset) unpins. An empty Ref (default-constructed
+// or moved from) has empty data().
+class ChunkCache::Ref {
+ public:
+  Ref() = default;
+  Ref(Ref&& other) noexcept;
+  Ref& operator=(Ref&& other) noexcept;
+  ~Ref();
+  // chunk_bytes bytes, valid and unchanged while this Ref holds the pin.
+  std::span<const uint8_t> data() const { return data_; }
+  explicit operator bool() const { return entry_ != nullptr; }
+  // Unpins now; the Ref becomes empty.
+  void Reset();
+
+ private:
+  friend class ChunkCache;
+  Ref(Impl* cache, Entry* entry, std::span<const uint8_t> data)
+      : cache_(cache), entry_(entry), data_(data) {}
+  Impl* cache_ = nullptr;
+  Entry* entry_ = nullptr;
+  std::span<const uint8_t> data_;
+};
+
+}  // namespace h5feed::cache

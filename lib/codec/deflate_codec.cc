@@ -1,0 +1,64 @@
+#include "codec/deflate_codec.h"
+
+#include <zlib.h>
+
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed::codec {
+namespace {
+
+std::string ZlibStatusText(int status) {
+  switch (status) {
+    case Z_MEM_ERROR: return "out of memory";
+    case Z_BUF_ERROR: return "the data does not fit the expected size";
+    case Z_DATA_ERROR: return "the data is damaged or incomplete";
+    case Z_STREAM_ERROR: return "invalid parameters";
+    default: return "zlib status " + std::to_string(status);
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level) {
+  if (level < kDeflateMinLevel || level > kDeflateMaxLevel) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "gzip (deflate) level " + std::to_string(level) + " is out of range: use " +
+                    std::to_string(kDeflateMinLevel) + " (fastest) to " +
+                    std::to_string(kDeflateMaxLevel) + " (smallest)");
+  }
+  // Same scratch-then-copy as ZstdCompress: queued chunks hold only their compressed bytes.
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(compressBound(static_cast<uLong>(input.size())));
+  uLongf written = static_cast<uLongf>(scratch.size());
+  int status = compress2(scratch.data(), &written, input.data(),
+                         static_cast<uLong>(input.size()), level);
+  if (status != Z_OK) {
+    throw Error(ErrorCode::kInternal,
+                "zlib failed to compress " + std::to_string(input.size()) + " bytes at level " +
+                    std::to_string(level) + ": " + ZlibStatusText(status));
+  }
+  return std::vector<uint8_t>(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(written));
+}
+
+void DeflateDecompress(std::span<const uint8_t> stream, std::span<uint8_t> output) {
+  uLongf written = static_cast<uLongf>(output.size());
+  // uncompress() wants a non-null destination even for an empty chunk.
+  uint8_t empty = 0;
+  int status = uncompress(output.empty() ? &empty : output.data(), &written, stream.data(),
+                          static_cast<uLong>(stream.size()));
+  if (status != Z_OK) {
+    throw Error(status == Z_MEM_ERROR ? ErrorCode::kInternal : ErrorCode::kCorrupt,
+                "zlib stream of " + std::to_string(stream.size()) +
+                    " bytes could not be inflated to " + std::to_string(output.size()) +
+                    " bytes: " + ZlibStatusText(status));
+  }
+  if (written != output.size()) {
+    throw Error(ErrorCode::kCorrupt, "zlib stream of " + std::to_string(stream.size()) +
+                                         " bytes inflated to " + std::to_string(written) +
+                                         " bytes, expected " + std::to_string(output.size()));
+  }
+}
+
+}  // namespace h5feed::codec

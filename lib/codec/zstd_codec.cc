@@ -1,0 +1,80 @@
+#include "codec/zstd_codec.h"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <string>
+
+#include "codec/zstd_context.h"
+#include "h5feed/error.h"
+
+namespace h5feed::codec {
+namespace {
+
+std::string ZstdErrorText(size_t code) { return ZSTD_getErrorName(code); }
+
+}  // namespace
+
+size_t ZstdCompressBound(size_t bytes) { return ZSTD_compressBound(bytes); }
+
+std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level) {
+  if (level < kZstdMinLevel || level > kZstdMaxLevel) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "zstd level " + std::to_string(level) + " is out of range: use " +
+                    std::to_string(kZstdMinLevel) + " (fastest) to " +
+                    std::to_string(kZstdMaxLevel) + " (smallest)");
+  }
+  // Compress into a per-thread scratch buffer of the worst-case size, then copy out exactly:
+  // a 4 MiB chunk that compresses to 1 MiB then holds 1 MiB, not 4 MiB, while it waits in
+  // the writer's queue. The copy costs ~1% of compressing.
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(ZSTD_compressBound(input.size()));
+  // ZSTD_compressCCtx ignores sticky parameters and always records the content size: the
+  // same call H5Z-ZSTD makes, so its frames and ours are interchangeable.
+  size_t written = ZSTD_compressCCtx(&ThreadCompressionContext(), scratch.data(), scratch.size(),
+                                     input.data(), input.size(), level);
+  if (ZSTD_isError(written)) {
+    throw Error(ErrorCode::kInternal, "zstd failed to compress " + std::to_string(input.size()) +
+                                          " bytes at level " + std::to_string(level) + ": " +
+                                          ZstdErrorText(written));
+  }
+  return std::vector<uint8_t>(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(written));
+}
+
+std::optional<uint64_t> ZstdContentSize(std::span<const uint8_t> frame) {
+  unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::nullopt;
+  if (size == ZSTD_CONTENTSIZE_ERROR) {
+    throw Error(ErrorCode::kCorrupt, "the " + std::to_string(frame.size()) +
+                                         " bytes given as a zstd frame do not start with a "
+                                         "valid zstd frame header");
+  }
+  return size;
+}
+
+void ZstdDecompress(std::span<const uint8_t> frame, std::span<uint8_t> output) {
+  // A frame too large for `output` is refused before any work. A frame that is smaller, has
+  // no recorded size or is followed by more frames is settled by the size decompressed.
+  std::optional<uint64_t> declared = ZstdContentSize(frame);
+  if (declared && *declared > output.size()) {
+    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
+                                         " bytes declares " + std::to_string(*declared) +
+                                         " decompressed bytes, expected " +
+                                         std::to_string(output.size()));
+  }
+  size_t written = ZSTD_decompressDCtx(&ThreadDecompressionContext(), output.data(),
+                                       output.size(), frame.data(), frame.size());
+  if (ZSTD_isError(written)) {
+    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
+                                         " bytes is damaged (" + ZstdErrorText(written) +
+                                         "); expected " + std::to_string(output.size()) +
+                                         " decompressed bytes");
+  }
+  if (written != output.size()) {
+    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
+                                         " bytes decompressed to " + std::to_string(written) +
+                                         " bytes, expected " + std::to_string(output.size()));
+  }
+}
+
+}  // namespace h5feed::codec

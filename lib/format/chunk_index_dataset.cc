@@ -1,0 +1,111 @@
+#include "format/chunk_index_dataset.h"
+
+#include <cstddef>
+#include <string>
+
+#include "codec/checksum.h"
+#include "format/hdf5_attributes.h"
+#include "format/hdf5_error.h"
+#include "format/hdf5_handle.h"
+#include "format/hdf5_mutex.h"
+#include "h5feed/error.h"
+
+namespace h5feed::hdf5 {
+namespace {
+
+constexpr size_t kPackedRowBytes = 28;
+
+struct Field {
+  const char* name;
+  size_t memory_offset;
+  size_t file_offset;
+  bool is_32_bit;
+};
+
+constexpr Field kFields[] = {
+    {"address", offsetof(schema::ChunkRecord, address), 0, false},
+    {"stored_bytes", offsetof(schema::ChunkRecord, stored_bytes), 8, false},
+    {"filter_mask", offsetof(schema::ChunkRecord, filter_mask), 16, true},
+    {"checksum", offsetof(schema::ChunkRecord, checksum), 20, false},
+};
+
+// The compound type of a row on disk (packed, little-endian) or in memory (the struct).
+Datatype RowType(bool on_disk) {
+  Datatype type(H5Tcreate(H5T_COMPOUND, on_disk ? kPackedRowBytes : sizeof(schema::ChunkRecord)));
+  if (!type) return type;
+  for (const Field& field : kFields) {
+    hid_t member = on_disk ? (field.is_32_bit ? H5T_STD_U32LE : H5T_STD_U64LE)
+                           : (field.is_32_bit ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64);
+    size_t offset = on_disk ? field.file_offset : field.memory_offset;
+    if (H5Tinsert(type.get(), field.name, offset, member) < 0) return Datatype();
+  }
+  return type;
+}
+
+std::string Where(hid_t location) {
+  return "dataset /" + std::string(schema::kChunkIndex) + " in " + FileName(location);
+}
+
+}  // namespace
+
+void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records) {
+  auto lock = Lock();
+  SilenceErrors silence;
+  std::string what = "writing dataset /" + std::string(schema::kChunkIndex);
+  Datatype file_type = RowType(true);
+  Datatype memory_type = RowType(false);
+  if (!file_type || !memory_type) throw StackError(ErrorCode::kInternal, what, location);
+  hsize_t dims[1] = {records.size()};
+  Dataspace space(H5Screate_simple(1, dims, nullptr));
+  if (!space) throw StackError(ErrorCode::kIo, what, location);
+  Dataset dataset(H5Dcreate2(location, schema::kChunkIndex, file_type.get(), space.get(),
+                             H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!dataset) throw StackError(ErrorCode::kIo, what, location);
+  if (!records.empty() && H5Dwrite(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
+                                   H5P_DEFAULT, records.data()) < 0) {
+    throw StackError(ErrorCode::kIo, what, location);
+  }
+  WriteAttribute(dataset.get(), schema::kAttrChecksum, std::string_view(codec::kChecksumName));
+}
+
+std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location) {
+  auto lock = Lock();
+  SilenceErrors silence;
+  std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
+  htri_t exists = H5Lexists(location, schema::kChunkIndex, H5P_DEFAULT);
+  if (exists < 0) throw StackError(ErrorCode::kIo, what, location);
+  if (exists == 0) throw Error(ErrorCode::kNotFound, Where(location) + " does not exist");
+  Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
+  if (!dataset) throw StackError(ErrorCode::kIo, what, location);
+
+  std::string checksum = ReadStringAttribute(dataset.get(), schema::kAttrChecksum);
+  if (checksum != codec::kChecksumName) {
+    throw Error(ErrorCode::kUnsupported,
+                Where(location) + " uses checksum \"" + checksum + "\"; this h5feed knows only \"" +
+                    codec::kChecksumName + "\". Upgrade h5feed or convert the file again");
+  }
+  Datatype stored_type(H5Dget_type(dataset.get()));
+  if (!stored_type) throw StackError(ErrorCode::kIo, what, location);
+  if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {
+    throw Error(ErrorCode::kCorrupt, Where(location) + " is not a compound dataset");
+  }
+  for (const Field& field : kFields) {
+    if (H5Tget_member_index(stored_type.get(), field.name) < 0) {
+      throw Error(ErrorCode::kCorrupt,
+                  Where(location) + " has no field \"" + field.name + "\"");
+    }
+  }
+  Dataspace space(H5Dget_space(dataset.get()));
+  hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (rows < 0) throw StackError(ErrorCode::kIo, what, location);
+  std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
+  Datatype memory_type = RowType(false);
+  if (!memory_type) throw StackError(ErrorCode::kInternal, what, location);
+  if (!records.empty() && H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
+                                  H5P_DEFAULT, records.data()) < 0) {
+    throw StackError(ErrorCode::kIo, what, location);
+  }
+  return records;
+}
+
+}  // namespace h5feed::hdf5

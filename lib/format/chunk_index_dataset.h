@@ -1,0 +1,30 @@
+#pragma once
+// The /chunk_index dataset: one schema::ChunkRecord per chunk of /images, in chunk order
+// (row i describes the chunk whose first image is i * K), with the attribute
+// checksum = "xxh3-64" naming the checksum (docs/format.md).
+//
+// On disk each row is a packed little-endian compound of 28 bytes: address u64 at 0,
+// stored_bytes u64 at 8, filter_mask u32 at 16, checksum u64 at 20 (numpy dtype
+// [("address","<u8"),("stored_bytes","<u8"),("filter_mask","<u4"),("checksum","<u8")]).
+// Readers match fields by name, so a file with the fields in another order reads too. Each
+// function takes hdf5::Lock() itself.
+
+#include <hdf5.h>
+
+#include <span>
+#include <vector>
+
+#include "format/schema.h"
+
+namespace h5feed::hdf5 {
+
+// Creates /chunk_index in `location` (the file's root group) holding `records`. Throws Error
+// (kIo, or kNoSpace when the disk is full) naming the file.
+void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records);
+
+// Reads /chunk_index of `location`. Throws Error kNotFound when it does not exist, kUnsupported
+// when its checksum attribute names a checksum other than "xxh3-64", kCorrupt when its rows
+// lack one of the four fields.
+std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location);
+
+}  // namespace h5feed::hdf5

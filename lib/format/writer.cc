@@ -1,0 +1,461 @@
+// Writer (h5feed/writer.h): /images chunk by chunk, then the rest, attributes last, then the
+// rename. docs/format.md specifies the result.
+
+#include "h5feed/writer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "codec/checksum.h"
+#include "codec/deflate_codec.h"
+#include "codec/zstd_codec.h"
+#include "codec/zstd_filter.h"
+#include "format/chunk_index_dataset.h"
+#include "format/disk_reservation.h"
+#include "format/hdf5_attributes.h"
+#include "format/hdf5_error.h"
+#include "format/hdf5_handle.h"
+#include "format/hdf5_mutex.h"
+#include "format/hdf5_strings.h"
+#include "format/partial_file.h"
+#include "format/schema.h"
+#include "h5feed/error.h"
+
+#ifndef H5FEED_VERSION
+#error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
+#endif
+
+namespace h5feed {
+namespace {
+
+static_assert(schema::kZstdFilterId == codec::kZstdFilterId);
+
+// 4 MiB: large enough that a chunk read is one efficient sequential I/O and the per-chunk
+// costs (B-tree lookup, zstd frame setup) vanish, small enough that a cache of a few hundred
+// chunks fits in 1-2 GiB and shuffling within cached chunks still mixes well.
+constexpr int64_t kDefaultChunkBytes = int64_t{4} << 20;
+// HDF5 stores a chunk's size in 32 bits: a chunk must stay below 4 GiB.
+constexpr int64_t kMaxChunkBytes = (int64_t{1} << 32) - 1;
+// Disk reserved beyond a chunk for what HDF5 allocates with it: a v1 B-tree node of the chunk
+// index (3.6 KiB for rank 4), a 2 KiB metadata aggregation block, an object header
+// continuation. 64 KiB covers them many times over.
+constexpr uint64_t kMetadataSlack = uint64_t{64} << 10;
+// Disk reserved for Finish() beyond what its datasets hold: object headers, attributes,
+// global heap collections (4 KiB each) and B-tree nodes.
+constexpr uint64_t kFinishSlack = uint64_t{1} << 20;
+
+void Require(bool condition, const std::string& message) {
+  if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
+}
+
+void ValidateCompression(const Compression& compression) {
+  using Kind = Compression::Kind;
+  if (compression.kind == Kind::kZstd) {
+    Require(compression.level >= codec::kZstdMinLevel && compression.level <= codec::kZstdMaxLevel,
+            "zstd level " + std::to_string(compression.level) + " is out of range 1-22");
+  } else if (compression.kind == Kind::kDeflate) {
+    Require(compression.level >= codec::kDeflateMinLevel &&
+                compression.level <= codec::kDeflateMaxLevel,
+            "gzip level " + std::to_string(compression.level) + " is out of range 1-9");
+  }
+}
+
+// An upper bound of what Finish() writes to the file: labels, strings (16 bytes of reference
+// in the dataset, 16 of global heap object header, 8 of alignment each), the chunk table.
+uint64_t FinishBytes(const DatasetDescription& d, size_t chunks) {
+  uint64_t bytes = kFinishSlack + 8 * d.labels.size() + 28 * chunks;
+  auto add = [&bytes](const std::string& text) { bytes += text.size() + 40; };
+  for (const std::string& text : d.sources) add(text);
+  for (const std::string& text : d.classes) add(text);
+  for (const SkippedSource& skipped : d.skipped) {
+    add(skipped.source);
+    add(skipped.reason);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+struct Writer::State {
+  std::string path;
+  std::string temporary_path;
+  ImageShape shape;
+  int64_t chunk_images = 0;
+  Compression compression;
+  bool overwrite = false;
+
+  // HDF5 objects: used under hdf5::Lock() only.
+  hdf5::File file;
+  hdf5::Dataset images;
+  // Space for HDF5's next writes, reserved before each is made (disk_reservation.h).
+  std::optional<DiskReservation> disk;
+
+  int64_t images_written = 0;
+  std::vector<schema::ChunkRecord> chunks;
+  bool last_chunk_was_short = false;  // no chunk may follow a short one
+  bool failed = false;                // an error left the file unusable
+  bool finished = false;              // renamed onto `path`: nothing to remove
+  bool removed = false;               // the temporary file is gone
+
+  void CheckUsable(const char* operation) const {
+    if (finished) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  std::string(operation) + " after Finish(): " + path + " is already complete");
+    }
+    if (failed || removed) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  std::string(operation) + " on a writer of " + path +
+                      " that failed or was abandoned earlier; start a new conversion");
+    }
+  }
+
+  void CreateImagesDataset();
+  void WriteEverythingButPixels(const DatasetDescription& description);
+  // Reserves `more` bytes past HDF5's current end of allocation. Call under hdf5::Lock().
+  void ReserveBeyondEnd(uint64_t more, std::string_view what);
+};
+
+void Writer::State::ReserveBeyondEnd(uint64_t more, std::string_view what) {
+  haddr_t end = 0;
+  if (H5Fget_eoa(file.get(), &end) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, "finding the end of the file", temporary_path);
+  }
+  disk->Reserve(static_cast<uint64_t>(end) + more, what);
+}
+
+int64_t DefaultChunkImages(const ImageShape& shape) {
+  if (shape.bytes() <= 0) return 1;
+  return std::max<int64_t>(1, (kDefaultChunkBytes + shape.bytes() / 2) / shape.bytes());
+}
+
+void Writer::State::CreateImagesDataset() {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  const std::string what = "creating the temporary file";
+  hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
+  // The default (earliest) file format on purpose: HDF5 1.10.8 then indexes the chunks of an
+  // extendible dataset with a version-1 B-tree; walking 20,000 chunks took 2.6 s with it and
+  // 13-20 s with the latest format's extensible array. Use file locks where the file system
+  // has them and go on without where it does not (NFS, Lustre).
+  if (!access || H5Pset_file_locking(access.get(), true, true) < 0) {
+    throw hdf5::StackError(ErrorCode::kInternal, what, temporary_path);
+  }
+  // EXCL: this process's own temporary name exists only if another Writer here writes the same
+  // output right now.
+  file = hdf5::File(H5Fcreate(temporary_path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get()));
+  if (!file) {
+    if (hdf5::ErrorStackErrno() == EEXIST) {
+      removed = true;  // not ours: never remove it
+      throw Error(ErrorCode::kAlreadyExists,
+                  "another writer in this process is already writing " + path +
+                      " (its temporary file " + temporary_path + " exists)");
+    }
+    throw hdf5::StackError(ErrorCode::kIo, what, temporary_path);
+  }
+  disk.emplace(temporary_path);
+  ReserveBeyondEnd(kMetadataSlack, "creating dataset /images");
+
+  const hsize_t h = static_cast<hsize_t>(shape.height);
+  const hsize_t w = static_cast<hsize_t>(shape.width);
+  const hsize_t c = static_cast<hsize_t>(shape.channels);
+  const hsize_t dims[4] = {0, h, w, c};
+  const hsize_t max_dims[4] = {H5S_UNLIMITED, h, w, c};
+  const hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
+  const std::string dataset_what = "creating dataset /" + std::string(schema::kImages);
+  hdf5::Dataspace space(H5Screate_simple(4, dims, max_dims));
+  hdf5::PropertyList create(H5Pcreate(H5P_DATASET_CREATE));
+  if (!space || !create || H5Pset_chunk(create.get(), 4, chunk) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
+  }
+  herr_t status = 0;
+  if (compression.kind == Compression::Kind::kZstd) {
+    codec::RegisterZstdFilter();
+    // Optional, as h5py and hdf5plugin set it: a program without the filter can still open
+    // the file and read everything but the pixels.
+    const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
+    status = H5Pset_filter(create.get(), codec::kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level);
+  } else if (compression.kind == Compression::Kind::kDeflate) {
+    status = H5Pset_deflate(create.get(), static_cast<unsigned int>(compression.level));
+  }
+  if (status < 0) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
+  images = hdf5::Dataset(H5Dcreate2(file.get(), schema::kImages, H5T_STD_U8LE, space.get(),
+                                    H5P_DEFAULT, create.get(), H5P_DEFAULT));
+  if (!images) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
+}
+
+Writer Writer::Create(const std::string& path, const WriterOptions& options) {
+  namespace fs = std::filesystem;
+  const ImageShape& shape = options.image_shape;
+  Require(!path.empty(), "the output path is empty");
+  Require(shape.height > 0 && shape.width > 0 && shape.channels > 0,
+          "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) +
+              "x" + std::to_string(shape.channels) + " is not positive in every dimension");
+  Require(options.chunk_images >= 0, "images per chunk must be positive (or 0 for the default), "
+                                     "got " + std::to_string(options.chunk_images));
+  ValidateCompression(options.compression);
+  int64_t chunk_images =
+      options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
+  Require(shape.bytes() <= kMaxChunkBytes / chunk_images,
+          std::to_string(chunk_images) + " images of " + std::to_string(shape.bytes()) +
+              " bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
+              "images per chunk");
+
+  std::string folder = FolderOf(path);
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    throw Error(ErrorCode::kNotFound, "the folder " + folder + " of the output " + path +
+                                          " does not exist; create it first");
+  }
+  if (fs::is_directory(path, error)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the output " + path + " is a folder; give the path of an .h5 file");
+  }
+  if (fs::exists(fs::symlink_status(path, error)) && !options.overwrite) {
+    throw Error(ErrorCode::kAlreadyExists, path + " already exists and is left as it is; "
+                                                  "remove it or allow overwriting (--force)");
+  }
+  RemoveStalePartials(path);
+
+  auto state = std::make_unique<State>();
+  state->path = path;
+  state->temporary_path = PartialPath(path, getpid());
+  state->shape = shape;
+  state->chunk_images = chunk_images;
+  state->compression = options.compression;
+  state->overwrite = options.overwrite;
+  Writer writer(std::move(state));  // from here on, a failure removes the temporary file
+  writer.state_->CreateImagesDataset();
+  return writer;
+}
+
+Writer::Writer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Writer::Writer(Writer&&) noexcept = default;
+Writer& Writer::operator=(Writer&& other) noexcept {
+  if (this != &other) {
+    Abandon();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+Writer::~Writer() { Abandon(); }
+
+int64_t Writer::chunk_images() const { return state_->chunk_images; }
+const ImageShape& Writer::image_shape() const { return state_->shape; }
+const std::string& Writer::path() const { return state_->path; }
+const std::string& Writer::temporary_path() const { return state_->temporary_path; }
+int64_t Writer::images_written() const { return state_->images_written; }
+int64_t Writer::chunks_written() const { return static_cast<int64_t>(state_->chunks.size()); }
+
+EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) const {
+  const State& s = *state_;
+  const size_t image_bytes = static_cast<size_t>(s.shape.bytes());
+  Require(images >= 1 && images <= s.chunk_images,
+          "a chunk holds 1 to " + std::to_string(s.chunk_images) + " images, got " +
+              std::to_string(images));
+  Require(pixels.size() == static_cast<size_t>(images) * image_bytes,
+          "a chunk of " + std::to_string(images) + " images needs " +
+              std::to_string(static_cast<size_t>(images) * image_bytes) + " bytes, got " +
+              std::to_string(pixels.size()));
+  // The last chunk is stored whole, zero-padded to K images: every chunk then decompresses to
+  // the same size, which is what HDF5 and every reader expect.
+  std::vector<uint8_t> padded;
+  std::span<const uint8_t> chunk = pixels;
+  if (images < s.chunk_images) {
+    padded.assign(static_cast<size_t>(s.chunk_images) * image_bytes, 0);
+    std::copy(pixels.begin(), pixels.end(), padded.begin());
+    chunk = padded;
+  }
+  EncodedChunk encoded;
+  encoded.images = images;
+  encoded.checksum = codec::ChunkChecksum(chunk);
+  switch (s.compression.kind) {
+    case Compression::Kind::kZstd:
+      encoded.bytes = codec::ZstdCompress(chunk, s.compression.level);
+      break;
+    case Compression::Kind::kDeflate:
+      encoded.bytes = codec::DeflateCompress(chunk, s.compression.level);
+      break;
+    case Compression::Kind::kNone:
+      encoded.bytes = padded.empty() ? std::vector<uint8_t>(chunk.begin(), chunk.end())
+                                     : std::move(padded);
+      break;
+  }
+  return encoded;
+}
+
+void Writer::Append(const EncodedChunk& chunk) {
+  State& s = *state_;
+  s.CheckUsable("Append()");
+  const int64_t index = static_cast<int64_t>(s.chunks.size());
+  Require(chunk.images >= 1 && chunk.images <= s.chunk_images,
+          "chunk " + std::to_string(index) + " holds " + std::to_string(chunk.images) +
+              " images; a chunk holds 1 to " + std::to_string(s.chunk_images));
+  Require(!s.last_chunk_was_short,
+          "chunk " + std::to_string(index) + " follows a chunk of fewer than " +
+              std::to_string(s.chunk_images) + " images; only the last chunk may be short");
+  Require(!chunk.bytes.empty(), "chunk " + std::to_string(index) + " has no bytes");
+  if (s.compression.kind == Compression::Kind::kNone) {
+    Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_images * s.shape.bytes()),
+            "uncompressed chunk " + std::to_string(index) + " is not one whole chunk of " +
+                std::to_string(s.chunk_images * s.shape.bytes()) + " bytes");
+  }
+
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  const std::string where = "chunk " + std::to_string(index) + " of /" + schema::kImages;
+  try {
+    s.ReserveBeyondEnd(chunk.bytes.size() + kMetadataSlack, "writing " + where);
+    const int64_t extent = s.images_written + chunk.images;
+    const hsize_t dims[4] = {static_cast<hsize_t>(extent), static_cast<hsize_t>(s.shape.height),
+                             static_cast<hsize_t>(s.shape.width),
+                             static_cast<hsize_t>(s.shape.channels)};
+    if (H5Dset_extent(s.images.get(), dims) < 0) {
+      throw hdf5::StackError(ErrorCode::kIo, "extending /images for " + where, s.temporary_path);
+    }
+    const hsize_t offset[4] = {static_cast<hsize_t>(s.images_written), 0, 0, 0};
+    // Filter mask 0: every filter of the pipeline was applied (by Encode), exactly as HDF5
+    // would have stored the chunk itself.
+    if (H5Dwrite_chunk(s.images.get(), H5P_DEFAULT, 0, offset, chunk.bytes.size(),
+                       chunk.bytes.data()) < 0) {
+      throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
+    }
+    // One B-tree lookup by coordinates (logarithmic). H5Dget_chunk_info(i) would walk the
+    // index from the start on every call: quadratic, 2.6 s for 20,000 chunks on 1.10.8.
+    schema::ChunkRecord record{};
+    record.checksum = chunk.checksum;
+    hsize_t stored = 0;
+    unsigned filter_mask = 0;
+    haddr_t address = HADDR_UNDEF;
+    if (H5Dget_chunk_info_by_coord(s.images.get(), offset, &filter_mask, &address, &stored) < 0) {
+      throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
+    }
+    if (address == HADDR_UNDEF || stored != chunk.bytes.size() || filter_mask != 0) {
+      throw Error(ErrorCode::kInternal,
+                  where + " in " + s.temporary_path + " was stored as " + std::to_string(stored) +
+                      " bytes with filter mask " + std::to_string(filter_mask) + ", not the " +
+                      std::to_string(chunk.bytes.size()) + " bytes written; please report this");
+    }
+    record.address = address;
+    record.stored_bytes = stored;
+    record.filter_mask = filter_mask;
+    s.chunks.push_back(record);
+    s.images_written = extent;
+    s.last_chunk_was_short = chunk.images < s.chunk_images;
+  } catch (...) {
+    s.failed = true;
+    throw;
+  }
+}
+
+void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  const hid_t root = file.get();
+  ReserveBeyondEnd(FinishBytes(d, chunks.size()), "writing labels, sources and the chunk table");
+
+  const hsize_t label_dims[1] = {d.labels.size()};
+  hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
+  hdf5::Dataset labels(label_space ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE,
+                                                label_space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                                H5P_DEFAULT)
+                                   : H5I_INVALID_HID);
+  if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                                H5P_DEFAULT, d.labels.data()) < 0)) {
+    throw hdf5::StackError(ErrorCode::kIo, "writing dataset /labels", temporary_path);
+  }
+  labels.reset();
+
+  std::vector<std::string> skipped_sources, skipped_reasons;
+  for (const SkippedSource& skipped : d.skipped) {
+    skipped_sources.push_back(skipped.source);
+    skipped_reasons.push_back(skipped.reason);
+  }
+  hdf5::WriteStringDataset(root, schema::kClasses, d.classes);
+  hdf5::WriteStringDataset(root, schema::kSources, d.sources);
+  hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
+  hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
+  hdf5::WriteChunkIndex(root, chunks);
+
+  if (H5Dclose(images.release()) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);
+  }
+  // The root attributes come last, and h5feed_format last of all: a file that has it was
+  // written to the end (docs/format.md, "Writing protocol").
+  hdf5::WriteAttribute(root, schema::kAttrLayout, std::string_view(schema::kLayoutNHWC));
+  hdf5::WriteAttribute(root, schema::kAttrNumImages, images_written);
+  hdf5::WriteAttribute(root, schema::kAttrNumClasses, static_cast<int64_t>(d.classes.size()));
+  hdf5::WriteAttribute(root, schema::kAttrNumSkipped, static_cast<int64_t>(d.skipped.size()));
+  hdf5::WriteAttribute(root, schema::kAttrChunkImages, chunk_images);
+  hdf5::WriteAttribute(root, schema::kAttrCompression, std::string_view(compression.ToString()));
+  hdf5::WriteAttribute(root, schema::kAttrShuffled, int32_t{d.shuffle_seed.has_value() ? 1 : 0});
+  hdf5::WriteAttribute(root, schema::kAttrShuffleSeed, uint64_t{d.shuffle_seed.value_or(0)});
+  hdf5::WriteAttribute(root, schema::kAttrSourceKind, std::string_view(d.source_kind));
+  hdf5::WriteAttribute(root, schema::kAttrCreatedBy, std::string_view("h5feed " H5FEED_VERSION));
+  hdf5::WriteAttribute(root, schema::kAttrFormatVersion, schema::kFormatVersion);
+  hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));
+
+  // H5Fclose flushes HDF5's metadata cache: a full disk often shows here, not earlier.
+  if (H5Fclose(file.release()) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, "closing (flushing)", temporary_path);
+  }
+}
+
+void Writer::Finish(const DatasetDescription& description) {
+  State& s = *state_;
+  s.CheckUsable("Finish()");
+  const size_t n = static_cast<size_t>(s.images_written);
+  Require(description.labels.size() == n,
+          std::to_string(description.labels.size()) + " labels for " + std::to_string(n) +
+              " images written to " + s.path + "; give one label per image");
+  Require(description.sources.size() == n,
+          std::to_string(description.sources.size()) + " sources for " + std::to_string(n) +
+              " images written to " + s.path + "; give one source per image");
+  if (!description.classes.empty()) {
+    const int64_t classes = static_cast<int64_t>(description.classes.size());
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t label = description.labels[i];
+      Require(label >= 0 && label < classes,
+              "label " + std::to_string(label) + " of image " + std::to_string(i) + " (" +
+                  description.sources[i] + ") names no class: there are " +
+                  std::to_string(classes) + " classes");
+    }
+  }
+  try {
+    s.WriteEverythingButPixels(description);
+    s.disk->ReleaseUnused();
+    s.disk.reset();
+    SyncFile(s.temporary_path);
+    RenameIntoPlace(s.temporary_path, s.path, s.overwrite);
+  } catch (...) {
+    s.failed = true;
+    throw;
+  }
+  s.finished = true;
+  // The file is complete under its name; a failure here only means the rename may not yet
+  // be durable across a power cut.
+  SyncFolder(FolderOf(s.path));
+}
+
+void Writer::Abandon() noexcept {
+  if (!state_ || state_->finished || state_->removed) return;
+  State& s = *state_;
+  // Unlink before closing: a kill between the two then leaves no file behind.
+  unlink(s.temporary_path.c_str());
+  s.removed = true;
+  s.failed = true;
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  s.images.reset();
+  // Succeeds after any failure h5feed reported itself (a full disk is found by the
+  // reservation, before HDF5 writes); see disk_reservation.h for the one case that does not.
+  s.file.reset();
+  s.disk.reset();
+}
+
+}  // namespace h5feed

@@ -1,0 +1,134 @@
+#pragma once
+// The reader: shuffled batches from an HDF5 file, as fast as the machine reads and
+// decompresses, in bounded memory, the same order on every run with the same seed, resumable
+// mid-epoch.
+//
+//   h5feed::LoaderOptions options;
+//   options.batch_size = 256;
+//   options.sampler = h5feed::SamplerOptions::Parse("chunks:8");
+//   auto loader = h5feed::Loader::Open("train.h5", options);
+//   for (int64_t epoch = first_epoch; epoch < epochs; ++epoch) {
+//     loader.SetEpoch(epoch);
+//     while (auto batch = loader.Next()) {
+//       Train(batch->images(), batch->labels());  // uint8 NHWC; normalized_images() if asked
+//       if (time_to_checkpoint) Save(loader.State());  // resume: Open, then Restore(state)
+//     }
+//   }
+//
+// A loader starts reading when SetEpoch or Restore is called (or at the first Next, epoch 0),
+// on its own threads; Next hands batches out in order. Errors met by the workers (a corrupt
+// chunk, a failed read) come out of Next in order, after every batch before the failing one,
+// as an h5feed::Error whose message names the file, the dataset, the chunk and the step; Next
+// then rethrows that error until SetEpoch or Restore, and the loader can be destroyed cleanly.
+//
+// Memory: cache_bytes for decompressed chunks plus slots x batch bytes (a batch's images,
+// labels and indices, and its float32 images when normalizing), allocated at Open.
+//
+// Thread-safety: a Loader is used from one thread (the trainer's). Batches may be held and
+// released on any thread; holding a batch holds its slot, so a trainer holding all `slots`
+// batches stalls the loader until it releases one. Batches stay valid after the Loader that
+// made them is destroyed.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "h5feed/image_shape.h"
+#include "h5feed/loader_options.h"
+
+namespace h5feed {
+
+class Batch {
+ public:
+  int64_t size() const;              // samples in this batch
+  const ImageShape& image_shape() const;
+  bool normalized() const;
+  // uint8, size() x H x W x C, as stored (always valid; what the rows were gathered into).
+  std::span<const uint8_t> images() const;
+  // float32, size() x C x H x W, (x / 255 - mean) / std per channel (empty unless normalized()).
+  std::span<const float> normalized_images() const;
+  std::span<const int64_t> labels() const;
+  std::span<const int64_t> indices() const;  // the dataset row of every sample
+  int64_t epoch() const;
+  int64_t step() const;  // position of this batch in the epoch, echoes counted
+
+  struct Impl;
+  explicit Batch(std::shared_ptr<const Impl> impl);
+
+ private:
+  std::shared_ptr<const Impl> impl_;  // holds the slot until the last copy is destroyed
+};
+
+// Where a loader stands: enough to resume exactly (same options, same file).
+struct LoaderState {
+  int64_t epoch = 0;
+  int64_t step = 0;           // batches already delivered in this epoch, echoes counted
+  uint64_t seed = 0;
+  uint64_t fingerprint = 0;   // of the file geometry and the order-relevant options
+};
+
+struct LoaderStats {
+  uint64_t batches = 0;
+  uint64_t samples = 0;
+  uint64_t chunk_reads = 0;    // chunks read and decompressed
+  uint64_t cache_hits = 0;
+  uint64_t cache_misses = 0;
+  uint64_t bytes_read = 0;     // from the file
+  uint64_t bytes_decoded = 0;
+  uint64_t corrupt_chunks_skipped = 0;  // distinct chunks, with skip_corrupt_chunks
+  uint64_t samples_skipped = 0;         // rows left out of batches for those chunks
+  double wait_seconds = 0;     // time Next() spent waiting for a batch
+};
+
+struct DatasetInfo {
+  std::string path;
+  int64_t samples = 0;
+  ImageShape image_shape;
+  int64_t chunk_samples = 0;
+  int64_t chunks = 0;
+  std::vector<std::string> classes;
+};
+
+class Loader {
+ public:
+  // Opens the file and checks everything that can be checked before reading: format version,
+  // dataset, dtype and rank, a batch larger than a rank's share, options out of range.
+  static Loader Open(const std::string& path, const LoaderOptions& options);
+
+  Loader(Loader&&) noexcept;
+  Loader& operator=(Loader&&) noexcept;
+  ~Loader();  // stops the workers and waits for them; batches still held stay valid
+
+  // Starts epoch `epoch` from its beginning (the order depends on it).
+  void SetEpoch(int64_t epoch);
+  // The next batch of the current epoch, or nullopt at its end (and again after it), waiting
+  // for it if needed (the wait is counted in stats().wait_seconds). The last short batch of an
+  // epoch is delivered unless drop_last_batch. Rethrows, with its context, any error a worker
+  // met (the loader can then be destroyed cleanly).
+  std::optional<Batch> Next();
+
+  // Where the trainer stands: the epoch and the number of batches Next has delivered in it.
+  LoaderState State() const;
+  // Continues exactly where `state` was taken: the batches that follow are those the
+  // uninterrupted run delivered. Costs one epoch-order computation, no replay. A state from
+  // any rank resumes every rank (all ranks are at the same step). Throws
+  // Error(kInvalidArgument) if state comes from another seed, another file geometry or other
+  // order-relevant options (batch_size, drop_last_batch, sampler, world_size, echo), or its
+  // step lies outside the epoch.
+  void Restore(const LoaderState& state);
+
+  int64_t batches_per_epoch() const;  // echoes counted
+  int64_t samples_per_epoch() const;  // this rank's share (before drop_last_batch)
+  const DatasetInfo& dataset() const;
+  LoaderStats stats() const;
+
+ private:
+  struct Impl;
+  explicit Loader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace h5feed

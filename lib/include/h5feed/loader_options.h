@@ -1,0 +1,59 @@
+#pragma once
+// Everything a trainer chooses about how a Loader reads: what, in which order, with how much
+// memory and how many threads, and what a batch looks like.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "h5feed/sampler_options.h"
+
+namespace h5feed {
+
+enum class EvictionPolicy { kBelady, kLru };
+
+struct LoaderOptions {
+  // --- What to read.
+  std::string images_dataset;  // "" = "images", else the only 4-D uint8 dataset
+  std::string labels_dataset;  // "" = "labels" if present, else every label is 0
+
+  // --- Batches and order.
+  int64_t batch_size = 256;
+  // Drop the last batch of an epoch when it is short (torch's DataLoader drop_last).
+  bool drop_last_batch = false;
+  SamplerOptions sampler;  // default chunks:8
+  uint64_t seed = 0;       // with the epoch, fixes the order (and echo shuffles)
+  ShardOptions shard;      // rank, world_size, drop_last (DistributedSampler's contract)
+
+  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
+  // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the
+  // sampler's window (chunks:W, quasi:W) plus the chunks of the prefetched batches; for
+  // `random` it must hold the whole file.
+  int64_t cache_bytes = int64_t{512} << 20;
+  EvictionPolicy eviction = EvictionPolicy::kBelady;
+  // Host batch buffers (pinned when a GPU is used): the prefetch depth. Two let one batch
+  // be assembled while the trainer holds another; more absorb jitter.
+  int slots = 4;
+  int threads = 0;  // worker threads; 0 = all cores
+
+  // --- What a batch holds.
+  // false: uint8 NHWC, as stored. true: float32 NCHW, (x / 255 - mean) / std per channel.
+  bool normalize = false;
+  std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};  // ImageNet's, on the 0..1 scale
+  std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
+  // Batch echoing: each loaded batch is delivered `echo` times, its samples reshuffled each
+  // time after the first. Worth it only when loading, not the step, is the bottleneck. On the
+  // CPU each copy is a batch in its own slot, so slots must be >= echo (and the prefetch depth
+  // in loaded batches is slots / echo).
+  int echo = 1;
+
+  // --- Integrity.
+  bool verify_checksums = true;     // check every chunk's XXH3-64 (h5feed files)
+  bool skip_corrupt_chunks = false;  // skip a corrupt chunk's samples with a warning, counted
+  // Where warnings go (one per skipped chunk): called from a worker thread, one call at a
+  // time; it must not call back into the Loader. Empty: printed to stderr.
+  std::function<void(const std::string&)> on_warning;
+};
+
+}  // namespace h5feed

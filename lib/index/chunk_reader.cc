@@ -1,0 +1,183 @@
+#include "index/chunk_reader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "codec/checksum.h"
+#include "h5feed/error.h"
+#include "index/filter_pipeline.h"
+#include "index/hdf5_block_reader.h"
+#include "index/scratch_buffer.h"
+
+namespace h5feed::index {
+namespace {
+
+// Every scratch buffer one thread needs: stored (compressed) bytes, planar (NCHW) rows before
+// they are interleaved, and the decoder's stages. One per thread, whatever the reader.
+struct ThreadScratch {
+  ScratchBuffer stored;
+  ScratchBuffer planar;
+  DecodeScratch decode;
+};
+
+ThreadScratch& Scratch() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+std::string Hex64(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+constexpr char kDamagedAdvice[] = ": the file is damaged; h5feed verify lists every bad chunk";
+
+}  // namespace
+
+ChunkReader::ChunkReader(const DatasetIndex& index, const io::RandomAccessFile& file,
+                         ChunkReaderOptions options)
+    : index_(index), file_(file), options_(options) {
+  if (index_.chunk_samples < 1 || index_.sample_bytes() < 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index of " + index_.path + " has no chunk geometry; build it with "
+                                                "OpenDatasetIndex");
+  }
+  if (index_.direct && static_cast<int64_t>(index_.chunks.size()) != index_.chunk_count()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index of " + index_.path + " locates " + std::to_string(index_.chunks.size()) +
+                    " chunks of " + std::to_string(index_.chunk_count()));
+  }
+  if (index_.read_path == ReadPath::kHdf5Chunk || index_.read_path == ReadPath::kHdf5Hyperslab) {
+    hdf5_ = std::make_shared<const Hdf5BlockReader>(index_);
+  }
+}
+
+int64_t ChunkReader::chunk_bytes() const { return index_.chunk_samples * index_.sample_bytes(); }
+
+std::string ChunkReader::Describe(int64_t chunk) const {
+  const int64_t first = chunk * index_.chunk_samples;
+  const int64_t last = first + std::max<int64_t>(index_.samples_in_chunk(chunk), 1) - 1;
+  return "chunk " + std::to_string(chunk) + " of " + index_.dataset + " in " + index_.path +
+         " (rows " + std::to_string(first) + "-" + std::to_string(last) + ")";
+}
+
+ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
+  if (chunk < 0 || chunk >= index_.chunk_count()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "chunk " + std::to_string(chunk) + " of " + index_.dataset + " in " + index_.path +
+                    " does not exist: there are " + std::to_string(index_.chunk_count()));
+  }
+  if (dest.size() < static_cast<size_t>(chunk_bytes())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                Describe(chunk) + ": a buffer of " + std::to_string(dest.size()) +
+                    " bytes cannot hold the chunk's " + std::to_string(chunk_bytes()));
+  }
+  try {
+    switch (index_.read_path) {
+      case ReadPath::kStoredTable:
+      case ReadPath::kContiguous:
+        return ReadStored(chunk, dest);
+      case ReadPath::kHdf5Chunk:
+        return ReadHdf5Chunk(chunk, dest);
+      case ReadPath::kHdf5Hyperslab:
+        return ReadHyperslab(chunk, dest);
+    }
+    throw Error(ErrorCode::kInternal, "unknown read path");
+  } catch (const Error& e) {
+    std::string message = Describe(chunk) + ": " + e.what();
+    if (e.code() == ErrorCode::kCorrupt) message += kDamagedAdvice;
+    throw Error(e.code(), message);
+  }
+}
+
+ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) const {
+  const ChunkLocation& where = index_.chunks[static_cast<size_t>(chunk)];
+  const int64_t rows = index_.samples_in_chunk(chunk);
+  // h5feed chunks are stored whole, padding included; contiguous blocks hold their rows only.
+  const size_t bytes = static_cast<size_t>(
+      (index_.read_path == ReadPath::kContiguous ? rows : index_.chunk_samples) *
+      index_.sample_bytes());
+  ThreadScratch& scratch = Scratch();
+  const bool planar = index_.layout == Layout::kNCHW;
+  std::span<uint8_t> decoded = planar ? scratch.planar.Get(bytes) : dest.first(bytes);
+  if (NothingApplied(index_.filters, where.filter_mask)) {
+    if (where.stored_bytes != bytes) {
+      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
+                                           std::to_string(where.stored_bytes) +
+                                           " bytes; unfiltered it must hold " +
+                                           std::to_string(bytes));
+    }
+    file_.ReadAt(where.address, decoded);  // straight into place: no copy
+  } else {
+    std::span<uint8_t> stored = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
+    file_.ReadAt(where.address, stored);
+    DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);
+  }
+  VerifyChecksum(chunk, decoded);
+  if (planar) Interleave(decoded, rows, dest);
+  return {where.stored_bytes, bytes};
+}
+
+ChunkReadStats ChunkReader::ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest) const {
+  const size_t bytes = static_cast<size_t>(chunk_bytes());
+  ThreadScratch& scratch = Scratch();
+  const bool planar = index_.layout == Layout::kNCHW;
+  std::span<uint8_t> decoded = planar ? scratch.planar.Get(bytes) : dest.first(bytes);
+  // Under the HDF5 lock: one B-tree lookup and a copy of the stored bytes. The rest is not.
+  Hdf5BlockReader::RawChunk raw = hdf5_->ReadRawChunk(chunk * index_.chunk_samples, scratch.stored);
+  if (!raw.stored) {
+    std::memset(decoded.data(), index_.fill_value, decoded.size());
+  } else if (NothingApplied(index_.filters, raw.filter_mask)) {
+    if (raw.bytes.size() != bytes) {
+      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
+                                           std::to_string(raw.bytes.size()) +
+                                           " bytes; unfiltered it must hold " +
+                                           std::to_string(bytes));
+    }
+    std::memcpy(decoded.data(), raw.bytes.data(), bytes);
+  } else {
+    DecodeChunk(index_.filters, raw.filter_mask, raw.bytes, decoded, scratch.decode);
+  }
+  VerifyChecksum(chunk, decoded);
+  if (planar) Interleave(decoded, index_.samples_in_chunk(chunk), dest);
+  return {raw.bytes.size(), bytes};
+}
+
+ChunkReadStats ChunkReader::ReadHyperslab(int64_t chunk, std::span<uint8_t> dest) const {
+  const int64_t rows = index_.samples_in_chunk(chunk);
+  const size_t bytes = static_cast<size_t>(rows * index_.sample_bytes());
+  const bool planar = index_.layout == Layout::kNCHW;
+  std::span<uint8_t> decoded = planar ? Scratch().planar.Get(bytes) : dest.first(bytes);
+  hdf5_->ReadRows(chunk * index_.chunk_samples, rows, decoded);
+  if (planar) Interleave(decoded, rows, dest);
+  return {bytes, bytes};
+}
+
+void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded) const {
+  if (!options_.verify_checksums || !index_.has_checksums) return;
+  const uint64_t stored = index_.chunks[static_cast<size_t>(chunk)].checksum;
+  const uint64_t computed = codec::ChunkChecksum(decoded);
+  if (stored != computed) {
+    throw Error(ErrorCode::kCorrupt, "checksum mismatch (stored " + Hex64(stored) +
+                                         ", computed " + Hex64(computed) + ")");
+  }
+}
+
+void ChunkReader::Interleave(std::span<const uint8_t> planar, int64_t rows,
+                             std::span<uint8_t> dest) const {
+  const size_t channels = static_cast<size_t>(index_.shape.channels);
+  const size_t pixels = static_cast<size_t>(index_.shape.height * index_.shape.width);
+  const size_t sample = pixels * channels;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* from = planar.data() + static_cast<size_t>(r) * sample;
+    uint8_t* to = dest.data() + static_cast<size_t>(r) * sample;
+    for (size_t c = 0; c < channels; ++c) {
+      const uint8_t* plane = from + c * pixels;
+      for (size_t p = 0; p < pixels; ++p) to[p * channels + c] = plane[p];
+    }
+  }
+}
+
+}  // namespace h5feed::index

@@ -1,0 +1,122 @@
+// OpenDatasetIndex (dataset_index.h): opens the file, tells an h5feed file from a foreign one
+// (and from an interrupted conversion), and hands over to h5feed_index.cc or foreign_index.cc.
+
+#include "index/dataset_index.h"
+
+#include <filesystem>
+#include <string>
+
+#include "codec/zstd_filter.h"
+#include "format/hdf5_attributes.h"
+#include "format/hdf5_error.h"
+#include "format/hdf5_handle.h"
+#include "format/hdf5_mutex.h"
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "index/foreign_index.h"
+#include "index/h5feed_index.h"
+
+namespace h5feed::index {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The writer's temporary name is ".NAME.partial-PID" (docs/format.md, "Writing protocol").
+bool NamedLikePartial(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  return (!name.empty() && name.front() == '.') || name.find(".partial") != std::string::npos;
+}
+
+// A file with /images and no h5feed_format attribute that h5feed started to write: the
+// writer sets that attribute last of all, so it is missing exactly when conversion stopped.
+bool LooksInterrupted(hid_t file, const std::string& path) {
+  if (H5Lexists(file, schema::kImages, H5P_DEFAULT) <= 0) return false;
+  return NamedLikePartial(path) || H5Lexists(file, schema::kChunkIndex, H5P_DEFAULT) > 0 ||
+         hdf5::HasAttribute(file, schema::kAttrFormatVersion) ||
+         hdf5::HasAttribute(file, schema::kAttrChunkImages);
+}
+
+bool NamesDefaultImages(const std::string& images) {
+  return images.empty() || images == schema::kImages || images == std::string("/") + schema::kImages;
+}
+
+hdf5::File OpenReadOnly(const std::string& path) {
+  htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+  if (is_hdf5 < 0) throw hdf5::StackError(ErrorCode::kIo, "reading the start of", path);
+  if (is_hdf5 == 0) {
+    throw Error(ErrorCode::kCorrupt,
+                path + " is not an HDF5 file (it does not start with an HDF5 signature)" +
+                    (NamedLikePartial(path) ? "; its name says it is an interrupted conversion"
+                                            : ""));
+  }
+  hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
+  // Take HDF5's shared file lock where the file system has locks, go on without where it has
+  // none (NFS, Lustre); 1.10.7+.
+  if (!access || H5Pset_file_locking(access.get(), true, true) < 0) {
+    throw hdf5::StackError(ErrorCode::kInternal, "preparing to open", path);
+  }
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()));
+  if (!file) {
+    const std::string stack = hdf5::ErrorStackText();
+    throw Error(ErrorCode::kCorrupt,
+                path + " cannot be opened by HDF5: truncated or not an HDF5 file" +
+                    (NamedLikePartial(path) ? " (its name says it is an interrupted conversion)"
+                                            : "") +
+                    ". Copy or convert it again" + (stack.empty() ? "" : " (HDF5: " + stack + ")"));
+  }
+  return file;
+}
+
+}  // namespace
+
+const char* ToString(ReadPath path) {
+  switch (path) {
+    case ReadPath::kStoredTable: return "stored chunk table (pread)";
+    case ReadPath::kHdf5Chunk: return "HDF5 raw chunks (H5Dread_chunk)";
+    case ReadPath::kContiguous: return "contiguous (pread)";
+    case ReadPath::kHdf5Hyperslab: return "HDF5 hyperslabs (H5Dread)";
+  }
+  return "unknown";
+}
+
+DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw Error(ErrorCode::kNotFound, path + " does not exist");
+  if (!fs::is_regular_file(status)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path + " is not a regular file; give the path of an HDF5 file");
+  }
+  if (fs::file_size(path, ec) == 0 && !ec) {
+    throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
+  }
+  // Before the file is opened: HDF5 looks filters up when a dataset is opened.
+  codec::RegisterZstdFilter();
+
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  hdf5::File file = OpenReadOnly(path);  // declared after the lock: closed while it is held
+  DatasetIndex index;
+  index.path = path;
+  if (hdf5::HasAttribute(file.get(), schema::kAttrFormat)) {
+    const std::string format = hdf5::ReadStringAttribute(file.get(), schema::kAttrFormat);
+    if (format != schema::kFormatName) {
+      throw Error(ErrorCode::kUnsupported,
+                  path + " says it is in format \"" + format + "\", not \"" +
+                      schema::kFormatName + "\"; this h5feed cannot read it");
+    }
+    if (NamesDefaultImages(options.images)) {
+      ReadH5feedIndex(file.get(), options, index);
+      return index;
+    }
+  } else if (LooksInterrupted(file.get(), path)) {
+    throw Error(ErrorCode::kCorrupt,
+                path + " has /images but no " + schema::kAttrFormat +
+                    " attribute: it is an interrupted conversion (h5feed writes that attribute "
+                    "last). Convert the source again");
+  }
+  ReadForeignIndex(file.get(), options, index);
+  return index;
+}
+
+}  // namespace h5feed::index

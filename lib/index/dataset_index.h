@@ -1,0 +1,108 @@
+#pragma once
+// What the reader learns about an image dataset when it opens a file, without walking HDF5's
+// chunk index (quadratic in HDF5 1.10.8): the geometry, the labels and classes, and where
+// every chunk of images lies, so chunks can be read with pread outside HDF5's lock.
+//
+// A DatasetIndex is plain data: it holds no open HDF5 object, may be copied, and is safe to
+// read from many threads at once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "h5feed/image_shape.h"
+
+namespace h5feed::index {
+
+// One step of the dataset's HDF5 filter pipeline, in the order HDF5 applied them on write.
+enum class FilterKind { kZstd, kDeflate, kShuffle, kFletcher32, kOther };
+
+struct FilterStep {
+  FilterKind kind = FilterKind::kOther;
+  int id = 0;  // the HDF5 filter id (for messages)
+  // The filter's client data as stored in the file (shuffle: [0] = element size in bytes;
+  // zstd, deflate: [0] = level).
+  std::vector<unsigned> client_data;
+};
+
+struct ChunkLocation {
+  uint64_t address = 0;       // byte offset in the file
+  uint64_t stored_bytes = 0;  // size on disk
+  uint32_t filter_mask = 0;   // bit i set: filter i was not applied to this chunk
+  uint64_t checksum = 0;      // XXH3-64 of the uncompressed chunk (h5feed files only)
+};
+
+enum class Layout { kNHWC, kNCHW };
+
+// How ChunkReader gets the bytes of chunk c (rows c*K .. c*K + K - 1).
+enum class ReadPath {
+  // h5feed file: pread at the stored table's address, filters undone outside HDF5's lock.
+  kStoredTable,
+  // Foreign chunked dataset whose chunks hold whole samples and whose filters h5feed undoes:
+  // H5Dread_chunk under the HDF5 lock (one B-tree lookup), filters undone outside it.
+  kHdf5Chunk,
+  // Foreign contiguous dataset: pread of K rows at the dataset's offset; no lock, no filters.
+  kContiguous,
+  // Anything else (chunks that cut samples, filters h5feed does not undo such as lzf, compact
+  // or external storage): H5Dread of K rows under the HDF5 lock, HDF5 decoding.
+  kHdf5Hyperslab,
+};
+
+const char* ToString(ReadPath path);
+
+struct DatasetIndex {
+  std::string path;     // the file
+  std::string dataset;  // e.g. "/images"
+  int64_t samples = 0;  // N
+  ImageShape shape;     // of one sample, as H x W x C whatever the stored layout
+  Layout layout = Layout::kNHWC;
+  // Samples per chunk along the first dimension: K (>= 1). For kContiguous and for datasets
+  // read by kHdf5Hyperslab without chunks, a block of K rows chosen for reading (about 4 MiB).
+  int64_t chunk_samples = 0;
+  bool is_h5feed = false;  // written by h5feed (format checked) with a stored chunk table
+  ReadPath read_path = ReadPath::kStoredTable;
+  // Fast path: every chunk holds K whole samples, is located in `chunks`, and every filter is
+  // one h5feed undoes itself (kStoredTable, kContiguous). Otherwise blocks of K rows are read
+  // through HDF5 (serialised behind the project's one HDF5 lock).
+  bool direct = false;
+  bool has_checksums = false;  // chunks[i].checksum is meaningful
+  std::vector<FilterStep> filters;
+  // ceil(N / K) entries when direct. kContiguous: block c at offset + c*K*sample_bytes,
+  // min(K, N - c*K) rows long (the last block is short: nothing pads it).
+  std::vector<ChunkLocation> chunks;
+  // What HDF5 returns for pixels never written (a chunk with no storage, kHdf5Chunk).
+  uint8_t fill_value = 0;
+
+  std::vector<int64_t> labels;       // N entries (all 0 when the file has none)
+  std::vector<std::string> classes;  // may be empty for foreign files
+
+  int64_t sample_bytes() const { return shape.bytes(); }
+  int64_t chunk_count() const { return (samples + chunk_samples - 1) / chunk_samples; }
+  // Samples in chunk c: K, or fewer for the last one.
+  int64_t samples_in_chunk(int64_t c) const {
+    int64_t rest = samples - c * chunk_samples;
+    return rest < chunk_samples ? rest : chunk_samples;
+  }
+};
+
+struct IndexOptions {
+  // The image dataset's path in the file ("images" or "/images"). "" = "images" if present,
+  // else the only 4-D uint8 dataset (else the only 3-D one, read as N x H x W x 1).
+  std::string images;
+  std::string labels;  // "" = "labels" if present, else all 0
+  // How many stored chunk-table entries to check against HDF5 (H5Dget_chunk_info_by_coord,
+  // logarithmic each) at open, spread evenly from the first chunk to the last; a repacked file
+  // whose table no longer matches is refused. 0 skips the check (the checksums still catch a
+  // stale table at the first read of a moved chunk). At least 2 is advised: first and last.
+  int verify_table_entries = 4;
+};
+
+// Opens `path` and builds its index; the file is closed again before returning. Throws Error:
+// kNotFound (no file, no dataset: the message lists the datasets found), kCorrupt (not HDF5,
+// truncated, a table that does not match the file, an interrupted conversion, labels that do
+// not number N), kUnsupported (wrong dtype or rank, a version newer than this reader, a
+// filter that neither h5feed nor this HDF5 can decode), kInvalidArgument (several image
+// datasets and none named).
+DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options);
+
+}  // namespace h5feed::index

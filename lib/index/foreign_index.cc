@@ -1,0 +1,149 @@
+#include "index/foreign_index.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "format/hdf5_error.h"
+#include "format/hdf5_handle.h"
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "index/dataset_listing.h"
+#include "index/filter_pipeline.h"
+#include "index/image_dataset.h"
+#include "index/label_dataset.h"
+
+namespace h5feed::index {
+namespace {
+
+// Rows per block when the file does not say (contiguous and compact datasets): about 4 MiB,
+// the size of an h5feed chunk, so reads are large and the cache holds many blocks.
+constexpr int64_t kBlockBytes = int64_t{4} << 20;
+// A block read through H5Dread when chunks cut samples spans at most one chunk's rows, and at
+// most 64 MiB, so one block never needs more memory than a few h5feed chunks.
+constexpr int64_t kMaxHyperslabBlockBytes = int64_t{64} << 20;
+
+const DatasetEntry& ChooseImages(const std::vector<DatasetEntry>& entries,
+                                 const std::string& requested, const std::string& path) {
+  if (!requested.empty()) {
+    if (const DatasetEntry* named = FindEntry(entries, requested)) return *named;
+    throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
+                                          "; its datasets: " + ListText(entries));
+  }
+  if (const DatasetEntry* named = FindEntry(entries, schema::kImages)) return *named;
+  for (size_t rank : {size_t{4}, size_t{3}}) {
+    std::vector<const DatasetEntry*> candidates;
+    for (const DatasetEntry& entry : entries) {
+      if (entry.is_uint8 && entry.dims.size() == rank) candidates.push_back(&entry);
+    }
+    if (candidates.size() == 1) return *candidates.front();
+    if (candidates.size() > 1) {
+      std::string names;
+      for (const DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
+      throw Error(ErrorCode::kInvalidArgument,
+                  path + " holds several " + std::to_string(rank) + "-D uint8 datasets (" + names +
+                      ") and none is named images: name the image dataset in the options");
+    }
+  }
+  throw Error(ErrorCode::kNotFound,
+              "no image dataset in " + path +
+                  " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
+                  "(N, C, H, W) or (N, H, W)); its datasets: " + ListText(entries));
+}
+
+int64_t RowsFor(int64_t bytes, int64_t sample_bytes, int64_t samples) {
+  const int64_t rows = std::max<int64_t>(1, (bytes + sample_bytes / 2) / sample_bytes);
+  return std::min(rows, std::max<int64_t>(samples, 1));
+}
+
+// Chooses how ChunkReader reads the dataset and fills the read-path fields of `index`.
+void ChooseReadPath(hid_t dataset, const ImageDatasetInfo& info, DatasetIndex& index) {
+  const std::string& path = index.path;
+  const int64_t sample_bytes = info.shape.bytes();
+  if (info.storage == H5D_CHUNKED && info.chunks_hold_samples && CanDecode(info.filters)) {
+    // No stored table, and listing chunk addresses is quadratic: read each chunk through
+    // H5Dread_chunk (one B-tree lookup) and decode it outside the lock.
+    index.read_path = ReadPath::kHdf5Chunk;
+    index.chunk_samples = info.chunk[0];
+    return;
+  }
+  if (info.storage == H5D_CONTIGUOUS && info.external_files == 0) {
+    const haddr_t offset = H5Dget_offset(dataset);
+    if (offset != HADDR_UNDEF) {
+      const uint64_t total = static_cast<uint64_t>(info.samples) * sample_bytes;
+      std::error_code ec;
+      const uint64_t file_bytes = std::filesystem::file_size(path, ec);
+      if (ec) throw Error(ErrorCode::kIo, "cannot read the size of " + path + ": " + ec.message());
+      if (offset > file_bytes || total > file_bytes - offset) {
+        throw Error(ErrorCode::kCorrupt,
+                    index.dataset + " in " + path + " needs bytes " + std::to_string(offset) +
+                        " to " + std::to_string(offset + total) + " but the file holds " +
+                        std::to_string(file_bytes) + ": it is truncated; copy it again");
+      }
+      const int64_t k = RowsFor(kBlockBytes, sample_bytes, info.samples);
+      index.read_path = ReadPath::kContiguous;
+      index.direct = true;
+      index.chunk_samples = k;
+      for (int64_t first = 0; first < info.samples; first += k) {
+        const int64_t rows = std::min(k, info.samples - first);
+        index.chunks.push_back({offset + static_cast<uint64_t>(first * sample_bytes),
+                                static_cast<uint64_t>(rows * sample_bytes), 0, 0});
+      }
+      return;
+    }
+    // Never written: HDF5 returns the fill value, through the hyperslab path below.
+  }
+  const std::vector<int> missing = FiltersHdf5Lacks(info.filters);
+  if (!missing.empty()) {
+    throw Error(ErrorCode::kUnsupported,
+                index.dataset + " in " + path + " is filtered with " +
+                    PipelineText(info.filters) + "; filter " + std::to_string(missing.front()) +
+                    " is unknown to h5feed and to this HDF5. Point HDF5_PLUGIN_PATH at a folder "
+                    "holding its plugin, or rewrite the dataset with gzip or zstd (h5py: "
+                    "compression=\"gzip\")");
+  }
+  index.read_path = ReadPath::kHdf5Hyperslab;
+  if (info.storage == H5D_CHUNKED) {
+    index.chunk_samples =
+        std::min(info.chunk[0], RowsFor(kMaxHyperslabBlockBytes, sample_bytes, info.samples));
+  } else {
+    index.chunk_samples = RowsFor(kBlockBytes, sample_bytes, info.samples);
+  }
+}
+
+}  // namespace
+
+void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
+  const std::string& path = index.path;
+  const std::vector<DatasetEntry> entries = ListDatasetEntries(file, path);
+  const DatasetEntry& chosen = ChooseImages(entries, options.images, path);
+  hdf5::Dataset dataset(H5Dopen2(file, chosen.name.c_str(), H5P_DEFAULT));
+  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + chosen.name, path);
+  const ImageDatasetInfo info = InspectImageDataset(file, dataset.get(), chosen.name, path);
+
+  index.dataset = chosen.name;
+  index.samples = info.samples;
+  index.shape = info.shape;
+  index.layout = info.layout;
+  index.is_h5feed = false;
+  index.has_checksums = false;
+  index.filters = info.filters;
+  index.fill_value = info.fill_value;
+  ChooseReadPath(dataset.get(), info, index);
+
+  if (!options.labels.empty()) {
+    if (FindEntry(entries, options.labels) == nullptr) {
+      throw Error(ErrorCode::kNotFound, "no labels dataset " + options.labels + " in " + path +
+                                            "; its datasets: " + ListText(entries));
+    }
+    index.labels = ReadLabels(file, options.labels, info.samples, path);
+  } else if (FindEntry(entries, schema::kLabels) != nullptr) {
+    index.labels = ReadLabels(file, std::string("/") + schema::kLabels, info.samples, path);
+  } else {
+    index.labels.assign(static_cast<size_t>(info.samples), 0);
+  }
+  index.classes = ReadClassesIfAny(file, std::string("/") + schema::kClasses, path);
+}
+
+}  // namespace h5feed::index

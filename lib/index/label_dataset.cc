@@ -1,0 +1,55 @@
+#include "index/label_dataset.h"
+
+#include "format/hdf5_error.h"
+#include "format/hdf5_handle.h"
+#include "format/hdf5_strings.h"
+#include "h5feed/error.h"
+#include "index/dataset_listing.h"
+
+namespace h5feed::index {
+
+std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t count,
+                                const std::string& path) {
+  const std::string where = "labels dataset " + name + " in " + path;
+  htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
+  if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
+  hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
+  DatasetEntry entry = DescribeEntry(dataset.get(), name);
+  const std::vector<int64_t>& d = entry.dims;
+  if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
+    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + ShapeText(d) +
+                                         "; labels must be integers of shape (N,) or (N, 1). "
+                                         "Name the right dataset, or none for all-0 labels");
+  }
+  if (d[0] != count) {
+    throw Error(ErrorCode::kCorrupt, where + " holds " + std::to_string(d[0]) + " labels for " +
+                                         std::to_string(count) +
+                                         " images; there must be one label per image");
+  }
+  std::vector<int64_t> labels(static_cast<size_t>(count));
+  if (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                           labels.data()) < 0) {
+    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, path);
+  }
+  return labels;
+}
+
+std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
+                                          const std::string& path) {
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) return {};
+  {
+    hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+    if (!dataset) return {};
+    DatasetEntry entry = DescribeEntry(dataset.get(), name);
+    if (!entry.is_string || entry.dims.size() != 1) return {};
+  }
+  try {
+    return hdf5::ReadStringDataset(file, name.c_str());
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kCorrupt, "reading class names " + name + " in " + path + ": " +
+                                         e.what());
+  }
+}
+
+}  // namespace h5feed::index

@@ -1,0 +1,32 @@
+#pragma once
+// The reader's one seam to the file system: positional reads of a file, from many threads at
+// once, outside HDF5 (and its global lock). Tests substitute implementations that fail, return
+// short or return garbage (leveldb's Env, fmt's posix-mock.h) to prove the reader reports
+// such faults instead of crashing or returning wrong pixels.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace h5feed::io {
+
+// Thread-safety: ReadAt may be called from many threads at once.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+
+  // Reads exactly dest.size() bytes at `offset`. Throws Error(kIo) when the system refuses
+  // (naming the file, offset, length and errno text), Error(kCorrupt) when the file ends first
+  // (a truncated file).
+  virtual void ReadAt(uint64_t offset, std::span<uint8_t> dest) const = 0;
+  virtual uint64_t size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// pread(2) on a read-only descriptor (O_CLOEXEC), retrying EINTR and short reads; size() is
+// the size at open. Throws Error(kNotFound) when `path` does not exist, kInvalidArgument when
+// it is not a regular file, kIo (with the errno text) when it cannot be opened.
+std::unique_ptr<RandomAccessFile> OpenPosixFile(const std::string& path);
+
+}  // namespace h5feed::io

@@ -1,0 +1,232 @@
+// The facade: wires the modules into a Loader. It owns them and decides when a run of the
+// pipeline starts and stops; the work itself (reading, caching, ordering, assembling) is
+// theirs.
+#include "h5feed/loader.h"
+
+#include <tbb/task_arena.h>
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#include "cache/chunk_cache.h"
+#include "h5feed/error.h"
+#include "index/chunk_reader.h"
+#include "index/dataset_index.h"
+#include "io/random_access_file.h"
+#include "loader/batch_impl.h"
+#include "loader/options_check.h"
+#include "loader/state_fingerprint.h"
+#include "memory/slot_pool.h"
+#include "pipeline/batch_assembler.h"
+#include "pipeline/batch_gatherer.h"
+#include "pipeline/epoch_plan.h"
+#include "pipeline/slot_layout.h"
+#include "sampler/epoch_order.h"
+
+namespace h5feed {
+namespace {
+
+cache::EvictionPolicy ToCachePolicy(EvictionPolicy policy) {
+  return policy == EvictionPolicy::kLru ? cache::EvictionPolicy::kLru
+                                        : cache::EvictionPolicy::kBelady;
+}
+
+index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
+  loader::CheckOptions(options);  // before touching the file: a bad option is the first error
+  index::IndexOptions index_options;
+  index_options.images = options.images_dataset;
+  index_options.labels = options.labels_dataset;
+  return index::OpenDatasetIndex(path, index_options);
+}
+
+}  // namespace
+
+// Thread-safety: used from the trainer's thread only (Loader's contract); the assembler's
+// thread and workers touch only what they borrow through AssemblerResources.
+// Members are declared in wiring order and destroyed in reverse: the run (assembler_) goes
+// first, before anything it borrows.
+struct Loader::Impl {
+  Impl(const std::string& path, const LoaderOptions& loader_options)
+      : options(loader_options),
+        dataset(OpenIndex(path, loader_options)),
+        file(io::OpenPosixFile(path)),
+        reader(dataset, *file, index::ChunkReaderOptions{options.verify_checksums}),
+        cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
+              [this](int64_t chunk, std::span<uint8_t> dest) {
+                index::ChunkReadStats read = reader.Read(chunk, dest);
+                return cache::LoadResult{read.bytes_read, read.bytes_decoded};
+              }),
+        geometry{dataset.samples, dataset.chunk_samples},
+        samples_per_rank(SamplesPerRank(geometry, options.shard)),
+        layout(options.batch_size, dataset.shape, options.normalize),
+        pool(options.slots, layout.bytes(), memory::PageAlignedAllocator()),
+        gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
+                 pipeline::BatchGatherer::Options{options.skip_corrupt_chunks,
+                                                  options.on_warning}),
+        arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
+        fingerprint(loader::StateFingerprint(dataset, options)) {
+    loader::CheckOptionsForDataset(options, path, samples_per_rank);
+    assembler_options.echo = options.echo;
+    assembler_options.seed = options.seed;
+    if (options.normalize) {
+      assembler_options.normalize = pipeline::MakeNormalizeParams(
+          options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),
+          static_cast<int>(dataset.shape.channels));
+    }
+    info.path = path;
+    info.samples = dataset.samples;
+    info.image_shape = dataset.shape;
+    info.chunk_samples = dataset.chunk_samples;
+    info.chunks = dataset.chunk_count();
+    info.classes = dataset.classes;
+  }
+
+  ~Impl() { assembler.reset(); }  // stop and join the run before anything it borrows goes
+
+  int64_t LoadedSteps() const {
+    return options.drop_last_batch
+               ? samples_per_rank / options.batch_size
+               : (samples_per_rank + options.batch_size - 1) / options.batch_size;
+  }
+
+  // Stops the current run (if any) and starts one at (epoch, next_step).
+  void StartRun() {
+    assembler.reset();
+    error = nullptr;
+    auto plan = std::make_shared<const pipeline::EpochPlan>(
+        epoch, EpochOrder(geometry, options.sampler, options.shard, options.seed, epoch),
+        options.batch_size, options.drop_last_batch, dataset.chunk_samples,
+        dataset.chunk_count());
+    cache.SetPlan(plan->access());
+    pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
+    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), next_step,
+                                                           resources, assembler_options);
+  }
+
+  std::optional<Batch> Next() {
+    if (error) std::rethrow_exception(error);
+    if (!assembler) StartRun();
+    while (true) {
+      const auto start = std::chrono::steady_clock::now();
+      pipeline::PipelineEvent event = assembler->Next();
+      wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                          .count();
+      if (std::holds_alternative<pipeline::EndOfEpoch>(event)) {
+        next_step = assembler->delivered_steps();
+        return std::nullopt;
+      }
+      if (auto* failure = std::get_if<std::exception_ptr>(&event)) {
+        error = *failure;
+        std::rethrow_exception(error);
+      }
+      auto& assembled = std::get<pipeline::AssembledBatch>(event);
+      next_step = assembled.step + 1;
+      // Every row of this step lay in skipped corrupt chunks: nothing to deliver.
+      if (assembled.rows == 0) continue;
+      ++batches;
+      samples += static_cast<uint64_t>(assembled.rows);
+      auto impl = std::make_shared<Batch::Impl>();
+      impl->batch = std::move(assembled);
+      impl->shape = dataset.shape;
+      impl->normalized = options.normalize;
+      return Batch(std::move(impl));
+    }
+  }
+
+  const LoaderOptions options;
+  const index::DatasetIndex dataset;
+  const std::unique_ptr<io::RandomAccessFile> file;
+  const index::ChunkReader reader;
+  cache::ChunkCache cache;
+  const SampleGeometry geometry;
+  const int64_t samples_per_rank;
+  const pipeline::SlotLayout layout;
+  memory::SlotPool pool;
+  pipeline::BatchGatherer gatherer;
+  tbb::task_arena arena;
+  const uint64_t fingerprint;
+  pipeline::AssemblerOptions assembler_options;
+  DatasetInfo info;
+
+  // Position and counters (trainer's thread).
+  int64_t epoch = 0;
+  int64_t next_step = 0;  // delivered steps of `epoch` already handed out (or skipped)
+  std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
+  uint64_t batches = 0;
+  uint64_t samples = 0;
+  double wait_seconds = 0;
+
+  std::unique_ptr<pipeline::BatchAssembler> assembler;  // the current run; last member
+};
+
+Loader Loader::Open(const std::string& path, const LoaderOptions& options) {
+  return Loader(std::make_unique<Impl>(path, options));
+}
+
+Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Loader::Loader(Loader&&) noexcept = default;
+Loader& Loader::operator=(Loader&&) noexcept = default;
+Loader::~Loader() = default;
+
+void Loader::SetEpoch(int64_t epoch) {
+  impl_->epoch = epoch;
+  impl_->next_step = 0;
+  impl_->StartRun();
+}
+
+std::optional<Batch> Loader::Next() { return impl_->Next(); }
+
+LoaderState Loader::State() const {
+  return LoaderState{impl_->epoch, impl_->next_step, impl_->options.seed, impl_->fingerprint};
+}
+
+void Loader::Restore(const LoaderState& state) {
+  if (state.seed != impl_->options.seed) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "Restore: the state was taken with seed " + std::to_string(state.seed) +
+                    " but this loader uses seed " + std::to_string(impl_->options.seed) +
+                    "; open it with the state's seed");
+  }
+  if (state.fingerprint != impl_->fingerprint) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "Restore: the state was taken on another file geometry or with other "
+                "order-relevant options (batch_size, drop_last_batch, sampler, "
+                "shard.world_size, shard.drop_last, echo) than " + impl_->info.path +
+                    " opened with these options");
+  }
+  if (state.step < 0 || state.step > batches_per_epoch()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "Restore: step " + std::to_string(state.step) + " is outside the epoch's " +
+                    std::to_string(batches_per_epoch()) + " steps");
+  }
+  impl_->epoch = state.epoch;
+  impl_->next_step = state.step;
+  impl_->StartRun();
+}
+
+int64_t Loader::batches_per_epoch() const {
+  return impl_->LoadedSteps() * impl_->options.echo;
+}
+
+int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
+
+const DatasetInfo& Loader::dataset() const { return impl_->info; }
+
+LoaderStats Loader::stats() const {
+  const cache::CacheStats cache = impl_->cache.stats();
+  LoaderStats stats;
+  stats.batches = impl_->batches;
+  stats.samples = impl_->samples;
+  stats.chunk_reads = cache.loads;
+  stats.cache_hits = cache.hits;
+  stats.cache_misses = cache.misses;
+  stats.bytes_read = cache.bytes_read;
+  stats.bytes_decoded = cache.bytes_decoded;
+  stats.corrupt_chunks_skipped = impl_->gatherer.corrupt_chunks_skipped();
+  stats.samples_skipped = impl_->gatherer.samples_skipped();
+  stats.wait_seconds = impl_->wait_seconds;
+  return stats;
+}
+
+}  // namespace h5feed

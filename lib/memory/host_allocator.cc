@@ -1,0 +1,44 @@
+#include "memory/host_allocator.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed::memory {
+namespace {
+
+class PageAligned final : public HostAllocator {
+ public:
+  void* Allocate(size_t bytes) override {
+    if (bytes == 0) throw Error(ErrorCode::kInvalidArgument, "host allocation of 0 bytes");
+    void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (region == MAP_FAILED) {
+      int error = errno;
+      throw Error(ErrorCode::kIo, "cannot allocate " + std::to_string(bytes) +
+                                      " bytes of host slot memory (mmap: " +
+                                      std::strerror(error) +
+                                      "); lower slots or batch_size");
+    }
+    return region;
+  }
+
+  void Deallocate(void* region, size_t bytes) noexcept override {
+    if (region != nullptr) munmap(region, bytes);
+  }
+
+  std::string_view name() const noexcept override { return "page-aligned host"; }
+};
+
+}  // namespace
+
+std::shared_ptr<HostAllocator> PageAlignedAllocator() {
+  static const std::shared_ptr<HostAllocator> allocator = std::make_shared<PageAligned>();
+  return allocator;
+}
+
+}  // namespace h5feed::memory

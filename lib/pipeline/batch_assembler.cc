@@ -1,0 +1,245 @@
+#include "pipeline/batch_assembler.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "pipeline/cpu_normalize.h"
+#include "pipeline/echo.h"
+
+namespace h5feed::pipeline {
+
+// One loaded step in flight. leases[0] receives the loaded batch; leases[1..] receive the
+// echo copies first_delivered_copy() + 0, + 1, ... (copy 0 is leases[0] itself when it is
+// delivered, i.e. unless a resumed run starts past it).
+struct BatchAssembler::Job {
+  int64_t loaded_step = 0;
+  int first_copy = 0;  // the first copy delivered (0 except for a run resumed mid-echo)
+  std::vector<memory::SlotLease> leases;
+  int64_t rows = 0;
+  std::exception_ptr error;
+
+  int first_made_copy() const { return std::max(first_copy, 1); }
+};
+
+BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t first_step,
+                               const AssemblerResources& resources, AssemblerOptions options)
+    : plan_(std::move(plan)),
+      resources_(resources),
+      options_(std::move(options)),
+      first_loaded_step_(options_.echo >= 1 ? first_step / options_.echo : 0),
+      first_copy_(options_.echo >= 1 ? static_cast<int>(first_step % options_.echo) : 0),
+      next_step_(first_loaded_step_),
+      prefetched_through_(first_loaded_step_) {
+  if (!resources_.cache || !resources_.pool || !resources_.layout || !resources_.gatherer ||
+      !resources_.arena) {
+    throw Error(ErrorCode::kInternal, "batch assembler: missing resources");
+  }
+  if (options_.echo < 1 || resources_.pool->slots() < options_.echo) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "echo = " + std::to_string(options_.echo) + " needs at least that many slots (" +
+                    std::to_string(resources_.pool->slots()) + " given)");
+  }
+  if (first_step < 0 || first_step > delivered_steps()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "step " + std::to_string(first_step) + " is outside epoch " +
+                    std::to_string(plan_->epoch()) + " of " +
+                    std::to_string(delivered_steps()) + " steps");
+  }
+  if (resources_.pool->slot_bytes() < resources_.layout->bytes()) {
+    throw Error(ErrorCode::kInternal, "batch assembler: slots smaller than the layout");
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+BatchAssembler::~BatchAssembler() {
+  stop_.request_stop();  // wakes a stage 1 waiting for a slot
+  pipeline_context_.cancel_group_execution();
+  prefetch_context_.cancel_group_execution();
+  if (thread_.joinable()) thread_.join();
+}
+
+PipelineEvent BatchAssembler::Next() {
+  if (terminal_error_) return terminal_error_;
+  if (ended_) return EndOfEpoch{};
+  PipelineEvent event = queue_.Pop();
+  if (auto* error = std::get_if<std::exception_ptr>(&event)) terminal_error_ = *error;
+  if (std::holds_alternative<EndOfEpoch>(event)) ended_ = true;
+  return event;
+}
+
+void BatchAssembler::Run() noexcept {
+  const size_t slots_per_step = static_cast<size_t>(options_.echo);
+  const size_t tokens =
+      std::max<size_t>(1, static_cast<size_t>(resources_.pool->slots()) / slots_per_step);
+  std::exception_ptr unexpected;
+  try {
+    resources_.arena->execute([&] {
+      tbb::parallel_pipeline(
+          tokens,
+          tbb::make_filter<void, Job*>(
+              tbb::filter_mode::serial_in_order,
+              [this](tbb::flow_control& control) -> Job* {
+                bool end = false;
+                Job* job = TakeStep(end);
+                if (end) control.stop();
+                return job;
+              }) &
+              tbb::make_filter<Job*, Job*>(tbb::filter_mode::parallel,
+                                           [this](Job* job) -> Job* {
+                                             Assemble(*job);
+                                             return job;
+                                           }) &
+              tbb::make_filter<Job*, void>(tbb::filter_mode::serial_in_order,
+                                           [this](Job* job) { Deliver(job); }),
+          pipeline_context_);
+    });
+  } catch (...) {
+    // Errors of a step are carried to stage 3; what arrives here is the pipeline's own
+    // failure (an allocation in TBB, a bug).
+    unexpected = std::current_exception();
+  }
+  try {
+    resources_.arena->execute([&] { prefetch_tasks_.wait(); });
+  } catch (...) {
+    // Prefetch tasks swallow their errors; a wait only throws when cancelled, i.e. stopping.
+  }
+  {
+    std::lock_guard lock(jobs_mutex_);
+    jobs_.clear();  // steps cancelled mid-flight: their slots go back now
+  }
+  if (stop_.stop_requested() || error_delivered_.load()) return;
+  if (unexpected) {
+    queue_.Push(unexpected);
+  } else if (failed_.load()) {
+    // Unreachable: a failed step always reaches stage 3 unless the run is stopping.
+    queue_.Push(std::make_exception_ptr(
+        Error(ErrorCode::kInternal, "batch assembler stopped without delivering its error")));
+  } else {
+    queue_.Push(EndOfEpoch{});
+  }
+}
+
+BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
+  const int64_t step = next_step_.load(std::memory_order_relaxed);
+  if (stop_.stop_requested() || failed_.load() || step >= plan_->steps()) {
+    end = true;
+    return nullptr;
+  }
+  auto job = std::make_unique<Job>();
+  job->loaded_step = step;
+  job->first_copy = step == first_loaded_step_ ? first_copy_ : 0;
+  const int made_copies = options_.echo - job->first_made_copy();
+  for (int i = 0; i < 1 + made_copies; ++i) {
+    std::optional<memory::SlotLease> lease = resources_.pool->Acquire(stop_.get_token());
+    if (!lease) {
+      end = true;
+      return nullptr;
+    }
+    job->leases.push_back(std::move(*lease));
+  }
+  next_step_.store(step + 1, std::memory_order_relaxed);
+  SchedulePrefetch(step);
+  Job* raw = job.get();
+  std::lock_guard lock(jobs_mutex_);
+  jobs_.emplace(raw, std::move(job));
+  return raw;
+}
+
+void BatchAssembler::SchedulePrefetch(int64_t step) {
+  if (options_.prefetch_steps <= 0) return;
+  const cache::AccessPlan& access = *plan_->access();
+  const int64_t last = std::min(plan_->steps() - 1, step + options_.prefetch_steps);
+  const int64_t first = std::max(prefetched_through_.load(std::memory_order_relaxed), step) + 1;
+  for (int64_t t = first; t <= last; ++t) {
+    std::span<const int64_t> before = access.chunks_of(t - 1);
+    for (int64_t chunk : access.chunks_of(t)) {
+      // A chunk step t - 1 reads is loaded by that step (or its prefetch) already.
+      if (std::binary_search(before.begin(), before.end(), chunk)) continue;
+      prefetch_tasks_.run([this, chunk, t] {
+        if (stop_.stop_requested()) return;
+        try {
+          resources_.cache->Prefetch(chunk, t);
+        } catch (...) {
+          // Not lost: a failed load is retried by the Get of the step that needs the chunk,
+          // which reports the error in order (cache/chunk_cache.h).
+        }
+      });
+    }
+  }
+  prefetched_through_.store(std::max(last, first - 1), std::memory_order_relaxed);
+}
+
+void BatchAssembler::Assemble(Job& job) {
+  if (stop_.stop_requested()) return;
+  const SlotLayout& layout = *resources_.layout;
+  try {
+    tbb::this_task_arena::isolate([&] {
+      const SlotView loaded = layout.View(job.leases[0].bytes());
+      job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
+                                             loaded);
+      if (options_.normalize) {
+        NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.normalize,
+                       loaded.normalized);
+      }
+      const size_t copies = job.leases.size() - 1;
+      tbb::parallel_for(size_t{1}, copies + 1, [&](size_t i) {
+        const int copy = job.first_made_copy() + static_cast<int>(i) - 1;
+        std::vector<int64_t> permutation = EchoPermutation(
+            job.rows, options_.seed, plan_->epoch(), job.loaded_step, copy);
+        CopyPermuted(layout, loaded, layout.View(job.leases[i].bytes()), permutation);
+      });
+    });
+  } catch (const Error& error) {
+    job.error = std::make_exception_ptr(
+        Error(error.code(), std::string(error.what()) + " [while assembling step " +
+                                std::to_string(job.loaded_step) + " of epoch " +
+                                std::to_string(plan_->epoch()) + "]"));
+  } catch (...) {
+    job.error = std::current_exception();
+  }
+  if (job.error) failed_.store(true);  // stage 1 takes no more steps; stage 3 delivers in order
+}
+
+std::unique_ptr<BatchAssembler::Job> BatchAssembler::Release(Job* job) {
+  std::lock_guard lock(jobs_mutex_);
+  auto it = jobs_.find(job);
+  std::unique_ptr<Job> owned = std::move(it->second);
+  jobs_.erase(it);
+  return owned;
+}
+
+void BatchAssembler::Deliver(Job* raw) {
+  std::unique_ptr<Job> job = Release(raw);
+  if (stop_.stop_requested()) return;
+  // Steps after a failed one reach this stage after it (serial_in_order) and are dropped.
+  if (error_delivered_.load()) return;
+  if (job->error) {
+    error_delivered_.store(true);
+    queue_.Push(job->error);
+    return;
+  }
+  const SlotLayout& layout = *resources_.layout;
+  const int64_t echo = options_.echo;
+  for (size_t i = 0; i < job->leases.size(); ++i) {
+    int copy = i == 0 ? 0 : job->first_made_copy() + static_cast<int>(i) - 1;
+    if (i == 0 && job->first_copy > 0) continue;  // resumed past copy 0: only the source
+    AssembledBatch batch;
+    batch.view = layout.View(job->leases[i].bytes());
+    batch.lease = std::move(job->leases[i]);
+    batch.epoch = plan_->epoch();
+    batch.loaded_step = job->loaded_step;
+    batch.copy = copy;
+    batch.step = job->loaded_step * echo + copy;
+    batch.rows = job->rows;
+    queue_.Push(std::move(batch));
+  }
+}
+
+}  // namespace h5feed::pipeline

@@ -1,0 +1,123 @@
+#pragma once
+// Assembles the batches of one epoch, from a given step to its end, into host slots, on its
+// own thread, and hands them over in order. One object is one run: the loader makes a new one
+// for every SetEpoch / Restore; destroying it cancels the run and joins its thread.
+//
+// The run is a tbb::parallel_pipeline inside the borrowed task arena (its size is the loader's
+// `threads`), with max_number_of_live_tokens = slots / slots-per-step, so memory is bounded by
+// the slot pool by construction:
+//   1. serial_in_order  take the next step of the plan; lease its slot(s), waiting while the
+//                       trainer holds them all; schedule cache prefetches for the chunks of
+//                       the next `prefetch_steps` steps (separate tasks: loading is never
+//                       serialised behind this stage).
+//   2. parallel         gather the step's rows from the cache, in parallel over its chunks;
+//                       normalize into the slot's float region if asked; make the echo copies.
+//                       Runs inside this_task_arena::isolate, so a worker waiting in these
+//                       nested loops never picks up stage 1 and blocks on a slot there while
+//                       the step it is finishing is the one that would free a slot.
+//   3. serial_in_order  push the step's batch(es) to the output queue.
+// An error in stage 2 is carried to stage 3 and delivered in order: every batch before the
+// failing step arrives first, then the error (with the epoch and step added to its message),
+// and the run stops taking steps.
+//
+// Thread-safety: Next() and the destructor are called from one thread (the consumer's).
+// Borrows everything in AssemblerResources, which must outlive the assembler; batches it
+// delivered hold slot leases and may outlive it.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <thread>
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "cache/chunk_cache.h"
+#include "memory/slot_pool.h"
+#include "pipeline/batch_gatherer.h"
+#include "pipeline/batch_queue.h"
+#include "pipeline/epoch_plan.h"
+#include "pipeline/normalize.h"
+#include "pipeline/slot_layout.h"
+
+namespace h5feed::pipeline {
+
+struct AssemblerResources {
+  cache::ChunkCache* cache = nullptr;
+  memory::SlotPool* pool = nullptr;  // slots of at least layout->bytes()
+  const SlotLayout* layout = nullptr;
+  BatchGatherer* gatherer = nullptr;
+  tbb::task_arena* arena = nullptr;
+};
+
+struct AssemblerOptions {
+  // Echo copies per loaded step (echo.h). Each step leases `echo` slots, so the pool must
+  // hold at least that many.
+  int echo = 1;
+  uint64_t seed = 0;  // of the echo permutations
+  // Steps ahead of the one being taken whose chunks are prefetched into the cache. 2 keeps
+  // the extra cache demand to two steps' chunks (~17 chunks for chunks:8 at batch 256, K = 64)
+  // while hiding a chunk's read and decompression behind the steps in flight.
+  int64_t prefetch_steps = 2;
+  std::optional<NormalizeParams> normalize;  // set: fill the slot's normalized region
+};
+
+class BatchAssembler {
+ public:
+  // Starts delivering `plan` from delivered step `first_step` (echoes counted; 0 <= first_step
+  // <= plan->steps() * echo). Throws Error(kInvalidArgument) for a step out of range or a pool
+  // with fewer than `echo` slots.
+  BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t first_step,
+                 const AssemblerResources& resources, AssemblerOptions options);
+  ~BatchAssembler();
+  BatchAssembler(const BatchAssembler&) = delete;
+  BatchAssembler& operator=(const BatchAssembler&) = delete;
+
+  // The next event, waiting for it: a batch, then, once, EndOfEpoch or the error that stopped
+  // the run; after that the same terminal event again.
+  PipelineEvent Next();
+
+  int64_t delivered_steps() const { return plan_->steps() * options_.echo; }
+
+ private:
+  struct Job;
+
+  void Run() noexcept;
+  Job* TakeStep(bool& end);
+  void Assemble(Job& job);
+  void Deliver(Job* job);
+  void SchedulePrefetch(int64_t step);
+  std::unique_ptr<Job> Release(Job* job);
+
+  const std::shared_ptr<const EpochPlan> plan_;
+  const AssemblerResources resources_;
+  const AssemblerOptions options_;
+  const int64_t first_loaded_step_;
+  const int first_copy_;
+
+  std::stop_source stop_;
+  tbb::task_group_context pipeline_context_;
+  tbb::task_group_context prefetch_context_{tbb::task_group_context::isolated};
+  tbb::task_group prefetch_tasks_{prefetch_context_};
+  BatchQueue queue_;
+  // Consumer thread only: the terminal event once popped, returned again by later calls.
+  bool ended_ = false;
+  std::exception_ptr terminal_error_;
+
+  // Stage 1 state (serial filter; atomics because TBB runs it on any worker).
+  std::atomic<int64_t> next_step_;
+  std::atomic<int64_t> prefetched_through_;
+  std::atomic<bool> failed_{false};  // an error was met: take no more steps
+  std::atomic<bool> error_delivered_{false};  // stage 3 pushed the error: drop later steps
+
+  std::mutex jobs_mutex_;
+  std::map<Job*, std::unique_ptr<Job>> jobs_;  // guarded by jobs_mutex_: steps in flight
+
+  std::thread thread_;  // last: started when everything above exists
+};
+
+}  // namespace h5feed::pipeline

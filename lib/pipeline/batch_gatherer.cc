@@ -1,0 +1,128 @@
+#include "pipeline/batch_gatherer.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "h5feed/error.h"
+
+namespace h5feed::pipeline {
+
+BatchGatherer::BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples,
+                             int64_t sample_bytes, std::span<const int64_t> labels,
+                             Options options)
+    : cache_(cache),
+      chunk_samples_(chunk_samples),
+      sample_bytes_(sample_bytes),
+      labels_(labels),
+      options_(std::move(options)) {
+  if (chunk_samples < 1 || sample_bytes < 1) {
+    throw Error(ErrorCode::kInvalidArgument, "batch gatherer: chunks of " +
+                                                 std::to_string(chunk_samples) + " rows of " +
+                                                 std::to_string(sample_bytes) + " bytes");
+  }
+}
+
+bool BatchGatherer::IsKnownCorrupt(int64_t chunk) const {
+  std::lock_guard lock(corrupt_mutex_);
+  return corrupt_.count(chunk) != 0;
+}
+
+void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
+  {
+    std::lock_guard lock(corrupt_mutex_);
+    // Two steps in flight may both meet the chunk; it is counted and reported once.
+    if (!corrupt_.insert(chunk).second) return;
+  }
+  ++corrupt_chunks_;
+  std::string message = "h5feed: skipping corrupt chunk " + std::to_string(chunk) + " (" +
+                        what + "); its rows are left out of every batch";
+  std::lock_guard lock(warn_mutex_);
+  if (options_.warn) {
+    options_.warn(message);
+  } else {
+    std::cerr << message << '\n';
+  }
+}
+
+int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
+                              const SlotView& slot) {
+  const auto count = static_cast<int64_t>(rows.size());
+  const auto row_bytes = static_cast<size_t>(sample_bytes_);
+  if (count > static_cast<int64_t>(slot.labels.size())) {
+    throw Error(ErrorCode::kInternal, "batch gatherer: " + std::to_string(count) +
+                                          " rows for a slot of " +
+                                          std::to_string(slot.labels.size()));
+  }
+  // (chunk, position in the batch), sorted: each chunk's rows form one run.
+  std::vector<std::pair<int64_t, int64_t>> by_chunk(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    by_chunk[i] = {rows[i] / chunk_samples_, static_cast<int64_t>(i)};
+  }
+  std::sort(by_chunk.begin(), by_chunk.end());
+  std::vector<size_t> group_begin;
+  for (size_t i = 0; i < by_chunk.size(); ++i) {
+    if (i == 0 || by_chunk[i].first != by_chunk[i - 1].first) group_begin.push_back(i);
+  }
+  group_begin.push_back(by_chunk.size());
+  const size_t groups = group_begin.size() - 1;
+  std::vector<char> skipped(groups, 0);  // one writer per element
+
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, groups, 1),
+                    [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t g = range.begin(); g < range.end(); ++g) {
+      const int64_t chunk = by_chunk[group_begin[g]].first;
+      if (options_.skip_corrupt_chunks && IsKnownCorrupt(chunk)) {
+        skipped[g] = 1;
+        continue;
+      }
+      cache::ChunkCache::Ref ref;
+      try {
+        ref = cache_.Get(chunk, step);
+      } catch (const Error& error) {
+        if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;
+        RecordCorrupt(chunk, error.what());
+        skipped[g] = 1;
+        continue;
+      }
+      const uint8_t* data = ref.data().data();
+      for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
+        const auto position = static_cast<size_t>(by_chunk[k].second);
+        const auto local = static_cast<size_t>(rows[position] - chunk * chunk_samples_);
+        std::memcpy(slot.images.data() + position * row_bytes, data + local * row_bytes,
+                    row_bytes);
+      }
+    }
+  });
+
+  std::vector<char> dropped;  // per position, only when a chunk was skipped
+  for (size_t g = 0; g < groups; ++g) {
+    if (!skipped[g]) continue;
+    if (dropped.empty()) dropped.assign(rows.size(), 0);
+    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
+      dropped[static_cast<size_t>(by_chunk[k].second)] = 1;
+    }
+  }
+  int64_t kept = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const auto from = static_cast<size_t>(i);
+    if (!dropped.empty() && dropped[from]) continue;
+    const auto to = static_cast<size_t>(kept++);
+    // to <= from: moving rows down in order never overwrites a row still to be moved.
+    if (to != from) {
+      std::memcpy(slot.images.data() + to * row_bytes, slot.images.data() + from * row_bytes,
+                  row_bytes);
+    }
+    slot.indices[to] = rows[from];
+    slot.labels[to] = labels_[static_cast<size_t>(rows[from])];
+  }
+  if (kept != count) samples_skipped_ += static_cast<uint64_t>(count - kept);
+  return kept;
+}
+
+}  // namespace h5feed::pipeline

@@ -1,0 +1,67 @@
+#pragma once
+// Fills a host slot with the rows of one step: each row's pixels copied out of its decoded
+// chunk (ChunkCache::Get pins the chunk while its rows are copied), its label and its dataset
+// row alongside. Rows are grouped by chunk so each chunk is looked up once per step, and the
+// chunks of a step are fetched in parallel (a step of the random sampler touches ~200 chunks).
+//
+// Corrupt chunks: by default a chunk whose read fails with Error(kCorrupt) fails the step (the
+// error names the file, the dataset and the chunk). With skip_corrupt_chunks its rows are
+// dropped from the batch instead (the remaining rows keep their order), the chunk is
+// remembered so later steps skip it without reading it again, and one warning per chunk goes
+// to the warning function (stderr when none).
+//
+// Thread-safety: Gather may run for several steps at once. The warning function is called from
+// worker threads, one call at a time. Borrows the cache and the labels, which must outlive it.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_set>
+
+#include "cache/chunk_cache.h"
+#include "pipeline/slot_layout.h"
+
+namespace h5feed::pipeline {
+
+using WarningFunction = std::function<void(const std::string&)>;
+
+class BatchGatherer {
+ public:
+  struct Options {
+    bool skip_corrupt_chunks = false;
+    WarningFunction warn;  // null: print to stderr
+  };
+
+  // `labels`: one per dataset row. `chunk_samples` rows per chunk of `sample_bytes` each.
+  BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples, int64_t sample_bytes,
+                std::span<const int64_t> labels, Options options);
+
+  // Gathers `rows` (dataset rows, at most the slot's capacity) for cache step `step` into
+  // slot.images / labels / indices. Returns the rows delivered: rows.size() minus the rows of
+  // skipped corrupt chunks. Throws what the cache throws otherwise.
+  int64_t Gather(std::span<const int64_t> rows, int64_t step, const SlotView& slot);
+
+  uint64_t corrupt_chunks_skipped() const { return corrupt_chunks_.load(); }  // distinct chunks
+  uint64_t samples_skipped() const { return samples_skipped_.load(); }
+
+ private:
+  bool IsKnownCorrupt(int64_t chunk) const;
+  void RecordCorrupt(int64_t chunk, const std::string& what);
+
+  cache::ChunkCache& cache_;
+  const int64_t chunk_samples_;
+  const int64_t sample_bytes_;
+  const std::span<const int64_t> labels_;
+  const Options options_;
+
+  mutable std::mutex corrupt_mutex_;
+  std::unordered_set<int64_t> corrupt_;  // guarded by corrupt_mutex_
+  std::mutex warn_mutex_;                // serialises calls of options_.warn
+  std::atomic<uint64_t> corrupt_chunks_{0};
+  std::atomic<uint64_t> samples_skipped_{0};
+};
+
+}  // namespace h5feed::pipeline

@@ -1,0 +1,61 @@
+#include "pipeline/echo.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "sampler/permutation.h"
+
+namespace h5feed::pipeline {
+namespace {
+
+uint64_t Mix(uint64_t x) { return SplitMix64(x).Next(); }
+
+}  // namespace
+
+uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy) {
+  uint64_t x = Mix(seed) ^ static_cast<uint64_t>(epoch);
+  x = Mix(x) ^ kEchoStream;
+  x = Mix(x) ^ static_cast<uint64_t>(step);
+  x = Mix(x) ^ static_cast<uint64_t>(static_cast<int64_t>(copy));
+  return Mix(x);
+}
+
+std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch, int64_t step,
+                                     int copy) {
+  if (copy == 0) {
+    std::vector<int64_t> identity(static_cast<size_t>(rows));
+    std::iota(identity.begin(), identity.end(), int64_t{0});
+    return identity;
+  }
+  return Permutation(rows, EchoSeed(seed, epoch, step, copy));
+}
+
+void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView& to,
+                  std::span<const int64_t> permutation) {
+  const size_t image_bytes = static_cast<size_t>(layout.shape().bytes());
+  const size_t row_bytes = image_bytes * (layout.normalized() ? 1 + sizeof(float) : 1);
+  // About 1 MiB of rows per task: memcpy-bound work, so coarse grains (fewer tasks) are best.
+  const size_t grain = std::max<size_t>(1, (size_t{1} << 20) / row_bytes);
+  const auto rows = static_cast<int64_t>(permutation.size());
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
+                    [&](const tbb::blocked_range<int64_t>& range) {
+    for (int64_t i = range.begin(); i < range.end(); ++i) {
+      const auto dst = static_cast<size_t>(i);
+      const auto src = static_cast<size_t>(permutation[dst]);
+      std::memcpy(to.images.data() + dst * image_bytes, from.images.data() + src * image_bytes,
+                  image_bytes);
+      if (layout.normalized()) {
+        std::memcpy(to.normalized.data() + dst * image_bytes,
+                    from.normalized.data() + src * image_bytes, image_bytes * sizeof(float));
+      }
+      to.labels[dst] = from.labels[src];
+      to.indices[dst] = from.indices[src];
+    }
+  });
+}
+
+}  // namespace h5feed::pipeline

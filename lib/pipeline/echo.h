@@ -1,0 +1,45 @@
+#pragma once
+// Batch echoing (Choi et al. 2019, "Faster Neural Network Training with Data Echoing"): each
+// loaded batch is delivered `echo` times, its rows reshuffled for every copy after the first,
+// so a trainer limited by loading sees `echo` times the batches for the same reads.
+//
+// Numbering: with E = echo, loaded step s is delivered as steps s * E + e for copies
+// e = 0 .. E-1. Copy 0 is the batch as loaded (so echo = 1 changes nothing); copy e >= 1 has
+// rows permuted: row i of copy e is row EchoPermutation(...)[i] of the loaded batch.
+//
+// On the CPU every copy is a real copy into its own host slot (pipeline/batch_assembler.h):
+// the memory bound stays slots x slot bytes, but a loaded batch ties up E slots until its last
+// copy is released, so the loaded-batch prefetch depth is slots / E (the loader requires
+// slots >= E). A copy costs one memcpy of the batch (~38 MB at 256 x 224x224x3 uint8,
+// ~5 ms at 8 GB/s), far below the reading and decompressing it replaces. The GPU stage instead
+// permutes on the device from one host transfer, using the same EchoPermutation.
+//
+// Seeds: with Mix(x) = SplitMix64(x).Next() (as in sampler/epoch_order.h),
+//   EchoSeed(seed, epoch, step, copy) =
+//       Mix(Mix(Mix(Mix(Mix(seed) ^ uint64(epoch)) ^ kEchoStream) ^ uint64(step)) ^ uint64(copy))
+// with kEchoStream = 4, after the sampler's streams 1..3, so no echo seed equals a sampler's.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pipeline/slot_layout.h"
+
+namespace h5feed::pipeline {
+
+inline constexpr uint64_t kEchoStream = 4;
+
+uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy);
+
+// The row order of copy `copy` of loaded step `step` with `rows` rows: 0..rows-1 for copy 0,
+// else Permutation(rows, EchoSeed(...)) (sampler/permutation.h).
+std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch, int64_t step,
+                                     int copy);
+
+// to[i] = from[permutation[i]] for every array of the slot (images; normalized floats when the
+// layout has them; labels; indices), i < permutation.size(). Parallel over rows in the calling
+// arena. `from` and `to` must not overlap.
+void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView& to,
+                  std::span<const int64_t> permutation);
+
+}  // namespace h5feed::pipeline

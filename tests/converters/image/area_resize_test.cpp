@@ -1,0 +1,78 @@
+#include "image/area_resize.h"
+
+#include <doctest/doctest.h>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace h5feed::image {
+namespace {
+
+cv::Mat Random(int height, int width, uint64_t seed) {
+  cv::Mat image(height, width, CV_8UC3);
+  cv::RNG rng(seed);
+  rng.fill(image, cv::RNG::UNIFORM, 0, 256);
+  return image;
+}
+
+cv::Mat Area(const cv::Mat& src, int height, int width) {
+  cv::Mat dst(height, width, CV_8UC3);
+  AreaResize(src.data, src.rows, src.cols, src.step, dst.data, height, width, dst.step);
+  return dst;
+}
+
+TEST_CASE("area shrinking equals OpenCV's INTER_AREA to within one level") {
+  struct Case {
+    int src_h, src_w, dst_h, dst_w;
+  };
+  for (const Case c : {Case{300, 299, 224, 224}, Case{448, 448, 224, 224}, Case{37, 53, 10, 11},
+                       Case{100, 100, 99, 1}, Case{5, 700, 5, 3}, Case{224, 224, 224, 224},
+                       Case{301, 403, 76, 101}, Case{9, 9, 1, 1}}) {
+    CAPTURE(c.src_h);
+    CAPTURE(c.src_w);
+    CAPTURE(c.dst_h);
+    CAPTURE(c.dst_w);
+    const cv::Mat src = Random(c.src_h, c.src_w, static_cast<uint64_t>(c.src_h * 1000 + c.dst_w));
+    cv::Mat expected;
+    cv::resize(src, expected, cv::Size(c.dst_w, c.dst_h), 0, 0, cv::INTER_AREA);
+    const cv::Mat ours = Area(src, c.dst_h, c.dst_w);
+    CHECK(cv::norm(ours, expected, cv::NORM_INF) <= 1);
+  }
+}
+
+TEST_CASE("a uniform image stays exactly uniform") {
+  const cv::Mat src(123, 77, CV_8UC3, cv::Scalar(255, 7, 128));
+  const cv::Mat out = Area(src, 50, 31);
+  CHECK(cv::norm(out, cv::Mat(50, 31, CV_8UC3, cv::Scalar(255, 7, 128)), cv::NORM_INF) == 0);
+}
+
+TEST_CASE("an exact 2x reduction averages each 2x2 block") {
+  cv::Mat src(2, 4, CV_8UC3);
+  const uint8_t values[2][4] = {{0, 10, 100, 200}, {20, 30, 50, 51}};
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 4; ++x) src.at<cv::Vec3b>(y, x) = cv::Vec3b::all(values[y][x]);
+  }
+  const cv::Mat out = Area(src, 1, 2);
+  CHECK(out.at<cv::Vec3b>(0, 0)[0] == 15);   // (0 + 10 + 20 + 30) / 4
+  CHECK(out.at<cv::Vec3b>(0, 1)[2] == 100);  // (100 + 200 + 50 + 51) / 4 = 100.25
+}
+
+TEST_CASE("strided source and destination rows are honoured") {
+  const cv::Mat big = Random(40, 60, 5);
+  const cv::Mat roi = big(cv::Rect(7, 3, 30, 20));  // rows 180 bytes apart, 90 used
+  cv::Mat canvas(12, 20, CV_8UC3, cv::Scalar::all(9));
+  cv::Mat inside = canvas(cv::Rect(2, 1, 15, 10));
+  AreaResize(roi.data, roi.rows, roi.cols, roi.step, inside.data, 10, 15, inside.step);
+  cv::Mat expected;
+  cv::resize(roi, expected, cv::Size(15, 10), 0, 0, cv::INTER_AREA);
+  CHECK(cv::norm(inside, expected, cv::NORM_INF) <= 1);
+  CHECK(canvas.at<cv::Vec3b>(0, 0) == cv::Vec3b::all(9));     // outside the target: untouched
+  CHECK(canvas.at<cv::Vec3b>(11, 19) == cv::Vec3b::all(9));
+  CHECK(canvas.at<cv::Vec3b>(5, 17) == cv::Vec3b::all(9));
+}
+
+}  // namespace
+}  // namespace h5feed::image

@@ -1,0 +1,36 @@
+"""Shared fixtures of the integration tests: how to run the built h5feed command and read
+its output with h5py through h5feed's zstd plugin."""
+import os
+import subprocess
+
+import pytest
+
+H5FEED = os.environ.get("H5FEED", "h5feed")
+PLUGIN_DIR = os.environ.get("H5FEED_PLUGIN_DIR", "")
+
+
+def run_h5feed(*args, check=None, env=None, **kwargs):
+    """Runs the h5feed command; returns the CompletedProcess. check=N asserts the exit code."""
+    result = subprocess.run([H5FEED, *map(str, args)], capture_output=True, text=True,
+                            env=env, timeout=300, **kwargs)
+    if check is not None:
+        assert result.returncode == check, (
+            f"exit {result.returncode}, expected {check}\nstdout:\n{result.stdout}\n"
+            f"stderr:\n{result.stderr}")
+    return result
+
+
+def python_with_plugin(code, plugin=True):
+    """Runs `code` in a fresh /usr/bin/python3 (h5py reads HDF5_PLUGIN_PATH at import)."""
+    env = dict(os.environ)
+    env.pop("HDF5_PLUGIN_PATH", None)
+    if plugin:
+        env["HDF5_PLUGIN_PATH"] = PLUGIN_DIR
+    return subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+@pytest.fixture(autouse=True)
+def _plugin_path(monkeypatch):
+    # h5py in this process reads zstd chunks through h5feed's plugin.
+    monkeypatch.setenv("HDF5_PLUGIN_PATH", PLUGIN_DIR)

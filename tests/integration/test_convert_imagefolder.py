@@ -1,0 +1,282 @@
+"""`h5feed convert imagefolder` end to end: every pixel, label, class name and skipped file
+checked against PIL and torchvision's rules; the output read by h5py and h5dump."""
+import json
+import os
+import re
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+from PIL import Image
+
+from conftest import H5FEED, PLUGIN_DIR, python_with_plugin, run_h5feed
+from image_zoo import HEIGHT, WIDTH, make_zoo, stored_order, torchvision_order
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("zoo") / "train"
+    broken = make_zoo(str(root))
+    return str(root), broken
+
+
+@pytest.fixture(scope="module")
+def converted(zoo, tmp_path_factory):
+    root, _ = zoo
+    out = tmp_path_factory.mktemp("out") / "train.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, "--chunk", "4", check=EXIT_SKIPPED)
+    return str(out), result
+
+
+def strings(dataset):
+    return [s.decode() if isinstance(s, bytes) else s for s in dataset[()]]
+
+
+def test_every_pixel_equals_pil_and_every_label_follows_imagefolder(zoo, converted):
+    root, broken = zoo
+    out, _ = converted
+    classes, samples = torchvision_order(root)
+    valid = [(path, label) for path, label in samples if path not in broken]
+    with h5py.File(out, "r") as f:
+        assert strings(f["classes"]) == classes == ["bird", "cat", "dog"]
+        images = f["images"][()]
+        assert images.dtype == np.uint8 and images.shape == (len(valid), HEIGHT, WIDTH, 3)
+        assert f["images"].chunks == (4, HEIGHT, WIDTH, 3)
+        sources = strings(f["sources"])
+        labels = f["labels"][()]
+        assert labels.dtype == np.int64
+    assert sorted(sources) == sorted(path for path, _ in valid)
+    expected_label = dict(valid)
+    for row, source in enumerate(sources):
+        reference = np.asarray(Image.open(os.path.join(root, source)).convert("RGB"))
+        assert np.array_equal(images[row], reference), f"pixels of {source} differ from PIL"
+        assert labels[row] == expected_label[source], source
+
+
+def test_stored_order_is_the_documented_seeded_shuffle(zoo, converted):
+    root, broken = zoo
+    out, _ = converted
+    _, samples = torchvision_order(root)
+    order = stored_order(len(samples), 0)  # default seed 0
+    expected = [samples[i][0] for i in order if samples[i][0] not in broken]
+    with h5py.File(out, "r") as f:
+        assert strings(f["sources"]) == expected
+        assert f.attrs["shuffled"] == 1 and f.attrs["shuffle_seed"] == 0
+
+
+def test_no_shuffle_keeps_torchvision_order(zoo, tmp_path):
+    root, broken = zoo
+    out = tmp_path / "ordered.h5"
+    run_h5feed("convert", "imagefolder", root, out, "--no-shuffle", check=EXIT_SKIPPED)
+    _, samples = torchvision_order(root)
+    with h5py.File(out, "r") as f:
+        assert strings(f["sources"]) == [p for p, _ in samples if p not in broken]
+        assert list(f["labels"][()]) == [l for p, l in samples if p not in broken]
+        assert f.attrs["shuffled"] == 0
+
+
+def test_broken_files_are_skipped_named_counted_and_recorded(zoo, converted):
+    _, broken = zoo
+    out, result = converted
+    for path in broken:
+        assert re.search(rf"warning: skipped {re.escape(path)}: ", result.stderr), result.stderr
+    assert "3 skipped" in result.stdout
+    for path in broken:
+        assert path in result.stdout  # listed in the final summary
+    with h5py.File(out, "r") as f:
+        assert set(strings(f["skipped_sources"])) == broken
+        reasons = strings(f["skipped_reasons"])
+        assert len(reasons) == 3 and all(reasons)
+        assert f.attrs["num_skipped"] == 3
+        assert f.attrs["num_images"] == f["images"].shape[0]
+    assert "\r" not in result.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_format_attributes_and_chunk_index(converted):
+    out, _ = converted
+    with h5py.File(out, "r") as f:
+        assert f.attrs["h5feed_format"] in (b"h5feed", "h5feed")
+        assert f.attrs["h5feed_format_version"] == 1
+        assert f.attrs["compression"] in (b"zstd:3", "zstd:3")
+        n = f["images"].shape[0]
+        index = f["chunk_index"][()]
+        assert len(index) == (n + 3) // 4
+        assert set(index.dtype.names) >= {"address", "stored_bytes", "filter_mask", "checksum"}
+        for i, record in enumerate(index):
+            info = f["images"].id.get_chunk_info_by_coord((4 * i, 0, 0, 0))
+            assert (record["address"], record["stored_bytes"]) == (info.byte_offset, info.size)
+
+
+def test_h5py_reads_zstd_only_through_the_plugin(converted):
+    out, _ = converted
+    code = f"import h5py; print(int(h5py.File({out!r})['images'][0].sum()))"
+    with_plugin = python_with_plugin(code, plugin=True)
+    assert with_plugin.returncode == 0, with_plugin.stderr
+    with h5py.File(out, "r") as f:
+        assert int(with_plugin.stdout) == int(f["images"][0].astype(np.int64).sum())
+    without = python_with_plugin(code, plugin=False)
+    assert without.returncode != 0
+    assert "filter" in without.stderr.lower() or "plugin" in without.stderr.lower()
+
+
+def test_h5dump_reads_the_zstd_file_with_the_plugin(converted):
+    out, _ = converted
+    h5dump = os.environ.get("H5DUMP") or "h5dump"
+    env = dict(os.environ, HDF5_PLUGIN_PATH=PLUGIN_DIR)
+    result = subprocess.run([h5dump, "-d", "/images", "-s", "1,2,3,0", "-c", "1,1,4,3", out],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    data = result.stdout.split("DATA {", 1)[1].split("}", 1)[0]
+    data = re.sub(r"\([\d,]+\):", "", data)  # drop the "(i,j,k,l):" coordinates
+    values = [int(v) for v in re.findall(r"\d+", data)]
+    with h5py.File(out, "r") as f:
+        assert values == list(f["images"][1, 2, 3:7, :].reshape(-1))
+
+
+def test_gzip_files_need_no_plugin(zoo, tmp_path):
+    root, _ = zoo
+    out = tmp_path / "gzip.h5"
+    run_h5feed("convert", "imagefolder", root, out, "--compression", "gzip:6", check=EXIT_SKIPPED)
+    code = (f"import h5py, numpy; f = h5py.File({str(out)!r}); "
+            f"print(f['images'].compression, int(f['images'][()].astype(numpy.int64).sum()))")
+    result = python_with_plugin(code, plugin=False)
+    assert result.returncode == 0, result.stderr
+    compression, total = result.stdout.split()
+    assert compression == "gzip"
+    with h5py.File(out, "r") as f:
+        assert int(total) == int(f["images"][()].astype(np.int64).sum())
+
+
+def test_uncompressed_files_hold_the_same_pixels(zoo, converted, tmp_path):
+    root, _ = zoo
+    out = tmp_path / "none.h5"
+    run_h5feed("convert", "imagefolder", root, out, "--compression", "none", "--chunk", "4",
+               check=EXIT_SKIPPED)
+    with h5py.File(out, "r") as plain, h5py.File(converted[0], "r") as zstd:
+        assert plain["images"].compression is None
+        assert np.array_equal(plain["images"][()], zstd["images"][()])
+
+
+def test_the_same_seed_gives_the_same_file_and_another_seed_another_order(zoo, tmp_path):
+    root, _ = zoo
+    paths = [tmp_path / f"{name}.h5" for name in ("a", "b", "c")]
+    run_h5feed("convert", "imagefolder", root, paths[0], "--seed", "5", check=EXIT_SKIPPED)
+    run_h5feed("convert", "imagefolder", root, paths[1], "--seed", "5", "--threads", "1",
+               check=EXIT_SKIPPED)
+    run_h5feed("convert", "imagefolder", root, paths[2], "--seed", "6", check=EXIT_SKIPPED)
+    with h5py.File(paths[0]) as a, h5py.File(paths[1]) as b, h5py.File(paths[2]) as c:
+        assert np.array_equal(a["images"][()], b["images"][()])
+        assert strings(a["sources"]) == strings(b["sources"])
+        assert strings(a["sources"]) != strings(c["sources"])
+
+
+def test_size_crop_and_pad_fit_every_image(zoo, tmp_path):
+    root, _ = zoo
+    crop, pad = tmp_path / "crop.h5", tmp_path / "pad.h5"
+    run_h5feed("convert", "imagefolder", root, crop, "--size", "16x16", check=EXIT_SKIPPED)
+    run_h5feed("convert", "imagefolder", root, pad, "--size", "16x16", "--resize", "pad",
+               check=EXIT_SKIPPED)
+    with h5py.File(crop) as c, h5py.File(pad) as p:
+        assert c["images"].shape[1:] == (16, 16, 3) and p["images"].shape[1:] == (16, 16, 3)
+        padded = p["images"][()]
+        # 24x32 scaled by 1/2 is 12x16: two zero rows above and below, content between.
+        assert not padded[:, :2].any() and not padded[:, 14:].any()
+        assert padded[:, 2:14].mean() > 20
+        # Crop keeps the centre 24x24 of each 24x32 image, scaled by 2/3. PIL's box filter on
+        # the same crop is a different area filter, so compare 4x4 block means: they agree
+        # to a few levels when the geometry (which part, what scale) is the same.
+        images, sources = c["images"][()], strings(c["sources"])
+    for row, source in enumerate(sources):
+        reference = Image.open(os.path.join(root, source)).convert("RGB").crop((4, 0, 28, 24))
+        reference = np.asarray(reference.resize((16, 16), Image.BOX), dtype=np.float64)
+        ours = images[row].astype(np.float64)
+        blocks = lambda a: a.reshape(4, 4, 4, 4, 3).mean(axis=(1, 3))
+        assert np.abs(blocks(ours) - blocks(reference)).mean() < 3, source
+
+
+def test_mixed_sizes_without_size_name_the_offending_files(tmp_path):
+    root = tmp_path / "mixed"
+    for name, size in (("a", (10, 10)), ("b", (10, 10)), ("odd", (7, 9))):
+        (root / "c").mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (size[1], size[0]), (1, 2, 3)).save(root / "c" / f"{name}.png")
+    out = tmp_path / "mixed.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_FAILED)
+    assert "c/odd.png: 7x9" in result.stderr and "--size" in result.stderr
+    assert not out.exists()
+
+
+def test_an_empty_class_is_an_error_unless_allowed(tmp_path):
+    root = tmp_path / "classes"
+    for name in ("a", "b_empty", "c"):
+        (root / name).mkdir(parents=True)
+    Image.new("RGB", (8, 8), (9, 9, 9)).save(root / "a" / "x.png")
+    Image.new("RGB", (8, 8), (7, 7, 7)).save(root / "c" / "y.png")
+    (root / "b_empty" / "notes.txt").write_text("no images here")
+    out = tmp_path / "classes.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_FAILED)
+    assert "b_empty" in result.stderr and "--allow-empty" in result.stderr
+    assert not out.exists()
+    run_h5feed("convert", "imagefolder", root, out, "--allow-empty", "--no-shuffle", check=EXIT_OK)
+    with h5py.File(out) as f:
+        assert strings(f["classes"]) == ["a", "b_empty", "c"]
+        assert list(f["labels"][()]) == [0, 2]
+
+
+def test_an_existing_output_is_never_replaced_without_force(zoo, tmp_path):
+    root, _ = zoo
+    out = tmp_path / "exists.h5"
+    out.write_bytes(b"precious")
+    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_FAILED)
+    assert "exists" in result.stderr and "--force" in result.stderr
+    assert out.read_bytes() == b"precious"
+    run_h5feed("convert", "imagefolder", root, out, "--force", check=EXIT_SKIPPED)
+    with h5py.File(out) as f:
+        assert f["images"].shape[0] > 0
+    assert [p.name for p in tmp_path.iterdir()] == ["exists.h5"]  # no temporary file left
+
+
+def test_strict_fails_on_a_broken_file_and_leaves_nothing(zoo, tmp_path):
+    root, _ = zoo
+    out = tmp_path / "strict.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, "--strict", check=EXIT_FAILED)
+    assert "--strict" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_quiet_prints_nothing_and_the_exit_code_still_tells_of_skips(zoo, tmp_path):
+    root, _ = zoo
+    result = run_h5feed("convert", "imagefolder", root, tmp_path / "q.h5", "--quiet",
+                        check=EXIT_SKIPPED)
+    assert result.stdout == "" and result.stderr == ""
+
+
+def test_wrong_options_are_usage_errors(zoo, tmp_path):
+    root, _ = zoo
+    for args in (["--size", "224by224"], ["--compression", "brotli"], ["--resize", "zoom"],
+                 ["--chunk", "-3"], ["--bogus"]):
+        result = run_h5feed("convert", "imagefolder", root, tmp_path / "x.h5", *args,
+                            check=EXIT_USAGE)
+        assert result.stderr.strip(), args
+    assert list(tmp_path.iterdir()) == []
+    missing = run_h5feed("convert", "imagefolder", tmp_path / "nope", tmp_path / "x.h5")
+    assert missing.returncode in (EXIT_FAILED, EXIT_USAGE) and "nope" in missing.stderr
+
+
+def test_help_describes_every_option():
+    result = run_h5feed("convert", "imagefolder", "--help", check=EXIT_OK)
+    for option in ("--size", "--resize", "--chunk", "--compression", "--seed", "--no-shuffle",
+                   "--threads", "--force", "--quiet", "--strict", "--allow-empty"):
+        assert option in result.stdout, option
+
+
+def test_inspect_reports_the_classes_and_counts(converted):
+    out, _ = converted
+    result = run_h5feed("inspect", out, "--json", check=EXIT_OK)
+    summary = json.loads(result.stdout)
+    text = json.dumps(summary)
+    with h5py.File(out) as f:
+        n = f["images"].shape[0]
+    assert str(n) in text and "bird" in text and "dog/truncated.jpg" in text

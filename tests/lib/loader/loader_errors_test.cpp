@@ -1,0 +1,232 @@
+// The Loader's public contract when things go wrong or the trainer misbehaves: options and
+// files refused at Open, corrupt chunks reported by Next (or skipped and counted), a trainer
+// that holds every slot, loaders destroyed mid-epoch or after an error.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../format/temp_folder.h"
+#include "h5feed/error.h"
+#include "h5feed/loader.h"
+#include "test_files.h"
+
+namespace h5feed {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TempFolder;
+
+constexpr ImageShape kShape{9, 7, 3};
+
+struct File {
+  explicit File(int64_t samples = 160, const char* compression = "none") {
+    testing::WriteH5feedFile(path, samples, kShape, 16, Compression::Parse(compression));
+  }
+  TempFolder folder;
+  std::string path = folder / "train.h5";
+};
+
+LoaderOptions Sequential(int64_t batch = 8) {
+  LoaderOptions options;
+  options.batch_size = batch;
+  options.sampler = SamplerOptions::Parse("sequential");
+  options.threads = 2;
+  options.slots = 3;
+  return options;
+}
+
+std::string OpenError(const std::string& path, const LoaderOptions& options) {
+  try {
+    Loader::Open(path, options);
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    return error.what();
+  }
+  FAIL("Open accepted the options");
+  return "";
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("options out of range are refused at Open, naming the option") {
+  File file;
+  auto with = [](auto change) {
+    LoaderOptions options = Sequential();
+    change(options);
+    return options;
+  };
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.batch_size = 0; })), "batch_size"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.slots = 0; })), "slots"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.threads = -1; })), "threads"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 0; })), "echo"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.cache_bytes = -1; })), "cache_bytes"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 4; })), "echo = 4"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.shard = {2, 2, false}; })), "rank"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.sampler.window = 0; })), "window"));
+}
+
+TEST_CASE("a batch larger than a rank's share is refused at Open") {
+  File file(40);
+  LoaderOptions options = Sequential(21);
+  options.shard = {1, 2, false};  // 20 samples per rank
+  const std::string message = OpenError(file.path, options);
+  CHECK(Contains(message, "batch_size is 21"));
+  CHECK(Contains(message, "20 samples"));
+  options.batch_size = 20;
+  CHECK_NOTHROW(Loader::Open(file.path, options));
+}
+
+TEST_CASE("a missing or truncated file is an error at Open") {
+  File file;
+  try {
+    Loader::Open(file.folder / "absent.h5", Sequential());
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kNotFound);
+  }
+  std::filesystem::resize_file(file.path, std::filesystem::file_size(file.path) / 2);
+  CHECK_THROWS_AS(Loader::Open(file.path, Sequential()), Error);
+}
+
+TEST_CASE("a corrupt chunk makes Next throw naming the chunk, after the batches before it") {
+  for (std::string compression : {"none", "zstd"}) {
+    CAPTURE(compression);
+    File file(160, compression.c_str());
+    testing::CorruptChunk(file.path, 5);  // rows 80-95: steps 10 and 11 at batch 8
+    std::optional<Loader> loader = Loader::Open(file.path, Sequential());
+    loader->SetEpoch(0);
+    for (int64_t s = 0; s < 10; ++s) {
+      std::optional<Batch> batch = loader->Next();
+      REQUIRE(batch);
+      CHECK(batch->step() == s);
+    }
+    std::string message;
+    try {
+      loader->Next();
+      FAIL("expected an error");
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::kCorrupt);
+      message = error.what();
+    }
+    CHECK(Contains(message, "chunk 5"));
+    CHECK(Contains(message, file.path));
+    CHECK(Contains(message, "/images"));
+    CHECK(Contains(message, "step 10"));
+    CHECK_THROWS_AS(loader->Next(), Error);  // the error stays until SetEpoch
+    CHECK(loader->State().step == 10);
+    loader.reset();  // destroying the loader after an error is clean
+  }
+}
+
+TEST_CASE("SetEpoch after an error starts over and meets the error again") {
+  File file;
+  testing::CorruptChunk(file.path, 0);
+  Loader loader = Loader::Open(file.path, Sequential());
+  loader.SetEpoch(0);
+  CHECK_THROWS_AS(loader.Next(), Error);
+  loader.SetEpoch(1);
+  CHECK_THROWS_AS(loader.Next(), Error);
+}
+
+TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, warned and counted") {
+  File file;
+  testing::CorruptChunk(file.path, 3);  // rows 48-63
+  LoaderOptions options = Sequential(10);
+  options.skip_corrupt_chunks = true;
+  std::vector<std::string> warnings;
+  options.on_warning = [&](const std::string& message) { warnings.push_back(message); };
+  Loader loader = Loader::Open(file.path, options);
+  std::set<int64_t> rows;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    loader.SetEpoch(epoch);
+    while (auto batch = loader.Next()) {
+      CHECK(batch->size() > 0);
+      for (size_t i = 0; i < static_cast<size_t>(batch->size()); ++i) {
+        const int64_t row = batch->indices()[i];
+        rows.insert(row);
+        const std::vector<uint8_t> image = testing::FileImage(row, kShape);
+        CHECK(std::equal(image.begin(), image.end(),
+                         batch->images().begin() + static_cast<long>(i * image.size())));
+      }
+    }
+  }
+  CHECK(rows.size() == 160 - 16);
+  for (int64_t row = 48; row < 64; ++row) CHECK(rows.count(row) == 0);
+  REQUIRE(warnings.size() == 1);
+  CHECK(Contains(warnings[0], "chunk 3"));
+  CHECK(loader.stats().corrupt_chunks_skipped == 1);
+  CHECK(loader.stats().samples_skipped == 32);  // 16 rows in each of the two epochs
+}
+
+TEST_CASE("a trainer holding every slot stalls the loader, and releasing one resumes it") {
+  File file;
+  LoaderOptions options = Sequential();
+  options.slots = 2;
+  Loader loader = Loader::Open(file.path, options);
+  loader.SetEpoch(0);
+  std::vector<Batch> held;
+  held.push_back(*loader.Next());
+  held.push_back(*loader.Next());
+  auto third = std::async(std::launch::async, [&] { return loader.Next(); });
+  CHECK(third.wait_for(300ms) == std::future_status::timeout);
+  held.erase(held.begin());
+  REQUIRE(third.wait_for(20s) == std::future_status::ready);
+  std::optional<Batch> batch = third.get();
+  REQUIRE(batch);
+  CHECK(batch->step() == 2);
+  CHECK(batch->indices()[0] == 16);
+}
+
+TEST_CASE("destroying a loader mid-epoch with batches in flight is clean; held batches stay") {
+  File file;
+  std::vector<Batch> held;
+  for (int round = 0; round < 20; ++round) {
+    LoaderOptions options = Sequential();
+    options.sampler = SamplerOptions::Parse("random");
+    options.slots = 4;
+    Loader loader = Loader::Open(file.path, options);
+    loader.SetEpoch(round);
+    for (int i = 0; i < round % 4; ++i) held.push_back(*loader.Next());
+    if (round % 3 == 0) std::this_thread::sleep_for(5ms);  // let the slots fill up
+  }
+  for (const Batch& batch : held) {  // outlived their loaders
+    for (size_t i = 0; i < static_cast<size_t>(batch.size()); ++i) {
+      const std::vector<uint8_t> image = testing::FileImage(batch.indices()[i], kShape);
+      CHECK(std::equal(image.begin(), image.end(),
+                       batch.images().begin() + static_cast<long>(i * image.size())));
+    }
+  }
+}
+
+TEST_CASE("one thread, one slot and no cache still deliver a correct epoch") {
+  File file(100, "zstd");
+  LoaderOptions options = Sequential(7);
+  options.sampler = SamplerOptions::Parse("random");
+  options.threads = 1;
+  options.slots = 1;
+  options.cache_bytes = 0;
+  Loader loader = Loader::Open(file.path, options);
+  loader.SetEpoch(0);
+  std::set<int64_t> rows;
+  while (auto batch = loader.Next()) {
+    for (size_t i = 0; i < static_cast<size_t>(batch->size()); ++i) {
+      const std::vector<uint8_t> image = testing::FileImage(batch->indices()[i], kShape);
+      CHECK(std::equal(image.begin(), image.end(),
+                       batch->images().begin() + static_cast<long>(i * image.size())));
+      rows.insert(batch->indices()[i]);
+    }
+  }
+  CHECK(rows.size() == 100);
+}
+
+}  // namespace
+}  // namespace h5feed

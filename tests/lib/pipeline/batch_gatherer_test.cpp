@@ -1,0 +1,118 @@
+#include "pipeline/batch_gatherer.h"
+
+#include <doctest/doctest.h>
+#include <tbb/task_arena.h>
+
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "synthetic_dataset.h"
+
+namespace h5feed::pipeline {
+namespace {
+
+using testing::SyntheticDataset;
+
+// A slot-sized buffer with its layout, aligned as SlotLayout asks.
+struct TestSlot {
+  TestSlot(int64_t capacity, const ImageShape& shape)
+      : layout(capacity, shape, false), storage(layout.bytes() + 256) {
+    auto base = reinterpret_cast<uintptr_t>(storage.data());
+    view = layout.View({storage.data() + (256 - base % 256) % 256, layout.bytes()});
+  }
+  SlotLayout layout;
+  std::vector<uint8_t> storage;
+  SlotView view;
+};
+
+TEST_CASE("rows are gathered from their chunks with their labels, in the batch's order") {
+  SyntheticDataset data(100, 8, {4, 3, 3});
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  BatchGatherer gatherer(cache, 8, data.shape().bytes(), data.labels(), {});
+  TestSlot slot(10, data.shape());
+  const std::vector<int64_t> rows = {99, 3, 50, 4, 17, 96, 0, 51};
+  tbb::task_arena arena(2);
+  int64_t kept = 0;
+  arena.execute([&] { kept = gatherer.Gather(rows, 0, slot.view); });
+  REQUIRE(kept == 8);
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(data.Holds(slot.view.images.subspan(i * bytes, bytes), rows[i]));
+    CHECK(slot.view.indices[i] == rows[i]);
+    CHECK(slot.view.labels[i] == rows[i] % 10);
+  }
+  // 99 and 96 share chunk 12, 3/4/0 chunk 0, 50/51 chunk 6, 17 chunk 2: each read once.
+  CHECK(data.loads() == 4);
+  CHECK(cache.stats().misses == 4);
+}
+
+TEST_CASE("a corrupt chunk fails the gather with its error") {
+  SyntheticDataset data(40, 4, {2, 2, 1});
+  data.Corrupt(3);
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(), {});
+  TestSlot slot(4, data.shape());
+  const std::vector<int64_t> rows = {1, 13, 30};
+  try {
+    gatherer.Gather(rows, 0, slot.view);
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(std::string(error.what()).find("chunk 3") != std::string::npos);
+  }
+  CHECK(gatherer.corrupt_chunks_skipped() == 0);
+}
+
+TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once warned") {
+  SyntheticDataset data(40, 4, {2, 2, 1});
+  data.Corrupt(3);
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  std::vector<std::string> warnings;
+  BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(),
+                         {true, [&](const std::string& m) { warnings.push_back(m); }});
+  TestSlot slot(6, data.shape());
+  const std::vector<int64_t> rows = {12, 1, 13, 30, 15, 2};  // 12, 13, 15 lie in chunk 3
+  int64_t kept = gatherer.Gather(rows, 0, slot.view);
+  REQUIRE(kept == 3);
+  const std::vector<int64_t> expected = {1, 30, 2};
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(slot.view.indices[i] == expected[i]);
+    CHECK(slot.view.labels[i] == expected[i] % 10);
+    CHECK(data.Holds(slot.view.images.subspan(i * bytes, bytes), expected[i]));
+  }
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("chunk 3") != std::string::npos);
+  CHECK(gatherer.corrupt_chunks_skipped() == 1);
+  CHECK(gatherer.samples_skipped() == 3);
+
+  // A later step skips the known chunk without reading it again, and without a new warning.
+  const int64_t loads = data.loads();
+  const std::vector<int64_t> more = {14, 0};
+  CHECK(gatherer.Gather(more, 1, slot.view) == 1);
+  CHECK(slot.view.indices[0] == 0);
+  CHECK(data.loads() == loads);  // chunk 0 is cached, chunk 3 known corrupt
+  CHECK(warnings.size() == 1);
+  CHECK(gatherer.corrupt_chunks_skipped() == 1);
+  CHECK(gatherer.samples_skipped() == 4);
+}
+
+TEST_CASE("errors other than corruption are never skipped") {
+  SyntheticDataset data(16, 4, {2, 2, 1});
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          [](int64_t, std::span<uint8_t>) -> cache::LoadResult {
+                            throw Error(ErrorCode::kIo, "pread failed");
+                          });
+  BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(), {true, nullptr});
+  TestSlot slot(2, data.shape());
+  const std::vector<int64_t> rows = {0, 5};
+  CHECK_THROWS_AS(gatherer.Gather(rows, 0, slot.view), Error);
+  CHECK(gatherer.corrupt_chunks_skipped() == 0);
+}
+
+}  // namespace
+}  // namespace h5feed::pipeline

@@ -1,0 +1,57 @@
+#include "pipeline/slot_layout.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "h5feed/error.h"
+
+namespace h5feed::pipeline {
+namespace {
+
+bool Aligned(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % SlotLayout::kRegionAlignment == 0;
+}
+
+TEST_CASE("a slot holds images, labels and indices in aligned, disjoint regions") {
+  SlotLayout layout(5, {3, 3, 3}, false);  // 27-byte images: nothing is naturally aligned
+  alignas(256) static uint8_t slot[4096];
+  REQUIRE(layout.bytes() <= sizeof(slot));
+  SlotView view = layout.View(slot);
+  CHECK(view.images.size() == 5 * 27);
+  CHECK(view.labels.size() == 5);
+  CHECK(view.indices.size() == 5);
+  CHECK(view.normalized.empty());
+  CHECK(Aligned(view.images.data()));
+  CHECK(Aligned(view.labels.data()));
+  CHECK(Aligned(view.indices.data()));
+  CHECK(reinterpret_cast<uint8_t*>(view.labels.data()) >= view.images.data() + view.images.size());
+  CHECK(view.indices.data() >= view.labels.data() + view.labels.size());
+  CHECK(reinterpret_cast<uint8_t*>(view.indices.data() + 5) <= slot + layout.bytes());
+}
+
+TEST_CASE("a normalizing slot adds a float region after the others") {
+  SlotLayout plain(4, {8, 8, 3}, false);
+  SlotLayout layout(4, {8, 8, 3}, true);
+  std::vector<uint8_t> storage(layout.bytes() + 256);
+  auto base = reinterpret_cast<uintptr_t>(storage.data());
+  std::span<uint8_t> slot(storage.data() + (256 - base % 256) % 256, layout.bytes());
+  SlotView view = layout.View(slot);
+  CHECK(view.normalized.size() == 4 * 8 * 8 * 3);
+  CHECK(Aligned(view.normalized.data()));
+  CHECK(reinterpret_cast<uint8_t*>(view.normalized.data()) >=
+        reinterpret_cast<uint8_t*>(view.indices.data() + 4));
+  CHECK(layout.bytes() == plain.bytes() + 4 * 8 * 8 * 3 * sizeof(float));
+}
+
+TEST_CASE("a slot smaller than its layout or an empty shape is refused") {
+  CHECK_THROWS_AS(SlotLayout(0, {2, 2, 3}, false), Error);
+  CHECK_THROWS_AS(SlotLayout(2, {0, 2, 3}, false), Error);
+  SlotLayout layout(2, {2, 2, 3}, false);
+  std::vector<uint8_t> small(layout.bytes() - 1);
+  CHECK_THROWS_AS(layout.View(small), Error);
+}
+
+}  // namespace
+}  // namespace h5feed::pipeline

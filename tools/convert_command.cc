@@ -1,0 +1,147 @@
+// `h5feed convert imagefolder | cifar | npy`: image datasets to an h5feed file.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "conversion_runner.h"
+#include "exit_codes.h"
+#include "h5feed/error.h"
+#include "sources/cifar_source.h"
+#include "sources/image_folder_source.h"
+#include "sources/npy_source.h"
+
+namespace h5feed::cli {
+namespace {
+
+// "224x224" (height x width, like torchvision's Resize) or "224" (square).
+image::Size ParseSize(const std::string& text) {
+  size_t x = text.find_first_of("xX");
+  try {
+    size_t used = 0;
+    int height = std::stoi(text.substr(0, x), &used);
+    if (used != (x == std::string::npos ? text.size() : x)) throw std::invalid_argument(text);
+    int width = height;
+    if (x != std::string::npos) {
+      std::string rest = text.substr(x + 1);
+      width = std::stoi(rest, &used);
+      if (used != rest.size()) throw std::invalid_argument(text);
+    }
+    if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
+  } catch (const std::logic_error&) {
+  }
+  throw Error(ErrorCode::kInvalidArgument,
+              "--size " + text + " is not a size: give HxW (height first), e.g. 224x224, or one number");
+}
+
+void AddImageFolder(CLI::App& convert, Runner& run) {
+  auto flags = std::make_shared<ConversionFlags>();
+  auto input = std::make_shared<std::string>();
+  auto size = std::make_shared<std::string>();
+  auto resize = std::make_shared<std::string>("crop");
+  auto allow_empty = std::make_shared<bool>(false);
+  CLI::App* command = convert.add_subcommand(
+      "imagefolder",
+      "Convert a torchvision-style image folder (SRC_DIR/<class>/<image>): classes are the "
+      "subfolders sorted by name, labels their index, as torchvision's ImageFolder");
+  command->add_option("SRC_DIR", *input, "The image folder")->required()->check(CLI::ExistingDirectory);
+  command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
+  command->add_option("--size", *size,
+                      "Store every image at HxW (height first), e.g. 224x224. Without it all "
+                      "images must already have one size");
+  command->add_option("--resize", *resize,
+                      "How an image is fitted to --size: crop (scale the shorter side, "
+                      "center-crop), stretch, or pad (fit inside, zero borders)")
+      ->check(CLI::IsMember({"crop", "stretch", "pad"}))
+      ->capture_default_str();
+  command->add_flag("--allow-empty", *allow_empty,
+                    "Accept class folders with no image (their label is kept)");
+  AddConversionFlags(*command, *flags, true);
+  command->callback([=, &run] {
+    run = [=] {
+      ImageFolderOptions options;
+      options.allow_empty = *allow_empty;
+      options.threads = flags->threads;
+      options.resize = *resize == "stretch" ? image::ResizeMode::kStretch
+                       : *resize == "pad"   ? image::ResizeMode::kPad
+                                            : image::ResizeMode::kCrop;
+      if (!size->empty()) {
+        try {
+          options.size = ParseSize(*size);
+        } catch (const Error& e) {
+          ReportError("convert", e);
+          return kExitUsage;
+        }
+      }
+      return RunConversion("convert", *input, [&] { return OpenImageFolder(*input, options); },
+                           *flags, true);
+    };
+  });
+}
+
+void AddCifar(CLI::App& convert, Runner& run) {
+  auto flags = std::make_shared<ConversionFlags>();
+  auto input = std::make_shared<std::string>();
+  auto split = std::make_shared<std::string>("train");
+  auto labels = std::make_shared<std::string>("fine");
+  CLI::App* command = convert.add_subcommand(
+      "cifar",
+      "Convert the CIFAR-10 or CIFAR-100 binary version (data_batch_*.bin / test_batch.bin, or "
+      "train.bin / test.bin), with class names from batches.meta.txt or *_label_names.txt");
+  command->add_option("SRC", *input, "The folder holding the .bin files")->required()->check(CLI::ExistingDirectory);
+  command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
+  command->add_option("--split", *split, "train or test")
+      ->check(CLI::IsMember({"train", "test"}))
+      ->capture_default_str();
+  command->add_option("--labels", *labels, "CIFAR-100 only: fine (100 classes) or coarse (20)")
+      ->check(CLI::IsMember({"fine", "coarse"}))
+      ->capture_default_str();
+  AddConversionFlags(*command, *flags, true);
+  command->callback([=, &run] {
+    run = [=] {
+      CifarOptions options;
+      options.split = *split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
+      options.labels = *labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
+      return RunConversion("convert", *input, [&] { return OpenCifar(*input, options); }, *flags, true);
+    };
+  });
+}
+
+void AddNpy(CLI::App& convert, Runner& run) {
+  auto flags = std::make_shared<ConversionFlags>();
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* command = convert.add_subcommand(
+      "npy",
+      "Convert a NumPy uint8 array of images, (N, H, W, C) or (N, H, W), memory-mapped and "
+      "never loaded whole, with optional integer labels (N)");
+  command->add_option("IMAGES.npy [LABELS.npy] OUT", *paths, "The arrays, then the HDF5 file to write")
+      ->required()
+      ->expected(2, 3);
+  AddConversionFlags(*command, *flags, true);
+  command->callback([=, &run] {
+    run = [=] {
+      ConversionFlags with_output = *flags;
+      with_output.output = paths->back();
+      std::string images = (*paths)[0];
+      std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
+      return RunConversion("convert", images, [&] { return OpenNpy(images, labels); }, with_output, true);
+    };
+  });
+}
+
+}  // namespace
+
+void AddConvertCommand(CLI::App& app, Runner& run) {
+  CLI::App* convert = app.add_subcommand(
+      "convert", "Convert an image dataset to one chunked, compressed uint8 HDF5 file");
+  convert->require_subcommand(1);
+  AddImageFolder(*convert, run);
+  AddCifar(*convert, run);
+  AddNpy(*convert, run);
+}
+
+}  // namespace h5feed::cli

@@ -1,0 +1,27 @@
+// h5feed: convert image datasets to chunked HDF5, inspect them, and feed them to trainers.
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "h5feed keeps GPUs busy training image models on data stored in HDF5: it converts "
+      "image datasets to chunked, compressed uint8 HDF5 and reads them back in shuffled "
+      "batches. Run 'h5feed COMMAND --help' for a command's options.",
+      "h5feed"};
+  app.set_version_flag("--version", "h5feed " H5FEED_VERSION);
+  app.require_subcommand(1);
+  h5feed::cli::Runner run;
+  h5feed::cli::AddConvertCommand(app, run);
+  h5feed::cli::AddRechunkCommand(app, run);
+  h5feed::cli::AddInspectCommand(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints --help, --version, or the usage error
+    return code == 0 ? h5feed::cli::kExitOk : h5feed::cli::kExitUsage;
+  }
+  return run ? run() : h5feed::cli::kExitUsage;
+}

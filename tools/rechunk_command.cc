@@ -1,0 +1,36 @@
+// `h5feed rechunk IN.h5 OUT.h5`: an existing HDF5 image dataset into h5feed's format.
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "conversion_runner.h"
+#include "sources/hdf5_source.h"
+
+namespace h5feed::cli {
+
+void AddRechunkCommand(CLI::App& app, Runner& run) {
+  auto flags = std::make_shared<ConversionFlags>();
+  auto input = std::make_shared<std::string>();
+  auto options = std::make_shared<Hdf5SourceOptions>();
+  CLI::App* command = app.add_subcommand(
+      "rechunk",
+      "Rewrite any HDF5 file with a 4-D uint8 image dataset (NHWC or NCHW, any chunking and "
+      "filters, e.g. written by h5py) in h5feed's format, with new chunking and compression");
+  command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
+  command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
+  command->add_option("--images", options->images,
+                      "The image dataset (default: 'images', else the only 4-D uint8 dataset)");
+  command->add_option("--labels", options->labels,
+                      "The integer label dataset (default: 'labels' if present, else all 0)");
+  AddConversionFlags(*command, *flags, false);
+  command->callback([=, &run] {
+    run = [=] {
+      return RunConversion("rechunk", *input, [&] { return OpenHdf5(*input, *options); }, *flags, false);
+    };
+  });
+}
+
+}  // namespace h5feed::cli

@@ -1,0 +1,48 @@
+#include "units.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace h5feed::cli {
+
+std::string FormatCount(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+std::string FormatDuration(double seconds) {
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return text;
+  }
+  auto total = static_cast<int64_t>(std::llround(seconds));
+  if (total < 3600) {
+    std::snprintf(text, sizeof text, "%lld:%02lld", static_cast<long long>(total / 60),
+                  static_cast<long long>(total % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", static_cast<long long>(total / 3600),
+                  static_cast<long long>(total / 60 % 60), static_cast<long long>(total % 60));
+  }
+  return text;
+}
+
+}  // namespace h5feed::cli
