@@ -16,6 +16,7 @@ packages=(
   libxxhash-dev                     # per-chunk checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
+  python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
 )
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq

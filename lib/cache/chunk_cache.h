@@ -95,6 +95,12 @@ class ChunkCache {
   // load; the entry is then dropped, and a later Get loads it again.
   Ref Get(int64_t chunk, int64_t step);
 
+  // Steps before `step` are finished: nothing they read is needed for them any more. With
+  // several steps assembled at once, Belady measures next use from the oldest unfinished
+  // step, so a later step never evicts a chunk an earlier one in flight still needs, and a
+  // Prefetch for a finished step is refused. Monotonic; SetPlan forgets it.
+  void SetFirstPendingStep(int64_t step);
+
   // Loads `chunk` for `step` on the calling thread if it is absent and room can be made without
   // evicting a chunk needed sooner than `step`. Returns whether it loaded. Without a plan it
   // loads only into free budget. Rethrows what the LoadFunction threw (waiters get it too).

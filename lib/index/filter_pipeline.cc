@@ -57,8 +57,6 @@ bool NothingApplied(std::span<const FilterStep> filters, uint32_t filter_mask) {
 
 void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
                  std::span<const uint8_t> stored, std::span<uint8_t> out, DecodeScratch& scratch) {
-  // The size each applied stage was given on write: the chunk, plus 4 bytes per fletcher32,
-  // unknown (-1) after a compressor. A stage's decoded size is the size it was given.
   if (filters.size() > kMaxFilters) {
     throw Error(ErrorCode::kUnsupported, "a filter pipeline of " +
                                              std::to_string(filters.size()) +
@@ -71,6 +69,8 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
     if (Applied(i, filter_mask)) applied_storage[applied_count++] = i;
   }
   const std::span<const size_t> applied(applied_storage.data(), applied_count);
+  // The size each applied stage was given on write: the chunk, plus 4 bytes per fletcher32,
+  // unknown (-1) after a compressor. A stage's decoded size is the size it was given.
   constexpr int64_t kUnknown = -1;
   std::array<int64_t, kMaxFilters> input_bytes{};
   int64_t bytes = static_cast<int64_t>(out.size());

@@ -40,6 +40,27 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
   return index::OpenDatasetIndex(path, index_options);
 }
 
+// SamplesPerRank, checked against the batch size before any slot memory is allocated.
+int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOptions& options,
+                              const std::string& path) {
+  const int64_t samples = SamplesPerRank(geometry, options.shard);
+  loader::CheckOptionsForDataset(options, path, samples);
+  return samples;
+}
+
+pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
+                                                const index::DatasetIndex& dataset) {
+  pipeline::AssemblerOptions assembler;
+  assembler.echo = options.echo;
+  assembler.seed = options.seed;
+  if (options.normalize) {
+    assembler.normalize = pipeline::MakeNormalizeParams(
+        options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),
+        static_cast<int>(dataset.shape.channels));
+  }
+  return assembler;
+}
+
 }  // namespace
 
 // Thread-safety: used from the trainer's thread only (Loader's contract); the assembler's
@@ -58,7 +79,8 @@ struct Loader::Impl {
                 return cache::LoadResult{read.bytes_read, read.bytes_decoded};
               }),
         geometry{dataset.samples, dataset.chunk_samples},
-        samples_per_rank(SamplesPerRank(geometry, options.shard)),
+        samples_per_rank(CheckedSamplesPerRank(geometry, options, path)),
+        assembler_options(MakeAssemblerOptions(options, dataset)),
         layout(options.batch_size, dataset.shape, options.normalize),
         pool(options.slots, layout.bytes(), memory::PageAlignedAllocator()),
         gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
@@ -66,14 +88,6 @@ struct Loader::Impl {
                                                   options.on_warning}),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         fingerprint(loader::StateFingerprint(dataset, options)) {
-    loader::CheckOptionsForDataset(options, path, samples_per_rank);
-    assembler_options.echo = options.echo;
-    assembler_options.seed = options.seed;
-    if (options.normalize) {
-      assembler_options.normalize = pipeline::MakeNormalizeParams(
-          options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),
-          static_cast<int>(dataset.shape.channels));
-    }
     info.path = path;
     info.samples = dataset.samples;
     info.image_shape = dataset.shape;
@@ -141,12 +155,12 @@ struct Loader::Impl {
   cache::ChunkCache cache;
   const SampleGeometry geometry;
   const int64_t samples_per_rank;
+  const pipeline::AssemblerOptions assembler_options;
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;
   const uint64_t fingerprint;
-  pipeline::AssemblerOptions assembler_options;
   DatasetInfo info;
 
   // Position and counters (trainer's thread).

@@ -1,8 +1,8 @@
 #pragma once
-// The checks Loader::Open makes before reading anything: options out of range, and options
-// that do not fit the dataset (a batch larger than a rank's share, normalization of images
-// with more channels than mean/std give). Each failure is an Error(kInvalidArgument) naming
-// the option, its value and the accepted range.
+// The checks Loader::Open makes before allocating anything: options out of range, and options
+// that do not fit the dataset (a batch larger than a rank's share). Each failure is an
+// Error(kInvalidArgument) naming the option, its value and the accepted range. (Normalizing
+// images with more channels than mean and std give is refused by MakeNormalizeParams.)
 
 #include <cstdint>
 #include <string>

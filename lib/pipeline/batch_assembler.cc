@@ -15,9 +15,9 @@
 
 namespace h5feed::pipeline {
 
-// One loaded step in flight. leases[0] receives the loaded batch; leases[1..] receive the
-// echo copies first_delivered_copy() + 0, + 1, ... (copy 0 is leases[0] itself when it is
-// delivered, i.e. unless a resumed run starts past it).
+// One loaded step in flight. leases[0] receives the loaded batch and is delivered as copy 0
+// (unless a resumed run starts past it); leases[1..] receive echo copies first_made_copy(),
+// first_made_copy() + 1, ..., echo - 1.
 struct BatchAssembler::Job {
   int64_t loaded_step = 0;
   int first_copy = 0;  // the first copy delivered (0 except for a run resumed mid-echo)
@@ -55,6 +55,7 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
   if (resources_.pool->slot_bytes() < resources_.layout->bytes()) {
     throw Error(ErrorCode::kInternal, "batch assembler: slots smaller than the layout");
   }
+  resources_.cache->SetFirstPendingStep(first_loaded_step_);
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -163,7 +164,10 @@ void BatchAssembler::SchedulePrefetch(int64_t step) {
       // A chunk step t - 1 reads is loaded by that step (or its prefetch) already.
       if (std::binary_search(before.begin(), before.end(), chunk)) continue;
       prefetch_tasks_.run([this, chunk, t] {
-        if (stop_.stop_requested()) return;
+        // Stale once stage 1 has taken step t: that step's Get loads the chunk itself. Spawned
+        // tasks run LIFO on their thread, so with one worker these run late, after the steps
+        // they were for, and would read chunks back that were already used and evicted.
+        if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > t) return;
         try {
           resources_.cache->Prefetch(chunk, t);
         } catch (...) {
@@ -217,6 +221,8 @@ std::unique_ptr<BatchAssembler::Job> BatchAssembler::Release(Job* job) {
 
 void BatchAssembler::Deliver(Job* raw) {
   std::unique_ptr<Job> job = Release(raw);
+  // Steps finish here in order: the cache may now evict what only this step needed.
+  resources_.cache->SetFirstPendingStep(job->loaded_step + 1);
   if (stop_.stop_requested()) return;
   // Steps after a failed one reach this stage after it (serial_in_order) and are dropped.
   if (error_delivered_.load()) return;

@@ -85,6 +85,22 @@ TEST_CASE("a batch larger than a rank's share is refused at Open") {
   CHECK_NOTHROW(Loader::Open(file.path, options));
 }
 
+TEST_CASE("normalizing images with more channels than mean and std give is refused at Open") {
+  TempFolder folder;
+  const std::string path = folder / "rgba.h5";
+  testing::WriteH5feedFile(path, 20, {4, 4, 4}, 8, Compression::Parse("none"));
+  LoaderOptions options = Sequential();
+  CHECK_NOTHROW(Loader::Open(path, options));  // uint8 batches of any channel count
+  options.normalize = true;
+  try {
+    Loader::Open(path, options);
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kUnsupported);
+    CHECK(Contains(error.what(), "4 channels"));
+  }
+}
+
 TEST_CASE("a missing or truncated file is an error at Open") {
   File file;
   try {

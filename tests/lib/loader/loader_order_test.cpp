@@ -228,6 +228,31 @@ TEST_CASE("a state from another seed, file geometry or order option is refused")
   CHECK_NOTHROW(same.Restore(state));
 }
 
+TEST_CASE("chunks:W reads each chunk once per epoch with a cache of two windows, random does not") {
+  // 64 chunks; chunks:4 with batches of 16 spans a window in 4 steps, and the steps in flight
+  // (3 slots, 2 prefetched) reach at most into the next window: 8 chunks of cache suffice.
+  static TempFolder folder;
+  const std::string path = folder / "many_chunks.h5";
+  testing::WriteH5feedFile(path, 64 * kChunk, {4, 4, 3}, kChunk, Compression::Parse("zstd"));
+  const int64_t chunk_bytes = kChunk * 48;
+  for (const char* sampler : {"chunks:4", "random"}) {
+    LoaderOptions options = Options(sampler, 16);
+    options.cache_bytes = 8 * chunk_bytes;
+    Loader loader = Loader::Open(path, options);
+    for (int64_t epoch = 0; epoch < 3; ++epoch) ReadEpoch(loader, epoch);
+    const uint64_t reads = loader.stats().chunk_reads;
+    CAPTURE(sampler);
+    if (std::string(sampler) == "random") {
+      CHECK(reads > 3 * 64 * 4);  // most of a batch's 16 rows sit in different chunks
+    } else {
+      // Each chunk once per epoch; chunks still cached at an epoch's end (8 at most) may be
+      // hits at the next epoch's start.
+      CHECK(reads <= 3 * 64);
+      CHECK(reads >= 3 * 64 - 2 * 8);
+    }
+  }
+}
+
 TEST_CASE("chunks:W reads each chunk once per epoch when the cache holds the window") {
   LoaderOptions options = Options("chunks:3");
   options.cache_bytes = 1 << 20;
