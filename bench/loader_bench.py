@@ -246,6 +246,10 @@ def reference(args: argparse.Namespace, kind: str, path: Path) -> dict:
 
 def run_round(args: argparse.Namespace, tools: dict[str, str], f: BenchFile) -> str:
     """One round on one file: ceiling, h5feed (two samplers), the references; returns a line."""
+    # Again before every round, not once: the kernel's proactive reclaim (DAMON on the machines
+    # this was written on) drops pages of files idle for a while, and a dd that reads 5% of the
+    # file from disk halves its rate.
+    warm_page_cache(f.path)
     if f.compression == "none":
         f.ceilings.append(dd_ceiling(f.path, args.timeout))
     else:
@@ -500,8 +504,6 @@ def run(args: argparse.Namespace) -> int:
     files: list[BenchFile] = []
     for key in args.datasets:
         files += ensure_files(args, shapes[key], tools["h5feed"])
-    for f in files:
-        warm_page_cache(f.path)
     for round_index in range(args.repeats):
         for f in files:
             line = run_round(args, tools, f)

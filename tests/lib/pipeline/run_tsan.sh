@@ -10,7 +10,8 @@
 # TBB_SANITIZE=thread and runs the tests against it through LD_LIBRARY_PATH. The h5py
 # subprocesses of the loader tests read zstd through a plugin built without sanitizer (an
 # instrumented plugin cannot be dlopen'ed by an uninstrumented Python).
-# Needs: network access to Debian's archive (apt-get source), about 10 minutes on 2 cores.
+# Needs: the Debian archive the machine installs from (apt-get source), about 10 minutes on
+# 2 cores.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -25,8 +26,10 @@ tbb_lib="$work/tbb-build/gnu_12.2_cxx11_64_relwithdebinfo"
 if [[ ! -e "$tbb_lib/libtbb.so.12" ]]; then
   apt_dir="$work/apt"
   mkdir -p "$apt_dir/lists/partial" "$work/src"
-  echo "deb-src http://deb.debian.org/debian bookworm main" > "$apt_dir/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+  # The machine's own Debian archive, asked for sources instead of binaries (deb822 format).
+  sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+    > "$apt_dir/debian-src.sources"
+  apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt_dir"
             -o "Dir::State::Lists=$apt_dir/lists")
   apt-get "${apt_opts[@]}" update
   (cd "$work/src" && apt-get "${apt_opts[@]}" source --download-only onetbb=2021.8.0-2+deb12u1 &&
