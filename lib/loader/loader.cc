@@ -5,6 +5,7 @@
 
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -48,11 +49,36 @@ int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOption
   return samples;
 }
 
+// How many chunks the assembler may prefetch ahead: the cache less the working set, the
+// chunks in use at once: the sampler's window (W for chunks:W and quasi:W, one chunk for
+// sequential), the chunks of the steps in flight (one per slot, each touching about
+// batch / K + 1 chunks) and one pinned per thread. Prefetching into the working set's room
+// evicts chunks that are needed again. For random every chunk is in the working set; half
+// the cache is a guess that the cache's own refusal of harmful prefetches makes safe.
+int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  const int64_t chunk_bytes = dataset.chunk_samples * dataset.sample_bytes();
+  if (chunk_bytes <= 0) return 0;
+  const int64_t cache_chunks = options.cache_bytes / chunk_bytes;
+  const int64_t threads = options.threads > 0 ? options.threads : 1;
+  const int64_t in_flight = options.slots * (options.batch_size / dataset.chunk_samples + 1);
+  int64_t working_set = cache_chunks / 2;
+  switch (options.sampler.kind) {
+    case SamplerOptions::Kind::kSequential: working_set = 1 + in_flight + threads; break;
+    case SamplerOptions::Kind::kChunks:
+    case SamplerOptions::Kind::kQuasi:
+      working_set = options.sampler.window + in_flight + threads;
+      break;
+    case SamplerOptions::Kind::kRandom: break;
+  }
+  return std::max<int64_t>(0, cache_chunks - working_set);
+}
+
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const index::DatasetIndex& dataset) {
   pipeline::AssemblerOptions assembler;
   assembler.echo = options.echo;
   assembler.seed = options.seed;
+  assembler.prefetch_chunks = PrefetchChunks(options, dataset);
   if (options.normalize) {
     assembler.normalize = pipeline::MakeNormalizeParams(
         options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),

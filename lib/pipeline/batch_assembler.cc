@@ -156,13 +156,19 @@ BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
 void BatchAssembler::SchedulePrefetch(int64_t step) {
   if (options_.prefetch_steps <= 0) return;
   const cache::AccessPlan& access = *plan_->access();
-  const int64_t last = std::min(plan_->steps() - 1, step + options_.prefetch_steps);
-  const int64_t first = std::max(prefetched_through_.load(std::memory_order_relaxed), step) + 1;
-  for (int64_t t = first; t <= last; ++t) {
+  while (!prefetched_steps_.empty() && prefetched_steps_.front().first <= step) {
+    chunks_ahead_ -= prefetched_steps_.front().second;
+    prefetched_steps_.pop_front();
+  }
+  int64_t t = std::max(prefetched_through_.load(std::memory_order_relaxed), step) + 1;
+  for (; t < plan_->steps(); ++t) {
+    if (t > step + options_.prefetch_steps && chunks_ahead_ >= options_.prefetch_chunks) break;
     std::span<const int64_t> before = access.chunks_of(t - 1);
+    int64_t scheduled = 0;
     for (int64_t chunk : access.chunks_of(t)) {
       // A chunk step t - 1 reads is loaded by that step (or its prefetch) already.
       if (std::binary_search(before.begin(), before.end(), chunk)) continue;
+      ++scheduled;
       prefetch_tasks_.run([this, chunk, t] {
         // Stale once stage 1 has taken step t: that step's Get loads the chunk itself. Spawned
         // tasks run LIFO on their thread, so with one worker these run late, after the steps
@@ -176,8 +182,11 @@ void BatchAssembler::SchedulePrefetch(int64_t step) {
         }
       });
     }
+    prefetched_steps_.emplace_back(t, scheduled);
+    chunks_ahead_ += scheduled;
   }
-  prefetched_through_.store(std::max(last, first - 1), std::memory_order_relaxed);
+  prefetched_through_.store(std::max(t - 1, prefetched_through_.load(std::memory_order_relaxed)),
+                            std::memory_order_relaxed);
 }
 
 void BatchAssembler::Assemble(Job& job) {

@@ -25,6 +25,7 @@
 // delivered hold slot leases and may outlive it.
 
 #include <atomic>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -59,10 +60,14 @@ struct AssemblerOptions {
   // hold at least that many.
   int echo = 1;
   uint64_t seed = 0;  // of the echo permutations
-  // Steps ahead of the one being taken whose chunks are prefetched into the cache. 2 keeps
-  // the extra cache demand to two steps' chunks (~17 chunks for chunks:8 at batch 256, K = 64)
-  // while hiding a chunk's read and decompression behind the steps in flight.
+  // Steps ahead of the one being taken whose chunks are prefetched into the cache: at least
+  // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks.
+  // A chunks:W window switch needs W new chunks at once; prefetching them while the previous
+  // window's batches are still being copied keeps both cores busy (CIFAR-shaped files used
+  // 1.1 cores with 2 steps of lookahead). The cache refuses a prefetch that would evict a
+  // chunk needed sooner, so a long horizon never costs a read.
   int64_t prefetch_steps = 2;
+  int64_t prefetch_chunks = 0;
   std::optional<NormalizeParams> normalize;  // set: fill the slot's normalized region
 };
 
@@ -111,6 +116,9 @@ class BatchAssembler {
   // Stage 1 state (serial filter; atomics because TBB runs it on any worker).
   std::atomic<int64_t> next_step_;
   std::atomic<int64_t> prefetched_through_;
+  // Chunks whose prefetch was scheduled for each step ahead, oldest first (stage 1 only).
+  std::deque<std::pair<int64_t, int64_t>> prefetched_steps_;
+  int64_t chunks_ahead_ = 0;  // the sum of prefetched_steps_'s counts
   std::atomic<bool> failed_{false};  // an error was met: take no more steps
   std::atomic<bool> error_delivered_{false};  // stage 3 pushed the error: drop later steps
 
