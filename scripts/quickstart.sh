@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh clone on Debian bookworm: installs the dependencies, builds h5feed, generates a
-# sample image folder, converts it to HDF5 and shows what was written.
+# sample image folder, converts it to HDF5, shows what was written, and reads it back in
+# shuffled batches with the loader, printing what it delivered.
 #
 #   bash scripts/quickstart.sh [IMAGES]    (default 2000 images; work in ./quickstart/)
 set -euo pipefail
@@ -22,6 +23,9 @@ build/tools/h5feed convert imagefolder quickstart/photos quickstart/train.h5 --s
 echo
 echo "== h5feed inspect quickstart/train.h5"
 build/tools/h5feed inspect quickstart/train.h5
+echo
+echo "== h5feed bench quickstart/train.h5 --epochs 2   (the loader: shuffled uint8 batches)"
+build/tools/h5feed bench quickstart/train.h5 --epochs 2 --batch 64
 echo
 echo "== h5py reads it (zstd through h5feed's HDF5 plugin)"
 HDF5_PLUGIN_PATH=build/plugins /usr/bin/python3 -c "
