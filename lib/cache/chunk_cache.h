@@ -95,6 +95,10 @@ class ChunkCache {
   // load; the entry is then dropped, and a later Get loads it again.
   Ref Get(int64_t chunk, int64_t step);
 
+  // Allocates and touches the buffers of up to `entries` chunks now (never more than the
+  // budget holds), so loads during the epoch neither allocate nor page-fault.
+  void Reserve(int64_t entries);
+
   // Steps before `step` are finished: nothing they read is needed for them any more. With
   // several steps assembled at once, Belady measures next use from the oldest unfinished
   // step, so a later step never evicts a chunk an earlier one in flight still needs, and a

@@ -120,6 +120,9 @@ struct Loader::Impl {
     info.chunk_samples = dataset.chunk_samples;
     info.chunks = dataset.chunk_count();
     info.classes = dataset.classes;
+    // The cache's memory is committed here rather than at the first touch during an epoch:
+    // as much of the budget as the file's chunks can use.
+    cache.Reserve(dataset.chunk_count());
   }
 
   ~Impl() { assembler.reset(); }  // stop and join the run before anything it borrows goes
