@@ -71,7 +71,7 @@ void WriteCifar100(const std::filesystem::path& dir) {
 TEST_CASE("CIFAR-10 training batches are read in file order with interleaved pixels") {
   ScratchDir dir;
   WriteCifar10(dir.path());
-  auto source = OpenCifar(dir.path().string(), {});
+  auto source = OpenCifar(dir.path(), {});
   CHECK(source->kind() == "cifar");
   CHECK(source->count() == 10);
   CHECK(source->shape() == ImageShape{32, 32, 3});
@@ -91,7 +91,7 @@ TEST_CASE("the CIFAR-10 test split is test_batch.bin") {
   WriteCifar10(dir.path());
   CifarOptions options;
   options.split = CifarOptions::Split::kTest;
-  auto source = OpenCifar(dir.path().string(), options);
+  auto source = OpenCifar(dir.path(), options);
   REQUIRE(source->count() == 3);
   CheckSample(*source, 0, 0, 0, 3, "test_batch.bin#0");
   CheckSample(*source, 2, 0, 2, 9, "test_batch.bin#2");
@@ -99,17 +99,17 @@ TEST_CASE("the CIFAR-10 test split is test_batch.bin") {
 
 TEST_CASE("the folder the archive was extracted into is accepted") {
   ScratchDir dir;
-  WriteCifar10(dir.path() / "cifar-10-batches-bin");
-  CHECK(OpenCifar(dir.path().string(), {})->count() == 10);
+  WriteCifar10(dir / "cifar-10-batches-bin");
+  CHECK(OpenCifar(dir.path(), {})->count() == 10);
   ScratchDir dir100;
-  WriteCifar100(dir100.path() / "cifar-100-binary");
-  CHECK(OpenCifar(dir100.path().string(), {})->count() == 3);
+  WriteCifar100(dir100 / "cifar-100-binary");
+  CHECK(OpenCifar(dir100.path(), {})->count() == 3);
 }
 
 TEST_CASE("without a class name file CIFAR-10 classes are the digits") {
   ScratchDir dir;
   WriteCifar10(dir.path(), false);
-  auto source = OpenCifar(dir.path().string(), {});
+  auto source = OpenCifar(dir.path(), {});
   CHECK(source->classes() ==
         std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
 }
@@ -117,7 +117,7 @@ TEST_CASE("without a class name file CIFAR-10 classes are the digits") {
 TEST_CASE("CIFAR-100 gives fine labels by default and coarse labels on request") {
   ScratchDir dir;
   WriteCifar100(dir.path());
-  auto fine = OpenCifar(dir.path().string(), {});
+  auto fine = OpenCifar(dir.path(), {});
   REQUIRE(fine->count() == 3);
   REQUIRE(fine->classes().size() == 100);
   CHECK(fine->classes()[42] == "42");
@@ -126,13 +126,13 @@ TEST_CASE("CIFAR-100 gives fine labels by default and coarse labels on request")
 
   CifarOptions options;
   options.labels = CifarOptions::Labels::kCoarse;
-  auto coarse = OpenCifar(dir.path().string(), options);
+  auto coarse = OpenCifar(dir.path(), options);
   CHECK(coarse->classes().size() == 20);
   CheckSample(*coarse, 0, 1, 0, 19, "train.bin#0");
   CheckSample(*coarse, 1, 1, 1, 0, "train.bin#1");
 
   options.split = CifarOptions::Split::kTest;
-  auto test = OpenCifar(dir.path().string(), options);
+  auto test = OpenCifar(dir.path(), options);
   REQUIRE(test->count() == 1);
   CheckSample(*test, 0, 2, 0, 2, "test.bin#0");
 }
@@ -145,10 +145,10 @@ TEST_CASE("CIFAR-100 class names come from the fine and coarse name files") {
   for (int i = 0; i < 20; ++i) coarse += "coarse" + std::to_string(i) + "\n";
   WriteText(dir / "fine_label_names.txt", fine);
   WriteText(dir / "coarse_label_names.txt", coarse);
-  CHECK(OpenCifar(dir.path().string(), {})->classes()[99] == "fine99");
+  CHECK(OpenCifar(dir.path(), {})->classes()[99] == "fine99");
   CifarOptions options;
   options.labels = CifarOptions::Labels::kCoarse;
-  CHECK(OpenCifar(dir.path().string(), options)->classes()[19] == "coarse19");
+  CHECK(OpenCifar(dir.path(), options)->classes()[19] == "coarse19");
 }
 
 TEST_CASE("CIFAR-10 has no coarse labels") {
@@ -156,7 +156,7 @@ TEST_CASE("CIFAR-10 has no coarse labels") {
   WriteCifar10(dir.path());
   CifarOptions options;
   options.labels = CifarOptions::Labels::kCoarse;
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path().string(), options), doctest::Contains("coarse"), Error);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), options), doctest::Contains("coarse"), Error);
 }
 
 ErrorCode CodeOf(const std::function<void()>& f) {
@@ -172,38 +172,38 @@ ErrorCode CodeOf(const std::function<void()>& f) {
 TEST_CASE("a missing training batch is named in the error") {
   ScratchDir dir;
   WriteCifar10(dir.path());
-  std::filesystem::remove(dir.path() / "data_batch_4.bin");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path().string(), {}),
+  std::filesystem::remove(dir / "data_batch_4.bin");
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}),
                        doctest::Contains("lacks data_batch_4.bin"), Error);
-  CHECK(CodeOf([&] { OpenCifar(dir.path().string(), {}); }) == ErrorCode::kNotFound);
+  CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kNotFound);
   CifarOptions test;
   test.split = CifarOptions::Split::kTest;
-  CHECK(OpenCifar(dir.path().string(), test)->count() == 3);  // the test split is complete
+  CHECK(OpenCifar(dir.path(), test)->count() == 3);  // the test split is complete
 }
 
 TEST_CASE("a folder without CIFAR binaries says which files were expected") {
   ScratchDir dir;
   WriteText(dir / "readme.txt", "nothing here");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path().string(), {}), doctest::Contains("data_batch_1.bin"),
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("data_batch_1.bin"),
                        Error);
-  CHECK(CodeOf([&] { OpenCifar(dir.path().string(), {}); }) == ErrorCode::kNotFound);
+  CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kNotFound);
   CHECK(CodeOf([&] { OpenCifar(dir / "absent", {}); }) == ErrorCode::kNotFound);
 }
 
 TEST_CASE("a truncated batch file is reported as truncated") {
   ScratchDir dir;
   WriteCifar10(dir.path());
-  std::filesystem::resize_file(dir.path() / "data_batch_2.bin", 3073 + 1000);
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path().string(), {}),
+  std::filesystem::resize_file(dir / "data_batch_2.bin", 3073 + 1000);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}),
                        doctest::Contains("data_batch_2.bin is truncated"), Error);
-  CHECK(CodeOf([&] { OpenCifar(dir.path().string(), {}); }) == ErrorCode::kCorrupt);
+  CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kCorrupt);
 }
 
 TEST_CASE("a record whose label is out of range is a corrupt sample naming the record") {
   ScratchDir dir;
   WriteCifar10(dir.path());
   WriteFile(dir / "data_batch_3.bin", CifarFile(3, {{1}, {10}}));
-  auto source = OpenCifar(dir.path().string(), {});
+  auto source = OpenCifar(dir.path(), {});
   std::vector<uint8_t> pixels(3072);
   CHECK_THROWS_WITH_AS(source->Read(5, pixels), doctest::Contains("data_batch_3.bin#1"), Error);
   CHECK(CodeOf([&] { source->Read(5, pixels); }) == ErrorCode::kCorrupt);
@@ -214,7 +214,7 @@ TEST_CASE("a class name file with the wrong number of names is an error") {
   ScratchDir dir;
   WriteCifar10(dir.path());
   WriteText(dir / "batches.meta.txt", "cat\ndog\n");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path().string(), {}), doctest::Contains("2 class names"),
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("2 class names"),
                        Error);
 }
 

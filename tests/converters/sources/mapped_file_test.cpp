@@ -43,7 +43,7 @@ TEST_CASE("a missing file is not found and a folder is refused") {
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kNotFound);
   }
-  CHECK_THROWS_AS(MappedFile(dir.path().string()), Error);
+  CHECK_THROWS_AS(MappedFile(dir.path()), Error);
 }
 
 }  // namespace

@@ -170,7 +170,7 @@ TEST_CASE("labels that do not fit the images are refused") {
 TEST_CASE("a truncated array file is reported as truncated") {
   ScratchDir dir;
   RunPython(SaveImages(dir / "images.npy", "(4, 8, 8, 3)"));
-  std::filesystem::resize_file(dir.path() / "images.npy", 128 + 3 * 192 + 10);
+  std::filesystem::resize_file(dir / "images.npy", 128 + 3 * 192 + 10);
   std::string message;
   CHECK(CodeOf([&] { OpenNpy(dir / "images.npy", ""); }, &message) == ErrorCode::kCorrupt);
   CHECK(message.find("truncated") != std::string::npos);

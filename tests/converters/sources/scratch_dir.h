@@ -1,6 +1,7 @@
 #pragma once
-// Test fixtures shared by the source tests: a scratch folder removed at scope exit, writing
-// bytes to a file, and running Debian's Python (numpy, h5py) to make real input files.
+// Test fixtures shared by the source tests: a scratch folder removed at scope exit
+// (support/temp_folder.h), writing bytes to a file, and running Debian's Python (numpy, h5py)
+// to make real input files (support/run_python.h).
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -12,28 +13,13 @@
 #include <span>
 #include <string>
 
+#include "support/run_python.h"
+#include "support/temp_folder.h"
+
 namespace h5feed::testing {
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "h5feed-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+// The source tests' scratch folder is the project's shared test folder.
+using ScratchDir = TempFolder;
 
 inline void WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -45,14 +31,6 @@ inline void WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
 
 inline void WriteText(const std::string& path, const std::string& text) {
   WriteFile(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-}
-
-// Runs `code` with H5FEED_PYTHON (Debian's /usr/bin/python3, which has numpy and h5py) and
-// requires it to succeed. `code` must not contain single quotes.
-inline void RunPython(const std::string& code) {
-  std::string command = std::string(H5FEED_PYTHON) + " -c '" + code + "'";
-  INFO(command);
-  REQUIRE(std::system(command.c_str()) == 0);
 }
 
 }  // namespace h5feed::testing

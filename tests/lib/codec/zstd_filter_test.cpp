@@ -13,7 +13,7 @@
 
 #include "codec/zstd_codec.h"
 #include "format/hdf5_handle.h"
-#include "temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::codec {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
-#include "temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed {
 namespace {

@@ -8,7 +8,7 @@
 #include "format/hdf5_handle.h"
 #include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
-#include "temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::hdf5 {
 namespace {

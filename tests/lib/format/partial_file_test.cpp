@@ -8,7 +8,7 @@
 #include <string>
 
 #include "h5feed/error.h"
-#include "temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed {
 namespace {

@@ -22,7 +22,7 @@
 #include "format/hdf5_strings.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed {
 namespace {

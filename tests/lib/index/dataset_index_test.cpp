@@ -20,7 +20,7 @@ namespace {
 using testing::CaughtError;
 using testing::Contains;
 using testing::ForeignFile;
-using testing::RunPython;
+using testing::RunPythonWithH5py;
 using testing::TempFolder;
 
 const ImageShape kShape{6, 5, 3};  // 90 bytes per image
@@ -152,14 +152,14 @@ TEST_CASE("an interrupted conversion is refused, by its name or by its missing a
 
   // The writer's temporary name, before the attributes were written.
   const std::string partial = testing::CopyTo(path, folder / ".train.h5.partial-4242");
-  RunPython("f = h5py.File(\"" + partial + "\", \"a\")\nfor k in list(f.attrs): del f.attrs[k]");
+  RunPythonWithH5py("f = h5py.File(\"" + partial + "\", \"a\")\nfor k in list(f.attrs): del f.attrs[k]");
   Error named = CaughtError([&] { OpenDatasetIndex(partial, {}); });
   CHECK(named.code() == ErrorCode::kCorrupt);
   CHECK(Contains(named.what(), "interrupted conversion"));
 
   // Renamed, but it has h5feed's chunk table and no format attribute.
   const std::string renamed = testing::CopyTo(path, folder / "renamed.h5");
-  RunPython("f = h5py.File(\"" + renamed + "\", \"a\")\ndel f.attrs[\"h5feed_format\"]");
+  RunPythonWithH5py("f = h5py.File(\"" + renamed + "\", \"a\")\ndel f.attrs[\"h5feed_format\"]");
   Error unmarked = CaughtError([&] { OpenDatasetIndex(renamed, {}); });
   CHECK(unmarked.code() == ErrorCode::kCorrupt);
   CHECK(Contains(unmarked.what(), "interrupted conversion"));
@@ -174,7 +174,7 @@ TEST_CASE("a file in a newer format version is refused, naming both versions") {
   TempFolder folder;
   const std::string path = folder / "future.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 10, 4, kShape);
-  RunPython("f = h5py.File(\"" + path + "\", \"a\")\n"
+  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
             "f.attrs.create(\"h5feed_format_version\", 2, dtype=np.int32)");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kUnsupported);
@@ -186,7 +186,7 @@ TEST_CASE("a chunk table with a row missing is refused") {
   TempFolder folder;
   const std::string path = folder / "short-table.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 50, 8, kShape);
-  RunPython("f = h5py.File(\"" + path + "\", \"a\")\n"
+  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
             "t = f[\"chunk_index\"][:-1]; a = dict(f[\"chunk_index\"].attrs)\n"
             "del f[\"chunk_index\"]; d = f.create_dataset(\"chunk_index\", data=t)\n"
             "d.attrs[\"checksum\"] = a[\"checksum\"]");
@@ -200,7 +200,7 @@ TEST_CASE("a chunk table whose addresses HDF5 contradicts is refused: run h5feed
   const std::string path = folder / "moved.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 50, 8, kShape);
   // The last chunk is always checked; move it by 8 bytes in the table only.
-  RunPython("f = h5py.File(\"" + path + "\", \"a\")\n"
+  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
             "t = f[\"chunk_index\"][:]; t[\"address\"][-1] -= 8; f[\"chunk_index\"][:] = t");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kCorrupt);
@@ -216,7 +216,7 @@ TEST_CASE("a chunk table pointing past the end of the file is refused") {
   TempFolder folder;
   const std::string path = folder / "beyond.h5";
   testing::WriteH5feedFile(path, Compression::Parse("gzip:1"), 50, 8, kShape);
-  RunPython("import os\nsize = os.path.getsize(\"" + path + "\")\n"
+  RunPythonWithH5py("import os\nsize = os.path.getsize(\"" + path + "\")\n"
             "f = h5py.File(\"" + path + "\", \"a\")\n"
             "t = f[\"chunk_index\"][:]; t[\"address\"][3] = size; f[\"chunk_index\"][:] = t");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });

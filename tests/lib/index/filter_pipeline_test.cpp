@@ -13,7 +13,7 @@
 #include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
 #include "index/hdf5_filters.h"
-#include "../format/temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::index {
 namespace {

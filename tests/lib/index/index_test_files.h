@@ -17,7 +17,8 @@
 #include "codec/checksum.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
-#include "../format/temp_folder.h"
+#include "support/run_python.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::testing {
 
@@ -87,9 +88,9 @@ inline void Run(const std::string& command) {
   REQUIRE(std::system(command.c_str()) == 0);
 }
 
-// Runs Python `code` with Debian's Python (numpy, h5py). `code` must not contain single quotes.
-inline void RunPython(const std::string& code) {
-  Run(std::string(H5FEED_PYTHON) + " -c 'import numpy as np, h5py\n" + code + "'");
+// Runs Python `code` with numpy and h5py imported. `code` must not contain single quotes.
+inline void RunPythonWithH5py(const std::string& code) {
+  RunPython("import numpy as np, h5py\n" + code);
 }
 
 // The folder of foreign files make_foreign_files.py writes, made on first use and removed

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
-#include "../format/temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::testing {
 namespace {

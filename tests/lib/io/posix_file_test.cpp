@@ -10,7 +10,7 @@
 
 #include "h5feed/error.h"
 #include "io/random_access_file.h"
-#include "../format/temp_folder.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::io {
 namespace {

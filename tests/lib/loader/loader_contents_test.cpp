@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../format/temp_folder.h"
+#include "support/temp_folder.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "test_files.h"
