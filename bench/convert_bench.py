@@ -36,15 +36,16 @@ import hashlib
 import importlib.util
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench_support import (BenchError, cpu_model, executable, publish, revision,
+                           run_checked, run_main)
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
@@ -59,10 +60,6 @@ RSS_PROBE = ("import resource, subprocess, sys\n"
              "rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL)\n"
              "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
              "sys.exit(rc)\n")
-
-
-class BenchError(Exception):
-    """A failure the user must fix (missing binary, failed run); printed without a traceback."""
 
 
 @dataclass
@@ -86,28 +83,6 @@ class MemoryRun:
     images: int
     peak_rss_kib: int
     seconds: float
-
-
-def executable(path: str, what: str, hint: str) -> str:
-    """Absolute path of an executable file, or a BenchError saying how to get it."""
-    resolved = shutil.which(path) if os.sep not in path else (path if os.path.isfile(path) else None)
-    if not resolved or not os.access(resolved, os.X_OK):
-        raise BenchError(f"{what} not found or not executable at '{path}': {hint}")
-    return os.path.abspath(resolved)
-
-
-def run_checked(argv: list[str], timeout: float, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
-    """Run argv; on failure raise a BenchError carrying the command and its stderr."""
-    try:
-        done = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise BenchError(f"timed out after {timeout:.0f} s: {shlex.join(argv)}") from None
-    except OSError as error:
-        raise BenchError(f"cannot run {shlex.join(argv)}: {error}") from None
-    if done.returncode != 0:
-        raise BenchError(f"exit code {done.returncode} from: {shlex.join(argv)}\n"
-                         f"--- stderr ---\n{done.stderr.rstrip()}")
-    return done
 
 
 def count_images(folder: Path) -> tuple[int, int]:
@@ -240,25 +215,6 @@ def memory_scaling(args: argparse.Namespace, h5feed: str) -> list[MemoryRun]:
         print(f"memory: {images} images, peak RSS {rss / 1024:.1f} MiB, {images / seconds:.0f} images/s",
               flush=True)
     return runs
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def revision() -> str:
-    try:
-        done = subprocess.run(["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10)
-        return done.stdout.strip() or "unknown"
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
 
 
 def verdict(value: float, target: float, higher_is_better: bool = True) -> str:
@@ -395,23 +351,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.keep_outputs:
             shutil.rmtree(args.workdir / "out", ignore_errors=True)
     text = report(args, folder, {v.key: v for v in variants}, memory, load_before)
-    print("\n" + text)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text)
-    print(f"wrote {args.output}")
+    publish(text, args.output)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    try:
-        return run(args)
-    except BenchError as error:
-        print(f"convert_bench: error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("convert_bench: interrupted", file=sys.stderr)
-        return 130
+    return run_main("convert_bench", parse_args, run, argv)
 
 
 if __name__ == "__main__":

@@ -36,15 +36,16 @@ import datetime
 import importlib.util
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench_support import (BenchError, cpu_model, executable, publish, revision,
+                           run_checked, run_main)
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
@@ -55,10 +56,6 @@ GENERATOR_VERSION = 1
 # Uniform noise of generated images: 0 .. NOISE_LEVELS - 1 added to the smooth fields.
 NOISE_LEVELS = 12
 MIB = 1 << 20
-
-
-class BenchError(Exception):
-    """A failure the user must fix (missing binary, failed run); printed without a traceback."""
 
 
 @dataclass(frozen=True)
@@ -95,30 +92,6 @@ class BenchFile:
 
     def ceiling_mb_per_s(self) -> float:
         return max(c["mb_per_s"] for c in self.ceilings)
-
-
-def executable(path: str, what: str, hint: str) -> str:
-    """Absolute path of an executable file, or a BenchError saying how to get it."""
-    resolved = shutil.which(path) if os.sep not in path else (path if os.path.isfile(path) else None)
-    if not resolved or not os.access(resolved, os.X_OK):
-        raise BenchError(f"{what} not found or not executable at '{path}': {hint}")
-    return os.path.abspath(resolved)
-
-
-def run_checked(argv: list[str], timeout: float, env: dict | None = None,
-                stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
-    """Run argv; on failure raise a BenchError carrying the command and its stderr."""
-    try:
-        done = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                              timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise BenchError(f"timed out after {timeout:.0f} s: {shlex.join(argv)}") from None
-    except OSError as error:
-        raise BenchError(f"cannot run {shlex.join(argv)}: {error}") from None
-    if done.returncode != 0:
-        raise BenchError(f"exit code {done.returncode} from: {shlex.join(argv)}\n"
-                         f"--- stderr ---\n{done.stderr.rstrip()}")
-    return done
 
 
 def run_json(argv: list[str], timeout: float, env: dict | None = None) -> dict:
@@ -271,28 +244,6 @@ def rss_cache_mb(shape: Shape) -> int:
 
 
 # --- Report ----------------------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def revision() -> str:
-    try:
-        head = subprocess.run(["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO_DIR), "status", "--porcelain",
-                                "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=30).stdout.strip()
-        return (head or "unknown") + (" with uncommitted changes" if dirty else "")
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
 
 
 def verdict(met: bool) -> str:
@@ -518,23 +469,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"peak RSS {f.name}: {f.rss['peak_rss_mb']:.0f} MiB with a {cache_mb} MiB cache "
                   f"and {f.rss['slot_mb']:.0f} MiB of slots", flush=True)
     text = report(args, files, load_before, started)
-    print("\n" + text)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text)
-    print(f"wrote {args.output}")
+    publish(text, args.output)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    try:
-        return run(args)
-    except BenchError as error:
-        print(f"loader_bench: error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("loader_bench: interrupted", file=sys.stderr)
-        return 130
+    return run_main("loader_bench", parse_args, run, argv)
 
 
 if __name__ == "__main__":

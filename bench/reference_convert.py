@@ -32,6 +32,8 @@ import h5py
 import numpy as np
 from PIL import Image
 
+from bench_support import positive_int
+
 # torchvision.datasets.folder.IMG_EXTENSIONS, matched case-insensitively.
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 CHUNK_TARGET_BYTES = 4 << 20  # default chunk: about 4 MiB of images, as h5feed's default
@@ -169,13 +171,6 @@ def parse_compression(text: str) -> tuple[str | None, int | None]:
     if name == "gzip" and (not level or (level.isdigit() and int(level) <= 9)):
         return "gzip", int(level) if level else 4
     raise argparse.ArgumentTypeError(f"expected none, lzf or gzip[:0-9], got '{text}'")
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

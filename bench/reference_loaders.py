@@ -43,6 +43,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench_support import positive_int
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 PLUGIN_NAME = "libh5feed_zstd.so"
 LOADERS = ("random", "random_rdcc", "chunked")
@@ -224,13 +226,6 @@ def peak_rss_mib() -> float:
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

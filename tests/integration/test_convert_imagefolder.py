@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import H5FEED, PLUGIN_DIR, python_with_plugin, run_h5feed
+from conftest import PLUGIN_DIR, python_with_plugin, run_h5feed
 from image_zoo import HEIGHT, WIDTH, make_zoo, stored_order, torchvision_order
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
