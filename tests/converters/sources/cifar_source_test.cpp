@@ -8,6 +8,7 @@
 
 #include "h5feed/error.h"
 #include "scratch_dir.h"
+#include "support/caught_error.h"
 
 namespace h5feed {
 namespace {
@@ -159,15 +160,7 @@ TEST_CASE("CIFAR-10 has no coarse labels") {
   CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), options), doctest::Contains("coarse"), Error);
 }
 
-ErrorCode CodeOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  FAIL("no h5feed::Error thrown");
-  return ErrorCode::kInternal;
-}
+using testing::CodeOf;
 
 TEST_CASE("a missing training batch is named in the error") {
   ScratchDir dir;

@@ -17,6 +17,7 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "scratch_dir.h"
+#include "support/caught_error.h"
 
 namespace h5feed {
 namespace {
@@ -106,16 +107,7 @@ void CheckEveryPixel(const SampleSource& source, bool nchw) {
   CHECK(wrong == 0);
 }
 
-ErrorCode CodeOf(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  FAIL("no h5feed::Error thrown");
-  return ErrorCode::kInternal;
-}
+using testing::CodeOf;
 
 TEST_CASE("a gzip NHWC dataset whose chunks split rows reads back every pixel") {
   ScratchDir dir;

@@ -10,6 +10,7 @@
 
 #include "h5feed/error.h"
 #include "scratch_dir.h"
+#include "support/caught_error.h"
 
 namespace h5feed {
 namespace {
@@ -29,16 +30,7 @@ std::string SaveImages(const std::string& path, const std::string& shape,
          extra + "; np.save(\"" + path + "\", a)";
 }
 
-ErrorCode CodeOf(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  FAIL("no h5feed::Error thrown");
-  return ErrorCode::kInternal;
-}
+using testing::CodeOf;
 
 void CheckAllRows(const SampleSource& source) {
   const int64_t bytes = source.shape().bytes();

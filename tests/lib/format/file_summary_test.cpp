@@ -13,6 +13,7 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed {
 namespace {
@@ -26,16 +27,7 @@ void RunPython(const std::string& code) {
   REQUIRE(std::system(command.c_str()) == 0);
 }
 
-ErrorCode CodeOf(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  FAIL("no h5feed::Error thrown");
-  return ErrorCode::kInternal;
-}
+using testing::CodeOf;
 
 bool HasNote(const FileSummary& s, const std::string& text) {
   for (const std::string& note : s.notes) {

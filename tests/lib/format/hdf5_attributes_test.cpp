@@ -9,6 +9,7 @@
 #include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -19,15 +20,7 @@ struct Fixture {
                       H5P_DEFAULT)};
 };
 
-template <typename F>
-ErrorCode CodeOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.code();
-  }
-  return ErrorCode::kInternal;  // did not throw: no test expects this
-}
+using testing::CodeOf;
 
 TEST_CASE("integer and string attributes read back as written") {
   Fixture f;

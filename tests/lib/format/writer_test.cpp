@@ -23,6 +23,7 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed {
 namespace {
@@ -67,15 +68,7 @@ void WriteFile(const std::string& path, Compression compression, int64_t images,
   writer.Finish(Describe(images));
 }
 
-template <typename F>
-ErrorCode CodeOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.code();
-  }
-  return ErrorCode::kInternal;  // did not throw: no test expects this
-}
+using testing::CodeOf;
 
 std::vector<uint8_t> Decode(Kind kind, const std::vector<uint8_t>& stored, size_t size) {
   std::vector<uint8_t> out(size);

@@ -19,6 +19,7 @@
 #include "h5feed/writer.h"
 #include "support/run_python.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed::testing {
 
@@ -112,15 +113,6 @@ inline const std::string& ForeignFiles() {
 inline std::string ForeignFile(const std::string& name) { return ForeignFiles() + "/" + name + ".h5"; }
 
 // The error `f` throws; fails the test when it throws none.
-inline Error CaughtError(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no h5feed::Error was thrown");
-  return Error(ErrorCode::kInternal, "");
-}
 
 inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -9,6 +9,7 @@
 
 #include "h5feed/error.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed::testing {
 namespace {
@@ -21,15 +22,7 @@ std::string WriteCounting(const TempFolder& folder, uint64_t size) {
   return path;
 }
 
-Error CaughtError(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no h5feed::Error was thrown");
-  return Error(ErrorCode::kInternal, "");
-}
+using testing::CaughtError;
 
 TEST_CASE("a faulty file without faults reads like the file it wraps") {
   TempFolder folder;

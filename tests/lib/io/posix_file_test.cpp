@@ -11,6 +11,7 @@
 #include "h5feed/error.h"
 #include "io/random_access_file.h"
 #include "support/temp_folder.h"
+#include "support/caught_error.h"
 
 namespace h5feed::io {
 namespace {
@@ -30,15 +31,7 @@ std::string WritePattern(const TempFolder& folder, const std::string& name, uint
   return path;
 }
 
-Error CaughtError(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no h5feed::Error was thrown");
-  return Error(ErrorCode::kInternal, "");
-}
+using testing::CaughtError;
 
 TEST_CASE("a posix file reads exactly the bytes at any offset and knows its size") {
   TempFolder folder;
