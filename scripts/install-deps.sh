@@ -17,6 +17,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
+  python3-dev pybind11-dev          # the Python module (import h5feed)
+  gnuplot-nox                       # h5feed bench sweep's plots
+  clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)
 )
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq

@@ -28,6 +28,17 @@ void CheckOptions(const LoaderOptions& options) {
               " needs at least as many slots (each echo copy is a batch in its own slot)");
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window,
           "it must be >= 1");
+  // Until the GPU stage and the CPU path's other types and layouts land (issue 4).
+  const OutputOptions& output = options.output;
+  const bool default_output = output.type == ElementType::kFloat32 &&
+                              output.layout == Layout::kNCHW && !output.augment.any() &&
+                              output.cuda_device < 0;
+  if (!default_output) {
+    throw Error(ErrorCode::kUnsupported,
+                "LoaderOptions.output: this build delivers host batches, uint8 NHWC or float32 "
+                "NCHW without augmentation; other types, layouts, augmentation and CUDA devices "
+                "are not implemented yet");
+  }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");
   Require(options.shard.rank >= 0 && options.shard.rank < options.shard.world_size,

@@ -29,6 +29,7 @@
 // batches stalls the loader until it releases one. Batches stay valid after the Loader that
 // made them is destroyed.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,6 +42,17 @@
 
 namespace h5feed {
 
+// One of a batch's arrays as it lies in memory: enough to wrap it without a copy (DLPack,
+// torch.from_blob). Valid while the Batch it came from is held.
+struct TensorView {
+  const void* data = nullptr;
+  ElementType type = ElementType::kUint8;
+  int rank = 0;
+  std::array<int64_t, 4> shape = {};
+  std::array<int64_t, 4> strides = {};  // in elements
+  int cuda_device = -1;                 // -1: host memory
+};
+
 class Batch {
  public:
   int64_t size() const;              // samples in this batch
@@ -52,6 +64,11 @@ class Batch {
   std::span<const float> normalized_images() const;
   std::span<const int64_t> labels() const;
   std::span<const int64_t> indices() const;  // the dataset row of every sample
+  // The images as delivered: uint8 NHWC as stored, or normalized (output.type, output.layout),
+  // on the host or, with the GPU stage, on the device.
+  TensorView image_tensor() const;
+  TensorView label_tensor() const;  // int64 [size()], on the device with the images
+  TensorView index_tensor() const;  // int64 [size()], on the host
   int64_t epoch() const;
   int64_t step() const;  // position of this batch in the epoch, echoes counted
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "h5feed/output_options.h"
 #include "h5feed/sampler_options.h"
 
 namespace h5feed {
@@ -38,10 +39,13 @@ struct LoaderOptions {
   int threads = 0;  // worker threads; 0 = all cores
 
   // --- What a batch holds.
-  // false: uint8 NHWC, as stored. true: float32 NCHW, (x / 255 - mean) / std per channel.
+  // false: uint8 NHWC, as stored. true: (x / 255 - mean) / std per channel, as output.type in
+  // output.layout (float32 NCHW by default).
   bool normalize = false;
   std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};  // ImageNet's, on the 0..1 scale
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
+  // Element type, layout, augmentation and device of the delivered batches (output_options.h).
+  OutputOptions output;
   // Batch echoing: each loaded batch is delivered `echo` times, its samples reshuffled each
   // time after the first. Worth it only when loading, not the step, is the bottleneck. On the
   // CPU each copy is a batch in its own slot, so slots must be >= echo (and the prefetch depth
