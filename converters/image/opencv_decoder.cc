@@ -86,7 +86,11 @@ std::optional<Dimensions> BmpDimensions(std::span<const uint8_t> b) {
   // Windows headers (OS/2's 16- and 64-byte ones number compressions differently): BI_RGB,
   // BI_BITFIELDS and BI_ALPHABITFIELDS store rows padded to 4 bytes; RLE varies.
   const bool windows = *header_size == 12 || *header_size == 40 || *header_size >= 52;
-  if (windows && *header_size != 64 && bits && *bits <= 32 && compression &&
+  // Sides past kMaxImageSide are refused by CheckImageSize; computing their size here would
+  // overflow int64 (a 2^31 x 2^31 header, found by fuzzing: tests/fuzz/regressions/opencv_decoder).
+  const bool plausible = dims.width >= 0 && dims.width <= kMaxImageSide &&
+                         dims.height <= kMaxImageSide;
+  if (plausible && windows && *header_size != 64 && bits && *bits <= 32 && compression &&
       (*compression == 0 || *compression == 3 || *compression == 6)) {
     dims.data_offset = *data_offset;
     dims.data_bytes = (dims.width * *bits + 31) / 32 * 4 * dims.height;

@@ -42,8 +42,9 @@ struct NpyHeader {
 // with the file size.
 NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path);
 
-// The integer element at `p` (of `dtype`, which must be an integer dtype) as int64, byte order
-// handled. Throws Error(kUnsupported) for a uint64 value above INT64_MAX.
+// The integer element at `p` (of `dtype`) as int64, byte order handled. Throws
+// Error(kUnsupported) for a dtype that is not an integer of 1, 2, 4 or 8 bytes, and for a
+// uint64 value above INT64_MAX.
 int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype);
 
 }  // namespace h5feed

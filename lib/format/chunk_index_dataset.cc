@@ -68,7 +68,7 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
   WriteAttribute(dataset.get(), schema::kAttrChecksum, std::string_view(codec::kChecksumName));
 }
 
-std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location) {
+std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows) {
   auto lock = Lock();
   SilenceErrors silence;
   std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
@@ -95,9 +95,23 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location) {
                   Where(location) + " has no field \"" + field.name + "\"");
     }
   }
+  // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
+  // conversion reads freed memory for some damaged member layouts (found by fuzzing,
+  // docs/fuzzing.md), and no h5feed file holds another type.
+  Datatype written_type = RowType(true);
+  if (!written_type) throw StackError(ErrorCode::kInternal, what, location);
+  if (H5Tequal(stored_type.get(), written_type.get()) <= 0) {
+    throw Error(ErrorCode::kCorrupt, Where(location) + " does not have the row type h5feed "
+                                                       "writes: the file is damaged; convert it again");
+  }
   Dataspace space(H5Dget_space(dataset.get()));
   hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (rows < 0) throw StackError(ErrorCode::kIo, what, location);
+  if (rows > max_rows) {
+    throw Error(ErrorCode::kCorrupt, Where(location) + " has " + std::to_string(rows) +
+                                         " rows where at most " + std::to_string(max_rows) +
+                                         " chunks exist: the file is damaged; convert it again");
+  }
   std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
   Datatype memory_type = RowType(false);
   if (!memory_type) throw StackError(ErrorCode::kInternal, what, location);

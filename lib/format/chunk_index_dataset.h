@@ -11,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -24,7 +25,9 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
 
 // Reads /chunk_index of `location`. Throws Error kNotFound when it does not exist, kUnsupported
 // when its checksum attribute names a checksum other than "xxh3-64", kCorrupt when its rows
-// lack one of the four fields.
-std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location);
+// lack one of the four fields or number more than `max_rows` (checked before they are read:
+// a damaged table cannot make h5feed allocate for rows that do not exist).
+std::vector<schema::ChunkRecord> ReadChunkIndex(
+    hid_t location, int64_t max_rows = std::numeric_limits<int64_t>::max());
 
 }  // namespace h5feed::hdf5

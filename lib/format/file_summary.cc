@@ -13,6 +13,8 @@
 #include "format/hdf5_error.h"
 #include "format/hdf5_mutex.h"
 #include "format/hdf5_strings.h"
+#include "format/read_only_open.h"
+#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 
@@ -291,6 +293,7 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
   std::vector<std::string> names;
   const DatasetSummary* classes = FindByName(s.datasets, schema::kClasses);
   if (classes != nullptr && classes->is_string && classes->shape.size() == 1) {
+    limits::CheckClassCount(classes->shape[0], "dataset " + classes->name + " in " + s.path);
     names = hdf5::ReadStringDataset(file, classes->name.c_str());
   }
   const DatasetSummary* labels = FindByName(s.datasets, schema::kLabels);
@@ -303,6 +306,7 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
       s.notes.push_back("labels holds " + std::to_string(labels->shape[0]) + " labels for " +
                         std::to_string(s.num_images) + " images");
     }
+    limits::CheckRowCount(labels->shape[0], "dataset " + labels->name + " in " + s.path);
     int64_t out_of_range = 0;
     for (int64_t label : ReadIntegers(file, labels->name)) {
       bool known = label >= 0 && (names.empty() || label < static_cast<int64_t>(names.size()));
@@ -449,14 +453,10 @@ FileSummary SummarizeFile(const std::string& path) {
   if (is_hdf5 < 0)
     throw Error(ErrorCode::kIo, "cannot read " + path + ": " + hdf5::ErrorStackText());
   if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, path + " is not an HDF5 file");
-  hdf5::PropertyList fapl(H5Pcreate(H5P_FILE_ACCESS));
-  // Reading needs no lock on file systems without locking (NFS, Lustre).
-  H5Pset_file_locking(fapl.get(), true, true);
-  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  if (!file) {
-    throw Error(ErrorCode::kCorrupt,
-                path + " is a damaged or truncated HDF5 file (" + hdf5::ErrorStackText() + ")");
-  }
+  // Reading needs no lock on file systems without locking (NFS, Lustre): kAuto falls back.
+  hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(path, FileLocking::kAuto);
+  const hdf5::File& file = opened.file;
+  if (!opened.note.empty()) s.notes.push_back(opened.note);
 
   s.datasets = ListDatasets(file.get());
   H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, CollectAttribute, &s.attributes);

@@ -11,6 +11,7 @@
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
 #include "format/hdf5_mutex.h"
+#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "index/foreign_index.h"
@@ -40,7 +41,7 @@ bool NamesDefaultImages(const std::string& images) {
   return images.empty() || images == schema::kImages || images == std::string("/") + schema::kImages;
 }
 
-hdf5::File OpenReadOnly(const std::string& path) {
+hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking) {
   htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) throw hdf5::StackError(ErrorCode::kIo, "reading the start of", path);
   if (is_hdf5 == 0) {
@@ -49,22 +50,13 @@ hdf5::File OpenReadOnly(const std::string& path) {
                     (NamedLikePartial(path) ? "; its name says it is an interrupted conversion"
                                             : ""));
   }
-  hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
-  // Take HDF5's shared file lock where the file system has locks, go on without where it has
-  // none (NFS, Lustre); 1.10.7+.
-  if (!access || H5Pset_file_locking(access.get(), true, true) < 0) {
-    throw hdf5::StackError(ErrorCode::kInternal, "preparing to open", path);
+  try {
+    return hdf5::OpenReadOnlyFile(path, locking);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
+    throw Error(e.code(), std::string(e.what()) +
+                              "; its name says it is an interrupted conversion");
   }
-  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()));
-  if (!file) {
-    const std::string stack = hdf5::ErrorStackText();
-    throw Error(ErrorCode::kCorrupt,
-                path + " cannot be opened by HDF5: truncated or not an HDF5 file" +
-                    (NamedLikePartial(path) ? " (its name says it is an interrupted conversion)"
-                                            : "") +
-                    ". Copy or convert it again" + (stack.empty() ? "" : " (HDF5: " + stack + ")"));
-  }
-  return file;
 }
 
 }  // namespace
@@ -95,9 +87,13 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  hdf5::File file = OpenReadOnly(path);  // declared after the lock: closed while it is held
+  // Declared after the lock: closed while it is held.
+  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking);
+  const hdf5::File& file = opened.file;
   DatasetIndex index;
   index.path = path;
+  index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
+  if (!opened.note.empty()) index.warnings.push_back(opened.note);
   if (hdf5::HasAttribute(file.get(), schema::kAttrFormat)) {
     const std::string format = hdf5::ReadStringAttribute(file.get(), schema::kAttrFormat);
     if (format != schema::kFormatName) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
 
 namespace h5feed::index {
@@ -76,6 +77,13 @@ struct DatasetIndex {
   std::vector<int64_t> labels;       // N entries (all 0 when the file has none)
   std::vector<std::string> classes;  // may be empty for foreign files
 
+  // How the file was opened, for every later open of it (Hdf5BlockReader): kOn (locked) or
+  // kOff (IndexOptions::file_locking was kOff, or kAuto fell back on a file system that
+  // refuses locks).
+  FileLocking file_locking = FileLocking::kOn;
+  // What the user should know about the open (the lock fallback): for LoaderOptions::on_warning.
+  std::vector<std::string> warnings;
+
   int64_t sample_bytes() const { return shape.bytes(); }
   int64_t chunk_count() const { return (samples + chunk_samples - 1) / chunk_samples; }
   // Samples in chunk c: K, or fewer for the last one.
@@ -95,6 +103,12 @@ struct IndexOptions {
   // whose table no longer matches is refused. 0 skips the check (the checksums still catch a
   // stale table at the first read of a moved chunk). At least 2 is advised: first and last.
   int verify_table_entries = 4;
+  // HDF5's shared file lock (h5feed/file_locking.h): kAuto falls back to no lock where the
+  // file system refuses locks, and records a warning in DatasetIndex::warnings.
+  FileLocking file_locking = FileLocking::kAuto;
+  // h5feed files: refuse a label outside [0, classes) (kCorrupt, naming the first). `h5feed
+  // verify` turns this off to list every bad label itself.
+  bool check_labels = true;
 };
 
 // Opens `path` and builds its index; the file is closed again before returning. Throws Error:

@@ -144,7 +144,10 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
                                          std::to_string(current.size()) + " bytes, expected " +
                                          std::to_string(out.size()));
   }
-  if (current.data() != out.data()) std::memcpy(out.data(), current.data(), out.size());
+  // An empty chunk may have null spans, which memcpy must not be given even for 0 bytes.
+  if (current.data() != out.data() && !out.empty()) {
+    std::memcpy(out.data(), current.data(), out.size());
+  }
 }
 
 }  // namespace h5feed::index

@@ -9,6 +9,7 @@
 #include "format/hdf5_attributes.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
+#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "index/dataset_listing.h"
@@ -31,11 +32,12 @@ int64_t ReadVersion(hid_t file, const std::string& path) {
   }
 }
 
-void RequireAttribute(hid_t file, const char* name, int64_t expected, const std::string& path) {
+void RequireAttribute(hid_t file, const char* name, int64_t expected, const std::string& path,
+                      const char* source = "/images") {
   const int64_t value = hdf5::ReadInt64Attribute(file, name);
   if (value != expected) {
     throw Error(ErrorCode::kCorrupt, path + ": attribute " + name + " is " +
-                                         std::to_string(value) + " but /images says " +
+                                         std::to_string(value) + " but " + source + " says " +
                                          std::to_string(expected) +
                                          ": the file is damaged; convert the source again");
   }
@@ -56,30 +58,54 @@ void VerifyAgainstHdf5(hid_t images, const std::vector<schema::ChunkRecord>& rec
   const int64_t checks = std::min<int64_t>(entries, count);
   for (int64_t j = 0; j < checks; ++j) {
     const int64_t c = checks == 1 ? 0 : j * (count - 1) / (checks - 1);
-    const hsize_t offset[4] = {static_cast<hsize_t>(c * chunk_images), 0, 0, 0};
-    unsigned mask = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t size = 0;
-    if (H5Dget_chunk_info_by_coord(images, offset, &mask, &address, &size) < 0) {
-      throw hdf5::StackError(ErrorCode::kCorrupt,
-                             "locating chunk " + std::to_string(c) + " of /images", path);
-    }
     const schema::ChunkRecord& r = records[static_cast<size_t>(c)];
-    if (address == r.address && size == r.stored_bytes && mask == r.filter_mask) continue;
-    const std::string actual =
-        address == HADDR_UNDEF
-            ? "not stored at all"
-            : "at " + Location(schema::ChunkRecord{address, size, mask, 0});
+    const std::string mismatch = TableRowMismatch(
+        images, c, chunk_images, ChunkLocation{r.address, r.stored_bytes, r.filter_mask, 0}, path);
+    if (mismatch.empty()) continue;
     throw Error(ErrorCode::kCorrupt,
-                "the chunk table of /images in " + path + " does not match the file: chunk " +
-                    std::to_string(c) + " is at " + Location(r) + " by the table but " + actual +
-                    " by HDF5. The file was rewritten after conversion (h5repack, or /images "
+                "the chunk table of /images in " + path + " does not match the file: " +
+                    mismatch + ". The file was rewritten after conversion (h5repack, or /images "
                     "copied with h5py), which moves chunks; run h5feed rechunk on it to "
                     "rebuild the table");
   }
 }
 
+// Labels name classes: with class names stored, every label must index one (the Writer's
+// rule). A label past them would make a trainer's loss index out of range: on a GPU, an
+// assertion far from here.
+void CheckLabelsInRange(const DatasetIndex& index) {
+  const int64_t classes = static_cast<int64_t>(index.classes.size());
+  if (classes == 0) return;  // the Writer allows labels without names (ids, say)
+  for (size_t row = 0; row < index.labels.size(); ++row) {
+    const int64_t label = index.labels[row];
+    if (label >= 0 && label < classes) continue;
+    throw Error(ErrorCode::kCorrupt,
+                "label " + std::to_string(label) + " of row " + std::to_string(row) + " in " +
+                    index.path + " is outside the file's " + std::to_string(classes) +
+                    " classes: the file is damaged; h5feed verify lists every bad label");
+  }
+}
+
 }  // namespace
+
+std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
+                             const ChunkLocation& row, const std::string& path) {
+  const hsize_t offset[4] = {static_cast<hsize_t>(chunk * chunk_images), 0, 0, 0};
+  unsigned mask = 0;
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  if (H5Dget_chunk_info_by_coord(images, offset, &mask, &address, &size) < 0) {
+    throw hdf5::StackError(ErrorCode::kCorrupt,
+                           "locating chunk " + std::to_string(chunk) + " of /images", path);
+  }
+  if (address == row.address && size == row.stored_bytes && mask == row.filter_mask) return {};
+  const std::string actual =
+      address == HADDR_UNDEF ? "not stored at all"
+                             : "at " + Location(schema::ChunkRecord{address, size, mask, 0});
+  return "chunk " + std::to_string(chunk) + " is at " +
+         Location(schema::ChunkRecord{row.address, row.stored_bytes, row.filter_mask, 0}) +
+         " by the table but " + actual + " by HDF5";
+}
 
 void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
   const std::string& path = index.path;
@@ -119,8 +145,8 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   RequireAttribute(file, schema::kAttrChunkImages, k, path);
   RequireAttribute(file, schema::kAttrNumImages, info.samples, path);
 
-  std::vector<schema::ChunkRecord> records = hdf5::ReadChunkIndex(file);
   const int64_t expected = (info.samples + k - 1) / k;
+  std::vector<schema::ChunkRecord> records = hdf5::ReadChunkIndex(file, expected);
   if (static_cast<int64_t>(records.size()) != expected) {
     throw Error(ErrorCode::kCorrupt,
                 "the chunk table of /images in " + path + " has " +
@@ -131,6 +157,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot read the size of " + path + ": " + ec.message());
+  // A chunk is read into a buffer of its stored size: bound it by what the codecs can
+  // produce, not only by the file (a 1 TB file must not make a chunk claim 500 GB).
+  const uint64_t max_stored = limits::MaxStoredChunkBytes(
+      static_cast<uint64_t>(k) * static_cast<uint64_t>(info.shape.bytes()));
   for (size_t c = 0; c < records.size(); ++c) {
     const schema::ChunkRecord& r = records[c];
     if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
@@ -138,6 +168,14 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                   "chunk " + std::to_string(c) + " of /images in " + path + " lies at " +
                       Location(r) + ", outside the file's " + std::to_string(file_bytes) +
                       " bytes: the file is truncated or damaged; copy or convert it again");
+    }
+    if (r.stored_bytes > max_stored) {
+      throw Error(ErrorCode::kCorrupt,
+                  "chunk " + std::to_string(c) + " of /images in " + path + " claims " +
+                      std::to_string(r.stored_bytes) + " stored bytes, more than any codec " +
+                      "makes of its " + std::to_string(k * info.shape.bytes()) +
+                      " bytes (at most " + std::to_string(max_stored) +
+                      "): the chunk table is damaged; convert the file again");
     }
   }
   VerifyAgainstHdf5(images.get(), records, k, options.verify_table_entries, path);
@@ -161,6 +199,9 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
       options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);
   index.classes = ReadClassesIfAny(file, std::string("/") + schema::kClasses, path);
+  RequireAttribute(file, schema::kAttrNumClasses, static_cast<int64_t>(index.classes.size()),
+                   path, "/classes");
+  if (options.check_labels) CheckLabelsInRange(index);
 }
 
 }  // namespace h5feed::index

@@ -5,6 +5,9 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
+#include <string>
+
 #include "index/dataset_index.h"
 
 namespace h5feed::index {
@@ -14,5 +17,12 @@ namespace h5feed::index {
 // filter pipeline format 1 does not allow; kCorrupt when the file contradicts its own
 // metadata or its chunk table does not match the chunks HDF5 knows (a repacked file).
 void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& index);
+
+// Compares `row`, the stored table's entry for chunk `chunk` of /images (`images`, chunks of
+// `chunk_images` rows), with HDF5's own chunk index (one B-tree lookup). Returns "" when they
+// agree, else what differs ("chunk 3 is at byte ... by the table but ... by HDF5"). Throws
+// Error(kCorrupt) when HDF5 cannot locate the chunk at all.
+std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
+                             const ChunkLocation& row, const std::string& path);
 
 }  // namespace h5feed::index

@@ -6,6 +6,8 @@
 #include "codec/zstd_filter.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_mutex.h"
+#include "format/read_only_open.h"
+#include "format/resource_limits.h"
 #include "h5feed/error.h"
 
 namespace h5feed::index {
@@ -49,14 +51,15 @@ hdf5::PropertyList CacheFor(const DatasetIndex& index, hid_t file) {
 }  // namespace
 
 Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
-    : path_(index.path), dataset_name_(index.dataset) {
+    : path_(index.path),
+      dataset_name_(index.dataset),
+      max_stored_bytes_(limits::MaxStoredChunkBytes(static_cast<uint64_t>(index.chunk_samples) *
+                                                    static_cast<uint64_t>(index.sample_bytes()))) {
   codec::RegisterZstdFilter();
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
-  if (access) H5Pset_file_locking(access.get(), true, true);
-  file_ = hdf5::File(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, access.get()));
-  if (!file_) throw hdf5::StackError(ErrorCode::kCorrupt, "opening (to read chunks)", path_);
+  // As the index was opened: without the lock when it fell back (or was asked to).
+  file_ = std::move(hdf5::OpenReadOnlyFile(path_, index.file_locking).file);
   hdf5::PropertyList cache = CacheFor(index, file_.get());
   dataset_ = hdf5::Dataset(H5Dopen2(file_.get(), dataset_name_.c_str(), cache.get()));
   if (!dataset_) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + dataset_name_, path_);
@@ -91,6 +94,12 @@ Hdf5BlockReader::RawChunk Hdf5BlockReader::ReadRawChunk(int64_t first_row,
   }
   RawChunk raw;
   if (address == HADDR_UNDEF || size == 0) return raw;  // never written: the fill value
+  if (size > max_stored_bytes_) {  // before the buffer grows to it
+    throw Error(ErrorCode::kCorrupt, "HDF5's chunk index says the chunk holds " +
+                                         std::to_string(size) + " stored bytes, more than any "
+                                         "filter makes of it (at most " +
+                                         std::to_string(max_stored_bytes_) + ")");
+  }
   std::span<uint8_t> bytes = buffer.Get(static_cast<size_t>(size));
   uint32_t mask = 0;
   if (H5Dread_chunk(dataset_.get(), H5P_DEFAULT, offset, &mask, bytes.data()) < 0) {

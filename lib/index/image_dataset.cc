@@ -6,6 +6,7 @@
 #include "format/file_summary.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
+#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "index/dataset_listing.h"
@@ -53,6 +54,7 @@ ImageDatasetInfo InspectImageDataset(hid_t file, hid_t dataset, const std::strin
                     "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
                     "grayscale (N, H, W)");
   }
+  limits::CheckImageDimensions(info.dims, where);
   info.samples = info.dims[0];
   if (rank == 3) {
     info.shape = ImageShape{info.dims[1], info.dims[2], 1};

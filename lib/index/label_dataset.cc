@@ -2,6 +2,7 @@
 
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
+#include "format/resource_limits.h"
 #include "format/hdf5_strings.h"
 #include "h5feed/error.h"
 #include "index/dataset_listing.h"
@@ -43,6 +44,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
     if (!dataset) return {};
     DatasetEntry entry = DescribeEntry(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};
+    limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
   }
   try {
     return hdf5::ReadStringDataset(file, name.c_str());

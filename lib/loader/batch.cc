@@ -14,12 +14,17 @@ int64_t Batch::epoch() const { return impl_->batch.epoch; }
 int64_t Batch::step() const { return impl_->batch.step; }
 
 std::span<const uint8_t> Batch::images() const {
+  if (impl_->device) return {};  // only the normalized images reach the device
   return impl_->batch.view.images.first(static_cast<size_t>(size() * impl_->shape.bytes()));
 }
 
 std::span<const float> Batch::normalized_images() const {
-  if (!impl_->normalized) return {};
-  return impl_->batch.view.normalized.first(static_cast<size_t>(size() * impl_->shape.bytes()));
+  if (!impl_->normalized || impl_->device || impl_->spec->type != ElementType::kFloat32) {
+    return {};
+  }
+  const auto bytes = static_cast<size_t>(size() * impl_->spec->image_bytes());
+  const std::span<const uint8_t> output = impl_->batch.view.output.first(bytes);
+  return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
 
 std::span<const int64_t> Batch::labels() const {
@@ -32,23 +37,26 @@ std::span<const int64_t> Batch::indices() const {
 
 namespace {
 
-TensorView Vector(const void* data, ElementType type, int64_t size) {
+TensorView Vector(const void* data, ElementType type, int64_t size, int cuda_device) {
   TensorView view;
   view.data = data;
   view.type = type;
   view.rank = 1;
   view.shape[0] = size;
   view.strides[0] = 1;
+  view.cuda_device = cuda_device;
   return view;
 }
 
-TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> shape) {
+TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> shape,
+                  int cuda_device) {
   TensorView view;
   view.data = data;
   view.type = type;
   view.rank = 4;
   view.shape = shape;
   view.strides = {shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1};
+  view.cuda_device = cuda_device;
   return view;
 }
 
@@ -58,18 +66,27 @@ TensorView Batch::image_tensor() const {
   const ImageShape& shape = impl_->shape;
   if (!impl_->normalized) {
     return Images(images().data(), ElementType::kUint8,
-                  {size(), shape.height, shape.width, shape.channels});
+                  {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  return Images(normalized_images().data(), ElementType::kFloat32,
-                {size(), shape.channels, shape.height, shape.width});
+  const pipeline::OutputSpec& spec = *impl_->spec;
+  const int64_t height = spec.augment.out_height;
+  const int64_t width = spec.augment.out_width;
+  const void* data = impl_->device ? impl_->device->images() : impl_->batch.view.output.data();
+  const std::array<int64_t, 4> dims =
+      spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}
+                                   : std::array<int64_t, 4>{size(), height, width, shape.channels};
+  return Images(data, spec.type, dims, impl_->cuda_device);
 }
 
 TensorView Batch::label_tensor() const {
-  return Vector(labels().data(), ElementType::kInt64, size());
+  if (impl_->device) {
+    return Vector(impl_->device->labels(), ElementType::kInt64, size(), impl_->cuda_device);
+  }
+  return Vector(labels().data(), ElementType::kInt64, size(), -1);
 }
 
 TensorView Batch::index_tensor() const {
-  return Vector(indices().data(), ElementType::kInt64, size());
+  return Vector(indices().data(), ElementType::kInt64, size(), -1);
 }
 
 }  // namespace h5feed

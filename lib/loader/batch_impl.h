@@ -1,18 +1,34 @@
 #pragma once
 // What a public h5feed::Batch holds: one delivered batch from the pipeline, whose slot lease
-// keeps the host memory leased until the last Batch copy sharing it is destroyed.
+// keeps the host memory leased until the last Batch copy sharing it is destroyed, or, from the
+// GPU stage, the device batch that keeps its device buffer until then.
 
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cuda/device_stage.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
 #include "pipeline/batch_queue.h"
+#include "pipeline/output_spec.h"
 
 namespace h5feed {
 
 // Immutable once made; shared read-only by Batch copies (any threads).
 struct Batch::Impl {
+  // Host batches: the slot's arrays. GPU batches: no lease and no images; rows, epoch and step
+  // set, and labels / indices pointing at host_labels / host_indices.
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
+  std::optional<pipeline::OutputSpec> spec;  // set when normalized
+  // GPU stage: the normalized images and labels on device `cuda_device`. Destroying the last
+  // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
+  std::shared_ptr<cuda::DeviceBatch> device;
+  int cuda_device = -1;
+  std::vector<int64_t> host_labels;
+  std::vector<int64_t> host_indices;
 };
 
 }  // namespace h5feed

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <utility>
 
@@ -16,6 +17,9 @@
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
 #include "loader/batch_impl.h"
+#include "loader/delivery_plan.h"
+#include "loader/device_feed.h"
+#include "loader/loader_testing.h"
 #include "loader/options_check.h"
 #include "loader/state_fingerprint.h"
 #include "memory/slot_pool.h"
@@ -38,14 +42,28 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
   index::IndexOptions index_options;
   index_options.images = options.images_dataset;
   index_options.labels = options.labels_dataset;
-  return index::OpenDatasetIndex(path, index_options);
+  index_options.file_locking = options.file_locking;
+  index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
+  for (const std::string& warning : dataset.warnings) {
+    if (options.on_warning) {
+      options.on_warning(warning);
+    } else {
+      std::fprintf(stderr, "h5feed: warning: %s\n", warning.c_str());
+    }
+  }
+  return dataset;
 }
 
-// SamplesPerRank, checked against the batch size before any slot memory is allocated.
+// SamplesPerRank, checked against the batch size, and the memory the options ask for against
+// the machine's, before any slot or cache memory is allocated.
 int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOptions& options,
-                              const std::string& path) {
+                              const index::DatasetIndex& dataset) {
   const int64_t samples = SamplesPerRank(geometry, options.shard);
-  loader::CheckOptionsForDataset(options, path, samples);
+  loader::CheckOptionsForDataset(
+      options, dataset.path,
+      loader::DatasetFootprint{samples, dataset.sample_bytes(),
+                               dataset.chunk_samples * dataset.sample_bytes(),
+                               dataset.chunk_count()});
   return samples;
 }
 
@@ -74,16 +92,13 @@ int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& 
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
-                                                const index::DatasetIndex& dataset) {
+                                                const index::DatasetIndex& dataset,
+                                                const loader::DeliveryPlan& delivery) {
   pipeline::AssemblerOptions assembler;
   assembler.echo = options.echo;
   assembler.seed = options.seed;
   assembler.prefetch_chunks = PrefetchChunks(options, dataset);
-  if (options.normalize) {
-    assembler.normalize = pipeline::MakeNormalizeParams(
-        options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),
-        static_cast<int>(dataset.shape.channels));
-  }
+  delivery.Configure(options, assembler);  // normalizing and echoing: on the host or the GPU
   return assembler;
 }
 
@@ -97,7 +112,7 @@ struct Loader::Impl {
   Impl(const std::string& path, const LoaderOptions& loader_options)
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
-        file(io::OpenPosixFile(path)),
+        file(loader::OpenChunkFile(path)),  // io::OpenPosixFile, unless a test injects faults
         reader(dataset, *file, index::ChunkReaderOptions{options.verify_checksums}),
         cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
               [this](int64_t chunk, std::span<uint8_t> dest) {
@@ -105,10 +120,11 @@ struct Loader::Impl {
                 return cache::LoadResult{read.bytes_read, read.bytes_decoded};
               }),
         geometry{dataset.samples, dataset.chunk_samples},
-        samples_per_rank(CheckedSamplesPerRank(geometry, options, path)),
-        assembler_options(MakeAssemblerOptions(options, dataset)),
-        layout(options.batch_size, dataset.shape, options.normalize),
-        pool(options.slots, layout.bytes(), memory::PageAlignedAllocator()),
+        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
+        delivery(loader::PlanDelivery(options, dataset.shape)),
+        assembler_options(MakeAssemblerOptions(options, dataset, delivery)),
+        layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
+        pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
                  pipeline::BatchGatherer::Options{options.skip_corrupt_chunks,
                                                   options.on_warning}),
@@ -123,9 +139,18 @@ struct Loader::Impl {
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use.
     cache.Reserve(dataset.chunk_count());
+    if (delivery.stage) {
+      feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
+    }
   }
 
-  ~Impl() { assembler.reset(); }  // stop and join the run before anything it borrows goes
+  ~Impl() {
+    assembler.reset();  // stop and join the run before anything it borrows goes
+    feed.reset();
+    // The GPU stage returns host slots from CUDA callbacks: all of them must have run before
+    // the pool can go (its last lease must not be dropped inside a callback).
+    if (delivery.stage) delivery.stage->Synchronize();
+  }
 
   int64_t LoadedSteps() const {
     return options.drop_last_batch
@@ -143,13 +168,51 @@ struct Loader::Impl {
         dataset.chunk_count());
     cache.SetPlan(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
-    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), next_step,
+    // The GPU path's assembler counts loaded steps (the device makes the echo copies).
+    const int64_t first_step = feed ? next_step / options.echo : next_step;
+    if (feed) feed->Restart(static_cast<int>(next_step % options.echo));
+    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_step,
                                                            resources, assembler_options);
+  }
+
+  // Next for the GPU path: the feed turns loaded host batches into device batches.
+  std::optional<Batch> NextOnDevice() {
+    const auto start = std::chrono::steady_clock::now();
+    loader::DeviceEvent event = feed->Next(*assembler);
+    wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                        .count();
+    if (std::holds_alternative<pipeline::EndOfEpoch>(event)) {
+      next_step = assembler->delivered_steps() * options.echo;
+      return std::nullopt;
+    }
+    if (auto* failure = std::get_if<std::exception_ptr>(&event)) {
+      error = *failure;
+      std::rethrow_exception(error);
+    }
+    auto& delivered = std::get<loader::DeviceDelivery>(event);
+    next_step = delivered.step + 1;
+    auto impl = std::make_shared<Batch::Impl>();
+    impl->shape = dataset.shape;
+    impl->normalized = true;
+    impl->spec = delivery.spec;
+    impl->device = std::move(delivered.device);
+    impl->cuda_device = options.output.cuda_device;
+    impl->host_labels = std::move(delivered.labels);
+    impl->host_indices = std::move(delivered.indices);
+    impl->batch.rows = static_cast<int64_t>(impl->host_labels.size());
+    impl->batch.epoch = delivered.epoch;
+    impl->batch.step = delivered.step;
+    impl->batch.view.labels = impl->host_labels;
+    impl->batch.view.indices = impl->host_indices;
+    ++batches;
+    samples += static_cast<uint64_t>(impl->batch.rows);
+    return Batch(std::move(impl));
   }
 
   std::optional<Batch> Next() {
     if (error) std::rethrow_exception(error);
     if (!assembler) StartRun();
+    if (feed) return NextOnDevice();
     while (true) {
       const auto start = std::chrono::steady_clock::now();
       pipeline::PipelineEvent event = assembler->Next();
@@ -173,6 +236,7 @@ struct Loader::Impl {
       impl->batch = std::move(assembled);
       impl->shape = dataset.shape;
       impl->normalized = options.normalize;
+      impl->spec = delivery.spec;
       return Batch(std::move(impl));
     }
   }
@@ -184,6 +248,7 @@ struct Loader::Impl {
   cache::ChunkCache cache;
   const SampleGeometry geometry;
   const int64_t samples_per_rank;
+  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   const pipeline::AssemblerOptions assembler_options;
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
@@ -200,6 +265,7 @@ struct Loader::Impl {
   uint64_t samples = 0;
   double wait_seconds = 0;
 
+  std::unique_ptr<loader::DeviceFeed> feed;  // GPU delivery: the device side of every run
   std::unique_ptr<pipeline::BatchAssembler> assembler;  // the current run; last member
 };
 
@@ -219,6 +285,17 @@ void Loader::SetEpoch(int64_t epoch) {
 }
 
 std::optional<Batch> Loader::Next() { return impl_->Next(); }
+
+bool Loader::WaitReady(std::chrono::milliseconds timeout) {
+  if (impl_->error) return true;
+  if (!impl_->assembler) impl_->StartRun();
+  if (impl_->feed && impl_->feed->ready()) return true;
+  const auto start = std::chrono::steady_clock::now();
+  const bool ready = impl_->assembler->WaitReady(timeout);
+  impl_->wait_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return ready;
+}
 
 LoaderState Loader::State() const {
   return LoaderState{impl_->epoch, impl_->next_step, impl_->options.seed, impl_->fingerprint};

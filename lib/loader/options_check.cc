@@ -1,6 +1,10 @@
 #include "loader/options_check.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+
+#include "format/resource_limits.h"
 
 #include "h5feed/error.h"
 
@@ -18,8 +22,10 @@ void Require(bool condition, const std::string& option, int64_t value, const std
 
 void CheckOptions(const LoaderOptions& options) {
   Require(options.batch_size >= 1, "batch_size", options.batch_size, "it must be >= 1");
-  Require(options.slots >= 1, "slots", options.slots, "it must be >= 1");
-  Require(options.threads >= 0, "threads", options.threads, "it must be >= 0 (0 = all cores)");
+  Require(options.slots >= 1 && options.slots <= kMaxSlots, "slots", options.slots,
+          "it must be in [1, " + std::to_string(kMaxSlots) + "]");
+  Require(options.threads >= 0 && options.threads <= kMaxThreads, "threads", options.threads,
+          "it must be in [0, " + std::to_string(kMaxThreads) + "] (0 = all cores)");
   Require(options.echo >= 1, "echo", options.echo, "it must be >= 1 (1 = no echoing)");
   Require(options.cache_bytes >= 0, "cache_bytes", options.cache_bytes,
           "it must be >= 0 (0 = keep only the chunks in use)");
@@ -28,16 +34,20 @@ void CheckOptions(const LoaderOptions& options) {
               " needs at least as many slots (each echo copy is a batch in its own slot)");
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window,
           "it must be >= 1");
-  // Until the GPU stage and the CPU path's other types and layouts land (issue 4).
+  // The element type, layout, augmentation and device describe normalized images; uint8
+  // batches are delivered on the host as stored. (Crop sizes are checked against the images
+  // in pipeline::MakeOutputSpec.)
   const OutputOptions& output = options.output;
+  Require(output.cuda_device >= -1, "output.cuda_device", output.cuda_device,
+          "it must be a CUDA device index, or -1 for host batches");
   const bool default_output = output.type == ElementType::kFloat32 &&
                               output.layout == Layout::kNCHW && !output.augment.any() &&
                               output.cuda_device < 0;
-  if (!default_output) {
-    throw Error(ErrorCode::kUnsupported,
-                "LoaderOptions.output: this build delivers host batches, uint8 NHWC or float32 "
-                "NCHW without augmentation; other types, layouts, augmentation and CUDA devices "
-                "are not implemented yet");
+  if (!options.normalize && !default_output) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "LoaderOptions.output asks for another type, layout, augmentation or a CUDA "
+                "device, which apply to normalized images; set normalize = true (uint8 batches "
+                "are delivered on the host, as stored)");
   }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");
@@ -47,7 +57,8 @@ void CheckOptions(const LoaderOptions& options) {
 }
 
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
-                            int64_t samples_per_rank) {
+                            const DatasetFootprint& dataset) {
+  const int64_t samples_per_rank = dataset.samples_per_rank;
   if (options.batch_size > samples_per_rank) {
     throw Error(ErrorCode::kInvalidArgument,
                 "LoaderOptions.batch_size is " + std::to_string(options.batch_size) +
@@ -56,6 +67,26 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
                     std::to_string(samples_per_rank) + " samples per epoch of " + path +
                     "; use a batch of at most " + std::to_string(samples_per_rank) +
                     " or fewer ranks");
+  }
+  // In floating point: batch_size x image bytes may overflow int64 for absurd values. A slot
+  // holds the images (and at most a float32 copy when normalizing on the host) plus label,
+  // index and order (8 bytes each) per row; SlotLayout adds alignment, a few hundred bytes.
+  const bool host_normalizes = options.normalize && options.output.cuda_device < 0;
+  const double image_bytes = static_cast<double>(dataset.image_bytes) * (host_normalizes ? 5 : 1);
+  const double slot_bytes = static_cast<double>(options.batch_size) * (image_bytes + 24);
+  const double cache_bytes = std::min(static_cast<double>(options.cache_bytes),
+                                      static_cast<double>(dataset.chunk_bytes) *
+                                          static_cast<double>(dataset.chunks));
+  const double wanted = options.slots * slot_bytes + cache_bytes;
+  const double memory = static_cast<double>(limits::PhysicalMemoryBytes());
+  if (wanted > memory) {
+    const auto gib = [](double bytes) { return std::to_string(std::llround(bytes / (1 << 30))); };
+    throw Error(ErrorCode::kInvalidArgument,
+                "LoaderOptions: " + std::to_string(options.slots) + " slots of a " +
+                    std::to_string(options.batch_size) + "-image batch (" + gib(slot_bytes) +
+                    " GiB each) plus a cache of " + gib(cache_bytes) + " GiB need " +
+                    gib(wanted) + " GiB, more than this machine's " + gib(memory) +
+                    " GiB of memory (" + path + "); lower slots, batch_size or cache_bytes");
   }
 }
 

@@ -3,6 +3,7 @@
 // that do not fit the dataset (a batch larger than a rank's share). Each failure is an
 // Error(kInvalidArgument) naming the option, its value and the accepted range. (Normalizing
 // images with more channels than mean and std give is refused by MakeNormalizeParams.)
+// Limits: threads and slots at most kMaxThreads and kMaxSlots (absurd values are typos).
 
 #include <cstdint>
 #include <string>
@@ -11,11 +12,26 @@
 
 namespace h5feed::loader {
 
+// More worker threads than this is a typo, not a machine (TBB would start them all).
+inline constexpr int kMaxThreads = 1024;
+// More batch slots than this is a typo; each is a batch of memory.
+inline constexpr int kMaxSlots = 1024;
+
 // Options alone (no file needed).
 void CheckOptions(const LoaderOptions& options);
 
-// Options against the opened dataset: `samples_per_rank` is SamplesPerRank of its geometry.
+// What the opened dataset asks of memory, for CheckOptionsForDataset.
+struct DatasetFootprint {
+  int64_t samples_per_rank = 0;  // SamplesPerRank of its geometry
+  int64_t image_bytes = 0;       // one decoded image
+  int64_t chunk_bytes = 0;       // one decoded chunk (what the cache holds per entry)
+  int64_t chunks = 0;            // chunks in the file
+};
+
+// Options against the opened dataset: the batch fits a rank's share, and the memory the
+// loader would commit at Open (slots x batch bytes, plus the cache as far as the file fills
+// it) fits the machine's physical memory; refused before any of it is allocated.
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
-                            int64_t samples_per_rank);
+                            const DatasetFootprint& dataset);
 
 }  // namespace h5feed::loader

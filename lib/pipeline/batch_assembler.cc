@@ -52,6 +52,10 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
                     std::to_string(plan_->epoch()) + " of " +
                     std::to_string(delivered_steps()) + " steps");
   }
+  if (options_.device_echo > 0 &&
+      (options_.echo != 1 || resources_.layout->row_orders() < options_.device_echo)) {
+    throw Error(ErrorCode::kInternal, "batch assembler: device echo without room for its orders");
+  }
   if (resources_.pool->slot_bytes() < resources_.layout->bytes()) {
     throw Error(ErrorCode::kInternal, "batch assembler: slots smaller than the layout");
   }
@@ -73,6 +77,10 @@ PipelineEvent BatchAssembler::Next() {
   if (auto* error = std::get_if<std::exception_ptr>(&event)) terminal_error_ = *error;
   if (std::holds_alternative<EndOfEpoch>(event)) ended_ = true;
   return event;
+}
+
+bool BatchAssembler::WaitReady(std::chrono::milliseconds timeout) {
+  return terminal_error_ || ended_ || queue_.WaitFor(timeout);
 }
 
 void BatchAssembler::Run() noexcept {
@@ -197,16 +205,29 @@ void BatchAssembler::Assemble(Job& job) {
       const SlotView loaded = layout.View(job.leases[0].bytes());
       job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
                                              loaded);
-      if (options_.normalize) {
-        NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.normalize,
-                       loaded.normalized);
+      const int64_t epoch = plan_->epoch();
+      if (options_.output) {
+        NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.output,
+                       SampleKeys{epoch, 0, loaded.indices}, loaded.output);
       }
+      for (int copy = 0; copy < options_.device_echo; ++copy) {
+        const std::vector<int64_t> order =
+            EchoPermutation(job.rows, options_.seed, epoch, job.loaded_step, copy);
+        std::copy(order.begin(), order.end(),
+                  loaded.orders.begin() + static_cast<ptrdiff_t>(copy * layout.capacity()));
+      }
+      const bool renormalize = options_.output && options_.output->augment.random();
       const size_t copies = job.leases.size() - 1;
       tbb::parallel_for(size_t{1}, copies + 1, [&](size_t i) {
         const int copy = job.first_made_copy() + static_cast<int>(i) - 1;
-        std::vector<int64_t> permutation = EchoPermutation(
-            job.rows, options_.seed, plan_->epoch(), job.loaded_step, copy);
-        CopyPermuted(layout, loaded, layout.View(job.leases[i].bytes()), permutation);
+        std::vector<int64_t> permutation =
+            EchoPermutation(job.rows, options_.seed, epoch, job.loaded_step, copy);
+        const SlotView to = layout.View(job.leases[i].bytes());
+        CopyPermuted(layout, loaded, to, permutation, !renormalize);
+        if (renormalize) {
+          NormalizeBatch(to.images, layout.shape(), job.rows, *options_.output,
+                         SampleKeys{epoch, copy, to.indices}, to.output);
+        }
       });
     });
   } catch (const Error& error) {

@@ -25,6 +25,7 @@
 // delivered hold slot leases and may outlive it.
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <cstdint>
 #include <map>
@@ -42,7 +43,7 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/normalize.h"
+#include "pipeline/output_spec.h"
 #include "pipeline/slot_layout.h"
 
 namespace h5feed::pipeline {
@@ -68,7 +69,14 @@ struct AssemblerOptions {
   // chunk needed sooner, so a long horizon never costs a read.
   int64_t prefetch_steps = 2;
   int64_t prefetch_chunks = 0;
-  std::optional<NormalizeParams> normalize;  // set: fill the slot's normalized region
+  // Set: normalize into the slot's output region as the spec says (copy e of an echo takes
+  // its own augmentation draws, so with random augmentation copies are normalized afresh
+  // rather than copied).
+  std::optional<OutputSpec> output;
+  // > 0 (echo must then be 1): the GPU stage echoes on the device; write that many row orders
+  // (EchoPermutation of copies 0 .. device_echo - 1) into each slot's orders region
+  // (layout->row_orders() >= device_echo), and deliver only the loaded batch.
+  int device_echo = 0;
 };
 
 class BatchAssembler {
@@ -85,6 +93,8 @@ class BatchAssembler {
   // The next event, waiting for it: a batch, then, once, EndOfEpoch or the error that stopped
   // the run; after that the same terminal event again.
   PipelineEvent Next();
+  // Whether Next would return at once, waiting up to `timeout` for it to.
+  bool WaitReady(std::chrono::milliseconds timeout);
 
   int64_t delivered_steps() const { return plan_->steps() * options_.echo; }
 

@@ -6,6 +6,7 @@
 // bounded by the number of slots (plus the one terminal event) by construction.
 // Thread-safety: one producer and one consumer at a time, any threads (internal mutex).
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -41,6 +42,12 @@ class BatchQueue {
       events_.push_back(std::move(event));
     }
     ready_.notify_one();
+  }
+
+  // Whether an event is waiting, waiting up to `timeout` for one (Pop then returns at once).
+  bool WaitFor(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return ready_.wait_for(lock, timeout, [&] { return !events_.empty(); });
   }
 
   // The oldest event, waiting until there is one.

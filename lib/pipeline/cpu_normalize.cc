@@ -9,62 +9,135 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "pipeline/float_convert.h"
 
 namespace h5feed::pipeline {
 namespace {
 
-// One channel plane of rows [row_begin, row_end): strided loads (every C-th byte),
-// contiguous stores, which GCC vectorises for a compile-time C.
-template <int kChannels>
-void NormalizeRowsFixed(const uint8_t* image, int64_t width, int64_t row_begin,
-                        int64_t row_end, int64_t plane, const NormalizeParams& params,
-                        float* dest) {
+template <ElementType kType>
+struct Element;
+template <>
+struct Element<ElementType::kFloat32> {
+  using Stored = float;
+  static float From(float value) { return value; }
+};
+template <>
+struct Element<ElementType::kFloat16> {
+  using Stored = uint16_t;
+  static uint16_t From(float value) { return FloatToHalfBits(value); }
+};
+template <>
+struct Element<ElementType::kBFloat16> {
+  using Stored = uint16_t;
+  static uint16_t From(float value) { return FloatToBFloat16Bits(value); }
+};
+
+// One sample's delivered rows, for a compile-time channel count, type and layout: the inner
+// loops are strided loads and (NCHW) contiguous stores, which GCC vectorises.
+template <int kChannels, ElementType kType, Layout kLayout>
+void SampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
+                const SampleTransform& t, int64_t y_begin, int64_t y_end, uint8_t* dest_bytes) {
+  using E = Element<kType>;
+  using Stored = typename E::Stored;
+  auto* dest = reinterpret_cast<Stored*>(dest_bytes);
+  const AugmentParams& a = spec.augment;
+  const int64_t ho = a.out_height;
+  const int64_t wo = a.out_width;
+  // Where delivered element (c, y, x) goes.
+  auto at = [&](int c, int64_t y, int64_t x) -> Stored& {
+    if constexpr (kLayout == Layout::kNCHW) return dest[(c * ho + y) * wo + x];
+    return dest[(y * wo + x) * kChannels + c];
+  };
+  // Delivered columns [x_begin, x_end) read inside the window; the others are padding.
+  const int64_t x_begin = std::clamp<int64_t>(t.flip ? t.shift_x : -t.shift_x, 0, wo);
+  const int64_t x_end = std::clamp<int64_t>(t.flip ? wo + t.shift_x : wo - t.shift_x, x_begin, wo);
   for (int c = 0; c < kChannels; ++c) {
-    const float scale = params.scale[c];
-    const float bias = params.bias[c];
-    for (int64_t h = row_begin; h < row_end; ++h) {
-      const uint8_t* in = image + h * width * kChannels + c;
-      float* out = dest + c * plane + h * width;
-      for (int64_t w = 0; w < width; ++w) out[w] = NormalizePixel(in[w * kChannels], scale, bias);
+    const float scale = spec.normalize.scale[c];
+    const float bias = spec.normalize.bias[c];
+    const Stored zero = E::From(NormalizePixel(0, scale, bias));
+    for (int64_t y = y_begin; y < y_end; ++y) {
+      const int64_t sy = y + t.shift_y;
+      if (sy < 0 || sy >= ho) {
+        for (int64_t x = 0; x < wo; ++x) at(c, y, x) = zero;
+        continue;
+      }
+      const uint8_t* row = image + ((a.crop_top + sy) * shape.width + a.crop_left) * kChannels + c;
+      for (int64_t x = 0; x < x_begin; ++x) at(c, y, x) = zero;
+      if (t.flip) {
+        const uint8_t* in = row + (wo - 1 + t.shift_x) * kChannels;  // column x = 0
+        for (int64_t x = x_begin; x < x_end; ++x) {
+          at(c, y, x) = E::From(NormalizePixel(in[-x * kChannels], scale, bias));
+        }
+      } else {
+        const uint8_t* in = row + t.shift_x * kChannels;
+        for (int64_t x = x_begin; x < x_end; ++x) {
+          at(c, y, x) = E::From(NormalizePixel(in[x * kChannels], scale, bias));
+        }
+      }
+      for (int64_t x = x_end; x < wo; ++x) at(c, y, x) = zero;
     }
+  }
+}
+
+using RowsFunction = void (*)(const uint8_t*, const ImageShape&, const OutputSpec&,
+                              const SampleTransform&, int64_t, int64_t, uint8_t*);
+
+template <int kChannels, ElementType kType>
+RowsFunction ForLayout(Layout layout) {
+  return layout == Layout::kNCHW ? &SampleRows<kChannels, kType, Layout::kNCHW>
+                                 : &SampleRows<kChannels, kType, Layout::kNHWC>;
+}
+
+template <int kChannels>
+RowsFunction ForType(ElementType type, Layout layout) {
+  switch (type) {
+    case ElementType::kFloat16: return ForLayout<kChannels, ElementType::kFloat16>(layout);
+    case ElementType::kBFloat16: return ForLayout<kChannels, ElementType::kBFloat16>(layout);
+    default: return ForLayout<kChannels, ElementType::kFloat32>(layout);
+  }
+}
+
+RowsFunction Select(int64_t channels, const OutputSpec& spec) {
+  switch (channels) {
+    case 1: return ForType<1>(spec.type, spec.layout);
+    case 2: return ForType<2>(spec.type, spec.layout);
+    case 3: return ForType<3>(spec.type, spec.layout);
+    case 4: return ForType<4>(spec.type, spec.layout);
+    default:
+      throw Error(ErrorCode::kUnsupported,
+                  "normalize: " + std::to_string(channels) + " channels (1 to 4 handled)");
   }
 }
 
 }  // namespace
 
-void NormalizeImageRows(const uint8_t* image, const ImageShape& shape, int64_t row_begin,
-                        int64_t row_end, const NormalizeParams& params, float* dest) {
-  const int64_t plane = shape.height * shape.width;
-  const int64_t w = shape.width;
-  switch (shape.channels) {
-    case 1: return NormalizeRowsFixed<1>(image, w, row_begin, row_end, plane, params, dest);
-    case 2: return NormalizeRowsFixed<2>(image, w, row_begin, row_end, plane, params, dest);
-    case 3: return NormalizeRowsFixed<3>(image, w, row_begin, row_end, plane, params, dest);
-    case 4: return NormalizeRowsFixed<4>(image, w, row_begin, row_end, plane, params, dest);
-    default:
-      throw Error(ErrorCode::kUnsupported,
-                  "normalize: " + std::to_string(shape.channels) + " channels (1 to 4 handled)");
-  }
+void NormalizeSampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
+                         const SampleTransform& transform, int64_t y_begin, int64_t y_end,
+                         uint8_t* dest) {
+  Select(shape.channels, spec)(image, shape, spec, transform, y_begin, y_end, dest);
 }
 
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const NormalizeParams& params, std::span<float> dest) {
+                    const OutputSpec& spec, const SampleKeys& keys, std::span<uint8_t> dest) {
   const int64_t image_bytes = shape.bytes();
-  if (params.channels != shape.channels) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "normalize: parameters for " + std::to_string(params.channels) +
+  const int64_t out_bytes = spec.image_bytes();
+  if (spec.normalize.channels != shape.channels) {
+    throw Error(ErrorCode::kInternal,
+                "normalize: parameters for " + std::to_string(spec.normalize.channels) +
                     " channels applied to images of " + std::to_string(shape.channels));
   }
   if (images < 0 || static_cast<int64_t>(src.size()) < images * image_bytes ||
-      static_cast<int64_t>(dest.size()) < images * image_bytes) {
+      static_cast<int64_t>(dest.size()) < images * out_bytes ||
+      (spec.augment.random() && static_cast<int64_t>(keys.rows.size()) < images)) {
     throw Error(ErrorCode::kInternal, "normalize: buffers too small for " +
                                           std::to_string(images) + " images");
   }
-  if (images == 0 || image_bytes == 0) return;
-  const int64_t height = shape.height;
+  if (images == 0 || out_bytes == 0) return;
+  const RowsFunction rows_function = Select(shape.channels, spec);
+  const int64_t height = spec.augment.out_height;
   // About 32 KiB of pixels per task: small enough to balance 2-64 workers on one 224x224
   // image, large enough that scheduling (~1 us a task) stays under 1% of the work.
-  const int64_t row_bytes = shape.width * shape.channels;
+  const int64_t row_bytes = spec.augment.out_width * shape.channels;
   const int64_t grain = std::max<int64_t>(1, (int64_t{32} << 10) / std::max<int64_t>(1, row_bytes));
   tbb::parallel_for(
       tbb::blocked_range<int64_t>(0, images * height, static_cast<size_t>(grain)),
@@ -74,11 +147,27 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
           const int64_t image = r / height;
           const int64_t row_begin = r % height;
           const int64_t row_end = std::min(height, row_begin + (range.end() - r));
-          NormalizeImageRows(src.data() + image * image_bytes, shape, row_begin, row_end,
-                             params, dest.data() + image * image_bytes);
+          const SampleTransform transform =
+              spec.augment.random()
+                  ? DrawTransform(spec.augment, keys.epoch,
+                                  keys.rows[static_cast<size_t>(image)], keys.copy)
+                  : SampleTransform{};
+          rows_function(src.data() + image * image_bytes, shape, spec, transform, row_begin,
+                        row_end, dest.data() + image * out_bytes);
           r += row_end - row_begin;
         }
       });
+}
+
+void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
+                    const NormalizeParams& params, std::span<float> dest) {
+  if (params.channels != shape.channels) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "normalize: parameters for " + std::to_string(params.channels) +
+                    " channels applied to images of " + std::to_string(shape.channels));
+  }
+  NormalizeBatch(src, shape, images, PlainOutputSpec(params, shape), SampleKeys{},
+                 {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});
 }
 
 }  // namespace h5feed::pipeline

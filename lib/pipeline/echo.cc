@@ -35,9 +35,10 @@ std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch,
 }
 
 void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView& to,
-                  std::span<const int64_t> permutation) {
+                  std::span<const int64_t> permutation, bool with_output) {
   const size_t image_bytes = static_cast<size_t>(layout.shape().bytes());
-  const size_t row_bytes = image_bytes * (layout.normalized() ? 1 + sizeof(float) : 1);
+  const size_t output_bytes = with_output ? layout.output_image_bytes() : 0;
+  const size_t row_bytes = image_bytes + output_bytes;
   // About 1 MiB of rows per task: memcpy-bound work, so coarse grains (fewer tasks) are best.
   const size_t grain = std::max<size_t>(1, (size_t{1} << 20) / row_bytes);
   const auto rows = static_cast<int64_t>(permutation.size());
@@ -48,9 +49,9 @@ void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView
       const auto src = static_cast<size_t>(permutation[dst]);
       std::memcpy(to.images.data() + dst * image_bytes, from.images.data() + src * image_bytes,
                   image_bytes);
-      if (layout.normalized()) {
-        std::memcpy(to.normalized.data() + dst * image_bytes,
-                    from.normalized.data() + src * image_bytes, image_bytes * sizeof(float));
+      if (output_bytes > 0) {
+        std::memcpy(to.output.data() + dst * output_bytes, from.output.data() + src * output_bytes,
+                    output_bytes);
       }
       to.labels[dst] = from.labels[src];
       to.indices[dst] = from.indices[src];

@@ -1,14 +1,16 @@
 #pragma once
 // What one host slot holds for a batch, and where: every array a batch delivers lives in its
 // slot, so slots() x bytes() is all the batch memory a loader uses (no side allocations per
-// batch) and one H2D copy region per array serves the GPU stage.
+// batch) and one H2D copy per array group serves the GPU stage.
 //
 //   [ images: capacity x H x W x C uint8 ][ labels: capacity int64 ][ indices: capacity int64 ]
-//   [ normalized: capacity x C x H x W float32 ]    (only when normalizing on the CPU)
+//   [ orders: row_orders x capacity int64 ]   (GPU stage: the echo copies' row orders)
+//   [ output: capacity x output_image_bytes ] (only when normalizing on the CPU)
 //
 // Each region starts on a 256-byte boundary (cudaMalloc's alignment; wide vector loads and
-// cache lines need 64 or less). Images stay in the slot when normalizing: they are what the
-// rows are gathered into, and the GPU stage copies them rather than 4x as many float bytes.
+// cache lines need 64 or less). Labels, indices and orders follow each other, so the GPU stage
+// copies them with one cudaMemcpyAsync. Images stay in the slot when normalizing: they are what
+// the rows are gathered into, and the GPU stage copies them rather than 2-4x as many bytes.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +25,16 @@ struct SlotView {
   std::span<uint8_t> images;
   std::span<int64_t> labels;
   std::span<int64_t> indices;
-  std::span<float> normalized;  // empty unless the layout normalizes
+  std::span<int64_t> orders;    // row_orders x capacity; empty unless the layout has them
+  std::span<uint8_t> output;    // normalized images, any type and layout; empty unless normalizing
+  std::span<float> normalized;  // `output` as floats when its images are float32 CxHxW
+                                // (the bool constructor); empty otherwise
+};
+
+// What a slot holds beyond images, labels and indices.
+struct SlotContents {
+  size_t output_image_bytes = 0;  // normalized bytes per image (0: not normalizing on the CPU)
+  int64_t row_orders = 0;         // row orders of `capacity` entries each
 };
 
 // Immutable value; thread-safe.
@@ -32,23 +43,36 @@ class SlotLayout {
   static constexpr size_t kRegionAlignment = 256;
 
   // Throws Error(kInvalidArgument) for capacity < 1 or an empty image shape.
+  SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents);
+  // normalized: float32 C x H x W images in `output` (and `normalized`).
   SlotLayout(int64_t capacity, const ImageShape& shape, bool normalized);
 
   int64_t capacity() const { return capacity_; }
   const ImageShape& shape() const { return shape_; }
-  bool normalized() const { return normalized_; }
+  bool normalized() const { return contents_.output_image_bytes > 0; }
+  size_t output_image_bytes() const { return contents_.output_image_bytes; }
+  int64_t row_orders() const { return contents_.row_orders; }
   size_t bytes() const { return bytes_; }  // what one slot must hold
+  // Byte offsets of labels (the start of the labels/indices/orders group) and of its end.
+  size_t labels_offset() const { return labels_offset_; }
+  size_t labels_group_end() const { return orders_offset_ + orders_bytes(); }
 
   // The arrays inside `slot` (at least bytes() bytes, 256-byte aligned).
   SlotView View(std::span<uint8_t> slot) const;
 
  private:
+  size_t orders_bytes() const {
+    return static_cast<size_t>(capacity_ * contents_.row_orders) * sizeof(int64_t);
+  }
+
   int64_t capacity_;
   ImageShape shape_;
-  bool normalized_;
+  SlotContents contents_;
+  bool float_images_ = false;
   size_t labels_offset_ = 0;
   size_t indices_offset_ = 0;
-  size_t normalized_offset_ = 0;
+  size_t orders_offset_ = 0;
+  size_t output_offset_ = 0;
   size_t bytes_ = 0;
 };
 

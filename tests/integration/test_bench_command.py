@@ -1,5 +1,7 @@
 """`h5feed bench` end to end: its JSON keys and their consistency on a tiny file, the text
-report, and its errors (usage errors exit 2, a missing or broken file exits 1)."""
+report, its errors (usage errors exit 2, a missing or broken file exits 1), the simulated
+trainer (--step-ms), the ceilings, cold runs and the shuffle-quality figure (docs/bench.md).
+The sweep is test_bench_sweep.py."""
 import json
 
 import numpy as np
@@ -128,3 +130,107 @@ def test_not_hdf5_and_too_large_batch_are_clear_errors(tiny, tmp_path):
     result = run_h5feed("bench", tiny, "--batch", SAMPLES + 1, check=1)
     assert "batch" in result.stderr
     assert "Traceback" not in result.stderr and "terminate" not in result.stderr
+
+
+# --- Issue 5: the simulated trainer, ceilings, cold cache, shuffle quality beside random's ---
+
+
+def test_a_slow_trainer_sets_the_pace_and_rarely_waits(tiny):
+    step_ms, batch = 20, 50
+    report = bench_json(tiny, "--step-ms", step_ms, "--batch", batch, "--no-ceilings")
+    batches = SAMPLES // batch
+    assert report["step_ms"] == step_ms
+    assert report["consumer_seconds"] >= batches * step_ms / 1000 * 0.99
+    # The trainer, not the reader, is the limit: at most one batch per step.
+    assert report["images_per_s"] <= batch / (step_ms / 1000) * 1.02
+    assert report["wait_share"] < 0.5
+    assert "page_cache_mb_per_s" not in report  # --no-ceilings
+
+
+def test_max_seconds_stops_a_run_and_says_so(tiny):
+    report = bench_json(tiny, "--step-ms", 50, "--batch", 10, "--max-seconds", 0.1,
+                        "--no-ceilings")
+    assert report["complete"] is False and report["interrupted"] is False
+    assert 0 < report["images"] < SAMPLES
+    assert report["epochs"] == 0
+
+
+def test_ceilings_are_measured_on_the_file_and_the_fraction_follows(tiny):
+    report = bench_json(tiny, "--threads", 2)
+    for key in ("page_cache_mb_per_s", "zstd_mb_per_s", "memcpy_mb_per_s", "ceiling_mb_per_s"):
+        assert report[key] > 0, key
+    assert report["compression_ratio"] > 0
+    pixel_read_rate = report["page_cache_mb_per_s"] * report["compression_ratio"]
+    assert report["ceiling_mb_per_s"] == pytest.approx(
+        min(pixel_read_rate, 2 * report["zstd_mb_per_s"]))
+    assert report["ceiling"] in ("page cache", "zstd x 2")
+    assert report["fraction_of_ceiling"] == pytest.approx(
+        report["mb_per_s"] / report["ceiling_mb_per_s"])
+    assert report["fraction_of_memcpy"] == pytest.approx(
+        report["mb_per_s"] / report["memcpy_mb_per_s"])
+
+
+def test_an_uncompressed_file_has_no_zstd_ceiling(tmp_path):
+    images = np.zeros((64, 8, 8, 3), dtype=np.uint8)
+    np.save(tmp_path / "i.npy", images)
+    out = tmp_path / "raw.h5"
+    run_h5feed("convert", "npy", tmp_path / "i.npy", out, "--compression", "none", "--quiet", check=0)
+    report = bench_json(out, "--batch", 16)
+    assert report["zstd_mb_per_s"] == 0 and report["ceiling"] == "page cache"
+    assert report["ceiling_mb_per_s"] == pytest.approx(
+        report["page_cache_mb_per_s"] * report["compression_ratio"])
+
+
+def test_cold_runs_report_whether_the_eviction_took_effect(tiny):
+    report = bench_json(tiny, "--cold", "--no-ceilings")
+    assert report["cold"] is True
+    assert 0 <= report["resident_after_cold"] <= 1
+    assert report["cold_took_effect"] == (report["resident_after_cold"] <= 0.05)
+    text = run_h5feed("bench", tiny, "--cold", "--no-ceilings", check=0).stdout
+    assert "after posix_fadvise(DONTNEED)" in text
+    assert ("did not take effect" in text) == (not report["cold_took_effect"])
+    assert bench_json(tiny, "--no-ceilings")["cold"] is False
+
+
+@pytest.fixture(scope="module")
+def ordered(tmp_path_factory):
+    """2,048 rows in chunks of 16, enough rows for the shuffle-quality figure to separate
+    samplers."""
+    folder = tmp_path_factory.mktemp("quality")
+    np.save(folder / "images.npy", np.zeros((2048, 4, 4, 1), dtype=np.uint8))
+    out = folder / "ordered.h5"
+    run_h5feed("convert", "npy", folder / "images.npy", out, "--chunk", 16,
+               "--compression", "none", "--quiet", check=0)
+    return out
+
+
+def test_shuffle_quality_orders_sequential_below_chunks_below_random(ordered):
+    figures = {s: bench_json(ordered, "--sampler", s, "--batch", 64, "--no-ceilings")
+               for s in ("sequential", "chunks:4", "random")}
+    quality = {s: f["shuffle_quality"] for s, f in figures.items()}
+    assert quality["sequential"] < quality["chunks:4"] < quality["random"], quality
+    assert quality["sequential"] == pytest.approx(0, abs=0.01)
+    assert quality["random"] == pytest.approx(1, abs=0.05)
+    per_batch = {s: f["chunks_per_batch"] for s, f in figures.items()}
+    # 64 rows in file order are 4 whole chunks of 16; chunks:4's windows are 4 chunks = 64 rows,
+    # so each batch is one window; random's 64 rows come from ~50 of the 128 chunks.
+    assert per_batch["sequential"] == 4 and per_batch["chunks:4"] == 4, per_batch
+    assert per_batch["random"] > 40, per_batch
+    # Every run reports the random sampler's figures for the same file and seed: equal to what
+    # the random run itself measured.
+    for f in figures.values():
+        assert f["random_shuffle_quality"] == pytest.approx(quality["random"])
+        assert f["random_chunks_per_batch"] == pytest.approx(per_batch["random"])
+
+
+def test_text_report_shows_the_trainer_the_ceilings_and_the_random_baseline(tiny):
+    out = run_h5feed("bench", tiny, "--step-ms", 1, check=0).stdout
+    for words in ("simulated trainer: 1.0 ms per batch", "the random sampler:", "ceilings:",
+                  "of the ceiling", "of memcpy", "distinct chunks per batch"):
+        assert words in out, out
+
+
+@pytest.mark.parametrize("args", [["--step-ms", "-1"], ["--max-seconds", "-2"],
+                                  ["--step-ms", "x"]])
+def test_bad_trainer_and_time_options_are_usage_errors(tiny, args):
+    assert run_h5feed("bench", tiny, *args).returncode == 2

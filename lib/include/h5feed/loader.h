@@ -30,6 +30,7 @@
 // made them is destroyed.
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -58,14 +59,17 @@ class Batch {
   int64_t size() const;              // samples in this batch
   const ImageShape& image_shape() const;
   bool normalized() const;
-  // uint8, size() x H x W x C, as stored (always valid; what the rows were gathered into).
+  // uint8, size() x H x W x C, as stored (what the rows were gathered into); empty for a batch
+  // on the GPU (only its normalized images reach the device).
   std::span<const uint8_t> images() const;
-  // float32, size() x C x H x W, (x / 255 - mean) / std per channel (empty unless normalized()).
+  // float32 host images, (x / 255 - mean) / std per channel, in output.layout and the delivered
+  // size (image_tensor() has the shape); empty unless normalized() on the host as float32.
   std::span<const float> normalized_images() const;
   std::span<const int64_t> labels() const;
   std::span<const int64_t> indices() const;  // the dataset row of every sample
   // The images as delivered: uint8 NHWC as stored, or normalized (output.type, output.layout),
-  // on the host or, with the GPU stage, on the device.
+  // on the host or, with the GPU stage, on the device; contiguous, shaped N x C x H x W (NCHW)
+  // or N x H x W x C (NHWC), H x W the center crop's size when one is asked for.
   TensorView image_tensor() const;
   TensorView label_tensor() const;  // int64 [size()], on the device with the images
   TensorView index_tensor() const;  // int64 [size()], on the host
@@ -126,6 +130,11 @@ class Loader {
   // epoch is delivered unless drop_last_batch. Rethrows, with its context, any error a worker
   // met (the loader can then be destroyed cleanly).
   std::optional<Batch> Next();
+  // Whether Next would return without waiting (a batch, the end of the epoch or an error is
+  // ready), waiting up to `timeout` for it to; the wait counts in stats().wait_seconds. Lets a
+  // caller that must stay responsive wait in slices: the Python module checks for Ctrl-C
+  // between them.
+  bool WaitReady(std::chrono::milliseconds timeout);
 
   // Where the trainer stands: the epoch and the number of batches Next has delivered in it.
   LoaderState State() const;

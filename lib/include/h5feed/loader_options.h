@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "h5feed/file_locking.h"
 #include "h5feed/output_options.h"
 #include "h5feed/sampler_options.h"
 
@@ -34,7 +35,8 @@ struct LoaderOptions {
   int64_t cache_bytes = int64_t{512} << 20;
   EvictionPolicy eviction = EvictionPolicy::kBelady;
   // Host batch buffers (pinned when a GPU is used): the prefetch depth. Two let one batch
-  // be assembled while the trainer holds another; more absorb jitter.
+  // be assembled while the trainer holds another; more absorb jitter. With the GPU stage,
+  // also the number of delivered batches the device holds (at least 2).
   int slots = 4;
   int threads = 0;  // worker threads; 0 = all cores
 
@@ -52,11 +54,16 @@ struct LoaderOptions {
   // in loaded batches is slots / echo).
   int echo = 1;
 
+  // --- Opening. HDF5's shared file lock (file_locking.h): kAuto opens without it, with a
+  // warning, where the file system refuses locks (NFS without lockd); kOff never locks.
+  FileLocking file_locking = FileLocking::kAuto;
+
   // --- Integrity.
   bool verify_checksums = true;     // check every chunk's XXH3-64 (h5feed files)
   bool skip_corrupt_chunks = false;  // skip a corrupt chunk's samples with a warning, counted
-  // Where warnings go (one per skipped chunk): called from a worker thread, one call at a
-  // time; it must not call back into the Loader. Empty: printed to stderr.
+  // Where warnings go: one per skipped chunk (from a worker thread), one when Open had to
+  // open the file without its lock (from Open's thread). One call at a time; it must not call
+  // back into the Loader. Empty: printed to stderr.
   std::function<void(const std::string&)> on_warning;
 };
 

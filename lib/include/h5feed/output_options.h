@@ -15,11 +15,15 @@ enum class Layout { kNCHW, kNHWC };
 
 // Per-sample augmentation, applied while normalizing. Each sample's draws come from a
 // counter-based generator keyed by (seed, epoch, dataset row, echo copy), so a run repeats
-// exactly and does not depend on threads or on the device.
+// exactly and does not depend on threads or on the device. Order (torchvision's): the center
+// crop window, then the random crop of that window padded with zeros, then the flip; padding
+// zeros are normalized like a 0 pixel. Defined exactly in lib/pipeline/augment.h.
 struct AugmentOptions {
   bool random_flip = false;         // mirror left-right with probability 1/2
   int64_t random_crop_padding = 0;  // > 0: pad P zeros on every side, crop H x W at a random offset
-  int64_t center_crop_height = 0;   // > 0 (both): deliver the central crop of this size
+  // > 0 (both, at most the image size): deliver the central crop of this size, its offsets
+  // (H - h) / 2 and (W - w) / 2 rounded down. The delivered images are then h x w.
+  int64_t center_crop_height = 0;
   int64_t center_crop_width = 0;
 
   bool any() const {
@@ -34,12 +38,15 @@ struct OutputOptions {
   ElementType type = ElementType::kFloat32;
   Layout layout = Layout::kNCHW;
   AugmentOptions augment;
-  // -1: host batches. >= 0: the GPU stage on that CUDA device. When no device is usable (no
-  // GPU, no driver, a build without nvcc) the loader says so once and delivers host batches.
+  // -1: host batches. >= 0: the GPU stage on that CUDA device (docs/gpu.md; needs
+  // normalize = true). When no device is usable (no GPU, no driver, a build without nvcc) the
+  // loader says so once (on_warning) and delivers host batches with the same values; an index
+  // past the visible devices is an error. The device holds max(2, slots) delivered batches.
   int cuda_device = -1;
-  // The trainer's cudaStream_t (nullptr: the legacy default stream). A device batch is ready on
-  // this stream when Next returns it; its buffers are reused only once this stream has passed
-  // the point where the trainer released the batch.
+  // The trainer's cudaStream_t (nullptr: the legacy default stream; a program built with
+  // per-thread default streams passes cudaStreamPerThread). A device batch is ready on this
+  // stream when Next returns it; its buffers are reused only once this stream has passed the
+  // point where the trainer released the batch (destroyed its last Batch copy).
   void* cuda_stream = nullptr;
 };
 

@@ -12,10 +12,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/io_errors.h"
@@ -44,24 +46,34 @@ class FaultyFile final : public io::RandomAccessFile {
   void FlipBytes(uint64_t begin, uint64_t end, uint8_t mask = 0xFF) {
     flips_.push_back({begin, end, mask});
   }
+  // Every read takes `delay` longer (a slow or congested network file system).
+  void DelayEachRead(std::chrono::milliseconds delay) { delay_ = delay; }
 
   int64_t reads() const { return reads_.load(); }
+  // Reads that failed, came back short or came back with flipped bytes.
+  int64_t faults() const { return faults_.load(); }
   uint64_t bytes_read() const { return bytes_read_.load(); }
 
   void ReadAt(uint64_t offset, std::span<uint8_t> dest) const override {
     const int64_t call = reads_.fetch_add(1);
+    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     const uint64_t end = offset + dest.size();
     for (const NthFailure& f : nth_failures_) {
-      if (f.call == call) throw io::ReadFailedError(path(), offset, dest.size(), f.error_number);
+      if (f.call == call) {
+        faults_.fetch_add(1);
+        throw io::ReadFailedError(path(), offset, dest.size(), f.error_number);
+      }
     }
     for (const RangeFailure& f : range_failures_) {
       if (offset < f.end && f.begin < end) {
+        faults_.fetch_add(1);
         throw io::ReadFailedError(path(), offset, dest.size(), f.error_number);
       }
     }
     if (end > end_) {
       const uint64_t available = offset < end_ ? end_ - offset : 0;
       if (available > 0) base_.ReadAt(offset, dest.first(available));
+      faults_.fetch_add(1);
       throw io::TruncatedError(path(), offset, dest.size(), offset + available,
                                dest.size() - available);
     }
@@ -70,6 +82,7 @@ class FaultyFile final : public io::RandomAccessFile {
     for (const Flip& f : flips_) {
       const uint64_t from = std::max(offset, f.begin);
       const uint64_t to = std::min(end, f.end);
+      if (from < to) faults_.fetch_add(1);
       for (uint64_t at = from; at < to; ++at) dest[at - offset] ^= f.mask;
     }
   }
@@ -97,7 +110,9 @@ class FaultyFile final : public io::RandomAccessFile {
   std::vector<RangeFailure> range_failures_;
   uint64_t end_ = UINT64_MAX;
   std::vector<Flip> flips_;
+  std::chrono::milliseconds delay_{0};
   mutable std::atomic<int64_t> reads_{0};
+  mutable std::atomic<int64_t> faults_{0};
   mutable std::atomic<uint64_t> bytes_read_{0};
 };
 

@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -265,6 +267,29 @@ TEST_CASE("chunks:W reads each chunk once per epoch when the cache holds the win
   CHECK(stats.bytes_decoded == static_cast<uint64_t>(loader.dataset().chunks * kChunk * 48));
   CHECK(stats.bytes_read > 0);
   CHECK(stats.wait_seconds >= 0);
+}
+
+TEST_CASE("WaitReady says whether Next would wait: it would while the trainer holds every slot") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, 40, ImageShape{4, 4, 3}, 8, Compression::Parse("none"));
+  LoaderOptions options;
+  options.batch_size = 16;
+  options.slots = 2;
+  Loader loader = Loader::Open(path, options);
+  std::optional<Batch> first = loader.Next();
+  std::optional<Batch> second = loader.Next();
+  // Both slots are held: the third batch cannot be assembled, however long one waits.
+  CHECK_FALSE(loader.WaitReady(std::chrono::milliseconds(50)));
+  first.reset();
+  REQUIRE(loader.WaitReady(std::chrono::seconds(30)));
+  std::optional<Batch> third = loader.Next();
+  REQUIRE(third);
+  CHECK(third->step() == 2);
+  CHECK(third->size() == 8);
+  // At the end of the epoch Next returns at once, and WaitReady says so.
+  CHECK(loader.WaitReady(std::chrono::seconds(30)));
+  CHECK_FALSE(loader.Next());
 }
 
 }  // namespace

@@ -193,7 +193,8 @@ TEST_CASE("normalized batches hold NormalizeBatch of their images") {
   const float mean[3] = {0.5f, 0.4f, 0.3f};
   const float std[3] = {0.2f, 0.25f, 0.3f};
   AssemblerOptions normalize;
-  normalize.normalize = MakeNormalizeParams(mean, std, 3, 3);
+  const NormalizeParams params = MakeNormalizeParams(mean, std, 3, 3);
+  normalize.output = PlainOutputSpec(params, options.shape);
   normalize.echo = 2;
   BatchAssembler assembler(rig.Plan(Shuffled(200, 5)), 0, rig.resources(), normalize);
   tbb::task_arena arena(1);
@@ -205,7 +206,7 @@ TEST_CASE("normalized batches hold NormalizeBatch of their images") {
     CheckContents(rig.data, batch);
     std::vector<float> expected(static_cast<size_t>(batch.rows * options.shape.bytes()));
     arena.execute([&] {
-      NormalizeBatch(batch.view.images, options.shape, batch.rows, *normalize.normalize,
+      NormalizeBatch(batch.view.images, options.shape, batch.rows, params,
                      expected);
     });
     CHECK(std::equal(expected.begin(), expected.end(), batch.view.normalized.begin()));

@@ -1,0 +1,113 @@
+#pragma once
+// The GPU stage, behind an interface with no CUDA type in it, so the loader compiles without
+// nvcc (a build without it links no_cuda.cc, whose OpenDeviceStage refuses).
+//
+// What it does with a loaded host batch (docs/gpu.md has the timeline):
+//   Load: on its own copy stream, waits until the device input buffer it takes was last read
+//         (event `consumed`), copies the images and the labels/indices/orders group H2D with
+//         cudaMemcpyAsync, records `copied`, and returns the host slot to its pool from a
+//         cudaLaunchHostFunc after the copies: a host slot is reused only once its copy is done.
+//   Emit: on its compute stream, waits on `copied` and on the output buffer's `released` (the
+//         trainer's stream passed the release of the batch that last used it), runs the
+//         normalize kernel for one echo copy (rows permuted on the device by that copy's order)
+//         and records `ready`; after the input's last copy, records `consumed`.
+//   DeviceBatch::MakeReady: the trainer's stream waits on `ready` (cudaStreamWaitEvent); the
+//         host never waits. Destroying the DeviceBatch records `released` on the trainer's stream
+//         and returns the output buffer to the ring.
+//
+// Thread-safety: Load, Emit, free_inputs, free_outputs and Synchronize are called from one
+// thread (the loader's user). DeviceBatch objects may be destroyed on any thread, also after
+// the stage (they keep the device memory alive).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "h5feed/image_shape.h"
+#include "memory/host_allocator.h"
+#include "memory/slot_pool.h"
+#include "pipeline/output_spec.h"
+#include "pipeline/slot_layout.h"
+
+namespace h5feed::cuda {
+
+struct DeviceStageOptions {
+  int device = 0;
+  void* trainer_stream = nullptr;  // cudaStream_t; nullptr: the legacy default stream
+  int64_t capacity = 0;            // rows of a batch
+  ImageShape shape;                // stored images
+  pipeline::OutputSpec spec;       // what the kernel delivers
+  int echo = 1;                    // row orders per loaded batch (copies made from one load)
+  int inputs = 2;                  // device uint8 input buffers (>= 2: one filling, one read)
+  int outputs = 2;                 // device output buffers (>= 2: one trained on, one filling)
+};
+
+// One loaded host batch, as the slot layout lays it out (pipeline/slot_layout.h).
+struct HostBatch {
+  memory::SlotLease lease;             // handed to the stage: returned after its copy completes
+  std::span<const uint8_t> images;     // rows x H x W x C
+  std::span<const uint8_t> group;      // labels, indices and orders regions, contiguous
+  size_t indices_offset = 0;           // within group
+  size_t orders_offset = 0;            // within group
+  int64_t rows = 0;
+  int64_t epoch = 0;
+};
+
+// The HostBatch of `rows` rows (epoch `epoch`) that `lease` holds, laid out by `layout`.
+inline HostBatch MakeHostBatch(memory::SlotLease lease, const pipeline::SlotLayout& layout,
+                               int64_t rows, int64_t epoch) {
+  const pipeline::SlotView view = layout.View(lease.bytes());
+  const auto* group = reinterpret_cast<const uint8_t*>(view.labels.data());
+  const auto offset = [&](const int64_t* region) {
+    return static_cast<size_t>(reinterpret_cast<const uint8_t*>(region) - group);
+  };
+  HostBatch batch;
+  batch.images = view.images.first(static_cast<size_t>(rows * layout.shape().bytes()));
+  batch.group = {group, layout.labels_group_end() - layout.labels_offset()};
+  batch.indices_offset = offset(view.indices.data());
+  batch.orders_offset = offset(view.orders.data());
+  batch.rows = rows;
+  batch.epoch = epoch;
+  batch.lease = std::move(lease);
+  return batch;
+}
+
+// One normalized batch on the device: `rows` images as spec says, and their labels (int64).
+class DeviceBatch {
+ public:
+  virtual ~DeviceBatch() = default;  // records `released` on the trainer's stream
+  virtual const void* images() const = 0;
+  virtual const int64_t* labels() const = 0;
+  // Makes the trainer's stream wait for this batch (cudaStreamWaitEvent on `ready`).
+  virtual void MakeReady() const = 0;
+};
+
+class DeviceStage {
+ public:
+  virtual ~DeviceStage() = default;  // waits for the stage's own streams (not the trainer's)
+
+  // Pinned host memory (cudaHostAlloc) for the slot pool: the DMA engine reads it directly.
+  virtual std::shared_ptr<memory::HostAllocator> host_allocator() const = 0;
+  virtual int free_inputs() const = 0;
+  virtual int free_outputs() const = 0;
+
+  // Starts the copy of `batch` into a free input buffer (free_inputs() > 0); returns its index.
+  virtual int Load(HostBatch batch) = 0;
+  // Enqueues echo copy `copy` (0 <= copy < echo) of loaded input `input` into a free output
+  // buffer (free_outputs() > 0). `last`: no more copies of this input (it becomes free).
+  virtual std::shared_ptr<DeviceBatch> Emit(int input, int copy, bool last) = 0;
+  // Gives back a loaded input whose remaining copies will not be made (a run stopped midway):
+  // free again once the kernels already enqueued on it are done.
+  virtual void Abandon(int input) = 0;
+  // Waits for the stage's copy and compute streams (at teardown: host slot callbacks done).
+  virtual void Synchronize() = 0;
+};
+
+// Throws Error(kCuda) naming the device when it cannot be set up, Error(kUnsupported) in a
+// build without CUDA.
+std::unique_ptr<DeviceStage> OpenDeviceStage(const DeviceStageOptions& options);
+
+}  // namespace h5feed::cuda

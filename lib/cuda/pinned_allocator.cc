@@ -1,0 +1,43 @@
+#include "cuda/pinned_allocator.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed::cuda {
+namespace {
+
+class Pinned final : public memory::HostAllocator {
+ public:
+  void* Allocate(size_t bytes) override {
+    if (bytes == 0) throw Error(ErrorCode::kInvalidArgument, "host allocation of 0 bytes");
+    void* region = nullptr;
+    cudaError_t result = cudaHostAlloc(&region, bytes, cudaHostAllocPortable);
+    if (result != cudaSuccess) {
+      cudaGetLastError();
+      throw Error(ErrorCode::kIo, "cannot pin " + std::to_string(bytes) +
+                                      " bytes of host slot memory (cudaHostAlloc: " +
+                                      cudaGetErrorString(result) +
+                                      "); lower slots or batch_size");
+    }
+    // cudaHostAlloc returns page-aligned memory, as HostAllocator promises.
+    return region;
+  }
+
+  void Deallocate(void* region, size_t) noexcept override {
+    if (region != nullptr) cudaFreeHost(region);
+  }
+
+  std::string_view name() const noexcept override { return "CUDA pinned host"; }
+};
+
+}  // namespace
+
+std::shared_ptr<memory::HostAllocator> PinnedHostAllocator() {
+  static const std::shared_ptr<memory::HostAllocator> allocator = std::make_shared<Pinned>();
+  return allocator;
+}
+
+}  // namespace h5feed::cuda

@@ -1,0 +1,68 @@
+#pragma once
+// Verifies a whole image file, as `h5feed verify` does (and Python's h5feed.verify will):
+// every chunk read and decoded through the loader's own ChunkReader (checksum, decompression,
+// size), for h5feed files every row of the stored chunk table compared with HDF5's own chunk
+// index, the format attributes, the labels against the classes, and the classes, sources and
+// skipped lists against the counts. It lists every bad chunk by index with its rows, rather
+// than stopping at the first as the loader does.
+//
+// Chunks are checked in parallel (TBB) outside HDF5's lock; the HDF5 lookups of the table
+// check are serial (HDF5 1.10.8 runs one call at a time anyway).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "h5feed/file_locking.h"
+
+namespace h5feed::index {
+
+struct VerifyOptions {
+  int threads = 0;  // worker threads for the chunks; 0 = all cores
+  FileLocking file_locking = FileLocking::kAuto;
+  // Called as chunks are checked: (chunks checked, chunks in all). From worker threads, one
+  // call at a time.
+  std::function<void(int64_t done, int64_t total)> on_progress;
+};
+
+struct ChunkProblem {
+  int64_t chunk = 0;
+  int64_t first_row = 0;  // the chunk's rows, last included
+  int64_t last_row = 0;
+  std::string problem;  // "checksum mismatch (stored 0x..., computed 0x...)"
+};
+
+struct VerificationReport {
+  std::string path;
+  // The file could be opened and indexed. When false, `problems` says why, and nothing past
+  // the open was checked.
+  bool indexed = false;
+  bool is_h5feed = false;
+  int64_t samples = 0;
+  int64_t chunks = 0;
+  int64_t chunk_samples = 0;
+  std::string read_path;       // how chunks were read (ToString(ReadPath))
+  int64_t chunks_checked = 0;  // read and decoded (bad ones included)
+  std::vector<ChunkProblem> bad_chunks;  // in chunk order
+  std::vector<std::string> problems;     // of the file as a whole (attributes, labels, counts)
+  std::vector<std::string> checked;      // what was checked, one line each
+  std::vector<std::string> not_checked;  // what could not be checked here, and why
+  std::vector<std::string> warnings;     // about the open (the file-lock fallback)
+
+  bool ok() const { return indexed && bad_chunks.empty() && problems.empty(); }
+};
+
+// Verifies the file at `path`. Damage of any kind is reported in the result, never thrown.
+// Throws Error: kNotFound (no such file), kInvalidArgument (not a regular file), kIo (the
+// system failed to read it, or a writer holds it locked), kUnsupported (a newer format, a
+// filter nothing here decodes): cases where the file's soundness could not be judged.
+VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options);
+
+// A few lines for a person: the verdict, every bad chunk and problem, what was and was not
+// checked.
+std::string ToText(const VerificationReport& report);
+// One JSON object with every field (for scripts: `h5feed verify --json`).
+std::string ToJson(const VerificationReport& report);
+
+}  // namespace h5feed::index

@@ -1,0 +1,89 @@
+#include "loader/delivery_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "cuda/cuda_devices.h"
+#include "h5feed/error.h"
+
+namespace h5feed::loader {
+namespace {
+
+void Warn(const LoaderOptions& options, const std::string& message) {
+  if (options.on_warning) {
+    options.on_warning(message);
+  } else {
+    std::fprintf(stderr, "h5feed: warning: %s\n", message.c_str());
+  }
+}
+
+// Whether output.cuda_device can be used; says why not, once, when it cannot.
+bool DeviceUsable(const LoaderOptions& options) {
+  const int device = options.output.cuda_device;
+  if (device < 0) return false;
+  const cuda::DeviceStatus status = cuda::QueryDevices();
+  if (status.device_count == 0) {
+    Warn(options, "LoaderOptions.output.cuda_device is " + std::to_string(device) +
+                      " but no CUDA device is usable (" + status.reason +
+                      "); delivering host batches, normalized on the CPU");
+    return false;
+  }
+  if (device >= status.device_count) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "LoaderOptions.output.cuda_device is " + std::to_string(device) + " but " +
+                    std::to_string(status.device_count) +
+                    " CUDA device(s) are visible; use 0 .. " +
+                    std::to_string(status.device_count - 1) + " (or -1 for host batches)");
+  }
+  return true;
+}
+
+}  // namespace
+
+pipeline::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) const {
+  pipeline::SlotContents contents;
+  if (stage) {
+    contents.row_orders = options.echo;
+  } else if (spec) {
+    contents.output_image_bytes = static_cast<size_t>(spec->image_bytes());
+  }
+  return contents;
+}
+
+std::shared_ptr<memory::HostAllocator> DeliveryPlan::host_allocator() const {
+  return stage ? stage->host_allocator() : memory::PageAlignedAllocator();
+}
+
+void DeliveryPlan::Configure(const LoaderOptions& options,
+                             pipeline::AssemblerOptions& assembler) const {
+  assembler.echo = stage ? 1 : options.echo;
+  assembler.device_echo = stage ? options.echo : 0;
+  if (!stage) assembler.output = spec;
+}
+
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape) {
+  DeliveryPlan plan;
+  if (options.normalize) {
+    plan.spec = pipeline::MakeOutputSpec(
+        pipeline::MakeNormalizeParams(options.mean.data(), options.std.data(),
+                                      static_cast<int>(options.mean.size()),
+                                      static_cast<int>(shape.channels)),
+        shape, options.output, options.seed);
+  }
+  if (plan.spec && DeviceUsable(options)) {
+    cuda::DeviceStageOptions stage;
+    stage.device = options.output.cuda_device;
+    stage.trainer_stream = options.output.cuda_stream;
+    stage.capacity = options.batch_size;
+    stage.shape = shape;
+    stage.spec = *plan.spec;
+    stage.echo = options.echo;
+    stage.inputs = 2;
+    stage.outputs = std::max(2, options.slots);
+    plan.stage = cuda::OpenDeviceStage(stage);
+  }
+  return plan;
+}
+
+}  // namespace h5feed::loader

@@ -1,0 +1,37 @@
+#pragma once
+// Where a loader's batches are delivered and in what form, decided once at Open: on the host
+// (normalized on the CPU when asked), or through the GPU stage when output.cuda_device >= 0
+// and a device is usable. Asked for a device where none is usable (no GPU, no driver, a build
+// without nvcc), the loader says so once (on_warning, else stderr) and delivers host batches
+// with the same arithmetic.
+
+#include <memory>
+#include <optional>
+
+#include "cuda/device_stage.h"
+#include "h5feed/image_shape.h"
+#include "h5feed/loader_options.h"
+#include "pipeline/batch_assembler.h"
+#include "pipeline/output_spec.h"
+#include "pipeline/slot_layout.h"
+
+namespace h5feed::loader {
+
+struct DeliveryPlan {
+  std::optional<pipeline::OutputSpec> spec;  // set when normalizing (either side)
+  std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
+
+  // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.
+  pipeline::SlotContents slot_contents(const LoaderOptions& options) const;
+  std::shared_ptr<memory::HostAllocator> host_allocator() const;
+  // The GPU path loads each batch once (host echo 1) and echoes on the device; the CPU path
+  // normalizes and echoes on the host.
+  void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;
+};
+
+// Throws what MakeNormalizeParams / MakeOutputSpec throw for bad normalization options,
+// Error(kInvalidArgument) for a device index that does not exist, Error(kCuda) when the device
+// cannot be set up.
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape);
+
+}  // namespace h5feed::loader

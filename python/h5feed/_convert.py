@@ -1,0 +1,103 @@
+"""Conversions and inspection for scripts: what `h5feed convert`, `h5feed rechunk` and
+`h5feed inspect --json` do, with the same options, through the same library functions (no
+subprocess). Each conversion returns a report dict: path, images, image_shape (H, W, C),
+chunks, chunk_images, compression, shuffled, seed, raw_bytes, stored_bytes, seconds, and
+skipped, a list of (source, reason) for the inputs left out as broken (each also warned about).
+Ctrl-C stops a conversion at the next image and leaves nothing at `out` (KeyboardInterrupt)."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+
+from . import _h5feed
+
+
+def _common(chunk, compression, shuffle, seed, threads, overwrite, strict) -> dict:
+    """The options every conversion takes (`--chunk`, `--compression`, `--seed`,
+    `--no-shuffle`, `--threads`, `--force`, `--strict`)."""
+    return dict(chunk=0 if chunk is None else chunk, compression=compression,
+                shuffle=shuffle, seed=seed, threads=0 if threads is None else threads,
+                overwrite=overwrite, strict=strict)
+
+
+def _reported(report: dict) -> dict:
+    for source, reason in report["skipped"]:
+        warnings.warn(f"h5feed: skipped {source}: {reason}", stacklevel=3)
+    return report
+
+
+def _size(size) -> tuple[int, int] | None:
+    """None, an int (square), (height, width), or "HxW" as on the command line."""
+    if size is None:
+        return None
+    if isinstance(size, int):
+        return size, size
+    if isinstance(size, str):
+        parts = size.lower().split("x")
+        if len(parts) in (1, 2) and all(p.isdigit() for p in parts):
+            return int(parts[0]), int(parts[-1])
+        raise ValueError(f"size {size!r}: give HxW (height first), e.g. '224x224', or one number")
+    height, width = size
+    return int(height), int(width)
+
+
+def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: bool = False,
+                        chunk: int | None = None, compression: str = "zstd:3",
+                        shuffle: bool = True, seed: int = 0, threads: int | None = None,
+                        overwrite: bool = False, strict: bool = False) -> dict:
+    """`h5feed convert imagefolder SRC OUT`: a torchvision-style ImageFolder (one subfolder per
+    class, sorted; labels are their indices) to one h5feed file.
+
+    size: every image stored at (height, width) (an int: square; "HxW" also taken); None: all
+    images must already share one size. resize: crop | stretch | pad. chunk: images per chunk
+    (None: about 4 MiB). compression: none | zstd[:L] | gzip[:L]. shuffle/seed: the stored
+    order is a seeded shuffle unless shuffle=False. threads: None = all cores. overwrite:
+    replace `out`. strict: a broken image is an error instead of a skip."""
+    return _reported(_h5feed.convert_imagefolder(
+        os.fspath(src), os.fspath(out), size=_size(size), resize=resize,
+        allow_empty=allow_empty,
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+
+
+def convert_cifar(src, out, split: str = "train", labels: str = "fine",
+                  chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = True,
+                  seed: int = 0, threads: int | None = None, overwrite: bool = False,
+                  strict: bool = False) -> dict:
+    """`h5feed convert cifar SRC OUT`: the CIFAR-10 / CIFAR-100 binary version (split: train |
+    test; labels: fine | coarse, CIFAR-100 only). Other options as convert_imagefolder."""
+    return _reported(_h5feed.convert_cifar(
+        os.fspath(src), os.fspath(out), split=split, labels=labels,
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+
+
+def convert_npy(images, out, labels=None, chunk: int | None = None,
+                compression: str = "zstd:3", shuffle: bool = True, seed: int = 0,
+                threads: int | None = None, overwrite: bool = False,
+                strict: bool = False) -> dict:
+    """`h5feed convert npy IMAGES.npy [LABELS.npy] OUT`: a uint8 (N, H, W, C) or (N, H, W)
+    .npy file (memory-mapped), with optional integer labels (N). Other options as
+    convert_imagefolder."""
+    return _reported(_h5feed.convert_npy(
+        os.fspath(images), "" if labels is None else os.fspath(labels), os.fspath(out),
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+
+
+def rechunk(src, out, images: str | None = None, labels: str | None = None,
+            chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = False,
+            seed: int = 0, threads: int | None = None, overwrite: bool = False,
+            strict: bool = False) -> dict:
+    """`h5feed rechunk SRC OUT`: any HDF5 file with a 4-D uint8 image dataset (h5py-made, NHWC
+    or NCHW, any chunking and filters) to an h5feed file. Keeps the source order unless
+    shuffle=True. images / labels: dataset paths (None: found as inspect finds them)."""
+    return _reported(_h5feed.rechunk(
+        os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+
+
+def inspect(path) -> dict:
+    """What `h5feed inspect --json PATH` prints, as a dict: shape, layout, chunking,
+    compression ratio, classes with counts, format version, skipped sources, datasets, notes.
+    Works on any HDF5 file; reads metadata and labels only."""
+    return json.loads(_h5feed.inspect_json(os.fspath(path)))

@@ -1,0 +1,135 @@
+"""h5feed.Loader: shuffled batches of an h5feed (or any 4-D uint8 HDF5) file as torch tensors,
+in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import torch
+from torch.utils.dlpack import from_dlpack
+
+from . import _h5feed
+from ._options import IMAGENET_MEAN, IMAGENET_STD, native_arguments
+
+
+class Loader:
+    """Iterating a Loader yields one epoch of (images, labels) tensors, or
+    (images, labels, indices) with with_indices=True:
+
+    - images: `dtype` (float32 by default), N x C x H x W, (x / 255 - mean) / std per channel
+      (in torch.channels_last memory with memory_format=torch.channels_last); with dtype=None
+      the stored uint8 N x H x W x C, untouched.
+    - labels: int64 [N]; indices: int64 [N], the dataset row of every sample (host memory).
+
+    The tensors are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
+    back to the loader when its tensors are freed. `slots` batches are prefetched (the loader
+    has one buffer more, for the batch a for loop's variables hold while the next is awaited);
+    holding the tensors of slots + 1 batches leaves it no buffer to fill, so after 5 s of
+    waiting the iteration raises InvalidArgumentError instead of hanging. Copy (`.clone()`)
+    what you keep beyond the step.
+
+    The order is a pure function of (seed, epoch, rank, world_size): call set_epoch(e) before
+    each epoch (as with DistributedSampler) or every epoch repeats epoch 0's order.
+    state_dict() / load_state_dict() resume mid-epoch to exactly the batches the uninterrupted
+    run would have delivered. rank and world_size default to torch.distributed's when it is
+    initialised; each rank then reads a disjoint share of equal size.
+
+    The reading happens on the loader's own threads, in C++, without the GIL; Ctrl-C while
+    waiting for a batch raises KeyboardInterrupt. Errors (a corrupt chunk, a missing file)
+    raise h5feed.Error subclasses naming the file, dataset and chunk.
+    """
+
+    def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
+                 rank: int | None = None, world_size: int | None = None,
+                 drop_last: bool = False, cache_bytes: int = 512 << 20,
+                 threads: int | None = None, device="cpu", dtype=torch.float32,
+                 mean=IMAGENET_MEAN, std=IMAGENET_STD, augment=None, echo: int = 1,
+                 with_indices: bool = False, slots: int = 4, verify_checksums: bool = True,
+                 memory_format=torch.contiguous_format, shard_drop_last: bool | None = None,
+                 skip_corrupt_chunks: bool = False, file_locking: str = "auto",
+                 images: str | None = None, labels: str | None = None):
+        self._native = _h5feed.NativeLoader(
+            str(path), **native_arguments(
+                batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
+                world_size=world_size, drop_last=drop_last, shard_drop_last=shard_drop_last,
+                cache_bytes=cache_bytes, threads=threads, slots=slots, echo=echo,
+                device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
+                augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
+                skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels))
+        self.batch_size = batch_size
+        self.with_indices = with_indices
+        # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
+        # same memory seen as N x C x H x W, which a permuted view gives without a copy.
+        self._channels_last = dtype is not None and memory_format == torch.channels_last
+        self._epoch = 0
+        self._restored = False  # load_state_dict set a position the next iteration starts at
+        self._iteration = 0     # bumped by every __iter__: an older iterator stops
+
+    def __len__(self) -> int:
+        """Batches per epoch on this rank (echo copies counted, the short last one unless
+        drop_last)."""
+        return self._native.batches_per_epoch
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch the next iteration delivers (its order depends on it). After
+        load_state_dict, setting the restored epoch keeps the restored position."""
+        if self._restored and epoch == self._epoch:
+            return
+        self._epoch = epoch
+        self._restored = False
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
+        self._iteration += 1
+        if self._restored:
+            self._restored = False  # the native loader already stands at the restored step
+        else:
+            self._native.set_epoch(self._epoch)
+        return self._batches(self._iteration)
+
+    def _batches(self, iteration: int) -> Iterator[tuple[torch.Tensor, ...]]:
+        native, with_indices = self._native, self.with_indices
+        while iteration == self._iteration:
+            capsules = native.next(with_indices)
+            if capsules is None:
+                return
+            tensors = [from_dlpack(capsule) for capsule in capsules]
+            if self._channels_last:
+                tensors[0] = tensors[0].permute(0, 3, 1, 2)
+            yield tuple(tensors)
+        raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
+                           "epoch is iterated by one loop at a time")
+
+    def state_dict(self) -> dict:
+        """Where this loader stands: the epoch and the batches delivered in it, with the seed and
+        a fingerprint of the file and order-relevant options. Plain ints (torch.save-able)."""
+        epoch, step, seed, fingerprint = self._native.state()
+        return {"epoch": epoch, "step": step, "seed": seed, "fingerprint": fingerprint}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Resume at `state` (from state_dict of a loader on the same file with the same seed,
+        batch_size, drop_last, sampler, world_size and echo; any rank's state resumes every
+        rank). The next iteration delivers the batches that followed it. Raises
+        h5feed.InvalidArgumentError when the state does not fit this loader."""
+        self._native.restore(int(state["epoch"]), int(state["step"]), int(state["seed"]),
+                             int(state["fingerprint"]))
+        self._epoch = int(state["epoch"])
+        self._restored = True
+
+    @property
+    def epoch(self) -> int:
+        return self._epoch
+
+    @property
+    def dataset(self) -> dict:
+        """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, classes."""
+        return self._native.dataset
+
+    @property
+    def samples_per_epoch(self) -> int:
+        """This rank's share of an epoch (before drop_last)."""
+        return self._native.samples_per_epoch
+
+    def stats(self) -> dict:
+        """Counters since opening: batches, samples, chunk_reads, cache_hits, cache_misses,
+        bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
+        return self._native.stats()

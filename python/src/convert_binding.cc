@@ -1,0 +1,165 @@
+#include "convert_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "conversion.h"
+#include "h5feed/error.h"
+#include "interruptible_wait.h"
+#include "sources/cifar_source.h"
+#include "sources/hdf5_source.h"
+#include "sources/image_folder_source.h"
+#include "sources/npy_source.h"
+
+namespace py = pybind11;
+
+namespace h5feed::python {
+namespace {
+
+using SourceOpener = std::function<std::unique_ptr<SampleSource>()>;
+
+// The options every conversion takes (the CLI's AddConversionFlags), as the dict
+// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict.
+ConvertOptions MakeConvertOptions(const py::dict& common) {
+  ConvertOptions options;
+  options.chunk_images = common["chunk"].cast<int64_t>();
+  options.compression = Compression::Parse(common["compression"].cast<std::string>());
+  options.shuffle = common["shuffle"].cast<bool>();
+  options.seed = common["seed"].cast<uint64_t>();
+  options.threads = common["threads"].cast<int>();
+  options.overwrite = common["overwrite"].cast<bool>();
+  options.strict = common["strict"].cast<bool>();
+  return options;
+}
+
+py::dict ToDict(const ConvertReport& report) {
+  py::dict result;
+  result["path"] = report.path;
+  result["images"] = report.images;
+  result["image_shape"] =
+      py::make_tuple(report.shape.height, report.shape.width, report.shape.channels);
+  result["chunks"] = report.chunks;
+  result["chunk_images"] = report.chunk_images;
+  result["compression"] = report.compression.ToString();
+  result["shuffled"] = report.shuffled;
+  result["seed"] = report.seed;
+  result["raw_bytes"] = report.raw_bytes;
+  result["stored_bytes"] = report.stored_bytes;
+  result["seconds"] = report.seconds;
+  py::list skipped;
+  for (const SkippedSource& entry : report.skipped) {
+    skipped.append(py::make_tuple(entry.source, entry.reason));
+  }
+  result["skipped"] = skipped;
+  return result;
+}
+
+// Opens the source and converts it on a worker thread; this thread waits interruptibly. On
+// Ctrl-C the conversion is cancelled and joined before KeyboardInterrupt propagates, so the
+// temporary file is gone by then.
+py::dict RunConversion(const SourceOpener& open_source, const std::string& out,
+                       ConvertOptions options) {
+  std::atomic<bool> cancel{false};
+  options.cancel = &cancel;
+  std::packaged_task<ConvertReport()> task([&] {
+    std::unique_ptr<SampleSource> source = open_source();
+    return Convert(*source, out, options);
+  });
+  std::future<ConvertReport> result = task.get_future();
+  std::thread worker(std::move(task));
+  try {
+    WaitInterruptibly([&](std::chrono::milliseconds slice) {
+      return result.wait_for(slice) == std::future_status::ready;
+    });
+  } catch (...) {
+    cancel.store(true);
+    {
+      py::gil_scoped_release without_gil;
+      worker.join();
+    }
+    throw;  // KeyboardInterrupt (the conversion's own kCancelled error is not what happened)
+  }
+  worker.join();
+  return ToDict(result.get());  // rethrows the conversion's h5feed::Error
+}
+
+image::ResizeMode ParseResize(const std::string& mode) {
+  if (mode == "crop") return image::ResizeMode::kCrop;
+  if (mode == "stretch") return image::ResizeMode::kStretch;
+  if (mode == "pad") return image::ResizeMode::kPad;
+  throw Error(ErrorCode::kInvalidArgument, "resize '" + mode + "': use crop, stretch or pad");
+}
+
+}  // namespace
+
+void BindConvert(py::module_& module) {
+  module.def(
+      "convert_imagefolder",
+      [](const std::string& src, const std::string& out,
+         std::optional<std::pair<int, int>> size, const std::string& resize, bool allow_empty,
+         const py::dict& common) {
+        ImageFolderOptions source;
+        if (size) source.size = image::Size{size->first, size->second};
+        source.resize = ParseResize(resize);
+        source.allow_empty = allow_empty;
+        source.threads = common["threads"].cast<int>();
+        return RunConversion([&] { return OpenImageFolder(src, source); }, out,
+                             MakeConvertOptions(common));
+      },
+      py::arg("src"), py::arg("out"), py::kw_only(), py::arg("size"), py::arg("resize"),
+      py::arg("allow_empty"), py::arg("common"));
+
+  module.def(
+      "convert_cifar",
+      [](const std::string& src, const std::string& out, const std::string& split,
+         const std::string& labels, const py::dict& common) {
+        if (split != "train" && split != "test") {
+          throw Error(ErrorCode::kInvalidArgument, "split '" + split + "': use train or test");
+        }
+        if (labels != "fine" && labels != "coarse") {
+          throw Error(ErrorCode::kInvalidArgument, "labels '" + labels + "': use fine or coarse");
+        }
+        CifarOptions source;
+        source.split = split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
+        source.labels =
+            labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
+        return RunConversion([&] { return OpenCifar(src, source); }, out,
+                             MakeConvertOptions(common));
+      },
+      py::arg("src"), py::arg("out"), py::kw_only(), py::arg("split"), py::arg("labels"),
+      py::arg("common"));
+
+  module.def(
+      "convert_npy",
+      [](const std::string& images, const std::string& labels, const std::string& out,
+         const py::dict& common) {
+        return RunConversion([&] { return OpenNpy(images, labels); }, out,
+                             MakeConvertOptions(common));
+      },
+      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(),
+      py::arg("common"));
+
+  module.def(
+      "rechunk",
+      [](const std::string& src, const std::string& out, const std::string& images,
+         const std::string& labels, const py::dict& common) {
+        Hdf5SourceOptions source;
+        source.images = images;
+        source.labels = labels;
+        return RunConversion([&] { return OpenHdf5(src, source); }, out,
+                             MakeConvertOptions(common));
+      },
+      py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
+      py::arg("common"));
+}
+
+}  // namespace h5feed::python

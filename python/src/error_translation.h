@@ -1,0 +1,12 @@
+#pragma once
+// h5feed::Error arrives in Python as the h5feed.Error subclass for its code (h5feed/_errors.py:
+// InvalidArgumentError is also a ValueError, NotFoundError a FileNotFoundError, ...), with the
+// C++ message unchanged: what failed, where (file, dataset, chunk) and what to do.
+
+#include <pybind11/pybind11.h>
+
+namespace h5feed::python {
+
+void RegisterErrorTranslation();
+
+}  // namespace h5feed::python

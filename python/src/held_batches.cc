@@ -1,0 +1,49 @@
+#include "held_batches.h"
+
+#include <string>
+#include <utility>
+
+#include "h5feed/error.h"
+
+namespace h5feed::python {
+namespace {
+
+// Owned by the capsules of one batch; the last one freed returns the count.
+struct HeldBatch {
+  HeldBatch(Batch held_batch, std::shared_ptr<std::atomic<int>> held_count)
+      : batch(std::move(held_batch)), count(std::move(held_count)) {
+    count->fetch_add(1);
+  }
+  ~HeldBatch() { count->fetch_sub(1); }
+  HeldBatch(const HeldBatch&) = delete;
+  HeldBatch& operator=(const HeldBatch&) = delete;
+
+  Batch batch;
+  std::shared_ptr<std::atomic<int>> count;
+};
+
+}  // namespace
+
+std::shared_ptr<const void> HeldBatches::Hold(Batch batch) {
+  return std::make_shared<const HeldBatch>(std::move(batch), held_);
+}
+
+void HeldBatches::CheckNotStarved() {
+  if (held_->load() < slots_) {
+    starved_since_.reset();
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!starved_since_) starved_since_ = now;
+  if (now - *starved_since_ < kStarvationLimit) return;
+  starved_since_.reset();
+  throw Error(ErrorCode::kInvalidArgument,
+              "h5feed.Loader: the tensors of " + std::to_string(slots_) +
+                  " earlier batches are still alive and hold every batch buffer (a batch's "
+                  "tensors are the loader's buffers, not copies), so after " +
+                  std::to_string(kStarvationLimit.count()) +
+                  " s of waiting the next batch still cannot be assembled. Keep .clone()s of "
+                  "what you need beyond a step, or open the Loader with more slots");
+}
+
+}  // namespace h5feed::python

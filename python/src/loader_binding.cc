@@ -1,0 +1,254 @@
+#include "loader_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "dlpack_capsule.h"
+#include "held_batches.h"
+#include "h5feed/error.h"
+#include "h5feed/loader.h"
+#include "interruptible_wait.h"
+
+namespace py = pybind11;
+
+namespace h5feed::python {
+namespace {
+
+ElementType ParseOutputType(const std::string& name) {
+  if (name == "float32") return ElementType::kFloat32;
+  if (name == "float16") return ElementType::kFloat16;
+  if (name == "bfloat16") return ElementType::kBFloat16;
+  throw Error(ErrorCode::kInvalidArgument,
+              "output type '" + name + "': use float32, float16 or bfloat16");
+}
+
+FileLocking ParseFileLocking(const std::string& name) {
+  if (name == "auto") return FileLocking::kAuto;
+  if (name == "on") return FileLocking::kOn;
+  if (name == "off") return FileLocking::kOff;
+  throw Error(ErrorCode::kInvalidArgument, "file_locking '" + name + "': use auto, on or off");
+}
+
+Layout ParseLayout(const std::string& name) {
+  if (name == "NCHW") return Layout::kNCHW;
+  if (name == "NHWC") return Layout::kNHWC;
+  throw Error(ErrorCode::kInvalidArgument, "layout '" + name + "': use NCHW or NHWC");
+}
+
+// Field for field what h5feed/_options.py computed; see loader_options.h for each meaning.
+struct OpenArguments {
+  int64_t batch_size;
+  std::string sampler;
+  uint64_t seed;
+  int rank;
+  int world_size;
+  bool drop_last_batch;
+  bool shard_drop_last;
+  int64_t cache_bytes;
+  int threads;
+  int slots;
+  int echo;
+  bool normalize;
+  std::array<float, 3> mean;
+  std::array<float, 3> std;
+  std::string output_type;
+  std::string layout;
+  AugmentOptions augment;
+  int cuda_device;
+  uintptr_t cuda_stream;
+  std::string file_locking;
+  bool verify_checksums;
+  bool skip_corrupt_chunks;
+  std::string images_dataset;
+  std::string labels_dataset;
+
+  LoaderOptions ToOptions() const {
+    LoaderOptions options;
+    options.images_dataset = images_dataset;
+    options.labels_dataset = labels_dataset;
+    options.batch_size = batch_size;
+    options.drop_last_batch = drop_last_batch;
+    options.sampler = SamplerOptions::Parse(sampler);
+    options.seed = seed;
+    options.shard = ShardOptions{rank, world_size, shard_drop_last};
+    options.cache_bytes = cache_bytes;
+    options.slots = slots;
+    options.threads = threads;
+    options.normalize = normalize;
+    options.mean = mean;
+    options.std = std;
+    options.output.type = ParseOutputType(output_type);
+    options.output.layout = ParseLayout(layout);
+    options.output.augment = augment;
+    options.output.cuda_device = cuda_device;
+    options.output.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+    options.echo = echo;
+    options.file_locking = ParseFileLocking(file_locking);
+    options.verify_checksums = verify_checksums;
+    options.skip_corrupt_chunks = skip_corrupt_chunks;
+    return options;
+  }
+};
+
+// Owns the Loader. Used from the Python thread that iterates (the GIL serialises calls).
+class NativeLoader {
+ public:
+  NativeLoader(const std::string& path, const OpenArguments& arguments)
+      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots) {}
+
+  void SetEpoch(int64_t epoch) {
+    py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
+    loader_.SetEpoch(epoch);
+  }
+
+  // (images, labels[, indices]) as DLPack capsules, or None at the end of the epoch. Waits
+  // without the GIL, in slices, so Ctrl-C interrupts a wait (KeyboardInterrupt), and raises
+  // instead of waiting forever when Python holds every slot (held_batches.h).
+  py::object Next(bool with_indices) {
+    std::optional<Batch> batch;
+    WaitInterruptibly([&](std::chrono::milliseconds slice) {
+      if (!loader_.WaitReady(slice)) {
+        held_.CheckNotStarved();
+        return false;
+      }
+      batch = loader_.Next();
+      return true;
+    });
+    held_.BatchArrived();
+    if (!batch) return py::none();
+    const TensorView image_view = batch->image_tensor();
+    const TensorView label_view = batch->label_tensor();
+    const TensorView index_view = batch->index_tensor();
+    std::shared_ptr<const void> owner = held_.Hold(std::move(*batch));
+    py::capsule images = MakeDlpackCapsule(owner, image_view);
+    py::capsule labels = MakeDlpackCapsule(owner, label_view);
+    if (!with_indices) return py::make_tuple(std::move(images), std::move(labels));
+    return py::make_tuple(std::move(images), std::move(labels),
+                          MakeDlpackCapsule(std::move(owner), index_view));
+  }
+
+  int held_batches() const { return held_.held(); }
+
+  py::tuple State() const {
+    const LoaderState state = loader_.State();
+    return py::make_tuple(state.epoch, state.step, state.seed, state.fingerprint);
+  }
+
+  void Restore(int64_t epoch, int64_t step, uint64_t seed, uint64_t fingerprint) {
+    py::gil_scoped_release without_gil;
+    loader_.Restore(LoaderState{epoch, step, seed, fingerprint});
+  }
+
+  int64_t batches_per_epoch() const { return loader_.batches_per_epoch(); }
+  int64_t samples_per_epoch() const { return loader_.samples_per_epoch(); }
+
+  py::dict Dataset() const {
+    const DatasetInfo& info = loader_.dataset();
+    py::dict dataset;
+    dataset["path"] = info.path;
+    dataset["samples"] = info.samples;
+    dataset["image_shape"] = py::make_tuple(info.image_shape.height, info.image_shape.width,
+                                            info.image_shape.channels);
+    dataset["chunk_samples"] = info.chunk_samples;
+    dataset["chunks"] = info.chunks;
+    dataset["classes"] = info.classes;
+    return dataset;
+  }
+
+  py::dict Stats() const {
+    const LoaderStats stats = loader_.stats();
+    py::dict result;
+    result["batches"] = stats.batches;
+    result["samples"] = stats.samples;
+    result["chunk_reads"] = stats.chunk_reads;
+    result["cache_hits"] = stats.cache_hits;
+    result["cache_misses"] = stats.cache_misses;
+    result["bytes_read"] = stats.bytes_read;
+    result["bytes_decoded"] = stats.bytes_decoded;
+    result["corrupt_chunks_skipped"] = stats.corrupt_chunks_skipped;
+    result["samples_skipped"] = stats.samples_skipped;
+    result["wait_seconds"] = stats.wait_seconds;
+    return result;
+  }
+
+ private:
+  static Loader Open(const std::string& path, const LoaderOptions& options) {
+    py::gil_scoped_release without_gil;  // reads the file's index and commits the cache
+    return Loader::Open(path, options);
+  }
+
+  Loader loader_;
+  HeldBatches held_;
+};
+
+}  // namespace
+
+void BindLoader(py::module_& module) {
+  py::class_<NativeLoader>(module, "NativeLoader")
+      .def(py::init([](const std::string& path, int64_t batch_size, const std::string& sampler,
+                       uint64_t seed, int rank, int world_size, bool drop_last_batch,
+                       bool shard_drop_last, int64_t cache_bytes, int threads, int slots,
+                       int echo, bool normalize, std::array<float, 3> mean,
+                       std::array<float, 3> std, const std::string& output_type,
+                       const std::string& layout, bool random_flip,
+                       int64_t random_crop_padding, std::pair<int64_t, int64_t> center_crop,
+                       int cuda_device, uintptr_t cuda_stream,
+                       const std::string& file_locking, bool verify_checksums,
+                       bool skip_corrupt_chunks, const std::string& images_dataset,
+                       const std::string& labels_dataset) {
+             AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
+                                    center_crop.second};
+             const OpenArguments arguments{
+                 .batch_size = batch_size,
+                 .sampler = sampler,
+                 .seed = seed,
+                 .rank = rank,
+                 .world_size = world_size,
+                 .drop_last_batch = drop_last_batch,
+                 .shard_drop_last = shard_drop_last,
+                 .cache_bytes = cache_bytes,
+                 .threads = threads,
+                 .slots = slots,
+                 .echo = echo,
+                 .normalize = normalize,
+                 .mean = mean,
+                 .std = std,
+                 .output_type = output_type,
+                 .layout = layout,
+                 .augment = augment,
+                 .cuda_device = cuda_device,
+                 .cuda_stream = cuda_stream,
+                 .file_locking = file_locking,
+                 .verify_checksums = verify_checksums,
+                 .skip_corrupt_chunks = skip_corrupt_chunks,
+                 .images_dataset = images_dataset,
+                 .labels_dataset = labels_dataset};
+             return std::make_unique<NativeLoader>(path, arguments);
+           }),
+           py::arg("path"), py::kw_only(), py::arg("batch_size"), py::arg("sampler"),
+           py::arg("seed"), py::arg("rank"), py::arg("world_size"), py::arg("drop_last_batch"),
+           py::arg("shard_drop_last"), py::arg("cache_bytes"), py::arg("threads"),
+           py::arg("slots"), py::arg("echo"), py::arg("normalize"), py::arg("mean"),
+           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("random_flip"),
+           py::arg("random_crop_padding"), py::arg("center_crop"), py::arg("cuda_device"),
+           py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
+           py::arg("skip_corrupt_chunks"),
+           py::arg("images_dataset"), py::arg("labels_dataset"))
+      .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
+      .def("next", &NativeLoader::Next, py::arg("with_indices"))
+      .def("state", &NativeLoader::State)
+      .def("restore", &NativeLoader::Restore, py::arg("epoch"), py::arg("step"), py::arg("seed"),
+           py::arg("fingerprint"))
+      .def_property_readonly("batches_per_epoch", &NativeLoader::batches_per_epoch)
+      .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
+      .def_property_readonly("dataset", &NativeLoader::Dataset)
+      .def("stats", &NativeLoader::Stats)
+      .def_property_readonly("held_batches", &NativeLoader::held_batches);
+}
+
+}  // namespace h5feed::python

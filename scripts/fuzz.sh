@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz with clang (AddressSanitizer and
+# UndefinedBehaviorSanitizer on everything, in build-fuzz/) and runs each for a bounded time
+# from its seed corpus and its regression inputs. Fails when any target finds anything; the
+# input that did it is left in build-fuzz/findings/<target>/ (docs/fuzzing.md says what to do
+# with it). New coverage found on the way is kept in build-fuzz/grown-corpus/<target>/, never
+# written into the source tree.
+#
+#   bash scripts/fuzz.sh [TARGET...]           every target when none is named
+#   FUZZ_SECONDS=600 bash scripts/fuzz.sh png_decoder    a longer run of one target
+#
+# Defaults keep the whole run (build included) to about 5 minutes on 2 cores: 10 s per target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-10}
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(open_file zstd_codec deflate_codec filter_pipeline jpeg_decoder png_decoder
+           webp_decoder opencv_decoder npy_header cifar_records)
+fi
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DH5FEED_BUILD_FUZZERS=ON \
+  -DH5FEED_BUILD_TESTS=OFF -DH5FEED_BUILD_BENCH=OFF -DH5FEED_BUILD_EXAMPLES=OFF \
+  -DH5FEED_BUILD_PYTHON=OFF -DH5FEED_WITH_CUDA=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]/%/_fuzzer}"
+
+# A finding stops the target at once with its stack; leaks count as findings.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Leaks inside libhdf5 itself on malformed files are HDF5's (tests/fuzz/lsan_hdf5.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan_hdf5.supp}
+failed=()
+for target in "${targets[@]}"; do
+  findings="$build/findings/$target"
+  grown="$build/grown-corpus/$target"
+  mkdir -p "$findings" "$grown"
+  inputs=("$grown" "tests/fuzz/corpus/$target")
+  [ -d "tests/fuzz/regressions/$target" ] && inputs+=("tests/fuzz/regressions/$target")
+  log="$build/findings/$target.log"
+  echo "== fuzz $target: ${seconds}s"
+  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 2.5 GiB is an out-of-memory
+  # finding (a hostile header must not make us allocate what it claims).
+  if "$build/tests/fuzz/${target}_fuzzer" "${inputs[@]}" -max_total_time="$seconds" \
+      -timeout=10 -rss_limit_mb=2560 -artifact_prefix="$findings/" -print_final_stats=1 \
+      >"$log" 2>&1; then
+    grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ *DONE" "$log" | tr '\n' ' '
+    echo
+  else
+    failed+=("$target")
+    tail -n 60 "$log"
+    echo "!! fuzz $target found a problem: input in $findings/, full log $log"
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: findings in ${failed[*]}"
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets, ${seconds}s each, no findings"

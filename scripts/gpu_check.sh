@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Prepares the GPU checks of the CUDA stage (docs/gpu.md) on a development machine, which has
+# nvcc but no GPU, and prints the one command that runs them all on a GPU machine:
+#   1. builds the GPU tests and the GPU benchmark for Hopper (sm_90) in build-gpu/;
+#   2. bundles them with every shared library they need (../shared/gpu/bundle.sh) and the zstd
+#      HDF5 plugin into gpu-bundle/ (git-ignored), which travels to the GPU machine;
+#   3. prints the device command: scripts/gpu_device_run.sh there runs the gpu-labelled tests,
+#      compute-sanitizer memcheck, racecheck and synccheck over them, and gpu_bench, and leaves
+#      the logs and bench/results/gpu.md's text in $OUT.
+#
+# Usage: scripts/gpu_check.sh            (BUILD=dir to reuse another CUDA build; JOBS=n)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$root/build-gpu}
+bundle=$root/gpu-bundle
+tests=(gpu_normalize_test gpu_stage_test gpu_loader_test)
+
+if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
+  echo "gpu_check: nvcc not found (CUDA toolkit at /usr/local/cuda); the GPU stage cannot be built" >&2
+  exit 1
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DH5FEED_BUILD_PYTHON=OFF >/dev/null
+if [[ ! -f $build/tests/lib/cuda/CTestTestfile.cmake ]]; then
+  echo "gpu_check: $build was configured without CUDA" >&2
+  exit 1
+fi
+cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]}" gpu_bench h5feed_zstd_plugin
+
+rm -rf "$bundle"
+executables=()
+for test in "${tests[@]}"; do executables+=("$build/tests/lib/cuda/$test"); done
+"$root/../shared/gpu/bundle.sh" "$bundle" "${executables[@]}" "$build/bench/gpu_bench"
+cp "$build"/plugins/*.so "$bundle/plugins/"
+grep -qx '/gpu-bundle/' "$root/.gitignore" 2>/dev/null ||
+  echo "gpu_check: warning: gpu-bundle/ is not in .gitignore; add it before carrying it" >&2
+
+cat <<'HOWTO'
+
+Everything runs on the GPU machine in one device call (tests, compute-sanitizer memcheck,
+racecheck and synccheck, gpu_bench):
+
+    run(command="bash scripts/gpu_device_run.sh gpu-bundle", carry=["gpu-bundle"], timeout_s=600)
+
+(by hand on a GPU machine: bash scripts/gpu_device_run.sh gpu-bundle, from the repository
+root). $OUT gets tests.log, sanitizer.log and gpu.md; copy gpu.md to bench/results/gpu.md
+(it names the GPU).
+HOWTO

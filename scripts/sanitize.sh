@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs the tests under the sanitizers, each in its own build directory (CI runs it after
+# scripts/test.sh; docs/sanitizers.md says what each part covers and costs):
+#
+#   scripts/sanitize.sh [asan|tsan|all] [--build-prefix PREFIX]     (default: all, build)
+#
+#   asan  PREFIX-asan: every unit and integration test under AddressSanitizer, LeakSanitizer
+#         and UndefinedBehaviorSanitizer.
+#   tsan  PREFIX-tsan: the tests of the threaded modules (memory, cache, index, pipeline,
+#         loader) under ThreadSanitizer, against a oneTBB built with TSan
+#         (scripts/tsan-onetbb.sh).
+#
+# Any report fails the run: ASan and TSan stop at the first one (halt_on_error), UBSan too
+# (-fno-sanitize-recover=all), LSan reports leaks at exit. Each part prints its wall time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+parts=all
+prefix=build
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    asan|tsan|all) parts=$1 ;;
+    --build-prefix) prefix=${2:?--build-prefix needs a value}; shift ;;
+    *) echo "usage: $0 [asan|tsan|all] [--build-prefix PREFIX]" >&2; exit 2 ;;
+  esac
+  shift
+done
+jobs=$(nproc)
+
+# configure BUILD_DIR SANITIZERS [cmake arguments...]: -O1 (what the sanitizers recommend: the
+# tests run at a useful speed, the build is quicker than -O2), -g1 (line numbers in reports,
+# a fraction of -g's compile time), assertions on; without the CUDA stage (no device here,
+# and the sanitizers do not follow kernels) and without the benchmarks.
+configure() {
+  local dir=$1 sanitizers=$2
+  shift 2
+  mkdir -p "$dir"
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DH5FEED_SANITIZE="$sanitizers" -DH5FEED_WITH_CUDA=OFF -DH5FEED_BUILD_BENCH=OFF \
+    "$@" > "$dir/configure.log"
+}
+
+run_asan() {
+  local dir=$root/$prefix-asan start=$SECONDS
+  configure "$dir" address,undefined -DCMAKE_CXX_FLAGS=-fno-sanitize-recover=all || return 1
+  cmake --build "$dir" -j"$jobs" || return 1
+  export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  # Python is not instrumented: pytest and h5py run plain, the h5feed programs they start are
+  # instrumented and inherit the options above. The zstd plugin is never instrumented
+  # (lib/codec/CMakeLists.txt), so h5py loads it as in a plain build.
+  local python_tests="" failed=0
+  if [[ -d "$dir/tests/python" ]]; then
+    python_tests=$(ctest --test-dir "$dir/tests/python" -N | sed -nE 's/^ *Test +#[0-9]+: //p' |
+                   paste -sd'|')
+  fi
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" ${python_tests:+-E "^($python_tests)\$"} ||
+    failed=1
+  # The Python module's tests import the instrumented extension into that plain Python: the
+  # ASan runtime must then be loaded first (LD_PRELOAD), with libstdc++ (Python does not link
+  # it, and ASan must find its __cxa_throw at start-up to intercept exceptions); leaks are not
+  # checked (CPython and torch keep their allocations at exit by design; the pass above checks
+  # the C++ side's).
+  if [[ -n "$python_tests" ]]; then
+    local compiler preload
+    compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")
+    preload="$("$compiler" -print-file-name=libasan.so) $("$compiler" -print-file-name=libstdc++.so)"
+    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+      ctest --test-dir "$dir/tests/python" --output-on-failure -j"$jobs" || failed=1
+  fi
+  echo "sanitize: asan part took $((SECONDS - start)) s"
+  return $failed
+}
+
+run_tsan() {
+  local dir=$root/$prefix-tsan start=$SECONDS
+  mkdir -p "$dir"
+  local tbb_lib
+  tbb_lib=$(bash "$root/scripts/tsan-onetbb.sh" "$dir" 2> "$dir/onetbb.log") || {
+    cat "$dir/onetbb.log" >&2
+    return 1
+  }
+  echo "sanitize: oneTBB with TSan in $tbb_lib ($((SECONDS - start)) s)"
+  configure "$dir" thread -DH5FEED_BUILD_PYTHON=OFF || return 1
+  # Only the tests of the modules that run threads (the cache's prefetch, the TBB batch
+  # assembly, the loader, verify's parallel chunk checks): their folders' `all` targets.
+  local folders=(tests/lib/memory tests/lib/cache tests/lib/index tests/lib/pipeline
+                 tests/lib/loader)
+  cmake --build "$dir" -j"$jobs" --target "${folders[@]/%//all}" h5feed_zstd_plugin || return 1
+  local folder failed=0
+  for folder in "${folders[@]}"; do
+    LD_LIBRARY_PATH="$tbb_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
+      ctest --test-dir "$dir/$folder" --output-on-failure -j"$jobs" || failed=1
+  done
+  echo "sanitize: tsan part took $((SECONDS - start)) s"
+  return $failed
+}
+
+case $parts in
+  asan) run_asan ;;
+  tsan) run_tsan ;;
+  all) status=0; run_asan || status=1; run_tsan || status=1; exit $status ;;
+esac

@@ -1,0 +1,194 @@
+"""`h5feed bench sweep` end to end on a tiny generated file: a 2 chunk sizes x 2 compressions x
+1 cache x 2 samplers grid with the reference loaders, checked for the documented CSV columns
+(docs/bench.md), a report, a valid PNG and the cleanup of its temporary files; Ctrl-C keeping
+the finished rows; and its errors (bad grid, missing reference script, disk budget)."""
+import csv
+import os
+import re
+import signal
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import H5FEED, run_h5feed
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "bench.md"
+SAMPLES = 400
+GRID = ["--chunks", "8,32", "--compression", "none,zstd:1", "--cache-mb", "1",
+        "--sampler", "random,chunks:4", "--batch", "32", "--threads", "2"]
+
+
+def documented_columns():
+    """The column names of docs/bench.md's results.csv table, in order."""
+    text = DOCS.read_text()
+    section = text[text.index("### `results.csv` columns"):]
+    return re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """400 images 12x10x3 (smooth gradients plus noise, so zstd has something to do), zstd:3."""
+    folder = tmp_path_factory.mktemp("sweep")
+    rng = np.random.default_rng(5)
+    base = np.linspace(0, 200, 12 * 10 * 3).reshape(12, 10, 3)
+    images = (base[None] + rng.integers(0, 40, (SAMPLES, 12, 10, 3))).astype(np.uint8)
+    np.save(folder / "images.npy", images)
+    np.save(folder / "labels.npy", rng.integers(0, 4, SAMPLES).astype(np.int64))
+    out = folder / "small.h5"
+    run_h5feed("convert", "npy", folder / "images.npy", folder / "labels.npy", out, "--quiet",
+               check=0)
+    return out
+
+
+@pytest.fixture(scope="module")
+def swept(small, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep-out") / "results"
+    start = time.monotonic()
+    result = run_h5feed("bench", "sweep", small, "--out", out, *GRID, "--max-seconds", 20,
+                        "--compare-h5py", check=0)
+    return out, result, time.monotonic() - start
+
+
+def read_rows(path):
+    with open(path, newline="") as file:
+        reader = csv.DictReader(file)
+        return reader.fieldnames, list(reader)
+
+
+def test_csv_has_the_documented_columns_and_one_row_per_run(swept):
+    out, _, seconds = swept
+    assert seconds < 60
+    columns, rows = read_rows(out / "results.csv")
+    assert columns == documented_columns()
+    grid = [r for r in rows if r["kind"] == "grid"]
+    assert len(grid) == 2 * 2 * 1 * 2
+    combos = {(r["chunk_samples"], r["compression"], r["cache_mb"], r["sampler"]) for r in grid}
+    assert combos == {(c, z, "1", s) for c in ("8", "32") for z in ("none", "zstd:1")
+                      for s in ("random", "chunks:4")}
+    # h5feed's defaults are not in this grid, so they are run once more.
+    defaults = [r for r in rows if r["kind"] == "defaults"]
+    assert len(defaults) == 1 and defaults[0]["is_default"] == "1"
+    assert defaults[0]["compression"] == "zstd:3" and defaults[0]["sampler"] == "chunks:8"
+    references = [r for r in rows if r["kind"] == "reference"]
+    assert [r["sampler"] for r in references] == ["h5py random", "h5py random_rdcc",
+                                                  "h5py chunked"]
+    assert len(rows) == 8 + 1 + 3
+
+
+def test_every_run_has_its_figures_and_its_ceiling(swept):
+    out, _, _ = swept
+    _, rows = read_rows(out / "results.csv")
+    for r in rows:
+        assert r["status"] == "ok", r
+        assert float(r["images_per_s"]) > 0 and int(r["images"]) > 0
+        ceiling = float(r["ceiling_mb_per_s"])
+        assert ceiling > 0 and r["ceiling"] in ("page cache", "zstd x 2")
+        assert float(r["fraction_of_ceiling"]) == pytest.approx(
+            float(r["mb_per_s"]) / ceiling, rel=1e-3)
+        if r["kind"] == "reference":
+            assert r["shuffle_quality"] == "" and r["cache_hit_rate"] == ""
+            continue
+        assert int(r["images"]) == SAMPLES  # a whole epoch: no time limit was reached
+        assert float(r["random_shuffle_quality"]) == pytest.approx(1, abs=0.1)
+        assert 0 <= float(r["wait_share"]) <= 1
+        assert (r["zstd_mb_per_s"] == "") == (r["compression"] == "none")
+    for r in rows:  # the random sampler measured on itself matches the baseline figure
+        if r["sampler"] == "random":
+            assert float(r["shuffle_quality"]) == pytest.approx(float(r["random_shuffle_quality"]))
+
+
+def test_report_tables_every_run_best_first_and_recommends(swept):
+    out, result, _ = swept
+    report = (out / "report.md").read_text()
+    _, rows = read_rows(out / "results.csv")
+    table = [line for line in report.splitlines() if re.match(r"^\| \d+ \|", line)]
+    assert len(table) == len(rows)
+    rates = [int(line.split("|")[6].strip().replace(",", "")) for line in table]
+    assert rates == sorted(rates, reverse=True)
+    assert sum("**recommended**" in line for line in table) == 1
+    assert "## Recommendation" in report and "Recommended: --chunk" in report
+    assert "![images/s against chunk size](throughput.png)" in report
+    # The printed recommendation is the report's.
+    assert result.stdout.startswith("Recommended: --chunk")
+    assert result.stdout.splitlines()[0] in report
+    assert "the speed of the defaults" in result.stdout
+    assert "DataLoader + h5py loader" in result.stdout
+    # Progress went to stderr, one line per run.
+    assert len(re.findall(r"^\[\d+/9, ", result.stderr, flags=re.MULTILINE)) == 9
+
+
+def test_plot_is_a_valid_png(swept):
+    out, _, _ = swept
+    data = (out / "throughput.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert kind == b"IHDR" and length == 13
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 600 and height >= 400  # two panels side by side
+    assert "compression zstd:1" in (out / "throughput.gp").read_text()
+
+
+def test_temporary_files_are_removed(swept):
+    out, _, _ = swept
+    assert not [p for p in os.listdir(out) if p.startswith(".h5feed-sweep")]
+
+
+def test_ctrl_c_keeps_the_finished_rows_and_removes_the_temporary_files(small, tmp_path):
+    out = tmp_path / "interrupted"
+    # A slow simulated trainer makes every run last about a second.
+    process = subprocess.Popen(
+        [H5FEED, "bench", "sweep", str(small), "--out", str(out), *GRID, "--step-ms", "80"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    csv_path = out / "results.csv"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if csv_path.exists() and len(csv_path.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.1)
+    # As a terminal does: the signal reaches the sweep and the run it started.
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted; the finished rows are kept" in stderr
+    columns, rows = read_rows(csv_path)
+    assert columns == documented_columns()
+    assert 2 <= len(rows) < 9
+    assert all(r["status"] == "ok" for r in rows)
+    report = (out / "report.md").read_text()
+    assert "Interrupted:" in report
+    assert not [p for p in os.listdir(out) if p.startswith(".h5feed-sweep")]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--chunks", "8,0"], "--chunks: '0'"),
+    (["--compression", "lz4"], "--compression: 'lz4'"),
+    (["--sampler", "random,shuffle"], "--sampler: 'shuffle'"),
+])
+def test_a_bad_grid_is_a_usage_error_before_any_work(small, tmp_path, args, words):
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", *args, check=2)
+    assert words in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_missing_reference_script_fails_at_once_saying_where_it_looked(small, tmp_path):
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", "--compare-h5py",
+                        "--reference-loaders", tmp_path / "nope.py", check=1)
+    assert "nope.py" in result.stderr and "reference_loaders.py" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_disk_budget_is_checked_before_anything_is_written(small, tmp_path):
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", *GRID,
+                        "--disk-budget-mb", 1, check=1)
+    assert "--disk-budget-mb" in result.stderr
+    assert not [p for p in os.listdir(tmp_path / "o") if p.startswith(".h5feed-sweep")]
+    assert not (tmp_path / "o" / "results.csv").exists()
+
+
+def test_sweep_needs_a_file_and_an_out_folder(small):
+    assert run_h5feed("bench", "sweep", small).returncode == 2
+    assert run_h5feed("bench", "sweep", "--out", "x").returncode == 2

@@ -1,0 +1,254 @@
+// The normalize kernel against the CPU path: bit for bit for every element type, layout,
+// augmentation and echo order (they share NormalizePixel, the conversions and the draws);
+// the shared conversions against CUDA's own instructions for all 2^32 floats; flip and crop
+// statistics and reproducibility measured from the kernel's output.
+
+#include <doctest/doctest.h>
+#include <cuda_runtime.h>
+#include <tbb/task_arena.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "cuda/cuda_check.h"
+#include "cuda/normalize_kernel.h"
+#include "h5feed/image_shape.h"
+#include "pipeline/cpu_normalize.h"
+#include "pipeline/output_spec.h"
+#include "sampler/permutation.h"
+#include "test_kernels.h"
+
+namespace h5feed::cuda {
+namespace {
+
+// A device copy of a host vector, freed at scope end.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(const std::vector<T>& host, size_t padding = 0) : size_(host.size()) {
+    Check(cudaMalloc(&data_, host.size() * sizeof(T) + padding + 1), "cudaMalloc");
+    Check(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+  }
+  explicit DeviceArray(size_t size) : size_(size) {
+    Check(cudaMalloc(&data_, size * sizeof(T) + 1), "cudaMalloc");
+    Check(cudaMemset(data_, 0xee, size * sizeof(T)), "cudaMemset");
+  }
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() const { return data_; }
+  std::vector<T> ToHost() const {
+    std::vector<T> host(size_);
+    Check(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return host;
+  }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_;
+};
+
+std::vector<uint8_t> Pattern(size_t bytes, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<uint8_t> data(bytes);
+  for (auto& byte : data) byte = static_cast<uint8_t>(rng.Next() >> 56);
+  return data;
+}
+
+struct Run {
+  std::vector<uint8_t> images;  // delivered
+  std::vector<int64_t> labels;  // delivered
+};
+
+// Delivers copy `copy` of `rows` stored images through the kernel; `order` permutes rows.
+Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
+             const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+             const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
+  DeviceArray<uint8_t> images(src, 16);
+  DeviceArray<int64_t> device_indices(indices);
+  DeviceArray<int64_t> device_labels(labels);
+  DeviceArray<int64_t> device_order(order);
+  DeviceArray<uint8_t> out(static_cast<size_t>(rows * spec.image_bytes()));
+  DeviceArray<int64_t> labels_out(static_cast<size_t>(rows));
+  NormalizeLaunch launch;
+  launch.images = images.get();
+  launch.indices = device_indices.get();
+  launch.order = device_order.get();
+  launch.labels = device_labels.get();
+  launch.labels_out = labels_out.get();
+  launch.out = out.get();
+  launch.rows = rows;
+  launch.epoch = 3;
+  launch.copy = copy;
+  launch.height = shape.height;
+  launch.width = shape.width;
+  launch.channels = shape.channels;
+  launch.spec = spec;
+  LaunchNormalize(launch, nullptr);
+  Check(cudaDeviceSynchronize(), "running the kernel");
+  return {out.ToHost(), labels_out.ToHost()};
+}
+
+// The CPU path for the same delivery: rows permuted on the host, then NormalizeBatch.
+Run OnHost(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
+           const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+           const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
+  const auto bytes = static_cast<size_t>(shape.bytes());
+  std::vector<uint8_t> permuted(src.size());
+  std::vector<int64_t> permuted_indices(indices.size());
+  Run run;
+  for (size_t i = 0; i < static_cast<size_t>(rows); ++i) {
+    const auto from = static_cast<size_t>(order[i]);
+    std::memcpy(permuted.data() + i * bytes, src.data() + from * bytes, bytes);
+    permuted_indices[i] = indices[from];
+    run.labels.push_back(labels[from]);
+  }
+  run.images.resize(static_cast<size_t>(rows * spec.image_bytes()));
+  tbb::task_arena arena(2);
+  arena.execute([&] {
+    pipeline::NormalizeBatch(permuted, shape, rows, spec,
+                             pipeline::SampleKeys{3, copy, permuted_indices}, run.images);
+  });
+  return run;
+}
+
+constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
+constexpr std::array<float, 3> kStd = {0.229f, 0.224f, 0.225f};
+
+void CompareWithCpu(const ImageShape& shape, int64_t rows, const OutputOptions& output) {
+  const pipeline::OutputSpec spec = pipeline::MakeOutputSpec(
+      pipeline::MakeNormalizeParams(kMean.data(), kStd.data(), 3, static_cast<int>(shape.channels)),
+      shape, output, 42);
+  const std::vector<uint8_t> src = Pattern(static_cast<size_t>(rows * shape.bytes()), 9);
+  std::vector<int64_t> indices(static_cast<size_t>(rows));
+  std::vector<int64_t> labels(static_cast<size_t>(rows));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    indices[i] = 5000 + 3 * static_cast<int64_t>(i);
+    labels[i] = static_cast<int64_t>(i % 10);
+  }
+  std::vector<int64_t> identity(static_cast<size_t>(rows));
+  std::iota(identity.begin(), identity.end(), 0);
+  for (int copy : {0, 1}) {
+    const std::vector<int64_t> order = copy == 0 ? identity : Permutation(rows, 77);
+    const Run device = OnDevice(src, shape, rows, spec, indices, labels, order, copy);
+    const Run host = OnHost(src, shape, rows, spec, indices, labels, order, copy);
+    CHECK(device.labels == host.labels);
+    int64_t different = 0;
+    for (size_t i = 0; i < host.images.size(); ++i) different += device.images[i] != host.images[i];
+    CHECK(different == 0);
+  }
+}
+
+TEST_CASE("the kernel equals the CPU path bit for bit for every type, layout and augmentation") {
+  for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16}) {
+    for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+      CAPTURE(static_cast<int>(type));
+      CAPTURE(static_cast<int>(layout));
+      OutputOptions output;
+      output.type = type;
+      output.layout = layout;
+      CompareWithCpu({9, 7, 3}, 13, output);   // rows start at every 16-byte misalignment
+      CompareWithCpu({32, 32, 3}, 16, output);
+      CompareWithCpu({224, 224, 3}, 3, output);
+      CompareWithCpu({17, 5, 1}, 7, output);
+      output.augment.random_flip = true;
+      output.augment.random_crop_padding = 4;
+      CompareWithCpu({32, 32, 3}, 64, output);
+      CompareWithCpu({9, 7, 2}, 40, output);
+      output.augment.center_crop_height = 24;
+      output.augment.center_crop_width = 20;
+      CompareWithCpu({32, 30, 3}, 16, output);
+      output.augment.random_crop_padding = 30;  // whole rows and columns of padding
+      CompareWithCpu({32, 30, 3}, 16, output);
+    }
+  }
+}
+
+TEST_CASE("on the device, FloatToHalfBits and FloatToBFloat16Bits equal CUDA's conversions") {
+  CHECK(testing::DeviceConversionMismatches() == 0);
+}
+
+// Delivered pixel values encode the stored position (value = 1 + y * 8 + x on an 8 x 8
+// image, mean 0, std 1/255): from the output, each sample's flip and offsets can be read back.
+struct Draw {
+  bool flip;
+  int oy;
+  int ox;
+};
+
+std::vector<Draw> DrawsSeenOnDevice(int64_t rows, int copy, uint64_t seed) {
+  const ImageShape shape{8, 8, 1};
+  std::vector<uint8_t> src(static_cast<size_t>(rows * 64));
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(1 + i % 64);
+  const float zero[1] = {0.0f};
+  const float one[1] = {1.0f / 255};
+  OutputOptions output;
+  output.augment.random_flip = true;
+  output.augment.random_crop_padding = 2;
+  const pipeline::OutputSpec spec =
+      pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(zero, one, 1, 1), shape, output, seed);
+  std::vector<int64_t> rows_vector(static_cast<size_t>(rows));
+  std::iota(rows_vector.begin(), rows_vector.end(), 0);
+  const Run run = OnDevice(src, shape, rows, spec, rows_vector, rows_vector, rows_vector, copy);
+  std::vector<Draw> draws;
+  for (int64_t n = 0; n < rows; ++n) {
+    std::vector<float> image(64);
+    std::memcpy(image.data(), run.images.data() + n * 256, 256);
+    // Row 3 is inside the window for every vertical offset in [-2, 2]; its columns 2..5 too.
+    const long a = std::lround(image[3 * 8 + 2]);
+    const long b = std::lround(image[3 * 8 + 3]);
+    const int sy = static_cast<int>((a - 1) / 8);
+    const int sx = static_cast<int>((a - 1) % 8);
+    Draw draw;
+    draw.flip = b < a;
+    draw.oy = sy - 3 + 2;
+    draw.ox = (draw.flip ? sx - (8 - 1 - 2) : sx - 2) + 2;
+    draws.push_back(draw);
+  }
+  return draws;
+}
+
+TEST_CASE("on the device, half the samples flip and crop offsets are uniform over [0, 2P]") {
+  constexpr int64_t kRows = 20000;
+  const std::vector<Draw> draws = DrawsSeenOnDevice(kRows, 0, 5);
+  int flips = 0;
+  std::array<std::array<int, 5>, 5> joint{};
+  for (const Draw& d : draws) {
+    REQUIRE(d.oy >= 0);
+    REQUIRE(d.oy <= 4);
+    REQUIRE(d.ox >= 0);
+    REQUIRE(d.ox <= 4);
+    flips += d.flip;
+    ++joint[static_cast<size_t>(d.oy)][static_cast<size_t>(d.ox)];
+  }
+  CHECK(std::abs(flips - kRows / 2) < 5 * 71);  // Binomial sd = 71
+  // Chi-square over 25 cells, 24 degrees of freedom: the 99.99th percentile is about 59.
+  double chi_square = 0;
+  const double expected = kRows / 25.0;
+  for (const auto& row : joint)
+    for (int count : row) chi_square += (count - expected) * (count - expected) / expected;
+  CHECK(chi_square < 59);
+  // Reproducible: the same draws again; another echo copy or seed draws anew.
+  const std::vector<Draw> again = DrawsSeenOnDevice(kRows, 0, 5);
+  const std::vector<Draw> other_copy = DrawsSeenOnDevice(kRows, 1, 5);
+  const std::vector<Draw> other_seed = DrawsSeenOnDevice(kRows, 0, 6);
+  int same = 0, same_copy = 0, same_seed = 0;
+  for (size_t i = 0; i < draws.size(); ++i) {
+    const auto equal = [](const Draw& x, const Draw& y) {
+      return x.flip == y.flip && x.oy == y.oy && x.ox == y.ox;
+    };
+    same += equal(draws[i], again[i]);
+    same_copy += equal(draws[i], other_copy[i]);
+    same_seed += equal(draws[i], other_seed[i]);
+  }
+  CHECK(same == kRows);
+  CHECK(same_copy < kRows / 20);  // 1 in 50 by chance
+  CHECK(same_seed < kRows / 20);
+}
+
+}  // namespace
+}  // namespace h5feed::cuda

@@ -1,0 +1,309 @@
+// DeviceFeed (lib/loader/device_feed.h), the GPU path's logic on the host side: echo copies
+// made from one load, step numbering, resuming mid-echo, and the held-buffer error. The CUDA
+// stage cannot run on a machine without a GPU, so HostStage implements the DeviceStage
+// interface in host memory with the CPU path's functions (the real stage is checked against
+// the CPU path bit for bit by tests/lib/cuda/ on a GPU).
+
+#include "loader/device_feed.h"
+
+#include <doctest/doctest.h>
+#include <tbb/task_arena.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cache/chunk_cache.h"
+#include "h5feed/error.h"
+#include "lib/pipeline/synthetic_dataset.h"
+#include "pipeline/batch_assembler.h"
+#include "pipeline/cpu_normalize.h"
+#include "pipeline/epoch_plan.h"
+#include "sampler/permutation.h"
+
+namespace h5feed::loader {
+namespace {
+
+constexpr ImageShape kShape{6, 5, 3};
+constexpr int64_t kBatch = 24;
+
+// DeviceStage in host memory: Load copies the slot (and returns it at once: a host copy is
+// done when it returns), Emit permutes the rows by the copy's order and normalizes them.
+class HostStage final : public cuda::DeviceStage {
+ public:
+  HostStage(const pipeline::OutputSpec& spec, int outputs) : spec_(spec) {
+    inputs_.resize(2);
+    for (int i = 0; i < outputs; ++i) free_outputs_.push_back(i);
+  }
+  std::shared_ptr<memory::HostAllocator> host_allocator() const override {
+    return memory::PageAlignedAllocator();
+  }
+  int free_inputs() const override { return 2 - busy_inputs_; }
+  int free_outputs() const override {
+    std::lock_guard lock(mutex_);
+    return static_cast<int>(free_outputs_.size());
+  }
+  int Load(cuda::HostBatch batch) override {
+    REQUIRE(busy_inputs_ < 2);
+    const int index = input_busy_[0] ? 1 : 0;
+    input_busy_[index] = true;
+    ++busy_inputs_;
+    ++loads;
+    Input& in = inputs_[static_cast<size_t>(index)];
+    in.images.assign(batch.images.begin(), batch.images.end());
+    in.group.assign(batch.group.begin(), batch.group.end());
+    in.batch_indices_offset = batch.indices_offset;
+    in.orders_offset = batch.orders_offset;
+    in.rows = batch.rows;
+    in.epoch = batch.epoch;
+    return index;
+  }
+  std::shared_ptr<cuda::DeviceBatch> Emit(int input, int copy, bool last) override {
+    int output = -1;
+    {
+      std::lock_guard lock(mutex_);
+      REQUIRE(!free_outputs_.empty());
+      output = free_outputs_.back();
+      free_outputs_.pop_back();
+    }
+    const Input& in = inputs_[static_cast<size_t>(input)];
+    const auto rows = static_cast<size_t>(in.rows);
+    const auto image = static_cast<size_t>(kShape.bytes());
+    const auto* group = reinterpret_cast<const int64_t*>(in.group.data());
+    const int64_t* indices = group + in.batch_indices_offset / 8;
+    const int64_t* order = group + in.orders_offset / 8 + static_cast<size_t>(copy) * kBatch;
+    std::vector<uint8_t> permuted(rows * image);
+    auto batch = std::make_shared<Batch>(this, output);
+    std::vector<int64_t> permuted_indices(rows);
+    for (size_t i = 0; i < rows; ++i) {
+      const auto from = static_cast<size_t>(order[i]);
+      std::memcpy(permuted.data() + i * image, in.images.data() + from * image, image);
+      permuted_indices[i] = indices[from];
+      batch->label_values.push_back(group[from]);
+    }
+    batch->image_bytes.resize(rows * static_cast<size_t>(spec_.image_bytes()));
+    pipeline::NormalizeBatch(permuted, kShape, in.rows, spec_,
+                             pipeline::SampleKeys{in.epoch, copy, permuted_indices},
+                             batch->image_bytes);
+    ++emits;
+    if (last) Abandon(input);
+    return batch;
+  }
+  void Abandon(int input) override {
+    input_busy_[static_cast<size_t>(input)] = false;
+    --busy_inputs_;
+  }
+  void Synchronize() override {}
+
+  int loads = 0;
+  int emits = 0;
+
+ private:
+  struct Input {
+    std::vector<uint8_t> images;
+    std::vector<uint8_t> group;
+    size_t batch_indices_offset = 0;
+    size_t orders_offset = 0;
+    int64_t rows = 0;
+    int64_t epoch = 0;
+  };
+  struct Batch final : cuda::DeviceBatch {
+    Batch(HostStage* stage, int output) : stage_(stage), output_(output) {}
+    ~Batch() override {
+      std::lock_guard lock(stage_->mutex_);
+      stage_->free_outputs_.push_back(output_);
+    }
+    const void* images() const override { return image_bytes.data(); }
+    const int64_t* labels() const override { return label_values.data(); }
+    void MakeReady() const override {}
+    std::vector<uint8_t> image_bytes;
+    std::vector<int64_t> label_values;
+    HostStage* stage_;
+    int output_;
+  };
+
+  const pipeline::OutputSpec spec_;
+  std::vector<Input> inputs_;
+  bool input_busy_[2] = {false, false};
+  int busy_inputs_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<int> free_outputs_;  // guarded by mutex_
+};
+
+pipeline::OutputSpec Spec(uint64_t seed) {
+  const float mean[3] = {0.5f, 0.4f, 0.3f};
+  const float std[3] = {0.2f, 0.25f, 0.3f};
+  OutputOptions output;
+  output.type = ElementType::kBFloat16;
+  output.layout = Layout::kNHWC;
+  output.augment.random_flip = true;
+  output.augment.random_crop_padding = 2;
+  return pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(mean, std, 3, 3), kShape, output,
+                                  seed);
+}
+
+// One run's wiring, for the CPU path (echo on the host) or the GPU path (echo on the device).
+struct Run {
+  Run(int echo, bool device_echo, int slots = 3)
+      : data(200, 16, kShape),
+        cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kBelady, data.LoadFunction()),
+        layout(kBatch, kShape,
+               device_echo ? pipeline::SlotContents{0, echo}
+                           : pipeline::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
+        pool(slots, layout.bytes(), nullptr),
+        gatherer(cache, 16, kShape.bytes(), data.labels(), {}),
+        arena(2) {
+    options.seed = 7;
+    options.echo = device_echo ? 1 : echo;
+    options.device_echo = device_echo ? echo : 0;
+    if (!device_echo) options.output = Spec(7);
+  }
+
+  std::unique_ptr<pipeline::BatchAssembler> Start(int64_t first_step, int64_t epoch = 2) {
+    auto plan = std::make_shared<const pipeline::EpochPlan>(epoch, Permutation(200, epoch), kBatch,
+                                                            false, 16, data.chunk_count());
+    cache.SetPlan(plan->access());
+    return std::make_unique<pipeline::BatchAssembler>(
+        std::move(plan), first_step,
+        pipeline::AssemblerResources{&cache, &pool, &layout, &gatherer, &arena}, options);
+  }
+
+  testing::SyntheticDataset data;
+  cache::ChunkCache cache;
+  pipeline::SlotLayout layout;
+  memory::SlotPool pool;
+  pipeline::BatchGatherer gatherer;
+  tbb::task_arena arena;
+  pipeline::AssemblerOptions options;
+};
+
+struct Delivered {
+  int64_t step = 0;
+  std::vector<uint8_t> images;
+  std::vector<int64_t> labels;
+  std::vector<int64_t> indices;
+  bool operator==(const Delivered&) const = default;
+};
+
+std::vector<Delivered> CpuPath(int echo, int64_t first_step) {
+  Run run(echo, false);
+  auto assembler = run.Start(first_step);
+  std::vector<Delivered> batches;
+  while (true) {
+    pipeline::PipelineEvent event = assembler->Next();
+    if (!std::holds_alternative<pipeline::AssembledBatch>(event)) break;
+    const auto& batch = std::get<pipeline::AssembledBatch>(event);
+    const auto rows = static_cast<size_t>(batch.rows);
+    Delivered d;
+    d.step = batch.step;
+    d.images.assign(
+        batch.view.output.begin(),
+        batch.view.output.begin() + static_cast<long>(rows * run.layout.output_image_bytes()));
+    d.labels.assign(batch.view.labels.begin(), batch.view.labels.begin() + batch.rows);
+    d.indices.assign(batch.view.indices.begin(), batch.view.indices.begin() + batch.rows);
+    batches.push_back(std::move(d));
+  }
+  return batches;
+}
+
+std::vector<Delivered> DevicePath(int echo, int64_t first_step, HostStage* stage_out = nullptr) {
+  Run run(echo, true);
+  HostStage stage(Spec(7), 2);
+  DeviceFeed feed(stage, run.layout, echo);
+  feed.Restart(static_cast<int>(first_step % echo));
+  auto assembler = run.Start(first_step / echo);
+  std::vector<Delivered> batches;
+  while (true) {
+    DeviceEvent event = feed.Next(*assembler);
+    if (!std::holds_alternative<DeviceDelivery>(event)) {
+      CHECK(std::holds_alternative<pipeline::EndOfEpoch>(event));
+      break;
+    }
+    auto& delivery = std::get<DeviceDelivery>(event);
+    const auto* images = static_cast<const uint8_t*>(delivery.device->images());
+    Delivered d;
+    d.step = delivery.step;
+    d.images.assign(images,
+                    images + delivery.labels.size() * static_cast<size_t>(Spec(7).image_bytes()));
+    d.labels.assign(delivery.device->labels(), delivery.device->labels() + delivery.labels.size());
+    CHECK(d.labels == delivery.labels);  // host labels equal the device's
+    d.indices = delivery.indices;
+    batches.push_back(std::move(d));
+  }
+  if (stage_out) {
+    stage_out->loads = stage.loads;
+    stage_out->emits = stage.emits;
+  }
+  return batches;
+}
+
+TEST_CASE("each loaded batch is copied once and its echo copies equal the CPU path's") {
+  for (int echo : {1, 3}) {
+    CAPTURE(echo);
+    HostStage counts(Spec(7), 2);
+    const std::vector<Delivered> device = DevicePath(echo, 0, &counts);
+    const std::vector<Delivered> cpu = CpuPath(echo, 0);
+    REQUIRE(device.size() == cpu.size());
+    CHECK(device.size() == static_cast<size_t>(9 * echo));  // ceil(200 / 24) loaded steps
+    for (size_t i = 0; i < device.size(); ++i) {
+      CHECK(device[i].step == static_cast<int64_t>(i));
+      CHECK(device[i] == cpu[i]);
+    }
+    CHECK(counts.loads == 9);
+    CHECK(counts.emits == 9 * echo);
+  }
+}
+
+TEST_CASE("a run resumed mid-echo starts at the copy it stopped at") {
+  const std::vector<Delivered> whole = DevicePath(3, 0);
+  for (int64_t step : {4, 5, 6, 26}) {
+    CAPTURE(step);
+    const std::vector<Delivered> rest = DevicePath(3, step);
+    REQUIRE(rest.size() + static_cast<size_t>(step) == whole.size());
+    for (size_t i = 0; i < rest.size(); ++i) CHECK(rest[i] == whole[i + static_cast<size_t>(step)]);
+  }
+}
+
+TEST_CASE("a trainer holding every device buffer gets an error, then batches once it lets go") {
+  Run run(1, true);
+  HostStage stage(Spec(7), 2);
+  DeviceFeed feed(stage, run.layout, 1);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  std::vector<DeviceEvent> held;
+  held.push_back(feed.Next(*assembler));
+  held.push_back(feed.Next(*assembler));
+  try {
+    feed.Next(*assembler);
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()).find("holds every device batch") != std::string::npos);
+  }
+  held.clear();
+  DeviceEvent next = feed.Next(*assembler);
+  REQUIRE(std::holds_alternative<DeviceDelivery>(next));
+  CHECK(std::get<DeviceDelivery>(next).step == 2);  // nothing was skipped
+}
+
+TEST_CASE("restarting drops the batches made ahead and gives back the loaded input") {
+  Run run(3, true);
+  HostStage stage(Spec(7), 3);
+  DeviceFeed feed(stage, run.layout, 3);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  { DeviceEvent first = feed.Next(*assembler); }  // copy 0 (copy 1 may be made ahead)
+  CHECK(stage.free_inputs() == 1);  // copy 2 of the loaded batch is still to come
+  assembler.reset();
+  feed.Restart(0);
+  CHECK(stage.free_inputs() == 2);
+  CHECK(stage.free_outputs() == 3);
+  assembler = run.Start(0);
+  DeviceEvent again = feed.Next(*assembler);
+  REQUIRE(std::holds_alternative<DeviceDelivery>(again));
+  CHECK(std::get<DeviceDelivery>(again).step == 0);
+}
+
+}  // namespace
+}  // namespace h5feed::loader

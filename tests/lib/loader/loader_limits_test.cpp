@@ -1,0 +1,132 @@
+// Resource limits (docs/reliability.md, "Limits"): absurd values in a file or in the options
+// are refused at Open with a clear error, before any allocation of that size. The files are
+// crafted with h5py: HDF5 stores nothing for chunks never written, so a file can claim 10^12
+// images or 10^9 class names in a few KiB. Without the checks, each of these would make Open
+// allocate terabytes (std::bad_alloc, or the OOM killer), which the test would report.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "h5feed/error.h"
+#include "h5feed/loader.h"
+#include "support/caught_error.h"
+#include "support/run_python.h"
+#include "support/temp_folder.h"
+#include "test_files.h"
+
+namespace h5feed {
+namespace {
+
+using testing::CaughtError;
+using testing::TempFolder;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// An h5py file whose /images has `shape` and `chunks` (Python tuples) and no data written;
+// `extra` is more Python run with the file `f` open.
+std::string CraftFile(const TempFolder& folder, const std::string& shape,
+                      const std::string& chunks, const std::string& extra = "") {
+  const std::string path = folder / "crafted.h5";
+  testing::RunPython("import h5py, numpy as np\nf = h5py.File(\"" + path +
+                     "\", \"w\")\nf.create_dataset(\"images\", shape=" + shape + ", chunks=" +
+                     chunks + ", dtype=\"u1\")\n" + extra + "f.close()\n");
+  return path;
+}
+
+LoaderOptions Small() {
+  LoaderOptions options;
+  options.batch_size = 8;
+  options.threads = 2;
+  options.slots = 2;
+  return options;
+}
+
+Error OpenError(const std::string& path, const LoaderOptions& options) {
+  return CaughtError([&] { Loader::Open(path, options); });
+}
+
+TEST_CASE("a file claiming 10^12 images or 2^62 is refused before its labels are allocated") {
+  TempFolder folder;
+  for (const char* rows : {"10**12", "2**62"}) {
+    const std::string path =
+        CraftFile(folder, std::string("(") + rows + ", 16, 16, 3)", "(8, 16, 16, 3)");
+    const Error e = OpenError(path, Small());
+    CHECK(e.code() == ErrorCode::kCorrupt);
+    CHECK(Contains(e.what(), "crafted.h5"));
+    CHECK(Contains(e.what(), "bytes per image in memory"));
+  }
+}
+
+TEST_CASE("one image over 2 GiB is refused before a chunk buffer is sized for it") {
+  TempFolder folder;
+  const std::string path = CraftFile(folder, "(4, 65536, 65536, 3)", "(1, 256, 256, 3)");
+  const Error e = OpenError(path, Small());
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(e.what(), "one image would exceed"));
+}
+
+TEST_CASE("10^9 class names are refused before they are read") {
+  TempFolder folder;
+  const std::string path = CraftFile(
+      folder, "(64, 8, 8, 3)", "(8, 8, 8, 3)",
+      "f.create_dataset(\"classes\", shape=(10**9,), chunks=(4096,), "
+      "dtype=h5py.string_dtype())\n");
+  const Error e = OpenError(path, Small());
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(e.what(), "1000000000 class names"));
+}
+
+TEST_CASE("a chunk claiming more stored bytes than any codec makes is refused at Open") {
+  // The claim lies inside the file (a 4 MiB dataset follows the chunks), so only the codec
+  // bound catches it: 1 MiB claimed for a chunk of 8 x 8 x 8 x 3 = 1,536 bytes.
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, 64, ImageShape{8, 8, 3}, 8, Compression::Parse("zstd:3"));
+  testing::RunPython("import h5py, numpy as np\nf = h5py.File(\"" + path + "\", \"r+\")\n"
+                     "f.create_dataset(\"padding\", data=np.ones(4 << 20, np.uint8))\n"
+                     "t = f[\"chunk_index\"][()]\nt[\"stored_bytes\"][2] = 1 << 20\n"
+                     "f[\"chunk_index\"][...] = t\nf.close()\n");
+  const Error e = OpenError(path, Small());
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(e.what(), "chunk 2 of /images"));
+  CHECK(Contains(e.what(), "1048576 stored bytes, more than any codec"));
+}
+
+TEST_CASE("absurd thread and slot counts are refused, naming the limit") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, 64, ImageShape{8, 8, 3}, 8, Compression::Parse("none"));
+  LoaderOptions options = Small();
+  options.threads = 100000;
+  Error e = OpenError(path, options);
+  CHECK(e.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(e.what(), "threads is 100000; it must be in [0, 1024]"));
+  options = Small();
+  options.slots = 1 << 20;
+  e = OpenError(path, options);
+  CHECK(Contains(e.what(), "slots is 1048576"));
+}
+
+TEST_CASE("slots x batch bytes or a cache beyond the machine's memory are refused at Open") {
+  // 2 million images of 512 x 512 x 3: 1.5 TB of pixels claimed, none stored.
+  TempFolder folder;
+  const std::string path = CraftFile(folder, "(2000000, 512, 512, 3)", "(16, 512, 512, 3)");
+  LoaderOptions options = Small();
+  options.batch_size = 100000;  // 75 GiB a slot
+  options.slots = 64;
+  Error e = OpenError(path, options);
+  CHECK(e.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(e.what(), "lower slots, batch_size or cache_bytes"));
+  CHECK(Contains(e.what(), "GiB of memory"));
+  options = Small();
+  options.cache_bytes = int64_t{1} << 50;  // 1 PiB; the file's chunks would fill 1.5 TB of it
+  e = OpenError(path, options);
+  CHECK(e.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(e.what(), "plus a cache of"));
+}
+
+}  // namespace
+}  // namespace h5feed

@@ -1,0 +1,51 @@
+"""Shared fixtures of the Python module's tests: small h5feed files made by the module's own
+converter from NumPy arrays, and h5py's read of them (through h5feed's zstd plugin) to compare
+batches with. ctest sets PYTHONPATH to the build tree's package and HDF5_PLUGIN_PATH to
+h5feed's plugin folder (h5py reads it when it first meets a zstd chunk)."""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import h5feed
+
+H5FEED = os.environ.get("H5FEED", "h5feed")
+SAMPLES, CHUNK, SHAPE, CLASSES = 300, 16, (8, 6, 3), 5  # 19 chunks, the last one short
+
+
+def make_arrays(samples=SAMPLES, shape=SHAPE, classes=CLASSES, seed=3):
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, 256, (samples, *shape), dtype=np.uint8),
+            rng.integers(0, classes, samples).astype(np.int64))
+
+
+def write_h5feed_file(folder, name="small.h5", chunk=CHUNK, **arrays_args):
+    """An h5feed file (zstd:3, chunks of `chunk`) converted from .npy by h5feed.convert_npy."""
+    images, labels = make_arrays(**arrays_args)
+    np.save(folder / "images.npy", images)
+    np.save(folder / "labels.npy", labels)
+    out = folder / name
+    h5feed.convert_npy(folder / "images.npy", out, labels=folder / "labels.npy", chunk=chunk)
+    return out
+
+
+def read_rows(path, indices):
+    """h5py's read of rows `indices` (images NHWC uint8, labels int64), repeats allowed."""
+    with h5py.File(path, "r") as f:
+        return f["images"][:][np.asarray(indices)], f["labels"][:][np.asarray(indices)]
+
+
+def run_python(code_or_args, env=None, timeout=120, **kwargs):
+    """Runs Debian's python3 in a fresh process with this process's environment."""
+    argv = [sys.executable, "-c", code_or_args] if isinstance(code_or_args, str) else \
+        [sys.executable, *map(str, code_or_args)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                          env=env or dict(os.environ), **kwargs)
+
+
+@pytest.fixture(scope="session")
+def small_file(tmp_path_factory):
+    return write_h5feed_file(tmp_path_factory.mktemp("small"))

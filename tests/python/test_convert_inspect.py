@@ -1,0 +1,100 @@
+"""h5feed.convert_* and h5feed.inspect for scripts: the same files and the same report as the
+h5feed command with the same options (the command is the reference, run as a subprocess)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import h5feed
+from conftest import H5FEED, SAMPLES, make_arrays
+
+MAKE_IMAGE_FOLDER = os.environ["H5FEED_SOURCE_DIR"] + "/tests/data/make_image_folder.py"
+
+
+def cli(*args):
+    result = subprocess.run([H5FEED, *map(str, args)], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def contents(path):
+    with h5py.File(path, "r") as f:
+        return (f["images"][:], f["labels"][:], [c.decode() for c in f["classes"][:]],
+                [s.decode() for s in f["sources"][:]], f["images"].chunks)
+
+
+@pytest.fixture(scope="module")
+def image_folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("photos") / "photos"
+    subprocess.run([sys.executable, MAKE_IMAGE_FOLDER, folder, "--images", "40", "--classes",
+                    "3", "--min-size", "40", "--max-size", "90"], check=True, timeout=120,
+                   capture_output=True)
+    return folder
+
+
+def test_convert_imagefolder_writes_what_the_command_writes(image_folder, tmp_path):
+    report = h5feed.convert_imagefolder(image_folder, tmp_path / "py.h5", size=(24, 32),
+                                        resize="pad", chunk=8, seed=5, threads=2)
+    cli("convert", "imagefolder", image_folder, tmp_path / "cli.h5", "--size", "24x32",
+        "--resize", "pad", "--chunk", 8, "--seed", 5, "--threads", 2, "--quiet")
+    ours, theirs = contents(tmp_path / "py.h5"), contents(tmp_path / "cli.h5")
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1], theirs[1])
+    assert ours[2:] == theirs[2:]
+    assert report["images"] == 40 and report["image_shape"] == (24, 32, 3)
+    assert report["chunks"] == 5 and report["chunk_images"] == 8
+    assert report["shuffled"] and report["seed"] == 5 and report["skipped"] == []
+
+
+def test_broken_images_are_skipped_with_a_warning_and_reported(image_folder, tmp_path):
+    folder = tmp_path / "photos"
+    shutil.copytree(image_folder, folder)
+    (folder / "class_000" / "broken.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
+    with pytest.warns(UserWarning, match="broken.jpg"):
+        report = h5feed.convert_imagefolder(folder, tmp_path / "out.h5", size=16)
+    assert report["images"] == 40
+    assert [source for source, _ in report["skipped"]] == ["class_000/broken.jpg"]
+    with pytest.raises(h5feed.CorruptDataError, match="broken.jpg"):
+        h5feed.convert_imagefolder(folder, tmp_path / "strict.h5", size=16, strict=True)
+    assert not (tmp_path / "strict.h5").exists()
+
+
+def test_convert_npy_and_rechunk_keep_every_row(tmp_path):
+    images, labels = make_arrays()
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "labels.npy", labels)
+    h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "a.h5", labels=tmp_path / "labels.npy",
+                       shuffle=False, compression="gzip:1", chunk=32)
+    h5feed.rechunk(tmp_path / "a.h5", tmp_path / "b.h5", chunk=10, compression="none")
+    for name, chunk in (("a.h5", 32), ("b.h5", 10)):
+        got_images, got_labels, _, _, chunks = contents(tmp_path / name)
+        np.testing.assert_array_equal(got_images, images)
+        np.testing.assert_array_equal(got_labels, labels)
+        assert chunks[0] == chunk
+
+
+def test_inspect_returns_what_inspect_json_prints(small_file, tmp_path):
+    assert h5feed.inspect(small_file) == json.loads(cli("inspect", small_file, "--json"))
+    with h5py.File(tmp_path / "foreign.h5", "w") as f:  # an h5py-made NCHW file
+        f.create_dataset("pixels", data=np.zeros((10, 3, 4, 5), np.uint8), chunks=(2, 3, 4, 5))
+    summary = h5feed.inspect(tmp_path / "foreign.h5")
+    assert summary == json.loads(cli("inspect", tmp_path / "foreign.h5", "--json"))
+    assert not summary["is_h5feed"] and summary["images"]["layout"] == "NCHW"
+    assert h5feed.inspect(small_file)["images"]["num_images"] == SAMPLES
+
+
+def test_bad_conversion_arguments_are_value_errors(tmp_path, image_folder):
+    with pytest.raises(ValueError, match="size"):
+        h5feed.convert_imagefolder(image_folder, tmp_path / "x.h5", size="big")
+    with pytest.raises(h5feed.InvalidArgumentError, match="resize"):
+        h5feed.convert_imagefolder(image_folder, tmp_path / "x.h5", size=8, resize="zoom")
+    with pytest.raises(h5feed.InvalidArgumentError, match="compression"):
+        h5feed.convert_imagefolder(image_folder, tmp_path / "x.h5", size=8, compression="lz4")
+    with pytest.raises(h5feed.NotFoundError):
+        h5feed.convert_cifar(tmp_path / "no-cifar", tmp_path / "x.h5")

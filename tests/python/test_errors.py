@@ -1,0 +1,67 @@
+"""C++ h5feed::Error arrives as the h5feed.Error subclass for its code, also catchable as the
+matching built-in exception, with the library's message naming the file (and the chunk)."""
+import h5py
+import numpy as np
+import pytest
+
+import h5feed
+from conftest import write_h5feed_file
+
+
+def test_a_missing_file_is_a_file_not_found_error_naming_it(tmp_path):
+    missing = tmp_path / "missing.h5"
+    with pytest.raises(FileNotFoundError) as caught:
+        h5feed.Loader(missing, 16)
+    assert isinstance(caught.value, h5feed.NotFoundError)
+    assert caught.value.code is h5feed.ErrorCode.NOT_FOUND
+    assert str(missing) in str(caught.value)
+
+
+def test_a_bad_option_is_a_value_error_naming_it(small_file):
+    with pytest.raises(ValueError, match="batch_size is 0") as caught:
+        h5feed.Loader(small_file, 0)
+    assert isinstance(caught.value, h5feed.InvalidArgumentError)
+    with pytest.raises(h5feed.InvalidArgumentError, match="sampler"):
+        h5feed.Loader(small_file, 16, sampler="shuffled")
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"batch_size is 400.*small\.h5"):
+        h5feed.Loader(small_file, 400)
+
+
+def test_a_corrupt_chunk_raises_while_iterating_naming_file_and_chunk(tmp_path):
+    path = write_h5feed_file(tmp_path, chunk=16)
+    with h5py.File(path, "r") as f:
+        offset = f["images"].id.get_chunk_info(3).byte_offset
+    with open(path, "r+b") as f:  # damage chunk 3 in place
+        f.seek(offset + 8)
+        f.write(bytes(64))
+    loader = h5feed.Loader(path, 16, sampler="sequential", dtype=None)
+    delivered = 0
+    with pytest.raises(h5feed.CorruptDataError) as caught:
+        for _ in loader:
+            delivered += 1
+    assert delivered == 3  # every batch before the damaged chunk's
+    message = str(caught.value)
+    assert str(path) in message and "chunk 3" in message
+
+
+def test_a_file_that_is_not_hdf5_is_corrupt_data(tmp_path):
+    path = tmp_path / "not.h5"
+    path.write_bytes(b"plain text, not HDF5\n" * 10)
+    with pytest.raises(h5feed.Error, match="not.h5"):
+        h5feed.Loader(path, 4)
+    with pytest.raises(h5feed.Error, match="not.h5"):
+        h5feed.inspect(path)
+
+
+def test_converting_onto_an_existing_file_is_a_file_exists_error(tmp_path, small_file):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(FileExistsError) as caught:
+        h5feed.convert_npy(tmp_path / "images.npy", small_file)
+    assert isinstance(caught.value, h5feed.AlreadyExistsError)
+    assert str(small_file) in str(caught.value)
+
+
+def test_every_error_class_is_an_h5feed_error_with_its_code():
+    for code in h5feed.ErrorCode:
+        cls = h5feed._errors.error_class(code.value)
+        assert issubclass(cls, h5feed.Error) and cls.code is code

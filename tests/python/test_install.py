@@ -1,0 +1,24 @@
+"""`cmake --install BUILD --prefix P` puts the package in P/lib/python3/dist-packages (Debian's
+layout), and `import h5feed` works from there alone, reading a file."""
+import os
+import subprocess
+
+from conftest import run_python
+
+
+def test_the_installed_package_imports_and_reads(tmp_path, small_file):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["H5FEED_BUILD_DIR"], "--prefix", prefix],
+                   check=True, capture_output=True, timeout=300)
+    package = prefix / "lib" / "python3" / "dist-packages" / "h5feed"
+    assert (package / "__init__.py").exists()
+    assert list(package.glob("_h5feed*.so"))
+    env = dict(os.environ, PYTHONPATH=str(package.parent))
+    result = run_python(
+        "import h5feed\n"
+        f"loader = h5feed.Loader({str(small_file)!r}, 32)\n"
+        "print(h5feed.__file__)\n"
+        "print(sum(labels.shape[0] for _, labels in loader))\n", env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    where, samples = result.stdout.split()
+    assert where.startswith(str(package)) and samples == "300"

@@ -1,0 +1,75 @@
+"""How Loader's Python arguments map onto the C++ LoaderOptions fields (h5feed/_options.py):
+checked on the keyword arguments handed to the native loader, for the options the C++ side of
+this build may still refuse (device, dtype, layout, augmentation: the GPU stage, issue 4)."""
+import pytest
+import torch
+
+from h5feed import Augment
+from h5feed._options import native_arguments
+
+DEFAULTS = dict(batch_size=32, sampler="chunks:8", seed=0, rank=None, world_size=None,
+                drop_last=False, shard_drop_last=None, cache_bytes=1 << 20, threads=None,
+                slots=4, echo=1, device="cpu", dtype=torch.float32,
+                memory_format=torch.contiguous_format, mean=(0.5, 0.5, 0.5), std=0.25,
+                augment=None, file_locking="auto", verify_checksums=True,
+                skip_corrupt_chunks=False, images=None,
+                labels=None)
+
+
+def arguments(**changes):
+    return native_arguments(**{**DEFAULTS, **changes})
+
+
+def test_defaults_are_host_float32_nchw_without_augmentation():
+    args = arguments()
+    assert args["normalize"] and args["output_type"] == "float32" and args["layout"] == "NCHW"
+    assert (args["cuda_device"], args["cuda_stream"]) == (-1, 0)
+    assert (args["rank"], args["world_size"], args["threads"]) == (0, 1, 0)
+    assert args["slots"] == 4 + 1  # the one more a for loop's variables hold
+    assert args["std"] == [0.25] * 3
+    assert not args["random_flip"] and args["center_crop"] == (0, 0)
+
+
+@pytest.mark.parametrize("dtype,name", [(torch.float16, "float16"), (torch.bfloat16, "bfloat16")])
+def test_dtype_selects_the_output_type(dtype, name):
+    assert arguments(dtype=dtype)["output_type"] == name
+    assert not arguments(dtype=None)["normalize"]
+
+
+def test_channels_last_is_the_nhwc_layout():
+    assert arguments(memory_format=torch.channels_last)["layout"] == "NHWC"
+
+
+def test_augment_from_a_dict_or_an_augment_object():
+    from_dict = arguments(augment={"random_flip": True, "random_crop_padding": 4})
+    assert from_dict["random_flip"] and from_dict["random_crop_padding"] == 4
+    crop = arguments(augment=Augment(center_crop=(24, 20)))
+    assert crop["center_crop"] == (24, 20)
+    with pytest.raises(ValueError, match="unknown keys"):
+        arguments(augment={"flip": True})
+
+
+def test_a_cuda_device_selects_its_index():
+    args = arguments(device="cuda:1")
+    assert args["cuda_device"] == 1
+    if not torch.cuda.is_available():
+        assert args["cuda_stream"] == 0  # a CPU-only torch: the library falls back to host
+    else:
+        assert args["cuda_stream"] == torch.cuda.current_stream(1).cuda_stream
+
+
+def test_drop_last_sets_both_drops_unless_the_shard_drop_is_given():
+    assert arguments(drop_last=True)["shard_drop_last"]
+    args = arguments(drop_last=True, shard_drop_last=False)
+    assert args["drop_last_batch"] and not args["shard_drop_last"]
+
+
+def test_bad_values_are_value_errors():
+    with pytest.raises(ValueError, match="dtype"):
+        arguments(dtype=torch.int32)
+    with pytest.raises(ValueError, match="memory_format"):
+        arguments(memory_format=torch.preserve_format)
+    with pytest.raises(ValueError, match="mean needs 1 or 3"):
+        arguments(mean=(0.1, 0.2))
+    with pytest.raises(ValueError, match="device"):
+        arguments(device="meta")

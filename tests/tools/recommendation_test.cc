@@ -1,0 +1,108 @@
+#include "bench/recommendation.h"
+
+#include <doctest/doctest.h>
+
+#include "fixed_rows.h"
+
+namespace h5feed::bench {
+namespace {
+
+using testing::Row;
+using testing::SmallSweep;
+
+TEST_CASE("the fastest run above the shuffle-quality bar is recommended, against defaults, "
+          "random and the references") {
+  const std::vector<SweepRow> rows = SmallSweep();
+  const Recommendation r = Recommend(rows);
+  REQUIRE(r.best);
+  CHECK(*r.best == 1);  // 3000 images/s at 0.93; row 3 is faster but only 0.85 random
+  CHECK(r.quality_met);
+  REQUIRE(r.defaults);
+  CHECK(*r.defaults == 4);
+  REQUIRE(r.random);
+  CHECK(*r.random == 0);  // same file (16, none) and cache (256)
+  REQUIRE(r.fastest_random);
+  CHECK(*r.fastest_random == 0);
+  REQUIRE(r.best_reference);
+  CHECK(*r.best_reference == 6);
+  CHECK(Speedup(rows, r.best, r.defaults) == doctest::Approx(1.5));
+  CHECK(Speedup(rows, r.best, r.random) == doctest::Approx(3.0));
+  CHECK(Speedup(rows, r.best, r.best_reference) == doctest::Approx(6.0));
+
+  const std::string text = DescribeRecommendation(rows, r);
+  CHECK(text.find("--chunk 16 --compression none") != std::string::npos);
+  CHECK(text.find("cache 256 MiB with the chunks:4 sampler") != std::string::npos);
+  CHECK(text.find("3000 images/s") != std::string::npos);
+  CHECK(text.find("1.50x the speed of the defaults") != std::string::npos);
+  CHECK(text.find("3.00x the speed of the random sampler") != std::string::npos);
+  CHECK(text.find("6.00x the speed of the fastest PyTorch DataLoader") != std::string::npos);
+}
+
+TEST_CASE("a lower bar admits the faster, less random run") {
+  const std::vector<SweepRow> rows = SmallSweep();
+  RecommendOptions options;
+  options.min_shuffle_quality = 0.8;
+  const Recommendation r = Recommend(rows, options);
+  REQUIRE(r.best);
+  CHECK(*r.best == 3);
+  REQUIRE(r.random);
+  CHECK(*r.random == 2);
+  CHECK(Speedup(rows, r.best, r.random) == doctest::Approx(5000.0 / 800));
+}
+
+TEST_CASE("runs within the tie share are ties: the more random one, then the smaller cache, wins") {
+  std::vector<SweepRow> rows = {Row(16, "none", 1024, "chunks:4", 1000, 0.92),
+                                Row(16, "none", 1024, "chunks:16", 990, 0.98),
+                                Row(16, "none", 256, "chunks:16", 985, 0.98),
+                                Row(16, "none", 256, "quasi:8", 900, 0.99)};  // not a tie
+  const Recommendation r = Recommend(rows);
+  REQUIRE(r.best);
+  CHECK(*r.best == 2);
+  RecommendOptions no_ties;
+  no_ties.tie_share = 0;
+  CHECK(*Recommend(rows, no_ties).best == 0);
+}
+
+TEST_CASE("when no run reaches the bar the most random one is recommended, and the text says so") {
+  std::vector<SweepRow> rows = {Row(16, "none", 256, "chunks:1", 5000, 0.4),
+                                Row(16, "none", 256, "chunks:2", 4000, 0.6)};
+  const Recommendation r = Recommend(rows);
+  REQUIRE(r.best);
+  CHECK(*r.best == 1);
+  CHECK_FALSE(r.quality_met);
+  CHECK(DescribeRecommendation(rows, r).find("No run reached the shuffle-quality bar of 0.90") !=
+        std::string::npos);
+}
+
+TEST_CASE("failed runs and references are never recommended; nothing to recommend is said") {
+  std::vector<SweepRow> rows = SmallSweep();
+  for (SweepRow& row : rows) {
+    if (row.kind != "reference") row.status = "failed";
+  }
+  const Recommendation r = Recommend(rows);
+  CHECK_FALSE(r.best);
+  CHECK_FALSE(r.defaults);
+  CHECK(Speedup(rows, r.best, r.best_reference) == 0);
+  CHECK(DescribeRecommendation(rows, r).find("No run succeeded") != std::string::npos);
+}
+
+TEST_CASE("when the defaults win, the text says these are the defaults") {
+  std::vector<SweepRow> rows = {Row(36, "zstd:3", 512, "chunks:8", 3000, 0.95),
+                                Row(36, "zstd:3", 512, "random", 1000, 1.0)};
+  rows[0].is_default = true;
+  const Recommendation r = Recommend(rows);
+  REQUIRE(r.best);
+  CHECK(*r.best == 0);
+  const std::string text = DescribeRecommendation(rows, r);
+  CHECK(text.find("These are h5feed's defaults") != std::string::npos);
+  CHECK(text.find("3.00x the speed of the random sampler") != std::string::npos);
+}
+
+TEST_CASE("ranking puts successful runs first, fastest first") {
+  const std::vector<SweepRow> rows = SmallSweep();
+  const std::vector<size_t> order = RankRows(rows);
+  CHECK(order == std::vector<size_t>{3, 1, 4, 0, 2, 6, 5});
+}
+
+}  // namespace
+}  // namespace h5feed::bench

@@ -1,0 +1,183 @@
+// RunBench and its derived figures (bench_run.h).
+
+#include "bench_run.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "pipeline/slot_layout.h"
+#include "sampler/epoch_order.h"
+
+namespace h5feed::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The shuffle-quality figure is measured on the first epoch's order, kept while it is read.
+// Capped so that keeping it (8 bytes a sample) never shows in the peak RSS being measured: at
+// most 8 MiB, and a prefix of a million samples measures an order as well as all of it.
+constexpr size_t kMaxOrderSamples = size_t{1} << 20;
+
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+LoaderOptions MakeOptions(const BenchSettings& s) {
+  LoaderOptions options;
+  options.batch_size = s.batch;
+  options.sampler = SamplerOptions::Parse(s.sampler);
+  options.seed = s.seed;
+  options.cache_bytes = s.cache_mb << 20;
+  options.slots = s.slots;
+  options.threads = s.threads;
+  options.normalize = s.normalize;
+  options.verify_checksums = s.verify_checksums;
+  return options;
+}
+
+// The `random` sampler's first epoch on the same rows, measured like the run's own order: the
+// figure users compare a chunk-aware sampler's quality with.
+ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch, uint64_t seed) {
+  SamplerOptions random;
+  random.kind = SamplerOptions::Kind::kRandom;
+  std::vector<int64_t> order =
+      EpochOrder(SampleGeometry{dataset.samples, dataset.chunk_samples}, random, ShardOptions{},
+                 seed, 0);
+  if (order.size() > kMaxOrderSamples) order.resize(kMaxOrderSamples);
+  return MeasureShuffleQuality(order, dataset.chunk_samples, batch);
+}
+
+}  // namespace
+
+int UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+// Linux's VmHWM belongs to this program's address space alone; getrusage's ru_maxrss is kept
+// across fork and execve, so a bench started by a large parent (a Python script holding
+// arrays) would report the parent's peak instead.
+double PeakRssMib() {
+  if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, status)) {
+      if (std::sscanf(line, "VmHWM: %lld kB", &kib) == 1) break;
+    }
+    std::fclose(status);
+    if (kib >= 0) return static_cast<double>(kib) / 1024.0;
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& cancel,
+                     const std::function<void(int64_t, int64_t)>& progress) {
+  BenchResult result;
+  const LoaderOptions options = MakeOptions(settings);
+  const auto open_start = Clock::now();
+  Loader loader = Loader::Open(settings.path, options);
+  result.open_seconds = std::chrono::duration<double>(Clock::now() - open_start).count();
+  result.dataset = loader.dataset();
+  result.threads = settings.threads > 0 ? settings.threads : UsableCores();
+  const pipeline::SlotLayout layout(settings.batch, result.dataset.image_shape,
+                                    settings.normalize);
+  result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
+
+  const int64_t total = settings.epochs * loader.samples_per_epoch();
+  std::vector<int64_t> order;
+  order.reserve(
+      std::min<size_t>(static_cast<size_t>(loader.samples_per_epoch()), kMaxOrderSamples));
+  const auto step = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double, std::milli>(settings.step_ms));
+  // Reading one byte of every batch is the least a consumer does; the volatile sink keeps the
+  // compiler from proving that nothing uses the batches.
+  volatile unsigned sink = 0;
+  const double cpu_start = CpuSeconds();
+  const auto start = Clock::now();
+  const auto deadline =
+      settings.max_seconds > 0
+          ? start + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(settings.max_seconds))
+          : Clock::time_point::max();
+  for (int64_t epoch = 0; epoch < settings.epochs && !cancel && !result.time_limited; ++epoch) {
+    loader.SetEpoch(epoch);
+    bool epoch_complete = true;
+    while (std::optional<Batch> batch = loader.Next()) {
+      sink = sink + batch->images()[0];
+      if (settings.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
+      result.images += batch->size();
+      result.pixel_bytes += static_cast<int64_t>(batch->images().size());
+      if (epoch == 0 && order.size() < kMaxOrderSamples) {
+        std::span<const int64_t> rows = batch->indices();
+        rows = rows.first(std::min(rows.size(), kMaxOrderSamples - order.size()));
+        order.insert(order.end(), rows.begin(), rows.end());
+      }
+      if (step.count() > 0) {
+        const auto step_start = Clock::now();
+        std::this_thread::sleep_until(step_start + step);
+        result.consumer_seconds += std::chrono::duration<double>(Clock::now() - step_start).count();
+      }
+      if (progress) progress(result.images, total);
+      if (cancel || Clock::now() >= deadline) {
+        epoch_complete = false;
+        result.time_limited = !cancel;
+        break;
+      }
+    }
+    if (epoch_complete) ++result.epochs_done;
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.cpu_seconds = CpuSeconds() - cpu_start;
+  result.interrupted = cancel;
+  result.stats = loader.stats();
+  result.peak_rss_mib = PeakRssMib();
+  if (order.size() >= 2) {
+    result.quality = MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
+    result.random_quality =
+        RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
+  }
+  return result;
+}
+
+double ImagesPerSecond(const BenchResult& r) {
+  return r.seconds > 0 ? static_cast<double>(r.images) / r.seconds : 0;
+}
+
+double PixelMbPerSecond(const BenchResult& r) {
+  return r.seconds > 0 ? static_cast<double>(r.pixel_bytes) / 1e6 / r.seconds : 0;
+}
+
+// Chunk reads per chunk per epoch: 1.00 when every chunk is read once an epoch. A run cut
+// short by max_seconds counts the epochs' worth it read.
+double ReadsPerChunk(const BenchResult& r) {
+  if (r.dataset.chunks <= 0 || r.dataset.samples <= 0) return 0;
+  const double epochs = static_cast<double>(r.images) / static_cast<double>(r.dataset.samples);
+  return epochs > 0 ? r.stats.chunk_reads / (epochs * r.dataset.chunks) : 0;
+}
+
+double HitRate(const LoaderStats& s) {
+  const uint64_t lookups = s.cache_hits + s.cache_misses;
+  return lookups > 0 ? static_cast<double>(s.cache_hits) / lookups : 0;
+}
+
+double WaitShare(const BenchResult& r) { return r.seconds > 0 ? r.stats.wait_seconds / r.seconds : 0; }
+
+// Cores kept busy: well under `threads` while Next() waits means the machine (shared, or fewer
+// free cores than threads) or a serial stage held the pipeline back.
+double CoresUsed(const BenchResult& r) { return r.seconds > 0 ? r.cpu_seconds / r.seconds : 0; }
+
+}  // namespace h5feed::bench

@@ -1,0 +1,78 @@
+#pragma once
+// One benchmark run of the Loader: what `h5feed bench` measures, and what `h5feed bench sweep`
+// runs once per combination (in a child `h5feed bench --json`, so each run's peak memory is
+// its own).
+//
+// The consumer takes every batch as it comes, touches one byte of it and, with step_ms > 0,
+// then sleeps step_ms: a trainer whose GPU step takes that long (its CPU thread mostly waits
+// on the GPU, so sleeping is the right model, not spinning). Without a step the consumer is
+// infinitely fast and the rate is the reader's own; with one, the share of the time Next()
+// waited says whether the reader keeps that trainer fed (0 = never waited).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "h5feed/loader.h"
+#include "sampler/shuffle_quality.h"
+
+namespace h5feed::bench {
+
+struct BenchSettings {
+  std::string path;
+  std::string sampler = "chunks:8";
+  int64_t batch = 256;
+  int threads = 0;  // 0 = all usable cores
+  int64_t cache_mb = 512;
+  int slots = 4;
+  int64_t epochs = 1;
+  uint64_t seed = 0;
+  bool normalize = false;
+  bool verify_checksums = true;
+  double step_ms = 0;      // the simulated trainer's time per batch; 0 = none
+  double max_seconds = 0;  // stop reading after this long (0 = read every epoch)
+};
+
+struct BenchResult {
+  DatasetInfo dataset;
+  LoaderStats stats;
+  int threads = 0;  // as resolved (0 = all cores -> the count)
+  int64_t epochs_done = 0;
+  int64_t images = 0;
+  int64_t pixel_bytes = 0;  // uint8 pixels delivered
+  double open_seconds = 0;
+  double seconds = 0;      // from the first SetEpoch to the end of the last batch read
+  double cpu_seconds = 0;  // user + system time of all threads over `seconds`
+  double consumer_seconds = 0;  // of `seconds`, the time the simulated trainer spent on steps
+  double peak_rss_mib = 0;
+  double slot_mib = 0;  // slots x one slot's bytes (pipeline/slot_layout.h)
+  // The first epoch's order, and the `random` sampler's order of the same file, measured the
+  // same way (on at most the first 2^20 samples of each).
+  std::optional<ShuffleQuality> quality;
+  std::optional<ShuffleQuality> random_quality;
+  bool interrupted = false;  // the cancel flag stopped it
+  bool time_limited = false;  // max_seconds stopped it before the last epoch ended
+};
+
+// Opens the Loader and reads. `progress(images_done, images_total)` is called after each batch.
+// Throws what Loader::Open and Next() throw (h5feed::Error).
+BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& cancel,
+                     const std::function<void(int64_t, int64_t)>& progress = {});
+
+// The cores this process may run on: what threads = 0 resolves to.
+int UsableCores();
+
+// Peak resident memory of this process in MiB (Linux VmHWM).
+double PeakRssMib();
+
+// Derived figures (0 when the denominator is 0).
+double ImagesPerSecond(const BenchResult& r);
+double PixelMbPerSecond(const BenchResult& r);  // MB = 10^6 bytes
+double ReadsPerChunk(const BenchResult& r);     // chunk reads per chunk per epoch
+double HitRate(const LoaderStats& s);
+double WaitShare(const BenchResult& r);         // of `seconds`, the share Next() waited
+double CoresUsed(const BenchResult& r);
+
+}  // namespace h5feed::bench

@@ -1,0 +1,92 @@
+// The sweep's temporary rechunked files (rechunked_files.h).
+
+#include "rechunked_files.h"
+
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "conversion.h"
+#include "h5feed/error.h"
+#include "sources/hdf5_source.h"
+
+namespace h5feed::bench {
+namespace {
+
+std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+uint64_t FreeDiskBytes(const std::string& path) {
+  struct statvfs info {};
+  if (statvfs(path.c_str(), &info) != 0) {
+    throw Error(ErrorCode::kIo, "cannot read the free space of " + path + ": " + std::strerror(errno));
+  }
+  return static_cast<uint64_t>(info.f_bavail) * info.f_frsize;
+}
+
+void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget) {
+  const uint64_t free = FreeDiskBytes(folder);
+  if (needed > free) {
+    throw Error(ErrorCode::kNoSpace,
+                "the sweep needs up to " + Mib(needed) + " for one rechunked copy of the file in " +
+                    folder + ", but its filesystem has " + Mib(free) +
+                    " free; free some space, use --work-dir on a larger disk, or sweep fewer or "
+                    "compressed variants");
+  }
+  if (budget > 0 && needed > budget) {
+    throw Error(ErrorCode::kNoSpace,
+                "the sweep needs up to " + Mib(needed) + " for one rechunked copy of the file, "
+                "above --disk-budget-mb (" + Mib(budget) + "); raise the budget or drop the "
+                "largest variants (uncompressed, big chunks)");
+  }
+}
+
+RechunkedFiles::RechunkedFiles(std::string source, const std::string& work_folder)
+    : source_(std::move(source)) {
+  std::string pattern = work_folder + "/.h5feed-sweep-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw Error(ErrorCode::kIo, "cannot create a temporary folder in " + work_folder + ": " +
+                                    std::strerror(errno));
+  }
+  folder_ = pattern;
+}
+
+RechunkedFiles::~RechunkedFiles() {
+  std::error_code ignored;  // nothing useful to do about a failure while unwinding
+  std::filesystem::remove_all(folder_, ignored);
+}
+
+std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
+                                 const std::atomic<bool>* cancel,
+                                 const std::function<void(int64_t, int64_t)>& progress) {
+  if (!current_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove(current_, ignored);
+    current_.clear();
+  }
+  const std::string path = folder_ + "/chunk" + std::to_string(variant.chunk_samples) + "-" +
+                           variant.compression.ToString() + ".h5";
+  ConvertOptions options;
+  options.chunk_images = variant.chunk_samples;
+  options.compression = variant.compression;
+  options.shuffle = false;  // keep the source's order: the samplers do the shuffling
+  options.threads = threads;
+  options.overwrite = true;
+  options.strict = true;
+  options.cancel = cancel;
+  if (progress) {
+    options.on_progress = [&progress](const ConvertProgress& p) { progress(p.done, p.total); };
+  }
+  std::unique_ptr<SampleSource> source = OpenHdf5(source_, Hdf5SourceOptions{});
+  Convert(*source, path, options);
+  current_ = path;
+  return path;
+}
+
+}  // namespace h5feed::bench

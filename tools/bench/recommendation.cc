@@ -1,0 +1,153 @@
+// The sweep's recommendation (recommendation.h).
+
+#include "recommendation.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "number_text.h"
+
+namespace h5feed::bench {
+namespace {
+
+bool IsH5feedRun(const SweepRow& row) {
+  return row.kind != "reference" && row.succeeded() && row.images_per_s > 0;
+}
+
+double Quality(const SweepRow& row) {
+  return Measured(row.shuffle_quality) ? row.shuffle_quality : 0;
+}
+
+// "1.8x faster than" / "0.9x (slower than)": a ratio with the word it needs.
+std::string Compared(double speedup) {
+  return Fixed("%.2fx", speedup) + (speedup >= 1 ? " the speed of" : " (slower than)");
+}
+
+}  // namespace
+
+Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions& options) {
+  Recommendation r;
+  std::optional<size_t> fastest;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SweepRow& row = rows[i];
+    if (row.kind == "reference") {
+      if (row.succeeded() && (!r.best_reference ||
+                              row.images_per_s > rows[*r.best_reference].images_per_s)) {
+        r.best_reference = i;
+      }
+      continue;
+    }
+    if (row.is_default && row.succeeded()) r.defaults = i;
+    if (!IsH5feedRun(row)) continue;
+    if (row.sampler == "random" &&
+        (!r.fastest_random || row.images_per_s > rows[*r.fastest_random].images_per_s)) {
+      r.fastest_random = i;
+    }
+    if (Quality(row) >= options.min_shuffle_quality &&
+        (!fastest || row.images_per_s > rows[*fastest].images_per_s)) {
+      fastest = i;
+    }
+  }
+  if (fastest) {
+    r.quality_met = true;
+    const double floor = rows[*fastest].images_per_s * (1 - options.tie_share);
+    r.best = fastest;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const SweepRow& row = rows[i];
+      if (!IsH5feedRun(row) || Quality(row) < options.min_shuffle_quality ||
+          row.images_per_s < floor) {
+        continue;
+      }
+      const SweepRow& best = rows[*r.best];
+      if (Quality(row) > Quality(best) ||
+          (Quality(row) == Quality(best) && row.cache_mb < best.cache_mb)) {
+        r.best = i;
+      }
+    }
+  } else {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (IsH5feedRun(rows[i]) && (!r.best || Quality(rows[i]) > Quality(rows[*r.best]))) {
+        r.best = i;
+      }
+    }
+  }
+  if (r.best) {
+    const SweepRow& best = rows[*r.best];
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const SweepRow& row = rows[i];
+      if (IsH5feedRun(row) && row.sampler == "random" && row.chunk_samples == best.chunk_samples &&
+          row.compression == best.compression && row.cache_mb == best.cache_mb) {
+        r.random = i;
+      }
+    }
+  }
+  return r;
+}
+
+double Speedup(std::span<const SweepRow> rows, std::optional<size_t> best,
+               std::optional<size_t> other) {
+  if (!best || !other || rows[*other].images_per_s <= 0) return 0;
+  return rows[*best].images_per_s / rows[*other].images_per_s;
+}
+
+std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recommendation& r,
+                                   const RecommendOptions& options) {
+  if (!r.best) return "No run succeeded, so there is nothing to recommend: see the errors above.\n";
+  const SweepRow& best = rows[*r.best];
+  std::string text = "Recommended: --chunk " + std::to_string(best.chunk_samples) +
+                     " --compression " + best.compression + " when converting, and cache " +
+                     std::to_string(best.cache_mb) + " MiB with the " + best.sampler +
+                     " sampler when reading: " + Fixed("%.0f images/s", best.images_per_s);
+  if (Measured(best.shuffle_quality)) {
+    text += Fixed(", shuffle quality %.2f", best.shuffle_quality);
+    if (Measured(best.random_shuffle_quality)) {
+      text += Fixed(" (random: %.2f)", best.random_shuffle_quality);
+    }
+  }
+  if (Measured(best.fraction_of_ceiling)) {
+    text += Fixed(", %.2f of the machine's ceiling", best.fraction_of_ceiling) + " (" +
+            best.ceiling + ")";
+  }
+  text += ".\n";
+  if (!r.quality_met) {
+    text += "No run reached the shuffle-quality bar of " +
+            Fixed("%.2f", options.min_shuffle_quality) +
+            "; this is the most random one. Try a larger window (chunks:W, quasi:W) or smaller "
+            "chunks.\n";
+  }
+  if (r.defaults && *r.defaults != *r.best) {
+    text += "  " + Compared(Speedup(rows, r.best, r.defaults)) + " the defaults (" +
+            rows[*r.defaults].Settings() + Fixed(": %.0f images/s).\n", rows[*r.defaults].images_per_s);
+  } else if (r.defaults) {
+    text += "  These are h5feed's defaults.\n";
+  }
+  if (r.random && *r.random != *r.best) {
+    text += "  " + Compared(Speedup(rows, r.best, r.random)) +
+            " the random sampler with the same file and cache" +
+            Fixed(" (%.0f images/s).\n", rows[*r.random].images_per_s);
+  }
+  if (r.fastest_random && r.fastest_random != r.random && *r.fastest_random != *r.best) {
+    text += "  " + Compared(Speedup(rows, r.best, r.fastest_random)) +
+            " the fastest random-sampler run (" + rows[*r.fastest_random].Settings() +
+            Fixed(": %.0f images/s).\n", rows[*r.fastest_random].images_per_s);
+  }
+  if (r.best_reference) {
+    text += "  " + Compared(Speedup(rows, r.best, r.best_reference)) +
+            " the fastest PyTorch DataLoader + h5py loader (" + rows[*r.best_reference].sampler +
+            Fixed(": %.0f images/s).\n", rows[*r.best_reference].images_per_s);
+  }
+  return text;
+}
+
+std::vector<size_t> RankRows(std::span<const SweepRow> rows) {
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (rows[a].succeeded() != rows[b].succeeded()) return rows[a].succeeded();
+    return rows[a].images_per_s > rows[b].images_per_s;
+  });
+  return order;
+}
+
+}  // namespace h5feed::bench

@@ -1,0 +1,54 @@
+#pragma once
+// Which settings `h5feed bench sweep` recommends, and by how much they beat h5feed's defaults
+// and the `random` sampler. Pure arithmetic on finished rows, so it is unit-tested from fixed
+// rows.
+//
+// The rule: among the h5feed runs that did not fail and whose shuffle quality is at least
+// `min_shuffle_quality` (a share of the random sampler's: 1 = as random as a global shuffle),
+// take the highest images/s. Runs within `tie_share` of that rate are ties (the machine's
+// noise is larger than their difference); among ties the highest shuffle quality wins, then
+// the smallest cache. When no run reaches the quality bar, the most random run is recommended
+// and the text says the bar was missed.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sweep_row.h"
+
+namespace h5feed::bench {
+
+struct RecommendOptions {
+  double min_shuffle_quality = 0.9;
+  double tie_share = 0.03;
+};
+
+struct Recommendation {
+  std::optional<size_t> best;      // index into the rows
+  std::optional<size_t> defaults;  // the defaults run
+  // The `random` sampler on best's file and cache: what the same settings cost with a true
+  // shuffle.
+  std::optional<size_t> random;
+  std::optional<size_t> fastest_random;  // the fastest `random` run of any settings
+  std::optional<size_t> best_reference;  // the fastest DataLoader + h5py loader
+  bool quality_met = false;        // best reached min_shuffle_quality
+};
+
+Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions& options = {});
+
+// best's images/s over row's (0 when either is missing or 0).
+double Speedup(std::span<const SweepRow> rows, std::optional<size_t> best,
+               std::optional<size_t> other);
+
+// A few lines for people (printed, and the report's last section): the settings to use, with
+// their images/s, shuffle quality and fraction of the ceiling, and how much faster they are
+// than the defaults, the random sampler and the reference loaders.
+std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recommendation& r,
+                                   const RecommendOptions& options = {});
+
+// Rows in report order: successful runs by images/s, fastest first, then the failed ones.
+std::vector<size_t> RankRows(std::span<const SweepRow> rows);
+
+}  // namespace h5feed::bench

@@ -1,0 +1,180 @@
+// `h5feed bench sweep`: the command line of the sweep (sweep_runner.h).
+
+#include "bench/sweep_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "bench/reference_loaders.h"
+#include "bench/sweep_runner.h"
+#include "conversion_runner.h"
+#include "exit_codes.h"
+#include "h5feed/error.h"
+#include "interrupt_guard.h"
+
+#ifndef H5FEED_BUILD_PLUGIN_DIR
+#define H5FEED_BUILD_PLUGIN_DIR ""
+#endif
+
+namespace h5feed::cli {
+namespace {
+
+struct SweepFlags {
+  bench::SweepOptions options;
+  std::string chunks = "16,64,256,1024";
+  std::string compressions = "none,zstd:1,zstd:3";
+  std::string cache_mb = "64,256,1024";
+  std::string samplers = "random,chunks:4,chunks:16,quasi";
+  int64_t disk_budget_mb = 0;
+  std::string reference_loaders;
+};
+
+// The command as it would be typed to reproduce the sweep (the report starts with it).
+std::string CommandLine(const SweepFlags& f) {
+  const bench::SweepOptions& o = f.options;
+  char numbers[200];
+  std::snprintf(numbers, sizeof numbers, " --batch %lld --threads %d --slots %d --step-ms %g "
+                "--max-seconds %g", static_cast<long long>(o.batch), o.threads, o.slots,
+                o.step_ms, o.max_seconds);
+  return "h5feed bench sweep " + o.input + " --out " + o.out_dir + " --chunks " + f.chunks +
+         " --compression " + f.compressions + " --cache-mb " + f.cache_mb + " --sampler " +
+         f.samplers + numbers + (o.cold ? " --cold" : "") +
+         (o.compare_h5py ? " --compare-h5py" : "");
+}
+
+int RunSweepCommand(SweepFlags& flags) {
+  bench::SweepOptions& o = flags.options;
+  try {
+    o.grid = bench::ParseGrid(flags.chunks, flags.compressions, flags.cache_mb, flags.samplers);
+  } catch (const Error& e) {
+    ReportError("bench sweep", e);
+    return kExitUsage;
+  }
+  o.command_line = CommandLine(flags);
+  InterruptGuard interrupt;
+  try {
+    o.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+    o.disk_budget = static_cast<uint64_t>(flags.disk_budget_mb) << 20;
+    if (o.compare_h5py) {
+      // Found before any work, so a missing script fails in a second, not after the sweep.
+      o.reference.script = bench::LocateReferenceLoaders(flags.reference_loaders, o.executable);
+      o.reference.workers = o.threads > 0 ? o.threads : 2;
+      o.reference.batch = o.batch;
+      o.reference.max_seconds = o.max_seconds;
+      std::error_code ignored;
+      if (o.reference.plugin_dir.empty() &&
+          std::filesystem::is_directory(H5FEED_BUILD_PLUGIN_DIR, ignored)) {
+        o.reference.plugin_dir = H5FEED_BUILD_PLUGIN_DIR;
+      }
+    }
+    const bench::SweepOutcome outcome = bench::RunSweep(
+        o, interrupt.flag(), [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+    std::printf("%s", bench::DescribeRecommendation(outcome.rows, outcome.recommendation,
+                                                    o.recommend).c_str());
+    std::printf("results: %s (%zu rows), %s%s\n", outcome.csv_path.c_str(), outcome.rows.size(),
+                outcome.report_path.c_str(),
+                outcome.plot.drawn ? (", " + o.out_dir + "/throughput.png").c_str() : "");
+    if (!outcome.plot.drawn) std::fprintf(stderr, "h5feed bench sweep: warning: %s\n",
+                                          outcome.plot.message.c_str());
+    if (outcome.interrupted) {
+      std::fprintf(stderr, "h5feed bench sweep: interrupted; the finished rows are kept\n");
+      return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kCancelled) {
+      return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
+    }
+    return ReportError("bench sweep", e);
+  } catch (const std::exception& e) {
+    return ReportError("bench sweep", e);
+  }
+}
+
+}  // namespace
+
+CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
+  auto flags = std::make_shared<SweepFlags>();
+  bench::SweepOptions& o = flags->options;
+  CLI::App* command = bench.add_subcommand(
+      "sweep",
+      "Measure every combination of chunk size, compression, cache size and sampler on FILE: "
+      "rechunks FILE into temporary files (one at a time, removed afterwards, within the free "
+      "disk space checked first), runs 'h5feed bench' on each combination beside the "
+      "machine's ceilings, and writes DIR/results.csv (one row per run, written as it ends), "
+      "DIR/report.md (best first, with the recommendation) and DIR/throughput.png (gnuplot). "
+      "The random sampler and h5feed's defaults are always run: the recommendation is stated "
+      "against them. docs/bench.md defines every column");
+  command->add_option("FILE", o.input, "The HDF5 file to sweep (any 4-D uint8 image dataset)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
+      ->required();
+  command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")
+      ->capture_default_str();
+  command
+      ->add_option("--compression", flags->compressions,
+                   "Compressions, comma-separated: none, zstd[:L], gzip[:L]")
+      ->capture_default_str();
+  command->add_option("--cache-mb", flags->cache_mb, "Cache sizes in MiB, comma-separated")
+      ->capture_default_str();
+  command
+      ->add_option("--sampler", flags->samplers,
+                   "Samplers, comma-separated: sequential, random, chunks[:W], quasi[:W]")
+      ->capture_default_str();
+  command->add_option("--batch", o.batch, "Images per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--threads", o.threads, "Reader (and rechunking) threads; 0 = all cores")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--slots", o.slots, "Batch buffers of each run")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command
+      ->add_option("--step-ms", o.step_ms,
+                   "Simulated trainer time per batch in every run (see 'h5feed bench --help')")
+      ->check(CLI::Range(0.0, 3.6e6))
+      ->capture_default_str();
+  command
+      ->add_option("--max-seconds", o.max_seconds,
+                   "Stop each run after this long (0 = a whole epoch); its rate covers what was "
+                   "read, and its status says 'time limit'")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  command->add_flag("--cold", o.cold,
+                    "Drop the file from the page cache before each run (see 'h5feed bench')");
+  command
+      ->add_option("--min-shuffle-quality", o.recommend.min_shuffle_quality,
+                   "The recommendation only considers runs at least this random (1 = the random "
+                   "sampler)")
+      ->check(CLI::Range(0.0, 2.0))
+      ->capture_default_str();
+  command
+      ->add_option("--work-dir", o.work_dir,
+                   "Where the temporary rechunked files go (default: DIR)");
+  command
+      ->add_option("--disk-budget-mb", flags->disk_budget_mb,
+                   "Refuse to start when one rechunked copy could need more than this (0 = the "
+                   "free space is the only limit)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--compare-h5py", o.compare_h5py,
+                    "Also run bench/reference_loaders.py (PyTorch DataLoader + h5py: random, "
+                    "random_rdcc, chunked) on FILE with --python, as rows of the table");
+  command->add_option("--python", o.reference.python, "The Python with torch and h5py")
+      ->capture_default_str();
+  command->add_option("--reference-loaders", flags->reference_loaders,
+                      "Path of reference_loaders.py (default: the installed copy, else the "
+                      "source tree's)");
+  command->add_option("--plugin-dir", o.reference.plugin_dir,
+                      "Folder of h5feed's zstd HDF5 plugin, for h5py (default: this build's)");
+  command->callback([flags, &run] {
+    run = [flags] { return RunSweepCommand(*flags); };
+  });
+  return command;
+}
+
+}  // namespace h5feed::cli

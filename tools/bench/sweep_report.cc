@@ -1,0 +1,138 @@
+// The sweep's Markdown report (sweep_report.h).
+
+#include "sweep_report.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "h5feed/error.h"
+#include "number_text.h"
+
+namespace h5feed::bench {
+namespace {
+
+// "0.91 (random 1.00)": a figure beside the random sampler's value.
+std::string Beside(const char* format, double value, double random) {
+  if (!Measured(value)) return "-";
+  return Fixed(format, value) + (Measured(random) ? " (" + Fixed(format, random) + ")" : "");
+}
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string Status(const SweepRow& row) {
+  if (row.status == "failed") return "failed: " + Escape(row.error);
+  return row.status == "ok" ? "" : row.status;
+}
+
+std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r) {
+  std::string t =
+      "| # | chunk | compression | cache MiB | sampler | images/s | MB/s | ceiling MB/s | "
+      "of ceiling | reads/chunk | hit rate | shuffle quality (random) | chunks/batch (random) "
+      "| waited | peak RSS MiB | note |\n"
+      "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+      "---: | ---: | ---: | --- |\n";
+  int rank = 0;
+  for (size_t i : RankRows(rows)) {
+    const SweepRow& row = rows[i];
+    std::string note = Status(row);
+    auto add = [&note](const std::string& words) { note += (note.empty() ? "" : "; ") + words; };
+    if (r.best && *r.best == i) add("**recommended**");
+    if (row.is_default) add("h5feed's defaults");
+    if (row.kind == "reference") add("DataLoader + h5py");
+    const bool reference = row.kind == "reference";
+    t += "| " + std::to_string(++rank) + " | " + std::to_string(row.chunk_samples) + " | " +
+         row.compression + " | " + (reference ? "-" : std::to_string(row.cache_mb)) + " | " +
+         Escape(row.sampler) + " | " + Grouped(row.images_per_s) + " | " +
+         Fixed("%.0f", row.mb_per_s) + " | " +
+         (Measured(row.ceiling_mb_per_s) ? Fixed("%.0f", row.ceiling_mb_per_s) + " (" +
+                                               row.ceiling + ")"
+                                         : "-") +
+         " | " + Fixed("%.2f", row.fraction_of_ceiling) + " | " +
+         Fixed("%.2f", row.chunk_reads_per_chunk) + " | " + Fixed("%.2f", row.cache_hit_rate) +
+         " | " + Beside("%.2f", row.shuffle_quality, row.random_shuffle_quality) + " | " +
+         Beside("%.1f", row.chunks_per_batch, row.random_chunks_per_batch) + " | " +
+         Fixed("%.2f", row.wait_share) + " | " + Fixed("%.0f", row.peak_rss_mb) + " | " + note +
+         " |\n";
+  }
+  return t;
+}
+
+// One line per file variant: its size and ceilings (the same for every run of the variant).
+std::string CeilingTable(std::span<const SweepRow> rows) {
+  std::string t =
+      "| file variant | file MB | compression ratio | page cache MB/s | zstd MB/s (1 thread) "
+      "| memcpy MB/s | binding ceiling, pixel MB/s |\n"
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  std::vector<std::string> seen;
+  for (const SweepRow& row : rows) {
+    if (row.kind == "reference" || !Measured(row.page_cache_mb_per_s)) continue;
+    const std::string name = "chunk " + std::to_string(row.chunk_samples) + ", " + row.compression;
+    bool already = false;
+    for (const std::string& s : seen) already = already || s == name;
+    if (already) continue;
+    seen.push_back(name);
+    t += "| " + name + " | " + Fixed("%.1f", row.file_mb) + " | " +
+         Fixed("%.2f", row.compression_ratio) + " | " + Fixed("%.0f", row.page_cache_mb_per_s) +
+         " | " + Fixed("%.0f", row.zstd_mb_per_s) + " | " + Fixed("%.0f", row.memcpy_mb_per_s) +
+         " | " + Fixed("%.0f", row.ceiling_mb_per_s) + " (" + row.ceiling + ") |\n";
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommendation& r,
+                                const RecommendOptions& options, const ReportContext& context) {
+  std::string md = "# h5feed bench sweep: " + context.file + "\n\n";
+  md += "```sh\n" + context.command + "\n```\n\n";
+  if (!context.machine.empty()) md += "Machine: " + context.machine + ". ";
+  if (!context.date.empty()) md += "Date: " + context.date + ".";
+  md += "\n\n";
+  for (const std::string& note : context.notes) md += "> " + note + "\n\n";
+  md += "## Recommendation\n\n" + DescribeRecommendation(rows, r, options) + "\n";
+  md += "Runs with shuffle quality below " + Fixed("%.2f", options.min_shuffle_quality) +
+        " are not recommended whatever their speed. ";
+  md += "Shuffle quality is the entropy of |row distance| between consecutive samples as a "
+        "share of a global shuffle's (1 = as random as the `random` sampler); chunks/batch is "
+        "the mean number of distinct chunks in a batch. Both are shown beside the `random` "
+        "sampler's value for the same file (docs/bench.md).\n\n";
+  md += "## Results, fastest first\n\n" + ResultsTable(rows, r) + "\n";
+  md += "The ceiling is the lower of the page-cache read rate x the compression ratio and (zstd "
+        "files) one thread's zstd decompression rate x threads, measured on the same file in "
+        "the same run; \"of ceiling\" is MB/s of pixels delivered over it.\n\n";
+  md += "## Ceilings of each file variant\n\n" + CeilingTable(rows) + "\n";
+  if (!context.plot.empty()) {
+    md += "## Throughput against chunk size\n\n![images/s against chunk size](" + context.plot +
+          ")\n";
+  }
+  return md;
+}
+
+void WriteTextFile(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw Error(ErrorCode::kIo, "cannot write " + temporary + ": " + std::strerror(errno));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) throw Error(ErrorCode::kIo, "cannot rename " + temporary + " to " + path + ": " +
+                                             error.message());
+}
+
+}  // namespace h5feed::bench

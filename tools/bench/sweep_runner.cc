@@ -1,0 +1,251 @@
+// The sweep's orchestration (sweep_runner.h).
+
+#include "sweep_runner.h"
+
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_run.h"
+#include "ceilings.h"
+#include "h5feed/error.h"
+#include "h5feed/writer.h"
+#include "index/dataset_index.h"
+#include "number_text.h"
+#include "page_cache.h"
+#include "rechunked_files.h"
+#include "results_csv.h"
+#include "subprocess.h"
+#include "sweep_report.h"
+#include "units.h"
+
+namespace h5feed::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Elapsed(Clock::time_point start) {
+  return cli::FormatDuration(std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+// The input's compression in the sweep's words ("none", "zstd:3", "gzip:6", "other").
+std::string CompressionOf(const index::DatasetIndex& index) {
+  if (index.filters.empty()) return "none";
+  for (const index::FilterStep& f : index.filters) {
+    const std::string level = f.client_data.empty() ? "" : ":" + std::to_string(f.client_data[0]);
+    if (f.kind == index::FilterKind::kZstd) return "zstd" + level;
+    if (f.kind == index::FilterKind::kDeflate) return "gzip" + level;
+  }
+  return "other";
+}
+
+// Reading the file once brings it into the page cache, so no run pays for the first disk read
+// (unless --cold asks for exactly that).
+void WarmPageCache(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return;
+  std::vector<char> block(size_t{16} << 20);
+  while (std::fread(block.data(), 1, block.size(), file) == block.size()) {
+  }
+  std::fclose(file);
+}
+
+void ApplyCeilings(SweepRow& row, const Ceilings& c, double file_mb) {
+  row.file_mb = file_mb;
+  row.compression_ratio = c.compression_ratio;
+  row.page_cache_mb_per_s = c.page_cache_mb_per_s;
+  row.zstd_mb_per_s = c.compressed() ? c.zstd_mb_per_s : kNotMeasured;
+  row.memcpy_mb_per_s = c.memcpy_mb_per_s;
+  row.ceiling_mb_per_s = c.PixelMbPerSecond();
+  row.ceiling = c.Binding();
+  row.fraction_of_ceiling = FractionOf(row.mb_per_s, c.PixelMbPerSecond());
+}
+
+double Number(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNotMeasured;
+}
+
+// One combination: `h5feed bench FILE --json ...` in a child. Returns false when Ctrl-C
+// stopped it (the row is then dropped).
+bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file, SweepRow& row) {
+  row.kind = run.in_grid ? "grid" : "defaults";
+  row.chunk_samples = run.file.chunk_samples;
+  row.compression = run.file.compression.ToString();
+  row.cache_mb = run.cache_mb;
+  row.sampler = run.sampler.ToString();
+  row.is_default = run.is_default;
+  row.batch = o.batch;
+  row.step_ms = o.step_ms;
+  std::vector<std::string> argv = {o.executable, "bench", file, "--json", "--no-ceilings",
+                                   "--sampler", row.sampler, "--cache-mb",
+                                   std::to_string(run.cache_mb), "--batch", std::to_string(o.batch),
+                                   "--threads", std::to_string(o.threads), "--slots",
+                                   std::to_string(o.slots), "--step-ms", Fixed("%g", o.step_ms),
+                                   "--max-seconds", Fixed("%g", o.max_seconds)};
+  if (o.cold) argv.push_back("--cold");
+  const ProcessResult result = RunProcess(argv);
+  if (result.exit_code == 130 || result.exit_code == 143) return false;
+  if (result.exit_code != 0) {
+    row.status = "failed";
+    std::string why = LastLine(result.err);
+    const std::string prefix = "h5feed bench: error: ";
+    if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+    row.error = why.empty() ? "exit " + std::to_string(result.exit_code) : why;
+    return true;
+  }
+  const auto j = nlohmann::json::parse(LastLine(result.out));
+  row.threads = j.at("threads").get<int>();
+  row.images = j.at("images").get<int64_t>();
+  row.seconds = j.at("seconds").get<double>();
+  row.images_per_s = j.at("images_per_s").get<double>();
+  row.mb_per_s = j.at("mb_per_s").get<double>();
+  row.chunk_reads_per_chunk = Number(j, "chunk_reads_per_chunk");
+  row.cache_hit_rate = Number(j, "cache_hit_rate");
+  row.wait_share = Number(j, "wait_share");
+  row.cpu_cores_used = Number(j, "cpu_cores_used");
+  row.peak_rss_mb = Number(j, "peak_rss_mb");
+  row.shuffle_quality = Number(j, "shuffle_quality");
+  row.random_shuffle_quality = Number(j, "random_shuffle_quality");
+  row.chunks_per_batch = Number(j, "chunks_per_batch");
+  row.random_chunks_per_batch = Number(j, "random_chunks_per_batch");
+  row.cold = j.value("cold", false) && j.value("cold_took_effect", false);
+  row.status = j.value("complete", true) ? "ok" : "time limit";
+  return true;
+}
+
+// "[3/49, 1:02] chunk 16, none, cache 256 MiB, chunks:4: 13332 images/s, 0.09 of the ceiling,
+// shuffle quality 0.87". Appended piece by piece: GCC 12 warns falsely (-Wrestrict) about
+// chains of string operator+ that start with a literal.
+std::string ProgressLine(size_t done, size_t total, const std::string& elapsed, const SweepRow& row) {
+  std::string line = "[";
+  line += std::to_string(done);
+  line += "/";
+  line += std::to_string(total);
+  line += ", ";
+  line += elapsed;
+  line += "] ";
+  line += row.Settings();
+  line += ": ";
+  if (!row.succeeded()) return line + "failed: " + row.error;
+  line += Fixed("%.0f images/s", row.images_per_s);
+  line += Fixed(", %.2f of the ceiling", row.fraction_of_ceiling);
+  line += Fixed(", shuffle quality %.2f", row.shuffle_quality);
+  if (row.status != "ok") line += " (" + row.status + ")";
+  return line;
+}
+
+std::string Machine() {
+  utsname name{};
+  uname(&name);
+  double load[1] = {0};
+  getloadavg(load, 1);
+  return std::to_string(UsableCores()) + " cores, " + name.sysname + " " + name.release + " " +
+         name.machine + Fixed(", load average %.2f at the start", load[0]);
+}
+
+std::string Today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
+                      const std::function<void(const std::string&)>& say) {
+  namespace fs = std::filesystem;
+  SweepOutcome outcome;
+  const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index::IndexOptions{});
+  const SweepPlan plan = PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape)));
+  std::error_code error;
+  fs::create_directories(o.out_dir, error);
+  if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
+  const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
+  const uint64_t needed = VariantDiskBound(plan, input.samples, input.sample_bytes());
+  CheckDiskBudget(work, needed, o.disk_budget);
+  say("sweep " + o.input + ": " + std::to_string(plan.runs.size()) + " runs over " +
+      std::to_string(plan.files.size()) + " file variants; up to " +
+      std::to_string(needed >> 20) + " MiB of temporary files in " + work);
+
+  ReportContext context{o.command_line, o.input, Machine(), Today(), {}, ""};
+  outcome.csv_path = o.out_dir + "/results.csv";
+  outcome.report_path = o.out_dir + "/report.md";
+  ResultsCsv csv(outcome.csv_path);
+  const int threads = o.threads > 0 ? o.threads : UsableCores();
+  const auto start = Clock::now();
+  {
+    RechunkedFiles files(o.input, work);
+    size_t done = 0;
+    for (size_t f = 0; f < plan.files.size() && !cancel; ++f) {
+      const FileVariant& variant = plan.files[f];
+      say("[" + std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) +
+          " files] rechunking to " + variant.Name() + " ...");
+      const auto rechunk_start = Clock::now();
+      std::string path;
+      try {
+        path = files.Make(variant, threads, &cancel, {});
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::kCancelled) break;
+        throw;
+      }
+      say("  written in " + Elapsed(rechunk_start) + "; measuring the ceilings ...");
+      if (!o.cold) WarmPageCache(path);
+      CeilingOptions ceiling_options;
+      ceiling_options.threads = threads;
+      const Ceilings ceilings = MeasureCeilings(path, ceiling_options);
+      const double file_mb = static_cast<double>(fs::file_size(path)) / 1e6;
+      for (const SweepRun& run : plan.runs) {
+        if (!(run.file == variant) || cancel) continue;
+        SweepRow row;
+        if (!RunOne(o, run, path, row)) break;
+        ApplyCeilings(row, ceilings, file_mb);
+        csv.Append(row);
+        outcome.rows.push_back(row);
+        ++done;
+        say(ProgressLine(done, plan.runs.size(), Elapsed(start), row));
+      }
+    }
+  }  // the rechunked files are removed here, Ctrl-C or not
+  if (o.compare_h5py && !cancel) {
+    if (!o.cold) WarmPageCache(o.input);
+    CeilingOptions ceiling_options;
+    ceiling_options.threads = o.reference.workers;
+    const Ceilings ceilings = MeasureCeilings(o.input, ceiling_options);
+    for (const std::string& loader : ReferenceLoaderNames()) {
+      if (cancel) break;
+      say("reference: DataLoader + h5py, " + loader + " ...");
+      SweepRow row = RunReferenceLoader(o.reference, loader, o.input, input.chunk_samples,
+                                        CompressionOf(input));
+      if (cancel) break;
+      ApplyCeilings(row, ceilings, static_cast<double>(fs::file_size(o.input)) / 1e6);
+      csv.Append(row);
+      outcome.rows.push_back(row);
+      say("  " + (row.succeeded() ? Fixed("%.0f images/s", row.images_per_s) : row.error));
+    }
+  }
+  outcome.interrupted = cancel;
+  if (outcome.interrupted) {
+    context.notes.push_back("Interrupted: " + std::to_string(outcome.rows.size()) + " of " +
+                            std::to_string(plan.runs.size()) + " runs finished; the table "
+                            "holds those.");
+  }
+  outcome.recommendation = Recommend(outcome.rows, o.recommend);
+  outcome.plot = DrawThroughputPlot(outcome.rows, o.out_dir);
+  if (outcome.plot.drawn) {
+    context.plot = "throughput.png";
+  } else {
+    context.notes.push_back("No plot: " + outcome.plot.message);
+  }
+  WriteTextFile(outcome.report_path,
+                SweepReportMarkdown(outcome.rows, outcome.recommendation, o.recommend, context));
+  return outcome;
+}
+
+}  // namespace h5feed::bench

@@ -1,0 +1,59 @@
+#pragma once
+// `h5feed bench sweep`'s work, without the command line: for each file variant of the plan,
+// rechunk (rechunked_files.h), warm or drop the page cache, measure the ceilings
+// (ceilings.h), run `h5feed bench --json` once per cache size x sampler in a child process
+// (each run's peak memory is then its own, and a crash costs one row), and append each row to
+// DIR/results.csv as it ends. Then the reference loaders (--compare-h5py), DIR/report.md,
+// DIR/throughput.png and the recommendation.
+//
+// Ctrl-C (the cancel flag, and the child that gets the same signal) stops at once: the
+// unfinished run is dropped, the finished rows stay in the CSV, the report and plot are drawn
+// from them, and the temporary files are removed.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "recommendation.h"
+#include "reference_loaders.h"
+#include "sweep_plan.h"
+#include "sweep_row.h"
+#include "throughput_plot.h"
+
+namespace h5feed::bench {
+
+struct SweepOptions {
+  std::string input;       // the file to sweep
+  std::string out_dir;     // results.csv, report.md, throughput.png (created when absent)
+  std::string work_dir;    // where the rechunked copies go; empty = out_dir
+  std::string executable;  // this h5feed, run as `h5feed bench --json` per combination
+  std::string command_line;
+  SweepGrid grid;
+  int64_t batch = 256;
+  int threads = 0;  // 0 = all usable cores
+  int slots = 4;
+  double step_ms = 0;
+  double max_seconds = 30;      // per run; 0 = a whole epoch
+  bool cold = false;            // drop each file from the page cache before each run
+  uint64_t disk_budget = 0;     // bytes; 0 = the free space
+  bool compare_h5py = false;
+  ReferenceSettings reference;  // script located by the caller
+  RecommendOptions recommend;
+};
+
+struct SweepOutcome {
+  std::vector<SweepRow> rows;
+  Recommendation recommendation;
+  PlotOutcome plot;
+  bool interrupted = false;
+  std::string csv_path, report_path;
+};
+
+// Throws Error for what stops the sweep before it starts (unreadable input, no disk space,
+// unwritable DIR); a failing run becomes a "failed" row instead. `say` gets progress lines.
+SweepOutcome RunSweep(const SweepOptions& options, const std::atomic<bool>& cancel,
+                      const std::function<void(const std::string&)>& say);
+
+}  // namespace h5feed::bench
