@@ -211,7 +211,7 @@ std::string RenderAttribute(hid_t attribute) {
     }
     case H5T_STRING: {
       std::vector<std::string> texts;
-      bool read = hdf5::ReadStrings(type.get(), space.get(), texts, [&](hid_t memory, void* out) {
+      bool read = hdf5::ReadStrings(type.get(), space.get(), texts, [&](hid_t memory, hid_t, void* out) {
         return H5Aread(attribute, memory, out);
       });
       if (!read) return "<unreadable>";

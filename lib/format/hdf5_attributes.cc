@@ -135,7 +135,7 @@ std::string ReadStringAttribute(hid_t object, const char* name) {
   Datatype type(H5Aget_type(attribute.get()));
   Dataspace space(H5Aget_space(attribute.get()));
   std::vector<std::string> values;
-  bool read = ReadStrings(type.get(), space.get(), values, [&](hid_t memory_type, void* buffer) {
+  bool read = ReadStrings(type.get(), space.get(), values, [&](hid_t memory_type, hid_t, void* buffer) {
     return H5Aread(attribute.get(), memory_type, buffer);
   });
   if (!read || values.size() != 1) {

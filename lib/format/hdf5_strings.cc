@@ -1,7 +1,9 @@
 #include "format/hdf5_strings.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <unordered_set>
 
 #include "format/hdf5_error.h"
 #include "format/hdf5_mutex.h"
@@ -14,6 +16,43 @@ std::string DatasetName(const char* name, hid_t location) {
   return "dataset " + std::string(name) + " in " + FileName(location);
 }
 
+// Every block HDF5 allocates for the strings of one read (through the transfer list's
+// variable-length memory manager), so that all of them are freed even when the read fails
+// part-way: HDF5 1.10.8 then leaves strings it had converted in its own conversion buffer,
+// where they never reach our pointers and H5Dvlen_reclaim cannot see them.
+class StringAllocations {
+ public:
+  StringAllocations() = default;
+  StringAllocations(const StringAllocations&) = delete;
+  StringAllocations& operator=(const StringAllocations&) = delete;
+  ~StringAllocations() {
+    for (void* block : blocks_) std::free(block);
+  }
+
+  // A transfer list whose reads allocate through this object; invalid if HDF5 refused.
+  PropertyList TransferList() {
+    PropertyList transfer(H5Pcreate(H5P_DATASET_XFER));
+    if (transfer && H5Pset_vlen_mem_manager(transfer.get(), &Allocate, this, &Free, this) < 0) {
+      return PropertyList();
+    }
+    return transfer;
+  }
+
+ private:
+  static void* Allocate(size_t size, void* self) {
+    void* block = std::malloc(size);
+    if (block) static_cast<StringAllocations*>(self)->blocks_.insert(block);
+    return block;
+  }
+  // Also frees blocks allocated elsewhere (H5Aread uses HDF5's default, malloc).
+  static void Free(void* block, void* self) {
+    static_cast<StringAllocations*>(self)->blocks_.erase(block);
+    std::free(block);
+  }
+
+  std::unordered_set<void*> blocks_;
+};
+
 bool ReadVariableLength(hid_t stored_type, hid_t space, size_t count,
                         std::vector<std::string>& values, const StringReadFunction& read) {
   Datatype memory_type(H5Tcopy(H5T_C_S1));
@@ -21,12 +60,20 @@ bool ReadVariableLength(hid_t stored_type, hid_t space, size_t count,
       H5Tset_cset(memory_type.get(), H5Tget_cset(stored_type)) < 0) {
     return false;
   }
+  StringAllocations allocations;
+  PropertyList transfer = allocations.TransferList();
+  if (!transfer) return false;
   std::vector<char*> pointers(count, nullptr);
-  if (read(memory_type.get(), pointers.data()) < 0) return false;
-  values.reserve(count);
-  for (const char* pointer : pointers) values.emplace_back(pointer ? pointer : "");
-  // Frees what HDF5 allocated for each string; HDF5 owns that memory, not us.
-  return H5Dvlen_reclaim(memory_type.get(), space, H5P_DEFAULT, pointers.data()) >= 0;
+  const bool read_all = read(memory_type.get(), transfer.get(), pointers.data()) >= 0;
+  if (read_all) {
+    values.reserve(count);
+    for (const char* pointer : pointers) values.emplace_back(pointer ? pointer : "");
+  }
+  // Frees the strings that reached `pointers` (the ones an attribute read allocated with
+  // HDF5's default allocator included); `allocations` frees whatever a failed read left.
+  const herr_t reclaimed =
+      H5Dvlen_reclaim(memory_type.get(), space, transfer.get(), pointers.data());
+  return read_all && reclaimed >= 0;
 }
 
 bool ReadFixedLength(hid_t stored_type, size_t count, std::vector<std::string>& values,
@@ -36,7 +83,7 @@ bool ReadFixedLength(hid_t stored_type, size_t count, std::vector<std::string>& 
   size_t size = H5Tget_size(stored_type);
   H5T_str_t padding = H5Tget_strpad(stored_type);
   std::vector<char> buffer(std::max<size_t>(count * size, 1));
-  if (read(memory_type.get(), buffer.data()) < 0) return false;
+  if (read(memory_type.get(), H5P_DEFAULT, buffer.data()) < 0) return false;
   values.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     const char* begin = buffer.data() + i * size;
@@ -115,9 +162,11 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
                 DatasetName(name, location) + " does not hold strings, as h5feed expects");
   }
   std::vector<std::string> values;
-  bool read = ReadStrings(type.get(), space.get(), values, [&](hid_t memory_type, void* buffer) {
-    return H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
-  });
+  bool read = ReadStrings(type.get(), space.get(), values,
+                          [&](hid_t memory_type, hid_t transfer, void* buffer) {
+                            return H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL,
+                                           transfer, buffer);
+                          });
   if (!read) throw StackError(ErrorCode::kIo, what, location);
   return values;
 }

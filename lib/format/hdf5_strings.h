@@ -23,9 +23,12 @@ Datatype VariableLengthUtf8Type();
 
 // Reads every string of an attribute or dataset whose stored type is `stored_type` and whose
 // extent is `space`, through `read` (H5Aread or H5Dread bound to the object, given the memory
-// type and the buffer). Fixed-length strings lose their NUL or space padding. Returns false
-// when an HDF5 call failed, leaving the error stack for StackError.
-using StringReadFunction = std::function<herr_t(hid_t memory_type, void* buffer)>;
+// type, a data transfer property list and the buffer). Fixed-length strings lose their NUL or
+// space padding. Returns false when an HDF5 call failed, leaving the error stack for
+// StackError. Dataset reads must pass `transfer` to H5Dread: its allocator lets every string
+// be freed even when the read fails part-way (H5Aread takes no transfer list and ignores it).
+using StringReadFunction =
+    std::function<herr_t(hid_t memory_type, hid_t transfer, void* buffer)>;
 bool ReadStrings(hid_t stored_type, hid_t space, std::vector<std::string>& values,
                  const StringReadFunction& read);
 
