@@ -26,12 +26,28 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DH5FEED_BUILD_PYTHON=OFF -DH5FEED_WITH_CUDA=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/%/_fuzzer}"
 
-# A finding stops the target at once with its stack; leaks count as findings.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+# A finding stops the target at once with its stack; leaks count as findings. An allocation
+# too large to satisfy returns null as it does outside ASan (HDF5 checks for that; our own code
+# allocating what a file claims still fails, with std::bad_alloc escaping the target).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Leaks inside libhdf5 itself on malformed files are HDF5's (tests/fuzz/lsan_hdf5.supp).
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan_hdf5.supp}
+# Whether the finding logged in $1 happened inside libhdf5 itself: the innermost frame of its
+# stack that is not the sanitizers', libFuzzer's, libc's or an allocator's lies in libhdf5.
+# HDF5 1.10.8 is not ours to fix (docs/fuzzing.md, "Findings in HDF5 itself"): such a finding
+# is printed and kept, to be recorded there, but does not fail the run.
+inside_hdf5() {
+  awk '/ERROR: / { stack = 1; next }
+       stack && /^ *#[0-9]+ / {
+         if ($0 ~ /__sanitizer|__asan|__interceptor|fuzzer::|libc\.so|in (malloc|calloc|realloc|free|operator new)/) next
+         found = ($0 ~ /libhdf5/); exit
+       }
+       END { exit !found }' "$1"
+}
+
 failed=()
+hdf5_findings=()
 for target in "${targets[@]}"; do
   findings="$build/findings/$target"
   grown="$build/grown-corpus/$target"
@@ -47,12 +63,20 @@ for target in "${targets[@]}"; do
       >"$log" 2>&1; then
     grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ *DONE" "$log" | tr '\n' ' '
     echo
+  elif inside_hdf5 "$log"; then
+    hdf5_findings+=("$target")
+    grep -E "ERROR: |^ *#[0-9]+ " "$log" | head -n 12
+    echo "!! fuzz $target: a finding inside libhdf5 itself (not failing the run); input in" \
+         "$findings/, full log $log; record it in docs/fuzzing.md"
   else
     failed+=("$target")
     tail -n 60 "$log"
     echo "!! fuzz $target found a problem: input in $findings/, full log $log"
   fi
 done
+if [ ${#hdf5_findings[@]} -gt 0 ]; then
+  echo "fuzz: findings inside libhdf5 in ${hdf5_findings[*]} (see above)"
+fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: findings in ${failed[*]}"
   exit 1

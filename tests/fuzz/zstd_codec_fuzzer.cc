@@ -44,11 +44,5 @@ void RoundTrip(ByteReader& in) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  ByteReader in(data, size);
-  if (in.Byte() & 1) {
-    RoundTrip(in);
-  } else {
-    Arbitrary(in);
-  }
-  return 0;
+  return h5feed::fuzzing::RunCodecInput(data, size, RoundTrip, Arbitrary);
 }
