@@ -34,3 +34,17 @@ f = h5py.File('quickstart/train.h5')
 print('images', f['images'].shape, f['images'].dtype, 'chunks', f['images'].chunks)
 print('first image: label', int(f['labels'][0]), 'class', f['classes'][f['labels'][0]].decode(),
       'from', f['sources'][0].decode(), 'pixel sum', int(f['images'][0].sum()))"
+echo
+echo "== h5feed verify quickstart/train.h5   (every chunk against its checksum)"
+build/tools/h5feed verify quickstart/train.h5
+echo
+echo "== import h5feed: one epoch as normalized float32 torch tensors"
+PYTHONPATH=build/python /usr/bin/python3 -c "
+import time, h5feed
+loader = h5feed.Loader('quickstart/train.h5', batch_size=64, seed=0)
+start, images = time.perf_counter(), 0
+for x, y in loader:
+    images += len(y)
+seconds = time.perf_counter() - start
+print(f'{len(loader)} batches of {tuple(x.shape[1:])} {x.dtype}: {images} images in {seconds:.2f} s'
+      f' ({images / seconds:,.0f} images/s), mean {x.mean():.3f}, labels {y[:8].tolist()}...')"
