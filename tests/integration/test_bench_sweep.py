@@ -115,7 +115,10 @@ def test_report_tables_every_run_best_first_and_recommends(swept):
     # The printed recommendation is the report's.
     assert result.stdout.startswith("Recommended: --chunk")
     assert result.stdout.splitlines()[0] in report
-    assert "the speed of the defaults" in result.stdout
+    # Beside the defaults, unless the defaults won (a slow machine or a sanitizer build can
+    # make the file's own settings the fastest).
+    assert ("the speed of the defaults" in result.stdout or
+            "These are h5feed's defaults." in result.stdout)
     assert "DataLoader + h5py loader" in result.stdout
     # Progress went to stderr, one line per run.
     assert len(re.findall(r"^\[\d+/9, ", result.stderr, flags=re.MULTILINE)) == 9
