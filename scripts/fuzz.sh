@@ -40,7 +40,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan_hdf5.supp}
 inside_hdf5() {
   awk '/ERROR: / { stack = 1; next }
        stack && /^ *#[0-9]+ / {
-         if ($0 ~ /__sanitizer|__asan|__interceptor|fuzzer::|libc\.so|in (malloc|calloc|realloc|free|operator new)/) next
+         if ($0 ~ /__sanitizer|__asan|__interceptor|fuzzer::|libc\.so|sysdeps\/|in (malloc|calloc|realloc|free|operator new)/) next
          found = ($0 ~ /libhdf5/); exit
        }
        END { exit !found }' "$1"
