@@ -7,6 +7,17 @@ import pytest
 
 H5FEED = os.environ.get("H5FEED", "h5feed")
 PLUGIN_DIR = os.environ.get("H5FEED_PLUGIN_DIR", "")
+DATA = os.environ.get("H5FEED_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
+
+
+def make_image_folder(root, images, min_size, max_size):
+    """Generates an ImageFolder of `images` JPEG/PNG photos in 3 classes under `root`
+    (tests/data/make_image_folder.py, seed 1); returns root."""
+    subprocess.run(["/usr/bin/python3", os.path.join(DATA, "make_image_folder.py"), str(root),
+                    "--images", str(images), "--classes", "3", "--min-size", str(min_size),
+                    "--max-size", str(max_size), "--seed", "1"],
+                   check=True, capture_output=True, timeout=300)
+    return root
 
 
 def run_h5feed(*args, check=None, env=None, **kwargs):

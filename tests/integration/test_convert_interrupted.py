@@ -10,18 +10,13 @@ import time
 import h5py
 import pytest
 
-from conftest import H5FEED, run_h5feed
+from conftest import H5FEED, make_image_folder, run_h5feed
 
-DATA = os.environ.get("H5FEED_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    root = tmp_path_factory.mktemp("slow") / "images"
-    subprocess.run(["/usr/bin/python3", os.path.join(DATA, "make_image_folder.py"), str(root),
-                    "--images", "300", "--classes", "3", "--min-size", "300", "--max-size", "400",
-                    "--seed", "1"], check=True, capture_output=True, timeout=300)
-    return root
+    return make_image_folder(tmp_path_factory.mktemp("slow") / "images", 300, 300, 400)
 
 
 def start_slow_conversion(folder, out):

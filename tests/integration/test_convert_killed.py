@@ -16,20 +16,15 @@ import time
 
 import pytest
 
-from conftest import H5FEED, run_h5feed
+from conftest import H5FEED, make_image_folder, run_h5feed
 
-DATA = os.environ.get("H5FEED_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
 PROBE = os.environ.get("EPOCH_PROBE", "epoch_probe")
 KILLS = 10
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    root = tmp_path_factory.mktemp("killed") / "images"
-    subprocess.run(["/usr/bin/python3", os.path.join(DATA, "make_image_folder.py"), str(root),
-                    "--images", "200", "--classes", "3", "--min-size", "100", "--max-size", "150",
-                    "--seed", "1"], check=True, capture_output=True, timeout=300)
-    return root
+    return make_image_folder(tmp_path_factory.mktemp("killed") / "images", 200, 100, 150)
 
 
 def convert_command(folder, out):

@@ -69,19 +69,30 @@ TEST_CASE("fixed-length strings written by others read with their padding remove
   }
 }
 
+// A written /classes of three strings, open for the failing reads below (build it under
+// Lock(): its handles are HDF5 calls).
+struct ThreeClasses {
+  ThreeClasses() {
+    WriteStringDataset(f.file.get(), "classes", std::vector<std::string>{"cat", "dog", "emu"});
+    dataset = Dataset(H5Dopen2(f.file.get(), "classes", H5P_DEFAULT));
+    type = Datatype(H5Dget_type(dataset.get()));
+    space = Dataspace(H5Dget_space(dataset.get()));
+  }
+  Fixture f;
+  Dataset dataset;
+  Datatype type;
+  Dataspace space;
+};
+
 // A corrupt file's /classes fails this way: HDF5 converts some strings, then cannot read the
 // next from the global heap. Under LeakSanitizer (scripts/sanitize.sh) a leak fails this test.
 TEST_CASE("a string read failing part-way frees the strings HDF5 had already allocated") {
-  Fixture f;
-  WriteStringDataset(f.file.get(), "classes", std::vector<std::string>{"cat", "dog", "emu"});
-  auto lock = Lock();
-  Dataset dataset(H5Dopen2(f.file.get(), "classes", H5P_DEFAULT));
-  Datatype type(H5Dget_type(dataset.get()));
-  Dataspace space(H5Dget_space(dataset.get()));
+  auto lock = Lock();  // held until the handles below are closed
+  ThreeClasses c;
   std::vector<std::string> values = {"left over"};
-  bool read = ReadStrings(type.get(), space.get(), values,
+  bool read = ReadStrings(c.type.get(), c.space.get(), values,
                           [&](hid_t memory_type, hid_t transfer, void* buffer) {
-                            REQUIRE(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL,
+                            REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL,
                                             transfer, buffer) >= 0);
                             // HDF5 allocated every string
                             REQUIRE(static_cast<char**>(buffer)[2] != nullptr);
@@ -94,17 +105,13 @@ TEST_CASE("a string read failing part-way frees the strings HDF5 had already all
 // What HDF5 1.10.8 does when /classes is damaged: strings converted into its own buffer are
 // allocated but never reach ours. Under LeakSanitizer a leak fails this test.
 TEST_CASE("strings HDF5 allocated but never handed over are freed after a failed read") {
-  Fixture f;
-  WriteStringDataset(f.file.get(), "classes", std::vector<std::string>{"cat", "dog", "emu"});
-  auto lock = Lock();
-  Dataset dataset(H5Dopen2(f.file.get(), "classes", H5P_DEFAULT));
-  Datatype type(H5Dget_type(dataset.get()));
-  Dataspace space(H5Dget_space(dataset.get()));
+  auto lock = Lock();  // held until the handles below are closed
+  ThreeClasses c;
   std::vector<std::string> values;
-  bool read = ReadStrings(type.get(), space.get(), values,
+  bool read = ReadStrings(c.type.get(), c.space.get(), values,
                           [&](hid_t memory_type, hid_t transfer, void*) {
                             std::vector<char*> lost(3, nullptr);  // HDF5's own buffer
-                            REQUIRE(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL,
+                            REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL,
                                             transfer, lost.data()) >= 0);
                             REQUIRE(lost[0] != nullptr);
                             return herr_t{-1};
