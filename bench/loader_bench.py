@@ -13,8 +13,9 @@ reference loaders; then again), best of --repeats:
   ceiling    uncompressed: `dd if=FILE of=/dev/null bs=16M` (the page-cache read rate);
              zstd:3: threads x zstd_ceiling's single-thread decompression rate of the same
              chunks (zstd_ceiling also reports what 2 threads reach together right now)
-  h5feed     `h5feed bench FILE --sampler chunks:8 --batch 256 --threads 2 --json`, and the same
-             with --sampler random (chunk reads per chunk, shuffle quality)
+  h5feed     `h5feed bench FILE --sampler chunks:8 --batch 256 --threads 2 --json`, the same
+             with --no-map (pread only: what reading through a mapping gains), and with
+             --sampler random (chunk reads per chunk, shuffle quality)
   references bench/reference_loaders.py random | random_rdcc | chunked (2 workers, batch 256),
              stopped after --ref-seconds of measuring when slower than that per epoch
 
@@ -202,14 +203,14 @@ def zstd_ceiling(tool: str, path: Path, threads: int, timeout: float) -> dict:
 
 
 def h5feed_bench(args: argparse.Namespace, h5feed: str, path: Path, sampler: str,
-                 cache_mb: int | None = None) -> dict:
+                 cache_mb: int | None = None, extra: tuple[str, ...] = ()) -> dict:
     # --no-ceilings: this script measures the ceilings once per file itself (dd_ceiling,
     # zstd_ceiling).
     argv = [h5feed, "bench", str(path), "--sampler", sampler, "--batch", str(args.batch),
             "--threads", str(args.threads), "--json", "--no-ceilings"]
     if cache_mb is not None:
         argv += ["--cache-mb", str(cache_mb)]
-    return run_json(argv, args.timeout)
+    return run_json(argv + list(extra), args.timeout)
 
 
 def reference(args: argparse.Namespace, kind: str, path: Path) -> dict:
@@ -230,6 +231,9 @@ def run_round(args: argparse.Namespace, tools: dict[str, str], f: BenchFile) -> 
     else:
         f.ceilings.append(zstd_ceiling(tools["zstd_ceiling"], f.path, args.threads, args.timeout))
     results = {"h5feed_chunks": h5feed_bench(args, tools["h5feed"], f.path, "chunks:8"),
+               # What reading through a mapping of the file gains: the same run with pread only.
+               "h5feed_pread": h5feed_bench(args, tools["h5feed"], f.path, "chunks:8",
+                                            extra=("--no-map",)),
                "h5feed_random": h5feed_bench(args, tools["h5feed"], f.path, "random")}
     for kind in REFERENCE_LOADERS:
         results[kind] = reference(args, kind, f.path)
@@ -272,6 +276,8 @@ def rate_table(files: list[BenchFile], threads: int) -> list[str]:
         if f.compression != "none" else "" for f in files])
     row("**h5feed bench, chunks:8**", [f"**{f.best('h5feed_chunks')['images_per_s']:.0f}**"
                                       for f in files])
+    row("h5feed bench, chunks:8, pread only (--no-map)",
+        [f"{f.best('h5feed_pread')['images_per_s']:.0f}" for f in files])
     row("h5feed bench, random", [f"{f.best('h5feed_random')['images_per_s']:.0f}" for f in files])
     titles = {"random": "DataLoader + h5py, per-sample reads",
               "random_rdcc": "DataLoader + h5py, per-sample reads, 1 GiB rdcc",
@@ -291,6 +297,10 @@ def target_table(files: list[BenchFile]) -> list[str]:
         fraction = f.best("h5feed_chunks")["mb_per_s"] / f.ceiling_mb_per_s()
         lines.append(f"| h5feed chunks:8 / ceiling | {f.name} | {fraction:.2f} | >= 0.80 | "
                      f"{verdict(fraction >= 0.80)} |")
+    for f in files:
+        gain = f.best("h5feed_chunks")["images_per_s"] / f.best("h5feed_pread")["images_per_s"]
+        lines.append(f"| h5feed chunks:8 mapped / pread only | {f.name} | {gain:.2f}x | "
+                     f"(reported) | |")
     for f in files:
         if f.compression == "none":
             continue
@@ -361,12 +371,14 @@ def report(args: argparse.Namespace, files: list[BenchFile], load_before: float,
         f"and converted with `h5feed convert npy` (default ~4 MiB chunks). Files: {sizes}. "
         "Page cache warm.",
         f"- h5feed: `h5feed bench FILE --sampler chunks:8|random --batch {args.batch} "
-        f"--threads {args.threads} --json` (cache 512 MiB, 4 slots, checksums verified), one "
+        f"--threads {args.threads} --json [--no-map]` (cache 512 MiB, 4 slots, checksums "
+        "verified; chunks read through a mapping of the file unless --no-map), one "
         "epoch, timed by itself from the start of the epoch to its last batch.",
         f"- References: bench/reference_loaders.py, torch DataLoader with {args.workers} workers, "
         f"batch {args.batch}, timed from the first batch (worker start-up left out); "
         f"\u2020 = stopped after {args.ref_seconds:g} s of measuring, before the end of the epoch.",
-        f"- Best of {args.repeats} interleaved rounds (ceiling, h5feed chunks:8, h5feed random, "
+        f"- Best of {args.repeats} interleaved rounds (ceiling, h5feed chunks:8, the same with "
+        "--no-map, h5feed random, "
         "3 references, per file, then again). Ceilings: uncompressed, `dd if=FILE of=/dev/null "
         f"bs=16M` (the whole file's bytes); zstd:3, {args.threads} x zstd_ceiling's "
         "single-thread decompression rate of the file's chunks. Fractions of the ceiling are "

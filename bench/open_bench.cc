@@ -1,10 +1,13 @@
-// open_bench [--chunks N] [--runs R] [--walk] [FILE]
+// open_bench [--chunks N] [--runs R] [--walk] [--probe] [FILE]
 //
 // How long OpenDatasetIndex takes on an h5feed file with many chunks, beside what listing the
 // chunks through HDF5 would take (--walk: H5Dget_chunk_info for every chunk, the quadratic walk
 // the stored table exists to avoid, design.md). Without FILE it writes a temporary file of N
 // chunks (default 20,000) of one 2x2x1 image each with the Writer. Prints one JSON object:
-// chunks, open_ms_median, open_ms_min and, with --walk, walk_ms and walk_over_open.
+// chunks, open_ms_median, open_ms_min and, with --walk, walk_ms and walk_over_open; with
+// --probe, what the open probe adds (LoaderOptions::open_probe, lib/probe/open_probe.h):
+// probe_ms_median (the probe alone: a process start and the same open in it) and
+// open_with_probe_ms_median (the probe, then the in-process open, as Loader::Open does).
 // Ratios in one run, as bench/README.md asks: the absolute figures move with the machine.
 
 #include <hdf5.h>
@@ -23,11 +26,24 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
+#include "probe/open_probe.h"
 
 namespace {
 
 double Milliseconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
+}
+
+double Median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// The open probe as Loader::Open runs it; a warning (no probe program) makes the figure void.
+void Probe(const std::string& path) {
+  h5feed::probe::ProbeOpen(path, {}, [](const std::string& warning) {
+    throw h5feed::Error(h5feed::ErrorCode::kNotFound, warning);
+  });
 }
 
 void WriteFile(const std::string& path, int64_t chunks) {
@@ -71,6 +87,7 @@ int main(int argc, char** argv) {
   int64_t chunks = 20000;
   int runs = 9;
   bool walk = false;
+  bool probe = false;
   std::string path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -80,10 +97,13 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--walk") {
       walk = true;
+    } else if (arg == "--probe") {
+      probe = true;
     } else if (!arg.empty() && arg[0] != '-') {
       path = arg;
     } else {
-      std::fprintf(stderr, "usage: open_bench [--chunks N] [--runs R] [--walk] [FILE]\n");
+      std::fprintf(stderr, "usage: open_bench [--chunks N] [--runs R] [--walk] [--probe] "
+                           "[FILE]\n");
       return 2;
     }
   }
@@ -108,6 +128,19 @@ int main(int argc, char** argv) {
     const double median = times[times.size() / 2];
     std::printf("{\"file\": \"%s\", \"chunks\": %lld, \"open_ms_median\": %.3f, \"open_ms_min\": %.3f",
                 path.c_str(), static_cast<long long>(opened_chunks), median, times.front());
+    if (probe) {
+      std::vector<double> probed, both;
+      for (int r = 0; r < runs; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        Probe(path);
+        const auto probed_at = std::chrono::steady_clock::now();
+        h5feed::index::OpenDatasetIndex(path, {});
+        probed.push_back(Milliseconds(probed_at - start));
+        both.push_back(Milliseconds(std::chrono::steady_clock::now() - start));
+      }
+      std::printf(", \"probe_ms_median\": %.3f, \"open_with_probe_ms_median\": %.3f",
+                  Median(probed), Median(both));
+    }
     if (walk) {
       const double walked = WalkMilliseconds(path);
       std::printf(", \"walk_ms\": %.1f, \"walk_over_open\": %.1f", walked, walked / median);

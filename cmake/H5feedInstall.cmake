@@ -4,6 +4,7 @@
 #   P/lib/cmake/h5feed/                        find_package(h5feed): h5feed::h5feed
 #   P/lib/hdf5/plugins/libh5feed_zstd.so       the zstd filter for other HDF5 programs (codec/)
 #   P/bin/h5feed                               the command (tools/)
+#   P/libexec/h5feed/h5feed-open-probe         the open probe program (lib/probe/)
 # Included from lib/CMakeLists.txt once the h5feed target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

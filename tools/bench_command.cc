@@ -34,6 +34,8 @@ namespace {
 struct BenchFlags {
   bench::BenchSettings settings;
   bool no_verify = false;
+  bool no_map = false;
+  bool no_open_probe = false;
   bool cold = false;
   bool no_ceilings = false;
   bool json = false;
@@ -89,6 +91,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["seed"] = s.seed;
   j["normalize"] = s.normalize;
   j["verify_checksums"] = s.verify_checksums;
+  j["map_file"] = s.map_file;
   j["step_ms"] = s.step_ms;
   j["epochs"] = r.epochs_done;
   j["images"] = r.images;
@@ -163,7 +166,8 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          FormatBytes(static_cast<uint64_t>(f.cache_mb) << 20) + ", " + std::to_string(f.slots) +
          " slots (" + FormatBytes(static_cast<uint64_t>(r.slot_mib * (1 << 20))) + "), " +
          (f.normalize ? "float32 NCHW" : "uint8 NHWC") +
-         (f.verify_checksums ? "" : ", checksums not verified") + "\n";
+         (f.verify_checksums ? "" : ", checksums not verified") +
+         (f.map_file ? "" : ", pread only") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
   out += "  " + std::to_string(r.epochs_done) + (r.epochs_done == 1 ? " epoch, " : " epochs, ") +
          FormatCount(r.images) + " images in " + FormatDuration(r.seconds) +
@@ -289,6 +293,13 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "std, computed on the CPU (what a trainer without a GPU stage gets)");
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the per-chunk checksum (faster; corruption then goes unnoticed)");
+  command->add_flag("--no-map", flags->no_map,
+                    "Read chunks with pread only, not through a mapping of FILE "
+                    "(LoaderOptions::map_file): the reference for what mapping gains");
+  command->add_flag("--no-open-probe", flags->no_open_probe,
+                    "Open FILE in this process only, without first opening it in a separate "
+                    "one (LoaderOptions::open_probe), which turns HDF5 crashing or hanging on a "
+                    "damaged file into an error message");
   command->add_flag("--json", flags->json,
                     "Print one JSON object (for scripts) instead of text: images_per_s, "
                     "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
@@ -302,6 +313,8 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
     }
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;
+      flags->settings.map_file = !flags->no_map;
+      flags->settings.open_probe = !flags->no_open_probe;
       InterruptGuard interrupt;
       try {
         BenchReport report = Measure(*flags, interrupt.flag());

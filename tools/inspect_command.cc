@@ -1,6 +1,7 @@
 // `h5feed inspect FILE.h5 [--json]`: what an HDF5 file holds, for h5feed files and others.
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -9,12 +10,15 @@
 #include "exit_codes.h"
 #include "format/file_summary.h"
 #include "h5feed/error.h"
+#include "probe/open_probe.h"
 
 namespace h5feed::cli {
 
 void AddInspectCommand(CLI::App& app, Runner& run) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto no_open_probe = std::make_shared<bool>(false);
+  auto stall_seconds = std::make_shared<int>(60);
   CLI::App* command = app.add_subcommand(
       "inspect",
       "Show what an HDF5 file holds: image count, shape and layout, chunk shape and count, "
@@ -24,9 +28,27 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   command->add_option("FILE", *path, "The HDF5 file to inspect")->required();
   command->add_flag("--json", *json,
                     "Print one JSON object with every field (for scripts) instead of text");
+  command->add_flag("--no-open-probe", *no_open_probe,
+                    "Open the file in this process only, without first opening it in a "
+                    "separate one (the open probe), which turns HDF5 crashing or hanging on a "
+                    "damaged file into an error message");
+  command
+      ->add_option("--stall-seconds", *stall_seconds,
+                   "With the open probe: report the file as damaged when opening it makes no "
+                   "progress for this long (HDF5 hangs on some damaged structures)")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
   command->callback([=, &run] {
     run = [=] {
       try {
+        if (!*no_open_probe) {  // HDF5 1.10.8 crashes or hangs on some damaged files
+          probe::ProbeRequest request;
+          request.target = probe::ProbeTarget::kSummary;
+          request.stall = std::chrono::seconds(*stall_seconds);
+          probe::ProbeOpen(*path, request, [](const std::string& warning) {
+            std::cerr << "h5feed inspect: warning: " << warning << "\n";
+          });
+        }
         FileSummary summary = SummarizeFile(*path);
         std::cout << (*json ? ToJson(summary) : ToText(summary)) << std::flush;
         return kExitOk;

@@ -1,8 +1,6 @@
 #include "isolated_run.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "probe/child_watch.h"
 
 namespace h5feed::cli {
 namespace {
@@ -45,24 +44,6 @@ namespace {
   ::_exit(code);
 }
 
-IsolatedResult Reap(pid_t child, IsolatedResult::Outcome stalled_or_not) {
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) SystemError("waitpid");
-  }
-  IsolatedResult result;
-  if (stalled_or_not == IsolatedResult::Outcome::kStalled) {
-    result.outcome = IsolatedResult::Outcome::kStalled;
-    result.signal = SIGKILL;
-  } else if (WIFSIGNALED(status)) {
-    result.outcome = IsolatedResult::Outcome::kCrashed;
-    result.signal = WTERMSIG(status);
-  } else {
-    result.exit_code = WEXITSTATUS(status);
-  }
-  return result;
-}
-
 }  // namespace
 
 IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>& body,
@@ -78,24 +59,26 @@ IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>&
     RunChild(body, pipe_ends[1]);
   }
   ::close(pipe_ends[1]);
-  const int beats = pipe_ends[0];
-  // Waits for beats until the child closes its end (it exited or crashed) or stays silent.
-  while (true) {
-    pollfd wait_for = {beats, POLLIN, 0};
-    const int ready = ::poll(&wait_for, 1, static_cast<int>(stall.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) SystemError("poll");
-    if (ready == 0) {
-      ::kill(child, SIGKILL);
-      ::close(beats);
-      return Reap(child, IsolatedResult::Outcome::kStalled);
-    }
-    char drained[64];
-    const ssize_t got = ::read(beats, drained, sizeof drained);
-    if (got == 0) break;  // every write end closed: the child is gone
+  // Beats are progress; the pipe's end (or the child's exit) is the end.
+  const probe::ChildEnd end =
+      probe::WatchChild(child, pipe_ends[0], stall, /*keep_output=*/false);
+  IsolatedResult result;
+  switch (end.how) {
+    case probe::ChildEnd::How::kExited:
+      result.exit_code = end.exit_code;
+      break;
+    case probe::ChildEnd::How::kSignaled:
+      result.outcome = IsolatedResult::Outcome::kCrashed;
+      result.signal = end.signal;
+      break;
+    case probe::ChildEnd::How::kStalled:
+      result.outcome = IsolatedResult::Outcome::kStalled;
+      result.signal = SIGKILL;
+      break;
+    case probe::ChildEnd::How::kLost:
+      throw Error(ErrorCode::kInternal, "the checking process's exit status was lost (ECHILD)");
   }
-  ::close(beats);
-  return Reap(child, IsolatedResult::Outcome::kExited);
+  return result;
 }
 
 }  // namespace h5feed::cli

@@ -5,7 +5,9 @@
 // cannot interrupt a call into HDF5; `h5feed verify` must still say "damaged" and exit.
 //
 // Call it before the process starts threads (fork copies only the calling thread). The child
-// shares stdout and stderr, so what it prints appears as it would have.
+// shares stdout and stderr, so what it prints appears as it would have. The waiting is
+// probe/child_watch.h's, shared with the Loader's open probe (which spawns a program instead:
+// a library's caller may have threads).
 
 #include <chrono>
 #include <functional>

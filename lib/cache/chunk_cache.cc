@@ -39,10 +39,10 @@ struct LoadError {
 
 }  // namespace
 
-// One chunk's slot. `chunk` and `buffer` are written under the mutex before a load starts and
-// then only read until the entry is released; the loading thread fills *buffer without the
-// mutex, and everyone else reads it only after seeing kReady under the mutex. All other fields
-// are protected by Impl::mutex_.
+// One chunk's slot. `chunk` is written under the mutex before a load starts; `buffer`, `owner`
+// and `data` are set by the loading thread without the mutex, and everyone else reads them only
+// after seeing kReady (or kFailed) under the mutex. All other fields are protected by
+// Impl::mutex_.
 struct ChunkCache::Entry {
   enum class State { kLoading, kReady, kFailed };
 
@@ -52,7 +52,9 @@ struct ChunkCache::Entry {
   uint64_t last_use = 0;     // Impl::clock_ at the last Get or load, for LRU
   size_t slot = 0;           // position in Impl::resident_
   LoadError error;           // kFailed: what the load threw, for the waiters
-  std::unique_ptr<uint8_t[]> buffer;
+  std::unique_ptr<uint8_t[]> buffer;   // LoadTarget::Buffer's, or null
+  std::shared_ptr<const void> owner;   // LoadTarget::Adopt's, or null
+  std::span<const uint8_t> data;       // the chunk, once kReady
 };
 
 struct ChunkCache::Impl {
@@ -135,14 +137,45 @@ struct ChunkCache::Impl {
     std::lock_guard lock(mutex_);
     const int64_t fit = chunk_bytes_ > 0 ? budget_bytes_ / chunk_bytes_ : 0;
     const auto wanted = static_cast<size_t>(std::min(entries, fit));
-    ReserveFor(free_entries_, wanted);
-    while (resident_.size() + free_entries_.size() < wanted) {
-      auto owned = std::make_unique<Entry>();
-      owned->buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
+    ReserveFor(free_buffers_, wanted);
+    while (buffers_ < wanted) {
+      auto buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
       // Touch every page now: a fresh buffer costs a page fault and the kernel zeroing each
       // 4 KiB page at first write, 10-15% of the first epoch on a CIFAR-shaped file.
-      for (int64_t i = 0; i < chunk_bytes_; i += 4096) owned->buffer[static_cast<size_t>(i)] = 0;
-      free_entries_.push_back(std::move(owned));
+      for (int64_t i = 0; i < chunk_bytes_; i += 4096) buffer[static_cast<size_t>(i)] = 0;
+      free_buffers_.push_back(std::move(buffer));
+      ++buffers_;
+    }
+  }
+
+  // A free buffer, or a new one (allocated without the mutex held).
+  std::unique_ptr<uint8_t[]> TakeBuffer() {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_buffers_.empty()) {
+        std::unique_ptr<uint8_t[]> buffer = std::move(free_buffers_.back());
+        free_buffers_.pop_back();
+        return buffer;
+      }
+    }
+    auto buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
+    std::lock_guard lock(mutex_);
+    ++buffers_;
+    ReserveFor(free_buffers_, buffers_);  // so that giving it back never allocates
+    return buffer;
+  }
+
+  // Destroys the owners of adopted bytes that evictions let go, outside the mutex: unmapping a
+  // chunk takes tens of microseconds that no other thread should wait for. Called after Get and
+  // Prefetch (Unpin, in a Ref's destructor, only queues them).
+  void DestroyReleasedOwners() {
+    std::vector<std::shared_ptr<const void>> doomed;
+    {
+      std::lock_guard lock(mutex_);
+      if (released_owners_.empty()) return;
+      doomed.reserve(released_owners_.size());
+      for (auto& owner : released_owners_) doomed.push_back(std::move(owner));
+      released_owners_.clear();  // keeps its capacity: queuing never allocates
     }
   }
 
@@ -222,8 +255,8 @@ struct ChunkCache::Impl {
       free_entries_.pop_back();
     } else {
       ReserveFor(free_entries_, resident_.size() + 1);
+      ReserveFor(released_owners_, resident_.size() + 1);
       owned = std::make_unique<Entry>();
-      owned->buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
     }
     ReserveFor(resident_, resident_.size() + 1);
     Entry* e = owned.get();
@@ -258,8 +291,13 @@ struct ChunkCache::Impl {
     std::exception_ptr thrown;
     LoadError error;
     try {
-      result = load_(e->chunk, std::span<uint8_t>(e->buffer.get(),
-                                                  static_cast<size_t>(chunk_bytes_)));
+      LoadTarget target(this, e);
+      result = load_(e->chunk, target);
+      if (!e->owner && !e->buffer) {
+        throw Error(ErrorCode::kInternal, "chunk cache: the load of chunk " +
+                                              std::to_string(e->chunk) + " delivered nothing");
+      }
+      if (!e->owner) e->data = {e->buffer.get(), static_cast<size_t>(chunk_bytes_)};
     } catch (const Error& err) {
       thrown = std::current_exception();
       error = LoadError{
@@ -301,13 +339,23 @@ struct ChunkCache::Impl {
     return owned;
   }
 
-  // Keeps the entry and its buffer for the next load while all buffers fit in the budget;
+  // Keeps the entry for the next load, and its buffer while all buffers fit in the budget;
   // beyond that (after a pinned overshoot) the buffer is freed, so allocated memory obeys the
-  // same bound as resident memory. Never allocates.
+  // same bound as resident memory. Adopted bytes are let go. Never allocates.
   void Release(std::unique_ptr<Entry> owned) {
     owned->error = LoadError();
-    const auto buffers = static_cast<int64_t>(resident_.size() + free_entries_.size() + 1);
-    if (buffers * chunk_bytes_ <= budget_bytes_) free_entries_.push_back(std::move(owned));
+    if (owned->owner) released_owners_.push_back(std::move(owned->owner));
+    owned->data = {};
+    if (owned->buffer) {
+      const auto buffers = static_cast<int64_t>(resident_.size() + free_buffers_.size() + 1);
+      if (buffers * chunk_bytes_ <= budget_bytes_) {
+        free_buffers_.push_back(std::move(owned->buffer));
+      } else {
+        owned->buffer.reset();
+        --buffers_;
+      }
+    }
+    free_entries_.push_back(std::move(owned));
   }
 
   mutable std::mutex mutex_;
@@ -329,7 +377,11 @@ struct ChunkCache::Impl {
   std::vector<std::unique_ptr<Entry>> resident_;
   Index index_;  // chunk -> its loading or ready entry
   std::vector<Index::node_type> free_nodes_;
-  std::vector<std::unique_ptr<Entry>> free_entries_;  // each with its buffer
+  std::vector<std::unique_ptr<Entry>> free_entries_;  // without buffers
+  std::vector<std::unique_ptr<uint8_t[]>> free_buffers_;
+  // Owners let go by Release, destroyed by DestroyReleasedOwners; capacity for one per entry.
+  std::vector<std::shared_ptr<const void>> released_owners_;
+  size_t buffers_ = 0;  // allocated: in entries and in free_buffers_
   CacheStats stats_;
 };
 
@@ -353,11 +405,33 @@ void ChunkCache::SetPlan(std::shared_ptr<const AccessPlan> plan) {
 
 ChunkCache::Ref ChunkCache::Get(int64_t chunk, int64_t step) {
   Entry* e = impl_->Get(chunk, step);
-  return Ref(impl_.get(), e,
-             std::span<const uint8_t>(e->buffer.get(), static_cast<size_t>(impl_->chunk_bytes_)));
+  Ref ref(impl_.get(), e, e->data);
+  impl_->DestroyReleasedOwners();
+  return ref;
 }
 
-bool ChunkCache::Prefetch(int64_t chunk, int64_t step) { return impl_->Prefetch(chunk, step); }
+std::span<uint8_t> ChunkCache::LoadTarget::Buffer() {
+  if (!entry_->buffer) entry_->buffer = cache_->TakeBuffer();
+  return {entry_->buffer.get(), static_cast<size_t>(cache_->chunk_bytes_)};
+}
+
+void ChunkCache::LoadTarget::Adopt(std::span<const uint8_t> bytes,
+                                   std::shared_ptr<const void> owner) {
+  if (bytes.size() != static_cast<size_t>(cache_->chunk_bytes_) || !owner) {
+    throw Error(ErrorCode::kInternal,
+                "chunk cache: adopting " + std::to_string(bytes.size()) +
+                    " bytes for a chunk of " + std::to_string(cache_->chunk_bytes_) +
+                    (owner ? "" : " without an owner"));
+  }
+  entry_->owner = std::move(owner);
+  entry_->data = bytes;
+}
+
+bool ChunkCache::Prefetch(int64_t chunk, int64_t step) {
+  const bool loaded = impl_->Prefetch(chunk, step);
+  impl_->DestroyReleasedOwners();
+  return loaded;
+}
 
 void ChunkCache::SetFirstPendingStep(int64_t step) { impl_->SetFirstPendingStep(step); }
 

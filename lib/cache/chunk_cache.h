@@ -46,14 +46,16 @@ struct LoadResult {
   uint64_t bytes_decoded = 0;
 };
 
-// Memory. Every entry owns one chunk_bytes buffer, allocated once and recycled through a free
-// list when the entry is evicted, so a cache in steady state allocates nothing. Resident bytes
-// (loading, ready, and failed entries not yet released by their waiters) stay <= budget while
-// nothing is pinned; a load that finds every resident entry pinned or loading goes over, so
-// resident bytes <= max(budget, P x chunk_bytes), with P the entries pinned or loading at once
-// (about one per thread calling Get). The excess is evicted as soon as those entries are
-// unpinned, and free buffers are kept only while they fit in the budget, so allocated memory
-// obeys the same bound.
+// Memory. A load either fills a chunk_bytes buffer of the cache's own (LoadTarget::Buffer),
+// allocated once and recycled through a free list when its entry is evicted, so a cache in
+// steady state allocates nothing; or it hands over bytes it holds already (LoadTarget::Adopt:
+// an uncompressed chunk mapped from the file), released when the entry is evicted. Either way
+// an entry counts chunk_bytes. Resident bytes (loading, ready, and failed entries not yet
+// released by their waiters) stay <= budget while nothing is pinned; a load that finds every
+// resident entry pinned or loading goes over, so resident bytes <= max(budget, P x
+// chunk_bytes), with P the entries pinned or loading at once (about one per thread calling
+// Get). The excess is evicted as soon as those entries are unpinned, and free buffers are kept
+// only while they fit in the budget, so allocated memory obeys the same bound.
 //
 // Eviction considers only ready, unpinned entries. Belady picks the one whose NextUse is
 // largest (AccessPlan::kNever first), ties to the least recently used; "now" is the step of the
@@ -70,12 +72,14 @@ struct LoadResult {
 // Prefetch before destroying it).
 class ChunkCache {
  public:
-  // Fills `dest` (chunk_bytes) with chunk `chunk`; throws on failure (the error reaches every
-  // task waiting for that chunk, and a later Get retries). Called on the thread of the Get or
-  // Prefetch that misses, without the cache's mutex held, possibly for several chunks at once.
-  using LoadFunction = std::function<LoadResult(int64_t chunk, std::span<uint8_t> dest)>;
-
+  class LoadTarget;
   class Ref;
+
+  // Puts chunk `chunk` into `target` (fills its Buffer() or Adopts bytes); throws on failure
+  // (the error reaches every task waiting for that chunk, and a later Get retries). Called on
+  // the thread of the Get or Prefetch that misses, without the cache's mutex held, possibly for
+  // several chunks at once.
+  using LoadFunction = std::function<LoadResult(int64_t chunk, LoadTarget& target)>;
 
   // Throws Error(kInvalidArgument) when chunk_bytes < 1, budget_bytes < 0 or `load` is empty.
   // A budget below chunk_bytes is allowed: nothing stays cached once unpinned.
@@ -96,7 +100,8 @@ class ChunkCache {
   Ref Get(int64_t chunk, int64_t step);
 
   // Allocates and touches the buffers of up to `entries` chunks now (never more than the
-  // budget holds), so loads during the epoch neither allocate nor page-fault.
+  // budget holds), so loads during the epoch neither allocate nor page-fault. Pointless when
+  // loads Adopt their chunks.
   void Reserve(int64_t entries);
 
   // Steps before `step` are finished: nothing they read is needed for them any more. With
@@ -119,6 +124,24 @@ class ChunkCache {
   struct Entry;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// Where one load puts its chunk: one of Buffer() (filled by the load) or Adopt(). Lives only
+// during the LoadFunction call.
+class ChunkCache::LoadTarget {
+ public:
+  // chunk_bytes of the cache's memory to fill (recycled, or allocated on the first call; the
+  // same span on later calls). Throws std::bad_alloc when memory runs out.
+  std::span<uint8_t> Buffer();
+  // The chunk is `bytes` (exactly chunk_bytes), valid while `owner` lives: the entry keeps
+  // `owner` until it is evicted, and uses no buffer. Throws Error(kInternal) for a wrong size.
+  void Adopt(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner);
+
+ private:
+  friend class ChunkCache;
+  LoadTarget(Impl* cache, Entry* entry) : cache_(cache), entry_(entry) {}
+  Impl* cache_;
+  Entry* entry_;
 };
 
 // A pinned entry. Move-only; destroying it (or Reset) unpins. An empty Ref (default-constructed

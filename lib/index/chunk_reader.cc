@@ -63,18 +63,29 @@ std::string ChunkReader::Describe(int64_t chunk) const {
          " (rows " + std::to_string(first) + "-" + std::to_string(last) + ")";
 }
 
-ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
+template <typename ReadFunction>
+auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
   if (chunk < 0 || chunk >= index_.chunk_count()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "chunk " + std::to_string(chunk) + " of " + index_.dataset + " in " + index_.path +
                     " does not exist: there are " + std::to_string(index_.chunk_count()));
   }
-  if (dest.size() < static_cast<size_t>(chunk_bytes())) {
-    throw Error(ErrorCode::kInvalidArgument,
-                Describe(chunk) + ": a buffer of " + std::to_string(dest.size()) +
-                    " bytes cannot hold the chunk's " + std::to_string(chunk_bytes()));
-  }
   try {
+    return read();
+  } catch (const Error& e) {
+    std::string message = Describe(chunk) + ": " + e.what();
+    if (e.code() == ErrorCode::kCorrupt) message += kDamagedAdvice;
+    throw Error(e.code(), message);
+  }
+}
+
+ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
+  return Described(chunk, [&] {
+    if (dest.size() < static_cast<size_t>(chunk_bytes())) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "a buffer of " + std::to_string(dest.size()) +
+                      " bytes cannot hold the chunk's " + std::to_string(chunk_bytes()));
+    }
     switch (index_.read_path) {
       case ReadPath::kStoredTable:
       case ReadPath::kContiguous:
@@ -85,11 +96,29 @@ ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
         return ReadHyperslab(chunk, dest);
     }
     throw Error(ErrorCode::kInternal, "unknown read path");
-  } catch (const Error& e) {
-    std::string message = Describe(chunk) + ": " + e.what();
-    if (e.code() == ErrorCode::kCorrupt) message += kDamagedAdvice;
-    throw Error(e.code(), message);
-  }
+  });
+}
+
+bool ChunkReader::MapsInPlace() const {
+  return options_.map_file && index_.read_path == ReadPath::kStoredTable &&
+         index_.layout == Layout::kNHWC && index_.filters.empty();
+}
+
+std::unique_ptr<io::MappedRange> ChunkReader::MapInPlace(int64_t chunk) const {
+  if (!MapsInPlace()) return nullptr;
+  return Described(chunk, [&]() -> std::unique_ptr<io::MappedRange> {
+    const ChunkLocation& where = index_.chunks[static_cast<size_t>(chunk)];
+    if (where.stored_bytes != static_cast<uint64_t>(chunk_bytes())) {
+      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
+                                           std::to_string(where.stored_bytes) +
+                                           " bytes; unfiltered it must hold " +
+                                           std::to_string(chunk_bytes()));
+    }
+    std::unique_ptr<io::MappedRange> mapped =
+        file_.MapAt(where.address, static_cast<size_t>(where.stored_bytes));
+    if (mapped) VerifyChecksum(chunk, mapped->bytes());
+    return mapped;
+  });
 }
 
 ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) const {
@@ -111,8 +140,19 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
     }
     file_.ReadAt(where.address, decoded);  // straight into place: no copy
   } else {
-    std::span<uint8_t> stored = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
-    file_.ReadAt(where.address, stored);
+    // Decompressed straight from the page cache when the file maps: no copy of the stored
+    // bytes into a buffer first.
+    std::unique_ptr<io::MappedRange> mapped =
+        options_.map_file ? file_.MapAt(where.address, static_cast<size_t>(where.stored_bytes))
+                          : nullptr;
+    std::span<const uint8_t> stored;
+    if (mapped) {
+      stored = mapped->bytes();
+    } else {
+      std::span<uint8_t> buffer = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
+      file_.ReadAt(where.address, buffer);
+      stored = buffer;
+    }
     DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);
   }
   VerifyChecksum(chunk, decoded);

@@ -23,6 +23,10 @@ struct ChunkReadStats {
 
 struct ChunkReaderOptions {
   bool verify_checksums = true;  // XXH3-64 of every chunk (h5feed files)
+  // Read stored chunks through a mapping of the file (RandomAccessFile::MapAt) where it can be
+  // had: compressed ones are decompressed straight from the page cache, uncompressed ones are
+  // used in place (MapInPlace). false: pread only.
+  bool map_file = true;
 };
 
 // Thread-safety: Read may be called from many threads at once; each thread decodes in its own
@@ -47,10 +51,22 @@ class ChunkReader {
   // Error(kInvalidArgument) for a chunk out of range or a dest too small.
   ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest) const;
 
+  // Whether MapInPlace can serve this dataset's chunks: an h5feed file (chunks stored whole,
+  // padding included) in NHWC with no filters, and map_file on.
+  bool MapsInPlace() const;
+
+  // Chunk c where it lies in the file, checksum checked, when MapsInPlace() and the file can be
+  // mapped: chunk_bytes() bytes of NHWC rows, read by no one until now, copied nowhere.
+  // nullptr otherwise (then Read). Throws as Read does.
+  std::unique_ptr<io::MappedRange> MapInPlace(int64_t chunk) const;
+
   // "chunk 17 of /images in train.h5 (rows 4352-4607)": how errors name chunk c.
   std::string Describe(int64_t chunk) const;
 
  private:
+  // Runs read(), naming the chunk in what it throws (and advising verify for damage).
+  template <typename ReadFunction>
+  auto Described(int64_t chunk, ReadFunction read) const;
   ChunkReadStats ReadStored(int64_t chunk, std::span<uint8_t> dest) const;
   ChunkReadStats ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest) const;
   ChunkReadStats ReadHyperslab(int64_t chunk, std::span<uint8_t> dest) const;

@@ -1,10 +1,12 @@
-// OpenPosixFile (random_access_file.h): pread(2) on a read-only descriptor.
+// OpenPosixFile (random_access_file.h): pread(2) and mmap(2) on a read-only descriptor.
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <limits>
 
@@ -19,8 +21,14 @@ namespace {
 // keeps every call within that on any kernel, and the loop below joins the pieces.
 constexpr size_t kMaxReadPerCall = size_t{1} << 30;
 
-// Thread-safety: ReadAt only calls pread, which keeps no file position; the descriptor is
-// owned and closed by the destructor.
+uint64_t PageSize() {
+  static const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+// Thread-safety: ReadAt only calls pread, which keeps no file position; MapAt maps and
+// populates a new range per call. The descriptor is owned and closed by the destructor (after
+// which mappings made from it stay valid: they hold the file themselves).
 class PosixFile final : public RandomAccessFile {
  public:
   PosixFile(std::string path, int fd, uint64_t size)
@@ -51,13 +59,52 @@ class PosixFile final : public RandomAccessFile {
     }
   }
 
+  std::unique_ptr<MappedRange> MapAt(uint64_t offset, size_t length) const override {
+    // Past the end as the file was at open: ReadAt words the truncation precisely.
+    if (!mappable_.load(std::memory_order_relaxed) || length == 0 || offset > size_ ||
+        length > size_ - offset) {
+      return nullptr;
+    }
+    const uint64_t start = offset - offset % PageSize();
+    const auto mapped_bytes = static_cast<size_t>(offset - start) + length;
+    void* base = ::mmap(nullptr, mapped_bytes, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(start));
+    if (base == MAP_FAILED) {
+      mappable_.store(false, std::memory_order_relaxed);  // this file system does not map
+      return nullptr;
+    }
+    auto mapped = std::make_unique<MappedRange>(
+        base, mapped_bytes,
+        std::span<const uint8_t>(static_cast<const uint8_t*>(base) + (offset - start), length));
+    // Every page present now, or an errno instead of a SIGBUS at the first touch.
+    int result = 0;
+    do {
+      result = ::madvise(base, mapped_bytes, MADV_POPULATE_READ);
+    } while (result != 0 && errno == EINTR);
+    if (result == 0) return mapped;
+    const int error_number = errno;
+    if (error_number == EFAULT) {
+      // A page the file no longer has: it shrank since it was opened.
+      struct stat info {};
+      const uint64_t end = ::fstat(fd_, &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+      throw TruncatedError(path_, offset, length, end,
+                           offset + length > end ? offset + length - end : length);
+    }
+    if (error_number == EIO || error_number == EHWPOISON) {
+      throw ReadFailedError(path_, offset, length, error_number);
+    }
+    // EINVAL: a kernel before 5.14. ENOMEM and the rest: read instead, from now on.
+    mappable_.store(false, std::memory_order_relaxed);
+    return nullptr;
+  }
+
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
 
  private:
   const std::string path_;
   const int fd_;
-  const uint64_t size_;  // at open; a file that shrinks later is caught by ReadAt
+  const uint64_t size_;  // at open; a file that shrinks later is caught by ReadAt and MapAt
+  mutable std::atomic<bool> mappable_{true};
 };
 
 }  // namespace

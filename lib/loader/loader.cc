@@ -27,6 +27,7 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/epoch_plan.h"
 #include "pipeline/slot_layout.h"
+#include "probe/open_probe.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed {
@@ -37,20 +38,29 @@ cache::EvictionPolicy ToCachePolicy(EvictionPolicy policy) {
                                         : cache::EvictionPolicy::kBelady;
 }
 
+void Warn(const LoaderOptions& options, const std::string& warning) {
+  if (options.on_warning) {
+    options.on_warning(warning);
+  } else {
+    std::fprintf(stderr, "h5feed: warning: %s\n", warning.c_str());
+  }
+}
+
 index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
   loader::CheckOptions(options);  // before touching the file: a bad option is the first error
+  if (options.open_probe) {  // HDF5 may crash or hang on the file: there, not here (open_probe.h)
+    probe::ProbeOpen(path,
+                     probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
+                                         options.labels_dataset, options.file_locking,
+                                         std::chrono::seconds(options.open_probe_stall_seconds)},
+                     [&](const std::string& warning) { Warn(options, warning); });
+  }
   index::IndexOptions index_options;
   index_options.images = options.images_dataset;
   index_options.labels = options.labels_dataset;
   index_options.file_locking = options.file_locking;
   index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
-  for (const std::string& warning : dataset.warnings) {
-    if (options.on_warning) {
-      options.on_warning(warning);
-    } else {
-      std::fprintf(stderr, "h5feed: warning: %s\n", warning.c_str());
-    }
-  }
+  for (const std::string& warning : dataset.warnings) Warn(options, warning);
   return dataset;
 }
 
@@ -113,11 +123,12 @@ struct Loader::Impl {
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
         file(loader::OpenChunkFile(path)),  // io::OpenPosixFile, unless a test injects faults
-        reader(dataset, *file, index::ChunkReaderOptions{options.verify_checksums}),
+        reader(dataset, *file,
+               index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
+                                         .map_file = options.map_file}),
         cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
-              [this](int64_t chunk, std::span<uint8_t> dest) {
-                index::ChunkReadStats read = reader.Read(chunk, dest);
-                return cache::LoadResult{read.bytes_read, read.bytes_decoded};
+              [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
+                return LoadChunk(chunk, target);
               }),
         geometry{dataset.samples, dataset.chunk_samples},
         samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
@@ -137,8 +148,9 @@ struct Loader::Impl {
     info.chunks = dataset.chunk_count();
     info.classes = dataset.classes;
     // The cache's memory is committed here rather than at the first touch during an epoch:
-    // as much of the budget as the file's chunks can use.
-    cache.Reserve(dataset.chunk_count());
+    // as much of the budget as the file's chunks can use. Chunks used in place in the file
+    // need none.
+    if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
     if (delivery.stage) {
       feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
     }
@@ -150,6 +162,18 @@ struct Loader::Impl {
     // The GPU stage returns host slots from CUDA callbacks: all of them must have run before
     // the pool can go (its last lease must not be dropped inside a callback).
     if (delivery.stage) delivery.stage->Synchronize();
+  }
+
+  // An uncompressed chunk stays where it is in the page cache (mapped; the batch gathers its
+  // rows from there); any other is decoded into a cache buffer.
+  cache::LoadResult LoadChunk(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+    if (std::unique_ptr<io::MappedRange> mapped = reader.MapInPlace(chunk)) {
+      const std::span<const uint8_t> bytes = mapped->bytes();
+      target.Adopt(bytes, std::shared_ptr<const io::MappedRange>(std::move(mapped)));
+      return cache::LoadResult{bytes.size(), bytes.size()};
+    }
+    const index::ChunkReadStats read = reader.Read(chunk, target.Buffer());
+    return cache::LoadResult{read.bytes_read, read.bytes_decoded};
   }
 
   int64_t LoadedSteps() const {

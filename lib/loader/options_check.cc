@@ -34,6 +34,8 @@ void CheckOptions(const LoaderOptions& options) {
               " needs at least as many slots (each echo copy is a batch in its own slot)");
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window,
           "it must be >= 1");
+  Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
+          options.open_probe_stall_seconds, "it must be >= 1");
   // The element type, layout, augmentation and device describe normalized images; uint8
   // batches are delivered on the host as stored. (Crop sizes are checked against the images
   // in pipeline::MakeOutputSpec.)

@@ -96,8 +96,19 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
         common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
 
 
-def inspect(path) -> dict:
+def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:
     """What `h5feed inspect --json PATH` prints, as a dict: shape, layout, chunking,
     compression ratio, classes with counts, format version, skipped sources, datasets, notes.
-    Works on any HDF5 file; reads metadata and labels only."""
-    return json.loads(_h5feed.inspect_json(os.fspath(path)))
+    Works on any HDF5 file; reads metadata and labels only.
+
+    open_probe: first open the file in a separate process (as h5feed.Loader does), so that
+    HDF5 crashing or hanging (more than open_probe_stall_seconds) on a damaged file raises
+    h5feed.CorruptDataError instead of ending the interpreter."""
+    if open_probe_stall_seconds < 1:
+        raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}; it must be "
+                         ">= 1")
+    summary, notes = _h5feed.inspect_json(os.fspath(path), open_probe=open_probe,
+                                          open_probe_stall_seconds=open_probe_stall_seconds)
+    for note in notes:
+        warnings.warn(f"h5feed: {note}", stacklevel=2)
+    return json.loads(summary)

@@ -37,6 +37,16 @@ class Loader:
     The reading happens on the loader's own threads, in C++, without the GIL; Ctrl-C while
     waiting for a batch raises KeyboardInterrupt. Errors (a corrupt chunk, a missing file)
     raise h5feed.Error subclasses naming the file, dataset and chunk.
+
+    open_probe (on by default) opens the file first in a separate process: HDF5 1.10.8 crashes
+    or hangs on some damaged files, which then raises h5feed.CorruptDataError naming the file
+    (after open_probe_stall_seconds for a hang) instead of ending the interpreter. It costs
+    about 10-20 ms per open.
+
+    map_file (on by default) reads chunks through a mapping of the file: uncompressed chunks
+    are used where they lie in the page cache, copied once into the batch (docs/reader.md).
+    map_file=False reads with pread only, for files that another process may truncate while
+    they are read (a mapped page that vanishes ends the process with SIGBUS).
     """
 
     def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
@@ -47,7 +57,8 @@ class Loader:
                  with_indices: bool = False, slots: int = 4, verify_checksums: bool = True,
                  memory_format=torch.contiguous_format, shard_drop_last: bool | None = None,
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
-                 images: str | None = None, labels: str | None = None):
+                 images: str | None = None, labels: str | None = None,
+                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60):
         self._native = _h5feed.NativeLoader(
             str(path), **native_arguments(
                 batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
@@ -55,7 +66,8 @@ class Loader:
                 cache_bytes=cache_bytes, threads=threads, slots=slots, echo=echo,
                 device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
                 augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
-                skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels))
+                skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
+                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds))
         self.batch_size = batch_size
         self.with_indices = with_indices
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the

@@ -86,7 +86,8 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
                      dtype, memory_format, mean: Sequence[float] | float,
                      std: Sequence[float] | float, augment, file_locking: str,
                      verify_checksums: bool,
-                     skip_corrupt_chunks: bool, images: str | None, labels: str | None) -> dict:
+                     skip_corrupt_chunks: bool, images: str | None, labels: str | None,
+                     map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:
     """The keyword arguments of _h5feed.NativeLoader."""
     if dtype is not None and dtype not in _OUTPUT_TYPES:
         raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16, or "
@@ -112,5 +113,6 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
         random_crop_padding=augment.random_crop_padding,
         center_crop=augment.center_crop or (0, 0), cuda_device=cuda_device,
         cuda_stream=cuda_stream, file_locking=file_locking, verify_checksums=verify_checksums,
-        skip_corrupt_chunks=skip_corrupt_chunks, images_dataset=images or "",
+        skip_corrupt_chunks=skip_corrupt_chunks, map_file=map_file, open_probe=open_probe,
+        open_probe_stall_seconds=open_probe_stall_seconds, images_dataset=images or "",
         labels_dataset=labels or "")

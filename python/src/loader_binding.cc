@@ -64,6 +64,9 @@ struct OpenArguments {
   std::string file_locking;
   bool verify_checksums;
   bool skip_corrupt_chunks;
+  bool map_file;
+  bool open_probe;
+  int open_probe_stall_seconds;
   std::string images_dataset;
   std::string labels_dataset;
 
@@ -91,6 +94,9 @@ struct OpenArguments {
     options.file_locking = ParseFileLocking(file_locking);
     options.verify_checksums = verify_checksums;
     options.skip_corrupt_chunks = skip_corrupt_chunks;
+    options.map_file = map_file;
+    options.open_probe = open_probe;
+    options.open_probe_stall_seconds = open_probe_stall_seconds;
     return options;
   }
 };
@@ -199,7 +205,8 @@ void BindLoader(py::module_& module) {
                        int64_t random_crop_padding, std::pair<int64_t, int64_t> center_crop,
                        int cuda_device, uintptr_t cuda_stream,
                        const std::string& file_locking, bool verify_checksums,
-                       bool skip_corrupt_chunks, const std::string& images_dataset,
+                       bool skip_corrupt_chunks, bool map_file, bool open_probe,
+                       int open_probe_stall_seconds, const std::string& images_dataset,
                        const std::string& labels_dataset) {
              AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
                                     center_crop.second};
@@ -226,6 +233,9 @@ void BindLoader(py::module_& module) {
                  .file_locking = file_locking,
                  .verify_checksums = verify_checksums,
                  .skip_corrupt_chunks = skip_corrupt_chunks,
+                 .map_file = map_file,
+                 .open_probe = open_probe,
+                 .open_probe_stall_seconds = open_probe_stall_seconds,
                  .images_dataset = images_dataset,
                  .labels_dataset = labels_dataset};
              return std::make_unique<NativeLoader>(path, arguments);
@@ -237,7 +247,8 @@ void BindLoader(py::module_& module) {
            py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("random_flip"),
            py::arg("random_crop_padding"), py::arg("center_crop"), py::arg("cuda_device"),
            py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
-           py::arg("skip_corrupt_chunks"),
+           py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
+           py::arg("open_probe_stall_seconds"),
            py::arg("images_dataset"), py::arg("labels_dataset"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
       .def("next", &NativeLoader::Next, py::arg("with_indices"))

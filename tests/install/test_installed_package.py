@@ -82,6 +82,30 @@ def test_the_package_files_the_command_and_the_plugin_are_installed(prefix):
     assert next(prefix.glob("lib*/hdf5/plugins/libh5feed_zstd.so")).is_file()
 
 
+def test_the_installed_command_finds_the_installed_open_probe_and_survives_hdf5_crashes(
+        prefix, tmp_path):
+    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
+    assert os.access(probe, os.X_OK)
+    # Stand a wrapper in for the installed probe that leaves a mark: the command must find
+    # the one beside it (PREFIX/libexec), not the build tree's.
+    real = probe.with_name("real-probe")
+    probe.rename(real)
+    mark = tmp_path / "probe-ran"
+    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
+    probe.chmod(0o755)
+    try:
+        crash = SOURCE_DIR / "tests" / "fuzz" / "hdf5_findings" / "open_file" / \
+            "segv_H5VM_memcpyvv_contiguous_read"
+        result = subprocess.run([str(prefix / "bin" / "h5feed"), "inspect", str(crash)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1, result.stderr
+        assert "while opening the file's structure" in result.stderr
+        assert mark.exists()
+    finally:
+        probe.unlink()
+        real.rename(probe)
+
+
 def test_find_package_finds_the_installed_tree_and_reports_the_plugin_folder(prefix, train):
     _, configure_log = train
     match = re.search(r"h5feed (\S+): zstd plugin for other HDF5 programs in (\S+)",

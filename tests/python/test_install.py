@@ -22,3 +22,29 @@ def test_the_installed_package_imports_and_reads(tmp_path, small_file):
     assert result.returncode == 0, result.stderr
     where, samples = result.stdout.split()
     assert where.startswith(str(package)) and samples == "300"
+
+
+def test_the_installed_package_finds_the_installed_open_probe(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["H5FEED_BUILD_DIR"], "--prefix", prefix],
+                   check=True, capture_output=True, timeout=300)
+    # A wrapper in place of the installed probe leaves a mark when it runs: the module must
+    # find the probe four folders above it (PREFIX/libexec/h5feed), not the build tree's.
+    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
+    real = probe.with_name("real-probe")
+    probe.rename(real)
+    mark = tmp_path / "probe-ran"
+    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
+    probe.chmod(0o755)
+    crash = os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "fuzz", "hdf5_findings",
+                         "open_file", "segv_H5VM_memcpyvv_contiguous_read")
+    env = dict(os.environ, PYTHONPATH=str(prefix / "lib" / "python3" / "dist-packages"))
+    result = run_python(
+        "import sys, h5feed\n"
+        "try:\n"
+        f"    h5feed.Loader({crash!r}, 4)\n"
+        "except h5feed.CorruptDataError as e:\n"
+        "    print('refused')\n", env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "refused"
+    assert mark.exists()

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import h5feed
-from conftest import CHUNK, SAMPLES, read_rows
+from conftest import CHUNK, SAMPLES, make_arrays, read_rows
 
 
 def epoch_indices(loader):
@@ -26,6 +26,26 @@ def test_raw_batches_equal_h5py_read_of_the_same_rows(small_file):
         seen.extend(indices.tolist())
     assert sorted(seen) == list(range(SAMPLES))  # every row once
     assert len(loader) == 10  # ceil(300 / 32), the short last batch kept
+
+
+@pytest.mark.parametrize("map_file", [True, False])
+def test_uncompressed_chunks_mapped_or_read_give_h5py_rows(tmp_path, map_file):
+    images, labels = make_arrays()
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "labels.npy", labels)
+    path = tmp_path / "none.h5"
+    h5feed.convert_npy(tmp_path / "images.npy", path, labels=tmp_path / "labels.npy",
+                       chunk=CHUNK, compression="none")
+    # A cache of two chunks: mapped chunks are unmapped and mapped again during the epoch.
+    loader = h5feed.Loader(path, 32, dtype=None, with_indices=True, map_file=map_file,
+                           cache_bytes=2 * CHUNK * images[0].nbytes)
+    seen = []
+    for batch, batch_labels, indices in loader:
+        expected_images, expected_labels = read_rows(path, indices.numpy())
+        np.testing.assert_array_equal(batch.numpy(), expected_images)
+        np.testing.assert_array_equal(batch_labels.numpy(), expected_labels)
+        seen.extend(indices.tolist())
+    assert sorted(seen) == list(range(SAMPLES))
 
 
 def test_normalized_batches_are_float32_nchw_scaled_by_mean_and_std(small_file):

@@ -42,6 +42,8 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.threads = s.threads;
   options.normalize = s.normalize;
   options.verify_checksums = s.verify_checksums;
+  options.map_file = s.map_file;
+  options.open_probe = s.open_probe;
   return options;
 }
 

@@ -31,6 +31,8 @@ struct BenchSettings {
   uint64_t seed = 0;
   bool normalize = false;
   bool verify_checksums = true;
+  bool map_file = true;  // LoaderOptions::map_file
+  bool open_probe = true;  // LoaderOptions::open_probe (its cost is in open_seconds)
   double step_ms = 0;      // the simulated trainer's time per batch; 0 = none
   double max_seconds = 0;  // stop reading after this long (0 = read every epoch)
 };

@@ -57,6 +57,25 @@ struct LoaderOptions {
   // --- Opening. HDF5's shared file lock (file_locking.h): kAuto opens without it, with a
   // warning, where the file system refuses locks (NFS without lockd); kOff never locks.
   FileLocking file_locking = FileLocking::kAuto;
+  // The open probe: HDF5 1.10.8 crashes (SIGSEGV) or spins forever on some damaged or hostile
+  // files while parsing their structure, and a crash inside HDF5 would end the trainer. With
+  // it on, Open first does the same HDF5 open in a separate program (h5feed-open-probe,
+  // started with posix_spawn); when HDF5 crashes or hangs there, Open throws Error(kCorrupt)
+  // naming the file instead. Costs one process start and a second open: about 10-20 ms per
+  // Open on a 20,000-chunk file (docs/reliability.md, "Open probe"). Where the program cannot
+  // be found (set $H5FEED_OPEN_PROBE), Open goes on in-process with one warning.
+  bool open_probe = true;
+  // The probe's open must finish within this long (seconds) or HDF5 is taken to be spinning
+  // on the file. Opening reads metadata only (milliseconds on a local disk): raise it for a
+  // very slow network file system.
+  int open_probe_stall_seconds = 60;
+
+  // --- Reading. Chunks are read through a mapping of the file (mmap, every page made present
+  // before use): uncompressed ones are used in place, each byte copied once, from the page
+  // cache into the batch; compressed ones are decompressed from the page cache. A file
+  // truncated by another process while it is mapped can then end the process with SIGBUS at
+  // the next access; false reads with pread only (about half the speed on uncompressed files).
+  bool map_file = true;
 
   // --- Integrity.
   bool verify_checksums = true;     // check every chunk's XXH3-64 (h5feed files)

@@ -17,6 +17,7 @@
 
 #include "cache/access_plan.h"
 #include "h5feed/error.h"
+#include "support/caught_error.h"
 #include "sampler/epoch_order.h"
 
 // Every allocation of this test binary is counted while g_counting is set, so a test can show
@@ -61,7 +62,9 @@ class FakeSource {
   explicit FakeSource(int64_t chunk_count) : attempts_(static_cast<size_t>(chunk_count)) {}
 
   ChunkCache::LoadFunction Function() {
-    return [this](int64_t chunk, std::span<uint8_t> dest) { return Load(chunk, dest); };
+    return [this](int64_t chunk, ChunkCache::LoadTarget& target) {
+      return Load(chunk, target.Buffer());
+    };
   }
   int64_t attempts(int64_t chunk) const { return attempts_[static_cast<size_t>(chunk)].load(); }
   int64_t total_attempts() const {
@@ -662,6 +665,61 @@ TEST_CASE("a cache in steady state allocates nothing") {
     CHECK(g_allocations.load() == 0);
     CHECK(cache.stats().misses > misses_before + 100);  // it really loaded and evicted
   }
+}
+
+// Loads that hand the cache bytes they hold (as a mapped file's chunks do): each chunk is a
+// vector of its own, whose lifetime the test watches.
+struct AdoptingSource {
+  std::vector<std::weak_ptr<const std::vector<uint8_t>>> owners;
+
+  explicit AdoptingSource(int64_t chunk_count) : owners(static_cast<size_t>(chunk_count)) {}
+
+  ChunkCache::LoadFunction Function() {
+    return [this](int64_t chunk, ChunkCache::LoadTarget& target) {
+      auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(kChunkBytes));
+      for (size_t i = 0; i < bytes->size(); ++i) (*bytes)[i] = Pattern(chunk, i);
+      owners[static_cast<size_t>(chunk)] = bytes;
+      target.Adopt(*bytes, bytes);
+      return LoadResult{.bytes_read = kChunkBytes, .bytes_decoded = kChunkBytes};
+    };
+  }
+  bool Alive(int64_t chunk) const { return !owners[static_cast<size_t>(chunk)].expired(); }
+};
+
+TEST_CASE("adopted chunks are served in place and let go when evicted") {
+  AdoptingSource source(4);
+  const std::vector<int64_t> sequence = {0, 1, 2, 0, 3, 1};
+  {
+    ChunkCache cache(kChunkBytes, 2 * kChunkBytes, EvictionPolicy::kBelady, source.Function());
+    cache.SetPlan(PlanOf(sequence, 4));
+    {
+      ChunkCache::Ref zero = cache.Get(0, 0);
+      REQUIRE(Holds(zero.data(), 0));
+      CHECK(zero.data().data() == source.owners[0].lock()->data());  // no copy
+    }
+    ReadSequence(cache, {0, 1});
+    ChunkCache::Ref two = cache.Get(2, 2);  // evicts 1 (next used at step 5, after 0's step 3)
+    CHECK(Holds(two.data(), 2));
+    CHECK_FALSE(source.Alive(1));
+    CHECK(source.Alive(0));
+    CHECK(cache.resident_bytes() == 2 * kChunkBytes);
+  }
+  for (int64_t chunk = 0; chunk < 4; ++chunk) CHECK_FALSE(source.Alive(chunk));
+}
+
+TEST_CASE("a load that adopts the wrong size, or delivers nothing, fails the Get") {
+  ChunkCache wrong(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru,
+                   [](int64_t, ChunkCache::LoadTarget& target) {
+                     auto bytes = std::make_shared<std::vector<uint8_t>>(10);
+                     target.Adopt(*bytes, bytes);
+                     return LoadResult{};
+                   });
+  CHECK(testing::CaughtError([&] { wrong.Get(0, 0); }).code() == ErrorCode::kInternal);
+  ChunkCache nothing(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru,
+                     [](int64_t, ChunkCache::LoadTarget&) { return LoadResult{}; });
+  const Error e = testing::CaughtError([&] { nothing.Get(3, 0); });
+  CHECK(e.code() == ErrorCode::kInternal);
+  CHECK(std::string(e.what()).find("chunk 3 delivered nothing") != std::string::npos);
 }
 
 TEST_CASE("invalid cache arguments are rejected as invalid arguments") {

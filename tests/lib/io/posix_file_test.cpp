@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -103,6 +104,46 @@ TEST_CASE("a file truncated after it was opened is reported as truncated, not re
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(std::string(e.what()).find("file ends at byte 4096, expected 1952 more") !=
         std::string::npos);
+}
+
+TEST_CASE("a mapped range holds exactly the bytes a read gets, at any offset") {
+  TempFolder folder;
+  const uint64_t size = 3 * 1024 * 1024 + 17;
+  auto file = OpenPosixFile(WritePattern(folder, "data.bin", size));
+  for (uint64_t offset : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{4096},
+                          (uint64_t{1} << 20) + 333, size - 10}) {
+    for (size_t length : {size_t{1}, size_t{10}, size_t{8193}}) {
+      if (offset + length > size) continue;
+      std::unique_ptr<MappedRange> mapped = file->MapAt(offset, length);
+      REQUIRE(mapped != nullptr);  // Linux >= 5.14 on a local file system
+      REQUIRE(mapped->bytes().size() == length);
+      std::vector<uint8_t> read(length);
+      file->ReadAt(offset, read);
+      CHECK(std::equal(read.begin(), read.end(), mapped->bytes().begin()));
+    }
+  }
+  // Outside the file as it was opened: not mapped, so that ReadAt words the error.
+  CHECK(file->MapAt(size - 5, 10) == nullptr);
+  CHECK(file->MapAt(uint64_t{1} << 62, 10) == nullptr);
+  CHECK(file->MapAt(0, 0) == nullptr);
+}
+
+TEST_CASE("mapping a range of a file truncated after it was opened is an error, not a SIGBUS") {
+  TempFolder folder;
+  std::string path = WritePattern(folder, "shrinks.bin", 5 * 4096);
+  auto file = OpenPosixFile(path);
+  std::filesystem::resize_file(path, 4096);
+  std::unique_ptr<MappedRange> inside = file->MapAt(100, 2000);
+  REQUIRE(inside != nullptr);
+  CHECK(inside->bytes()[0] == Byte(100));
+  Error e = CaughtError([&] { file->MapAt(4000, 3 * 4096); });
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(std::string(e.what()).find("file ends at byte 4096") != std::string::npos);
+  // The file works on after the failed mapping: reads and mappings inside it still succeed.
+  std::vector<uint8_t> got(10);
+  file->ReadAt(10, got);
+  CHECK(got[0] == Byte(10));
+  CHECK(file->MapAt(0, 4096) != nullptr);
 }
 
 TEST_CASE("opening a missing file, a folder or an unreadable file gives a clear error") {

@@ -62,17 +62,25 @@ TEST_CASE("pixels and labels of h5feed files equal the Writer's input and h5py's
                        testing::FileImage(r, kShape).begin()));
       CHECK(truth.labels[static_cast<size_t>(r)] == r % 7);
     }
-    LoaderOptions options;
-    options.batch_size = 32;
-    options.sampler = SamplerOptions::Parse("random");
-    options.threads = 2;
-    Loader loader = Loader::Open(path, options);
-    CHECK(loader.dataset().samples == 150);
-    CHECK(loader.dataset().image_shape == kShape);
-    CHECK(loader.dataset().chunk_samples == 16);
-    CHECK(loader.dataset().chunks == 10);
-    CHECK(loader.dataset().classes.size() == 7);
-    CHECK(CheckEpochAgainst(loader, truth) == AllRows(150));
+    // Mapped (uncompressed chunks used in place, compressed ones decoded from the page cache)
+    // and read with pread: the same pixels. A cache of 3 chunks makes mapped chunks come and go.
+    for (bool map_file : {true, false}) {
+      CAPTURE(map_file);
+      LoaderOptions options;
+      options.batch_size = 32;
+      options.sampler = SamplerOptions::Parse("random");
+      options.threads = 2;
+      options.map_file = map_file;
+      options.cache_bytes = 3 * 16 * kShape.bytes();
+      Loader loader = Loader::Open(path, options);
+      CHECK(loader.dataset().samples == 150);
+      CHECK(loader.dataset().image_shape == kShape);
+      CHECK(loader.dataset().chunk_samples == 16);
+      CHECK(loader.dataset().chunks == 10);
+      CHECK(loader.dataset().classes.size() == 7);
+      CHECK(CheckEpochAgainst(loader, truth) == AllRows(150));
+      CHECK(loader.stats().chunk_reads > 10);  // chunks were evicted and read again
+    }
   }
 }
 

@@ -104,7 +104,7 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
 TEST_CASE("errors other than corruption are never skipped") {
   SyntheticDataset data(16, 4, {2, 2, 1});
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
-                          [](int64_t, std::span<uint8_t>) -> cache::LoadResult {
+                          [](int64_t, cache::ChunkCache::LoadTarget&) -> cache::LoadResult {
                             throw Error(ErrorCode::kIo, "pread failed");
                           });
   BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(), {true, nullptr});

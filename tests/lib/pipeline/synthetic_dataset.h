@@ -44,7 +44,9 @@ class SyntheticDataset {
   int64_t loads() const { return loads_.load(); }
 
   cache::ChunkCache::LoadFunction LoadFunction() {
-    return [this](int64_t chunk, std::span<uint8_t> dest) { return Load(chunk, dest); };
+    return [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
+      return Load(chunk, target.Buffer());
+    };
   }
 
   cache::LoadResult Load(int64_t chunk, std::span<uint8_t> dest) {

@@ -1,0 +1,9 @@
+#include "io/mapped_range.h"
+
+#include <sys/mman.h>
+
+namespace h5feed::io {
+
+MappedRange::~MappedRange() { ::munmap(base_, mapped_bytes_); }
+
+}  // namespace h5feed::io

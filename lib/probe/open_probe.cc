@@ -1,0 +1,134 @@
+// ProbeOpen (open_probe.h): runs h5feed-open-probe and judges how it ended.
+
+#include "probe/open_probe.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "probe/open_probe_protocol.h"
+#include "probe/probe_location.h"
+#include "probe/watched_program.h"
+
+namespace h5feed::probe {
+namespace {
+
+const char* LockingName(FileLocking locking) {
+  switch (locking) {
+    case FileLocking::kOn: return "on";
+    case FileLocking::kOff: return "off";
+    case FileLocking::kAuto: break;
+  }
+  return "auto";
+}
+
+std::vector<std::string> Arguments(const std::string& program, const std::string& path,
+                                   const ProbeRequest& request) {
+  std::vector<std::string> argv = {program, "--protocol", kProtocolVersion, "--what",
+                                   request.target == ProbeTarget::kLoader ? "index" : "summary",
+                                   "--locking", LockingName(request.file_locking),
+                                   "--parent", std::to_string(::getpid())};
+  if (!request.images_dataset.empty()) {
+    argv.insert(argv.end(), {"--images", request.images_dataset});
+  }
+  if (!request.labels_dataset.empty()) {
+    argv.insert(argv.end(), {"--labels", request.labels_dataset});
+  }
+  argv.insert(argv.end(), {"--", path});
+  return argv;
+}
+
+// The last line the probe wrote that is not empty (an ASan summary, a loader's complaint).
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of("\r\n ");
+  if (end == std::string::npos) return "";
+  const size_t start = text.rfind('\n', end);
+  const size_t from = start == std::string::npos ? 0 : start + 1;
+  return text.substr(from, end - from + 1);
+}
+
+std::string SignalName(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  const char* description = sigdescr_np(signal);
+  return std::string(abbreviation ? std::string("SIG") + abbreviation
+                                  : "signal " + std::to_string(signal)) +
+         (description ? std::string(", ") + description : "");
+}
+
+std::string DamagedAdvice(const std::string& path) {
+  return ". The file is damaged (or made to break HDF5): run `h5feed verify " + path +
+         "` for a report, then restore or re-convert it (this happened in h5feed's open probe, "
+         "a separate process, so this one goes on; docs/reliability.md, \"Open probe\")";
+}
+
+bool Interrupts(int signal) {
+  return signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT;
+}
+
+std::string Unprotected(const std::string& path) {
+  return "; opened " + path + " in this process, unprotected from HDF5 1.10.8's crashes and "
+         "hangs on damaged files (turn the open probe off to silence this)";
+}
+
+}  // namespace
+
+void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn& warn) {
+  const ProbeLocation location = FindOpenProbe();
+  if (location.path.empty()) {
+    warn(std::string("the open probe (h5feed-open-probe) was not found (looked: ") +
+         location.looked + "); set $" + kProgramVariable + " to its path" + Unprotected(path));
+    return;
+  }
+  const ProgramRun run = RunWatchedProgram(Arguments(location.path, path, request),
+                                           std::chrono::milliseconds(request.stall));
+  if (!run.started) {
+    warn("the open probe " + location.path + " could not be started (" + run.start_error + ")" +
+         Unprotected(path));
+    return;
+  }
+  const ChildEnd& end = run.end;
+  const std::string said = LastLine(end.output_tail);
+  switch (end.how) {
+    case ChildEnd::How::kExited:
+      if (end.exit_code == kExitOpened || end.exit_code == kExitError) return;
+      if (end.exit_code == kExitUsage || end.exit_code == 126 || end.exit_code == 127) {
+        warn("the open probe " + location.path + " could not run (exit code " +
+             std::to_string(end.exit_code) + (said.empty() ? "" : ": " + said) +
+             "; another h5feed version, or a missing library?)" + Unprotected(path));
+        return;
+      }
+      throw Error(ErrorCode::kCorrupt,
+                  path + ": opening the file's structure with HDF5 ended abnormally (exit code " +
+                      std::to_string(end.exit_code) + (said.empty() ? "" : ": " + said) +
+                      ")" + DamagedAdvice(path));
+    case ChildEnd::How::kSignaled:
+      if (Interrupts(end.signal)) {
+        throw Error(ErrorCode::kCancelled, "opening " + path + " was interrupted (" +
+                                               SignalName(end.signal) + ")");
+      }
+      if (end.signal == SIGKILL) {  // not sent here: out of memory, or someone else
+        warn("the open probe was killed (SIGKILL: out of memory, or another process) before "
+             "it finished" + Unprotected(path));
+        return;
+      }
+      throw Error(ErrorCode::kCorrupt, path + ": HDF5 crashed (" + SignalName(end.signal) +
+                                           ") while opening the file's structure" +
+                                           DamagedAdvice(path));
+    case ChildEnd::How::kStalled:
+      throw Error(ErrorCode::kCorrupt,
+                  path + ": HDF5 made no progress for " + std::to_string(request.stall.count()) +
+                      " s while opening the file's structure, so the open was given up (HDF5 "
+                      "1.10.8 spins forever on some damaged structures, such as a damaged "
+                      "global heap; on a very slow file system, raise the open probe's stall "
+                      "limit, open_probe_stall_seconds)" + DamagedAdvice(path));
+    case ChildEnd::How::kLost:
+      warn("the open probe's exit status was taken by another part of this process (SIGCHLD "
+           "ignored?)" + Unprotected(path));
+      return;
+  }
+}
+
+}  // namespace h5feed::probe

@@ -1,0 +1,54 @@
+#pragma once
+// The isolated pre-open probe. HDF5 1.10.8 (Debian's) crashes (SIGSEGV, heap overflows) or
+// spins forever on some hostile files while parsing their structure (docs/fuzzing.md,
+// "Findings in HDF5 itself"); a call into HDF5 cannot be interrupted, and a crash takes the
+// whole process with it: a trainer, a Python interpreter. So before an in-process open, the
+// same HDF5 open is done by a separate program (h5feed-open-probe, open_probe_main.cc, found
+// by probe_location.h), started with posix_spawn and watched (watched_program.h). When HDF5
+// crashes or hangs there, the caller gets an Error instead of the crash or the hang.
+//
+// Cost: one process start plus the open done twice: about 10-20 ms per open on a 20,000-chunk
+// file (docs/reliability.md, "Open probe"; bench/open_bench --probe).
+//
+// Thread-safety: safe to call from many threads at once; holds no lock while it waits.
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "h5feed/file_locking.h"
+
+namespace h5feed::probe {
+
+// Which open the probe repeats: the Loader's (the dataset index, and the chunk reader, which
+// opens a foreign file's image dataset again) or `h5feed inspect`'s (format/file_summary.h).
+enum class ProbeTarget { kLoader, kSummary };
+
+struct ProbeRequest {
+  ProbeTarget target = ProbeTarget::kLoader;
+  // kLoader: as the Loader opens (LoaderOptions' fields of the same names).
+  std::string images_dataset;
+  std::string labels_dataset;
+  FileLocking file_locking = FileLocking::kAuto;
+  // An open that has not finished after this long is taken for HDF5 spinning. Opening reads
+  // metadata only (milliseconds on a local disk, 20,000 chunks included); the limit leaves
+  // room for a slow network file system.
+  std::chrono::seconds stall{60};
+};
+
+using Warn = std::function<void(const std::string&)>;
+
+// Runs the probe on `path`. Returns when the caller may go on with its in-process open:
+//  - the probe opened the file;
+//  - the probe refused it with an ordinary error (missing, not HDF5, a bad table...): the
+//    in-process open reports the same error, precisely, so nothing is thrown here;
+//  - the probe could not be run or judged (not found, not startable, another protocol, killed
+//    from outside with SIGKILL, its status lost): `warn` is called once with the reason and
+//    that the file is opened unprotected.
+// Throws Error(kCorrupt) naming the file when HDF5 crashed in the probe (a signal, or a
+// sanitizer's exit) or made no progress for `stall`, saying what to do (h5feed verify);
+// Error(kCancelled) when the probe was interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT: Ctrl-C
+// reaches it as it reaches the caller).
+void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn& warn);
+
+}  // namespace h5feed::probe

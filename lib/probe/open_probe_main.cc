@@ -1,0 +1,130 @@
+// h5feed-open-probe: the program the open probe runs (open_probe.h). It does the HDF5 open the
+// caller is about to do, in this separate process, so that a crash or a hang inside HDF5 ends
+// this process and not the caller. Arguments and exit codes: open_probe_protocol.h.
+//
+// It leaves with _exit: nothing of HDF5's shutdown or of a leak checker's report (HDF5 leaks
+// on the malformed files it refuses) may turn an ordinary refusal into an abnormal exit.
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "format/file_summary.h"
+#include "index/chunk_reader.h"
+#include "index/dataset_index.h"
+#include "io/random_access_file.h"
+#include "probe/open_probe_protocol.h"
+
+namespace {
+
+using namespace h5feed;
+
+struct Request {
+  std::string what;  // index | summary
+  std::string locking = "auto";
+  std::string images;
+  std::string labels;
+  std::string path;
+  pid_t parent = 0;  // the caller; 0 = not said
+};
+
+[[noreturn]] void Leave(int code) {
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "h5feed-open-probe: %s\nusage: h5feed-open-probe --protocol %s --what "
+               "index|summary --locking auto|on|off [--images NAME] [--labels NAME] -- FILE\n"
+               "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
+               why.c_str(), probe::kProtocolVersion);
+  Leave(probe::kExitUsage);
+}
+
+Request Parse(int argc, char** argv) {
+  Request request;
+  bool protocol_seen = false;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (i + 1 >= argc) Usage(arg + " needs a value");
+    const std::string value = argv[++i];
+    if (arg == "--protocol") {
+      if (value != probe::kProtocolVersion) Usage("protocol " + value + " is not this probe's");
+      protocol_seen = true;
+    } else if (arg == "--what") {
+      request.what = value;
+    } else if (arg == "--locking") {
+      request.locking = value;
+    } else if (arg == "--images") {
+      request.images = value;
+    } else if (arg == "--labels") {
+      request.labels = value;
+    } else if (arg == "--parent") {
+      request.parent = static_cast<pid_t>(std::atol(value.c_str()));
+    } else {
+      Usage("unknown argument " + arg);
+    }
+  }
+  if (!protocol_seen) Usage("no --protocol");
+  if (request.what != "index" && request.what != "summary") Usage("--what index|summary");
+  if (request.locking != "auto" && request.locking != "on" && request.locking != "off") {
+    Usage("--locking auto|on|off");
+  }
+  if (i + 2 != argc) Usage("one FILE after --");
+  request.path = argv[i + 1];
+  return request;
+}
+
+FileLocking Locking(const std::string& name) {
+  if (name == "on") return FileLocking::kOn;
+  if (name == "off") return FileLocking::kOff;
+  return FileLocking::kAuto;
+}
+
+// What Loader::Open does with HDF5 (lib/loader/loader.cc): the index, then the chunk reader,
+// which opens a foreign file's image dataset again for reading through HDF5.
+void OpenAsLoader(const Request& request) {
+  index::IndexOptions options;
+  options.images = request.images;
+  options.labels = request.labels;
+  options.file_locking = Locking(request.locking);
+  const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
+  const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(request.path);
+  const index::ChunkReader reader(dataset, *file, index::ChunkReaderOptions{});
+}
+
+// A probe spinning inside HDF5 outlives nothing: when the caller dies (killed while it
+// waits), the kernel kills the probe too. (The death signal follows the thread that started
+// it, which waits for it until it ends.) A caller already gone before this point is seen as
+// a changed parent.
+void DieWithParent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (parent != 0 && ::getppid() != parent) Leave(probe::kExitUsage);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Request request = Parse(argc, argv);
+  DieWithParent(request.parent);
+  try {
+    if (request.what == "index") {
+      OpenAsLoader(request);
+    } else {
+      SummarizeFile(request.path);
+    }
+  } catch (const std::exception& e) {  // h5feed::Error, or out of memory: ordinary
+    std::fprintf(stderr, "%s\n", e.what());
+    Leave(probe::kExitError);
+  }
+  Leave(probe::kExitOpened);
+}
