@@ -101,9 +101,9 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
         return;
       }
       throw Error(ErrorCode::kCorrupt,
-                  path + ": opening the file's structure with HDF5 ended abnormally (exit code " +
-                      std::to_string(end.exit_code) + (said.empty() ? "" : ": " + said) +
-                      ")" + DamagedAdvice(path));
+                  path + ": HDF5 ended abnormally (exit code " + std::to_string(end.exit_code) +
+                      (said.empty() ? "" : ": " + said) +
+                      ") while opening the file's structure" + DamagedAdvice(path));
     case ChildEnd::How::kSignaled:
       if (Interrupts(end.signal)) {
         throw Error(ErrorCode::kCancelled, "opening " + path + " was interrupted (" +
