@@ -140,19 +140,9 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
     }
     file_.ReadAt(where.address, decoded);  // straight into place: no copy
   } else {
-    // Decompressed straight from the page cache when the file maps: no copy of the stored
-    // bytes into a buffer first.
-    std::unique_ptr<io::MappedRange> mapped =
-        options_.map_file ? file_.MapAt(where.address, static_cast<size_t>(where.stored_bytes))
-                          : nullptr;
-    std::span<const uint8_t> stored;
-    if (mapped) {
-      stored = mapped->bytes();
-    } else {
-      std::span<uint8_t> buffer = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
-      file_.ReadAt(where.address, buffer);
-      stored = buffer;
-    }
+    // Read, not mapped: decompressing from a mapping measured no faster (docs/reader.md).
+    std::span<uint8_t> stored = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
+    file_.ReadAt(where.address, stored);
     DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);
   }
   VerifyChecksum(chunk, decoded);

@@ -23,9 +23,8 @@ struct ChunkReadStats {
 
 struct ChunkReaderOptions {
   bool verify_checksums = true;  // XXH3-64 of every chunk (h5feed files)
-  // Read stored chunks through a mapping of the file (RandomAccessFile::MapAt) where it can be
-  // had: compressed ones are decompressed straight from the page cache, uncompressed ones are
-  // used in place (MapInPlace). false: pread only.
+  // Let MapInPlace use uncompressed chunks where they lie in the page cache
+  // (RandomAccessFile::MapAt). false: pread only.
   bool map_file = true;
 };
 

@@ -24,8 +24,9 @@ class RandomAccessFile {
   virtual void ReadAt(uint64_t offset, std::span<uint8_t> dest) const = 0;
 
   // The `length` bytes at `offset`, mapped read-only with every page present (MappedRange), or
-  // nullptr when this file cannot be mapped (a file system without mmap, a kernel without
-  // MADV_POPULATE_READ, a test's file): then ReadAt. Throws as ReadAt does when the pages
+  // nullptr when they are better read with ReadAt: the file cannot be mapped (a file system
+  // without mmap, a kernel without MADV_POPULATE_READ, a test's file), or some of the range
+  // is not in the page cache (from the disk, one large read beats page faults). Throws as ReadAt does when the pages
   // cannot be had (Error(kCorrupt) past the end of the file, Error(kIo) for a failed read), so
   // a mapped range is never touched where a read would fault (SIGBUS). What remains: a file
   // truncated by another process while a range of it is mapped faults on the next access;

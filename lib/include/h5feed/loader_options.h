@@ -70,11 +70,11 @@ struct LoaderOptions {
   // very slow network file system.
   int open_probe_stall_seconds = 60;
 
-  // --- Reading. Chunks are read through a mapping of the file (mmap, every page made present
-  // before use): uncompressed ones are used in place, each byte copied once, from the page
-  // cache into the batch; compressed ones are decompressed from the page cache. A file
-  // truncated by another process while it is mapped can then end the process with SIGBUS at
-  // the next access; false reads with pread only (about half the speed on uncompressed files).
+  // --- Reading. An uncompressed chunk that is in the page cache is used where it lies there,
+  // through a mapping of the file (mmap, every page made present before use): each byte is
+  // copied once, into the batch, instead of twice. A file truncated by another process while
+  // a chunk of it is mapped can then end the process with SIGBUS at the next access; false
+  // reads everything with pread (docs/reader.md has what each way costs).
   bool map_file = true;
 
   // --- Integrity.
