@@ -10,13 +10,34 @@
 See docs/python.md for the API and for moving from DataLoader(H5Dataset, num_workers=...).
 """
 
+import importlib
+
 from ._h5feed import __version__
 from ._errors import (AlreadyExistsError, CancelledError, CorruptDataError, CudaError, Error,
                       ErrorCode, InternalError, InvalidArgumentError, IoError, NoSpaceError,
                       NotFoundError, UnsupportedError)
-from ._options import Augment
-from ._loader import Loader
 from ._convert import convert_cifar, convert_imagefolder, convert_npy, inspect, rechunk
+
+# Only the loader needs torch: it is imported on first use, so that data-preparation scripts
+# (convert_*, rechunk, inspect) run where PyTorch is not installed.
+_NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options"}
+
+
+def __getattr__(name):
+    if name not in _NEEDS_TORCH:
+        raise AttributeError(f"module 'h5feed' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(_NEEDS_TORCH[name], __name__)
+    except ModuleNotFoundError as missing:
+        if missing.name is None or missing.name.split(".")[0] != "torch":
+            raise
+        raise ImportError(
+            f"h5feed.{name} needs PyTorch, which this Python cannot import ({missing}); on "
+            "Debian: apt install python3-torch. h5feed.convert_imagefolder, convert_cifar, "
+            "convert_npy, rechunk and inspect work without it") from missing
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "Loader", "Augment", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import h5feed
-from conftest import H5FEED, SAMPLES, make_arrays
+from conftest import H5FEED, SAMPLES, make_arrays, run_python
 
 MAKE_IMAGE_FOLDER = os.environ["H5FEED_SOURCE_DIR"] + "/tests/data/make_image_folder.py"
 
@@ -98,3 +98,24 @@ def test_bad_conversion_arguments_are_value_errors(tmp_path, image_folder):
         h5feed.convert_imagefolder(image_folder, tmp_path / "x.h5", size=8, compression="lz4")
     with pytest.raises(h5feed.NotFoundError):
         h5feed.convert_cifar(tmp_path / "no-cifar", tmp_path / "x.h5")
+
+
+def test_converting_and_inspecting_need_no_torch_and_the_loader_says_it_does(tmp_path):
+    np.save(tmp_path / "images.npy", make_arrays()[0])
+    # None in sys.modules makes `import torch` fail as it does where PyTorch is not installed.
+    script = f"""
+import sys
+sys.modules["torch"] = None
+import h5feed
+h5feed.convert_npy({str(tmp_path / "images.npy")!r}, {str(tmp_path / "out.h5")!r})
+print("samples", h5feed.inspect({str(tmp_path / "out.h5")!r})["images"]["num_images"])
+try:
+    h5feed.Loader
+except ImportError as error:
+    print("loader:", error)
+"""
+    result = run_python(script)
+    assert result.returncode == 0, result.stderr
+    assert f"samples {SAMPLES}" in result.stdout
+    assert "loader: h5feed.Loader needs PyTorch" in result.stdout
+    assert "apt install python3-torch" in result.stdout
