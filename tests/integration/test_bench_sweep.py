@@ -135,6 +135,15 @@ def test_plot_is_a_valid_png(swept):
     assert "compression zstd:1" in (out / "throughput.gp").read_text()
 
 
+def test_the_variant_stored_like_the_input_is_measured_on_the_input_itself(swept):
+    # `small` was converted with h5feed's defaults, which the sweep always runs: that variant
+    # is the input file, not a rewritten copy of it; the grid's variants are rechunked.
+    _, result, _ = swept
+    output = result.stdout + result.stderr
+    assert re.search(r"chunk \d+, zstd:3 is how the input is stored: measured as it is", output)
+    assert output.count("rechunking to") == 4  # chunks 8, 32 x none, zstd:1
+
+
 def test_temporary_files_are_removed(swept):
     out, _, _ = swept
     assert not [p for p in os.listdir(out) if p.startswith(".h5feed-sweep")]

@@ -38,11 +38,23 @@ std::string Elapsed(Clock::time_point start) {
 std::string CompressionOf(const index::DatasetIndex& index) {
   if (index.filters.empty()) return "none";
   for (const index::FilterStep& f : index.filters) {
-    const std::string level = f.client_data.empty() ? "" : ":" + std::to_string(f.client_data[0]);
-    if (f.kind == index::FilterKind::kZstd) return "zstd" + level;
-    if (f.kind == index::FilterKind::kDeflate) return "gzip" + level;
+    std::string name = f.kind == index::FilterKind::kZstd      ? "zstd"
+                       : f.kind == index::FilterKind::kDeflate ? "gzip"
+                                                               : "";
+    if (name.empty()) continue;
+    if (!f.client_data.empty()) name += ":" + std::to_string(f.client_data[0]);
+    return name;
   }
   return "other";
+}
+
+// Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
+// compression and level), so that rechunking it would only copy it.
+bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
+  if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
+  const std::string stored = CompressionOf(input);
+  if (stored == "other") return false;
+  return Compression::Parse(stored) == variant.compression;
 }
 
 // Reading the file once brings it into the page cache, so no run pays for the first disk read
@@ -185,17 +197,25 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     size_t done = 0;
     for (size_t f = 0; f < plan.files.size() && !cancel; ++f) {
       const FileVariant& variant = plan.files[f];
-      say("[" + std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) +
-          " files] rechunking to " + variant.Name() + " ...");
-      const auto rechunk_start = Clock::now();
+      std::string files_done = "[";
+      files_done += std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) + " files] ";
       std::string path;
-      try {
-        path = files.Make(variant, threads, &cancel, {});
-      } catch (const Error& e) {
-        if (e.code() == ErrorCode::kCancelled) break;
-        throw;
+      if (IsInputItself(input, variant)) {
+        // Rewriting it would give the same file, minutes later (rechunking dominates a sweep).
+        say(files_done + variant.Name() + " is how the input is stored: measured as it is, "
+                         "not rewritten; measuring the ceilings ...");
+        path = o.input;
+      } else {
+        say(files_done + "rechunking to " + variant.Name() + " ...");
+        const auto rechunk_start = Clock::now();
+        try {
+          path = files.Make(variant, threads, &cancel, {});
+        } catch (const Error& e) {
+          if (e.code() == ErrorCode::kCancelled) break;
+          throw;
+        }
+        say("  written in " + Elapsed(rechunk_start) + "; measuring the ceilings ...");
       }
-      say("  written in " + Elapsed(rechunk_start) + "; measuring the ceilings ...");
       if (!o.cold) WarmPageCache(path);
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
