@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "conversion_runner.h"
 #include "exit_codes.h"
+#include "file_locking_option.h"
 #include "h5feed/error.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
@@ -35,6 +36,7 @@ struct BenchFlags {
   bench::BenchSettings settings;
   bool no_verify = false;
   bool no_map = false;
+  std::string locking = "auto";  // auto | on | off (FileLocking)
   bool no_open_probe = false;
   bool cold = false;
   bool no_ceilings = false;
@@ -293,6 +295,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "std, computed on the CPU (what a trainer without a GPU stage gets)");
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the per-chunk checksum (faster; corruption then goes unnoticed)");
+  AddFileLockingOption(*command, flags->locking);
   command->add_flag("--no-map", flags->no_map,
                     "Read chunks with pread only, not through a mapping of FILE "
                     "(LoaderOptions::map_file): the reference for what mapping gains");
@@ -314,6 +317,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;
       flags->settings.map_file = !flags->no_map;
+      flags->settings.file_locking = ParseFileLocking(flags->locking);
       flags->settings.open_probe = !flags->no_open_probe;
       InterruptGuard interrupt;
       try {

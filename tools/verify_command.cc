@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "file_locking_option.h"
 #include "h5feed/error.h"
 #include "index/file_verification.h"
 #include "isolated_run.h"
@@ -33,16 +34,10 @@ struct VerifyFlags {
   int stall_seconds = 120;        // no progress for this long: HDF5 is stuck on the file
 };
 
-FileLocking ParseLocking(const std::string& text) {
-  if (text == "on") return FileLocking::kOn;
-  if (text == "off") return FileLocking::kOff;
-  return FileLocking::kAuto;
-}
-
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   index::VerifyOptions options;
   options.threads = flags.threads;
-  options.file_locking = ParseLocking(flags.locking);
+  options.file_locking = ParseFileLocking(flags.locking);
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
   const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();
   options.on_progress = [&](int64_t done, int64_t total) {
@@ -105,13 +100,7 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
   command->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
-  command
-      ->add_option("--file-locking", flags->locking,
-                   "HDF5's shared file lock: auto (take it; go on without where the file "
-                   "system refuses locks, with a warning), on, off (NFS without lockd). "
-                   "HDF5_USE_FILE_LOCKING=FALSE also turns it off")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+  AddFileLockingOption(*command, flags->locking);
   command
       ->add_option("--stall-seconds", flags->stall_seconds,
                    "Report the file as damaged when reading it makes no progress for this "

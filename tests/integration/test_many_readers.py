@@ -72,6 +72,14 @@ def test_a_file_held_by_a_writer_is_refused_unless_locking_is_off(train):
         # Turned off by the option or by HDF5's own variable, the reader reads (this writer
         # writes nothing, so the data are whole).
         assert read(train, "--file-locking", "off").returncode == 0
+        bench = [H5FEED, "bench", str(train), "--no-ceilings", "--batch", "64"]
+        refused_bench = subprocess.run(bench, capture_output=True, text=True, timeout=120)
+        assert refused_bench.returncode == 1, refused_bench.stdout + refused_bench.stderr
+        assert "open for writing" in refused_bench.stderr, refused_bench.stderr
+        unlocked_bench = subprocess.run([*bench, "--file-locking", "off"], capture_output=True,
+                                        text=True, timeout=120)
+        assert unlocked_bench.returncode == 0, unlocked_bench.stdout + unlocked_bench.stderr
+        assert f"{SAMPLES} images in" in unlocked_bench.stdout
         env = dict(os.environ, HDF5_USE_FILE_LOCKING="FALSE")
         assert read(train, env=env).returncode == 0
     assert read(train).returncode == 0  # the writer closed: locks are taken again

@@ -43,6 +43,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.normalize = s.normalize;
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
+  options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
   return options;
 }
