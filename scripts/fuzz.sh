@@ -65,7 +65,7 @@ for target in "${targets[@]}"; do
     echo
   elif inside_hdf5 "$log"; then
     hdf5_findings+=("$target")
-    grep -E "ERROR: |^ *#[0-9]+ " "$log" | head -n 12
+    grep -m 12 -E "ERROR: |^ *#[0-9]+ " "$log"
     echo "!! fuzz $target: a finding inside libhdf5 itself (not failing the run); input in" \
          "$findings/, full log $log; record it in docs/fuzzing.md"
   else
