@@ -32,6 +32,15 @@ std::string Hex64(uint64_t value) {
   return text;
 }
 
+// A chunk stored without filters is the chunk itself: exactly its decoded size.
+void CheckUnfilteredSize(uint64_t stored_bytes, uint64_t decoded_bytes) {
+  if (stored_bytes != decoded_bytes) {
+    throw Error(ErrorCode::kCorrupt, "the stored chunk holds " + std::to_string(stored_bytes) +
+                                         " bytes; unfiltered it must hold " +
+                                         std::to_string(decoded_bytes));
+  }
+}
+
 constexpr char kDamagedAdvice[] = ": the file is damaged; h5feed verify lists every bad chunk";
 
 }  // namespace
@@ -108,12 +117,7 @@ std::unique_ptr<io::MappedRange> ChunkReader::MapInPlace(int64_t chunk) const {
   if (!MapsInPlace()) return nullptr;
   return Described(chunk, [&]() -> std::unique_ptr<io::MappedRange> {
     const ChunkLocation& where = index_.chunks[static_cast<size_t>(chunk)];
-    if (where.stored_bytes != static_cast<uint64_t>(chunk_bytes())) {
-      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
-                                           std::to_string(where.stored_bytes) +
-                                           " bytes; unfiltered it must hold " +
-                                           std::to_string(chunk_bytes()));
-    }
+    CheckUnfilteredSize(where.stored_bytes, static_cast<uint64_t>(chunk_bytes()));
     std::unique_ptr<io::MappedRange> mapped =
         file_.MapAt(where.address, static_cast<size_t>(where.stored_bytes));
     if (mapped) VerifyChecksum(chunk, mapped->bytes());
@@ -132,12 +136,7 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
   const bool planar = index_.layout == Layout::kNCHW;
   std::span<uint8_t> decoded = planar ? scratch.planar.Get(bytes) : dest.first(bytes);
   if (NothingApplied(index_.filters, where.filter_mask)) {
-    if (where.stored_bytes != bytes) {
-      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
-                                           std::to_string(where.stored_bytes) +
-                                           " bytes; unfiltered it must hold " +
-                                           std::to_string(bytes));
-    }
+    CheckUnfilteredSize(where.stored_bytes, bytes);
     file_.ReadAt(where.address, decoded);  // straight into place: no copy
   } else {
     // Read, not mapped: decompressing from a mapping measured no faster (docs/reader.md).
@@ -160,12 +159,7 @@ ChunkReadStats ChunkReader::ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest
   if (!raw.stored) {
     std::memset(decoded.data(), index_.fill_value, decoded.size());
   } else if (NothingApplied(index_.filters, raw.filter_mask)) {
-    if (raw.bytes.size() != bytes) {
-      throw Error(ErrorCode::kCorrupt, "the stored chunk holds " +
-                                           std::to_string(raw.bytes.size()) +
-                                           " bytes; unfiltered it must hold " +
-                                           std::to_string(bytes));
-    }
+    CheckUnfilteredSize(raw.bytes.size(), bytes);
     std::memcpy(decoded.data(), raw.bytes.data(), bytes);
   } else {
     DecodeChunk(index_.filters, raw.filter_mask, raw.bytes, decoded, scratch.decode);

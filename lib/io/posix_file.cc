@@ -68,7 +68,8 @@ class PosixFile final : public RandomAccessFile {
     }
     const uint64_t start = offset - offset % PageSize();
     const auto mapped_bytes = static_cast<size_t>(offset - start) + length;
-    void* base = ::mmap(nullptr, mapped_bytes, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(start));
+    void* base =
+        ::mmap(nullptr, mapped_bytes, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(start));
     if (base == MAP_FAILED) {
       mappable_.store(false, std::memory_order_relaxed);  // this file system does not map
       return nullptr;

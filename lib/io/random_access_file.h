@@ -26,11 +26,11 @@ class RandomAccessFile {
   // The `length` bytes at `offset`, mapped read-only with every page present (MappedRange), or
   // nullptr when they are better read with ReadAt: the file cannot be mapped (a file system
   // without mmap, a kernel without MADV_POPULATE_READ, a test's file), or some of the range
-  // is not in the page cache (from the disk, one large read beats page faults). Throws as ReadAt does when the pages
-  // cannot be had (Error(kCorrupt) past the end of the file, Error(kIo) for a failed read), so
-  // a mapped range is never touched where a read would fault (SIGBUS). What remains: a file
-  // truncated by another process while a range of it is mapped faults on the next access;
-  // LoaderOptions::map_file = false reads everything with ReadAt instead.
+  // is not in the page cache (from the disk, one large read beats page faults). Throws as
+  // ReadAt does when the pages cannot be had (Error(kCorrupt) past the end of the file,
+  // Error(kIo) for a failed read), so a mapped range is never touched where a read would fault
+  // (SIGBUS). What remains: a file truncated by another process while a range of it is mapped
+  // faults on the next access; LoaderOptions::map_file = false reads everything with ReadAt.
   virtual std::unique_ptr<MappedRange> MapAt(uint64_t /*offset*/, size_t /*length*/) const {
     return nullptr;
   }
@@ -39,8 +39,9 @@ class RandomAccessFile {
 };
 
 // pread(2) on a read-only descriptor (O_CLOEXEC), retrying EINTR and short reads; MapAt with
-// mmap(2) and madvise(MADV_POPULATE_READ) (Linux 5.14); size() is the size at open. Throws Error(kNotFound) when `path` does not exist, kInvalidArgument when
-// it is not a regular file, kIo (with the errno text) when it cannot be opened.
+// mmap(2), mincore(2) and madvise(MADV_POPULATE_READ) (Linux 5.14); size() is the size at
+// open. Throws Error(kNotFound) when `path` does not exist, kInvalidArgument when it is not a
+// regular file, kIo (with the errno text) when it cannot be opened.
 std::unique_ptr<RandomAccessFile> OpenPosixFile(const std::string& path);
 
 }  // namespace h5feed::io

@@ -2,8 +2,9 @@
 // Inputs HDF5 1.10.8 (Debian bookworm's) never finishes with, which the open_file target
 // defuses before handing the file to HDF5: h5feed cannot interrupt a call into HDF5, and a fuzz
 // run stuck in one finds nothing else (outside fuzzing, h5feed's opens give up on such a file
-// through the open probe, lib/probe/open_probe.h). Each is listed in docs/fuzzing.md, and the input that found it is kept in tests/fuzz/regressions/open_file/
-// (its replay would hang, failing on ctest's timeout, if the defusing stopped working).
+// through the open probe, lib/probe/open_probe.h). Each is listed in docs/fuzzing.md, and the
+// input that found it is kept in tests/fuzz/regressions/open_file/ (its replay would hang,
+// failing on ctest's timeout, if the defusing stopped working).
 //
 // The one known: a global heap collection ("GCOL", where variable-length strings live) whose
 // object list holds, before the collection's end, an object of index 0 (free space) and size

@@ -197,8 +197,8 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     size_t done = 0;
     for (size_t f = 0; f < plan.files.size() && !cancel; ++f) {
       const FileVariant& variant = plan.files[f];
-      std::string files_done = "[";
-      files_done += std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) + " files] ";
+      const std::string files_done =
+          "[" + std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) + " files] ";
       std::string path;
       if (IsInputItself(input, variant)) {
         // Rewriting it would give the same file, minutes later (rechunking dominates a sweep).
