@@ -36,11 +36,14 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
     const int64_t end = std::min(rows, (s + 1) * batch_size);
     for (int64_t i = s * batch_size; i < end; ++i) {
       const int64_t row = order[static_cast<size_t>(i)];
-      // Divide before comparing so chunk_count * chunk_samples can never overflow.
-      Require(row >= 0 && row / chunk_samples < chunk_count,
-              "row " + std::to_string(row) + " at position " + std::to_string(i) +
-                  " of the order lies outside the dataset of " + std::to_string(chunk_count) +
-                  " chunks of " + std::to_string(chunk_samples) + " rows");
+      // Divide before comparing so chunk_count * chunk_samples can never overflow. The message
+      // is built only on failure: this runs for every row of every epoch.
+      if (row < 0 || row / chunk_samples >= chunk_count) {
+        Require(false, "row " + std::to_string(row) + " at position " + std::to_string(i) +
+                           " of the order lies outside the dataset of " +
+                           std::to_string(chunk_count) + " chunks of " +
+                           std::to_string(chunk_samples) + " rows");
+      }
       scratch.push_back(row / chunk_samples);
     }
     std::sort(scratch.begin(), scratch.end());
