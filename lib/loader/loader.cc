@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "cache/chunk_cache.h"
@@ -77,28 +78,74 @@ int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOption
   return samples;
 }
 
-// How many chunks the assembler may prefetch ahead: the cache less the working set, the
-// chunks in use at once: the sampler's window (W for chunks:W and quasi:W, one chunk for
-// sequential), the chunks of the steps in flight (one per slot, each touching about
-// batch / K + 1 chunks) and one pinned per thread. Prefetching into the working set's room
-// evicts chunks that are needed again. For random every chunk is in the working set; half
-// the cache is a guess that the cache's own refusal of harmful prefetches makes safe.
-int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  const int64_t chunk_bytes = dataset.chunk_samples * dataset.sample_bytes();
-  if (chunk_bytes <= 0) return 0;
-  const int64_t cache_chunks = options.cache_bytes / chunk_bytes;
+// The cache in chunks, against what the sampler keeps in use at once (the working set): the
+// sampler's window (W for chunks:W and quasi:W, one chunk for sequential), the chunks of the
+// steps in flight (one per slot, each touching about batch / K + 1 chunks) and one pinned per
+// thread. For random every chunk is in the working set; half the cache is a guess that the
+// cache's own refusal of harmful prefetches makes safe.
+struct CacheRoom {
+  int64_t cache_chunks = 0;
+  int64_t working_set = 0;
+  int64_t chunk_bytes = 0;
+};
+
+CacheRoom MeasureCacheRoom(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  CacheRoom room;
+  room.chunk_bytes = dataset.chunk_samples * dataset.sample_bytes();
+  if (room.chunk_bytes <= 0) return room;
+  room.cache_chunks = options.cache_bytes / room.chunk_bytes;
   const int64_t threads = options.threads > 0 ? options.threads : 1;
   const int64_t in_flight = options.slots * (options.batch_size / dataset.chunk_samples + 1);
-  int64_t working_set = cache_chunks / 2;
+  room.working_set = room.cache_chunks / 2;
   switch (options.sampler.kind) {
-    case SamplerOptions::Kind::kSequential: working_set = 1 + in_flight + threads; break;
+    case SamplerOptions::Kind::kSequential: room.working_set = 1 + in_flight + threads; break;
     case SamplerOptions::Kind::kChunks:
     case SamplerOptions::Kind::kQuasi:
-      working_set = options.sampler.window + in_flight + threads;
+      room.working_set = options.sampler.window + in_flight + threads;
       break;
     case SamplerOptions::Kind::kRandom: break;
   }
-  return std::max<int64_t>(0, cache_chunks - working_set);
+  return room;
+}
+
+// How many chunks the assembler may prefetch ahead: the cache less the working set.
+// Prefetching into the working set's room evicts chunks that are needed again.
+int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  const CacheRoom room = MeasureCacheRoom(options, dataset);
+  return std::max<int64_t>(0, room.cache_chunks - room.working_set);
+}
+
+// chunks:W moves to a new window of W chunks every W x K / batch steps; with room for that
+// window beside the working set, the assembler loads it while the last batches of the current
+// one are gathered. Without it the trainer waits at every window switch (a 64 MiB cache under
+// chunks:8 on 4 MiB chunks: 10-30 ms each on 2 cores). quasi:W replaces one chunk of its
+// active set at a time, so it needs one ahead. With less than the working set, chunks are read
+// more than once per epoch. Said once, at Open, with the size that avoids it; not when the
+// cache holds the whole file anyway.
+void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  const SamplerOptions& sampler = options.sampler;
+  if (sampler.kind != SamplerOptions::Kind::kChunks &&
+      sampler.kind != SamplerOptions::Kind::kQuasi) {
+    return;
+  }
+  const int64_t ahead = sampler.kind == SamplerOptions::Kind::kChunks ? sampler.window : 1;
+  const CacheRoom room = MeasureCacheRoom(options, dataset);
+  const int64_t wanted = std::min(room.working_set + ahead, dataset.chunk_count());
+  if (room.chunk_bytes <= 0 || room.cache_chunks >= wanted) return;
+  const auto mib = [](int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+  const std::string use = "sampler " + sampler.ToString() + " keeps about " +
+                          std::to_string(room.working_set) + " in use (its window, the steps " +
+                          "in flight in " + std::to_string(options.slots) +
+                          " slots, one per thread)";
+  const std::string consequence =
+      room.cache_chunks < room.working_set
+          ? ": chunks will be read and decoded more than once per epoch"
+          : " and needs room for " + std::to_string(ahead) +
+                " more to load the next ones ahead: batches can wait at each window switch";
+  Warn(options, "a cache of " + mib(options.cache_bytes) + " MiB holds " +
+                    std::to_string(room.cache_chunks) + " chunks of " + dataset.path + ", but " +
+                    use + consequence + ". cache_bytes of " + mib(wanted * room.chunk_bytes) +
+                    " MiB avoids it (or use a smaller window)");
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
@@ -151,6 +198,7 @@ struct Loader::Impl {
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
     if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
+    WarnIfCacheTooSmall(options, dataset);
     if (delivery.stage) {
       feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
     }

@@ -31,7 +31,9 @@ struct LoaderOptions {
   // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
   // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the
   // sampler's window (chunks:W, quasi:W) plus the chunks of the prefetched batches; for
-  // `random` it must hold the whole file.
+  // `random` it must hold the whole file. For chunks:W to load the next window while the
+  // current one is gathered, W chunks more. Open warns (on_warning) when it holds less, with
+  // the size that fits.
   int64_t cache_bytes = int64_t{512} << 20;
   EvictionPolicy eviction = EvictionPolicy::kBelady;
   // Host batch buffers (pinned when a GPU is used): the prefetch depth. Two let one batch

@@ -153,6 +153,42 @@ TEST_CASE("SetEpoch after an error starts over and meets the error again") {
   CHECK_THROWS_AS(loader.Next(), Error);
 }
 
+TEST_CASE("a cache too small for chunks:W is warned about at Open, with the size that fits") {
+  File file;  // 10 chunks of 16 images of 189 bytes
+  const int64_t chunk_bytes = 16 * kShape.bytes();
+  // chunks:4, 3 slots of 8 images, 2 threads: about 4 + 3 + 2 = 9 chunks in use, and 4 more
+  // to load the next window ahead: 13, which the file's 10 chunks cap.
+  const auto warnings_for = [&](const char* sampler, int64_t cache_chunks, LoaderStats* stats) {
+    LoaderOptions options = Sequential(8);
+    options.sampler = SamplerOptions::Parse(sampler);
+    options.cache_bytes = cache_chunks * chunk_bytes;
+    std::vector<std::string> warnings;
+    options.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
+    Loader loader = Loader::Open(file.path, options);
+    loader.SetEpoch(0);
+    int64_t samples = 0;
+    while (auto batch = loader.Next()) samples += batch->size();
+    CHECK(samples == 160);  // advice only: every sample still arrives
+    if (stats) *stats = loader.stats();
+    return warnings;
+  };
+
+  const std::vector<std::string> ahead = warnings_for("chunks:4", 9, nullptr);
+  REQUIRE(ahead.size() == 1);
+  CHECK(Contains(ahead[0], "holds 9 chunks of " + file.path));
+  CHECK(Contains(ahead[0], "window switch"));
+  CHECK(Contains(ahead[0], "cache_bytes of 1 MiB avoids it"));  // 10 x 3024 bytes, rounded up
+
+  LoaderStats stats;
+  const std::vector<std::string> rereads = warnings_for("chunks:4", 3, &stats);
+  REQUIRE(rereads.size() == 1);
+  CHECK(Contains(rereads[0], "more than once per epoch"));
+  CHECK(stats.chunk_reads > 10);  // what it warned of
+
+  CHECK(warnings_for("chunks:4", 10, nullptr).empty());  // the whole file fits
+  CHECK(warnings_for("random", 3, nullptr).empty());     // no window to load ahead
+}
+
 TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, warned and counted") {
   File file;
   testing::CorruptChunk(file.path, 3);  // rows 48-63
