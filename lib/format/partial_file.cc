@@ -18,7 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string PartialPrefix(const std::string& path) {
-  return "." + fs::path(path).filename().string() + ".partial-";
+  // Appended rather than `"." + string`: GCC 12 warns falsely (-Wrestrict) on that operator+.
+  std::string prefix = ".";
+  prefix += fs::path(path).filename().string();
+  prefix += ".partial-";
+  return prefix;
 }
 
 bool ProcessIsGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
