@@ -104,6 +104,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["mb_per_s"] = bench::PixelMbPerSecond(r);
   j["chunk_reads"] = r.stats.chunk_reads;
   j["chunk_reads_per_chunk"] = bench::ReadsPerChunk(r);
+  j["chunk_reads_next_epoch"] = r.chunk_reads_next_epoch;
   j["cache_hits"] = r.stats.cache_hits;
   j["cache_misses"] = r.stats.cache_misses;
   j["cache_hit_rate"] = bench::HitRate(r.stats);
@@ -177,7 +178,12 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          FormatCount(static_cast<int64_t>(bench::ImagesPerSecond(r))) + " images/s, " +
          Format("%.1f MB/s of uint8 pixels", bench::PixelMbPerSecond(r)) + "\n";
   out += "  chunk reads " + FormatCount(static_cast<int64_t>(s.chunk_reads)) +
-         Format(" (%.2f per chunk per epoch); cache ", bench::ReadsPerChunk(r)) +
+         Format(" (%.2f per chunk per epoch", bench::ReadsPerChunk(r)) +
+         (r.chunk_reads_next_epoch > 0
+              ? ", " + FormatCount(static_cast<int64_t>(r.chunk_reads_next_epoch)) +
+                    " of them ahead for the next epoch"
+              : std::string()) +
+         "); cache " +
          FormatCount(static_cast<int64_t>(s.cache_hits)) + " hits, " +
          FormatCount(static_cast<int64_t>(s.cache_misses)) + " misses" +
          Format(" (%.1f%% hit rate)", 100 * bench::HitRate(s)) + "\n";

@@ -15,42 +15,46 @@ void Require(bool condition, const std::string& message) {
 }  // namespace
 
 AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64_t chunk_samples,
-                       int64_t chunk_count) {
+                       int64_t chunk_count, std::span<const int64_t> following) {
   Require(batch_size >= 1, "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
   Require(chunk_samples >= 1,
           "chunk_samples is " + std::to_string(chunk_samples) + "; it must be >= 1");
   Require(chunk_count >= 0,
           "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
 
-  const auto rows = static_cast<int64_t>(order.size());
-  const int64_t steps = (rows + batch_size - 1) / batch_size;
-
   // Step -> distinct chunks. One scratch vector, reused, holds the chunks of a step while they
-  // are sorted and deduplicated.
-  step_offsets_.reserve(static_cast<size_t>(steps) + 1);
+  // are sorted and deduplicated. `following` starts a step of its own: its rows are another
+  // epoch's, whose steps begin at its first row.
   step_offsets_.push_back(0);
   std::vector<int64_t> scratch;
-  scratch.reserve(static_cast<size_t>(std::min(batch_size, rows)));
-  for (int64_t s = 0; s < steps; ++s) {
-    scratch.clear();
-    const int64_t end = std::min(rows, (s + 1) * batch_size);
-    for (int64_t i = s * batch_size; i < end; ++i) {
-      const int64_t row = order[static_cast<size_t>(i)];
-      // Divide before comparing so chunk_count * chunk_samples can never overflow. The message
-      // is built only on failure: this runs for every row of every epoch.
-      if (row < 0 || row / chunk_samples >= chunk_count) {
-        Require(false, "row " + std::to_string(row) + " at position " + std::to_string(i) +
-                           " of the order lies outside the dataset of " +
-                           std::to_string(chunk_count) + " chunks of " +
-                           std::to_string(chunk_samples) + " rows");
+  scratch.reserve(static_cast<size_t>(batch_size));
+  const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {
+    const auto count = static_cast<int64_t>(rows.size());
+    for (int64_t first = 0; first < count; first += batch_size) {
+      scratch.clear();
+      const int64_t end = std::min(count, first + batch_size);
+      for (int64_t i = first; i < end; ++i) {
+        const int64_t row = rows[static_cast<size_t>(i)];
+        // Divide before comparing so chunk_count * chunk_samples can never overflow. The
+        // message is built only on failure: this runs for every row of every epoch.
+        if (row < 0 || row / chunk_samples >= chunk_count) {
+          Require(false, "row " + std::to_string(row) + " at position " + std::to_string(i) +
+                             " of the " + what + " lies outside the dataset of " +
+                             std::to_string(chunk_count) + " chunks of " +
+                             std::to_string(chunk_samples) + " rows");
+        }
+        scratch.push_back(row / chunk_samples);
       }
-      scratch.push_back(row / chunk_samples);
+      std::sort(scratch.begin(), scratch.end());
+      scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+      step_chunks_.insert(step_chunks_.end(), scratch.begin(), scratch.end());
+      step_offsets_.push_back(static_cast<int64_t>(step_chunks_.size()));
     }
-    std::sort(scratch.begin(), scratch.end());
-    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-    step_chunks_.insert(step_chunks_.end(), scratch.begin(), scratch.end());
-    step_offsets_.push_back(static_cast<int64_t>(step_chunks_.size()));
-  }
+  };
+  add_steps(order, "order");
+  epoch_steps_ = steps();
+  add_steps(following, "following rows");
+  const int64_t steps = this->steps();
 
   // Chunk -> steps, by counting sort: visiting steps in ascending order fills each chunk's
   // list already sorted.

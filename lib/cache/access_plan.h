@@ -23,13 +23,18 @@ class AccessPlan {
 
   // `order`: the rows of one epoch in visiting order; step s covers rows
   // order[s * batch_size .. min((s + 1) * batch_size, order.size())) (the last step may be
-  // short). Row r lives in chunk r / chunk_samples. Throws Error(kInvalidArgument) when
-  // batch_size or chunk_samples is below 1, chunk_count is negative, or a row lies outside
-  // [0, chunk_count * chunk_samples).
+  // short). Row r lives in chunk r / chunk_samples. `following`: rows read after the epoch
+  // (the next epoch's first steps), planned as steps epoch_steps() .. steps() - 1 in the same
+  // way, so that the cache can load them while the epoch ends. Throws Error(kInvalidArgument)
+  // when batch_size or chunk_samples is below 1, chunk_count is negative, or a row lies
+  // outside [0, chunk_count * chunk_samples).
   AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64_t chunk_samples,
-             int64_t chunk_count);
+             int64_t chunk_count, std::span<const int64_t> following = {});
 
+  // All steps, the epoch's and the following ones.
   int64_t steps() const;
+  // The steps of `order` alone.
+  int64_t epoch_steps() const { return epoch_steps_; }
   int64_t chunk_count() const;
   // The number of (step, distinct chunk) pairs: the chunk reads of an epoch with a cache that
   // holds only the chunks of one step, and the size of each CSR table.
@@ -45,6 +50,7 @@ class AccessPlan {
   std::vector<int64_t> step_chunks_;
   std::vector<int64_t> chunk_offsets_;  // CSR: steps reading chunk c, ascending
   std::vector<int64_t> chunk_steps_;
+  int64_t epoch_steps_ = 0;
 };
 
 }  // namespace h5feed::cache

@@ -111,6 +111,7 @@ struct ChunkCache::Impl {
     Entry* e = InsertLoading(chunk);
     ++stats_.loads;
     ++stats_.prefetches;
+    if (plan_ && step >= plan_->epoch_steps()) ++stats_.prefetches_past_epoch;
     Load(e, lock);
     UnpinLocked(e);
     return true;

@@ -31,6 +31,9 @@ struct CacheStats {
   uint64_t misses = 0;        // Get() had to load it
   uint64_t loads = 0;         // chunk reads started (misses + prefetches), failed ones included
   uint64_t prefetches = 0;    // loads started by Prefetch()
+  // Of those, loads for the steps the plan carries on with after its epoch (AccessPlan,
+  // `following`): the next epoch's start, read during this one.
+  uint64_t prefetches_past_epoch = 0;
   uint64_t evictions = 0;
   uint64_t failed_loads = 0;  // loads whose LoadFunction threw (also counted in loads)
   uint64_t bytes_read = 0;    // from the file, over all successful loads

@@ -9,8 +9,11 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <limits>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cache/chunk_cache.h"
 #include "h5feed/error.h"
@@ -230,14 +233,44 @@ struct Loader::Impl {
                : (samples_per_rank + options.batch_size - 1) / options.batch_size;
   }
 
+  // The order of epoch `e`: the one computed ahead when `e` is the epoch that was expected.
+  std::vector<int64_t> OrderOf(int64_t e) {
+    if (upcoming_epoch == e) {
+      upcoming_epoch = -1;
+      return std::move(upcoming_order);
+    }
+    return EpochOrder(geometry, options.sampler, options.shard, options.seed, e);
+  }
+
+  // The rows of the next epoch's start that the cache may load while this epoch ends: its
+  // first window under chunks:W and quasi:W (the chunks its first batch waits for), and at
+  // least two batches.
+  std::span<const int64_t> UpcomingStart() const {
+    const bool windowed = options.sampler.kind == SamplerOptions::Kind::kChunks ||
+                          options.sampler.kind == SamplerOptions::Kind::kQuasi;
+    const int64_t window_rows = windowed ? options.sampler.window * dataset.chunk_samples : 0;
+    const auto rows = static_cast<size_t>(std::max(window_rows, 2 * options.batch_size));
+    return std::span<const int64_t>(upcoming_order).first(std::min(rows, upcoming_order.size()));
+  }
+
   // Stops the current run (if any) and starts one at (epoch, next_step).
   void StartRun() {
     assembler.reset();
     error = nullptr;
+    std::vector<int64_t> order = OrderOf(epoch);
+    // Trainers go from epoch e to e + 1: its order is computed now, once (and kept: one more
+    // order's worth of memory), so its first chunks load while this epoch's last batches
+    // train; any other SetEpoch or Restore just finds them cached or evicts them.
+    upcoming_order.clear();
+    upcoming_epoch = -1;
+    if (epoch < std::numeric_limits<int64_t>::max()) {
+      upcoming_order =
+          EpochOrder(geometry, options.sampler, options.shard, options.seed, epoch + 1);
+      upcoming_epoch = epoch + 1;
+    }
     auto plan = std::make_shared<const pipeline::EpochPlan>(
-        epoch, EpochOrder(geometry, options.sampler, options.shard, options.seed, epoch),
-        options.batch_size, options.drop_last_batch, dataset.chunk_samples,
-        dataset.chunk_count());
+        epoch, std::move(order), options.batch_size, options.drop_last_batch,
+        dataset.chunk_samples, dataset.chunk_count(), UpcomingStart());
     cache.SetPlan(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
@@ -332,6 +365,9 @@ struct Loader::Impl {
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
   int64_t next_step = 0;  // delivered steps of `epoch` already handed out (or skipped)
+  // The order of the epoch expected after `epoch` (-1: none computed).
+  int64_t upcoming_epoch = -1;
+  std::vector<int64_t> upcoming_order;
   std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
   uint64_t batches = 0;
   uint64_t samples = 0;
@@ -411,6 +447,7 @@ LoaderStats Loader::stats() const {
   stats.batches = impl_->batches;
   stats.samples = impl_->samples;
   stats.chunk_reads = cache.loads;
+  stats.chunk_reads_ahead = cache.prefetches_past_epoch;
   stats.cache_hits = cache.hits;
   stats.cache_misses = cache.misses;
   stats.bytes_read = cache.bytes_read;

@@ -168,8 +168,10 @@ void BatchAssembler::SchedulePrefetch(int64_t step) {
     chunks_ahead_ -= prefetched_steps_.front().second;
     prefetched_steps_.pop_front();
   }
+  // Past the epoch's last step come the next epoch's first ones (EpochPlan's next_rows):
+  // loading them while the epoch ends spares the next epoch's start the wait.
   int64_t t = std::max(prefetched_through_.load(std::memory_order_relaxed), step) + 1;
-  for (; t < plan_->steps(); ++t) {
+  for (; t < access.steps(); ++t) {
     if (t > step + options_.prefetch_steps && chunks_ahead_ >= options_.prefetch_chunks) break;
     std::span<const int64_t> before = access.chunks_of(t - 1);
     int64_t scheduled = 0;
@@ -177,24 +179,36 @@ void BatchAssembler::SchedulePrefetch(int64_t step) {
       // A chunk step t - 1 reads is loaded by that step (or its prefetch) already.
       if (std::binary_search(before.begin(), before.end(), chunk)) continue;
       ++scheduled;
-      prefetch_tasks_.run([this, chunk, t] {
-        // Stale once stage 1 has taken step t: that step's Get loads the chunk itself. Spawned
-        // tasks run LIFO on their thread, so with one worker these run late, after the steps
-        // they were for, and would read chunks back that were already used and evicted.
-        if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > t) return;
-        try {
-          resources_.cache->Prefetch(chunk, t);
-        } catch (...) {
-          // Not lost: a failed load is retried by the Get of the step that needs the chunk,
-          // which reports the error in order (cache/chunk_cache.h).
-        }
-      });
+      SpawnPrefetch(chunk, t);
     }
     prefetched_steps_.emplace_back(t, scheduled);
     chunks_ahead_ += scheduled;
   }
   prefetched_through_.store(std::max(t - 1, prefetched_through_.load(std::memory_order_relaxed)),
                             std::memory_order_relaxed);
+  // The next epoch's chunks were refused while this epoch still needed the room (a long
+  // horizon reaches them early). Once its last step is taken, only the steps in flight hold
+  // chunks: ask again for those not loaded yet (the cache declines the others at once).
+  if (step == plan_->steps() - 1) {
+    for (int64_t next = plan_->steps(); next < access.steps(); ++next) {
+      for (int64_t chunk : access.chunks_of(next)) SpawnPrefetch(chunk, next);
+    }
+  }
+}
+
+void BatchAssembler::SpawnPrefetch(int64_t chunk, int64_t step) {
+  prefetch_tasks_.run([this, chunk, step] {
+    // Stale once stage 1 has taken the step: its Get loads the chunk itself. Spawned tasks run
+    // LIFO on their thread, so with one worker these run late, after the steps they were for,
+    // and would read chunks back that were already used and evicted.
+    if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > step) return;
+    try {
+      resources_.cache->Prefetch(chunk, step);
+    } catch (...) {
+      // Not lost: a failed load is retried by the Get of the step that needs the chunk (in
+      // this run, or the next epoch's), which reports the error in order (chunk_cache.h).
+    }
+  });
 }
 
 void BatchAssembler::Assemble(Job& job) {

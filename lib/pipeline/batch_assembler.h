@@ -62,7 +62,9 @@ struct AssemblerOptions {
   int echo = 1;
   uint64_t seed = 0;  // of the echo permutations
   // Steps ahead of the one being taken whose chunks are prefetched into the cache: at least
-  // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks.
+  // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks;
+  // past the epoch's end, the steps the plan's access plan carries on with (the next epoch's
+  // first ones). The end of the epoch is delivered once those prefetches are done.
   // A chunks:W window switch needs W new chunks at once; prefetching them while the previous
   // window's batches are still being copied keeps both cores busy (CIFAR-shaped files used
   // 1.1 cores with 2 steps of lookahead). The cache refuses a prefetch that would evict a
@@ -106,6 +108,7 @@ class BatchAssembler {
   void Assemble(Job& job);
   void Deliver(Job* job);
   void SchedulePrefetch(int64_t step);
+  void SpawnPrefetch(int64_t chunk, int64_t step);
   std::unique_ptr<Job> Release(Job* job);
 
   const std::shared_ptr<const EpochPlan> plan_;

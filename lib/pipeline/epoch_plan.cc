@@ -8,7 +8,8 @@
 namespace h5feed::pipeline {
 
 EpochPlan::EpochPlan(int64_t epoch, std::vector<int64_t> order, int64_t batch_size,
-                     bool drop_last_batch, int64_t chunk_samples, int64_t chunk_count)
+                     bool drop_last_batch, int64_t chunk_samples, int64_t chunk_count,
+                     std::span<const int64_t> next_rows)
     : epoch_(epoch), batch_size_(batch_size), order_(std::move(order)) {
   if (batch_size < 1) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -18,7 +19,7 @@ EpochPlan::EpochPlan(int64_t epoch, std::vector<int64_t> order, int64_t batch_si
     order_.resize(order_.size() - order_.size() % static_cast<size_t>(batch_size));
   }
   access_ = std::make_shared<const cache::AccessPlan>(order_, batch_size, chunk_samples,
-                                                      chunk_count);
+                                                      chunk_count, next_rows);
 }
 
 std::span<const int64_t> EpochPlan::rows_of(int64_t step) const {

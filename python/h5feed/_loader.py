@@ -142,6 +142,7 @@ class Loader:
         return self._native.samples_per_epoch
 
     def stats(self) -> dict:
-        """Counters since opening: batches, samples, chunk_reads, cache_hits, cache_misses,
+        """Counters since opening: batches, samples, chunk_reads (chunk_reads_ahead of them
+        for the next epoch's start, read while an epoch ends), cache_hits, cache_misses,
         bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
         return self._native.stats()

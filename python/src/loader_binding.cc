@@ -172,6 +172,7 @@ class NativeLoader {
     result["batches"] = stats.batches;
     result["samples"] = stats.samples;
     result["chunk_reads"] = stats.chunk_reads;
+    result["chunk_reads_ahead"] = stats.chunk_reads_ahead;
     result["cache_hits"] = stats.cache_hits;
     result["cache_misses"] = stats.cache_misses;
     result["bytes_read"] = stats.bytes_read;

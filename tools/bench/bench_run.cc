@@ -111,6 +111,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   volatile unsigned sink = 0;
   const double cpu_start = CpuSeconds();
   const auto start = Clock::now();
+  auto finished = start;
+  double cpu_finished = cpu_start;
   const auto deadline =
       settings.max_seconds > 0
           ? start + std::chrono::duration_cast<Clock::duration>(
@@ -118,7 +120,9 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
           : Clock::time_point::max();
   for (int64_t epoch = 0; epoch < settings.epochs && !cancel && !result.time_limited; ++epoch) {
     loader.SetEpoch(epoch);
+    const uint64_t ahead_before = loader.stats().chunk_reads_ahead;
     bool epoch_complete = true;
+    auto asked = Clock::now();  // when the Next() now running was called
     while (std::optional<Batch> batch = loader.Next()) {
       sink = sink + batch->images()[0];
       if (settings.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
@@ -134,17 +138,28 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
         std::this_thread::sleep_until(step_start + step);
         result.consumer_seconds += std::chrono::duration<double>(Clock::now() - step_start).count();
       }
+      // The clock stops at the last batch consumed, not when Next() then reports the end:
+      // that report waits for the next epoch's first chunks, loaded while this one ends.
+      finished = Clock::now();
+      cpu_finished = CpuSeconds();
       if (progress) progress(result.images, total);
       if (cancel || Clock::now() >= deadline) {
         epoch_complete = false;
         result.time_limited = !cancel;
         break;
       }
+      asked = Clock::now();
     }
-    if (epoch_complete) ++result.epochs_done;
+    // Reads this epoch made ahead for the next: used if there is one, else extra.
+    result.chunk_reads_next_epoch = loader.stats().chunk_reads_ahead - ahead_before;
+    if (epoch_complete) {
+      ++result.epochs_done;
+      // The report of the end, outside the timed span like the loads it waited for.
+      result.end_wait_seconds += std::chrono::duration<double>(Clock::now() - asked).count();
+    }
   }
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  result.cpu_seconds = CpuSeconds() - cpu_start;
+  result.seconds = std::chrono::duration<double>(finished - start).count();
+  result.cpu_seconds = cpu_finished - cpu_start;
   result.interrupted = cancel;
   result.stats = loader.stats();
   result.peak_rss_mib = PeakRssMib();
@@ -165,11 +180,13 @@ double PixelMbPerSecond(const BenchResult& r) {
 }
 
 // Chunk reads per chunk per epoch: 1.00 when every chunk is read once an epoch. A run cut
-// short by max_seconds counts the epochs' worth it read.
+// short by max_seconds counts the epochs' worth it read. The reads made during the last epoch
+// for the one after it are the next epoch's, not the run's.
 double ReadsPerChunk(const BenchResult& r) {
   if (r.dataset.chunks <= 0 || r.dataset.samples <= 0) return 0;
   const double epochs = static_cast<double>(r.images) / static_cast<double>(r.dataset.samples);
-  return epochs > 0 ? r.stats.chunk_reads / (epochs * r.dataset.chunks) : 0;
+  const auto reads = static_cast<double>(r.stats.chunk_reads - r.chunk_reads_next_epoch);
+  return epochs > 0 ? reads / (epochs * r.dataset.chunks) : 0;
 }
 
 double HitRate(const LoaderStats& s) {
@@ -177,7 +194,9 @@ double HitRate(const LoaderStats& s) {
   return lookups > 0 ? static_cast<double>(s.cache_hits) / lookups : 0;
 }
 
-double WaitShare(const BenchResult& r) { return r.seconds > 0 ? r.stats.wait_seconds / r.seconds : 0; }
+double WaitShare(const BenchResult& r) {
+  return r.seconds > 0 ? std::max(0.0, r.stats.wait_seconds - r.end_wait_seconds) / r.seconds : 0;
+}
 
 // Cores kept busy: well under `threads` while Next() waits means the machine (shared, or fewer
 // free cores than threads) or a serial stage held the pipeline back.

@@ -49,6 +49,12 @@ struct BenchResult {
   double seconds = 0;      // from the first SetEpoch to the end of the last batch read
   double cpu_seconds = 0;  // user + system time of all threads over `seconds`
   double consumer_seconds = 0;  // of `seconds`, the time the simulated trainer spent on steps
+  // Not in `seconds`: the Next() calls that reported an epoch's end (they wait for the next
+  // epoch's first chunks to load), left out of the wait share too.
+  double end_wait_seconds = 0;
+  // Of stats.chunk_reads, those the last epoch made ahead for the epoch after it, which the
+  // run does not read (LoaderStats::chunk_reads_ahead).
+  uint64_t chunk_reads_next_epoch = 0;
   double peak_rss_mib = 0;
   double slot_mib = 0;  // slots x one slot's bytes (pipeline/slot_layout.h)
   // The first epoch's order, and the `random` sampler's order of the same file, measured the

@@ -95,6 +95,10 @@ struct LoaderStats {
   uint64_t batches = 0;
   uint64_t samples = 0;
   uint64_t chunk_reads = 0;    // chunks read and decompressed
+  // Of chunk_reads, those made ahead for the epoch after the one being read (its first
+  // window, loaded while this one ends; docs/reader.md). A run that stops after epoch e has
+  // read these for an epoch it never reads.
+  uint64_t chunk_reads_ahead = 0;
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
   uint64_t bytes_read = 0;     // from the file

@@ -40,6 +40,29 @@ TEST_CASE("a plan lists the distinct chunks of every step in ascending order") {
   CHECK(plan.chunks_of(3).empty());
 }
 
+TEST_CASE("rows following the epoch start steps of their own after the epoch's") {
+  // Chunks of 2 rows; batches of 4 rows. The epoch's last step is short (rows 1 and 0); the
+  // next epoch's first rows must not be merged into it.
+  const std::vector<int64_t> order = {7, 0, 6, 1, 2, 3, 4, 5, 1, 0};
+  const std::vector<int64_t> following = {5, 4, 3, 2, 9, 8};
+  const AccessPlan plan(order, 4, 2, 5, following);
+  CHECK(plan.epoch_steps() == 3);
+  CHECK(plan.steps() == 5);
+  CHECK(ToVector(plan.chunks_of(2)) == std::vector<int64_t>{0});
+  CHECK(ToVector(plan.chunks_of(3)) == std::vector<int64_t>{1, 2});
+  CHECK(ToVector(plan.chunks_of(4)) == std::vector<int64_t>{4});
+  // The cache sees chunk 4 needed again after the epoch, and chunk 3 never.
+  CHECK(plan.NextUse(4, 0) == 4);
+  CHECK(plan.NextUse(2, 2) == 3);
+  CHECK(plan.NextUse(3, 1) == AccessPlan::kNever);
+  // Without following rows the plan is the epoch's alone.
+  const AccessPlan alone(order, 4, 2, 5);
+  CHECK(alone.epoch_steps() == alone.steps());
+  CHECK(alone.NextUse(4, 0) == AccessPlan::kNever);
+  // A following row outside the dataset is refused like one of the order.
+  CHECK_THROWS_AS(AccessPlan(order, 4, 2, 5, std::vector<int64_t>{10}), Error);
+}
+
 TEST_CASE("NextUse finds the first step at or after the given one that reads the chunk") {
   const std::vector<int64_t> order = {7, 0, 6, 1, 2, 3, 4, 5, 1, 0};
   const AccessPlan plan(order, 4, 2, 5);

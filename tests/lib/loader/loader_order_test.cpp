@@ -255,6 +255,47 @@ TEST_CASE("chunks:W reads each chunk once per epoch with a cache of two windows,
   }
 }
 
+TEST_CASE("the next epoch's first window is loaded while an epoch ends") {
+  // 64 chunks, a cache of 24: chunks:4 with batches of 16 keeps about 12 in use, so the next
+  // epoch's first window (4 chunks, its steps 0-3) fits beside them. The end of epoch e is
+  // reported once those loads are done, so epoch e + 1's first batch finds its chunks cached:
+  // kept (the cache sees them needed again) or, on rank 0 of 2, whose chunks change from one
+  // epoch to the next, read ahead.
+  static TempFolder folder;
+  const std::string path = folder / "next_epoch.h5";
+  testing::WriteH5feedFile(path, 64 * kChunk, {4, 4, 3}, kChunk, Compression::Parse("zstd"));
+  for (int world_size : {1, 2}) {
+    CAPTURE(world_size);
+    LoaderOptions options = Options("chunks:4", 16);
+    options.cache_bytes = 24 * kChunk * 48;
+    options.shard.world_size = world_size;
+    Loader loader = Loader::Open(path, options);
+    const Batches epoch1 = [&] {
+      Loader fresh = Loader::Open(path, options);
+      return ReadEpoch(fresh, 1);
+    }();
+    uint64_t read_ahead = 0;
+    for (int64_t epoch = 0; epoch < 3; ++epoch) {
+      CAPTURE(epoch);
+      const uint64_t ahead_before = loader.stats().chunk_reads_ahead;
+      ReadEpoch(loader, epoch);
+      const LoaderStats ended = loader.stats();
+      read_ahead += ended.chunk_reads_ahead - ahead_before;
+      loader.SetEpoch(epoch + 1);
+      std::optional<Batch> first = loader.Next();
+      REQUIRE(first);
+      CHECK(loader.stats().cache_misses == ended.cache_misses);
+      if (epoch == 0) {  // and the batch loaded ahead is the one epoch 1 delivers anyway
+        CHECK(std::vector<int64_t>(first->indices().begin(), first->indices().end()) ==
+              epoch1.front());
+      }
+    }
+    if (world_size == 2) CHECK(read_ahead > 0);
+    // An epoch other than the expected one is read as always, from chunks loaded on demand.
+    CHECK(ReadEpoch(loader, 7).size() == static_cast<size_t>(64 / world_size));
+  }
+}
+
 TEST_CASE("chunks:W reads each chunk once per epoch when the cache holds the window") {
   LoaderOptions options = Options("chunks:3");
   options.cache_bytes = 1 << 20;
