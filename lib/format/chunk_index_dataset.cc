@@ -8,6 +8,7 @@
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
 #include "format/hdf5_mutex.h"
+#include "format/untimed_creation.h"
 #include "h5feed/error.h"
 
 namespace h5feed::hdf5 {
@@ -58,8 +59,9 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
   hsize_t dims[1] = {records.size()};
   Dataspace space(H5Screate_simple(1, dims, nullptr));
   if (!space) throw StackError(ErrorCode::kIo, what, location);
+  const PropertyList untimed = UntimedDatasetCreation();
   Dataset dataset(H5Dcreate2(location, schema::kChunkIndex, file_type.get(), space.get(),
-                             H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+                             H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, location);
   if (!records.empty() && H5Dwrite(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
                                    H5P_DEFAULT, records.data()) < 0) {

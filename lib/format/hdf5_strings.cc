@@ -7,6 +7,7 @@
 
 #include "format/hdf5_error.h"
 #include "format/hdf5_mutex.h"
+#include "format/untimed_creation.h"
 #include "h5feed/error.h"
 
 namespace h5feed::hdf5 {
@@ -131,8 +132,9 @@ void WriteStringDataset(hid_t location, const char* name, std::span<const std::s
   hsize_t dims[1] = {values.size()};
   Dataspace space(H5Screate_simple(1, dims, nullptr));
   if (!space) throw StackError(ErrorCode::kIo, what, location);
-  Dataset dataset(H5Dcreate2(location, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT));
+  const PropertyList untimed = UntimedDatasetCreation();
+  Dataset dataset(H5Dcreate2(location, name, type.get(), space.get(), H5P_DEFAULT,
+                             untimed.get(), H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, location);
   if (values.empty()) return;
   std::vector<const char*> pointers(values.size());

@@ -25,6 +25,7 @@
 #include "format/hdf5_strings.h"
 #include "format/partial_file.h"
 #include "format/schema.h"
+#include "format/untimed_creation.h"
 #include "h5feed/error.h"
 
 #ifndef H5FEED_VERSION
@@ -148,7 +149,8 @@ void Writer::State::CreateImagesDataset() {
   }
   // EXCL: this process's own temporary name exists only if another Writer here writes the same
   // output right now.
-  file = hdf5::File(H5Fcreate(temporary_path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get()));
+  const hdf5::PropertyList root = hdf5::UntimedFileCreation();
+  file = hdf5::File(H5Fcreate(temporary_path.c_str(), H5F_ACC_EXCL, root.get(), access.get()));
   if (!file) {
     if (hdf5::ErrorStackErrno() == EEXIST) {
       removed = true;  // not ours: never remove it
@@ -169,8 +171,8 @@ void Writer::State::CreateImagesDataset() {
   const hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
   const std::string dataset_what = "creating dataset /" + std::string(schema::kImages);
   hdf5::Dataspace space(H5Screate_simple(4, dims, max_dims));
-  hdf5::PropertyList create(H5Pcreate(H5P_DATASET_CREATE));
-  if (!space || !create || H5Pset_chunk(create.get(), 4, chunk) < 0) {
+  hdf5::PropertyList create = hdf5::UntimedDatasetCreation();
+  if (!space || H5Pset_chunk(create.get(), 4, chunk) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
   }
   herr_t status = 0;
@@ -361,8 +363,9 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
 
   const hsize_t label_dims[1] = {d.labels.size()};
   hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
+  const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
   hdf5::Dataset labels(label_space ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE,
-                                                label_space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                                label_space.get(), H5P_DEFAULT, untimed.get(),
                                                 H5P_DEFAULT)
                                    : H5I_INVALID_HID);
   if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
