@@ -123,8 +123,8 @@ int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& 
 // one are gathered. Without it the trainer waits at every window switch (a 64 MiB cache under
 // chunks:8 on 4 MiB chunks: 10-30 ms each on 2 cores). quasi:W replaces one chunk of its
 // active set at a time, so it needs one ahead. With less than the working set, chunks are read
-// more than once per epoch. Said once, at Open, with the size that avoids it; not when the
-// cache holds the whole file anyway.
+// more than once per epoch (the working set is an upper estimate, so "may"). Said once, at
+// Open, with the size that avoids it; not when the cache holds the whole file anyway.
 void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex& dataset) {
   const SamplerOptions& sampler = options.sampler;
   if (sampler.kind != SamplerOptions::Kind::kChunks &&
@@ -135,20 +135,23 @@ void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex
   const CacheRoom room = MeasureCacheRoom(options, dataset);
   const int64_t wanted = std::min(room.working_set + ahead, dataset.chunk_count());
   if (room.chunk_bytes <= 0 || room.cache_chunks >= wanted) return;
-  const auto mib = [](int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+  const auto size = [](int64_t bytes) {  // rounded up: the size that is enough
+    return bytes >= (1 << 20) ? std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"
+                              : std::to_string((bytes + 1023) >> 10) + " KiB";
+  };
   const std::string use = "sampler " + sampler.ToString() + " keeps about " +
                           std::to_string(room.working_set) + " in use (its window, the steps " +
                           "in flight in " + std::to_string(options.slots) +
                           " slots, one per thread)";
   const std::string consequence =
       room.cache_chunks < room.working_set
-          ? ": chunks will be read and decoded more than once per epoch"
+          ? ": chunks may be read and decoded more than once per epoch"
           : " and needs room for " + std::to_string(ahead) +
                 " more to load the next ones ahead: batches can wait at each window switch";
-  Warn(options, "a cache of " + mib(options.cache_bytes) + " MiB holds " +
+  Warn(options, "a cache of " + size(options.cache_bytes) + " holds " +
                     std::to_string(room.cache_chunks) + " chunks of " + dataset.path + ", but " +
-                    use + consequence + ". cache_bytes of " + mib(wanted * room.chunk_bytes) +
-                    " MiB avoids it (or use a smaller window)");
+                    use + consequence + ". cache_bytes of " + size(wanted * room.chunk_bytes) +
+                    " avoids it (or use a smaller window)");
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,

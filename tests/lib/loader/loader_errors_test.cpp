@@ -177,7 +177,7 @@ TEST_CASE("a cache too small for chunks:W is warned about at Open, with the size
   REQUIRE(ahead.size() == 1);
   CHECK(Contains(ahead[0], "holds 9 chunks of " + file.path));
   CHECK(Contains(ahead[0], "window switch"));
-  CHECK(Contains(ahead[0], "cache_bytes of 1 MiB avoids it"));  // 10 x 3024 bytes, rounded up
+  CHECK(Contains(ahead[0], "cache_bytes of 30 KiB avoids it"));  // 10 x 3024 bytes, rounded up
 
   LoaderStats stats;
   const std::vector<std::string> rereads = warnings_for("chunks:4", 3, &stats);

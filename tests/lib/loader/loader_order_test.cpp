@@ -241,8 +241,12 @@ TEST_CASE("chunks:W reads each chunk once per epoch with a cache of two windows,
     LoaderOptions options = Options(sampler, 16);
     options.cache_bytes = 8 * chunk_bytes;
     Loader loader = Loader::Open(path, options);
-    for (int64_t epoch = 0; epoch < 3; ++epoch) ReadEpoch(loader, epoch);
-    const uint64_t reads = loader.stats().chunk_reads;
+    for (int64_t epoch = 0; epoch < 2; ++epoch) ReadEpoch(loader, epoch);
+    const uint64_t ahead_before_last = loader.stats().chunk_reads_ahead;
+    ReadEpoch(loader, 2);
+    // Reads made during epoch 2 for epoch 3's start belong to an epoch this test never reads.
+    const uint64_t reads =
+        loader.stats().chunk_reads - (loader.stats().chunk_reads_ahead - ahead_before_last);
     CAPTURE(sampler);
     if (std::string(sampler) == "random") {
       CHECK(reads > 3 * 64 * 4);  // most of a batch's 16 rows sit in different chunks
