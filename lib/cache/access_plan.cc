@@ -27,7 +27,8 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
   // epoch's, whose steps begin at its first row.
   step_offsets_.push_back(0);
   std::vector<int64_t> scratch;
-  scratch.reserve(static_cast<size_t>(batch_size));
+  scratch.reserve(std::min(static_cast<size_t>(batch_size),
+                           std::max(order.size(), following.size())));
   const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {
     const auto count = static_cast<int64_t>(rows.size());
     for (int64_t first = 0; first < count; first += batch_size) {

@@ -1,22 +1,14 @@
 #include "loader/delivery_plan.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 #include "cuda/cuda_devices.h"
 #include "h5feed/error.h"
+#include "loader/warning.h"
 
 namespace h5feed::loader {
 namespace {
-
-void Warn(const LoaderOptions& options, const std::string& message) {
-  if (options.on_warning) {
-    options.on_warning(message);
-  } else {
-    std::fprintf(stderr, "h5feed: warning: %s\n", message.c_str());
-  }
-}
 
 // Whether output.cuda_device can be used; says why not, once, when it cannot.
 bool DeviceUsable(const LoaderOptions& options) {

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <exception>
 #include <limits>
 #include <span>
@@ -26,6 +25,7 @@
 #include "loader/loader_testing.h"
 #include "loader/options_check.h"
 #include "loader/state_fingerprint.h"
+#include "loader/warning.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
 #include "pipeline/batch_gatherer.h"
@@ -42,12 +42,12 @@ cache::EvictionPolicy ToCachePolicy(EvictionPolicy policy) {
                                         : cache::EvictionPolicy::kBelady;
 }
 
-void Warn(const LoaderOptions& options, const std::string& warning) {
-  if (options.on_warning) {
-    options.on_warning(warning);
-  } else {
-    std::fprintf(stderr, "h5feed: warning: %s\n", warning.c_str());
-  }
+using loader::Warn;
+
+// chunks:W and quasi:W: samplers that keep a window of W chunks open.
+bool Windowed(const SamplerOptions& sampler) {
+  return sampler.kind == SamplerOptions::Kind::kChunks ||
+         sampler.kind == SamplerOptions::Kind::kQuasi;
 }
 
 index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
@@ -127,10 +127,7 @@ int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& 
 // Open, with the size that avoids it; not when the cache holds the whole file anyway.
 void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex& dataset) {
   const SamplerOptions& sampler = options.sampler;
-  if (sampler.kind != SamplerOptions::Kind::kChunks &&
-      sampler.kind != SamplerOptions::Kind::kQuasi) {
-    return;
-  }
+  if (!Windowed(sampler)) return;
   const int64_t ahead = sampler.kind == SamplerOptions::Kind::kChunks ? sampler.window : 1;
   const CacheRoom room = MeasureCacheRoom(options, dataset);
   const int64_t wanted = std::min(room.working_set + ahead, dataset.chunk_count());
@@ -249,9 +246,8 @@ struct Loader::Impl {
   // first window under chunks:W and quasi:W (the chunks its first batch waits for), and at
   // least two batches.
   std::span<const int64_t> UpcomingStart() const {
-    const bool windowed = options.sampler.kind == SamplerOptions::Kind::kChunks ||
-                          options.sampler.kind == SamplerOptions::Kind::kQuasi;
-    const int64_t window_rows = windowed ? options.sampler.window * dataset.chunk_samples : 0;
+    const int64_t window_rows =
+        Windowed(options.sampler) ? options.sampler.window * dataset.chunk_samples : 0;
     const auto rows = static_cast<size_t>(std::max(window_rows, 2 * options.batch_size));
     return std::span<const int64_t>(upcoming_order).first(std::min(rows, upcoming_order.size()));
   }
