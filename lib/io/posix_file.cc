@@ -9,7 +9,6 @@
 #include <atomic>
 #include <cerrno>
 #include <limits>
-#include <vector>
 
 #include "h5feed/error.h"
 #include "io/io_errors.h"
@@ -107,14 +106,23 @@ class PosixFile final : public RandomAccessFile {
   const std::string& path() const override { return path_; }
 
  private:
-  // Whether every page of the mapping [base, base + bytes) is in the page cache (mincore(2):
-  // a page-cache lookup per page, no read).
+  // Whether the page cache holds the mapping [base, base + bytes), judged by a sample of its
+  // pages: the first, the last and evenly spaced ones between (mincore(2), a page-cache
+  // lookup per page asked about, no read). Asking about every page of a 4 MiB chunk took about
+  // a tenth of the loader's time on a cached uncompressed file. The pages of a chunk are read
+  // in, and evicted, together, so a sample tells; a page it misses costs speed, never
+  // correctness (MADV_POPULATE_READ reads it in, or reports the error).
   static bool Resident(void* base, size_t bytes) {
-    thread_local std::vector<unsigned char> pages;
-    pages.resize((bytes + PageSize() - 1) / PageSize());
-    if (::mincore(base, bytes, pages.data()) != 0) return false;
-    for (unsigned char page : pages) {
-      if ((page & 1) == 0) return false;
+    constexpr uint64_t kSampledPages = 16;
+    const uint64_t pages = (bytes + PageSize() - 1) / PageSize();
+    const uint64_t asked = std::min(pages, kSampledPages);
+    for (uint64_t i = 0; i < asked; ++i) {
+      const uint64_t page = asked == 1 ? 0 : i * (pages - 1) / (asked - 1);
+      unsigned char state = 0;
+      if (::mincore(static_cast<uint8_t*>(base) + page * PageSize(), 1, &state) != 0 ||
+          (state & 1) == 0) {
+        return false;
+      }
     }
     return true;
   }

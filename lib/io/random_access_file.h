@@ -25,12 +25,13 @@ class RandomAccessFile {
 
   // The `length` bytes at `offset`, mapped read-only with every page present (MappedRange), or
   // nullptr when they are better read with ReadAt: the file cannot be mapped (a file system
-  // without mmap, a kernel without MADV_POPULATE_READ, a test's file), or some of the range
-  // is not in the page cache (from the disk, one large read beats page faults). Throws as
-  // ReadAt does when the pages cannot be had (Error(kCorrupt) past the end of the file,
-  // Error(kIo) for a failed read), so a mapped range is never touched where a read would fault
-  // (SIGBUS). What remains: a file truncated by another process while a range of it is mapped
-  // faults on the next access; LoaderOptions::map_file = false reads everything with ReadAt.
+  // without mmap, a kernel without MADV_POPULATE_READ, a test's file), or the page cache does
+  // not hold the range, judged by a sample of its pages (from the disk, one large read beats
+  // page faults). Throws as ReadAt does when the pages cannot be had (Error(kCorrupt) past the
+  // end of the file, Error(kIo) for a failed read), so a mapped range is never touched where a
+  // read would fault (SIGBUS). What remains: a file truncated by another process while a range
+  // of it is mapped faults on the next access; LoaderOptions::map_file = false reads
+  // everything with ReadAt.
   virtual std::unique_ptr<MappedRange> MapAt(uint64_t /*offset*/, size_t /*length*/) const {
     return nullptr;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "pipeline/row_copy.h"
 
 namespace h5feed::pipeline {
 
@@ -72,6 +73,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   group_begin.push_back(by_chunk.size());
   const size_t groups = group_begin.size() - 1;
   std::vector<char> skipped(groups, 0);  // one writer per element
+  const SlotWrites writes = SlotWritesFor(slot.images.size());
 
   tbb::parallel_for(tbb::blocked_range<size_t>(0, groups, 1),
                     [&](const tbb::blocked_range<size_t>& range) {
@@ -94,10 +96,11 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
       for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
         const auto position = static_cast<size_t>(by_chunk[k].second);
         const auto local = static_cast<size_t>(rows[position] - chunk * chunk_samples_);
-        std::memcpy(slot.images.data() + position * row_bytes, data + local * row_bytes,
-                    row_bytes);
+        CopyRow(slot.images.data() + position * row_bytes, data + local * row_bytes, row_bytes,
+                writes);
       }
     }
+    FinishSlotWrites(writes);  // before this task's completion publishes the rows
   });
 
   std::vector<char> dropped;  // per position, only when a chunk was skipped

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "pipeline/row_copy.h"
 #include "synthetic_dataset.h"
 
 namespace h5feed::pipeline {
@@ -46,6 +47,30 @@ TEST_CASE("rows are gathered from their chunks with their labels, in the batch's
   // 99 and 96 share chunk 12, 3/4/0 chunk 0, 50/51 chunk 6, 17 chunk 2: each read once.
   CHECK(data.loads() == 4);
   CHECK(cache.stats().misses == 4);
+}
+
+TEST_CASE("a slot of several MiB, written with streaming stores, gets every row exactly") {
+  // Rows of 4,551 bytes: most start at no multiple of 16 within the slot.
+  SyntheticDataset data(1200, 50, {37, 41, 3});
+  cache::ChunkCache cache(data.chunk_bytes(), 64 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  BatchGatherer gatherer(cache, 50, data.shape().bytes(), data.labels(), {});
+  TestSlot slot(1000, data.shape());
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+#if defined(__SSE2__)
+  REQUIRE(SlotWritesFor(slot.view.images.size()) == SlotWrites::kStreaming);
+#endif
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < 1000; ++i) rows.push_back((i * 577 + 3) % 1200);  // all distinct
+  tbb::task_arena arena(2);
+  int64_t kept = 0;
+  arena.execute([&] { kept = gatherer.Gather(rows, 0, slot.view); });
+  REQUIRE(kept == 1000);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(data.Holds(slot.view.images.subspan(i * bytes, bytes), rows[i]));
+    REQUIRE(slot.view.indices[i] == rows[i]);
+  }
 }
 
 TEST_CASE("a corrupt chunk fails the gather with its error") {
