@@ -1,7 +1,9 @@
 #include "cache/access_plan.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 
@@ -22,17 +24,18 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
   Require(chunk_count >= 0,
           "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
 
-  // Step -> distinct chunks. One scratch vector, reused, holds the chunks of a step while they
-  // are sorted and deduplicated. `following` starts a step of its own: its rows are another
-  // epoch's, whose steps begin at its first row.
+  // Step -> distinct chunks. A chunk's rows meet in a step many times (a chunks:8 step of 256
+  // rows touches 8 chunks), so each chunk is marked with the last step that listed it and
+  // only the distinct ones are sorted: sorting all of a step's rows cost 2 ms per CIFAR-shaped
+  // epoch, on the thread that calls SetEpoch. `following` starts a step of its own: its rows
+  // are another epoch's, whose steps begin at its first row.
   step_offsets_.push_back(0);
-  std::vector<int64_t> scratch;
-  scratch.reserve(std::min(static_cast<size_t>(batch_size),
-                           std::max(order.size(), following.size())));
+  std::vector<int64_t> listed_in(static_cast<size_t>(chunk_count), -1);  // chunk -> step
   const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {
     const auto count = static_cast<int64_t>(rows.size());
     for (int64_t first = 0; first < count; first += batch_size) {
-      scratch.clear();
+      const int64_t step = steps();
+      const auto step_begin = static_cast<std::ptrdiff_t>(step_chunks_.size());
       const int64_t end = std::min(count, first + batch_size);
       for (int64_t i = first; i < end; ++i) {
         const int64_t row = rows[static_cast<size_t>(i)];
@@ -44,11 +47,14 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
                              std::to_string(chunk_count) + " chunks of " +
                              std::to_string(chunk_samples) + " rows");
         }
-        scratch.push_back(row / chunk_samples);
+        const int64_t chunk = row / chunk_samples;
+        int64_t& listed = listed_in[static_cast<size_t>(chunk)];
+        if (listed != step) {
+          listed = step;
+          step_chunks_.push_back(chunk);
+        }
       }
-      std::sort(scratch.begin(), scratch.end());
-      scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-      step_chunks_.insert(step_chunks_.end(), scratch.begin(), scratch.end());
+      std::sort(step_chunks_.begin() + step_begin, step_chunks_.end());
       step_offsets_.push_back(static_cast<int64_t>(step_chunks_.size()));
     }
   };
