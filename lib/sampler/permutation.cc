@@ -3,15 +3,22 @@
 #include <numeric>
 
 namespace h5feed {
+namespace {
+
+// GCC and Clang's 128-bit integer on 64-bit targets; __extension__ says the non-standard type
+// is meant (-Wpedantic).
+__extension__ using Uint128 = unsigned __int128;
+
+}  // namespace
 
 uint64_t SplitMix64::Below(uint64_t bound) {
   // Lemire's multiply-shift with rejection of the few values that would bias the result.
-  unsigned __int128 product = static_cast<unsigned __int128>(Next()) * bound;
+  Uint128 product = static_cast<Uint128>(Next()) * bound;
   uint64_t low = static_cast<uint64_t>(product);
   if (low < bound) {
     uint64_t threshold = (0 - bound) % bound;
     while (low < threshold) {
-      product = static_cast<unsigned __int128>(Next()) * bound;
+      product = static_cast<Uint128>(Next()) * bound;
       low = static_cast<uint64_t>(product);
     }
   }
