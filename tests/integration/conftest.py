@@ -31,14 +31,15 @@ def run_h5feed(*args, check=None, env=None, **kwargs):
     return result
 
 
-def python_with_plugin(code, plugin=True):
-    """Runs `code` in a fresh /usr/bin/python3 (h5py reads HDF5_PLUGIN_PATH at import)."""
+def python_with_plugin(code, plugin=True, args=()):
+    """Runs `code` in a fresh /usr/bin/python3 (h5py reads HDF5_PLUGIN_PATH at import), with
+    `args` as its sys.argv[1:]."""
     env = dict(os.environ)
     env.pop("HDF5_PLUGIN_PATH", None)
     if plugin:
         env["HDF5_PLUGIN_PATH"] = PLUGIN_DIR
-    return subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(["/usr/bin/python3", "-c", code, *map(str, args)],
+                          capture_output=True, text=True, env=env, timeout=120)
 
 
 @pytest.fixture(autouse=True)

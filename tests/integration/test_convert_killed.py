@@ -54,7 +54,7 @@ print(digest.hexdigest())
 
 def content_digest(path):
     """What h5py reads from `path`: every root attribute and every dataset's values."""
-    result = python_with_plugin(CONTENT_DIGEST.replace("sys.argv[1]", repr(str(path))))
+    result = python_with_plugin(CONTENT_DIGEST, args=[path])
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
