@@ -16,10 +16,6 @@
 namespace h5feed::cli {
 namespace {
 
-[[noreturn]] void SystemError(const char* what) {
-  throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::strerror(errno));
-}
-
 // The child: runs the body, beating on `beats`, and leaves with its code without running the
 // parent's exit handlers twice (after flushing what it printed).
 [[noreturn]] void RunChild(const std::function<int(const Heartbeat&)>& body, int beats) {
@@ -49,11 +45,11 @@ namespace {
 IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>& body,
                            std::chrono::milliseconds stall) {
   int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) SystemError("pipe2");
+  if (::pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) probe::ThrowCallFailed("pipe2");
   std::cout.flush();
   std::cerr.flush();
   const pid_t child = ::fork();
-  if (child < 0) SystemError("fork");
+  if (child < 0) probe::ThrowCallFailed("fork");
   if (child == 0) {
     ::close(pipe_ends[0]);
     RunChild(body, pipe_ends[1]);

@@ -26,9 +26,6 @@ using std::chrono::milliseconds;
 // poll at once.
 constexpr milliseconds kSlice{100};
 
-[[noreturn]] void SystemError(const char* what) {
-  throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::strerror(errno));
-}
 
 class OutputReader {
  public:
@@ -97,7 +94,7 @@ ChildEnd WatchChild(pid_t child, int output, milliseconds stall, bool keep_outpu
     if (reader.open()) {
       pollfd wait_for = {reader.fd(), POLLIN, 0};
       const int ready = ::poll(&wait_for, 1, static_cast<int>(slice.count()));
-      if (ready < 0 && errno != EINTR) SystemError("poll");
+      if (ready < 0 && errno != EINTR) ThrowCallFailed("poll");
       if (ready > 0 && reader.Drain(end.output_tail)) last_progress = Clock::now();
     } else {
       std::this_thread::sleep_for(std::min(nap, slice));
@@ -120,12 +117,16 @@ ChildEnd WatchChild(pid_t child, int output, milliseconds stall, bool keep_outpu
       end.how = ChildEnd::How::kLost;
       break;
     }
-    if (reaped < 0 && errno != EINTR) SystemError("waitpid");
+    if (reaped < 0 && errno != EINTR) ThrowCallFailed("waitpid");
   }
   if (end.output_tail.size() > kKeptOutputBytes) {
     end.output_tail.erase(0, end.output_tail.size() - kKeptOutputBytes);
   }
   return end;
+}
+
+void ThrowCallFailed(const char* what) {
+  throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::strerror(errno));
 }
 
 }  // namespace h5feed::probe

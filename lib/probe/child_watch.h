@@ -42,4 +42,8 @@ inline constexpr size_t kKeptOutputBytes = 4096;
 // exec'd) by another thread meanwhile holds a copy of the write end and would delay that.
 ChildEnd WatchChild(pid_t child, int output, std::chrono::milliseconds stall, bool keep_output);
 
+// Throws Error(kInternal) "<what> failed: <errno text>" for a call made while starting or
+// watching a child (pipe2, poll, waitpid) that failed with errno set: nothing the user did.
+[[noreturn]] void ThrowCallFailed(const char* what);
+
 }  // namespace h5feed::probe

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "h5feed/error.h"
+#include "probe/child_watch.h"
 
 extern char** environ;
 
@@ -73,9 +74,7 @@ ProgramRun RunWatchedProgram(const std::vector<std::string>& argv,
   int pipe_ends[2];
   // O_CLOEXEC: the write end reaches the program only through the dup2 below, never another
   // program a second thread starts meanwhile.
-  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) {
-    throw Error(ErrorCode::kInternal, std::string("pipe2 failed: ") + std::strerror(errno));
-  }
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) ThrowCallFailed("pipe2");
   std::vector<std::string> arguments = argv;
   std::vector<char*> pointers;
   for (std::string& argument : arguments) pointers.push_back(argument.data());
