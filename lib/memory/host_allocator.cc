@@ -15,8 +15,11 @@ class PageAligned final : public HostAllocator {
  public:
   void* Allocate(size_t bytes) override {
     if (bytes == 0) throw Error(ErrorCode::kInvalidArgument, "host allocation of 0 bytes");
-    void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                        -1, 0);
+    // MAP_POPULATE: every page is faulted in and zeroed now, at Open, not by the first
+    // epoch's first writes (a 30 MB CelebA-shaped slot is 7,300 page faults), as the chunk
+    // cache's buffers are. Best effort: without memory to spare it maps lazily instead.
+    void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (region == MAP_FAILED) {
       int error = errno;
       throw Error(ErrorCode::kIo, "cannot allocate " + std::to_string(bytes) +

@@ -28,8 +28,9 @@ class HostAllocator {
 // Linux's page: slots start on one so DMA engines (cudaHostRegister, O_DIRECT) accept them.
 inline constexpr size_t kPageBytes = 4096;
 
-// Anonymous mmap: page-aligned, zero-filled lazily by the kernel, returned to the system on
-// Deallocate (a multi-GiB slot ring does not linger in malloc's arenas after the loader dies).
+// Anonymous mmap: page-aligned, its pages committed at allocation (so the first epoch does not
+// page-fault through the slots), returned to the system on Deallocate (a multi-GiB slot ring
+// does not linger in malloc's arenas after the loader dies).
 std::shared_ptr<HostAllocator> PageAlignedAllocator();
 
 }  // namespace h5feed::memory

@@ -38,7 +38,8 @@ struct LoaderOptions {
   EvictionPolicy eviction = EvictionPolicy::kBelady;
   // Host batch buffers (pinned when a GPU is used): the prefetch depth. Two let one batch
   // be assembled while the trainer holds another; more absorb jitter. With the GPU stage,
-  // also the number of delivered batches the device holds (at least 2).
+  // also the number of delivered batches the device holds (at least 2). Their memory is
+  // committed by Open, like the cache's, so the first epoch does not page-fault through it.
   int slots = 4;
   int threads = 0;  // worker threads; 0 = all cores
 
