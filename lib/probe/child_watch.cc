@@ -26,7 +26,6 @@ using std::chrono::milliseconds;
 // poll at once.
 constexpr milliseconds kSlice{100};
 
-
 class OutputReader {
  public:
   OutputReader(int fd, bool keep) : fd_(fd), keep_(keep) {

@@ -43,7 +43,8 @@ inline constexpr size_t kKeptOutputBytes = 4096;
 ChildEnd WatchChild(pid_t child, int output, std::chrono::milliseconds stall, bool keep_output);
 
 // Throws Error(kInternal) "<what> failed: <errno text>" for a call made while starting or
-// watching a child (pipe2, poll, waitpid) that failed with errno set: nothing the user did.
+// watching a child (pipe2, fork, poll, waitpid) that failed with errno set: nothing the user
+// did.
 [[noreturn]] void ThrowCallFailed(const char* what);
 
 }  // namespace h5feed::probe
