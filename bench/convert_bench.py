@@ -10,7 +10,10 @@ tests/data/make_image_folder.py) converted to 224x224 with 2 threads:
   (d) decode_rate: decoding the same files only (TurboJPEG / libspng), no resize, no write
 
 and reports images/s of each and the ratios h5feed / reference (target >= 2.5) and
-h5feed / decode-only (target >= 0.85). With --memory-scaling it also converts 2,000 and
+h5feed / decode-only (target >= 0.85). Then bench/convert_costs times each step of a
+conversion (decode, resize, checksum, compress, write) on one thread, for zstd:3 and for no
+compression: their sum bounds what any converter doing these steps can reach on 2 threads,
+so the report says how far the targets are from what the steps themselves allow. With --memory-scaling it also converts 2,000 and
 20,000 images and compares h5feed's peak resident memory (target: within 2x).
 
 Why ratios in one run: the machines are shared and noisy, so absolute times from different
@@ -247,6 +250,59 @@ def ratio_table(variants: dict[str, Variant], memory: list[MemoryRun]) -> list[s
     return lines
 
 
+def costs_table(costs: dict[str, dict]) -> list[str]:
+    """Milliseconds of one thread per image for each step, zstd:3 and none side by side."""
+    steps = [("decode_full", "decode at full size (decode-only reference, not a step)"),
+             ("read", "read the file (open, pread, close; page cache)"),
+             ("decode_scaled", "decode as converted (JPEG at a reduced DCT scale)"),
+             ("resize", "fit to the size (resize, center crop)"),
+             ("checksum", "checksum (XXH3) per chunk"),
+             ("compress", "compress per chunk"),
+             ("write", "write the stored chunk into the page cache")]
+    keys = list(costs)
+    lines = ["| step (ms of one thread per image) | " + " | ".join(keys) + " |",
+             "| --- |" + " ---: |" * len(keys)]
+    for key, title in steps:
+        lines.append(f"| {title} | " + " | ".join(f"{costs[k]['ms_per_image'][key]:.3f}" for k in keys) + " |")
+    lines.append("| **converting steps** | " + " | ".join(f"**{costs[k]['steps_ms_per_image']:.3f}**" for k in keys) + " |")
+    threads = costs[keys[0]]["threads"]
+    lines.append(f"| bound: images/s on {threads} threads at perfect scaling | "
+                 + " | ".join(f"{costs[k]['bound_images_per_s']:.0f}" for k in keys) + " |")
+    return lines
+
+
+def bound_table(variants: dict[str, Variant], costs: dict[str, dict]) -> list[str]:
+    """How far the targets are from what the steps allow (reported, no target of their own)."""
+    rate = {key: v.best_rate() for key, v in variants.items()}
+    bound = {key: c["bound_images_per_s"] for key, c in costs.items()}
+    rows = [("bound zstd:3 / reference: the most a converter doing these steps reaches (target 2.5x)",
+             bound["zstd:3"] / rate["reference"]),
+            ("bound none / reference", bound["none"] / rate["reference"]),
+            ("bound none / decode only: the most it reaches of decode-only (target 0.85)",
+             bound["none"] / rate["decode"]),
+            ("h5feed zstd:3 / its bound", rate["h5feed_zstd"] / bound["zstd:3"]),
+            ("h5feed none / its bound", rate["h5feed_none"] / bound["none"])]
+    lines = ["| ratio | value |", "| --- | ---: |"]
+    lines += [f"| {name} | {value:.2f}x |" for name, value in rows]
+    return lines
+
+
+def measure_costs(args: argparse.Namespace, folder: Path, tool: str) -> dict[str, dict]:
+    """bench/convert_costs --json for zstd:3 and none: {compression: its report}."""
+    costs = {}
+    for compression in ("zstd:3", "none"):
+        argv = [tool, str(folder), "--size", args.size, "--compression", compression,
+                "--threads", str(args.threads), "--write-dir", str(args.workdir / "out"), "--json"]
+        done = run_checked(argv, args.timeout)
+        try:
+            costs[compression] = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError) as error:
+            raise BenchError(f"expected one JSON line from {shlex.join(argv)}, got {done.stdout!r} ({error})") from None
+        print(f"costs, {compression}: {costs[compression]['steps_ms_per_image']:.3f} ms per image on one "
+              f"thread, bound {costs[compression]['bound_images_per_s']:.0f} images/s", flush=True)
+    return costs
+
+
 def memory_table(memory: list[MemoryRun]) -> list[str]:
     lines = ["| images | peak RSS (MiB) | images/s (one run, incl. start-up) |", "| ---: | ---: | ---: |"]
     for run in memory:
@@ -255,7 +311,7 @@ def memory_table(memory: list[MemoryRun]) -> list[str]:
 
 
 def report(args: argparse.Namespace, folder: Path, variants: dict[str, Variant],
-           memory: list[MemoryRun], load_before: float) -> str:
+           costs: dict[str, dict], memory: list[MemoryRun], load_before: float) -> str:
     images, size = count_images(folder)
     command = shlex.join([sys.executable, *sys.argv])
     lines = [
@@ -270,6 +326,11 @@ def report(args: argparse.Namespace, folder: Path, variants: dict[str, Variant],
         f"best of {args.repeats} interleaved rounds. Converters are timed as whole processes; "
         "decode_rate reports its own decode time.", "",
         *speed_table(variants), "", *ratio_table(variants, memory), "",
+        "Where the time goes: `bench/convert_costs` times each step with the converter's own code "
+        "on one thread (best of 3 rounds), chunks of h5feed's default size. The sum of the steps "
+        "bounds any converter doing them: no start-up, no listing, no waiting, perfect scaling "
+        "over the threads.", "",
+        *costs_table(costs), "", *bound_table(variants, costs), "",
     ]
     if memory:
         lines += ["Peak resident memory of `h5feed convert imagefolder` (zstd:3, "
@@ -296,6 +357,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--h5feed", default="build/tools/h5feed", help="h5feed binary (default %(default)s)")
     parser.add_argument("--decode-rate", default="build/bench/decode_rate",
                         help="decode_rate binary (default %(default)s)")
+    parser.add_argument("--convert-costs", default="build/bench/convert_costs",
+                        help="convert_costs binary (default %(default)s)")
     parser.add_argument("--images", type=int, default=3000, help="images in the speed folder (default 3000)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-bench"),
                         help="generated folders and output files; folders are reused (default %(default)s)")
@@ -332,7 +395,8 @@ def find_tools(args: argparse.Namespace) -> dict[str, str]:
             raise BenchError(f"missing {script}: run from a complete checkout")
     build = "build it first: cmake -S . -B build -G Ninja && cmake --build build"
     return {"h5feed": executable(args.h5feed, "h5feed", build),
-            "decode_rate": executable(args.decode_rate, "decode_rate", build)}
+            "decode_rate": executable(args.decode_rate, "decode_rate", build),
+            "convert_costs": executable(args.convert_costs, "convert_costs", build)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -346,11 +410,12 @@ def run(args: argparse.Namespace) -> int:
     variants = make_variants(args, folder, tools)
     try:
         run_rounds(variants, images, args)
+        costs = measure_costs(args, folder, tools["convert_costs"])
         memory = memory_scaling(args, tools["h5feed"]) if args.memory_scaling else []
     finally:
         if not args.keep_outputs:
             shutil.rmtree(args.workdir / "out", ignore_errors=True)
-    text = report(args, folder, {v.key: v for v in variants}, memory, load_before)
+    text = report(args, folder, {v.key: v for v in variants}, costs, memory, load_before)
     publish(text, args.output)
     return 0
 

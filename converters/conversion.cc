@@ -199,9 +199,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   };
   auto encode = [&](Group* group) -> Group* {
     if (group->chunk_count > 0) {
-      group->encoded = writer.Encode(
-          std::span<const uint8_t>(group->chunk.data(), static_cast<size_t>(group->chunk_count * image_bytes)),
-          group->chunk_count);
+      group->chunk.resize(static_cast<size_t>(group->chunk_count * image_bytes));
+      writer.EncodeInto(group->chunk, group->chunk_count, group->encoded);
     }
     return group;
   };

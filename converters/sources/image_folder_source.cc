@@ -1,12 +1,6 @@
 #include "sources/image_folder_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -17,39 +11,10 @@
 #include "h5feed/error.h"
 #include "image/image_decoder.h"
 #include "sources/image_folder.h"
+#include "sources/read_file.h"
 
 namespace h5feed {
 namespace {
-
-// Reads at most `limit` bytes of `path` (all of it when limit < 0) into `bytes`.
-void ReadFile(const std::string& path, std::vector<uint8_t>& bytes, int64_t limit = -1) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error(ErrorCode::kCorrupt, "cannot open " + path + ": " + std::strerror(errno));
-  }
-  struct stat info;
-  if (fstat(fd, &info) != 0) {
-    int error = errno;
-    ::close(fd);
-    throw Error(ErrorCode::kCorrupt, "cannot stat " + path + ": " + std::strerror(error));
-  }
-  int64_t wanted = info.st_size;
-  if (limit >= 0) wanted = std::min<int64_t>(wanted, limit);
-  bytes.resize(static_cast<size_t>(wanted));
-  int64_t done = 0;
-  while (done < wanted) {
-    ssize_t n = ::pread(fd, bytes.data() + done, static_cast<size_t>(wanted - done), done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int error = n < 0 ? errno : 0;
-      ::close(fd);
-      throw Error(ErrorCode::kCorrupt, "cannot read " + path + ": " +
-                                           (error ? std::strerror(error) : "file shrank while read"));
-    }
-    done += n;
-  }
-  ::close(fd);
-}
 
 class ImageFolderSource final : public SampleSource {
  public:
@@ -69,7 +34,7 @@ class ImageFolderSource final : public SampleSource {
     // reallocating the encoded and decoded buffers for each would dominate small images.
     thread_local std::vector<uint8_t> encoded;
     thread_local std::vector<uint8_t> decoded;
-    ReadFile(path, encoded);
+    ReadFileInto(path, encoded);
     image::DecodePlan plan = image::PlanDecode(encoded, path);
     image::Size target{static_cast<int>(shape_.height), static_cast<int>(shape_.width)};
     if (!options_.size) {
@@ -106,12 +71,12 @@ image::Size CommonImageSize(const ImageFolderListing& listing, int threads) {
       thread_local std::vector<uint8_t> bytes;
       try {
         // A header fits in the first 256 KiB unless a huge metadata block precedes it.
-        ReadFile(path, bytes, 256 << 10);
+        ReadFileInto(path, bytes, 256 << 10);
         image::DecodePlan plan;
         try {
           plan = image::PlanDecode(bytes, path);
         } catch (const Error&) {
-          ReadFile(path, bytes);
+          ReadFileInto(path, bytes);
           plan = image::PlanDecode(bytes, path);
         }
         sizes[i] = {plan.full_height, plan.full_width};

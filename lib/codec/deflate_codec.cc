@@ -21,25 +21,30 @@ std::string ZlibStatusText(int status) {
 
 }  // namespace
 
-std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level) {
+void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& stream) {
   if (level < kDeflateMinLevel || level > kDeflateMaxLevel) {
     throw Error(ErrorCode::kInvalidArgument,
                 "gzip (deflate) level " + std::to_string(level) + " is out of range: use " +
                     std::to_string(kDeflateMinLevel) + " (fastest) to " +
                     std::to_string(kDeflateMaxLevel) + " (smallest)");
   }
-  // Same scratch-then-copy as ZstdCompress: queued chunks hold only their compressed bytes.
-  thread_local std::vector<uint8_t> scratch;
-  scratch.resize(compressBound(static_cast<uLong>(input.size())));
-  uLongf written = static_cast<uLongf>(scratch.size());
-  int status = compress2(scratch.data(), &written, input.data(),
+  stream.resize(compressBound(static_cast<uLong>(input.size())));
+  uLongf written = static_cast<uLongf>(stream.size());
+  int status = compress2(stream.data(), &written, input.data(),
                          static_cast<uLong>(input.size()), level);
   if (status != Z_OK) {
     throw Error(ErrorCode::kInternal,
                 "zlib failed to compress " + std::to_string(input.size()) + " bytes at level " +
                     std::to_string(level) + ": " + ZlibStatusText(status));
   }
-  return std::vector<uint8_t>(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(written));
+  stream.resize(written);
+}
+
+std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level) {
+  // Same scratch-then-copy as ZstdCompress: queued chunks hold only their compressed bytes.
+  thread_local std::vector<uint8_t> scratch;
+  DeflateCompressInto(input, level, scratch);
+  return std::vector<uint8_t>(scratch.begin(), scratch.end());
 }
 
 void DeflateDecompress(std::span<const uint8_t> stream, std::span<uint8_t> output) {

@@ -20,6 +20,9 @@ inline constexpr int kDeflateMaxLevel = 9;
 // level outside [kDeflateMinLevel, kDeflateMaxLevel]. The result is sized exactly.
 std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level);
 
+// The same stream, written into `stream` (resized to it) so that its memory is reused.
+void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& stream);
+
 // Inflates one zlib stream into `output`, which must be exactly the uncompressed size.
 // Throws Error(kCorrupt) when the stream is damaged or inflates to any other size.
 void DeflateDecompress(std::span<const uint8_t> stream, std::span<uint8_t> output);

@@ -17,28 +17,33 @@ std::string ZstdErrorText(size_t code) { return ZSTD_getErrorName(code); }
 
 size_t ZstdCompressBound(size_t bytes) { return ZSTD_compressBound(bytes); }
 
-std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level) {
+void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame) {
   if (level < kZstdMinLevel || level > kZstdMaxLevel) {
     throw Error(ErrorCode::kInvalidArgument,
                 "zstd level " + std::to_string(level) + " is out of range: use " +
                     std::to_string(kZstdMinLevel) + " (fastest) to " +
                     std::to_string(kZstdMaxLevel) + " (smallest)");
   }
-  // Compress into a per-thread scratch buffer of the worst-case size, then copy out exactly:
-  // a 4 MiB chunk that compresses to 1 MiB then holds 1 MiB, not 4 MiB, while it waits in
-  // the writer's queue. The copy costs ~1% of compressing.
-  thread_local std::vector<uint8_t> scratch;
-  scratch.resize(ZSTD_compressBound(input.size()));
+  frame.resize(ZSTD_compressBound(input.size()));
   // ZSTD_compressCCtx ignores sticky parameters and always records the content size: the
   // same call H5Z-ZSTD makes, so its frames and ours are interchangeable.
-  size_t written = ZSTD_compressCCtx(&ThreadCompressionContext(), scratch.data(), scratch.size(),
+  size_t written = ZSTD_compressCCtx(&ThreadCompressionContext(), frame.data(), frame.size(),
                                      input.data(), input.size(), level);
   if (ZSTD_isError(written)) {
     throw Error(ErrorCode::kInternal, "zstd failed to compress " + std::to_string(input.size()) +
                                           " bytes at level " + std::to_string(level) + ": " +
                                           ZstdErrorText(written));
   }
-  return std::vector<uint8_t>(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(written));
+  frame.resize(written);
+}
+
+std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level) {
+  // Compress into a per-thread scratch buffer of the worst-case size, then copy out exactly:
+  // a 4 MiB chunk that compresses to 1 MiB then holds 1 MiB, not 4 MiB, while it waits in
+  // a queue. The copy costs ~1% of compressing.
+  thread_local std::vector<uint8_t> scratch;
+  ZstdCompressInto(input, level, scratch);
+  return std::vector<uint8_t>(scratch.begin(), scratch.end());
 }
 
 std::optional<uint64_t> ZstdContentSize(std::span<const uint8_t> frame) {

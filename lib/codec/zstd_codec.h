@@ -28,6 +28,10 @@ size_t ZstdCompressBound(size_t bytes);
 // a queue of compressed chunks holds only their compressed bytes.
 std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level);
 
+// The same frame, written into `frame` (resized to it) so that its memory is reused: a
+// converter compressing chunk after chunk into one buffer allocates it once.
+void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame);
+
 // The content size written in the (first) frame's header; nullopt when the frame's writer did
 // not record it (streaming writers). Throws Error(kCorrupt) when `frame` is not a zstd frame.
 std::optional<uint64_t> ZstdContentSize(std::span<const uint8_t> frame);

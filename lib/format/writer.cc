@@ -255,40 +255,40 @@ int64_t Writer::images_written() const { return state_->images_written; }
 int64_t Writer::chunks_written() const { return static_cast<int64_t>(state_->chunks.size()); }
 
 EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) const {
+  std::vector<uint8_t> chunk(pixels.begin(), pixels.end());
+  EncodedChunk encoded;
+  EncodeInto(chunk, images, encoded);
+  // A compressed chunk keeps only its bytes while it waits to be appended.
+  encoded.bytes.shrink_to_fit();
+  return encoded;
+}
+
+void Writer::EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const {
   const State& s = *state_;
   const size_t image_bytes = static_cast<size_t>(s.shape.bytes());
   Require(images >= 1 && images <= s.chunk_images,
           "a chunk holds 1 to " + std::to_string(s.chunk_images) + " images, got " +
               std::to_string(images));
-  Require(pixels.size() == static_cast<size_t>(images) * image_bytes,
+  Require(chunk.size() == static_cast<size_t>(images) * image_bytes,
           "a chunk of " + std::to_string(images) + " images needs " +
               std::to_string(static_cast<size_t>(images) * image_bytes) + " bytes, got " +
-              std::to_string(pixels.size()));
+              std::to_string(chunk.size()));
   // The last chunk is stored whole, zero-padded to K images: every chunk then decompresses to
   // the same size, which is what HDF5 and every reader expect.
-  std::vector<uint8_t> padded;
-  std::span<const uint8_t> chunk = pixels;
-  if (images < s.chunk_images) {
-    padded.assign(static_cast<size_t>(s.chunk_images) * image_bytes, 0);
-    std::copy(pixels.begin(), pixels.end(), padded.begin());
-    chunk = padded;
-  }
-  EncodedChunk encoded;
-  encoded.images = images;
-  encoded.checksum = codec::ChunkChecksum(chunk);
+  chunk.resize(static_cast<size_t>(s.chunk_images) * image_bytes, 0);
+  into.images = images;
+  into.checksum = codec::ChunkChecksum(chunk);
   switch (s.compression.kind) {
     case Compression::Kind::kZstd:
-      encoded.bytes = codec::ZstdCompress(chunk, s.compression.level);
+      codec::ZstdCompressInto(chunk, s.compression.level, into.bytes);
       break;
     case Compression::Kind::kDeflate:
-      encoded.bytes = codec::DeflateCompress(chunk, s.compression.level);
+      codec::DeflateCompressInto(chunk, s.compression.level, into.bytes);
       break;
     case Compression::Kind::kNone:
-      encoded.bytes = padded.empty() ? std::vector<uint8_t>(chunk.begin(), chunk.end())
-                                     : std::move(padded);
+      std::swap(into.bytes, chunk);
       break;
   }
-  return encoded;
 }
 
 void Writer::Append(const EncodedChunk& chunk) {

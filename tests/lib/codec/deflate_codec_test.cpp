@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,20 @@ TEST_CASE("the stream is exactly what zlib's compress2 produces, as HDF5's defla
   REQUIRE(compress2(expected.data(), &size, input.data(), input.size(), 6) == Z_OK);
   expected.resize(size);
   CHECK(DeflateCompress(input, 6) == expected);
+}
+
+TEST_CASE("DeflateCompressInto writes the same stream into a buffer whose memory it reuses") {
+  std::vector<uint8_t> first = ImageLike(1 << 20);
+  std::vector<uint8_t> second = ImageLike(1 << 20);
+  std::reverse(second.begin(), second.end());
+  std::vector<uint8_t> stream;
+  DeflateCompressInto(first, 6, stream);
+  CHECK(stream == DeflateCompress(first, 6));
+  const uint8_t* memory = stream.data();
+  DeflateCompressInto(second, 6, stream);
+  CHECK(stream == DeflateCompress(second, 6));
+  CHECK(stream.data() == memory);
+  CHECK_THROWS_AS(DeflateCompressInto(first, 10, stream), Error);
 }
 
 TEST_CASE("a stream that inflates to another size, or is damaged, is corrupt data") {

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -55,6 +56,20 @@ TEST_CASE("each frame records its content size, as HDF5's zstd filter readers ex
   CHECK(ZstdContentSize(frame) == std::optional<uint64_t>(123457));
   CHECK(frame[0] == 0x28);  // the zstd magic number 0xFD2FB528, little-endian
   CHECK(frame[3] == 0xFD);
+}
+
+TEST_CASE("ZstdCompressInto writes the same frame into a buffer whose memory it reuses") {
+  std::vector<uint8_t> first = ImageLike(1 << 20);
+  std::vector<uint8_t> second = ImageLike(1 << 20);
+  std::reverse(second.begin(), second.end());
+  std::vector<uint8_t> frame;
+  ZstdCompressInto(first, 3, frame);
+  CHECK(frame == ZstdCompress(first, 3));
+  const uint8_t* memory = frame.data();
+  ZstdCompressInto(second, 3, frame);
+  CHECK(frame == ZstdCompress(second, 3));
+  CHECK(frame.data() == memory);  // the same allocation: no new buffer per chunk
+  CHECK_THROWS_AS(ZstdCompressInto(first, 0, frame), Error);
 }
 
 TEST_CASE("a frame that decompresses to another size is corrupt data") {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -333,6 +334,38 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
   EncodedChunk compressed = zstd.Encode(two, 2);
   CHECK(compressed.checksum == chunk.checksum);
   CHECK(compressed.bytes == codec::ZstdCompress(chunk.bytes, 3));
+}
+
+TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, it swaps buffers") {
+  testing::TempFolder folder;
+  for (Compression compression : {Compression{Kind::kNone, 0}, Compression{Kind::kZstd, 3},
+                                  Compression{Kind::kDeflate, 6}}) {
+    CAPTURE(compression.ToString());
+    Writer writer = Writer::Create(folder / (compression.ToString() + ".h5"), {kShape, 4, compression});
+    EncodedChunk into;
+    for (int64_t images : {int64_t{4}, int64_t{4}, int64_t{3}}) {
+      CAPTURE(images);
+      std::vector<uint8_t> pixels = Pixels(images);
+      std::reverse(pixels.begin(), pixels.end());  // unlike the last call's
+      const EncodedChunk expected = writer.Encode(pixels, images);
+      std::vector<uint8_t> chunk = pixels;
+      chunk.reserve(4 * 60);  // room for the padding, as a converter's chunk buffer has
+      const uint8_t* chunk_memory = chunk.data();
+      const uint8_t* into_memory = into.bytes.data();
+      writer.EncodeInto(chunk, images, into);
+      CHECK(into.bytes == expected.bytes);
+      CHECK(into.checksum == expected.checksum);
+      CHECK(into.images == images);
+      if (compression.kind == Kind::kNone) {
+        CHECK(into.bytes.data() == chunk_memory);  // not copied: the caller's buffer, swapped
+        CHECK(chunk.data() == into_memory);
+      } else if (into_memory != nullptr) {
+        CHECK(into.bytes.data() == into_memory);  // compressed into the memory it already had
+      }
+    }
+    std::vector<uint8_t> wrong = Pixels(2);
+    CHECK(CodeOf([&] { writer.EncodeInto(wrong, 3, into); }) == ErrorCode::kInvalidArgument);
+  }
 }
 
 TEST_CASE("misuse is an invalid argument: wrong sizes, a chunk after a short one, bad labels") {
