@@ -27,14 +27,18 @@ if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp)
   find_package(CLI11 REQUIRED)
   # Debian ships OpenCV's CMake package only with the whole of libopencv-dev; the three
-  # modules used here (core, imgproc for resize, imgcodecs for BMP/PNM/TIFF) are found directly.
+  # modules used here are found directly: core and imgproc (resize) as h5feed_dep_opencv,
+  # imgcodecs (BMP/PNM/TIFF) apart, for the module that alone links it (converters/image).
   find_path(OPENCV_INCLUDE_DIR opencv2/imgproc.hpp PATH_SUFFIXES opencv4 REQUIRED)
   add_library(h5feed_dep_opencv INTERFACE)
-  foreach(module core imgproc imgcodecs)
+  foreach(module core imgproc)
     find_library(OPENCV_${module}_LIBRARY opencv_${module} REQUIRED)
     target_link_libraries(h5feed_dep_opencv INTERFACE ${OPENCV_${module}_LIBRARY})
   endforeach()
   target_include_directories(h5feed_dep_opencv SYSTEM INTERFACE ${OPENCV_INCLUDE_DIR})
+  find_library(OPENCV_imgcodecs_LIBRARY opencv_imgcodecs REQUIRED)
+  add_library(h5feed_dep_opencv_imgcodecs INTERFACE)
+  target_link_libraries(h5feed_dep_opencv_imgcodecs INTERFACE ${OPENCV_imgcodecs_LIBRARY} h5feed_dep_opencv)
 endif()
 
 if(H5FEED_BUILD_TESTS)

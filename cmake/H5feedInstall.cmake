@@ -5,6 +5,8 @@
 #   P/lib/hdf5/plugins/libh5feed_zstd.so       the zstd filter for other HDF5 programs (codec/)
 #   P/bin/h5feed                               the command (tools/)
 #   P/libexec/h5feed/h5feed-open-probe         the open probe program (lib/probe/)
+#   P/libexec/h5feed/h5feed-opencv-codecs.so   OpenCV's BMP/PNM/TIFF decoding, loaded when needed
+#                                              (converters/image/)
 # Included from lib/CMakeLists.txt once the h5feed target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

@@ -1,15 +1,16 @@
 #include "image/opencv_decoder.h"
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
+#include <dlfcn.h>
 
+#include <array>
 #include <cctype>
 #include <optional>
 #include <string>
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "image/opencv_codecs_module.h"
+#include "probe/helper_location.h"
 
 namespace h5feed::image {
 namespace {
@@ -168,6 +169,34 @@ Kind SniffOrThrow(std::span<const uint8_t> encoded, std::string_view name) {
   return *kind;
 }
 
+// The module's decode function, loaded once, at the first call (opencv_codecs_module.h).
+struct OpenCvCodecs {
+  OpenCvDecodeFunction decode = nullptr;
+  std::string problem;  // why it could not be loaded
+};
+
+OpenCvCodecs LoadOpenCvCodecs() {
+  // Set by converters/image/CMakeLists.txt, as the open probe's paths are.
+  static constexpr probe::Helper kModule{kOpenCvCodecsVariable, H5FEED_OPENCV_CODECS_RELATIVE_PATH,
+                                         H5FEED_OPENCV_CODECS_INSTALLED_PATH,
+                                         H5FEED_OPENCV_CODECS_BUILT_PATH, false};
+  const probe::HelperLocation location = probe::FindHelper(kModule);
+  if (location.path.empty()) return {nullptr, "it was not found (looked: " + location.looked + ")"};
+  // Never closed: decoders may run on any thread until the process ends.
+  void* module = ::dlopen(location.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module) return {nullptr, "loading " + location.path + " failed: " + ::dlerror()};
+  void* symbol = ::dlsym(module, kOpenCvDecodeSymbol);
+  if (!symbol) {
+    return {nullptr, location.path + " has no " + kOpenCvDecodeSymbol + ": it is not h5feed's module"};
+  }
+  return {reinterpret_cast<OpenCvDecodeFunction>(symbol), {}};
+}
+
+const OpenCvCodecs& TheOpenCvCodecs() {
+  static const OpenCvCodecs codecs = LoadOpenCvCodecs();  // thread-safe initialization
+  return codecs;
+}
+
 }  // namespace
 
 bool IsOpenCvFormat(std::span<const uint8_t> encoded) { return Sniff(encoded).has_value(); }
@@ -199,27 +228,23 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name) {
 void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan,
                   std::string_view name, std::span<uint8_t> rgb) {
   const Kind kind = SniffOrThrow(encoded, name);
-  cv::Mat bgr;
-  try {
-    // OpenCV needs its own BGR buffer: imdecode cannot write into memory it does not own.
-    bgr = cv::imdecode(cv::_InputArray(encoded.data(), static_cast<int>(encoded.size())),
-                       cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
-  } catch (const cv::Exception& e) {
-    ThrowCorrupt(KindName(kind), name, std::string("OpenCV cannot decode it: ") + e.what());
+  const OpenCvCodecs& codecs = TheOpenCvCodecs();
+  if (!codecs.decode) {
+    // Not kCorrupt: the file is fine, the installation is not, and skipping every such file
+    // would lose data quietly.
+    throw Error(ErrorCode::kUnsupported,
+                "cannot decode " + std::string(name) + " (" + std::string(KindName(kind)) +
+                    "): BMP, PNM and TIFF are decoded by h5feed's OpenCV module " +
+                    "(h5feed-opencv-codecs.so), and " + codecs.problem + ". Reinstall h5feed, " +
+                    "or set $" + kOpenCvCodecsVariable + " to the module");
   }
-  if (bgr.empty()) ThrowCorrupt(KindName(kind), name, "damaged, truncated or unsupported data");
-  if (bgr.type() != CV_8UC3 || bgr.rows != plan.height || bgr.cols != plan.width) {
-    ThrowCorrupt(KindName(kind), name,
-                 "OpenCV decoded " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
-                     " pixels but the header says " + std::to_string(plan.width) + "x" +
-                     std::to_string(plan.height));
+  std::array<char, 512> message{};
+  const int status = codecs.decode(encoded.data(), encoded.size(), plan.height, plan.width,
+                                   rgb.data(), message.data(), message.size());
+  if (status == kOpenCvInternal) {
+    throw Error(ErrorCode::kInternal, "decoding '" + std::string(name) + "': " + message.data());
   }
-  cv::Mat out(plan.height, plan.width, CV_8UC3, rgb.data());
-  cv::cvtColor(bgr, out, cv::COLOR_BGR2RGB);
-  if (out.data != rgb.data()) {
-    throw Error(ErrorCode::kInternal, "cv::cvtColor reallocated its output for '" +
-                                          std::string(name) + "'");
-  }
+  if (status != kOpenCvDecoded) ThrowCorrupt(KindName(kind), name, message.data());
 }
 
 }  // namespace h5feed::image

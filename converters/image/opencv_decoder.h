@@ -7,7 +7,12 @@
 // The dimensions come from a small header reader of our own: OpenCV cannot report them
 // without decoding, and checking them before OpenCV allocates keeps absurd sizes out.
 //
-// Thread-safety: stateless; cv::imdecode is thread-safe.
+// OpenCV's imgcodecs lives in a module of its own, h5feed-opencv-codecs.so, loaded at the first
+// DecodeOpenCv (opencv_codecs_module.h says why). When it cannot be loaded, DecodeOpenCv throws
+// Error(kUnsupported) saying where it was looked for: not kCorrupt, the file is not at fault.
+//
+// Thread-safety: stateless after the module is loaded (once, thread-safely); cv::imdecode is
+// thread-safe.
 
 #include <cstdint>
 #include <span>

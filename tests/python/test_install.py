@@ -3,6 +3,8 @@ layout), and `import h5feed` works from there alone, reading a file."""
 import os
 import subprocess
 
+from PIL import Image
+
 from conftest import run_python
 
 
@@ -48,3 +50,21 @@ def test_the_installed_package_finds_the_installed_open_probe(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "refused"
     assert mark.exists()
+
+
+def test_the_installed_package_loads_the_installed_opencv_module(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["H5FEED_BUILD_DIR"], "--prefix", prefix],
+                   check=True, capture_output=True, timeout=300)
+    module = prefix / "libexec" / "h5feed" / "h5feed-opencv-codecs.so"
+    assert module.is_file()
+    folder = tmp_path / "bitmaps" / "class"
+    folder.mkdir(parents=True)
+    Image.new("RGB", (12, 10), (200, 30, 60)).save(folder / "red.bmp")
+    env = dict(os.environ, PYTHONPATH=str(prefix / "lib" / "python3" / "dist-packages"))
+    code = ("import sys, h5feed\n"
+            "h5feed.convert_imagefolder(sys.argv[1], sys.argv[2])\n"
+            "print([l.split()[-1] for l in open('/proc/self/maps') if 'opencv-codecs' in l][0])\n")
+    result = run_python(["-c", code, folder.parent, tmp_path / "out.h5"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(module.resolve())
