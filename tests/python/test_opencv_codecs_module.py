@@ -1,5 +1,5 @@
 """OpenCV's imgcodecs (BMP, PNM, TIFF) lives in h5feed-opencv-codecs.so, loaded at the first such
-file: `import h5feed`, the h5feed command and JPEG/PNG conversions never map it, nor the ~120
+file: `import h5feed`, the h5feed command and JPEG/PNG conversions never map it, nor the ~85
 libraries it brings. When it cannot be loaded, a BMP is an error that says so, not a file
 skipped as broken."""
 import os
