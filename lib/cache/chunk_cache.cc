@@ -68,12 +68,14 @@ struct ChunkCache::Impl {
 
   int64_t ResidentBytes() const { return static_cast<int64_t>(resident_.size()) * chunk_bytes_; }
 
-  // The chunk's entry, ready and pinned once for the caller.
-  Entry* Get(int64_t chunk, int64_t step) {
+  // The chunk's entry, ready and pinned once for the caller; nullptr only when `wait` is false
+  // and another task is loading the chunk.
+  Entry* Get(int64_t chunk, int64_t step, bool wait) {
     std::unique_lock lock(mutex_);
     consumer_step_ = std::max(consumer_step_, step);
     if (auto it = index_.find(chunk); it != index_.end()) {
       Entry* e = it->second;
+      if (!wait && e->state == Entry::State::kLoading) return nullptr;
       ++stats_.hits;
       ++e->pins;  // a waiter's pin keeps even a failed entry alive until it has read the error
       e->last_use = ++clock_;
@@ -405,7 +407,15 @@ void ChunkCache::SetPlan(std::shared_ptr<const AccessPlan> plan) {
 }
 
 ChunkCache::Ref ChunkCache::Get(int64_t chunk, int64_t step) {
-  Entry* e = impl_->Get(chunk, step);
+  Entry* e = impl_->Get(chunk, step, true);
+  Ref ref(impl_.get(), e, e->data);
+  impl_->DestroyReleasedOwners();
+  return ref;
+}
+
+std::optional<ChunkCache::Ref> ChunkCache::GetUnlessLoading(int64_t chunk, int64_t step) {
+  Entry* e = impl_->Get(chunk, step, false);
+  if (e == nullptr) return std::nullopt;
   Ref ref(impl_.get(), e, e->data);
   impl_->DestroyReleasedOwners();
   return ref;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <span>
 
@@ -101,6 +102,12 @@ class ChunkCache {
   // Rethrows what the LoadFunction threw, on this thread and on every Get waiting for the same
   // load; the entry is then dropped, and a later Get loads it again.
   Ref Get(int64_t chunk, int64_t step);
+
+  // Get, except that it returns nullopt at once, counting nothing, when another task is loading
+  // the chunk: a caller with other chunks to gather does those first instead of waiting (two
+  // steps that need the same chunks then load different ones rather than one trailing the
+  // other, each waiting on the chunk the other is loading).
+  std::optional<Ref> GetUnlessLoading(int64_t chunk, int64_t step);
 
   // Allocates and touches the buffers of up to `entries` chunks now (never more than the
   // budget holds), so loads during the epoch neither allocate nor page-fault. Pointless when

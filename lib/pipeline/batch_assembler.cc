@@ -197,18 +197,42 @@ void BatchAssembler::SchedulePrefetch(int64_t step) {
 }
 
 void BatchAssembler::SpawnPrefetch(int64_t chunk, int64_t step) {
-  prefetch_tasks_.run([this, chunk, step] {
-    // Stale once stage 1 has taken the step: its Get loads the chunk itself. Spawned tasks run
-    // LIFO on their thread, so with one worker these run late, after the steps they were for,
-    // and would read chunks back that were already used and evicted.
-    if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > step) return;
-    try {
-      resources_.cache->Prefetch(chunk, step);
-    } catch (...) {
-      // Not lost: a failed load is retried by the Get of the step that needs the chunk (in
-      // this run, or the next epoch's), which reports the error in order (chunk_cache.h).
+  {
+    std::lock_guard lock(held_mutex_);
+    if (holding_prefetches_) {
+      held_prefetches_.emplace_back(chunk, step);
+      return;
     }
-  });
+  }
+  prefetch_tasks_.run([this, chunk, step] { RunPrefetch(chunk, step); });
+}
+
+void BatchAssembler::RunPrefetch(int64_t chunk, int64_t step) {
+  // Stale once stage 1 has taken the step: its Get loads the chunk itself. Spawned tasks run
+  // LIFO on their thread, so with one worker these run late, after the steps they were for,
+  // and would read chunks back that were already used and evicted.
+  if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > step) return;
+  try {
+    resources_.cache->Prefetch(chunk, step);
+  } catch (...) {
+    // Not lost: a failed load is retried by the Get of the step that needs the chunk (in
+    // this run, or the next epoch's), which reports the error in order (chunk_cache.h).
+  }
+}
+
+void BatchAssembler::ReleaseHeldPrefetches() {
+  std::vector<std::pair<int64_t, int64_t>> held;
+  {
+    std::lock_guard lock(held_mutex_);
+    if (!holding_prefetches_) return;
+    holding_prefetches_ = false;
+    held.swap(held_prefetches_);
+  }
+  // Spawned latest first: a thread runs its own spawned tasks newest first, so the soonest
+  // needed chunk is then the first it loads.
+  for (auto it = held.rbegin(); it != held.rend(); ++it) {
+    prefetch_tasks_.run([this, chunk = it->first, step = it->second] { RunPrefetch(chunk, step); });
+  }
 }
 
 void BatchAssembler::Assemble(Job& job) {
@@ -219,6 +243,7 @@ void BatchAssembler::Assemble(Job& job) {
       const SlotView loaded = layout.View(job.leases[0].bytes());
       job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
                                              loaded);
+      if (job.loaded_step == first_loaded_step_) ReleaseHeldPrefetches();
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
         NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.output,

@@ -109,6 +109,8 @@ class BatchAssembler {
   void Deliver(Job* job);
   void SchedulePrefetch(int64_t step);
   void SpawnPrefetch(int64_t chunk, int64_t step);
+  void RunPrefetch(int64_t chunk, int64_t step);
+  void ReleaseHeldPrefetches();
   std::unique_ptr<Job> Release(Job* job);
 
   const std::shared_ptr<const EpochPlan> plan_;
@@ -137,6 +139,13 @@ class BatchAssembler {
 
   std::mutex jobs_mutex_;
   std::map<Job*, std::unique_ptr<Job>> jobs_;  // guarded by jobs_mutex_: steps in flight
+
+  // Prefetches are held back until the run's first step has gathered its rows: at the start
+  // nothing is loaded, and prefetch tasks for later steps would take the threads that step
+  // needs. Guarded by held_mutex_.
+  std::mutex held_mutex_;
+  bool holding_prefetches_ = true;
+  std::vector<std::pair<int64_t, int64_t>> held_prefetches_;  // (chunk, step), in order
 
   std::thread thread_;  // last: started when everything above exists
 };

@@ -259,6 +259,40 @@ TEST_CASE("a Get of a chunk being prefetched waits for that load and counts as a
   CheckStatsAddUp(s, 1, cache);
 }
 
+TEST_CASE("GetUnlessLoading returns at once, counting nothing, while another task loads") {
+  FakeSource source(8);
+  std::latch load_started(1);
+  std::latch release(1);
+  source.hook = [&](int64_t chunk) {
+    if (chunk == 3) {
+      load_started.count_down();
+      release.wait();
+    }
+  };
+  ChunkCache cache(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kBelady, source.Function());
+  std::thread loader([&] { CHECK(Holds(cache.Get(3, 0).data(), 3)); });
+  load_started.wait();
+  CHECK_FALSE(cache.GetUnlessLoading(3, 0).has_value());  // chunk 3 is loading elsewhere
+  {
+    std::optional<ChunkCache::Ref> absent = cache.GetUnlessLoading(5, 0);  // loads it here
+    REQUIRE(absent.has_value());
+    CHECK(Holds(absent->data(), 5));
+  }
+  CacheStats s = cache.stats();
+  CHECK(s.misses == 2);  // 3 (the loader's) and 5; the refused call counted nothing
+  CHECK(s.hits == 0);
+  release.count_down();
+  loader.join();
+  std::optional<ChunkCache::Ref> ready = cache.GetUnlessLoading(3, 1);
+  REQUIRE(ready.has_value());
+  CHECK(Holds(ready->data(), 3));
+  ready.reset();
+  s = cache.stats();
+  CHECK(s.hits == 1);
+  CHECK(source.attempts(3) == 1);
+  CheckStatsAddUp(s, 3, cache);
+}
+
 TEST_CASE("resident bytes never exceed the budget when nothing is pinned") {
   const std::vector<int64_t> sequence = RandomSequence(2000, 20, 7);
   for (const EvictionPolicy policy : {EvictionPolicy::kBelady, EvictionPolicy::kLru}) {

@@ -8,6 +8,7 @@
 #include <future>
 #include <numeric>
 #include <string>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -301,6 +302,39 @@ TEST_CASE("prefetching reads every chunk of a sequential epoch once") {
   CHECK(stats.loads == 20);
   CHECK(rig.data.loads() == 20);
   CHECK(stats.misses + stats.prefetches == 20);
+}
+
+TEST_CASE("prefetching waits until the run's first step has loaded its chunks") {
+  // Steps of 4 chunks each; slow loads. Before, prefetches for steps 1 and 2 started with the
+  // run and took the second thread while step 0 loaded its chunks one by one.
+  RigOptions options;
+  options.samples = 320;
+  options.batch = 64;
+  Rig rig(options);
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, uint64_t>> loads;  // (chunk, prefetches started before it)
+  rig.data.before_load = [&](int64_t chunk) {
+    const uint64_t prefetches = rig.cache.stats().prefetches;
+    {
+      std::lock_guard lock(mutex);
+      loads.emplace_back(chunk, prefetches);
+    }
+    std::this_thread::sleep_for(3ms);
+  };
+  std::vector<int64_t> order(320);
+  std::iota(order.begin(), order.end(), 0);
+  BatchAssembler assembler(rig.Plan(order), 0, rig.resources(), {});
+  CHECK(Drain(assembler, rig.data).size() == 5);
+  std::lock_guard lock(mutex);
+  int step0_loads = 0;
+  for (const auto& [chunk, prefetches] : loads) {
+    if (chunk >= 4) continue;
+    ++step0_loads;
+    CAPTURE(chunk);
+    CHECK(prefetches == 0);
+  }
+  CHECK(step0_loads == 4);
+  CHECK(rig.cache.stats().loads == 20);
 }
 
 }  // namespace

@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 #include <tbb/task_arena.h>
 
+#include <atomic>
+#include <chrono>
+#include <latch>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -47,6 +51,48 @@ TEST_CASE("rows are gathered from their chunks with their labels, in the batch's
   // 99 and 96 share chunk 12, 3/4/0 chunk 0, 50/51 chunk 6, 17 chunk 2: each read once.
   CHECK(data.loads() == 4);
   CHECK(cache.stats().misses == 4);
+}
+
+TEST_CASE("a chunk another task is loading is gathered last, after the chunks nobody loads") {
+  // Chunk 0's load (started by another thread) ends only once chunk 1 is loaded. A gather
+  // that waited for chunk 0 before loading chunk 1 would wait out the 10 s deadline.
+  SyntheticDataset data(16, 8, {2, 2, 3});
+  std::atomic<bool> chunk1_loaded{false};
+  std::atomic<bool> timed_out{false};
+  std::latch chunk0_started(1);
+  auto load = [&](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
+    if (chunk == 0) {
+      chunk0_started.count_down();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!chunk1_loaded.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          timed_out = true;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    cache::LoadResult result = data.Load(chunk, target.Buffer());
+    if (chunk == 1) chunk1_loaded = true;
+    return result;
+  };
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru, load);
+  std::thread other([&] { cache.Get(0, 0); });
+  chunk0_started.wait();
+  BatchGatherer gatherer(cache, 8, data.shape().bytes(), data.labels(), {});
+  TestSlot slot(6, data.shape());
+  const std::vector<int64_t> rows = {2, 9, 0, 15, 7, 8};
+  tbb::task_arena arena(1);  // one thread: chunk 0's group comes first in its loop
+  int64_t kept = 0;
+  arena.execute([&] { kept = gatherer.Gather(rows, 0, slot.view); });
+  other.join();
+  CHECK_FALSE(timed_out.load());
+  REQUIRE(kept == 6);
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(data.Holds(slot.view.images.subspan(i * bytes, bytes), rows[i]));
+  }
+  CHECK(data.loads() == 2);
 }
 
 TEST_CASE("a slot of several MiB, written with streaming stores, gets every row exactly") {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <span>
@@ -49,7 +50,11 @@ class SyntheticDataset {
     };
   }
 
+  // Called at the start of every Load, on the loading thread (tests observe or slow loads).
+  std::function<void(int64_t chunk)> before_load;
+
   cache::LoadResult Load(int64_t chunk, std::span<uint8_t> dest) {
+    if (before_load) before_load(chunk);
     ++loads_;
     {
       std::lock_guard lock(mutex_);
