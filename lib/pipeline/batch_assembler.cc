@@ -243,7 +243,6 @@ void BatchAssembler::Assemble(Job& job) {
       const SlotView loaded = layout.View(job.leases[0].bytes());
       job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
                                              loaded);
-      if (job.loaded_step == first_loaded_step_) ReleaseHeldPrefetches();
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
         NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.output,
@@ -278,6 +277,9 @@ void BatchAssembler::Assemble(Job& job) {
     job.error = std::current_exception();
   }
   if (job.error) failed_.store(true);  // stage 1 takes no more steps; stage 3 delivers in order
+  // Outside the isolated region above: prefetch tasks spawned inside it would carry its
+  // isolation, and only threads outside any region could run them.
+  if (job.loaded_step == first_loaded_step_) ReleaseHeldPrefetches();
 }
 
 std::unique_ptr<BatchAssembler::Job> BatchAssembler::Release(Job* job) {
