@@ -2,7 +2,8 @@
 // Decompressed chunks held in memory within a byte budget.
 //
 // - Entries in use are pinned (a Ref keeps its entry alive and unevictable).
-// - Two tasks that need the same absent chunk load it once: the second waits for the first.
+// - Two tasks that need the same absent chunk load it once: the second waits for the first,
+//   or, through GetUnlessLoading, does other work first.
 // - Eviction: Belady (the chunk whose next use in the AccessPlan is farthest, never-used-again
 //   first) or LRU for comparison.
 // - The budget may be exceeded only by entries pinned or loading at once (about one per worker
