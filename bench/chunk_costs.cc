@@ -38,6 +38,7 @@
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
 #include "pipeline/row_copy.h"
+#include "whole_number_arg.h"
 
 namespace {
 
@@ -62,11 +63,7 @@ Options ParseArgs(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--chunks" || arg == "--rounds") {
       if (++i >= argc) Usage(arg + " needs a value");
-      char* end = nullptr;
-      const long value = std::strtol(argv[i], &end, 10);
-      if (*end != '\0' || value < 1 || value > 1'000'000) {
-        Usage(arg + " must be a whole number from 1 to 1000000, got '" + argv[i] + "'");
-      }
+      const long value = WholeNumberArg(arg, argv[i], 1'000'000, Usage);
       if (arg == "--chunks") {
         options.chunks = value;
       } else {

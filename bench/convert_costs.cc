@@ -49,6 +49,7 @@
 #include "image/resize.h"
 #include "sources/image_folder.h"
 #include "sources/read_file.h"
+#include "whole_number_arg.h"
 
 namespace {
 
@@ -76,12 +77,7 @@ constexpr char kUsage[] =
 }
 
 long WholeNumber(const std::string& name, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 1 || value > 100'000'000) {
-    Usage(name + " must be a whole number from 1 to 100000000, got '" + text + "'");
-  }
-  return value;
+  return WholeNumberArg(name, text, 100'000'000, Usage);
 }
 
 Options ParseArgs(int argc, char** argv) {
@@ -112,7 +108,11 @@ Options ParseArgs(int argc, char** argv) {
       }
       options.size = {height, width};
     } else if (arg == "--compression") {
-      options.compression = Compression::Parse(value);
+      try {
+        options.compression = Compression::Parse(value);
+      } catch (const h5feed::Error& e) {
+        Usage(e.what());
+      }
     } else if (arg == "--images") {
       options.images = WholeNumber(arg, value);
     } else if (arg == "--rounds") {

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/zstd_rate.h"
+#include "whole_number_arg.h"
 
 namespace {
 
@@ -46,12 +47,7 @@ struct Options {
 int PositiveArg(int argc, char** argv, int& i) {
   const std::string name = argv[i];
   if (++i >= argc) Usage(name + " needs a value");
-  char* end = nullptr;
-  const long value = std::strtol(argv[i], &end, 10);
-  if (*end != '\0' || value < 1 || value > 1'000'000) {
-    Usage(name + " must be a whole number from 1 to 1000000, got '" + argv[i] + "'");
-  }
-  return static_cast<int>(value);
+  return static_cast<int>(WholeNumberArg(name, argv[i], 1'000'000, Usage));
 }
 
 Options ParseArgs(int argc, char** argv) {

@@ -75,7 +75,7 @@ def test_the_text_report_names_each_step_and_the_bound(folder, tmp_path):
 ])
 def test_wrong_options_say_what_is_wrong(folder, args, says):
     result = convert_costs(folder, *args)
-    assert result.returncode != 0
+    assert result.returncode == 2  # a usage error, never an abort
     assert says in result.stderr
 
 
