@@ -251,8 +251,8 @@ class ConvertCosts {
         full_.resize(static_cast<size_t>(full.bytes()));
         h5feed::image::Decode(file, full, name, full_);
         clock.Lap(seconds[kDecodeFull]);
-        const Size scaled = h5feed::image::ScaledSourceSize({full.full_height, full.full_width},
-                                                            options_.size, h5feed::image::ResizeMode::kCrop);
+        const Size scaled = h5feed::image::ScaledSourceSize(
+            {full.full_height, full.full_width}, options_.size, h5feed::image::ResizeMode::kCrop);
         const h5feed::image::DecodePlan plan =
             h5feed::image::PlanDecode(file, name, scaled.height, scaled.width);
         decoded_.resize(static_cast<size_t>(plan.bytes()));

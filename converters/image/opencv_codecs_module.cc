@@ -47,6 +47,8 @@ extern "C" __attribute__((visibility("default"))) int h5feed_opencv_decode_rgb(
   // A header over the caller's memory: cvtColor writes the result in place (same size, type).
   cv::Mat out(height, width, CV_8UC3, rgb);
   cv::cvtColor(bgr, out, cv::COLOR_BGR2RGB);
-  if (out.data != rgb) return Fail(kOpenCvInternal, "cv::cvtColor reallocated its output", message, message_size);
+  if (out.data != rgb) {
+    return Fail(kOpenCvInternal, "cv::cvtColor reallocated its output", message, message_size);
+  }
   return kOpenCvDecoded;
 }

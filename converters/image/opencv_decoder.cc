@@ -187,7 +187,8 @@ OpenCvCodecs LoadOpenCvCodecs() {
   if (!module) return {nullptr, "loading " + location.path + " failed: " + ::dlerror()};
   void* symbol = ::dlsym(module, kOpenCvDecodeSymbol);
   if (!symbol) {
-    return {nullptr, location.path + " has no " + kOpenCvDecodeSymbol + ": it is not h5feed's module"};
+    return {nullptr,
+            location.path + " has no " + kOpenCvDecodeSymbol + ": it is not h5feed's module"};
   }
   return {reinterpret_cast<OpenCvDecodeFunction>(symbol), {}};
 }

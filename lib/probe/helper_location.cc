@@ -42,7 +42,8 @@ fs::path RunningProgram() {
 }
 
 // Adds the candidates above `binary` (its folder and kParentsSearched parents).
-void AddAbove(const fs::path& binary, const char* relative_path, std::vector<fs::path>& candidates) {
+void AddAbove(const fs::path& binary, const char* relative_path,
+              std::vector<fs::path>& candidates) {
   if (binary.empty()) return;
   fs::path folder = binary.parent_path();
   for (int up = 0; up <= kParentsSearched && !folder.empty(); ++up) {
@@ -62,9 +63,10 @@ HelperLocation FindHelper(const Helper& helper) {
     return location;
   }
   std::vector<fs::path> candidates;
-  AddAbove(ThisBinary(), helper.relative_path, candidates);
+  const fs::path binary = ThisBinary();
+  AddAbove(binary, helper.relative_path, candidates);
   const fs::path program = RunningProgram();
-  if (program != ThisBinary()) AddAbove(program, helper.relative_path, candidates);
+  if (program != binary) AddAbove(program, helper.relative_path, candidates);
   candidates.emplace_back(helper.installed_path);
   candidates.emplace_back(helper.built_path);
   for (const fs::path& candidate : candidates) {
@@ -74,7 +76,7 @@ HelperLocation FindHelper(const Helper& helper) {
     }
   }
   location.looked = std::string(helper.relative_path) + " above " +
-                    (ThisBinary().empty() ? program.string() : ThisBinary().string()) +
+                    (binary.empty() ? program.string() : binary.string()) +
                     ", " + helper.installed_path + ", " + helper.built_path + "; $" +
                     helper.variable + " unset";
   return location;
