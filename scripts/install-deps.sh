@@ -13,9 +13,10 @@ packages=(
   doctest-dev                       # unit tests
   libturbojpeg0-dev libspng-dev libwebp-dev   # JPEG, PNG, WebP decoding
   libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
-  libxxhash-dev                     # per-chunk checksums (XXH3-64)
+  libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
+  python3-xxhash                    # an independent XXH3 checks the stored checksums
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
   python3-dev pybind11-dev          # the Python module (import h5feed)
   gnuplot-nox                       # h5feed bench sweep's plots

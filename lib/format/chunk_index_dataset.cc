@@ -3,8 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "codec/checksum.h"
-#include "format/hdf5_attributes.h"
+#include "format/checksum_attribute.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
 #include "format/hdf5_mutex.h"
@@ -67,7 +66,7 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
                                    H5P_DEFAULT, records.data()) < 0) {
     throw StackError(ErrorCode::kIo, what, location);
   }
-  WriteAttribute(dataset.get(), schema::kAttrChecksum, std::string_view(codec::kChecksumName));
+  WriteChecksumAttribute(dataset.get());
 }
 
 std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows) {
@@ -80,12 +79,7 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, location);
 
-  std::string checksum = ReadStringAttribute(dataset.get(), schema::kAttrChecksum);
-  if (checksum != codec::kChecksumName) {
-    throw Error(ErrorCode::kUnsupported,
-                Where(location) + " uses checksum \"" + checksum + "\"; this h5feed knows only \"" +
-                    codec::kChecksumName + "\". Upgrade h5feed or convert the file again");
-  }
+  RequireKnownChecksum(dataset.get(), Where(location));
   Datatype stored_type(H5Dget_type(dataset.get()));
   if (!stored_type) throw StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {

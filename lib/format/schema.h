@@ -15,6 +15,8 @@ inline constexpr char kLabels[] = "labels";          // int64 (N)
 inline constexpr char kClasses[] = "classes";        // UTF-8 strings (num_classes)
 inline constexpr char kSources[] = "sources";        // UTF-8 strings (N)
 inline constexpr char kChunkIndex[] = "chunk_index";  // compound (num_chunks), see ChunkRecord
+// uint64 (N): XXH3-64 of each image. Optional: files written before it existed lack it.
+inline constexpr char kRowChecksums[] = "row_checksums";
 inline constexpr char kSkippedSources[] = "skipped_sources";  // UTF-8 strings (S)
 inline constexpr char kSkippedReasons[] = "skipped_reasons";  // UTF-8 strings (S)
 
@@ -32,7 +34,7 @@ inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when no
 inline constexpr char kAttrSourceKind[] = "source_kind";    // "imagefolder", "cifar", "npy", "hdf5"
 inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"
 
-// Attributes of /chunk_index.
+// Attribute of /chunk_index and /row_checksums.
 inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"
 
 inline constexpr char kLayoutNHWC[] = "NHWC";

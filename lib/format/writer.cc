@@ -24,6 +24,7 @@
 #include "format/hdf5_mutex.h"
 #include "format/hdf5_strings.h"
 #include "format/partial_file.h"
+#include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "format/untimed_creation.h"
 #include "h5feed/error.h"
@@ -70,7 +71,8 @@ void ValidateCompression(const Compression& compression) {
 // An upper bound of what Finish() writes to the file: labels, strings (16 bytes of reference
 // in the dataset, 16 of global heap object header, 8 of alignment each), the chunk table.
 uint64_t FinishBytes(const DatasetDescription& d, size_t chunks) {
-  uint64_t bytes = kFinishSlack + 8 * d.labels.size() + 28 * chunks;
+  // Labels and image checksums: 8 bytes per image each; the chunk table: 28 per chunk.
+  uint64_t bytes = kFinishSlack + 16 * d.labels.size() + 28 * chunks;
   auto add = [&bytes](const std::string& text) { bytes += text.size() + 40; };
   for (const std::string& text : d.sources) add(text);
   for (const std::string& text : d.classes) add(text);
@@ -99,6 +101,7 @@ struct Writer::State {
 
   int64_t images_written = 0;
   std::vector<schema::ChunkRecord> chunks;
+  std::vector<uint64_t> image_checksums;  // one per image written, for /row_checksums
   bool last_chunk_was_short = false;  // no chunk may follow a short one
   bool failed = false;                // an error left the file unusable
   bool finished = false;              // renamed onto `path`: nothing to remove
@@ -278,6 +281,10 @@ void Writer::EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChun
   chunk.resize(static_cast<size_t>(s.chunk_images) * image_bytes, 0);
   into.images = images;
   into.checksum = codec::ChunkChecksum(chunk);
+  into.image_checksums.resize(static_cast<size_t>(images));
+  for (size_t i = 0; i < into.image_checksums.size(); ++i) {
+    into.image_checksums[i] = codec::RowChecksum({chunk.data() + i * image_bytes, image_bytes});
+  }
   switch (s.compression.kind) {
     case Compression::Kind::kZstd:
       codec::ZstdCompressInto(chunk, s.compression.level, into.bytes);
@@ -302,6 +309,10 @@ void Writer::Append(const EncodedChunk& chunk) {
           "chunk " + std::to_string(index) + " follows a chunk of fewer than " +
               std::to_string(s.chunk_images) + " images; only the last chunk may be short");
   Require(!chunk.bytes.empty(), "chunk " + std::to_string(index) + " has no bytes");
+  Require(chunk.image_checksums.size() == static_cast<size_t>(chunk.images),
+          "chunk " + std::to_string(index) + " has " +
+              std::to_string(chunk.image_checksums.size()) + " image checksums for " +
+              std::to_string(chunk.images) + " images; encode it with Encode or EncodeInto");
   if (s.compression.kind == Compression::Kind::kNone) {
     Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_images * s.shape.bytes()),
             "uncompressed chunk " + std::to_string(index) + " is not one whole chunk of " +
@@ -347,6 +358,8 @@ void Writer::Append(const EncodedChunk& chunk) {
     record.stored_bytes = stored;
     record.filter_mask = filter_mask;
     s.chunks.push_back(record);
+    s.image_checksums.insert(s.image_checksums.end(), chunk.image_checksums.begin(),
+                             chunk.image_checksums.end());
     s.images_written = extent;
     s.last_chunk_was_short = chunk.images < s.chunk_images;
   } catch (...) {
@@ -384,6 +397,7 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
   hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
   hdf5::WriteChunkIndex(root, chunks);
+  hdf5::WriteRowChecksums(root, image_checksums);
 
   if (H5Dclose(images.release()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);

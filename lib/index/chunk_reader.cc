@@ -179,8 +179,25 @@ ChunkReadStats ChunkReader::ReadHyperslab(int64_t chunk, std::span<uint8_t> dest
   return {bytes, bytes};
 }
 
+bool ChunkReader::ChecksRows() const {
+  return options_.verify_checksums && options_.rows_checked_by_caller &&
+         !index_.row_checksums.empty();
+}
+
+void ChunkReader::VerifyRow(int64_t row, std::span<const uint8_t> sample) const {
+  const uint64_t stored = index_.row_checksums.at(static_cast<size_t>(row));
+  const uint64_t computed = codec::RowChecksum(sample);
+  if (stored != computed) {
+    throw Error(ErrorCode::kCorrupt, Describe(row / index_.chunk_samples) + ": row " +
+                                         std::to_string(row) + ": checksum mismatch (stored " +
+                                         Hex64(stored) + ", computed " + Hex64(computed) + ")" +
+                                         kDamagedAdvice);
+  }
+}
+
 void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded) const {
   if (!options_.verify_checksums || !index_.has_checksums) return;
+  if (ChecksRows()) return;  // each row is checked as it is copied out (VerifyRow)
   const uint64_t stored = index_.chunks[static_cast<size_t>(chunk)].checksum;
   const uint64_t computed = codec::ChunkChecksum(decoded);
   if (stored != computed) {

@@ -23,6 +23,9 @@ struct ChunkReadStats {
 
 struct ChunkReaderOptions {
   bool verify_checksums = true;  // XXH3-64 of every chunk (h5feed files)
+  // The caller checks every sample it uses with VerifyRow: for files with per-sample
+  // checksums, Read and MapInPlace then skip the chunk checksum (ChecksRows() says when).
+  bool rows_checked_by_caller = false;
   // Let MapInPlace use uncompressed chunks where they lie in the page cache
   // (RandomAccessFile::MapAt). false: pread only.
   bool map_file = true;
@@ -44,20 +47,30 @@ class ChunkReader {
   // included; rows >= samples_in_chunk(c) are unspecified).
   int64_t chunk_bytes() const;
 
-  // Decodes chunk c into dest (at least chunk_bytes() bytes; only those are written). Throws
-  // Error(kCorrupt) naming the file, the dataset, the chunk index and its rows for a checksum
-  // mismatch, a decompression failure or a truncated file; Error(kIo) when the read fails;
-  // Error(kInvalidArgument) for a chunk out of range or a dest too small.
+  // Decodes chunk c into dest (at least chunk_bytes() bytes; only those are written), its
+  // checksum checked unless ChecksRows(). Throws Error(kCorrupt) naming the file, the dataset,
+  // the chunk index and its rows for a checksum mismatch, a decompression failure or a
+  // truncated file; Error(kIo) when the read fails; Error(kInvalidArgument) for a chunk out
+  // of range or a dest too small.
   ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest) const;
 
   // Whether MapInPlace can serve this dataset's chunks: an h5feed file (chunks stored whole,
   // padding included) in NHWC with no filters, and map_file on.
   bool MapsInPlace() const;
 
-  // Chunk c where it lies in the file, checksum checked, when MapsInPlace() and the file can be
-  // mapped: chunk_bytes() bytes of NHWC rows, read by no one until now, copied nowhere.
-  // nullptr otherwise (then Read). Throws as Read does.
+  // Chunk c where it lies in the file, checksum checked (unless ChecksRows()), when
+  // MapsInPlace() and the file can be mapped: chunk_bytes() bytes of NHWC rows, read by no one
+  // until now, copied nowhere. nullptr otherwise (then Read). Throws as Read does.
   std::unique_ptr<io::MappedRange> MapInPlace(int64_t chunk) const;
+
+  // Whether the caller must check samples with VerifyRow, the chunk checksum being skipped:
+  // verify_checksums and rows_checked_by_caller are on and the file has per-sample checksums.
+  bool ChecksRows() const;
+
+  // Checks the NHWC bytes of dataset row `row` against its stored checksum. Throws
+  // Error(kCorrupt) naming the file, the dataset, the chunk and the row when they differ.
+  // Only for files with per-sample checksums (DatasetIndex::row_checksums).
+  void VerifyRow(int64_t row, std::span<const uint8_t> sample) const;
 
   // "chunk 17 of /images in train.h5 (rows 4352-4607)": how errors name chunk c.
   std::string Describe(int64_t chunk) const;

@@ -67,6 +67,9 @@ struct DatasetIndex {
   // through HDF5 (serialised behind the project's one HDF5 lock).
   bool direct = false;
   bool has_checksums = false;  // chunks[i].checksum is meaningful
+  // XXH3-64 of each sample's NHWC bytes (h5feed files with /row_checksums: N entries), else
+  // empty. The loader checks these as it copies samples, in place of the chunk checksums.
+  std::vector<uint64_t> row_checksums;
   std::vector<FilterStep> filters;
   // ceil(N / K) entries when direct. kContiguous: block c at offset + c*K*sample_bytes,
   // min(K, N - c*K) rows long (the last block is short: nothing pads it).

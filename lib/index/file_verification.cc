@@ -148,6 +148,28 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
                            std::to_string(classes) + ")");
 }
 
+// The rows of chunk c (decoded in `chunk`) against their own checksums: the first that fails,
+// and how many more do; "" when all pass.
+std::string RowProblem(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
+                       std::span<const uint8_t> chunk) {
+  const auto bytes = static_cast<size_t>(index.sample_bytes());
+  std::string first;
+  int64_t more = 0;
+  for (int64_t i = 0; i < index.samples_in_chunk(c); ++i) {
+    try {
+      reader.VerifyRow(c * index.chunk_samples + i, chunk.subspan(static_cast<size_t>(i) * bytes, bytes));
+    } catch (const Error& e) {
+      if (first.empty()) {
+        first = Reason(reader, c, e.what());
+      } else {
+        ++more;
+      }
+    }
+  }
+  if (more > 0) first += " (and " + std::to_string(more) + " more rows of the chunk)";
+  return first;
+}
+
 void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
                  VerificationReport& report) {
   std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(index.path);
@@ -163,6 +185,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
         std::string problem;
         try {
           reader.Read(c, buffer);
+          if (!index.row_checksums.empty()) problem = RowProblem(index, reader, c, buffer);
         } catch (const Error& e) {
           problem = Reason(reader, c, e.what());
         }
@@ -177,6 +200,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
                     std::string(ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";
+  if (!index.row_checksums.empty()) how += ", and every image against its own";
   report.checked.push_back(how);
   if (!index.has_checksums) {
     report.not_checked.push_back(

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "format/chunk_index_dataset.h"
+#include "format/row_checksums_dataset.h"
 #include "format/hdf5_attributes.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_handle.h"
@@ -195,6 +196,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   for (const schema::ChunkRecord& r : records) {
     index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
   }
+  index.row_checksums = hdf5::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
   const std::string labels =
       options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);

@@ -151,6 +151,13 @@ void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex
                     " avoids it (or use a smaller window)");
 }
 
+// The gatherer checks each sample as it copies it when the file has per-sample checksums (the
+// reader then skips the chunk checksum): the copy finds the sample in the cache.
+pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
+  if (!reader.ChecksRows()) return nullptr;
+  return [&reader](int64_t row, std::span<const uint8_t> sample) { reader.VerifyRow(row, sample); };
+}
+
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const index::DatasetIndex& dataset,
                                                 const loader::DeliveryPlan& delivery) {
@@ -175,6 +182,7 @@ struct Loader::Impl {
         file(loader::OpenChunkFile(path)),  // io::OpenPosixFile, unless a test injects faults
         reader(dataset, *file,
                index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
+                                         .rows_checked_by_caller = true,
                                          .map_file = options.map_file}),
         cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
@@ -188,7 +196,7 @@ struct Loader::Impl {
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
                  pipeline::BatchGatherer::Options{options.skip_corrupt_chunks,
-                                                  options.on_warning}),
+                                                  options.on_warning, RowCheck(reader)}),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         fingerprint(loader::StateFingerprint(dataset, options)) {
     info.path = path;

@@ -43,7 +43,7 @@ void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
   }
   ++corrupt_chunks_;
   std::string message = "h5feed: skipping corrupt chunk " + std::to_string(chunk) + " (" +
-                        what + "); its rows are left out of every batch";
+                        what + "); its rows are left out of every batch from here on";
   std::lock_guard lock(warn_mutex_);
   if (options_.warn) {
     options_.warn(message);
@@ -84,22 +84,23 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
       skipped[g] = 1;
       return true;
     }
-    std::optional<cache::ChunkCache::Ref> ref;
     try {
-      ref = wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
+      std::optional<cache::ChunkCache::Ref> ref =
+          wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
+      if (!ref) return false;
+      const uint8_t* data = ref->data().data();
+      for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
+        const auto position = static_cast<size_t>(by_chunk[k].second);
+        const int64_t row = rows[position];
+        const uint8_t* from = data + static_cast<size_t>(row - chunk * chunk_samples_) * row_bytes;
+        // Checked first: the check brings the row into the cache, where the copy finds it.
+        if (options_.check_row) options_.check_row(row, {from, row_bytes});
+        CopyRow(slot.images.data() + position * row_bytes, from, row_bytes, writes);
+      }
     } catch (const Error& error) {
       if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;
       RecordCorrupt(chunk, error.what());
-      skipped[g] = 1;
-      return true;
-    }
-    if (!ref) return false;
-    const uint8_t* data = ref->data().data();
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
-      const auto position = static_cast<size_t>(by_chunk[k].second);
-      const auto local = static_cast<size_t>(rows[position] - chunk * chunk_samples_);
-      CopyRow(slot.images.data() + position * row_bytes, data + local * row_bytes, row_bytes,
-              writes);
+      skipped[g] = 1;  // rows of the group already copied are dropped with the rest
     }
     return true;
   };

@@ -4,11 +4,16 @@
 // row alongside. Rows are grouped by chunk so each chunk is looked up once per step, and the
 // chunks of a step are fetched in parallel (a step of the random sampler touches ~200 chunks).
 //
-// Corrupt chunks: by default a chunk whose read fails with Error(kCorrupt) fails the step (the
-// error names the file, the dataset and the chunk). With skip_corrupt_chunks its rows are
-// dropped from the batch instead (the remaining rows keep their order), the chunk is
-// remembered so later steps skip it without reading it again, and one warning per chunk goes
-// to the warning function (stderr when none).
+// Each row may be checked just before it is copied (Options::check_row), while the copy is about
+// to read it anyway: checking a chunk as a whole when it is loaded reads it from memory once
+// more, which cost uncompressed files a fifth of their speed (docs/reader.md).
+//
+// Corrupt chunks: by default a chunk whose read fails with Error(kCorrupt), or one of whose
+// rows fails check_row with it, fails the step (the error names the file, the dataset and the
+// chunk). With skip_corrupt_chunks its rows are dropped from the batch instead (the remaining
+// rows keep their order), the chunk is remembered so later steps skip it without reading it
+// again, and one warning per chunk goes to the warning function (stderr when none). Rows of
+// the chunk delivered before the bad one was met had passed their own check.
 //
 // Thread-safety: Gather may run for several steps at once. The warning function is called from
 // worker threads, one call at a time. Borrows the cache and the labels, which must outlive it.
@@ -30,9 +35,13 @@ using WarningFunction = std::function<void(const std::string&)>;
 
 class BatchGatherer {
  public:
+  // Throws Error(kCorrupt) when the bytes of dataset row `row` are not what was stored.
+  using RowCheck = std::function<void(int64_t row, std::span<const uint8_t> bytes)>;
+
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
+    RowCheck check_row;    // null: rows are copied unchecked
   };
 
   // `labels`: one per dataset row. `chunk_samples` rows per chunk of `sample_bytes` each.

@@ -191,6 +191,21 @@ def table_field(chunk, field, value):
     return change
 
 
+def row_checksum(row):
+    def change(f):
+        f["row_checksums"][row] ^= np.uint64(1)
+    return change
+
+
+def replace_row_checksums(data):
+    """/row_checksums replaced by `data`, its checksum attribute kept."""
+    def change(f):
+        del f["row_checksums"]
+        f.create_dataset("row_checksums", data=data)
+        f["row_checksums"].attrs["checksum"] = "xxh3-64"
+    return change
+
+
 def replace_dataset(name, data):
     def change(f):
         del f[name]
@@ -241,7 +256,16 @@ METADATA_CASES = [
     ("table: address 0", table_field(5, "address", lambda v: 0), 5, False),
     ("table: stored_bytes -1", table_field(5, "stored_bytes", lambda v: v - 1), 5, False),
     ("table: stored_bytes 10^12", table_field(5, "stored_bytes", lambda v: 10**12), 5, False),
-    ("table: checksum ^ 1", table_field(5, "checksum", lambda v: v ^ 1), 5, False),
+    # The loader checks each image against /row_checksums as it copies it, not chunks: the
+    # intact pixels read correctly. verify compares both and names the chunk.
+    ("table: checksum ^ 1", table_field(5, "checksum", lambda v: v ^ 1), 5, True),
+    ("row checksum of row 41 ^ 1", row_checksum(41), 5, False),
+    ("row checksums one short", replace_row_checksums(np.zeros(SAMPLES - 1, dtype="<u8")), None,
+     False),
+    ("row checksums as int32", replace_row_checksums(np.zeros(SAMPLES, dtype="<i4")), None,
+     False),
+    ("row checksums without their attribute", replace_dataset("row_checksums", np.zeros(
+        SAMPLES, dtype="<u8")), None, False),
     ("table: filter mask 1", table_field(5, "filter_mask", lambda v: 1), 5, False),
     ("table: a row missing", replace_dataset("chunk_index", None), None, False),
 ]

@@ -81,7 +81,10 @@ struct LoaderOptions {
   bool map_file = true;
 
   // --- Integrity.
-  bool verify_checksums = true;     // check every chunk's XXH3-64 (h5feed files)
+  // Check what is read against its XXH3-64 (h5feed files): each image as it is copied into a
+  // batch when the file stores per-image checksums (/row_checksums), else each chunk as it is
+  // loaded.
+  bool verify_checksums = true;
   bool skip_corrupt_chunks = false;  // skip a corrupt chunk's samples with a warning, counted
   // Where warnings go: one per skipped chunk (from a worker thread), one when Open had to
   // open the file without its lock (from Open's thread). One call at a time; it must not call

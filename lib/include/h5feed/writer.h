@@ -52,7 +52,8 @@ struct DatasetDescription {
 struct EncodedChunk {
   std::vector<uint8_t> bytes;  // exactly what is stored
   uint64_t checksum = 0;       // XXH3-64 of the uncompressed chunk, zero padding included
-  int64_t images = 0;          // images in it: K, or fewer for the last chunk
+  std::vector<uint64_t> image_checksums;  // XXH3-64 of each image in it (`images` entries)
+  int64_t images = 0;                     // images in it: K, or fewer for the last chunk
 };
 
 // Thread-safety: Encode() may be called from many threads at once (it touches no HDF5 and
@@ -92,7 +93,8 @@ class Writer {
   int64_t images_written() const;
   int64_t chunks_written() const;
 
-  // Writes labels, classes, sources, skipped sources, the chunk table and the attributes,
+  // Writes labels, classes, sources, skipped sources, the chunk table, the images' checksums
+  // and the attributes,
   // closes, fsyncs and renames the file to path(). description.labels and .sources must hold
   // images_written() entries.
   void Finish(const DatasetDescription& description);

@@ -156,6 +156,27 @@ def test_chunk_index_is_the_packed_dtype_the_format_specifies(tmp_path):
             assert chunk[len(expected):] == bytes(4 * 60 - len(expected))
 
 
+@pytest.mark.parametrize("compression", ["none", "gzip:6"])
+def test_checksums_are_xxh3_64_of_each_image_and_each_padded_chunk(tmp_path, compression):
+    """An independent XXH3 (the xxhash package) agrees with both checksum tables."""
+    import h5py
+    import xxhash
+    path = tmp_path / "out.h5"
+    write(path, compression)
+    with h5py.File(path, "r") as f:
+        rows = f["row_checksums"]
+        assert rows.dtype == np.dtype("<u8")
+        assert rows.shape == (10,)
+        assert rows.attrs["checksum"] == "xxh3-64"
+        images = f["images"][...]
+        assert [int(v) for v in rows[...]] == [xxhash.xxh3_64_intdigest(image.tobytes())
+                                               for image in images]
+        padded = np.zeros((12, 4, 5, 3), np.uint8)  # 3 chunks of 4, the last zero-padded
+        padded[:10] = images
+        assert [int(row["checksum"]) for row in f["chunk_index"][...]] == [
+            xxhash.xxh3_64_intdigest(padded[c * 4:c * 4 + 4].tobytes()) for c in range(3)]
+
+
 def test_zstd_files_do_not_read_without_the_plugin(tmp_path):
     path = tmp_path / "out.h5"
     write(path, "zstd:3")

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "format/hdf5_handle.h"
 #include "format/hdf5_mutex.h"
 #include "format/hdf5_strings.h"
+#include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "support/temp_folder.h"
@@ -165,6 +168,16 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
     close(fd);
     CHECK(hdf5::ReadStringAttribute(
               hdf5::Dataset(H5Dopen2(file.get(), "chunk_index", H5P_DEFAULT)).get(),
+              "checksum") == "xxh3-64");
+
+    // One checksum per image, of its bytes alone (padding is no image's).
+    std::optional<std::vector<uint64_t>> rows = hdf5::ReadRowChecksums(file.get(), 10);
+    REQUIRE(rows);
+    for (size_t i = 0; i < 10; ++i) {
+      CHECK((*rows)[i] == codec::RowChecksum(std::span(pixels).subspan(i * 60, 60)));
+    }
+    CHECK(hdf5::ReadStringAttribute(
+              hdf5::Dataset(H5Dopen2(file.get(), "row_checksums", H5P_DEFAULT)).get(),
               "checksum") == "xxh3-64");
 
     DatasetDescription d = Describe(10);
@@ -329,6 +342,9 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
   CHECK(std::equal(two.begin(), two.end(), chunk.bytes.begin()));
   CHECK(std::all_of(chunk.bytes.begin() + 120, chunk.bytes.end(), [](uint8_t b) { return !b; }));
   CHECK(chunk.checksum == codec::ChunkChecksum(chunk.bytes));
+  CHECK(chunk.image_checksums == std::vector<uint64_t>{
+                                     codec::RowChecksum(std::span(two).first(60)),
+                                     codec::RowChecksum(std::span(two).subspan(60, 60))});
 
   Writer zstd = Writer::Create(folder / "z.h5", {kShape, 4, Compression{Kind::kZstd, 3}});
   EncodedChunk compressed = zstd.Encode(two, 2);
@@ -355,6 +371,7 @@ TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, i
       writer.EncodeInto(chunk, images, into);
       CHECK(into.bytes == expected.bytes);
       CHECK(into.checksum == expected.checksum);
+      CHECK(into.image_checksums == expected.image_checksums);
       CHECK(into.images == images);
       if (compression.kind == Kind::kNone) {
         CHECK(into.bytes.data() == chunk_memory);  // not copied: the caller's buffer, swapped
@@ -374,6 +391,9 @@ TEST_CASE("misuse is an invalid argument: wrong sizes, a chunk after a short one
   CHECK(CodeOf([&] { writer.Encode(Pixels(2), 3); }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { writer.Encode(Pixels(5), 5); }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { writer.Encode({}, 0); }) == ErrorCode::kInvalidArgument);
+  EncodedChunk unchecked = writer.Encode(Pixels(4), 4);
+  unchecked.image_checksums.pop_back();  // a chunk not made by Encode
+  CHECK(CodeOf([&] { writer.Append(unchecked); }) == ErrorCode::kInvalidArgument);
   writer.Append(writer.Encode(Pixels(4), 4));
   writer.Append(writer.Encode(Pixels(3), 3));
   CHECK(CodeOf([&] { writer.Append(writer.Encode(Pixels(4), 4)); }) ==
@@ -454,6 +474,7 @@ TEST_CASE("a conversion of no images finishes with empty datasets") {
   auto lock = hdf5::Lock();
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   CHECK(hdf5::ReadChunkIndex(file.get()).empty());
+  CHECK(hdf5::ReadRowChecksums(file.get(), 0) == std::vector<uint64_t>{});
   CHECK(hdf5::ReadStringDataset(file.get(), "sources").empty());
   CHECK(hdf5::ReadStringDataset(file.get(), "classes").empty());
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 0);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,6 +144,40 @@ TEST_CASE("a flipped byte inside a stored chunk is a checksum error naming the c
   // The option that turns checking off lets the damage through: it exists for speed tests.
   Opened unchecked(path, {}, ChunkReaderOptions{false});
   unchecked.reader.Read(3, chunk);
+}
+
+TEST_CASE("with rows checked by the caller, VerifyRow names the damaged row and Read skips the "
+          "chunk checksum") {
+  TempFolder folder;
+  std::vector<uint8_t> pixels;
+  const std::string path = H5feedFile(folder, "none", &pixels);
+  const DatasetIndex clean = OpenDatasetIndex(path, {});
+  REQUIRE(clean.row_checksums.size() == static_cast<size_t>(kImages));
+  testing::FlipByteInFile(path, clean.chunks[3].address + 100, 0x01);  // row 3 * 8 + 100 / 90
+
+  Opened opened(path, {}, ChunkReaderOptions{.rows_checked_by_caller = true});
+  CHECK(opened.reader.ChecksRows());
+  std::vector<uint8_t> chunk(static_cast<size_t>(opened.reader.chunk_bytes()));
+  opened.reader.Read(3, chunk);  // no chunk checksum: the caller checks what it uses
+  const auto row = [&](int64_t r) {
+    return std::span<const uint8_t>(chunk).subspan(static_cast<size_t>((r - 24) * 90), 90);
+  };
+  opened.reader.VerifyRow(24, row(24));  // the chunk's other rows are intact
+  opened.reader.VerifyRow(26, row(26));
+  Error e = CaughtError([&] { opened.reader.VerifyRow(25, row(25)); });
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(e.what(), "chunk 3 of /images in " + path + " (rows 24-31): row 25: checksum "
+                           "mismatch (stored 0x"));
+  CHECK(Contains(e.what(), "h5feed verify lists every bad chunk"));
+  // The undamaged bytes of row 25 pass: the stored checksum is that of the written row.
+  opened.reader.VerifyRow(25, std::span<const uint8_t>(pixels).subspan(25 * 90, 90));
+
+  // Without the caller's checks, or with checking off, the reader is what it was.
+  CHECK_FALSE(Opened(path).reader.ChecksRows());
+  CHECK_FALSE(Opened(path, {}, ChunkReaderOptions{.verify_checksums = false,
+                                                  .rows_checked_by_caller = true})
+                  .reader.ChecksRows());
+  CHECK(CaughtError([&] { Opened(path).reader.Read(3, chunk); }).code() == ErrorCode::kCorrupt);
 }
 
 TEST_CASE("a damaged zstd frame or zlib stream is a decompression error naming the chunk") {

@@ -53,6 +53,7 @@ TEST_CASE("a sound h5feed file verifies with every check listed and nothing left
   CHECK(report.not_checked.empty());
   CHECK(Mentions(report.checked, "all 7 rows against HDF5"));
   CHECK(Mentions(report.checked, "XXH3-64"));
+  CHECK(Mentions(report.checked, "every image against its own"));
   CHECK(Contains(ToText(report), "OK"));
   CHECK(Contains(ToJson(report), "\"ok\": true"));
 }
@@ -99,6 +100,36 @@ TEST_CASE("a stale table row and labels outside the classes are each reported") 
   CHECK(Contains(report.bad_chunks[0].problem, "does not match HDF5's"));
   CHECK(Mentions(report.problems, "label 3 of row 3 is outside the 3 classes"));
   CHECK(Mentions(report.problems, "label -1 of row 9"));
+}
+
+TEST_CASE("images whose stored checksums differ are listed by row; chunks that pass still fail") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, Compression::Parse("zstd:3"), 50, 8, kShape);
+  // The pixels are intact (every chunk checksum passes); /row_checksums is damaged for rows
+  // 10, 12 and 41.
+  testing::RunPythonWithH5py(
+      "f = h5py.File(\"" + path + "\", \"r+\")\n"
+      "for row in (10, 12, 41):\n"
+      "    f[\"row_checksums\"][row] ^= np.uint64(1)\n"
+      "f.close()\n");
+  VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  REQUIRE(report.bad_chunks.size() == 2);
+  CHECK(report.bad_chunks[0].chunk == 1);
+  CHECK(Contains(report.bad_chunks[0].problem, "row 10: checksum mismatch (stored 0x"));
+  CHECK(Contains(report.bad_chunks[0].problem, "(and 1 more rows of the chunk)"));
+  CHECK(report.bad_chunks[1].chunk == 5);
+  CHECK(Contains(report.bad_chunks[1].problem, "row 41: checksum mismatch"));
+  CHECK_FALSE(Contains(report.bad_chunks[1].problem, "more rows"));
+
+  // Without /row_checksums (a file from before they existed) the chunks alone are checked.
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"r+\")\n"
+                             "del f[\"row_checksums\"]\n"
+                             "f.close()\n");
+  report = VerifyFile(path, VerifyOptions{});
+  CHECK(report.ok());
+  CHECK_FALSE(Mentions(report.checked, "every image against its own"));
 }
 
 TEST_CASE("an h5py file is decoded, and the report says it has no checksums or table") {

@@ -114,32 +114,65 @@ TEST_CASE("a missing or truncated file is an error at Open") {
 }
 
 TEST_CASE("a corrupt chunk makes Next throw naming the chunk, after the batches before it") {
+  // 16 bytes overwritten in the middle of chunk 5 (rows 80-95: steps 10 and 11 at batch 8).
+  // Uncompressed, they are row 88's first bytes: row 88 fails its own checksum as step 11
+  // copies it, after step 10 delivered rows 80-87 intact. Compressed, the codec fails on the
+  // chunk (step 10) or the row the damage decompresses into fails its checksum.
   for (std::string compression : {"none", "zstd"}) {
     CAPTURE(compression);
     File file(160, compression.c_str());
-    testing::CorruptChunk(file.path, 5);  // rows 80-95: steps 10 and 11 at batch 8
+    testing::CorruptChunk(file.path, 5);
     std::optional<Loader> loader = Loader::Open(file.path, Sequential());
     loader->SetEpoch(0);
-    for (int64_t s = 0; s < 10; ++s) {
-      std::optional<Batch> batch = loader->Next();
-      REQUIRE(batch);
-      CHECK(batch->step() == s);
-    }
+    int64_t delivered = 0;
     std::string message;
     try {
-      loader->Next();
+      while (std::optional<Batch> batch = loader->Next()) {
+        CHECK(batch->step() == delivered);
+        for (int64_t i = 0; i < batch->size(); ++i) {
+          const std::vector<uint8_t> image = testing::FileImage(batch->indices()[i], kShape);
+          CHECK(std::equal(image.begin(), image.end(),
+                           batch->images().begin() + static_cast<long>(i * kShape.bytes())));
+        }
+        ++delivered;
+      }
       FAIL("expected an error");
     } catch (const Error& error) {
       CHECK(error.code() == ErrorCode::kCorrupt);
       message = error.what();
     }
+    CAPTURE(message);
+    if (compression == "none") {
+      CHECK(delivered == 11);
+      CHECK(Contains(message, "row 88"));
+    } else {
+      CHECK((delivered == 10 || delivered == 11));
+    }
     CHECK(Contains(message, "chunk 5"));
     CHECK(Contains(message, file.path));
     CHECK(Contains(message, "/images"));
-    CHECK(Contains(message, "step 10"));
+    CHECK(Contains(message, "step " + std::to_string(delivered)));
     CHECK_THROWS_AS(loader->Next(), Error);  // the error stays until SetEpoch
-    CHECK(loader->State().step == 10);
+    CHECK(loader->State().step == delivered);
     loader.reset();  // destroying the loader after an error is clean
+  }
+}
+
+TEST_CASE("a file without per-row checksums is checked chunk by chunk, as before they existed") {
+  File file(160, "none");
+  testing::RemoveRowChecksums(file.path);
+  testing::CorruptChunk(file.path, 5);
+  Loader loader = Loader::Open(file.path, Sequential());
+  loader.SetEpoch(0);
+  for (int64_t s = 0; s < 10; ++s) REQUIRE(loader.Next());
+  try {
+    loader.Next();  // step 10 needs chunk 5: its checksum fails when it is loaded
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(Contains(error.what(), "chunk 5"));
+    CHECK(Contains(error.what(), "checksum mismatch"));
+    CHECK_FALSE(Contains(error.what(), "row 8"));
   }
 }
 
@@ -147,10 +180,13 @@ TEST_CASE("SetEpoch after an error starts over and meets the error again") {
   File file;
   testing::CorruptChunk(file.path, 0);
   Loader loader = Loader::Open(file.path, Sequential());
-  loader.SetEpoch(0);
-  CHECK_THROWS_AS(loader.Next(), Error);
-  loader.SetEpoch(1);
-  CHECK_THROWS_AS(loader.Next(), Error);
+  const auto read_epoch = [&loader](int epoch) {
+    loader.SetEpoch(epoch);
+    while (loader.Next()) {
+    }
+  };
+  CHECK_THROWS_AS(read_epoch(0), Error);
+  CHECK_THROWS_AS(read_epoch(1), Error);
 }
 
 TEST_CASE("a cache too small for chunks:W is warned about at Open, with the size that fits") {
@@ -211,12 +247,18 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, warned 
       }
     }
   }
-  CHECK(rows.size() == 160 - 16);
-  for (int64_t row = 48; row < 64; ++row) CHECK(rows.count(row) == 0);
+  // Row 56 is the damaged one. Epoch 0: step 4 (rows 40-49) delivered rows 48 and 49, which
+  // passed their checks; step 5 met row 56 and dropped the chunk's rows 50-59, step 6 its rows
+  // 60-63. Epoch 1 skips all 16 without reading the chunk.
+  CHECK(rows.size() == 160 - 14);
+  CHECK(rows.count(48) == 1);
+  CHECK(rows.count(49) == 1);
+  for (int64_t row = 50; row < 64; ++row) CHECK(rows.count(row) == 0);
   REQUIRE(warnings.size() == 1);
   CHECK(Contains(warnings[0], "chunk 3"));
+  CHECK(Contains(warnings[0], "row 56"));
   CHECK(loader.stats().corrupt_chunks_skipped == 1);
-  CHECK(loader.stats().samples_skipped == 32);  // 16 rows in each of the two epochs
+  CHECK(loader.stats().samples_skipped == 14 + 16);
 }
 
 TEST_CASE("a trainer holding every slot stalls the loader, and releasing one resumes it") {

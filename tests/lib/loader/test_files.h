@@ -131,4 +131,12 @@ inline void CorruptChunk(const std::string& path, int64_t chunk) {
   RunPython(path + ".corrupt", program);
 }
 
+// Deletes /row_checksums (h5py): the file then reads like one written before it existed.
+inline void RemoveRowChecksums(const std::string& path) {
+  std::string program = "import h5py\n";
+  program += "with h5py.File('" + path + "', 'r+') as f:\n";
+  program += "    del f['row_checksums']\n";
+  RunPython(path + ".rows", program);
+}
+
 }  // namespace h5feed::testing

@@ -3,9 +3,12 @@
 #include <doctest/doctest.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,7 +147,7 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
                           data.LoadFunction());
   std::vector<std::string> warnings;
   BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(),
-                         {true, [&](const std::string& m) { warnings.push_back(m); }});
+                         {true, [&](const std::string& m) { warnings.push_back(m); }, nullptr});
   TestSlot slot(6, data.shape());
   const std::vector<int64_t> rows = {12, 1, 13, 30, 15, 2};  // 12, 13, 15 lie in chunk 3
   int64_t kept = gatherer.Gather(rows, 0, slot.view);
@@ -172,13 +175,61 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
   CHECK(gatherer.samples_skipped() == 4);
 }
 
+TEST_CASE("every row is checked with its bytes before it is copied; a failing row fails its step") {
+  SyntheticDataset data(40, 4, {2, 2, 1});
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  std::mutex mutex;
+  std::vector<int64_t> checked;
+  auto check_row = [&](int64_t row, std::span<const uint8_t> bytes) {
+    CHECK(data.Holds(bytes, row));  // the row's own bytes, from its chunk
+    std::lock_guard lock(mutex);
+    checked.push_back(row);
+    if (row == 13) throw Error(ErrorCode::kCorrupt, "row 13: checksum mismatch");
+  };
+  const std::vector<int64_t> good = {1, 30, 2, 12};
+  const std::vector<int64_t> bad = {12, 1, 13, 30, 15, 2};  // 12, 13, 15 lie in chunk 3
+  TestSlot slot(6, data.shape());
+
+  BatchGatherer strict(cache, 4, data.shape().bytes(), data.labels(), {false, nullptr, check_row});
+  CHECK(strict.Gather(good, 0, slot.view) == 4);
+  std::sort(checked.begin(), checked.end());
+  CHECK(checked == std::vector<int64_t>{1, 2, 12, 30});
+  try {
+    strict.Gather(bad, 1, slot.view);
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(std::string(error.what()).find("row 13") != std::string::npos);
+  }
+
+  // Skipping: the chunk of the failing row is dropped from the step and from every later one.
+  std::vector<std::string> warnings;
+  BatchGatherer skipping(cache, 4, data.shape().bytes(), data.labels(),
+                         {true, [&](const std::string& m) { warnings.push_back(m); }, check_row});
+  REQUIRE(skipping.Gather(bad, 2, slot.view) == 3);
+  const std::vector<int64_t> expected = {1, 30, 2};
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(slot.view.indices[i] == expected[i]);
+    CHECK(data.Holds(slot.view.images.subspan(i * bytes, bytes), expected[i]));
+  }
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("chunk 3") != std::string::npos);
+  CHECK(warnings[0].find("row 13") != std::string::npos);
+  const std::vector<int64_t> later = {14, 0};
+  CHECK(skipping.Gather(later, 3, slot.view) == 1);
+  CHECK(slot.view.indices[0] == 0);
+  CHECK(skipping.samples_skipped() == 4);
+}
+
 TEST_CASE("errors other than corruption are never skipped") {
   SyntheticDataset data(16, 4, {2, 2, 1});
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
                           [](int64_t, cache::ChunkCache::LoadTarget&) -> cache::LoadResult {
                             throw Error(ErrorCode::kIo, "pread failed");
                           });
-  BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(), {true, nullptr});
+  BatchGatherer gatherer(cache, 4, data.shape().bytes(), data.labels(), {true, nullptr, nullptr});
   TestSlot slot(2, data.shape());
   const std::vector<int64_t> rows = {0, 5};
   CHECK_THROWS_AS(gatherer.Gather(rows, 0, slot.view), Error);
