@@ -300,7 +300,8 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "Deliver float32 NCHW batches, (x/255 - mean)/std with ImageNet's mean and "
                     "std, computed on the CPU (what a trainer without a GPU stage gets)");
   command->add_flag("--no-verify", flags->no_verify,
-                    "Skip the checksums of images (or chunks, in files without per-image ones): faster, but corruption then goes unnoticed");
+                    "Skip the checksums of images (or chunks, in files without per-image "
+                    "ones): faster, but corruption then goes unnoticed");
   AddFileLockingOption(*command, flags->locking);
   command->add_flag("--no-map", flags->no_map,
                     "Read chunks with pread only, not through a mapping of FILE "

@@ -157,7 +157,8 @@ std::string RowProblem(const DatasetIndex& index, const ChunkReader& reader, int
   int64_t more = 0;
   for (int64_t i = 0; i < index.samples_in_chunk(c); ++i) {
     try {
-      reader.VerifyRow(c * index.chunk_samples + i, chunk.subspan(static_cast<size_t>(i) * bytes, bytes));
+      reader.VerifyRow(c * index.chunk_samples + i,
+                       chunk.subspan(static_cast<size_t>(i) * bytes, bytes));
     } catch (const Error& e) {
       if (first.empty()) {
         first = Reason(reader, c, e.what());

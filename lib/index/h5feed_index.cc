@@ -196,7 +196,9 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   for (const schema::ChunkRecord& r : records) {
     index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
   }
-  index.row_checksums = hdf5::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
+  // Files written before /row_checksums existed have none: their chunks are checked instead.
+  index.row_checksums =
+      hdf5::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
   const std::string labels =
       options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);
