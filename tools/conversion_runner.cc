@@ -16,7 +16,7 @@ namespace h5feed::cli {
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default) {
   command.add_option("--chunk", flags.chunk,
                      "Images per chunk, the unit the reader reads and decompresses. "
-                     "Default: as many as make about 4 MiB")
+                     "Default: as many as make about 4 MiB (at most all the images)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--compression", flags.compression,
                      "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "

@@ -81,6 +81,22 @@ def test_npy_images_and_labels_of_any_integer_type(tmp_path):
         assert np.array_equal(f["labels"][()], labels[rows].astype(np.int64))
 
 
+def test_the_default_chunk_holds_no_more_images_than_the_source(tmp_path):
+    """Without --chunk, a chunk is about 4 MiB, but never larger than the whole dataset."""
+    images = np.random.default_rng(4).integers(0, 256, (100, 8, 8, 3), dtype=np.uint8)
+    np.save(tmp_path / "small.npy", images)
+    np.save(tmp_path / "big.npy", np.zeros((3000, 32, 32, 3), np.uint8))
+    run_h5feed("convert", "npy", tmp_path / "small.npy", tmp_path / "small.h5",
+               "--compression", "none", check=0)
+    run_h5feed("convert", "npy", tmp_path / "big.npy", tmp_path / "big.h5", check=0)
+    with h5py.File(tmp_path / "small.h5") as f:
+        assert f["images"].chunks == (100, 8, 8, 3)
+        assert f.attrs["chunk_images"] == 100
+        assert f["images"].id.get_storage_size() == images.nbytes  # no padding stored
+    with h5py.File(tmp_path / "big.h5") as f:
+        assert f["images"].chunks == (1365, 32, 32, 3)  # 4 MiB: more images than one chunk
+
+
 def test_npy_without_labels(tmp_path):
     images = np.arange(4 * 5 * 6, dtype=np.uint8).reshape(4, 5, 6)
     np.save(tmp_path / "gray.npy", images)
