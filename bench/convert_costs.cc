@@ -200,7 +200,8 @@ class ConvertCosts {
       : options_(options),
         paths_(std::move(paths)),
         image_bytes_(int64_t{options.size.height} * options.size.width * 3),
-        chunk_images_(h5feed::DefaultChunkImages({options.size.height, options.size.width, 3})),
+        chunk_images_(h5feed::DefaultChunkImages({options.size.height, options.size.width, 3},
+                                                 static_cast<int64_t>(paths_.size()))),
         chunk_(static_cast<size_t>(chunk_images_ * image_bytes_)) {}
 
   int64_t chunk_images() const { return chunk_images_; }

@@ -14,12 +14,15 @@ reference loaders; then again), best of --repeats:
              zstd:3: threads x zstd_ceiling's single-thread decompression rate of the same
              chunks (zstd_ceiling also reports what 2 threads reach together right now)
   h5feed     `h5feed bench FILE --sampler chunks:8 --batch 256 --threads 2 --json`, the same
-             with --no-map (pread only: what reading through a mapping gains), and with
-             --sampler random (chunk reads per chunk, shuffle quality)
+             with --no-map (pread only: what reading through a mapping gains), with
+             --epochs 3 (as in training: each epoch's first chunks are read while the one
+             before ends), and with --sampler random (chunk reads per chunk, shuffle quality)
   references bench/reference_loaders.py random | random_rdcc | chunked (2 workers, batch 256),
              stopped after --ref-seconds of measuring when slower than that per epoch
 
-It reports images/s, the fraction of the ceiling h5feed reaches (target >= 0.80), h5feed over
+It reports images/s, the fraction of the ceiling h5feed reaches (target >= 0.80; also, as
+reported figures, against the ceiling of the same round, the median over rounds, and over 3
+epochs), h5feed over
 the best reference (the issue expects several times), chunk reads per chunk for chunks:8
 (target <= 1.01) and random, and h5feed's peak RSS reading the CelebA-shaped file with a cache
 at least 10 times smaller than its pixels (target < cache + slot memory + 100 MiB). The Markdown
@@ -38,6 +41,7 @@ import importlib.util
 import json
 import os
 import re
+import statistics
 import shlex
 import shutil
 import sys
@@ -234,6 +238,10 @@ def run_round(args: argparse.Namespace, tools: dict[str, str], f: BenchFile) -> 
                # What reading through a mapping of the file gains: the same run with pread only.
                "h5feed_pread": h5feed_bench(args, tools["h5feed"], f.path, "chunks:8",
                                             extra=("--no-map",)),
+               # Training runs many epochs, and the loader reads each epoch's first window
+               # while the one before ends: the rate over 3 epochs in one run.
+               "h5feed_epochs": h5feed_bench(args, tools["h5feed"], f.path, "chunks:8",
+                                             extra=("--epochs", "3")),
                "h5feed_random": h5feed_bench(args, tools["h5feed"], f.path, "random")}
     for kind in REFERENCE_LOADERS:
         results[kind] = reference(args, kind, f.path)
@@ -278,6 +286,8 @@ def rate_table(files: list[BenchFile], threads: int) -> list[str]:
                                       for f in files])
     row("h5feed bench, chunks:8, pread only (--no-map)",
         [f"{f.best('h5feed_pread')['images_per_s']:.0f}" for f in files])
+    row("h5feed bench, chunks:8, 3 epochs in one run",
+        [f"{f.best('h5feed_epochs')['images_per_s']:.0f}" for f in files])
     row("h5feed bench, random", [f"{f.best('h5feed_random')['images_per_s']:.0f}" for f in files])
     titles = {"random": "DataLoader + h5py, per-sample reads",
               "random_rdcc": "DataLoader + h5py, per-sample reads, 1 GiB rdcc",
@@ -297,6 +307,17 @@ def target_table(files: list[BenchFile]) -> list[str]:
         fraction = f.best("h5feed_chunks")["mb_per_s"] / f.ceiling_mb_per_s()
         lines.append(f"| h5feed chunks:8 / ceiling | {f.name} | {fraction:.2f} | >= 0.80 | "
                      f"{verdict(fraction >= 0.80)} |")
+    for f in files:
+        # Each run beside the ceiling measured just before it: on a shared machine the best
+        # run and the best ceiling can come from moments apart.
+        paired = statistics.median(run["mb_per_s"] / ceiling["mb_per_s"] for run, ceiling
+                                   in zip(f.runs["h5feed_chunks"], f.ceilings))
+        lines.append(f"| h5feed chunks:8 / the same round's ceiling, median of rounds | "
+                     f"{f.name} | {paired:.2f} | (reported) | |")
+    for f in files:
+        fraction = f.best("h5feed_epochs")["mb_per_s"] / f.ceiling_mb_per_s()
+        lines.append(f"| h5feed chunks:8, 3 epochs in one run / ceiling | {f.name} | "
+                     f"{fraction:.2f} | (reported) | |")
     for f in files:
         gain = f.best("h5feed_chunks")["images_per_s"] / f.best("h5feed_pread")["images_per_s"]
         lines.append(f"| h5feed chunks:8 mapped / pread only | {f.name} | {gain:.2f}x | "
@@ -378,7 +399,7 @@ def report(args: argparse.Namespace, files: list[BenchFile], load_before: float,
         f"batch {args.batch}, timed from the first batch (worker start-up left out); "
         f"\u2020 = stopped after {args.ref_seconds:g} s of measuring, before the end of the epoch.",
         f"- Best of {args.repeats} interleaved rounds (ceiling, h5feed chunks:8, the same with "
-        "--no-map, h5feed random, "
+        "--no-map, the same over 3 epochs, h5feed random, "
         "3 references, per file, then again). Ceilings: uncompressed, `dd if=FILE of=/dev/null "
         f"bs=16M` (the whole file's bytes); zstd:3, {args.threads} x zstd_ceiling's "
         "single-thread decompression rate of the file's chunks. Fractions of the ceiling are "

@@ -115,10 +115,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
 
   WriterOptions writer_options;
   writer_options.image_shape = shape;
-  // The default chunk never holds more images than there are: a 100-image file would otherwise
-  // be one chunk of 4 MiB of padding, on disk (uncompressed) and in every reader's cache.
   writer_options.chunk_images =
-      options.chunk_images > 0 ? options.chunk_images : std::min(n, DefaultChunkImages(shape));
+      options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape, n);
   writer_options.compression = options.compression;
   writer_options.overwrite = options.overwrite;
   Writer writer = Writer::Create(path, writer_options);

@@ -133,9 +133,10 @@ void Writer::State::ReserveBeyondEnd(uint64_t more, std::string_view what) {
   disk->Reserve(static_cast<uint64_t>(end) + more, what);
 }
 
-int64_t DefaultChunkImages(const ImageShape& shape) {
+int64_t DefaultChunkImages(const ImageShape& shape, int64_t images) {
   if (shape.bytes() <= 0) return 1;
-  return std::max<int64_t>(1, (kDefaultChunkBytes + shape.bytes() / 2) / shape.bytes());
+  const int64_t about_4_mib = (kDefaultChunkBytes + shape.bytes() / 2) / shape.bytes();
+  return std::max<int64_t>(1, std::min(about_4_mib, images));
 }
 
 void Writer::State::CreateImagesDataset() {

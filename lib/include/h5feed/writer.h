@@ -8,6 +8,7 @@
 // temporary file, and one killed outright leaves only a ".partial" file that readers reject.
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,8 +31,11 @@ struct WriterOptions {
   bool overwrite = false;
 };
 
-// The K that makes a chunk of `shape` images about 4 MiB (at least 1).
-int64_t DefaultChunkImages(const ImageShape& shape);
+// The K that makes a chunk of `shape` images about 4 MiB, but no more than the dataset's
+// `images` (a larger chunk would only hold padding, on disk and in every reader's cache); at
+// least 1.
+int64_t DefaultChunkImages(const ImageShape& shape,
+                           int64_t images = std::numeric_limits<int64_t>::max());
 
 struct SkippedSource {
   std::string source;  // the path (or name) of the input that was skipped

@@ -426,10 +426,14 @@ TEST_CASE("bad options are refused before any file is created") {
   CHECK(folder.List().empty());
 }
 
-TEST_CASE("the default chunk holds about 4 MiB, and at least one image") {
+TEST_CASE("the default chunk holds about 4 MiB, at least one image and at most the dataset") {
   CHECK(DefaultChunkImages({224, 224, 3}) == 28);  // 4 MiB / 147 KiB = 27.9
   CHECK(DefaultChunkImages({32, 32, 3}) == 1365);  // CIFAR
   CHECK(DefaultChunkImages({4096, 4096, 3}) == 1);
+  // Never more than the dataset holds: a chunk beyond it would be padding only.
+  CHECK(DefaultChunkImages({32, 32, 3}, 100) == 100);
+  CHECK(DefaultChunkImages({32, 32, 3}, 50000) == 1365);
+  CHECK(DefaultChunkImages({4096, 4096, 3}, 10) == 1);
   testing::TempFolder folder;
   Writer writer = Writer::Create(folder / "out.h5", {{224, 224, 3}, 0, Compression{}});
   CHECK(writer.chunk_images() == 28);
