@@ -315,9 +315,14 @@ def target_table(files: list[BenchFile]) -> list[str]:
         lines.append(f"| h5feed chunks:8 / the same round's ceiling, median of rounds | "
                      f"{f.name} | {paired:.2f} | (reported) | |")
     for f in files:
-        fraction = f.best("h5feed_epochs")["mb_per_s"] / f.ceiling_mb_per_s()
-        lines.append(f"| h5feed chunks:8, 3 epochs in one run / ceiling | {f.name} | "
-                     f"{fraction:.2f} | (reported) | |")
+        # Not the same measurement as the ceiling's: what the cache kept from one epoch is not
+        # read or decompressed again in the next (all of it, when the decoded file fits the
+        # cache). The chunk reads per chunk and epoch beside it say how much that was.
+        r = f.best("h5feed_epochs")
+        lines.append(f"| h5feed chunks:8, 3 epochs in one run / ceiling (later epochs reuse "
+                     f"what the cache kept: {r['chunk_reads_per_chunk']:.2f} chunk reads per "
+                     f"chunk and epoch) | {f.name} | {r['mb_per_s'] / f.ceiling_mb_per_s():.2f} "
+                     f"| (reported) | |")
     for f in files:
         gain = f.best("h5feed_chunks")["images_per_s"] / f.best("h5feed_pread")["images_per_s"]
         lines.append(f"| h5feed chunks:8 mapped / pread only | {f.name} | {gain:.2f}x | "
