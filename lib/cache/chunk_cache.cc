@@ -407,14 +407,15 @@ void ChunkCache::SetPlan(std::shared_ptr<const AccessPlan> plan) {
 }
 
 ChunkCache::Ref ChunkCache::Get(int64_t chunk, int64_t step) {
-  Entry* e = impl_->Get(chunk, step, true);
-  Ref ref(impl_.get(), e, e->data);
-  impl_->DestroyReleasedOwners();
-  return ref;
+  return *Acquire(chunk, step, true);  // waiting, it always has the entry
 }
 
 std::optional<ChunkCache::Ref> ChunkCache::GetUnlessLoading(int64_t chunk, int64_t step) {
-  Entry* e = impl_->Get(chunk, step, false);
+  return Acquire(chunk, step, false);
+}
+
+std::optional<ChunkCache::Ref> ChunkCache::Acquire(int64_t chunk, int64_t step, bool wait) {
+  Entry* e = impl_->Get(chunk, step, wait);
   if (e == nullptr) return std::nullopt;
   Ref ref(impl_.get(), e, e->data);
   impl_->DestroyReleasedOwners();

@@ -134,6 +134,9 @@ class ChunkCache {
  private:
   struct Entry;
   struct Impl;
+  // Get (wait) and GetUnlessLoading (!wait): the entry pinned in a Ref.
+  std::optional<Ref> Acquire(int64_t chunk, int64_t step, bool wait);
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -175,7 +175,8 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   namespace fs = std::filesystem;
   SweepOutcome outcome;
   const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index::IndexOptions{});
-  const SweepPlan plan = PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
+  const SweepPlan plan =
+      PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());

@@ -98,9 +98,8 @@ class Writer {
   int64_t chunks_written() const;
 
   // Writes labels, classes, sources, skipped sources, the chunk table, the images' checksums
-  // and the attributes,
-  // closes, fsyncs and renames the file to path(). description.labels and .sources must hold
-  // images_written() entries.
+  // and the attributes, closes, fsyncs and renames the file to path(). description.labels and
+  // .sources must hold images_written() entries.
   void Finish(const DatasetDescription& description);
 
   // Removes the temporary file now. Safe to call at any time and more than once.
