@@ -38,12 +38,13 @@ void HeldBatches::CheckNotStarved() {
   if (now - *starved_since_ < kStarvationLimit) return;
   starved_since_.reset();
   throw Error(ErrorCode::kInvalidArgument,
-              "h5feed.Loader: the tensors of " + std::to_string(slots_) +
+              "h5feed.Loader: the image tensors of " + std::to_string(slots_) +
                   " earlier batches are still alive and hold every batch buffer (a batch's "
-                  "tensors are the loader's buffers, not copies), so after " +
+                  "images are the loader's buffers, not copies; its labels and indices are "
+                  "copies and hold nothing), so after " +
                   std::to_string(kStarvationLimit.count()) +
                   " s of waiting the next batch still cannot be assembled. Keep .clone()s of "
-                  "what you need beyond a step, or open the Loader with more slots");
+                  "the images you need beyond a step, or open the Loader with more slots");
 }
 
 }  // namespace h5feed::python

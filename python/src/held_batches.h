@@ -1,8 +1,10 @@
 #pragma once
-// The batches whose tensors Python still holds. Each holds a slot, so holding `slots` of them
-// leaves the loader nowhere to assemble the next batch: a wait for it could end only if some
-// other thread freed a tensor. `list(loader)` is the classic way to get there. NativeLoader
-// asks CheckNotStarved between its waiting slices and raises instead of hanging.
+// The batches whose image tensors Python still holds (labels and indices are copies that hold
+// nothing; device labels are views only until h5feed/_loader.py has copied them). Each holds
+// a slot, so holding `slots` of them leaves the loader nowhere to assemble the next batch: a
+// wait for it could end only if some other thread freed a tensor. `list(loader)` is the
+// classic way to get there. NativeLoader asks CheckNotStarved between its waiting slices and
+// raises instead of hanging.
 //
 // Thread-safety: Hold, CheckNotStarved and BatchArrived from the iterating thread; the count
 // drops from whichever thread frees the last tensor of a batch (torch may free on any thread).
