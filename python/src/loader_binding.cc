@@ -105,7 +105,7 @@ struct OpenArguments {
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, const OpenArguments& arguments)
-      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots) {}
+      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots, arguments.echo) {}
 
   void SetEpoch(int64_t epoch) {
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread

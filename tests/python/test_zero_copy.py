@@ -91,21 +91,27 @@ def test_an_evaluation_loop_keeping_every_batchs_labels_completes(small_file, ec
     assert np.bincount(torch.cat(rows).numpy()).tolist() == [EPOCHS * echo] * SAMPLES
 
 
-def test_holding_every_slot_is_an_error_not_a_hang(small_file):
-    loader = h5feed.Loader(small_file, 16, slots=3, dtype=None)
+# slots=3, echo=1: 4 buffers, all held by 4 batches' images (slots + the one a loop holds).
+# slots=2, echo=2: 3 buffers, and each step takes 2 at once: the images of one step's 2 copies
+# leave it 1, too few for the next step.
+@pytest.mark.parametrize("slots, echo, starving", [(3, 1, 4), (2, 2, 2)])
+def test_holding_every_slot_is_an_error_not_a_hang(small_file, slots, echo, starving):
+    loader = h5feed.Loader(small_file, 16, slots=slots, echo=echo, dtype=None)
     kept = []
     started = time.monotonic()
     targets = []
     with pytest.raises(h5feed.InvalidArgumentError,
-                       match=r"image tensors of 4 earlier batches.*clone"):
+                       match=rf"image tensors of {starving} earlier batches.*clone"):
         for images, labels in loader:
             kept.append(images)  # the mistake: keeping the loader's buffers
             targets.append(labels)  # fine on its own
-    assert len(kept) == 4  # slots + the one a loop holds
+    assert len(kept) == starving
     assert time.monotonic() - started < 60
     kept.clear()
+    del images, labels  # the last batch the failed loop bound
     gc.collect()
-    # The loader is still usable once the tensors are let go.
+    # The loader is still usable once the images are let go (the labels kept hold nothing).
+    assert len(targets) == starving
     assert sum(1 for _ in loader) == len(loader)
 
 
