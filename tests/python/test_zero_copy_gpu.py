@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import h5feed
-from conftest import SAMPLES, read_rows
+from conftest import keep_indices_of_every_batch, read_rows
 
 if not torch.cuda.is_available():
     pytest.skip("no usable CUDA device in torch", allow_module_level=True)
@@ -34,13 +34,7 @@ def test_only_the_images_hold_the_device_buffer(small_file):
 def test_keeping_the_indices_of_every_batch_does_not_stop_the_loader(small_file):
     loader = h5feed.Loader(small_file, 16, slots=1, device="cuda", with_indices=True,
                            sampler="random")
-    kept = []
-    for epoch in range(EPOCHS):
-        loader.set_epoch(epoch)
-        kept.append([idx.numpy() for _, _, idx in loader])
-    for epoch_rows in kept:
-        assert len(epoch_rows) == len(loader)
-        assert sorted(np.concatenate(epoch_rows).tolist()) == list(range(SAMPLES))
+    keep_indices_of_every_batch(loader, EPOCHS)
 
 
 @pytest.mark.parametrize("own_stream", [False, True])
@@ -51,7 +45,7 @@ def test_labels_kept_while_the_device_lags_equal_the_files(small_file, own_strea
     stream = torch.cuda.Stream() if own_stream else torch.cuda.current_stream()
     with torch.cuda.stream(stream):
         loader = h5feed.Loader(small_file, 16, slots=1, device="cuda", with_indices=True,
-                               sampler="chunks:2", echo=1)
+                               sampler="chunks:2")
         targets, rows = [], []
         for epoch in range(EPOCHS):
             loader.set_epoch(epoch)
