@@ -9,7 +9,7 @@ import torch
 from torch.utils.dlpack import from_dlpack
 
 from . import _h5feed
-from ._options import IMAGENET_MEAN, IMAGENET_STD, native_arguments
+from ._options import IMAGENET_MEAN, IMAGENET_STD, cuda_device_and_stream, native_arguments
 
 
 class Loader:
@@ -19,14 +19,16 @@ class Loader:
     - images: `dtype` (float32 by default), N x C x H x W, (x / 255 - mean) / std per channel
       (in torch.channels_last memory with memory_format=torch.channels_last); with dtype=None
       the stored uint8 N x H x W x C, untouched.
-    - labels: int64 [N]; indices: int64 [N], the dataset row of every sample (host memory).
+    - labels: int64 [N], on the images' device; indices: int64 [N], the dataset row of every
+      sample (host memory).
 
-    The tensors are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
-    back to the loader when its tensors are freed. `slots` batches are prefetched (the loader
+    The images are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
+    back to the loader when its images are freed. `slots` batches are prefetched (the loader
     has one buffer more, for the batch a for loop's variables hold while the next is awaited);
-    holding the tensors of slots + 1 batches leaves it no buffer to fill, so after 5 s of
+    holding the images of slots + 1 batches leaves it no buffer to fill, so after 5 s of
     waiting the iteration raises InvalidArgumentError instead of hanging. Copy (`.clone()`)
-    what you keep beyond the step.
+    the images you keep beyond the step. Labels and indices are copies of their own (8 bytes a
+    sample) and hold nothing of the loader: keep them as long as you like.
 
     The order is a pure function of (seed, epoch, rank, world_size): call set_epoch(e) before
     each epoch (as with DistributedSampler) or every epoch repeats epoch 0's order.
@@ -59,6 +61,9 @@ class Loader:
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
                  images: str | None = None, labels: str | None = None,
                  map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60):
+        # The stream the library makes wait for each batch (native_arguments passes the same
+        # one, torch's current stream on the device now): device labels are copied on it.
+        _, self._stream = cuda_device_and_stream(device)
         self._native = _h5feed.NativeLoader(
             str(path), **native_arguments(
                 batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
@@ -107,6 +112,8 @@ class Loader:
             tensors = [from_dlpack(capsule) for capsule in capsules]
             if self._channels_last:
                 tensors[0] = tensors[0].permute(0, 3, 1, 2)
+            if tensors[1].is_cuda:
+                tensors[1] = _copied_on(self._stream, tensors[1])
             yield tuple(tensors)
         raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
                            "epoch is iterated by one loop at a time")
@@ -146,3 +153,16 @@ class Loader:
         for the next epoch's start, read while an epoch ends), cache_hits, cache_misses,
         bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
         return self._native.stats()
+
+
+def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:
+    """A device batch's labels as a tensor of their own, so that keeping them holds no device
+    buffer of the loader (host labels arrive as copies already). The copy is made on the
+    loader's stream, where the batch is ready: `next` made that stream wait for the batch
+    before returning, so the copy reads the labels after the kernel wrote them. The view is
+    freed after the copy is enqueued, and the buffer is rewritten only after that stream
+    passes its release (recorded there when the batch's images are freed too), so after the
+    copy. The copy is torch's memory, allocated on that stream: used on another stream it
+    needs record_stream, as any tensor does. No host synchronisation."""
+    with torch.cuda.stream(stream):
+        return labels.clone()

@@ -64,20 +64,20 @@ def _shard(rank: int | None, world_size: int | None) -> tuple[int, int]:
     return rank, world_size
 
 
-def cuda_device_and_stream(device) -> tuple[int, int]:
-    """(cuda_device, cuda_stream) for OutputOptions: -1 and 0 for the host; for a CUDA device its
+def cuda_device_and_stream(device) -> tuple[int, torch.cuda.Stream | None]:
+    """(cuda_device, stream) for OutputOptions: -1 and None for the host; for a CUDA device its
     index and the current torch stream on it (the stream the trainer's kernels run on, which
-    the loader makes wait for each batch)."""
+    the loader makes wait for each batch); None without a usable CUDA."""
     device = torch.device(device)
     if device.type == "cpu":
-        return -1, 0
+        return -1, None
     if device.type != "cuda":
         raise ValueError(f"device {device}: h5feed delivers to 'cpu' or 'cuda[:N]'")
     if not torch.cuda.is_available():
         # The library says once that no device is usable and delivers host batches.
-        return (device.index or 0), 0
+        return (device.index or 0), None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    return index, torch.cuda.current_stream(index).cuda_stream
+    return index, torch.cuda.current_stream(index)
 
 
 def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | None,
@@ -96,7 +96,7 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
         raise ValueError(f"memory_format {memory_format}: use torch.contiguous_format (NCHW) or "
                          "torch.channels_last (NHWC)")
     rank, world_size = _shard(rank, world_size)
-    cuda_device, cuda_stream = cuda_device_and_stream(device)
+    cuda_device, device_stream = cuda_device_and_stream(device)
     augment = _augment(augment)
     return dict(
         batch_size=batch_size, sampler=sampler, seed=seed, rank=rank, world_size=world_size,
@@ -112,7 +112,8 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
         layout=_LAYOUTS[memory_format], random_flip=augment.random_flip,
         random_crop_padding=augment.random_crop_padding,
         center_crop=augment.center_crop or (0, 0), cuda_device=cuda_device,
-        cuda_stream=cuda_stream, file_locking=file_locking, verify_checksums=verify_checksums,
+        cuda_stream=0 if device_stream is None else device_stream.cuda_stream,
+        file_locking=file_locking, verify_checksums=verify_checksums,
         skip_corrupt_chunks=skip_corrupt_chunks, map_file=map_file, open_probe=open_probe,
         open_probe_stall_seconds=open_probe_stall_seconds, images_dataset=images or "",
         labels_dataset=labels or "")

@@ -105,7 +105,7 @@ struct OpenArguments {
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, const OpenArguments& arguments)
-      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots) {}
+      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots, arguments.echo) {}
 
   void SetEpoch(int64_t epoch) {
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
@@ -115,6 +115,11 @@ class NativeLoader {
   // (images, labels[, indices]) as DLPack capsules, or None at the end of the epoch. Waits
   // without the GIL, in slices, so Ctrl-C interrupts a wait (KeyboardInterrupt), and raises
   // instead of waiting forever when Python holds every slot (held_batches.h).
+  //
+  // Only the images are the slot's memory (held_batches.h counts them). Labels and indices
+  // are host copies that hold nothing of the batch, so keeping them (targets.append(labels))
+  // never stalls the loader. Labels on the device are handed out as a view of the batch:
+  // h5feed/_loader.py copies them on the loader's stream at once and lets the view go.
   py::object Next(bool with_indices) {
     std::optional<Batch> batch;
     WaitInterruptibly([&](std::chrono::milliseconds slice) {
@@ -129,13 +134,16 @@ class NativeLoader {
     if (!batch) return py::none();
     const TensorView image_view = batch->image_tensor();
     const TensorView label_view = batch->label_tensor();
-    const TensorView index_view = batch->index_tensor();
+    const bool labels_on_device = label_view.cuda_device >= 0;
+    std::optional<py::capsule> labels;
+    if (!labels_on_device) labels = MakeCopiedDlpackCapsule(batch->labels());
+    std::optional<py::capsule> indices;
+    if (with_indices) indices = MakeCopiedDlpackCapsule(batch->indices());
     std::shared_ptr<const void> owner = held_.Hold(std::move(*batch));
-    py::capsule images = MakeDlpackCapsule(owner, image_view);
-    py::capsule labels = MakeDlpackCapsule(owner, label_view);
-    if (!with_indices) return py::make_tuple(std::move(images), std::move(labels));
-    return py::make_tuple(std::move(images), std::move(labels),
-                          MakeDlpackCapsule(std::move(owner), index_view));
+    if (labels_on_device) labels = MakeDlpackCapsule(owner, label_view);
+    py::capsule images = MakeDlpackCapsule(std::move(owner), image_view);
+    if (!indices) return py::make_tuple(std::move(images), std::move(*labels));
+    return py::make_tuple(std::move(images), std::move(*labels), std::move(*indices));
   }
 
   int held_batches() const { return held_.held(); }

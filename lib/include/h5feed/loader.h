@@ -28,6 +28,14 @@
 // released on any thread; holding a batch holds its slot, so a trainer holding all `slots`
 // batches stalls the loader until it releases one. Batches stay valid after the Loader that
 // made them is destroyed.
+//
+// Holding what costs what: every span and TensorView of a Batch points into memory the Batch
+// holds (its slot, or with the GPU stage its device buffer), so keeping any of them means
+// keeping the Batch. What a trainer keeps beyond a step (evaluation targets, the rows it saw)
+// it copies: labels() and indices() are 8 bytes a sample, on the host in every case,
+//   targets.insert(targets.end(), batch->labels().begin(), batch->labels().end());
+// and the batch can go. The Python module hands out labels and indices as such copies, and
+// only the images as views of the loader's buffers.
 
 #include <array>
 #include <chrono>
@@ -65,6 +73,8 @@ class Batch {
   // float32 host images, (x / 255 - mean) / std per channel, in output.layout and the delivered
   // size (image_tensor() has the shape); empty unless normalized() on the host as float32.
   std::span<const float> normalized_images() const;
+  // int64 host arrays, also with the GPU stage (its labels are on the device as well, in
+  // label_tensor()); copy them to keep them past the Batch (see "Holding" above).
   std::span<const int64_t> labels() const;
   std::span<const int64_t> indices() const;  // the dataset row of every sample
   // The images as delivered: uint8 NHWC as stored, or normalized (output.type, output.layout),
