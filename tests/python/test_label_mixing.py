@@ -3,7 +3,7 @@ one UserWarning at h5feed.Loader(...) (pointing at that line) naming `h5feed rec
 window; the shuffled copies the advice makes (h5feed.rechunk with shuffle=True, or a
 conversion, which shuffles at write) read without one; check_label_mixing=False silences it.
 Warnings from the loader's worker threads (a skipped corrupt chunk) arrive as Python warnings
-too."""
+too; h5feed.inspect says whether the stored order is sorted by label."""
 import re
 import warnings
 
@@ -102,3 +102,12 @@ def test_a_skipped_corrupt_chunk_is_a_python_warning_while_iterating(tmp_path):
         rows = sum(len(labels) for _, labels in loader)
     assert rows == ROWS - CHUNK
     assert all(w.filename == __file__ for w in caught)
+
+
+def test_inspect_reports_the_stored_order_by_label(sorted_file, tmp_path):
+    order = h5feed.inspect(sorted_file)["label_order"]
+    assert order == {"order": "sorted", "runs": CLASSES, "classes": CLASSES,
+                     "random_runs": pytest.approx(ROWS - CLASSES * 100 * 99 / ROWS)}
+    shuffled = tmp_path / "shuffled.h5"
+    h5feed.rechunk(sorted_file, shuffled, chunk=CHUNK, shuffle=True, seed=0)
+    assert h5feed.inspect(shuffled)["label_order"]["order"] == "mixed"
