@@ -69,7 +69,10 @@ bool ChecksLabelMixing(const LoaderOptions& options) {
 
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          std::span<const int64_t> order) {
-  if (!ChecksLabelMixing(options) || order.empty()) return;
+  if (!ChecksLabelMixing(options) || order.empty() ||
+      dataset.samples > LabelMixingMeter::kMaxRows) {
+    return;
+  }
   const LabelMixingMeter meter(dataset.labels);
   if (meter.classes() < 2) return;
   const LabelMixing mixing = meter.Measure(order, options.batch_size);
@@ -84,8 +87,8 @@ void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex
            "(as a walk of class folders writes them), and a window of " +
            std::to_string(options.sampler.window) + " chunks of " +
            std::to_string(dataset.chunk_samples) +
-           " rows holds few classes; training on such batches converges badly or not at "
-           "all. Write a shuffled copy once: " + RechunkCommand(options, dataset.path) + "." +
+           " rows holds few classes; training on such batches goes wrong without any "
+           "error. Write a shuffled copy once: " + RechunkCommand(options, dataset.path) + "." +
            WindowAdvice(options, dataset, meter, mixing) +
            " (check_label_mixing = false silences this check.)");
 }

@@ -22,8 +22,9 @@ bool ChecksLabelMixing(const LoaderOptions& options);
 // when its batches mix too few classes (MixesTooFewClasses), warns through Warn: the figures,
 // what they mean, and what to do (`h5feed rechunk --seed 0`, or the window that mixes, with
 // its cache). Nothing when the rows hold fewer than two labels (a file without labels reads
-// as all 0). Costs about 15 ms on ImageNet's 1.28M labels, and a search of windows (about as
-// much again) when it warns.
+// as all 0), or for files of more than LabelMixingMeter::kMaxRows rows. Costs about one
+// epoch order's computation (10-20 ms on ImageNet's 1.28M labels), and a search of windows
+// (about twice that) when it warns.
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          std::span<const int64_t> order);
 

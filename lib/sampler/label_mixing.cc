@@ -27,23 +27,29 @@ struct Batches {
   size_t rows() const { return length * count; }
 };
 
-Batches BatchesToMeasure(size_t rows, int64_t batch_size) {
+Batches BatchesToMeasure(size_t rows, int64_t batch_size, int64_t most_rows = kMeasuredRows) {
   Batches batches;
   batches.length = std::min(static_cast<size_t>(batch_size), rows);  // one short batch: all
-  const size_t most = std::max<size_t>(1, static_cast<size_t>(kMeasuredRows) / batches.length);
+  const size_t most = std::max<size_t>(1, static_cast<size_t>(most_rows) / batches.length);
   batches.count = std::min(rows / batches.length, most);
   return batches;
 }
 
 }  // namespace
 
-LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) : ids_(labels.size()) {
+LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) {
+  if (labels.size() > static_cast<size_t>(kMaxRows)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "label mixing: " + std::to_string(labels.size()) + " labels; at most " +
+                    std::to_string(kMaxRows) + " can be measured");
+  }
+  ids_.resize(labels.size());
   if (labels.empty()) return;
   const auto [low, high] = std::minmax_element(labels.begin(), labels.end());
   const auto rows = static_cast<int64_t>(labels.size());
   // high - low as unsigned: labels at both ends of int64 would overflow a signed difference.
   const uint64_t span = static_cast<uint64_t>(*high) - static_cast<uint64_t>(*low);
-  if (span < static_cast<uint64_t>(2 * rows + kDirectSlack)) {
+  if (span < static_cast<uint64_t>(std::min(2 * rows + kDirectSlack, kMaxRows))) {
     id_count_ = static_cast<int64_t>(span) + 1;
     std::vector<bool> seen(static_cast<size_t>(id_count_));
     for (size_t r = 0; r < labels.size(); ++r) {
@@ -85,14 +91,17 @@ LabelMixing LabelMixingMeter::Measure(std::span<const int64_t> order, int64_t ba
   const Batches batches = BatchesToMeasure(order.size(), batch_size);
   mixing.batches = static_cast<int64_t>(batches.count);
   // The reference: the first rows of a shuffle of all the order's rows (Fisher-Yates from the
-  // front, stopped when they are drawn). Only their labels matter, so the labels are shuffled:
-  // 4-byte ids, which stay in cache where 1.28M rows of 8 bytes do not (5 ms instead of 25).
-  std::vector<int32_t> ids = IdsOf(order);
+  // front, stopped when they are drawn). Its random writes are most of the measure's time
+  // (a cache miss each on 1.28M rows), hence kReferenceRows.
+  const Batches reference = BatchesToMeasure(order.size(), batch_size, kReferenceRows);
+  mixing.random_batches = static_cast<int64_t>(reference.count);
+  std::vector<int64_t> shuffled(order.begin(), order.end());
   SplitMix64 rng(kReferenceSeed);
-  for (size_t i = 0; i < batches.rows() && i + 1 < ids.size(); ++i) {
-    std::swap(ids[i], ids[i + rng.Below(ids.size() - i)]);
+  for (size_t i = 0; i < reference.rows() && i + 1 < shuffled.size(); ++i) {
+    std::swap(shuffled[i], shuffled[i + rng.Below(shuffled.size() - i)]);
   }
-  mixing.random = MeasureIds(std::span<const int32_t>(ids).first(batches.rows()), batches.length);
+  mixing.random = MeasureIds(IdsOf(std::span<const int64_t>(shuffled).first(reference.rows())),
+                             reference.length);
   std::vector<bool> seen(static_cast<size_t>(id_count_));
   for (int64_t row : order.first(batches.rows())) {  // rows in range: IdsOf checked them
     const auto id = static_cast<size_t>(ids_[static_cast<size_t>(row)]);
@@ -164,8 +173,9 @@ std::optional<int64_t> LabelMixingMeter::WindowThatMixes(const SampleGeometry& g
   for (int64_t window = sampler.window; window < chunks;) {
     window = std::min(2 * window, chunks);
     // Rank 0 of `world` ranks reads a block of the epoch's shuffled chunk order and shuffles
-    // it in windows of W chunks, as the whole epoch is: the same batches, statistically.
-    const int64_t share = std::max(kMeasuredRows, 4 * window * geometry.chunk_samples);
+    // it in windows of W chunks, as the whole epoch is: the same batches, statistically, as
+    // long as the block holds a whole window (within one, any rows are a uniform sample).
+    const int64_t share = std::max(kMeasuredRows, window * geometry.chunk_samples);
     const auto world = static_cast<int>(std::max<int64_t>(1, geometry.samples / share));
     const std::vector<int64_t> order = EpochOrder(
         geometry, SamplerOptions{sampler.kind, window}, ShardOptions{0, world, false}, seed, 0);
@@ -177,10 +187,14 @@ std::optional<int64_t> LabelMixingMeter::WindowThatMixes(const SampleGeometry& g
 }
 
 bool MixesTooFewClasses(const LabelMixing& mixing) {
-  if (mixing.batches < 4 || mixing.entropy_ratio >= kMinEntropyRatio) return false;
-  const double variance = mixing.order.entropy_sd_bits * mixing.order.entropy_sd_bits +
-                          mixing.random.entropy_sd_bits * mixing.random.entropy_sd_bits;
-  const double standard_error = std::sqrt(variance / static_cast<double>(mixing.batches));
+  if (mixing.batches < 4 || mixing.random_batches < 4 ||
+      mixing.entropy_ratio >= kMinEntropyRatio) {
+    return false;
+  }
+  const auto square = [](double x) { return x * x; };
+  const double standard_error =
+      std::sqrt(square(mixing.order.entropy_sd_bits) / static_cast<double>(mixing.batches) +
+                square(mixing.random.entropy_sd_bits) / static_cast<double>(mixing.random_batches));
   return mixing.random.entropy_bits - mixing.order.entropy_bits >
          kStandardErrors * standard_error;
 }

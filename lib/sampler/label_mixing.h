@@ -6,10 +6,13 @@
 // wrong without any error.
 //
 // The labels are small (8 bytes a row) and in memory at Open, so the figures come from the
-// real orders (the sampler's, and a shuffle of its rows), not from a model. One pass over at
-// most kMeasuredRows rows of each: about 5 ms on ImageNet's 1.28M labels (docs/reader.md).
+// real orders (the sampler's, and a shuffle of its rows), not from a model. One pass over
+// the labels, then at most kMeasuredRows rows of the order and kReferenceRows of the shuffle:
+// on ImageNet's 1.28M labels 1.1-1.6x the time of one EpochOrder of chunks:8 (10-20 ms on a
+// loaded 2-core machine; docs/reader.md, bench/label_mixing_bench).
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -32,12 +35,14 @@ struct BatchMixing {
 };
 
 struct LabelMixing {
-  int64_t classes = 0;  // distinct labels among the rows measured
-  int64_t batches = 0;  // batches measured in each order
+  int64_t classes = 0;  // distinct labels among the order's rows measured
+  int64_t batches = 0;  // batches of the order measured
   BatchMixing order;    // the order measured
-  // A shuffle of the same rows with a fixed seed (the random sampler's order of them),
-  // measured the same way.
+  // The first batches of a shuffle of all the order's rows with a fixed seed (the random
+  // sampler's order of them), measured the same way, over at most kReferenceRows rows: a
+  // random order's batches are alike, so fewer of them give its figure as precisely.
   BatchMixing random;
+  int64_t random_batches = 0;
   // order.entropy_bits / random.entropy_bits: about 1 when the order's batches mix classes as
   // a random order's do (any sampler on a file stored shuffled), near 0 when each batch is one
   // class. 1 when the random order's batches hold one class each (a single class, or batches
@@ -49,15 +54,19 @@ struct LabelMixing {
 // chunk-aware order is the same process from start to end, and 2^18 rows are 1,024 batches of
 // 256, enough for the figures to settle to a few thousandths.
 inline constexpr int64_t kMeasuredRows = int64_t{1} << 18;
+inline constexpr int64_t kReferenceRows = int64_t{1} << 16;
 
 // The bar: batches carrying less than this share of a random order's label entropy mix too few
 // classes. Class-sorted files read by chunks:8 measure 0.39-0.50 with 1,000 classes and
-// 0.69-0.79 with 10; files stored shuffled measure 1.00 +- noise under every sampler
-// (docs/reader.md, "Label mixing", and bench/label_mixing_bench).
+// 0.72-0.79 with 10 (6 of the 10 classes in a batch); with 2 or 4 classes 0.86-0.90, every
+// batch holding every class. Files stored shuffled measure 1.00 +- noise under every sampler
+// (docs/reader.md, "Label mixing"; bench/label_mixing_bench).
 inline constexpr double kMinEntropyRatio = 0.85;
 // How far below the random order's entropy an order must lie, in standard errors of the
-// difference of the two means, before it counts: the batch-to-batch noise of a few tiny
-// batches (2 to 8 rows) otherwise crosses the bar by chance about once in a thousand files.
+// difference of the two means, before it counts. The batch-to-batch noise of small batches
+// crosses the bar by chance: without this rule 333 of 6,000 shuffled files of 40 rows in
+// batches of 5 would warn; at 3 standard errors about 1 in 1,000 tiny files still did; at 5
+// none of 18,000 (16 to 2,048 rows, batches of 2 to 128).
 inline constexpr double kStandardErrors = 5;
 
 // The labels of a dataset's rows, ready to measure orders with. Labels may be any int64
@@ -66,8 +75,10 @@ inline constexpr double kStandardErrors = 5;
 // Immutable after construction; Measure and MeasureOrder may be called from several threads.
 class LabelMixingMeter {
  public:
-  // labels[r] is the label of dataset row r.
+  // labels[r] is the label of dataset row r. At most kMaxRows rows (ids are 4 bytes, half the
+  // memory traffic of the labels): Error(kInvalidArgument) beyond.
   explicit LabelMixingMeter(std::span<const int64_t> labels);
+  static constexpr int64_t kMaxRows = std::numeric_limits<int32_t>::max();
 
   int64_t rows() const { return static_cast<int64_t>(ids_.size()); }
   // Distinct labels among all rows.
@@ -86,8 +97,8 @@ class LabelMixingMeter {
   // The smallest window W above sampler.window, doubling up to the chunk count, at which the
   // sampler's kind (chunks or quasi) reaches kMinEntropyRatio of `random` (the figure of the
   // random order to reach). Each W is measured on the order of a share of the epoch (a block
-  // of the shuffled chunk order, about max(kMeasuredRows, 4 W K) rows: the same windows as
-  // the whole epoch's, for a fraction of the cost). nullopt when none does.
+  // of the shuffled chunk order, max(kMeasuredRows, W K) rows: the same windows as the whole
+  // epoch's, for a fraction of the cost). nullopt when none does.
   std::optional<int64_t> WindowThatMixes(const SampleGeometry& geometry,
                                          const SamplerOptions& sampler, uint64_t seed,
                                          int64_t batch_size, const BatchMixing& random) const;
@@ -105,7 +116,7 @@ class LabelMixingMeter {
 
 // Whether `mixing`'s batches hold fewer classes than a random order's beyond doubt: an entropy
 // ratio below kMinEntropyRatio by more than kStandardErrors standard errors, over at least 4
-// batches.
+// batches of each order.
 bool MixesTooFewClasses(const LabelMixing& mixing);
 
 }  // namespace h5feed

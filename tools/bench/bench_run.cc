@@ -63,7 +63,7 @@ ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch, u
 
 // The delivered samples' labels in batches of `batch`, as the loader's check measures an
 // order (sampler/label_mixing.h): the meter takes the labels in delivery order, so the order
-// measured is 0, 1, 2, ...
+// measured is 0, 1, 2, ... (at most kMaxOrderSamples: well within what the meter takes).
 std::optional<LabelMixing> MeasureLabelMixing(std::span<const int64_t> labels, int64_t batch) {
   const LabelMixingMeter meter(labels);
   if (meter.classes() < 2) return std::nullopt;

@@ -102,6 +102,7 @@ TEST_CASE("class-sorted rows read in file order mix nothing; a shuffle of them m
   const LabelMixing mixing = LabelMixingMeter(labels).Measure(Iota(512), 16);
   CHECK(mixing.classes == 8);
   CHECK(mixing.batches == 32);
+  CHECK(mixing.random_batches == 32);
   CHECK(mixing.order.classes_per_batch == 1);
   CHECK(mixing.order.entropy_bits == 0);
   CHECK(mixing.entropy_ratio == 0);
@@ -143,6 +144,7 @@ TEST_CASE("orders are measured on their first kMeasuredRows rows, in whole batch
   CHECK(meter.classes() == 2);
   const LabelMixing mixing = meter.Measure(Iota(static_cast<int64_t>(labels.size())), 256);
   CHECK(mixing.batches == kMeasuredRows / 256);
+  CHECK(mixing.random_batches == kReferenceRows / 256);
   CHECK(mixing.classes == 1);
   CHECK(mixing.order.classes_per_batch == 1);
   // The reference draws its rows from all of the order's: a few batches hold label 1.
@@ -178,7 +180,7 @@ TEST_CASE("the window that mixes a class-sorted file is found by doubling, and i
 
 TEST_CASE("too few classes means below the bar by more than the noise, over 4 batches") {
   LabelMixing mixing;
-  mixing.batches = 100;
+  mixing.batches = mixing.random_batches = 100;
   mixing.random = BatchMixing{10, 3.3, 0.05};
   mixing.order = BatchMixing{4, 2.0, 0.3};
   mixing.entropy_ratio = 2.0 / 3.3;
@@ -189,6 +191,9 @@ TEST_CASE("too few classes means below the bar by more than the noise, over 4 ba
   CHECK_FALSE(MixesTooFewClasses(noisy));
   LabelMixing few = mixing;
   few.batches = 3;
+  CHECK_FALSE(MixesTooFewClasses(few));
+  few.batches = 100;
+  few.random_batches = 3;
   CHECK_FALSE(MixesTooFewClasses(few));
   LabelMixing near = mixing;
   near.order.entropy_bits = 2.9;
