@@ -124,6 +124,15 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     j["random_delta_entropy_bits"] = r.random_quality->delta_entropy_bits;
     j["random_chunks_per_batch"] = r.random_quality->chunks_per_batch;
   }
+  if (r.label_mixing) {
+    const LabelMixing& m = *r.label_mixing;
+    j["classes_per_batch"] = m.order.classes_per_batch;
+    j["random_classes_per_batch"] = m.random.classes_per_batch;
+    j["label_entropy_bits"] = m.order.entropy_bits;
+    j["random_label_entropy_bits"] = m.random.entropy_bits;
+    j["label_entropy_ratio"] = m.entropy_ratio;
+    j["few_classes_per_batch"] = MixesTooFewClasses(m);
+  }
   if (report.eviction) {
     j["cold"] = true;
     j["resident_before_cold"] = report.eviction->before.fraction();
@@ -203,6 +212,17 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
     out += Format("  %.1f distinct chunks per batch (the random sampler: %.1f)\n",
                   r.quality->chunks_per_batch, r.random_quality->chunks_per_batch);
   }
+  if (r.label_mixing) {
+    const LabelMixing& m = *r.label_mixing;
+    out += Format("  %.1f classes per batch, label entropy %.2f bits (the random sampler: ",
+                  m.order.classes_per_batch, m.order.entropy_bits) +
+           Format("%.1f, %.2f bits): %.2f of its entropy", m.random.classes_per_batch,
+                  m.random.entropy_bits, m.entropy_ratio) +
+           (MixesTooFewClasses(m) ? ", below the bar of " + Format("%.2f", kMinEntropyRatio) +
+                                        ": batches mix few classes (docs/reader.md)"
+                                  : std::string()) +
+           "\n";
+  }
   if (report.ceilings) {
     const bench::Ceilings& c = *report.ceilings;
     out += Format("  ceilings: page cache %.0f MB/s (x %.2f compression ratio)",
@@ -244,8 +264,9 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "Measure what the reader delivers on FILE with the given sampler, cache, threads and "
       "batch size: images/s and MB/s of uint8 pixels (MB = 10^6 bytes), chunk reads per chunk "
       "per epoch (1.00 = each chunk read once), cache hit rate, bytes read and decompressed, "
-      "the share of time Next() waited, the shuffle quality of the order beside the random "
-      "sampler's, peak resident memory, and the machine's ceilings for FILE measured after "
+      "the share of time Next() waited, the shuffle quality of the order and the classes per "
+      "batch and label entropy of its batches beside the random sampler's, peak resident "
+      "memory, and the machine's ceilings for FILE measured after "
       "the run (page-cache read rate, zstd decompression rate x threads, memcpy) with the "
       "fraction reached. Batches are consumed as fast as they come (or every --step-ms), so a "
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
@@ -314,7 +335,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "Print one JSON object (for scripts) instead of text: images_per_s, "
                     "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
                     "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
-                    "ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
+                    "classes_per_batch, random_classes_per_batch, ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
     if (command->got_subcommand(sweep)) return;

@@ -308,7 +308,15 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
     }
     limits::CheckRowCount(labels->shape[0], "dataset " + labels->name + " in " + s.path);
     int64_t out_of_range = 0;
-    for (int64_t label : ReadIntegers(file, labels->name)) {
+    const std::vector<int64_t> values = ReadIntegers(file, labels->name);
+    s.label_order = DescribeLabelOrder(values);
+    if (s.label_order && s.label_order->InRuns()) {
+      s.notes.push_back("the rows are stored " + s.label_order->Describe() +
+                        ": batches of chunks:W and quasi:W hold few classes unless W is large "
+                        "(the loader warns when so); h5feed rechunk " + s.path +
+                        " OUT.h5 --seed 0 writes a shuffled copy");
+    }
+    for (int64_t label : values) {
       bool known = label >= 0 && (names.empty() || label < static_cast<int64_t>(names.size()));
       // Without names, classes are "0".."max": cap the table at a million rows.
       if (!known || label >= (int64_t{1} << 20)) {
@@ -509,6 +517,14 @@ std::string ToJson(const FileSummary& s) {
     out["images"] = nullptr;
   }
   out["labels"] = s.labels.empty() ? json(nullptr) : json(s.labels);
+  if (s.label_order) {
+    out["label_order"] = {{"order", s.label_order->order},
+                          {"runs", s.label_order->runs},
+                          {"classes", s.label_order->classes},
+                          {"random_runs", s.label_order->random_runs}};
+  } else {
+    out["label_order"] = nullptr;
+  }
   json classes = json::array();
   for (const ClassCount& c : s.classes) classes.push_back({{"name", c.name}, {"count", c.count}});
   out["classes"] = classes;
@@ -615,6 +631,12 @@ std::string ToText(const FileSummary& s) {
       t += "  ... " + std::to_string(s.classes.size() - kMaxClassLines) +
            " more (--json lists all)\n";
     }
+  }
+  if (const std::optional<LabelOrder>& order = s.label_order) {
+    line("label order", order->Describe() + ": " + std::to_string(order->runs) +
+                            " runs of one label for " + std::to_string(order->classes) +
+                            " classes (a random order has about " +
+                            Fixed(order->random_runs, 0) + ")");
   }
   if (s.has_skipped) {
     line("skipped",

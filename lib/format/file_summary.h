@@ -12,12 +12,14 @@
 // so inspect and rechunk agree on which dataset holds the images and how it is laid out.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "format/hdf5_handle.h"
+#include "format/label_order.h"
 
 namespace h5feed {
 
@@ -74,6 +76,9 @@ struct FileSummary {
 
   std::string labels;               // the labels dataset; empty when there is none
   std::vector<ClassCount> classes;  // label i names classes[i]; counts from the labels
+  // Whether the stored order holds the labels in runs (class-sorted); none without labels or
+  // with fewer than two distinct ones.
+  std::optional<LabelOrder> label_order;
   bool has_skipped = false;         // the file records skipped sources (h5feed files do)
   std::vector<SkippedEntry> skipped;
   std::vector<std::string> notes;  // what a person should know: foreign file, guesses, ...

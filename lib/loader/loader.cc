@@ -22,6 +22,7 @@
 #include "loader/batch_impl.h"
 #include "loader/delivery_plan.h"
 #include "loader/device_feed.h"
+#include "loader/label_mixing_warning.h"
 #include "loader/loader_testing.h"
 #include "loader/options_check.h"
 #include "loader/state_fingerprint.h"
@@ -132,10 +133,6 @@ void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex
   const CacheRoom room = MeasureCacheRoom(options, dataset);
   const int64_t wanted = std::min(room.working_set + ahead, dataset.chunk_count());
   if (room.chunk_bytes <= 0 || room.cache_chunks >= wanted) return;
-  const auto size = [](int64_t bytes) {  // rounded up: the size that is enough
-    return bytes >= (1 << 20) ? std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"
-                              : std::to_string((bytes + 1023) >> 10) + " KiB";
-  };
   const std::string use = "sampler " + sampler.ToString() + " keeps about " +
                           std::to_string(room.working_set) + " in use (its window, the steps " +
                           "in flight in " + std::to_string(options.slots) +
@@ -145,9 +142,10 @@ void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex
           ? ": chunks may be read and decoded more than once per epoch"
           : " and needs room for " + std::to_string(ahead) +
                 " more to load the next ones ahead: batches can wait at each window switch";
-  Warn(options, "a cache of " + size(options.cache_bytes) + " holds " +
+  Warn(options, "a cache of " + loader::RoundedUpSize(options.cache_bytes) + " holds " +
                     std::to_string(room.cache_chunks) + " chunks of " + dataset.path + ", but " +
-                    use + consequence + ". cache_bytes of " + size(wanted * room.chunk_bytes) +
+                    use + consequence + ". cache_bytes of " +
+                    loader::RoundedUpSize(wanted * room.chunk_bytes) +
                     " avoids it (or use a smaller window)");
 }
 
@@ -210,6 +208,13 @@ struct Loader::Impl {
     // need none.
     if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
     WarnIfCacheTooSmall(options, dataset);
+    if (loader::ChecksLabelMixing(options)) {
+      // Measured on epoch 0's order, which the first run (epoch 0, usually) then takes
+      // instead of computing it again.
+      upcoming_order = EpochOrder(geometry, options.sampler, options.shard, options.seed, 0);
+      upcoming_epoch = 0;
+      loader::WarnIfLabelsUnmixed(options, dataset, upcoming_order);
+    }
     if (delivery.stage) {
       feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
     }

@@ -3,6 +3,7 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterator
 
 import torch
@@ -49,6 +50,13 @@ class Loader:
     are used where they lie in the page cache, copied once into the batch (docs/reader.md).
     map_file=False reads with pread only, for files that another process may truncate while
     they are read (a mapped page that vanishes ends the process with SIGBUS).
+
+    The loader's warnings (a cache too small for the sampler, a skipped corrupt chunk, ...)
+    are issued with warnings.warn (UserWarning, "h5feed: ..."). Under chunks:W and quasi:W the
+    loader measures at open how many classes its batches mix against a random order's, and
+    warns when a file stored sorted by label meets a window too small to mix it, naming
+    `h5feed rechunk ... --seed 0` and the window that would (docs/python.md, "Label mixing");
+    check_label_mixing=False skips that check.
     """
 
     def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
@@ -60,7 +68,8 @@ class Loader:
                  memory_format=torch.contiguous_format, shard_drop_last: bool | None = None,
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
                  images: str | None = None, labels: str | None = None,
-                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60):
+                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
+                 check_label_mixing: bool = True):
         # The stream the library makes wait for each batch (native_arguments passes the same
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(device)
@@ -72,7 +81,9 @@ class Loader:
                 device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
                 augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
                 skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
-                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds))
+                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds,
+                check_label_mixing=check_label_mixing))
+        self._issue_warnings(stacklevel=3)
         self.batch_size = batch_size
         self.with_indices = with_indices
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
@@ -81,6 +92,12 @@ class Loader:
         self._epoch = 0
         self._restored = False  # load_state_dict set a position the next iteration starts at
         self._iteration = 0     # bumped by every __iter__: an older iterator stops
+
+    def _issue_warnings(self, stacklevel: int) -> None:
+        """The native loader's warnings since the last call, as Python warnings; stacklevel
+        points them at the trainer's line (the Loader(...) call, or its for loop)."""
+        for message in self._native.take_warnings():
+            warnings.warn(f"h5feed: {message}", stacklevel=stacklevel)
 
     def __len__(self) -> int:
         """Batches per epoch on this rank (echo copies counted, the short last one unless
@@ -107,6 +124,7 @@ class Loader:
         native, with_indices = self._native, self.with_indices
         while iteration == self._iteration:
             capsules = native.next(with_indices)
+            self._issue_warnings(stacklevel=3)
             if capsules is None:
                 return
             tensors = [from_dlpack(capsule) for capsule in capsules]

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "interruptible_wait.h"
+#include "pending_warnings.h"
 
 namespace py = pybind11;
 
@@ -69,6 +71,7 @@ struct OpenArguments {
   int open_probe_stall_seconds;
   std::string images_dataset;
   std::string labels_dataset;
+  bool check_label_mixing;
 
   LoaderOptions ToOptions() const {
     LoaderOptions options;
@@ -97,6 +100,7 @@ struct OpenArguments {
     options.map_file = map_file;
     options.open_probe = open_probe;
     options.open_probe_stall_seconds = open_probe_stall_seconds;
+    options.check_label_mixing = check_label_mixing;
     return options;
   }
 };
@@ -105,7 +109,9 @@ struct OpenArguments {
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, const OpenArguments& arguments)
-      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots, arguments.echo) {}
+      : warnings_(std::make_shared<PendingWarnings>()),
+        loader_(Open(path, arguments.ToOptions(), warnings_)),
+        held_(arguments.slots, arguments.echo) {}
 
   void SetEpoch(int64_t epoch) {
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
@@ -147,6 +153,9 @@ class NativeLoader {
   }
 
   int held_batches() const { return held_.held(); }
+
+  // The loader's warnings since the last call (h5feed.Loader passes them to warnings.warn).
+  std::vector<std::string> TakeWarnings() { return warnings_->Take(); }
 
   py::tuple State() const {
     const LoaderState state = loader_.State();
@@ -192,11 +201,15 @@ class NativeLoader {
   }
 
  private:
-  static Loader Open(const std::string& path, const LoaderOptions& options) {
+  static Loader Open(const std::string& path, LoaderOptions options,
+                     const std::shared_ptr<PendingWarnings>& warnings) {
+    // The callback shares the list, so its lifetime never depends on the order of members.
+    options.on_warning = [warnings](const std::string& warning) { warnings->Add(warning); };
     py::gil_scoped_release without_gil;  // reads the file's index and commits the cache
     return Loader::Open(path, options);
   }
 
+  std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;
 };
@@ -216,7 +229,7 @@ void BindLoader(py::module_& module) {
                        const std::string& file_locking, bool verify_checksums,
                        bool skip_corrupt_chunks, bool map_file, bool open_probe,
                        int open_probe_stall_seconds, const std::string& images_dataset,
-                       const std::string& labels_dataset) {
+                       const std::string& labels_dataset, bool check_label_mixing) {
              AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
                                     center_crop.second};
              const OpenArguments arguments{
@@ -246,7 +259,8 @@ void BindLoader(py::module_& module) {
                  .open_probe = open_probe,
                  .open_probe_stall_seconds = open_probe_stall_seconds,
                  .images_dataset = images_dataset,
-                 .labels_dataset = labels_dataset};
+                 .labels_dataset = labels_dataset,
+                 .check_label_mixing = check_label_mixing};
              return std::make_unique<NativeLoader>(path, arguments);
            }),
            py::arg("path"), py::kw_only(), py::arg("batch_size"), py::arg("sampler"),
@@ -258,7 +272,8 @@ void BindLoader(py::module_& module) {
            py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
            py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
            py::arg("open_probe_stall_seconds"),
-           py::arg("images_dataset"), py::arg("labels_dataset"))
+           py::arg("images_dataset"), py::arg("labels_dataset"),
+           py::arg("check_label_mixing"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
       .def("next", &NativeLoader::Next, py::arg("with_indices"))
       .def("state", &NativeLoader::State)
@@ -268,7 +283,8 @@ void BindLoader(py::module_& module) {
       .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
       .def_property_readonly("dataset", &NativeLoader::Dataset)
       .def("stats", &NativeLoader::Stats)
-      .def_property_readonly("held_batches", &NativeLoader::held_batches);
+      .def_property_readonly("held_batches", &NativeLoader::held_batches)
+      .def("take_warnings", &NativeLoader::TakeWarnings);
 }
 
 }  // namespace h5feed::python

@@ -91,11 +91,18 @@ def test_every_run_has_its_figures_and_its_ceiling(swept):
             float(r["mb_per_s"]) / ceiling, rel=1e-3)
         if r["kind"] == "reference":
             assert r["shuffle_quality"] == "" and r["cache_hit_rate"] == ""
+            assert r["classes_per_batch"] == "" and r["few_classes"] == "0"
             continue
         assert int(r["images"]) == SAMPLES  # a whole epoch: no time limit was reached
         assert float(r["random_shuffle_quality"]) == pytest.approx(1, abs=0.1)
         assert 0 <= float(r["wait_share"]) <= 1
         assert (r["zstd_mb_per_s"] == "") == (r["compression"] == "none")
+        # The file is stored shuffled: every sampler's batches mix its 4 classes.
+        assert 3 < float(r["classes_per_batch"]) <= 4
+        assert float(r["random_classes_per_batch"]) > 3
+        assert float(r["label_entropy_bits"]) == pytest.approx(
+            float(r["random_label_entropy_bits"]), rel=0.1)
+        assert r["few_classes"] == "0"
     for r in rows:  # the random sampler measured on itself matches the baseline figure
         if r["sampler"] == "random":
             assert float(r["shuffle_quality"]) == pytest.approx(float(r["random_shuffle_quality"]))

@@ -285,3 +285,24 @@ def test_inspect_reports_the_classes_and_counts(converted):
     with h5py.File(out) as f:
         n = f["images"].shape[0]
     assert str(n) in text and "bird" in text and "dog/truncated.jpg" in text
+
+
+def test_inspect_says_whether_the_stored_order_is_sorted_by_label(zoo, converted, tmp_path):
+    # The default conversion shuffles at write: the labels are mixed. --no-shuffle keeps the
+    # folder walk's order: class after class, one run each.
+    out, _ = converted
+    mixed = json.loads(run_h5feed("inspect", out, "--json", check=EXIT_OK).stdout)
+    classes = len(mixed["classes"])
+    assert mixed["label_order"]["order"] == "mixed"
+    assert mixed["label_order"]["runs"] > classes
+    assert not any("sorted by label" in note for note in mixed["notes"])
+    walked = tmp_path / "walked.h5"
+    run_h5feed("convert", "imagefolder", zoo[0], walked, "--no-shuffle", check=EXIT_SKIPPED)
+    summary = json.loads(run_h5feed("inspect", walked, "--json", check=EXIT_OK).stdout)
+    assert summary["label_order"]["order"] == "sorted"
+    assert summary["label_order"]["runs"] == summary["label_order"]["classes"] == classes
+    assert summary["label_order"]["random_runs"] > classes
+    text = run_h5feed("inspect", walked, check=EXIT_OK).stdout
+    assert re.search(rf"^label order  sorted by label: {classes} runs of one label for "
+                     rf"{classes} classes \(a random order has about \d+\)$", text, re.M), text
+    assert f"h5feed rechunk {walked} OUT.h5 --seed 0 writes a shuffled copy" in text

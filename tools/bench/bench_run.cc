@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <numeric>
 #include <span>
 #include <thread>
 #include <vector>
@@ -60,6 +61,17 @@ ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch, u
   return MeasureShuffleQuality(order, dataset.chunk_samples, batch);
 }
 
+// The delivered samples' labels in batches of `batch`, as the loader's check measures an
+// order (sampler/label_mixing.h): the meter takes the labels in delivery order, so the order
+// measured is 0, 1, 2, ... (at most kMaxOrderSamples: well within what the meter takes).
+std::optional<LabelMixing> MeasureLabelMixing(std::span<const int64_t> labels, int64_t batch) {
+  const LabelMixingMeter meter(labels);
+  if (meter.classes() < 2) return std::nullopt;
+  std::vector<int64_t> positions(labels.size());
+  std::iota(positions.begin(), positions.end(), int64_t{0});
+  return meter.Measure(positions, batch);
+}
+
 }  // namespace
 
 int UsableCores() {
@@ -101,9 +113,10 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
-  std::vector<int64_t> order;
+  std::vector<int64_t> order, labels;  // of the first epoch's samples, as delivered
   order.reserve(
       std::min<size_t>(static_cast<size_t>(loader.samples_per_epoch()), kMaxOrderSamples));
+  labels.reserve(order.capacity());
   const auto step = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double, std::milli>(settings.step_ms));
   // Reading one byte of every batch is the least a consumer does; the volatile sink keeps the
@@ -129,9 +142,11 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
       result.images += batch->size();
       result.pixel_bytes += static_cast<int64_t>(batch->images().size());
       if (epoch == 0 && order.size() < kMaxOrderSamples) {
-        std::span<const int64_t> rows = batch->indices();
-        rows = rows.first(std::min(rows.size(), kMaxOrderSamples - order.size()));
+        const size_t taken = std::min(batch->indices().size(), kMaxOrderSamples - order.size());
+        const std::span<const int64_t> rows = batch->indices().first(taken);
+        const std::span<const int64_t> row_labels = batch->labels().first(taken);
         order.insert(order.end(), rows.begin(), rows.end());
+        labels.insert(labels.end(), row_labels.begin(), row_labels.end());
       }
       if (step.count() > 0) {
         const auto step_start = Clock::now();
@@ -167,6 +182,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     result.quality = MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
     result.random_quality =
         RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
+    result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }
   return result;
 }

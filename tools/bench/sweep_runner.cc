@@ -126,6 +126,11 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
   row.random_shuffle_quality = Number(j, "random_shuffle_quality");
   row.chunks_per_batch = Number(j, "chunks_per_batch");
   row.random_chunks_per_batch = Number(j, "random_chunks_per_batch");
+  row.classes_per_batch = Number(j, "classes_per_batch");
+  row.random_classes_per_batch = Number(j, "random_classes_per_batch");
+  row.label_entropy_bits = Number(j, "label_entropy_bits");
+  row.random_label_entropy_bits = Number(j, "random_label_entropy_bits");
+  row.few_classes = j.value("few_classes_per_batch", false);
   row.cold = j.value("cold", false) && j.value("cold_took_effect", false);
   row.status = j.value("complete", true) ? "ok" : "time limit";
   return true;

@@ -100,6 +100,10 @@ TEST_CASE("an h5feed file is summarized with shape, chunks, ratio, classes and s
   CHECK(Attribute(s, "shuffle_seed") == "42");
   CHECK(Attribute(s, "source_kind") == "imagefolder");
   CHECK(Attribute(s, "created_by").rfind("h5feed ", 0) == 0);
+  REQUIRE(s.label_order.has_value());  // 0 | 1 1 | 2 2 2 | 0 | 1 | 2 2
+  CHECK(s.label_order->order == "mixed");
+  CHECK(s.label_order->runs == 6);
+  CHECK(s.label_order->classes == 3);
   CHECK(s.notes.empty());
 
   const DatasetSummary* images = nullptr;
@@ -131,13 +135,18 @@ TEST_CASE("the JSON rendering holds every field and the text rendering the essen
   CHECK(json["classes"][2]["count"] == 5);
   CHECK(json["skipped"][1]["source"] == "eel/empty.png");
   CHECK(json["attributes"]["shuffle_seed"] == "42");
+  CHECK(json["label_order"]["order"] == "mixed");
+  CHECK(json["label_order"]["runs"] == 6);
+  CHECK(json["label_order"]["classes"] == 3);
+  CHECK(json["label_order"]["random_runs"] == doctest::Approx(7.2));
   CHECK(json["notes"].empty());
 
   std::string text = ToText(s);
   INFO(text);
   for (const char* expected :
        {"h5feed version 1", "10 images of 8x6x3", "layout NHWC", "3 chunks of 4 images",
-        "zstd:3, ratio", "cat", "eel", "dog/broken.jpg: truncated JPEG", "shuffle_seed = 42"}) {
+        "zstd:3, ratio", "cat", "eel", "dog/broken.jpg: truncated JPEG", "shuffle_seed = 42",
+        "label order  mixed: 6 runs of one label for 3 classes (a random order has about 7)"}) {
     CHECK(text.find(expected) != std::string::npos);
   }
 }
@@ -173,6 +182,31 @@ TEST_CASE("a foreign h5py file is summarized with its layout inferred and a note
   CHECK(HasNote(s, "no h5feed attributes: a foreign HDF5 file; h5feed rechunk converts it"));
   CHECK(HasNote(s, "inferred"));
   CHECK(nlohmann::json::parse(ToJson(s))["skipped"].is_null());
+}
+
+TEST_CASE("a class-sorted h5py file is reported sorted by label, with a note on rechunk") {
+  TempFolder dir;
+  const std::string sorted = dir / "sorted.h5", unlabelled = dir / "unlabelled.h5";
+  RunPython("import numpy as np, h5py; f = h5py.File(\"" + sorted +
+            "\", \"w\"); f[\"images\"] = np.zeros((300, 2, 2, 3), dtype=np.uint8); "
+            "f[\"labels\"] = np.repeat(np.arange(3), 100); f.close(); "
+            "g = h5py.File(\"" + unlabelled +
+            "\", \"w\"); g[\"images\"] = np.zeros((300, 2, 2, 3), dtype=np.uint8)");
+  const FileSummary s = SummarizeFile(sorted);
+  REQUIRE(s.label_order.has_value());
+  CHECK(s.label_order->order == "sorted");
+  CHECK(s.label_order->runs == 3);
+  CHECK(HasNote(s, "the rows are stored sorted by label: batches of chunks:W and quasi:W "
+                   "hold few classes"));
+  CHECK(HasNote(s, "h5feed rechunk " + sorted + " OUT.h5 --seed 0"));
+  const std::string text = ToText(s);
+  CHECK(text.find("label order  sorted by label: 3 runs of one label for 3 classes (a random "
+                  "order has about 201)") != std::string::npos);
+  // Without labels every row is 0: one class, nothing to say.
+  const FileSummary none = SummarizeFile(unlabelled);
+  CHECK_FALSE(none.label_order.has_value());
+  CHECK(nlohmann::json::parse(ToJson(none))["label_order"].is_null());
+  CHECK(ToText(none).find("label order") == std::string::npos);
 }
 
 TEST_CASE("a layout attribute that is neither NHWC nor NCHW is noted and ignored") {
