@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "index/dataset_index.h"
 #include "probe/open_probe.h"
 

@@ -19,7 +19,7 @@ else()
 endif()
 find_package(ZLIB REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-find_package(nlohmann_json REQUIRED)  # inspect's --json (lib/format/file_summary)
+find_package(nlohmann_json REQUIRED)  # inspect's --json (tools/reports)
 
 if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)

@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "exit_codes.h"
-#include "format/file_summary.h"
 #include "h5feed/error.h"
+#include "inspect/file_summary.h"
 #include "probe/open_probe.h"
 
 namespace h5feed::cli {
@@ -49,7 +49,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
             std::cerr << "h5feed inspect: warning: " << warning << "\n";
           });
         }
-        FileSummary summary = SummarizeFile(*path);
+        inspect::FileSummary summary = inspect::SummarizeFile(*path);
         std::cout << (*json ? ToJson(summary) : ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {

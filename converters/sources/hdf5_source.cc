@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "codec/zstd_filter.h"
-#include "format/file_summary.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/read_only_open.h"
+#include "hdf5/strings.h"
+#include "inspect/file_summary.h"
 
 namespace h5feed {
 namespace {
@@ -28,10 +28,10 @@ constexpr size_t kMinCacheBytes = size_t{1} << 20;
 // linear chunk index mod nslots) never collide (HDF5's H5Pset_chunk_cache advice: ~100x).
 constexpr size_t kCacheSlots = 10007;
 
-std::string DatasetList(const std::vector<DatasetSummary>& datasets) {
+std::string DatasetList(const std::vector<inspect::DatasetSummary>& datasets) {
   if (datasets.empty()) return "none";
   std::string text;
-  for (const DatasetSummary& d : datasets) {
+  for (const inspect::DatasetSummary& d : datasets) {
     text += (text.empty() ? "" : "; ") + d.name + " " + d.dtype + " " + d.ShapeText();
   }
   return text;
@@ -41,19 +41,19 @@ std::string Strip(const std::string& name) {
   return !name.empty() && name.front() == '/' ? name.substr(1) : name;
 }
 
-const DatasetSummary* FindNamed(const std::vector<DatasetSummary>& datasets,
+const inspect::DatasetSummary* FindNamed(const std::vector<inspect::DatasetSummary>& datasets,
                                 const std::string& name) {
-  for (const DatasetSummary& d : datasets) {
+  for (const inspect::DatasetSummary& d : datasets) {
     if (d.name == Strip(name)) return &d;
   }
   return nullptr;
 }
 
-const DatasetSummary& ChooseImages(const std::vector<DatasetSummary>& datasets,
+const inspect::DatasetSummary& ChooseImages(const std::vector<inspect::DatasetSummary>& datasets,
                                    const std::string& requested, const std::string& path) {
-  auto is_images = [](const DatasetSummary& d) { return d.is_uint8 && d.shape.size() == 4; };
+  auto is_images = [](const inspect::DatasetSummary& d) { return d.is_uint8 && d.shape.size() == 4; };
   if (!requested.empty()) {
-    const DatasetSummary* named = FindNamed(datasets, requested);
+    const inspect::DatasetSummary* named = FindNamed(datasets, requested);
     if (named == nullptr) {
       throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
                                             "; its datasets: " + DatasetList(datasets));
@@ -65,8 +65,8 @@ const DatasetSummary& ChooseImages(const std::vector<DatasetSummary>& datasets,
     }
     return *named;
   }
-  if (const DatasetSummary* found = FindImageDataset(datasets)) return *found;
-  std::vector<DatasetSummary> candidates;
+  if (const inspect::DatasetSummary* found = inspect::FindImageDataset(datasets)) return *found;
+  std::vector<inspect::DatasetSummary> candidates;
   std::copy_if(datasets.begin(), datasets.end(), std::back_inserter(candidates), is_images);
   if (candidates.empty()) {
     throw Error(ErrorCode::kUnsupported,
@@ -79,7 +79,7 @@ const DatasetSummary& ChooseImages(const std::vector<DatasetSummary>& datasets,
 }
 
 // Fails at open, not at every Read(), when a filter of the pipeline cannot run here.
-void CheckFilters(hid_t dataset, const DatasetSummary& images, const std::string& path) {
+void CheckFilters(hid_t dataset, const inspect::DatasetSummary& images, const std::string& path) {
   hdf5::PropertyList dcpl(H5Dget_create_plist(dataset));
   int count = dcpl ? H5Pget_nfilters(dcpl.get()) : 0;
   for (int i = 0; i < count; ++i) {
@@ -100,7 +100,7 @@ void CheckFilters(hid_t dataset, const DatasetSummary& images, const std::string
 // A chunk cache that holds every chunk one row touches, twice over: rows read in order then
 // decompress each chunk once (the default 1 MiB cache re-decompresses any larger chunk on
 // every row, design.md).
-hdf5::PropertyList ChunkCacheAccess(const DatasetSummary& images) {
+hdf5::PropertyList ChunkCacheAccess(const inspect::DatasetSummary& images) {
   hdf5::PropertyList dapl(H5Pcreate(H5P_DATASET_ACCESS));
   if (images.chunk_shape.empty()) return dapl;
   size_t chunk_bytes = 1;
@@ -115,10 +115,10 @@ hdf5::PropertyList ChunkCacheAccess(const DatasetSummary& images) {
   return dapl;
 }
 
-std::vector<int64_t> ReadLabels(hid_t file, const std::vector<DatasetSummary>& datasets,
+std::vector<int64_t> ReadLabels(hid_t file, const std::vector<inspect::DatasetSummary>& datasets,
                                 const std::string& requested, int64_t count,
                                 const std::string& path) {
-  const DatasetSummary* labels =
+  const inspect::DatasetSummary* labels =
       FindNamed(datasets, requested.empty() ? schema::kLabels : requested);
   if (labels == nullptr) {
     if (requested.empty()) return {};
@@ -278,12 +278,12 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   // The conversion reports no warnings, so the fallback goes unmentioned here.
   parts.file = std::move(hdf5::OpenReadOnlyFile(path, FileLocking::kAuto).file);
   hid_t file = parts.file.get();
-  std::vector<DatasetSummary> datasets = ListDatasets(file);
-  const DatasetSummary& images = ChooseImages(datasets, options.images, path);
+  std::vector<inspect::DatasetSummary> datasets = inspect::ListDatasets(file);
+  const inspect::DatasetSummary& images = ChooseImages(datasets, options.images, path);
   parts.images_name = images.name;
-  std::string declared = DeclaredLayout(file, images.name);
+  std::string declared = inspect::DeclaredLayout(file, images.name);
   try {
-    parts.nchw = DetectLayout(images.shape, declared) == "NCHW";
+    parts.nchw = inspect::DetectLayout(images.shape, declared) == "NCHW";
   } catch (const Error& e) {
     throw Error(e.code(), "dataset " + images.name + " in " + path + ": " + e.what() +
                               "; fix the attribute or remove it to infer the layout");
@@ -305,7 +305,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.labels = ReadLabels(file, datasets, options.labels, parts.count, path);
   int64_t max_label = 0;
   for (int64_t label : parts.labels) max_label = std::max(max_label, label);
-  const DatasetSummary* classes = FindNamed(datasets, schema::kClasses);
+  const inspect::DatasetSummary* classes = FindNamed(datasets, schema::kClasses);
   if (classes != nullptr && classes->is_string && classes->shape.size() == 1) {
     parts.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
     if (max_label >= static_cast<int64_t>(parts.classes.size())) {
@@ -316,7 +316,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   } else {
     for (int64_t c = 0; c <= max_label; ++c) parts.classes.push_back(std::to_string(c));
   }
-  const DatasetSummary* sources = FindNamed(datasets, schema::kSources);
+  const inspect::DatasetSummary* sources = FindNamed(datasets, schema::kSources);
   if (sources != nullptr && sources->is_string && sources->shape.size() == 1 &&
       sources->shape[0] == parts.count) {
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());

@@ -17,17 +17,17 @@
 #include "codec/zstd_codec.h"
 #include "codec/zstd_filter.h"
 #include "format/chunk_index_dataset.h"
-#include "format/disk_reservation.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
 #include "format/partial_file.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
-#include "format/untimed_creation.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/strings.h"
+#include "hdf5/untimed_creation.h"
+#include "io/disk_reservation.h"
 
 #ifndef H5FEED_VERSION
 #error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
@@ -97,7 +97,7 @@ struct Writer::State {
   hdf5::File file;
   hdf5::Dataset images;
   // Space for HDF5's next writes, reserved before each is made (disk_reservation.h).
-  std::optional<DiskReservation> disk;
+  std::optional<io::DiskReservation> disk;
 
   int64_t images_written = 0;
   std::vector<schema::ChunkRecord> chunks;
@@ -397,8 +397,8 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   hdf5::WriteStringDataset(root, schema::kSources, d.sources);
   hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
   hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
-  hdf5::WriteChunkIndex(root, chunks);
-  hdf5::WriteRowChecksums(root, image_checksums);
+  format::WriteChunkIndex(root, chunks);
+  format::WriteRowChecksums(root, image_checksums);
 
   if (H5Dclose(images.release()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);

@@ -7,13 +7,13 @@
 #include <string>
 
 #include "codec/zstd_filter.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/read_only_open.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
 

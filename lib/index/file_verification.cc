@@ -11,15 +11,15 @@
 #include <mutex>
 #include <string_view>
 
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/read_only_open.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
-#include "index/dataset_listing.h"
 #include "index/h5feed_index.h"
 #include "index/image_dataset.h"
 #include "io/random_access_file.h"
@@ -51,7 +51,7 @@ int64_t RowsOf(hid_t file, const char* name) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
   hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
   if (!dataset) return -1;
-  DatasetEntry entry = DescribeEntry(dataset.get(), name);
+  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
   return entry.dims.empty() ? 1 : entry.dims[0];
 }
 

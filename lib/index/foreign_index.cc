@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
 #include "index/filter_pipeline.h"
 #include "index/image_dataset.h"
 #include "index/label_dataset.h"
@@ -24,23 +24,23 @@ constexpr int64_t kBlockBytes = int64_t{4} << 20;
 // most 64 MiB, so one block never needs more memory than a few h5feed chunks.
 constexpr int64_t kMaxHyperslabBlockBytes = int64_t{64} << 20;
 
-const DatasetEntry& ChooseImages(const std::vector<DatasetEntry>& entries,
+const hdf5::DatasetEntry& ChooseImages(const std::vector<hdf5::DatasetEntry>& entries,
                                  const std::string& requested, const std::string& path) {
   if (!requested.empty()) {
-    if (const DatasetEntry* named = FindEntry(entries, requested)) return *named;
+    if (const hdf5::DatasetEntry* named = hdf5::FindEntry(entries, requested)) return *named;
     throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                          "; its datasets: " + ListText(entries));
+                                          "; its datasets: " + hdf5::ListText(entries));
   }
-  if (const DatasetEntry* named = FindEntry(entries, schema::kImages)) return *named;
+  if (const hdf5::DatasetEntry* named = hdf5::FindEntry(entries, schema::kImages)) return *named;
   for (size_t rank : {size_t{4}, size_t{3}}) {
-    std::vector<const DatasetEntry*> candidates;
-    for (const DatasetEntry& entry : entries) {
+    std::vector<const hdf5::DatasetEntry*> candidates;
+    for (const hdf5::DatasetEntry& entry : entries) {
       if (entry.is_uint8 && entry.dims.size() == rank) candidates.push_back(&entry);
     }
     if (candidates.size() == 1) return *candidates.front();
     if (candidates.size() > 1) {
       std::string names;
-      for (const DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
+      for (const hdf5::DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
       throw Error(ErrorCode::kInvalidArgument,
                   path + " holds several " + std::to_string(rank) + "-D uint8 datasets (" + names +
                       ") and none is named images: name the image dataset in the options");
@@ -49,7 +49,7 @@ const DatasetEntry& ChooseImages(const std::vector<DatasetEntry>& entries,
   throw Error(ErrorCode::kNotFound,
               "no image dataset in " + path +
                   " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
-                  "(N, C, H, W) or (N, H, W)); its datasets: " + ListText(entries));
+                  "(N, C, H, W) or (N, H, W)); its datasets: " + hdf5::ListText(entries));
 }
 
 int64_t RowsFor(int64_t bytes, int64_t sample_bytes, int64_t samples) {
@@ -116,8 +116,8 @@ void ChooseReadPath(hid_t dataset, const ImageDatasetInfo& info, DatasetIndex& i
 
 void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
   const std::string& path = index.path;
-  const std::vector<DatasetEntry> entries = ListDatasetEntries(file, path);
-  const DatasetEntry& chosen = ChooseImages(entries, options.images, path);
+  const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasetEntries(file, path);
+  const hdf5::DatasetEntry& chosen = ChooseImages(entries, options.images, path);
   hdf5::Dataset dataset(H5Dopen2(file, chosen.name.c_str(), H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + chosen.name, path);
   const ImageDatasetInfo info = InspectImageDataset(file, dataset.get(), chosen.name, path);
@@ -133,12 +133,12 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   ChooseReadPath(dataset.get(), info, index);
 
   if (!options.labels.empty()) {
-    if (FindEntry(entries, options.labels) == nullptr) {
+    if (hdf5::FindEntry(entries, options.labels) == nullptr) {
       throw Error(ErrorCode::kNotFound, "no labels dataset " + options.labels + " in " + path +
-                                            "; its datasets: " + ListText(entries));
+                                            "; its datasets: " + hdf5::ListText(entries));
     }
     index.labels = ReadLabels(file, options.labels, info.samples, path);
-  } else if (FindEntry(entries, schema::kLabels) != nullptr) {
+  } else if (hdf5::FindEntry(entries, schema::kLabels) != nullptr) {
     index.labels = ReadLabels(file, std::string("/") + schema::kLabels, info.samples, path);
   } else {
     index.labels.assign(static_cast<size_t>(info.samples), 0);

@@ -7,16 +7,16 @@
 
 #include "format/chunk_index_dataset.h"
 #include "format/row_checksums_dataset.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
 #include "index/filter_pipeline.h"
 #include "index/image_dataset.h"
 #include "index/label_dataset.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 namespace {
@@ -132,8 +132,8 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
       !info.chunks_hold_samples) {
     throw Error(ErrorCode::kCorrupt,
-                "/images in " + path + " has shape " + ShapeText(info.dims) + " and chunks " +
-                    ShapeText(info.chunk) +
+                "/images in " + path + " has shape " + hdf5::ShapeText(info.dims) + " and chunks " +
+                    hdf5::ShapeText(info.chunk) +
                     "; h5feed format 1 stores (N, H, W, C) in chunks of (K, H, W, C): the file "
                     "was changed after conversion; run h5feed rechunk on it");
   }
@@ -147,7 +147,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   RequireAttribute(file, schema::kAttrNumImages, info.samples, path);
 
   const int64_t expected = (info.samples + k - 1) / k;
-  std::vector<schema::ChunkRecord> records = hdf5::ReadChunkIndex(file, expected);
+  std::vector<schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
   if (static_cast<int64_t>(records.size()) != expected) {
     throw Error(ErrorCode::kCorrupt,
                 "the chunk table of /images in " + path + " has " +
@@ -198,7 +198,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   }
   // Files written before /row_checksums existed have none: their chunks are checked instead.
   index.row_checksums =
-      hdf5::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
+      format::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
   const std::string labels =
       options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);

@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "codec/zstd_filter.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
-#include "format/resource_limits.h"
 #include "h5feed/error.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/read_only_open.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 namespace {

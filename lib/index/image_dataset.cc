@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "codec/zstd_filter.h"
-#include "format/file_summary.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "inspect/file_summary.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 namespace {
@@ -39,18 +39,18 @@ ImageDatasetInfo InspectImageDataset(hid_t file, hid_t dataset, const std::strin
   ImageDatasetInfo info;
   info.name = name;
   const std::string where = Where(name, path);
-  DatasetEntry entry = DescribeEntry(dataset, name);
+  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset, name);
   info.dims = entry.dims;
   if (!entry.is_uint8) {
     throw Error(ErrorCode::kUnsupported,
-                where + " holds " + entry.dtype + " " + ShapeText(entry.dims) +
+                where + " holds " + entry.dtype + " " + hdf5::ShapeText(entry.dims) +
                     "; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
                     "them to uint8 first (numpy: a.astype(np.uint8))");
   }
   const size_t rank = info.dims.size();
   if (rank != 3 && rank != 4) {
     throw Error(ErrorCode::kUnsupported,
-                where + " has shape " + ShapeText(info.dims) +
+                where + " has shape " + hdf5::ShapeText(info.dims) +
                     "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
                     "grayscale (N, H, W)");
   }
@@ -61,7 +61,7 @@ ImageDatasetInfo InspectImageDataset(hid_t file, hid_t dataset, const std::strin
   } else {
     std::string layout;
     try {
-      layout = DetectLayout(info.dims, DeclaredLayout(file, name));
+      layout = inspect::DetectLayout(info.dims, inspect::DeclaredLayout(file, name));
     } catch (const Error& e) {
       throw Error(e.code(), where + ": " + e.what());
     }
@@ -71,7 +71,7 @@ ImageDatasetInfo InspectImageDataset(hid_t file, hid_t dataset, const std::strin
   }
   if (info.shape.bytes() <= 0) {
     throw Error(ErrorCode::kUnsupported, where + " has empty images: shape " +
-                                             ShapeText(info.dims));
+                                             hdf5::ShapeText(info.dims));
   }
 
   hdf5::PropertyList dcpl(H5Dget_create_plist(dataset));

@@ -1,11 +1,11 @@
 #include "index/label_dataset.h"
 
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/resource_limits.h"
-#include "format/hdf5_strings.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/strings.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 
@@ -16,10 +16,10 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
   if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
   hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
-  DatasetEntry entry = DescribeEntry(dataset.get(), name);
+  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
   const std::vector<int64_t>& d = entry.dims;
   if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
-    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + ShapeText(d) +
+    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + hdf5::ShapeText(d) +
                                          "; labels must be integers of shape (N,) or (N, 1). "
                                          "Name the right dataset, or none for all-0 labels");
   }
@@ -42,7 +42,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
   {
     hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!dataset) return {};
-    DatasetEntry entry = DescribeEntry(dataset.get(), name);
+    hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};
     limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
   }

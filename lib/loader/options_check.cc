@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "format/resource_limits.h"
+#include "io/resource_limits.h"
 
 #include "h5feed/error.h"
 

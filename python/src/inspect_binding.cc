@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "format/file_summary.h"
+#include "inspect/file_summary.h"
 #include "probe/open_probe.h"
 
 namespace py = pybind11;
@@ -29,7 +29,7 @@ void BindInspect(py::module_& module) {
             probe::ProbeOpen(path, request,
                              [&](const std::string& warning) { warnings.push_back(warning); });
           }
-          json = ToJson(SummarizeFile(path));
+          json = ToJson(inspect::SummarizeFile(path));
         }
         return std::make_pair(json, warnings);
       },

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "codec/zstd_filter.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 

@@ -19,15 +19,15 @@
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
 #include "format/chunk_index_dataset.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "support/temp_folder.h"
+#include "hdf5/attributes.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/strings.h"
 #include "support/caught_error.h"
+#include "support/temp_folder.h"
 
 namespace h5feed {
 namespace {
@@ -130,7 +130,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
 
     // The chunk table agrees with HDF5's index, with the bytes at each address, and with the
     // checksum of each chunk decompressed; the last chunk is zero-padded.
-    std::vector<schema::ChunkRecord> table = hdf5::ReadChunkIndex(file.get());
+    std::vector<schema::ChunkRecord> table = format::ReadChunkIndex(file.get());
     REQUIRE(table.size() == 3);
     int fd = open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);
@@ -171,7 +171,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
               "checksum") == "xxh3-64");
 
     // One checksum per image, of its bytes alone (padding is no image's).
-    std::optional<std::vector<uint64_t>> rows = hdf5::ReadRowChecksums(file.get(), 10);
+    std::optional<std::vector<uint64_t>> rows = format::ReadRowChecksums(file.get(), 10);
     REQUIRE(rows);
     for (size_t i = 0; i < 10; ++i) {
       CHECK((*rows)[i] == codec::RowChecksum(std::span(pixels).subspan(i * 60, 60)));
@@ -477,8 +477,8 @@ TEST_CASE("a conversion of no images finishes with empty datasets") {
   writer.Finish(d);
   auto lock = hdf5::Lock();
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  CHECK(hdf5::ReadChunkIndex(file.get()).empty());
-  CHECK(hdf5::ReadRowChecksums(file.get(), 0) == std::vector<uint64_t>{});
+  CHECK(format::ReadChunkIndex(file.get()).empty());
+  CHECK(format::ReadRowChecksums(file.get(), 0) == std::vector<uint64_t>{});
   CHECK(hdf5::ReadStringDataset(file.get(), "sources").empty());
   CHECK(hdf5::ReadStringDataset(file.get(), "classes").empty());
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 0);
