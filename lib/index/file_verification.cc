@@ -21,7 +21,7 @@
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "index/h5feed_index.h"
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 #include "io/random_access_file.h"
 
 namespace h5feed::index {
@@ -51,7 +51,7 @@ int64_t RowsOf(hid_t file, const char* name) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
   hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
   if (!dataset) return -1;
-  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
+  hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
   return entry.dims.empty() ? 1 : entry.dims[0];
 }
 

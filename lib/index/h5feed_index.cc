@@ -13,8 +13,9 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
+#include "hdf5/image_dataset.h"
 #include "index/filter_pipeline.h"
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 #include "index/label_dataset.h"
 #include "io/resource_limits.h"
 
@@ -126,9 +127,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
     throw Error(ErrorCode::kCorrupt, path + " is an h5feed file without /images: the file "
                                             "is damaged; convert the source again");
   }
-  hdf5::Dataset images(H5Dopen2(file, schema::kImages, H5P_DEFAULT));
-  if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", path);
-  ImageDatasetInfo info = InspectImageDataset(file, images.get(), kImagesName, path);
+  const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
+  const std::vector<hdf5::DatasetEntry> entries = {hdf5::DescribeDataset(images.get(), kImagesName)};
+  const hdf5::ImageDataset chosen = hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
+  const ImageStorage info = ReadImageStorage(images.get(), chosen, path);
   if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
       !info.chunks_hold_samples) {
     throw Error(ErrorCode::kCorrupt,

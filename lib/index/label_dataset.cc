@@ -16,7 +16,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
   if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
   hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
-  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
+  hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
   const std::vector<int64_t>& d = entry.dims;
   if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
     throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + hdf5::ShapeText(d) +
@@ -42,7 +42,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
   {
     hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!dataset) return {};
-    hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset.get(), name);
+    hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};
     limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
   }

@@ -12,9 +12,12 @@
 
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attribute_text.h"
+#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
+#include "hdf5/image_dataset.h"
 #include "hdf5/lock.h"
-#include "hdf5/read_only_open.h"
+#include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
 #include "io/resource_limits.h"
 
@@ -23,210 +26,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Renders at most this many elements of an array attribute; the rest is counted.
-constexpr hssize_t kMaxAttributeElements = 16;
-
 // "(10, 8, 6, 3)", and "(5,)" for one dimension as Python writes it.
-std::string Tuple(const std::vector<int64_t>& values) {
-  std::string text = "(";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + (values.size() == 1 ? ",)" : ")");
+std::string Tuple(const std::vector<int64_t>& values) { return hdf5::ShapeText(values); }
+
+std::string Bare(const std::string& name) {
+  return !name.empty() && name.front() == '/' ? name.substr(1) : name;
 }
 
-// H5Ovisit's operator: collects every dataset's name.
-herr_t CollectDataset(hid_t, const char* name, const H5O_info_t* info, void* data) {
-  if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
-  return 0;
-}
-
-std::string TypeName(hid_t type) {
-  size_t size = H5Tget_size(type);
-  switch (H5Tget_class(type)) {
-    case H5T_INTEGER: {
-      std::string name =
-          (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(8 * size);
-      if (size > 1 && H5Tget_order(type) == H5T_ORDER_BE) name += " (big-endian)";
-      return name;
-    }
-    case H5T_FLOAT:
-      return "float" + std::to_string(8 * size);
-    case H5T_STRING:
-      return H5Tis_variable_str(type) > 0 ? "string" : "string[" + std::to_string(size) + "]";
-    case H5T_BITFIELD:
-      return "bitfield";
-    case H5T_OPAQUE:
-      return "opaque";
-    case H5T_COMPOUND:
-      return "compound";
-    case H5T_REFERENCE:
-      return "reference";
-    case H5T_ENUM:
-      return "enum";
-    case H5T_VLEN:
-      return "vlen";
-    case H5T_ARRAY:
-      return "array";
-    default:
-      return "unknown";
-  }
-}
-
-std::string FilterName(H5Z_filter_t id, const unsigned* cd_values, size_t cd_count,
-                       const char* hdf5_name) {
-  switch (id) {
-    case H5Z_FILTER_DEFLATE:
-      return cd_count > 0 ? "gzip:" + std::to_string(cd_values[0]) : "gzip";
-    case schema::kZstdFilterId:
-      return cd_count > 0 ? "zstd:" + std::to_string(cd_values[0]) : "zstd";
-    case H5Z_FILTER_SHUFFLE:
-      return "shuffle";
-    case H5Z_FILTER_FLETCHER32:
-      return "fletcher32";
-    case H5Z_FILTER_SZIP:
-      return "szip";
-    case H5Z_FILTER_NBIT:
-      return "nbit";
-    case H5Z_FILTER_SCALEOFFSET:
-      return "scaleoffset";
-    case 32000:
-      return "lzf";  // h5py's own filter
-    case 32001:
-      return "blosc";
-    case 32004:
-      return "lz4";
-    case 32008:
-      return "bitshuffle";
-    default:
-      return hdf5_name[0] != '\0' ? std::string(hdf5_name) + " (filter " + std::to_string(id) + ")"
-                                  : "filter " + std::to_string(id);
-  }
-}
-
-DatasetSummary DescribeDataset(hid_t file, const std::string& name) {
+DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std::string& path) {
   DatasetSummary d;
-  d.name = name;
-  hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
-  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening dataset " + name, file);
-  hdf5::Dataspace space(H5Dget_space(dataset.get()));
-  int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
-  if (rank < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading the shape of dataset " + name, file);
-  }
-  std::vector<hsize_t> dims(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  d.shape.assign(dims.begin(), dims.end());
-
-  hdf5::Datatype type(H5Dget_type(dataset.get()));
-  if (!type) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading the type of dataset " + name, file);
-  }
-  H5T_class_t type_class = H5Tget_class(type.get());
-  size_t type_size = H5Tget_size(type.get());
-  d.dtype = TypeName(type.get());
-  d.is_integer = type_class == H5T_INTEGER;
-  d.is_uint8 = d.is_integer && type_size == 1 && H5Tget_sign(type.get()) == H5T_SGN_NONE;
-  d.is_string = type_class == H5T_STRING;
-
-  hdf5::PropertyList dcpl(H5Dget_create_plist(dataset.get()));
-  if (dcpl && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
-    std::vector<hsize_t> chunk(static_cast<size_t>(rank));
-    if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) == rank) {
-      d.chunk_shape.assign(chunk.begin(), chunk.end());
-    }
-  }
-  int filters = dcpl ? H5Pget_nfilters(dcpl.get()) : 0;
-  for (int i = 0; i < filters; ++i) {
-    unsigned flags = 0, config = 0;
-    unsigned cd_values[8] = {};
-    size_t cd_count = 8;
-    char hdf5_name[64] = {};
-    H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &cd_count,
-                                     cd_values, sizeof(hdf5_name), hdf5_name, &config);
-    d.filters.push_back(FilterName(id, cd_values, std::min<size_t>(cd_count, 8), hdf5_name));
-  }
-
-  d.stored_bytes = H5Dget_storage_size(dataset.get());
-  bool variable = type_class == H5T_VLEN || H5Tis_variable_str(type.get()) > 0;
-  if (!variable) {
+  d.name = Bare(entry.name);
+  d.shape = entry.dims;
+  d.dtype = entry.dtype;
+  d.is_uint8 = entry.is_uint8;
+  d.is_integer = entry.is_integer;
+  d.is_string = entry.is_string;
+  d.chunk_shape = entry.chunk;
+  d.filters = entry.filters;
+  d.stored_bytes = hdf5::StoredBytes(hdf5::OpenDataset(file, entry.name, path).get());
+  if (entry.element_bytes > 0) {
     uint64_t elements = 1;
     for (int64_t n : d.shape) elements *= static_cast<uint64_t>(n);
-    d.logical_bytes = elements * type_size;
+    d.logical_bytes = elements * entry.element_bytes;
   }
   if (d.logical_bytes > 0 && d.stored_bytes > 0) {
     d.ratio = static_cast<double>(d.logical_bytes) / static_cast<double>(d.stored_bytes);
   }
   return d;
-}
-
-// An attribute's values as text: one value alone, several as "[a, b, ...]".
-template <typename T>
-std::string Join(const std::vector<T>& values, hssize_t total) {
-  auto render = [](const T& v) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      return v;
-    } else {
-      return std::to_string(v);
-    }
-  };
-  if (total == 1 && values.size() == 1) return render(values[0]);
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + render(values[i]);
-  if (total > static_cast<hssize_t>(values.size())) {
-    text += ", ... (" + std::to_string(total) + " values)";
-  }
-  return text + "]";
-}
-
-std::string RenderAttribute(hid_t attribute) {
-  hdf5::Datatype type(H5Aget_type(attribute));
-  hdf5::Dataspace space(H5Aget_space(attribute));
-  if (!type || !space) return "<unreadable>";
-  hssize_t total = H5Sget_simple_extent_npoints(space.get());
-  if (total <= 0) return "[]";
-  if (total > kMaxAttributeElements) {
-    return TypeName(type.get()) + " array of " + std::to_string(total) + " values";
-  }
-  size_t n = static_cast<size_t>(total);
-  switch (H5Tget_class(type.get())) {
-    case H5T_INTEGER: {
-      if (H5Tget_sign(type.get()) == H5T_SGN_NONE) {
-        std::vector<uint64_t> values(n);
-        if (H5Aread(attribute, H5T_NATIVE_UINT64, values.data()) < 0) return "<unreadable>";
-        return Join(values, total);
-      }
-      std::vector<int64_t> values(n);
-      if (H5Aread(attribute, H5T_NATIVE_INT64, values.data()) < 0) return "<unreadable>";
-      return Join(values, total);
-    }
-    case H5T_FLOAT: {
-      std::vector<double> values(n);
-      if (H5Aread(attribute, H5T_NATIVE_DOUBLE, values.data()) < 0) return "<unreadable>";
-      std::vector<std::string> texts;
-      for (double v : values) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof(buffer), "%.9g", v);
-        texts.emplace_back(buffer);
-      }
-      return Join(texts, total);
-    }
-    case H5T_STRING: {
-      std::vector<std::string> texts;
-      bool read = hdf5::ReadStrings(type.get(), space.get(), texts, [&](hid_t memory, hid_t, void* out) {
-        return H5Aread(attribute, memory, out);
-      });
-      if (!read) return "<unreadable>";
-      return Join(texts, total);
-    }
-    default:
-      return TypeName(type.get()) + " value";
-  }
-}
-
-herr_t CollectAttribute(hid_t object, const char* name, const H5A_info_t*, void* data) {
-  hdf5::Attribute attribute(H5Aopen(object, name, H5P_DEFAULT));
-  std::string value = attribute ? RenderAttribute(attribute.get()) : "<unreadable>";
-  static_cast<std::vector<AttributeText>*>(data)->push_back({name, value});
-  return 0;
 }
 
 std::vector<int64_t> ReadIntegers(hid_t file, const std::string& name) {
@@ -250,42 +76,37 @@ const DatasetSummary* FindByName(const std::vector<DatasetSummary>& datasets,
   return nullptr;
 }
 
-void SummarizeImages(hid_t file, const DatasetSummary& images, FileSummary& s) {
+void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
+  const hdf5::DatasetEntry& d = images.dataset;
   s.has_images = true;
-  s.images = images.name;
-  std::string declared = DeclaredLayout(file, images.name);
-  try {
-    s.layout = DetectLayout(images.shape, declared);
-  } catch (const Error&) {
-    // A summary reports what it finds rather than refusing the file (rechunk refuses it).
-    s.notes.push_back("layout attribute '" + declared + "' is neither NHWC nor NCHW: ignored");
-    declared.clear();
-    s.layout = DetectLayout(images.shape, declared);
-  }
-  s.layout_guessed = declared.empty();
-  const std::vector<int64_t>& shape = images.shape;
-  bool nchw = s.layout == "NCHW";
-  s.num_images = shape[0];
-  s.channels = nchw ? shape[1] : shape[3];
-  s.height = nchw ? shape[2] : shape[1];
-  s.width = nchw ? shape[3] : shape[2];
-  if (!images.chunk_shape.empty()) {
-    s.chunk_images = images.chunk_shape[0];
+  s.images = Bare(d.name);
+  s.layout = hdf5::ToString(images.layout);
+  s.layout_guessed = images.layout_inferred;
+  s.num_images = images.count;
+  s.height = images.shape.height;
+  s.width = images.shape.width;
+  s.channels = images.shape.channels;
+  if (!d.chunk.empty()) {
+    s.chunk_images = d.chunk[0];
     s.chunk_count = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      int64_t c = images.chunk_shape[i];
-      s.chunk_count *= c > 0 ? (shape[i] + c - 1) / c : 0;
+    for (size_t i = 0; i < d.dims.size(); ++i) {
+      const int64_t c = d.chunk[i];
+      s.chunk_count *= c > 0 ? (d.dims[i] + c - 1) / c : 0;
     }
   }
   std::string compression;
-  for (const std::string& filter : images.filters) {
+  for (const std::string& filter : d.filters) {
     compression += (compression.empty() ? "" : "+") + filter;
   }
   s.compression = compression.empty() ? "none" : compression;
-  s.compression_ratio = images.ratio;
-  if (s.layout_guessed) {
-    s.notes.push_back("layout " + s.layout + " inferred from the shape " + images.ShapeText() +
-                      " (no layout attribute)");
+  if (const DatasetSummary* summary = FindByName(s.datasets, s.images)) {
+    s.compression_ratio = summary->ratio;
+  }
+  if (images.layout == hdf5::ImageLayout::kNHW) {
+    s.notes.push_back("images of shape " + Tuple(d.dims) +
+                      " are grayscale (N, H, W): read as H x W x 1");
+  } else if (s.layout_guessed) {
+    s.notes.push_back("layout " + s.layout + " inferred from the shape " + Tuple(d.dims));
   }
 }
 
@@ -375,14 +196,6 @@ void AddFormatNotes(FileSummary& s) {
   } else if (s.has_images) {
     s.notes.push_back("no h5feed attributes: a foreign HDF5 file; h5feed rechunk converts it");
   }
-  if (!s.has_images) {
-    int candidates = 0;
-    for (const DatasetSummary& d : s.datasets) candidates += d.is_uint8 && d.shape.size() == 4;
-    s.notes.push_back(candidates > 1
-                          ? "several 4-D uint8 datasets and none named images: name one with "
-                            "h5feed rechunk --images NAME"
-                          : "no 4-D uint8 image dataset: h5feed cannot take images from this file");
-  }
 }
 
 }  // namespace
@@ -396,85 +209,35 @@ std::string DatasetSummary::Describe() const {
   return text;
 }
 
-std::vector<DatasetSummary> ListDatasets(hid_t file) {
-  std::vector<std::string> names;
-  if (H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, CollectDataset, &names, H5O_INFO_BASIC) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "listing the datasets", file);
-  }
-  std::vector<DatasetSummary> datasets;
-  for (const std::string& name : names) datasets.push_back(DescribeDataset(file, name));
-  return datasets;
-}
-
-const DatasetSummary* FindImageDataset(const std::vector<DatasetSummary>& datasets) {
-  auto is_images = [](const DatasetSummary& d) { return d.is_uint8 && d.shape.size() == 4; };
-  const DatasetSummary* named = FindByName(datasets, schema::kImages);
-  if (named != nullptr && is_images(*named)) return named;
-  const DatasetSummary* only = nullptr;
-  for (const DatasetSummary& d : datasets) {
-    if (!is_images(d)) continue;
-    if (only != nullptr) return nullptr;
-    only = &d;
-  }
-  return only;
-}
-
-std::string DetectLayout(std::span<const int64_t> shape, std::string_view declared) {
-  if (!declared.empty()) {
-    std::string upper(declared);
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (upper == "NHWC" || upper == "NCHW") return upper;
-    throw Error(ErrorCode::kUnsupported,
-                "layout attribute '" + std::string(declared) + "': NHWC or NCHW expected");
-  }
-  auto is_channels = [](int64_t n) { return n == 1 || n == 3 || n == 4; };
-  return shape.size() == 4 && is_channels(shape[1]) && !is_channels(shape[3]) ? "NCHW" : "NHWC";
-}
-
-std::string DeclaredLayout(hid_t file, const std::string& images) {
-  hdf5::SilenceErrors silence;
-  hdf5::Dataset dataset(H5Dopen2(file, images.c_str(), H5P_DEFAULT));
-  std::string declared = dataset ? ReadAttributeText(dataset.get(), schema::kAttrLayout) : "";
-  return declared.empty() ? ReadAttributeText(file, schema::kAttrLayout) : declared;
-}
-
-std::string ReadAttributeText(hid_t object, const char* name) {
-  hdf5::SilenceErrors silence;
-  if (H5Aexists(object, name) <= 0) return "";
-  hdf5::Attribute attribute(H5Aopen(object, name, H5P_DEFAULT));
-  return attribute ? RenderAttribute(attribute.get()) : "";
-}
-
 FileSummary SummarizeFile(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(ErrorCode::kNotFound, path + " does not exist");
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorCode::kInvalidArgument, path + " is not a regular file");
-  }
   FileSummary s;
   s.path = path;
-  s.file_bytes = fs::file_size(path, ec);
-
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-  if (is_hdf5 < 0)
-    throw Error(ErrorCode::kIo, "cannot read " + path + ": " + hdf5::ErrorStackText());
-  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, path + " is not an HDF5 file");
   // Reading needs no lock on file systems without locking (NFS, Lustre): kAuto falls back.
-  hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(path, FileLocking::kAuto);
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(path, FileLocking::kAuto);
   const hdf5::File& file = opened.file;
+  std::error_code ec;
+  s.file_bytes = fs::file_size(path, ec);
   if (!opened.note.empty()) s.notes.push_back(opened.note);
 
-  s.datasets = ListDatasets(file.get());
-  H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, CollectAttribute, &s.attributes);
-  s.is_h5feed = ReadAttributeText(file.get(), schema::kAttrFormat) == schema::kFormatName;
+  const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file.get(), path);
+  for (const hdf5::DatasetEntry& entry : entries) {
+    s.datasets.push_back(Summarize(file.get(), entry, path));
+  }
+  s.attributes = hdf5::ReadAllAttributesText(file.get());
+  s.is_h5feed = hdf5::ReadAttributeText(file.get(), schema::kAttrFormat) == schema::kFormatName;
   if (s.is_h5feed) {
-    std::string version = ReadAttributeText(file.get(), schema::kAttrFormatVersion);
+    std::string version = hdf5::ReadAttributeText(file.get(), schema::kAttrFormatVersion);
     s.format_version = static_cast<int32_t>(std::strtol(version.c_str(), nullptr, 10));
   }
-  if (const DatasetSummary* images = FindImageDataset(s.datasets)) {
-    SummarizeImages(file.get(), *images, s);
+  // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A summary
+  // reports what it finds rather than refusing the file: a problem becomes a note.
+  const hdf5::ImageDatasetChoice images = hdf5::ChooseImageDataset(file.get(), entries, "", path);
+  if (images.images) SummarizeImages(*images.images, s);
+  if (images.problem) {
+    s.notes.push_back(std::string(images.problem->what()) +
+                      (images.images ? " (the loader and h5feed rechunk refuse it)" : ""));
   }
   SummarizeClasses(file.get(), s);
   SummarizeSkipped(file.get(), s);

@@ -5,11 +5,12 @@
 // found there and whether `h5feed rechunk` can convert it.
 //
 // Summarizing reads only metadata, the labels and the small string datasets: never the pixels
-// and never the chunk index (chunk counts come from the shapes; design.md: walking the index is
-// quadratic in HDF5 1.10.8).
+// and never the chunk index to find chunks (chunk counts come from the shapes: walking the index
+// is quadratic in HDF5 1.10.8, docs/format.md, "/chunk_index"). Only the storage size of each
+// dataset asks HDF5 to add up its chunks.
 //
-// ListDatasets, FindImageDataset and DetectLayout are shared with the HDF5 conversion source,
-// so inspect and rechunk agree on which dataset holds the images and how it is laid out.
+// Which dataset holds the images is hdf5::ChooseImageDataset's rule (hdf5/image_dataset.h),
+// the loader's, rechunk's and verify's too: what inspect reports as images is what they read.
 
 #include <cstdint>
 #include <optional>
@@ -18,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hdf5/handle.h"
+#include "hdf5/attribute_text.h"
 #include "inspect/label_order.h"
 
 namespace h5feed::inspect {
@@ -45,10 +46,8 @@ struct ClassCount {
   int64_t count = 0;
 };
 
-struct AttributeText {
-  std::string name;
-  std::string value;  // rendered as text: strings as is, numbers in decimal, arrays "[1, 2]"
-};
+// An attribute of the root group, its value rendered as text (hdf5/attribute_text.h).
+using AttributeText = hdf5::AttributeText;
 
 struct SkippedEntry {
   std::string source;
@@ -66,8 +65,9 @@ struct FileSummary {
   // The image dataset; has_images is false when the file has none h5feed can use.
   bool has_images = false;
   std::string images;           // its name
-  std::string layout;           // "NHWC" or "NCHW"
-  bool layout_guessed = false;  // no layout attribute: inferred from the shape
+  // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1).
+  std::string layout;
+  bool layout_guessed = false;  // 4-D without a layout attribute: inferred from the shape
   int64_t num_images = 0, height = 0, width = 0, channels = 0;
   int64_t chunk_images = 0;      // images per chunk; 0 when not chunked
   int64_t chunk_count = 0;       // chunks in the dataset's chunk grid
@@ -81,7 +81,8 @@ struct FileSummary {
   std::optional<LabelOrder> label_order;
   bool has_skipped = false;         // the file records skipped sources (h5feed files do)
   std::vector<SkippedEntry> skipped;
-  std::vector<std::string> notes;  // what a person should know: foreign file, guesses, ...
+  // What a person should know: a foreign file, a guessed layout, why there are no images.
+  std::vector<std::string> notes;
 };
 
 // Summarizes the file at `path`. Throws Error(kNotFound) when it does not exist,
@@ -93,27 +94,5 @@ FileSummary SummarizeFile(const std::string& path);
 std::string ToJson(const FileSummary& summary);
 // A few aligned lines for a person; long class and skipped lists are cut (ToJson has all).
 std::string ToText(const FileSummary& summary);
-
-// Every dataset reachable from the root of `file`, in name order. The caller holds
-// hdf5::Lock(). Throws Error(kCorrupt) when the file's metadata cannot be read.
-std::vector<DatasetSummary> ListDatasets(hid_t file);
-
-// The dataset h5feed takes as images: "images" when it is a 4-D uint8 dataset, else the only
-// 4-D uint8 dataset. nullptr when there is none, or several and none is named "images".
-const DatasetSummary* FindImageDataset(const std::vector<DatasetSummary>& datasets);
-
-// "NCHW" or "NHWC" for a 4-D image dataset. `declared` is a layout attribute ("NHWC", "NCHW",
-// any case; empty when absent) and wins when present; otherwise the shape decides: NCHW when
-// dim 1 is 1, 3 or 4 and dim 3 is not. Throws Error(kUnsupported) for another declared layout.
-std::string DetectLayout(std::span<const int64_t> shape, std::string_view declared);
-
-// The layout attribute that applies to image dataset `images` of `file`: the dataset's own
-// "layout" attribute, else the root group's (where h5feed writes it); empty when neither
-// exists. The caller holds hdf5::Lock().
-std::string DeclaredLayout(hid_t file, const std::string& images);
-
-// The value of attribute `name` of `object` rendered as AttributeText::value renders it;
-// empty when there is no such attribute. The caller holds hdf5::Lock().
-std::string ReadAttributeText(hid_t object, const char* name);
 
 }  // namespace h5feed::inspect

@@ -88,9 +88,10 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
             chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = False,
             seed: int = 0, threads: int | None = None, overwrite: bool = False,
             strict: bool = False) -> dict:
-    """`h5feed rechunk SRC OUT`: any HDF5 file with a 4-D uint8 image dataset (h5py-made, NHWC
-    or NCHW, any chunking and filters) to an h5feed file. Keeps the source order unless
-    shuffle=True. images / labels: dataset paths (None: found as inspect finds them)."""
+    """`h5feed rechunk SRC OUT`: any HDF5 file with a uint8 image dataset (h5py-made, NHWC,
+    NCHW or N x H x W grayscale, any chunking and filters) to an h5feed file. Keeps the source
+    order unless shuffle=True. images / labels: dataset paths (None: found as the Loader and
+    inspect find them)."""
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
         common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))

@@ -1,4 +1,4 @@
-"""h5feed.Loader: shuffled batches of an h5feed (or any 4-D uint8 HDF5) file as torch tensors,
+"""h5feed.Loader: shuffled batches of an h5feed (or any uint8 image HDF5) file as torch tensors,
 in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations

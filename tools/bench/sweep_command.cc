@@ -108,7 +108,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       "DIR/report.md (best first, with the recommendation) and DIR/throughput.png (gnuplot). "
       "The random sampler and h5feed's defaults are always run: the recommendation is stated "
       "against them. docs/bench.md defines every column");
-  command->add_option("FILE", o.input, "The HDF5 file to sweep (any 4-D uint8 image dataset)")
+  command->add_option("FILE", o.input, "The HDF5 file to sweep (any uint8 image dataset)")
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")

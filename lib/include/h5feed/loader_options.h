@@ -17,7 +17,9 @@ enum class EvictionPolicy { kBelady, kLru };
 
 struct LoaderOptions {
   // --- What to read.
-  std::string images_dataset;  // "" = "images", else the only 4-D uint8 dataset
+  // "" = "images", else the only 4-D uint8 dataset, else the only 3-D one (N x H x W
+  // grayscale, delivered as H x W x 1).
+  std::string images_dataset;
   std::string labels_dataset;  // "" = "labels" if present, else every label is 0
 
   // --- Batches and order.

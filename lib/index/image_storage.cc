@@ -1,15 +1,12 @@
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 
 #include <algorithm>
 
 #include "codec/zstd_filter.h"
-#include "format/schema.h"
 #include "h5feed/error.h"
-#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
-#include "inspect/file_summary.h"
-#include "io/resource_limits.h"
+#include "hdf5/type_names.h"
 
 namespace h5feed::index {
 namespace {
@@ -28,51 +25,18 @@ FilterKind KindOf(H5Z_filter_t id) {
   }
 }
 
-std::string Where(const std::string& name, const std::string& path) {
-  return "dataset " + name + " in " + path;
-}
-
 }  // namespace
 
-ImageDatasetInfo InspectImageDataset(hid_t file, hid_t dataset, const std::string& name,
-                                     const std::string& path) {
-  ImageDatasetInfo info;
-  info.name = name;
-  const std::string where = Where(name, path);
-  hdf5::DatasetEntry entry = hdf5::DescribeEntry(dataset, name);
-  info.dims = entry.dims;
-  if (!entry.is_uint8) {
-    throw Error(ErrorCode::kUnsupported,
-                where + " holds " + entry.dtype + " " + hdf5::ShapeText(entry.dims) +
-                    "; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
-                    "them to uint8 first (numpy: a.astype(np.uint8))");
-  }
+ImageStorage ReadImageStorage(hid_t dataset, const hdf5::ImageDataset& images,
+                              const std::string& path) {
+  ImageStorage info;
+  info.name = images.dataset.name;
+  info.dims = images.dataset.dims;
+  info.samples = images.count;
+  info.shape = images.shape;
+  info.layout = images.layout == hdf5::ImageLayout::kNCHW ? Layout::kNCHW : Layout::kNHWC;
+  const std::string& name = info.name;
   const size_t rank = info.dims.size();
-  if (rank != 3 && rank != 4) {
-    throw Error(ErrorCode::kUnsupported,
-                where + " has shape " + hdf5::ShapeText(info.dims) +
-                    "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
-                    "grayscale (N, H, W)");
-  }
-  limits::CheckImageDimensions(info.dims, where);
-  info.samples = info.dims[0];
-  if (rank == 3) {
-    info.shape = ImageShape{info.dims[1], info.dims[2], 1};
-  } else {
-    std::string layout;
-    try {
-      layout = inspect::DetectLayout(info.dims, inspect::DeclaredLayout(file, name));
-    } catch (const Error& e) {
-      throw Error(e.code(), where + ": " + e.what());
-    }
-    info.layout = layout == "NCHW" ? Layout::kNCHW : Layout::kNHWC;
-    info.shape = info.layout == Layout::kNCHW ? ImageShape{info.dims[2], info.dims[3], info.dims[1]}
-                                              : ImageShape{info.dims[1], info.dims[2], info.dims[3]};
-  }
-  if (info.shape.bytes() <= 0) {
-    throw Error(ErrorCode::kUnsupported, where + " has empty images: shape " +
-                                             hdf5::ShapeText(info.dims));
-  }
 
   hdf5::PropertyList dcpl(H5Dget_create_plist(dataset));
   if (!dcpl) throw hdf5::StackError(ErrorCode::kCorrupt, "reading the storage of " + name, path);
@@ -128,17 +92,7 @@ std::string PipelineText(const std::vector<FilterStep>& filters) {
   std::string text;
   for (const FilterStep& step : filters) {
     if (!text.empty()) text += "+";
-    std::string level;  // built with += : GCC 12 warns falsely (-Wrestrict) on ":" + string
-    if (!step.client_data.empty()) level.append(":").append(std::to_string(step.client_data[0]));
-    switch (step.kind) {
-      case FilterKind::kZstd: text += "zstd" + level; break;
-      case FilterKind::kDeflate: text += "gzip" + level; break;
-      case FilterKind::kShuffle: text += "shuffle"; break;
-      case FilterKind::kFletcher32: text += "fletcher32"; break;
-      case FilterKind::kOther:
-        text += step.id == 32000 ? "lzf (filter 32000)" : "filter " + std::to_string(step.id);
-        break;
-    }
+    text += hdf5::FilterName(step.id, step.client_data);
   }
   return text;
 }
