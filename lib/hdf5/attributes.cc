@@ -14,8 +14,20 @@
 namespace h5feed::hdf5 {
 namespace {
 
+// "/images in /data/train.h5" for a dataset, "/ in /data/train.h5" for a file or group.
+std::string ObjectName(hid_t object) {
+  std::string path = "/";
+  const ssize_t size = H5Iget_name(object, nullptr, 0);
+  if (size > 0) {
+    path.assign(static_cast<size_t>(size) + 1, '\0');
+    H5Iget_name(object, path.data(), path.size());
+    path.resize(static_cast<size_t>(size));
+  }
+  return path + " in " + FileName(object);
+}
+
 std::string AttributeName(const char* name, hid_t object) {
-  return "attribute \"" + std::string(name) + "\" of " + Describe(object);
+  return "attribute \"" + std::string(name) + "\" of " + ObjectName(object);
 }
 
 void WriteScalar(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
@@ -122,10 +134,6 @@ bool HasAttribute(hid_t object, const char* name) {
 
 int64_t ReadInt64Attribute(hid_t object, const char* name) {
   return ReadInteger<int64_t>(object, name);
-}
-
-uint64_t ReadUint64Attribute(hid_t object, const char* name) {
-  return ReadInteger<uint64_t>(object, name);
 }
 
 std::string ReadStringAttribute(hid_t object, const char* name) {

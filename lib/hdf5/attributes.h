@@ -25,9 +25,9 @@ void WriteAttribute(hid_t object, const char* name, std::string_view value);
 bool HasAttribute(hid_t object, const char* name);
 
 // Reads an integer attribute of any integer type. Throws Error kNotFound when it is absent,
-// kCorrupt when it is not one integer or its value does not fit the result type.
+// kCorrupt when it is not one integer or its value does not fit int64 (an unsigned value of
+// 2^63 or more: attribute_text.h reads any value as text).
 int64_t ReadInt64Attribute(hid_t object, const char* name);
-uint64_t ReadUint64Attribute(hid_t object, const char* name);
 
 // Reads a string attribute (variable- or fixed-length, trailing NULs and padding removed).
 // Throws Error kNotFound when it is absent, kCorrupt when it is not one string.

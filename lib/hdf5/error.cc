@@ -86,24 +86,11 @@ std::string FileName(hid_t object) {
   return name;
 }
 
-std::string Describe(hid_t object) {
-  std::string path = "/";
-  ssize_t size = H5Iget_name(object, nullptr, 0);
-  if (size > 0) {
-    path.assign(static_cast<size_t>(size) + 1, '\0');
-    H5Iget_name(object, path.data(), path.size());
-    path.resize(static_cast<size_t>(size));
-  }
-  return path + " in " + FileName(object);
-}
-
 SilenceErrors::SilenceErrors() {
   H5Eget_auto2(H5E_DEFAULT, &saved_function_, &saved_data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
 SilenceErrors::~SilenceErrors() { H5Eset_auto2(H5E_DEFAULT, saved_function_, saved_data_); }
-
-void SilenceErrorsOnThisThread() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 }  // namespace h5feed::hdf5

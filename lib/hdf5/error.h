@@ -34,8 +34,6 @@ Error StackError(ErrorCode code, std::string_view what, hid_t object);
 
 // The name of the file that holds `object` (H5Fget_name), or "<unknown file>".
 std::string FileName(hid_t object);
-// "/images in /data/train.h5" for a dataset, "/ in /data/train.h5" for a file or group.
-std::string Describe(hid_t object);
 
 // Scope guard: no automatic error printing on this thread while it lives; the previous
 // setting is restored on destruction. Cheap (two calls that touch per-thread state only).
@@ -50,9 +48,5 @@ class SilenceErrors {
   H5E_auto2_t saved_function_ = nullptr;
   void* saved_data_ = nullptr;
 };
-
-// Turns automatic error printing off for the calling thread for good (HDF5 keeps the setting
-// per thread; a thread that never calls this prints HDF5's stacks to stderr on failure).
-void SilenceErrorsOnThisThread();
 
 }  // namespace h5feed::hdf5
