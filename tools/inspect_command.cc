@@ -11,6 +11,7 @@
 #include "h5feed/error.h"
 #include "inspect/file_summary.h"
 #include "probe/open_probe.h"
+#include "reports/file_summary_report.h"
 
 namespace h5feed::cli {
 
@@ -50,7 +51,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
           });
         }
         inspect::FileSummary summary = inspect::SummarizeFile(*path);
-        std::cout << (*json ? ToJson(summary) : ToText(summary)) << std::flush;
+        std::cout << (*json ? reports::ToJson(summary) : reports::ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {
         std::cerr << "h5feed inspect: " << e.what() << "\n";

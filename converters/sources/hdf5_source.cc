@@ -12,6 +12,7 @@
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
@@ -89,13 +90,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry
                                                  std::to_string(count) +
                                                  " images; there must be one " + "label per image");
   }
-  hdf5::Dataset dataset(H5Dopen2(file, labels->name.c_str(), H5P_DEFAULT));
-  std::vector<int64_t> values(static_cast<size_t>(count));
-  // HDF5 converts any stored integer type and byte order to int64 on the way.
-  if (!dataset || (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-                                        H5P_DEFAULT, values.data()) < 0)) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading labels " + labels->name, path);
-  }
+  const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, path);
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0 || values[i] >= kMaxClasses) {
       throw Error(ErrorCode::kCorrupt, "label " + std::to_string(i) + " of " + labels->name +

@@ -4,6 +4,7 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
 #include "io/resource_limits.h"
 
@@ -14,9 +15,8 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
   const std::string where = "labels dataset " + name + " in " + path;
   htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
   if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
-  hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
-  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
-  hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
+  const hdf5::DatasetEntry entry =
+      hdf5::DescribeDataset(hdf5::OpenDataset(file, name, path).get(), name);
   const std::vector<int64_t>& d = entry.dims;
   if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
     throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + hdf5::ShapeText(d) +
@@ -28,12 +28,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
                                          std::to_string(count) +
                                          " images; there must be one label per image");
   }
-  std::vector<int64_t> labels(static_cast<size_t>(count));
-  if (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                           labels.data()) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, path);
-  }
-  return labels;
+  return hdf5::ReadIntegerDataset(file, name, path);
 }
 
 std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,

@@ -36,9 +36,6 @@ struct DatasetSummary {
   uint64_t stored_bytes = 0;         // H5Dget_storage_size
   uint64_t logical_bytes = 0;        // elements * element size; 0 for variable-length types
   double ratio = 0;                  // logical / stored; 0 when either is unknown
-
-  std::string ShapeText() const;  // "(50000, 32, 32, 3)"
-  std::string Describe() const;   // "images uint8 (50000, 32, 32, 3) chunks (...) zstd:3"
 };
 
 struct ClassCount {
@@ -90,9 +87,7 @@ struct FileSummary {
 // cannot be read.
 FileSummary SummarizeFile(const std::string& path);
 
-// A JSON object with every field of the summary (for scripts: `h5feed inspect --json`).
-std::string ToJson(const FileSummary& summary);
-// A few aligned lines for a person; long class and skipped lists are cut (ToJson has all).
-std::string ToText(const FileSummary& summary);
+// The dataset of `summary` named `name` (without a leading '/'), or nullptr.
+const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view name);
 
 }  // namespace h5feed::inspect

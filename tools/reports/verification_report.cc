@@ -1,11 +1,14 @@
-// ToText and ToJson of a VerificationReport (file_verification.h).
+// ToText and ToJson of index::VerificationReport (verification_report.h).
+
+#include "reports/verification_report.h"
 
 #include <nlohmann/json.hpp>
 
-#include "index/file_verification.h"
-
-namespace h5feed::index {
+namespace h5feed::reports {
 namespace {
+
+using index::ChunkProblem;
+using index::VerificationReport;
 
 // Text lists are cut here (the JSON has them all): a file with every chunk damaged would
 // otherwise print thousands of lines.
@@ -74,4 +77,4 @@ std::string ToJson(const VerificationReport& r) {
   return out.dump(2) + "\n";
 }
 
-}  // namespace h5feed::index
+}  // namespace h5feed::reports

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -118,39 +117,6 @@ TEST_CASE("an h5feed file is summarized with shape, chunks, ratio, classes and s
   CHECK(images->logical_bytes == 10 * 144);
 }
 
-TEST_CASE("the JSON rendering holds every field and the text rendering the essentials") {
-  TempFolder dir;
-  std::string path = dir / "train.h5";
-  WriteH5feedFile(path);
-  FileSummary s = SummarizeFile(path);
-
-  nlohmann::json json = nlohmann::json::parse(ToJson(s));
-  CHECK(json["is_h5feed"] == true);
-  CHECK(json["format_version"] == 1);
-  CHECK(json["images"]["num_images"] == 10);
-  CHECK(json["images"]["layout"] == "NHWC");
-  CHECK(json["images"]["chunk_count"] == 3);
-  CHECK(json["images"]["compression"] == "zstd:3");
-  CHECK(json["classes"][2]["name"] == "eel");
-  CHECK(json["classes"][2]["count"] == 5);
-  CHECK(json["skipped"][1]["source"] == "eel/empty.png");
-  CHECK(json["attributes"]["shuffle_seed"] == "42");
-  CHECK(json["label_order"]["order"] == "mixed");
-  CHECK(json["label_order"]["runs"] == 6);
-  CHECK(json["label_order"]["classes"] == 3);
-  CHECK(json["label_order"]["random_runs"] == doctest::Approx(7.2));
-  CHECK(json["notes"].empty());
-
-  std::string text = ToText(s);
-  INFO(text);
-  for (const char* expected :
-       {"h5feed version 1", "10 images of 8x6x3", "layout NHWC", "3 chunks of 4 images",
-        "zstd:3, ratio", "cat", "eel", "dog/broken.jpg: truncated JPEG", "shuffle_seed = 42",
-        "label order  mixed: 6 runs of one label for 3 classes (a random order has about 7)"}) {
-    CHECK(text.find(expected) != std::string::npos);
-  }
-}
-
 TEST_CASE("a foreign h5py file is summarized with its layout inferred and a note") {
   TempFolder dir;
   std::string path = dir / "mine.h5";
@@ -181,7 +147,6 @@ TEST_CASE("a foreign h5py file is summarized with its layout inferred and a note
   CHECK(Attribute(s, "note") == "mine");
   CHECK(HasNote(s, "no h5feed attributes: a foreign HDF5 file; h5feed rechunk converts it"));
   CHECK(HasNote(s, "inferred"));
-  CHECK(nlohmann::json::parse(ToJson(s))["skipped"].is_null());
 }
 
 TEST_CASE("a class-sorted h5py file is reported sorted by label, with a note on rechunk") {
@@ -199,14 +164,10 @@ TEST_CASE("a class-sorted h5py file is reported sorted by label, with a note on 
   CHECK(HasNote(s, "the rows are stored sorted by label: batches of chunks:W and quasi:W "
                    "hold few classes"));
   CHECK(HasNote(s, "h5feed rechunk " + sorted + " OUT.h5 --seed 0"));
-  const std::string text = ToText(s);
-  CHECK(text.find("label order  sorted by label: 3 runs of one label for 3 classes (a random "
-                  "order has about 201)") != std::string::npos);
+  CHECK(s.label_order->random_runs == doctest::Approx(201).epsilon(0.01));
   // Without labels every row is 0: one class, nothing to say.
   const FileSummary none = SummarizeFile(unlabelled);
   CHECK_FALSE(none.label_order.has_value());
-  CHECK(nlohmann::json::parse(ToJson(none))["label_order"].is_null());
-  CHECK(ToText(none).find("label order") == std::string::npos);
 }
 
 TEST_CASE("a layout attribute that is neither NHWC nor NCHW is noted and ignored") {
@@ -276,8 +237,7 @@ TEST_CASE("a file without images, or with several candidates, says so") {
   CHECK(s.datasets[0].dtype == "float32");
   CHECK(s.datasets[1].is_string);
   CHECK(HasNote(s, "no image dataset in " + none));
-  CHECK(nlohmann::json::parse(ToJson(s))["images"].is_null());
-  CHECK(ToText(s).find("none found") != std::string::npos);
+  CHECK(s.images.empty());
 
   FileSummary t = SummarizeFile(two);
   CHECK_FALSE(t.has_images);
