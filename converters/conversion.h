@@ -31,7 +31,9 @@ struct ConvertProgress {
 struct ConvertOptions {
   int64_t chunk_images = 0;  // K; 0 = about 4 MiB per chunk
   Compression compression;   // default zstd:3
-  bool shuffle = true;       // store in a seeded random order (recommended: see design.md)
+  // Store in a seeded random order (docs/format.md, "Stored order"): a chunk then holds many
+  // classes, which chunk-aware samplers need to mix them (docs/reader.md, "Label mixing").
+  bool shuffle = true;
   uint64_t seed = 0;         // the order's seed when shuffle is on
   int threads = 0;           // 0 = all cores
   bool overwrite = false;    // replace an existing output

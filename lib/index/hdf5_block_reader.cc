@@ -15,7 +15,7 @@ namespace {
 
 // HDF5's chunk cache for hyperslab reads: enough for every chunk one block of rows touches,
 // twice over, so a block that straddles a chunk boundary decodes each chunk once (the default
-// 1 MiB cache decodes a larger chunk again on every partial read, design.md), within 256 MiB.
+// 1 MiB cache decodes a larger chunk again on every partial read), within 256 MiB.
 constexpr size_t kMinCacheBytes = size_t{1} << 20;
 constexpr size_t kMaxCacheBytes = size_t{256} << 20;
 // Prime, and far above the chunks the cache holds: slot = linear chunk index mod nslots, so
