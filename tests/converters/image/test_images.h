@@ -71,7 +71,8 @@ inline Bytes EncodeJpeg(std::span<const uint8_t> pixels, int height, int width,
 // `samples` in the PNG's own layout for SPNG_FMT_PNG (16-bit samples in host order).
 inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
                        uint8_t color_type, uint8_t bit_depth,
-                       const std::vector<spng_plte_entry>& palette = {}) {
+                       const std::vector<spng_plte_entry>& palette = {},
+                       bool interlaced = false) {
   spng_ctx* ctx = spng_ctx_new(SPNG_CTX_ENCODER);
   spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
   spng_ihdr ihdr{};
@@ -79,6 +80,7 @@ inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
   ihdr.height = static_cast<uint32_t>(height);
   ihdr.color_type = color_type;
   ihdr.bit_depth = bit_depth;
+  ihdr.interlace_method = interlaced ? SPNG_INTERLACE_ADAM7 : SPNG_INTERLACE_NONE;
   spng_set_ihdr(ctx, &ihdr);
   if (!palette.empty()) {
     spng_plte plte{};
