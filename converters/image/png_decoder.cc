@@ -219,8 +219,10 @@ void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan,
   const int format = expansion == Expansion::kNone ? SPNG_FMT_RGB8 : SPNG_FMT_PNG;
   size_t image_bytes = 0;
   int rc = spng_decoded_image_size(ctx.get(), format, &image_bytes);
-  if (rc == 0) rc = spng_decode_image(ctx.get(), nullptr, 0, format, SPNG_DECODE_PROGRESSIVE);
   if (rc != 0) ThrowSpng(name, "unreadable header", rc);
+  // Reads the chunks up to the image data, and the start of it.
+  rc = spng_decode_image(ctx.get(), nullptr, 0, format, SPNG_DECODE_PROGRESSIVE);
+  if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
   const size_t width = static_cast<size_t>(plan.width);
   std::vector<uint8_t> samples(image_bytes / static_cast<size_t>(plan.height));
   std::vector<uint8_t> expanded(expansion == Expansion::kNone ? 0 : width * 3);
