@@ -37,11 +37,12 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
       ->check(CLI::NonNegativeNumber);
   command
       .add_option("--memory-limit", flags.memory_limit,
-                  "Memory for images in flight: chunk buffers (at most half) and decoding, "
-                  "whatever the images' dimensions and --threads; e.g. 512M, 4G. Large images "
-                  "are decoded row by row (PNG), at a reduced DCT scale (JPEG) or one at a "
-                  "time; one that needs more than the limit allows is skipped. The program's "
-                  "own ~100 MiB and the compressors' state come on top")
+                  "Memory for images in flight, whatever their dimensions and --threads: "
+                  "chunk buffers (at most half) and decoding. E.g. 512M, 4G (K, M, G, T are "
+                  "powers of 1024). Large images are decoded row by row (PNG), at a reduced "
+                  "DCT scale (JPEG) or one at a time; one that needs more than the limit "
+                  "allows is skipped and recorded. The program's own ~25 MiB and zstd's "
+                  "per-thread state (~1 MiB at level 3) come on top")
       ->capture_default_str();
   command.add_flag("--force", flags.force, "Replace OUT if it exists (never replaced otherwise)");
   command.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors");

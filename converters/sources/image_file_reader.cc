@@ -13,8 +13,11 @@
 namespace h5feed {
 namespace {
 
-// A header fits in the first 256 KiB unless a huge metadata block precedes it.
+// A header fits in the first 256 KiB unless a huge metadata block precedes it. A file to be
+// decoded is read whole at once when it has up to 4 MiB (nearly every photo): a second read
+// would cost more than the memory it saves.
 constexpr int64_t kHeaderBytes = 256 << 10;
+constexpr int64_t kReadWholeBytes = 4 << 20;
 // An idle Scratch keeps its buffers and lease up to this size: enough for the photos of a
 // typical dataset (their files, and their pixels at a reduced DCT scale), so that they reuse
 // memory, while a huge image's buffers go back as soon as it is done.
@@ -133,11 +136,14 @@ void ImageFileReader::ReadWholeFile(const std::string& path, Scratch& scratch,
   ReadFileInto(path, scratch.encoded, file_bytes);
 }
 
-ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path,
-                                                    Scratch& scratch) const {
+ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scratch& scratch,
+                                                    bool to_decode) const {
   Header header;
   header.file_bytes = FileBytes(path);
-  const int64_t prefix = std::min(header.file_bytes, kHeaderBytes);
+  const int64_t prefix =
+      std::min(header.file_bytes, to_decode && header.file_bytes <= kReadWholeBytes
+                                      ? kReadWholeBytes
+                                      : kHeaderBytes);
   Cover(scratch, path, prefix, 0, 0, "its header");
   ReadFileInto(path, scratch.encoded, prefix);
   try {
@@ -163,14 +169,14 @@ ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path,
 
 image::Size ImageFileReader::ReadSize(const std::string& path) const {
   Borrowed scratch(*this);
-  const Header header = ReadHeader(path, *scratch);
+  const Header header = ReadHeader(path, *scratch, /*to_decode=*/false);
   return {header.plan.full_height, header.plan.full_width};
 }
 
 void ImageFileReader::CheckDecodes(const std::string& path) const {
   Borrowed borrowed(*this);
   Scratch& scratch = *borrowed;
-  Header header = ReadHeader(path, scratch);
+  Header header = ReadHeader(path, scratch, /*to_decode=*/true);
   // A JPEG at its smallest DCT scale: the whole stream is still read and checked.
   image::DecodePlan plan = header.plan;
   if (plan.format == image::Format::kJpeg) plan = image::PlanDecode(scratch.encoded, path, 1, 1);
@@ -191,7 +197,7 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
                            std::optional<image::ResizeMode> mode, std::span<uint8_t> dest) const {
   Borrowed borrowed(*this);
   Scratch& scratch = *borrowed;
-  const Header header = ReadHeader(path, scratch);
+  const Header header = ReadHeader(path, scratch, /*to_decode=*/true);
   const image::DecodePlan& full = header.plan;
   if (!mode) {
     if (full.height != target.height || full.width != target.width) {

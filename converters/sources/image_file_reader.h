@@ -68,7 +68,9 @@ class ImageFileReader {
   class Borrowed;
   struct Header;
 
-  Header ReadHeader(const std::string& path, Scratch& scratch) const;
+  // The file's size and full-size plan, refusing images over max_pixels_. `to_decode`: the
+  // file will be decoded next, so a small one is read whole now.
+  Header ReadHeader(const std::string& path, Scratch& scratch, bool to_decode) const;
   // Leases enough for `file` bytes of file, `decoded` bytes of decoded image and `transient`
   // bytes of decoder and resize scratch, keeping the scratch's buffers when they fit.
   void Cover(Scratch& scratch, const std::string& path, int64_t file, int64_t decoded,
