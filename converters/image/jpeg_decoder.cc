@@ -231,7 +231,9 @@ int64_t JpegScratchBytes(std::span<const uint8_t> encoded, const JpegHeader& hea
   const int64_t padded = ((int64_t{header.width} + 15) / 16 * 16) *
                          ((int64_t{header.height} + 15) / 16 * 16);
   int64_t bytes = int64_t{header.width} * 4 * 16 * 4 + (256 << 10);
-  if (IsProgressive(encoded)) bytes += static_cast<int64_t>(planes * 2 * static_cast<double>(padded));
+  if (IsProgressive(encoded)) {
+    bytes += static_cast<int64_t>(planes * 2 * static_cast<double>(padded));
+  }
   if (cmyk) bytes += int64_t{plan.height} * plan.width * 4;
   return bytes;
 }

@@ -163,7 +163,8 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
   MemoryBudget& budget = options.memory ? *options.memory : *own_budget;
   auto reader = std::make_unique<ImageFileReader>(budget, options.max_pixels);
   ImageFolderListing listing = ListImageFolder(root, options.allow_empty);
-  image::Size size = options.size ? *options.size : CommonImageSize(listing, *reader, options.threads);
+  const image::Size size =
+      options.size ? *options.size : CommonImageSize(listing, *reader, options.threads);
   ImageShape shape{size.height, size.width, 3};
   return std::make_unique<ImageFolderSource>(std::move(listing), options, shape,
                                              std::move(own_budget), std::move(reader));

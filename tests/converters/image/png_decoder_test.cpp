@@ -109,11 +109,11 @@ TEST_CASE("row-by-row decoding gives the whole decode's pixels for every colour 
   };
   const std::vector<spng_plte_entry> short_palette = {{1, 2, 3, 255}, {200, 100, 50, 255},
                                                       {9, 8, 7, 255}};
-  for (const Case c : {Case{SPNG_COLOR_TYPE_TRUECOLOR, 8, 3}, Case{SPNG_COLOR_TYPE_TRUECOLOR, 16, 3},
-                       Case{SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8, 4},
-                       Case{SPNG_COLOR_TYPE_GRAYSCALE, 16, 1}, Case{SPNG_COLOR_TYPE_GRAYSCALE, 2, 1},
-                       Case{SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8, 2},
-                       Case{SPNG_COLOR_TYPE_INDEXED, 4, 1}, Case{SPNG_COLOR_TYPE_INDEXED, 8, 1}}) {
+  for (const Case c :
+       {Case{SPNG_COLOR_TYPE_TRUECOLOR, 8, 3}, Case{SPNG_COLOR_TYPE_TRUECOLOR, 16, 3},
+        Case{SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8, 4}, Case{SPNG_COLOR_TYPE_GRAYSCALE, 16, 1},
+        Case{SPNG_COLOR_TYPE_GRAYSCALE, 2, 1}, Case{SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8, 2},
+        Case{SPNG_COLOR_TYPE_INDEXED, 4, 1}, Case{SPNG_COLOR_TYPE_INDEXED, 8, 1}}) {
     CAPTURE(int{c.color_type});
     CAPTURE(int{c.depth});
     const int height = 23, width = 37;
@@ -161,7 +161,8 @@ Bytes WithChunk(const Bytes& png, const char* type, const Bytes& data) {
   for (int i = 0; i < 4; ++i) chunk[i] = static_cast<uint8_t>(length >> (24 - 8 * i));
   chunk.insert(chunk.end(), type, type + 4);
   chunk.insert(chunk.end(), data.begin(), data.end());
-  const uLong crc = crc32(crc32(0, nullptr, 0), chunk.data() + 4, static_cast<uInt>(4 + data.size()));
+  const uLong crc =
+      crc32(crc32(0, nullptr, 0), chunk.data() + 4, static_cast<uInt>(4 + data.size()));
   for (int i = 0; i < 4; ++i) chunk.push_back(static_cast<uint8_t>(crc >> (24 - 8 * i)));
   Bytes out = png;
   out.insert(out.begin() + 33, chunk.begin(), chunk.end());  // after the signature and IHDR

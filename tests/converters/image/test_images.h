@@ -100,6 +100,12 @@ inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
   return out;
 }
 
+// Pattern(height, width, 3, seed) as an 8-bit RGB PNG.
+inline Bytes PatternPng(int height, int width, uint32_t seed = 1) {
+  const Bytes rgb = Pattern(height, width, 3, seed);
+  return EncodePng(rgb.data(), rgb.size(), height, width, SPNG_COLOR_TYPE_TRUECOLOR, 8);
+}
+
 inline Bytes EncodeWebp(std::span<const uint8_t> pixels, int height, int width, bool alpha,
                         bool lossless, float quality = 90) {
   uint8_t* webp = nullptr;

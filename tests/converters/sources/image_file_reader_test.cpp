@@ -17,16 +17,11 @@ namespace h5feed {
 namespace {
 
 using image::testing::Bytes;
+using image::testing::PatternPng;
 using testing::CaughtError;
 using testing::ScratchDir;
 using testing::WriteFile;
 constexpr int64_t kMiB = int64_t{1} << 20;
-
-Bytes Png(int height, int width, uint32_t seed = 1) {
-  const Bytes rgb = image::testing::Pattern(height, width, 3, seed);
-  return image::testing::EncodePng(rgb.data(), rgb.size(), height, width,
-                                   SPNG_COLOR_TYPE_TRUECOLOR, 8);
-}
 
 // What the conversion stored before images were read within a budget: the whole image decoded,
 // then ResizeInto, in each mode.
@@ -167,9 +162,9 @@ TEST_CASE("an image the budget can never lend enough for is refused naming --mem
 
 TEST_CASE("a file of another size than asked, without a mode, fails with its decode error") {
   ScratchDir dir;
-  const Bytes png = Png(24, 24);
+  const Bytes png = PatternPng(24, 24);
   WriteFile(dir / "cut.png", Bytes(png.begin(), png.begin() + static_cast<long>(png.size() / 2)));
-  WriteFile(dir / "other.png", Png(24, 24));
+  WriteFile(dir / "other.png", PatternPng(24, 24));
   MemoryBudget budget(32 * kMiB);
   ImageFileReader reader(budget, kDefaultMaxPixels);
   Bytes out(16 * 16 * 3);

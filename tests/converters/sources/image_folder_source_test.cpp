@@ -16,15 +16,10 @@ namespace h5feed {
 namespace {
 
 using image::testing::Bytes;
+using image::testing::PatternPng;
 using testing::CaughtError;
 using testing::ScratchDir;
 using testing::WriteFile;
-
-Bytes Png(int height, int width, uint32_t seed) {
-  const Bytes rgb = image::testing::Pattern(height, width, 3, seed);
-  return image::testing::EncodePng(rgb.data(), rgb.size(), height, width,
-                                   SPNG_COLOR_TYPE_TRUECOLOR, 8);
-}
 
 Bytes Jpeg(int height, int width, uint32_t seed) {
   return image::testing::EncodeJpeg(image::testing::Pattern(height, width, 3, seed), height,
@@ -55,13 +50,17 @@ TEST_CASE("files that do not decode are no evidence of the size, even when they 
   // Three 16x16 images; five truncated downloads of a 40x40 JPEG (the first 700 bytes, header
   // complete); a truncated 8x8 PNG (a header smaller than the dataset's size); a PNG whose
   // header promises 40 rows for 16 rows of data (larger).
-  for (int i = 0; i < 3; ++i) WriteFile(dir / ("c/good" + std::to_string(i) + ".png"), Png(16, 16, i));
+  for (int i = 0; i < 3; ++i) {
+    WriteFile(dir / ("c/good" + std::to_string(i) + ".png"), PatternPng(16, 16, i));
+  }
   const Bytes jpeg = Jpeg(40, 40, 7);
   REQUIRE(jpeg.size() > 700);
-  for (int i = 0; i < 5; ++i) WriteFile(dir / ("c/cut" + std::to_string(i) + ".jpg"), FirstBytes(jpeg, 700));
-  const Bytes small = Png(8, 8, 9);
+  for (int i = 0; i < 5; ++i) {
+    WriteFile(dir / ("c/cut" + std::to_string(i) + ".jpg"), FirstBytes(jpeg, 700));
+  }
+  const Bytes small = PatternPng(8, 8, 9);
   WriteFile(dir / "c/small_cut.png", FirstBytes(small, small.size() - 30));
-  WriteFile(dir / "c/tall_header.png", WithDeclaredHeight(Png(16, 16, 3), 40));
+  WriteFile(dir / "c/tall_header.png", WithDeclaredHeight(PatternPng(16, 16, 3), 40));
 
   ImageFolderOptions options;
   options.threads = 2;
@@ -88,12 +87,14 @@ TEST_CASE("files that do not decode are no evidence of the size, even when they 
 
 TEST_CASE("two sizes that both decode are an error naming a file of the other size") {
   ScratchDir dir;
-  for (int i = 0; i < 3; ++i) WriteFile(dir / ("c/a" + std::to_string(i) + ".png"), Png(16, 16, i));
+  for (int i = 0; i < 3; ++i) {
+    WriteFile(dir / ("c/a" + std::to_string(i) + ".png"), PatternPng(16, 16, i));
+  }
   WriteFile(dir / "c/odd.jpg", Jpeg(12, 20, 5));
-  WriteFile(dir / "c/odd_cut.png", FirstBytes(Png(30, 30, 2), 60));  // broken: not listed
+  WriteFile(dir / "c/odd_cut.png", FirstBytes(PatternPng(30, 30, 2), 60));  // broken: not listed
   // A header claiming fewer rows than its data holds decodes (PIL reads it so too): it is an
   // image of that size.
-  WriteFile(dir / "c/short_header.png", WithDeclaredHeight(Png(16, 16, 4), 10));
+  WriteFile(dir / "c/short_header.png", WithDeclaredHeight(PatternPng(16, 16, 4), 10));
   const Error e = CaughtError([&] { OpenImageFolder(dir.path(), ImageFolderOptions{}); });
   CHECK(e.code() == ErrorCode::kInvalidArgument);
   const std::string message = e.what();
@@ -107,7 +108,7 @@ TEST_CASE("two sizes that both decode are an error naming a file of the other si
 TEST_CASE("a folder where no file of any size decodes is refused") {
   ScratchDir dir;
   WriteFile(dir / "c/a.jpg", FirstBytes(Jpeg(40, 40, 1), 700));
-  WriteFile(dir / "c/b.png", FirstBytes(Png(16, 16, 2), 100));
+  WriteFile(dir / "c/b.png", FirstBytes(PatternPng(16, 16, 2), 100));
   const Error e = CaughtError([&] { OpenImageFolder(dir.path(), ImageFolderOptions{}); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(std::string(e.what()).find("no readable image") != std::string::npos);
@@ -116,7 +117,7 @@ TEST_CASE("a folder where no file of any size decodes is refused") {
 TEST_CASE("an image folder source decodes within the budget it was given, which the conversion "
           "then shares") {
   ScratchDir dir;
-  WriteFile(dir / "c/a.png", Png(16, 16, 1));
+  WriteFile(dir / "c/a.png", PatternPng(16, 16, 1));
   MemoryBudget budget(64 << 20);
   ImageFolderOptions options;
   options.memory = &budget;
