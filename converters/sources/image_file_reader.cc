@@ -109,8 +109,9 @@ void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t f
   const int64_t needed = file + decoded + transient;
   if (!budget_.fits(needed)) {
     throw Error(ErrorCode::kCorrupt,
-                "refused image '" + path + "': decoding it needs " + MiB(needed) + " (" + why +
-                    "), more than the " + MiB(budget_.lendable()) + " that --memory-limit " +
+                "refused image '" + path + "': decoding it needs " + MiB(needed) + " (its " +
+                    MiB(file) + " file, " + why + "), more than the " +
+                    MiB(budget_.lendable()) + " that --memory-limit " +
                     MiB(budget_.limit()) + " leaves for decoding; raise --memory-limit to " +
                     "convert it");
   }
@@ -144,13 +145,13 @@ ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scr
       std::min(header.file_bytes, to_decode && header.file_bytes <= kReadWholeBytes
                                       ? kReadWholeBytes
                                       : kHeaderBytes);
-  Cover(scratch, path, prefix, 0, 0, "its header");
+  Cover(scratch, path, prefix, 0, 0, "read for its header");
   ReadFileInto(path, scratch.encoded, prefix);
   try {
     header.plan = image::PlanDecode(scratch.encoded, path);
   } catch (const Error&) {
     if (prefix == header.file_bytes) throw;
-    Cover(scratch, path, header.file_bytes, 0, 0, "a " + MiB(header.file_bytes) + " file");
+    Cover(scratch, path, header.file_bytes, 0, 0, "read whole for its header");
     ReadWholeFile(path, scratch, header.file_bytes);
     header.plan = image::PlanDecode(scratch.encoded, path);
   }
@@ -181,7 +182,7 @@ void ImageFileReader::CheckDecodes(const std::string& path) const {
   image::DecodePlan plan = header.plan;
   if (plan.format == image::Format::kJpeg) plan = image::PlanDecode(scratch.encoded, path, 1, 1);
   if (plan.rows_in_order) {
-    Cover(scratch, path, header.file_bytes, 0, plan.scratch_bytes, "its rows");
+    Cover(scratch, path, header.file_bytes, 0, plan.scratch_bytes, "decoded row by row");
     ReadWholeFile(path, scratch, header.file_bytes);
     image::DecodeRows(scratch.encoded, plan, path, [](std::span<const uint8_t>) {});
     return;
@@ -211,7 +212,7 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
                       SizeText(full.width, full.height) + ", the dataset's images are " +
                       SizeText(target.width, target.height));
     }
-    Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "its file");
+    Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded into the chunk");
     ReadWholeFile(path, scratch, header.file_bytes);
     image::Decode(scratch.encoded, full, path, dest);
     return;
@@ -227,7 +228,7 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
       (plan.bytes() > kStreamAboveBytes || !budget_.fits(header.file_bytes + whole))) {
     Cover(scratch, path, header.file_bytes, 0,
           plan.scratch_bytes + image::RowResizer::ScratchBytes(decoded, target, *mode),
-          "its rows");
+          "decoded row by row");
     ReadWholeFile(path, scratch, header.file_bytes);
     image::RowResizer resizer(decoded, target, *mode, dest);
     image::DecodeRows(scratch.encoded, plan, path,

@@ -72,7 +72,9 @@ class ImageFileReader {
   // file will be decoded next, so a small one is read whole now.
   Header ReadHeader(const std::string& path, Scratch& scratch, bool to_decode) const;
   // Leases enough for `file` bytes of file, `decoded` bytes of decoded image and `transient`
-  // bytes of decoder and resize scratch, keeping the scratch's buffers when they fit.
+  // bytes of decoder and resize scratch, keeping the scratch's buffers when they fit. Throws
+  // Error(kCorrupt) when the budget can never lend that much; `why` says how the image was to
+  // be decoded, for that message.
   void Cover(Scratch& scratch, const std::string& path, int64_t file, int64_t decoded,
              int64_t transient, const std::string& why) const;
   void ReadWholeFile(const std::string& path, Scratch& scratch, int64_t file_bytes) const;
