@@ -27,7 +27,7 @@
 #include "gpu_spin_kernel.h"
 #include "h5feed/loader.h"
 #include "h5feed/writer.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::bench {
 namespace {
@@ -154,7 +154,7 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
   const float mean[3] = {0.485f, 0.456f, 0.406f};
   const float std_dev[3] = {0.229f, 0.224f, 0.225f};
   const auto params =
-      pipeline::MakeNormalizeParams(mean, std_dev, 3, static_cast<int>(shape.channels));
+      transform::MakeNormalizeParams(mean, std_dev, 3, static_cast<int>(shape.channels));
   struct Case {
     const char* name;
     ElementType type;
@@ -184,7 +184,7 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
     launch.height = shape.height;
     launch.width = shape.width;
     launch.channels = shape.channels;
-    launch.spec = pipeline::MakeOutputSpec(params, shape, options, 1);
+    launch.spec = transform::MakeOutputSpec(params, shape, options, 1);
     const double moved =
         static_cast<double>(in_bytes) + static_cast<double>(batch * launch.spec.image_bytes());
     const double kernel = MedianSeconds(stream, 20, [&] { cuda::LaunchNormalize(launch, stream); });

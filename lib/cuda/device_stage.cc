@@ -90,7 +90,7 @@ struct Output {
 struct Ring {
   // Runs inside a DeviceScope of o.device (the streams, events and buffers are made there).
   explicit Ring(const DeviceStageOptions& o) : options(o) {
-    trainer = static_cast<cudaStream_t>(o.trainer_stream);
+    trainer = o.trainer_stream.value();
     const auto rows = static_cast<size_t>(o.capacity);
     const size_t image_bytes = rows * static_cast<size_t>(o.shape.bytes()) + 16;
     // Labels, indices and `echo` orders, each region aligned as SlotLayout aligns them.

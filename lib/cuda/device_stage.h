@@ -26,20 +26,21 @@
 #include <string>
 #include <utility>
 
+#include "h5feed/cuda_stream_view.h"
 #include "h5feed/image_shape.h"
 #include "memory/host_allocator.h"
 #include "memory/slot_pool.h"
-#include "pipeline/output_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::cuda {
 
 struct DeviceStageOptions {
   int device = 0;
-  void* trainer_stream = nullptr;  // cudaStream_t; nullptr: the legacy default stream
+  CudaStreamView trainer_stream;   // default: the legacy default stream
   int64_t capacity = 0;            // rows of a batch
   ImageShape shape;                // stored images
-  pipeline::OutputSpec spec;       // what the kernel delivers
+  transform::OutputSpec spec;       // what the kernel delivers
   int echo = 1;                    // row orders per loaded batch (copies made from one load)
   int inputs = 2;                  // device uint8 input buffers (>= 2: one filling, one read)
   int outputs = 2;                 // device output buffers (>= 2: one trained on, one filling)

@@ -4,9 +4,9 @@
 
 #include "cuda/cuda_check.h"
 #include "h5feed/error.h"
-#include "pipeline/augment.h"
-#include "pipeline/float_convert.h"
-#include "pipeline/normalize.h"
+#include "transform/augment.h"
+#include "transform/float_convert.h"
+#include "transform/normalize.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -20,8 +20,8 @@ __device__ Stored Convert(float value, ElementType type) {
   if constexpr (sizeof(Stored) == 4) {
     return value;
   } else {
-    return type == ElementType::kFloat16 ? pipeline::FloatToHalfBits(value)
-                                         : pipeline::FloatToBFloat16Bits(value);
+    return type == ElementType::kFloat16 ? transform::FloatToHalfBits(value)
+                                         : transform::FloatToBFloat16Bits(value);
   }
 }
 
@@ -33,16 +33,16 @@ template <typename Stored>
 __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int row_groups) {
   extern __shared__ uint4 shared_words[];
   const auto* row_bytes = reinterpret_cast<const uint8_t*>(shared_words);
-  const pipeline::AugmentParams& a = p.spec.augment;
+  const transform::AugmentParams& a = p.spec.augment;
   const int ho = a.out_height;
   const int wo = a.out_width;
   const int channels = static_cast<int>(p.channels);
   const int64_t sample = blockIdx.x / row_groups;
   const int first_row = static_cast<int>(blockIdx.x % row_groups) * kRowsPerBlock;
   const int64_t source = p.order != nullptr ? p.order[sample] : sample;
-  const pipeline::SampleTransform t =
-      a.random() ? pipeline::DrawTransform(a, p.epoch, p.indices[source], p.copy)
-                 : pipeline::SampleTransform{};
+  const transform::SampleTransform t =
+      a.random() ? transform::DrawTransform(a, p.epoch, p.indices[source], p.copy)
+                 : transform::SampleTransform{};
   if (first_row == 0 && threadIdx.x == 0 && p.labels != nullptr) {
     p.labels_out[sample] = p.labels[source];
   }
@@ -66,10 +66,10 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
     __syncthreads();
 
     const auto pixel_at = [&](int c, int x) -> float {
-      const int sx = pipeline::SourceColumn(a, t, x);
+      const int sx = transform::SourceColumn(a, t, x);
       const uint8_t pixel =
           row_inside && sx >= 0 && sx < wo ? row_bytes[skew + sx * channels + c] : uint8_t{0};
-      return pipeline::NormalizePixel(pixel, p.spec.normalize.scale[c], p.spec.normalize.bias[c]);
+      return transform::NormalizePixel(pixel, p.spec.normalize.scale[c], p.spec.normalize.bias[c]);
     };
     if (p.spec.layout == Layout::kNCHW) {
       // One channel plane's row after another: consecutive threads, consecutive x.
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
 
 }  // namespace
 
-size_t NormalizeSharedBytes(int64_t channels, const pipeline::OutputSpec& spec) {
+size_t NormalizeSharedBytes(int64_t channels, const transform::OutputSpec& spec) {
   return (static_cast<size_t>(spec.augment.out_width) * static_cast<size_t>(channels) +
           15 + 16) / 16 * 16;
 }

@@ -68,7 +68,7 @@ TensorView Batch::image_tensor() const {
     return Images(images().data(), ElementType::kUint8,
                   {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  const pipeline::OutputSpec& spec = *impl_->spec;
+  const transform::OutputSpec& spec = *impl_->spec;
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
   const void* data = impl_->device ? impl_->device->images() : impl_->batch.view.output.data();

@@ -11,7 +11,7 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
 #include "pipeline/batch_queue.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 
 namespace h5feed {
 
@@ -22,7 +22,7 @@ struct Batch::Impl {
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
-  std::optional<pipeline::OutputSpec> spec;  // set when normalized
+  std::optional<transform::OutputSpec> spec;  // set when normalized
   // GPU stage: the normalized images and labels on device `cuda_device`. Destroying the last
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;

@@ -57,8 +57,8 @@ void DeliveryPlan::Configure(const LoaderOptions& options,
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape) {
   DeliveryPlan plan;
   if (options.normalize) {
-    plan.spec = pipeline::MakeOutputSpec(
-        pipeline::MakeNormalizeParams(options.mean.data(), options.std.data(),
+    plan.spec = transform::MakeOutputSpec(
+        transform::MakeNormalizeParams(options.mean.data(), options.std.data(),
                                       static_cast<int>(options.mean.size()),
                                       static_cast<int>(shape.channels)),
         shape, options.output, options.seed);

@@ -12,13 +12,13 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "pipeline/batch_assembler.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 #include "pipeline/slot_layout.h"
 
 namespace h5feed::loader {
 
 struct DeliveryPlan {
-  std::optional<pipeline::OutputSpec> spec;  // set when normalizing (either side)
+  std::optional<transform::OutputSpec> spec;  // set when normalizing (either side)
   std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
 
   // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.

@@ -43,8 +43,8 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/output_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::pipeline {
 
@@ -74,7 +74,7 @@ struct AssemblerOptions {
   // Set: normalize into the slot's output region as the spec says (copy e of an echo takes
   // its own augmentation draws, so with random augmentation copies are normalized afresh
   // rather than copied).
-  std::optional<OutputSpec> output;
+  std::optional<transform::OutputSpec> output;
   // > 0 (echo must then be 1): the GPU stage echoes on the device; write that many row orders
   // (EchoPermutation of copies 0 .. device_echo - 1) into each slot's orders region
   // (layout->row_orders() >= device_echo), and deliver only the loaded batch.

@@ -92,7 +92,7 @@ struct OpenArguments {
     options.output.layout = ParseLayout(layout);
     options.output.augment = augment;
     options.output.cuda_device = cuda_device;
-    options.output.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+    options.output.cuda_stream = CudaStreamView::FromHandle(cuda_stream);
     options.echo = echo;
     options.file_locking = ParseFileLocking(file_locking);
     options.verify_checksums = verify_checksums;

@@ -2,9 +2,11 @@
 // What form a batch's images are delivered in, and where: on the host (as stored, or normalized
 // on the CPU), or on a CUDA device (copied on the loader's own stream and normalized there, the
 // trainer's stream made to wait on an event, never the host). Both sides use the same per-pixel
-// arithmetic (pipeline/normalize.h), so a GPU batch equals the CPU batch.
+// arithmetic (transform/normalize.h), so a GPU batch equals the CPU batch.
 
 #include <cstdint>
+
+#include "h5feed/cuda_stream_view.h"
 
 namespace h5feed {
 
@@ -17,7 +19,7 @@ enum class Layout { kNCHW, kNHWC };
 // counter-based generator keyed by (seed, epoch, dataset row, echo copy), so a run repeats
 // exactly and does not depend on threads or on the device. Order (torchvision's): the center
 // crop window, then the random crop of that window padded with zeros, then the flip; padding
-// zeros are normalized like a 0 pixel. Defined exactly in lib/pipeline/augment.h.
+// zeros are normalized like a 0 pixel. Defined exactly in lib/transform/augment.h.
 struct AugmentOptions {
   bool random_flip = false;         // mirror left-right with probability 1/2
   int64_t random_crop_padding = 0;  // > 0: pad P zeros on every side, crop H x W at a random offset
@@ -43,11 +45,12 @@ struct OutputOptions {
   // loader says so once (on_warning) and delivers host batches with the same values; an index
   // past the visible devices is an error. The device holds max(2, slots) delivered batches.
   int cuda_device = -1;
-  // The trainer's cudaStream_t (nullptr: the legacy default stream; a program built with
-  // per-thread default streams passes cudaStreamPerThread). A device batch is ready on this
-  // stream when Next returns it; its buffers are reused only once this stream has passed the
-  // point where the trainer released the batch (destroyed its last Batch copy).
-  void* cuda_stream = nullptr;
+  // The trainer's stream (a cudaStream_t converts to it; the default view is the legacy
+  // default stream; a program built with per-thread default streams passes
+  // cudaStreamPerThread). A device batch is ready on this stream when Next returns it; its
+  // buffers are reused only once this stream has passed the point where the trainer released
+  // the batch (destroyed its last Batch copy).
+  CudaStreamView cuda_stream;
 };
 
 }  // namespace h5feed

@@ -36,7 +36,7 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
     loader.Restore(*state);
   else
     loader.SetEpoch(1);
-  const auto stream = static_cast<cudaStream_t>(options.output.cuda_stream);
+  const auto stream = options.output.cuda_stream.value();
   std::vector<Delivered> batches;
   while (auto batch = loader.Next()) {
     const TensorView images = batch->image_tensor();

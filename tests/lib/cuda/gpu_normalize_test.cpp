@@ -17,7 +17,7 @@
 #include "cuda/normalize_kernel.h"
 #include "h5feed/image_shape.h"
 #include "pipeline/cpu_normalize.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 #include "sampler/permutation.h"
 #include "test_kernels.h"
 
@@ -66,7 +66,7 @@ struct Run {
 
 // Delivers copy `copy` of `rows` stored images through the kernel; `order` permutes rows.
 Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
-             const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+             const transform::OutputSpec& spec, const std::vector<int64_t>& indices,
              const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
   DeviceArray<uint8_t> images(src, 16);
   DeviceArray<int64_t> device_indices(indices);
@@ -95,7 +95,7 @@ Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t r
 
 // The CPU path for the same delivery: rows permuted on the host, then NormalizeBatch.
 Run OnHost(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
-           const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+           const transform::OutputSpec& spec, const std::vector<int64_t>& indices,
            const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
   const auto bytes = static_cast<size_t>(shape.bytes());
   std::vector<uint8_t> permuted(src.size());
@@ -120,8 +120,9 @@ constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
 constexpr std::array<float, 3> kStd = {0.229f, 0.224f, 0.225f};
 
 void CompareWithCpu(const ImageShape& shape, int64_t rows, const OutputOptions& output) {
-  const pipeline::OutputSpec spec = pipeline::MakeOutputSpec(
-      pipeline::MakeNormalizeParams(kMean.data(), kStd.data(), 3, static_cast<int>(shape.channels)),
+  const transform::OutputSpec spec = transform::MakeOutputSpec(
+      transform::MakeNormalizeParams(kMean.data(), kStd.data(), 3,
+                                     static_cast<int>(shape.channels)),
       shape, output, 42);
   const std::vector<uint8_t> src = Pattern(static_cast<size_t>(rows * shape.bytes()), 9);
   std::vector<int64_t> indices(static_cast<size_t>(rows));
@@ -189,8 +190,8 @@ std::vector<Draw> DrawsSeenOnDevice(int64_t rows, int copy, uint64_t seed) {
   OutputOptions output;
   output.augment.random_flip = true;
   output.augment.random_crop_padding = 2;
-  const pipeline::OutputSpec spec =
-      pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(zero, one, 1, 1), shape, output, seed);
+  const transform::OutputSpec spec = transform::MakeOutputSpec(
+      transform::MakeNormalizeParams(zero, one, 1, 1), shape, output, seed);
   std::vector<int64_t> rows_vector(static_cast<size_t>(rows));
   std::iota(rows_vector.begin(), rows_vector.end(), 0);
   const Run run = OnDevice(src, shape, rows, spec, rows_vector, rows_vector, rows_vector, copy);

@@ -21,6 +21,10 @@
 namespace h5feed::pipeline {
 namespace {
 
+using transform::MakeNormalizeParams;
+using transform::NormalizeParams;
+using transform::PlainOutputSpec;
+
 using namespace std::chrono_literals;
 using testing::SyntheticDataset;
 

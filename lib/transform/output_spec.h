@@ -1,6 +1,6 @@
 #pragma once
 // Everything that decides a delivered normalized image, shared by the CPU path
-// (cpu_normalize.h) and the GPU kernel (cuda/normalize_kernel.cu): the per-channel factors,
+// (sample_normalize.h) and the GPU kernel (cuda/normalize_kernel.cu): the per-channel factors,
 // the delivered geometry and augmentation, the element type and the layout. A value type,
 // passed to kernels by value (under 100 bytes).
 //
@@ -14,14 +14,14 @@
 #include <cstdint>
 
 #include "h5feed/output_options.h"
-#include "pipeline/augment.h"
-#include "pipeline/normalize.h"
+#include "transform/augment.h"
+#include "transform/normalize.h"
 
 namespace h5feed {
 struct ImageShape;  // h5feed/image_shape.h is C++20; nvcc compiles this header as C++17
 }  // namespace h5feed
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 
 struct OutputSpec {
   NormalizeParams normalize;
@@ -48,4 +48,4 @@ OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& sh
 // float32 NCHW at the stored size, no augmentation (the default OutputOptions).
 OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape);
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

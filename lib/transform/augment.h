@@ -17,29 +17,19 @@
 // or a zero (uint8 0, so (0/255 - mean)/std after normalizing, as torchvision pads before
 // ToTensor/Normalize) when sy or sx falls outside [0, Ho) x [0, Wo).
 //
-// Draws: k = Key(seed, epoch, row, copy) (SplitMix64's output function chained, as echo.h
-// derives its seeds); flip = bit 63 of Mix(k); oy = hi32(Mix(k ^ 1)) x (2P + 1) >> 32, ox the
-// same from Mix(k ^ 2). The multiply-shift has a bias below (2P + 1) / 2^32 (< 1e-7 for
-// P < 100), far under what any statistic of a training run could see.
+// Draws (transform/random_streams.h): k = StreamKey(seed, kAugment, epoch, row) ^ copy;
+// flip = bit 63 of Mix(k); oy = hi32(Mix(k ^ 1)) x (2P + 1) >> 32, ox the same from
+// Mix(k ^ 2). The multiply-shift has a bias below (2P + 1) / 2^32 (< 1e-7 for P < 100), far
+// under what any statistic of a training run could see.
 //
 // C++17, header-only, host/device-neutral.
 
 #include <cstdint>
 
-#include "pipeline/normalize.h"  // H5FEED_HOST_DEVICE
+#include "transform/host_device.h"
+#include "transform/random_streams.h"
 
-namespace h5feed::pipeline {
-
-// After the sampler's streams 1..3 and echo's 4: no augmentation key equals one of theirs.
-inline constexpr uint64_t kAugmentStream = 5;
-
-// SplitMix64's output for state x (= SplitMix64(x).Next(), sampler/permutation.h).
-H5FEED_HOST_DEVICE inline uint64_t SplitMixHash(uint64_t x) {
-  uint64_t z = x + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+namespace h5feed::transform {
 
 // The delivered geometry and the draws' seed, fixed for a loader (passed to kernels by value).
 struct AugmentParams {
@@ -63,11 +53,7 @@ struct SampleTransform {
 
 H5FEED_HOST_DEVICE inline uint64_t AugmentKey(uint64_t seed, int64_t epoch, int64_t row,
                                               int copy) {
-  uint64_t x = SplitMixHash(seed) ^ kAugmentStream;
-  x = SplitMixHash(x) ^ static_cast<uint64_t>(epoch);
-  x = SplitMixHash(x) ^ static_cast<uint64_t>(row);
-  x = SplitMixHash(x) ^ static_cast<uint64_t>(static_cast<int64_t>(copy));
-  return x;
+  return StreamKey(seed, RandomStream::kAugment, epoch, row) ^ KeyPart(copy);
 }
 
 H5FEED_HOST_DEVICE inline SampleTransform DrawTransform(const AugmentParams& params,
@@ -75,11 +61,11 @@ H5FEED_HOST_DEVICE inline SampleTransform DrawTransform(const AugmentParams& par
   SampleTransform transform;
   if (!params.random()) return transform;
   const uint64_t key = AugmentKey(params.seed, epoch, row, copy);
-  transform.flip = params.random_flip && (SplitMixHash(key) >> 63) != 0;
+  transform.flip = params.random_flip && (Mix(key) >> 63) != 0;
   if (params.padding > 0) {
     const uint64_t choices = 2 * static_cast<uint64_t>(params.padding) + 1;
-    const uint64_t oy = ((SplitMixHash(key ^ 1) >> 32) * choices) >> 32;
-    const uint64_t ox = ((SplitMixHash(key ^ 2) >> 32) * choices) >> 32;
+    const uint64_t oy = ((Mix(key ^ 1) >> 32) * choices) >> 32;
+    const uint64_t ox = ((Mix(key ^ 2) >> 32) * choices) >> 32;
     transform.shift_y = static_cast<int32_t>(oy) - params.padding;
     transform.shift_x = static_cast<int32_t>(ox) - params.padding;
   }
@@ -93,4 +79,4 @@ H5FEED_HOST_DEVICE inline int32_t SourceColumn(const AugmentParams& params,
   return (transform.flip ? params.out_width - 1 - x : x) + transform.shift_x;
 }
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

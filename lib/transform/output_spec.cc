@@ -1,11 +1,11 @@
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 
 #include <string>
 
 #include "h5feed/error.h"
 #include "h5feed/image_shape.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 namespace {
 
 void Require(bool condition, const std::string& what) {
@@ -56,4 +56,4 @@ OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& s
   return MakeOutputSpec(normalize, shape, OutputOptions{}, 0);
 }
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

@@ -1,7 +1,7 @@
 // The augmentation draws (augment.h): a flip half of the time, crop offsets uniform over
 // [0, 2P] in each direction and independent of each other, and the same draws for the same
 // (seed, epoch, row, copy) whatever else happens.
-#include "pipeline/augment.h"
+#include "transform/augment.h"
 
 #include <doctest/doctest.h>
 
@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 namespace {
 
 AugmentParams Params(int32_t padding, bool flip, uint64_t seed = 7) {
@@ -105,4 +105,4 @@ TEST_CASE("without random augmentation every sample keeps its pixels in place") 
 }
 
 }  // namespace
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform
