@@ -42,10 +42,13 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
           const int64_t image = r / height;
           const int64_t row_begin = r % height;
           const int64_t row_end = std::min(height, row_begin + (range.end() - r));
+          // A resize without draws still has its geometry from DrawTransform.
+          const bool random = spec.augment.random();
           const transform::SampleTransform transform =
-              spec.augment.random()
-                  ? transform::DrawTransform(spec.augment, keys.epoch,
-                                             keys.rows[static_cast<size_t>(image)], keys.copy)
+              random || spec.augment.resizes()
+                  ? transform::DrawTransform(
+                        spec.augment, keys.epoch,
+                        random ? keys.rows[static_cast<size_t>(image)] : 0, keys.copy)
                   : transform::SampleTransform{};
           transform::NormalizeSampleRows(src.data() + image * image_bytes, shape, spec,
                                          transform, row_begin, row_end,
@@ -53,6 +56,17 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
           r += row_end - row_begin;
         }
       });
+}
+
+void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
+                    const transform::OutputViews& views, const SampleKeys& keys,
+                    int64_t capacity, std::span<uint8_t> dest) {
+  for (int v = 0; v < views.count(); ++v) {
+    const size_t offset = views.offset(v, capacity);
+    if (offset > dest.size()) throw Error(ErrorCode::kInternal, "normalize: views overflow");
+    NormalizeBatch(src, shape, images, views.views[static_cast<size_t>(v)], keys,
+                   dest.subspan(offset));
+  }
 }
 
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,

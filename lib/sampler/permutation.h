@@ -14,19 +14,8 @@
 
 namespace h5feed {
 
-// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator, whose output
-// function is the one every random stream uses (transform/random_streams.h). Deterministic for
-// a seed, not thread-safe (one per thread or per task).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() { return transform::SplitMixFinalize(state_ += transform::kSplitMixGamma); }
-  // A uniform integer in [0, bound), bound > 0, without modulo bias (Lemire 2019).
-  uint64_t Below(uint64_t bound);
-
- private:
-  uint64_t state_;
-};
+// The generator (transform/random_streams.h: SplitMix64 with Lemire's bounded draw).
+using transform::SplitMix64;
 
 // Shuffles `values` in place: Fisher-Yates from the last element down, j = Below(i + 1).
 template <typename T>

@@ -1,8 +1,8 @@
 #pragma once
-// Everything that decides a delivered normalized image, shared by the CPU path
+// Everything that decides one delivered view of a normalized image, shared by the CPU path
 // (sample_normalize.h) and the GPU kernel (cuda/normalize_kernel.cu): the per-channel factors,
 // the delivered geometry and augmentation, the element type and the layout. A value type,
-// passed to kernels by value (under 100 bytes).
+// passed to kernels by value (under 200 bytes). A loader's views are output_views.h.
 //
 // Delivered element (n, c, y, x) of a batch lies at
 //   NCHW: ((n * C + c) * Ho + y) * Wo + x        NHWC: ((n * Ho + y) * Wo + x) * C + c
@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "h5feed/output_options.h"
 #include "transform/augment.h"
@@ -37,11 +38,19 @@ struct OutputSpec {
   }
 };
 
-// For images of `shape`, normalized with `normalize` (MakeNormalizeParams), delivered as
-// `output` says; `seed` keys the augmentation draws (the loader's seed). Throws
-// Error(kInvalidArgument) naming the option for a center crop larger than the image or with
-// one side only, a negative padding or one above 4096, and Error(kUnsupported) for an element
-// type that is not float32, float16 or bfloat16.
+// View `view` of images of `shape`, normalized with `normalize` (MakeNormalizeParams),
+// augmented as `augment` says and delivered as output.type and output.layout; `seed` keys the
+// augmentation draws (the loader's seed). `option` names the options in errors
+// ("output.augment", "output.views[1]"). Throws Error(kInvalidArgument) naming the option for
+// a center crop larger than the image (or the resized image) or with one side only, a negative
+// padding or one above 4096, a random resized crop combined with another crop or with
+// sizes, scales or ratios out of range, and Error(kUnsupported) for an element type that is
+// not float32, float16 or bfloat16.
+OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
+                        const AugmentOptions& augment, const OutputOptions& output,
+                        uint64_t seed, int view, const std::string& option);
+
+// The single view output.augment asks for (view 0).
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,
                           const OutputOptions& output, uint64_t seed);
 

@@ -30,8 +30,13 @@ enum class RandomStream : uint64_t {
   kLocalShuffle = 3,       // chunks, quasi: the shuffle within a rank's block (lane = rank)
   // pipeline/echo.h: StreamKey(seed, epoch, kEcho, loaded step, copy).
   kEcho = 4,
-  // augment.h: flip and zero-padded crop offsets of a sample (see AugmentKey there).
+  // augment.h: a sample view's flip and zero-padded crop offsets,
+  // StreamKey(seed, epoch, kAugment, row, echo copy, view).
   kAugment = 5,
+  // resized_crop.h: a sample view's random resized crop box (its up to 10 attempts),
+  // StreamKey(seed, epoch, kResizedCrop, row, echo copy, view). Its own stream, so the number
+  // of attempts a box takes never shifts the flip's draw.
+  kResizedCrop = 6,
 };
 
 inline constexpr uint64_t kSplitMixGamma = 0x9e3779b97f4a7c15ULL;
@@ -61,5 +66,46 @@ H5FEED_HOST_DEVICE inline uint64_t StreamKey(uint64_t seed, Parts... parts) {
   ((key = Mix(key ^ KeyPart(parts))), ...);
   return key;
 }
+
+// The high 64 bits of a x b.
+H5FEED_HOST_DEVICE inline uint64_t MultiplyHigh(uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  __extension__ using Uint128 = unsigned __int128;  // GCC and Clang on 64-bit targets
+  return static_cast<uint64_t>((static_cast<Uint128>(a) * b) >> 64);
+#endif
+}
+
+// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator, seeded with a
+// stream key; Next() is Finalize(state += gamma), so SplitMix64(x).Next() == Mix(x). The same
+// draws on the host and the device. Deterministic for a seed, not thread-safe (one per thread,
+// task or sample).
+class SplitMix64 {
+ public:
+  H5FEED_HOST_DEVICE explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  H5FEED_HOST_DEVICE uint64_t Next() { return SplitMixFinalize(state_ += kSplitMixGamma); }
+  // A uniform integer in [0, bound), bound > 0, without modulo bias (Lemire 2019: a
+  // multiply-shift, rejecting the few products that would bias it).
+  H5FEED_HOST_DEVICE uint64_t Below(uint64_t bound) {
+    uint64_t x = Next();
+    uint64_t low = x * bound;
+    if (low < bound) {
+      const uint64_t threshold = (0 - bound) % bound;
+      while (low < threshold) {
+        x = Next();
+        low = x * bound;
+      }
+    }
+    return MultiplyHigh(x, bound);
+  }
+  // A uniform double in [0, 1): the top 53 bits of Next() x 2^-53.
+  H5FEED_HOST_DEVICE double Uniform() {
+    return static_cast<double>(Next() >> 11) * (1.0 / 9007199254740992.0);
+  }
+
+ private:
+  uint64_t state_;
+};
 
 }  // namespace h5feed::transform

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "transform/float_convert.h"
 #include "transform/normalize.h"
+#include "transform/resize_sample.h"
 
 namespace h5feed::transform {
 namespace {
@@ -112,7 +114,28 @@ RowsFunction Select(int64_t channels, const OutputSpec& spec) {
 void NormalizeSampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
                          const SampleTransform& transform, int64_t y_begin, int64_t y_end,
                          uint8_t* dest) {
-  Select(shape.channels, spec)(image, shape, spec, transform, y_begin, y_end, dest);
+  const RowsFunction rows_function = Select(shape.channels, spec);
+  if (!spec.augment.resizes()) {
+    rows_function(image, shape, spec, transform, y_begin, y_end, dest);
+    return;
+  }
+  // The resized rows, rounded to uint8 as torchvision rounds them, then flipped and normalized
+  // by the window path over them: a window of those rows alone, whose delivered row y lies at
+  // row y - y_begin.
+  thread_local std::vector<uint8_t> resized;
+  const int64_t width = spec.augment.out_width;
+  resized.resize(static_cast<size_t>((y_end - y_begin) * width * shape.channels));
+  ResizeSampleRows(image, shape, transform, spec.augment.antialias, y_begin, y_end,
+                   resized.data());
+  OutputSpec window = spec;
+  window.augment.crop = CropKind::kWindow;
+  window.augment.crop_top = static_cast<int32_t>(-y_begin);
+  window.augment.crop_left = 0;
+  window.augment.padding = 0;
+  SampleTransform flip_only;
+  flip_only.flip = transform.flip;
+  const ImageShape rows_shape{y_end - y_begin, width, shape.channels};
+  rows_function(resized.data(), rows_shape, window, flip_only, y_begin, y_end, dest);
 }
 
 }  // namespace h5feed::transform

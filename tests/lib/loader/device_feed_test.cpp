@@ -90,6 +90,7 @@ class HostStage final : public cuda::DeviceStage {
     if (last) Abandon(input);
     return batch;
   }
+  void SetViews(const transform::OutputViews& views) override { spec_ = views.views[0]; }
   void Abandon(int input) override {
     input_busy_[static_cast<size_t>(input)] = false;
     --busy_inputs_;
@@ -123,7 +124,7 @@ class HostStage final : public cuda::DeviceStage {
     int output_;
   };
 
-  const transform::OutputSpec spec_;
+  transform::OutputSpec spec_;
   std::vector<Input> inputs_;
   bool input_busy_[2] = {false, false};
   int busy_inputs_ = 0;
@@ -157,7 +158,9 @@ struct Run {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;
     options.device_echo = device_echo ? echo : 0;
-    if (!device_echo) options.output = Spec(7);
+    if (!device_echo) {
+      options.output = transform::OutputViews{{Spec(7)}, {Spec(7).image_bytes()}, {0}};
+    }
   }
 
   std::unique_ptr<pipeline::BatchAssembler> Start(int64_t first_step, int64_t epoch = 2) {

@@ -1,0 +1,126 @@
+// Compiled with -ffp-contract=off: every product and sum is rounded on its own, as on the GPU.
+#include "transform/resize_sample.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "transform/resize_taps.h"
+
+namespace h5feed::transform {
+namespace {
+
+// One axis's taps for a range of delivered pixels, padded to the same count (`taps`) for every
+// pixel so the filtering loops have a fixed trip count. Padding taps have weight 0: adding
+// 0 x pixel (+0) to a sum of non-negative terms changes no bit, so the padded sum equals the
+// exact-count sum the GPU computes. A padded pixel's first tap moves left (its weights right)
+// where the window would end before first + taps.
+struct AxisTaps {
+  int taps = 0;
+  std::vector<int32_t> first;  // stored index of each pixel's first tap
+  std::vector<float> weights;  // taps per pixel
+
+  void Compute(const ResizeAxis& axis, bool antialias, int64_t begin, int64_t end) {
+    taps = MaxTaps(axis, antialias);
+    const auto pixels = static_cast<size_t>(end - begin);
+    first.resize(pixels);
+    weights.assign(pixels * static_cast<size_t>(taps), 0.0f);
+    const int32_t window_end = axis.src_begin + axis.src_size;
+    for (size_t p = 0; p < pixels; ++p) {
+      float* w = weights.data() + p * static_cast<size_t>(taps);
+      int count = 0;
+      const auto pixel = static_cast<int32_t>(begin + static_cast<int64_t>(p));
+      int32_t start = ComputeTaps(axis, antialias, pixel, w, &count);
+      if (count > taps) throw Error(ErrorCode::kInternal, "resize: more taps than MaxTaps");
+      const int32_t shift = std::max(0, start + taps - window_end);
+      if (shift > 0) {
+        std::copy_backward(w, w + count, w + count + shift);
+        std::fill(w, w + shift, 0.0f);
+        start -= shift;
+      }
+      first[p] = start;
+    }
+  }
+};
+
+// Per-thread scratch: the tap tables and the horizontally filtered rows.
+struct Scratch {
+  AxisTaps columns;
+  AxisTaps rows;
+  std::vector<float> filtered;  // stored rows x delivered columns x C
+  std::vector<float> line;      // one delivered row, x C
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+template <int kChannels>
+void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
+            bool antialias, int64_t y_begin, int64_t y_end, uint8_t* out_rows) {
+  Scratch& s = ThreadScratch();
+  const int64_t wo = t.columns.out;
+  s.columns.Compute(t.columns, antialias, 0, wo);
+  s.rows.Compute(t.rows, antialias, y_begin, y_end);
+  const int kx = s.columns.taps;
+  const int ky = s.rows.taps;
+  // The stored rows the range reads: tap starts never decrease with the delivered row.
+  const int64_t row_first = s.rows.first.front();
+  const int64_t row_end = s.rows.first.back() + ky;
+  const int64_t line_size = wo * kChannels;
+  s.filtered.resize(static_cast<size_t>((row_end - row_first) * line_size));
+  s.line.resize(static_cast<size_t>(line_size));
+
+  // Horizontal pass: each needed stored row to delivered columns, in floats.
+  for (int64_t r = row_first; r < row_end; ++r) {
+    const uint8_t* in = image + r * shape.width * kChannels;
+    float* out = s.filtered.data() + (r - row_first) * line_size;
+    for (int64_t x = 0; x < wo; ++x) {
+      const uint8_t* pixel = in + int64_t{s.columns.first[static_cast<size_t>(x)]} * kChannels;
+      const float* w = s.columns.weights.data() + x * kx;
+      for (int c = 0; c < kChannels; ++c) {
+        float sum = 0.0f;
+        for (int k = 0; k < kx; ++k) {
+          sum = sum + w[k] * static_cast<float>(pixel[k * kChannels + c]);
+        }
+        out[x * kChannels + c] = sum;
+      }
+    }
+  }
+  // Vertical pass, a delivered row at a time: the sum over taps in tap order, each step a
+  // contiguous multiply-add over the row.
+  float* line = s.line.data();
+  for (int64_t y = y_begin; y < y_end; ++y) {
+    const auto p = static_cast<size_t>(y - y_begin);
+    const float* w = s.rows.weights.data() + p * static_cast<size_t>(ky);
+    const float* in = s.filtered.data() + (s.rows.first[p] - row_first) * line_size;
+    std::fill(line, line + line_size, 0.0f);
+    for (int k = 0; k < ky; ++k) {
+      const float weight = w[k];
+      const float* row = in + k * line_size;
+      for (int64_t i = 0; i < line_size; ++i) line[i] = line[i] + weight * row[i];
+    }
+    uint8_t* out = out_rows + (y - y_begin) * line_size;
+    for (int64_t i = 0; i < line_size; ++i) out[i] = RoundToByte(line[i]);
+  }
+}
+
+}  // namespace
+
+void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
+                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows) {
+  if (y_begin >= y_end) return;
+  switch (shape.channels) {
+    case 1: return Resize<1>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 2: return Resize<2>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 3: return Resize<3>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 4: return Resize<4>(image, shape, t, antialias, y_begin, y_end, rows);
+    default:
+      throw Error(ErrorCode::kUnsupported,
+                  "resize: " + std::to_string(shape.channels) + " channels (1 to 4 handled)");
+  }
+}
+
+}  // namespace h5feed::transform
