@@ -12,6 +12,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/normalize_kernel.h"
 #include "cuda/pinned_allocator.h"
+#include "cuda/resize_kernel.h"
 #include "h5feed/image_shape.h"
 
 namespace h5feed::cuda {
@@ -154,9 +155,8 @@ class Batch final : public DeviceBatch {
 void CheckLaunchable(const ImageShape& shape, const transform::OutputViews& views) {
   for (const transform::OutputSpec& spec : views.views) {
     if (spec.augment.resizes()) {
-      throw Error(ErrorCode::kUnsupported,
-                  "GPU stage: resizing views (random_resized_crop, resize_shorter) are made on "
-                  "the CPU only in this build; use cuda_device = -1");
+      PlanResize(shape.height, shape.width, shape.channels, spec);  // throws when it cannot
+      continue;
     }
     if (NormalizeSharedBytes(shape.channels, spec) > (48 << 10)) {
       throw Error(ErrorCode::kUnsupported,

@@ -3,9 +3,10 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
+#include "cuda/resize_kernel.h"
+#include "cuda/store_element.h"
 #include "h5feed/error.h"
 #include "transform/augment.h"
-#include "transform/float_convert.h"
 #include "transform/normalize.h"
 
 namespace h5feed::cuda {
@@ -14,16 +15,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kRowsPerBlock = 4;
 constexpr size_t kMaxSharedBytes = 48 << 10;  // the default per-block limit, any GPU
-
-template <typename Stored>
-__device__ Stored Convert(float value, ElementType type) {
-  if constexpr (sizeof(Stored) == 4) {
-    return value;
-  } else {
-    return type == ElementType::kFloat16 ? transform::FloatToHalfBits(value)
-                                         : transform::FloatToBFloat16Bits(value);
-  }
-}
 
 // Stored is float (float32) or uint16_t (the bits of float16 / bfloat16). One block per
 // (sample, group of kRowsPerBlock delivered rows): the draws and the row's addressing are
@@ -77,7 +68,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
       for (int c = 0; c < channels; ++c) {
         Stored* row = out + (sample * channels + c) * plane + int64_t{y} * wo;
         for (int x = threadIdx.x; x < wo; x += blockDim.x) {
-          row[x] = Convert<Stored>(pixel_at(c, x), p.spec.type);
+          row[x] = StoreElement<Stored>(pixel_at(c, x), p.spec.type);
         }
       }
     } else {
@@ -85,7 +76,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
       const int elements = wo * channels;
       Stored* row = out + (sample * ho + y) * int64_t{elements};
       for (int e = threadIdx.x; e < elements; e += blockDim.x) {
-        row[e] = Convert<Stored>(pixel_at(e % channels, e / channels), p.spec.type);
+        row[e] = StoreElement<Stored>(pixel_at(e % channels, e / channels), p.spec.type);
       }
     }
   }
@@ -100,6 +91,10 @@ size_t NormalizeSharedBytes(int64_t channels, const transform::OutputSpec& spec)
 
 void LaunchNormalize(const NormalizeLaunch& launch, cudaStream_t stream) {
   if (launch.rows == 0) return;
+  if (launch.spec.augment.resizes()) {
+    LaunchResize(launch, stream);
+    return;
+  }
   const size_t shared = NormalizeSharedBytes(launch.channels, launch.spec);
   if (shared > kMaxSharedBytes) {
     throw Error(ErrorCode::kUnsupported,

@@ -169,6 +169,51 @@ TEST_CASE("the kernel equals the CPU path bit for bit for every type, layout and
   }
 }
 
+TEST_CASE("the resize kernel equals the CPU path bit for bit for resized crops and resizes") {
+  for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16}) {
+    for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+      for (bool antialias : {true, false}) {
+        CAPTURE(static_cast<int>(type));
+        CAPTURE(static_cast<int>(layout));
+        CAPTURE(antialias);
+        OutputOptions output;
+        output.type = type;
+        output.layout = layout;
+        AugmentOptions& augment = output.augment;
+        augment.antialias = antialias;
+        augment.random_flip = true;
+        augment.random_resized_crop.height = 224;  // ImageNet's: 256 stored, 224 delivered
+        augment.random_resized_crop.width = 224;
+        CompareWithCpu({256, 256, 3}, 6, output);
+        augment.random_resized_crop.height = 40;  // non-square, partial tiles
+        augment.random_resized_crop.width = 50;
+        CompareWithCpu({61, 90, 3}, 9, output);
+        CompareWithCpu({61, 90, 1}, 5, output);
+        augment.random_resized_crop.height = 96;  // enlarging a small image 4-5x
+        augment.random_resized_crop.width = 112;
+        CompareWithCpu({20, 24, 3}, 8, output);
+        augment.random_resized_crop.height = 12;  // shrinking 20-30x
+        augment.random_resized_crop.width = 9;
+        CompareWithCpu({300, 280, 3}, 4, output);
+        augment.random_resized_crop.scale_min = 1e-4;  // boxes of a pixel or two
+        augment.random_resized_crop.scale_max = 2e-4;
+        augment.random_resized_crop.height = 33;
+        augment.random_resized_crop.width = 17;
+        CompareWithCpu({64, 64, 3}, 8, output);
+        augment.random_resized_crop = RandomResizedCropOptions{};
+        augment.resize_shorter = 256;  // validation: Resize(256), CenterCrop(224)
+        augment.center_crop_height = 224;
+        augment.center_crop_width = 224;
+        CompareWithCpu({375, 500, 3}, 3, output);
+        augment.resize_shorter = 40;
+        augment.center_crop_height = 37;
+        augment.center_crop_width = 31;
+        CompareWithCpu({30, 20, 4}, 5, output);
+      }
+    }
+  }
+}
+
 TEST_CASE("on the device, FloatToHalfBits and FloatToBFloat16Bits equal CUDA's conversions") {
   CHECK(testing::DeviceConversionMismatches() == 0);
 }
