@@ -6,7 +6,10 @@
 //      buffer (the PCIe ceiling);
 //   2. the normalize kernel against a device-to-device cudaMemcpy moving the same bytes
 //      (uint8 read + output written: the memory ceiling), per type, layout and augmentation;
-//   3. a Loader with the GPU stage feeding a synthetic step (a kernel spinning for T on the
+//   3. the fused resize kernel (issue 19: RandomResizedCrop + flip + normalize, and the
+//      validation resize, from 256x256 stored to 224x224) against a device-to-device
+//      cudaMemcpy of its output bytes (target >= 0.5);
+//   4. a Loader with the GPU stage feeding a synthetic step (a kernel spinning for T on the
 //      trainer's stream): the share of the trainer stream's time spent idle waiting for data,
 //      measured with events, over a sweep of T; the largest step rate with an idle share < 1%.
 // All times come from CUDA events (the device's clock), medians of repeats.
@@ -201,6 +204,84 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
   std::printf("\n");
 }
 
+// The resize kernel's output rate against a D2D copy of the same output bytes (issue 19's
+// measure: the output is what a resize kernel must write; its reads are a fraction of it).
+void ResizeBench(cudaStream_t stream, int64_t batch) {
+  const ImageShape stored{256, 256, 3};
+  const size_t in_bytes = static_cast<size_t>(batch * stored.bytes());
+  DeviceMemory input(in_bytes + 16);
+  std::vector<uint8_t> pattern(in_bytes);
+  for (size_t i = 0; i < in_bytes; ++i) pattern[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  Check(cudaMemcpy(input.data, pattern.data(), in_bytes, cudaMemcpyHostToDevice), "H2D");
+  std::vector<int64_t> rows(static_cast<size_t>(batch));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+  DeviceMemory indices(rows.size() * 8);
+  Check(cudaMemcpy(indices.data, rows.data(), rows.size() * 8, cudaMemcpyHostToDevice), "H2D");
+  const size_t out_bytes = static_cast<size_t>(batch) * 224 * 224 * 3 * 4;
+  DeviceMemory output(out_bytes);
+  DeviceMemory copy_to(out_bytes);
+  DeviceMemory labels(rows.size() * 8);
+  std::printf("## Resize kernel (RandomResizedCrop, validation resize)\n\n");
+  std::printf("%lld x 256x256x3 uint8 in, 224x224x3 out; the ceiling is a device-to-device "
+              "cudaMemcpy of the output's bytes.\n\n", static_cast<long long>(batch));
+  std::printf("| view | kernel GB/s of output | D2D copy GB/s | **ratio** (target >= 0.5) |\n");
+  std::printf("| --- | ---: | ---: | ---: |\n");
+  const float mean[3] = {0.485f, 0.456f, 0.406f};
+  const float std_dev[3] = {0.229f, 0.224f, 0.225f};
+  const auto params = transform::MakeNormalizeParams(mean, std_dev, 3, 3);
+  struct Case {
+    const char* name;
+    ElementType type;
+    Layout layout;
+    bool validation;
+  };
+  const Case cases[] = {
+      {"RRC 224 + flip, float32 NCHW", ElementType::kFloat32, Layout::kNCHW, false},
+      {"RRC 224 + flip, float32 NHWC", ElementType::kFloat32, Layout::kNHWC, false},
+      {"RRC 224 + flip, bfloat16 NHWC", ElementType::kBFloat16, Layout::kNHWC, false},
+      {"Resize 256 + center 224, float32 NCHW", ElementType::kFloat32, Layout::kNCHW, true},
+  };
+  for (const Case& c : cases) {
+    OutputOptions options;
+    options.type = c.type;
+    options.layout = c.layout;
+    if (c.validation) {
+      options.augment.resize_shorter = 256;
+      options.augment.center_crop_height = options.augment.center_crop_width = 224;
+    } else {
+      options.augment.random_resized_crop.height = options.augment.random_resized_crop.width =
+          224;
+      options.augment.random_flip = true;
+    }
+    cuda::NormalizeLaunch launch;
+    launch.images = static_cast<const uint8_t*>(input.data);
+    launch.indices = static_cast<const int64_t*>(indices.data);
+    launch.labels = static_cast<const int64_t*>(indices.data);
+    launch.labels_out = static_cast<int64_t*>(labels.data);
+    launch.out = output.data;
+    launch.rows = batch;
+    launch.height = stored.height;
+    launch.width = stored.width;
+    launch.channels = stored.channels;
+    launch.spec = transform::MakeOutputSpec(params, stored, options, 1);
+    const auto written = static_cast<size_t>(batch * launch.spec.image_bytes());
+    int64_t epoch = 0;  // each launch draws other boxes, as epochs do
+    const double kernel = MedianSeconds(stream, 20, [&] {
+      launch.epoch = epoch++;
+      cuda::LaunchNormalize(launch, stream);
+    });
+    const double copy = MedianSeconds(stream, 20, [&] {
+      Check(cudaMemcpyAsync(copy_to.data, output.data, written, cudaMemcpyDeviceToDevice, stream),
+            "D2D");
+    });
+    const double kernel_rate = GBps(static_cast<double>(written), kernel);
+    const double copy_rate = GBps(static_cast<double>(written), copy);
+    std::printf("| %s | %.1f | %.1f | **%.3f** |\n", c.name, kernel_rate, copy_rate,
+                kernel_rate / copy_rate);
+  }
+  std::printf("\n");
+}
+
 // Writes an uncompressed h5feed file of `samples` images of `shape` (a pattern of bytes).
 std::string WriteFile(const std::string& folder, int64_t samples, const ImageShape& shape) {
   const std::string path = folder + "/gpu_bench.h5";
@@ -357,6 +438,7 @@ int main(int argc, char** argv) {
     const ImageShape shape{size, size, 3};
     bench::CopyBench(stream, batch, shape);
     bench::KernelBench(stream, batch, shape);
+    bench::ResizeBench(stream, batch);
     bench::StepBench(workdir, stream, batch, shape);
     cudaStreamDestroy(stream);
   } catch (const std::exception& error) {

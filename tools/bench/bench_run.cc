@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/augment_spec.h"
 #include "pipeline/slot_layout.h"
 #include "sampler/epoch_order.h"
 
@@ -41,7 +42,8 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.cache_bytes = s.cache_mb << 20;
   options.slots = s.slots;
   options.threads = s.threads;
-  options.normalize = s.normalize;
+  options.normalize = s.normalize || !s.augment.empty();
+  if (!s.augment.empty()) options.output.augment = ParseAugmentSpec(s.augment);
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
   options.file_locking = s.file_locking;
@@ -138,7 +140,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     auto asked = Clock::now();  // when the Next() now running was called
     while (std::optional<Batch> batch = loader.Next()) {
       sink = sink + batch->images()[0];
-      if (settings.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
+      if (options.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
       result.images += batch->size();
       result.pixel_bytes += static_cast<int64_t>(batch->images().size());
       if (epoch == 0 && order.size() < kMaxOrderSamples) {
