@@ -29,10 +29,8 @@ using testing::TempFolder;
 constexpr ImageShape kShape{9, 7, 3};
 constexpr int64_t kSamples = 70;
 
-struct File {
-  TempFolder folder;
-  std::string path = folder / "train.h5";
-  File() { testing::WriteH5feedFile(path, kSamples, kShape, 8, Compression::Parse("zstd")); }
+struct File : testing::ZstdFile {
+  File() : ZstdFile(kSamples, kShape) {}
 };
 
 LoaderOptions Normalizing(ElementType type = ElementType::kFloat32, Layout layout = Layout::kNCHW) {

@@ -12,10 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "delivered_images.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
-#include "support/temp_folder.h"
 #include "test_files.h"
 #include "transform/augment.h"
 #include "transform/normalize.h"
@@ -24,16 +22,12 @@
 namespace h5feed {
 namespace {
 
-using testing::DeliveredImages;
-using testing::TempFolder;
 
 constexpr ImageShape kShape{30, 40, 3};
 constexpr int64_t kSamples = 40;
 
-struct File {
-  TempFolder folder;
-  std::string path = folder / "train.h5";
-  File() { testing::WriteH5feedFile(path, kSamples, kShape, 8, Compression::Parse("zstd")); }
+struct File : testing::ZstdFile {
+  File() : ZstdFile(kSamples, kShape) {}
 };
 
 AugmentOptions ResizedCrop(int64_t height, int64_t width, double scale_min, double scale_max,
