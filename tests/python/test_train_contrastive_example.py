@@ -11,8 +11,8 @@ EXAMPLE = os.environ["H5FEED_SOURCE_DIR"] + "/examples/train_contrastive.py"
 
 def test_two_views_train_a_contrastive_model(tmp_path):
     result = run_python([EXAMPLE, "--workdir", tmp_path, "--generated-images", "150", "--store",
-                         "48", "--crop", "32", "--batch-size", "16", "--steps", "12", "--epochs", "2",
-                         "--threads", "2", "--device", "cpu"], timeout=300)
+                         "48", "--crop", "32", "--batch-size", "16", "--steps", "12",
+                         "--epochs", "2", "--threads", "2", "--device", "cpu"], timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     final = re.search(r"final: steps (\d+), first loss ([\d.]+), last loss ([\d.]+)",
                       result.stdout)
