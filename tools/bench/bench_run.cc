@@ -15,6 +15,8 @@
 
 #include "bench/augment_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/normalize.h"
+#include "transform/output_views.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
@@ -110,8 +112,19 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.open_seconds = std::chrono::duration<double>(Clock::now() - open_start).count();
   result.dataset = loader.dataset();
   result.threads = settings.threads > 0 ? settings.threads : UsableCores();
+  // A slot holds the normalized images too, at every view's largest size (output_views.h).
+  size_t output_bytes = 0;
+  if (options.normalize) {
+    const ImageShape& shape = result.dataset.image_shape;
+    output_bytes = static_cast<size_t>(
+        transform::MakeOutputViews(
+            transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
+                                           static_cast<int>(shape.channels)),
+            shape, options.output, options.seed)
+            .room_per_sample());
+  }
   const pipeline::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                    settings.normalize);
+                                    pipeline::SlotContents{output_bytes, 0});
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
