@@ -13,7 +13,7 @@ decay here instead of steps every 30 epochs, as the example runs few epochs), an
   validation:  Resize(256) + CenterCrop(224) + Normalize
 with top-1 accuracy on the validation set after each epoch. On the 2,000 quickstart photos (10
 classes) the second command ran its 2 epochs (100 steps of 32) in 3.1 minutes on a loaded
-2-core machine, including both conversions, and reached top-1 0.33 from 0.10 at chance. The transforms run inside the
+2-core machine, including both conversions, and reached top-1 0.33 (chance: 0.10). The transforms run inside the
 loader (h5feed.Augment, on its threads or on the GPU), so the trainer gets normalized float32
 batches ready to use, with no per-sample Python.
 

@@ -14,6 +14,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "support/caught_error.h"
 #include "test_files.h"
 #include "transform/augment.h"
 #include "transform/normalize.h"
@@ -162,14 +163,10 @@ TEST_CASE("SetOutputSize changes a view's size from the next epoch, within Open'
 TEST_CASE("resizing options out of range are refused, naming them") {
   File file;
   const auto refused = [&](const LoaderOptions& options, const std::string& words) {
-    try {
-      Loader::Open(file.path, options);
-      FAIL("expected an error mentioning " << words);
-    } catch (const Error& error) {
-      CHECK(error.code() == ErrorCode::kInvalidArgument);
-      CHECK_MESSAGE(std::string(error.what()).find(words) != std::string::npos,
-                    std::string(error.what()));
-    }
+    const Error error = testing::CaughtError([&] { Loader::Open(file.path, options); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK_MESSAGE(std::string(error.what()).find(words) != std::string::npos,
+                  std::string(error.what()));
   };
   LoaderOptions options = WithViews();
   options.output.views[1].random_resized_crop.scale_min = 0.5;  // above scale_max
