@@ -12,19 +12,20 @@ decay here instead of steps every 30 epochs, as the example runs few epochs), an
   training:    RandomResizedCrop(224) + RandomHorizontalFlip + Normalize
   validation:  Resize(256) + CenterCrop(224) + Normalize
 with top-1 accuracy on the validation set after each epoch. On the 2,000 quickstart photos (10
-classes) the second command ran its 2 epochs (100 steps of 32) in 3.1 minutes on a loaded
-2-core machine, including both conversions, and reached top-1 0.33 (chance: 0.10). The transforms run inside the
-loader (h5feed.Augment, on its threads or on the GPU), so the trainer gets normalized float32
-batches ready to use, with no per-sample Python.
+classes) the second command ran its 2 epochs (100 steps of 32) in 3.1 minutes on a loaded 2-core
+machine, including both conversions, and reached top-1 0.33 (chance: 0.10). The transforms run
+inside the loader (h5feed.Augment, on its threads or on the GPU), so the trainer gets normalized
+float32 batches ready to use, with no per-sample Python.
 
-The data are converted once into --workdir: each split to one file, images stored at
---store px with `resize crop` (the shorter side scaled to it, then center-cropped: what
-`h5feed convert imagefolder SRC OUT --size 256 --resize crop` does; README, "The ImageNet
-recipe", what each stored size costs on disk). --data DIR takes an ImageFolder with train/
-and val/ (ImageNet's layout), or a single ImageFolder, whose every fifth file of each class (in
-sorted order) is linked into a validation folder and the rest into a training one. Without --data, photos are generated
-with tests/data/make_image_folder.py. It trains on the GPU when torch sees one (--device), where the
-crops are made by the loader's CUDA kernel; needs `import h5feed` (PYTHONPATH=build/python).
+The data are converted once into --workdir: each split to one file, images stored at --store px
+with `resize crop` (the shorter side scaled to it, then center-cropped: what `h5feed convert
+imagefolder SRC OUT --size 256 --resize crop` does; README, "The ImageNet recipe", what each
+stored size costs on disk). --data DIR takes an ImageFolder with train/ and val/ (ImageNet's
+layout), or a single ImageFolder, whose every fifth file of each class (in sorted order) is
+linked into a validation folder and the rest into a training one. Without --data, photos are
+generated with tests/data/make_image_folder.py. It trains on the GPU when torch sees one
+(--device), where the crops are made by the loader's CUDA kernel; needs `import h5feed`
+(PYTHONPATH=build/python).
 """
 
 from __future__ import annotations
