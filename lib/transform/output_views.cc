@@ -121,7 +121,8 @@ void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized) {
              std::to_string(spec.augment.out_width) + " is larger than the loader made room "
              "for at Open (view spec " +
              std::to_string(resized.spec_of_view[static_cast<size_t>(v)]) +
-             "); open it with max_output_height and max_output_width at least that large");
+             "); open it with max_output_height and max_output_width (Python: Augment's "
+             "max_size) at least that large");
     }
   }
   if (resized.count() != opened.count()) {
