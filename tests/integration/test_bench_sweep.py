@@ -184,6 +184,7 @@ def test_ctrl_c_keeps_the_finished_rows_and_removes_the_temporary_files(small, t
     (["--chunks", "8,0"], "--chunks: '0'"),
     (["--compression", "lz4"], "--compression: 'lz4'"),
     (["--sampler", "random,shuffle"], "--sampler: 'shuffle'"),
+    (["--augment", "rrc=0"], "rrc=0"),
 ])
 def test_a_bad_grid_is_a_usage_error_before_any_work(small, tmp_path, args, words):
     result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", *args, check=2)
@@ -209,3 +210,14 @@ def test_the_disk_budget_is_checked_before_anything_is_written(small, tmp_path):
 def test_sweep_needs_a_file_and_an_out_folder(small):
     assert run_h5feed("bench", "sweep", small).returncode == 2
     assert run_h5feed("bench", "sweep", "--out", "x").returncode == 2
+
+
+def test_an_augmented_sweep_runs_every_combination_with_it_and_notes_its_cost(small, tmp_path):
+    out = tmp_path / "augmented"
+    run_h5feed("bench", "sweep", small, "--out", out, "--chunks", "32", "--compression", "none",
+               "--cache-mb", "1", "--sampler", "chunks:4", "--batch", "32", "--threads", "2",
+               "--max-seconds", "5", "--augment", "rrc=8,flip", check=0)
+    _, rows = read_rows(out / "results.csv")
+    assert rows and all(row["status"] in ("ok", "time limit") for row in rows)
+    report = (out / "report.md").read_text()
+    assert "Every run augments (--augment rrc=8,flip, float32 8x8)" in report
