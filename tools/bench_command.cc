@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "bench/augment_cost.h"
+#include "bench/augment_spec.h"
 #include "bench/bench_run.h"
 #include "bench/ceilings.h"
 #include "bench/page_cache.h"
@@ -45,6 +47,7 @@ struct BenchFlags {
 
 struct BenchReport {
   bench::BenchResult result;
+  std::optional<bench::AugmentCost> augment;  // with --augment, unless --no-ceilings
   std::optional<bench::Eviction> eviction;  // with --cold
   std::optional<bench::Ceilings> ceilings;  // unless --no-ceilings
 };
@@ -63,6 +66,11 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
     options.threads = report.result.threads;
     try {
       report.ceilings = bench::MeasureCeilings(flags.settings.path, options);
+      if (!flags.settings.augment.empty()) {
+        report.augment = bench::MeasureAugmentCost(
+            flags.settings.path, bench::ParseAugmentSpec(flags.settings.augment),
+            report.result.threads, flags.settings.batch, flags.settings.seed);
+      }
     } catch (const Error& e) {  // the run's own figures are still worth printing
       std::fprintf(stderr, "h5feed bench: warning: the ceilings were not measured: %s\n",
                    e.what());
@@ -91,7 +99,8 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["cache_mb"] = s.cache_mb;
   j["slots"] = s.slots;
   j["seed"] = s.seed;
-  j["normalize"] = s.normalize;
+  j["normalize"] = s.normalize || !s.augment.empty();
+  j["augment"] = s.augment;
   j["verify_checksums"] = s.verify_checksums;
   j["map_file"] = s.map_file;
   j["step_ms"] = s.step_ms;
@@ -152,6 +161,13 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     j["fraction_of_ceiling"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond());
     j["fraction_of_memcpy"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s);
   }
+  if (report.augment) {
+    const bench::AugmentCost& a = *report.augment;
+    j["augment_images_per_s"] = a.images_per_s;
+    j["augment_output_mb_per_s"] = a.output_mb_per_s;
+    j["augment_output_shape"] = {a.channels, a.out_height, a.out_width};
+    j["fraction_of_augment"] = bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s);
+  }
   j["complete"] = !r.interrupted && !r.time_limited;
   j["interrupted"] = r.interrupted;
   return j.dump() + "\n";
@@ -177,7 +193,8 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +
          FormatBytes(static_cast<uint64_t>(f.cache_mb) << 20) + ", " + std::to_string(f.slots) +
          " slots (" + FormatBytes(static_cast<uint64_t>(r.slot_mib * (1 << 20))) + "), " +
-         (f.normalize ? "float32 NCHW" : "uint8 NHWC") +
+         (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
+         (f.augment.empty() ? "" : ", augment " + f.augment) +
          (f.verify_checksums ? "" : ", checksums not verified") +
          (f.map_file ? "" : ", pread only") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
@@ -235,6 +252,15 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                   c.PixelMbPerSecond()) +
            c.Binding() + Format("), %.2f of memcpy\n",
                                 bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+  }
+  if (report.augment) {
+    const bench::AugmentCost& a = *report.augment;
+    out += "  augmentation " + f.augment + " alone (to " + std::to_string(a.out_height) + "x" +
+           std::to_string(a.out_width) + "x" + std::to_string(a.channels) + " float32): " +
+           FormatCount(static_cast<int64_t>(a.images_per_s)) + " images/s on " +
+           std::to_string(a.threads) +
+           Format(" threads (%.0f MB/s out); reached %.2f of it\n", a.output_mb_per_s,
+                  bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s));
   }
   out += "  peak RSS " + FormatBytes(static_cast<uint64_t>(r.peak_rss_mib * (1 << 20))) + "\n";
   return out;
@@ -320,6 +346,15 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_flag("--normalize", s.normalize,
                     "Deliver float32 NCHW batches, (x/255 - mean)/std with ImageNet's mean and "
                     "std, computed on the CPU (what a trainer without a GPU stage gets)");
+  command
+      ->add_option("--augment", s.augment,
+                   "Augment each image as the loader would for training or validation, and "
+                   "report what the augmentation alone costs: comma-separated items rrc=H[xW] "
+                   "(random resized crop), scale=MIN:MAX, ratio=MIN:MAX, resize=S (shorter "
+                   "side), center=H[xW], pad=P, flip, no-antialias; the ImageNet training "
+                   "recipe is rrc=224,flip, its validation resize=256,center=224. Implies "
+                   "--normalize")
+      ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));  // exit 2
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the checksums of images (or chunks, in files without per-image "
                     "ones): faster, but corruption then goes unnoticed");

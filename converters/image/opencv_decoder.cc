@@ -223,6 +223,9 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name) {
   plan.format = Format::kOther;
   plan.full_height = plan.height = static_cast<int>(dims->height);
   plan.full_width = plan.width = static_cast<int>(dims->width);
+  // cv::imdecode's own BGR image, and for 16-bit or 4-channel files its buffer of the file's
+  // samples before conversion (up to 8 bytes a pixel).
+  plan.scratch_bytes = (dims->height * dims->width) * 11 + (1 << 20);
   return plan;
 }
 

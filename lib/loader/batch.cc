@@ -18,14 +18,19 @@ std::span<const uint8_t> Batch::images() const {
   return impl_->batch.view.images.first(static_cast<size_t>(size() * impl_->shape.bytes()));
 }
 
-std::span<const float> Batch::normalized_images() const {
-  if (!impl_->normalized || impl_->device || impl_->spec->type != ElementType::kFloat32) {
+std::span<const float> Batch::normalized_images(int view) const {
+  if (!impl_->normalized || impl_->device || view < 0 || view >= views() ||
+      impl_->views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
     return {};
   }
-  const auto bytes = static_cast<size_t>(size() * impl_->spec->image_bytes());
-  const std::span<const uint8_t> output = impl_->batch.view.output.first(bytes);
+  const auto bytes =
+      static_cast<size_t>(size() * impl_->views->views[static_cast<size_t>(view)].image_bytes());
+  const std::span<const uint8_t> output = impl_->batch.view.output.subspan(
+      impl_->views->offset(view, impl_->capacity), bytes);
   return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
+
+int Batch::views() const { return impl_->views ? impl_->views->count() : 1; }
 
 std::span<const int64_t> Batch::labels() const {
   return impl_->batch.view.labels.first(static_cast<size_t>(size()));
@@ -62,16 +67,19 @@ TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> sha
 
 }  // namespace
 
-TensorView Batch::image_tensor() const {
+TensorView Batch::image_tensor(int view) const {
   const ImageShape& shape = impl_->shape;
+  if (view < 0 || view >= views()) return TensorView{};
   if (!impl_->normalized) {
     return Images(images().data(), ElementType::kUint8,
                   {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  const pipeline::OutputSpec& spec = *impl_->spec;
+  const transform::OutputSpec& spec = impl_->views->views[static_cast<size_t>(view)];
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
-  const void* data = impl_->device ? impl_->device->images() : impl_->batch.view.output.data();
+  const auto* base = static_cast<const uint8_t*>(
+      impl_->device ? impl_->device->images() : impl_->batch.view.output.data());
+  const void* data = base + impl_->views->offset(view, impl_->capacity);
   const std::array<int64_t, 4> dims =
       spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}
                                    : std::array<int64_t, 4>{size(), height, width, shape.channels};

@@ -11,7 +11,7 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
 #include "pipeline/batch_queue.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_views.h"
 
 namespace h5feed {
 
@@ -22,7 +22,10 @@ struct Batch::Impl {
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
-  std::optional<pipeline::OutputSpec> spec;  // set when normalized
+  // Set when normalized: the run's views (their sizes), and the rows a view's region was laid
+  // out for (output_views.h).
+  std::shared_ptr<const transform::OutputViews> views;
+  int64_t capacity = 0;
   // GPU stage: the normalized images and labels on device `cuda_device`. Destroying the last
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;

@@ -26,6 +26,7 @@
 #include "loader/loader_testing.h"
 #include "loader/options_check.h"
 #include "loader/state_fingerprint.h"
+#include "loader/view_sizes.h"
 #include "loader/warning.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
@@ -269,6 +270,9 @@ struct Loader::Impl {
   void StartRun() {
     assembler.reset();
     error = nullptr;
+    run_views = view_sizes.NextRun();  // the size this run delivers (SetOutputSize)
+    if (run_views && delivery.stage) delivery.stage->SetViews(*run_views);
+    if (run_views && !delivery.stage) assembler_options.output = *run_views;
     std::vector<int64_t> order = OrderOf(epoch);
     // Trainers go from epoch e to e + 1: its order is computed now, once (and kept: one more
     // order's worth of memory), so its first chunks load while this epoch's last batches
@@ -311,7 +315,8 @@ struct Loader::Impl {
     auto impl = std::make_shared<Batch::Impl>();
     impl->shape = dataset.shape;
     impl->normalized = true;
-    impl->spec = delivery.spec;
+    impl->views = run_views;
+    impl->capacity = options.batch_size;
     impl->device = std::move(delivered.device);
     impl->cuda_device = options.output.cuda_device;
     impl->host_labels = std::move(delivered.labels);
@@ -353,7 +358,8 @@ struct Loader::Impl {
       impl->batch = std::move(assembled);
       impl->shape = dataset.shape;
       impl->normalized = options.normalize;
-      impl->spec = delivery.spec;
+      impl->views = run_views;
+      impl->capacity = options.batch_size;
       return Batch(std::move(impl));
     }
   }
@@ -366,7 +372,7 @@ struct Loader::Impl {
   const SampleGeometry geometry;
   const int64_t samples_per_rank;
   const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
-  const pipeline::AssemblerOptions assembler_options;
+  pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
@@ -381,6 +387,10 @@ struct Loader::Impl {
   int64_t upcoming_epoch = -1;
   std::vector<int64_t> upcoming_order;
   std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
+  // Normalizing: the views of later runs, and those of the current run (its batches share it).
+  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, dataset.shape, options.output,
+                               options.seed};
+  std::shared_ptr<const transform::OutputViews> run_views;
   uint64_t batches = 0;
   uint64_t samples = 0;
   double wait_seconds = 0;
@@ -397,6 +407,10 @@ Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Loader::Loader(Loader&&) noexcept = default;
 Loader& Loader::operator=(Loader&&) noexcept = default;
 Loader::~Loader() = default;
+
+void Loader::SetOutputSize(int64_t height, int64_t width, int spec) {
+  impl_->view_sizes.SetOutputSize(height, width, spec);
+}
 
 void Loader::SetEpoch(int64_t epoch) {
   impl_->epoch = epoch;

@@ -245,8 +245,8 @@ void BatchAssembler::Assemble(Job& job) {
                                              loaded);
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
-        NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.output,
-                       SampleKeys{epoch, 0, loaded.indices}, loaded.output);
+        NormalizeViews(loaded.images, layout.shape(), job.rows, *options_.output,
+                       SampleKeys{epoch, 0, loaded.indices}, layout.capacity(), loaded.output);
       }
       for (int copy = 0; copy < options_.device_echo; ++copy) {
         const std::vector<int64_t> order =
@@ -254,7 +254,7 @@ void BatchAssembler::Assemble(Job& job) {
         std::copy(order.begin(), order.end(),
                   loaded.orders.begin() + static_cast<ptrdiff_t>(copy * layout.capacity()));
       }
-      const bool renormalize = options_.output && options_.output->augment.random();
+      const bool renormalize = options_.output && options_.output->renormalize_copies();
       const size_t copies = job.leases.size() - 1;
       tbb::parallel_for(size_t{1}, copies + 1, [&](size_t i) {
         const int copy = job.first_made_copy() + static_cast<int>(i) - 1;
@@ -263,8 +263,8 @@ void BatchAssembler::Assemble(Job& job) {
         const SlotView to = layout.View(job.leases[i].bytes());
         CopyPermuted(layout, loaded, to, permutation, !renormalize);
         if (renormalize) {
-          NormalizeBatch(to.images, layout.shape(), job.rows, *options_.output,
-                         SampleKeys{epoch, copy, to.indices}, to.output);
+          NormalizeViews(to.images, layout.shape(), job.rows, *options_.output,
+                         SampleKeys{epoch, copy, to.indices}, layout.capacity(), to.output);
         }
       });
     });

@@ -23,6 +23,14 @@ class Loader:
     - labels: int64 [N], on the images' device; indices: int64 [N], the dataset row of every
       sample (host memory).
 
+    augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
+    (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
+    for validation; docs/python.md). views=[Augment(...), ...] makes several views of each
+    sample from the one copy read (SimCLR, DINO multi-crop): images is then a tuple of tensors,
+    one per view (a spec's `count` views in a row), with the labels given once.
+    set_output_size((h, w)) changes a view's size from the next epoch on (progressive
+    resizing) within the max_size its Augment declared.
+
     The images are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
     back to the loader when its images are freed. `slots` batches are prefetched (the loader
     has one buffer more, for the batch a for loop's variables hold while the next is awaited);
@@ -69,7 +77,7 @@ class Loader:
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
                  images: str | None = None, labels: str | None = None,
                  map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
-                 check_label_mixing: bool = True):
+                 check_label_mixing: bool = True, views=None):
         # The stream the library makes wait for each batch (native_arguments passes the same
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(device)
@@ -81,8 +89,9 @@ class Loader:
                 device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
                 augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
                 skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
-                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds,
-                check_label_mixing=check_label_mixing))
+                map_file=map_file, open_probe=open_probe,
+                open_probe_stall_seconds=open_probe_stall_seconds,
+                check_label_mixing=check_label_mixing, views=views))
         self._issue_warnings(stacklevel=3)
         self.batch_size = batch_size
         self.with_indices = with_indices
@@ -103,6 +112,14 @@ class Loader:
         """Batches per epoch on this rank (echo copies counted, the short last one unless
         drop_last)."""
         return self._native.batches_per_epoch
+
+    def set_output_size(self, size, view: int = 0) -> None:
+        """Progressive resizing: from the next epoch on (the next iteration, or the position
+        load_state_dict restores), view spec `view` (its index in views; 0 for augment)
+        delivers size = (height, width) or one side: its random resized crop's or center
+        crop's size. At most the Augment's max_size (its buffers are sized for that)."""
+        height, width = (size, size) if isinstance(size, int) else size
+        self._native.set_output_size(int(height), int(width), int(view))
 
     def set_epoch(self, epoch: int) -> None:
         """The epoch the next iteration delivers (its order depends on it). After
@@ -127,14 +144,20 @@ class Loader:
             self._issue_warnings(stacklevel=3)
             if capsules is None:
                 return
-            tensors = [from_dlpack(capsule) for capsule in capsules]
-            if self._channels_last:
-                tensors[0] = tensors[0].permute(0, 3, 1, 2)
-            if tensors[1].is_cuda:
-                tensors[1] = _copied_on(self._stream, tensors[1])
-            yield tuple(tensors)
+            images, rest = capsules[0], [from_dlpack(capsule) for capsule in capsules[1:]]
+            if isinstance(images, tuple):  # views: one tensor per view
+                images = tuple(self._images(capsule) for capsule in images)
+            else:
+                images = self._images(images)
+            if rest[0].is_cuda:
+                rest[0] = _copied_on(self._stream, rest[0])
+            yield (images, *rest)
         raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
                            "epoch is iterated by one loop at a time")
+
+    def _images(self, capsule) -> torch.Tensor:
+        images = from_dlpack(capsule)
+        return images.permute(0, 3, 1, 2) if self._channels_last else images
 
     def state_dict(self) -> dict:
         """Where this loader stands: the epoch and the batches delivered in it, with the seed and

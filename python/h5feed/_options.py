@@ -18,11 +18,43 @@ _LAYOUTS = {torch.contiguous_format: "NCHW", torch.channels_last: "NHWC"}
 
 @dataclasses.dataclass(frozen=True)
 class Augment:
-    """Per-sample augmentation applied while normalizing (AugmentOptions). Each sample's draws
-    depend only on (seed, epoch, dataset row, echo copy): a run repeats exactly."""
+    """Per-sample augmentation of one view, applied while normalizing (AugmentOptions). Each
+    sample's draws depend only on (seed, epoch, dataset row, echo copy, view): a run repeats
+    exactly, on any number of threads, on the CPU or the GPU.
+
+    Training (torchvision's RandomResizedCrop(224) + RandomHorizontalFlip):
+        Augment(random_resized_crop=224, random_flip=True)
+    Validation (Resize(256) + CenterCrop(224)):
+        Augment(resize=256, center_crop=224)
+    CIFAR (RandomCrop(32, padding=4) + RandomHorizontalFlip):
+        Augment(random_crop_padding=4, random_flip=True)
+    """
     random_flip: bool = False      # mirror left-right with probability 1/2
     random_crop_padding: int = 0   # > 0: pad P zeros on every side, crop H x W at random
-    center_crop: tuple[int, int] | None = None  # (height, width): deliver the central crop
+    # (height, width) or one side: deliver the central crop (of the resized image with resize)
+    center_crop: tuple[int, int] | int | None = None
+    # torchvision's Resize(S): the shorter side resized to S, the other in proportion
+    resize: int | None = None
+    # torchvision's RandomResizedCrop((height, width) or one side, scale, ratio)
+    random_resized_crop: tuple[int, int] | int | None = None
+    scale: tuple[float, float] = (0.08, 1.0)         # of the image's area
+    ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)  # width / height, log-uniform
+    antialias: bool = True  # resizing: widen the filter when shrinking (torchvision antialias)
+    count: int = 1          # in Loader(views=...): how many views this spec makes
+    # Loader.set_output_size may set up to this (height, width) or side (buffers sized for it)
+    max_size: tuple[int, int] | int | None = None
+
+
+def _pair(name: str, value) -> tuple[int, int]:
+    """(height, width) from one side or a pair; (0, 0) for None."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, numbers.Integral):
+        return (int(value), int(value))
+    pair = tuple(int(v) for v in value)
+    if len(pair) != 2:
+        raise ValueError(f"{name} is one size or (height, width), got {value!r}")
+    return pair
 
 
 def _augment(augment) -> Augment:
@@ -33,10 +65,22 @@ def _augment(augment) -> Augment:
     if isinstance(augment, dict):
         unknown = set(augment) - {f.name for f in dataclasses.fields(Augment)}
         if unknown:
-            raise ValueError(f"augment: unknown keys {sorted(unknown)}; use random_flip, "
-                             "random_crop_padding, center_crop")
+            known = ", ".join(f.name for f in dataclasses.fields(Augment))
+            raise ValueError(f"augment: unknown keys {sorted(unknown)}; use {known}")
         return Augment(**augment)
     raise TypeError(f"augment must be None, a dict or h5feed.Augment, not {type(augment).__name__}")
+
+
+def _augment_spec(augment: Augment) -> dict:
+    """The fields of one AugmentOptions, as the native module takes them."""
+    return dict(
+        random_flip=bool(augment.random_flip), random_crop_padding=int(augment.random_crop_padding),
+        center_crop=_pair("center_crop", augment.center_crop),
+        resize_shorter=int(augment.resize or 0),
+        random_resized_crop=_pair("random_resized_crop", augment.random_resized_crop),
+        scale=tuple(float(s) for s in augment.scale), ratio=tuple(float(r) for r in augment.ratio),
+        antialias=bool(augment.antialias), count=int(augment.count),
+        max_output=_pair("max_size", augment.max_size))
 
 
 def _per_channel(name: str, value) -> list[float]:
@@ -85,10 +129,11 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
                      cache_bytes: int, threads: int | None, slots: int, echo: int, device,
                      dtype, memory_format, mean: Sequence[float] | float,
                      std: Sequence[float] | float, augment, file_locking: str,
+                     views=None,
                      verify_checksums: bool,
                      skip_corrupt_chunks: bool, images: str | None, labels: str | None,
-                     map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
-                     check_label_mixing: bool = True) -> dict:
+                     map_file: bool = True, open_probe: bool = True,
+                     open_probe_stall_seconds: int = 60, check_label_mixing: bool = True) -> dict:
     """The keyword arguments of _h5feed.NativeLoader."""
     if dtype is not None and dtype not in _OUTPUT_TYPES:
         raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16, or "
@@ -98,7 +143,14 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
                          "torch.channels_last (NHWC)")
     rank, world_size = _shard(rank, world_size)
     cuda_device, device_stream = cuda_device_and_stream(device)
-    augment = _augment(augment)
+    if views is not None and augment is not None:
+        raise ValueError("give augment (one view) or views (several), not both")
+    if views is not None:
+        specs = [_augment_spec(_augment(view)) for view in views]
+        if not specs:
+            raise ValueError("views is empty; give at least one h5feed.Augment (or use augment)")
+    else:
+        specs = [_augment_spec(_augment(augment))]
     return dict(
         batch_size=batch_size, sampler=sampler, seed=seed, rank=rank, world_size=world_size,
         drop_last_batch=drop_last,
@@ -110,9 +162,8 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
         slots=slots + 1,
         echo=echo, normalize=dtype is not None, mean=_per_channel("mean", mean),
         std=_per_channel("std", std), output_type=_OUTPUT_TYPES.get(dtype, "float32"),
-        layout=_LAYOUTS[memory_format], random_flip=augment.random_flip,
-        random_crop_padding=augment.random_crop_padding,
-        center_crop=augment.center_crop or (0, 0), cuda_device=cuda_device,
+        layout=_LAYOUTS[memory_format], augment=specs, several_views=views is not None,
+        cuda_device=cuda_device,
         cuda_stream=0 if device_stream is None else device_stream.cuda_stream,
         file_locking=file_locking, verify_checksums=verify_checksums,
         skip_corrupt_chunks=skip_corrupt_chunks, map_file=map_file, open_probe=open_probe,

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "augment_binding.h"
 #include "dlpack_capsule.h"
 #include "held_batches.h"
 #include "h5feed/error.h"
@@ -60,7 +61,8 @@ struct OpenArguments {
   std::array<float, 3> std;
   std::string output_type;
   std::string layout;
-  AugmentOptions augment;
+  std::vector<AugmentOptions> augment;  // one spec: output.augment; several_views: output.views
+  bool several_views;
   int cuda_device;
   uintptr_t cuda_stream;
   std::string file_locking;
@@ -90,9 +92,13 @@ struct OpenArguments {
     options.std = std;
     options.output.type = ParseOutputType(output_type);
     options.output.layout = ParseLayout(layout);
-    options.output.augment = augment;
+    if (several_views) {
+      options.output.views = augment;
+    } else if (!augment.empty()) {
+      options.output.augment = augment.front();
+    }
     options.output.cuda_device = cuda_device;
-    options.output.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+    options.output.cuda_stream = CudaStreamView::FromHandle(cuda_stream);
     options.echo = echo;
     options.file_locking = ParseFileLocking(file_locking);
     options.verify_checksums = verify_checksums;
@@ -111,7 +117,12 @@ class NativeLoader {
   NativeLoader(const std::string& path, const OpenArguments& arguments)
       : warnings_(std::make_shared<PendingWarnings>()),
         loader_(Open(path, arguments.ToOptions(), warnings_)),
-        held_(arguments.slots, arguments.echo) {}
+        held_(arguments.slots, arguments.echo),
+        several_views_(arguments.several_views) {}
+
+  void SetOutputSize(int64_t height, int64_t width, int spec) {
+    loader_.SetOutputSize(height, width, spec);
+  }
 
   void SetEpoch(int64_t epoch) {
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
@@ -138,7 +149,10 @@ class NativeLoader {
     });
     held_.BatchArrived();
     if (!batch) return py::none();
-    const TensorView image_view = batch->image_tensor();
+    std::vector<TensorView> image_views;
+    for (int view = 0; view < batch->views(); ++view) {
+      image_views.push_back(batch->image_tensor(view));
+    }
     const TensorView label_view = batch->label_tensor();
     const bool labels_on_device = label_view.cuda_device >= 0;
     std::optional<py::capsule> labels;
@@ -147,7 +161,15 @@ class NativeLoader {
     if (with_indices) indices = MakeCopiedDlpackCapsule(batch->indices());
     std::shared_ptr<const void> owner = held_.Hold(std::move(*batch));
     if (labels_on_device) labels = MakeDlpackCapsule(owner, label_view);
-    py::capsule images = MakeDlpackCapsule(std::move(owner), image_view);
+    // With output.views, a tuple of every view's images; else the one images tensor.
+    py::object images = MakeDlpackCapsule(owner, image_views.front());
+    if (several_views_) {
+      py::tuple views(image_views.size());
+      for (size_t v = 0; v < image_views.size(); ++v) {
+        views[v] = MakeDlpackCapsule(owner, image_views[v]);
+      }
+      images = std::move(views);
+    }
     if (!indices) return py::make_tuple(std::move(images), std::move(*labels));
     return py::make_tuple(std::move(images), std::move(*labels), std::move(*indices));
   }
@@ -212,6 +234,7 @@ class NativeLoader {
   std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;
+  const bool several_views_;
 };
 
 }  // namespace
@@ -223,15 +246,12 @@ void BindLoader(py::module_& module) {
                        bool shard_drop_last, int64_t cache_bytes, int threads, int slots,
                        int echo, bool normalize, std::array<float, 3> mean,
                        std::array<float, 3> std, const std::string& output_type,
-                       const std::string& layout, bool random_flip,
-                       int64_t random_crop_padding, std::pair<int64_t, int64_t> center_crop,
+                       const std::string& layout, const py::list& augment, bool several_views,
                        int cuda_device, uintptr_t cuda_stream,
                        const std::string& file_locking, bool verify_checksums,
                        bool skip_corrupt_chunks, bool map_file, bool open_probe,
                        int open_probe_stall_seconds, const std::string& images_dataset,
                        const std::string& labels_dataset, bool check_label_mixing) {
-             AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
-                                    center_crop.second};
              const OpenArguments arguments{
                  .batch_size = batch_size,
                  .sampler = sampler,
@@ -249,7 +269,8 @@ void BindLoader(py::module_& module) {
                  .std = std,
                  .output_type = output_type,
                  .layout = layout,
-                 .augment = augment,
+                 .augment = AugmentSpecs(augment),
+                 .several_views = several_views,
                  .cuda_device = cuda_device,
                  .cuda_stream = cuda_stream,
                  .file_locking = file_locking,
@@ -267,14 +288,16 @@ void BindLoader(py::module_& module) {
            py::arg("seed"), py::arg("rank"), py::arg("world_size"), py::arg("drop_last_batch"),
            py::arg("shard_drop_last"), py::arg("cache_bytes"), py::arg("threads"),
            py::arg("slots"), py::arg("echo"), py::arg("normalize"), py::arg("mean"),
-           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("random_flip"),
-           py::arg("random_crop_padding"), py::arg("center_crop"), py::arg("cuda_device"),
+           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("augment"),
+           py::arg("several_views"), py::arg("cuda_device"),
            py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
            py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
            py::arg("open_probe_stall_seconds"),
            py::arg("images_dataset"), py::arg("labels_dataset"),
            py::arg("check_label_mixing"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
+      .def("set_output_size", &NativeLoader::SetOutputSize, py::arg("height"), py::arg("width"),
+           py::arg("spec"))
       .def("next", &NativeLoader::Next, py::arg("with_indices"))
       .def("state", &NativeLoader::State)
       .def("restore", &NativeLoader::Restore, py::arg("epoch"), py::arg("step"), py::arg("seed"),

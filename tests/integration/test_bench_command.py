@@ -105,7 +105,8 @@ def test_text_report_names_the_figures(tiny):
 @pytest.mark.parametrize("args", [
     ["--sampler", "bogus"], ["--sampler", "chunks:0"], ["--batch", "0"], ["--batch", "x"],
     ["--threads", "-1"], ["--cache-mb", "-5"], ["--slots", "0"], ["--epochs", "0"],
-    ["--no-such-option"],
+    ["--no-such-option"], ["--augment", "rrc=0"], ["--augment", "flop"],
+    ["--augment", "scale=0.1"],
 ])
 def test_bad_options_are_usage_errors(tiny, args):
     result = run_h5feed("bench", tiny, *args)
@@ -294,3 +295,16 @@ def test_text_report_shows_the_trainer_the_ceilings_and_the_random_baseline(tiny
                                   ["--step-ms", "x"]])
 def test_bad_trainer_and_time_options_are_usage_errors(tiny, args):
     assert run_h5feed("bench", tiny, *args).returncode == 2
+
+
+def test_an_augmentation_is_applied_and_its_cost_reported(tiny):
+    report = bench_json(tiny, "--batch", 32, "--threads", 2, "--augment", "rrc=5x4,flip")
+    assert report["augment"] == "rrc=5x4,flip" and report["normalize"]
+    assert report["augment_output_shape"] == [3, 5, 4]
+    assert report["augment_images_per_s"] > 0
+    assert report["fraction_of_augment"] == pytest.approx(
+        report["images_per_s"] / report["augment_images_per_s"], rel=1e-6)
+    text = run_h5feed("bench", tiny, "--augment", "resize=6,center=5x5", "--batch", 32,
+                      check=0).stdout
+    assert "augment resize=6,center=5x5" in text
+    assert "augmentation resize=6,center=5x5 alone (to 5x5x3 float32)" in text

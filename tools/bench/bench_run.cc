@@ -13,7 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include "bench/augment_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/normalize.h"
+#include "transform/output_views.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
@@ -41,7 +44,8 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.cache_bytes = s.cache_mb << 20;
   options.slots = s.slots;
   options.threads = s.threads;
-  options.normalize = s.normalize;
+  options.normalize = s.normalize || !s.augment.empty();
+  if (!s.augment.empty()) options.output.augment = ParseAugmentSpec(s.augment);
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
   options.file_locking = s.file_locking;
@@ -108,8 +112,19 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.open_seconds = std::chrono::duration<double>(Clock::now() - open_start).count();
   result.dataset = loader.dataset();
   result.threads = settings.threads > 0 ? settings.threads : UsableCores();
+  // A slot holds the normalized images too, at every view's largest size (output_views.h).
+  size_t output_bytes = 0;
+  if (options.normalize) {
+    const ImageShape& shape = result.dataset.image_shape;
+    output_bytes = static_cast<size_t>(
+        transform::MakeOutputViews(
+            transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
+                                           static_cast<int>(shape.channels)),
+            shape, options.output, options.seed)
+            .room_per_sample());
+  }
   const pipeline::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                    settings.normalize);
+                                    pipeline::SlotContents{output_bytes, 0});
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
@@ -138,7 +153,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     auto asked = Clock::now();  // when the Next() now running was called
     while (std::optional<Batch> batch = loader.Next()) {
       sink = sink + batch->images()[0];
-      if (settings.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
+      if (options.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
       result.images += batch->size();
       result.pixel_bytes += static_cast<int64_t>(batch->images().size());
       if (epoch == 0 && order.size() < kMaxOrderSamples) {

@@ -31,6 +31,7 @@ struct BenchSettings {
   int64_t epochs = 1;
   uint64_t seed = 0;
   bool normalize = false;
+  std::string augment;  // augment_spec.h's SPEC (implies normalize); empty = none
   bool verify_checksums = true;
   bool map_file = true;  // LoaderOptions::map_file
   FileLocking file_locking = FileLocking::kAuto;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/augment_spec.h"
 #include "bench/reference_loaders.h"
 #include "bench/sweep_runner.h"
 #include "conversion_runner.h"
@@ -147,6 +148,11 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   command->add_flag("--cold", o.cold,
                     "Drop the file from the page cache before each run (see 'h5feed bench')");
+  command
+      ->add_option("--augment", o.augment,
+                   "Augment in every run, as 'h5feed bench --augment' (for example rrc=224,flip); "
+                   "the report says what the augmentation alone costs")
+      ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));
   command
       ->add_option("--min-shuffle-quality", o.recommend.min_shuffle_quality,
                    "The recommendation only considers runs at least this random (1 = the random "

@@ -1,4 +1,4 @@
-#include "pipeline/normalize.h"
+#include "transform/normalize.h"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 namespace {
 
 constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
@@ -79,4 +79,4 @@ TEST_CASE("normalization parameters out of range are refused with the reason") {
 }
 
 }  // namespace
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

@@ -1,7 +1,7 @@
 // The augmentation draws (augment.h): a flip half of the time, crop offsets uniform over
 // [0, 2P] in each direction and independent of each other, and the same draws for the same
-// (seed, epoch, row, copy) whatever else happens.
-#include "pipeline/augment.h"
+// (seed, epoch, row, copy, view) whatever else happens.
+#include "transform/augment.h"
 
 #include <doctest/doctest.h>
 
@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 namespace {
 
 AugmentParams Params(int32_t padding, bool flip, uint64_t seed = 7) {
@@ -77,19 +77,28 @@ TEST_CASE("the draws are a pure function of seed, epoch, row and echo copy") {
   CHECK(draw(params, 2, 1234, 1) == first);
   // Each part of the key matters: of 1000 keys changed in one part, almost none repeat the
   // draw (162 possible outcomes: a repeat rate near 1/162 is what independence gives).
-  int same_epoch = 0, same_row = 0, same_copy = 0, same_seed = 0;
+  int same_epoch = 0, same_row = 0, same_copy = 0, same_seed = 0, same_view = 0;
+  int same_next_copy = 0;
   const AugmentParams other_seed = Params(4, true, 8);
+  AugmentParams other_view = params;
+  other_view.view = 1;
   for (int64_t row = 0; row < 1000; ++row) {
     const auto base = draw(params, 0, row, 0);
     same_epoch += draw(params, 1, row, 0) == base;
     same_row += draw(params, 0, row + 1000, 0) == base;
     same_copy += draw(params, 0, row, 1) == base;
     same_seed += draw(other_seed, 0, row, 0) == base;
+    same_view += draw(other_view, 0, row, 0) == base;
+    // Copies 2 and 3 (and any c, c ^ 1) draw independently: no draw of one is another's.
+    same_next_copy += std::get<0>(draw(params, 0, row, 2)) == std::get<0>(draw(params, 0, row, 3));
   }
   CHECK(same_epoch < 20);
   CHECK(same_row < 20);
   CHECK(same_copy < 20);
   CHECK(same_seed < 20);
+  CHECK(same_view < 20);
+  // Offsets take 9 values: a share near 1/9 (111 of 1000) is what independence gives.
+  CHECK(same_next_copy < 160);
 }
 
 TEST_CASE("without random augmentation every sample keeps its pixels in place") {
@@ -105,4 +114,4 @@ TEST_CASE("without random augmentation every sample keeps its pixels in place") 
 }
 
 }  // namespace
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

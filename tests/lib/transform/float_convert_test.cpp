@@ -3,7 +3,7 @@
 // implementations, which the device instructions match); everywhere, a nearest-value search
 // in double arithmetic. Coverage: every sign, exponent and 16-bit low pattern (the bits that
 // decide the rounding) plus every 61st float, about 100 million inputs.
-#include "pipeline/float_convert.h"
+#include "transform/float_convert.h"
 
 #include <doctest/doctest.h>
 
@@ -17,7 +17,7 @@
 #include <cuda_fp16.h>
 #endif
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 namespace {
 
 float FromBits(uint32_t bits) {
@@ -146,4 +146,4 @@ TEST_CASE("known values convert to their documented bits") {
 }
 
 }  // namespace
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

@@ -2,7 +2,7 @@
 // Float to float16 and bfloat16, rounded to nearest-even, written once for the CPU path and
 // the GPU kernel so both produce the same bits (no dependence on cuda_fp16.h on the host, and
 // on the device the same integer arithmetic rather than cvt instructions, so "equal" is by
-// construction; tests/lib/pipeline/float_convert_test.cpp proves these equal to CUDA's own
+// construction; tests/lib/transform/float_convert_test.cpp proves these equal to CUDA's own
 // __float2half_rn / __float2bfloat16_rn host implementations for every finite float, and
 // tests/lib/cuda/ to the device instructions).
 //
@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "pipeline/normalize.h"  // H5FEED_HOST_DEVICE
+#include "transform/host_device.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 
 H5FEED_HOST_DEVICE inline uint32_t FloatBits(float value) {
   uint32_t bits;
@@ -69,4 +69,4 @@ H5FEED_HOST_DEVICE inline uint16_t FloatToBFloat16Bits(float value) {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform

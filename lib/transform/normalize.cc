@@ -1,11 +1,11 @@
-#include "pipeline/normalize.h"
+#include "transform/normalize.h"
 
 #include <cmath>
 #include <string>
 
 #include "h5feed/error.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::transform {
 
 NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count,
                                     int channels) {
@@ -33,4 +33,4 @@ NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int cou
   return params;
 }
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::transform
