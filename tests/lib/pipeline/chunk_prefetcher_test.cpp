@@ -62,6 +62,17 @@ struct Rig {
   void Release(ChunkPrefetcher& prefetcher) {
     arena.execute([&] { prefetcher.Release(); });
   }
+  // The run's first step taken and gathered: what its requests loaded.
+  std::set<int64_t> Start(ChunkPrefetcher& prefetcher, int64_t step) {
+    Take(prefetcher, step);
+    Release(prefetcher);
+    return Loaded(prefetcher);
+  }
+  // A later step taken: what has been loaded since the start.
+  std::set<int64_t> Step(ChunkPrefetcher& prefetcher, int64_t step) {
+    Take(prefetcher, step);
+    return Loaded(prefetcher);
+  }
 
   SyntheticDataset data;
   std::shared_ptr<const cache::AccessPlan> plan;
@@ -76,13 +87,9 @@ using Chunks = std::set<int64_t>;
 TEST_CASE("a step taken requests the chunks of the next two steps, once each") {
   Rig rig(Iota(kSamples), 4);  // step s reads chunk s
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0});
-  rig.Take(prefetcher, 0);
-  rig.Release(prefetcher);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2});
-  rig.Take(prefetcher, 1);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3});
-  rig.Take(prefetcher, 2);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3, 4});
+  CHECK(rig.Start(prefetcher, 0) == Chunks{1, 2});
+  CHECK(rig.Step(prefetcher, 1) == Chunks{1, 2, 3});
+  CHECK(rig.Step(prefetcher, 2) == Chunks{1, 2, 3, 4});
   CHECK(rig.data.loads() == 4);  // nothing requested twice
   CHECK(rig.cache.stats().prefetches == 4);
 }
@@ -90,22 +97,17 @@ TEST_CASE("a step taken requests the chunks of the next two steps, once each") {
 TEST_CASE("a chunk the step before reads is not requested for the step after it") {
   Rig rig(Iota(kSamples), 2);  // steps 2c and 2c + 1 read chunk c
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0});
-  rig.Take(prefetcher, 0);
-  rig.Release(prefetcher);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1});  // step 1's chunk 0 is step 0's
-  rig.Take(prefetcher, 1);
-  rig.Take(prefetcher, 2);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2});
+  CHECK(rig.Start(prefetcher, 0) == Chunks{1});  // step 1's chunk 0 is step 0's
+  CHECK(rig.Step(prefetcher, 1) == Chunks{1});    // step 3's chunk 1 is step 2's
+  CHECK(rig.Step(prefetcher, 2) == Chunks{1, 2});
 }
 
 TEST_CASE("the horizon reaches past the steps while the chunks ahead fit the allowance") {
   Rig rig(Iota(kSamples), 4);
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 1, .chunks = 5});
-  rig.Take(prefetcher, 0);
-  rig.Release(prefetcher);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3, 4, 5});
-  rig.Take(prefetcher, 1);  // step 1's chunk is no longer ahead: one more fits
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3, 4, 5, 6});
+  CHECK(rig.Start(prefetcher, 0) == Chunks{1, 2, 3, 4, 5});
+  // Step 1's chunk is no longer ahead: one more fits.
+  CHECK(rig.Step(prefetcher, 1) == Chunks{1, 2, 3, 4, 5, 6});
 }
 
 TEST_CASE("past the epoch's last step it requests the next epoch's first chunks") {
@@ -113,15 +115,11 @@ TEST_CASE("past the epoch's last step it requests the next epoch's first chunks"
   const std::vector<int64_t> following = {36, 37, 38, 39, 32, 33, 34, 35};
   Rig rig(Iota(16), 4, following);
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0});
-  rig.Take(prefetcher, 0);
-  rig.Release(prefetcher);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2});
-  rig.Take(prefetcher, 1);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3});
-  rig.Take(prefetcher, 2);
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3, 9});
-  rig.Take(prefetcher, 3);  // the last: every next-epoch chunk asked for (again)
-  CHECK(rig.Loaded(prefetcher) == Chunks{1, 2, 3, 8, 9});
+  CHECK(rig.Start(prefetcher, 0) == Chunks{1, 2});
+  CHECK(rig.Step(prefetcher, 1) == Chunks{1, 2, 3});
+  CHECK(rig.Step(prefetcher, 2) == Chunks{1, 2, 3, 9});
+  // The last: every next-epoch chunk asked for (again).
+  CHECK(rig.Step(prefetcher, 3) == Chunks{1, 2, 3, 8, 9});
   CHECK(rig.data.loads() == 5);  // the cache declined what it held
   CHECK(rig.cache.stats().prefetches_past_epoch == 2);
 }
@@ -148,9 +146,7 @@ TEST_CASE("a request whose step was taken before it ran is dropped") {
 TEST_CASE("a run resumed at a step requests from that step on") {
   Rig rig(Iota(kSamples), 4);
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 10, {.steps = 2, .chunks = 0});
-  rig.Take(prefetcher, 10);
-  rig.Release(prefetcher);
-  CHECK(rig.Loaded(prefetcher) == Chunks{11, 12});
+  CHECK(rig.Start(prefetcher, 10) == Chunks{11, 12});
 }
 
 TEST_CASE("after Cancel no request starts, and with no steps ahead none is made") {
@@ -165,9 +161,7 @@ TEST_CASE("after Cancel no request starts, and with no steps ahead none is made"
   }
   {
     ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 0, .chunks = 8});
-    rig.Take(prefetcher, 0);
-    rig.Release(prefetcher);
-    CHECK(rig.Loaded(prefetcher).empty());
+    CHECK(rig.Start(prefetcher, 0).empty());
   }
   {
     // Destroyed with requests held and running: it cancels and waits for them.
