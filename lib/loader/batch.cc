@@ -2,6 +2,7 @@
 
 #include "h5feed/loader.h"
 #include "loader/batch_impl.h"
+#include "loader/device_feed.h"
 
 namespace h5feed {
 
@@ -97,4 +98,39 @@ TensorView Batch::index_tensor() const {
   return Vector(indices().data(), ElementType::kInt64, size(), -1);
 }
 
+namespace loader {
+namespace {
+
+std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
+  auto impl = std::make_shared<Batch::Impl>();
+  impl->shape = form.shape;
+  impl->normalized = form.normalized;
+  impl->views = form.views;
+  impl->capacity = form.capacity;
+  return impl;
+}
+
+}  // namespace
+
+std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form) {
+  std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
+  impl->batch = std::move(batch);
+  return impl;
+}
+
+std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form) {
+  std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
+  impl->device = std::move(delivery.device);
+  impl->cuda_device = form.cuda_device;
+  impl->host_labels = std::move(delivery.labels);
+  impl->host_indices = std::move(delivery.indices);
+  impl->batch.rows = static_cast<int64_t>(impl->host_labels.size());
+  impl->batch.epoch = delivery.epoch;
+  impl->batch.step = delivery.step;
+  impl->batch.view.labels = impl->host_labels;
+  impl->batch.view.indices = impl->host_indices;
+  return impl;
+}
+
+}  // namespace loader
 }  // namespace h5feed

@@ -1,7 +1,8 @@
 #pragma once
 // What a public h5feed::Batch holds: one delivered batch from the pipeline, whose slot lease
 // keeps the host memory leased until the last Batch copy sharing it is destroyed, or, from the
-// GPU stage, the device batch that keeps its device buffer until then.
+// GPU stage, the device batch that keeps its device buffer until then; and how the loader makes
+// one of what a run delivers.
 
 #include <memory>
 #include <optional>
@@ -34,4 +35,24 @@ struct Batch::Impl {
   std::vector<int64_t> host_indices;
 };
 
+namespace loader {
+
+struct DeviceDelivery;  // loader/device_feed.h
+
+// What every batch of one run shares: the image shape, whether (and into which views) it was
+// normalized, and where the GPU stage's batches lie.
+struct BatchForm {
+  ImageShape shape;
+  bool normalized = false;
+  std::shared_ptr<const transform::OutputViews> views;  // set when normalized
+  int64_t capacity = 0;                                  // rows a slot holds: the batch size
+  int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says
+};
+
+// A host batch as the assembler delivered it.
+std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form);
+// A batch the GPU stage made (form.cuda_device >= 0).
+std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form);
+
+}  // namespace loader
 }  // namespace h5feed

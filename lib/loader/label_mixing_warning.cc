@@ -62,9 +62,7 @@ std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex
 }  // namespace
 
 bool ChecksLabelMixing(const LoaderOptions& options) {
-  return options.check_label_mixing &&
-         (options.sampler.kind == SamplerOptions::Kind::kChunks ||
-          options.sampler.kind == SamplerOptions::Kind::kQuasi);
+  return options.check_label_mixing && UsesWindow(options.sampler);
 }
 
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,

@@ -155,6 +155,11 @@ uint64_t StreamSeed(uint64_t seed, int64_t epoch, RandomStream stream, int64_t l
   return transform::StreamKey(seed, epoch, stream, lane);
 }
 
+bool UsesWindow(const SamplerOptions& sampler) {
+  return sampler.kind == SamplerOptions::Kind::kChunks ||
+         sampler.kind == SamplerOptions::Kind::kQuasi;
+}
+
 int64_t SamplesPerRank(const SampleGeometry& geometry, const ShardOptions& shard) {
   ValidateGeometry(geometry);
   ValidateShard(shard);

@@ -48,6 +48,10 @@ struct SampleGeometry {
 // kLocalShuffle); see the file comment for the exact definition.
 uint64_t StreamSeed(uint64_t seed, int64_t epoch, transform::RandomStream stream, int64_t lane);
 
+// chunks:W and quasi:W: the samplers that keep a window of W chunks open (sequential and
+// random have none).
+bool UsesWindow(const SamplerOptions& sampler);
+
 // The number of rows every rank yields per epoch: ceil(N / world_size), or floor(N / world_size)
 // with drop_last. Throws Error(kInvalidArgument) when the geometry or the shard is invalid or
 // the share is 0 rows (more ranks than rows with drop_last).

@@ -376,5 +376,12 @@ TEST_CASE("more ranks than samples with drop_last is an error that says why") {
   CHECK(SamplesPerRank({3, 2}, {0, 4, false}) == 1);
 }
 
+TEST_CASE("chunks:W and quasi:W keep a window open, sequential and random none") {
+  CHECK(UsesWindow(SamplerOptions::Parse("chunks:4")));
+  CHECK(UsesWindow(SamplerOptions::Parse("quasi:1")));
+  CHECK_FALSE(UsesWindow(SamplerOptions::Parse("sequential")));
+  CHECK_FALSE(UsesWindow(SamplerOptions::Parse("random")));
+}
+
 }  // namespace
 }  // namespace h5feed
