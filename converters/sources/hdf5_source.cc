@@ -5,7 +5,6 @@
 #include <utility>
 #include <vector>
 
-#include "codec/zstd_filter.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
@@ -16,6 +15,7 @@
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
+#include "hdf5/zstd_filter.h"
 
 namespace h5feed {
 namespace {
@@ -210,7 +210,7 @@ class Hdf5Source final : public SampleSource {
 }  // namespace
 
 std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5SourceOptions& options) {
-  codec::RegisterZstdFilter();
+  hdf5::RegisterZstdFilter();
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;

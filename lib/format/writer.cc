@@ -12,7 +12,6 @@
 #include <optional>
 #include <string>
 
-#include "codec/zstd_filter.h"
 #include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
 #include "format/description_datasets.h"
@@ -24,13 +23,14 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
+#include "hdf5/zstd_filter.h"
 #include "io/disk_reservation.h"
 
 
 namespace h5feed {
 namespace {
 
-static_assert(schema::kZstdFilterId == codec::kZstdFilterId);
+static_assert(schema::kZstdFilterId == hdf5::kZstdFilterId);
 
 // 4 MiB: large enough that a chunk read is one efficient sequential I/O and the per-chunk
 // costs (B-tree lookup, zstd frame setup) vanish, small enough that a cache of a few hundred
@@ -144,11 +144,11 @@ void Writer::State::CreateImagesDataset() {
   }
   herr_t status = 0;
   if (compression.kind == Compression::Kind::kZstd) {
-    codec::RegisterZstdFilter();
+    hdf5::RegisterZstdFilter();
     // Optional, as h5py and hdf5plugin set it: a program without the filter can still open
     // the file and read everything but the pixels.
     const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
-    status = H5Pset_filter(create.get(), codec::kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level);
+    status = H5Pset_filter(create.get(), hdf5::kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level);
   } else if (compression.kind == Compression::Kind::kDeflate) {
     status = H5Pset_deflate(create.get(), static_cast<unsigned int>(compression.level));
   }

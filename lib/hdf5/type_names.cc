@@ -2,6 +2,8 @@
 
 #include "hdf5/type_names.h"
 
+#include "hdf5/zstd_filter.h"
+
 namespace h5feed::hdf5 {
 namespace {
 
@@ -10,7 +12,6 @@ constexpr int kLzfFilter = 32000;  // h5py's own
 constexpr int kBloscFilter = 32001;
 constexpr int kLz4Filter = 32004;
 constexpr int kBitshuffleFilter = 32008;
-constexpr int kZstdFilter = 32015;  // h5feed's (codec/zstd_filter.h)
 
 std::string WithLevel(const char* name, std::span<const unsigned> values) {
   std::string text = name;
@@ -46,7 +47,7 @@ std::string TypeName(hid_t type) {
 std::string FilterName(int id, std::span<const unsigned> values, const char* stored_name) {
   switch (id) {
     case H5Z_FILTER_DEFLATE: return WithLevel("gzip", values);
-    case kZstdFilter: return WithLevel("zstd", values);
+    case kZstdFilterId: return WithLevel("zstd", values);
     case H5Z_FILTER_SHUFFLE: return "shuffle";
     case H5Z_FILTER_FLETCHER32: return "fletcher32";
     case H5Z_FILTER_SZIP: return "szip";

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <string>
 
-#include "codec/zstd_filter.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
@@ -14,6 +13,7 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
+#include "hdf5/zstd_filter.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
 
@@ -65,7 +65,7 @@ const char* ToString(ReadPath path) {
 
 DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options) {
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
-  codec::RegisterZstdFilter();
+  hdf5::RegisterZstdFilter();
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "codec/zstd_filter.h"
 #include "h5feed/error.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/read_only_open.h"
+#include "hdf5/zstd_filter.h"
 #include "io/resource_limits.h"
 
 namespace h5feed::index {
@@ -55,7 +55,7 @@ Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
       dataset_name_(index.dataset),
       max_stored_bytes_(limits::MaxStoredChunkBytes(static_cast<uint64_t>(index.chunk_samples) *
                                                     static_cast<uint64_t>(index.sample_bytes()))) {
-  codec::RegisterZstdFilter();
+  hdf5::RegisterZstdFilter();
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // As the index was opened: without the lock when it fell back (or was asked to).

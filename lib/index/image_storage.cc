@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "codec/zstd_filter.h"
 #include "h5feed/error.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/type_names.h"
+#include "hdf5/zstd_filter.h"
 
 namespace h5feed::index {
 namespace {
@@ -20,7 +20,7 @@ FilterKind KindOf(H5Z_filter_t id) {
     case H5Z_FILTER_DEFLATE: return FilterKind::kDeflate;
     case H5Z_FILTER_SHUFFLE: return FilterKind::kShuffle;
     case H5Z_FILTER_FLETCHER32: return FilterKind::kFletcher32;
-    case codec::kZstdFilterId: return FilterKind::kZstd;
+    case hdf5::kZstdFilterId: return FilterKind::kZstd;
     default: return FilterKind::kOther;
   }
 }
@@ -79,7 +79,7 @@ ImageStorage ReadImageStorage(hid_t dataset, const hdf5::ImageDataset& images,
 }
 
 std::vector<int> FiltersHdf5Lacks(const std::vector<FilterStep>& filters) {
-  codec::RegisterZstdFilter();
+  hdf5::RegisterZstdFilter();
   std::vector<int> missing;
   for (const FilterStep& step : filters) {
     if (H5Zfilter_avail(step.id) <= 0) missing.push_back(step.id);

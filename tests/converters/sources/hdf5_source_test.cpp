@@ -11,11 +11,11 @@
 #include <thread>
 #include <vector>
 
-#include "codec/zstd_filter.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
+#include "hdf5/zstd_filter.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
@@ -197,7 +197,7 @@ TEST_CASE("a layout attribute overrides the guess from the shape") {
 }
 
 TEST_CASE("a zstd-compressed dataset is read through h5feed's filter") {
-  codec::RegisterZstdFilter();
+  hdf5::RegisterZstdFilter();
   ScratchDir dir;
   std::string path = dir / "zstd.h5";
   {

@@ -4,10 +4,10 @@
 #include <mutex>
 #include <string>
 
-#include "codec/zstd_filter.h"
+#include "hdf5/zstd_filter.h"
 #include "h5feed/error.h"
 
-namespace h5feed::codec {
+namespace h5feed::hdf5 {
 
 void RegisterZstdFilter() {
   static std::once_flag once;
@@ -23,4 +23,4 @@ void RegisterZstdFilter() {
   });
 }
 
-}  // namespace h5feed::codec
+}  // namespace h5feed::hdf5

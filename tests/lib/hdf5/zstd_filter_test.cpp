@@ -1,4 +1,4 @@
-#include "codec/zstd_filter.h"
+#include "hdf5/zstd_filter.h"
 
 #include <dlfcn.h>
 #include <doctest/doctest.h>
@@ -15,7 +15,7 @@
 #include "hdf5/handle.h"
 #include "support/temp_folder.h"
 
-namespace h5feed::codec {
+namespace h5feed::hdf5 {
 namespace {
 
 std::vector<uint8_t> Pattern(size_t size) {
@@ -92,9 +92,9 @@ TEST_CASE("a dataset written with plain H5Dwrite through the registered filter r
   uint32_t filter_mask = 1;
   REQUIRE(H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &filter_mask, frame.data()) >= 0);
   CHECK(filter_mask == 0);
-  CHECK(ZstdContentSize(frame) == std::optional<uint64_t>(chunk_bytes));
+  CHECK(codec::ZstdContentSize(frame) == std::optional<uint64_t>(chunk_bytes));
   std::vector<uint8_t> decompressed(chunk_bytes);
-  ZstdDecompress(frame, decompressed);
+  codec::ZstdDecompress(frame, decompressed);
   CHECK(std::equal(decompressed.begin(), decompressed.end(), pixels.begin() + chunk_bytes));
 
   hdf5::PropertyList create(H5Dget_create_plist(dataset.get()));
@@ -130,7 +130,7 @@ TEST_CASE("the filter compresses at the level in cd_values[0], zstd's default 3 
   REQUIRE(at_1);
   REQUIRE(at_19);
   CHECK(*at_default == *at_3);
-  CHECK(*at_3 == ZstdCompress(input, 3));  // the same frame the Writer stores
+  CHECK(*at_3 == codec::ZstdCompress(input, 3));  // the same frame the Writer stores
   CHECK(at_19->size() < at_1->size());
   auto back = RunFilter(filter, H5Z_FLAG_REVERSE, {19}, *at_19);
   REQUIRE(back);
@@ -143,14 +143,14 @@ TEST_CASE("the filter decompresses frames without a recorded size, and concatena
   std::vector<uint8_t> input(1 << 20, 0);
   input[12345] = 7;
   std::vector<uint8_t> unsized = FrameWithoutContentSize(input);
-  REQUIRE(!ZstdContentSize(unsized).has_value());
+  REQUIRE(!codec::ZstdContentSize(unsized).has_value());
   auto back = RunFilter(filter, H5Z_FLAG_REVERSE, {3}, unsized);
   REQUIRE(back);
   CHECK(*back == input);
 
   std::vector<uint8_t> first = Pattern(5000), second = Pattern(7000);
-  std::vector<uint8_t> frames = ZstdCompress(first, 3);
-  std::vector<uint8_t> frame2 = ZstdCompress(second, 3);
+  std::vector<uint8_t> frames = codec::ZstdCompress(first, 3);
+  std::vector<uint8_t> frame2 = codec::ZstdCompress(second, 3);
   frames.insert(frames.end(), frame2.begin(), frame2.end());
   auto joined = RunFilter(filter, H5Z_FLAG_REVERSE, {3}, frames);
   REQUIRE(joined);
@@ -160,7 +160,7 @@ TEST_CASE("the filter decompresses frames without a recorded size, and concatena
 
 TEST_CASE("the filter reports failure, without throwing, for data that is not a whole frame") {
   H5Z_func_t filter = ZstdFilterClass().filter;
-  std::vector<uint8_t> frame = ZstdCompress(Pattern(100000), 3);
+  std::vector<uint8_t> frame = codec::ZstdCompress(Pattern(100000), 3);
   std::vector<uint8_t> truncated(frame.begin(), frame.end() - 100);
   CHECK(!RunFilter(filter, H5Z_FLAG_REVERSE, {3}, truncated));
   std::vector<uint8_t> unsized_truncated = FrameWithoutContentSize(Pattern(100000));
@@ -188,7 +188,7 @@ TEST_CASE("the plugin library hands HDF5 the same filter and exports nothing els
   std::vector<uint8_t> input = Pattern(200000);
   auto frame = RunFilter(info->filter, 0, {4}, input);
   REQUIRE(frame);
-  CHECK(*frame == ZstdCompress(input, 4));
+  CHECK(*frame == codec::ZstdCompress(input, 4));
   auto back = RunFilter(info->filter, H5Z_FLAG_REVERSE, {4}, *frame);
   REQUIRE(back);
   CHECK(*back == input);
@@ -196,4 +196,4 @@ TEST_CASE("the plugin library hands HDF5 the same filter and exports nothing els
 }
 
 }  // namespace
-}  // namespace h5feed::codec
+}  // namespace h5feed::hdf5

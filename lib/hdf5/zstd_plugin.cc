@@ -6,12 +6,12 @@
 
 #include <H5PLextern.h>
 
-#include "codec/zstd_filter.h"
+#include "hdf5/zstd_filter.h"
 
 extern "C" {
 
 H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_FILTER; }
 
-const void* H5PLget_plugin_info(void) { return &h5feed::codec::ZstdFilterClass(); }
+const void* H5PLget_plugin_info(void) { return &h5feed::hdf5::ZstdFilterClass(); }
 
 }  // extern "C"

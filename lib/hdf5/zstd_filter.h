@@ -11,9 +11,9 @@
 
 #include <hdf5.h>
 
-namespace h5feed::codec {
+namespace h5feed::hdf5 {
 
-// The id in HDF5's filter registry (equal to schema::kZstdFilterId; codec may not include
+// The id in HDF5's filter registry (equal to schema::kZstdFilterId; hdf5 may not include
 // format/, and the plugin carries no schema.h).
 inline constexpr H5Z_filter_t kZstdFilterId = 32015;
 
@@ -23,10 +23,10 @@ inline constexpr H5Z_filter_t kZstdFilterId = 32015;
 const H5Z_class2_t& ZstdFilterClass();
 
 // Registers ZstdFilterClass() with HDF5 in this process. Thread-safe and idempotent: the first
-// call registers, later calls return at once. It need not hold hdf5::Lock() (which lives in
-// format/, above codec): H5Zregister is a single C API call, serialised by HDF5's own global
-// lock, and changes no state another thread's sequence of calls depends on. Call it before
+// call registers, later calls return at once. It need not hold hdf5::Lock(): H5Zregister is a
+// single C API call, serialised by HDF5's own global lock, and changes no state another
+// thread's sequence of calls depends on. Call it before
 // creating or reading a dataset with the filter. Throws Error(kInternal) when HDF5 refuses.
 void RegisterZstdFilter();
 
-}  // namespace h5feed::codec
+}  // namespace h5feed::hdf5

@@ -1,7 +1,7 @@
 // The zstd filter function and class (zstd_filter.h). Built into the h5feed library and into
 // the plugin; calls no HDF5 function, so the plugin needs no libhdf5.
 
-#include "codec/zstd_filter.h"
+#include "hdf5/zstd_filter.h"
 
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -12,7 +12,7 @@
 
 #include "codec/zstd_context.h"
 
-namespace h5feed::codec {
+namespace h5feed::hdf5 {
 namespace {
 
 // HDF5 hands the filter a buffer from its allocator and frees what the filter returns with the
@@ -41,8 +41,8 @@ size_t Compress(int level, size_t nbytes, size_t* buf_size, void** buf) {
   size_t capacity = ZSTD_compressBound(nbytes);
   MallocBuffer output(std::malloc(capacity));
   if (!output) return 0;
-  size_t written = ZSTD_compressCCtx(&ThreadCompressionContext(), output.get(), capacity, *buf,
-                                     nbytes, level);
+  size_t written = ZSTD_compressCCtx(&codec::ThreadCompressionContext(), output.get(), capacity,
+                                     *buf, nbytes, level);
   if (ZSTD_isError(written)) return 0;
   return Hand(std::move(output), written, capacity, buf_size, buf);
 }
@@ -50,7 +50,7 @@ size_t Compress(int level, size_t nbytes, size_t* buf_size, void** buf) {
 // For frames that do not record their size (written by a streaming zstd) or that are followed
 // by more frames: decompress into a buffer that doubles as needed.
 size_t DecompressStreaming(size_t nbytes, size_t* buf_size, void** buf) {
-  ZSTD_DCtx& context = ThreadDecompressionContext();
+  ZSTD_DCtx& context = codec::ThreadDecompressionContext();
   ZSTD_DCtx_reset(&context, ZSTD_reset_session_only);
   size_t capacity = std::max(nbytes * 4, ZSTD_DStreamOutSize());
   MallocBuffer output(std::malloc(capacity));
@@ -82,8 +82,8 @@ size_t Decompress(size_t nbytes, size_t* buf_size, void** buf) {
   // malloc(0) may return null; an empty chunk still needs a buffer HDF5 can free.
   MallocBuffer output(std::malloc(std::max<unsigned long long>(size, 1)));
   if (!output) return 0;
-  size_t written = ZSTD_decompressDCtx(&ThreadDecompressionContext(), output.get(), size, *buf,
-                                       nbytes);
+  size_t written = ZSTD_decompressDCtx(&codec::ThreadDecompressionContext(), output.get(), size,
+                                       *buf, nbytes);
   if (ZSTD_isError(written)) {
     // More frames follow the first: their sizes add up beyond the first frame's.
     if (ZSTD_getErrorCode(written) == ZSTD_error_dstSize_tooSmall) {
@@ -121,4 +121,4 @@ const H5Z_class2_t kZstdFilterClass = {
 
 const H5Z_class2_t& ZstdFilterClass() { return kZstdFilterClass; }
 
-}  // namespace h5feed::codec
+}  // namespace h5feed::hdf5
