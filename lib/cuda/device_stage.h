@@ -29,8 +29,8 @@
 #include "h5feed/cuda_stream_view.h"
 #include "h5feed/image_shape.h"
 #include "memory/host_allocator.h"
+#include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
-#include "pipeline/slot_layout.h"
 #include "transform/output_views.h"
 
 namespace h5feed::cuda {
@@ -46,7 +46,7 @@ struct DeviceStageOptions {
   int outputs = 2;                 // device output buffers (>= 2: one trained on, one filling)
 };
 
-// One loaded host batch, as the slot layout lays it out (pipeline/slot_layout.h).
+// One loaded host batch, as the slot layout lays it out (memory/slot_layout.h).
 struct HostBatch {
   memory::SlotLease lease;             // handed to the stage: returned after its copy completes
   std::span<const uint8_t> images;     // rows x H x W x C
@@ -58,9 +58,9 @@ struct HostBatch {
 };
 
 // The HostBatch of `rows` rows (epoch `epoch`) that `lease` holds, laid out by `layout`.
-inline HostBatch MakeHostBatch(memory::SlotLease lease, const pipeline::SlotLayout& layout,
+inline HostBatch MakeHostBatch(memory::SlotLease lease, const memory::SlotLayout& layout,
                                int64_t rows, int64_t epoch) {
-  const pipeline::SlotView view = layout.View(lease.bytes());
+  const memory::SlotView view = layout.View(lease.bytes());
   const auto* group = reinterpret_cast<const uint8_t*>(view.labels.data());
   const auto offset = [&](const int64_t* region) {
     return static_cast<size_t>(reinterpret_cast<const uint8_t*>(region) - group);

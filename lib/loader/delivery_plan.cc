@@ -33,8 +33,8 @@ bool DeviceUsable(const LoaderOptions& options) {
 
 }  // namespace
 
-pipeline::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) const {
-  pipeline::SlotContents contents;
+memory::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) const {
+  memory::SlotContents contents;
   if (stage) {
     contents.row_orders = options.echo;
   } else if (views) {

@@ -11,9 +11,9 @@
 #include "cuda/device_stage.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
+#include "memory/slot_layout.h"
 #include "pipeline/batch_assembler.h"
 #include "transform/output_views.h"
-#include "pipeline/slot_layout.h"
 
 namespace h5feed::loader {
 
@@ -25,7 +25,7 @@ struct DeliveryPlan {
   std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
 
   // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.
-  pipeline::SlotContents slot_contents(const LoaderOptions& options) const;
+  memory::SlotContents slot_contents(const LoaderOptions& options) const;
   std::shared_ptr<memory::HostAllocator> host_allocator() const;
   // The GPU path loads each batch once (host echo 1) and echoes on the device; the CPU path
   // normalizes and echoes on the host.

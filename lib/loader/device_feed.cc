@@ -19,7 +19,7 @@ struct DeviceFeed::Loaded {
   std::vector<int64_t> orders;  // echo x rows
 };
 
-DeviceFeed::DeviceFeed(cuda::DeviceStage& stage, const pipeline::SlotLayout& layout, int echo)
+DeviceFeed::DeviceFeed(cuda::DeviceStage& stage, const memory::SlotLayout& layout, int echo)
     : stage_(stage), layout_(layout), echo_(echo) {}
 
 DeviceFeed::~DeviceFeed() { DropLoaded(); }
@@ -59,7 +59,7 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
       if (batch->rows == 0) continue;  // every row lay in skipped corrupt chunks
       auto loaded = std::make_unique<Loaded>();
       const auto rows = static_cast<size_t>(batch->rows);
-      const pipeline::SlotView& view = batch->view;
+      const memory::SlotView& view = batch->view;
       loaded->labels.assign(view.labels.begin(), view.labels.begin() + batch->rows);
       loaded->indices.assign(view.indices.begin(), view.indices.begin() + batch->rows);
       for (int copy = 0; copy < echo_; ++copy) {

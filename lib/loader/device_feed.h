@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "cuda/device_stage.h"
+#include "memory/slot_layout.h"
 #include "pipeline/batch_assembler.h"
-#include "pipeline/slot_layout.h"
 
 namespace h5feed::loader {
 
@@ -35,7 +35,7 @@ using DeviceEvent = std::variant<DeviceDelivery, pipeline::EndOfEpoch, std::exce
 class DeviceFeed {
  public:
   // `layout` must have row_orders >= echo (the assembler writes each copy's order there).
-  DeviceFeed(cuda::DeviceStage& stage, const pipeline::SlotLayout& layout, int echo);
+  DeviceFeed(cuda::DeviceStage& stage, const memory::SlotLayout& layout, int echo);
   ~DeviceFeed();
   DeviceFeed(const DeviceFeed&) = delete;
   DeviceFeed& operator=(const DeviceFeed&) = delete;
@@ -61,7 +61,7 @@ class DeviceFeed {
   void DropLoaded();
 
   cuda::DeviceStage& stage_;
-  const pipeline::SlotLayout& layout_;
+  const memory::SlotLayout& layout_;
   const int echo_;
   int first_copy_ = 0;
   std::unique_ptr<Loaded> loaded_;    // the loaded batch whose copies are being made

@@ -29,11 +29,11 @@
 #include "loader/state_fingerprint.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
+#include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/slot_layout.h"
 #include "probe/open_probe.h"
 #include "sampler/epoch_order.h"
 #include "sampler/epoch_steps.h"
@@ -259,7 +259,7 @@ struct Loader::Impl {
   const loader::CacheBudget cache_budget;
   const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
-  const pipeline::SlotLayout layout;
+  const memory::SlotLayout layout;
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;

@@ -168,10 +168,10 @@ BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
 
 void BatchAssembler::Assemble(Job& job) {
   if (stop_.stop_requested()) return;
-  const SlotLayout& layout = *resources_.layout;
+  const memory::SlotLayout& layout = *resources_.layout;
   try {
     tbb::this_task_arena::isolate([&] {
-      const SlotView loaded = layout.View(job.leases[0].bytes());
+      const memory::SlotView loaded = layout.View(job.leases[0].bytes());
       job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
                                              loaded);
       const int64_t epoch = plan_->epoch();
@@ -191,7 +191,7 @@ void BatchAssembler::Assemble(Job& job) {
         const int copy = job.first_made_copy() + static_cast<int>(i) - 1;
         std::vector<int64_t> permutation =
             EchoPermutation(job.rows, options_.seed, epoch, job.loaded_step, copy);
-        const SlotView to = layout.View(job.leases[i].bytes());
+        const memory::SlotView to = layout.View(job.leases[i].bytes());
         CopyPermuted(layout, loaded, to, permutation, !renormalize);
         if (renormalize) {
           NormalizeViews(to.images, layout.shape(), job.rows, *options_.output,
@@ -233,7 +233,7 @@ void BatchAssembler::Deliver(Job* raw) {
     queue_.Push(job->error);
     return;
   }
-  const SlotLayout& layout = *resources_.layout;
+  const memory::SlotLayout& layout = *resources_.layout;
   const int64_t echo = options_.echo;
   for (size_t i = 0; i < job->leases.size(); ++i) {
     int copy = i == 0 ? 0 : job->first_made_copy() + static_cast<int>(i) - 1;

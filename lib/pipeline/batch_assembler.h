@@ -38,12 +38,12 @@
 #include <tbb/task_group.h>
 
 #include "cache/chunk_cache.h"
+#include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/chunk_prefetcher.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/slot_layout.h"
 #include "transform/output_views.h"
 
 namespace h5feed::pipeline {
@@ -51,7 +51,7 @@ namespace h5feed::pipeline {
 struct AssemblerResources {
   cache::ChunkCache* cache = nullptr;
   memory::SlotPool* pool = nullptr;  // slots of at least layout->bytes()
-  const SlotLayout* layout = nullptr;
+  const memory::SlotLayout* layout = nullptr;
   BatchGatherer* gatherer = nullptr;
   tbb::task_arena* arena = nullptr;
 };

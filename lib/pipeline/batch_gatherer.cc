@@ -53,7 +53,7 @@ void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
 }
 
 int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
-                              const SlotView& slot) {
+                              const memory::SlotView& slot) {
   const auto count = static_cast<int64_t>(rows.size());
   const auto row_bytes = static_cast<size_t>(sample_bytes_);
   if (count > static_cast<int64_t>(slot.labels.size())) {

@@ -27,7 +27,7 @@
 #include <unordered_set>
 
 #include "cache/chunk_cache.h"
-#include "pipeline/slot_layout.h"
+#include "memory/slot_layout.h"
 
 namespace h5feed::pipeline {
 
@@ -51,7 +51,7 @@ class BatchGatherer {
   // Gathers `rows` (dataset rows, at most the slot's capacity) for cache step `step` into
   // slot.images / labels / indices. Returns the rows delivered: rows.size() minus the rows of
   // skipped corrupt chunks. Throws what the cache throws otherwise.
-  int64_t Gather(std::span<const int64_t> rows, int64_t step, const SlotView& slot);
+  int64_t Gather(std::span<const int64_t> rows, int64_t step, const memory::SlotView& slot);
 
   uint64_t corrupt_chunks_skipped() const { return corrupt_chunks_.load(); }  // distinct chunks
   uint64_t samples_skipped() const { return samples_skipped_.load(); }

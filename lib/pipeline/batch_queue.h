@@ -14,15 +14,15 @@
 #include <mutex>
 #include <variant>
 
+#include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
-#include "pipeline/slot_layout.h"
 
 namespace h5feed::pipeline {
 
 // One delivered batch: rows [0, rows) of the arrays in `view`, which lies inside `lease`.
 struct AssembledBatch {
   memory::SlotLease lease;
-  SlotView view;
+  memory::SlotView view;
   int64_t epoch = 0;
   int64_t step = 0;         // delivered step: loaded_step * echo + copy
   int64_t loaded_step = 0;  // the epoch plan's step (what the cache was told)

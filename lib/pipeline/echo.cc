@@ -25,8 +25,9 @@ std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch,
   return Permutation(rows, EchoSeed(seed, epoch, step, copy));
 }
 
-void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView& to,
-                  std::span<const int64_t> permutation, bool with_output) {
+void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from,
+                  const memory::SlotView& to, std::span<const int64_t> permutation,
+                  bool with_output) {
   const size_t image_bytes = static_cast<size_t>(layout.shape().bytes());
   const size_t output_bytes = with_output ? layout.output_image_bytes() : 0;
   const size_t row_bytes = image_bytes + output_bytes;

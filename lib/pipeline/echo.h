@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "pipeline/slot_layout.h"
+#include "memory/slot_layout.h"
 
 namespace h5feed::pipeline {
 
@@ -37,7 +37,8 @@ std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch,
 // normalized images when the layout has them and with_output; not row orders), for
 // i < permutation.size(). Parallel over rows in the calling arena. `from` and `to` must not
 // overlap. with_output = false when the copy is normalized afresh (its own augmentation draws).
-void CopyPermuted(const SlotLayout& layout, const SlotView& from, const SlotView& to,
-                  std::span<const int64_t> permutation, bool with_output = true);
+void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from,
+                  const memory::SlotView& to, std::span<const int64_t> permutation,
+                  bool with_output = true);
 
 }  // namespace h5feed::pipeline

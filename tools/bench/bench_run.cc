@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "bench/augment_spec.h"
-#include "pipeline/slot_layout.h"
+#include "memory/slot_layout.h"
+#include "sampler/epoch_order.h"
 #include "transform/normalize.h"
 #include "transform/output_views.h"
-#include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
 namespace {
@@ -123,8 +123,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
             shape, options.output, options.seed)
             .room_per_sample());
   }
-  const pipeline::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                    pipeline::SlotContents{output_bytes, 0});
+  const memory::SlotLayout layout(settings.batch, result.dataset.image_shape,
+                                    memory::SlotContents{output_bytes, 0});
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();

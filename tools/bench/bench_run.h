@@ -58,7 +58,7 @@ struct BenchResult {
   // run does not read (LoaderStats::chunk_reads_ahead).
   uint64_t chunk_reads_next_epoch = 0;
   double peak_rss_mib = 0;
-  double slot_mib = 0;  // slots x one slot's bytes (pipeline/slot_layout.h)
+  double slot_mib = 0;  // slots x one slot's bytes (memory/slot_layout.h)
   // The first epoch's order, and the `random` sampler's order of the same file, measured the
   // same way (on at most the first 2^20 samples of each).
   std::optional<ShuffleQuality> quality;

@@ -17,12 +17,12 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_stage.h"
+#include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
-#include "transform/float_convert.h"
-#include "transform/output_views.h"
-#include "pipeline/slot_layout.h"
 #include "owned_stream.h"
 #include "test_kernels.h"
+#include "transform/float_convert.h"
+#include "transform/output_views.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -61,7 +61,7 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
   options.inputs = 2;
   options.outputs = 2;
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
-  const pipeline::SlotLayout layout(kRows, shape, pipeline::SlotContents{0, echo});
+  const memory::SlotLayout layout(kRows, shape, memory::SlotContents{0, echo});
   memory::SlotPool pool(3, layout.bytes(), stage->host_allocator());
 
   unsigned long long* mismatches = nullptr;
@@ -73,7 +73,7 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
     // Waits (on the host) only for a slot whose copy finished: the stage returns it then.
     std::optional<memory::SlotLease> lease = pool.Acquire(std::stop_token{});
     REQUIRE(lease);
-    const pipeline::SlotView view = layout.View(lease->bytes());
+    const memory::SlotView view = layout.View(lease->bytes());
     const auto pixel = static_cast<uint8_t>(b % 251);
     std::memset(view.images.data(), pixel, view.images.size());
     for (int64_t i = 0; i < kRows; ++i) {
@@ -125,11 +125,11 @@ TEST_CASE("a batch held past its stage keeps its device memory") {
   options.views = transform::MakeOutputViews(transform::MakeNormalizeParams(mean, std, 3, 3),
                                              shape, OutputOptions{}, 0);
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
-  const pipeline::SlotLayout layout(2, shape, pipeline::SlotContents{0, 1});
+  const memory::SlotLayout layout(2, shape, memory::SlotContents{0, 1});
   memory::SlotPool pool(1, layout.bytes(), stage->host_allocator());
   std::optional<memory::SlotLease> lease = pool.TryAcquire();
   REQUIRE(lease);
-  const pipeline::SlotView view = layout.View(lease->bytes());
+  const memory::SlotView view = layout.View(lease->bytes());
   std::memset(view.images.data(), 255, view.images.size());
   view.labels[0] = 4;
   view.labels[1] = 5;

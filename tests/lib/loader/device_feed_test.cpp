@@ -150,8 +150,8 @@ struct Run {
       : data(200, 16, kShape),
         cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kBelady, data.LoadFunction()),
         layout(kBatch, kShape,
-               device_echo ? pipeline::SlotContents{0, echo}
-                           : pipeline::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
+               device_echo ? memory::SlotContents{0, echo}
+                           : memory::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
         pool(slots, layout.bytes(), nullptr),
         gatherer(cache, 16, kShape.bytes(), data.labels(), {}),
         arena(2) {
@@ -174,7 +174,7 @@ struct Run {
 
   testing::SyntheticDataset data;
   cache::ChunkCache cache;
-  pipeline::SlotLayout layout;
+  memory::SlotLayout layout;
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;

@@ -65,7 +65,7 @@ struct Rig {
   RigOptions options;
   SyntheticDataset data;
   cache::ChunkCache cache;
-  SlotLayout layout;
+  memory::SlotLayout layout;
   memory::SlotPool pool;
   BatchGatherer gatherer;
   tbb::task_arena arena;

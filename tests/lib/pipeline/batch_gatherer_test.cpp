@@ -29,9 +29,9 @@ struct TestSlot {
     auto base = reinterpret_cast<uintptr_t>(storage.data());
     view = layout.View({storage.data() + (256 - base % 256) % 256, layout.bytes()});
   }
-  SlotLayout layout;
+  memory::SlotLayout layout;
   std::vector<uint8_t> storage;
-  SlotView view;
+  memory::SlotView view;
 };
 
 TEST_CASE("rows are gathered from their chunks with their labels, in the batch's order") {

@@ -42,14 +42,14 @@ TEST_CASE("the echo seed is the documented chain of SplitMix64 steps") {
 }
 
 TEST_CASE("a permuted copy moves every array of a row together") {
-  SlotLayout layout(6, {2, 3, 3}, true);
+  memory::SlotLayout layout(6, {2, 3, 3}, true);
   std::vector<uint8_t> a(layout.bytes() + 256), b(layout.bytes() + 256);
   auto aligned = [&](std::vector<uint8_t>& v) {
     auto base = reinterpret_cast<uintptr_t>(v.data());
     return std::span<uint8_t>(v.data() + (256 - base % 256) % 256, layout.bytes());
   };
-  SlotView from = layout.View(aligned(a));
-  SlotView to = layout.View(aligned(b));
+  memory::SlotView from = layout.View(aligned(a));
+  memory::SlotView to = layout.View(aligned(b));
   const int64_t image = layout.shape().bytes();
   for (int64_t r = 0; r < 6; ++r) {
     for (int64_t j = 0; j < image; ++j) {

@@ -1,10 +1,10 @@
-#include "pipeline/slot_layout.h"
+#include "memory/slot_layout.h"
 
 #include <string>
 
 #include "h5feed/error.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::memory {
 namespace {
 
 size_t AlignUp(size_t value) {
@@ -69,4 +69,4 @@ SlotView SlotLayout::View(std::span<uint8_t> slot) const {
   return view;
 }
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::memory

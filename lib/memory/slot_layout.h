@@ -18,7 +18,7 @@
 
 #include "h5feed/image_shape.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::memory {
 
 // A slot's arrays, each sized for the full capacity; a batch of n rows uses the first n.
 struct SlotView {
@@ -76,4 +76,4 @@ class SlotLayout {
   size_t bytes_ = 0;
 };
 
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::memory

@@ -1,4 +1,4 @@
-#include "pipeline/slot_layout.h"
+#include "memory/slot_layout.h"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed::pipeline {
+namespace h5feed::memory {
 namespace {
 
 bool Aligned(const void* p) {
@@ -54,4 +54,4 @@ TEST_CASE("a slot smaller than its layout or an empty shape is refused") {
 }
 
 }  // namespace
-}  // namespace h5feed::pipeline
+}  // namespace h5feed::memory
