@@ -13,7 +13,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
 bundle=$root/gpu-bundle
-tests=(gpu_normalize_test gpu_stage_test gpu_loader_test)
+# The GPU tests, by their folder under tests/lib/ (the target is the file name).
+tests=(cuda/gpu_normalize_test cuda/gpu_stage_test loader/gpu_loader_test)
 
 if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
   echo "gpu_check: nvcc not found (CUDA toolkit at /usr/local/cuda); the GPU stage cannot be built" >&2
@@ -25,11 +26,11 @@ if [[ ! -f $build/tests/lib/cuda/CTestTestfile.cmake ]]; then
   echo "gpu_check: $build was configured without CUDA" >&2
   exit 1
 fi
-cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]}" gpu_bench h5feed_zstd_plugin
+cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]##*/}" gpu_bench h5feed_zstd_plugin
 
 rm -rf "$bundle"
 executables=()
-for test in "${tests[@]}"; do executables+=("$build/tests/lib/cuda/$test"); done
+for test in "${tests[@]}"; do executables+=("$build/tests/lib/$test"); done
 "$root/../shared/gpu/bundle.sh" "$bundle" "${executables[@]}" "$build/bench/gpu_bench"
 cp "$build"/plugins/*.so "$bundle/plugins/"
 grep -qx '/gpu-bundle/' "$root/.gitignore" 2>/dev/null ||

@@ -1,25 +1,27 @@
-// The normalize kernel against the CPU path: bit for bit for every element type, layout,
-// augmentation and echo order (they share NormalizePixel, the conversions and the draws);
-// the shared conversions against CUDA's own instructions for all 2^32 floats; flip and crop
-// statistics and reproducibility measured from the kernel's output.
+// The normalize kernel against the CPU arithmetic of transform/: bit for bit for every element
+// type, layout, augmentation and echo order (they share NormalizePixel, the conversions and the
+// draws); the shared conversions against CUDA's own instructions for all 2^32 floats; flip and
+// crop statistics and reproducibility measured from the kernel's output.
 
 #include <doctest/doctest.h>
 #include <cuda_runtime.h>
-#include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "cuda/cuda_check.h"
 #include "cuda/normalize_kernel.h"
 #include "h5feed/image_shape.h"
-#include "pipeline/cpu_normalize.h"
-#include "transform/output_spec.h"
-#include "sampler/permutation.h"
 #include "test_kernels.h"
+#include "transform/augment.h"
+#include "transform/output_spec.h"
+#include "transform/random_streams.h"
+#include "transform/sample_normalize.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -53,7 +55,7 @@ class DeviceArray {
 };
 
 std::vector<uint8_t> Pattern(size_t bytes, uint64_t seed) {
-  SplitMix64 rng(seed);
+  transform::SplitMix64 rng(seed);
   std::vector<uint8_t> data(bytes);
   for (auto& byte : data) byte = static_cast<uint8_t>(rng.Next() >> 56);
   return data;
@@ -93,27 +95,33 @@ Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t r
   return {out.ToHost(), labels_out.ToHost()};
 }
 
-// The CPU path for the same delivery: rows permuted on the host, then NormalizeBatch.
+// The CPU arithmetic for the same delivery, sample by sample (pipeline::NormalizeBatch runs the
+// same calls spread over its threads): rows permuted on the host, each sample's draws and
+// pixels by transform/.
 Run OnHost(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
            const transform::OutputSpec& spec, const std::vector<int64_t>& indices,
            const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
   const auto bytes = static_cast<size_t>(shape.bytes());
-  std::vector<uint8_t> permuted(src.size());
-  std::vector<int64_t> permuted_indices(indices.size());
+  const auto out_bytes = static_cast<size_t>(spec.image_bytes());
   Run run;
+  run.images.resize(static_cast<size_t>(rows) * out_bytes);
   for (size_t i = 0; i < static_cast<size_t>(rows); ++i) {
     const auto from = static_cast<size_t>(order[i]);
-    std::memcpy(permuted.data() + i * bytes, src.data() + from * bytes, bytes);
-    permuted_indices[i] = indices[from];
+    const transform::SampleTransform t =
+        transform::DrawTransform(spec.augment, 3, indices[from], copy);
+    transform::NormalizeSampleRows(src.data() + from * bytes, shape, spec, t, 0,
+                                   spec.augment.out_height, run.images.data() + i * out_bytes);
     run.labels.push_back(labels[from]);
   }
-  run.images.resize(static_cast<size_t>(rows * spec.image_bytes()));
-  tbb::task_arena arena(2);
-  arena.execute([&] {
-    pipeline::NormalizeBatch(permuted, shape, rows, spec,
-                             pipeline::SampleKeys{3, copy, permuted_indices}, run.images);
-  });
   return run;
+}
+
+// 0..rows-1 in an order of their own.
+std::vector<int64_t> Shuffled(int64_t rows, uint64_t seed) {
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  return order;
 }
 
 constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
@@ -134,7 +142,7 @@ void CompareWithCpu(const ImageShape& shape, int64_t rows, const OutputOptions& 
   std::vector<int64_t> identity(static_cast<size_t>(rows));
   std::iota(identity.begin(), identity.end(), 0);
   for (int copy : {0, 1}) {
-    const std::vector<int64_t> order = copy == 0 ? identity : Permutation(rows, 77);
+    const std::vector<int64_t> order = copy == 0 ? identity : Shuffled(rows, 77);
     const Run device = OnDevice(src, shape, rows, spec, indices, labels, order, copy);
     const Run host = OnHost(src, shape, rows, spec, indices, labels, order, copy);
     CHECK(device.labels == host.labels);

@@ -11,9 +11,9 @@
 
 #include "cuda/cuda_check.h"
 #include "h5feed/loader.h"
+#include "lib/cuda/owned_stream.h"
 #include "lib/loader/delivered_images.h"
 #include "lib/loader/test_files.h"
-#include "owned_stream.h"
 #include "support/temp_folder.h"
 
 namespace h5feed {

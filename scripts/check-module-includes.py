@@ -1,0 +1,309 @@
+#!/usr/bin/python3
+"""Checks that lib/ and its unit tests follow the module table, lib/modules.txt.
+
+  - the table itself: known names, no cycle, a row for every folder of lib/ and every public
+    header, no row for what does not exist;
+  - every #include "..." in lib/: a file of module M includes only M's own headers, basics
+    and the modules M's row lists (directly: what M reaches through another does not count);
+    a public header (include/h5feed/) follows the rule of the module it belongs to; a program
+    row's file, the modules of its row and its own folder;
+  - every #include "..." in tests/lib/<M>/: M and every module M reaches (what such a test is
+    linked with, tests/CMakeLists.txt), tests/support/, and the helpers of the test folders of
+    those modules ("lib/<module>/...");
+  - the CMakeLists.txt files: lib/<M>/ never links another module by hand (h5feed_add_module
+    links by the table), and tests/lib/ never links the whole library (h5feed::h5feed) or a
+    module its module does not reach.
+
+Prints one line per broken rule, FILE:LINE: what, and exits 1 if there is any; 0 otherwise.
+
+Usage: scripts/check-module-includes.py [--root DIR]    (DIR: a source tree; default: this one)
+"""
+
+import argparse
+import os
+import re
+import sys
+
+SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".cu", ".cuh")
+INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(h5feed/[^>]+)>)')
+BASICS = "basics"
+
+
+class Table:
+    """lib/modules.txt, parsed: modules and what each uses, program rows, public headers."""
+
+    def __init__(self, path, problems):
+        self.path = path
+        self.uses = {}  # module -> list of modules, in table order
+        self.programs = {}  # "folder/file.cc" -> list of modules
+        self.public = {}  # "h5feed/x.h" -> module or basics
+        self.lines = {}  # row name -> line number
+        self._read(problems)
+
+    def _read(self, problems):
+        with open(self.path, encoding="utf-8") as table:
+            for number, line in enumerate(table, 1):
+                fields = line.split("#", 1)[0].split()
+                if not fields:
+                    continue
+                name, values = fields[0], fields[1:]
+                where = f"{rel(self.path)}:{number}"
+                if name in self.lines:
+                    problems.append(f"{where}: a second row for {name} "
+                                    f"(the first is line {self.lines[name]})")
+                    continue
+                self.lines[name] = number
+                if name.startswith("h5feed/"):
+                    if len(values) != 1:
+                        problems.append(f"{where}: public header {name} needs exactly one "
+                                        "module (or basics) it belongs to")
+                        continue
+                    self.public[name] = values[0]
+                elif "/" in name:
+                    self.programs[name] = values
+                elif name == BASICS:
+                    problems.append(f"{where}: basics needs no row (every module has it)")
+                else:
+                    self.uses[name] = values
+
+    def check(self, problems):
+        where = lambda name: f"{rel(self.path)}:{self.lines[name]}"
+        for name, used in list(self.uses.items()) + list(self.programs.items()):
+            for module in used:
+                if module not in self.uses:
+                    problems.append(f"{where(name)}: {name} uses '{module}', which has no row")
+                elif module == name:
+                    problems.append(f"{where(name)}: {name} lists itself")
+        for header, module in self.public.items():
+            if module != BASICS and module not in self.uses:
+                problems.append(f"{where(header)}: {header} belongs to '{module}', which has "
+                                "no row")
+        cycle = self.find_cycle()
+        if cycle:
+            problems.append(f"{where(cycle[0])}: the table has a cycle: "
+                            + " -> ".join(cycle) + " (dependencies run one way)")
+
+    def find_cycle(self):
+        state = {}  # module -> "open" while on the path, "done" once all it reaches is seen
+        path = []
+
+        def visit(module):
+            state[module] = "open"
+            path.append(module)
+            for used in self.uses.get(module, []):
+                if state.get(used) == "open":
+                    return path[path.index(used):] + [used]
+                if used in self.uses and used not in state:
+                    found = visit(used)
+                    if found:
+                        return found
+            path.pop()
+            state[module] = "done"
+            return None
+
+        for module in self.uses:
+            if module not in state:
+                found = visit(module)
+                if found:
+                    return found
+        return None
+
+    def reach(self, module):
+        """module, basics, and every module it reaches through the table."""
+        seen = [module, BASICS]
+        pending = list(self.uses.get(module, []))
+        while pending:
+            used = pending.pop(0)
+            if used not in seen:
+                seen.append(used)
+                pending.extend(self.uses.get(used, []))
+        return seen
+
+    def allowed(self, module):
+        """What files of `module` may include: itself, basics and its row."""
+        return [module, BASICS] + self.uses.get(module, [])
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def source_files(folder):
+    for directory, folders, files in os.walk(folder):
+        folders.sort()
+        for name in sorted(files):
+            if name.endswith(SOURCE_SUFFIXES):
+                yield os.path.join(directory, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8", errors="replace") as source:
+        for number, line in enumerate(source, 1):
+            match = INCLUDE.match(line)
+            if match:
+                yield number, match.group(1) or match.group(2)
+
+
+def include_owner(table, included):
+    """The module an included "<module>/..." or "h5feed/..." belongs to; None if neither."""
+    if included.startswith("h5feed/"):
+        return table.public.get(included, f"unlisted public header {included}")
+    first = included.split("/", 1)[0]
+    if "/" in included and first in table.uses:
+        return first
+    return None
+
+
+def describe(modules):
+    return ", ".join(modules)
+
+
+def check_lib(table, problems):
+    lib = os.path.join(ROOT, "lib")
+    include_root = os.path.join(lib, "include")
+    for entry in sorted(os.listdir(lib)):
+        folder = os.path.join(lib, entry)
+        if (os.path.isdir(folder) and entry != "include" and entry not in table.uses
+                and any(source_files(folder))):
+            problems.append(f"lib/{entry}/: a module folder with no row in lib/modules.txt "
+                            "(add one that lists the modules it uses)")
+    for module in table.uses:
+        if not os.path.isdir(os.path.join(lib, module)):
+            problems.append(f"{rel(table.path)}:{table.lines[module]}: module {module} has no "
+                            f"folder lib/{module}/")
+    for program in table.programs:
+        if not os.path.isfile(os.path.join(lib, program)):
+            problems.append(f"{rel(table.path)}:{table.lines[program]}: program row {program} "
+                            f"names no file lib/{program}")
+    listed = set(table.public)
+    for path in source_files(os.path.join(include_root, "h5feed")):
+        header = os.path.relpath(path, include_root)
+        if header not in listed:
+            problems.append(f"{rel(path)}: public header {header} has no row in "
+                            "lib/modules.txt (the module it belongs to, or basics)")
+        listed.discard(header)
+    for header in sorted(listed):
+        problems.append(f"{rel(table.path)}:{table.lines[header]}: {header} is not a file of "
+                        "lib/include/")
+
+    for path in source_files(lib):
+        inside = os.path.relpath(path, lib)
+        if inside.startswith("include" + os.sep):
+            owner = table.public.get(os.path.relpath(path, include_root))
+            if owner is None:
+                continue  # reported above
+            allowed, who = table.allowed(owner), f"{owner} (its header's row)"
+        elif inside in table.programs:
+            folder = inside.split("/", 1)[0]
+            allowed = [folder, BASICS] + table.programs[inside]
+            who = f"program {inside}"
+        elif os.sep not in inside:
+            allowed, who = [BASICS], BASICS  # lib/error.cc
+        else:
+            module = inside.split(os.sep, 1)[0]
+            if module not in table.uses:
+                continue  # reported above
+            allowed, who = table.allowed(module), module
+        for number, included in includes(path):
+            owner = include_owner(table, included)
+            if owner is None:
+                problems.append(f"{rel(path)}:{number}: #include \"{included}\" names no "
+                                "module: lib/ includes are written \"<module>/<file>\" from "
+                                "lib/ (or \"h5feed/<file>\")")
+            elif owner not in allowed:
+                problems.append(f"{rel(path)}:{number}: #include \"{included}\" uses {owner}, "
+                                f"but {who} may use only {describe(allowed)} "
+                                "(lib/modules.txt)")
+
+
+def check_tests(table, problems):
+    tests = os.path.join(ROOT, "tests", "lib")
+    if not os.path.isdir(tests):
+        return
+    for module in sorted(os.listdir(tests)):
+        folder = os.path.join(tests, module)
+        if not os.path.isdir(folder):
+            continue
+        if module not in table.uses:
+            problems.append(f"tests/lib/{module}/: tests of a module that has no row in "
+                            "lib/modules.txt")
+            continue
+        reach = table.reach(module)
+        for path in source_files(folder):
+            for number, included in includes(path):
+                if included.startswith("support/") or "/" not in included:
+                    continue  # tests/support/, or a helper beside the test
+                if included.startswith("lib/"):
+                    owner = included.split("/")[1]  # a test folder's helper: its module's
+                else:
+                    owner = include_owner(table, included)
+                    if owner is None:
+                        continue  # a third-party or tests/ path written in quotes
+                if owner not in reach:
+                    problems.append(f"{rel(path)}:{number}: #include \"{included}\" uses "
+                                    f"{owner}, but a test of {module} is linked with "
+                                    f"{describe(reach)} only (lib/modules.txt); a test that "
+                                    "needs more is misplaced or shows a use the table lacks")
+
+
+def cmake_lines(path):
+    with open(path, encoding="utf-8") as listing:
+        for number, line in enumerate(listing, 1):
+            yield number, line.split("#", 1)[0]
+
+
+def check_cmake(table, problems):
+    targets = {f"h5feed_{module}": module for module in list(table.uses) + [BASICS]}
+    target = re.compile(r"\bh5feed_\w+\b")
+    for module in table.uses:
+        listing = os.path.join(ROOT, "lib", module, "CMakeLists.txt")
+        if not os.path.isfile(listing):
+            continue
+        for number, code in cmake_lines(listing):
+            for name in target.findall(code):
+                if name in targets and targets[name] != module:
+                    problems.append(f"{rel(listing)}:{number}: names {name}: a module's "
+                                    "modules come from its row in lib/modules.txt "
+                                    "(h5feed_add_module), never by hand")
+    tests = os.path.join(ROOT, "tests", "lib")
+    for module in sorted(os.listdir(tests)) if os.path.isdir(tests) else []:
+        if module not in table.uses:
+            continue  # reported by check_tests
+        reach = table.reach(module)
+        for directory, _, files in os.walk(os.path.join(tests, module)):
+            if "CMakeLists.txt" not in files:
+                continue
+            listing = os.path.join(directory, "CMakeLists.txt")
+            for number, code in cmake_lines(listing):
+                for name in target.findall(code) + re.findall(r"h5feed::h5feed\b", code):
+                    if name == "h5feed::h5feed" or targets.get(name, module) not in reach:
+                        problems.append(f"{rel(listing)}:{number}: links {name}: a test of "
+                                        f"{module} is linked with {describe(reach)} only, "
+                                        "from the folder it is in (h5feed_add_unit_test)")
+
+
+def main():
+    global ROOT
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."),
+                        help="the source tree to check (default: the one holding this script)")
+    ROOT = os.path.abspath(parser.parse_args().root)
+    problems = []
+    table = Table(os.path.join(ROOT, "lib", "modules.txt"), problems)
+    table.check(problems)
+    check_lib(table, problems)
+    check_tests(table, problems)
+    check_cmake(table, problems)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check-module-includes: {len(problems)} problem(s); the table is lib/modules.txt")
+        return 1
+    print(f"check-module-includes: {len(table.uses)} modules, every include follows "
+          "lib/modules.txt")
+    return 0
+
+
+ROOT = ""
+if __name__ == "__main__":
+    sys.exit(main())
