@@ -31,12 +31,12 @@
 
 namespace {
 
-using h5feed::EpochOrder;
-using h5feed::LabelMixing;
-using h5feed::LabelMixingMeter;
-using h5feed::SampleGeometry;
 using h5feed::SamplerOptions;
 using h5feed::ShardOptions;
+using h5feed::sampler::EpochOrder;
+using h5feed::sampler::LabelMixing;
+using h5feed::sampler::LabelMixingMeter;
+using h5feed::sampler::SampleGeometry;
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr,
@@ -71,8 +71,8 @@ std::vector<int64_t> Labels(int64_t rows, int64_t classes, uint64_t seed) {
   std::vector<int64_t> labels(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) labels[static_cast<size_t>(r)] = r * classes / rows;
   if (seed > 0) {
-    h5feed::SplitMix64 rng(seed);
-    h5feed::Shuffle(std::span<int64_t>(labels), rng);
+    h5feed::transform::SplitMix64 rng(seed);
+    h5feed::sampler::Shuffle(std::span<int64_t>(labels), rng);
   }
   return labels;
 }
@@ -95,7 +95,7 @@ void Cost(int64_t rows, int64_t classes, int runs) {
       const LabelMixingMeter meter(labels);
       LabelMixing mixing;
       const double measure_ms = MedianMs(runs, [&] { mixing = meter.Measure(order, 256); });
-      const bool warns = h5feed::MixesTooFewClasses(mixing);
+      const bool warns = h5feed::sampler::MixesTooFewClasses(mixing);
       std::string search = "-", window = "no warning";
       if (warns) {
         std::optional<int64_t> found;
@@ -119,9 +119,10 @@ struct Case {
 };
 
 void Bar(int seeds) {
-  std::printf("## Where the bar lies (%.2f of the random order's entropy, %g standard "
-              "errors)\n\n",
-              h5feed::kMinEntropyRatio, h5feed::kStandardErrors);
+  std::printf(
+      "## Where the bar lies (%.2f of the random order's entropy, %g standard "
+      "errors)\n\n",
+      h5feed::sampler::kMinEntropyRatio, h5feed::sampler::kStandardErrors);
   std::printf("| rows | classes | K | batch | sampler | sorted: ratio, classes/batch (random) | "
               "warns | shuffled: ratio | warns |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -141,8 +142,8 @@ void Bar(int seeds) {
                   static_cast<long long>(c.rows), static_cast<long long>(c.classes),
                   static_cast<long long>(c.chunk), static_cast<long long>(c.batch), name,
                   s.entropy_ratio, s.order.classes_per_batch, s.random.classes_per_batch,
-                  h5feed::MixesTooFewClasses(s) ? "yes" : "no", m.entropy_ratio,
-                  h5feed::MixesTooFewClasses(m) ? "yes" : "no");
+                  h5feed::sampler::MixesTooFewClasses(s) ? "yes" : "no", m.entropy_ratio,
+                  h5feed::sampler::MixesTooFewClasses(m) ? "yes" : "no");
     }
   }
   std::printf("\nSmall files over %d seeds each (file shuffle, and epoch order: chunks:8, "
@@ -166,11 +167,11 @@ void Bar(int seeds) {
             EpochOrder(SampleGeometry{c.rows, c.chunk}, SamplerOptions::Parse(name),
                        ShardOptions{}, static_cast<uint64_t>(seed), 0);
         const LabelMixing m = shuffled.Measure(order, c.batch);
-        shuffled_warns += h5feed::MixesTooFewClasses(m);
+        shuffled_warns += h5feed::sampler::MixesTooFewClasses(m);
         lowest = std::min(lowest, m.entropy_ratio);
         ++shuffled_runs;
         if (std::strcmp(name, "chunks:8") == 0) {
-          sorted_warns += h5feed::MixesTooFewClasses(sorted.Measure(order, c.batch));
+          sorted_warns += h5feed::sampler::MixesTooFewClasses(sorted.Measure(order, c.batch));
         }
       }
     }

@@ -162,7 +162,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
 
   std::vector<int64_t> order;
   if (options.shuffle) {
-    order = Permutation(n, options.seed);
+    order = sampler::Permutation(n, options.seed);
   } else {
     order.resize(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), int64_t{0});

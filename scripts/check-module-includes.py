@@ -10,6 +10,8 @@
   - every #include "..." in tests/lib/<M>/: M and every module M reaches (what such a test is
     linked with, tests/CMakeLists.txt), tests/support/, and the helpers of the test folders of
     those modules ("lib/<module>/...");
+  - namespaces: a file of lib/<M>/ opens h5feed::<M> (or namespaces inside it), or h5feed
+    itself only to define what a public header declares;
   - the CMakeLists.txt files: lib/<M>/ never links another module by hand (h5feed_add_module
     links by the table), and tests/lib/ never links the whole library (h5feed::h5feed) or a
     module its module does not reach.
@@ -26,6 +28,7 @@ import sys
 
 SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(h5feed/[^>]+)>)')
+NAMESPACE = re.compile(r"^\s*namespace\s+h5feed::(\w+)")
 BASICS = "basics"
 
 
@@ -204,6 +207,8 @@ def check_lib(table, problems):
             if module not in table.uses:
                 continue  # reported above
             allowed, who = table.allowed(module), module
+        if who == module:
+            check_namespaces(path, module, problems)
         for number, included in includes(path):
             owner = include_owner(table, included)
             if owner is None:
@@ -214,6 +219,16 @@ def check_lib(table, problems):
                 problems.append(f"{rel(path)}:{number}: #include \"{included}\" uses {owner}, "
                                 f"but {who} may use only {describe(allowed)} "
                                 "(lib/modules.txt)")
+
+
+def check_namespaces(path, module, problems):
+    with open(path, encoding="utf-8", errors="replace") as source:
+        for number, line in enumerate(source, 1):
+            match = NAMESPACE.match(line)
+            if match and match.group(1) != module:
+                problems.append(f"{rel(path)}:{number}: namespace h5feed::{match.group(1)} in "
+                                f"lib/{module}/: internal code of {module} lives in "
+                                f"h5feed::{module}")
 
 
 def check_tests(table, problems):

@@ -134,13 +134,13 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     j["random_chunks_per_batch"] = r.random_quality->chunks_per_batch;
   }
   if (r.label_mixing) {
-    const LabelMixing& m = *r.label_mixing;
+    const sampler::LabelMixing& m = *r.label_mixing;
     j["classes_per_batch"] = m.order.classes_per_batch;
     j["random_classes_per_batch"] = m.random.classes_per_batch;
     j["label_entropy_bits"] = m.order.entropy_bits;
     j["random_label_entropy_bits"] = m.random.entropy_bits;
     j["label_entropy_ratio"] = m.entropy_ratio;
-    j["few_classes_per_batch"] = MixesTooFewClasses(m);
+    j["few_classes_per_batch"] = sampler::MixesTooFewClasses(m);
   }
   if (report.eviction) {
     j["cold"] = true;
@@ -230,14 +230,15 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                   r.quality->chunks_per_batch, r.random_quality->chunks_per_batch);
   }
   if (r.label_mixing) {
-    const LabelMixing& m = *r.label_mixing;
+    const sampler::LabelMixing& m = *r.label_mixing;
     out += Format("  %.1f classes per batch, label entropy %.2f bits (the random sampler: ",
                   m.order.classes_per_batch, m.order.entropy_bits) +
            Format("%.1f, %.2f bits): %.2f of its entropy", m.random.classes_per_batch,
                   m.random.entropy_bits, m.entropy_ratio) +
-           (MixesTooFewClasses(m) ? ", below the bar of " + Format("%.2f", kMinEntropyRatio) +
-                                        ": batches mix few classes (docs/reader.md)"
-                                  : std::string()) +
+           (sampler::MixesTooFewClasses(m)
+                ? ", below the bar of " + Format("%.2f", sampler::kMinEntropyRatio) +
+                      ": batches mix few classes (docs/reader.md)"
+                : std::string()) +
            "\n";
   }
   if (report.ceilings) {

@@ -71,7 +71,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry
                                 const std::string& requested, int64_t count,
                                 const std::string& path) {
   const hdf5::DatasetEntry* labels =
-      hdf5::FindDataset(datasets, requested.empty() ? schema::kLabels : requested);
+      hdf5::FindDataset(datasets, requested.empty() ? format::schema::kLabels : requested);
   if (labels == nullptr) {
     if (requested.empty()) return {};
     throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
@@ -239,7 +239,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.labels = ReadLabels(file, datasets, options.labels, parts.count, path);
   int64_t max_label = 0;
   for (int64_t label : parts.labels) max_label = std::max(max_label, label);
-  const hdf5::DatasetEntry* classes = hdf5::FindDataset(datasets, schema::kClasses);
+  const hdf5::DatasetEntry* classes = hdf5::FindDataset(datasets, format::schema::kClasses);
   if (classes != nullptr && classes->is_string && classes->dims.size() == 1) {
     parts.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
     if (max_label >= static_cast<int64_t>(parts.classes.size())) {
@@ -250,7 +250,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   } else {
     for (int64_t c = 0; c <= max_label; ++c) parts.classes.push_back(std::to_string(c));
   }
-  const hdf5::DatasetEntry* sources = hdf5::FindDataset(datasets, schema::kSources);
+  const hdf5::DatasetEntry* sources = hdf5::FindDataset(datasets, format::schema::kSources);
   if (sources != nullptr && sources->is_string && sources->dims.size() == 1 &&
       sources->dims[0] == parts.count) {
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());

@@ -33,7 +33,8 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
   step_offsets_.push_back(0);
   std::vector<int64_t> listed_in(static_cast<size_t>(chunk_count), -1);  // chunk -> step
   const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {
-    const EpochSteps cut = CutIntoSteps(static_cast<int64_t>(rows.size()), batch_size);
+    const sampler::EpochSteps cut =
+        sampler::CutIntoSteps(static_cast<int64_t>(rows.size()), batch_size);
     for (int64_t s = 0; s < cut.loaded; ++s) {
       const int64_t step = steps();
       const auto step_begin = static_cast<std::ptrdiff_t>(step_chunks_.size());

@@ -12,7 +12,7 @@
 #include "h5feed/error.h"
 #include "io/os_error.h"
 
-namespace h5feed {
+namespace h5feed::format {
 namespace {
 
 namespace fs = std::filesystem;
@@ -100,4 +100,4 @@ void RenameIntoPlace(const std::string& from, const std::string& to, bool overwr
   throw io::SystemError("linking " + from + " to the output", to, errno);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::format

@@ -12,7 +12,7 @@
 
 #include <string>
 
-namespace h5feed {
+namespace h5feed::format {
 
 // ".NAME.partial-PID" beside `path`.
 std::string PartialPath(const std::string& path, pid_t pid);
@@ -37,4 +37,4 @@ void RenameIntoPlace(const std::string& from, const std::string& to, bool overwr
 // The folder that holds `path` ("." for a bare file name).
 std::string FolderOf(const std::string& path);
 
-}  // namespace h5feed
+}  // namespace h5feed::format

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace h5feed::schema {
+namespace h5feed::format::schema {
 
 inline constexpr char kFormatName[] = "h5feed";
 inline constexpr int32_t kFormatVersion = 1;
@@ -50,4 +50,4 @@ struct ChunkRecord {
   uint64_t checksum;      // XXH3-64 of the uncompressed chunk, zero padding included
 };
 
-}  // namespace h5feed::schema
+}  // namespace h5feed::format::schema

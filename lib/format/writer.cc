@@ -30,7 +30,7 @@
 namespace h5feed {
 namespace {
 
-static_assert(schema::kZstdFilterId == hdf5::kZstdFilterId);
+static_assert(format::schema::kZstdFilterId == hdf5::kZstdFilterId);
 
 // 4 MiB: large enough that a chunk read is one efficient sequential I/O and the per-chunk
 // costs (B-tree lookup, zstd frame setup) vanish, small enough that a cache of a few hundred
@@ -63,7 +63,7 @@ struct Writer::State {
   std::optional<io::DiskReservation> disk;
 
   int64_t images_written = 0;
-  std::vector<schema::ChunkRecord> chunks;
+  std::vector<format::schema::ChunkRecord> chunks;
   std::vector<uint64_t> image_checksums;  // one per image written, for /row_checksums
   bool last_chunk_was_short = false;  // no chunk may follow a short one
   bool failed = false;                // an error left the file unusable
@@ -136,7 +136,7 @@ void Writer::State::CreateImagesDataset() {
   const hsize_t dims[4] = {0, h, w, c};
   const hsize_t max_dims[4] = {H5S_UNLIMITED, h, w, c};
   const hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
-  const std::string dataset_what = "creating dataset /" + std::string(schema::kImages);
+  const std::string dataset_what = "creating dataset /" + std::string(format::schema::kImages);
   hdf5::Dataspace space(H5Screate_simple(4, dims, max_dims));
   hdf5::PropertyList create = hdf5::UntimedDatasetCreation();
   if (!space || H5Pset_chunk(create.get(), 4, chunk) < 0) {
@@ -153,7 +153,7 @@ void Writer::State::CreateImagesDataset() {
     status = H5Pset_deflate(create.get(), static_cast<unsigned int>(compression.level));
   }
   if (status < 0) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
-  images = hdf5::Dataset(H5Dcreate2(file.get(), schema::kImages, H5T_STD_U8LE, space.get(),
+  images = hdf5::Dataset(H5Dcreate2(file.get(), format::schema::kImages, H5T_STD_U8LE, space.get(),
                                     H5P_DEFAULT, create.get(), H5P_DEFAULT));
   if (!images) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
 }
@@ -175,7 +175,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
               " bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
               "images per chunk");
 
-  std::string folder = FolderOf(path);
+  std::string folder = format::FolderOf(path);
   std::error_code error;
   if (!fs::is_directory(folder, error)) {
     throw Error(ErrorCode::kNotFound, "the folder " + folder + " of the output " + path +
@@ -189,11 +189,11 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
     throw Error(ErrorCode::kAlreadyExists, path + " already exists and is left as it is; "
                                                   "remove it or allow overwriting (--force)");
   }
-  RemoveStalePartials(path);
+  format::RemoveStalePartials(path);
 
   auto state = std::make_unique<State>();
   state->path = path;
-  state->temporary_path = PartialPath(path, getpid());
+  state->temporary_path = format::PartialPath(path, getpid());
   state->shape = shape;
   state->chunk_images = chunk_images;
   state->compression = options.compression;
@@ -258,7 +258,7 @@ void Writer::Append(const EncodedChunk& chunk) {
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  const std::string where = "chunk " + std::to_string(index) + " of /" + schema::kImages;
+  const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
   try {
     s.ReserveBeyondEnd(chunk.bytes.size() + kMetadataSlack, "writing " + where);
     const int64_t extent = s.images_written + chunk.images;
@@ -277,7 +277,7 @@ void Writer::Append(const EncodedChunk& chunk) {
     }
     // One B-tree lookup by coordinates (logarithmic). H5Dget_chunk_info(i) would walk the
     // index from the start on every call: quadratic, 2.6 s for 20,000 chunks on 1.10.8.
-    schema::ChunkRecord record{};
+    format::schema::ChunkRecord record{};
     record.checksum = chunk.checksum;
     hsize_t stored = 0;
     unsigned filter_mask = 0;
@@ -349,8 +349,8 @@ void Writer::Finish(const DatasetDescription& description) {
     s.WriteEverythingButPixels(description);
     s.disk->ReleaseUnused();
     s.disk.reset();
-    SyncFile(s.temporary_path);
-    RenameIntoPlace(s.temporary_path, s.path, s.overwrite);
+    format::SyncFile(s.temporary_path);
+    format::RenameIntoPlace(s.temporary_path, s.path, s.overwrite);
   } catch (...) {
     s.failed = true;
     throw;
@@ -358,7 +358,7 @@ void Writer::Finish(const DatasetDescription& description) {
   s.finished = true;
   // The file is complete under its name; a failure here only means the rename may not yet
   // be durable across a power cut.
-  SyncFolder(FolderOf(s.path));
+  format::SyncFolder(format::FolderOf(s.path));
 }
 
 void Writer::Abandon() noexcept {

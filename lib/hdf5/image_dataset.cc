@@ -52,7 +52,7 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
                        "grayscale (N, H, W); the file holds " + ListText(datasets));
   }
   try {
-    limits::CheckImageDimensions(entry.dims, where);
+    io::limits::CheckImageDimensions(entry.dims, where);
   } catch (const Error& e) {
     return Problem(e.code(), e.what());
   }

@@ -31,14 +31,15 @@ bool NamedLikePartial(const std::string& path) {
 // A file with /images and no h5feed_format attribute that h5feed started to write: the
 // writer sets that attribute last of all, so it is missing exactly when conversion stopped.
 bool LooksInterrupted(hid_t file, const std::string& path) {
-  if (H5Lexists(file, schema::kImages, H5P_DEFAULT) <= 0) return false;
-  return NamedLikePartial(path) || H5Lexists(file, schema::kChunkIndex, H5P_DEFAULT) > 0 ||
-         hdf5::HasAttribute(file, schema::kAttrFormatVersion) ||
-         hdf5::HasAttribute(file, schema::kAttrChunkImages);
+  if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) return false;
+  return NamedLikePartial(path) || H5Lexists(file, format::schema::kChunkIndex, H5P_DEFAULT) > 0 ||
+         hdf5::HasAttribute(file, format::schema::kAttrFormatVersion) ||
+         hdf5::HasAttribute(file, format::schema::kAttrChunkImages);
 }
 
 bool NamesDefaultImages(const std::string& images) {
-  return images.empty() || images == schema::kImages || images == std::string("/") + schema::kImages;
+  return images.empty() || images == format::schema::kImages ||
+         images == std::string("/") + format::schema::kImages;
 }
 
 hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking) {
@@ -76,12 +77,12 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
   index.path = path;
   index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
   if (!opened.note.empty()) index.warnings.push_back(opened.note);
-  if (hdf5::HasAttribute(file.get(), schema::kAttrFormat)) {
-    const std::string format = hdf5::ReadStringAttribute(file.get(), schema::kAttrFormat);
-    if (format != schema::kFormatName) {
-      throw Error(ErrorCode::kUnsupported,
-                  path + " says it is in format \"" + format + "\", not \"" +
-                      schema::kFormatName + "\"; this h5feed cannot read it");
+  if (hdf5::HasAttribute(file.get(), format::schema::kAttrFormat)) {
+    const std::string format = hdf5::ReadStringAttribute(file.get(), format::schema::kAttrFormat);
+    if (format != format::schema::kFormatName) {
+      throw Error(ErrorCode::kUnsupported, path + " says it is in format \"" + format +
+                                               "\", not \"" + format::schema::kFormatName +
+                                               "\"; this h5feed cannot read it");
     }
     if (NamesDefaultImages(options.images)) {
       ReadH5feedIndex(file.get(), options, index);
@@ -89,7 +90,7 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
     }
   } else if (LooksInterrupted(file.get(), path)) {
     throw Error(ErrorCode::kCorrupt,
-                path + " has /images but no " + schema::kAttrFormat +
+                path + " has /images but no " + format::schema::kAttrFormat +
                     " attribute: it is an interrupted conversion (h5feed writes that attribute "
                     "last). Convert the source again");
   }

@@ -73,7 +73,7 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
   hdf5::SilenceErrors silence;
   hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(index.path, locking);
   const hid_t file = opened.file.get();
-  hdf5::Dataset images(H5Dopen2(file, schema::kImages, H5P_DEFAULT));
+  hdf5::Dataset images(H5Dopen2(file, format::schema::kImages, H5P_DEFAULT));
   if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
@@ -99,25 +99,27 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
       return {};
     }
   };
-  const std::string layout = attribute_text(schema::kAttrLayout);
-  if (!layout.empty() && layout != schema::kLayoutNHWC) {
+  const std::string layout = attribute_text(format::schema::kAttrLayout);
+  if (!layout.empty() && layout != format::schema::kLayoutNHWC) {
     report.problems.push_back("attribute layout is \"" + layout + "\"; format 1 stores NHWC");
   }
-  const std::string compression = attribute_text(schema::kAttrCompression);
+  const std::string compression = attribute_text(format::schema::kAttrCompression);
   if (!compression.empty() && compression != PipelineText(index.filters)) {
     report.problems.push_back("attribute compression is \"" + compression +
                               "\" but /images is filtered with " + PipelineText(index.filters));
   }
-  CheckCount(file, schema::kSources, index.samples, "images", report);
+  CheckCount(file, format::schema::kSources, index.samples, "images", report);
   int64_t skipped = -1;
   try {
-    skipped = hdf5::ReadInt64Attribute(file, schema::kAttrNumSkipped);
+    skipped = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumSkipped);
   } catch (const Error& e) {
     report.problems.push_back(std::string("attribute num_skipped: ") + e.what());
   }
   if (skipped >= 0) {
-    CheckCount(file, schema::kSkippedSources, skipped, "skipped sources (num_skipped)", report);
-    CheckCount(file, schema::kSkippedReasons, skipped, "skipped sources (num_skipped)", report);
+    CheckCount(file, format::schema::kSkippedSources, skipped, "skipped sources (num_skipped)",
+               report);
+    CheckCount(file, format::schema::kSkippedReasons, skipped, "skipped sources (num_skipped)",
+               report);
   }
   report.checked.push_back(
       "attributes: format name and version, layout, compression, num_images, chunk_images, "

@@ -111,12 +111,12 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
                                             "; its datasets: " + hdf5::ListText(entries));
     }
     index.labels = ReadLabels(file, options.labels, info.samples, path);
-  } else if (hdf5::FindDataset(entries, schema::kLabels) != nullptr) {
-    index.labels = ReadLabels(file, std::string("/") + schema::kLabels, info.samples, path);
+  } else if (hdf5::FindDataset(entries, format::schema::kLabels) != nullptr) {
+    index.labels = ReadLabels(file, std::string("/") + format::schema::kLabels, info.samples, path);
   } else {
     index.labels.assign(static_cast<size_t>(info.samples), 0);
   }
-  index.classes = ReadClassesIfAny(file, std::string("/") + schema::kClasses, path);
+  index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
 }
 
 }  // namespace h5feed::index

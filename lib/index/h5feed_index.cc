@@ -22,11 +22,11 @@
 namespace h5feed::index {
 namespace {
 
-const std::string kImagesName = std::string("/") + schema::kImages;
+const std::string kImagesName = std::string("/") + format::schema::kImages;
 
 int64_t ReadVersion(hid_t file, const std::string& path) {
   try {
-    return hdf5::ReadInt64Attribute(file, schema::kAttrFormatVersion);
+    return hdf5::ReadInt64Attribute(file, format::schema::kAttrFormatVersion);
   } catch (const Error& e) {
     throw Error(ErrorCode::kCorrupt,
                 path + " says it is an h5feed file but its format version cannot be read (" +
@@ -45,7 +45,7 @@ void RequireAttribute(hid_t file, const char* name, int64_t expected, const std:
   }
 }
 
-std::string Location(const schema::ChunkRecord& r) {
+std::string Location(const format::schema::ChunkRecord& r) {
   return "byte " + std::to_string(r.address) + ", " + std::to_string(r.stored_bytes) +
          " bytes, filter mask " + std::to_string(r.filter_mask);
 }
@@ -53,14 +53,14 @@ std::string Location(const schema::ChunkRecord& r) {
 // docs/format.md, "The addresses describe the file as written": the first and the last chunk
 // and others spread evenly between them must be where HDF5's own chunk index says. Each check
 // is one B-tree lookup (logarithmic), unlike listing all chunks (quadratic in 1.10.8).
-void VerifyAgainstHdf5(hid_t images, const std::vector<schema::ChunkRecord>& records,
+void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkRecord>& records,
                        int64_t chunk_images, int entries, const std::string& path) {
   const int64_t count = static_cast<int64_t>(records.size());
   if (count == 0 || entries <= 0) return;
   const int64_t checks = std::min<int64_t>(entries, count);
   for (int64_t j = 0; j < checks; ++j) {
     const int64_t c = checks == 1 ? 0 : j * (count - 1) / (checks - 1);
-    const schema::ChunkRecord& r = records[static_cast<size_t>(c)];
+    const format::schema::ChunkRecord& r = records[static_cast<size_t>(c)];
     const std::string mismatch = TableRowMismatch(
         images, c, chunk_images, ChunkLocation{r.address, r.stored_bytes, r.filter_mask, 0}, path);
     if (mismatch.empty()) continue;
@@ -102,28 +102,30 @@ std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
   }
   if (address == row.address && size == row.stored_bytes && mask == row.filter_mask) return {};
   const std::string actual =
-      address == HADDR_UNDEF ? "not stored at all"
-                             : "at " + Location(schema::ChunkRecord{address, size, mask, 0});
+      address == HADDR_UNDEF
+          ? "not stored at all"
+          : "at " + Location(format::schema::ChunkRecord{address, size, mask, 0});
   return "chunk " + std::to_string(chunk) + " is at " +
-         Location(schema::ChunkRecord{row.address, row.stored_bytes, row.filter_mask, 0}) +
+         Location(format::schema::ChunkRecord{row.address, row.stored_bytes, row.filter_mask, 0}) +
          " by the table but " + actual + " by HDF5";
 }
 
 void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
   const std::string& path = index.path;
   const int64_t version = ReadVersion(file, path);
-  if (version > schema::kFormatVersion) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " is in h5feed format version " + std::to_string(version) +
-                    "; this h5feed reads version " + std::to_string(schema::kFormatVersion) +
-                    " only. Upgrade h5feed to read it");
+  if (version > format::schema::kFormatVersion) {
+    throw Error(ErrorCode::kUnsupported, path + " is in h5feed format version " +
+                                             std::to_string(version) +
+                                             "; this h5feed reads version " +
+                                             std::to_string(format::schema::kFormatVersion) +
+                                             " only. Upgrade h5feed to read it");
   }
   if (version < 1) {
     throw Error(ErrorCode::kCorrupt, path + " says h5feed format version " +
                                          std::to_string(version) +
                                          ", which never existed: the file is damaged");
   }
-  if (H5Lexists(file, schema::kImages, H5P_DEFAULT) <= 0) {
+  if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) {
     throw Error(ErrorCode::kCorrupt, path + " is an h5feed file without /images: the file "
                                             "is damaged; convert the source again");
   }
@@ -145,11 +147,11 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                     ", which h5feed format 1 does not use; run h5feed rechunk on it");
   }
   const int64_t k = info.chunk[0];
-  RequireAttribute(file, schema::kAttrChunkImages, k, path);
-  RequireAttribute(file, schema::kAttrNumImages, info.samples, path);
+  RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
+  RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
 
   const int64_t expected = (info.samples + k - 1) / k;
-  std::vector<schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
+  std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
   if (static_cast<int64_t>(records.size()) != expected) {
     throw Error(ErrorCode::kCorrupt,
                 "the chunk table of /images in " + path + " has " +
@@ -162,10 +164,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   if (ec) throw Error(ErrorCode::kIo, "cannot read the size of " + path + ": " + ec.message());
   // A chunk is read into a buffer of its stored size: bound it by what the codecs can
   // produce, not only by the file (a 1 TB file must not make a chunk claim 500 GB).
-  const uint64_t max_stored = limits::MaxStoredChunkBytes(
+  const uint64_t max_stored = io::limits::MaxStoredChunkBytes(
       static_cast<uint64_t>(k) * static_cast<uint64_t>(info.shape.bytes()));
   for (size_t c = 0; c < records.size(); ++c) {
-    const schema::ChunkRecord& r = records[c];
+    const format::schema::ChunkRecord& r = records[c];
     if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
       throw Error(ErrorCode::kCorrupt,
                   "chunk " + std::to_string(c) + " of /images in " + path + " lies at " +
@@ -195,18 +197,18 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   index.filters = info.filters;
   index.fill_value = info.fill_value;
   index.chunks.reserve(records.size());
-  for (const schema::ChunkRecord& r : records) {
+  for (const format::schema::ChunkRecord& r : records) {
     index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
   }
   // Files written before /row_checksums existed have none: their chunks are checked instead.
   index.row_checksums =
       format::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
   const std::string labels =
-      options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
+      options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);
-  index.classes = ReadClassesIfAny(file, std::string("/") + schema::kClasses, path);
-  RequireAttribute(file, schema::kAttrNumClasses, static_cast<int64_t>(index.classes.size()),
-                   path, "/classes");
+  index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
+  RequireAttribute(file, format::schema::kAttrNumClasses,
+                   static_cast<int64_t>(index.classes.size()), path, "/classes");
   if (options.check_labels) CheckLabelsInRange(index);
 }
 

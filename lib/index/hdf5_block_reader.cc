@@ -53,8 +53,9 @@ hdf5::PropertyList CacheFor(const DatasetIndex& index, hid_t file) {
 Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
     : path_(index.path),
       dataset_name_(index.dataset),
-      max_stored_bytes_(limits::MaxStoredChunkBytes(static_cast<uint64_t>(index.chunk_samples) *
-                                                    static_cast<uint64_t>(index.sample_bytes()))) {
+      max_stored_bytes_(
+          io::limits::MaxStoredChunkBytes(static_cast<uint64_t>(index.chunk_samples) *
+                                          static_cast<uint64_t>(index.sample_bytes()))) {
   hdf5::RegisterZstdFilter();
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;

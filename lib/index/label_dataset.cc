@@ -39,7 +39,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
     if (!dataset) return {};
     hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};
-    limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
+    io::limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
   }
   try {
     return hdf5::ReadStringDataset(file, name.c_str());

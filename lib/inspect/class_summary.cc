@@ -22,12 +22,12 @@ constexpr int64_t kMaxUnnamedClasses = int64_t{1} << 20;
 
 void SummarizeClasses(hid_t file, FileSummary& s) {
   std::vector<std::string> names;
-  const DatasetSummary* classes = FindDataset(s, schema::kClasses);
+  const DatasetSummary* classes = FindDataset(s, format::schema::kClasses);
   if (classes != nullptr && classes->is_string && classes->shape.size() == 1) {
-    limits::CheckClassCount(classes->shape[0], "dataset " + classes->name + " in " + s.path);
+    io::limits::CheckClassCount(classes->shape[0], "dataset " + classes->name + " in " + s.path);
     names = hdf5::ReadStringDataset(file, classes->name.c_str());
   }
-  const DatasetSummary* labels = FindDataset(s, schema::kLabels);
+  const DatasetSummary* labels = FindDataset(s, format::schema::kLabels);
   std::vector<int64_t> counts;
   bool column = labels != nullptr &&
                 (labels->shape.size() == 1 || (labels->shape.size() == 2 && labels->shape[1] == 1));
@@ -37,7 +37,7 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
       s.notes.push_back("labels holds " + std::to_string(labels->shape[0]) + " labels for " +
                         std::to_string(s.num_images) + " images");
     }
-    limits::CheckRowCount(labels->shape[0], "dataset " + labels->name + " in " + s.path);
+    io::limits::CheckRowCount(labels->shape[0], "dataset " + labels->name + " in " + s.path);
     int64_t out_of_range = 0;
     const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, s.path);
     s.label_order = DescribeLabelOrder(values);

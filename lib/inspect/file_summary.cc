@@ -90,8 +90,8 @@ void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
 }
 
 void SummarizeSkipped(hid_t file, FileSummary& s) {
-  const DatasetSummary* sources = FindDataset(s, schema::kSkippedSources);
-  const DatasetSummary* reasons = FindDataset(s, schema::kSkippedReasons);
+  const DatasetSummary* sources = FindDataset(s, format::schema::kSkippedSources);
+  const DatasetSummary* reasons = FindDataset(s, format::schema::kSkippedReasons);
   if (sources == nullptr || !sources->is_string) return;
   s.has_skipped = true;
   std::vector<std::string> paths = hdf5::ReadStringDataset(file, sources->name.c_str());
@@ -106,10 +106,10 @@ void SummarizeSkipped(hid_t file, FileSummary& s) {
 
 void AddFormatNotes(FileSummary& s) {
   if (s.is_h5feed) {
-    if (s.format_version > schema::kFormatVersion) {
+    if (s.format_version > format::schema::kFormatVersion) {
       s.notes.push_back("written in h5feed format version " + std::to_string(s.format_version) +
-                        "; this h5feed reads version " + std::to_string(schema::kFormatVersion) +
-                        ": upgrade h5feed");
+                        "; this h5feed reads version " +
+                        std::to_string(format::schema::kFormatVersion) + ": upgrade h5feed");
     }
     return;
   }
@@ -149,9 +149,10 @@ FileSummary SummarizeFile(const std::string& path) {
     s.datasets.push_back(Summarize(file.get(), entry, path));
   }
   s.attributes = hdf5::ReadAllAttributesText(file.get());
-  s.is_h5feed = hdf5::ReadAttributeText(file.get(), schema::kAttrFormat) == schema::kFormatName;
+  s.is_h5feed = hdf5::ReadAttributeText(file.get(), format::schema::kAttrFormat) ==
+                format::schema::kFormatName;
   if (s.is_h5feed) {
-    std::string version = hdf5::ReadAttributeText(file.get(), schema::kAttrFormatVersion);
+    std::string version = hdf5::ReadAttributeText(file.get(), format::schema::kAttrFormatVersion);
     s.format_version = static_cast<int32_t>(std::strtol(version.c_str(), nullptr, 10));
   }
   // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A summary

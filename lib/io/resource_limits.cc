@@ -4,7 +4,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed::limits {
+namespace h5feed::io::limits {
 namespace {
 
 std::string GiB(uint64_t bytes) {
@@ -74,4 +74,4 @@ void CheckClassCount(int64_t count, const std::string& where) {
   }
 }
 
-}  // namespace h5feed::limits
+}  // namespace h5feed::io::limits

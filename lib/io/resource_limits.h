@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace h5feed::limits {
+namespace h5feed::io::limits {
 
 // One image dimension (height, width or channels): 2^31 - 1, beyond any image codec's limit.
 inline constexpr int64_t kMaxImageDimension = (int64_t{1} << 31) - 1;
@@ -42,4 +42,4 @@ void CheckRowCount(int64_t rows, const std::string& where);
 // Throws Error(kCorrupt) naming `where` when `count` class names exceed kMaxClasses.
 void CheckClassCount(int64_t count, const std::string& where);
 
-}  // namespace h5feed::limits
+}  // namespace h5feed::io::limits

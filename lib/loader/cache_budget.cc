@@ -35,7 +35,7 @@ std::optional<std::string> CacheTooSmallWarning(const LoaderOptions& options,
                                                 const CacheBudget& budget, int64_t chunk_count,
                                                 const std::string& path) {
   const SamplerOptions& sampler = options.sampler;
-  if (!UsesWindow(sampler)) return std::nullopt;
+  if (!sampler::UsesWindow(sampler)) return std::nullopt;
   const int64_t ahead = sampler.kind == SamplerOptions::Kind::kChunks ? sampler.window : 1;
   const int64_t wanted = std::min(budget.working_set + ahead, chunk_count);
   if (budget.chunk_bytes <= 0 || budget.cache_chunks >= wanted) return std::nullopt;

@@ -6,12 +6,12 @@
 
 namespace h5feed::loader {
 
-EpochOrders::EpochOrders(const SampleGeometry& geometry, const SamplerOptions& sampler,
+EpochOrders::EpochOrders(const sampler::SampleGeometry& geometry, const SamplerOptions& sampler,
                          const ShardOptions& shard, uint64_t seed, int64_t batch_size)
     : geometry_(geometry), sampler_(sampler), shard_(shard), seed_(seed), batch_size_(batch_size) {}
 
 std::vector<int64_t> EpochOrders::Compute(int64_t epoch) const {
-  return EpochOrder(geometry_, sampler_, shard_, seed_, epoch);
+  return sampler::EpochOrder(geometry_, sampler_, shard_, seed_, epoch);
 }
 
 std::span<const int64_t> EpochOrders::ComputeAhead(int64_t epoch) {
@@ -30,7 +30,8 @@ std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch) {
 }
 
 std::span<const int64_t> EpochOrders::upcoming_start() const {
-  const int64_t window_rows = UsesWindow(sampler_) ? sampler_.window * geometry_.chunk_samples : 0;
+  const int64_t window_rows =
+      sampler::UsesWindow(sampler_) ? sampler_.window * geometry_.chunk_samples : 0;
   const auto rows = static_cast<size_t>(std::max(window_rows, 2 * batch_size_));
   return std::span<const int64_t>(upcoming_order_).first(std::min(rows, upcoming_order_.size()));
 }

@@ -22,7 +22,7 @@ class EpochOrders {
  public:
   // The orders of EpochOrder(geometry, sampler, shard, seed, epoch); batch_size sizes
   // upcoming_start().
-  EpochOrders(const SampleGeometry& geometry, const SamplerOptions& sampler,
+  EpochOrders(const sampler::SampleGeometry& geometry, const SamplerOptions& sampler,
               const ShardOptions& shard, uint64_t seed, int64_t batch_size);
 
   // Computes `epoch`'s order ahead, in place of the one held, and returns it (valid until the
@@ -41,7 +41,7 @@ class EpochOrders {
  private:
   std::vector<int64_t> Compute(int64_t epoch) const;
 
-  const SampleGeometry geometry_;
+  const sampler::SampleGeometry geometry_;
   const SamplerOptions sampler_;
   const ShardOptions shard_;
   const uint64_t seed_;

@@ -21,7 +21,7 @@ std::string Fixed(double value, int decimals) {
 }
 
 // "a batch of 256 holds 8.4 classes (label entropy 3.04 bits)"
-std::string Holds(const BatchMixing& mixing) {
+std::string Holds(const sampler::BatchMixing& mixing) {
   return Fixed(mixing.classes_per_batch, 1) + " classes (label entropy " +
          Fixed(mixing.entropy_bits, 2) + " bits)";
 }
@@ -42,8 +42,9 @@ std::string RechunkCommand(const LoaderOptions& options, const std::string& path
 // The advice on reading the file as it is: the window that mixes, and its cache (about 2W
 // chunks: W in use and W loading ahead; Open says when the cache needs more).
 std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex& dataset,
-                         const LabelMixingMeter& meter, const LabelMixing& mixing) {
-  const SampleGeometry geometry{dataset.samples, dataset.chunk_samples};
+                         const sampler::LabelMixingMeter& meter,
+                         const sampler::LabelMixing& mixing) {
+  const sampler::SampleGeometry geometry{dataset.samples, dataset.chunk_samples};
   const std::optional<int64_t> window = meter.WindowThatMixes(
       geometry, options.sampler, options.seed, options.batch_size, mixing.random);
   if (!window) return "";
@@ -62,33 +63,34 @@ std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex
 }  // namespace
 
 bool ChecksLabelMixing(const LoaderOptions& options) {
-  return options.check_label_mixing && UsesWindow(options.sampler);
+  return options.check_label_mixing && sampler::UsesWindow(options.sampler);
 }
 
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          std::span<const int64_t> order) {
   if (!ChecksLabelMixing(options) || order.empty() ||
-      dataset.samples > LabelMixingMeter::kMaxRows) {
+      dataset.samples > sampler::LabelMixingMeter::kMaxRows) {
     return;
   }
-  const LabelMixingMeter meter(dataset.labels);
+  const sampler::LabelMixingMeter meter(dataset.labels);
   if (meter.classes() < 2) return;
-  const LabelMixing mixing = meter.Measure(order, options.batch_size);
-  if (!MixesTooFewClasses(mixing)) return;
-  Warn(options,
-       "batches of " + dataset.path + " mix few classes: under sampler " +
-           options.sampler.ToString() + " a batch of " +
-           std::to_string(options.batch_size) + " holds " + Holds(mixing.order) +
-           " where a random order's holds " + Holds(mixing.random) + ", " +
-           Fixed(mixing.entropy_ratio, 2) + " of its entropy (the bar is " +
-           Fixed(kMinEntropyRatio, 2) + "). The rows are probably stored grouped by label " +
-           "(as a walk of class folders writes them), and a window of " +
-           std::to_string(options.sampler.window) + " chunks of " +
-           std::to_string(dataset.chunk_samples) +
-           " rows holds few classes; training on such batches goes wrong without any "
-           "error. Write a shuffled copy once: " + RechunkCommand(options, dataset.path) + "." +
-           WindowAdvice(options, dataset, meter, mixing) +
-           " (check_label_mixing = false silences this check.)");
+  const sampler::LabelMixing mixing = meter.Measure(order, options.batch_size);
+  if (!sampler::MixesTooFewClasses(mixing)) return;
+  Warn(options, "batches of " + dataset.path + " mix few classes: under sampler " +
+                    options.sampler.ToString() + " a batch of " +
+                    std::to_string(options.batch_size) + " holds " + Holds(mixing.order) +
+                    " where a random order's holds " + Holds(mixing.random) + ", " +
+                    Fixed(mixing.entropy_ratio, 2) + " of its entropy (the bar is " +
+                    Fixed(sampler::kMinEntropyRatio, 2) +
+                    "). The rows are probably stored grouped by label " +
+                    "(as a walk of class folders writes them), and a window of " +
+                    std::to_string(options.sampler.window) + " chunks of " +
+                    std::to_string(dataset.chunk_samples) +
+                    " rows holds few classes; training on such batches goes wrong without any "
+                    "error. Write a shuffled copy once: " +
+                    RechunkCommand(options, dataset.path) + "." +
+                    WindowAdvice(options, dataset, meter, mixing) +
+                    " (check_label_mixing = false silences this check.)");
 }
 
 }  // namespace h5feed::loader

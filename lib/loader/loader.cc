@@ -68,9 +68,9 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
 
 // SamplesPerRank, checked against the batch size, and the memory the options ask for against
 // the machine's, before any slot or cache memory is allocated.
-int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOptions& options,
+int64_t CheckedSamplesPerRank(const sampler::SampleGeometry& geometry, const LoaderOptions& options,
                               const index::DatasetIndex& dataset) {
-  const int64_t samples = SamplesPerRank(geometry, options.shard);
+  const int64_t samples = sampler::SamplesPerRank(geometry, options.shard);
   loader::CheckOptionsForDataset(
       options, dataset.path,
       loader::DatasetFootprint{samples, dataset.sample_bytes(),
@@ -118,17 +118,17 @@ struct Loader::Impl {
               }),
         geometry{dataset.samples, dataset.chunk_samples},
         samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
-        steps(CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
-                           options.echo)),
-        cache_budget(loader::MeasureCacheBudget(options, dataset.chunk_samples,
-                                                dataset.sample_bytes())),
+        steps(sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
+                                    options.echo)),
+        cache_budget(
+            loader::MeasureCacheBudget(options, dataset.chunk_samples, dataset.sample_bytes())),
         delivery(loader::PlanDelivery(options, dataset.shape)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
-                 pipeline::BatchGatherer::Options{options.skip_corrupt_chunks,
-                                                  options.on_warning, RowCheck(reader)}),
+                 pipeline::BatchGatherer::Options{options.skip_corrupt_chunks, options.on_warning,
+                                                  RowCheck(reader)}),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         fingerprint(loader::StateFingerprint(dataset, options)) {
     info.path = path;
@@ -253,9 +253,9 @@ struct Loader::Impl {
   const std::unique_ptr<io::RandomAccessFile> file;
   const index::ChunkReader reader;
   cache::ChunkCache cache;
-  const SampleGeometry geometry;
+  const sampler::SampleGeometry geometry;
   const int64_t samples_per_rank;
-  const EpochSteps steps;  // this rank's epoch, echoes counted
+  const sampler::EpochSteps steps;  // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
   const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run

@@ -80,7 +80,7 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
                                       static_cast<double>(dataset.chunk_bytes) *
                                           static_cast<double>(dataset.chunks));
   const double wanted = options.slots * slot_bytes + cache_bytes;
-  const double memory = static_cast<double>(limits::PhysicalMemoryBytes());
+  const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
     const auto gib = [](double bytes) { return std::to_string(std::llround(bytes / (1 << 30))); };
     throw Error(ErrorCode::kInvalidArgument,

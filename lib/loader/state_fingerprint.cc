@@ -14,7 +14,7 @@ uint64_t StateFingerprint(const index::DatasetIndex& dataset, const LoaderOption
            options.drop_last_batch ? 1 : 0, static_cast<int64_t>(options.sampler.kind),
            options.sampler.window, options.shard.world_size, options.shard.drop_last ? 1 : 0,
            options.echo}) {
-    hash = SplitMix64(hash ^ static_cast<uint64_t>(value)).Next();
+    hash = transform::SplitMix64(hash ^ static_cast<uint64_t>(value)).Next();
   }
   return hash;
 }

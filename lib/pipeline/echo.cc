@@ -22,7 +22,7 @@ std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch,
     std::iota(identity.begin(), identity.end(), int64_t{0});
     return identity;
   }
-  return Permutation(rows, EchoSeed(seed, epoch, step, copy));
+  return sampler::Permutation(rows, EchoSeed(seed, epoch, step, copy));
 }
 
 void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from,

@@ -38,7 +38,7 @@ class EpochPlan {
 
  private:
   int64_t epoch_;
-  EpochSteps steps_;
+  sampler::EpochSteps steps_;
   std::vector<int64_t> order_;  // truncated to steps_.rows
   std::shared_ptr<const cache::AccessPlan> access_;
 };

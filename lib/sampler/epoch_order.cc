@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 using transform::RandomStream;
@@ -206,4 +206,4 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
   return QuasiOrder(block, sampler.window, rng);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

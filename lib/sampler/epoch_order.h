@@ -35,7 +35,7 @@
 #include "h5feed/sampler_options.h"
 #include "transform/random_streams.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 // The rows of a dataset and how they are grouped into chunks: rows 0..samples-1; chunk c holds
 // rows [c * chunk_samples, min((c + 1) * chunk_samples, samples)).
@@ -64,4 +64,4 @@ int64_t SamplesPerRank(const SampleGeometry& geometry, const ShardOptions& shard
 std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOptions& sampler,
                                 const ShardOptions& shard, uint64_t seed, int64_t epoch);
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

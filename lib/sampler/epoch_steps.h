@@ -17,7 +17,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 // Plain value; thread-safe to read.
 struct EpochSteps {
@@ -54,4 +54,4 @@ inline EpochSteps CutIntoSteps(int64_t rows, int64_t batch_size, bool drop_last_
   return steps;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

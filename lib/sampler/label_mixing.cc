@@ -9,7 +9,7 @@
 #include "h5feed/error.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 // The seed of the reference shuffle: fixed, so the figure is reproducible run to run.
@@ -199,4 +199,4 @@ bool MixesTooFewClasses(const LabelMixing& mixing) {
          kStandardErrors * standard_error;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

@@ -19,7 +19,7 @@
 
 #include "sampler/epoch_order.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 // What the batches of one order hold, averaged over its batches.
 struct BatchMixing {
@@ -119,4 +119,4 @@ class LabelMixingMeter {
 // batches of each order.
 bool MixesTooFewClasses(const LabelMixing& mixing);
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 std::vector<int64_t> Permutation(int64_t n, uint64_t seed) {
   std::vector<int64_t> order(static_cast<size_t>(n));
@@ -12,4 +12,4 @@ std::vector<int64_t> Permutation(int64_t n, uint64_t seed) {
   return order;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

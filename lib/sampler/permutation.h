@@ -12,7 +12,7 @@
 
 #include "transform/random_streams.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 // The generator (transform/random_streams.h: SplitMix64 with Lemire's bounded draw).
 using transform::SplitMix64;
@@ -29,4 +29,4 @@ void Shuffle(std::span<T> values, SplitMix64& rng) {
 // 0..n-1 shuffled with SplitMix64(seed).
 std::vector<int64_t> Permutation(int64_t n, uint64_t seed);
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 // The seed of the reference shuffle behind delta_entropy_ratio: fixed, so the figure is
@@ -84,4 +84,4 @@ ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, int64_t chu
   return quality;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

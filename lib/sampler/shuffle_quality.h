@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-namespace h5feed {
+namespace h5feed::sampler {
 
 struct ShuffleQuality {
   // MosaicML Streaming's shuffle-quality measure: the Shannon entropy, in bits, of the
@@ -37,4 +37,4 @@ struct ShuffleQuality {
 ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, int64_t chunk_samples,
                                      int64_t batch_size);
 
-}  // namespace h5feed
+}  // namespace h5feed::sampler

@@ -109,3 +109,15 @@ def test_modules_and_tests_linked_by_hand_fail(tree):
     assert status == 1
     assert "lib/cache/CMakeLists.txt:" in output and "names h5feed_index" in output
     assert "tests/lib/io/CMakeLists.txt:" in output and "links h5feed::h5feed" in output
+
+
+def test_internal_code_outside_its_module_namespace_fails(tree):
+    header = tree / "lib" / "memory" / "slot_pool.h"
+    text = header.read_text()
+    assert "namespace h5feed::memory {" in text
+    header.write_text(text.replace("namespace h5feed::memory {", "namespace h5feed::pipeline {"))
+    status, output = check(tree)
+    assert status == 1
+    assert ("lib/memory/slot_pool.h:" in output
+            and "namespace h5feed::pipeline in lib/memory/: internal code of memory lives in "
+                "h5feed::memory" in output)

@@ -55,21 +55,23 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
 
 // The `random` sampler's first epoch on the same rows, measured like the run's own order: the
 // figure users compare a chunk-aware sampler's quality with.
-ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch, uint64_t seed) {
+sampler::ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch,
+                                             uint64_t seed) {
   SamplerOptions random;
   random.kind = SamplerOptions::Kind::kRandom;
   std::vector<int64_t> order =
-      EpochOrder(SampleGeometry{dataset.samples, dataset.chunk_samples}, random, ShardOptions{},
-                 seed, 0);
+      sampler::EpochOrder(sampler::SampleGeometry{dataset.samples, dataset.chunk_samples}, random,
+                          ShardOptions{}, seed, 0);
   if (order.size() > kMaxOrderSamples) order.resize(kMaxOrderSamples);
-  return MeasureShuffleQuality(order, dataset.chunk_samples, batch);
+  return sampler::MeasureShuffleQuality(order, dataset.chunk_samples, batch);
 }
 
 // The delivered samples' labels in batches of `batch`, as the loader's check measures an
 // order (sampler/label_mixing.h): the meter takes the labels in delivery order, so the order
 // measured is 0, 1, 2, ... (at most kMaxOrderSamples: well within what the meter takes).
-std::optional<LabelMixing> MeasureLabelMixing(std::span<const int64_t> labels, int64_t batch) {
-  const LabelMixingMeter meter(labels);
+std::optional<sampler::LabelMixing> MeasureLabelMixing(std::span<const int64_t> labels,
+                                                       int64_t batch) {
+  const sampler::LabelMixingMeter meter(labels);
   if (meter.classes() < 2) return std::nullopt;
   std::vector<int64_t> positions(labels.size());
   std::iota(positions.begin(), positions.end(), int64_t{0});
@@ -194,7 +196,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.stats = loader.stats();
   result.peak_rss_mib = PeakRssMib();
   if (order.size() >= 2) {
-    result.quality = MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
+    result.quality =
+        sampler::MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
     result.random_quality =
         RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
     result.label_mixing = MeasureLabelMixing(labels, settings.batch);

@@ -61,12 +61,12 @@ struct BenchResult {
   double slot_mib = 0;  // slots x one slot's bytes (memory/slot_layout.h)
   // The first epoch's order, and the `random` sampler's order of the same file, measured the
   // same way (on at most the first 2^20 samples of each).
-  std::optional<ShuffleQuality> quality;
-  std::optional<ShuffleQuality> random_quality;
+  std::optional<sampler::ShuffleQuality> quality;
+  std::optional<sampler::ShuffleQuality> random_quality;
   // The labels of the first epoch's batches (the same samples): classes and label entropy per
   // batch, beside a shuffle of the same samples' (the random sampler's order of them). None
   // when they hold fewer than two labels (a file without labels reads as all 0).
-  std::optional<LabelMixing> label_mixing;
+  std::optional<sampler::LabelMixing> label_mixing;
   bool interrupted = false;  // the cancel flag stopped it
   bool time_limited = false;  // max_seconds stopped it before the last epoch ended
 };

@@ -109,7 +109,7 @@ std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommenda
   md += "Runs with shuffle quality below " + Fixed("%.2f", options.min_shuffle_quality) +
         " are not recommended whatever their speed. ";
   md += "Nor are runs whose batches mix few classes (label entropy below " +
-        Fixed("%.2f", kMinEntropyRatio) +
+        Fixed("%.2f", sampler::kMinEntropyRatio) +
         " of the random order's, the bar the loader warns at: a file stored sorted by label). ";
   md += "Shuffle quality is the entropy of |row distance| between consecutive samples as a "
         "share of a global shuffle's (1 = as random as the `random` sampler); chunks/batch is "

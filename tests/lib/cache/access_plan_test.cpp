@@ -87,7 +87,7 @@ TEST_CASE("an empty order gives a plan with no steps") {
 
 TEST_CASE("a plan built from every sampler's epoch order agrees with a brute-force scan") {
   using Kind = SamplerOptions::Kind;
-  const SampleGeometry geometry{1000, 16};  // 63 chunks, the last one short
+  const sampler::SampleGeometry geometry{1000, 16};  // 63 chunks, the last one short
   const int64_t chunks = (geometry.samples + geometry.chunk_samples - 1) / geometry.chunk_samples;
   for (const SamplerOptions sampler : {SamplerOptions{Kind::kSequential, 1},
                                        SamplerOptions{Kind::kRandom, 1},
@@ -96,7 +96,8 @@ TEST_CASE("a plan built from every sampler's epoch order agrees with a brute-for
     for (const int64_t batch : {1, 7, 32}) {
       CAPTURE(sampler.ToString());
       CAPTURE(batch);
-      const std::vector<int64_t> order = EpochOrder(geometry, sampler, ShardOptions{}, 42, 3);
+      const std::vector<int64_t> order =
+          sampler::EpochOrder(geometry, sampler, ShardOptions{}, 42, 3);
       const AccessPlan plan(order, batch, geometry.chunk_samples, chunks);
       REQUIRE(plan.steps() == (static_cast<int64_t>(order.size()) + batch - 1) / batch);
       int64_t touches = 0;

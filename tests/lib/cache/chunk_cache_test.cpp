@@ -393,9 +393,9 @@ TEST_CASE("over random sequences the cache loads exactly as often as reference B
 
 TEST_CASE("Belady over a chunks:W order with a budget of W chunks loads every chunk once") {
   // 40 chunks of 64 rows, W = 4, batches of 32: a window (256 rows) is 8 whole batches.
-  const SampleGeometry geometry{40 * 64, 64};
+  const sampler::SampleGeometry geometry{40 * 64, 64};
   const int64_t batch = 32;
-  const std::vector<int64_t> order = EpochOrder(
+  const std::vector<int64_t> order = sampler::EpochOrder(
       geometry, SamplerOptions{SamplerOptions::Kind::kChunks, 4}, ShardOptions{}, 11, 2);
   FakeSource source(40);
   ChunkCache cache(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kBelady, source.Function());
@@ -657,9 +657,9 @@ constexpr bool kUninstrumentedTbb = false;
 
 TEST_CASE("TBB tasks gathering a chunks:W order with prefetch ahead load every chunk once" *
           doctest::skip(kUninstrumentedTbb)) {
-  const SampleGeometry geometry{48 * 64, 64};
+  const sampler::SampleGeometry geometry{48 * 64, 64};
   const int64_t batch = 64;
-  const std::vector<int64_t> order = EpochOrder(
+  const std::vector<int64_t> order = sampler::EpochOrder(
       geometry, SamplerOptions{SamplerOptions::Kind::kChunks, 4}, ShardOptions{}, 3, 0);
   auto plan = std::make_shared<const AccessPlan>(order, batch, geometry.chunk_samples, 48);
   FakeSource source(48);

@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "support/temp_folder.h"
 
-namespace h5feed {
+namespace h5feed::format {
 namespace {
 
 void Touch(const std::string& path, const std::string& content = "x") {
@@ -96,4 +96,4 @@ TEST_CASE("syncing a file or folder that does not exist is kNotFound naming it")
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::format

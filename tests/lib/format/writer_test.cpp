@@ -131,7 +131,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
 
     // The chunk table agrees with HDF5's index, with the bytes at each address, and with the
     // checksum of each chunk decompressed; the last chunk is zero-padded.
-    std::vector<schema::ChunkRecord> table = format::ReadChunkIndex(file.get());
+    std::vector<format::schema::ChunkRecord> table = format::ReadChunkIndex(file.get());
     REQUIRE(table.size() == 3);
     int fd = open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);

@@ -9,7 +9,7 @@
 #include "h5feed/error.h"
 #include "support/caught_error.h"
 
-namespace h5feed::limits {
+namespace h5feed::io::limits {
 namespace {
 
 using testing::CaughtError;
@@ -58,4 +58,4 @@ TEST_CASE("a stored chunk may exceed its decoded size only by what codecs add") 
 }
 
 }  // namespace
-}  // namespace h5feed::limits
+}  // namespace h5feed::io::limits

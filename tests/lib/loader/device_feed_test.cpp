@@ -164,8 +164,8 @@ struct Run {
   }
 
   std::unique_ptr<pipeline::BatchAssembler> Start(int64_t first_step, int64_t epoch = 2) {
-    auto plan = std::make_shared<const pipeline::EpochPlan>(epoch, Permutation(200, epoch), kBatch,
-                                                            false, 16, data.chunk_count());
+    auto plan = std::make_shared<const pipeline::EpochPlan>(epoch, sampler::Permutation(200, epoch),
+                                                            kBatch, false, 16, data.chunk_count());
     cache.SetPlan(plan->access());
     return std::make_unique<pipeline::BatchAssembler>(
         std::move(plan), first_step,

@@ -14,11 +14,11 @@
 namespace h5feed::loader {
 namespace {
 
-const SampleGeometry kGeometry{200, 16};  // 13 chunks
+const sampler::SampleGeometry kGeometry{200, 16};  // 13 chunks
 constexpr uint64_t kSeed = 7;
 
 std::vector<int64_t> Reference(const SamplerOptions& sampler, int64_t epoch) {
-  return EpochOrder(kGeometry, sampler, ShardOptions{}, kSeed, epoch);
+  return sampler::EpochOrder(kGeometry, sampler, ShardOptions{}, kSeed, epoch);
 }
 
 std::vector<int64_t> ToVector(std::span<const int64_t> rows) { return {rows.begin(), rows.end()}; }

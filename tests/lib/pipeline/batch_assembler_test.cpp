@@ -71,7 +71,7 @@ struct Rig {
   tbb::task_arena arena;
 };
 
-std::vector<int64_t> Shuffled(int64_t n, uint64_t seed) { return Permutation(n, seed); }
+std::vector<int64_t> Shuffled(int64_t n, uint64_t seed) { return sampler::Permutation(n, seed); }
 
 std::vector<int64_t> Rows(const AssembledBatch& batch) {
   return {batch.view.indices.begin(), batch.view.indices.begin() + batch.rows};

@@ -31,11 +31,11 @@ TEST_CASE("echo permutations are a function of seed, epoch, step and copy only")
   CHECK(EchoPermutation(64, 1, 2, 3, 1) != EchoPermutation(64, 1, 2, 4, 1));
   CHECK(EchoPermutation(64, 1, 2, 3, 1) != EchoPermutation(64, 1, 3, 3, 1));
   CHECK(EchoPermutation(64, 1, 2, 3, 1) != EchoPermutation(64, 2, 2, 3, 1));
-  CHECK(EchoPermutation(64, 1, 2, 3, 1) == Permutation(64, EchoSeed(1, 2, 3, 1)));
+  CHECK(EchoPermutation(64, 1, 2, 3, 1) == sampler::Permutation(64, EchoSeed(1, 2, 3, 1)));
 }
 
 TEST_CASE("the echo seed is the documented chain of SplitMix64 steps") {
-  auto mix = [](uint64_t x) { return SplitMix64(x).Next(); };
+  auto mix = [](uint64_t x) { return transform::SplitMix64(x).Next(); };
   const uint64_t expected =
       mix(mix(mix(mix(mix(11) ^ 22u) ^ 4u) ^ 33u) ^ 2u);
   CHECK(EchoSeed(11, 22, 33, 2) == expected);

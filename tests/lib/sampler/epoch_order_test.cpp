@@ -13,7 +13,7 @@
 #include "h5feed/error.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 using transform::RandomStream;
@@ -384,4 +384,4 @@ TEST_CASE("chunks:W and quasi:W keep a window open, sequential and random none")
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::sampler

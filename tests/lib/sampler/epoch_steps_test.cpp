@@ -6,7 +6,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 TEST_CASE("an order is cut into batches, the short last one kept") {
@@ -71,4 +71,4 @@ TEST_CASE("a batch size below one, negative rows or an echo below one are refuse
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::sampler

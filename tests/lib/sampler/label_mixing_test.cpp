@@ -15,7 +15,7 @@
 #include "sampler/permutation.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 std::vector<int64_t> Iota(int64_t n) {
@@ -247,4 +247,4 @@ TEST_CASE("a bad batch size, an empty order or a row without a label are invalid
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::sampler

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 TEST_CASE("a permutation holds every index exactly once") {
@@ -53,4 +53,4 @@ TEST_CASE("every position receives every value about equally often") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::sampler

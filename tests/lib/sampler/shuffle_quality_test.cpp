@@ -10,7 +10,7 @@
 #include "sampler/epoch_order.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::sampler {
 namespace {
 
 using Kind = SamplerOptions::Kind;
@@ -122,4 +122,4 @@ TEST_CASE("bad chunk size, batch size or rows are invalid-argument errors") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::sampler
