@@ -40,13 +40,6 @@ void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<
   stream.resize(written);
 }
 
-std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level) {
-  // Same scratch-then-copy as ZstdCompress: queued chunks hold only their compressed bytes.
-  thread_local std::vector<uint8_t> scratch;
-  DeflateCompressInto(input, level, scratch);
-  return std::vector<uint8_t>(scratch.begin(), scratch.end());
-}
-
 void DeflateDecompress(std::span<const uint8_t> stream, std::span<uint8_t> output) {
   // uncompress() wants a non-null destination even for an empty chunk, and given a size of 0
   // it inflates into a byte of its own and reports success whatever came out (zlib 1.2.13,

@@ -16,11 +16,9 @@ namespace h5feed::codec {
 inline constexpr int kDeflateMinLevel = 1;
 inline constexpr int kDeflateMaxLevel = 9;
 
-// Compresses `input` at `level` into one zlib stream. Throws Error(kInvalidArgument) for a
-// level outside [kDeflateMinLevel, kDeflateMaxLevel]. The result is sized exactly.
-std::vector<uint8_t> DeflateCompress(std::span<const uint8_t> input, int level);
-
-// The same stream, written into `stream` (resized to it) so that its memory is reused.
+// Compresses `input` at `level` into one zlib stream, written into `stream` (resized to it) so
+// that its memory is reused. Throws Error(kInvalidArgument) for a level outside
+// [kDeflateMinLevel, kDeflateMaxLevel].
 void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& stream);
 
 // Inflates one zlib stream into `output`, which must be exactly the uncompressed size.

@@ -15,8 +15,6 @@ std::string ZstdErrorText(size_t code) { return ZSTD_getErrorName(code); }
 
 }  // namespace
 
-size_t ZstdCompressBound(size_t bytes) { return ZSTD_compressBound(bytes); }
-
 void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame) {
   if (level < kZstdMinLevel || level > kZstdMaxLevel) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -35,15 +33,6 @@ void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uin
                                           ZstdErrorText(written));
   }
   frame.resize(written);
-}
-
-std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level) {
-  // Compress into a per-thread scratch buffer of the worst-case size, then copy out exactly:
-  // a 4 MiB chunk that compresses to 1 MiB then holds 1 MiB, not 4 MiB, while it waits in
-  // a queue. The copy costs ~1% of compressing.
-  thread_local std::vector<uint8_t> scratch;
-  ZstdCompressInto(input, level, scratch);
-  return std::vector<uint8_t>(scratch.begin(), scratch.end());
 }
 
 std::optional<uint64_t> ZstdContentSize(std::span<const uint8_t> frame) {

@@ -20,16 +20,9 @@ namespace h5feed::codec {
 inline constexpr int kZstdMinLevel = 1;
 inline constexpr int kZstdMaxLevel = 22;
 
-// The largest frame ZstdCompress can produce for `bytes` input bytes.
-size_t ZstdCompressBound(size_t bytes);
-
-// Compresses `input` at `level` into one frame. Throws Error(kInvalidArgument) for a level
-// outside [kZstdMinLevel, kZstdMaxLevel]. The result is sized exactly (no spare capacity), so
-// a queue of compressed chunks holds only their compressed bytes.
-std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> input, int level);
-
-// The same frame, written into `frame` (resized to it) so that its memory is reused: a
-// converter compressing chunk after chunk into one buffer allocates it once.
+// Compresses `input` at `level` into one frame, written into `frame` (resized to it) so that
+// its memory is reused: a converter compressing chunk after chunk into one buffer allocates it
+// once. Throws Error(kInvalidArgument) for a level outside [kZstdMinLevel, kZstdMaxLevel].
 void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame);
 
 // The content size written in the (first) frame's header; nullopt when the frame's writer did

@@ -59,18 +59,9 @@ std::optional<SlotLease> SlotPool::Acquire(std::stop_token stop) {
   return SlotLease(shared_, index, shared_->slot(index));
 }
 
-std::optional<SlotLease> SlotPool::TryAcquire() {
-  std::lock_guard lock(shared_->mutex);
-  if (shared_->free.empty()) return std::nullopt;
-  int index = shared_->free.back();
-  shared_->free.pop_back();
-  return SlotLease(shared_, index, shared_->slot(index));
-}
-
 int SlotPool::slots() const { return shared_->slots; }
 size_t SlotPool::slot_bytes() const { return shared_->slot_bytes; }
 size_t SlotPool::total_bytes() const { return shared_->total_bytes(); }
-std::span<uint8_t> SlotPool::region() const { return {shared_->base, total_bytes()}; }
 
 int SlotPool::available() const {
   std::lock_guard lock(shared_->mutex);

@@ -39,15 +39,11 @@ class SlotPool {
   // A free slot, waiting while none is. Returns nullopt, without a slot, once `stop` is
   // requested (even if a slot is free: a stopping pipeline must not take one more).
   std::optional<SlotLease> Acquire(std::stop_token stop);
-  // A free slot now, or nullopt.
-  std::optional<SlotLease> TryAcquire();
 
   int slots() const;
   size_t slot_bytes() const;   // usable bytes per slot (a page multiple)
   size_t total_bytes() const;  // slots() x slot_bytes(): the documented bound
   int available() const;       // slots free right now (a snapshot)
-  // All slots as one region, for an allocator-specific registration (cudaHostRegister).
-  std::span<uint8_t> region() const;
 
  private:
   friend class SlotLease;

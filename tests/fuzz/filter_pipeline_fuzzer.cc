@@ -17,6 +17,7 @@
 #include "index/dataset_index.h"
 #include "index/filter_pipeline.h"
 #include "index/hdf5_filters.h"
+#include "support/one_shot_compress.h"
 
 namespace {
 
@@ -62,8 +63,8 @@ std::vector<uint8_t> Encode(std::span<const FilterStep> filters, uint32_t mask,
       case FilterKind::kShuffle:
         bytes = Shuffle(bytes, filters[i].client_data.empty() ? 1 : filters[i].client_data[0]);
         break;
-      case FilterKind::kDeflate: bytes = h5feed::codec::DeflateCompress(bytes, 1); break;
-      case FilterKind::kZstd: bytes = h5feed::codec::ZstdCompress(bytes, 1); break;
+      case FilterKind::kDeflate: bytes = h5feed::testing::DeflateCompress(bytes, 1); break;
+      case FilterKind::kZstd: bytes = h5feed::testing::ZstdCompress(bytes, 1); break;
       case FilterKind::kFletcher32: {
         const uint32_t sum = h5feed::index::Fletcher32(bytes);
         for (int k = 0; k < 4; ++k) bytes.push_back(static_cast<uint8_t>(sum >> (8 * k)));

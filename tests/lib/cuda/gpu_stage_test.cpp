@@ -127,7 +127,7 @@ TEST_CASE("a batch held past its stage keeps its device memory") {
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
   const memory::SlotLayout layout(2, shape, memory::SlotContents{0, 1});
   memory::SlotPool pool(1, layout.bytes(), stage->host_allocator());
-  std::optional<memory::SlotLease> lease = pool.TryAcquire();
+  std::optional<memory::SlotLease> lease = pool.Acquire({});
   REQUIRE(lease);
   const memory::SlotView view = layout.View(lease->bytes());
   std::memset(view.images.data(), 255, view.images.size());

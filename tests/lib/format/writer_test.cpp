@@ -28,6 +28,7 @@
 #include "hdf5/lock.h"
 #include "hdf5/strings.h"
 #include "support/caught_error.h"
+#include "support/one_shot_compress.h"
 #include "support/temp_folder.h"
 
 namespace h5feed {
@@ -350,7 +351,7 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
   Writer zstd = Writer::Create(folder / "z.h5", {kShape, 4, Compression{Kind::kZstd, 3}});
   EncodedChunk compressed = zstd.Encode(two, 2);
   CHECK(compressed.checksum == chunk.checksum);
-  CHECK(compressed.bytes == codec::ZstdCompress(chunk.bytes, 3));
+  CHECK(compressed.bytes == testing::ZstdCompress(chunk.bytes, 3));
 }
 
 TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, it swaps buffers") {

@@ -13,6 +13,7 @@
 
 #include "codec/zstd_codec.h"
 #include "hdf5/handle.h"
+#include "support/one_shot_compress.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::hdf5 {
@@ -130,7 +131,7 @@ TEST_CASE("the filter compresses at the level in cd_values[0], zstd's default 3 
   REQUIRE(at_1);
   REQUIRE(at_19);
   CHECK(*at_default == *at_3);
-  CHECK(*at_3 == codec::ZstdCompress(input, 3));  // the same frame the Writer stores
+  CHECK(*at_3 == testing::ZstdCompress(input, 3));  // the same frame the Writer stores
   CHECK(at_19->size() < at_1->size());
   auto back = RunFilter(filter, H5Z_FLAG_REVERSE, {19}, *at_19);
   REQUIRE(back);
@@ -149,8 +150,8 @@ TEST_CASE("the filter decompresses frames without a recorded size, and concatena
   CHECK(*back == input);
 
   std::vector<uint8_t> first = Pattern(5000), second = Pattern(7000);
-  std::vector<uint8_t> frames = codec::ZstdCompress(first, 3);
-  std::vector<uint8_t> frame2 = codec::ZstdCompress(second, 3);
+  std::vector<uint8_t> frames = testing::ZstdCompress(first, 3);
+  std::vector<uint8_t> frame2 = testing::ZstdCompress(second, 3);
   frames.insert(frames.end(), frame2.begin(), frame2.end());
   auto joined = RunFilter(filter, H5Z_FLAG_REVERSE, {3}, frames);
   REQUIRE(joined);
@@ -160,7 +161,7 @@ TEST_CASE("the filter decompresses frames without a recorded size, and concatena
 
 TEST_CASE("the filter reports failure, without throwing, for data that is not a whole frame") {
   H5Z_func_t filter = ZstdFilterClass().filter;
-  std::vector<uint8_t> frame = codec::ZstdCompress(Pattern(100000), 3);
+  std::vector<uint8_t> frame = testing::ZstdCompress(Pattern(100000), 3);
   std::vector<uint8_t> truncated(frame.begin(), frame.end() - 100);
   CHECK(!RunFilter(filter, H5Z_FLAG_REVERSE, {3}, truncated));
   std::vector<uint8_t> unsized_truncated = FrameWithoutContentSize(Pattern(100000));
@@ -188,7 +189,7 @@ TEST_CASE("the plugin library hands HDF5 the same filter and exports nothing els
   std::vector<uint8_t> input = Pattern(200000);
   auto frame = RunFilter(info->filter, 0, {4}, input);
   REQUIRE(frame);
-  CHECK(*frame == codec::ZstdCompress(input, 4));
+  CHECK(*frame == testing::ZstdCompress(input, 4));
   auto back = RunFilter(info->filter, H5Z_FLAG_REVERSE, {4}, *frame);
   REQUIRE(back);
   CHECK(*back == input);

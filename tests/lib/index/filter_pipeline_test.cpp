@@ -13,6 +13,7 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "index/hdf5_filters.h"
+#include "support/one_shot_compress.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::index {
@@ -66,8 +67,8 @@ TEST_CASE("pipelines of known filters with at most one compressor can be decoded
 
 TEST_CASE("a zstd or deflate chunk decodes straight into the output") {
   const std::vector<uint8_t> chunk = Chunk(5000);
-  CHECK(Decode({kZstd}, 0, codec::ZstdCompress(chunk, 3), chunk.size()) == chunk);
-  CHECK(Decode({kDeflate}, 0, codec::DeflateCompress(chunk, 6), chunk.size()) == chunk);
+  CHECK(Decode({kZstd}, 0, testing::ZstdCompress(chunk, 3), chunk.size()) == chunk);
+  CHECK(Decode({kDeflate}, 0, testing::DeflateCompress(chunk, 6), chunk.size()) == chunk);
   CHECK(Decode({}, 0, chunk, chunk.size()) == chunk);
 }
 
@@ -81,7 +82,7 @@ TEST_CASE("filters the chunk's mask marks as skipped are not undone") {
   AppendFletcher(stored);
   CHECK(Decode({kZstd, kFletcher}, 1, stored, chunk.size()) == chunk);
   // An unknown filter that was skipped is no obstacle.
-  CHECK(Decode({Step(FilterKind::kOther, 32000), kZstd}, 1, codec::ZstdCompress(chunk, 1),
+  CHECK(Decode({Step(FilterKind::kOther, 32000), kZstd}, 1, testing::ZstdCompress(chunk, 1),
                chunk.size()) == chunk);
 }
 
@@ -89,7 +90,7 @@ TEST_CASE("a checksum applied before compression is checked after decompressing"
   const std::vector<uint8_t> chunk = Chunk(4096);
   std::vector<uint8_t> with_sum = chunk;
   AppendFletcher(with_sum);
-  CHECK(Decode({kFletcher, kZstd}, 0, codec::ZstdCompress(with_sum, 3), chunk.size()) == chunk);
+  CHECK(Decode({kFletcher, kZstd}, 0, testing::ZstdCompress(with_sum, 3), chunk.size()) == chunk);
 }
 
 TEST_CASE("shuffle, deflate and fletcher32 written by HDF5 decode to what was written") {
@@ -127,11 +128,12 @@ TEST_CASE("shuffle, deflate and fletcher32 written by HDF5 decode to what was wr
 
 TEST_CASE("damaged or mis-sized chunks are corrupt, unknown filters unsupported") {
   const std::vector<uint8_t> chunk = Chunk(2000);
-  std::vector<uint8_t> frame = codec::ZstdCompress(chunk, 3);
+  std::vector<uint8_t> frame = testing::ZstdCompress(chunk, 3);
   frame[frame.size() / 2] ^= 0xFF;
   frame[0] ^= 0xFF;
   CHECK(CodeOf({kZstd}, 0, frame, chunk.size()) == ErrorCode::kCorrupt);
-  CHECK(CodeOf({kZstd}, 0, codec::ZstdCompress(chunk, 3), chunk.size() + 1) == ErrorCode::kCorrupt);
+  CHECK(CodeOf({kZstd}, 0, testing::ZstdCompress(chunk, 3), chunk.size() + 1) ==
+        ErrorCode::kCorrupt);
   CHECK(CodeOf({}, 0, chunk, chunk.size() - 1) == ErrorCode::kCorrupt);
   CHECK(CodeOf({Step(FilterKind::kOther, 32000)}, 0, chunk, chunk.size()) ==
         ErrorCode::kUnsupported);
