@@ -22,6 +22,7 @@ packages=(
   python3-dev pybind11-dev          # the Python module (import h5feed)
   gnuplot-nox                       # h5feed bench sweep's plots
   clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)
+  clang-format                      # scripts/format.sh (.clang-format; bookworm's is 14)
 )
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
