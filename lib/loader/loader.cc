@@ -69,13 +69,15 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
 // SamplesPerRank, checked against the batch size, and the memory the options ask for against
 // the machine's, before any slot or cache memory is allocated.
 int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOptions& options,
-                              const index::DatasetIndex& dataset) {
+                              const index::DatasetIndex& dataset,
+                              const loader::DeliveryPlan& delivery) {
   const int64_t samples = SamplesPerRank(geometry, options.shard);
   loader::CheckOptionsForDataset(
       options, dataset.path,
-      loader::DatasetFootprint{samples, dataset.sample_bytes(),
-                               dataset.chunk_samples * dataset.sample_bytes(),
-                               dataset.chunk_count()});
+      loader::DatasetFootprint{
+          samples, dataset.sample_bytes(),
+          static_cast<int64_t>(delivery.slot_contents(options).output_image_bytes),
+          dataset.chunk_samples * dataset.sample_bytes(), dataset.chunk_count()});
   return samples;
 }
 
@@ -117,12 +119,12 @@ struct Loader::Impl {
                 return LoadChunk(chunk, target);
               }),
         geometry{dataset.samples, dataset.chunk_samples},
-        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
+        delivery(loader::PlanDelivery(options, dataset.shape)),
+        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset, delivery)),
         steps(CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
                            options.echo)),
         cache_budget(loader::MeasureCacheBudget(options, dataset.chunk_samples,
                                                 dataset.sample_bytes())),
-        delivery(loader::PlanDelivery(options, dataset.shape)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
@@ -254,10 +256,10 @@ struct Loader::Impl {
   const index::ChunkReader reader;
   cache::ChunkCache cache;
   const SampleGeometry geometry;
+  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   const int64_t samples_per_rank;
   const EpochSteps steps;  // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
-  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
