@@ -24,7 +24,7 @@
 #include "loader/device_feed.h"
 #include "loader/epoch_orders.h"
 #include "loader/label_mixing_warning.h"
-#include "loader/loader_testing.h"
+#include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/state_fingerprint.h"
 #include "loader/view_sizes.h"
@@ -106,10 +106,11 @@ pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
 // Members are declared in wiring order and destroyed in reverse: the run (assembler_) goes
 // first, before anything it borrows.
 struct Loader::Impl {
-  Impl(const std::string& path, const LoaderOptions& loader_options)
+  Impl(const std::string& path, const LoaderOptions& loader_options,
+       const loader::ChunkFileOpener& open_chunk_file)
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
-        file(loader::OpenChunkFile(path)),  // io::OpenPosixFile, unless a test injects faults
+        file(open_chunk_file(dataset)),
         reader(dataset, *file,
                index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
                                          .rows_checked_by_caller = true,
@@ -288,8 +289,21 @@ struct Loader::Impl {
   std::unique_ptr<pipeline::BatchAssembler> assembler;  // the current run; last member
 };
 
+namespace loader {
+
+std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset) {
+  return io::OpenPosixFile(dataset.path);
+}
+
+Loader OpenLoader(const std::string& path, const LoaderOptions& options,
+                  const ChunkFileOpener& open_chunk_file) {
+  return Loader(std::make_unique<Loader::Impl>(path, options, open_chunk_file));
+}
+
+}  // namespace loader
+
 Loader Loader::Open(const std::string& path, const LoaderOptions& options) {
-  return Loader(std::make_unique<Impl>(path, options));
+  return loader::OpenLoader(path, options, loader::OpenChunkFile);
 }
 
 Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
