@@ -9,7 +9,7 @@
     row's file, the modules of its row and its own folder;
   - every #include "..." in tests/lib/<M>/: M and every module M reaches (what such a test is
     linked with, tests/CMakeLists.txt), tests/support/, and the helpers of the test folders of
-    those modules ("lib/<module>/...");
+    those modules ("lib/<module>/..."); the tests at the top of tests/lib/ test basics;
   - namespaces: a file of lib/<M>/ opens h5feed::<M> (or namespaces inside it), or h5feed
     itself only to define what a public header declares;
   - the CMakeLists.txt files: lib/<M>/ never links another module by hand (h5feed_add_module
@@ -148,9 +148,12 @@ def includes(path):
 
 
 def include_owner(table, included):
-    """The module an included "<module>/..." or "h5feed/..." belongs to; None if neither."""
+    """The module an included "<module>/...", "h5feed/..." or top-of-lib/ file belongs to; None
+    if none of those."""
     if included.startswith("h5feed/"):
         return table.public.get(included, f"unlisted public header {included}")
+    if "/" not in included and os.path.isfile(os.path.join(ROOT, "lib", included)):
+        return BASICS  # a file at the top of lib/, as enum_names.h
     first = included.split("/", 1)[0]
     if "/" in included and first in table.uses:
         return first
@@ -201,7 +204,7 @@ def check_lib(table, problems):
             allowed = [folder, BASICS] + table.programs[inside]
             who = f"program {inside}"
         elif os.sep not in inside:
-            allowed, who = [BASICS], BASICS  # lib/error.cc
+            allowed, who = [BASICS], BASICS  # the top of lib/: error.cc, enum_names.h
         else:
             module = inside.split(os.sep, 1)[0]
             if module not in table.uses:
@@ -214,7 +217,7 @@ def check_lib(table, problems):
             if owner is None:
                 problems.append(f"{rel(path)}:{number}: #include \"{included}\" names no "
                                 "module: lib/ includes are written \"<module>/<file>\" from "
-                                "lib/ (or \"h5feed/<file>\")")
+                                "lib/ (or \"h5feed/<file>\", or a file at the top of lib/)")
             elif owner not in allowed:
                 problems.append(f"{rel(path)}:{number}: #include \"{included}\" uses {owner}, "
                                 f"but {who} may use only {describe(allowed)} "
@@ -235,6 +238,10 @@ def check_tests(table, problems):
     tests = os.path.join(ROOT, "tests", "lib")
     if not os.path.isdir(tests):
         return
+    # tests/lib/<module>/ tests its module; the files at the top of tests/lib/ test basics.
+    top = [os.path.join(tests, name) for name in sorted(os.listdir(tests))
+           if name.endswith(SOURCE_SUFFIXES)]
+    groups = [(BASICS, top)]
     for module in sorted(os.listdir(tests)):
         folder = os.path.join(tests, module)
         if not os.path.isdir(folder):
@@ -243,8 +250,10 @@ def check_tests(table, problems):
             problems.append(f"tests/lib/{module}/: tests of a module that has no row in "
                             "lib/modules.txt")
             continue
+        groups.append((module, list(source_files(folder))))
+    for module, paths in groups:
         reach = table.reach(module)
-        for path in source_files(folder):
+        for path in paths:
             for number, included in includes(path):
                 if included.startswith("support/") or "/" not in included:
                     continue  # tests/support/, or a helper beside the test
@@ -281,20 +290,23 @@ def check_cmake(table, problems):
                                     "modules come from its row in lib/modules.txt "
                                     "(h5feed_add_module), never by hand")
     tests = os.path.join(ROOT, "tests", "lib")
+    listings = []  # (module, CMakeLists.txt): tests/lib/ itself tests basics
+    if os.path.isfile(os.path.join(tests, "CMakeLists.txt")):
+        listings.append((BASICS, os.path.join(tests, "CMakeLists.txt")))
     for module in sorted(os.listdir(tests)) if os.path.isdir(tests) else []:
         if module not in table.uses:
             continue  # reported by check_tests
-        reach = table.reach(module)
         for directory, _, files in os.walk(os.path.join(tests, module)):
-            if "CMakeLists.txt" not in files:
-                continue
-            listing = os.path.join(directory, "CMakeLists.txt")
-            for number, code in cmake_lines(listing):
-                for name in target.findall(code) + re.findall(r"h5feed::h5feed\b", code):
-                    if name == "h5feed::h5feed" or targets.get(name, module) not in reach:
-                        problems.append(f"{rel(listing)}:{number}: links {name}: a test of "
-                                        f"{module} is linked with {describe(reach)} only, "
-                                        "from the folder it is in (h5feed_add_unit_test)")
+            if "CMakeLists.txt" in files:
+                listings.append((module, os.path.join(directory, "CMakeLists.txt")))
+    for module, listing in listings:
+        reach = table.reach(module)
+        for number, code in cmake_lines(listing):
+            for name in target.findall(code) + re.findall(r"h5feed::h5feed\b", code):
+                if name == "h5feed::h5feed" or targets.get(name, module) not in reach:
+                    problems.append(f"{rel(listing)}:{number}: links {name}: a test of "
+                                    f"{module} is linked with {describe(reach)} only, "
+                                    "from the folder it is in (h5feed_add_unit_test)")
 
 
 def main():

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "enum_names.h"
 #include "h5feed/error.h"
 
 namespace h5feed {
@@ -55,6 +56,14 @@ TEST_CASE("malformed or out-of-range forms are invalid arguments that list the a
     CHECK(message.find("zstd:LEVEL") != std::string::npos);
     CHECK(message.find("gzip:LEVEL") != std::string::npos);
   }
+}
+
+TEST_CASE("each kind's word in the table parses to it; a synonym gives the first word back") {
+  for (const NamedValue<Kind>& entry : EnumNames<Kind>::names) {
+    CAPTURE(entry.name);
+    CHECK(Compression::Parse(entry.name).kind == entry.value);
+  }
+  CHECK(Compression::Parse("DEFLATE:4").ToString() == "gzip:4");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "enum_names.h"
 #include "h5feed/error.h"
 
 namespace h5feed {
@@ -59,6 +60,14 @@ TEST_CASE("a malformed sampler is an invalid-argument error naming the accepted 
       CHECK(message.find("sequential, random, chunks, chunks:W, quasi, quasi:W") !=
             std::string::npos);
     }
+  }
+}
+
+TEST_CASE("each kind's word in the table (enum_names.h) parses to it and leads its ToString") {
+  for (const NamedValue<Kind>& entry : EnumNames<Kind>::names) {
+    CAPTURE(entry.name);
+    CHECK(SamplerOptions::Parse(entry.name).kind == entry.value);
+    CHECK(SamplerOptions::Parse(entry.name).ToString().find(entry.name) == 0);
   }
 }
 
