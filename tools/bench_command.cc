@@ -251,7 +251,8 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
   command->add_option("FILE", s.path,
-                      "The HDF5 file to read (h5feed's, or any 4-D uint8 image dataset)");
+                      "The HDF5 file to read (h5feed's, or any 4-D uint8 image dataset): a "
+                      "path, or an http(s):// or s3:// URL (docs/remote.md)");
   command
       ->add_option("--sampler", s.sampler,
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "

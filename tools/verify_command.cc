@@ -94,7 +94,7 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       "against the classes; classes, sources and skipped lists against the counts. Lists every "
       "bad chunk with its rows. Exit 0: all is well; 4: damaged; 1: could not be checked. "
       "h5py-made files are decoded too, and the report says what they lack (checksums)");
-  command->add_option("FILE", flags->path, "The HDF5 file to verify")->required();
+  command->add_option("FILE", flags->path, "The HDF5 file to verify: a path, or an http(s):// or s3:// URL")->required();
   command->add_flag("--json", flags->json,
                     "Print one JSON object with every field (for scripts) instead of text");
   command->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "format/chunk_index_dataset.h"
 #include "format/hdf5_error.h"
 #include "format/hdf5_mutex.h"
 #include "format/hdf5_strings.h"
@@ -17,6 +18,7 @@
 #include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "remote/location.h"
 
 namespace h5feed {
 namespace {
@@ -102,7 +104,7 @@ std::string FilterName(H5Z_filter_t id, const unsigned* cd_values, size_t cd_cou
   }
 }
 
-DatasetSummary DescribeDataset(hid_t file, const std::string& name) {
+DatasetSummary DescribeDataset(hid_t file, const std::string& name, bool chunked_storage) {
   DatasetSummary d;
   d.name = name;
   hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
@@ -145,7 +147,9 @@ DatasetSummary DescribeDataset(hid_t file, const std::string& name) {
     d.filters.push_back(FilterName(id, cd_values, std::min<size_t>(cd_count, 8), hdf5_name));
   }
 
-  d.stored_bytes = H5Dget_storage_size(dataset.get());
+  // A chunked dataset's storage size walks its whole chunk index (one round trip per block of
+  // it for a remote file).
+  if (chunked_storage || d.chunk_shape.empty()) d.stored_bytes = H5Dget_storage_size(dataset.get());
   bool variable = type_class == H5T_VLEN || H5Tis_variable_str(type.get()) > 0;
   if (!variable) {
     uint64_t elements = 1;
@@ -289,6 +293,25 @@ void SummarizeImages(hid_t file, const DatasetSummary& images, FileSummary& s) {
   }
 }
 
+// A remote file's chunked datasets have no storage size (ListDatasets skipped it): an h5feed
+// file's /images has it from its chunk table, one read.
+void StoredBytesFromTable(hid_t file, FileSummary& s) {
+  DatasetSummary* images = nullptr;
+  for (DatasetSummary& d : s.datasets) {
+    if (d.name == schema::kImages) images = &d;
+  }
+  if (!s.is_h5feed || images == nullptr || images->chunk_shape.empty()) return;
+  try {
+    images->stored_bytes = 0;
+    for (const schema::ChunkRecord& r : hdf5::ReadChunkIndex(file)) images->stored_bytes += r.stored_bytes;
+  } catch (const Error&) {
+    images->stored_bytes = 0;  // a damaged table: no ratio (verify says what is wrong)
+  }
+  if (images->logical_bytes > 0 && images->stored_bytes > 0) {
+    images->ratio = static_cast<double>(images->logical_bytes) / static_cast<double>(images->stored_bytes);
+  }
+}
+
 void SummarizeClasses(hid_t file, FileSummary& s) {
   std::vector<std::string> names;
   const DatasetSummary* classes = FindByName(s.datasets, schema::kClasses);
@@ -388,13 +411,15 @@ std::string DatasetSummary::Describe() const {
   return text;
 }
 
-std::vector<DatasetSummary> ListDatasets(hid_t file) {
+std::vector<DatasetSummary> ListDatasets(hid_t file, bool chunked_storage) {
   std::vector<std::string> names;
   if (H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, CollectDataset, &names, H5O_INFO_BASIC) < 0) {
     throw hdf5::StackError(ErrorCode::kCorrupt, "listing the datasets", file);
   }
   std::vector<DatasetSummary> datasets;
-  for (const std::string& name : names) datasets.push_back(DescribeDataset(file, name));
+  for (const std::string& name : names) {
+    datasets.push_back(DescribeDataset(file, name, chunked_storage));
+  }
   return datasets;
 }
 
@@ -437,34 +462,39 @@ std::string ReadAttributeText(hid_t object, const char* name) {
   return attribute ? RenderAttribute(attribute.get()) : "";
 }
 
-FileSummary SummarizeFile(const std::string& path) {
+FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) {
+  const bool local = !IsRemoteLocation(path);
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(ErrorCode::kNotFound, path + " does not exist");
-  if (!fs::is_regular_file(path, ec)) {
+  if (local && !fs::exists(path, ec)) throw Error(ErrorCode::kNotFound, path + " does not exist");
+  if (local && !fs::is_regular_file(path, ec)) {
     throw Error(ErrorCode::kInvalidArgument, path + " is not a regular file");
   }
   FileSummary s;
-  s.path = path;
-  s.file_bytes = fs::file_size(path, ec);
+  s.path = remote::DisplayName(path);
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-  if (is_hdf5 < 0)
-    throw Error(ErrorCode::kIo, "cannot read " + path + ": " + hdf5::ErrorStackText());
-  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, path + " is not an HDF5 file");
+  if (local) {
+    htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+    if (is_hdf5 < 0)
+      throw Error(ErrorCode::kIo, "cannot read " + path + ": " + hdf5::ErrorStackText());
+    if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, path + " is not an HDF5 file");
+  }
   // Reading needs no lock on file systems without locking (NFS, Lustre): kAuto falls back.
-  hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(path, FileLocking::kAuto);
+  hdf5::ReadOnlyFile opened =
+      hdf5::OpenReadOnlyFile(path, FileLocking::kAuto, remote::RemoteOpen{remote, ""});
   const hdf5::File& file = opened.file;
+  s.file_bytes = opened.bytes;
   if (!opened.note.empty()) s.notes.push_back(opened.note);
 
-  s.datasets = ListDatasets(file.get());
+  s.datasets = ListDatasets(file.get(), local);
   H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, CollectAttribute, &s.attributes);
   s.is_h5feed = ReadAttributeText(file.get(), schema::kAttrFormat) == schema::kFormatName;
   if (s.is_h5feed) {
     std::string version = ReadAttributeText(file.get(), schema::kAttrFormatVersion);
     s.format_version = static_cast<int32_t>(std::strtol(version.c_str(), nullptr, 10));
   }
+  if (!local) StoredBytesFromTable(file.get(), s);
   if (const DatasetSummary* images = FindImageDataset(s.datasets)) {
     SummarizeImages(file.get(), *images, s);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "format/hdf5_handle.h"
+#include "h5feed/remote_options.h"
 
 namespace h5feed {
 
@@ -79,10 +80,10 @@ struct FileSummary {
   std::vector<std::string> notes;  // what a person should know: foreign file, guesses, ...
 };
 
-// Summarizes the file at `path`. Throws Error(kNotFound) when it does not exist,
-// Error(kCorrupt) when it is not an HDF5 file or is truncated or damaged, Error(kIo) when it
-// cannot be read.
-FileSummary SummarizeFile(const std::string& path);
+// Summarizes the file at `path` (a local path or a remote URL, read with `remote`). Throws
+// Error(kNotFound) when it does not exist, Error(kCorrupt) when it is not an HDF5 file or is
+// truncated or damaged, Error(kIo) when it cannot be read.
+FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote = {});
 
 // A JSON object with every field of the summary (for scripts: `h5feed inspect --json`).
 std::string ToJson(const FileSummary& summary);
@@ -91,7 +92,9 @@ std::string ToText(const FileSummary& summary);
 
 // Every dataset reachable from the root of `file`, in name order. The caller holds
 // hdf5::Lock(). Throws Error(kCorrupt) when the file's metadata cannot be read.
-std::vector<DatasetSummary> ListDatasets(hid_t file);
+// `chunked_storage` false leaves stored_bytes 0 for chunked datasets (reading it walks their
+// whole chunk index: for a remote file, a round trip per block of it).
+std::vector<DatasetSummary> ListDatasets(hid_t file, bool chunked_storage = true);
 
 // The dataset h5feed takes as images: "images" when it is a 4-D uint8 dataset, else the only
 // 4-D uint8 dataset. nullptr when there is none, or several and none is named "images".

@@ -1,8 +1,14 @@
 #include "format/read_only_open.h"
 
+#include <array>
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 
 #include "format/hdf5_error.h"
+#include "format/range_driver.h"
+#include "remote/location.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -32,15 +38,55 @@ Attempt OpenWith(const std::string& path, bool use_locking) {
   return attempt;
 }
 
+// HDF5 looks for its signature at byte 0, 512, 1024, 2048 ... (a user block before it).
+bool HasHdf5Signature(const io::RandomAccessFile& file) {
+  constexpr std::array<uint8_t, 8> kSignature = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  std::array<uint8_t, 8> found{};
+  for (uint64_t at = 0; at + found.size() <= file.size(); at = at == 0 ? 512 : at * 2) {
+    file.ReadAt(at, found);
+    if (found == kSignature) return true;
+    if (at >= (uint64_t{1} << 20)) break;  // user blocks beyond 1 MiB are not made in practice
+  }
+  return false;
+}
+
+ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
+  std::shared_ptr<const io::RandomAccessFile> source = remote::OpenFile(location, how);
+  const std::string& shown = source->path();
+  if (source->size() == 0) throw Error(ErrorCode::kCorrupt, shown + " is empty, not an HDF5 file");
+  if (!HasHdf5Signature(*source)) {
+    throw Error(ErrorCode::kCorrupt,
+                shown + " is not an HDF5 file (it does not start with an HDF5 signature)");
+  }
+  ReadOnlyFile result;
+  result.bytes = source->size();
+  result.version = source->version();
+  PropertyList access = RangeDriverAccess(std::move(source));
+  TakeDriverError();
+  result.file = File(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, access.get()));
+  if (!result.file) {
+    if (std::optional<Error> failed = TakeDriverError()) throw *failed;
+    throw Error(ErrorCode::kCorrupt, shown + " cannot be opened by HDF5: truncated or not an "
+                                             "HDF5 file; upload it again (HDF5: " +
+                                             ErrorStackText() + ")");
+  }
+  return result;
+}
+
 }  // namespace
 
 bool LocksRefusedByFileSystem(int error_number) {
   return error_number == ENOLCK || error_number == ENOSYS || error_number == EOPNOTSUPP;
 }
 
-ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking) {
+ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking,
+                              const remote::RemoteOpen& remote) {
+  if (IsRemoteLocation(path)) return OpenRemote(path, remote);
   ReadOnlyFile result;
   result.locked = locking != FileLocking::kOff;
+  std::error_code ignored;  // a size that cannot be read stays 0; HDF5's open reports why
+  result.bytes = std::filesystem::file_size(path, ignored);
+  if (ignored) result.bytes = 0;
   Attempt first = OpenWith(path, result.locked);
   if (first.file) {
     result.file = std::move(first.file);

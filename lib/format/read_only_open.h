@@ -1,15 +1,19 @@
 #pragma once
 // Opens an HDF5 file read-only with the file-locking policy the caller chose (h5feed/
 // file_locking.h), so that every read-only open in h5feed (the index, the HDF5 block reader,
-// inspect, verify) behaves the same where locks are refused or held.
+// inspect, verify) behaves the same where locks are refused or held. A remote location
+// (http://, https://, s3://) is opened through remote::OpenFile and read by HDF5 through the
+// range driver (range_driver.h); locking does not apply to it.
 //
 // Call under hdf5::Lock() with errors silenced (hdf5::SilenceErrors), like every HDF5 call.
 
+#include <cstdint>
 #include <string>
 
 #include "format/hdf5_handle.h"
 #include "h5feed/error.h"
 #include "h5feed/file_locking.h"
+#include "remote/open_file.h"
 
 namespace h5feed::hdf5 {
 
@@ -18,6 +22,8 @@ struct ReadOnlyFile {
   bool locked = false;  // the shared lock is held (false: opened without locking)
   // Non-empty when kAuto had to open without the lock: the warning to pass on (on_warning).
   std::string note;
+  uint64_t bytes = 0;   // the file's size when opened
+  std::string version;  // a remote object's version (RandomAccessFile::version), else ""
 };
 
 // Opens `path` read-only. Throws Error:
@@ -25,9 +31,12 @@ struct ReadOnlyFile {
 //    `locking` is (kOff aside, which never asks): the message says a writer has it open and
 //    what to do. A writer's lock is never ignored silently;
 //  - kIo when `locking` is kOn and the file system refuses locks (the message names kOff);
-//  - kCorrupt when HDF5 cannot read the file (truncated, not HDF5); the message carries
-//    HDF5's reason.
-ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking);
+//  - kCorrupt when HDF5 cannot read the file (empty, truncated, not HDF5); the message carries
+//    HDF5's reason;
+//  - for a remote location, what remote::OpenFile and the reads of its metadata throw
+//    (kNotFound for 404, kIo for 403, a changed object or a network that keeps failing).
+ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking,
+                              const remote::RemoteOpen& remote = {});
 
 // True when HDF5 failed only because the file system refuses locks (errno ENOLCK, ENOSYS,
 // EOPNOTSUPP in the "unable to lock file" message); the automatic fallback applies then.

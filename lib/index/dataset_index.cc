@@ -16,6 +16,7 @@
 #include "h5feed/error.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
+#include "remote/location.h"
 
 namespace h5feed::index {
 namespace {
@@ -41,7 +42,11 @@ bool NamesDefaultImages(const std::string& images) {
   return images.empty() || images == schema::kImages || images == std::string("/") + schema::kImages;
 }
 
-hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking) {
+hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
+                                const RemoteOptions& remote) {
+  if (IsRemoteLocation(path)) {
+    return hdf5::OpenReadOnlyFile(path, locking, remote::RemoteOpen{remote, ""});
+  }
   htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) throw hdf5::StackError(ErrorCode::kIo, "reading the start of", path);
   if (is_hdf5 == 0) {
@@ -59,6 +64,21 @@ hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking) {
   }
 }
 
+// A local path must be a regular file that is not empty (a remote object is checked by
+// hdf5::OpenReadOnlyFile).
+void CheckLocalFile(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw Error(ErrorCode::kNotFound, path + " does not exist");
+  if (!fs::is_regular_file(status)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path + " is not a regular file; give the path of an HDF5 file");
+  }
+  if (fs::file_size(path, ec) == 0 && !ec) {
+    throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
+  }
+}
+
 }  // namespace
 
 const char* ToString(ReadPath path) {
@@ -72,33 +92,27 @@ const char* ToString(ReadPath path) {
 }
 
 DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw Error(ErrorCode::kNotFound, path + " does not exist");
-  if (!fs::is_regular_file(status)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " is not a regular file; give the path of an HDF5 file");
-  }
-  if (fs::file_size(path, ec) == 0 && !ec) {
-    throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
-  }
+  if (!IsRemoteLocation(path)) CheckLocalFile(path);
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
   codec::RegisterZstdFilter();
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // Declared after the lock: closed while it is held.
-  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking);
+  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking, options.remote);
   const hdf5::File& file = opened.file;
   DatasetIndex index;
-  index.path = path;
+  index.path = remote::DisplayName(path);
+  index.location = path;
+  index.remote = remote::RemoteOpen{options.remote, opened.version};
+  index.file_bytes = opened.bytes;
   index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
   if (!opened.note.empty()) index.warnings.push_back(opened.note);
   if (hdf5::HasAttribute(file.get(), schema::kAttrFormat)) {
     const std::string format = hdf5::ReadStringAttribute(file.get(), schema::kAttrFormat);
     if (format != schema::kFormatName) {
       throw Error(ErrorCode::kUnsupported,
-                  path + " says it is in format \"" + format + "\", not \"" +
+                  index.path + " says it is in format \"" + format + "\", not \"" +
                       schema::kFormatName + "\"; this h5feed cannot read it");
     }
     if (NamesDefaultImages(options.images)) {
@@ -107,7 +121,7 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
     }
   } else if (LooksInterrupted(file.get(), path)) {
     throw Error(ErrorCode::kCorrupt,
-                path + " has /images but no " + schema::kAttrFormat +
+                index.path + " has /images but no " + schema::kAttrFormat +
                     " attribute: it is an interrupted conversion (h5feed writes that attribute "
                     "last). Convert the source again");
   }

@@ -36,7 +36,11 @@ class RandomAccessFile {
     return nullptr;
   }
   virtual uint64_t size() const = 0;
+  // What messages name the file by (a URL without its query: no credentials).
   virtual const std::string& path() const = 0;
+  // Which version of a remote object is read (its ETag, else Last-Modified and size): every
+  // read returns bytes of that version or throws. "" for a local file.
+  virtual std::string version() const { return ""; }
 };
 
 // pread(2) on a read-only descriptor (O_CLOEXEC), retrying EINTR and short reads; MapAt with

@@ -2,11 +2,12 @@
 #include <utility>
 
 #include "loader/loader_testing.h"
+#include "remote/open_file.h"
 
 namespace h5feed::loader {
 namespace {
 
-// Empty: io::OpenPosixFile. Set only by tests, for the thread that opens a loader.
+// Empty: remote::OpenFile. Set only by tests, for the thread that opens a loader.
 thread_local FileOpener current_opener;
 
 }  // namespace
@@ -16,8 +17,9 @@ ScopedFileOpener::ScopedFileOpener(FileOpener opener)
 
 ScopedFileOpener::~ScopedFileOpener() { current_opener = std::move(previous_); }
 
-std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const std::string& path) {
-  return current_opener ? current_opener(path) : io::OpenPosixFile(path);
+std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset) {
+  return current_opener ? current_opener(dataset.location)
+                        : remote::OpenFile(dataset.location, dataset.remote);
 }
 
 }  // namespace h5feed::loader

@@ -63,6 +63,7 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
   index_options.images = options.images_dataset;
   index_options.labels = options.labels_dataset;
   index_options.file_locking = options.file_locking;
+  index_options.remote = options.remote;
   index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
   for (const std::string& warning : dataset.warnings) Warn(options, warning);
   return dataset;
@@ -179,7 +180,7 @@ struct Loader::Impl {
   Impl(const std::string& path, const LoaderOptions& loader_options)
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
-        file(loader::OpenChunkFile(path)),  // io::OpenPosixFile, unless a test injects faults
+        file(loader::OpenChunkFile(dataset)),  // remote::OpenFile, unless a test injects faults
         reader(dataset, *file,
                index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
                                          .rows_checked_by_caller = true,

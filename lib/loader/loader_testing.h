@@ -1,7 +1,7 @@
 #pragma once
 // The Loader's fault-injection seam, for tests only (not installed, not in include/h5feed/):
 // while a ScopedFileOpener lives, Loader::Open on the same thread reads its chunks through
-// the file the opener returns instead of io::OpenPosixFile, so a test can hand the loader an
+// the file the opener returns instead of remote::OpenFile, so a test can hand the loader an
 // io::RandomAccessFile that fails, ends early, flips bytes or is slow (tests/lib/io/
 // faulty_file.h) and check what the trainer sees. The file's metadata (geometry, labels, the
 // chunk table) is still read by HDF5 from the real file at Open; only chunk reads go through
@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "index/dataset_index.h"
 #include "io/random_access_file.h"
 
 namespace h5feed::loader {
@@ -32,7 +33,8 @@ class ScopedFileOpener {
 };
 
 // How Loader::Open opens the file its chunks are read from: the innermost ScopedFileOpener's
-// opener on this thread, else io::OpenPosixFile.
-std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const std::string& path);
+// opener on this thread (given dataset.location), else remote::OpenFile (a local path, or
+// the remote object at the version the index was read from).
+std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset);
 
 }  // namespace h5feed::loader

@@ -20,6 +20,7 @@
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
 #include "probe/open_probe_protocol.h"
+#include "remote/open_file.h"
 
 namespace {
 
@@ -98,7 +99,8 @@ void OpenAsLoader(const Request& request) {
   options.labels = request.labels;
   options.file_locking = Locking(request.locking);
   const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
-  const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(request.path);
+  const std::unique_ptr<io::RandomAccessFile> file =
+      remote::OpenFile(dataset.location, dataset.remote);
   const index::ChunkReader reader(dataset, *file, index::ChunkReaderOptions{});
 }
 

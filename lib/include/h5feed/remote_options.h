@@ -1,0 +1,31 @@
+#pragma once
+// How h5feed reads a file that is not on a local disk: an http:// or https:// URL (a web
+// server or CDN that answers Range requests, or a pre-signed object-store URL), or an
+// s3://bucket/key object. docs/remote.md describes what a remote epoch costs and how to size
+// these.
+
+#include <cstdint>
+#include <string>
+
+namespace h5feed {
+
+struct RemoteOptions {
+  // Connections to the server, each carrying one range request at a time (HTTP/1.1) or many
+  // (HTTP/2 over TLS): how many requests are in flight at once. Requests beyond them wait
+  // for a connection; connections are kept open and reused.
+  int connections = 16;
+  // Attempts after the first, for a request that failed in a way that may pass: the
+  // connection was reset or refused, nothing came for `stall_seconds`, the body ended early,
+  // the server answered 5xx or 429. They wait 0.1 s, 0.2 s, 0.4 s ... (at most 2 s, with
+  // jitter) before they go out again. 403, 404 and a changed object are never retried.
+  int retries = 5;
+  int connect_timeout_seconds = 10;
+  // A request that receives no byte for this long is abandoned (and retried): a server or
+  // link that stalls never hangs a reader.
+  int stall_seconds = 30;
+};
+
+// Whether `location` names a remote file (http://, https:// or s3://) rather than a path.
+bool IsRemoteLocation(const std::string& location);
+
+}  // namespace h5feed

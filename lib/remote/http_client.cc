@@ -1,0 +1,425 @@
+// HttpClient (http_client.h): libcurl's multi interface on a thread of the client's own.
+#include "remote/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "h5feed/error.h"
+
+namespace h5feed::remote {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// curl_global_init is not thread-safe before libcurl 7.84 and must precede every other call.
+void InitCurlOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// 0.1 s, 0.2 s, 0.4 s ... capped at 2 s, each +-25 % so that many readers hit by one outage do
+// not come back in step.
+std::chrono::milliseconds Backoff(int retry, std::mt19937& random) {
+  const double base = std::min(2000.0, 100.0 * static_cast<double>(1 << std::min(retry, 5)));
+  std::uniform_real_distribution<double> jitter(0.75, 1.25);
+  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(random)));
+}
+
+bool HeaderIs(std::string_view line, std::string_view name) {
+  if (line.size() <= name.size() || line[name.size()] != ':') return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+  }
+  return true;
+}
+
+std::string HeaderValue(std::string_view line, size_t name_size) {
+  std::string_view value = line.substr(name_size + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+    value.remove_suffix(1);
+  }
+  return std::string(value);
+}
+
+constexpr size_t kErrorBodyBytes = 2048;  // S3's XML explanation fits
+
+}  // namespace
+
+class Transfer {
+ public:
+  Transfer(RangeAsked range, std::span<uint8_t> into, const ObjectVersion* version)
+      : asked(range), dest(into),
+        pinned(version ? std::optional<ObjectVersion>(*version) : std::nullopt) {}
+
+  const RangeAsked asked;
+  const std::span<uint8_t> dest;
+  const std::optional<ObjectVersion> pinned;
+
+  // The attempt in progress (the client's thread only).
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  Response response;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  int attempts = 0;
+  Clock::time_point retry_at;
+
+  // Completion, read by waiters.
+  mutable std::mutex mutex;
+  std::condition_variable completed_cv;
+  bool completed = false;  // guarded by mutex
+  bool cancel_requested = false;  // guarded by mutex
+  std::optional<Judgement> judgement;  // kOk, guarded by mutex
+  std::optional<Error> error;  // guarded by mutex
+  TransferTiming timing;       // guarded by mutex
+
+  void Complete(std::optional<Judgement> ok, std::optional<Error> failure, TransferTiming t) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      judgement = std::move(ok);
+      error = std::move(failure);
+      timing = t;
+      completed = true;
+    }
+    completed_cv.notify_all();
+  }
+};
+
+struct HttpClient::Impl {
+  Impl(std::string url_in, std::string display_in, const RemoteOptions& options_in,
+       RequestAuth auth_in)
+      : url(std::move(url_in)), display(std::move(display_in)), options(options_in),
+        auth(std::move(auth_in)) {
+    InitCurlOnce();
+    multi = curl_multi_init();
+    if (multi == nullptr) throw Error(ErrorCode::kInternal, "curl_multi_init failed");
+    const long connections = std::max(1, options.connections);
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections);
+    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, connections);
+    thread = std::thread([this] { Loop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    curl_multi_wakeup(multi);
+    thread.join();
+    curl_multi_cleanup(multi);
+  }
+
+  void Queue(std::shared_ptr<Transfer> transfer) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (stopping) {
+        transfer->Complete(std::nullopt, Error(ErrorCode::kCancelled, "reading " + display +
+                                                                          " was stopped"),
+                           {});
+        return;
+      }
+      incoming.push_back(std::move(transfer));
+    }
+    curl_multi_wakeup(multi);
+  }
+
+  void Loop() {
+    std::mt19937 random(std::random_device{}());
+    while (true) {
+      std::vector<std::shared_ptr<Transfer>> arrived;
+      std::vector<std::shared_ptr<Transfer>> cancelled;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stopping) break;
+        arrived.swap(incoming);
+        cancelled.swap(cancel_requests);
+      }
+      for (auto& transfer : cancelled) Abandon(transfer);
+      for (auto& transfer : arrived) StartAttempt(std::move(transfer));
+      StartDueRetries();
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int left = 0;
+      while (CURLMsg* message = curl_multi_info_read(multi, &left)) {
+        if (message->msg == CURLMSG_DONE) Finish(message->easy_handle, message->data.result, random);
+      }
+      curl_multi_poll(multi, nullptr, 0, PollMilliseconds(), nullptr);
+    }
+    // Stopping: every transfer ends as cancelled.
+    std::vector<std::shared_ptr<Transfer>> all;
+    for (auto& [easy, transfer] : active) all.push_back(transfer);
+    for (auto& transfer : retrying) all.push_back(transfer);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto& transfer : incoming) all.push_back(transfer);
+      incoming.clear();
+    }
+    for (auto& transfer : all) Abandon(transfer);
+  }
+
+  int PollMilliseconds() const {
+    int wait = 1000;
+    const Clock::time_point now = Clock::now();
+    for (const auto& transfer : retrying) {
+      const auto due = std::chrono::duration_cast<std::chrono::milliseconds>(
+          transfer->retry_at - now);
+      wait = std::min<int>(wait, static_cast<int>(std::max<int64_t>(0, due.count())));
+    }
+    return wait;
+  }
+
+  void StartDueRetries() {
+    const Clock::time_point now = Clock::now();
+    std::vector<std::shared_ptr<Transfer>> due;
+    std::erase_if(retrying, [&](const std::shared_ptr<Transfer>& transfer) {
+      if (transfer->retry_at > now) return false;
+      due.push_back(transfer);
+      return true;
+    });
+    for (auto& transfer : due) StartAttempt(std::move(transfer));
+  }
+
+  static size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    const std::string_view line(data, size * count);
+    Response& response = transfer->response;
+    if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect or 100 Continue)
+      const size_t space = line.find(' ');
+      const long status = space == std::string_view::npos ? 0 : std::atol(line.data() + space + 1);
+      response.status = status;
+      response.content_range.reset();
+      response.etag.clear();
+      response.last_modified.clear();
+    } else if (HeaderIs(line, "content-range")) {
+      response.content_range = HeaderValue(line, 13);
+    } else if (HeaderIs(line, "etag")) {
+      response.etag = HeaderValue(line, 4);
+    } else if (HeaderIs(line, "last-modified")) {
+      response.last_modified = HeaderValue(line, 13);
+    }
+    return size * count;
+  }
+
+  static size_t OnBody(char* data, size_t size, size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    Response& response = transfer->response;
+    const size_t bytes = size * count;
+    if (response.status == 200 || response.status == 206) {
+      if (response.body_bytes + bytes > transfer->dest.size()) {
+        response.body_overflow = true;
+        return 0;  // aborts with CURLE_WRITE_ERROR
+      }
+      std::memcpy(transfer->dest.data() + response.body_bytes, data, bytes);
+      response.body_bytes += bytes;
+      return bytes;
+    }
+    const size_t keep = std::min(bytes, kErrorBodyBytes - std::min(kErrorBodyBytes,
+                                                                   response.error_body.size()));
+    response.error_body.append(data, keep);
+    return bytes;
+  }
+
+  void StartAttempt(std::shared_ptr<Transfer> transfer) {
+    {
+      std::lock_guard<std::mutex> lock(transfer->mutex);
+      if (transfer->cancel_requested) {
+        transfer->completed = true;
+        transfer->error = Error(ErrorCode::kCancelled, "reading " + display + " was cancelled");
+        transfer->completed_cv.notify_all();
+        return;
+      }
+    }
+    ++transfer->attempts;
+    transfer->response = Response{};
+    transfer->error_buffer[0] = '\0';
+    CURL* easy = curl_easy_init();
+    if (easy == nullptr) {
+      transfer->Complete(std::nullopt, Error(ErrorCode::kInternal, "curl_easy_init failed"), {});
+      return;
+    }
+    const RangeAsked& asked = transfer->asked;
+    const std::string range =
+        std::to_string(asked.offset) + "-" + std::to_string(asked.offset + asked.length - 1);
+    curl_slist* headers = nullptr;
+    if (transfer->pinned) {
+      // The server refuses (412) a range of any other version than the one opened.
+      if (transfer->pinned->strong_etag()) {
+        headers = curl_slist_append(headers, ("If-Match: " + transfer->pinned->etag).c_str());
+      } else if (!transfer->pinned->last_modified.empty()) {
+        headers = curl_slist_append(
+            headers, ("If-Unmodified-Since: " + transfer->pinned->last_modified).c_str());
+      }
+    }
+    for (const std::string& header : auth.headers) headers = curl_slist_append(headers, header.c_str());
+    transfer->headers = headers;
+    curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(easy, CURLOPT_RANGE, range.c_str());  // copied by libcurl
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer.get());
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error_buffer);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_seconds));
+    // A stall: less than one byte per second for stall_seconds.
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max(1, options.stall_seconds)));
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    // HTTP/2 over TLS where the server offers it: many ranges on one connection.
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(easy, CURLOPT_USERAGENT, "h5feed");
+    if (!auth.aws_sigv4.empty()) {
+      curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, auth.aws_sigv4.c_str());
+      curl_easy_setopt(easy, CURLOPT_USERPWD, auth.user_password.c_str());
+    }
+    transfer->easy = easy;
+    curl_multi_add_handle(multi, easy);
+    active.emplace(easy, std::move(transfer));
+  }
+
+  void Release(Transfer& transfer) {
+    if (transfer.easy != nullptr) {
+      curl_multi_remove_handle(multi, transfer.easy);
+      curl_easy_cleanup(transfer.easy);
+      active.erase(transfer.easy);
+      transfer.easy = nullptr;
+    }
+    curl_slist_free_all(transfer.headers);
+    transfer.headers = nullptr;
+  }
+
+  void Finish(CURL* easy, CURLcode code, std::mt19937& random) {
+    const auto found = active.find(easy);
+    if (found == active.end()) return;
+    std::shared_ptr<Transfer> transfer = found->second;
+    Response& response = transfer->response;
+    response.curl_code = code;
+    response.curl_error = transfer->error_buffer;
+    curl_off_t start = 0;
+    curl_off_t first_byte = 0;
+    curl_off_t total = 0;
+    curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &start);
+    curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+    curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total);
+    Release(*transfer);
+    const Judgement judgement = Judge(response, transfer->asked,
+                                      transfer->pinned ? &*transfer->pinned : nullptr, display);
+    switch (judgement.verdict) {
+      case Verdict::kOk: {
+        const TransferTiming timing{judgement.bytes, static_cast<double>(first_byte - start) * 1e-6,
+                                    static_cast<double>(total - start) * 1e-6};
+        transfer->Complete(judgement, std::nullopt, timing);
+        return;
+      }
+      case Verdict::kFail:
+        transfer->Complete(std::nullopt, judgement.error, {});
+        return;
+      case Verdict::kRetry:
+        if (transfer->attempts > options.retries) {
+          transfer->Complete(std::nullopt,
+                             RetriesExhausted(transfer->asked, display, transfer->attempts,
+                                              judgement.reason),
+                             {});
+          return;
+        }
+        transfer->retry_at = Clock::now() + Backoff(transfer->attempts - 1, random);
+        retrying.push_back(std::move(transfer));
+        return;
+    }
+  }
+
+  void Abandon(const std::shared_ptr<Transfer>& transfer) {
+    Release(*transfer);
+    std::erase(retrying, transfer);
+    bool done = false;
+    {
+      std::lock_guard<std::mutex> lock(transfer->mutex);
+      done = transfer->completed;
+    }
+    if (!done) {
+      transfer->Complete(std::nullopt,
+                         Error(ErrorCode::kCancelled, "reading " + display + " was cancelled"), {});
+    }
+  }
+
+  const std::string url;
+  const std::string display;
+  const RemoteOptions options;
+  const RequestAuth auth;
+  CURLM* multi = nullptr;
+
+  std::mutex mutex;
+  bool stopping = false;                                   // guarded by mutex
+  std::vector<std::shared_ptr<Transfer>> incoming;         // guarded by mutex
+  std::vector<std::shared_ptr<Transfer>> cancel_requests;  // guarded by mutex
+
+  // The client's thread only.
+  std::unordered_map<CURL*, std::shared_ptr<Transfer>> active;
+  std::vector<std::shared_ptr<Transfer>> retrying;
+  std::thread thread;  // last: started once everything above exists
+};
+
+HttpClient::HttpClient(std::string url, std::string display, const RemoteOptions& options,
+                       RequestAuth auth)
+    : impl_(std::make_unique<Impl>(std::move(url), std::move(display), options, std::move(auth))) {}
+
+HttpClient::~HttpClient() = default;
+
+std::shared_ptr<Transfer> HttpClient::Start(RangeAsked asked, std::span<uint8_t> dest,
+                                            const ObjectVersion* pinned) {
+  if (asked.length == 0 || dest.size() != asked.length) {
+    throw Error(ErrorCode::kInternal, "HttpClient::Start: a range of " +
+                                          std::to_string(asked.length) + " bytes into " +
+                                          std::to_string(dest.size()));
+  }
+  auto transfer = std::make_shared<Transfer>(asked, dest, pinned);
+  impl_->Queue(transfer);
+  return transfer;
+}
+
+Judgement HttpClient::Wait(Transfer& transfer) {
+  std::unique_lock<std::mutex> lock(transfer.mutex);
+  transfer.completed_cv.wait(lock, [&] { return transfer.completed; });
+  if (transfer.error) throw *transfer.error;
+  return *transfer.judgement;
+}
+
+bool HttpClient::Done(const Transfer& transfer) {
+  std::lock_guard<std::mutex> lock(transfer.mutex);
+  return transfer.completed;
+}
+
+TransferTiming HttpClient::Timing(const Transfer& transfer) {
+  std::lock_guard<std::mutex> lock(transfer.mutex);
+  return transfer.timing;
+}
+
+void HttpClient::Cancel(const std::shared_ptr<Transfer>& transfer) {
+  {
+    std::lock_guard<std::mutex> lock(transfer->mutex);
+    if (transfer->completed) return;
+    transfer->cancel_requested = true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->cancel_requests.push_back(transfer);
+  }
+  curl_multi_wakeup(impl_->multi);
+}
+
+const std::string& HttpClient::display() const { return impl_->display; }
+
+}  // namespace h5feed::remote

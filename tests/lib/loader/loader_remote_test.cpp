@@ -1,0 +1,130 @@
+// Loader::Open of an http:// URL served by Debian's nginx on the loopback: every batch equals
+// the one the local file gives, for h5feed files and foreign ones (read through HDF5 over the
+// range driver); a file replaced while it is read, and a missing one, end in clear errors.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "h5feed/loader.h"
+#include "support/caught_error.h"
+#include "support/http_server.h"
+#include "support/temp_folder.h"
+#include "test_files.h"
+
+namespace h5feed {
+namespace {
+
+using testing::CaughtError;
+using testing::HttpServer;
+using testing::TempFolder;
+
+constexpr ImageShape kShape{9, 7, 3};
+
+struct Delivered {
+  std::vector<uint8_t> images;
+  std::vector<int64_t> labels;
+  std::vector<int64_t> indices;
+  std::vector<int64_t> sizes;  // rows of each batch, in order
+};
+
+Delivered ReadEpochs(const std::string& location, LoaderOptions options, int epochs) {
+  options.batch_size = 24;
+  options.threads = 2;
+  options.cache_bytes = 4 * 16 * kShape.bytes();  // chunks come and go: re-read every epoch
+  options.on_warning = [](const std::string&) {};  // that cache is too small, on purpose
+  Loader loader = Loader::Open(location, options);
+  Delivered delivered;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    loader.SetEpoch(epoch);
+    while (auto batch = loader.Next()) {
+      delivered.images.insert(delivered.images.end(), batch->images().begin(),
+                              batch->images().end());
+      delivered.labels.insert(delivered.labels.end(), batch->labels().begin(),
+                              batch->labels().end());
+      delivered.indices.insert(delivered.indices.end(), batch->indices().begin(),
+                               batch->indices().end());
+      delivered.sizes.push_back(batch->size());
+    }
+  }
+  return delivered;
+}
+
+void CheckSameBatches(const std::string& local, const std::string& url, const std::string& sampler) {
+  CAPTURE(sampler);
+  LoaderOptions options;
+  options.sampler = SamplerOptions::Parse(sampler);
+  const Delivered expected = ReadEpochs(local, options, 2);
+  const Delivered remote = ReadEpochs(url, options, 2);
+  CHECK(remote.sizes == expected.sizes);
+  CHECK(remote.indices == expected.indices);
+  CHECK(remote.labels == expected.labels);
+  CHECK(remote.images == expected.images);
+  CHECK(expected.indices.size() == 2 * 2000);
+}
+
+TEST_CASE("every batch of a served h5feed file equals the local file's") {
+  TempFolder folder;
+  // 378 KB uncompressed: chunks beyond the first 256 KiB (kept by the open) come from the
+  // server, again in every epoch (the cache holds 4 chunks).
+  testing::WriteH5feedFile(folder / "raw.h5", 2000, kShape, 16, Compression::Parse("none"));
+  testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("zstd"));
+  HttpServer server({"nginx", folder.path()});
+  for (const char* sampler : {"chunks:4", "random", "sequential"}) {
+    const size_t before = server.Requests().size();
+    CheckSameBatches(folder / "raw.h5", server.Url("raw.h5"), sampler);
+    CHECK(server.Requests().size() - before > 60);  // of 125 chunks, ~60 lie past the head
+  }
+  CheckSameBatches(folder / "train.h5", server.Url("train.h5"), "chunks:2");
+}
+
+TEST_CASE("every batch of a served foreign file equals the local file's") {
+  TempFolder folder;
+  // Chunked and gzip-compressed in NCHW (HDF5's chunk reads go through the range driver) and
+  // contiguous (ranges read directly).
+  testing::WriteH5pyFile(folder / "nchw.h5", 2000, kShape, 10, "NCHW", "gzip");
+  testing::WriteH5pyFile(folder / "plain.h5", 2000, kShape, 2000, "NHWC", "none");
+  HttpServer server({"nginx", folder.path()});
+  CheckSameBatches(folder / "nchw.h5", server.Url("nchw.h5"), "chunks:3");
+  CheckSameBatches(folder / "plain.h5", server.Url("plain.h5"), "random");
+}
+
+TEST_CASE("a served file replaced while a loader reads it ends in an error saying so") {
+  TempFolder folder;
+  // Larger than the first 256 KiB an open keeps: chunks past them are read from the server.
+  testing::WriteH5feedFile(folder / "train.h5", 3000, kShape, 16, Compression::Parse("none"));
+  HttpServer server({"nginx", folder.path()});
+  LoaderOptions options;
+  options.batch_size = 16;
+  options.sampler = SamplerOptions::Parse("sequential");
+  options.threads = 1;
+  options.slots = 2;
+  options.cache_bytes = 2 * 16 * kShape.bytes();
+  options.on_warning = [](const std::string&) {};
+  Loader loader = Loader::Open(server.Url("train.h5"), options);
+  REQUIRE(loader.Next());
+  // A new upload: another file, with other contents and size, takes its name.
+  testing::WriteH5feedFile(folder / "next.h5", 3100, kShape, 16, Compression::Parse("none"));
+  std::filesystem::rename(folder / "next.h5", folder / "train.h5");
+  const Error error = CaughtError([&] {
+    while (loader.Next()) {
+    }
+  });
+  CHECK(error.code() == ErrorCode::kIo);
+  CHECK(std::string(error.what()).find("changed") != std::string::npos);
+  CHECK(std::string(error.what()).find(server.Url("train.h5")) != std::string::npos);
+}
+
+TEST_CASE("Loader::Open of a URL nothing is served at names it") {
+  TempFolder folder;
+  HttpServer server({"nginx", folder.path()});
+  const Error error = CaughtError([&] { Loader::Open(server.Url("none.h5"), LoaderOptions{}); });
+  CHECK(error.code() == ErrorCode::kNotFound);
+  CHECK(std::string(error.what()).find(server.Url("none.h5")) != std::string::npos);
+}
+
+}  // namespace
+}  // namespace h5feed
