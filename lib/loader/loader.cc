@@ -24,6 +24,8 @@
 #include "loader/device_feed.h"
 #include "loader/loader_testing.h"
 #include "loader/options_check.h"
+#include "loader/refetching_read.h"
+#include "loader/remote_readahead.h"
 #include "loader/state_fingerprint.h"
 #include "loader/warning.h"
 #include "memory/slot_pool.h"
@@ -32,6 +34,7 @@
 #include "pipeline/epoch_plan.h"
 #include "pipeline/slot_layout.h"
 #include "probe/open_probe.h"
+#include "remote/location.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed {
@@ -181,9 +184,11 @@ struct Loader::Impl {
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
         file(loader::OpenChunkFile(dataset)),  // remote::OpenFile, unless a test injects faults
+        // A remote chunk is checked whole as it is loaded, where a corrupt response can still
+        // be fetched again (refetching_read.h), not image by image as it is gathered.
         reader(dataset, *file,
                index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
-                                         .rows_checked_by_caller = true,
+                                         .rows_checked_by_caller = !IsRemoteLocation(path),
                                          .map_file = options.map_file}),
         cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
@@ -210,6 +215,7 @@ struct Loader::Impl {
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
     if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
+    readahead = loader::MakeRemoteReadahead(dataset, *file, cache, options.cache_bytes);
     WarnIfCacheTooSmall(options, dataset);
     if (delivery.stage) {
       feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
@@ -217,7 +223,7 @@ struct Loader::Impl {
   }
 
   ~Impl() {
-    assembler.reset();  // stop and join the run before anything it borrows goes
+    StopRun();  // stop and join the run before anything it borrows goes
     feed.reset();
     // The GPU stage returns host slots from CUDA callbacks: all of them must have run before
     // the pool can go (its last lease must not be dropped inside a callback).
@@ -227,12 +233,14 @@ struct Loader::Impl {
   // An uncompressed chunk stays where it is in the page cache (mapped; the batch gathers its
   // rows from there); any other is decoded into a cache buffer.
   cache::LoadResult LoadChunk(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+    if (readahead) readahead->Advance();  // a remote file: the next chunks' bytes on their way
     if (std::unique_ptr<io::MappedRange> mapped = reader.MapInPlace(chunk)) {
       const std::span<const uint8_t> bytes = mapped->bytes();
       target.Adopt(bytes, std::shared_ptr<const io::MappedRange>(std::move(mapped)));
       return cache::LoadResult{bytes.size(), bytes.size()};
     }
-    const index::ChunkReadStats read = reader.Read(chunk, target.Buffer());
+    const index::ChunkReadStats read =
+        loader::ReadRefetchingCorrupt(reader, dataset, *file, chunk, target.Buffer());
     return cache::LoadResult{read.bytes_read, read.bytes_decoded};
   }
 
@@ -261,9 +269,17 @@ struct Loader::Impl {
     return std::span<const int64_t>(upcoming_order).first(std::min(rows, upcoming_order.size()));
   }
 
+  // Stops the current run, if any: its reads waiting on a network end at once (a remote
+  // file's; the run's errors go nowhere), and its tasks are joined.
+  void StopRun() {
+    file->CancelReads();
+    assembler.reset();
+    file->ResumeReads();
+  }
+
   // Stops the current run (if any) and starts one at (epoch, next_step).
   void StartRun() {
-    assembler.reset();
+    StopRun();
     error = nullptr;
     std::vector<int64_t> order = OrderOf(epoch);
     // Trainers go from epoch e to e + 1: its order is computed now, once (and kept: one more
@@ -280,6 +296,7 @@ struct Loader::Impl {
         epoch, std::move(order), options.batch_size, options.drop_last_batch,
         dataset.chunk_samples, dataset.chunk_count(), UpcomingStart());
     cache.SetPlan(plan->access());
+    if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
     const int64_t first_step = feed ? next_step / options.echo : next_step;
@@ -369,6 +386,7 @@ struct Loader::Impl {
   tbb::task_arena arena;
   const uint64_t fingerprint;
   DatasetInfo info;
+  std::unique_ptr<loader::RemoteReadahead> readahead;  // a remote file's; else null
 
   // Position and counters (trainer's thread).
   int64_t epoch = 0;

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "h5feed/error.h"
 
@@ -79,14 +80,12 @@ class Transfer {
   bool cancel_requested = false;  // guarded by mutex
   std::optional<Judgement> judgement;  // kOk, guarded by mutex
   std::optional<Error> error;  // guarded by mutex
-  TransferTiming timing;       // guarded by mutex
 
-  void Complete(std::optional<Judgement> ok, std::optional<Error> failure, TransferTiming t) {
+  void Complete(std::optional<Judgement> ok, std::optional<Error> failure) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       judgement = std::move(ok);
       error = std::move(failure);
-      timing = t;
       completed = true;
     }
     completed_cv.notify_all();
@@ -95,9 +94,9 @@ class Transfer {
 
 struct HttpClient::Impl {
   Impl(std::string url_in, std::string display_in, const RemoteOptions& options_in,
-       RequestAuth auth_in)
+       RequestAuth auth_in, Observer observer_in)
       : url(std::move(url_in)), display(std::move(display_in)), options(options_in),
-        auth(std::move(auth_in)) {
+        auth(std::move(auth_in)), observer(std::move(observer_in)) {
     InitCurlOnce();
     multi = curl_multi_init();
     if (multi == nullptr) throw Error(ErrorCode::kInternal, "curl_multi_init failed");
@@ -121,10 +120,9 @@ struct HttpClient::Impl {
   void Queue(std::shared_ptr<Transfer> transfer) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (stopping) {
-        transfer->Complete(std::nullopt, Error(ErrorCode::kCancelled, "reading " + display +
-                                                                          " was stopped"),
-                           {});
+      if (stopping || interrupted) {
+        transfer->Complete(std::nullopt,
+                           Error(ErrorCode::kCancelled, "reading " + display + " was stopped"));
         return;
       }
       incoming.push_back(std::move(transfer));
@@ -137,13 +135,28 @@ struct HttpClient::Impl {
     while (true) {
       std::vector<std::shared_ptr<Transfer>> arrived;
       std::vector<std::shared_ptr<Transfer>> cancelled;
+      uint64_t interrupt = 0;
       {
         std::lock_guard<std::mutex> lock(mutex);
         if (stopping) break;
         arrived.swap(incoming);
         cancelled.swap(cancel_requests);
+        interrupt = interrupts_asked;
+      }
+      if (interrupt != interrupts_done) {  // everything so far ends now
+        for (auto& [easy, transfer] : active) cancelled.push_back(transfer);
+        cancelled.insert(cancelled.end(), retrying.begin(), retrying.end());
+        cancelled.insert(cancelled.end(), arrived.begin(), arrived.end());
+        arrived.clear();
       }
       for (auto& transfer : cancelled) Abandon(transfer);
+      if (interrupt != interrupts_done) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          interrupts_done = interrupt;
+        }
+        interrupted_cv.notify_all();
+      }
       for (auto& transfer : arrived) StartAttempt(std::move(transfer));
       StartDueRetries();
       int running = 0;
@@ -154,7 +167,12 @@ struct HttpClient::Impl {
       }
       curl_multi_poll(multi, nullptr, 0, PollMilliseconds(), nullptr);
     }
-    // Stopping: every transfer ends as cancelled.
+    // Stopping: every transfer ends as cancelled (and an Interrupt waiting for that returns).
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      interrupts_done = interrupts_asked;
+    }
+    interrupted_cv.notify_all();
     std::vector<std::shared_ptr<Transfer>> all;
     for (auto& [easy, transfer] : active) all.push_back(transfer);
     for (auto& transfer : retrying) all.push_back(transfer);
@@ -243,7 +261,7 @@ struct HttpClient::Impl {
     transfer->error_buffer[0] = '\0';
     CURL* easy = curl_easy_init();
     if (easy == nullptr) {
-      transfer->Complete(std::nullopt, Error(ErrorCode::kInternal, "curl_easy_init failed"), {});
+      transfer->Complete(std::nullopt, Error(ErrorCode::kInternal, "curl_easy_init failed"));
       return;
     }
     const RangeAsked& asked = transfer->asked;
@@ -321,18 +339,17 @@ struct HttpClient::Impl {
       case Verdict::kOk: {
         const TransferTiming timing{judgement.bytes, static_cast<double>(first_byte - start) * 1e-6,
                                     static_cast<double>(total - start) * 1e-6};
-        transfer->Complete(judgement, std::nullopt, timing);
+        if (observer) observer(timing);
+        transfer->Complete(judgement, std::nullopt);
         return;
       }
       case Verdict::kFail:
-        transfer->Complete(std::nullopt, judgement.error, {});
+        transfer->Complete(std::nullopt, judgement.error);
         return;
       case Verdict::kRetry:
         if (transfer->attempts > options.retries) {
-          transfer->Complete(std::nullopt,
-                             RetriesExhausted(transfer->asked, display, transfer->attempts,
-                                              judgement.reason),
-                             {});
+          transfer->Complete(std::nullopt, RetriesExhausted(transfer->asked, display,
+                                                            transfer->attempts, judgement.reason));
           return;
         }
         transfer->retry_at = Clock::now() + Backoff(transfer->attempts - 1, random);
@@ -351,7 +368,7 @@ struct HttpClient::Impl {
     }
     if (!done) {
       transfer->Complete(std::nullopt,
-                         Error(ErrorCode::kCancelled, "reading " + display + " was cancelled"), {});
+                         Error(ErrorCode::kCancelled, "reading " + display + " was cancelled"));
     }
   }
 
@@ -359,10 +376,15 @@ struct HttpClient::Impl {
   const std::string display;
   const RemoteOptions options;
   const RequestAuth auth;
+  const Observer observer;
   CURLM* multi = nullptr;
 
   std::mutex mutex;
   bool stopping = false;                                   // guarded by mutex
+  bool interrupted = false;       // guarded by mutex: from Interrupt until Resume
+  uint64_t interrupts_asked = 0;  // guarded by mutex
+  uint64_t interrupts_done = 0;   // guarded by mutex: the loop ended what was in flight
+  std::condition_variable interrupted_cv;  // interrupts_done moved
   std::vector<std::shared_ptr<Transfer>> incoming;         // guarded by mutex
   std::vector<std::shared_ptr<Transfer>> cancel_requests;  // guarded by mutex
 
@@ -373,8 +395,9 @@ struct HttpClient::Impl {
 };
 
 HttpClient::HttpClient(std::string url, std::string display, const RemoteOptions& options,
-                       RequestAuth auth)
-    : impl_(std::make_unique<Impl>(std::move(url), std::move(display), options, std::move(auth))) {}
+                       RequestAuth auth, Observer observer)
+    : impl_(std::make_unique<Impl>(std::move(url), std::move(display), options, std::move(auth),
+                                   std::move(observer))) {}
 
 HttpClient::~HttpClient() = default;
 
@@ -402,11 +425,6 @@ bool HttpClient::Done(const Transfer& transfer) {
   return transfer.completed;
 }
 
-TransferTiming HttpClient::Timing(const Transfer& transfer) {
-  std::lock_guard<std::mutex> lock(transfer.mutex);
-  return transfer.timing;
-}
-
 void HttpClient::Cancel(const std::shared_ptr<Transfer>& transfer) {
   {
     std::lock_guard<std::mutex> lock(transfer->mutex);
@@ -418,6 +436,19 @@ void HttpClient::Cancel(const std::shared_ptr<Transfer>& transfer) {
     impl_->cancel_requests.push_back(transfer);
   }
   curl_multi_wakeup(impl_->multi);
+}
+
+void HttpClient::Interrupt() {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->interrupted = true;
+  const uint64_t asked = ++impl_->interrupts_asked;
+  curl_multi_wakeup(impl_->multi);
+  impl_->interrupted_cv.wait(lock, [&] { return impl_->interrupts_done >= asked; });
+}
+
+void HttpClient::Resume() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->interrupted = false;
 }
 
 const std::string& HttpClient::display() const { return impl_->display; }

@@ -9,6 +9,7 @@
 // (their waiters get Error(kCancelled)).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,7 +30,7 @@ struct RequestAuth {
 // One request. Opaque to callers, who Wait for it (or Cancel it).
 class Transfer;
 
-// What a completed transfer measured, for the prefetch depth (throughput.h).
+// What a completed transfer measured, for the prefetch depth (link_estimator.h).
 struct TransferTiming {
   uint64_t bytes = 0;
   double first_byte_seconds = 0;  // from the request going out to the first byte back
@@ -38,9 +39,12 @@ struct TransferTiming {
 
 class HttpClient {
  public:
+  // Told of every transfer that completed with kOk, on the client's thread, as it completes.
+  using Observer = std::function<void(const TransferTiming&)>;
+
   // `url`: where requests go (a pre-signed URL with its query); `display`: what messages show.
   HttpClient(std::string url, std::string display, const RemoteOptions& options,
-             RequestAuth auth);
+             RequestAuth auth, Observer observer = nullptr);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -58,12 +62,16 @@ class HttpClient {
   static Judgement Wait(Transfer& transfer);
   // Whether Wait would return (or throw) at once.
   static bool Done(const Transfer& transfer);
-  // The timing of a transfer that completed with kOk.
-  static TransferTiming Timing(const Transfer& transfer);
 
   // Ends `transfer` soon if it has not completed: Wait then throws Error(kCancelled). Its
   // `dest` may be written until Done(transfer): Wait before freeing it.
   void Cancel(const std::shared_ptr<Transfer>& transfer);
+
+  // Ends every transfer in flight or waiting for a retry, and every one started until
+  // Resume, with Error(kCancelled), and returns once they have ended: a reader that stops
+  // does not wait for a slow or stalled server.
+  void Interrupt();
+  void Resume();
 
   const std::string& display() const;
 

@@ -4,10 +4,12 @@
 // lock. The object's version (ETag, else Last-Modified, and size) is pinned when it is opened:
 // each request names it (If-Match) and each response is checked against it, so bytes of a
 // replaced object are never mixed with what was read before; the reader gets an Error that
-// says it changed.
+// says it changed. PrefetchAt fetches ranges ahead of their reads (readahead.h), as many at
+// once as the link's measured bandwidth x round trip asks for (link_estimator.h).
 //
 // Thread-safety: ReadAt may be called from many threads at once (RandomAccessFile's contract).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -17,6 +19,8 @@
 #include "h5feed/remote_options.h"
 #include "io/random_access_file.h"
 #include "remote/http_client.h"
+#include "remote/link_estimator.h"
+#include "remote/readahead.h"
 #include "remote/response_check.h"
 
 namespace h5feed::remote {
@@ -47,18 +51,28 @@ class HttpFile final : public io::RandomAccessFile {
   uint64_t size() const override { return version_.size; }
   const std::string& path() const override { return target_.display; }
   std::string version() const override { return version_.Id(); }
+  Prefetch PrefetchAt(uint64_t offset, uint64_t length) const override;
+  void DropPrefetch(uint64_t offset, uint64_t length) const override;
+  void DropAllPrefetches() const override;
+  void LimitPrefetch(uint64_t bytes) const override;
+  bool Forget(uint64_t offset, uint64_t length) const override;
+  void CancelReads() const override { client_->Interrupt(); }
+  void ResumeReads() const override { client_->Resume(); }
 
   const ObjectVersion& object_version() const { return version_; }
-  HttpClient& client() const { return *client_; }
+  const LinkEstimator& link() const { return *link_; }
 
  private:
-  HttpFile(HttpTarget target, std::unique_ptr<HttpClient> client, ObjectVersion version,
-           std::vector<uint8_t> head);
+  HttpFile(HttpTarget target, std::unique_ptr<LinkEstimator> link,
+           std::unique_ptr<HttpClient> client, ObjectVersion version, std::vector<uint8_t> head);
 
   const HttpTarget target_;
+  const std::unique_ptr<LinkEstimator> link_;  // fed by client_'s transfers
   const std::unique_ptr<HttpClient> client_;
   const ObjectVersion version_;
   const std::vector<uint8_t> head_;  // the object's first bytes, read at open
+  mutable std::atomic<bool> head_trusted_{true};  // false once Forget named bytes of it
+  mutable Readahead readahead_;      // last: it cancels its transfers before client_ goes
 };
 
 }  // namespace h5feed::remote

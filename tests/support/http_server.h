@@ -5,9 +5,12 @@
 // and exits), waited for in the destructor.
 
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +70,29 @@ class HttpServer {
   std::string Url(const std::string& name) const {
     return "http://127.0.0.1:" + std::to_string(port_) + "/" + name;
   }
+  // For the proxy (fault_proxy.py): changes its settings ("faults=reset:0.1&limit=5",
+  // "rtt_ms=50", "" for none) and returns its counters as JSON text.
+  std::string Control(const std::string& query) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error("cannot reach the test proxy");
+    }
+    const std::string request = "GET /__proxy/set?" + query +
+                                " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    (void)!::write(fd, request.data(), request.size());
+    std::string answer;
+    char buffer[4096];
+    for (ssize_t got; (got = ::read(fd, buffer, sizeof(buffer))) > 0;) answer.append(buffer, got);
+    ::close(fd);
+    const size_t body = answer.find("\r\n\r\n");
+    return body == std::string::npos ? "" : answer.substr(body + 4);
+  }
+
   // The requests served so far: "METHOD URI RANGE STATUS BYTES CONNECTION" each (nginx's
   // access log, written as each request ends).
   std::vector<std::string> Requests() const {

@@ -1,11 +1,18 @@
 """Real HTTP servers on the loopback for the remote-reading tests: nginx (Debian's, started here
 with a config written into a temporary folder) serving a folder with Range requests, ETags and
-If-Match, as a CDN or an object store's HTTPS endpoint would.
+If-Match, as a CDN or an object store's HTTPS endpoint would; and a proxy in front of it that
+makes the link slow and unreliable (fault_proxy.py: round-trip time, a bandwidth cap, resets,
+5xx, truncated, stalled and corrupted bodies).
 
-From Python: `with Nginx(root) as server: server.url("train.h5")`. From a C++ test (or a
-shell): `python3 http_servers.py nginx ROOT` prints "port N log ACCESS_LOG" once nginx accepts
-connections and runs until it is terminated (SIGTERM) or its stdin closes.
+From Python: `with Nginx(root) as server: server.url("train.h5")`, and
+`with Nginx(root) as server, FaultProxy(server.port, rtt_ms=20) as proxy: proxy.url(...)`.
+From a C++ test (or a shell): `python3 http_servers.py nginx ROOT` or
+`python3 http_servers.py proxy ROOT [--rtt-ms MS] [--mbps MB/s]` prints "port N log ACCESS_LOG"
+(the port clients use, nginx's request log) once it accepts connections and runs until it is
+terminated (SIGTERM) or its stdin closes.
 """
+import argparse
+import json
 import os
 import shutil
 import signal
@@ -130,22 +137,88 @@ class Nginx:
         shutil.rmtree(self.state, ignore_errors=True)
 
 
-def serve_until_told(server):
-    """Prints the port, then waits for SIGTERM or the end of stdin, and stops the server."""
+def wait_until_told(alive):
+    """Returns on SIGTERM, at the end of stdin, or when alive() turns false."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-    print(f"port {server.port} log {server.log}", flush=True)
-    while not stop.is_set() and (server.process is None or server.process.poll() is None):
+    while not stop.is_set() and alive():
         stop.wait(0.2)
 
 
+def serve_until_told(server):
+    """Prints the port, then serves until told to stop (wait_until_told)."""
+    print(f"port {server.port} log {server.log}", flush=True)
+    wait_until_told(lambda: server.process is not None and server.process.poll() is None)
+
+
+class FaultProxy:
+    """fault_proxy.py in a child process in front of the server on `upstream_port` (a context
+    manager); its behaviour can be changed while it runs (configure)."""
+
+    def __init__(self, upstream_port, **settings):
+        self.upstream_port = upstream_port
+        self.settings = settings
+        self.process = None
+        self.port = None
+
+    def start(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.port = free_port()
+        argv = [sys.executable, os.path.join(here, "fault_proxy.py"), "--port", str(self.port),
+                "--upstream", str(self.upstream_port)]
+        for key, value in self.settings.items():
+            argv += ["--" + key.replace("_", "-"), str(value)]
+        self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+        if not wait_for_port(self.port, self.process):
+            self.stop()
+            raise RuntimeError("the fault proxy did not start")
+        return self
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def configure(self, **settings):
+        """Changes the proxy's settings now (rtt_ms, mbps, faults "kind:p,kind:p", limit);
+        returns its counters."""
+        import urllib.parse
+        import urllib.request
+        query = urllib.parse.urlencode(settings)
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/__proxy/set?{query}",
+                                    timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def stats(self):
+        return self.configure()
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=5)
+        self.process = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
 def main(argv):
-    if len(argv) != 3 or argv[1] != "nginx":
-        print("usage: http_servers.py nginx ROOT", file=sys.stderr)
-        return 2
-    with Nginx(argv[2]) as server:
-        serve_until_told(server)
+    parser = argparse.ArgumentParser(prog="http_servers.py")
+    parser.add_argument("kind", choices=["nginx", "proxy"])
+    parser.add_argument("root")
+    parser.add_argument("--rtt-ms", type=float, default=0)
+    parser.add_argument("--mbps", type=float, default=0)
+    args = parser.parse_args(argv[1:])
+    with Nginx(args.root) as server:
+        if args.kind == "nginx":
+            serve_until_told(server)
+            return 0
+        with FaultProxy(server.port, rtt_ms=args.rtt_ms, mbps=args.mbps) as proxy:
+            print(f"port {proxy.port} log {server.log}", flush=True)
+            wait_until_told(lambda: proxy.process.poll() is None and
+                            server.process.poll() is None)
     return 0
 
 

@@ -142,5 +142,76 @@ TEST_CASE("an unreachable server fails after its retries with the reason, not a 
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
+TEST_CASE("prefetched ranges are fetched once, and read from what was prefetched") {
+  TempFolder folder;
+  const uint64_t size = 4 << 20;
+  WritePattern(folder / "data.bin", size);
+  HttpServer server({"nginx", folder.path()});
+  const auto file = OpenFile(server.Url("data.bin"));
+  const uint64_t length = 100000;
+  std::vector<uint64_t> offsets;
+  // Six: before anything is measured, a file holds up to eight requests' worth.
+  for (uint64_t offset = 1 << 20; offsets.size() < 6; offset += 3 * length) {
+    offsets.push_back(offset);
+    CHECK(file->PrefetchAt(offset, length) == io::RandomAccessFile::Prefetch::kStarted);
+  }
+  CHECK(file->PrefetchAt(offsets[0], length) == io::RandomAccessFile::Prefetch::kHeld);
+  CHECK(file->PrefetchAt(100, 1000) == io::RandomAccessFile::Prefetch::kHeld);  // in the head
+  for (uint64_t offset : offsets) {
+    std::vector<uint8_t> got(length);
+    file->ReadAt(offset, got);
+    bool same = true;
+    for (uint64_t b = 0; b < length; ++b) same = same && got[b] == Byte(offset + b, 0);
+    CHECK(same);
+  }
+  CHECK(server.Requests().size() == 1 + offsets.size());  // the open, then one per range
+}
+
+TEST_CASE("prefetches stop at the memory granted, and go on when some is dropped") {
+  TempFolder folder;
+  WritePattern(folder / "data.bin", 4 << 20);
+  HttpServer server({"nginx", folder.path()});
+  const auto file = OpenFile(server.Url("data.bin"));
+  const uint64_t length = 100000;
+  file->LimitPrefetch(3 * length);
+  using Prefetch = io::RandomAccessFile::Prefetch;
+  CHECK(file->PrefetchAt(1 << 20, length) == Prefetch::kStarted);
+  CHECK(file->PrefetchAt(2 << 20, length) == Prefetch::kStarted);
+  CHECK(file->PrefetchAt(3 << 20, length) == Prefetch::kStarted);
+  CHECK(file->PrefetchAt(3500000, length) == Prefetch::kFull);
+  file->DropPrefetch(2 << 20, length);
+  // The dropped transfer may still be finishing: its buffer counts until it has.
+  for (int i = 0; i < 100 && file->PrefetchAt(3500000, length) == Prefetch::kFull; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(file->PrefetchAt(3500000, length) == Prefetch::kHeld);
+  file->DropAllPrefetches();
+}
+
+TEST_CASE("cancelling reads ends a read waiting on a stalled server at once") {
+  TempFolder folder;
+  WritePattern(folder / "data.bin", 2 << 20);
+  HttpServer proxy({"proxy", folder.path()});
+  RemoteOptions options;
+  options.stall_seconds = 30;
+  const auto file = OpenFile(proxy.Url("data.bin"), RemoteOpen{options, ""});
+  proxy.Control("faults=stall:1");
+  std::vector<uint8_t> dest(500000);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    file->CancelReads();
+  });
+  const Error error = CaughtError([&] { file->ReadAt(1 << 20, dest); });
+  canceller.join();
+  CHECK(error.code() == ErrorCode::kCancelled);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(CaughtError([&] { file->ReadAt(1 << 20, dest); }).code() == ErrorCode::kCancelled);
+  file->ResumeReads();
+  proxy.Control("faults=");
+  file->ReadAt(1 << 20, dest);
+  CHECK(dest[7] == Byte((1 << 20) + 7, 0));
+}
+
 }  // namespace
 }  // namespace h5feed::remote
