@@ -59,7 +59,8 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
     probe::ProbeOpen(path,
                      probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
                                          options.labels_dataset, options.file_locking,
-                                         std::chrono::seconds(options.open_probe_stall_seconds)},
+                                         std::chrono::seconds(options.open_probe_stall_seconds),
+                                         options.remote},
                      [&](const std::string& warning) { Warn(options, warning); });
   }
   index::IndexOptions index_options;

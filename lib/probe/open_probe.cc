@@ -37,6 +37,13 @@ std::vector<std::string> Arguments(const std::string& program, const std::string
   if (!request.labels_dataset.empty()) {
     argv.insert(argv.end(), {"--labels", request.labels_dataset});
   }
+  const RemoteOptions& remote = request.remote;
+  argv.insert(argv.end(), {"--connections", std::to_string(remote.connections), "--retries",
+                           std::to_string(remote.retries), "--connect-timeout",
+                           std::to_string(remote.connect_timeout_seconds), "--stall",
+                           std::to_string(remote.stall_seconds), "--spill-bytes",
+                           std::to_string(remote.spill_bytes)});
+  if (!remote.spill_dir.empty()) argv.insert(argv.end(), {"--spill-dir", remote.spill_dir});
   argv.insert(argv.end(), {"--", path});
   return argv;
 }

@@ -33,6 +33,7 @@ struct Request {
   std::string labels;
   std::string path;
   pid_t parent = 0;  // the caller; 0 = not said
+  RemoteOptions remote;
 };
 
 [[noreturn]] void Leave(int code) {
@@ -43,7 +44,9 @@ struct Request {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "h5feed-open-probe: %s\nusage: h5feed-open-probe --protocol %s --what "
-               "index|summary --locking auto|on|off [--images NAME] [--labels NAME] -- FILE\n"
+               "index|summary --locking auto|on|off [--images NAME] [--labels NAME] "
+               "[--connections N] [--retries N] [--connect-timeout S] [--stall S] "
+               "[--spill-dir DIR] [--spill-bytes N] -- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
                why.c_str(), probe::kProtocolVersion);
   Leave(probe::kExitUsage);
@@ -71,6 +74,18 @@ Request Parse(int argc, char** argv) {
       request.labels = value;
     } else if (arg == "--parent") {
       request.parent = static_cast<pid_t>(std::atol(value.c_str()));
+    } else if (arg == "--connections") {
+      request.remote.connections = std::atoi(value.c_str());
+    } else if (arg == "--retries") {
+      request.remote.retries = std::atoi(value.c_str());
+    } else if (arg == "--connect-timeout") {
+      request.remote.connect_timeout_seconds = std::atoi(value.c_str());
+    } else if (arg == "--stall") {
+      request.remote.stall_seconds = std::atoi(value.c_str());
+    } else if (arg == "--spill-dir") {
+      request.remote.spill_dir = value;
+    } else if (arg == "--spill-bytes") {
+      request.remote.spill_bytes = std::atoll(value.c_str());
     } else {
       Usage("unknown argument " + arg);
     }
@@ -98,6 +113,7 @@ void OpenAsLoader(const Request& request) {
   options.images = request.images;
   options.labels = request.labels;
   options.file_locking = Locking(request.locking);
+  options.remote = request.remote;
   const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
   const std::unique_ptr<io::RandomAccessFile> file =
       remote::OpenFile(dataset.location, dataset.remote);
@@ -122,7 +138,7 @@ int main(int argc, char** argv) {
     if (request.what == "index") {
       OpenAsLoader(request);
     } else {
-      SummarizeFile(request.path);
+      SummarizeFile(request.path, request.remote);
     }
   } catch (const std::exception& e) {  // h5feed::Error, or out of memory: ordinary
     std::fprintf(stderr, "%s\n", e.what());

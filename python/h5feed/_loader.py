@@ -47,6 +47,15 @@ class Loader:
     are used where they lie in the page cache, copied once into the batch (docs/reader.md).
     map_file=False reads with pread only, for files that another process may truncate while
     they are read (a mapped page that vanishes ends the process with SIGBUS).
+
+    `path` may be an http:// or https:// URL (a web server or CDN that answers Range requests,
+    or a pre-signed object-store URL) or s3://bucket/key (credentials from the AWS environment
+    variables or ~/.aws). Chunks are fetched ahead of the batches that need them, as many at
+    once as the link's bandwidth x round trip asks for; `remote` tunes it with the fields of
+    RemoteOptions (docs/remote.md): connections, retries, connect_timeout_seconds,
+    stall_seconds, and spill_dir / spill_bytes, a folder on a local disk where the fetched
+    chunks are kept so that later epochs read them there. Every chunk is checked against its
+    checksum; a remote file replaced while it is read raises h5feed.IoError saying it changed.
     """
 
     def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
@@ -58,7 +67,8 @@ class Loader:
                  memory_format=torch.contiguous_format, shard_drop_last: bool | None = None,
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
                  images: str | None = None, labels: str | None = None,
-                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60):
+                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
+                 remote: dict | None = None):
         self._native = _h5feed.NativeLoader(
             str(path), **native_arguments(
                 batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
@@ -67,7 +77,8 @@ class Loader:
                 device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
                 augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
                 skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
-                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds))
+                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds,
+                remote=remote))
         self.batch_size = batch_size
         self.with_indices = with_indices
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the

@@ -87,7 +87,8 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
                      std: Sequence[float] | float, augment, file_locking: str,
                      verify_checksums: bool,
                      skip_corrupt_chunks: bool, images: str | None, labels: str | None,
-                     map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:
+                     map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
+                     remote: dict | None = None) -> dict:
     """The keyword arguments of _h5feed.NativeLoader."""
     if dtype is not None and dtype not in _OUTPUT_TYPES:
         raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16, or "
@@ -115,4 +116,4 @@ def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | No
         cuda_stream=cuda_stream, file_locking=file_locking, verify_checksums=verify_checksums,
         skip_corrupt_chunks=skip_corrupt_chunks, map_file=map_file, open_probe=open_probe,
         open_probe_stall_seconds=open_probe_stall_seconds, images_dataset=images or "",
-        labels_dataset=labels or "")
+        labels_dataset=labels or "", remote=dict(remote or {}))

@@ -13,6 +13,7 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "interruptible_wait.h"
+#include "remote_options_arg.h"
 
 namespace py = pybind11;
 
@@ -69,6 +70,7 @@ struct OpenArguments {
   int open_probe_stall_seconds;
   std::string images_dataset;
   std::string labels_dataset;
+  RemoteOptions remote;
 
   LoaderOptions ToOptions() const {
     LoaderOptions options;
@@ -97,6 +99,7 @@ struct OpenArguments {
     options.map_file = map_file;
     options.open_probe = open_probe;
     options.open_probe_stall_seconds = open_probe_stall_seconds;
+    options.remote = remote;
     return options;
   }
 };
@@ -208,7 +211,7 @@ void BindLoader(py::module_& module) {
                        const std::string& file_locking, bool verify_checksums,
                        bool skip_corrupt_chunks, bool map_file, bool open_probe,
                        int open_probe_stall_seconds, const std::string& images_dataset,
-                       const std::string& labels_dataset) {
+                       const std::string& labels_dataset, const py::dict& remote) {
              AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
                                     center_crop.second};
              const OpenArguments arguments{
@@ -238,7 +241,8 @@ void BindLoader(py::module_& module) {
                  .open_probe = open_probe,
                  .open_probe_stall_seconds = open_probe_stall_seconds,
                  .images_dataset = images_dataset,
-                 .labels_dataset = labels_dataset};
+                 .labels_dataset = labels_dataset,
+                 .remote = RemoteOptionsFromDict(remote)};
              return std::make_unique<NativeLoader>(path, arguments);
            }),
            py::arg("path"), py::kw_only(), py::arg("batch_size"), py::arg("sampler"),
@@ -250,7 +254,7 @@ void BindLoader(py::module_& module) {
            py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
            py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
            py::arg("open_probe_stall_seconds"),
-           py::arg("images_dataset"), py::arg("labels_dataset"))
+           py::arg("images_dataset"), py::arg("labels_dataset"), py::arg("remote"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
       .def("next", &NativeLoader::Next, py::arg("with_indices"))
       .def("state", &NativeLoader::State)

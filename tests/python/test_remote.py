@@ -108,3 +108,22 @@ def test_bench_reads_a_url(served):
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["file"] == server.url("train.h5") and report["images"] == 3000
+
+
+def test_a_spill_folder_serves_later_loaders_without_the_network(served, tmp_path):
+    folder, server = served
+    remote = {"spill_dir": tmp_path / "spill", "spill_bytes": 64 << 20, "connections": 4}
+    first = epochs_of(server.url("train.h5"), epochs=1, remote=remote)
+    before = len(server.requests())
+    again = epochs_of(server.url("train.h5"), epochs=1, remote=remote)
+    assert len(server.requests()) - before <= 4  # the opens (probe, index, chunks) only
+    for (x, y, i), (u, v, j) in zip(first, again):
+        assert torch.equal(i, j) and torch.equal(x, u)
+    kept = sum(f.stat().st_size for f in (tmp_path / "spill").rglob("*") if f.is_file())
+    assert kept > os.path.getsize(folder / "train.h5") * 0.9
+
+
+def test_an_unknown_remote_option_is_refused_by_name(served):
+    _, server = served
+    with pytest.raises(h5feed.InvalidArgumentError, match="spil_dir"):
+        h5feed.Loader(server.url("train.h5"), batch_size=8, remote={"spil_dir": "/tmp"})

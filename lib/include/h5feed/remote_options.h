@@ -23,6 +23,15 @@ struct RemoteOptions {
   // A request that receives no byte for this long is abandoned (and retried): a server or
   // link that stalls never hangs a reader.
   int stall_seconds = 30;
+
+  // The spill cache: a folder on a local disk where the bytes read from the object are kept,
+  // so that later epochs (and later runs, and the other ranks of the node sharing the folder)
+  // read them there. "" keeps nothing. Kept bytes are checked when read back; a replaced
+  // object's are never used for the new one. At most spill_bytes are kept in the folder, the
+  // object being read never evicted for itself: give it the file's size (or more) for every
+  // later epoch to read locally; with less, that share of the chunks comes from the disk.
+  std::string spill_dir;
+  int64_t spill_bytes = int64_t{64} << 30;
 };
 
 // Whether `location` names a remote file (http://, https:// or s3://) rather than a path.

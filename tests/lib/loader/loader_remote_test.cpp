@@ -4,10 +4,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "codec/checksum.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "support/caught_error.h"
@@ -116,6 +121,73 @@ TEST_CASE("a served file replaced while a loader reads it ends in an error sayin
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("changed") != std::string::npos);
   CHECK(std::string(error.what()).find(server.Url("train.h5")) != std::string::npos);
+}
+
+// The spill folder's entries for the object: files named OFFSET-LENGTH in its one subfolder.
+std::vector<std::filesystem::path> SpilledEntries(const std::string& dir) {
+  std::vector<std::filesystem::path> entries;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.find('-') != std::string::npos && name[0] != '.') {
+      entries.push_back(entry.path());
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+TEST_CASE("a second loader reads its chunks from the spill folder, not the network") {
+  TempFolder folder;
+  testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("none"));
+  HttpServer server({"nginx", folder.path()});
+  LoaderOptions options;
+  options.sampler = SamplerOptions::Parse("chunks:4");
+  options.open_probe = false;
+  options.remote.spill_dir = folder / "spill";
+  const Delivered expected = ReadEpochs(folder / "train.h5", options, 2);
+  CHECK(ReadEpochs(server.Url("train.h5"), options, 1).indices.size() == 2000);
+  const size_t after_first = server.Requests().size();
+  CHECK_FALSE(SpilledEntries(folder / "spill").empty());
+  const Delivered again = ReadEpochs(server.Url("train.h5"), options, 2);
+  CHECK(again.indices == expected.indices);
+  CHECK(again.images == expected.images);
+  // Only the two opens (the index's and the chunks') asked the server: for the first bytes.
+  CHECK(server.Requests().size() - after_first == 2);
+}
+
+TEST_CASE("a spilled chunk damaged on the disk, or kept corrupt, is fetched again") {
+  TempFolder folder;
+  testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("none"));
+  HttpServer server({"nginx", folder.path()});
+  LoaderOptions options;
+  options.sampler = SamplerOptions::Parse("sequential");
+  options.open_probe = false;
+  options.remote.spill_dir = folder / "spill";
+  const Delivered expected = ReadEpochs(folder / "train.h5", options, 1);
+  ReadEpochs(server.Url("train.h5"), options, 1);
+  const std::vector<std::filesystem::path> entries = SpilledEntries(folder / "spill");
+  REQUIRE(entries.size() > 10);
+  // One entry damaged on the disk: its own check fails. Another kept with bytes that never
+  // were the chunk's, its own check made to pass (as if a corrupted response had been kept):
+  // the chunk's checksum fails.
+  const auto flip = [](const std::filesystem::path& path, bool reseal) {
+    std::fstream entry(path, std::ios::in | std::ios::out | std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(entry)), {});
+    bytes[40 + (bytes.size() - 40) / 2] ^= 0x33;
+    if (reseal) {
+      const uint64_t checksum = codec::ChunkChecksum(std::span<const uint8_t>(bytes).subspan(40));
+      std::memcpy(bytes.data() + 24, &checksum, sizeof(checksum));
+    }
+    entry.seekp(0);
+    entry.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  flip(entries[entries.size() - 1], false);
+  flip(entries[entries.size() - 2], true);
+  const size_t before = server.Requests().size();
+  const Delivered again = ReadEpochs(server.Url("train.h5"), options, 1);
+  CHECK(again.indices == expected.indices);
+  CHECK(again.images == expected.images);
+  CHECK(server.Requests().size() - before == 2 + 2);  // the two opens, the two chunks
 }
 
 TEST_CASE("Loader::Open of a URL nothing is served at names it") {

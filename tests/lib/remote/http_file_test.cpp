@@ -106,8 +106,9 @@ TEST_CASE("an object replaced after it was opened is reported as changed, never 
   const auto reopened = OpenFile(server.Url("data.bin"));
   CHECK(reopened->size() == (1 << 20) + 1);
   CHECK(reopened->version() != file->version());
-  const Error pinned =
-      CaughtError([&] { OpenFile(server.Url("data.bin"), RemoteOpen{{}, file->version()}); });
+  RemoteOpen old_version;
+  old_version.version = file->version();
+  const Error pinned = CaughtError([&] { OpenFile(server.Url("data.bin"), old_version); });
   CHECK(pinned.code() == ErrorCode::kIo);
   CHECK(std::string(pinned.what()).find("changed") != std::string::npos);
 }

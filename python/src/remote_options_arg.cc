@@ -1,0 +1,43 @@
+// RemoteOptionsFromDict (remote_options_arg.h).
+#include "remote_options_arg.h"
+
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed::python {
+
+namespace py = pybind11;
+
+RemoteOptions RemoteOptionsFromDict(const py::dict& remote) {
+  RemoteOptions options;
+  for (const auto& [key_object, value] : remote) {
+    const std::string key = py::str(key_object);
+    try {
+      if (key == "connections") {
+        options.connections = value.cast<int>();
+      } else if (key == "retries") {
+        options.retries = value.cast<int>();
+      } else if (key == "connect_timeout_seconds") {
+        options.connect_timeout_seconds = value.cast<int>();
+      } else if (key == "stall_seconds") {
+        options.stall_seconds = value.cast<int>();
+      } else if (key == "spill_dir") {
+        options.spill_dir = py::str(value);  // a str or a pathlib.Path
+      } else if (key == "spill_bytes") {
+        options.spill_bytes = value.cast<int64_t>();
+      } else {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "remote: unknown option '" + key + "'; use connections, retries, "
+                    "connect_timeout_seconds, stall_seconds, spill_dir, spill_bytes");
+      }
+    } catch (const py::cast_error&) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "remote: option '" + key + "' must be " +
+                      (key == "spill_dir" ? "a path" : "an integer"));
+    }
+  }
+  return options;
+}
+
+}  // namespace h5feed::python
