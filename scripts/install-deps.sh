@@ -24,7 +24,11 @@ packages=(
   gnuplot-nox                       # h5feed bench sweep's plots
   clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)
 )
+# npm for the S3-compatible store the remote-reading tests start (s3rver, from the npm
+# registry); a Node.js that already brings npm (NodeSource's) is kept.
+command -v npm >/dev/null || packages+=(nodejs npm)
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-echo "install-deps: ${#packages[@]} packages present"
+command -v s3rver >/dev/null || $sudo npm install -g --silent s3rver@3.7.1
+echo "install-deps: ${#packages[@]} packages present, and s3rver"

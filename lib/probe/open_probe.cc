@@ -44,6 +44,8 @@ std::vector<std::string> Arguments(const std::string& program, const std::string
                            std::to_string(remote.stall_seconds), "--spill-bytes",
                            std::to_string(remote.spill_bytes)});
   if (!remote.spill_dir.empty()) argv.insert(argv.end(), {"--spill-dir", remote.spill_dir});
+  if (!remote.s3_region.empty()) argv.insert(argv.end(), {"--s3-region", remote.s3_region});
+  if (!remote.s3_endpoint.empty()) argv.insert(argv.end(), {"--s3-endpoint", remote.s3_endpoint});
   argv.insert(argv.end(), {"--", path});
   return argv;
 }

@@ -46,7 +46,8 @@ struct Request {
                "h5feed-open-probe: %s\nusage: h5feed-open-probe --protocol %s --what "
                "index|summary --locking auto|on|off [--images NAME] [--labels NAME] "
                "[--connections N] [--retries N] [--connect-timeout S] [--stall S] "
-               "[--spill-dir DIR] [--spill-bytes N] -- FILE\n"
+               "[--spill-dir DIR] [--spill-bytes N] [--s3-region R] [--s3-endpoint URL] "
+               "-- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
                why.c_str(), probe::kProtocolVersion);
   Leave(probe::kExitUsage);
@@ -86,6 +87,10 @@ Request Parse(int argc, char** argv) {
       request.remote.spill_dir = value;
     } else if (arg == "--spill-bytes") {
       request.remote.spill_bytes = std::atoll(value.c_str());
+    } else if (arg == "--s3-region") {
+      request.remote.s3_region = value;
+    } else if (arg == "--s3-endpoint") {
+      request.remote.s3_endpoint = value;
     } else {
       Usage("unknown argument " + arg);
     }

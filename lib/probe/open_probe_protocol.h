@@ -6,7 +6,8 @@
 //   h5feed-open-probe --protocol 2 --what index|summary --locking auto|on|off
 //                     [--images NAME] [--labels NAME] [--parent PID]
 //                     [--connections N] [--retries N] [--connect-timeout S] [--stall S]
-//                     [--spill-dir DIR] [--spill-bytes N] -- FILE
+//                     [--spill-dir DIR] [--spill-bytes N] [--s3-region R]
+//                     [--s3-endpoint URL] -- FILE
 //
 // --parent: the caller's process id; the probe dies with it (PR_SET_PDEATHSIG).
 // --connections ... --spill-bytes: RemoteOptions, for a remote FILE (h5feed/remote_options.h).

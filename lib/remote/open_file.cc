@@ -6,6 +6,7 @@
 #include "h5feed/error.h"
 #include "remote/http_file.h"
 #include "remote/location.h"
+#include "remote/s3_location.h"
 #include "remote/spilled_file.h"
 
 namespace h5feed::remote {
@@ -21,7 +22,9 @@ std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location,
                               how.version);
       break;
     case Scheme::kS3:
-      throw Error(ErrorCode::kUnsupported, "s3:// locations are not supported yet: " + location);
+      remote = HttpFile::Open(ResolveS3(location, how.options, LoadAwsSettings()), how.options,
+                              how.version);
+      break;
   }
   if (how.options.spill_dir.empty()) return remote;
   return std::make_unique<SpilledFile>(std::move(remote), how.options.spill_dir,

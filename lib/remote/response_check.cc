@@ -39,7 +39,8 @@ std::string ServerSays(const std::string& body) {
     return close == std::string::npos ? "" : body.substr(from, close - from);
   };
   const std::string code = element("Code");
-  const std::string message = element("Message");
+  std::string message = element("Message");
+  while (!message.empty() && message.back() == '.') message.pop_back();
   if (code.empty() && message.empty()) return "";
   return "; the server says: " + code + (code.empty() || message.empty() ? "" : ": ") + message;
 }

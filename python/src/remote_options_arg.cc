@@ -26,15 +26,22 @@ RemoteOptions RemoteOptionsFromDict(const py::dict& remote) {
         options.spill_dir = py::str(value);  // a str or a pathlib.Path
       } else if (key == "spill_bytes") {
         options.spill_bytes = value.cast<int64_t>();
+      } else if (key == "s3_region") {
+        options.s3_region = value.cast<std::string>();
+      } else if (key == "s3_endpoint") {
+        options.s3_endpoint = value.cast<std::string>();
       } else {
         throw Error(ErrorCode::kInvalidArgument,
                     "remote: unknown option '" + key + "'; use connections, retries, "
-                    "connect_timeout_seconds, stall_seconds, spill_dir, spill_bytes");
+                    "connect_timeout_seconds, stall_seconds, spill_dir, spill_bytes, s3_region, "
+                    "s3_endpoint");
       }
     } catch (const py::cast_error&) {
       throw Error(ErrorCode::kInvalidArgument,
                   "remote: option '" + key + "' must be " +
-                      (key == "spill_dir" ? "a path" : "an integer"));
+                      (key == "spill_dir"                             ? "a path"
+                       : key == "s3_region" || key == "s3_endpoint" ? "a string"
+                                                                    : "an integer"));
     }
   }
   return options;

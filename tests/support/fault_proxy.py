@@ -12,12 +12,17 @@ server (nginx) behave like a distant, capped, unreliable one:
   stall: a quarter of the body, then nothing (until the client gives up);
   corrupt: the whole body with one byte flipped (only checksums can tell).
 
+With --sigv4 KEY:SECRET it also stands for an S3 service's authentication in front of a store
+that does not check signatures itself (s3rver): a request not signed with that key (AWS
+Signature Version 4, in headers or a pre-signed URL's query: sigv4.py) is answered 403 with
+S3's XML error, and counted.
+
 Settings change while it runs: GET /__proxy/set?rtt_ms=20&mbps=50&faults=reset:0.2,503:0.1
 &limit=10&seed=1 (every parameter optional) answers the counters as JSON: requests, faults
 injected by kind, body bytes sent. Standard library only (Debian's python3).
 
 Usage: fault_proxy.py --port P --upstream U [--rtt-ms MS] [--mbps MB/s] [--faults SPEC]
-[--limit N] [--seed S]
+[--limit N] [--seed S] [--sigv4 KEY:SECRET]
 """
 import argparse
 import asyncio
@@ -28,6 +33,8 @@ import struct
 import sys
 import time
 import urllib.parse
+
+import sigv4
 
 SLICE = 256 << 10
 BURST = 0.02  # seconds of link time a late sleep may catch up on (a token bucket's depth)
@@ -70,7 +77,9 @@ class Proxy:
         self.upstream = args.upstream
         self.settings = Settings(args)
         self.link_free_at = 0.0  # when the virtual link finishes what it has been given
-        self.stats = {"requests": 0, "body_bytes": 0, "faults": {kind: 0 for kind in KINDS}}
+        self.stats = {"requests": 0, "body_bytes": 0, "faults": {kind: 0 for kind in KINDS},
+                      "refused": 0}
+        self.secrets = dict(item.split(":", 1) for item in args.sigv4)
 
     def draw_fault(self):
         settings = self.settings
@@ -126,6 +135,25 @@ class Proxy:
                      b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         await writer.drain()
 
+    async def refuse_unsigned(self, writer, method, target, head):
+        """Answers 403 when the request is not signed with a known key; False otherwise."""
+        headers = {}
+        for line in head.decode("latin-1").split("\r\n")[1:]:
+            name, _, value = line.partition(":")
+            if name:
+                headers[name.strip().lower()] = value.strip()
+        why = sigv4.check(method, target, headers, self.secrets)
+        if why is None:
+            return False
+        self.stats["refused"] += 1
+        code, _, message = why.partition(": ")
+        body = (f"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code>"
+                f"<Message>{message or code}</Message></Error>").encode()
+        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        await writer.drain()
+        return True
+
     async def handle(self, reader, writer):
         upstream = None
         try:
@@ -135,11 +163,13 @@ class Proxy:
                     head = await reader.readuntil(b"\r\n\r\n")
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return
-                target = head.split(b" ", 2)[1].decode("latin-1")
+                method, target = head.decode("latin-1").split(" ", 2)[:2]
                 if target.startswith("/__proxy/"):
                     await self.control(writer, target)
                     return  # one answer per control connection
                 self.stats["requests"] += 1
+                if self.secrets and await self.refuse_unsigned(writer, method, target, head):
+                    continue
                 await asyncio.sleep(self.settings.rtt / 2)
                 if upstream is None:
                     upstream = await asyncio.open_connection("127.0.0.1", self.upstream,
@@ -196,6 +226,7 @@ def main():
     parser.add_argument("--faults", default="")
     parser.add_argument("--limit", type=int, default=-1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sigv4", action="append", default=[], metavar="KEY:SECRET")
     args = parser.parse_args()
     try:
         asyncio.run(serve(args))

@@ -156,8 +156,9 @@ class FaultProxy:
     """fault_proxy.py in a child process in front of the server on `upstream_port` (a context
     manager); its behaviour can be changed while it runs (configure)."""
 
-    def __init__(self, upstream_port, **settings):
+    def __init__(self, upstream_port, sigv4=(), **settings):
         self.upstream_port = upstream_port
+        self.sigv4 = list(sigv4)
         self.settings = settings
         self.process = None
         self.port = None
@@ -169,6 +170,8 @@ class FaultProxy:
                 "--upstream", str(self.upstream_port)]
         for key, value in self.settings.items():
             argv += ["--" + key.replace("_", "-"), str(value)]
+        for credentials in self.sigv4:
+            argv += ["--sigv4", credentials]
         self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
         if not wait_for_port(self.port, self.process):
             self.stop()
@@ -196,6 +199,84 @@ class FaultProxy:
             self.process.terminate()
             self.process.wait(timeout=5)
         self.process = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class S3:
+    """An S3-compatible store on the loopback: s3rver (from the npm registry; scripts/
+    install-deps.sh installs it) holding bucket `bucket`, behind a FaultProxy that checks every
+    request's AWS Signature Version 4 against KEY:SECRET, as S3 would (s3rver does not check
+    them). A context manager; `endpoint` is what AWS_ENDPOINT_URL names."""
+
+    # s3rver knows one key id, S3RVER, and checks no signature: the proxy checks them with
+    # this secret.
+    KEY, SECRET, REGION = "S3RVER", "h5feed-test-secret", "eu-central-1"
+
+    def __init__(self, bucket="bucket", **proxy_settings):
+        self.bucket = bucket
+        self.data = tempfile.mkdtemp(prefix="h5feed-s3-")
+        self.proxy_settings = proxy_settings
+        self.process = None
+        self.proxy = None
+
+    def start(self):
+        program = os.environ.get("H5FEED_S3RVER") or shutil.which("s3rver")
+        if not program:
+            raise RuntimeError("s3rver is not installed: scripts/install-deps.sh installs it "
+                               "(npm install -g s3rver)")
+        self.store_port = port = free_port()
+        self.process = subprocess.Popen(
+            [program, "-d", self.data, "-a", "127.0.0.1", "-p", str(port), "--silent",
+             "--configure-bucket", self.bucket], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if not wait_for_port(port, self.process, timeout=30):
+            raise RuntimeError("s3rver did not start")
+        self.proxy = FaultProxy(port, sigv4=[f"{self.KEY}:{self.SECRET}"], **self.proxy_settings)
+        self.proxy.start()
+        return self
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.proxy.port}"
+
+    def url(self, key):
+        return f"{self.endpoint}/{self.bucket}/{key}"
+
+    def upload(self, path, key):
+        """PUTs the file at `path` as `key` (to the store itself: the proxy forwards GETs)."""
+        import hashlib
+        import urllib.request
+        import sigv4
+        with open(path, "rb") as f:
+            body = f.read()
+        url = f"http://127.0.0.1:{self.store_port}/{self.bucket}/{key}"
+        headers = sigv4.sign("PUT", url, self.KEY, self.SECRET, self.REGION,
+                             hashlib.sha256(body).hexdigest())
+        request = urllib.request.Request(url, data=body, method="PUT", headers=headers)
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.status == 200, answer.status
+
+    def presign(self, key, expires=3600):
+        import sigv4
+        return sigv4.presign(self.url(key), self.KEY, self.SECRET, self.REGION, expires)
+
+    def environment(self):
+        """The AWS environment that reads this store."""
+        return {"AWS_ACCESS_KEY_ID": self.KEY, "AWS_SECRET_ACCESS_KEY": self.SECRET,
+                "AWS_REGION": self.REGION, "AWS_ENDPOINT_URL": self.endpoint}
+
+    def stop(self):
+        if self.proxy is not None:
+            self.proxy.stop()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        shutil.rmtree(self.data, ignore_errors=True)
 
     def __enter__(self):
         return self.start()

@@ -32,6 +32,14 @@ struct RemoteOptions {
   // later epoch to read locally; with less, that share of the chunks comes from the disk.
   std::string spill_dir;
   int64_t spill_bytes = int64_t{64} << 30;
+
+  // s3://bucket/key: where requests go and how they are signed comes from the AWS
+  // environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
+  // AWS_ENDPOINT_URL, AWS_PROFILE, ~/.aws/credentials and ~/.aws/config; docs/remote.md).
+  // These override its region and endpoint ("http://127.0.0.1:9000" for an S3-compatible
+  // store, addressed path-style: ENDPOINT/BUCKET/KEY). "" keeps the environment's.
+  std::string s3_region;
+  std::string s3_endpoint;
 };
 
 // Whether `location` names a remote file (http://, https:// or s3://) rather than a path.
