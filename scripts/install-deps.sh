@@ -16,7 +16,7 @@ packages=(
   libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   libcurl4-openssl-dev              # remote files: http(s):// and s3:// (SigV4), lib/remote
-  nginx-light                       # the web server the remote-reading tests start on loopback
+  nginx-light curl                  # remote-reading tests (a web server on the loopback) and bench
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-xxhash                    # an independent XXH3 checks the stored checksums
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/

@@ -24,9 +24,11 @@
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
 #include "progress_bar.h"
+#include "remote_options_flags.h"
 #include "units.h"
 
 namespace h5feed::cli {
@@ -58,7 +60,9 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   });
   bar.Finish();
   // After the run: measuring reads the file, which would warm the cache a cold run needs.
-  if (!flags.no_ceilings && !report.result.interrupted) {
+  // A remote file's ceiling is its link, which bench measures as the rate it read at.
+  if (!flags.no_ceilings && !report.result.interrupted &&
+      !IsRemoteLocation(flags.settings.path)) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
@@ -110,6 +114,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["cache_hit_rate"] = bench::HitRate(r.stats);
   j["bytes_read"] = r.stats.bytes_read;
   j["bytes_decoded"] = r.stats.bytes_decoded;
+  j["read_mb_per_s"] = r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
   j["wait_seconds"] = r.stats.wait_seconds;
   j["wait_share"] = bench::WaitShare(r);
   j["consumer_seconds"] = r.consumer_seconds;
@@ -191,6 +196,11 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          Format("; Next() waited %.0f%% of the time; %.1f cores busy", 100 * bench::WaitShare(r),
                 bench::CoresUsed(r)) +
          "\n";
+  if (IsRemoteLocation(f.path) && r.seconds > 0) {
+    out += Format("  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
+                  "folder); a remote file's ceiling is its link (docs/remote.md)\n",
+                  static_cast<double>(s.bytes_read) / 1e6 / r.seconds);
+  }
   if (f.step_ms > 0) {
     out += Format("  simulated trainer: %.1f ms per batch; it waited for data %.0f%% of the "
                   "time (0%% = the reader kept up)\n",
@@ -316,6 +326,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
                     "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
                     "ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
+  AddRemoteOptions(*command, s.remote);
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
     if (command->got_subcommand(sweep)) return;

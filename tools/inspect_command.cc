@@ -11,6 +11,7 @@
 #include "format/file_summary.h"
 #include "h5feed/error.h"
 #include "probe/open_probe.h"
+#include "remote_options_flags.h"
 
 namespace h5feed::cli {
 
@@ -19,13 +20,16 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   auto json = std::make_shared<bool>(false);
   auto no_open_probe = std::make_shared<bool>(false);
   auto stall_seconds = std::make_shared<int>(60);
+  auto remote = std::make_shared<RemoteOptions>();
   CLI::App* command = app.add_subcommand(
       "inspect",
       "Show what an HDF5 file holds: image count, shape and layout, chunk shape and count, "
       "compression and its ratio, classes with their counts, format version, skipped sources, "
       "attributes and every dataset. Works on any HDF5 file (h5py-made ones too) and says "
       "whether 'h5feed rechunk' can convert it. Reads metadata and labels only, never pixels");
-  command->add_option("FILE", *path, "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")->required();
+  command->add_option("FILE", *path,
+                      "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")
+      ->required();
   command->add_flag("--json", *json,
                     "Print one JSON object with every field (for scripts) instead of text");
   command->add_flag("--no-open-probe", *no_open_probe,
@@ -38,6 +42,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
                    "progress for this long (HDF5 hangs on some damaged structures)")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {
     run = [=] {
       try {
@@ -45,11 +50,12 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
           probe::ProbeRequest request;
           request.target = probe::ProbeTarget::kSummary;
           request.stall = std::chrono::seconds(*stall_seconds);
+          request.remote = *remote;
           probe::ProbeOpen(*path, request, [](const std::string& warning) {
             std::cerr << "h5feed inspect: warning: " << warning << "\n";
           });
         }
-        FileSummary summary = SummarizeFile(*path);
+        FileSummary summary = SummarizeFile(*path, *remote);
         std::cout << (*json ? ToJson(summary) : ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {

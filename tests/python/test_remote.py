@@ -127,3 +127,20 @@ def test_an_unknown_remote_option_is_refused_by_name(served):
     _, server = served
     with pytest.raises(h5feed.InvalidArgumentError, match="spil_dir"):
         h5feed.Loader(server.url("train.h5"), batch_size=8, remote={"spil_dir": "/tmp"})
+
+
+def test_bench_sweep_of_a_url_measures_caches_and_samplers_as_stored(served, tmp_path):
+    _, server = served
+    result = subprocess.run([H5FEED, "bench", "sweep", server.url("train.h5"), "--out",
+                             tmp_path / "sweep", "--cache-mb", "1,8", "--sampler",
+                             "chunks:4,random", "--max-seconds", "1", "--threads", "2",
+                             "--compare-h5py"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "is remote: measured as it is stored" in result.stdout + result.stderr
+    rows = (tmp_path / "sweep" / "results.csv").read_text().splitlines()
+    header, rows = rows[0].split(","), [row.split(",") for row in rows[1:]]
+    kind, status = header.index("kind"), header.index("status")
+    assert sum(row[kind] != "reference" and row[status] == "ok" for row in rows) == 5
+    # h5py read the same URL through HDF5's ROS3 driver beside them.
+    assert sum(row[kind] == "reference" and row[status] == "ok" for row in rows) == 3

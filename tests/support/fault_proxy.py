@@ -37,7 +37,7 @@ import urllib.parse
 import sigv4
 
 SLICE = 256 << 10
-BURST = 0.02  # seconds of link time a late sleep may catch up on (a token bucket's depth)
+BURST = 0.05  # seconds of link time a late sleep may catch up on (a token bucket's depth)
 KINDS = ("503", "reset", "truncate", "stall", "corrupt")
 
 

@@ -13,6 +13,7 @@
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "interrupt_guard.h"
 
 #ifndef H5FEED_BUILD_PLUGIN_DIR
@@ -108,9 +109,15 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       "DIR/report.md (best first, with the recommendation) and DIR/throughput.png (gnuplot). "
       "The random sampler and h5feed's defaults are always run: the recommendation is stated "
       "against them. docs/bench.md defines every column");
-  command->add_option("FILE", o.input, "The HDF5 file to sweep (any 4-D uint8 image dataset)")
+  command->add_option("FILE", o.input,
+                      "The HDF5 file to sweep (any 4-D uint8 image dataset); a remote one "
+                      "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::Validator(
+          [](const std::string& file) {
+            return IsRemoteLocation(file) ? std::string() : CLI::ExistingFile(file);
+          },
+          "FILE or URL"));
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
       ->required();
   command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")

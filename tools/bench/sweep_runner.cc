@@ -15,6 +15,7 @@
 #include "bench_run.h"
 #include "ceilings.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
 #include "number_text.h"
@@ -51,10 +52,28 @@ std::string CompressionOf(const index::DatasetIndex& index) {
 // Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
 // compression and level), so that rechunking it would only copy it.
 bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
+  if (IsRemoteLocation(input.location)) return true;  // PlanRemoteSweep planned nothing else
   if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
   const std::string stored = CompressionOf(input);
   if (stored == "other") return false;
   return Compression::Parse(stored) == variant.compression;
+}
+
+// The plan for a remote input: the grid's caches and samplers (and h5feed's defaults) over the
+// file as it is stored.
+SweepPlan PlanRemoteSweep(SweepGrid grid, const index::DatasetIndex& input,
+                          const std::function<void(const std::string&)>& say) {
+  const std::string stored = CompressionOf(input);
+  const FileVariant as_stored{input.chunk_samples,
+                              Compression::Parse(stored == "other" ? "none" : stored)};
+  say("sweep " + input.path + " is remote: measured as it is stored (" + as_stored.Name() +
+      "), over the caches and samplers asked for; to compare chunk sizes and compressions, "
+      "sweep a local copy, then upload the best");
+  grid.chunks = {as_stored.chunk_samples};
+  grid.compressions = {as_stored.compression};
+  SweepRun defaults = DefaultRun(as_stored.chunk_samples);
+  defaults.file = as_stored;
+  return PlanSweep(grid, defaults);
 }
 
 // Reading the file once brings it into the page cache, so no run pays for the first disk read
@@ -175,8 +194,12 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   namespace fs = std::filesystem;
   SweepOutcome outcome;
   const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index::IndexOptions{});
-  const SweepPlan plan =
-      PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
+  // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
+  // measured as it is stored, over caches and samplers, and its ceiling is its link.
+  const bool remote = IsRemoteLocation(o.input);
+  const SweepPlan plan = remote ? PlanRemoteSweep(o.grid, input, say)
+                                : PlanSweep(o.grid, DefaultRun(DefaultChunkImages(
+                                                        input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
@@ -217,16 +240,18 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         }
         say("  written in " + Elapsed(rechunk_start) + "; measuring the ceilings ...");
       }
-      if (!o.cold) WarmPageCache(path);
+      if (!o.cold && !remote) WarmPageCache(path);
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
-      const Ceilings ceilings = MeasureCeilings(path, ceiling_options);
-      const double file_mb = static_cast<double>(fs::file_size(path)) / 1e6;
+      const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
+      const double file_mb =
+          static_cast<double>(remote ? input.file_bytes : fs::file_size(path)) / 1e6;
       for (const SweepRun& run : plan.runs) {
         if (!(run.file == variant) || cancel) continue;
         SweepRow row;
         if (!RunOne(o, run, path, row)) break;
         ApplyCeilings(row, ceilings, file_mb);
+        if (remote) row.ceiling = "not measured (remote)";
         csv.Append(row);
         outcome.rows.push_back(row);
         ++done;
@@ -235,17 +260,18 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     }
   }  // the rechunked files are removed here, Ctrl-C or not
   if (o.compare_h5py && !cancel) {
-    if (!o.cold) WarmPageCache(o.input);
+    if (!o.cold && !remote) WarmPageCache(o.input);
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;
-    const Ceilings ceilings = MeasureCeilings(o.input, ceiling_options);
+    const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(o.input, ceiling_options);
     for (const std::string& loader : ReferenceLoaderNames()) {
       if (cancel) break;
       say("reference: DataLoader + h5py, " + loader + " ...");
       SweepRow row = RunReferenceLoader(o.reference, loader, o.input, input.chunk_samples,
                                         CompressionOf(input));
       if (cancel) break;
-      ApplyCeilings(row, ceilings, static_cast<double>(fs::file_size(o.input)) / 1e6);
+      ApplyCeilings(row, ceilings, static_cast<double>(input.file_bytes) / 1e6);
+      if (remote) row.ceiling = "not measured (remote)";
       csv.Append(row);
       outcome.rows.push_back(row);
       say("  " + (row.succeeded() ? Fixed("%.0f images/s", row.images_per_s) : row.error));
