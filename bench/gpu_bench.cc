@@ -6,7 +6,10 @@
 //      buffer (the PCIe ceiling);
 //   2. the normalize kernel against a device-to-device cudaMemcpy moving the same bytes
 //      (uint8 read + output written: the memory ceiling), per type, layout and augmentation;
-//   3. a Loader with the GPU stage feeding a synthetic step (a kernel spinning for T on the
+//   3. the fused resize kernel (issue 19: RandomResizedCrop + flip + normalize, and the
+//      validation resize, from 256x256 stored to 224x224) against a device-to-device
+//      cudaMemcpy of its output bytes (target >= 0.5);
+//   4. a Loader with the GPU stage feeding a synthetic step (a kernel spinning for T on the
 //      trainer's stream): the share of the trainer stream's time spent idle waiting for data,
 //      measured with events, over a sweep of T; the largest step rate with an idle share < 1%.
 // All times come from CUDA events (the device's clock), medians of repeats.
@@ -27,7 +30,7 @@
 #include "gpu_spin_kernel.h"
 #include "h5feed/loader.h"
 #include "h5feed/writer.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::bench {
 namespace {
@@ -127,16 +130,68 @@ void CopyBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
   std::printf("| **ratio** (target >= 0.90) | **%.3f** |\n\n", one / batched);
 }
 
+// One output form a kernel is measured on.
+struct Case {
+  const char* name;
+  ElementType type;
+  Layout layout;
+  AugmentOptions augment;
+};
+
+// A batch of `batch` images of `shape` on the device (a byte pattern, padded by 16 bytes for
+// the kernels' aligned loads), its dataset rows 0, 1, ... (also its labels) and room for the
+// delivered labels.
+struct DeviceBatch {
+  DeviceBatch(int64_t batch, const ImageShape& shape)
+      : bytes(static_cast<size_t>(batch * shape.bytes())),
+        input(bytes + 16),
+        indices(static_cast<size_t>(batch) * 8),
+        labels(static_cast<size_t>(batch) * 8) {
+    std::vector<uint8_t> pattern(bytes + 16);
+    for (size_t i = 0; i < pattern.size(); ++i) {
+      pattern[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+    }
+    Check(cudaMemcpy(input.data, pattern.data(), pattern.size(), cudaMemcpyHostToDevice), "H2D");
+    std::vector<int64_t> rows(static_cast<size_t>(batch));
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+    Check(cudaMemcpy(indices.data, rows.data(), rows.size() * 8, cudaMemcpyHostToDevice), "H2D");
+  }
+  size_t bytes;
+  DeviceMemory input;
+  DeviceMemory indices;
+  DeviceMemory labels;
+};
+
+// The kernel's launch for `in` (images of `shape`) into `out`, delivered as `c` says with
+// ImageNet's mean and std.
+cuda::NormalizeLaunch BenchLaunch(const DeviceBatch& in, void* out, int64_t batch,
+                                  const ImageShape& shape, const Case& c) {
+  const float mean[3] = {0.485f, 0.456f, 0.406f};
+  const float std_dev[3] = {0.229f, 0.224f, 0.225f};
+  OutputOptions options;
+  options.type = c.type;
+  options.layout = c.layout;
+  options.augment = c.augment;
+  cuda::NormalizeLaunch launch;
+  launch.images = static_cast<const uint8_t*>(in.input.data);
+  launch.indices = static_cast<const int64_t*>(in.indices.data);
+  launch.labels = static_cast<const int64_t*>(in.indices.data);
+  launch.labels_out = static_cast<int64_t*>(in.labels.data);
+  launch.out = out;
+  launch.rows = batch;
+  launch.height = shape.height;
+  launch.width = shape.width;
+  launch.channels = shape.channels;
+  launch.spec = transform::MakeOutputSpec(
+      transform::MakeNormalizeParams(mean, std_dev, 3, static_cast<int>(shape.channels)), shape,
+      options, 1);
+  return launch;
+}
+
 void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
-  const size_t in_bytes = static_cast<size_t>(batch * shape.bytes());
-  DeviceMemory input(in_bytes + 16);
-  Check(cudaMemset(input.data, 7, in_bytes + 16), "cudaMemset");
-  std::vector<int64_t> rows(static_cast<size_t>(batch));
-  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
-  DeviceMemory indices(rows.size() * 8);
-  Check(cudaMemcpy(indices.data, rows.data(), rows.size() * 8, cudaMemcpyHostToDevice), "H2D");
+  const DeviceBatch in(batch, shape);
+  const size_t in_bytes = in.bytes;
   DeviceMemory output(in_bytes * 4);
-  DeviceMemory labels(rows.size() * 8);
   // The ceiling's copy moves half the kernel's bytes each way: at most (1 + 4) / 2 x input.
   const size_t most_copied = in_bytes * 5 / 2 + 16;
   DeviceMemory copy_from(most_copied);
@@ -151,40 +206,19 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
       static_cast<long long>(shape.width), static_cast<long long>(shape.channels));
   std::printf("| output | kernel GB/s | D2D copy GB/s | **ratio** (target >= 0.70) |\n");
   std::printf("| --- | ---: | ---: | ---: |\n");
-  const float mean[3] = {0.485f, 0.456f, 0.406f};
-  const float std_dev[3] = {0.229f, 0.224f, 0.225f};
-  const auto params =
-      pipeline::MakeNormalizeParams(mean, std_dev, 3, static_cast<int>(shape.channels));
-  struct Case {
-    const char* name;
-    ElementType type;
-    Layout layout;
-    bool augment;
-  };
+  AugmentOptions flip_and_pad;
+  flip_and_pad.random_flip = true;
+  flip_and_pad.random_crop_padding = 4;
   const Case cases[] = {
-      {"float32 NCHW", ElementType::kFloat32, Layout::kNCHW, false},
-      {"float32 NHWC", ElementType::kFloat32, Layout::kNHWC, false},
-      {"float16 NCHW", ElementType::kFloat16, Layout::kNCHW, false},
-      {"bfloat16 NHWC", ElementType::kBFloat16, Layout::kNHWC, false},
-      {"float32 NCHW, flip + crop padding 4", ElementType::kFloat32, Layout::kNCHW, true},
+      {"float32 NCHW", ElementType::kFloat32, Layout::kNCHW, {}},
+      {"float32 NHWC", ElementType::kFloat32, Layout::kNHWC, {}},
+      {"float16 NCHW", ElementType::kFloat16, Layout::kNCHW, {}},
+      {"bfloat16 NHWC", ElementType::kBFloat16, Layout::kNHWC, {}},
+      {"float32 NCHW, flip + crop padding 4", ElementType::kFloat32, Layout::kNCHW, flip_and_pad},
   };
   for (const Case& c : cases) {
-    OutputOptions options;
-    options.type = c.type;
-    options.layout = c.layout;
-    options.augment.random_flip = c.augment;
-    options.augment.random_crop_padding = c.augment ? 4 : 0;
-    cuda::NormalizeLaunch launch;
-    launch.images = static_cast<const uint8_t*>(input.data);
-    launch.indices = static_cast<const int64_t*>(indices.data);
-    launch.labels = static_cast<const int64_t*>(indices.data);
-    launch.labels_out = static_cast<int64_t*>(labels.data);
-    launch.out = output.data;
-    launch.rows = batch;
-    launch.height = shape.height;
-    launch.width = shape.width;
-    launch.channels = shape.channels;
-    launch.spec = pipeline::MakeOutputSpec(params, shape, options, 1);
+    const cuda::NormalizeLaunch launch =
+        BenchLaunch(in, output.data, batch, shape, c);
     const double moved =
         static_cast<double>(in_bytes) + static_cast<double>(batch * launch.spec.image_bytes());
     const double kernel = MedianSeconds(stream, 20, [&] { cuda::LaunchNormalize(launch, stream); });
@@ -195,6 +229,52 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
     });
     const double kernel_rate = GBps(moved, kernel);
     const double copy_rate = GBps(2.0 * static_cast<double>(half), copy);
+    std::printf("| %s | %.1f | %.1f | **%.3f** |\n", c.name, kernel_rate, copy_rate,
+                kernel_rate / copy_rate);
+  }
+  std::printf("\n");
+}
+
+// The resize kernel's output rate against a D2D copy of the same output bytes (issue 19's
+// measure: the output is what a resize kernel must write; its reads are a fraction of it).
+void ResizeBench(cudaStream_t stream, int64_t batch) {
+  const ImageShape stored{256, 256, 3};
+  const DeviceBatch in(batch, stored);
+  const size_t out_bytes = static_cast<size_t>(batch) * 224 * 224 * 3 * 4;
+  DeviceMemory output(out_bytes);
+  DeviceMemory copy_to(out_bytes);
+  std::printf("## Resize kernel (RandomResizedCrop, validation resize)\n\n");
+  std::printf("%lld x 256x256x3 uint8 in, 224x224x3 out; the ceiling is a device-to-device "
+              "cudaMemcpy of the output's bytes.\n\n", static_cast<long long>(batch));
+  std::printf("| view | kernel GB/s of output | D2D copy GB/s | **ratio** (target >= 0.5) |\n");
+  std::printf("| --- | ---: | ---: | ---: |\n");
+  AugmentOptions train;
+  train.random_resized_crop.height = train.random_resized_crop.width = 224;
+  train.random_flip = true;
+  AugmentOptions validation;
+  validation.resize_shorter = 256;
+  validation.center_crop_height = validation.center_crop_width = 224;
+  const Case cases[] = {
+      {"RRC 224 + flip, float32 NCHW", ElementType::kFloat32, Layout::kNCHW, train},
+      {"RRC 224 + flip, float32 NHWC", ElementType::kFloat32, Layout::kNHWC, train},
+      {"RRC 224 + flip, bfloat16 NHWC", ElementType::kBFloat16, Layout::kNHWC, train},
+      {"Resize 256 + center 224, float32 NCHW", ElementType::kFloat32, Layout::kNCHW, validation},
+  };
+  for (const Case& c : cases) {
+    cuda::NormalizeLaunch launch =
+        BenchLaunch(in, output.data, batch, stored, c);
+    const auto written = static_cast<size_t>(batch * launch.spec.image_bytes());
+    int64_t epoch = 0;  // each launch draws other boxes, as epochs do
+    const double kernel = MedianSeconds(stream, 20, [&] {
+      launch.epoch = epoch++;
+      cuda::LaunchNormalize(launch, stream);
+    });
+    const double copy = MedianSeconds(stream, 20, [&] {
+      Check(cudaMemcpyAsync(copy_to.data, output.data, written, cudaMemcpyDeviceToDevice, stream),
+            "D2D");
+    });
+    const double kernel_rate = GBps(static_cast<double>(written), kernel);
+    const double copy_rate = GBps(static_cast<double>(written), copy);
     std::printf("| %s | %.1f | %.1f | **%.3f** |\n", c.name, kernel_rate, copy_rate,
                 kernel_rate / copy_rate);
   }
@@ -357,6 +437,7 @@ int main(int argc, char** argv) {
     const ImageShape shape{size, size, 3};
     bench::CopyBench(stream, batch, shape);
     bench::KernelBench(stream, batch, shape);
+    bench::ResizeBench(stream, batch);
     bench::StepBench(workdir, stream, batch, shape);
     cudaStreamDestroy(stream);
   } catch (const std::exception& error) {

@@ -2,7 +2,7 @@
 //
 // How long OpenDatasetIndex takes on an h5feed file with many chunks, beside what listing the
 // chunks through HDF5 would take (--walk: H5Dget_chunk_info for every chunk, the quadratic walk
-// the stored table exists to avoid, design.md). Without FILE it writes a temporary file of N
+// the stored table exists to avoid, docs/format.md, "/chunk_index"). Without FILE it writes a temporary file of N
 // chunks (default 20,000) of one 2x2x1 image each with the Writer. Prints one JSON object:
 // chunks, open_ms_median, open_ms_min and, with --walk, walk_ms and walk_over_open; with
 // --probe, what the open probe adds (LoaderOptions::open_probe, lib/probe/open_probe.h):
@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "index/dataset_index.h"
 #include "probe/open_probe.h"
 

@@ -1,6 +1,6 @@
 // zstd_ceiling FILE.h5 [--rounds R] [--max-mb M] [--threads N] [--json]
 //
-// The decompression ceiling of a zstd-compressed h5feed file (design.md, "what fast means"):
+// The decompression ceiling of a zstd-compressed h5feed file (docs/bench.md, "Ceilings and the fraction reached"):
 // the rate at which one thread turns the file's stored chunks back into pixels. The reader
 // cannot deliver pixels faster than threads x this rate, so `h5feed bench --threads T` is
 // measured against T x single_mb_per_s (bench/loader_bench.py).

@@ -20,7 +20,7 @@ endif()
 find_package(ZLIB REQUIRED)
 find_package(CURL REQUIRED)  # remote files (lib/remote): http(s):// and s3://, SigV4 (7.75+)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-find_package(nlohmann_json REQUIRED)  # inspect's --json (lib/format/file_summary)
+find_package(nlohmann_json REQUIRED)  # inspect's --json (tools/reports)
 
 if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <utility>
 
 #include <tbb/concurrent_queue.h>
@@ -101,6 +102,43 @@ bool Cancelled(const ConvertOptions& options) {
   return options.cancel && options.cancel->load(std::memory_order_relaxed);
 }
 
+std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+// The budget's share for chunk buffers, set aside for the whole conversion: each group holds
+// its samples, the chunk packing handed it and that chunk compressed (zstd's and deflate's
+// bounds exceed the input by under 1% + 64 KiB), and the packer holds one partial chunk.
+// Groups take at most half the budget, so that decoding keeps the other half.
+class ChunkBufferReservation {
+ public:
+  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int threads)
+      : budget_(budget) {
+    const int64_t group_bytes = 3 * chunk_bytes + chunk_bytes / 64 + (128 << 10);
+    const int64_t wanted = 2 * int64_t{threads} + 2;
+    const int64_t affordable = (budget.limit() / 2 - chunk_bytes) / group_bytes;
+    if (affordable < 1) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--memory-limit " + MiB(budget.limit()) + " is too small for chunks of " +
+                      MiB(chunk_bytes) + ": a conversion holds at least " +
+                      MiB(group_bytes + chunk_bytes) + " of chunk buffers, in at most half " +
+                      "the limit; raise --memory-limit to " +
+                      MiB(2 * (group_bytes + chunk_bytes)) + " or more, or lower --chunk");
+    }
+    groups_ = static_cast<size_t>(std::min(wanted, affordable));
+    bytes_ = static_cast<int64_t>(groups_) * group_bytes + chunk_bytes;
+    budget.Reserve(bytes_);
+  }
+  ~ChunkBufferReservation() { budget_.Unreserve(bytes_); }
+  ChunkBufferReservation(const ChunkBufferReservation&) = delete;
+  ChunkBufferReservation& operator=(const ChunkBufferReservation&) = delete;
+
+  size_t groups() const { return groups_; }
+
+ private:
+  MemoryBudget& budget_;
+  size_t groups_ = 0;
+  int64_t bytes_ = 0;
+};
+
 }  // namespace
 
 ConvertReport Convert(const SampleSource& source, const std::string& path,
@@ -135,8 +173,22 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
 
+  MemoryBudget* source_budget = source.memory_budget();
+  if (options.memory && source_budget && options.memory != source_budget) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the conversion and its source were given different memory budgets; give "
+                "ConvertOptions::memory the one the source decodes within");
+  }
+  std::unique_ptr<MemoryBudget> own_budget;
+  if (!options.memory && !source_budget) {
+    own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
+  }
+  MemoryBudget& budget =
+      options.memory ? *options.memory : source_budget ? *source_budget : *own_budget;
+
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-  const size_t live_groups = static_cast<size_t>(2 * threads + 2);
+  const ChunkBufferReservation reservation(budget, k * image_bytes, threads);
+  const size_t live_groups = reservation.groups();
   // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool`
   // holds the ones free for reuse. At most live_groups exist.
   std::vector<std::unique_ptr<Group>> groups;
@@ -234,8 +286,10 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
                                            path + " was not written");
   }
   if (writer.images_written() == 0) {
+    const SkippedSource& first = description.skipped.front();
     throw Error(ErrorCode::kInvalidArgument,
-                "no sample could be read: all " + std::to_string(n) + " were skipped as broken");
+                "no sample could be read: all " + std::to_string(n) +
+                    " were skipped as broken; the first, " + first.source + ": " + first.reason);
   }
   writer.Finish(description);
 

@@ -14,6 +14,8 @@
 
 namespace h5feed {
 
+class MemoryBudget;
+
 struct SampleInfo {
   int64_t label = 0;
   std::string source;  // where it came from, e.g. "cat/001.jpg" or "data_batch_1.bin#42"
@@ -40,6 +42,10 @@ class SampleSource {
   // Whether reading in source order is much faster than random order (an HDF5 source whose
   // chunks are compressed). A conversion then keeps the source order unless told otherwise.
   virtual bool prefers_sequential_reads() const { return false; }
+
+  // The memory budget Read() decodes within (memory_budget.h), which the conversion shares for
+  // its own buffers; null for a source that needs no memory beyond `dest`.
+  virtual MemoryBudget* memory_budget() const { return nullptr; }
 };
 
 }  // namespace h5feed

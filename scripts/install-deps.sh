@@ -20,6 +20,7 @@ packages=(
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-xxhash                    # an independent XXH3 checks the stored checksums
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
+  python3-torchvision               # the resize and crop tests' reference, examples, bench/
   python3-dev pybind11-dev          # the Python module (import h5feed)
   gnuplot-nox                       # h5feed bench sweep's plots
   clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "bench/augment_cost.h"
+#include "bench/augment_spec.h"
 #include "bench/bench_run.h"
 #include "bench/ceilings.h"
 #include "bench/page_cache.h"
@@ -47,6 +49,7 @@ struct BenchFlags {
 
 struct BenchReport {
   bench::BenchResult result;
+  std::optional<bench::AugmentCost> augment;  // with --augment, unless --no-ceilings
   std::optional<bench::Eviction> eviction;  // with --cold
   std::optional<bench::Ceilings> ceilings;  // unless --no-ceilings
 };
@@ -67,6 +70,11 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
     options.threads = report.result.threads;
     try {
       report.ceilings = bench::MeasureCeilings(flags.settings.path, options);
+      if (!flags.settings.augment.empty()) {
+        report.augment = bench::MeasureAugmentCost(
+            flags.settings.path, bench::ParseAugmentSpec(flags.settings.augment),
+            report.result.threads, flags.settings.batch, flags.settings.seed);
+      }
     } catch (const Error& e) {  // the run's own figures are still worth printing
       std::fprintf(stderr, "h5feed bench: warning: the ceilings were not measured: %s\n",
                    e.what());
@@ -95,7 +103,8 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["cache_mb"] = s.cache_mb;
   j["slots"] = s.slots;
   j["seed"] = s.seed;
-  j["normalize"] = s.normalize;
+  j["normalize"] = s.normalize || !s.augment.empty();
+  j["augment"] = s.augment;
   j["verify_checksums"] = s.verify_checksums;
   j["map_file"] = s.map_file;
   j["step_ms"] = s.step_ms;
@@ -129,6 +138,15 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     j["random_delta_entropy_bits"] = r.random_quality->delta_entropy_bits;
     j["random_chunks_per_batch"] = r.random_quality->chunks_per_batch;
   }
+  if (r.label_mixing) {
+    const LabelMixing& m = *r.label_mixing;
+    j["classes_per_batch"] = m.order.classes_per_batch;
+    j["random_classes_per_batch"] = m.random.classes_per_batch;
+    j["label_entropy_bits"] = m.order.entropy_bits;
+    j["random_label_entropy_bits"] = m.random.entropy_bits;
+    j["label_entropy_ratio"] = m.entropy_ratio;
+    j["few_classes_per_batch"] = MixesTooFewClasses(m);
+  }
   if (report.eviction) {
     j["cold"] = true;
     j["resident_before_cold"] = report.eviction->before.fraction();
@@ -147,6 +165,13 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     j["ceiling"] = c.Binding();
     j["fraction_of_ceiling"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond());
     j["fraction_of_memcpy"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s);
+  }
+  if (report.augment) {
+    const bench::AugmentCost& a = *report.augment;
+    j["augment_images_per_s"] = a.images_per_s;
+    j["augment_output_mb_per_s"] = a.output_mb_per_s;
+    j["augment_output_shape"] = {a.channels, a.out_height, a.out_width};
+    j["fraction_of_augment"] = bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s);
   }
   j["complete"] = !r.interrupted && !r.time_limited;
   j["interrupted"] = r.interrupted;
@@ -173,7 +198,8 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +
          FormatBytes(static_cast<uint64_t>(f.cache_mb) << 20) + ", " + std::to_string(f.slots) +
          " slots (" + FormatBytes(static_cast<uint64_t>(r.slot_mib * (1 << 20))) + "), " +
-         (f.normalize ? "float32 NCHW" : "uint8 NHWC") +
+         (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
+         (f.augment.empty() ? "" : ", augment " + f.augment) +
          (f.verify_checksums ? "" : ", checksums not verified") +
          (f.map_file ? "" : ", pread only") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
@@ -213,6 +239,17 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
     out += Format("  %.1f distinct chunks per batch (the random sampler: %.1f)\n",
                   r.quality->chunks_per_batch, r.random_quality->chunks_per_batch);
   }
+  if (r.label_mixing) {
+    const LabelMixing& m = *r.label_mixing;
+    out += Format("  %.1f classes per batch, label entropy %.2f bits (the random sampler: ",
+                  m.order.classes_per_batch, m.order.entropy_bits) +
+           Format("%.1f, %.2f bits): %.2f of its entropy", m.random.classes_per_batch,
+                  m.random.entropy_bits, m.entropy_ratio) +
+           (MixesTooFewClasses(m) ? ", below the bar of " + Format("%.2f", kMinEntropyRatio) +
+                                        ": batches mix few classes (docs/reader.md)"
+                                  : std::string()) +
+           "\n";
+  }
   if (report.ceilings) {
     const bench::Ceilings& c = *report.ceilings;
     out += Format("  ceilings: page cache %.0f MB/s (x %.2f compression ratio)",
@@ -225,6 +262,15 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                   c.PixelMbPerSecond()) +
            c.Binding() + Format("), %.2f of memcpy\n",
                                 bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+  }
+  if (report.augment) {
+    const bench::AugmentCost& a = *report.augment;
+    out += "  augmentation " + f.augment + " alone (to " + std::to_string(a.out_height) + "x" +
+           std::to_string(a.out_width) + "x" + std::to_string(a.channels) + " float32): " +
+           FormatCount(static_cast<int64_t>(a.images_per_s)) + " images/s on " +
+           std::to_string(a.threads) +
+           Format(" threads (%.0f MB/s out); reached %.2f of it\n", a.output_mb_per_s,
+                  bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s));
   }
   out += "  peak RSS " + FormatBytes(static_cast<uint64_t>(r.peak_rss_mib * (1 << 20))) + "\n";
   return out;
@@ -254,14 +300,15 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "Measure what the reader delivers on FILE with the given sampler, cache, threads and "
       "batch size: images/s and MB/s of uint8 pixels (MB = 10^6 bytes), chunk reads per chunk "
       "per epoch (1.00 = each chunk read once), cache hit rate, bytes read and decompressed, "
-      "the share of time Next() waited, the shuffle quality of the order beside the random "
-      "sampler's, peak resident memory, and the machine's ceilings for FILE measured after "
+      "the share of time Next() waited, the shuffle quality of the order and the classes per "
+      "batch and label entropy of its batches beside the random sampler's, peak resident "
+      "memory, and the machine's ceilings for FILE measured after "
       "the run (page-cache read rate, zstd decompression rate x threads, memcpy) with the "
       "fraction reached. Batches are consumed as fast as they come (or every --step-ms), so a "
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
   command->add_option("FILE", s.path,
-                      "The HDF5 file to read (h5feed's, or any 4-D uint8 image dataset): a "
+                      "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
                       "path, or an http(s):// or s3:// URL (docs/remote.md)");
   command
       ->add_option("--sampler", s.sampler,
@@ -310,6 +357,15 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_flag("--normalize", s.normalize,
                     "Deliver float32 NCHW batches, (x/255 - mean)/std with ImageNet's mean and "
                     "std, computed on the CPU (what a trainer without a GPU stage gets)");
+  command
+      ->add_option("--augment", s.augment,
+                   "Augment each image as the loader would for training or validation, and "
+                   "report what the augmentation alone costs: comma-separated items rrc=H[xW] "
+                   "(random resized crop), scale=MIN:MAX, ratio=MIN:MAX, resize=S (shorter "
+                   "side), center=H[xW], pad=P, flip, no-antialias; the ImageNet training "
+                   "recipe is rrc=224,flip, its validation resize=256,center=224. Implies "
+                   "--normalize")
+      ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));  // exit 2
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the checksums of images (or chunks, in files without per-image "
                     "ones): faster, but corruption then goes unnoticed");
@@ -325,7 +381,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "Print one JSON object (for scripts) instead of text: images_per_s, "
                     "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
                     "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
-                    "ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
+                    "classes_per_batch, random_classes_per_batch, ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
   AddRemoteOptions(*command, s.remote);
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {

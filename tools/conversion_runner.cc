@@ -35,6 +35,15 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
   command.add_flag("--no-shuffle", flags.no_shuffle, "Keep the source order");
   command.add_option("--threads", flags.threads, "Worker threads (default: all cores)")
       ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--memory-limit", flags.memory_limit,
+                  "Memory for images in flight, whatever their dimensions and --threads: "
+                  "chunk buffers (at most half) and decoding. E.g. 512M, 4G (K, M, G, T are "
+                  "powers of 1024). Large images are decoded row by row (PNG), at a reduced "
+                  "DCT scale (JPEG) or one at a time; one that needs more than the limit "
+                  "allows is skipped and recorded. The program's own ~25 MiB and zstd's "
+                  "per-thread state (~1 MiB at level 3) come on top")
+      ->capture_default_str();
   command.add_flag("--force", flags.force, "Replace OUT if it exists (never replaced otherwise)");
   command.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors");
   command.add_flag("--strict", flags.strict,
@@ -75,15 +84,18 @@ void PrintSummary(const std::string& input, const ConvertReport& report, int64_t
 }  // namespace
 
 int RunConversion(const std::string& command_name, const std::string& input,
-                  const std::function<std::unique_ptr<SampleSource>()>& open_source,
+                  const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
                   const ConversionFlags& flags, bool shuffle_by_default) {
   ConvertOptions options;
+  std::unique_ptr<MemoryBudget> budget;
   try {
     options.compression = Compression::Parse(flags.compression);
+    budget = std::make_unique<MemoryBudget>(ParseMemorySize(flags.memory_limit));
   } catch (const std::exception& e) {
     ReportError(command_name, e);
     return kExitUsage;
   }
+  options.memory = budget.get();
   options.chunk_images = flags.chunk;
   options.shuffle = !flags.no_shuffle && (shuffle_by_default || flags.seed_given);
   options.seed = flags.seed;
@@ -94,7 +106,7 @@ int RunConversion(const std::string& command_name, const std::string& input,
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   try {
-    std::unique_ptr<SampleSource> source = open_source();
+    std::unique_ptr<SampleSource> source = open_source(*budget);
     bool show_bar = !flags.quiet && ProgressBar::StderrIsTerminal();
     ProgressBar bar("converting", "img", source->count(), show_bar);
     options.on_progress = [&bar](const ConvertProgress& p) { bar.Update(p.done, p.skipped); };

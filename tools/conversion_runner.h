@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "memory_budget.h"
 #include "sample_source.h"
 
 namespace CLI {
@@ -26,17 +27,20 @@ struct ConversionFlags {
   bool force = false;
   bool quiet = false;
   bool strict = false;
+  std::string memory_limit = "2G";  // kDefaultMemoryLimit, as ParseMemorySize reads it
 };
 
-// Adds --chunk, --compression, --seed, --no-shuffle, --threads, --force, --quiet, --strict.
+// Adds --chunk, --compression, --seed, --no-shuffle, --threads, --memory-limit, --force,
+// --quiet, --strict.
 // `shuffle_by_default`: whether the stored order is shuffled when neither --seed nor
 // --no-shuffle is given.
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default);
 
 // Opens the source (errors reported as such), converts it to flags.output and reports.
-// Returns the exit code (exit_codes.h).
+// `open_source` gets the memory budget of --memory-limit, for a source that decodes within it
+// (ImageFolderOptions::memory). Returns the exit code (exit_codes.h).
 int RunConversion(const std::string& command_name, const std::string& input,
-                  const std::function<std::unique_ptr<SampleSource>()>& open_source,
+                  const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
                   const ConversionFlags& flags, bool shuffle_by_default);
 
 // Prints "h5feed COMMAND: error: MESSAGE" on stderr and returns the exit code for it.

@@ -44,6 +44,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
   auto size = std::make_shared<std::string>();
   auto resize = std::make_shared<std::string>("crop");
   auto allow_empty = std::make_shared<bool>(false);
+  auto max_pixels = std::make_shared<int64_t>(kDefaultMaxPixels);
   CLI::App* command = convert.add_subcommand(
       "imagefolder",
       "Convert a torchvision-style image folder (SRC_DIR/<class>/<image>): classes are the "
@@ -52,7 +53,8 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--size", *size,
                       "Store every image at HxW (height first), e.g. 224x224. Without it all "
-                      "images must already have one size");
+                      "images that decode must already have one size (files that do not "
+                      "decode are skipped, whatever their headers say)");
   command->add_option("--resize", *resize,
                       "How an image is fitted to --size: crop (scale the shorter side, "
                       "center-crop), stretch, or pad (fit inside, zero borders)")
@@ -60,11 +62,19 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       ->capture_default_str();
   command->add_flag("--allow-empty", *allow_empty,
                     "Accept class folders with no image (their label is kept)");
+  command
+      ->add_option("--max-pixels", *max_pixels,
+                   "Skip (and record) images of more pixels than this, as decompression bombs; "
+                   "0: no limit. The default is where PIL refuses images "
+                   "(2 x Image.MAX_IMAGE_PIXELS)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
       ImageFolderOptions options;
       options.allow_empty = *allow_empty;
+      options.max_pixels = *max_pixels;
       options.threads = flags->threads;
       options.resize = *resize == "stretch" ? image::ResizeMode::kStretch
                        : *resize == "pad"   ? image::ResizeMode::kPad
@@ -77,7 +87,11 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
           return kExitUsage;
         }
       }
-      return RunConversion("convert", *input, [&] { return OpenImageFolder(*input, options); },
+      return RunConversion("convert", *input,
+                           [&](MemoryBudget& memory) {
+                             options.memory = &memory;
+                             return OpenImageFolder(*input, options);
+                           },
                            *flags, true);
     };
   });
@@ -106,7 +120,9 @@ void AddCifar(CLI::App& convert, Runner& run) {
       CifarOptions options;
       options.split = *split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
       options.labels = *labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
-      return RunConversion("convert", *input, [&] { return OpenCifar(*input, options); }, *flags, true);
+      return RunConversion("convert", *input,
+                           [&](MemoryBudget&) { return OpenCifar(*input, options); }, *flags,
+                           true);
     };
   });
 }
@@ -128,7 +144,9 @@ void AddNpy(CLI::App& convert, Runner& run) {
       with_output.output = paths->back();
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
-      return RunConversion("convert", images, [&] { return OpenNpy(images, labels); }, with_output, true);
+      return RunConversion("convert", images,
+                           [&](MemoryBudget&) { return OpenNpy(images, labels); }, with_output,
+                           true);
     };
   });
 }

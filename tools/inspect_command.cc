@@ -8,10 +8,11 @@
 
 #include "commands.h"
 #include "exit_codes.h"
-#include "format/file_summary.h"
 #include "h5feed/error.h"
+#include "inspect/file_summary.h"
 #include "probe/open_probe.h"
 #include "remote_options_flags.h"
+#include "reports/file_summary_report.h"
 
 namespace h5feed::cli {
 
@@ -55,8 +56,8 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
             std::cerr << "h5feed inspect: warning: " << warning << "\n";
           });
         }
-        FileSummary summary = SummarizeFile(*path, *remote);
-        std::cout << (*json ? ToJson(summary) : ToText(summary)) << std::flush;
+        inspect::FileSummary summary = inspect::SummarizeFile(*path, *remote);
+        std::cout << (*json ? reports::ToJson(summary) : reports::ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {
         std::cerr << "h5feed inspect: " << e.what() << "\n";

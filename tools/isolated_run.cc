@@ -9,7 +9,7 @@
 #include <string>
 
 #include "h5feed/error.h"
-#include "probe/child_watch.h"
+#include "process/child_watch.h"
 
 namespace h5feed::cli {
 namespace {
@@ -43,33 +43,33 @@ namespace {
 IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>& body,
                            std::chrono::milliseconds stall) {
   int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) probe::ThrowCallFailed("pipe2");
+  if (::pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) process::ThrowCallFailed("pipe2");
   std::cout.flush();
   std::cerr.flush();
   const pid_t child = ::fork();
-  if (child < 0) probe::ThrowCallFailed("fork");
+  if (child < 0) process::ThrowCallFailed("fork");
   if (child == 0) {
     ::close(pipe_ends[0]);
     RunChild(body, pipe_ends[1]);
   }
   ::close(pipe_ends[1]);
   // Beats are progress; the pipe's end (or the child's exit) is the end.
-  const probe::ChildEnd end =
-      probe::WatchChild(child, pipe_ends[0], stall, /*keep_output=*/false);
+  const process::ChildEnd end =
+      process::WatchChild(child, pipe_ends[0], stall, /*keep_output=*/false);
   IsolatedResult result;
   switch (end.how) {
-    case probe::ChildEnd::How::kExited:
+    case process::ChildEnd::How::kExited:
       result.exit_code = end.exit_code;
       break;
-    case probe::ChildEnd::How::kSignaled:
+    case process::ChildEnd::How::kSignaled:
       result.outcome = IsolatedResult::Outcome::kCrashed;
       result.signal = end.signal;
       break;
-    case probe::ChildEnd::How::kStalled:
+    case process::ChildEnd::How::kStalled:
       result.outcome = IsolatedResult::Outcome::kStalled;
       result.signal = SIGKILL;
       break;
-    case probe::ChildEnd::How::kLost:
+    case process::ChildEnd::How::kLost:
       throw Error(ErrorCode::kInternal, "the checking process's exit status was lost (ECHILD)");
   }
   return result;

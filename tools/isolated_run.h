@@ -6,7 +6,7 @@
 //
 // Call it before the process starts threads (fork copies only the calling thread). The child
 // shares stdout and stderr, so what it prints appears as it would have. The waiting is
-// probe/child_watch.h's, shared with the Loader's open probe (which spawns a program instead:
+// process/child_watch.h's, shared with the Loader's open probe (which spawns a program instead:
 // a library's caller may have threads).
 
 #include <chrono>

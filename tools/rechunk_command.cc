@@ -17,18 +17,22 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
   auto options = std::make_shared<Hdf5SourceOptions>();
   CLI::App* command = app.add_subcommand(
       "rechunk",
-      "Rewrite any HDF5 file with a 4-D uint8 image dataset (NHWC or NCHW, any chunking and "
-      "filters, e.g. written by h5py) in h5feed's format, with new chunking and compression");
+      "Rewrite any HDF5 file with a uint8 image dataset (NHWC, NCHW, or N x H x W grayscale, "
+      "written as H x W x 1; any chunking and filters, e.g. written by h5py) in h5feed's "
+      "format, with new chunking and compression");
   command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,
-                      "The image dataset (default: 'images', else the only 4-D uint8 dataset)");
+                      "The image dataset (default: 'images', else the only 4-D uint8 dataset, "
+                      "else the only 3-D one)");
   command->add_option("--labels", options->labels,
                       "The integer label dataset (default: 'labels' if present, else all 0)");
   AddConversionFlags(*command, *flags, false);
   command->callback([=, &run] {
     run = [=] {
-      return RunConversion("rechunk", *input, [&] { return OpenHdf5(*input, *options); }, *flags, false);
+      return RunConversion("rechunk", *input,
+                           [&](MemoryBudget&) { return OpenHdf5(*input, *options); }, *flags,
+                           false);
     };
   });
 }

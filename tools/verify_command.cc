@@ -22,6 +22,7 @@
 #include "index/file_verification.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
+#include "reports/verification_report.h"
 
 namespace h5feed::cli {
 namespace {
@@ -51,7 +52,7 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   try {
     index::VerificationReport report = index::VerifyFile(flags.path, options);
     if (bar) bar->Finish();
-    std::cout << (flags.json ? index::ToJson(report) : index::ToText(report)) << std::flush;
+    std::cout << (flags.json ? reports::ToJson(report) : reports::ToText(report)) << std::flush;
     return report.ok() ? kExitOk : kExitDamaged;
   } catch (const std::exception& e) {  // Error, or a bug / out of memory: one line, no abort
     if (bar) bar->Finish();

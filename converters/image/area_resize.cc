@@ -146,7 +146,99 @@ void HorizontalPass(const int16_t* mid, const AxisTaps& columns, int dst_width, 
   }
 }
 
+// Where each source row goes: the output rows it is a tap of are those from the first
+// unfinished one up to the last whose taps start at or before it (taps are intervals whose
+// starts and ends never decrease with the output row).
+int MaxOpenRows(const AxisTaps& rows, int src_size) {
+  int started = 0, finished = 0, most = 0;
+  const int dst_size = static_cast<int>(rows.first.size());
+  for (int s = 0; s < src_size; ++s) {
+    while (started < dst_size && rows.first[started] <= s) ++started;
+    most = std::max(most, started - finished);
+    while (finished < started && rows.first[finished] + rows.count[finished] - 1 <= s) {
+      ++finished;
+    }
+  }
+  return std::max(most, 1);
+}
+
 }  // namespace
+
+struct AreaRowShrinker::State {
+  AxisTaps rows, columns;
+  int src_height = 0, dst_height = 0, dst_width = 0;
+  size_t row_samples = 0;
+  uint8_t* dst = nullptr;
+  size_t dst_stride = 0;
+  int next_source = 0;  // the source row AddRow takes next
+  int started = 0;      // output rows whose sums are open or done
+  int finished = 0;     // output rows written
+  // The sums of the open output rows (row y in slot y % open_rows), as VerticalPass forms them
+  // before its shift: 32-bit, rounding term included.
+  int open_rows = 1;
+  std::vector<int32_t> sums;
+  std::vector<int16_t> mid;  // a finished row at 7 fractional bits, plus HorizontalPass's spare
+
+  int32_t* Sums(int y) { return sums.data() + static_cast<size_t>(y % open_rows) * row_samples; }
+};
+
+AreaRowShrinker::AreaRowShrinker(int src_height, int src_width, int dst_height, int dst_width,
+                                 uint8_t* dst, size_t dst_stride)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  ComputeTaps(src_height, dst_height, s.rows);
+  ComputeTaps(src_width, dst_width, s.columns);
+  s.src_height = src_height;
+  s.dst_height = dst_height;
+  s.dst_width = dst_width;
+  s.row_samples = static_cast<size_t>(src_width) * 3;
+  s.dst = dst;
+  s.dst_stride = dst_stride;
+  s.open_rows = MaxOpenRows(s.rows, src_height);
+  s.sums.resize(static_cast<size_t>(s.open_rows) * s.row_samples);
+  s.mid.assign(s.row_samples + 3, 0);
+}
+
+AreaRowShrinker::~AreaRowShrinker() = default;
+
+void AreaRowShrinker::AddRow(const uint8_t* row) {
+  State& s = *state_;
+  const int source = s.next_source++;
+  while (s.started < s.dst_height && s.rows.first[s.started] <= source) {
+    std::fill_n(s.Sums(s.started), s.row_samples, int32_t{1} << (kIntermediateShift - 1));
+    ++s.started;
+  }
+  for (int y = s.finished; y < s.started; ++y) {
+    const int tap = source - s.rows.first[y];
+    if (tap >= s.rows.count[y]) continue;
+    const int32_t weight = s.rows.weights[static_cast<size_t>(y) * s.rows.max_taps + tap];
+    int32_t* sums = s.Sums(y);
+    for (size_t j = 0; j < s.row_samples; ++j) sums[j] += weight * row[j];
+  }
+  while (s.finished < s.started &&
+         s.rows.first[s.finished] + s.rows.count[s.finished] - 1 <= source) {
+    const int32_t* sums = s.Sums(s.finished);
+    for (size_t j = 0; j < s.row_samples; ++j) {
+      s.mid[j] = static_cast<int16_t>(sums[j] >> kIntermediateShift);
+    }
+    HorizontalPass(s.mid.data(), s.columns, s.dst_width,
+                   s.dst + static_cast<size_t>(s.finished) * s.dst_stride);
+    ++s.finished;
+  }
+}
+
+bool AreaRowShrinker::done() const { return state_->finished == state_->dst_height; }
+
+int64_t AreaRowShrinker::ScratchBytes(int src_height, int src_width, int dst_height,
+                                      int dst_width) {
+  // Taps: first, count and max_taps weights per output sample, max_taps = ceil(scale) + 1.
+  const auto taps = [](int64_t src, int64_t dst) { return 4 * dst * ((src + dst - 1) / dst + 3); };
+  const int64_t row_samples = int64_t{src_width} * 3;
+  // At most two output rows are open at once when shrinking; three allows for the edges that
+  // ComputeTaps's tolerance moves.
+  return taps(src_height, dst_height) + taps(src_width, dst_width) + 3 * 4 * row_samples +
+         2 * (row_samples + 3) + 4096;
+}
 
 void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride,
                 uint8_t* dst, int dst_height, int dst_width, size_t dst_stride) {

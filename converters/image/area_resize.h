@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace h5feed::image {
 
@@ -17,5 +18,34 @@ namespace h5feed::image {
 // size is copied unchanged along that axis).
 void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride,
                 uint8_t* dst, int dst_height, int dst_width, size_t dst_stride);
+
+// The same shrink for an image that arrives one row at a time, top to bottom, holding memory
+// proportional to its width instead of its area: for images too large to decode whole (a
+// 20990 x 29700 PNG). Each source row is added, weighted, into the output rows it overlaps
+// (one or two), and an output row is written as soon as its last source row is in. The sums are
+// AreaResize's, in the same integers, so the pixels are AreaResize's exactly.
+//
+// Thread-safety: one instance per thread; it owns its scratch and writes only `dst`.
+class AreaRowShrinker {
+ public:
+  // Same sizes and requirements as AreaResize; output rows go to `dst`, `dst_stride` apart.
+  AreaRowShrinker(int src_height, int src_width, int dst_height, int dst_width, uint8_t* dst,
+                  size_t dst_stride);
+  ~AreaRowShrinker();
+  AreaRowShrinker(const AreaRowShrinker&) = delete;
+  AreaRowShrinker& operator=(const AreaRowShrinker&) = delete;
+
+  // Adds the next source row: src_width RGB pixels.
+  void AddRow(const uint8_t* row);
+  // Whether every output row has been written (all source rows added).
+  bool done() const;
+
+  // An upper bound of the memory an instance holds for these sizes.
+  static int64_t ScratchBytes(int src_height, int src_width, int dst_height, int dst_width);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace h5feed::image

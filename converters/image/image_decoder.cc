@@ -99,4 +99,14 @@ void Decode(std::span<const uint8_t> encoded, const DecodePlan& plan, std::strin
   throw Error(ErrorCode::kInternal, "unhandled image format for '" + std::string(name) + "'");
 }
 
+void DecodeRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                const RowSink& sink) {
+  if (!plan.rows_in_order || plan.format != Format::kPng) {
+    throw Error(ErrorCode::kInternal, "'" + std::string(name) + "' cannot be decoded row by row " +
+                                          "(check DecodePlan::rows_in_order first)");
+  }
+  if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
+  DecodePngRows(encoded, plan, name, sink);
+}
+
 }  // namespace h5feed::image

@@ -96,14 +96,14 @@ struct JpegHeader {
   int height = 0;
   int width = 0;
   int colorspace = TJCS_YCbCr;
+  int subsampling = -1;  // TJSAMP_*, -1 when TurboJPEG has no constant for it
 };
 
 JpegHeader ReadHeader(tjhandle handle, std::span<const uint8_t> encoded, std::string_view name) {
   JpegHeader header;
-  int subsampling = 0;
   const int rc = tjDecompressHeader3(handle, encoded.data(),
                                      static_cast<unsigned long>(encoded.size()), &header.width,
-                                     &header.height, &subsampling, &header.colorspace);
+                                     &header.height, &header.subsampling, &header.colorspace);
   if (rc != 0) {
     // tjGetErrorStr2 clears the handle's error, so it is read once.
     const std::string message = tjGetErrorStr2(handle);
@@ -145,10 +145,10 @@ inline uint8_t CmykChannelToRgb(uint8_t stored_channel, uint8_t stored_k) {
 void DecodeCmyk(tjhandle handle, std::span<const uint8_t> encoded, const DecodePlan& plan,
                 std::string_view name, std::span<uint8_t> rgb) {
   CheckImageSize(plan.height, plan.width, 4, kFormat, name);
-  // TurboJPEG cannot convert CMYK to RGB itself; CMYK files are rare enough that a reused
-  // per-thread scratch buffer costs nothing measurable.
-  thread_local std::vector<uint8_t> cmyk;
-  cmyk.resize(static_cast<size_t>(plan.height) * plan.width * 4);
+  // TurboJPEG cannot convert CMYK to RGB itself. The buffer is the call's own (counted in
+  // DecodePlan::scratch_bytes), not kept for the next image: CMYK files are rare, and a buffer
+  // kept per thread would hold the largest one seen for the rest of the conversion.
+  std::vector<uint8_t> cmyk(static_cast<size_t>(plan.height) * plan.width * 4);
   if (tjDecompress2(handle, encoded.data(), static_cast<unsigned long>(encoded.size()),
                     cmyk.data(), plan.width, plan.width * 4, plan.height, TJPF_CMYK,
                     kDecodeFlags) != 0) {
@@ -187,6 +187,57 @@ void DecodeWithThreadDecompressor(std::span<const uint8_t> encoded, const Decode
   }
 }
 
+// Whether the frame is progressive (SOF2, SOF6, SOF10, SOF14), found by walking the marker
+// segments up to the first start of frame; unknown (a header cut short) counts as progressive.
+bool IsProgressive(std::span<const uint8_t> b) {
+  size_t at = 2;  // after SOI
+  while (at + 4 <= b.size()) {
+    if (b[at] != 0xFF) return true;  // not a marker where one must be: assume the worst
+    const uint8_t marker = b[at + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++at;
+      continue;
+    }
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) {  // TEM, RSTn, SOI: no length
+      at += 2;
+      continue;
+    }
+    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
+      return (marker & 0x03) == 0x02;  // C2, C6, CA, CE
+    }
+    at += 2 + (size_t{b[at + 2]} << 8 | b[at + 3]);
+  }
+  return true;
+}
+
+// What libjpeg allocates while decoding, beyond the output: its sample rows (a few MCU rows of
+// the full width) and, for a progressive file, every DCT coefficient of the image, 2 bytes per
+// sample of each component at its own resolution, whatever the output scale; a CMYK file also
+// decodes into a 4-byte-per-pixel buffer of the output size first.
+int64_t JpegScratchBytes(std::span<const uint8_t> encoded, const JpegHeader& header,
+                         const DecodePlan& plan) {
+  const bool cmyk = IsCmyk(header.colorspace);
+  // Samples per pixel over all components, chroma subsampling included.
+  double planes = cmyk ? 4 : 3;
+  switch (header.subsampling) {
+    case TJSAMP_GRAY: planes = 1; break;
+    case TJSAMP_420:
+    case TJSAMP_411: planes = 1.5; break;
+    case TJSAMP_422:
+    case TJSAMP_440: planes = 2; break;
+    default: break;
+  }
+  // Dimensions rounded up to whole 16 x 16 MCUs.
+  const int64_t padded = ((int64_t{header.width} + 15) / 16 * 16) *
+                         ((int64_t{header.height} + 15) / 16 * 16);
+  int64_t bytes = int64_t{header.width} * 4 * 16 * 4 + (256 << 10);
+  if (IsProgressive(encoded)) {
+    bytes += static_cast<int64_t>(planes * 2 * static_cast<double>(padded));
+  }
+  if (cmyk) bytes += int64_t{plan.height} * plan.width * 4;
+  return bytes;
+}
+
 }  // namespace
 
 DecodePlan PlanJpeg(std::span<const uint8_t> encoded, std::string_view name, int min_height,
@@ -197,7 +248,10 @@ DecodePlan PlanJpeg(std::span<const uint8_t> encoded, std::string_view name, int
   plan.format = Format::kJpeg;
   plan.full_height = plan.height = header.height;
   plan.full_width = plan.width = header.width;
-  if (min_height <= 0 && min_width <= 0) return plan;
+  if (min_height <= 0 && min_width <= 0) {
+    plan.scratch_bytes = JpegScratchBytes(encoded, header, plan);
+    return plan;
+  }
 
   // Only the power-of-two scales: libjpeg-turbo has SIMD inverse DCTs for 8x8, 4x4, 2x2 and
   // 1x1 blocks, while 3/8, 5/8, ... run in plain C and can be slower than a full decode.
@@ -214,6 +268,7 @@ DecodePlan PlanJpeg(std::span<const uint8_t> encoded, std::string_view name, int
   }
   plan.height = TJSCALED(header.height, best);
   plan.width = TJSCALED(header.width, best);
+  plan.scratch_bytes = JpegScratchBytes(encoded, header, plan);
   return plan;
 }
 

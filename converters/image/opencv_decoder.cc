@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
 #include "image/opencv_codecs_module.h"
-#include "probe/helper_location.h"
+#include "process/helper_location.h"
 
 namespace h5feed::image {
 namespace {
@@ -177,10 +177,10 @@ struct OpenCvCodecs {
 
 OpenCvCodecs LoadOpenCvCodecs() {
   // Set by converters/image/CMakeLists.txt, as the open probe's paths are.
-  static constexpr probe::Helper kModule{kOpenCvCodecsVariable, H5FEED_OPENCV_CODECS_RELATIVE_PATH,
+  static constexpr process::Helper kModule{kOpenCvCodecsVariable, H5FEED_OPENCV_CODECS_RELATIVE_PATH,
                                          H5FEED_OPENCV_CODECS_INSTALLED_PATH,
                                          H5FEED_OPENCV_CODECS_BUILT_PATH, false};
-  const probe::HelperLocation location = probe::FindHelper(kModule);
+  const process::HelperLocation location = process::FindHelper(kModule);
   if (location.path.empty()) return {nullptr, "it was not found (looked: " + location.looked + ")"};
   // Never closed: decoders may run on any thread until the process ends.
   void* module = ::dlopen(location.path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -223,6 +223,9 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name) {
   plan.format = Format::kOther;
   plan.full_height = plan.height = static_cast<int>(dims->height);
   plan.full_width = plan.width = static_cast<int>(dims->width);
+  // cv::imdecode's own BGR image, and for 16-bit or 4-channel files its buffer of the file's
+  // samples before conversion (up to 8 bytes a pixel).
+  plan.scratch_bytes = (dims->height * dims->width) * 11 + (1 << 20);
   return plan;
 }
 

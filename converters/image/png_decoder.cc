@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
@@ -58,54 +59,104 @@ size_t DecodeNative(spng_ctx* ctx, std::string_view name, std::span<uint8_t> rgb
   return bytes;
 }
 
-// Both expansions below run in place, from the last pixel to the first: pixel p's samples
-// start at or before byte 2p and its RGB starts at byte 3p, so no write reaches a sample that
-// is still to be read (the trick libpng uses), and no scratch buffer is needed.
-
-// 16-bit gray: PIL's mode "I" clipped to 0..255 (see png_decoder.h).
-void DecodeGray16(spng_ctx* ctx, const DecodePlan& plan, std::string_view name,
-                  std::span<uint8_t> rgb) {
-  DecodeNative(ctx, name, rgb);
-  const size_t pixels = static_cast<size_t>(plan.height) * plan.width;
-  for (size_t p = pixels; p-- > 0;) {
+// 16-bit gray: PIL's mode "I" clipped to 0..255 (see png_decoder.h). `samples` holds `width`
+// host-order 16-bit values. Runs from the last pixel to the first so that it can expand in place:
+// pixel x's samples start at byte 2x and its RGB at byte 3x, so no write reaches a sample that
+// is still to be read (the trick libpng uses).
+void ClipGray16Row(const uint8_t* samples, size_t width, uint8_t* rgb) {
+  for (size_t x = width; x-- > 0;) {
     uint16_t v;
-    std::memcpy(&v, rgb.data() + 2 * p, 2);
+    std::memcpy(&v, samples + 2 * x, 2);
     const uint8_t clipped = static_cast<uint8_t>(std::min<uint16_t>(v, 255));
-    rgb[3 * p] = rgb[3 * p + 1] = rgb[3 * p + 2] = clipped;
+    rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = clipped;
   }
 }
 
-// Palette images, looked up as PIL does. Pillow starts every palette as a gray ramp (entry i
-// = (i, i, i), libImaging/Palette.c) and PLTE overwrites the first n entries, so an index past
-// a short PLTE (invalid, but found in the wild) gives gray where libspng would give black.
-void DecodePalette(spng_ctx* ctx, const spng_ihdr& ihdr, const DecodePlan& plan,
-                   std::string_view name, std::span<uint8_t> rgb) {
+// A palette looked up as PIL does. Pillow starts every palette as a gray ramp (entry i =
+// (i, i, i), libImaging/Palette.c) and PLTE overwrites the first n entries, so an index past a
+// short PLTE (invalid, but found in the wild) gives gray where libspng would give black.
+struct Palette {
+  uint8_t rgb[256][3];
+  int depth = 8;  // bits per index
+};
+
+Palette ReadPalette(spng_ctx* ctx, const spng_ihdr& ihdr, std::string_view name) {
   spng_plte plte{};
   const int rc = spng_get_plte(ctx, &plte);
   if (rc != 0) ThrowSpng(name, "palette image without a usable PLTE chunk", rc);
-  uint8_t table[256][3];
-  for (int i = 0; i < 256; ++i) table[i][0] = table[i][1] = table[i][2] = static_cast<uint8_t>(i);
+  Palette palette;
+  for (int i = 0; i < 256; ++i) {
+    palette.rgb[i][0] = palette.rgb[i][1] = palette.rgb[i][2] = static_cast<uint8_t>(i);
+  }
   for (uint32_t i = 0; i < plte.n_entries && i < 256; ++i) {
-    table[i][0] = plte.entries[i].red;
-    table[i][1] = plte.entries[i].green;
-    table[i][2] = plte.entries[i].blue;
+    palette.rgb[i][0] = plte.entries[i].red;
+    palette.rgb[i][1] = plte.entries[i].green;
+    palette.rgb[i][2] = plte.entries[i].blue;
   }
-  DecodeNative(ctx, name, rgb);
-  const int depth = ihdr.bit_depth;
-  const size_t width = static_cast<size_t>(plan.width);
-  const size_t row_bytes = (width * depth + 7) / 8;
+  palette.depth = ihdr.bit_depth;
+  return palette;
+}
+
+// One row of packed indices (most significant bits first) to RGB, last pixel first, so that it
+// can expand in place as ClipGray16Row does.
+void ExpandPaletteRow(const uint8_t* indices, const Palette& palette, size_t width,
+                      uint8_t* rgb) {
+  const int depth = palette.depth;
   const int mask = (1 << depth) - 1;
-  for (size_t y = static_cast<size_t>(plan.height); y-- > 0;) {
-    const uint8_t* row = rgb.data() + y * row_bytes;
-    uint8_t* out = rgb.data() + y * width * 3;
-    for (size_t x = width; x-- > 0;) {
-      const size_t bit = x * depth;  // samples are packed from the most significant bit
-      const int index = (row[bit / 8] >> (8 - depth - bit % 8)) & mask;
-      out[3 * x] = table[index][0];
-      out[3 * x + 1] = table[index][1];
-      out[3 * x + 2] = table[index][2];
-    }
+  for (size_t x = width; x-- > 0;) {
+    const size_t bit = x * depth;
+    const int index = (indices[bit / 8] >> (8 - depth - bit % 8)) & mask;
+    rgb[3 * x] = palette.rgb[index][0];
+    rgb[3 * x + 1] = palette.rgb[index][1];
+    rgb[3 * x + 2] = palette.rgb[index][2];
   }
+}
+
+// How the file's rows become RGB: libspng's RGB8 output where it equals PIL's (gray replicated,
+// bit replication for low bit depths, the high byte of 16-bit samples, alpha and tRNS ignored);
+// the file's own samples (SPNG_FMT_PNG), expanded by us, for 16-bit gray and palettes.
+enum class Expansion { kNone, kGray16, kPalette };
+
+Expansion ExpansionOf(const spng_ihdr& ihdr) {
+  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 16) {
+    return Expansion::kGray16;
+  }
+  if (ihdr.color_type == SPNG_COLOR_TYPE_INDEXED) return Expansion::kPalette;
+  return Expansion::kNone;
+}
+
+// A context for decoding `plan`'s image, its header checked against the plan.
+Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan,
+                    std::string_view name, spng_ihdr& ihdr) {
+  Context ctx = OpenPng(encoded, name, ihdr);
+  if (static_cast<int>(ihdr.height) != plan.height || static_cast<int>(ihdr.width) != plan.width) {
+    throw Error(ErrorCode::kInternal,
+                "PNG decode plan for '" + std::string(name) + "' does not match its header");
+  }
+  return ctx;
+}
+
+// What libspng keeps besides the image: the ancillary chunks before the first IDAT (text, ICC
+// profile, Exif), compressed ones inflated (zlib expands at most 1032-fold, and libspng's buffer
+// doubles as it inflates), all within kMaxChunkCacheBytes. Chunks past the end of `encoded` (a
+// header read from the start of a file) count as the limit.
+int64_t MetadataBytes(std::span<const uint8_t> encoded) {
+  const auto read32 = [&](size_t at) {
+    return uint32_t{encoded[at]} << 24 | uint32_t{encoded[at + 1]} << 16 |
+           uint32_t{encoded[at + 2]} << 8 | uint32_t{encoded[at + 3]};
+  };
+  int64_t bytes = 0;
+  for (size_t at = 8;; ) {
+    if (encoded.size() < 8 || at > encoded.size() - 8) return int64_t{kMaxChunkCacheBytes};
+    const int64_t length = read32(at);
+    const std::string_view type(reinterpret_cast<const char*>(encoded.data()) + at + 4, 4);
+    if (type == "IDAT" || type == "IEND") break;
+    const bool compressed = type == "zTXt" || type == "iTXt" || type == "iCCP";
+    if (type[0] >= 'a') bytes += compressed ? 2 * 1032 * length : length;  // ancillary
+    if (bytes >= int64_t{kMaxChunkCacheBytes}) return int64_t{kMaxChunkCacheBytes};
+    at += 12 + static_cast<size_t>(length);
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -117,30 +168,78 @@ DecodePlan PlanPng(std::span<const uint8_t> encoded, std::string_view name) {
   plan.format = Format::kPng;
   plan.full_height = plan.height = static_cast<int>(ihdr.height);
   plan.full_width = plan.width = static_cast<int>(ihdr.width);
+  plan.rows_in_order = ihdr.interlace_method == SPNG_INTERLACE_NONE;
+  // libspng's scanline buffers (four rows of at most 8 bytes a pixel), DecodePngRows's raw and
+  // RGB rows, zlib's inflate state and window, and the metadata.
+  const int64_t row = int64_t{plan.width} * 8 + 16;
+  plan.scratch_bytes = 6 * row + (64 << 10) + MetadataBytes(encoded);
   return plan;
 }
 
 void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                std::span<uint8_t> rgb) {
   spng_ihdr ihdr{};
-  Context ctx = OpenPng(encoded, name, ihdr);
-  if (static_cast<int>(ihdr.height) != plan.height || static_cast<int>(ihdr.width) != plan.width) {
-    throw Error(ErrorCode::kInternal,
-                "PNG decode plan for '" + std::string(name) + "' does not match its header");
-  }
-  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 16) {
-    DecodeGray16(ctx.get(), plan, name, rgb);
+  Context ctx = OpenForPlan(encoded, plan, name, ihdr);
+  const Expansion expansion = ExpansionOf(ihdr);
+  if (expansion == Expansion::kNone) {
+    const int rc = spng_decode_image(ctx.get(), rgb.data(), static_cast<size_t>(plan.bytes()),
+                                     SPNG_FMT_RGB8, 0);
+    if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
     return;
   }
-  if (ihdr.color_type == SPNG_COLOR_TYPE_INDEXED) {
-    DecodePalette(ctx.get(), ihdr, plan, name, rgb);
-    return;
+  // The file's samples into the start of `rgb`, then expanded in place, last row first (row y's
+  // samples end before byte 3 x width x y, where its RGB starts).
+  const Palette palette =
+      expansion == Expansion::kPalette ? ReadPalette(ctx.get(), ihdr, name) : Palette{};
+  const size_t native_bytes = DecodeNative(ctx.get(), name, rgb);
+  const size_t width = static_cast<size_t>(plan.width);
+  const size_t row_bytes = native_bytes / static_cast<size_t>(plan.height);
+  for (size_t y = static_cast<size_t>(plan.height); y-- > 0;) {
+    const uint8_t* samples = rgb.data() + y * row_bytes;
+    uint8_t* out = rgb.data() + y * width * 3;
+    if (expansion == Expansion::kGray16) {
+      ClipGray16Row(samples, width, out);
+    } else {
+      ExpandPaletteRow(samples, palette, width, out);
+    }
   }
-  // Everything else: libspng's RGB8 output is what PIL gives: gray replicated, bit
-  // replication for low bit depths, the high byte of 16-bit samples, alpha and tRNS ignored.
-  const int rc = spng_decode_image(ctx.get(), rgb.data(), static_cast<size_t>(plan.bytes()),
-                                   SPNG_FMT_RGB8, 0);
+}
+
+void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan,
+                   std::string_view name, const RowSink& sink) {
+  spng_ihdr ihdr{};
+  Context ctx = OpenForPlan(encoded, plan, name, ihdr);
+  if (ihdr.interlace_method != SPNG_INTERLACE_NONE) {
+    throw Error(ErrorCode::kInternal, "'" + std::string(name) + "' is interlaced: its rows " +
+                                          "cannot be decoded in order");
+  }
+  const Expansion expansion = ExpansionOf(ihdr);
+  const Palette palette =
+      expansion == Expansion::kPalette ? ReadPalette(ctx.get(), ihdr, name) : Palette{};
+  const int format = expansion == Expansion::kNone ? SPNG_FMT_RGB8 : SPNG_FMT_PNG;
+  size_t image_bytes = 0;
+  int rc = spng_decoded_image_size(ctx.get(), format, &image_bytes);
+  if (rc != 0) ThrowSpng(name, "unreadable header", rc);
+  // Reads the chunks up to the image data, and the start of it.
+  rc = spng_decode_image(ctx.get(), nullptr, 0, format, SPNG_DECODE_PROGRESSIVE);
   if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
+  const size_t width = static_cast<size_t>(plan.width);
+  std::vector<uint8_t> samples(image_bytes / static_cast<size_t>(plan.height));
+  std::vector<uint8_t> expanded(expansion == Expansion::kNone ? 0 : width * 3);
+  for (int y = 0; y < plan.height; ++y) {
+    // libspng returns SPNG_EOI with the last row, and an error for damaged data.
+    rc = spng_decode_row(ctx.get(), samples.data(), samples.size());
+    if (rc != 0 && !(rc == SPNG_EOI && y == plan.height - 1)) {
+      ThrowSpng(name, "damaged or truncated image data", rc);
+    }
+    if (expansion == Expansion::kGray16) {
+      ClipGray16Row(samples.data(), width, expanded.data());
+    } else if (expansion == Expansion::kPalette) {
+      ExpandPaletteRow(samples.data(), palette, width, expanded.data());
+    }
+    sink(expansion == Expansion::kNone ? std::span<const uint8_t>(samples)
+                                       : std::span<const uint8_t>(expanded));
+  }
 }
 
 }  // namespace h5feed::image

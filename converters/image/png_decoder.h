@@ -18,6 +18,9 @@
 //
 // Thread-safety: every call creates its own libspng context (libspng 0.7 cannot reset one for
 // reuse). Decoding writes straight into the caller's span, expanding in place where needed.
+//
+// A PNG that is not interlaced can also be decoded row by row (libspng's progressive decoding),
+// for images too large to hold decoded: the rows are the same, expanded the same way.
 
 #include <cstdint>
 #include <span>
@@ -33,5 +36,9 @@ DecodePlan PlanPng(std::span<const uint8_t> encoded, std::string_view name);
 // critical chunk, a short IDAT stream) is an error.
 void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                std::span<uint8_t> rgb);
+
+// Decodes row by row into `sink` (plan.rows_in_order: not interlaced).
+void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan,
+                   std::string_view name, const RowSink& sink);
 
 }  // namespace h5feed::image

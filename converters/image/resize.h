@@ -2,6 +2,7 @@
 // Fits a decoded RGB image to the stored size, writing into caller-provided memory.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace h5feed::image {
@@ -27,5 +28,36 @@ Size ScaledSourceSize(Size source, Size target, ResizeMode mode);
 // when enlarging (cv::resize INTER_LINEAR). Copies when the sizes are equal. Thread-safe.
 void ResizeInto(std::span<const uint8_t> src, Size src_size, Size target, ResizeMode mode,
                 std::span<uint8_t> dest);
+
+// An upper bound of the memory ResizeInto allocates for these sizes (beyond src and dest).
+int64_t ResizeScratchBytes(Size src_size, Size target, ResizeMode mode);
+
+// ResizeInto for an image that arrives one row at a time, top to bottom (a PNG decoded row by
+// row), holding memory proportional to its width, not its area: rows outside the crop are
+// dropped as they come, the area shrink runs row by row (AreaRowShrinker), and what follows it
+// (bilinear enlarging, the padding) works on images no larger than the target. The pixels are
+// ResizeInto's, exactly.
+//
+// Thread-safety: one instance per thread; it writes only `dest`, which must outlive it.
+class RowResizer {
+ public:
+  // Throws Error(kInvalidArgument) as ResizeInto does for bad sizes or buffers.
+  RowResizer(Size src_size, Size target, ResizeMode mode, std::span<uint8_t> dest);
+  ~RowResizer();
+  RowResizer(const RowResizer&) = delete;
+  RowResizer& operator=(const RowResizer&) = delete;
+
+  // The next source row: src_size.width RGB pixels.
+  void AddRow(std::span<const uint8_t> row);
+  // Completes `dest` once every source row was added; throws Error(kInternal) before that.
+  void Finish();
+
+  // An upper bound of the memory an instance holds for these sizes.
+  static int64_t ScratchBytes(Size src_size, Size target, ResizeMode mode);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace h5feed::image

@@ -44,6 +44,13 @@ DecodePlan PlanWebp(std::span<const uint8_t> encoded, std::string_view name) {
   plan.format = Format::kWebp;
   plan.full_height = plan.height = features.height;
   plan.full_width = plan.width = features.width;
+  // libwebp decodes a lossless image whole into its own ARGB buffer (4 bytes a pixel) and then
+  // converts it; a lossy one keeps a few macroblock rows of YUV, plus a whole alpha plane when
+  // it has one. A still image of unknown kind (format 0) is counted as lossless.
+  const int64_t pixels = int64_t{features.height} * features.width;
+  plan.scratch_bytes = int64_t{features.width} * 128 + (1 << 20);
+  if (features.format != 1) plan.scratch_bytes += 4 * pixels;
+  if (features.has_alpha) plan.scratch_bytes += pixels;
   return plan;
 }
 

@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "codec/zstd_filter.h"
-#include "format/file_summary.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/image_dataset.h"
+#include "hdf5/integer_dataset.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
+#include "hdf5/strings.h"
 
 namespace h5feed {
 namespace {
@@ -28,58 +30,8 @@ constexpr size_t kMinCacheBytes = size_t{1} << 20;
 // linear chunk index mod nslots) never collide (HDF5's H5Pset_chunk_cache advice: ~100x).
 constexpr size_t kCacheSlots = 10007;
 
-std::string DatasetList(const std::vector<DatasetSummary>& datasets) {
-  if (datasets.empty()) return "none";
-  std::string text;
-  for (const DatasetSummary& d : datasets) {
-    text += (text.empty() ? "" : "; ") + d.name + " " + d.dtype + " " + d.ShapeText();
-  }
-  return text;
-}
-
-std::string Strip(const std::string& name) {
-  return !name.empty() && name.front() == '/' ? name.substr(1) : name;
-}
-
-const DatasetSummary* FindNamed(const std::vector<DatasetSummary>& datasets,
-                                const std::string& name) {
-  for (const DatasetSummary& d : datasets) {
-    if (d.name == Strip(name)) return &d;
-  }
-  return nullptr;
-}
-
-const DatasetSummary& ChooseImages(const std::vector<DatasetSummary>& datasets,
-                                   const std::string& requested, const std::string& path) {
-  auto is_images = [](const DatasetSummary& d) { return d.is_uint8 && d.shape.size() == 4; };
-  if (!requested.empty()) {
-    const DatasetSummary* named = FindNamed(datasets, requested);
-    if (named == nullptr) {
-      throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                            "; its datasets: " + DatasetList(datasets));
-    }
-    if (!is_images(*named)) {
-      throw Error(ErrorCode::kUnsupported,
-                  "dataset " + named->name + " in " + path + " is " + named->dtype + " " +
-                      named->ShapeText() + "; images must be a 4-D uint8 dataset (NHWC or NCHW)");
-    }
-    return *named;
-  }
-  if (const DatasetSummary* found = FindImageDataset(datasets)) return *found;
-  std::vector<DatasetSummary> candidates;
-  std::copy_if(datasets.begin(), datasets.end(), std::back_inserter(candidates), is_images);
-  if (candidates.empty()) {
-    throw Error(ErrorCode::kUnsupported,
-                "no 4-D uint8 dataset in " + path + " to take images from; its datasets: " +
-                    DatasetList(datasets) + ". Store images as uint8 (N, H, W, C) or (N, C, H, W)");
-  }
-  throw Error(ErrorCode::kInvalidArgument,
-              "several 4-D uint8 datasets in " + path + " (" + DatasetList(candidates) +
-                  ") and none is named images: name one with --images");
-}
-
 // Fails at open, not at every Read(), when a filter of the pipeline cannot run here.
-void CheckFilters(hid_t dataset, const DatasetSummary& images, const std::string& path) {
+void CheckFilters(hid_t dataset, const hdf5::DatasetEntry& images, const std::string& path) {
   hdf5::PropertyList dcpl(H5Dget_create_plist(dataset));
   int count = dcpl ? H5Pget_nfilters(dcpl.get()) : 0;
   for (int i = 0; i < count; ++i) {
@@ -99,37 +51,37 @@ void CheckFilters(hid_t dataset, const DatasetSummary& images, const std::string
 
 // A chunk cache that holds every chunk one row touches, twice over: rows read in order then
 // decompress each chunk once (the default 1 MiB cache re-decompresses any larger chunk on
-// every row, design.md).
-hdf5::PropertyList ChunkCacheAccess(const DatasetSummary& images) {
+// every row: measured in hdf5_source_test, "rows read in order decode each chunk once").
+hdf5::PropertyList ChunkCacheAccess(const hdf5::DatasetEntry& images) {
   hdf5::PropertyList dapl(H5Pcreate(H5P_DATASET_ACCESS));
-  if (images.chunk_shape.empty()) return dapl;
+  if (images.chunk.empty()) return dapl;
   size_t chunk_bytes = 1;
   size_t chunks_per_row = 1;
-  for (size_t d = 0; d < images.shape.size(); ++d) {
-    size_t extent = static_cast<size_t>(std::max<int64_t>(images.chunk_shape[d], 1));
+  for (size_t d = 0; d < images.dims.size(); ++d) {
+    size_t extent = static_cast<size_t>(std::max<int64_t>(images.chunk[d], 1));
     chunk_bytes *= extent;
-    if (d > 0) chunks_per_row *= (static_cast<size_t>(images.shape[d]) + extent - 1) / extent;
+    if (d > 0) chunks_per_row *= (static_cast<size_t>(images.dims[d]) + extent - 1) / extent;
   }
   size_t bytes = std::max(2 * chunks_per_row * chunk_bytes, kMinCacheBytes);
   H5Pset_chunk_cache(dapl.get(), kCacheSlots, bytes, 0.75);
   return dapl;
 }
 
-std::vector<int64_t> ReadLabels(hid_t file, const std::vector<DatasetSummary>& datasets,
+std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry>& datasets,
                                 const std::string& requested, int64_t count,
                                 const std::string& path) {
-  const DatasetSummary* labels =
-      FindNamed(datasets, requested.empty() ? schema::kLabels : requested);
+  const hdf5::DatasetEntry* labels =
+      hdf5::FindDataset(datasets, requested.empty() ? schema::kLabels : requested);
   if (labels == nullptr) {
     if (requested.empty()) return {};
     throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                          "; its datasets: " + DatasetList(datasets));
+                                          "; its datasets: " + hdf5::ListText(datasets));
   }
-  const std::vector<int64_t>& s = labels->shape;
+  const std::vector<int64_t>& s = labels->dims;
   if (!labels->is_integer || !(s.size() == 1 || (s.size() == 2 && s[1] == 1))) {
     throw Error(ErrorCode::kUnsupported,
                 "dataset " + labels->name + " in " + path + " is " + labels->dtype + " " +
-                    labels->ShapeText() + "; labels must be integers of shape (N,) or (N, 1)" +
+                    hdf5::ShapeText(s) + "; labels must be integers of shape (N,) or (N, 1)" +
                     (requested.empty() ? ": name another dataset with --labels" : ""));
   }
   if (s[0] != count) {
@@ -138,13 +90,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::vector<DatasetSummary>& d
                                                  std::to_string(count) +
                                                  " images; there must be one " + "label per image");
   }
-  hdf5::Dataset dataset(H5Dopen2(file, labels->name.c_str(), H5P_DEFAULT));
-  std::vector<int64_t> values(static_cast<size_t>(count));
-  // HDF5 converts any stored integer type and byte order to int64 on the way.
-  if (!dataset || (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-                                        H5P_DEFAULT, values.data()) < 0)) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading labels " + labels->name, path);
-  }
+  const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, path);
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0 || values[i] >= kMaxClasses) {
       throw Error(ErrorCode::kCorrupt, "label " + std::to_string(i) + " of " + labels->name +
@@ -165,6 +111,7 @@ class Hdf5Source final : public SampleSource {
     hdf5::File file;
     hdf5::Dataset images;
     std::string images_name;
+    int rank = 4;  // 3: (N, H, W) grayscale, stored as H x W x 1
     bool nchw = false;
     bool chunked = false;
     int64_t count = 0;
@@ -227,11 +174,12 @@ class Hdf5Source final : public SampleSource {
     auto lock = hdf5::Lock();
     hdf5::SilenceErrors silence;
     hdf5::Dataspace file_space(H5Dget_space(p_.images.get()));
+    // Row i whole: (1, H, W, C), (1, C, H, W) or (1, H, W).
     hsize_t start[4] = {static_cast<hsize_t>(i), 0, 0, 0};
     hsize_t extent[4] = {1, 0, 0, 0};
     hsize_t dims[4] = {};
-    bool ok = file_space && H5Sget_simple_extent_dims(file_space.get(), dims, nullptr) == 4;
-    for (int d = 1; d < 4; ++d) extent[d] = dims[d];
+    bool ok = file_space && H5Sget_simple_extent_dims(file_space.get(), dims, nullptr) == p_.rank;
+    for (int d = 1; d < p_.rank; ++d) extent[d] = dims[d];
     hsize_t memory_dims[1] = {out.size()};
     hdf5::Dataspace memory_space(H5Screate_simple(1, memory_dims, nullptr));
     ok = ok && memory_space &&
@@ -262,51 +210,37 @@ class Hdf5Source final : public SampleSource {
 }  // namespace
 
 std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5SourceOptions& options) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(ErrorCode::kNotFound, path + " does not exist");
   codec::RegisterZstdFilter();
 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-  if (is_hdf5 < 0) throw hdf5::StackError(ErrorCode::kIo, "reading", path);
-  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, path + " is not an HDF5 file");
-
   Hdf5Source::Parts parts;
   parts.path = path;
   // Reading needs no lock where the file system has none (NFS, Lustre): kAuto falls back.
   // The conversion reports no warnings, so the fallback goes unmentioned here.
-  parts.file = std::move(hdf5::OpenReadOnlyFile(path, FileLocking::kAuto).file);
+  parts.file = std::move(hdf5::OpenHdf5File(path, FileLocking::kAuto).file);
   hid_t file = parts.file.get();
-  std::vector<DatasetSummary> datasets = ListDatasets(file);
-  const DatasetSummary& images = ChooseImages(datasets, options.images, path);
+  const std::vector<hdf5::DatasetEntry> datasets = hdf5::ListDatasets(file, path);
+  // The loader's rule (hdf5/image_dataset.h): rechunk takes the images the loader would read.
+  const hdf5::ImageDataset chosen =
+      hdf5::ChooseImageDataset(file, datasets, options.images, path).Use();
+  const hdf5::DatasetEntry& images = chosen.dataset;
   parts.images_name = images.name;
-  std::string declared = DeclaredLayout(file, images.name);
-  try {
-    parts.nchw = DetectLayout(images.shape, declared) == "NCHW";
-  } catch (const Error& e) {
-    throw Error(e.code(), "dataset " + images.name + " in " + path + ": " + e.what() +
-                              "; fix the attribute or remove it to infer the layout");
-  }
-  parts.chunked = !images.chunk_shape.empty();
-  const std::vector<int64_t>& s = images.shape;
-  parts.count = s[0];
-  parts.shape = parts.nchw ? ImageShape{s[2], s[3], s[1]} : ImageShape{s[1], s[2], s[3]};
-  if (parts.shape.bytes() == 0) {
-    throw Error(ErrorCode::kUnsupported, "dataset " + images.name + " in " + path +
-                                             " has empty images: shape " + images.ShapeText());
-  }
+  parts.rank = static_cast<int>(images.dims.size());
+  parts.nchw = chosen.layout == hdf5::ImageLayout::kNCHW;
+  parts.chunked = !images.chunk.empty();
+  parts.count = chosen.count;
+  parts.shape = chosen.shape;
 
   hdf5::PropertyList dapl = ChunkCacheAccess(images);
-  parts.images = hdf5::Dataset(H5Dopen2(file, images.name.c_str(), dapl.get()));
-  if (!parts.images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + images.name, path);
+  parts.images = hdf5::OpenDataset(file, images.name, path, dapl.get());
   CheckFilters(parts.images.get(), images, path);
 
   parts.labels = ReadLabels(file, datasets, options.labels, parts.count, path);
   int64_t max_label = 0;
   for (int64_t label : parts.labels) max_label = std::max(max_label, label);
-  const DatasetSummary* classes = FindNamed(datasets, schema::kClasses);
-  if (classes != nullptr && classes->is_string && classes->shape.size() == 1) {
+  const hdf5::DatasetEntry* classes = hdf5::FindDataset(datasets, schema::kClasses);
+  if (classes != nullptr && classes->is_string && classes->dims.size() == 1) {
     parts.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
     if (max_label >= static_cast<int64_t>(parts.classes.size())) {
       throw Error(ErrorCode::kCorrupt, path + " has labels up to " + std::to_string(max_label) +
@@ -316,9 +250,9 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   } else {
     for (int64_t c = 0; c <= max_label; ++c) parts.classes.push_back(std::to_string(c));
   }
-  const DatasetSummary* sources = FindNamed(datasets, schema::kSources);
-  if (sources != nullptr && sources->is_string && sources->shape.size() == 1 &&
-      sources->shape[0] == parts.count) {
+  const hdf5::DatasetEntry* sources = hdf5::FindDataset(datasets, schema::kSources);
+  if (sources != nullptr && sources->is_string && sources->dims.size() == 1 &&
+      sources->dims[0] == parts.count) {
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());
   }
   return std::make_unique<Hdf5Source>(std::move(parts));

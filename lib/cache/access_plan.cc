@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "sampler/epoch_steps.h"
 
 namespace h5feed::cache {
 namespace {
@@ -32,12 +33,11 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
   step_offsets_.push_back(0);
   std::vector<int64_t> listed_in(static_cast<size_t>(chunk_count), -1);  // chunk -> step
   const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {
-    const auto count = static_cast<int64_t>(rows.size());
-    for (int64_t first = 0; first < count; first += batch_size) {
+    const EpochSteps cut = CutIntoSteps(static_cast<int64_t>(rows.size()), batch_size);
+    for (int64_t s = 0; s < cut.loaded; ++s) {
       const int64_t step = steps();
       const auto step_begin = static_cast<std::ptrdiff_t>(step_chunks_.size());
-      const int64_t end = std::min(count, first + batch_size);
-      for (int64_t i = first; i < end; ++i) {
+      for (int64_t i = cut.begin(s); i < cut.end(s); ++i) {
         const int64_t row = rows[static_cast<size_t>(i)];
         // Divide before comparing so chunk_count * chunk_samples can never overflow. The
         // message is built only on failure: this runs for every row of every epoch.

@@ -5,76 +5,30 @@
 #include <exception>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "cache/cache_entry.h"
+#include "cache/entry_table.h"
+#include "cache/eviction.h"
 #include "h5feed/error.h"
 
 namespace h5feed::cache {
-namespace {
-
-// Grows a vector's capacity ahead of need, doubling, so that the pushes which must not throw
-// (those made while evicting, possibly from a Ref's destructor) never reallocate.
-template <typename T>
-void ReserveFor(std::vector<T>& v, size_t n) {
-  if (v.capacity() < n) v.reserve(std::max(n, 2 * v.capacity()));
-}
-
-// What a failed load threw. An h5feed::Error is kept as code and message so every waiter throws
-// its own copy: no exception object is shared between threads (which also keeps
-// ThreadSanitizer quiet: libstdc++'s exception reference counts are invisible to it). Anything
-// else is rethrown to the waiters as the one shared exception_ptr.
-struct LoadError {
-  bool is_error = false;
-  ErrorCode code = ErrorCode::kInternal;
-  std::string message;
-  std::exception_ptr other;
-
-  [[noreturn]] void Throw() const {
-    if (is_error) throw Error(code, message);
-    std::rethrow_exception(other);
-  }
-};
-
-}  // namespace
-
-// One chunk's slot. `chunk` is written under the mutex before a load starts; `buffer`, `owner`
-// and `data` are set by the loading thread without the mutex, and everyone else reads them only
-// after seeing kReady (or kFailed) under the mutex. All other fields are protected by
-// Impl::mutex_.
-struct ChunkCache::Entry {
-  enum class State { kLoading, kReady, kFailed };
-
-  int64_t chunk = -1;
-  State state = State::kLoading;
-  int64_t pins = 0;          // Refs, waiting Gets and the loading thread
-  uint64_t last_use = 0;     // Impl::clock_ at the last Get or load, for LRU
-  size_t slot = 0;           // position in Impl::resident_
-  LoadError error;           // kFailed: what the load threw, for the waiters
-  std::unique_ptr<uint8_t[]> buffer;   // LoadTarget::Buffer's, or null
-  std::shared_ptr<const void> owner;   // LoadTarget::Adopt's, or null
-  std::span<const uint8_t> data;       // the chunk, once kReady
-};
 
 struct ChunkCache::Impl {
-  using Index = std::unordered_map<int64_t, Entry*>;
-
   Impl(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load)
       : chunk_bytes_(chunk_bytes),
         budget_bytes_(budget_bytes),
         policy_(policy),
-        load_(std::move(load)) {}
-
-  int64_t ResidentBytes() const { return static_cast<int64_t>(resident_.size()) * chunk_bytes_; }
+        load_(std::move(load)),
+        entries_(chunk_bytes, budget_bytes) {}
 
   // The chunk's entry, ready and pinned once for the caller; nullptr only when `wait` is false
   // and another task is loading the chunk.
   Entry* Get(int64_t chunk, int64_t step, bool wait) {
     std::unique_lock lock(mutex_);
     consumer_step_ = std::max(consumer_step_, step);
-    if (auto it = index_.find(chunk); it != index_.end()) {
-      Entry* e = it->second;
+    if (Entry* e = entries_.Find(chunk)) {
       if (!wait && e->state == Entry::State::kLoading) return nullptr;
       ++stats_.hits;
       ++e->pins;  // a waiter's pin keeps even a failed entry alive until it has read the error
@@ -100,9 +54,9 @@ struct ChunkCache::Impl {
 
   bool Prefetch(int64_t chunk, int64_t step) {
     std::unique_lock lock(mutex_);
-    if (index_.contains(chunk) || step < Horizon()) return false;
+    if (entries_.Find(chunk) != nullptr || step < Horizon()) return false;
     // Decided and acted on under one lock: room is made only from victims needed after `step`.
-    while (ResidentBytes() + chunk_bytes_ > budget_bytes_) {
+    while (entries_.resident_bytes() + chunk_bytes_ > budget_bytes_) {
       if (!plan_) return false;
       Entry* victim = PickVictim(Horizon());
       if (victim == nullptr || plan_->NextUse(victim->chunk, Horizon()) <= step) {
@@ -138,33 +92,18 @@ struct ChunkCache::Impl {
 
   void Reserve(int64_t entries) {
     std::lock_guard lock(mutex_);
-    const int64_t fit = chunk_bytes_ > 0 ? budget_bytes_ / chunk_bytes_ : 0;
-    const auto wanted = static_cast<size_t>(std::min(entries, fit));
-    ReserveFor(free_buffers_, wanted);
-    while (buffers_ < wanted) {
-      auto buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
-      // Touch every page now: a fresh buffer costs a page fault and the kernel zeroing each
-      // 4 KiB page at first write, 10-15% of the first epoch on a CIFAR-shaped file.
-      for (int64_t i = 0; i < chunk_bytes_; i += 4096) buffer[static_cast<size_t>(i)] = 0;
-      free_buffers_.push_back(std::move(buffer));
-      ++buffers_;
-    }
+    entries_.Reserve(entries);
   }
 
   // A free buffer, or a new one (allocated without the mutex held).
   std::unique_ptr<uint8_t[]> TakeBuffer() {
     {
       std::lock_guard lock(mutex_);
-      if (!free_buffers_.empty()) {
-        std::unique_ptr<uint8_t[]> buffer = std::move(free_buffers_.back());
-        free_buffers_.pop_back();
-        return buffer;
-      }
+      if (std::unique_ptr<uint8_t[]> buffer = entries_.TakeFreeBuffer()) return buffer;
     }
     auto buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
     std::lock_guard lock(mutex_);
-    ++buffers_;
-    ReserveFor(free_buffers_, buffers_);  // so that giving it back never allocates
+    entries_.BufferAllocated();
     return buffer;
   }
 
@@ -173,13 +112,9 @@ struct ChunkCache::Impl {
   // Prefetch (Unpin, in a Ref's destructor, only queues them).
   void DestroyReleasedOwners() {
     std::vector<std::shared_ptr<const void>> doomed;
-    {
-      std::lock_guard lock(mutex_);
-      if (released_owners_.empty()) return;
-      doomed.reserve(released_owners_.size());
-      for (auto& owner : released_owners_) doomed.push_back(std::move(owner));
-      released_owners_.clear();  // keeps its capacity: queuing never allocates
-    }
+    std::lock_guard lock(mutex_);
+    entries_.TakeReleased(doomed);
+    // `doomed` goes after the lock: declared first, destroyed last.
   }
 
   CacheStats Stats() const {
@@ -189,7 +124,7 @@ struct ChunkCache::Impl {
 
   bool LockedHolds(int64_t chunk) const {
     std::lock_guard lock(mutex_);
-    return index_.contains(chunk);
+    return entries_.Find(chunk) != nullptr;
   }
 
   int64_t LockedHorizon() const {
@@ -199,7 +134,7 @@ struct ChunkCache::Impl {
 
   int64_t LockedResidentBytes() const {
     std::lock_guard lock(mutex_);
-    return ResidentBytes();
+    return entries_.resident_bytes();
   }
 
   const int64_t chunk_bytes_;
@@ -210,27 +145,14 @@ struct ChunkCache::Impl {
  private:
   // Everything below requires mutex_ held, except Load, which releases it while loading.
 
-  // The ready, unpinned entry to evict, or nullptr when every entry is pinned or loading.
   Entry* PickVictim(int64_t now) const {
-    const AccessPlan* plan = policy_ == EvictionPolicy::kBelady ? plan_.get() : nullptr;
-    Entry* best = nullptr;
-    int64_t best_next = 0;
-    for (const auto& owned : resident_) {
-      Entry* e = owned.get();
-      if (e->state != Entry::State::kReady || e->pins > 0) continue;
-      const int64_t next = plan != nullptr ? plan->NextUse(e->chunk, now) : 0;
-      if (best == nullptr || next > best_next ||
-          (next == best_next && e->last_use < best->last_use)) {
-        best = e;
-        best_next = next;
-      }
-    }
-    return best;
+    return cache::PickVictim(entries_.resident(),
+                             policy_ == EvictionPolicy::kBelady ? plan_.get() : nullptr, now);
   }
 
   // Evicts until one more chunk fits in the budget, or nothing unpinned is left (the overshoot).
   void MakeRoom(int64_t now) {
-    while (ResidentBytes() + chunk_bytes_ > budget_bytes_) {
+    while (entries_.resident_bytes() + chunk_bytes_ > budget_bytes_) {
       Entry* victim = PickVictim(now);
       if (victim == nullptr) return;
       Evict(victim);
@@ -239,8 +161,8 @@ struct ChunkCache::Impl {
 
   void Evict(Entry* e) {
     ++stats_.evictions;
-    RemoveFromIndex(e->chunk);
-    Release(RemoveResident(e));
+    entries_.Unindex(e->chunk);
+    entries_.Remove(e);
   }
 
   // The last pin of a ready entry gives back what pinned entries held beyond the budget; the
@@ -248,50 +170,20 @@ struct ChunkCache::Impl {
   void UnpinLocked(Entry* e) {
     if (--e->pins > 0) return;
     if (e->state == Entry::State::kFailed) {
-      Release(RemoveResident(e));
+      entries_.Remove(e);
       return;
     }
-    while (ResidentBytes() > budget_bytes_) {
+    while (entries_.resident_bytes() > budget_bytes_) {
       Entry* victim = PickVictim(Horizon());
       if (victim == nullptr) return;
       Evict(victim);
     }
   }
 
-  // A loading entry for `chunk`, pinned once for the loading thread, resident and indexed.
-  // Allocations come before the entry is published: a bad_alloc leaves the cache consistent
-  // (at worst a recycled buffer is freed).
   Entry* InsertLoading(int64_t chunk) {
-    std::unique_ptr<Entry> owned;
-    if (!free_entries_.empty()) {
-      owned = std::move(free_entries_.back());
-      free_entries_.pop_back();
-    } else {
-      ReserveFor(free_entries_, resident_.size() + 1);
-      ReserveFor(released_owners_, resident_.size() + 1);
-      owned = std::make_unique<Entry>();
-    }
-    ReserveFor(resident_, resident_.size() + 1);
-    Entry* e = owned.get();
-    // Index nodes are recycled too (extract/insert), so a miss in steady state allocates nothing.
-    if (!free_nodes_.empty()) {
-      Index::node_type node = std::move(free_nodes_.back());
-      free_nodes_.pop_back();
-      node.key() = chunk;
-      node.mapped() = e;
-      index_.insert(std::move(node));
-    } else {
-      ReserveFor(free_nodes_, index_.size() + 1);
-      index_.emplace(chunk, e);
-    }
-    e->chunk = chunk;
-    e->state = Entry::State::kLoading;
-    e->pins = 1;
-    e->last_use = ++clock_;
-    e->slot = resident_.size();
-    resident_.push_back(std::move(owned));
+    Entry* e = entries_.InsertLoading(chunk, ++clock_);
     stats_.peak_resident_bytes =
-        std::max(stats_.peak_resident_bytes, static_cast<uint64_t>(ResidentBytes()));
+        std::max(stats_.peak_resident_bytes, static_cast<uint64_t>(entries_.resident_bytes()));
     return e;
   }
 
@@ -322,7 +214,7 @@ struct ChunkCache::Impl {
     lock.lock();
     if (thrown) {
       ++stats_.failed_loads;
-      RemoveFromIndex(e->chunk);
+      entries_.Unindex(e->chunk);
       e->state = Entry::State::kFailed;
       e->error = std::move(error);
       load_ended_.notify_all();
@@ -334,41 +226,6 @@ struct ChunkCache::Impl {
     stats_.bytes_read += result.bytes_read;
     stats_.bytes_decoded += result.bytes_decoded;
     load_ended_.notify_all();
-  }
-
-  void RemoveFromIndex(int64_t chunk) {
-    // Capacity for every node was reserved when it was created: this push never allocates.
-    free_nodes_.push_back(index_.extract(chunk));
-  }
-
-  std::unique_ptr<Entry> RemoveResident(Entry* e) {
-    const size_t slot = e->slot;
-    std::unique_ptr<Entry> owned = std::move(resident_[slot]);
-    if (slot + 1 != resident_.size()) {
-      resident_[slot] = std::move(resident_.back());
-      resident_[slot]->slot = slot;
-    }
-    resident_.pop_back();
-    return owned;
-  }
-
-  // Keeps the entry for the next load, and its buffer while all buffers fit in the budget;
-  // beyond that (after a pinned overshoot) the buffer is freed, so allocated memory obeys the
-  // same bound as resident memory. Adopted bytes are let go. Never allocates.
-  void Release(std::unique_ptr<Entry> owned) {
-    owned->error = LoadError();
-    if (owned->owner) released_owners_.push_back(std::move(owned->owner));
-    owned->data = {};
-    if (owned->buffer) {
-      const auto buffers = static_cast<int64_t>(resident_.size() + free_buffers_.size() + 1);
-      if (buffers * chunk_bytes_ <= budget_bytes_) {
-        free_buffers_.push_back(std::move(owned->buffer));
-      } else {
-        owned->buffer.reset();
-        --buffers_;
-      }
-    }
-    free_entries_.push_back(std::move(owned));
   }
 
   mutable std::mutex mutex_;
@@ -385,16 +242,7 @@ struct ChunkCache::Impl {
   // The step Belady measures next use from when no Get names one.
   int64_t Horizon() const { return first_pending_ >= 0 ? first_pending_ : consumer_step_; }
   uint64_t clock_ = 0;
-  // Loading, ready, and failed entries still pinned by waiters; their buffers are the
-  // resident bytes. Indexed by Entry::slot.
-  std::vector<std::unique_ptr<Entry>> resident_;
-  Index index_;  // chunk -> its loading or ready entry
-  std::vector<Index::node_type> free_nodes_;
-  std::vector<std::unique_ptr<Entry>> free_entries_;  // without buffers
-  std::vector<std::unique_ptr<uint8_t[]>> free_buffers_;
-  // Owners let go by Release, destroyed by DestroyReleasedOwners; capacity for one per entry.
-  std::vector<std::shared_ptr<const void>> released_owners_;
-  size_t buffers_ = 0;  // allocated: in entries and in free_buffers_
+  EntryTable entries_;
   CacheStats stats_;
 };
 

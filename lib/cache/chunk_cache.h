@@ -23,6 +23,8 @@
 
 namespace h5feed::cache {
 
+struct CacheEntry;  // cache/cache_entry.h
+
 enum class EvictionPolicy { kBelady, kLru };
 
 // Counters since construction. With no failed load:
@@ -62,13 +64,12 @@ struct LoadResult {
 // Get). The excess is evicted as soon as those entries are unpinned, and free buffers are kept
 // only while they fit in the budget, so allocated memory obeys the same bound.
 //
-// Eviction considers only ready, unpinned entries. Belady picks the one whose NextUse is
-// largest (AccessPlan::kNever first), ties to the least recently used; "now" is the step of the
-// Get that needs room, and for Prefetch and unpinning the furthest step any Get has asked for
-// since the last SetPlan (the consumer's position, never the prefetch's future step). Without a
-// plan Belady falls back to LRU. Victim search scans the resident entries under the mutex:
-// O(entries x log touches) per eviction, microseconds for hundreds of entries, against the
-// milliseconds a chunk load takes.
+// Eviction considers only ready, unpinned entries (cache/eviction.h). Belady picks the one whose
+// NextUse is largest (AccessPlan::kNever first), ties to the least recently used; "now" is the
+// step of the Get that needs room, and for Prefetch and unpinning the furthest step any Get has
+// asked for since the last SetPlan (the consumer's position, never the prefetch's future step).
+// Without a plan Belady falls back to LRU. The entries and their recycled memory are an
+// EntryTable (cache/entry_table.h); this class adds the lock, the loads and the policy.
 //
 // Thread-safety: every member may be called from many threads at once. State is guarded by one
 // internal mutex, which is never held while a LoadFunction runs; a Get that finds its chunk
@@ -139,7 +140,7 @@ class ChunkCache {
   int64_t resident_bytes() const;
 
  private:
-  struct Entry;
+  using Entry = CacheEntry;
   struct Impl;
   // Get (wait) and GetUnlessLoading (!wait): the entry pinned in a Ref.
   std::optional<Ref> Acquire(int64_t chunk, int64_t step, bool wait);

@@ -12,6 +12,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/normalize_kernel.h"
 #include "cuda/pinned_allocator.h"
+#include "cuda/resize_kernel.h"
 #include "h5feed/image_shape.h"
 
 namespace h5feed::cuda {
@@ -90,7 +91,7 @@ struct Output {
 struct Ring {
   // Runs inside a DeviceScope of o.device (the streams, events and buffers are made there).
   explicit Ring(const DeviceStageOptions& o) : options(o) {
-    trainer = static_cast<cudaStream_t>(o.trainer_stream);
+    trainer = o.trainer_stream.value();
     const auto rows = static_cast<size_t>(o.capacity);
     const size_t image_bytes = rows * static_cast<size_t>(o.shape.bytes()) + 16;
     // Labels, indices and `echo` orders, each region aligned as SlotLayout aligns them.
@@ -99,7 +100,7 @@ struct Ring {
       inputs.push_back(std::make_unique<Input>(image_bytes, group_bytes));
       free_inputs.push_back(i);
     }
-    const size_t out_bytes = rows * static_cast<size_t>(o.spec.image_bytes());
+    const size_t out_bytes = rows * static_cast<size_t>(o.views.room_per_sample());
     for (int i = 0; i < o.outputs; ++i) {
       outputs.push_back(std::make_unique<Output>(out_bytes, rows * sizeof(int64_t)));
       free_outputs.push_back(i);
@@ -149,6 +150,21 @@ class Batch final : public DeviceBatch {
   const std::shared_ptr<Ring> ring_;
   const int output_;
 };
+
+// Throws Error(kUnsupported) for a view the kernel cannot make.
+void CheckLaunchable(const ImageShape& shape, const transform::OutputViews& views) {
+  for (const transform::OutputSpec& spec : views.views) {
+    if (spec.augment.resizes()) {
+      PlanResize(shape.height, shape.width, shape.channels, spec);  // throws when it cannot
+      continue;
+    }
+    if (NormalizeSharedBytes(shape.channels, spec) > (48 << 10)) {
+      throw Error(ErrorCode::kUnsupported,
+                  "GPU stage: delivered rows of " + std::to_string(spec.augment.out_width) +
+                      " pixels are too wide for the kernel; crop them or use the CPU path");
+    }
+  }
+}
 
 std::shared_ptr<Ring> MakeRing(const DeviceStageOptions& options) {
   DeviceScope scope(options.device);
@@ -242,14 +258,24 @@ class Stage final : public DeviceStage {
     launch.height = ring_->options.shape.height;
     launch.width = ring_->options.shape.width;
     launch.channels = ring_->options.shape.channels;
-    launch.spec = ring_->options.spec;
-    LaunchNormalize(launch, compute);
+    for (int v = 0; v < views_.count(); ++v) {
+      launch.spec = views_.views[static_cast<size_t>(v)];
+      launch.out = static_cast<uint8_t*>(out.images.data) +
+                   views_.offset(v, ring_->options.capacity);
+      if (v > 0) launch.labels = nullptr;  // written once, with the first view
+      LaunchNormalize(launch, compute);
+    }
     Check(cudaEventRecord(out.ready.event, compute), "recording a batch's ready event");
     if (last) {
       Check(cudaEventRecord(in.consumed.event, compute), "recording an input's release");
       ring_->free_inputs.push_back(input);
     }
     return batch;
+  }
+
+  void SetViews(const transform::OutputViews& views) override {
+    CheckLaunchable(ring_->options.shape, views);
+    views_ = views;
   }
 
   void Abandon(int input) override {
@@ -269,6 +295,7 @@ class Stage final : public DeviceStage {
  private:
   const std::shared_ptr<Ring> ring_;
   const std::shared_ptr<memory::HostAllocator> allocator_;
+  transform::OutputViews views_ = ring_->options.views;  // loader thread only
 };
 
 }  // namespace
@@ -277,11 +304,7 @@ std::unique_ptr<DeviceStage> OpenDeviceStage(const DeviceStageOptions& options) 
   if (options.inputs < 2 || options.outputs < 2 || options.capacity < 1 || options.echo < 1) {
     throw Error(ErrorCode::kInternal, "GPU stage: needs >= 2 inputs and outputs");
   }
-  if (NormalizeSharedBytes(options.shape.channels, options.spec) > (48 << 10)) {
-    throw Error(ErrorCode::kUnsupported,
-                "GPU stage: delivered rows of " + std::to_string(options.spec.augment.out_width) +
-                    " pixels are too wide for the kernel; crop them or use the CPU path");
-  }
+  CheckLaunchable(options.shape, options.views);
   return std::make_unique<Stage>(options);
 }
 

@@ -26,20 +26,21 @@
 #include <string>
 #include <utility>
 
+#include "h5feed/cuda_stream_view.h"
 #include "h5feed/image_shape.h"
 #include "memory/host_allocator.h"
 #include "memory/slot_pool.h"
-#include "pipeline/output_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/output_views.h"
 
 namespace h5feed::cuda {
 
 struct DeviceStageOptions {
   int device = 0;
-  void* trainer_stream = nullptr;  // cudaStream_t; nullptr: the legacy default stream
+  CudaStreamView trainer_stream;   // default: the legacy default stream
   int64_t capacity = 0;            // rows of a batch
   ImageShape shape;                // stored images
-  pipeline::OutputSpec spec;       // what the kernel delivers
+  transform::OutputViews views;    // what the kernel delivers (at Open: the room per view)
   int echo = 1;                    // row orders per loaded batch (copies made from one load)
   int inputs = 2;                  // device uint8 input buffers (>= 2: one filling, one read)
   int outputs = 2;                 // device output buffers (>= 2: one trained on, one filling)
@@ -75,7 +76,8 @@ inline HostBatch MakeHostBatch(memory::SlotLease lease, const pipeline::SlotLayo
   return batch;
 }
 
-// One normalized batch on the device: `rows` images as spec says, and their labels (int64).
+// One normalized batch on the device: `rows` samples of every view as the views say (view v at
+// images() + views.offset(v, capacity)), and their labels (int64).
 class DeviceBatch {
  public:
   virtual ~DeviceBatch() = default;  // records `released` on the trainer's stream
@@ -99,6 +101,9 @@ class DeviceStage {
   // Enqueues echo copy `copy` (0 <= copy < echo) of loaded input `input` into a free output
   // buffer (free_outputs() > 0). `last`: no more copies of this input (it becomes free).
   virtual std::shared_ptr<DeviceBatch> Emit(int input, int copy, bool last) = 0;
+  // The views later Emits deliver (a new output size, within the room of Open's views).
+  // Throws Error(kUnsupported) when the kernel cannot make them.
+  virtual void SetViews(const transform::OutputViews& views) = 0;
   // Gives back a loaded input whose remaining copies will not be made (a run stopped midway):
   // free again once the kernels already enqueued on it are done.
   virtual void Abandon(int input) = 0;
@@ -107,7 +112,7 @@ class DeviceStage {
 };
 
 // Throws Error(kCuda) naming the device when it cannot be set up, Error(kUnsupported) in a
-// build without CUDA.
+// build without CUDA or for views the kernel cannot make.
 std::unique_ptr<DeviceStage> OpenDeviceStage(const DeviceStageOptions& options);
 
 }  // namespace h5feed::cuda

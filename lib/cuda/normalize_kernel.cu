@@ -3,10 +3,11 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
+#include "cuda/resize_kernel.h"
+#include "cuda/store_element.h"
 #include "h5feed/error.h"
-#include "pipeline/augment.h"
-#include "pipeline/float_convert.h"
-#include "pipeline/normalize.h"
+#include "transform/augment.h"
+#include "transform/normalize.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -14,16 +15,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kRowsPerBlock = 4;
 constexpr size_t kMaxSharedBytes = 48 << 10;  // the default per-block limit, any GPU
-
-template <typename Stored>
-__device__ Stored Convert(float value, ElementType type) {
-  if constexpr (sizeof(Stored) == 4) {
-    return value;
-  } else {
-    return type == ElementType::kFloat16 ? pipeline::FloatToHalfBits(value)
-                                         : pipeline::FloatToBFloat16Bits(value);
-  }
-}
 
 // Stored is float (float32) or uint16_t (the bits of float16 / bfloat16). One block per
 // (sample, group of kRowsPerBlock delivered rows): the draws and the row's addressing are
@@ -33,16 +24,16 @@ template <typename Stored>
 __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int row_groups) {
   extern __shared__ uint4 shared_words[];
   const auto* row_bytes = reinterpret_cast<const uint8_t*>(shared_words);
-  const pipeline::AugmentParams& a = p.spec.augment;
+  const transform::AugmentParams& a = p.spec.augment;
   const int ho = a.out_height;
   const int wo = a.out_width;
   const int channels = static_cast<int>(p.channels);
   const int64_t sample = blockIdx.x / row_groups;
   const int first_row = static_cast<int>(blockIdx.x % row_groups) * kRowsPerBlock;
   const int64_t source = p.order != nullptr ? p.order[sample] : sample;
-  const pipeline::SampleTransform t =
-      a.random() ? pipeline::DrawTransform(a, p.epoch, p.indices[source], p.copy)
-                 : pipeline::SampleTransform{};
+  const transform::SampleTransform t =
+      a.random() ? transform::DrawTransform(a, p.epoch, p.indices[source], p.copy)
+                 : transform::SampleTransform{};
   if (first_row == 0 && threadIdx.x == 0 && p.labels != nullptr) {
     p.labels_out[sample] = p.labels[source];
   }
@@ -66,10 +57,10 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
     __syncthreads();
 
     const auto pixel_at = [&](int c, int x) -> float {
-      const int sx = pipeline::SourceColumn(a, t, x);
+      const int sx = transform::SourceColumn(a, t, x);
       const uint8_t pixel =
           row_inside && sx >= 0 && sx < wo ? row_bytes[skew + sx * channels + c] : uint8_t{0};
-      return pipeline::NormalizePixel(pixel, p.spec.normalize.scale[c], p.spec.normalize.bias[c]);
+      return transform::NormalizePixel(pixel, p.spec.normalize.scale[c], p.spec.normalize.bias[c]);
     };
     if (p.spec.layout == Layout::kNCHW) {
       // One channel plane's row after another: consecutive threads, consecutive x.
@@ -77,7 +68,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
       for (int c = 0; c < channels; ++c) {
         Stored* row = out + (sample * channels + c) * plane + int64_t{y} * wo;
         for (int x = threadIdx.x; x < wo; x += blockDim.x) {
-          row[x] = Convert<Stored>(pixel_at(c, x), p.spec.type);
+          row[x] = StoreElement<Stored>(pixel_at(c, x), p.spec.type);
         }
       }
     } else {
@@ -85,7 +76,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
       const int elements = wo * channels;
       Stored* row = out + (sample * ho + y) * int64_t{elements};
       for (int e = threadIdx.x; e < elements; e += blockDim.x) {
-        row[e] = Convert<Stored>(pixel_at(e % channels, e / channels), p.spec.type);
+        row[e] = StoreElement<Stored>(pixel_at(e % channels, e / channels), p.spec.type);
       }
     }
   }
@@ -93,13 +84,17 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
 
 }  // namespace
 
-size_t NormalizeSharedBytes(int64_t channels, const pipeline::OutputSpec& spec) {
+size_t NormalizeSharedBytes(int64_t channels, const transform::OutputSpec& spec) {
   return (static_cast<size_t>(spec.augment.out_width) * static_cast<size_t>(channels) +
           15 + 16) / 16 * 16;
 }
 
 void LaunchNormalize(const NormalizeLaunch& launch, cudaStream_t stream) {
   if (launch.rows == 0) return;
+  if (launch.spec.augment.resizes()) {
+    LaunchResize(launch, stream);
+    return;
+  }
   const size_t shared = NormalizeSharedBytes(launch.channels, launch.spec);
   if (shared > kMaxSharedBytes) {
     throw Error(ErrorCode::kUnsupported,

@@ -1,7 +1,7 @@
 #pragma once
 // The normalize kernel: uint8 NHWC rows on the device to the delivered images (OutputSpec:
 // float32, float16 or bfloat16, NCHW or NHWC, augmented per sample), with the per-pixel
-// function, the conversions and the draws of pipeline/ (normalize.h, float_convert.h,
+// function, the conversions and the draws of transform/ (normalize.h, float_convert.h,
 // augment.h), so its output equals the CPU path's bit for bit.
 //
 // One block per (delivered sample, group of 4 delivered rows): for each row the block reads
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::cuda {
 
@@ -31,11 +31,11 @@ struct NormalizeLaunch {
   int64_t height = 0;                // stored images (C++17 here: no h5feed::ImageShape)
   int64_t width = 0;
   int64_t channels = 0;
-  pipeline::OutputSpec spec;
+  transform::OutputSpec spec;
 };
 
 // Bytes of shared memory one block needs: the widest stored row segment, plus alignment slack.
-size_t NormalizeSharedBytes(int64_t channels, const pipeline::OutputSpec& spec);
+size_t NormalizeSharedBytes(int64_t channels, const transform::OutputSpec& spec);
 
 // Enqueues the kernel on `stream`. Throws Error(kUnsupported) when a delivered row does not fit
 // a block's shared memory (48 KiB: images wider than ~16,000 RGB pixels), Error(kCuda) when the

@@ -3,18 +3,18 @@
 #include <string_view>
 
 #include "codec/checksum.h"
-#include "format/hdf5_attributes.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 
 void WriteChecksumAttribute(hid_t dataset) {
-  WriteAttribute(dataset, schema::kAttrChecksum, std::string_view(codec::kChecksumName));
+  hdf5::WriteAttribute(dataset, schema::kAttrChecksum, std::string_view(codec::kChecksumName));
 }
 
 void RequireKnownChecksum(hid_t dataset, const std::string& where) {
-  const std::string checksum = ReadStringAttribute(dataset, schema::kAttrChecksum);
+  const std::string checksum = hdf5::ReadStringAttribute(dataset, schema::kAttrChecksum);
   if (checksum != codec::kChecksumName) {
     throw Error(ErrorCode::kUnsupported,
                 where + " uses checksum \"" + checksum + "\"; this h5feed knows only \"" +
@@ -22,4 +22,4 @@ void RequireKnownChecksum(hid_t dataset, const std::string& where) {
   }
 }
 
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

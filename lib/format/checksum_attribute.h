@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 
 // Writes checksum = "xxh3-64" on `dataset`. Throws Error (kIo) naming the file.
 void WriteChecksumAttribute(hid_t dataset);
@@ -16,4 +16,4 @@ void WriteChecksumAttribute(hid_t dataset);
 // attribute names another hash.
 void RequireKnownChecksum(hid_t dataset, const std::string& where);
 
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

@@ -4,13 +4,13 @@
 #include <string>
 
 #include "format/checksum_attribute.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/untimed_creation.h"
 #include "h5feed/error.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/untimed_creation.h"
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 namespace {
 
 constexpr size_t kPackedRowBytes = 28;
@@ -30,58 +30,58 @@ constexpr Field kFields[] = {
 };
 
 // The compound type of a row on disk (packed, little-endian) or in memory (the struct).
-Datatype RowType(bool on_disk) {
-  Datatype type(H5Tcreate(H5T_COMPOUND, on_disk ? kPackedRowBytes : sizeof(schema::ChunkRecord)));
+hdf5::Datatype RowType(bool on_disk) {
+  hdf5::Datatype type(H5Tcreate(H5T_COMPOUND, on_disk ? kPackedRowBytes : sizeof(schema::ChunkRecord)));
   if (!type) return type;
   for (const Field& field : kFields) {
     hid_t member = on_disk ? (field.is_32_bit ? H5T_STD_U32LE : H5T_STD_U64LE)
                            : (field.is_32_bit ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64);
     size_t offset = on_disk ? field.file_offset : field.memory_offset;
-    if (H5Tinsert(type.get(), field.name, offset, member) < 0) return Datatype();
+    if (H5Tinsert(type.get(), field.name, offset, member) < 0) return hdf5::Datatype();
   }
   return type;
 }
 
 std::string Where(hid_t location) {
-  return "dataset /" + std::string(schema::kChunkIndex) + " in " + FileName(location);
+  return "dataset /" + std::string(schema::kChunkIndex) + " in " + hdf5::FileName(location);
 }
 
 }  // namespace
 
 void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records) {
-  auto lock = Lock();
-  SilenceErrors silence;
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
   std::string what = "writing dataset /" + std::string(schema::kChunkIndex);
-  Datatype file_type = RowType(true);
-  Datatype memory_type = RowType(false);
-  if (!file_type || !memory_type) throw StackError(ErrorCode::kInternal, what, location);
+  hdf5::Datatype file_type = RowType(true);
+  hdf5::Datatype memory_type = RowType(false);
+  if (!file_type || !memory_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
   hsize_t dims[1] = {records.size()};
-  Dataspace space(H5Screate_simple(1, dims, nullptr));
-  if (!space) throw StackError(ErrorCode::kIo, what, location);
-  const PropertyList untimed = UntimedDatasetCreation();
-  Dataset dataset(H5Dcreate2(location, schema::kChunkIndex, file_type.get(), space.get(),
+  hdf5::Dataspace space(H5Screate_simple(1, dims, nullptr));
+  if (!space) throw hdf5::StackError(ErrorCode::kIo, what, location);
+  const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
+  hdf5::Dataset dataset(H5Dcreate2(location, schema::kChunkIndex, file_type.get(), space.get(),
                              H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
-  if (!dataset) throw StackError(ErrorCode::kIo, what, location);
+  if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (!records.empty() && H5Dwrite(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
                                    H5P_DEFAULT, records.data()) < 0) {
-    throw StackError(ErrorCode::kIo, what, location);
+    throw hdf5::StackError(ErrorCode::kIo, what, location);
   }
   WriteChecksumAttribute(dataset.get());
 }
 
 std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows) {
-  auto lock = Lock();
-  SilenceErrors silence;
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
   std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
   htri_t exists = H5Lexists(location, schema::kChunkIndex, H5P_DEFAULT);
-  if (exists < 0) throw StackError(ErrorCode::kIo, what, location);
+  if (exists < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (exists == 0) throw Error(ErrorCode::kNotFound, Where(location) + " does not exist");
-  Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
-  if (!dataset) throw StackError(ErrorCode::kIo, what, location);
+  hdf5::Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
+  if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
 
   RequireKnownChecksum(dataset.get(), Where(location));
-  Datatype stored_type(H5Dget_type(dataset.get()));
-  if (!stored_type) throw StackError(ErrorCode::kIo, what, location);
+  hdf5::Datatype stored_type(H5Dget_type(dataset.get()));
+  if (!stored_type) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {
     throw Error(ErrorCode::kCorrupt, Where(location) + " is not a compound dataset");
   }
@@ -94,28 +94,28 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
   // conversion reads freed memory for some damaged member layouts (found by fuzzing,
   // docs/fuzzing.md), and no h5feed file holds another type.
-  Datatype written_type = RowType(true);
-  if (!written_type) throw StackError(ErrorCode::kInternal, what, location);
+  hdf5::Datatype written_type = RowType(true);
+  if (!written_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
   if (H5Tequal(stored_type.get(), written_type.get()) <= 0) {
     throw Error(ErrorCode::kCorrupt, Where(location) + " does not have the row type h5feed "
                                                        "writes: the file is damaged; convert it again");
   }
-  Dataspace space(H5Dget_space(dataset.get()));
+  hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
-  if (rows < 0) throw StackError(ErrorCode::kIo, what, location);
+  if (rows < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (rows > max_rows) {
     throw Error(ErrorCode::kCorrupt, Where(location) + " has " + std::to_string(rows) +
                                          " rows where at most " + std::to_string(max_rows) +
                                          " chunks exist: the file is damaged; convert it again");
   }
   std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
-  Datatype memory_type = RowType(false);
-  if (!memory_type) throw StackError(ErrorCode::kInternal, what, location);
+  hdf5::Datatype memory_type = RowType(false);
+  if (!memory_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
   if (!records.empty() && H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
                                   H5P_DEFAULT, records.data()) < 0) {
-    throw StackError(ErrorCode::kIo, what, location);
+    throw hdf5::StackError(ErrorCode::kIo, what, location);
   }
   return records;
 }
 
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

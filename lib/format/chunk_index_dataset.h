@@ -17,7 +17,7 @@
 
 #include "format/schema.h"
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 
 // Creates /chunk_index in `location` (the file's root group) holding `records`. Throws Error
 // (kIo, or kNoSpace when the disk is full) naming the file.
@@ -30,4 +30,4 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
 std::vector<schema::ChunkRecord> ReadChunkIndex(
     hid_t location, int64_t max_rows = std::numeric_limits<int64_t>::max());
 
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

@@ -9,8 +9,8 @@
 #include <charconv>
 #include <filesystem>
 
-#include "format/os_error.h"
 #include "h5feed/error.h"
+#include "io/os_error.h"
 
 namespace h5feed {
 namespace {
@@ -29,11 +29,11 @@ bool ProcessIsGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
 void Sync(const std::string& path, int flags, const char* what) {
   int fd = open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) throw SystemError(what, path, errno);
+  if (fd < 0) throw io::SystemError(what, path, errno);
   int status = fsync(fd);
   int saved = errno;
   close(fd);
-  if (status != 0) throw SystemError(what, path, saved);
+  if (status != 0) throw io::SystemError(what, path, saved);
 }
 
 [[noreturn]] void ThrowExists(const std::string& to) {
@@ -81,14 +81,14 @@ void SyncFolder(const std::string& folder) {
 void RenameIntoPlace(const std::string& from, const std::string& to, bool overwrite) {
   if (overwrite) {
     if (rename(from.c_str(), to.c_str()) != 0) {
-      throw SystemError("renaming " + from + " onto the output", to, errno);
+      throw io::SystemError("renaming " + from + " onto the output", to, errno);
     }
     return;
   }
   if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
   if (errno == EEXIST) ThrowExists(to);
   if (errno != EINVAL && errno != ENOSYS) {
-    throw SystemError("renaming " + from + " onto the output", to, errno);
+    throw io::SystemError("renaming " + from + " onto the output", to, errno);
   }
   // The file system cannot rename without replacing (NFS, some FUSE): link() fails with
   // EEXIST just as atomically, and the temporary name is unlinked after.
@@ -97,7 +97,7 @@ void RenameIntoPlace(const std::string& from, const std::string& to, bool overwr
     return;
   }
   if (errno == EEXIST) ThrowExists(to);
-  throw SystemError("linking " + from + " to the output", to, errno);
+  throw io::SystemError("linking " + from + " to the output", to, errno);
 }
 
 }  // namespace h5feed

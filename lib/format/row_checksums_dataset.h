@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 
 // Creates /row_checksums in `location` (the file's root group). Throws Error (kIo, or kNoSpace
 // when the disk is full) naming the file.
@@ -27,4 +27,4 @@ void WriteRowChecksums(hid_t location, std::span<const uint64_t> checksums);
 // 1-D unsigned 64-bit dataset of exactly `rows` entries (checked before anything is read).
 std::optional<std::vector<uint64_t>> ReadRowChecksums(hid_t location, int64_t rows);
 
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

@@ -12,26 +12,20 @@
 #include <optional>
 #include <string>
 
-#include "codec/checksum.h"
-#include "codec/deflate_codec.h"
-#include "codec/zstd_codec.h"
 #include "codec/zstd_filter.h"
+#include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
-#include "format/disk_reservation.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
+#include "format/description_datasets.h"
 #include "format/partial_file.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
-#include "format/untimed_creation.h"
 #include "h5feed/error.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/untimed_creation.h"
+#include "io/disk_reservation.h"
 
-#ifndef H5FEED_VERSION
-#error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
-#endif
 
 namespace h5feed {
 namespace {
@@ -48,39 +42,8 @@ constexpr int64_t kMaxChunkBytes = (int64_t{1} << 32) - 1;
 // index (3.6 KiB for rank 4), a 2 KiB metadata aggregation block, an object header
 // continuation. 64 KiB covers them many times over.
 constexpr uint64_t kMetadataSlack = uint64_t{64} << 10;
-// Disk reserved for Finish() beyond what its datasets hold: object headers, attributes,
-// global heap collections (4 KiB each) and B-tree nodes.
-constexpr uint64_t kFinishSlack = uint64_t{1} << 20;
-
 void Require(bool condition, const std::string& message) {
   if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
-}
-
-void ValidateCompression(const Compression& compression) {
-  using Kind = Compression::Kind;
-  if (compression.kind == Kind::kZstd) {
-    Require(compression.level >= codec::kZstdMinLevel && compression.level <= codec::kZstdMaxLevel,
-            "zstd level " + std::to_string(compression.level) + " is out of range 1-22");
-  } else if (compression.kind == Kind::kDeflate) {
-    Require(compression.level >= codec::kDeflateMinLevel &&
-                compression.level <= codec::kDeflateMaxLevel,
-            "gzip level " + std::to_string(compression.level) + " is out of range 1-9");
-  }
-}
-
-// An upper bound of what Finish() writes to the file: labels, strings (16 bytes of reference
-// in the dataset, 16 of global heap object header, 8 of alignment each), the chunk table.
-uint64_t FinishBytes(const DatasetDescription& d, size_t chunks) {
-  // Labels and image checksums: 8 bytes per image each; the chunk table: 28 per chunk.
-  uint64_t bytes = kFinishSlack + 16 * d.labels.size() + 28 * chunks;
-  auto add = [&bytes](const std::string& text) { bytes += text.size() + 40; };
-  for (const std::string& text : d.sources) add(text);
-  for (const std::string& text : d.classes) add(text);
-  for (const SkippedSource& skipped : d.skipped) {
-    add(skipped.source);
-    add(skipped.reason);
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -97,7 +60,7 @@ struct Writer::State {
   hdf5::File file;
   hdf5::Dataset images;
   // Space for HDF5's next writes, reserved before each is made (disk_reservation.h).
-  std::optional<DiskReservation> disk;
+  std::optional<io::DiskReservation> disk;
 
   int64_t images_written = 0;
   std::vector<schema::ChunkRecord> chunks;
@@ -204,7 +167,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
               "x" + std::to_string(shape.channels) + " is not positive in every dimension");
   Require(options.chunk_images >= 0, "images per chunk must be positive (or 0 for the default), "
                                      "got " + std::to_string(options.chunk_images));
-  ValidateCompression(options.compression);
+  format::ValidateCompression(options.compression);
   int64_t chunk_images =
       options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
   Require(shape.bytes() <= kMaxChunkBytes / chunk_images,
@@ -269,34 +232,7 @@ EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) con
 
 void Writer::EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const {
   const State& s = *state_;
-  const size_t image_bytes = static_cast<size_t>(s.shape.bytes());
-  Require(images >= 1 && images <= s.chunk_images,
-          "a chunk holds 1 to " + std::to_string(s.chunk_images) + " images, got " +
-              std::to_string(images));
-  Require(chunk.size() == static_cast<size_t>(images) * image_bytes,
-          "a chunk of " + std::to_string(images) + " images needs " +
-              std::to_string(static_cast<size_t>(images) * image_bytes) + " bytes, got " +
-              std::to_string(chunk.size()));
-  // The last chunk is stored whole, zero-padded to K images: every chunk then decompresses to
-  // the same size, which is what HDF5 and every reader expect.
-  chunk.resize(static_cast<size_t>(s.chunk_images) * image_bytes, 0);
-  into.images = images;
-  into.checksum = codec::ChunkChecksum(chunk);
-  into.image_checksums.resize(static_cast<size_t>(images));
-  for (size_t i = 0; i < into.image_checksums.size(); ++i) {
-    into.image_checksums[i] = codec::RowChecksum({chunk.data() + i * image_bytes, image_bytes});
-  }
-  switch (s.compression.kind) {
-    case Compression::Kind::kZstd:
-      codec::ZstdCompressInto(chunk, s.compression.level, into.bytes);
-      break;
-    case Compression::Kind::kDeflate:
-      codec::DeflateCompressInto(chunk, s.compression.level, into.bytes);
-      break;
-    case Compression::Kind::kNone:
-      std::swap(into.bytes, chunk);
-      break;
-  }
+  format::EncodeChunk(chunk, images, s.chunk_images, s.shape.bytes(), s.compression, into);
 }
 
 void Writer::Append(const EncodedChunk& chunk) {
@@ -373,50 +309,15 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const hid_t root = file.get();
-  ReserveBeyondEnd(FinishBytes(d, chunks.size()), "writing labels, sources and the chunk table");
-
-  const hsize_t label_dims[1] = {d.labels.size()};
-  hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
-  const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
-  hdf5::Dataset labels(label_space ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE,
-                                                label_space.get(), H5P_DEFAULT, untimed.get(),
-                                                H5P_DEFAULT)
-                                   : H5I_INVALID_HID);
-  if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-                                                H5P_DEFAULT, d.labels.data()) < 0)) {
-    throw hdf5::StackError(ErrorCode::kIo, "writing dataset /labels", temporary_path);
-  }
-  labels.reset();
-
-  std::vector<std::string> skipped_sources, skipped_reasons;
-  for (const SkippedSource& skipped : d.skipped) {
-    skipped_sources.push_back(skipped.source);
-    skipped_reasons.push_back(skipped.reason);
-  }
-  hdf5::WriteStringDataset(root, schema::kClasses, d.classes);
-  hdf5::WriteStringDataset(root, schema::kSources, d.sources);
-  hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
-  hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
-  hdf5::WriteChunkIndex(root, chunks);
-  hdf5::WriteRowChecksums(root, image_checksums);
-
+  ReserveBeyondEnd(format::DescriptionBytes(d, chunks.size()),
+                   "writing labels, sources and the chunk table");
+  format::WriteDescriptionDatasets(root, d, temporary_path);
+  format::WriteChunkIndex(root, chunks);
+  format::WriteRowChecksums(root, image_checksums);
   if (H5Dclose(images.release()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);
   }
-  // The root attributes come last, and h5feed_format last of all: a file that has it was
-  // written to the end (docs/format.md, "Writing protocol").
-  hdf5::WriteAttribute(root, schema::kAttrLayout, std::string_view(schema::kLayoutNHWC));
-  hdf5::WriteAttribute(root, schema::kAttrNumImages, images_written);
-  hdf5::WriteAttribute(root, schema::kAttrNumClasses, static_cast<int64_t>(d.classes.size()));
-  hdf5::WriteAttribute(root, schema::kAttrNumSkipped, static_cast<int64_t>(d.skipped.size()));
-  hdf5::WriteAttribute(root, schema::kAttrChunkImages, chunk_images);
-  hdf5::WriteAttribute(root, schema::kAttrCompression, std::string_view(compression.ToString()));
-  hdf5::WriteAttribute(root, schema::kAttrShuffled, int32_t{d.shuffle_seed.has_value() ? 1 : 0});
-  hdf5::WriteAttribute(root, schema::kAttrShuffleSeed, uint64_t{d.shuffle_seed.value_or(0)});
-  hdf5::WriteAttribute(root, schema::kAttrSourceKind, std::string_view(d.source_kind));
-  hdf5::WriteAttribute(root, schema::kAttrCreatedBy, std::string_view("h5feed " H5FEED_VERSION));
-  hdf5::WriteAttribute(root, schema::kAttrFormatVersion, schema::kFormatVersion);
-  hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));
+  format::WriteRootAttributes(root, d, {images_written, chunk_images, compression});
 
   // H5Fclose flushes HDF5's metadata cache: a full disk often shows here, not earlier.
   if (H5Fclose(file.release()) < 0) {

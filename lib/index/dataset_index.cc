@@ -7,13 +7,13 @@
 #include <string>
 
 #include "codec/zstd_filter.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
 #include "remote/location.h"
@@ -44,38 +44,12 @@ bool NamesDefaultImages(const std::string& images) {
 
 hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
                                 const RemoteOptions& remote) {
-  if (IsRemoteLocation(path)) {
-    return hdf5::OpenReadOnlyFile(path, locking, remote::RemoteOpen{remote, ""});
-  }
-  htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-  if (is_hdf5 < 0) throw hdf5::StackError(ErrorCode::kIo, "reading the start of", path);
-  if (is_hdf5 == 0) {
-    throw Error(ErrorCode::kCorrupt,
-                path + " is not an HDF5 file (it does not start with an HDF5 signature)" +
-                    (NamedLikePartial(path) ? "; its name says it is an interrupted conversion"
-                                            : ""));
-  }
   try {
-    return hdf5::OpenReadOnlyFile(path, locking);
+    return hdf5::OpenHdf5File(path, locking, remote::RemoteOpen{remote, ""});
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
     throw Error(e.code(), std::string(e.what()) +
                               "; its name says it is an interrupted conversion");
-  }
-}
-
-// A local path must be a regular file that is not empty (a remote object is checked by
-// hdf5::OpenReadOnlyFile).
-void CheckLocalFile(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw Error(ErrorCode::kNotFound, path + " does not exist");
-  if (!fs::is_regular_file(status)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " is not a regular file; give the path of an HDF5 file");
-  }
-  if (fs::file_size(path, ec) == 0 && !ec) {
-    throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
   }
 }
 
@@ -92,7 +66,6 @@ const char* ToString(ReadPath path) {
 }
 
 DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options) {
-  if (!IsRemoteLocation(path)) CheckLocalFile(path);
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
   codec::RegisterZstdFilter();
 

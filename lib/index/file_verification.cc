@@ -11,17 +11,17 @@
 #include <mutex>
 #include <string_view>
 
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
-#include "index/dataset_listing.h"
 #include "index/h5feed_index.h"
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 #include "io/random_access_file.h"
 #include "remote/location.h"
 #include "remote/open_file.h"
@@ -53,7 +53,7 @@ int64_t RowsOf(hid_t file, const char* name) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
   hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
   if (!dataset) return -1;
-  DatasetEntry entry = DescribeEntry(dataset.get(), name);
+  hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
   return entry.dims.empty() ? 1 : entry.dims[0];
 }
 
@@ -73,7 +73,7 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
                          VerificationReport& report) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(index.location, locking, index.remote);
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking, index.remote);
   const hid_t file = opened.file.get();
   hdf5::Dataset images(H5Dopen2(file, schema::kImages, H5P_DEFAULT));
   if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);

@@ -4,7 +4,8 @@
 // size), for h5feed files every row of the stored chunk table compared with HDF5's own chunk
 // index, the format attributes, the labels against the classes, and the classes, sources and
 // skipped lists against the counts. It lists every bad chunk by index with its rows, rather
-// than stopping at the first as the loader does.
+// than stopping at the first as the loader does. The report is data: `h5feed verify` renders it
+// (tools/reports/verification_report.h).
 //
 // Chunks are checked in parallel (TBB) outside HDF5's lock; the HDF5 lookups of the table
 // check are serial (HDF5 1.10.8 runs one call at a time anyway).
@@ -61,11 +62,5 @@ struct VerificationReport {
 // while it was read), kUnsupported (a newer format, a
 // filter nothing here decodes): cases where the file's soundness could not be judged.
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options);
-
-// A few lines for a person: the verdict, every bad chunk and problem, what was and was not
-// checked.
-std::string ToText(const VerificationReport& report);
-// One JSON object with every field (for scripts: `h5feed verify --json`).
-std::string ToJson(const VerificationReport& report);
 
 }  // namespace h5feed::index

@@ -4,13 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/image_dataset.h"
 #include "index/filter_pipeline.h"
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 #include "index/label_dataset.h"
 
 namespace h5feed::index {
@@ -23,41 +24,13 @@ constexpr int64_t kBlockBytes = int64_t{4} << 20;
 // most 64 MiB, so one block never needs more memory than a few h5feed chunks.
 constexpr int64_t kMaxHyperslabBlockBytes = int64_t{64} << 20;
 
-const DatasetEntry& ChooseImages(const std::vector<DatasetEntry>& entries,
-                                 const std::string& requested, const std::string& path) {
-  if (!requested.empty()) {
-    if (const DatasetEntry* named = FindEntry(entries, requested)) return *named;
-    throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                          "; its datasets: " + ListText(entries));
-  }
-  if (const DatasetEntry* named = FindEntry(entries, schema::kImages)) return *named;
-  for (size_t rank : {size_t{4}, size_t{3}}) {
-    std::vector<const DatasetEntry*> candidates;
-    for (const DatasetEntry& entry : entries) {
-      if (entry.is_uint8 && entry.dims.size() == rank) candidates.push_back(&entry);
-    }
-    if (candidates.size() == 1) return *candidates.front();
-    if (candidates.size() > 1) {
-      std::string names;
-      for (const DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
-      throw Error(ErrorCode::kInvalidArgument,
-                  path + " holds several " + std::to_string(rank) + "-D uint8 datasets (" + names +
-                      ") and none is named images: name the image dataset in the options");
-    }
-  }
-  throw Error(ErrorCode::kNotFound,
-              "no image dataset in " + path +
-                  " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
-                  "(N, C, H, W) or (N, H, W)); its datasets: " + ListText(entries));
-}
-
 int64_t RowsFor(int64_t bytes, int64_t sample_bytes, int64_t samples) {
   const int64_t rows = std::max<int64_t>(1, (bytes + sample_bytes / 2) / sample_bytes);
   return std::min(rows, std::max<int64_t>(samples, 1));
 }
 
 // Chooses how ChunkReader reads the dataset and fills the read-path fields of `index`.
-void ChooseReadPath(hid_t dataset, const ImageDatasetInfo& info, DatasetIndex& index) {
+void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index) {
   const std::string& path = index.path;
   const int64_t sample_bytes = info.shape.bytes();
   if (info.storage == H5D_CHUNKED && info.chunks_hold_samples && CanDecode(info.filters)) {
@@ -113,13 +86,13 @@ void ChooseReadPath(hid_t dataset, const ImageDatasetInfo& info, DatasetIndex& i
 
 void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
   const std::string& path = index.path;
-  const std::vector<DatasetEntry> entries = ListDatasetEntries(file, path);
-  const DatasetEntry& chosen = ChooseImages(entries, options.images, path);
-  hdf5::Dataset dataset(H5Dopen2(file, chosen.name.c_str(), H5P_DEFAULT));
-  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + chosen.name, path);
-  const ImageDatasetInfo info = InspectImageDataset(file, dataset.get(), chosen.name, path);
+  const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file, path);
+  const hdf5::ImageDataset chosen =
+      hdf5::ChooseImageDataset(file, entries, options.images, path).Use();
+  const hdf5::Dataset dataset = hdf5::OpenDataset(file, chosen.dataset.name, path);
+  const ImageStorage info = ReadImageStorage(dataset.get(), chosen, path);
 
-  index.dataset = chosen.name;
+  index.dataset = info.name;
   index.samples = info.samples;
   index.shape = info.shape;
   index.layout = info.layout;
@@ -130,12 +103,12 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   ChooseReadPath(dataset.get(), info, index);
 
   if (!options.labels.empty()) {
-    if (FindEntry(entries, options.labels) == nullptr) {
+    if (hdf5::FindDataset(entries, options.labels) == nullptr) {
       throw Error(ErrorCode::kNotFound, "no labels dataset " + options.labels + " in " + path +
-                                            "; its datasets: " + ListText(entries));
+                                            "; its datasets: " + hdf5::ListText(entries));
     }
     index.labels = ReadLabels(file, options.labels, info.samples, path);
-  } else if (FindEntry(entries, schema::kLabels) != nullptr) {
+  } else if (hdf5::FindDataset(entries, schema::kLabels) != nullptr) {
     index.labels = ReadLabels(file, std::string("/") + schema::kLabels, info.samples, path);
   } else {
     index.labels.assign(static_cast<size_t>(info.samples), 0);

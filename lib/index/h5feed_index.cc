@@ -6,17 +6,18 @@
 
 #include "format/chunk_index_dataset.h"
 #include "format/row_checksums_dataset.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/resource_limits.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
-#include "index/dataset_listing.h"
+#include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/image_dataset.h"
 #include "index/filter_pipeline.h"
-#include "index/image_dataset.h"
+#include "index/image_storage.h"
 #include "index/label_dataset.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 namespace {
@@ -126,14 +127,15 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
     throw Error(ErrorCode::kCorrupt, path + " is an h5feed file without /images: the file "
                                             "is damaged; convert the source again");
   }
-  hdf5::Dataset images(H5Dopen2(file, schema::kImages, H5P_DEFAULT));
-  if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", path);
-  ImageDatasetInfo info = InspectImageDataset(file, images.get(), kImagesName, path);
+  const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
+  const std::vector<hdf5::DatasetEntry> entries = {hdf5::DescribeDataset(images.get(), kImagesName)};
+  const hdf5::ImageDataset chosen = hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
+  const ImageStorage info = ReadImageStorage(images.get(), chosen, path);
   if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
       !info.chunks_hold_samples) {
     throw Error(ErrorCode::kCorrupt,
-                "/images in " + path + " has shape " + ShapeText(info.dims) + " and chunks " +
-                    ShapeText(info.chunk) +
+                "/images in " + path + " has shape " + hdf5::ShapeText(info.dims) + " and chunks " +
+                    hdf5::ShapeText(info.chunk) +
                     "; h5feed format 1 stores (N, H, W, C) in chunks of (K, H, W, C): the file "
                     "was changed after conversion; run h5feed rechunk on it");
   }
@@ -147,7 +149,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   RequireAttribute(file, schema::kAttrNumImages, info.samples, path);
 
   const int64_t expected = (info.samples + k - 1) / k;
-  std::vector<schema::ChunkRecord> records = hdf5::ReadChunkIndex(file, expected);
+  std::vector<schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
   if (static_cast<int64_t>(records.size()) != expected) {
     throw Error(ErrorCode::kCorrupt,
                 "the chunk table of /images in " + path + " has " +
@@ -181,10 +183,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
   // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
   // moves it too), the checksums catch the rest.
-  const int entries = IsRemoteLocation(index.location)
-                          ? std::min(options.verify_table_entries, 1)
-                          : options.verify_table_entries;
-  VerifyAgainstHdf5(images.get(), records, k, entries, path);
+  const int checked_entries = IsRemoteLocation(index.location)
+                                  ? std::min(options.verify_table_entries, 1)
+                                  : options.verify_table_entries;
+  VerifyAgainstHdf5(images.get(), records, k, checked_entries, path);
 
   index.dataset = kImagesName;
   index.samples = info.samples;
@@ -203,7 +205,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   }
   // Files written before /row_checksums existed have none: their chunks are checked instead.
   index.row_checksums =
-      hdf5::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
+      format::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
   const std::string labels =
       options.labels.empty() ? std::string("/") + schema::kLabels : options.labels;
   index.labels = ReadLabels(file, labels, info.samples, path);

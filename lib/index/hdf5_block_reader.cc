@@ -4,18 +4,18 @@
 #include <vector>
 
 #include "codec/zstd_filter.h"
-#include "format/hdf5_error.h"
-#include "format/hdf5_mutex.h"
-#include "format/read_only_open.h"
-#include "format/resource_limits.h"
 #include "h5feed/error.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 namespace {
 
 // HDF5's chunk cache for hyperslab reads: enough for every chunk one block of rows touches,
 // twice over, so a block that straddles a chunk boundary decodes each chunk once (the default
-// 1 MiB cache decodes a larger chunk again on every partial read, design.md), within 256 MiB.
+// 1 MiB cache decodes a larger chunk again on every partial read), within 256 MiB.
 constexpr size_t kMinCacheBytes = size_t{1} << 20;
 constexpr size_t kMaxCacheBytes = size_t{256} << 20;
 // Prime, and far above the chunks the cache holds: slot = linear chunk index mod nslots, so
@@ -60,7 +60,7 @@ Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
   hdf5::SilenceErrors silence;
   // As the index was opened: without the lock when it fell back (or was asked to).
   file_ = std::move(
-      hdf5::OpenReadOnlyFile(index.location, index.file_locking, index.remote).file);
+      hdf5::OpenHdf5File(index.location, index.file_locking, index.remote).file);
   hdf5::PropertyList cache = CacheFor(index, file_.get());
   dataset_ = hdf5::Dataset(H5Dopen2(file_.get(), dataset_name_.c_str(), cache.get()));
   if (!dataset_) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + dataset_name_, path_);

@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "format/hdf5_handle.h"
+#include "hdf5/handle.h"
 #include "index/dataset_index.h"
 #include "index/scratch_buffer.h"
 

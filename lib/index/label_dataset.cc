@@ -1,11 +1,12 @@
 #include "index/label_dataset.h"
 
-#include "format/hdf5_error.h"
-#include "format/hdf5_handle.h"
-#include "format/resource_limits.h"
-#include "format/hdf5_strings.h"
 #include "h5feed/error.h"
-#include "index/dataset_listing.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/integer_dataset.h"
+#include "hdf5/strings.h"
+#include "io/resource_limits.h"
 
 namespace h5feed::index {
 
@@ -14,12 +15,11 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
   const std::string where = "labels dataset " + name + " in " + path;
   htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
   if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
-  hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
-  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
-  DatasetEntry entry = DescribeEntry(dataset.get(), name);
+  const hdf5::DatasetEntry entry =
+      hdf5::DescribeDataset(hdf5::OpenDataset(file, name, path).get(), name);
   const std::vector<int64_t>& d = entry.dims;
   if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
-    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + ShapeText(d) +
+    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + hdf5::ShapeText(d) +
                                          "; labels must be integers of shape (N,) or (N, 1). "
                                          "Name the right dataset, or none for all-0 labels");
   }
@@ -28,12 +28,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
                                          std::to_string(count) +
                                          " images; there must be one label per image");
   }
-  std::vector<int64_t> labels(static_cast<size_t>(count));
-  if (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                           labels.data()) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, path);
-  }
-  return labels;
+  return hdf5::ReadIntegerDataset(file, name, path);
 }
 
 std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
@@ -42,7 +37,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
   {
     hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!dataset) return {};
-    DatasetEntry entry = DescribeEntry(dataset.get(), name);
+    hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};
     limits::CheckClassCount(entry.dims[0], "class names " + name + " in " + path);
   }

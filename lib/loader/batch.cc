@@ -2,6 +2,7 @@
 
 #include "h5feed/loader.h"
 #include "loader/batch_impl.h"
+#include "loader/device_feed.h"
 
 namespace h5feed {
 
@@ -18,14 +19,19 @@ std::span<const uint8_t> Batch::images() const {
   return impl_->batch.view.images.first(static_cast<size_t>(size() * impl_->shape.bytes()));
 }
 
-std::span<const float> Batch::normalized_images() const {
-  if (!impl_->normalized || impl_->device || impl_->spec->type != ElementType::kFloat32) {
+std::span<const float> Batch::normalized_images(int view) const {
+  if (!impl_->normalized || impl_->device || view < 0 || view >= views() ||
+      impl_->views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
     return {};
   }
-  const auto bytes = static_cast<size_t>(size() * impl_->spec->image_bytes());
-  const std::span<const uint8_t> output = impl_->batch.view.output.first(bytes);
+  const auto bytes =
+      static_cast<size_t>(size() * impl_->views->views[static_cast<size_t>(view)].image_bytes());
+  const std::span<const uint8_t> output = impl_->batch.view.output.subspan(
+      impl_->views->offset(view, impl_->capacity), bytes);
   return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
+
+int Batch::views() const { return impl_->views ? impl_->views->count() : 1; }
 
 std::span<const int64_t> Batch::labels() const {
   return impl_->batch.view.labels.first(static_cast<size_t>(size()));
@@ -62,16 +68,19 @@ TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> sha
 
 }  // namespace
 
-TensorView Batch::image_tensor() const {
+TensorView Batch::image_tensor(int view) const {
   const ImageShape& shape = impl_->shape;
+  if (view < 0 || view >= views()) return TensorView{};
   if (!impl_->normalized) {
     return Images(images().data(), ElementType::kUint8,
                   {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  const pipeline::OutputSpec& spec = *impl_->spec;
+  const transform::OutputSpec& spec = impl_->views->views[static_cast<size_t>(view)];
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
-  const void* data = impl_->device ? impl_->device->images() : impl_->batch.view.output.data();
+  const auto* base = static_cast<const uint8_t*>(
+      impl_->device ? impl_->device->images() : impl_->batch.view.output.data());
+  const void* data = base + impl_->views->offset(view, impl_->capacity);
   const std::array<int64_t, 4> dims =
       spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}
                                    : std::array<int64_t, 4>{size(), height, width, shape.channels};
@@ -89,4 +98,39 @@ TensorView Batch::index_tensor() const {
   return Vector(indices().data(), ElementType::kInt64, size(), -1);
 }
 
+namespace loader {
+namespace {
+
+std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
+  auto impl = std::make_shared<Batch::Impl>();
+  impl->shape = form.shape;
+  impl->normalized = form.normalized;
+  impl->views = form.views;
+  impl->capacity = form.capacity;
+  return impl;
+}
+
+}  // namespace
+
+std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form) {
+  std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
+  impl->batch = std::move(batch);
+  return impl;
+}
+
+std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form) {
+  std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
+  impl->device = std::move(delivery.device);
+  impl->cuda_device = form.cuda_device;
+  impl->host_labels = std::move(delivery.labels);
+  impl->host_indices = std::move(delivery.indices);
+  impl->batch.rows = static_cast<int64_t>(impl->host_labels.size());
+  impl->batch.epoch = delivery.epoch;
+  impl->batch.step = delivery.step;
+  impl->batch.view.labels = impl->host_labels;
+  impl->batch.view.indices = impl->host_indices;
+  return impl;
+}
+
+}  // namespace loader
 }  // namespace h5feed

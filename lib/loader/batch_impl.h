@@ -1,7 +1,8 @@
 #pragma once
 // What a public h5feed::Batch holds: one delivered batch from the pipeline, whose slot lease
 // keeps the host memory leased until the last Batch copy sharing it is destroyed, or, from the
-// GPU stage, the device batch that keeps its device buffer until then.
+// GPU stage, the device batch that keeps its device buffer until then; and how the loader makes
+// one of what a run delivers.
 
 #include <memory>
 #include <optional>
@@ -11,7 +12,7 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
 #include "pipeline/batch_queue.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_views.h"
 
 namespace h5feed {
 
@@ -22,7 +23,10 @@ struct Batch::Impl {
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
-  std::optional<pipeline::OutputSpec> spec;  // set when normalized
+  // Set when normalized: the run's views (their sizes), and the rows a view's region was laid
+  // out for (output_views.h).
+  std::shared_ptr<const transform::OutputViews> views;
+  int64_t capacity = 0;
   // GPU stage: the normalized images and labels on device `cuda_device`. Destroying the last
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;
@@ -31,4 +35,24 @@ struct Batch::Impl {
   std::vector<int64_t> host_indices;
 };
 
+namespace loader {
+
+struct DeviceDelivery;  // loader/device_feed.h
+
+// What every batch of one run shares: the image shape, whether (and into which views) it was
+// normalized, and where the GPU stage's batches lie.
+struct BatchForm {
+  ImageShape shape;
+  bool normalized = false;
+  std::shared_ptr<const transform::OutputViews> views;  // set when normalized
+  int64_t capacity = 0;                                  // rows a slot holds: the batch size
+  int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says
+};
+
+// A host batch as the assembler delivered it.
+std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form);
+// A batch the GPU stage made (form.cuda_device >= 0).
+std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form);
+
+}  // namespace loader
 }  // namespace h5feed

@@ -37,8 +37,8 @@ pipeline::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options)
   pipeline::SlotContents contents;
   if (stage) {
     contents.row_orders = options.echo;
-  } else if (spec) {
-    contents.output_image_bytes = static_cast<size_t>(spec->image_bytes());
+  } else if (views) {
+    contents.output_image_bytes = static_cast<size_t>(views->room_per_sample());
   }
   return contents;
 }
@@ -51,25 +51,24 @@ void DeliveryPlan::Configure(const LoaderOptions& options,
                              pipeline::AssemblerOptions& assembler) const {
   assembler.echo = stage ? 1 : options.echo;
   assembler.device_echo = stage ? options.echo : 0;
-  if (!stage) assembler.output = spec;
+  if (!stage) assembler.output = views;
 }
 
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape) {
   DeliveryPlan plan;
   if (options.normalize) {
-    plan.spec = pipeline::MakeOutputSpec(
-        pipeline::MakeNormalizeParams(options.mean.data(), options.std.data(),
-                                      static_cast<int>(options.mean.size()),
-                                      static_cast<int>(shape.channels)),
-        shape, options.output, options.seed);
+    plan.normalize = transform::MakeNormalizeParams(options.mean.data(), options.std.data(),
+                                                    static_cast<int>(options.mean.size()),
+                                                    static_cast<int>(shape.channels));
+    plan.views = transform::MakeOutputViews(plan.normalize, shape, options.output, options.seed);
   }
-  if (plan.spec && DeviceUsable(options)) {
+  if (plan.views && DeviceUsable(options)) {
     cuda::DeviceStageOptions stage;
     stage.device = options.output.cuda_device;
     stage.trainer_stream = options.output.cuda_stream;
     stage.capacity = options.batch_size;
     stage.shape = shape;
-    stage.spec = *plan.spec;
+    stage.views = *plan.views;
     stage.echo = options.echo;
     stage.inputs = 2;
     stage.outputs = std::max(2, options.slots);

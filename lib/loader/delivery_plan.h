@@ -12,13 +12,16 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "pipeline/batch_assembler.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_views.h"
 #include "pipeline/slot_layout.h"
 
 namespace h5feed::loader {
 
 struct DeliveryPlan {
-  std::optional<pipeline::OutputSpec> spec;  // set when normalizing (either side)
+  // Set when normalizing (either side): the views at Open, whose room per image is the most
+  // any later SetOutputSize may use.
+  std::optional<transform::OutputViews> views;
+  transform::NormalizeParams normalize;  // the factors the views normalize with
   std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
 
   // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.
@@ -29,7 +32,7 @@ struct DeliveryPlan {
   void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;
 };
 
-// Throws what MakeNormalizeParams / MakeOutputSpec throw for bad normalization options,
+// Throws what MakeNormalizeParams / MakeOutputViews throw for bad normalization options,
 // Error(kInvalidArgument) for a device index that does not exist, Error(kCuda) when the device
 // cannot be set up.
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape);

@@ -5,13 +5,12 @@
 
 #include <tbb/task_arena.h>
 
-#include <algorithm>
 #include <chrono>
 #include <exception>
-#include <limits>
 #include <span>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "cache/chunk_cache.h"
@@ -20,13 +19,17 @@
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
 #include "loader/batch_impl.h"
+#include "loader/cache_budget.h"
 #include "loader/delivery_plan.h"
 #include "loader/device_feed.h"
+#include "loader/epoch_orders.h"
+#include "loader/label_mixing_warning.h"
 #include "loader/loader_testing.h"
 #include "loader/options_check.h"
 #include "loader/refetching_read.h"
 #include "loader/remote_readahead.h"
 #include "loader/state_fingerprint.h"
+#include "loader/view_sizes.h"
 #include "loader/warning.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
@@ -36,6 +39,7 @@
 #include "probe/open_probe.h"
 #include "remote/location.h"
 #include "sampler/epoch_order.h"
+#include "sampler/epoch_steps.h"
 
 namespace h5feed {
 namespace {
@@ -46,12 +50,6 @@ cache::EvictionPolicy ToCachePolicy(EvictionPolicy policy) {
 }
 
 using loader::Warn;
-
-// chunks:W and quasi:W: samplers that keep a window of W chunks open.
-bool Windowed(const SamplerOptions& sampler) {
-  return sampler.kind == SamplerOptions::Kind::kChunks ||
-         sampler.kind == SamplerOptions::Kind::kQuasi;
-}
 
 index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
   loader::CheckOptions(options);  // before touching the file: a bad option is the first error
@@ -86,76 +84,6 @@ int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOption
   return samples;
 }
 
-// The cache in chunks, against what the sampler keeps in use at once (the working set): the
-// sampler's window (W for chunks:W and quasi:W, one chunk for sequential), the chunks of the
-// steps in flight (one per slot, each touching about batch / K + 1 chunks) and one pinned per
-// thread. For random every chunk is in the working set; half the cache is a guess that the
-// cache's own refusal of harmful prefetches makes safe.
-struct CacheRoom {
-  int64_t cache_chunks = 0;
-  int64_t working_set = 0;
-  int64_t chunk_bytes = 0;
-};
-
-CacheRoom MeasureCacheRoom(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  CacheRoom room;
-  room.chunk_bytes = dataset.chunk_samples * dataset.sample_bytes();
-  if (room.chunk_bytes <= 0) return room;
-  room.cache_chunks = options.cache_bytes / room.chunk_bytes;
-  const int64_t threads = options.threads > 0 ? options.threads : 1;
-  const int64_t in_flight = options.slots * (options.batch_size / dataset.chunk_samples + 1);
-  room.working_set = room.cache_chunks / 2;
-  switch (options.sampler.kind) {
-    case SamplerOptions::Kind::kSequential: room.working_set = 1 + in_flight + threads; break;
-    case SamplerOptions::Kind::kChunks:
-    case SamplerOptions::Kind::kQuasi:
-      room.working_set = options.sampler.window + in_flight + threads;
-      break;
-    case SamplerOptions::Kind::kRandom: break;
-  }
-  return room;
-}
-
-// How many chunks the assembler may prefetch ahead: the cache less the working set.
-// Prefetching into the working set's room evicts chunks that are needed again.
-int64_t PrefetchChunks(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  const CacheRoom room = MeasureCacheRoom(options, dataset);
-  return std::max<int64_t>(0, room.cache_chunks - room.working_set);
-}
-
-// chunks:W moves to a new window of W chunks every W x K / batch steps; with room for that
-// window beside the working set, the assembler loads it while the last batches of the current
-// one are gathered. Without it the trainer waits at every window switch (a 64 MiB cache under
-// chunks:8 on 4 MiB chunks: 10-30 ms each on 2 cores). quasi:W replaces one chunk of its
-// active set at a time, so it needs one ahead. With less than the working set, chunks are read
-// more than once per epoch (the working set is an upper estimate, so "may"). Said once, at
-// Open, with the size that avoids it; not when the cache holds the whole file anyway.
-void WarnIfCacheTooSmall(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  const SamplerOptions& sampler = options.sampler;
-  if (!Windowed(sampler)) return;
-  const int64_t ahead = sampler.kind == SamplerOptions::Kind::kChunks ? sampler.window : 1;
-  const CacheRoom room = MeasureCacheRoom(options, dataset);
-  const int64_t wanted = std::min(room.working_set + ahead, dataset.chunk_count());
-  if (room.chunk_bytes <= 0 || room.cache_chunks >= wanted) return;
-  const auto size = [](int64_t bytes) {  // rounded up: the size that is enough
-    return bytes >= (1 << 20) ? std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"
-                              : std::to_string((bytes + 1023) >> 10) + " KiB";
-  };
-  const std::string use = "sampler " + sampler.ToString() + " keeps about " +
-                          std::to_string(room.working_set) + " in use (its window, the steps " +
-                          "in flight in " + std::to_string(options.slots) +
-                          " slots, one per thread)";
-  const std::string consequence =
-      room.cache_chunks < room.working_set
-          ? ": chunks may be read and decoded more than once per epoch"
-          : " and needs room for " + std::to_string(ahead) +
-                " more to load the next ones ahead: batches can wait at each window switch";
-  Warn(options, "a cache of " + size(options.cache_bytes) + " holds " +
-                    std::to_string(room.cache_chunks) + " chunks of " + dataset.path + ", but " +
-                    use + consequence + ". cache_bytes of " + size(wanted * room.chunk_bytes) +
-                    " avoids it (or use a smaller window)");
-}
-
 // The gatherer checks each sample as it copies it when the file has per-sample checksums (the
 // reader then skips the chunk checksum): the copy finds the sample in the cache.
 pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
@@ -164,12 +92,12 @@ pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
-                                                const index::DatasetIndex& dataset,
+                                                const loader::CacheBudget& cache_budget,
                                                 const loader::DeliveryPlan& delivery) {
   pipeline::AssemblerOptions assembler;
   assembler.echo = options.echo;
   assembler.seed = options.seed;
-  assembler.prefetch_chunks = PrefetchChunks(options, dataset);
+  assembler.prefetch_chunks = cache_budget.prefetch_chunks();
   delivery.Configure(options, assembler);  // normalizing and echoing: on the host or the GPU
   return assembler;
 }
@@ -197,8 +125,12 @@ struct Loader::Impl {
               }),
         geometry{dataset.samples, dataset.chunk_samples},
         samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
+        steps(CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
+                           options.echo)),
+        cache_budget(loader::MeasureCacheBudget(options, dataset.chunk_samples,
+                                                dataset.sample_bytes())),
         delivery(loader::PlanDelivery(options, dataset.shape)),
-        assembler_options(MakeAssemblerOptions(options, dataset, delivery)),
+        assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
@@ -217,7 +149,15 @@ struct Loader::Impl {
     // need none.
     if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
     readahead = loader::MakeRemoteReadahead(dataset, *file, cache, options.cache_bytes);
-    WarnIfCacheTooSmall(options, dataset);
+    if (auto warning = loader::CacheTooSmallWarning(options, cache_budget, dataset.chunk_count(),
+                                                    dataset.path)) {
+      Warn(options, *warning);
+    }
+    if (loader::ChecksLabelMixing(options)) {
+      // Measured on epoch 0's order, which the first run (epoch 0, usually) then takes
+      // instead of computing it again.
+      loader::WarnIfLabelsUnmixed(options, dataset, orders.ComputeAhead(0));
+    }
     if (delivery.stage) {
       feed = std::make_unique<loader::DeviceFeed>(*delivery.stage, layout, options.echo);
     }
@@ -245,31 +185,6 @@ struct Loader::Impl {
     return cache::LoadResult{read.bytes_read, read.bytes_decoded};
   }
 
-  int64_t LoadedSteps() const {
-    return options.drop_last_batch
-               ? samples_per_rank / options.batch_size
-               : (samples_per_rank + options.batch_size - 1) / options.batch_size;
-  }
-
-  // The order of epoch `e`: the one computed ahead when `e` is the epoch that was expected.
-  std::vector<int64_t> OrderOf(int64_t e) {
-    if (upcoming_epoch == e) {
-      upcoming_epoch = -1;
-      return std::move(upcoming_order);
-    }
-    return EpochOrder(geometry, options.sampler, options.shard, options.seed, e);
-  }
-
-  // The rows of the next epoch's start that the cache may load while this epoch ends: its
-  // first window under chunks:W and quasi:W (the chunks its first batch waits for), and at
-  // least two batches.
-  std::span<const int64_t> UpcomingStart() const {
-    const int64_t window_rows =
-        Windowed(options.sampler) ? options.sampler.window * dataset.chunk_samples : 0;
-    const auto rows = static_cast<size_t>(std::max(window_rows, 2 * options.batch_size));
-    return std::span<const int64_t>(upcoming_order).first(std::min(rows, upcoming_order.size()));
-  }
-
   // Stops the current run, if any: its reads waiting on a network end at once (a remote
   // file's; the run's errors go nowhere), and its tasks are joined.
   void StopRun() {
@@ -282,20 +197,15 @@ struct Loader::Impl {
   void StartRun() {
     StopRun();
     error = nullptr;
-    std::vector<int64_t> order = OrderOf(epoch);
-    // Trainers go from epoch e to e + 1: its order is computed now, once (and kept: one more
-    // order's worth of memory), so its first chunks load while this epoch's last batches
-    // train; any other SetEpoch or Restore just finds them cached or evicts them.
-    upcoming_order.clear();
-    upcoming_epoch = -1;
-    if (epoch < std::numeric_limits<int64_t>::max()) {
-      upcoming_order =
-          EpochOrder(geometry, options.sampler, options.shard, options.seed, epoch + 1);
-      upcoming_epoch = epoch + 1;
-    }
+    form.views = view_sizes.NextRun();  // the size this run delivers (SetOutputSize)
+    if (form.views && delivery.stage) delivery.stage->SetViews(*form.views);
+    if (form.views && !delivery.stage) assembler_options.output = *form.views;
+    // The next epoch's order is computed now too: its first chunks load while this epoch's
+    // last batches train (epoch_orders.h).
+    std::vector<int64_t> order = orders.TakeAndLookAhead(epoch);
     auto plan = std::make_shared<const pipeline::EpochPlan>(
         epoch, std::move(order), options.batch_size, options.drop_last_batch,
-        dataset.chunk_samples, dataset.chunk_count(), UpcomingStart());
+        dataset.chunk_samples, dataset.chunk_count(), orders.upcoming_start());
     cache.SetPlan(plan->access());
     if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
@@ -306,70 +216,55 @@ struct Loader::Impl {
                                                            resources, assembler_options);
   }
 
-  // Next for the GPU path: the feed turns loaded host batches into device batches.
-  std::optional<Batch> NextOnDevice() {
+  // Runs `wait` (a wait for the run), counting its time in stats().wait_seconds.
+  template <typename Wait>
+  auto Waited(Wait&& wait) {
     const auto start = std::chrono::steady_clock::now();
-    loader::DeviceEvent event = feed->Next(*assembler);
+    auto result = wait();
     wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                         .count();
-    if (std::holds_alternative<pipeline::EndOfEpoch>(event)) {
-      next_step = assembler->delivered_steps() * options.echo;
-      return std::nullopt;
-    }
+    return result;
+  }
+
+  // A batch of the run's event, or nullptr at its end; the run's error is kept and rethrown.
+  template <typename Delivered>
+  std::shared_ptr<Batch::Impl> BatchOf(
+      std::variant<Delivered, pipeline::EndOfEpoch, std::exception_ptr> event) {
     if (auto* failure = std::get_if<std::exception_ptr>(&event)) {
       error = *failure;
       std::rethrow_exception(error);
     }
-    auto& delivered = std::get<loader::DeviceDelivery>(event);
-    next_step = delivered.step + 1;
-    auto impl = std::make_shared<Batch::Impl>();
-    impl->shape = dataset.shape;
-    impl->normalized = true;
-    impl->spec = delivery.spec;
-    impl->device = std::move(delivered.device);
-    impl->cuda_device = options.output.cuda_device;
-    impl->host_labels = std::move(delivered.labels);
-    impl->host_indices = std::move(delivered.indices);
-    impl->batch.rows = static_cast<int64_t>(impl->host_labels.size());
-    impl->batch.epoch = delivered.epoch;
-    impl->batch.step = delivered.step;
-    impl->batch.view.labels = impl->host_labels;
-    impl->batch.view.indices = impl->host_indices;
-    ++batches;
-    samples += static_cast<uint64_t>(impl->batch.rows);
-    return Batch(std::move(impl));
+    if (std::holds_alternative<pipeline::EndOfEpoch>(event)) return nullptr;
+    return loader::MakeBatchImpl(std::move(std::get<Delivered>(event)), form);
   }
 
+  // Host and device batches alike: the run's next event, waited for; with the GPU stage the
+  // feed makes device batches of the assembler's host batches on the way.
   std::optional<Batch> Next() {
     if (error) std::rethrow_exception(error);
     if (!assembler) StartRun();
-    if (feed) return NextOnDevice();
     while (true) {
-      const auto start = std::chrono::steady_clock::now();
-      pipeline::PipelineEvent event = assembler->Next();
-      wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                          .count();
-      if (std::holds_alternative<pipeline::EndOfEpoch>(event)) {
-        next_step = assembler->delivered_steps();
+      std::shared_ptr<Batch::Impl> batch =
+          feed ? BatchOf(Waited([&] { return feed->Next(*assembler); }))
+               : BatchOf(Waited([&] { return assembler->Next(); }));
+      if (!batch) {
+        next_step = steps.delivered();
         return std::nullopt;
       }
-      if (auto* failure = std::get_if<std::exception_ptr>(&event)) {
-        error = *failure;
-        std::rethrow_exception(error);
-      }
-      auto& assembled = std::get<pipeline::AssembledBatch>(event);
-      next_step = assembled.step + 1;
+      next_step = batch->batch.step + 1;
       // Every row of this step lay in skipped corrupt chunks: nothing to deliver.
-      if (assembled.rows == 0) continue;
+      if (batch->batch.rows == 0) continue;
       ++batches;
-      samples += static_cast<uint64_t>(assembled.rows);
-      auto impl = std::make_shared<Batch::Impl>();
-      impl->batch = std::move(assembled);
-      impl->shape = dataset.shape;
-      impl->normalized = options.normalize;
-      impl->spec = delivery.spec;
-      return Batch(std::move(impl));
+      samples += static_cast<uint64_t>(batch->batch.rows);
+      return Batch(std::move(batch));
     }
+  }
+
+  bool WaitReady(std::chrono::milliseconds timeout) {
+    if (error) return true;
+    if (!assembler) StartRun();
+    if (feed && feed->ready()) return true;
+    return Waited([&] { return assembler->WaitReady(timeout); });
   }
 
   const LoaderOptions options;
@@ -379,8 +274,10 @@ struct Loader::Impl {
   cache::ChunkCache cache;
   const SampleGeometry geometry;
   const int64_t samples_per_rank;
+  const EpochSteps steps;  // this rank's epoch, echoes counted
+  const loader::CacheBudget cache_budget;
   const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
-  const pipeline::AssemblerOptions assembler_options;
+  pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
@@ -392,10 +289,15 @@ struct Loader::Impl {
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
   int64_t next_step = 0;  // delivered steps of `epoch` already handed out (or skipped)
-  // The order of the epoch expected after `epoch` (-1: none computed).
-  int64_t upcoming_epoch = -1;
-  std::vector<int64_t> upcoming_order;
+  loader::EpochOrders orders{geometry, options.sampler, options.shard, options.seed,
+                             options.batch_size};
   std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
+  // Normalizing: the views of later runs; `form` holds those of the current run (its batches
+  // share them).
+  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, dataset.shape, options.output,
+                               options.seed};
+  loader::BatchForm form{dataset.shape, options.normalize, nullptr, options.batch_size,
+                         options.output.cuda_device};
   uint64_t batches = 0;
   uint64_t samples = 0;
   double wait_seconds = 0;
@@ -413,6 +315,10 @@ Loader::Loader(Loader&&) noexcept = default;
 Loader& Loader::operator=(Loader&&) noexcept = default;
 Loader::~Loader() = default;
 
+void Loader::SetOutputSize(int64_t height, int64_t width, int spec) {
+  impl_->view_sizes.SetOutputSize(height, width, spec);
+}
+
 void Loader::SetEpoch(int64_t epoch) {
   impl_->epoch = epoch;
   impl_->next_step = 0;
@@ -421,16 +327,7 @@ void Loader::SetEpoch(int64_t epoch) {
 
 std::optional<Batch> Loader::Next() { return impl_->Next(); }
 
-bool Loader::WaitReady(std::chrono::milliseconds timeout) {
-  if (impl_->error) return true;
-  if (!impl_->assembler) impl_->StartRun();
-  if (impl_->feed && impl_->feed->ready()) return true;
-  const auto start = std::chrono::steady_clock::now();
-  const bool ready = impl_->assembler->WaitReady(timeout);
-  impl_->wait_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return ready;
-}
+bool Loader::WaitReady(std::chrono::milliseconds timeout) { return impl_->WaitReady(timeout); }
 
 LoaderState Loader::State() const {
   return LoaderState{impl_->epoch, impl_->next_step, impl_->options.seed, impl_->fingerprint};
@@ -460,9 +357,7 @@ void Loader::Restore(const LoaderState& state) {
   impl_->StartRun();
 }
 
-int64_t Loader::batches_per_epoch() const {
-  return impl_->LoadedSteps() * impl_->options.echo;
-}
+int64_t Loader::batches_per_epoch() const { return impl_->steps.delivered(); }
 
 int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "format/resource_limits.h"
+#include "io/resource_limits.h"
 
 #include "h5feed/error.h"
 
@@ -38,7 +38,7 @@ void CheckOptions(const LoaderOptions& options) {
           options.open_probe_stall_seconds, "it must be >= 1");
   // The element type, layout, augmentation and device describe normalized images; uint8
   // batches are delivered on the host as stored. (Crop sizes are checked against the images
-  // in pipeline::MakeOutputSpec.)
+  // in transform::MakeOutputSpec.)
   const OutputOptions& output = options.output;
   Require(output.cuda_device >= -1, "output.cuda_device", output.cuda_device,
           "it must be a CUDA device index, or -1 for host batches");

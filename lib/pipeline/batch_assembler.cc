@@ -28,19 +28,28 @@ struct BatchAssembler::Job {
   int first_made_copy() const { return std::max(first_copy, 1); }
 };
 
+namespace {
+
+const AssemblerResources& Complete(const AssemblerResources& resources) {
+  if (!resources.cache || !resources.pool || !resources.layout || !resources.gatherer ||
+      !resources.arena) {
+    throw Error(ErrorCode::kInternal, "batch assembler: missing resources");
+  }
+  return resources;
+}
+
+}  // namespace
+
 BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t first_step,
                                const AssemblerResources& resources, AssemblerOptions options)
     : plan_(std::move(plan)),
-      resources_(resources),
+      resources_(Complete(resources)),
       options_(std::move(options)),
       first_loaded_step_(options_.echo >= 1 ? first_step / options_.echo : 0),
       first_copy_(options_.echo >= 1 ? static_cast<int>(first_step % options_.echo) : 0),
-      next_step_(first_loaded_step_),
-      prefetched_through_(first_loaded_step_) {
-  if (!resources_.cache || !resources_.pool || !resources_.layout || !resources_.gatherer ||
-      !resources_.arena) {
-    throw Error(ErrorCode::kInternal, "batch assembler: missing resources");
-  }
+      prefetcher_(*plan_->access(), *resources_.cache, *resources_.arena, first_loaded_step_,
+                  ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks}),
+      next_step_(first_loaded_step_) {
   if (options_.echo < 1 || resources_.pool->slots() < options_.echo) {
     throw Error(ErrorCode::kInvalidArgument,
                 "echo = " + std::to_string(options_.echo) + " needs at least that many slots (" +
@@ -66,7 +75,7 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
 BatchAssembler::~BatchAssembler() {
   stop_.request_stop();  // wakes a stage 1 waiting for a slot
   pipeline_context_.cancel_group_execution();
-  prefetch_context_.cancel_group_execution();
+  prefetcher_.Cancel();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -114,11 +123,7 @@ void BatchAssembler::Run() noexcept {
     // failure (an allocation in TBB, a bug).
     unexpected = std::current_exception();
   }
-  try {
-    resources_.arena->execute([&] { prefetch_tasks_.wait(); });
-  } catch (...) {
-    // Prefetch tasks swallow their errors; a wait only throws when cancelled, i.e. stopping.
-  }
+  prefetcher_.Wait();
   {
     std::lock_guard lock(jobs_mutex_);
     jobs_.clear();  // steps cancelled mid-flight: their slots go back now
@@ -154,85 +159,11 @@ BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
     job->leases.push_back(std::move(*lease));
   }
   next_step_.store(step + 1, std::memory_order_relaxed);
-  SchedulePrefetch(step);
+  prefetcher_.StepTaken(step);
   Job* raw = job.get();
   std::lock_guard lock(jobs_mutex_);
   jobs_.emplace(raw, std::move(job));
   return raw;
-}
-
-void BatchAssembler::SchedulePrefetch(int64_t step) {
-  if (options_.prefetch_steps <= 0) return;
-  const cache::AccessPlan& access = *plan_->access();
-  while (!prefetched_steps_.empty() && prefetched_steps_.front().first <= step) {
-    chunks_ahead_ -= prefetched_steps_.front().second;
-    prefetched_steps_.pop_front();
-  }
-  // Past the epoch's last step come the next epoch's first ones (EpochPlan's next_rows):
-  // loading them while the epoch ends spares the next epoch's start the wait.
-  int64_t t = std::max(prefetched_through_.load(std::memory_order_relaxed), step) + 1;
-  for (; t < access.steps(); ++t) {
-    if (t > step + options_.prefetch_steps && chunks_ahead_ >= options_.prefetch_chunks) break;
-    std::span<const int64_t> before = access.chunks_of(t - 1);
-    int64_t scheduled = 0;
-    for (int64_t chunk : access.chunks_of(t)) {
-      // A chunk step t - 1 reads is loaded by that step (or its prefetch) already.
-      if (std::binary_search(before.begin(), before.end(), chunk)) continue;
-      ++scheduled;
-      SpawnPrefetch(chunk, t);
-    }
-    prefetched_steps_.emplace_back(t, scheduled);
-    chunks_ahead_ += scheduled;
-  }
-  prefetched_through_.store(std::max(t - 1, prefetched_through_.load(std::memory_order_relaxed)),
-                            std::memory_order_relaxed);
-  // The next epoch's chunks were refused while this epoch still needed the room (a long
-  // horizon reaches them early). Once its last step is taken, only the steps in flight hold
-  // chunks: ask again for those not loaded yet (the cache declines the others at once).
-  if (step == plan_->steps() - 1) {
-    for (int64_t next = plan_->steps(); next < access.steps(); ++next) {
-      for (int64_t chunk : access.chunks_of(next)) SpawnPrefetch(chunk, next);
-    }
-  }
-}
-
-void BatchAssembler::SpawnPrefetch(int64_t chunk, int64_t step) {
-  {
-    std::lock_guard lock(held_mutex_);
-    if (holding_prefetches_) {
-      held_prefetches_.emplace_back(chunk, step);
-      return;
-    }
-  }
-  prefetch_tasks_.run([this, chunk, step] { RunPrefetch(chunk, step); });
-}
-
-void BatchAssembler::RunPrefetch(int64_t chunk, int64_t step) {
-  // Stale once stage 1 has taken the step: its Get loads the chunk itself. Spawned tasks run
-  // LIFO on their thread, so with one worker these run late, after the steps they were for,
-  // and would read chunks back that were already used and evicted.
-  if (stop_.stop_requested() || next_step_.load(std::memory_order_relaxed) > step) return;
-  try {
-    resources_.cache->Prefetch(chunk, step);
-  } catch (...) {
-    // Not lost: a failed load is retried by the Get of the step that needs the chunk (in
-    // this run, or the next epoch's), which reports the error in order (chunk_cache.h).
-  }
-}
-
-void BatchAssembler::ReleaseHeldPrefetches() {
-  std::vector<std::pair<int64_t, int64_t>> held;
-  {
-    std::lock_guard lock(held_mutex_);
-    if (!holding_prefetches_) return;
-    holding_prefetches_ = false;
-    held.swap(held_prefetches_);
-  }
-  // Spawned latest first: a thread runs its own spawned tasks newest first, so the soonest
-  // needed chunk is then the first it loads.
-  for (auto it = held.rbegin(); it != held.rend(); ++it) {
-    prefetch_tasks_.run([this, chunk = it->first, step = it->second] { RunPrefetch(chunk, step); });
-  }
 }
 
 void BatchAssembler::Assemble(Job& job) {
@@ -245,8 +176,8 @@ void BatchAssembler::Assemble(Job& job) {
                                              loaded);
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
-        NormalizeBatch(loaded.images, layout.shape(), job.rows, *options_.output,
-                       SampleKeys{epoch, 0, loaded.indices}, loaded.output);
+        NormalizeViews(loaded.images, layout.shape(), job.rows, *options_.output,
+                       SampleKeys{epoch, 0, loaded.indices}, layout.capacity(), loaded.output);
       }
       for (int copy = 0; copy < options_.device_echo; ++copy) {
         const std::vector<int64_t> order =
@@ -254,7 +185,7 @@ void BatchAssembler::Assemble(Job& job) {
         std::copy(order.begin(), order.end(),
                   loaded.orders.begin() + static_cast<ptrdiff_t>(copy * layout.capacity()));
       }
-      const bool renormalize = options_.output && options_.output->augment.random();
+      const bool renormalize = options_.output && options_.output->renormalize_copies();
       const size_t copies = job.leases.size() - 1;
       tbb::parallel_for(size_t{1}, copies + 1, [&](size_t i) {
         const int copy = job.first_made_copy() + static_cast<int>(i) - 1;
@@ -263,8 +194,8 @@ void BatchAssembler::Assemble(Job& job) {
         const SlotView to = layout.View(job.leases[i].bytes());
         CopyPermuted(layout, loaded, to, permutation, !renormalize);
         if (renormalize) {
-          NormalizeBatch(to.images, layout.shape(), job.rows, *options_.output,
-                         SampleKeys{epoch, copy, to.indices}, to.output);
+          NormalizeViews(to.images, layout.shape(), job.rows, *options_.output,
+                         SampleKeys{epoch, copy, to.indices}, layout.capacity(), to.output);
         }
       });
     });
@@ -279,7 +210,7 @@ void BatchAssembler::Assemble(Job& job) {
   if (job.error) failed_.store(true);  // stage 1 takes no more steps; stage 3 delivers in order
   // Outside the isolated region above: prefetch tasks spawned inside it would carry its
   // isolation, and only threads outside any region could run them.
-  if (job.loaded_step == first_loaded_step_) ReleaseHeldPrefetches();
+  if (job.loaded_step == first_loaded_step_) prefetcher_.Release();
 }
 
 std::unique_ptr<BatchAssembler::Job> BatchAssembler::Release(Job* job) {

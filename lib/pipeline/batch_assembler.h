@@ -7,9 +7,9 @@
 // `threads`), with max_number_of_live_tokens = slots / slots-per-step, so memory is bounded by
 // the slot pool by construction:
 //   1. serial_in_order  take the next step of the plan; lease its slot(s), waiting while the
-//                       trainer holds them all; schedule cache prefetches for the chunks of
-//                       the next `prefetch_steps` steps (separate tasks: loading is never
-//                       serialised behind this stage).
+//                       trainer holds them all; tell the ChunkPrefetcher, which requests the
+//                       chunks of the steps ahead (separate tasks: loading is never serialised
+//                       behind this stage).
 //   2. parallel         gather the step's rows from the cache, in parallel over its chunks;
 //                       normalize into the slot's float region if asked; make the echo copies.
 //                       Runs inside this_task_arena::isolate, so a worker waiting in these
@@ -26,7 +26,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -42,9 +41,10 @@
 #include "memory/slot_pool.h"
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/batch_queue.h"
+#include "pipeline/chunk_prefetcher.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/output_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/output_views.h"
 
 namespace h5feed::pipeline {
 
@@ -62,19 +62,17 @@ struct AssemblerOptions {
   int echo = 1;
   uint64_t seed = 0;  // of the echo permutations
   // Steps ahead of the one being taken whose chunks are prefetched into the cache: at least
-  // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks;
-  // past the epoch's end, the steps the plan's access plan carries on with (the next epoch's
-  // first ones). The end of the epoch is delivered once those prefetches are done.
-  // A chunks:W window switch needs W new chunks at once; prefetching them while the previous
-  // window's batches are still being copied keeps both cores busy (CIFAR-shaped files used
-  // 1.1 cores with 2 steps of lookahead). The cache refuses a prefetch that would evict a
-  // chunk needed sooner, so a long horizon never costs a read.
+  // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks
+  // (ChunkPrefetcher::Limits). The end of the epoch is delivered once those prefetches are
+  // done. A chunks:W window switch needs W new chunks at once; prefetching them while the
+  // previous window's batches are still being copied keeps both cores busy (CIFAR-shaped files
+  // used 1.1 cores with 2 steps of lookahead).
   int64_t prefetch_steps = 2;
   int64_t prefetch_chunks = 0;
-  // Set: normalize into the slot's output region as the spec says (copy e of an echo takes
-  // its own augmentation draws, so with random augmentation copies are normalized afresh
-  // rather than copied).
-  std::optional<OutputSpec> output;
+  // Set: normalize every view into the slot's output region (copy e of an echo takes its own
+  // augmentation draws, so with random augmentation or several views copies are normalized
+  // afresh rather than copied).
+  std::optional<transform::OutputViews> output;
   // > 0 (echo must then be 1): the GPU stage echoes on the device; write that many row orders
   // (EchoPermutation of copies 0 .. device_echo - 1) into each slot's orders region
   // (layout->row_orders() >= device_echo), and deliver only the loaded batch.
@@ -107,10 +105,6 @@ class BatchAssembler {
   Job* TakeStep(bool& end);
   void Assemble(Job& job);
   void Deliver(Job* job);
-  void SchedulePrefetch(int64_t step);
-  void SpawnPrefetch(int64_t chunk, int64_t step);
-  void RunPrefetch(int64_t chunk, int64_t step);
-  void ReleaseHeldPrefetches();
   std::unique_ptr<Job> Release(Job* job);
 
   const std::shared_ptr<const EpochPlan> plan_;
@@ -121,31 +115,19 @@ class BatchAssembler {
 
   std::stop_source stop_;
   tbb::task_group_context pipeline_context_;
-  tbb::task_group_context prefetch_context_{tbb::task_group_context::isolated};
-  tbb::task_group prefetch_tasks_{prefetch_context_};
+  ChunkPrefetcher prefetcher_;
   BatchQueue queue_;
   // Consumer thread only: the terminal event once popped, returned again by later calls.
   bool ended_ = false;
   std::exception_ptr terminal_error_;
 
-  // Stage 1 state (serial filter; atomics because TBB runs it on any worker).
+  // Stage 1 state (serial filter; atomic because TBB runs it on any worker).
   std::atomic<int64_t> next_step_;
-  std::atomic<int64_t> prefetched_through_;
-  // Chunks whose prefetch was scheduled for each step ahead, oldest first (stage 1 only).
-  std::deque<std::pair<int64_t, int64_t>> prefetched_steps_;
-  int64_t chunks_ahead_ = 0;  // the sum of prefetched_steps_'s counts
   std::atomic<bool> failed_{false};  // an error was met: take no more steps
   std::atomic<bool> error_delivered_{false};  // stage 3 pushed the error: drop later steps
 
   std::mutex jobs_mutex_;
   std::map<Job*, std::unique_ptr<Job>> jobs_;  // guarded by jobs_mutex_: steps in flight
-
-  // Prefetches are held back until the run's first step has gathered its rows: at the start
-  // nothing is loaded, and prefetch tasks for later steps would take the threads that step
-  // needs. Guarded by held_mutex_.
-  std::mutex held_mutex_;
-  bool holding_prefetches_ = true;
-  std::vector<std::pair<int64_t, int64_t>> held_prefetches_;  // (chunk, step), in order
 
   std::thread thread_;  // last: started when everything above exists
 };

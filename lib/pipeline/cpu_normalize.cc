@@ -1,5 +1,3 @@
-// Compiled with -ffp-contract=off (see normalize.h: the multiply and the add must stay two
-// rounded operations for the CPU and the GPU to agree bit for bit).
 #include "pipeline/cpu_normalize.h"
 
 #include <tbb/blocked_range.h>
@@ -9,116 +7,14 @@
 #include <string>
 
 #include "h5feed/error.h"
-#include "pipeline/float_convert.h"
+#include "transform/augment.h"
+#include "transform/sample_normalize.h"
 
 namespace h5feed::pipeline {
-namespace {
-
-template <ElementType kType>
-struct Element;
-template <>
-struct Element<ElementType::kFloat32> {
-  using Stored = float;
-  static float From(float value) { return value; }
-};
-template <>
-struct Element<ElementType::kFloat16> {
-  using Stored = uint16_t;
-  static uint16_t From(float value) { return FloatToHalfBits(value); }
-};
-template <>
-struct Element<ElementType::kBFloat16> {
-  using Stored = uint16_t;
-  static uint16_t From(float value) { return FloatToBFloat16Bits(value); }
-};
-
-// One sample's delivered rows, for a compile-time channel count, type and layout: the inner
-// loops are strided loads and (NCHW) contiguous stores, which GCC vectorises.
-template <int kChannels, ElementType kType, Layout kLayout>
-void SampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
-                const SampleTransform& t, int64_t y_begin, int64_t y_end, uint8_t* dest_bytes) {
-  using E = Element<kType>;
-  using Stored = typename E::Stored;
-  auto* dest = reinterpret_cast<Stored*>(dest_bytes);
-  const AugmentParams& a = spec.augment;
-  const int64_t ho = a.out_height;
-  const int64_t wo = a.out_width;
-  // Where delivered element (c, y, x) goes.
-  auto at = [&](int c, int64_t y, int64_t x) -> Stored& {
-    if constexpr (kLayout == Layout::kNCHW) return dest[(c * ho + y) * wo + x];
-    return dest[(y * wo + x) * kChannels + c];
-  };
-  // Delivered columns [x_begin, x_end) read inside the window; the others are padding.
-  const int64_t x_begin = std::clamp<int64_t>(t.flip ? t.shift_x : -t.shift_x, 0, wo);
-  const int64_t x_end = std::clamp<int64_t>(t.flip ? wo + t.shift_x : wo - t.shift_x, x_begin, wo);
-  for (int c = 0; c < kChannels; ++c) {
-    const float scale = spec.normalize.scale[c];
-    const float bias = spec.normalize.bias[c];
-    const Stored zero = E::From(NormalizePixel(0, scale, bias));
-    for (int64_t y = y_begin; y < y_end; ++y) {
-      const int64_t sy = y + t.shift_y;
-      if (sy < 0 || sy >= ho) {
-        for (int64_t x = 0; x < wo; ++x) at(c, y, x) = zero;
-        continue;
-      }
-      const uint8_t* row = image + ((a.crop_top + sy) * shape.width + a.crop_left) * kChannels + c;
-      for (int64_t x = 0; x < x_begin; ++x) at(c, y, x) = zero;
-      if (t.flip) {
-        const uint8_t* in = row + (wo - 1 + t.shift_x) * kChannels;  // column x = 0
-        for (int64_t x = x_begin; x < x_end; ++x) {
-          at(c, y, x) = E::From(NormalizePixel(in[-x * kChannels], scale, bias));
-        }
-      } else {
-        const uint8_t* in = row + t.shift_x * kChannels;
-        for (int64_t x = x_begin; x < x_end; ++x) {
-          at(c, y, x) = E::From(NormalizePixel(in[x * kChannels], scale, bias));
-        }
-      }
-      for (int64_t x = x_end; x < wo; ++x) at(c, y, x) = zero;
-    }
-  }
-}
-
-using RowsFunction = void (*)(const uint8_t*, const ImageShape&, const OutputSpec&,
-                              const SampleTransform&, int64_t, int64_t, uint8_t*);
-
-template <int kChannels, ElementType kType>
-RowsFunction ForLayout(Layout layout) {
-  return layout == Layout::kNCHW ? &SampleRows<kChannels, kType, Layout::kNCHW>
-                                 : &SampleRows<kChannels, kType, Layout::kNHWC>;
-}
-
-template <int kChannels>
-RowsFunction ForType(ElementType type, Layout layout) {
-  switch (type) {
-    case ElementType::kFloat16: return ForLayout<kChannels, ElementType::kFloat16>(layout);
-    case ElementType::kBFloat16: return ForLayout<kChannels, ElementType::kBFloat16>(layout);
-    default: return ForLayout<kChannels, ElementType::kFloat32>(layout);
-  }
-}
-
-RowsFunction Select(int64_t channels, const OutputSpec& spec) {
-  switch (channels) {
-    case 1: return ForType<1>(spec.type, spec.layout);
-    case 2: return ForType<2>(spec.type, spec.layout);
-    case 3: return ForType<3>(spec.type, spec.layout);
-    case 4: return ForType<4>(spec.type, spec.layout);
-    default:
-      throw Error(ErrorCode::kUnsupported,
-                  "normalize: " + std::to_string(channels) + " channels (1 to 4 handled)");
-  }
-}
-
-}  // namespace
-
-void NormalizeSampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
-                         const SampleTransform& transform, int64_t y_begin, int64_t y_end,
-                         uint8_t* dest) {
-  Select(shape.channels, spec)(image, shape, spec, transform, y_begin, y_end, dest);
-}
 
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const OutputSpec& spec, const SampleKeys& keys, std::span<uint8_t> dest) {
+                    const transform::OutputSpec& spec, const SampleKeys& keys,
+                    std::span<uint8_t> dest) {
   const int64_t image_bytes = shape.bytes();
   const int64_t out_bytes = spec.image_bytes();
   if (spec.normalize.channels != shape.channels) {
@@ -133,7 +29,6 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
                                           std::to_string(images) + " images");
   }
   if (images == 0 || out_bytes == 0) return;
-  const RowsFunction rows_function = Select(shape.channels, spec);
   const int64_t height = spec.augment.out_height;
   // About 32 KiB of pixels per task: small enough to balance 2-64 workers on one 224x224
   // image, large enough that scheduling (~1 us a task) stays under 1% of the work.
@@ -147,26 +42,41 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
           const int64_t image = r / height;
           const int64_t row_begin = r % height;
           const int64_t row_end = std::min(height, row_begin + (range.end() - r));
-          const SampleTransform transform =
-              spec.augment.random()
-                  ? DrawTransform(spec.augment, keys.epoch,
-                                  keys.rows[static_cast<size_t>(image)], keys.copy)
-                  : SampleTransform{};
-          rows_function(src.data() + image * image_bytes, shape, spec, transform, row_begin,
-                        row_end, dest.data() + image * out_bytes);
+          // A resize without draws still has its geometry from DrawTransform.
+          const bool random = spec.augment.random();
+          const transform::SampleTransform transform =
+              random || spec.augment.resizes()
+                  ? transform::DrawTransform(
+                        spec.augment, keys.epoch,
+                        random ? keys.rows[static_cast<size_t>(image)] : 0, keys.copy)
+                  : transform::SampleTransform{};
+          transform::NormalizeSampleRows(src.data() + image * image_bytes, shape, spec,
+                                         transform, row_begin, row_end,
+                                         dest.data() + image * out_bytes);
           r += row_end - row_begin;
         }
       });
 }
 
+void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
+                    const transform::OutputViews& views, const SampleKeys& keys,
+                    int64_t capacity, std::span<uint8_t> dest) {
+  for (int v = 0; v < views.count(); ++v) {
+    const size_t offset = views.offset(v, capacity);
+    if (offset > dest.size()) throw Error(ErrorCode::kInternal, "normalize: views overflow");
+    NormalizeBatch(src, shape, images, views.views[static_cast<size_t>(v)], keys,
+                   dest.subspan(offset));
+  }
+}
+
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const NormalizeParams& params, std::span<float> dest) {
+                    const transform::NormalizeParams& params, std::span<float> dest) {
   if (params.channels != shape.channels) {
     throw Error(ErrorCode::kInvalidArgument,
                 "normalize: parameters for " + std::to_string(params.channels) +
                     " channels applied to images of " + std::to_string(shape.channels));
   }
-  NormalizeBatch(src, shape, images, PlainOutputSpec(params, shape), SampleKeys{},
+  NormalizeBatch(src, shape, images, transform::PlainOutputSpec(params, shape), SampleKeys{},
                  {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});
 }
 

@@ -8,20 +8,11 @@
 #include <numeric>
 
 #include "sampler/permutation.h"
+#include "transform/random_streams.h"
 
 namespace h5feed::pipeline {
-namespace {
-
-uint64_t Mix(uint64_t x) { return SplitMix64(x).Next(); }
-
-}  // namespace
-
 uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy) {
-  uint64_t x = Mix(seed) ^ static_cast<uint64_t>(epoch);
-  x = Mix(x) ^ kEchoStream;
-  x = Mix(x) ^ static_cast<uint64_t>(step);
-  x = Mix(x) ^ static_cast<uint64_t>(static_cast<int64_t>(copy));
-  return Mix(x);
+  return transform::StreamKey(seed, epoch, transform::RandomStream::kEcho, step, copy);
 }
 
 std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch, int64_t step,

@@ -14,10 +14,9 @@
 // ~5 ms at 8 GB/s), far below the reading and decompressing it replaces. The GPU stage instead
 // permutes on the device from one host transfer, using the same EchoPermutation.
 //
-// Seeds: with Mix(x) = SplitMix64(x).Next() (as in sampler/epoch_order.h),
-//   EchoSeed(seed, epoch, step, copy) =
-//       Mix(Mix(Mix(Mix(Mix(seed) ^ uint64(epoch)) ^ kEchoStream) ^ uint64(step)) ^ uint64(copy))
-// with kEchoStream = 4, after the sampler's streams 1..3, so no echo seed equals a sampler's.
+// Seeds (transform/random_streams.h):
+//   EchoSeed(seed, epoch, step, copy) = StreamKey(seed, epoch, kEcho, step, copy)
+//     = Mix(Mix(Mix(Mix(Mix(seed) ^ uint64(epoch)) ^ 4) ^ uint64(step)) ^ uint64(copy))
 
 #include <cstdint>
 #include <span>
@@ -26,8 +25,6 @@
 #include "pipeline/slot_layout.h"
 
 namespace h5feed::pipeline {
-
-inline constexpr uint64_t kEchoStream = 4;
 
 uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy);
 

@@ -11,7 +11,7 @@
 #include "h5feed/error.h"
 #include "probe/open_probe_protocol.h"
 #include "probe/probe_location.h"
-#include "probe/watched_program.h"
+#include "process/watched_program.h"
 
 namespace h5feed::probe {
 namespace {
@@ -91,17 +91,17 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
          location.looked + "); set $" + kProgramVariable + " to its path" + Unprotected(path));
     return;
   }
-  const ProgramRun run = RunWatchedProgram(Arguments(location.path, path, request),
+  const process::ProgramRun run = process::RunWatchedProgram(Arguments(location.path, path, request),
                                            std::chrono::milliseconds(request.stall));
   if (!run.started) {
     warn("the open probe " + location.path + " could not be started (" + run.start_error + ")" +
          Unprotected(path));
     return;
   }
-  const ChildEnd& end = run.end;
+  const process::ChildEnd& end = run.end;
   const std::string said = LastLine(end.output_tail);
   switch (end.how) {
-    case ChildEnd::How::kExited:
+    case process::ChildEnd::How::kExited:
       if (end.exit_code == kExitOpened || end.exit_code == kExitError) return;
       if (end.exit_code == kExitUsage || end.exit_code == 126 || end.exit_code == 127) {
         warn("the open probe " + location.path + " could not run (exit code " +
@@ -113,7 +113,7 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
                   path + ": HDF5 ended abnormally (exit code " + std::to_string(end.exit_code) +
                       (said.empty() ? "" : ": " + said) +
                       ") while opening the file's structure" + DamagedAdvice(path));
-    case ChildEnd::How::kSignaled:
+    case process::ChildEnd::How::kSignaled:
       if (Interrupts(end.signal)) {
         throw Error(ErrorCode::kCancelled, "opening " + path + " was interrupted (" +
                                                SignalName(end.signal) + ")");
@@ -126,14 +126,14 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
       throw Error(ErrorCode::kCorrupt, path + ": HDF5 crashed (" + SignalName(end.signal) +
                                            ") while opening the file's structure" +
                                            DamagedAdvice(path));
-    case ChildEnd::How::kStalled:
+    case process::ChildEnd::How::kStalled:
       throw Error(ErrorCode::kCorrupt,
                   path + ": HDF5 made no progress for " + std::to_string(request.stall.count()) +
                       " s while opening the file's structure, so the open was given up (HDF5 "
                       "1.10.8 spins forever on some damaged structures, such as a damaged "
                       "global heap; on a very slow file system, raise the open probe's stall "
                       "limit, open_probe_stall_seconds)" + DamagedAdvice(path));
-    case ChildEnd::How::kLost:
+    case process::ChildEnd::How::kLost:
       warn("the open probe's exit status was taken by another part of this process (SIGCHLD "
            "ignored?)" + Unprotected(path));
       return;

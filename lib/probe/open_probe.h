@@ -4,7 +4,7 @@
 // "Findings in HDF5 itself"); a call into HDF5 cannot be interrupted, and a crash takes the
 // whole process with it: a trainer, a Python interpreter. So before an in-process open, the
 // same HDF5 open is done by a separate program (h5feed-open-probe, open_probe_main.cc, found
-// by probe_location.h), started with posix_spawn and watched (watched_program.h). When HDF5
+// by probe_location.h), started with posix_spawn and watched (process/watched_program.h). When HDF5
 // crashes or hangs there, the caller gets an Error instead of the crash or the hang.
 //
 // Cost: one process start plus the open done twice: about 10-20 ms per open on a 20,000-chunk
@@ -22,7 +22,7 @@
 namespace h5feed::probe {
 
 // Which open the probe repeats: the Loader's (the dataset index, and the chunk reader, which
-// opens a foreign file's image dataset again) or `h5feed inspect`'s (format/file_summary.h).
+// opens a foreign file's image dataset again) or `h5feed inspect`'s (inspect/file_summary.h).
 enum class ProbeTarget { kLoader, kSummary };
 
 struct ProbeRequest {

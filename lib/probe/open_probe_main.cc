@@ -15,9 +15,9 @@
 #include <exception>
 #include <string>
 
-#include "format/file_summary.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
+#include "inspect/file_summary.h"
 #include "io/random_access_file.h"
 #include "probe/open_probe_protocol.h"
 #include "remote/open_file.h"
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     if (request.what == "index") {
       OpenAsLoader(request);
     } else {
-      SummarizeFile(request.path, request.remote);
+      inspect::SummarizeFile(request.path, request.remote);
     }
   } catch (const std::exception& e) {  // h5feed::Error, or out of memory: ordinary
     std::fprintf(stderr, "%s\n", e.what());

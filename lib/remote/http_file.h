@@ -44,7 +44,7 @@ class HttpFile final : public io::RandomAccessFile {
                                         const std::string& expected_version,
                                         uint64_t head_bytes = kDefaultHeadBytes);
 
-  // An HDF5 file's first block for the range driver (format/range_driver.h, kBlockBytes).
+  // An HDF5 file's first block for the range driver (hdf5/range_driver.h, kBlockBytes).
   static constexpr uint64_t kDefaultHeadBytes = 256 << 10;
 
   void ReadAt(uint64_t offset, std::span<uint8_t> dest) const override;

@@ -13,7 +13,7 @@
 namespace h5feed {
 namespace {
 
-uint64_t Mix(uint64_t x) { return SplitMix64(x).Next(); }
+using transform::RandomStream;
 
 [[noreturn]] void Reject(const std::string& message) {
   throw Error(ErrorCode::kInvalidArgument, "epoch order: " + message);
@@ -140,7 +140,7 @@ std::vector<int64_t> QuasiOrder(Block& block, int64_t window, SplitMix64& rng) {
 std::vector<int64_t> RandomOrder(const SampleGeometry& geometry, const ShardOptions& shard,
                                  int64_t per_rank, uint64_t seed, int64_t epoch) {
   const std::vector<int64_t> permutation = Permutation(
-      geometry.samples, StreamSeed(seed, epoch, SamplerStream::kGlobalPermutation, 0));
+      geometry.samples, StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
   std::vector<int64_t> order(static_cast<size_t>(per_rank));
   for (int64_t i = 0; i < per_rank; ++i) {
     const int64_t position = shard.rank + i * shard.world_size;
@@ -151,11 +151,13 @@ std::vector<int64_t> RandomOrder(const SampleGeometry& geometry, const ShardOpti
 
 }  // namespace
 
-uint64_t StreamSeed(uint64_t seed, int64_t epoch, SamplerStream stream, int64_t lane) {
-  uint64_t x = Mix(seed);
-  x = Mix(x ^ static_cast<uint64_t>(epoch));
-  x = Mix(x ^ static_cast<uint64_t>(stream));
-  return Mix(x ^ static_cast<uint64_t>(lane));
+uint64_t StreamSeed(uint64_t seed, int64_t epoch, RandomStream stream, int64_t lane) {
+  return transform::StreamKey(seed, epoch, stream, lane);
+}
+
+bool UsesWindow(const SamplerOptions& sampler) {
+  return sampler.kind == SamplerOptions::Kind::kChunks ||
+         sampler.kind == SamplerOptions::Kind::kQuasi;
 }
 
 int64_t SamplesPerRank(const SampleGeometry& geometry, const ShardOptions& shard) {
@@ -191,12 +193,12 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
     block_index = ((shard.rank + epoch % world) % world + world) % world;
   } else {
     chunk_order = Permutation(ChunkCount(geometry),
-                              StreamSeed(seed, epoch, SamplerStream::kChunkOrder, 0));
+                              StreamSeed(seed, epoch, RandomStream::kChunkOrder, 0));
   }
   Block block = ChunkBlock(geometry, chunk_order, block_index * per_rank, per_rank);
   if (sampler.kind == Kind::kSequential) return std::move(block.rows);
 
-  SplitMix64 rng(StreamSeed(seed, epoch, SamplerStream::kLocalShuffle, shard.rank));
+  SplitMix64 rng(StreamSeed(seed, epoch, RandomStream::kLocalShuffle, shard.rank));
   if (sampler.kind == Kind::kChunks) {
     ShuffleWindows(block, sampler.window, rng);
     return std::move(block.rows);

@@ -21,11 +21,11 @@
 //     chunk about once per epoch. Dealing rows round-robin as DistributedSampler does would make
 //     every rank read every chunk: world_size times the I/O and decompression.
 //
-// Random streams. With Mix(x) = SplitMix64(x).Next() (one SplitMix64 step, a bijection of x):
-//   StreamSeed(seed, epoch, stream, lane) =
-//       Mix(Mix(Mix(Mix(seed) ^ uint64(epoch)) ^ uint64(stream)) ^ uint64(lane))
-// Each step is a bijection of its input, so two epochs (or two streams, or two lanes) with the
-// other arguments equal always get different seeds, not merely probably different ones. Shared
+// Random streams (transform/random_streams.h, which lists every stream of h5feed):
+//   StreamSeed(seed, epoch, stream, lane) = StreamKey(seed, epoch, stream, lane)
+//       = Mix(Mix(Mix(Mix(seed) ^ uint64(epoch)) ^ uint64(stream)) ^ uint64(lane))
+// so two epochs (or two streams, or two lanes) with the other arguments equal always get
+// different seeds, not merely probably different ones. Shared
 // streams (the global permutation, the chunk order) use lane 0 so every rank computes the same
 // one; the local shuffle uses lane = rank so ranks shuffle independently.
 
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "h5feed/sampler_options.h"
+#include "transform/random_streams.h"
 
 namespace h5feed {
 
@@ -43,15 +44,13 @@ struct SampleGeometry {
   int64_t chunk_samples = 0;
 };
 
-// What a random stream is used for; part of StreamSeed's input, so never renumber these.
-enum class SamplerStream : uint64_t {
-  kGlobalPermutation = 1,  // random: the permutation of all rows
-  kChunkOrder = 2,         // chunks, quasi: the order of the chunks
-  kLocalShuffle = 3,       // chunks, quasi: the shuffle within a rank's block (lane = rank)
-};
+// The seed of one of the sampler's random streams (kGlobalPermutation, kChunkOrder,
+// kLocalShuffle); see the file comment for the exact definition.
+uint64_t StreamSeed(uint64_t seed, int64_t epoch, transform::RandomStream stream, int64_t lane);
 
-// The seed of one random stream; see the file comment for the exact definition.
-uint64_t StreamSeed(uint64_t seed, int64_t epoch, SamplerStream stream, int64_t lane);
+// chunks:W and quasi:W: the samplers that keep a window of W chunks open (sequential and
+// random have none).
+bool UsesWindow(const SamplerOptions& sampler);
 
 // The number of rows every rank yields per epoch: ceil(N / world_size), or floor(N / world_size)
 // with drop_last. Throws Error(kInvalidArgument) when the geometry or the shard is invalid or

@@ -10,25 +10,12 @@
 #include <span>
 #include <vector>
 
+#include "transform/random_streams.h"
+
 namespace h5feed {
 
-// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator. Deterministic
-// for a seed, not thread-safe (one per thread or per task).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // A uniform integer in [0, bound), bound > 0, without modulo bias (Lemire 2019).
-  uint64_t Below(uint64_t bound);
-
- private:
-  uint64_t state_;
-};
+// The generator (transform/random_streams.h: SplitMix64 with Lemire's bounded draw).
+using transform::SplitMix64;
 
 // Shuffles `values` in place: Fisher-Yates from the last element down, j = Below(i + 1).
 template <typename T>

@@ -14,12 +14,16 @@ import warnings
 from . import _h5feed
 
 
-def _common(chunk, compression, shuffle, seed, threads, overwrite, strict) -> dict:
+def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+            memory_limit) -> dict:
     """The options every conversion takes (`--chunk`, `--compression`, `--seed`,
-    `--no-shuffle`, `--threads`, `--force`, `--strict`)."""
+    `--no-shuffle`, `--threads`, `--force`, `--strict`, `--memory-limit`)."""
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, str)):
+        raise TypeError(f"memory_limit {memory_limit!r}: give bytes (an int) or a size such "
+                        "as '512M' or '2G'")
     return dict(chunk=0 if chunk is None else chunk, compression=compression,
                 shuffle=shuffle, seed=seed, threads=0 if threads is None else threads,
-                overwrite=overwrite, strict=strict)
+                overwrite=overwrite, strict=strict, memory_limit=str(memory_limit))
 
 
 def _reported(report: dict) -> dict:
@@ -46,54 +50,66 @@ def _size(size) -> tuple[int, int] | None:
 def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: bool = False,
                         chunk: int | None = None, compression: str = "zstd:3",
                         shuffle: bool = True, seed: int = 0, threads: int | None = None,
-                        overwrite: bool = False, strict: bool = False) -> dict:
+                        overwrite: bool = False, strict: bool = False,
+                        memory_limit: int | str = "2G",
+                        max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS) -> dict:
     """`h5feed convert imagefolder SRC OUT`: a torchvision-style ImageFolder (one subfolder per
     class, sorted; labels are their indices) to one h5feed file.
 
     size: every image stored at (height, width) (an int: square; "HxW" also taken); None: all
-    images must already share one size. resize: crop | stretch | pad. chunk: images per chunk
-    (None: about 4 MiB). compression: none | zstd[:L] | gzip[:L]. shuffle/seed: the stored
-    order is a seeded shuffle unless shuffle=False. threads: None = all cores. overwrite:
-    replace `out`. strict: a broken image is an error instead of a skip."""
+    images that decode must already share one size. resize: crop | stretch | pad. chunk:
+    images per chunk (None: about 4 MiB). compression: none | zstd[:L] | gzip[:L].
+    shuffle/seed: the stored order is a seeded shuffle unless shuffle=False. threads: None =
+    all cores. overwrite: replace `out`. strict: a broken image is an error instead of a skip.
+    memory_limit: bytes, or "512M", "2G", ...: the memory for images in flight, whatever their
+    dimensions and the thread count (large PNGs are decoded row by row, large JPEGs at a
+    reduced DCT scale, the rest one at a time; an image needing more is skipped). max_pixels:
+    images with more pixels are skipped as decompression bombs (default: where PIL refuses
+    them, 178,956,970; 0: no limit)."""
     return _reported(_h5feed.convert_imagefolder(
         os.fspath(src), os.fspath(out), size=_size(size), resize=resize,
-        allow_empty=allow_empty,
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+        allow_empty=allow_empty, max_pixels=max_pixels,
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                       memory_limit)))
 
 
 def convert_cifar(src, out, split: str = "train", labels: str = "fine",
                   chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = True,
                   seed: int = 0, threads: int | None = None, overwrite: bool = False,
-                  strict: bool = False) -> dict:
+                  strict: bool = False, memory_limit: int | str = "2G") -> dict:
     """`h5feed convert cifar SRC OUT`: the CIFAR-10 / CIFAR-100 binary version (split: train |
     test; labels: fine | coarse, CIFAR-100 only). Other options as convert_imagefolder."""
     return _reported(_h5feed.convert_cifar(
         os.fspath(src), os.fspath(out), split=split, labels=labels,
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                       memory_limit)))
 
 
 def convert_npy(images, out, labels=None, chunk: int | None = None,
                 compression: str = "zstd:3", shuffle: bool = True, seed: int = 0,
                 threads: int | None = None, overwrite: bool = False,
-                strict: bool = False) -> dict:
+                strict: bool = False, memory_limit: int | str = "2G") -> dict:
     """`h5feed convert npy IMAGES.npy [LABELS.npy] OUT`: a uint8 (N, H, W, C) or (N, H, W)
     .npy file (memory-mapped), with optional integer labels (N). Other options as
     convert_imagefolder."""
     return _reported(_h5feed.convert_npy(
         os.fspath(images), "" if labels is None else os.fspath(labels), os.fspath(out),
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                       memory_limit)))
 
 
 def rechunk(src, out, images: str | None = None, labels: str | None = None,
             chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = False,
             seed: int = 0, threads: int | None = None, overwrite: bool = False,
-            strict: bool = False) -> dict:
-    """`h5feed rechunk SRC OUT`: any HDF5 file with a 4-D uint8 image dataset (h5py-made, NHWC
-    or NCHW, any chunking and filters) to an h5feed file. Keeps the source order unless
-    shuffle=True. images / labels: dataset paths (None: found as inspect finds them)."""
+            strict: bool = False, memory_limit: int | str = "2G") -> dict:
+    """`h5feed rechunk SRC OUT`: any HDF5 file with a uint8 image dataset (h5py-made, NHWC,
+    NCHW or N x H x W grayscale, any chunking and filters) to an h5feed file. Keeps the source
+    order unless shuffle=True. images / labels: dataset paths (None: found as the Loader and
+    inspect find them)."""
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict)))
+        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                       memory_limit)))
 
 
 def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:

@@ -1,15 +1,16 @@
-"""h5feed.Loader: shuffled batches of an h5feed (or any 4-D uint8 HDF5) file as torch tensors,
+"""h5feed.Loader: shuffled batches of an h5feed (or any uint8 image HDF5) file as torch tensors,
 in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterator
 
 import torch
 from torch.utils.dlpack import from_dlpack
 
 from . import _h5feed
-from ._options import IMAGENET_MEAN, IMAGENET_STD, native_arguments
+from ._options import IMAGENET_MEAN, IMAGENET_STD, cuda_device_and_stream, native_arguments
 
 
 class Loader:
@@ -19,14 +20,24 @@ class Loader:
     - images: `dtype` (float32 by default), N x C x H x W, (x / 255 - mean) / std per channel
       (in torch.channels_last memory with memory_format=torch.channels_last); with dtype=None
       the stored uint8 N x H x W x C, untouched.
-    - labels: int64 [N]; indices: int64 [N], the dataset row of every sample (host memory).
+    - labels: int64 [N], on the images' device; indices: int64 [N], the dataset row of every
+      sample (host memory).
 
-    The tensors are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
-    back to the loader when its tensors are freed. `slots` batches are prefetched (the loader
+    augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
+    (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
+    for validation; docs/python.md). views=[Augment(...), ...] makes several views of each
+    sample from the one copy read (SimCLR, DINO multi-crop): images is then a tuple of tensors,
+    one per view (a spec's `count` views in a row), with the labels given once.
+    set_output_size((h, w)) changes a view's size from the next epoch on (progressive
+    resizing) within the max_size its Augment declared.
+
+    The images are the loader's own buffers (no copy, through DLPack): a batch's buffer goes
+    back to the loader when its images are freed. `slots` batches are prefetched (the loader
     has one buffer more, for the batch a for loop's variables hold while the next is awaited);
-    holding the tensors of slots + 1 batches leaves it no buffer to fill, so after 5 s of
+    holding the images of slots + 1 batches leaves it no buffer to fill, so after 5 s of
     waiting the iteration raises InvalidArgumentError instead of hanging. Copy (`.clone()`)
-    what you keep beyond the step.
+    the images you keep beyond the step. Labels and indices are copies of their own (8 bytes a
+    sample) and hold nothing of the loader: keep them as long as you like.
 
     The order is a pure function of (seed, epoch, rank, world_size): call set_epoch(e) before
     each epoch (as with DistributedSampler) or every epoch repeats epoch 0's order.
@@ -56,6 +67,13 @@ class Loader:
     stall_seconds, and spill_dir / spill_bytes, a folder on a local disk where the fetched
     chunks are kept so that later epochs read them there. Every chunk is checked against its
     checksum; a remote file replaced while it is read raises h5feed.IoError saying it changed.
+
+    The loader's warnings (a cache too small for the sampler, a skipped corrupt chunk, ...)
+    are issued with warnings.warn (UserWarning, "h5feed: ..."). Under chunks:W and quasi:W the
+    loader measures at open how many classes its batches mix against a random order's, and
+    warns when a file stored sorted by label meets a window too small to mix it, naming
+    `h5feed rechunk ... --seed 0` and the window that would (docs/python.md, "Label mixing");
+    check_label_mixing=False skips that check.
     """
 
     def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
@@ -68,7 +86,11 @@ class Loader:
                  skip_corrupt_chunks: bool = False, file_locking: str = "auto",
                  images: str | None = None, labels: str | None = None,
                  map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
+                 check_label_mixing: bool = True, views=None,
                  remote: dict | None = None):
+        # The stream the library makes wait for each batch (native_arguments passes the same
+        # one, torch's current stream on the device now): device labels are copied on it.
+        _, self._stream = cuda_device_and_stream(device)
         self._native = _h5feed.NativeLoader(
             str(path), **native_arguments(
                 batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
@@ -77,8 +99,10 @@ class Loader:
                 device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
                 augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
                 skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
-                map_file=map_file, open_probe=open_probe, open_probe_stall_seconds=open_probe_stall_seconds,
-                remote=remote))
+                map_file=map_file, open_probe=open_probe,
+                open_probe_stall_seconds=open_probe_stall_seconds,
+                check_label_mixing=check_label_mixing, views=views, remote=remote))
+        self._issue_warnings(stacklevel=3)
         self.batch_size = batch_size
         self.with_indices = with_indices
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
@@ -88,10 +112,24 @@ class Loader:
         self._restored = False  # load_state_dict set a position the next iteration starts at
         self._iteration = 0     # bumped by every __iter__: an older iterator stops
 
+    def _issue_warnings(self, stacklevel: int) -> None:
+        """The native loader's warnings since the last call, as Python warnings; stacklevel
+        points them at the trainer's line (the Loader(...) call, or its for loop)."""
+        for message in self._native.take_warnings():
+            warnings.warn(f"h5feed: {message}", stacklevel=stacklevel)
+
     def __len__(self) -> int:
         """Batches per epoch on this rank (echo copies counted, the short last one unless
         drop_last)."""
         return self._native.batches_per_epoch
+
+    def set_output_size(self, size, view: int = 0) -> None:
+        """Progressive resizing: from the next epoch on (the next iteration, or the position
+        load_state_dict restores), view spec `view` (its index in views; 0 for augment)
+        delivers size = (height, width) or one side: its random resized crop's or center
+        crop's size. At most the Augment's max_size (its buffers are sized for that)."""
+        height, width = (size, size) if isinstance(size, int) else size
+        self._native.set_output_size(int(height), int(width), int(view))
 
     def set_epoch(self, epoch: int) -> None:
         """The epoch the next iteration delivers (its order depends on it). After
@@ -113,14 +151,23 @@ class Loader:
         native, with_indices = self._native, self.with_indices
         while iteration == self._iteration:
             capsules = native.next(with_indices)
+            self._issue_warnings(stacklevel=3)
             if capsules is None:
                 return
-            tensors = [from_dlpack(capsule) for capsule in capsules]
-            if self._channels_last:
-                tensors[0] = tensors[0].permute(0, 3, 1, 2)
-            yield tuple(tensors)
+            images, rest = capsules[0], [from_dlpack(capsule) for capsule in capsules[1:]]
+            if isinstance(images, tuple):  # views: one tensor per view
+                images = tuple(self._images(capsule) for capsule in images)
+            else:
+                images = self._images(images)
+            if rest[0].is_cuda:
+                rest[0] = _copied_on(self._stream, rest[0])
+            yield (images, *rest)
         raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
                            "epoch is iterated by one loop at a time")
+
+    def _images(self, capsule) -> torch.Tensor:
+        images = from_dlpack(capsule)
+        return images.permute(0, 3, 1, 2) if self._channels_last else images
 
     def state_dict(self) -> dict:
         """Where this loader stands: the epoch and the batches delivered in it, with the seed and
@@ -157,3 +204,16 @@ class Loader:
         for the next epoch's start, read while an epoch ends), cache_hits, cache_misses,
         bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
         return self._native.stats()
+
+
+def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:
+    """A device batch's labels as a tensor of their own, so that keeping them holds no device
+    buffer of the loader (host labels arrive as copies already). The copy is made on the
+    loader's stream, where the batch is ready: `next` made that stream wait for the batch
+    before returning, so the copy reads the labels after the kernel wrote them. The view is
+    freed after the copy is enqueued, and the buffer is rewritten only after that stream
+    passes its release (recorded there when the batch's images are freed too), so after the
+    copy. The copy is torch's memory, allocated on that stream: used on another stream it
+    needs record_stream, as any tensor does. No host synchronisation."""
+    with torch.cuda.stream(stream):
+        return labels.clone()

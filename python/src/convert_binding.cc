@@ -25,10 +25,12 @@ namespace py = pybind11;
 namespace h5feed::python {
 namespace {
 
-using SourceOpener = std::function<std::unique_ptr<SampleSource>()>;
+// Opens the source, given the conversion's memory budget (for a source that decodes in it).
+using SourceOpener = std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>;
 
 // The options every conversion takes (the CLI's AddConversionFlags), as the dict
-// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict.
+// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict
+// (memory_limit is read by RunConversion).
 ConvertOptions MakeConvertOptions(const py::dict& common) {
   ConvertOptions options;
   options.chunk_images = common["chunk"].cast<int64_t>();
@@ -67,11 +69,14 @@ py::dict ToDict(const ConvertReport& report) {
 // Ctrl-C the conversion is cancelled and joined before KeyboardInterrupt propagates, so the
 // temporary file is gone by then.
 py::dict RunConversion(const SourceOpener& open_source, const std::string& out,
-                       ConvertOptions options) {
+                       const py::dict& common) {
+  ConvertOptions options = MakeConvertOptions(common);
+  MemoryBudget budget(ParseMemorySize(common["memory_limit"].cast<std::string>()));
+  options.memory = &budget;
   std::atomic<bool> cancel{false};
   options.cancel = &cancel;
   std::packaged_task<ConvertReport()> task([&] {
-    std::unique_ptr<SampleSource> source = open_source();
+    std::unique_ptr<SampleSource> source = open_source(budget);
     return Convert(*source, out, options);
   });
   std::future<ConvertReport> result = task.get_future();
@@ -106,17 +111,24 @@ void BindConvert(py::module_& module) {
       "convert_imagefolder",
       [](const std::string& src, const std::string& out,
          std::optional<std::pair<int, int>> size, const std::string& resize, bool allow_empty,
-         const py::dict& common) {
+         int64_t max_pixels, const py::dict& common) {
         ImageFolderOptions source;
         if (size) source.size = image::Size{size->first, size->second};
         source.resize = ParseResize(resize);
         source.allow_empty = allow_empty;
+        source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
-        return RunConversion([&] { return OpenImageFolder(src, source); }, out,
-                             MakeConvertOptions(common));
+        return RunConversion(
+            [&](MemoryBudget& memory) {
+              source.memory = &memory;
+              return OpenImageFolder(src, source);
+            },
+            out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("size"), py::arg("resize"),
-      py::arg("allow_empty"), py::arg("common"));
+      py::arg("allow_empty"), py::arg("max_pixels"), py::arg("common"));
+  module.attr("DEFAULT_MAX_PIXELS") = kDefaultMaxPixels;
+  module.attr("DEFAULT_MEMORY_LIMIT") = kDefaultMemoryLimit;
 
   module.def(
       "convert_cifar",
@@ -132,8 +144,8 @@ void BindConvert(py::module_& module) {
         source.split = split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
         source.labels =
             labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
-        return RunConversion([&] { return OpenCifar(src, source); }, out,
-                             MakeConvertOptions(common));
+        return RunConversion([&](MemoryBudget&) { return OpenCifar(src, source); }, out,
+                             common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("split"), py::arg("labels"),
       py::arg("common"));
@@ -142,8 +154,8 @@ void BindConvert(py::module_& module) {
       "convert_npy",
       [](const std::string& images, const std::string& labels, const std::string& out,
          const py::dict& common) {
-        return RunConversion([&] { return OpenNpy(images, labels); }, out,
-                             MakeConvertOptions(common));
+        return RunConversion([&](MemoryBudget&) { return OpenNpy(images, labels); }, out,
+                             common);
       },
       py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(),
       py::arg("common"));
@@ -155,8 +167,8 @@ void BindConvert(py::module_& module) {
         Hdf5SourceOptions source;
         source.images = images;
         source.labels = labels;
-        return RunConversion([&] { return OpenHdf5(src, source); }, out,
-                             MakeConvertOptions(common));
+        return RunConversion([&](MemoryBudget&) { return OpenHdf5(src, source); }, out,
+                             common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
       py::arg("common"));

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "h5feed/error.h"
 
@@ -96,6 +97,17 @@ pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const Ten
     throw pybind11::error_already_set();
   }
   return pybind11::reinterpret_steal<pybind11::capsule>(capsule);
+}
+
+pybind11::capsule MakeCopiedDlpackCapsule(std::span<const int64_t> values) {
+  auto copy = std::make_shared<const std::vector<int64_t>>(values.begin(), values.end());
+  TensorView view;
+  view.data = copy->data();
+  view.type = ElementType::kInt64;
+  view.rank = 1;
+  view.shape[0] = static_cast<int64_t>(copy->size());
+  view.strides[0] = 1;
+  return MakeDlpackCapsule(std::move(copy), view);
 }
 
 }  // namespace h5feed::python

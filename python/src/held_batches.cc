@@ -25,11 +25,13 @@ struct HeldBatch {
 }  // namespace
 
 std::shared_ptr<const void> HeldBatches::Hold(Batch batch) {
+  buffers_per_step_ = batch.image_tensor().cuda_device >= 0 ? 1 : echo_;
   return std::make_shared<const HeldBatch>(std::move(batch), held_);
 }
 
 void HeldBatches::CheckNotStarved() {
-  if (held_->load() < slots_) {
+  const int held_now = held_->load();
+  if (slots_ - held_now >= buffers_per_step_) {
     starved_since_.reset();
     return;
   }
@@ -38,12 +40,14 @@ void HeldBatches::CheckNotStarved() {
   if (now - *starved_since_ < kStarvationLimit) return;
   starved_since_.reset();
   throw Error(ErrorCode::kInvalidArgument,
-              "h5feed.Loader: the tensors of " + std::to_string(slots_) +
-                  " earlier batches are still alive and hold every batch buffer (a batch's "
-                  "tensors are the loader's buffers, not copies), so after " +
+              "h5feed.Loader: the image tensors of " + std::to_string(held_now) +
+                  " earlier batches are still alive and hold the buffers the next batch needs "
+                  "(a batch's "
+                  "images are the loader's buffers, not copies; its labels and indices are "
+                  "copies and hold nothing), so after " +
                   std::to_string(kStarvationLimit.count()) +
                   " s of waiting the next batch still cannot be assembled. Keep .clone()s of "
-                  "what you need beyond a step, or open the Loader with more slots");
+                  "the images you need beyond a step, or open the Loader with more slots");
 }
 
 }  // namespace h5feed::python

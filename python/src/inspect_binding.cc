@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "format/file_summary.h"
+#include "inspect/file_summary.h"
 #include "probe/open_probe.h"
+#include "reports/file_summary_report.h"
 
 namespace py = pybind11;
 
@@ -29,7 +30,7 @@ void BindInspect(py::module_& module) {
             probe::ProbeOpen(path, request,
                              [&](const std::string& warning) { warnings.push_back(warning); });
           }
-          json = ToJson(SummarizeFile(path));
+          json = reports::ToJson(inspect::SummarizeFile(path));
         }
         return std::make_pair(json, warnings);
       },

@@ -4,15 +4,18 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "augment_binding.h"
 #include "dlpack_capsule.h"
 #include "held_batches.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "interruptible_wait.h"
+#include "pending_warnings.h"
 #include "remote_options_arg.h"
 
 namespace py = pybind11;
@@ -59,7 +62,8 @@ struct OpenArguments {
   std::array<float, 3> std;
   std::string output_type;
   std::string layout;
-  AugmentOptions augment;
+  std::vector<AugmentOptions> augment;  // one spec: output.augment; several_views: output.views
+  bool several_views;
   int cuda_device;
   uintptr_t cuda_stream;
   std::string file_locking;
@@ -70,6 +74,7 @@ struct OpenArguments {
   int open_probe_stall_seconds;
   std::string images_dataset;
   std::string labels_dataset;
+  bool check_label_mixing;
   RemoteOptions remote;
 
   LoaderOptions ToOptions() const {
@@ -89,9 +94,13 @@ struct OpenArguments {
     options.std = std;
     options.output.type = ParseOutputType(output_type);
     options.output.layout = ParseLayout(layout);
-    options.output.augment = augment;
+    if (several_views) {
+      options.output.views = augment;
+    } else if (!augment.empty()) {
+      options.output.augment = augment.front();
+    }
     options.output.cuda_device = cuda_device;
-    options.output.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+    options.output.cuda_stream = CudaStreamView::FromHandle(cuda_stream);
     options.echo = echo;
     options.file_locking = ParseFileLocking(file_locking);
     options.verify_checksums = verify_checksums;
@@ -99,6 +108,7 @@ struct OpenArguments {
     options.map_file = map_file;
     options.open_probe = open_probe;
     options.open_probe_stall_seconds = open_probe_stall_seconds;
+    options.check_label_mixing = check_label_mixing;
     options.remote = remote;
     return options;
   }
@@ -108,7 +118,14 @@ struct OpenArguments {
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, const OpenArguments& arguments)
-      : loader_(Open(path, arguments.ToOptions())), held_(arguments.slots) {}
+      : warnings_(std::make_shared<PendingWarnings>()),
+        loader_(Open(path, arguments.ToOptions(), warnings_)),
+        held_(arguments.slots, arguments.echo),
+        several_views_(arguments.several_views) {}
+
+  void SetOutputSize(int64_t height, int64_t width, int spec) {
+    loader_.SetOutputSize(height, width, spec);
+  }
 
   void SetEpoch(int64_t epoch) {
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
@@ -118,6 +135,11 @@ class NativeLoader {
   // (images, labels[, indices]) as DLPack capsules, or None at the end of the epoch. Waits
   // without the GIL, in slices, so Ctrl-C interrupts a wait (KeyboardInterrupt), and raises
   // instead of waiting forever when Python holds every slot (held_batches.h).
+  //
+  // Only the images are the slot's memory (held_batches.h counts them). Labels and indices
+  // are host copies that hold nothing of the batch, so keeping them (targets.append(labels))
+  // never stalls the loader. Labels on the device are handed out as a view of the batch:
+  // h5feed/_loader.py copies them on the loader's stream at once and lets the view go.
   py::object Next(bool with_indices) {
     std::optional<Batch> batch;
     WaitInterruptibly([&](std::chrono::milliseconds slice) {
@@ -130,18 +152,35 @@ class NativeLoader {
     });
     held_.BatchArrived();
     if (!batch) return py::none();
-    const TensorView image_view = batch->image_tensor();
+    std::vector<TensorView> image_views;
+    for (int view = 0; view < batch->views(); ++view) {
+      image_views.push_back(batch->image_tensor(view));
+    }
     const TensorView label_view = batch->label_tensor();
-    const TensorView index_view = batch->index_tensor();
+    const bool labels_on_device = label_view.cuda_device >= 0;
+    std::optional<py::capsule> labels;
+    if (!labels_on_device) labels = MakeCopiedDlpackCapsule(batch->labels());
+    std::optional<py::capsule> indices;
+    if (with_indices) indices = MakeCopiedDlpackCapsule(batch->indices());
     std::shared_ptr<const void> owner = held_.Hold(std::move(*batch));
-    py::capsule images = MakeDlpackCapsule(owner, image_view);
-    py::capsule labels = MakeDlpackCapsule(owner, label_view);
-    if (!with_indices) return py::make_tuple(std::move(images), std::move(labels));
-    return py::make_tuple(std::move(images), std::move(labels),
-                          MakeDlpackCapsule(std::move(owner), index_view));
+    if (labels_on_device) labels = MakeDlpackCapsule(owner, label_view);
+    // With output.views, a tuple of every view's images; else the one images tensor.
+    py::object images = MakeDlpackCapsule(owner, image_views.front());
+    if (several_views_) {
+      py::tuple views(image_views.size());
+      for (size_t v = 0; v < image_views.size(); ++v) {
+        views[v] = MakeDlpackCapsule(owner, image_views[v]);
+      }
+      images = std::move(views);
+    }
+    if (!indices) return py::make_tuple(std::move(images), std::move(*labels));
+    return py::make_tuple(std::move(images), std::move(*labels), std::move(*indices));
   }
 
   int held_batches() const { return held_.held(); }
+
+  // The loader's warnings since the last call (h5feed.Loader passes them to warnings.warn).
+  std::vector<std::string> TakeWarnings() { return warnings_->Take(); }
 
   py::tuple State() const {
     const LoaderState state = loader_.State();
@@ -187,13 +226,18 @@ class NativeLoader {
   }
 
  private:
-  static Loader Open(const std::string& path, const LoaderOptions& options) {
+  static Loader Open(const std::string& path, LoaderOptions options,
+                     const std::shared_ptr<PendingWarnings>& warnings) {
+    // The callback shares the list, so its lifetime never depends on the order of members.
+    options.on_warning = [warnings](const std::string& warning) { warnings->Add(warning); };
     py::gil_scoped_release without_gil;  // reads the file's index and commits the cache
     return Loader::Open(path, options);
   }
 
+  std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;
+  const bool several_views_;
 };
 
 }  // namespace
@@ -205,15 +249,13 @@ void BindLoader(py::module_& module) {
                        bool shard_drop_last, int64_t cache_bytes, int threads, int slots,
                        int echo, bool normalize, std::array<float, 3> mean,
                        std::array<float, 3> std, const std::string& output_type,
-                       const std::string& layout, bool random_flip,
-                       int64_t random_crop_padding, std::pair<int64_t, int64_t> center_crop,
+                       const std::string& layout, const py::list& augment, bool several_views,
                        int cuda_device, uintptr_t cuda_stream,
                        const std::string& file_locking, bool verify_checksums,
                        bool skip_corrupt_chunks, bool map_file, bool open_probe,
                        int open_probe_stall_seconds, const std::string& images_dataset,
-                       const std::string& labels_dataset, const py::dict& remote) {
-             AugmentOptions augment{random_flip, random_crop_padding, center_crop.first,
-                                    center_crop.second};
+                       const std::string& labels_dataset, bool check_label_mixing,
+                       const py::dict& remote) {
              const OpenArguments arguments{
                  .batch_size = batch_size,
                  .sampler = sampler,
@@ -231,7 +273,8 @@ void BindLoader(py::module_& module) {
                  .std = std,
                  .output_type = output_type,
                  .layout = layout,
-                 .augment = augment,
+                 .augment = AugmentSpecs(augment),
+                 .several_views = several_views,
                  .cuda_device = cuda_device,
                  .cuda_stream = cuda_stream,
                  .file_locking = file_locking,
@@ -242,6 +285,7 @@ void BindLoader(py::module_& module) {
                  .open_probe_stall_seconds = open_probe_stall_seconds,
                  .images_dataset = images_dataset,
                  .labels_dataset = labels_dataset,
+                 .check_label_mixing = check_label_mixing,
                  .remote = RemoteOptionsFromDict(remote)};
              return std::make_unique<NativeLoader>(path, arguments);
            }),
@@ -249,13 +293,16 @@ void BindLoader(py::module_& module) {
            py::arg("seed"), py::arg("rank"), py::arg("world_size"), py::arg("drop_last_batch"),
            py::arg("shard_drop_last"), py::arg("cache_bytes"), py::arg("threads"),
            py::arg("slots"), py::arg("echo"), py::arg("normalize"), py::arg("mean"),
-           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("random_flip"),
-           py::arg("random_crop_padding"), py::arg("center_crop"), py::arg("cuda_device"),
+           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("augment"),
+           py::arg("several_views"), py::arg("cuda_device"),
            py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
            py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
            py::arg("open_probe_stall_seconds"),
-           py::arg("images_dataset"), py::arg("labels_dataset"), py::arg("remote"))
+           py::arg("images_dataset"), py::arg("labels_dataset"),
+           py::arg("check_label_mixing"), py::arg("remote"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
+      .def("set_output_size", &NativeLoader::SetOutputSize, py::arg("height"), py::arg("width"),
+           py::arg("spec"))
       .def("next", &NativeLoader::Next, py::arg("with_indices"))
       .def("state", &NativeLoader::State)
       .def("restore", &NativeLoader::Restore, py::arg("epoch"), py::arg("step"), py::arg("seed"),
@@ -264,7 +311,8 @@ void BindLoader(py::module_& module) {
       .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
       .def_property_readonly("dataset", &NativeLoader::Dataset)
       .def("stats", &NativeLoader::Stats)
-      .def_property_readonly("held_batches", &NativeLoader::held_batches);
+      .def_property_readonly("held_batches", &NativeLoader::held_batches)
+      .def("take_warnings", &NativeLoader::TakeWarnings);
 }
 
 }  // namespace h5feed::python

@@ -1,7 +1,9 @@
 #pragma once
 // The converter's path for one image, as the image fuzz targets drive it: PlanDecode (the
 // format told by the first bytes, a JPEG allowed to decode at a reduced DCT scale), Decode
-// into a buffer of the planned size, and a resize to a small stored size in each ResizeMode.
+// into a buffer of the planned size, and a resize to a small stored size in each ResizeMode;
+// and for an image that can be decoded row by row (a PNG that is not interlaced), the same
+// through DecodeRows and RowResizer, which must give the same pixels, or fail as Decode does.
 // One target per decoder keeps each fuzzer's corpus to one format; inputs of another format
 // are rejected from that corpus (libFuzzer: return -1).
 
@@ -41,6 +43,13 @@ inline int DecodeAndResize(std::span<const uint8_t> encoded, image::Format forma
     for (image::ResizeMode mode :
          {image::ResizeMode::kCrop, image::ResizeMode::kStretch, image::ResizeMode::kPad}) {
       image::ResizeInto(rgb, source, target, mode, stored);
+      if (!plan.rows_in_order) continue;
+      std::vector<uint8_t> streamed(stored.size());
+      image::RowResizer resizer(source, target, mode, streamed);
+      image::DecodeRows(encoded, plan, "fuzzed image",
+                        [&](std::span<const uint8_t> row) { resizer.AddRow(row); });
+      resizer.Finish();
+      if (streamed != stored) Finding("row-by-row decoding and resizing gave other pixels");
     }
   });
   return result;

@@ -1,9 +1,10 @@
 """`h5feed bench` end to end: its JSON keys and their consistency on a tiny file, the text
 report, its errors (usage errors exit 2, a missing or broken file exits 1), the simulated
-trainer (--step-ms), the ceilings, cold runs and the shuffle-quality figure (docs/bench.md).
-The sweep is test_bench_sweep.py."""
+trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixing figures
+(docs/bench.md). The sweep is test_bench_sweep.py."""
 import json
 
+import h5py
 import numpy as np
 import pytest
 
@@ -104,7 +105,8 @@ def test_text_report_names_the_figures(tiny):
 @pytest.mark.parametrize("args", [
     ["--sampler", "bogus"], ["--sampler", "chunks:0"], ["--batch", "0"], ["--batch", "x"],
     ["--threads", "-1"], ["--cache-mb", "-5"], ["--slots", "0"], ["--epochs", "0"],
-    ["--no-such-option"],
+    ["--no-such-option"], ["--augment", "rrc=0"], ["--augment", "flop"],
+    ["--augment", "scale=0.1"],
 ])
 def test_bad_options_are_usage_errors(tiny, args):
     result = run_h5feed("bench", tiny, *args)
@@ -225,6 +227,63 @@ def test_shuffle_quality_orders_sequential_below_chunks_below_random(ordered):
         assert f["random_chunks_per_batch"] == pytest.approx(per_batch["random"])
 
 
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory):
+    """Foreign files as h5py writes them: 2,000 4x4x3 images in chunks of 20, 20 classes of
+    100, stored class after class (sorted.h5) or shuffled (shuffled.h5)."""
+    folder = tmp_path_factory.mktemp("labels")
+    rng = np.random.default_rng(4)
+    images = rng.integers(0, 256, (2000, 4, 4, 3), dtype=np.uint8)
+    labels = np.repeat(np.arange(20, dtype=np.int64), 100)
+    for name, stored in (("sorted.h5", labels), ("shuffled.h5", rng.permutation(labels))):
+        with h5py.File(folder / name, "w") as f:
+            f.create_dataset("images", data=images, chunks=(20, 4, 4, 3))
+            f.create_dataset("labels", data=stored)
+    return folder / "sorted.h5", folder / "shuffled.h5"
+
+
+LABEL_KEYS = ("classes_per_batch", "random_classes_per_batch", "label_entropy_bits",
+              "random_label_entropy_bits", "label_entropy_ratio", "few_classes_per_batch")
+
+
+def test_label_mixing_is_reported_beside_the_random_samplers(labelled):
+    sorted_file, shuffled_file = labelled
+    args = ("--batch", 32, "--no-ceilings", "--cache-mb", 1)
+    sorted_run = bench_json(sorted_file, *args)
+    assert set(LABEL_KEYS) <= sorted_run.keys()
+    # chunks:8 windows of 160 rows from 8 chunks hold at most 8 of the 20 classes; a random
+    # batch of 32 holds about 16.
+    assert sorted_run["classes_per_batch"] < 8 < sorted_run["random_classes_per_batch"]
+    assert sorted_run["label_entropy_ratio"] == pytest.approx(
+        sorted_run["label_entropy_bits"] / sorted_run["random_label_entropy_bits"])
+    assert sorted_run["label_entropy_ratio"] < 0.85
+    assert sorted_run["few_classes_per_batch"] is True
+    for path, sampler in ((shuffled_file, "chunks:8"), (sorted_file, "random")):
+        mixed = bench_json(path, *args, "--sampler", sampler)
+        assert mixed["label_entropy_ratio"] == pytest.approx(1, abs=0.05), (path, sampler)
+        assert mixed["few_classes_per_batch"] is False
+        assert mixed["random_classes_per_batch"] == pytest.approx(
+            sorted_run["random_classes_per_batch"], rel=0.05)
+
+
+def test_a_class_sorted_file_is_called_out_in_the_text_and_warned_about(labelled):
+    sorted_file, shuffled_file = labelled
+    result = run_h5feed("bench", sorted_file, "--batch", 32, "--no-ceilings", "--cache-mb", 1,
+                        check=0)
+    assert "classes per batch, label entropy" in result.stdout
+    assert "below the bar of 0.85: batches mix few classes" in result.stdout
+    assert "mix few classes" in result.stderr and "h5feed rechunk" in result.stderr
+    quiet = run_h5feed("bench", shuffled_file, "--batch", 32, "--no-ceilings", "--cache-mb", 1,
+                       check=0)
+    assert "classes per batch" in quiet.stdout and "below the bar" not in quiet.stdout
+    assert "mix few classes" not in quiet.stderr
+
+
+def test_a_file_without_labels_has_no_label_figures(ordered):
+    report = bench_json(ordered, "--batch", 64, "--no-ceilings")
+    assert not set(LABEL_KEYS) & report.keys()
+
+
 def test_text_report_shows_the_trainer_the_ceilings_and_the_random_baseline(tiny):
     out = run_h5feed("bench", tiny, "--step-ms", 1, check=0).stdout
     for words in ("simulated trainer: 1.0 ms per batch", "the random sampler:", "ceilings:",
@@ -236,3 +295,16 @@ def test_text_report_shows_the_trainer_the_ceilings_and_the_random_baseline(tiny
                                   ["--step-ms", "x"]])
 def test_bad_trainer_and_time_options_are_usage_errors(tiny, args):
     assert run_h5feed("bench", tiny, *args).returncode == 2
+
+
+def test_an_augmentation_is_applied_and_its_cost_reported(tiny):
+    report = bench_json(tiny, "--batch", 32, "--threads", 2, "--augment", "rrc=5x4,flip")
+    assert report["augment"] == "rrc=5x4,flip" and report["normalize"]
+    assert report["augment_output_shape"] == [3, 5, 4]
+    assert report["augment_images_per_s"] > 0
+    assert report["fraction_of_augment"] == pytest.approx(
+        report["images_per_s"] / report["augment_images_per_s"], rel=1e-6)
+    text = run_h5feed("bench", tiny, "--augment", "resize=6,center=5x5", "--batch", 32,
+                      check=0).stdout
+    assert "augment resize=6,center=5x5" in text
+    assert "augmentation resize=6,center=5x5 alone (to 5x5x3 float32)" in text

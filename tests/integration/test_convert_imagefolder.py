@@ -1,10 +1,13 @@
 """`h5feed convert imagefolder` end to end: every pixel, label, class name and skipped file
 checked against PIL and torchvision's rules; the output read by h5py and h5dump."""
+import io
 import json
 import os
 import re
+import struct
 import subprocess
 import time
+import zlib
 
 import h5py
 import numpy as np
@@ -213,6 +216,61 @@ def test_mixed_sizes_without_size_name_the_offending_files(tmp_path):
     assert not out.exists()
 
 
+def png_declaring_rows(png, rows):
+    """`png` with its IHDR (CRC fixed up) declaring `rows` rows."""
+    data = bytearray(png)
+    struct.pack_into(">I", data, 20, rows)
+    struct.pack_into(">I", data, 29, zlib.crc32(bytes(data[12:29])))
+    return bytes(data)
+
+
+def encoded(image, fmt, **options):
+    buffer = io.BytesIO()
+    image.save(buffer, fmt, **options)
+    return buffer.getvalue()
+
+
+def test_broken_files_are_never_evidence_of_the_size_they_are_skipped(tmp_path):
+    # 64x64 photos, and as many broken files whose headers say other sizes: the first 700 bytes
+    # of a 120x120 JPEG (an interrupted download), a truncated 32x32 JPEG (a smaller header),
+    # a 64x64 PNG whose header promises 200 rows. Without --size, none of them may decide the
+    # size, nor stop the conversion.
+    root = tmp_path / "photos"
+    rng = np.random.default_rng(17)
+    photo = lambda h, w: Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    good = []
+    for label in ("cat", "dog"):
+        (root / label).mkdir(parents=True)
+        for i in range(3):
+            photo(64, 64).save(root / label / f"{i}.jpg", quality=90)
+            good.append(f"{label}/{i}.jpg")
+    download = encoded(photo(120, 120), "JPEG", quality=90)
+    broken = {}
+    for name in ("cat/t1.jpg", "cat/t2.jpg", "dog/t3.jpg", "dog/t4.jpg"):
+        (root / name).write_bytes(download[:700])
+        broken[name] = "Premature end of JPEG file"
+    small = encoded(photo(32, 32), "JPEG", quality=90)
+    (root / "dog/small.jpg").write_bytes(small[:len(small) // 2])
+    broken["dog/small.jpg"] = "Premature end of JPEG file"
+    (root / "cat/tall.png").write_bytes(png_declaring_rows(encoded(photo(64, 64), "PNG"), 200))
+    broken["cat/tall.png"] = "truncated"
+    for name in broken:  # each header is readable and says another size
+        assert Image.open(root / name).size != (64, 64)
+
+    out = tmp_path / "photos.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_SKIPPED)
+    assert "different sizes" not in result.stderr
+    for name, reason in broken.items():
+        line = next(l for l in result.stdout.splitlines() if l.strip().startswith(name + ":"))
+        assert reason in line and "changed size" not in line, line
+    with h5py.File(out) as f:
+        assert f["images"].shape == (len(good), 64, 64, 3)
+        assert set(strings(f["skipped_sources"])) == set(broken)
+        for row, source in enumerate(strings(f["sources"])):
+            reference = np.asarray(Image.open(root / source).convert("RGB"))
+            assert np.array_equal(f["images"][row], reference), source
+
+
 def test_an_empty_class_is_an_error_unless_allowed(tmp_path):
     root = tmp_path / "classes"
     for name in ("a", "b_empty", "c"):
@@ -273,7 +331,8 @@ def test_wrong_options_are_usage_errors(zoo, tmp_path):
 def test_help_describes_every_option():
     result = run_h5feed("convert", "imagefolder", "--help", check=EXIT_OK)
     for option in ("--size", "--resize", "--chunk", "--compression", "--seed", "--no-shuffle",
-                   "--threads", "--force", "--quiet", "--strict", "--allow-empty"):
+                   "--threads", "--force", "--quiet", "--strict", "--allow-empty",
+                   "--memory-limit", "--max-pixels"):
         assert option in result.stdout, option
 
 
@@ -285,3 +344,24 @@ def test_inspect_reports_the_classes_and_counts(converted):
     with h5py.File(out) as f:
         n = f["images"].shape[0]
     assert str(n) in text and "bird" in text and "dog/truncated.jpg" in text
+
+
+def test_inspect_says_whether_the_stored_order_is_sorted_by_label(zoo, converted, tmp_path):
+    # The default conversion shuffles at write: the labels are mixed. --no-shuffle keeps the
+    # folder walk's order: class after class, one run each.
+    out, _ = converted
+    mixed = json.loads(run_h5feed("inspect", out, "--json", check=EXIT_OK).stdout)
+    classes = len(mixed["classes"])
+    assert mixed["label_order"]["order"] == "mixed"
+    assert mixed["label_order"]["runs"] > classes
+    assert not any("sorted by label" in note for note in mixed["notes"])
+    walked = tmp_path / "walked.h5"
+    run_h5feed("convert", "imagefolder", zoo[0], walked, "--no-shuffle", check=EXIT_SKIPPED)
+    summary = json.loads(run_h5feed("inspect", walked, "--json", check=EXIT_OK).stdout)
+    assert summary["label_order"]["order"] == "sorted"
+    assert summary["label_order"]["runs"] == summary["label_order"]["classes"] == classes
+    assert summary["label_order"]["random_runs"] > classes
+    text = run_h5feed("inspect", walked, check=EXIT_OK).stdout
+    assert re.search(rf"^label order  sorted by label: {classes} runs of one label for "
+                     rf"{classes} classes \(a random order has about \d+\)$", text, re.M), text
+    assert f"h5feed rechunk {walked} OUT.h5 --seed 0 writes a shuffled copy" in text

@@ -38,6 +38,20 @@ def read_rows(path, indices):
         return f["images"][:][np.asarray(indices)], f["labels"][:][np.asarray(indices)]
 
 
+def keep_indices_of_every_batch(loader, epochs):
+    """The pattern that used to stop the loader, [idx.numpy() for _, _, idx in loader], over
+    `epochs` epochs (set_epoch before each); checks that every epoch's kept rows, read after
+    them all, still cover the file once, and returns them (a list of batches per epoch)."""
+    kept = []
+    for epoch in range(epochs):
+        loader.set_epoch(epoch)
+        kept.append([idx.numpy() for _, _, idx in loader])
+    for epoch_rows in kept:
+        assert len(epoch_rows) == len(loader)
+        assert sorted(np.concatenate(epoch_rows).tolist()) == list(range(SAMPLES))
+    return kept
+
+
 def run_python(code_or_args, env=None, timeout=120, **kwargs):
     """Runs Debian's python3 in a fresh process with this process's environment."""
     argv = [sys.executable, "-c", code_or_args] if isinstance(code_or_args, str) else \

@@ -16,10 +16,10 @@ from conftest import H5FEED, SAMPLES, make_arrays, run_python
 MAKE_IMAGE_FOLDER = os.environ["H5FEED_SOURCE_DIR"] + "/tests/data/make_image_folder.py"
 
 
-def cli(*args):
+def cli(*args, code=0):
     result = subprocess.run([H5FEED, *map(str, args)], capture_output=True, text=True,
                             timeout=300)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == code, result.stderr
     return result.stdout
 
 
@@ -63,6 +63,28 @@ def test_broken_images_are_skipped_with_a_warning_and_reported(image_folder, tmp
     with pytest.raises(h5feed.CorruptDataError, match="broken.jpg"):
         h5feed.convert_imagefolder(folder, tmp_path / "strict.h5", size=16, strict=True)
     assert not (tmp_path / "strict.h5").exists()
+
+
+def test_memory_limit_and_max_pixels_work_as_on_the_command_line(image_folder, tmp_path):
+    folder = tmp_path / "photos"
+    shutil.copytree(image_folder, folder)
+    report = h5feed.convert_imagefolder(folder, tmp_path / "py.h5", size=16, seed=3,
+                                        memory_limit="48M", max_pixels=4000)
+    cli("convert", "imagefolder", folder, tmp_path / "cli.h5", "--size", "16", "--seed", 3,
+        "--memory-limit", "48M", "--max-pixels", 4000, "--quiet", code=3)  # some skipped
+    ours, theirs = contents(tmp_path / "py.h5"), contents(tmp_path / "cli.h5")
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    # The photos are 40 to 90 pixels a side: those over 4000 pixels are refused as bombs.
+    assert 0 < report["images"] < 40
+    assert all("--max-pixels" in reason for _, reason in report["skipped"])
+    assert len(report["skipped"]) + report["images"] == 40
+    assert h5feed.convert_imagefolder(folder, tmp_path / "bytes.h5", size=16,
+                                      memory_limit=48 << 20)["images"] == 40
+    for bad in ("48", "lots"):
+        with pytest.raises(h5feed.InvalidArgumentError, match="memory"):
+            h5feed.convert_imagefolder(folder, tmp_path / "x.h5", size=16, memory_limit=bad)
+    with pytest.raises(TypeError, match="memory_limit"):
+        h5feed.convert_npy(tmp_path / "none.npy", tmp_path / "x.h5", memory_limit=2.5)
 
 
 def test_convert_npy_and_rechunk_keep_every_row(tmp_path):

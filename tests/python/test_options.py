@@ -27,7 +27,10 @@ def test_defaults_are_host_float32_nchw_without_augmentation():
     assert (args["rank"], args["world_size"], args["threads"]) == (0, 1, 0)
     assert args["slots"] == 4 + 1  # the one more a for loop's variables hold
     assert args["std"] == [0.25] * 3
-    assert not args["random_flip"] and args["center_crop"] == (0, 0)
+    [spec] = args["augment"]
+    assert not args["several_views"]
+    assert not spec["random_flip"] and spec["center_crop"] == (0, 0)
+    assert spec["random_resized_crop"] == (0, 0) and spec["resize_shorter"] == 0
 
 
 @pytest.mark.parametrize("dtype,name", [(torch.float16, "float16"), (torch.bfloat16, "bfloat16")])
@@ -41,12 +44,36 @@ def test_channels_last_is_the_nhwc_layout():
 
 
 def test_augment_from_a_dict_or_an_augment_object():
-    from_dict = arguments(augment={"random_flip": True, "random_crop_padding": 4})
+    [from_dict] = arguments(augment={"random_flip": True, "random_crop_padding": 4})["augment"]
     assert from_dict["random_flip"] and from_dict["random_crop_padding"] == 4
-    crop = arguments(augment=Augment(center_crop=(24, 20)))
+    [crop] = arguments(augment=Augment(center_crop=(24, 20)))["augment"]
     assert crop["center_crop"] == (24, 20)
     with pytest.raises(ValueError, match="unknown keys"):
         arguments(augment={"flip": True})
+
+
+def test_the_imagenet_recipe_spells_as_torchvision_does():
+    [train] = arguments(augment=Augment(random_resized_crop=224, random_flip=True))["augment"]
+    assert train["random_resized_crop"] == (224, 224)
+    assert train["scale"] == (0.08, 1.0) and train["ratio"] == (3 / 4, 4 / 3)
+    assert train["antialias"]
+    [val] = arguments(augment=Augment(resize=256, center_crop=224, antialias=False))["augment"]
+    assert val["resize_shorter"] == 256 and val["center_crop"] == (224, 224)
+    assert not val["antialias"]
+    with pytest.raises(ValueError, match="height, width"):
+        arguments(augment=Augment(random_resized_crop=(1, 2, 3)))
+
+
+def test_views_are_a_list_of_specs_each_with_its_count():
+    args = arguments(views=[Augment(random_resized_crop=224, scale=(0.4, 1), count=2),
+                            {"random_resized_crop": 96, "scale": (0.05, 0.4), "count": 6}])
+    assert args["several_views"]
+    assert [spec["count"] for spec in args["augment"]] == [2, 6]
+    assert args["augment"][1]["random_resized_crop"] == (96, 96)
+    with pytest.raises(ValueError, match="not both"):
+        arguments(views=[Augment()], augment=Augment())
+    with pytest.raises(ValueError, match="empty"):
+        arguments(views=[])
 
 
 def test_a_cuda_device_selects_its_index():

@@ -23,6 +23,10 @@ inline bench::SweepRow Row(int64_t chunk, std::string compression, int64_t cache
   row.random_shuffle_quality = 1.0;
   row.chunks_per_batch = 4;
   row.random_chunks_per_batch = 30;
+  row.classes_per_batch = 9.5;  // batches that mix the classes
+  row.random_classes_per_batch = 10;
+  row.label_entropy_bits = 3.2;
+  row.random_label_entropy_bits = 3.3;
   row.batch = 256;
   row.threads = 2;
   row.images = 1000;
@@ -54,6 +58,8 @@ inline std::vector<bench::SweepRow> SmallSweep() {
   rows.push_back(failed);  // 5
   bench::SweepRow reference = Row(16, "none", 0, "h5py random", 500, bench::kNotMeasured);
   reference.kind = "reference";
+  reference.classes_per_batch = reference.random_classes_per_batch = bench::kNotMeasured;
+  reference.label_entropy_bits = reference.random_label_entropy_bits = bench::kNotMeasured;
   rows.push_back(reference);  // 6
   return rows;
 }

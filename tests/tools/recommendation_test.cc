@@ -74,6 +74,32 @@ TEST_CASE("when no run reaches the bar the most random one is recommended, and t
         std::string::npos);
 }
 
+TEST_CASE("a run whose batches mix few classes is never recommended, however fast") {
+  std::vector<SweepRow> rows = {Row(16, "none", 256, "chunks:8", 5000, 0.95),
+                                Row(16, "none", 256, "chunks:64", 3000, 0.99),
+                                Row(16, "none", 256, "random", 1000, 1.0)};
+  rows[0].few_classes = true;  // a class-sorted file under chunks:8
+  const Recommendation r = Recommend(rows);
+  REQUIRE(r.best);
+  CHECK(*r.best == 1);
+  CHECK(r.quality_met);
+  // When every run mixes few classes, the most random is named, with what to do.
+  rows[1].few_classes = rows[2].few_classes = true;
+  const Recommendation none = Recommend(rows);
+  REQUIRE(none.best);
+  CHECK(*none.best == 2);
+  CHECK_FALSE(none.quality_met);
+  const std::string text = DescribeRecommendation(rows, none);
+  CHECK(text.find("with batches that mix the classes") != std::string::npos);
+  CHECK(text.find("'h5feed rechunk FILE OUT --seed 0' writes a shuffled copy") !=
+        std::string::npos);
+  // A run that mixes the classes wins over a more random one that does not.
+  rows[0].few_classes = false;
+  rows[0].shuffle_quality = 0.5;
+  rows[1].shuffle_quality = 0.6;
+  CHECK(*Recommend(rows).best == 0);
+}
+
 TEST_CASE("failed runs and references are never recommended; nothing to recommend is said") {
   std::vector<SweepRow> rows = SmallSweep();
   for (SweepRow& row : rows) {

@@ -83,6 +83,11 @@ TEST_CASE("a row's cells hold its figures; a figure that does not apply is an em
   CHECK(Cell(line, "fraction_of_ceiling") == "0.075");
   CHECK(Cell(line, "is_default") == "0");
   CHECK(Cell(line, "zstd_mb_per_s").empty());  // kNotMeasured
+  CHECK(Cell(line, "classes_per_batch") == "9.5");
+  CHECK(Cell(line, "random_classes_per_batch") == "10");
+  CHECK(Cell(line, "label_entropy_bits") == "3.2");
+  CHECK(Cell(line, "random_label_entropy_bits") == "3.3");
+  CHECK(Cell(line, "few_classes") == "0");
   const std::string reference = CsvLine(rows[6]);
   CHECK(Cell(reference, "kind") == "reference");
   CHECK(Cell(reference, "shuffle_quality").empty());

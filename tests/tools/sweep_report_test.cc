@@ -49,9 +49,21 @@ TEST_CASE("the report tables every row best first, with its ceiling, and recomme
   CHECK(lines[1].find("| 4000 (page cache) | 0.07 |") != std::string::npos);
   CHECK(lines[1].find("| 0.93 (1.00) |") != std::string::npos);
   CHECK(lines[1].find("| 4.0 (30.0) |") != std::string::npos);
+  CHECK(lines[1].find("| 9.5 (10.0) | 3.20 (3.30) |") != std::string::npos);
+  CHECK(lines[5].find("| - | - |") != std::string::npos);  // a reference: labels not measured
   // One line per file variant in the ceiling table (the reference's file is not a variant).
   CHECK(md.find("| chunk 16, none | ") != std::string::npos);
   CHECK(md.find("| chunk 64, zstd:3 | ") != std::string::npos);
+}
+
+TEST_CASE("a run whose batches mix few classes says so in its note") {
+  std::vector<SweepRow> rows = testing::SmallSweep();
+  rows[3].few_classes = true;
+  const std::string md = SweepReportMarkdown(rows, Recommend(rows), RecommendOptions{}, {});
+  const std::vector<std::string> lines = TableLines(md);
+  CHECK(lines[0].find("| batches mix few classes |") != std::string::npos);
+  CHECK(md.find("Nor are runs whose batches mix few classes (label entropy below 0.85") !=
+        std::string::npos);
 }
 
 TEST_CASE("a '|' in an error cannot break the table") {

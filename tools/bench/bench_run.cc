@@ -8,11 +8,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <numeric>
 #include <span>
 #include <thread>
 #include <vector>
 
+#include "bench/augment_spec.h"
 #include "pipeline/slot_layout.h"
+#include "transform/normalize.h"
+#include "transform/output_views.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
@@ -40,7 +44,8 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.cache_bytes = s.cache_mb << 20;
   options.slots = s.slots;
   options.threads = s.threads;
-  options.normalize = s.normalize;
+  options.normalize = s.normalize || !s.augment.empty();
+  if (!s.augment.empty()) options.output.augment = ParseAugmentSpec(s.augment);
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
   options.file_locking = s.file_locking;
@@ -59,6 +64,17 @@ ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch, u
                  seed, 0);
   if (order.size() > kMaxOrderSamples) order.resize(kMaxOrderSamples);
   return MeasureShuffleQuality(order, dataset.chunk_samples, batch);
+}
+
+// The delivered samples' labels in batches of `batch`, as the loader's check measures an
+// order (sampler/label_mixing.h): the meter takes the labels in delivery order, so the order
+// measured is 0, 1, 2, ... (at most kMaxOrderSamples: well within what the meter takes).
+std::optional<LabelMixing> MeasureLabelMixing(std::span<const int64_t> labels, int64_t batch) {
+  const LabelMixingMeter meter(labels);
+  if (meter.classes() < 2) return std::nullopt;
+  std::vector<int64_t> positions(labels.size());
+  std::iota(positions.begin(), positions.end(), int64_t{0});
+  return meter.Measure(positions, batch);
 }
 
 }  // namespace
@@ -97,14 +113,26 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.open_seconds = std::chrono::duration<double>(Clock::now() - open_start).count();
   result.dataset = loader.dataset();
   result.threads = settings.threads > 0 ? settings.threads : UsableCores();
+  // A slot holds the normalized images too, at every view's largest size (output_views.h).
+  size_t output_bytes = 0;
+  if (options.normalize) {
+    const ImageShape& shape = result.dataset.image_shape;
+    output_bytes = static_cast<size_t>(
+        transform::MakeOutputViews(
+            transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
+                                           static_cast<int>(shape.channels)),
+            shape, options.output, options.seed)
+            .room_per_sample());
+  }
   const pipeline::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                    settings.normalize);
+                                    pipeline::SlotContents{output_bytes, 0});
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
-  std::vector<int64_t> order;
+  std::vector<int64_t> order, labels;  // of the first epoch's samples, as delivered
   order.reserve(
       std::min<size_t>(static_cast<size_t>(loader.samples_per_epoch()), kMaxOrderSamples));
+  labels.reserve(order.capacity());
   const auto step = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double, std::milli>(settings.step_ms));
   // Reading one byte of every batch is the least a consumer does; the volatile sink keeps the
@@ -126,13 +154,15 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     auto asked = Clock::now();  // when the Next() now running was called
     while (std::optional<Batch> batch = loader.Next()) {
       sink = sink + batch->images()[0];
-      if (settings.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
+      if (options.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
       result.images += batch->size();
       result.pixel_bytes += static_cast<int64_t>(batch->images().size());
       if (epoch == 0 && order.size() < kMaxOrderSamples) {
-        std::span<const int64_t> rows = batch->indices();
-        rows = rows.first(std::min(rows.size(), kMaxOrderSamples - order.size()));
+        const size_t taken = std::min(batch->indices().size(), kMaxOrderSamples - order.size());
+        const std::span<const int64_t> rows = batch->indices().first(taken);
+        const std::span<const int64_t> row_labels = batch->labels().first(taken);
         order.insert(order.end(), rows.begin(), rows.end());
+        labels.insert(labels.end(), row_labels.begin(), row_labels.end());
       }
       if (step.count() > 0) {
         const auto step_start = Clock::now();
@@ -168,6 +198,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     result.quality = MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
     result.random_quality =
         RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
+    result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }
   return result;
 }

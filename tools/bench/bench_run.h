@@ -16,6 +16,7 @@
 #include <string>
 
 #include "h5feed/loader.h"
+#include "sampler/label_mixing.h"
 #include "sampler/shuffle_quality.h"
 
 namespace h5feed::bench {
@@ -30,6 +31,7 @@ struct BenchSettings {
   int64_t epochs = 1;
   uint64_t seed = 0;
   bool normalize = false;
+  std::string augment;  // augment_spec.h's SPEC (implies normalize); empty = none
   bool verify_checksums = true;
   bool map_file = true;  // LoaderOptions::map_file
   FileLocking file_locking = FileLocking::kAuto;
@@ -62,6 +64,10 @@ struct BenchResult {
   // same way (on at most the first 2^20 samples of each).
   std::optional<ShuffleQuality> quality;
   std::optional<ShuffleQuality> random_quality;
+  // The labels of the first epoch's batches (the same samples): classes and label entropy per
+  // batch, beside a shuffle of the same samples' (the random sampler's order of them). None
+  // when they hold fewer than two labels (a file without labels reads as all 0).
+  std::optional<LabelMixing> label_mixing;
   bool interrupted = false;  // the cancel flag stopped it
   bool time_limited = false;  // max_seconds stopped it before the last epoch ended
 };

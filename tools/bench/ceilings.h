@@ -1,6 +1,6 @@
 #pragma once
 // The machine's ceilings for reading one file, measured in the same run as the benchmark they
-// judge (design.md: ratios in one run, never absolute times across runs):
+// judge (bench/README.md, "Why ratios in one run": never absolute times across runs):
 //
 //   page cache  the rate one thread reads the file's bytes from the page cache (pread of
 //               16 MiB blocks, the file's first max_read_bytes, read once to warm, then timed,

@@ -19,6 +19,17 @@ double Quality(const SweepRow& row) {
   return Measured(row.shuffle_quality) ? row.shuffle_quality : 0;
 }
 
+// Random enough to recommend: the shuffle-quality bar, and batches that mix the classes.
+bool Qualifies(const SweepRow& row, const RecommendOptions& options) {
+  return Quality(row) >= options.min_shuffle_quality && !row.few_classes;
+}
+
+// When no run qualifies: runs that mix the classes first, then the most random.
+bool MoreRandom(const SweepRow& a, const SweepRow& b) {
+  if (a.few_classes != b.few_classes) return !a.few_classes;
+  return Quality(a) > Quality(b);
+}
+
 // "1.8x faster than" / "0.9x (slower than)": a ratio with the word it needs.
 std::string Compared(double speedup) {
   return Fixed("%.2fx", speedup) + (speedup >= 1 ? " the speed of" : " (slower than)");
@@ -44,7 +55,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
         (!r.fastest_random || row.images_per_s > rows[*r.fastest_random].images_per_s)) {
       r.fastest_random = i;
     }
-    if (Quality(row) >= options.min_shuffle_quality &&
+    if (Qualifies(row, options) &&
         (!fastest || row.images_per_s > rows[*fastest].images_per_s)) {
       fastest = i;
     }
@@ -55,8 +66,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
     r.best = fastest;
     for (size_t i = 0; i < rows.size(); ++i) {
       const SweepRow& row = rows[i];
-      if (!IsH5feedRun(row) || Quality(row) < options.min_shuffle_quality ||
-          row.images_per_s < floor) {
+      if (!IsH5feedRun(row) || !Qualifies(row, options) || row.images_per_s < floor) {
         continue;
       }
       const SweepRow& best = rows[*r.best];
@@ -67,7 +77,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
     }
   } else {
     for (size_t i = 0; i < rows.size(); ++i) {
-      if (IsH5feedRun(rows[i]) && (!r.best || Quality(rows[i]) > Quality(rows[*r.best]))) {
+      if (IsH5feedRun(rows[i]) && (!r.best || MoreRandom(rows[i], rows[*r.best]))) {
         r.best = i;
       }
     }
@@ -113,8 +123,11 @@ std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recomme
   if (!r.quality_met) {
     text += "No run reached the shuffle-quality bar of " +
             Fixed("%.2f", options.min_shuffle_quality) +
-            "; this is the most random one. Try a larger window (chunks:W, quasi:W) or smaller "
-            "chunks.\n";
+            " with batches that mix the classes; this is the most random one. Try a larger "
+            "window (chunks:W, quasi:W) or smaller chunks";
+    text += best.few_classes ? "; the file stores its rows sorted by label: 'h5feed rechunk "
+                               "FILE OUT --seed 0' writes a shuffled copy to sweep instead.\n"
+                             : ".\n";
   }
   if (r.defaults && *r.defaults != *r.best) {
     text += "  " + Compared(Speedup(rows, r.best, r.defaults)) + " the defaults (" +

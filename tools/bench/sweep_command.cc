@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/augment_spec.h"
 #include "bench/reference_loaders.h"
 #include "bench/sweep_runner.h"
 #include "conversion_runner.h"
@@ -110,7 +111,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       "The random sampler and h5feed's defaults are always run: the recommendation is stated "
       "against them. docs/bench.md defines every column");
   command->add_option("FILE", o.input,
-                      "The HDF5 file to sweep (any 4-D uint8 image dataset); a remote one "
+                      "The HDF5 file to sweep (any uint8 image dataset); a remote one "
                       "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
       ->check(CLI::Validator(
@@ -154,6 +155,11 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   command->add_flag("--cold", o.cold,
                     "Drop the file from the page cache before each run (see 'h5feed bench')");
+  command
+      ->add_option("--augment", o.augment,
+                   "Augment in every run, as 'h5feed bench --augment' (for example rrc=224,flip); "
+                   "the report says what the augmentation alone costs")
+      ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));
   command
       ->add_option("--min-shuffle-quality", o.recommend.min_shuffle_quality,
                    "The recommendation only considers runs at least this random (1 = the random "

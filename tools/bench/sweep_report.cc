@@ -10,6 +10,7 @@
 
 #include "h5feed/error.h"
 #include "number_text.h"
+#include "sampler/label_mixing.h"
 
 namespace h5feed::bench {
 namespace {
@@ -39,9 +40,10 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
   std::string t =
       "| # | chunk | compression | cache MiB | sampler | images/s | MB/s | ceiling MB/s | "
       "of ceiling | reads/chunk | hit rate | shuffle quality (random) | chunks/batch (random) "
-      "| waited | peak RSS MiB | note |\n"
+      "| classes/batch (random) | label entropy bits (random) | waited | peak RSS MiB | note "
+      "|\n"
       "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-      "---: | ---: | ---: | --- |\n";
+      "---: | ---: | ---: | ---: | ---: | --- |\n";
   int rank = 0;
   for (size_t i : RankRows(rows)) {
     const SweepRow& row = rows[i];
@@ -50,6 +52,7 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
     if (r.best && *r.best == i) add("**recommended**");
     if (row.is_default) add("h5feed's defaults");
     if (row.kind == "reference") add("DataLoader + h5py");
+    if (row.few_classes) add("batches mix few classes");
     const bool reference = row.kind == "reference";
     t += "| " + std::to_string(++rank) + " | " + std::to_string(row.chunk_samples) + " | " +
          row.compression + " | " + (reference ? "-" : std::to_string(row.cache_mb)) + " | " +
@@ -62,6 +65,8 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
          Fixed("%.2f", row.chunk_reads_per_chunk) + " | " + Fixed("%.2f", row.cache_hit_rate) +
          " | " + Beside("%.2f", row.shuffle_quality, row.random_shuffle_quality) + " | " +
          Beside("%.1f", row.chunks_per_batch, row.random_chunks_per_batch) + " | " +
+         Beside("%.1f", row.classes_per_batch, row.random_classes_per_batch) + " | " +
+         Beside("%.2f", row.label_entropy_bits, row.random_label_entropy_bits) + " | " +
          Fixed("%.2f", row.wait_share) + " | " + Fixed("%.0f", row.peak_rss_mb) + " | " + note +
          " |\n";
   }
@@ -103,10 +108,14 @@ std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommenda
   md += "## Recommendation\n\n" + DescribeRecommendation(rows, r, options) + "\n";
   md += "Runs with shuffle quality below " + Fixed("%.2f", options.min_shuffle_quality) +
         " are not recommended whatever their speed. ";
+  md += "Nor are runs whose batches mix few classes (label entropy below " +
+        Fixed("%.2f", kMinEntropyRatio) +
+        " of the random order's, the bar the loader warns at: a file stored sorted by label). ";
   md += "Shuffle quality is the entropy of |row distance| between consecutive samples as a "
         "share of a global shuffle's (1 = as random as the `random` sampler); chunks/batch is "
-        "the mean number of distinct chunks in a batch. Both are shown beside the `random` "
-        "sampler's value for the same file (docs/bench.md).\n\n";
+        "the mean number of distinct chunks in a batch; classes/batch and label entropy are "
+        "those of the labels in a batch. Each is shown beside the `random` sampler's value for "
+        "the same file (docs/bench.md).\n\n";
   md += "## Results, fastest first\n\n" + ResultsTable(rows, r) + "\n";
   md += "The ceiling is the lower of the page-cache read rate x the compression ratio and (zstd "
         "files) one thread's zstd decompression rate x threads, measured on the same file in "

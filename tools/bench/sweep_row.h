@@ -45,6 +45,13 @@ struct SweepRow {
   double random_shuffle_quality = kNotMeasured;
   double chunks_per_batch = kNotMeasured;
   double random_chunks_per_batch = kNotMeasured;
+  // The labels of the batches (sampler/label_mixing.h): not measured without two labels.
+  double classes_per_batch = kNotMeasured;
+  double random_classes_per_batch = kNotMeasured;
+  double label_entropy_bits = kNotMeasured;
+  double random_label_entropy_bits = kNotMeasured;
+  // The batches mix too few classes (below the bar the loader warns at): never recommended.
+  bool few_classes = false;
 
   double file_mb = kNotMeasured;  // size of the file read, MB
   double compression_ratio = kNotMeasured;

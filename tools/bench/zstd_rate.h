@@ -1,6 +1,6 @@
 #pragma once
 // The zstd decompression rate of a file's own chunks: the ceiling a compressed h5feed file is
-// read against (design.md, "what fast means"). The reader cannot deliver pixels faster than
+// read against (docs/bench.md, "Ceilings and the fraction reached"). The reader cannot deliver pixels faster than
 // threads x the single-thread rate. Used by `h5feed bench` (ceilings.h) and by
 // bench/zstd_ceiling.
 //

@@ -28,6 +28,14 @@
 // released on any thread; holding a batch holds its slot, so a trainer holding all `slots`
 // batches stalls the loader until it releases one. Batches stay valid after the Loader that
 // made them is destroyed.
+//
+// Holding what costs what: every span and TensorView of a Batch points into memory the Batch
+// holds (its slot, or with the GPU stage its device buffer), so keeping any of them means
+// keeping the Batch. What a trainer keeps beyond a step (evaluation targets, the rows it saw)
+// it copies: labels() and indices() are 8 bytes a sample, on the host in every case,
+//   targets.insert(targets.end(), batch->labels().begin(), batch->labels().end());
+// and the batch can go. The Python module hands out labels and indices as such copies, and
+// only the images as views of the loader's buffers.
 
 #include <array>
 #include <chrono>
@@ -62,15 +70,22 @@ class Batch {
   // uint8, size() x H x W x C, as stored (what the rows were gathered into); empty for a batch
   // on the GPU (only its normalized images reach the device).
   std::span<const uint8_t> images() const;
-  // float32 host images, (x / 255 - mean) / std per channel, in output.layout and the delivered
-  // size (image_tensor() has the shape); empty unless normalized() on the host as float32.
-  std::span<const float> normalized_images() const;
+  // float32 host images of view `view`, (x / 255 - mean) / std per channel, in output.layout
+  // and the delivered size (image_tensor(view) has the shape); empty unless normalized() on
+  // the host as float32.
+  std::span<const float> normalized_images(int view = 0) const;
+  // int64 host arrays, also with the GPU stage (its labels are on the device as well, in
+  // label_tensor()); copy them to keep them past the Batch (see "Holding" above).
   std::span<const int64_t> labels() const;
   std::span<const int64_t> indices() const;  // the dataset row of every sample
-  // The images as delivered: uint8 NHWC as stored, or normalized (output.type, output.layout),
-  // on the host or, with the GPU stage, on the device; contiguous, shaped N x C x H x W (NCHW)
-  // or N x H x W x C (NHWC), H x W the center crop's size when one is asked for.
-  TensorView image_tensor() const;
+  // The views of each sample a batch holds: output.views' count (1 without views).
+  int views() const;
+  // The images of view `view` (0 .. views() - 1; an empty TensorView for any other) as
+  // delivered: uint8 NHWC as stored, or normalized (output.type, output.layout), on the host
+  // or, with the GPU stage, on the device; contiguous, shaped N x C x H x W (NCHW) or
+  // N x H x W x C (NHWC), H x W the view's delivered size (a crop's, a resize's, or the
+  // stored one). Sample i of every view is the same dataset row, whose label is labels()[i].
+  TensorView image_tensor(int view = 0) const;
   TensorView label_tensor() const;  // int64 [size()], on the device with the images
   TensorView index_tensor() const;  // int64 [size()], on the host
   int64_t epoch() const;
@@ -129,6 +144,13 @@ class Loader {
 
   // Starts epoch `epoch` from its beginning (the order depends on it).
   void SetEpoch(int64_t epoch);
+  // Progressive resizing: from the next SetEpoch or Restore on, view spec `spec` (the index in
+  // output.views; 0 for output.augment) delivers height x width (its random resized crop's or
+  // center crop's size), without reopening: the buffers were sized at Open for the largest
+  // size (AugmentOptions::max_output_height/width). Batches already delivered keep their size.
+  // Throws Error(kInvalidArgument) when the loader does not normalize, the spec has no crop
+  // whose size to set, or the size needs more room than Open made.
+  void SetOutputSize(int64_t height, int64_t width, int spec = 0);
   // The next batch of the current epoch, or nullopt at its end (and again after it), waiting
   // for it if needed (the wait is counted in stats().wait_seconds). The last short batch of an
   // epoch is delivered unless drop_last_batch. Rethrows, with its context, any error a worker

@@ -18,7 +18,9 @@ enum class EvictionPolicy { kBelady, kLru };
 
 struct LoaderOptions {
   // --- What to read.
-  std::string images_dataset;  // "" = "images", else the only 4-D uint8 dataset
+  // "" = "images", else the only 4-D uint8 dataset, else the only 3-D one (N x H x W
+  // grayscale, delivered as H x W x 1).
+  std::string images_dataset;
   std::string labels_dataset;  // "" = "labels" if present, else every label is 0
 
   // --- Batches and order.
@@ -27,6 +29,15 @@ struct LoaderOptions {
   bool drop_last_batch = false;
   SamplerOptions sampler;  // default chunks:8
   uint64_t seed = 0;       // with the epoch, fixes the order (and echo shuffles)
+  // Under chunks:W and quasi:W, Open measures how many classes the batches of epoch 0 mix
+  // against a random order of the same rows (the labels' entropy per batch), and warns
+  // (on_warning) when they carry less than 0.85 of it: a file stored sorted by label, read
+  // with a window too small to mix it, trains badly without any error. The warning names
+  // `h5feed rechunk ... --seed 0` and the window that would mix. It costs about one more
+  // epoch order's computation at Open (10-20 ms on 1.28M labels; docs/reader.md, "Label
+  // mixing"). false skips the check: for a file whose order is meant (a curriculum), or
+  // labels that are not classes.
+  bool check_label_mixing = true;
   ShardOptions shard;      // rank, world_size, drop_last (DistributedSampler's contract)
 
   // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.

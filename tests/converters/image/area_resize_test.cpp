@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace h5feed::image {
@@ -24,18 +25,30 @@ cv::Mat Area(const cv::Mat& src, int height, int width) {
   return dst;
 }
 
+struct Case {
+  int src_h, src_w, dst_h, dst_w;
+};
+
+// Integer and fractional ratios, ratios near 1 (edges that fall within ComputeTaps's
+// tolerance), one output row or column, an unchanged axis, tall thin images.
+const Case kCases[] = {{300, 299, 224, 224}, {448, 448, 224, 224}, {37, 53, 10, 11},
+                       {100, 100, 99, 1},    {5, 700, 5, 3},       {224, 224, 224, 224},
+                       {301, 403, 76, 101},  {9, 9, 1, 1},         {1001, 17, 1000, 16},
+                       {2000, 3, 7, 3},      {3001, 2999, 224, 224}, {64, 64, 63, 64}};
+
+cv::Mat RandomSource(const Case& c) {
+  return Random(c.src_h, c.src_w, static_cast<uint64_t>(c.src_h * 1000 + c.dst_w));
+}
+
+std::string Describe(const Case& c) {
+  return std::to_string(c.src_h) + "x" + std::to_string(c.src_w) + " -> " +
+         std::to_string(c.dst_h) + "x" + std::to_string(c.dst_w) + " (HxW)";
+}
+
 TEST_CASE("area shrinking equals OpenCV's INTER_AREA to within one level") {
-  struct Case {
-    int src_h, src_w, dst_h, dst_w;
-  };
-  for (const Case c : {Case{300, 299, 224, 224}, Case{448, 448, 224, 224}, Case{37, 53, 10, 11},
-                       Case{100, 100, 99, 1}, Case{5, 700, 5, 3}, Case{224, 224, 224, 224},
-                       Case{301, 403, 76, 101}, Case{9, 9, 1, 1}}) {
-    CAPTURE(c.src_h);
-    CAPTURE(c.src_w);
-    CAPTURE(c.dst_h);
-    CAPTURE(c.dst_w);
-    const cv::Mat src = Random(c.src_h, c.src_w, static_cast<uint64_t>(c.src_h * 1000 + c.dst_w));
+  for (const Case& c : kCases) {
+    INFO(Describe(c));
+    const cv::Mat src = RandomSource(c);
     cv::Mat expected;
     cv::resize(src, expected, cv::Size(c.dst_w, c.dst_h), 0, 0, cv::INTER_AREA);
     const cv::Mat ours = Area(src, c.dst_h, c.dst_w);
@@ -72,6 +85,34 @@ TEST_CASE("strided source and destination rows are honoured") {
   CHECK(canvas.at<cv::Vec3b>(0, 0) == cv::Vec3b::all(9));     // outside the target: untouched
   CHECK(canvas.at<cv::Vec3b>(11, 19) == cv::Vec3b::all(9));
   CHECK(canvas.at<cv::Vec3b>(5, 17) == cv::Vec3b::all(9));
+}
+
+cv::Mat ShrunkRowByRow(const cv::Mat& src, int height, int width) {
+  cv::Mat dst(height, width, CV_8UC3, cv::Scalar::all(9));
+  AreaRowShrinker shrinker(src.rows, src.cols, height, width, dst.data, dst.step);
+  for (int y = 0; y < src.rows; ++y) {
+    CHECK(!shrinker.done());
+    shrinker.AddRow(src.ptr<uint8_t>(y));
+  }
+  CHECK(shrinker.done());
+  return dst;
+}
+
+TEST_CASE("shrinking row by row gives AreaResize's pixels exactly") {
+  for (const Case& c : kCases) {
+    INFO(Describe(c));
+    const cv::Mat src = RandomSource(c);
+    CHECK(cv::norm(ShrunkRowByRow(src, c.dst_h, c.dst_w), Area(src, c.dst_h, c.dst_w),
+                   cv::NORM_INF) == 0);
+  }
+}
+
+TEST_CASE("a row-by-row shrink holds memory proportional to the width, not the height") {
+  // A 30000-row image: the bound is the same as for 300 rows, give or take the row taps.
+  const int64_t tall = AreaRowShrinker::ScratchBytes(30000, 2000, 224, 224);
+  const int64_t short_one = AreaRowShrinker::ScratchBytes(300, 2000, 224, 224);
+  CHECK(tall - short_one < 224 * 4 * 140);
+  CHECK(tall < 2000 * 3 * 4 * 3 + (1 << 20));
 }
 
 }  // namespace

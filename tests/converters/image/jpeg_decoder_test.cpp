@@ -159,5 +159,27 @@ TEST_CASE("a plan made for another JPEG is refused instead of overrunning the ou
   CHECK_THROWS_AS(DecodeJpeg(large, plan, "large.jpg", rgb), Error);
 }
 
+TEST_CASE("a progressive JPEG's plan counts its coefficients at full size, whatever the scale") {
+  const Bytes rgb = testing::Pattern(1024, 1536);
+  const int64_t pixels = 1024 * 1536;
+  const Bytes baseline = testing::EncodeJpeg(rgb, 1024, 1536, TJPF_RGB, TJSAMP_420, 90);
+  const Bytes progressive =
+      testing::EncodeJpeg(rgb, 1024, 1536, TJPF_RGB, TJSAMP_420, 90, TJFLAG_PROGRESSIVE);
+  // Baseline: a few rows of samples. Progressive: 2 bytes for each of 1.5 samples a pixel (4:2:0),
+  // at 1/8 scale as at full size.
+  CHECK(PlanJpeg(baseline, "b.jpg", 128, 192).scratch_bytes < pixels / 2);
+  CHECK(PlanJpeg(progressive, "p.jpg", 0, 0).scratch_bytes >= 3 * pixels);
+  CHECK(PlanJpeg(progressive, "p.jpg", 128, 192).scratch_bytes >= 3 * pixels);
+  CHECK(DecodeJpegBytes(progressive, 128, 192).size() == size_t{128} * 192 * 3);
+}
+
+TEST_CASE("a CMYK JPEG's plan counts the 4-byte buffer it decodes into first") {
+  Bytes cmyk;
+  for (int i = 0; i < 1024 * 1024; ++i) cmyk.insert(cmyk.end(), {0, 255, 255, 255});
+  const Bytes jpeg = testing::EncodeJpeg(cmyk, 1024, 1024, TJPF_CMYK, TJSAMP_444, 90);
+  CHECK(PlanJpeg(jpeg, "c.jpg", 0, 0).scratch_bytes >= 1024 * 1024 * 4);
+  CHECK(PlanJpeg(jpeg, "c.jpg", 128, 128).scratch_bytes < 1024 * 1024);
+}
+
 }  // namespace
 }  // namespace h5feed::image

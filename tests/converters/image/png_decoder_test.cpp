@@ -2,7 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <zlib.h>
+
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "test_images.h"
@@ -82,6 +86,105 @@ TEST_CASE("a truncated PNG is corrupt data naming the file") {
     CHECK(e.code() == ErrorCode::kCorrupt);
     CHECK(std::string(e.what()).find("cut.png") != std::string::npos);
   }
+}
+
+Bytes DecodePngRowByRow(const Bytes& png) {
+  const DecodePlan plan = PlanPng(png, "t.png");
+  REQUIRE(plan.rows_in_order);
+  Bytes rgb;
+  int rows = 0;
+  DecodePngRows(png, plan, "t.png", [&](std::span<const uint8_t> row) {
+    CHECK(row.size() == static_cast<size_t>(plan.width) * 3);
+    rgb.insert(rgb.end(), row.begin(), row.end());
+    ++rows;
+  });
+  CHECK(rows == plan.height);
+  return rgb;
+}
+
+TEST_CASE("row-by-row decoding gives the whole decode's pixels for every colour type and depth") {
+  struct Case {
+    uint8_t color_type, depth;
+    int channels;
+  };
+  const std::vector<spng_plte_entry> short_palette = {{1, 2, 3, 255}, {200, 100, 50, 255},
+                                                      {9, 8, 7, 255}};
+  for (const Case c :
+       {Case{SPNG_COLOR_TYPE_TRUECOLOR, 8, 3}, Case{SPNG_COLOR_TYPE_TRUECOLOR, 16, 3},
+        Case{SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8, 4}, Case{SPNG_COLOR_TYPE_GRAYSCALE, 16, 1},
+        Case{SPNG_COLOR_TYPE_GRAYSCALE, 2, 1}, Case{SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8, 2},
+        Case{SPNG_COLOR_TYPE_INDEXED, 4, 1}, Case{SPNG_COLOR_TYPE_INDEXED, 8, 1}}) {
+    CAPTURE(int{c.color_type});
+    CAPTURE(int{c.depth});
+    const int height = 23, width = 37;
+    const size_t row_bytes = (static_cast<size_t>(width) * c.channels * c.depth + 7) / 8;
+    // Packed samples of any value: palette indices past the short PLTE included.
+    const Bytes samples = testing::Pattern(height, static_cast<int>(row_bytes), 1, c.depth);
+    const Bytes png = testing::EncodePng(
+        samples.data(), samples.size(), height, width, c.color_type, c.depth,
+        c.color_type == SPNG_COLOR_TYPE_INDEXED ? short_palette : std::vector<spng_plte_entry>{});
+    CHECK(DecodePngRowByRow(png) == DecodePngBytes(png));
+  }
+}
+
+TEST_CASE("a truncated PNG decoded row by row is corrupt data naming the file") {
+  const Bytes rgb = testing::Pattern(40, 40);
+  const Bytes png =
+      testing::EncodePng(rgb.data(), rgb.size(), 40, 40, SPNG_COLOR_TYPE_TRUECOLOR, 8);
+  const Bytes cut(png.begin(), png.begin() + static_cast<long>(png.size() * 2 / 3));
+  const DecodePlan plan = PlanPng(cut, "cut.png");
+  int rows = 0;
+  try {
+    DecodePngRows(cut, plan, "cut.png", [&](std::span<const uint8_t>) { ++rows; });
+    FAIL("a truncated PNG decoded without error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorrupt);
+    CHECK(std::string(e.what()).find("cut.png") != std::string::npos);
+  }
+  CHECK(rows < 40);
+}
+
+TEST_CASE("an interlaced PNG is decoded whole: its rows do not come in order") {
+  const Bytes rgb = testing::Pattern(21, 17);
+  const Bytes png = testing::EncodePng(rgb.data(), rgb.size(), 21, 17,
+                                       SPNG_COLOR_TYPE_TRUECOLOR, 8, {}, /*interlaced=*/true);
+  const DecodePlan plan = PlanPng(png, "i.png");
+  CHECK_FALSE(plan.rows_in_order);
+  CHECK(DecodePngBytes(png) == rgb);
+  CHECK_THROWS_AS(DecodePngRows(png, plan, "i.png", [](std::span<const uint8_t>) {}), Error);
+}
+
+// `png` with a chunk of `type` holding `data` inserted after IHDR.
+Bytes WithChunk(const Bytes& png, const char* type, const Bytes& data) {
+  Bytes chunk(4);
+  const uint32_t length = static_cast<uint32_t>(data.size());
+  for (int i = 0; i < 4; ++i) chunk[i] = static_cast<uint8_t>(length >> (24 - 8 * i));
+  chunk.insert(chunk.end(), type, type + 4);
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  const uLong crc =
+      crc32(crc32(0, nullptr, 0), chunk.data() + 4, static_cast<uInt>(4 + data.size()));
+  for (int i = 0; i < 4; ++i) chunk.push_back(static_cast<uint8_t>(crc >> (24 - 8 * i)));
+  Bytes out = png;
+  out.insert(out.begin() + 33, chunk.begin(), chunk.end());  // after the signature and IHDR
+  return out;
+}
+
+TEST_CASE("the plan's scratch counts the rows and the metadata libspng keeps, not the height") {
+  const Bytes rgb = testing::Pattern(64, 100);
+  const Bytes png =
+      testing::EncodePng(rgb.data(), rgb.size(), 64, 100, SPNG_COLOR_TYPE_TRUECOLOR, 8);
+  const int64_t plain = PlanPng(png, "p.png").scratch_bytes;
+  CHECK(plain >= 4 * 100 * 8);
+  CHECK(plain < (1 << 20));
+  Bytes text(300000, 'x');
+  std::memcpy(text.data(), "Comment", 8);  // keyword, NUL, then the text
+  const Bytes with_text = WithChunk(png, "tEXt", text);
+  CHECK(DecodePngBytes(with_text) == rgb);
+  CHECK(PlanPng(with_text, "t.png").scratch_bytes >= plain + 300000);
+  // A compressed chunk may inflate a thousandfold: 2 KiB of zTXt counts as megabytes.
+  Bytes ztxt(2048, 0);
+  std::memcpy(ztxt.data(), "Comment", 8);
+  CHECK(PlanPng(WithChunk(png, "zTXt", ztxt), "z.png").scratch_bytes >= plain + 2000 * 1032);
 }
 
 }  // namespace

@@ -172,5 +172,68 @@ TEST_CASE("buffers of the wrong size are refused") {
   CHECK_THROWS_AS(ScaledSourceSize({0, 10}, {5, 5}, ResizeMode::kPad), Error);
 }
 
+Bytes Noise(Size s, uint32_t seed) {
+  Bytes out(static_cast<size_t>(s.height) * s.width * 3);
+  uint32_t state = seed * 2654435761u + 1;
+  for (uint8_t& v : out) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<uint8_t>(state >> 24);
+  }
+  return out;
+}
+
+Bytes ResizedRowByRow(const Bytes& src, Size src_size, Size target, ResizeMode mode) {
+  Bytes dest(static_cast<size_t>(target.height) * target.width * 3, 77);
+  RowResizer resizer(src_size, target, mode, dest);
+  const size_t row_bytes = size_t{3} * src_size.width;
+  for (int y = 0; y < src_size.height; ++y) {
+    resizer.AddRow({src.data() + y * row_bytes, row_bytes});
+  }
+  resizer.Finish();
+  return dest;
+}
+
+TEST_CASE("resizing row by row gives ResizeInto's pixels exactly, in every mode") {
+  struct Case {
+    Size src, target;
+  };
+  // Shrinking both sides, enlarging both, one of each (stretch), equal sizes, extreme aspect
+  // ratios, and sizes where the crop or the padding is off by one.
+  for (const Case c : {Case{{300, 400}, {224, 224}}, Case{{400, 300}, {224, 224}},
+                       Case{{50, 100}, {100, 100}}, Case{{30, 20}, {64, 48}},
+                       Case{{200, 40}, {64, 64}}, Case{{64, 64}, {64, 64}},
+                       Case{{1, 900}, {32, 32}}, Case{{901, 3}, {32, 32}},
+                       Case{{333, 222}, {111, 77}}, Case{{1000, 999}, {7, 5}}}) {
+    for (ResizeMode mode : {ResizeMode::kCrop, ResizeMode::kStretch, ResizeMode::kPad}) {
+      CAPTURE(c.src.height);
+      CAPTURE(c.src.width);
+      CAPTURE(c.target.height);
+      CAPTURE(static_cast<int>(mode));
+      const Bytes src = Noise(c.src, static_cast<uint32_t>(c.src.height * 31 + c.src.width));
+      CHECK(ResizedRowByRow(src, c.src, c.target, mode) == Resized(src, c.src, c.target, mode));
+    }
+  }
+}
+
+TEST_CASE("a row resizer refuses rows of the wrong width, extra rows and an early finish") {
+  Bytes dest(16 * 16 * 3);
+  RowResizer resizer({4, 20}, {16, 16}, ResizeMode::kCrop, dest);
+  Bytes row(20 * 3, 1);
+  CHECK_THROWS_AS(resizer.AddRow({row.data(), 19 * 3}), Error);
+  resizer.AddRow(row);
+  CHECK_THROWS_AS(resizer.Finish(), Error);
+  for (int y = 1; y < 4; ++y) resizer.AddRow(row);
+  CHECK_THROWS_AS(resizer.AddRow(row), Error);
+  resizer.Finish();
+}
+
+TEST_CASE("the resize scratch estimate grows with the width and the target, not the height") {
+  const int64_t tall = ResizeScratchBytes({29700, 20990}, {224, 224}, ResizeMode::kCrop);
+  CHECK(tall < int64_t{20990} * 3 * 4 * 3 + (2 << 20));
+  // Stretching a tall thin image keeps a shrunk copy as tall as the target.
+  const int64_t stretched = ResizeScratchBytes({30000, 10}, {224, 224}, ResizeMode::kStretch);
+  CHECK(stretched >= 224 * 10 * 3);
+}
+
 }  // namespace
 }  // namespace h5feed::image

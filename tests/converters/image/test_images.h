@@ -71,7 +71,8 @@ inline Bytes EncodeJpeg(std::span<const uint8_t> pixels, int height, int width,
 // `samples` in the PNG's own layout for SPNG_FMT_PNG (16-bit samples in host order).
 inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
                        uint8_t color_type, uint8_t bit_depth,
-                       const std::vector<spng_plte_entry>& palette = {}) {
+                       const std::vector<spng_plte_entry>& palette = {},
+                       bool interlaced = false) {
   spng_ctx* ctx = spng_ctx_new(SPNG_CTX_ENCODER);
   spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
   spng_ihdr ihdr{};
@@ -79,6 +80,7 @@ inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
   ihdr.height = static_cast<uint32_t>(height);
   ihdr.color_type = color_type;
   ihdr.bit_depth = bit_depth;
+  ihdr.interlace_method = interlaced ? SPNG_INTERLACE_ADAM7 : SPNG_INTERLACE_NONE;
   spng_set_ihdr(ctx, &ihdr);
   if (!palette.empty()) {
     spng_plte plte{};
@@ -96,6 +98,12 @@ inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
   Bytes out(static_cast<uint8_t*>(png), static_cast<uint8_t*>(png) + size);
   std::free(png);
   return out;
+}
+
+// Pattern(height, width, 3, seed) as an 8-bit RGB PNG.
+inline Bytes PatternPng(int height, int width, uint32_t seed = 1) {
+  const Bytes rgb = Pattern(height, width, 3, seed);
+  return EncodePng(rgb.data(), rgb.size(), height, width, SPNG_COLOR_TYPE_TRUECOLOR, 8);
 }
 
 inline Bytes EncodeWebp(std::span<const uint8_t> pixels, int height, int width, bool alpha,

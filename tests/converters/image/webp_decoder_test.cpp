@@ -60,5 +60,17 @@ TEST_CASE("a truncated WebP is corrupt data naming the file") {
   }
 }
 
+TEST_CASE("a lossless WebP's plan counts the ARGB image libwebp decodes into, a lossy one rows") {
+  const Bytes small = testing::Pattern(100, 150);
+  CHECK(PlanWebp(testing::EncodeWebp(small, 100, 150, false, true), "l.webp").scratch_bytes >=
+        4 * 100 * 150);
+  const Bytes rgb = testing::Pattern(800, 1200);
+  const int64_t pixels = 800 * 1200;
+  const int64_t lossy =
+      PlanWebp(testing::EncodeWebp(rgb, 800, 1200, false, false), "y.webp").scratch_bytes;
+  CHECK(lossy < 2 * pixels);
+  CHECK(lossy >= 1200 * 16 * 3);
+}
+
 }  // namespace
 }  // namespace h5feed::image

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codec/zstd_codec.h"
-#include "format/hdf5_handle.h"
+#include "hdf5/handle.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::codec {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,29 +30,35 @@ struct Delivered {
 };
 
 // One epoch from `state` on; device tensors are copied back on the trainer's stream.
+// `prepare` runs on the loader first.
 std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options,
-                             const LoaderState* state = nullptr) {
+                             const LoaderState* state = nullptr,
+                             const std::function<void(Loader&)>& prepare = nullptr) {
   Loader loader = Loader::Open(path, options);
+  if (prepare) prepare(loader);
   if (state)
     loader.Restore(*state);
   else
     loader.SetEpoch(1);
-  const auto stream = static_cast<cudaStream_t>(options.output.cuda_stream);
+  const auto stream = options.output.cuda_stream.value();
   std::vector<Delivered> batches;
   while (auto batch = loader.Next()) {
-    const TensorView images = batch->image_tensor();
     const TensorView labels = batch->label_tensor();
-    CHECK(images.cuda_device == options.output.cuda_device);
     CHECK(labels.cuda_device == options.output.cuda_device);
     Delivered d;
-    d.images.resize(
-        static_cast<size_t>(images.shape[0] * images.shape[1] * images.shape[2] * images.shape[3]) *
-        testing::ElementBytes(images.type));
-    d.labels.resize(static_cast<size_t>(batch->size()));
     const cudaMemcpyKind kind =
-        images.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
-    cuda::Check(cudaMemcpyAsync(d.images.data(), images.data, d.images.size(), kind, stream),
-                "copy");
+        labels.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+    for (int view = 0; view < batch->views(); ++view) {  // every view's bytes, one after another
+      const TensorView images = batch->image_tensor(view);
+      CHECK(images.cuda_device == options.output.cuda_device);
+      const size_t at = d.images.size();
+      const auto bytes =
+          static_cast<size_t>(images.shape[0] * images.shape[1] * images.shape[2] *
+                              images.shape[3]) * testing::ElementBytes(images.type);
+      d.images.resize(at + bytes);
+      cuda::Check(cudaMemcpyAsync(d.images.data() + at, images.data, bytes, kind, stream), "copy");
+    }
+    d.labels.resize(static_cast<size_t>(batch->size()));
     cuda::Check(cudaMemcpyAsync(d.labels.data(), labels.data, d.labels.size() * 8, kind, stream),
                 "copy");
     cuda::Check(cudaStreamSynchronize(stream), "sync");
@@ -93,6 +100,54 @@ TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
       CHECK(warnings.empty());
       REQUIRE(gpu.size() == cpu.size());
       CHECK(gpu.size() == 20);  // ceil(301 / 32) loaded batches, 2 copies each
+      for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
+    }
+  }
+}
+
+TEST_CASE("resizing views on the GPU equal the CPU's bit for bit, also after SetOutputSize") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, 150, {64, 80, 3}, 16, Compression::Parse("zstd"));
+  cuda::testing::OwnedStream trainer;
+  for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+    LoaderOptions options;
+    options.batch_size = 32;
+    options.normalize = true;
+    options.seed = 5;
+    options.echo = 2;
+    options.slots = 3;
+    options.output.type = ElementType::kBFloat16;
+    options.output.layout = layout;
+    AugmentOptions global;
+    global.random_resized_crop.height = global.random_resized_crop.width = 56;
+    global.random_resized_crop.scale_min = 0.4;
+    global.random_flip = true;
+    global.count = 2;
+    global.max_output_height = global.max_output_width = 64;
+    AugmentOptions local = global;
+    local.random_resized_crop.height = local.random_resized_crop.width = 24;
+    local.random_resized_crop.scale_min = 0.05;
+    local.random_resized_crop.scale_max = 0.4;
+    local.count = 3;
+    local.max_output_height = local.max_output_width = 0;
+    AugmentOptions validation;
+    validation.resize_shorter = 72;
+    validation.center_crop_height = validation.center_crop_width = 64;
+    validation.antialias = false;
+    options.output.views = {global, local, validation};
+    options.output.cuda_stream = trainer.stream;
+    const auto run = [&](int device, bool resized) {
+      options.output.cuda_device = device;
+      return Epoch(path, options, nullptr, [&](Loader& loader) {
+        if (resized) loader.SetOutputSize(64, 48, 0);
+      });
+    };
+    for (bool resized : {false, true}) {
+      CAPTURE(resized);
+      const std::vector<Delivered> cpu = run(-1, resized);
+      const std::vector<Delivered> gpu = run(0, resized);
+      REQUIRE(gpu.size() == cpu.size());
       for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
     }
   }

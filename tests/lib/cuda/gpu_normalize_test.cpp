@@ -17,7 +17,7 @@
 #include "cuda/normalize_kernel.h"
 #include "h5feed/image_shape.h"
 #include "pipeline/cpu_normalize.h"
-#include "pipeline/output_spec.h"
+#include "transform/output_spec.h"
 #include "sampler/permutation.h"
 #include "test_kernels.h"
 
@@ -66,7 +66,7 @@ struct Run {
 
 // Delivers copy `copy` of `rows` stored images through the kernel; `order` permutes rows.
 Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
-             const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+             const transform::OutputSpec& spec, const std::vector<int64_t>& indices,
              const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
   DeviceArray<uint8_t> images(src, 16);
   DeviceArray<int64_t> device_indices(indices);
@@ -95,7 +95,7 @@ Run OnDevice(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t r
 
 // The CPU path for the same delivery: rows permuted on the host, then NormalizeBatch.
 Run OnHost(const std::vector<uint8_t>& src, const ImageShape& shape, int64_t rows,
-           const pipeline::OutputSpec& spec, const std::vector<int64_t>& indices,
+           const transform::OutputSpec& spec, const std::vector<int64_t>& indices,
            const std::vector<int64_t>& labels, const std::vector<int64_t>& order, int copy) {
   const auto bytes = static_cast<size_t>(shape.bytes());
   std::vector<uint8_t> permuted(src.size());
@@ -120,8 +120,9 @@ constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
 constexpr std::array<float, 3> kStd = {0.229f, 0.224f, 0.225f};
 
 void CompareWithCpu(const ImageShape& shape, int64_t rows, const OutputOptions& output) {
-  const pipeline::OutputSpec spec = pipeline::MakeOutputSpec(
-      pipeline::MakeNormalizeParams(kMean.data(), kStd.data(), 3, static_cast<int>(shape.channels)),
+  const transform::OutputSpec spec = transform::MakeOutputSpec(
+      transform::MakeNormalizeParams(kMean.data(), kStd.data(), 3,
+                                     static_cast<int>(shape.channels)),
       shape, output, 42);
   const std::vector<uint8_t> src = Pattern(static_cast<size_t>(rows * shape.bytes()), 9);
   std::vector<int64_t> indices(static_cast<size_t>(rows));
@@ -168,6 +169,51 @@ TEST_CASE("the kernel equals the CPU path bit for bit for every type, layout and
   }
 }
 
+TEST_CASE("the resize kernel equals the CPU path bit for bit for resized crops and resizes") {
+  for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16}) {
+    for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+      for (bool antialias : {true, false}) {
+        CAPTURE(static_cast<int>(type));
+        CAPTURE(static_cast<int>(layout));
+        CAPTURE(antialias);
+        OutputOptions output;
+        output.type = type;
+        output.layout = layout;
+        AugmentOptions& augment = output.augment;
+        augment.antialias = antialias;
+        augment.random_flip = true;
+        augment.random_resized_crop.height = 224;  // ImageNet's: 256 stored, 224 delivered
+        augment.random_resized_crop.width = 224;
+        CompareWithCpu({256, 256, 3}, 6, output);
+        augment.random_resized_crop.height = 40;  // non-square, partial tiles
+        augment.random_resized_crop.width = 50;
+        CompareWithCpu({61, 90, 3}, 9, output);
+        CompareWithCpu({61, 90, 1}, 5, output);
+        augment.random_resized_crop.height = 96;  // enlarging a small image 4-5x
+        augment.random_resized_crop.width = 112;
+        CompareWithCpu({20, 24, 3}, 8, output);
+        augment.random_resized_crop.height = 12;  // shrinking 20-30x
+        augment.random_resized_crop.width = 9;
+        CompareWithCpu({300, 280, 3}, 4, output);
+        augment.random_resized_crop.scale_min = 1e-4;  // boxes of a pixel or two
+        augment.random_resized_crop.scale_max = 2e-4;
+        augment.random_resized_crop.height = 33;
+        augment.random_resized_crop.width = 17;
+        CompareWithCpu({64, 64, 3}, 8, output);
+        augment.random_resized_crop = RandomResizedCropOptions{};
+        augment.resize_shorter = 256;  // validation: Resize(256), CenterCrop(224)
+        augment.center_crop_height = 224;
+        augment.center_crop_width = 224;
+        CompareWithCpu({375, 500, 3}, 3, output);
+        augment.resize_shorter = 40;
+        augment.center_crop_height = 37;
+        augment.center_crop_width = 31;
+        CompareWithCpu({30, 20, 4}, 5, output);
+      }
+    }
+  }
+}
+
 TEST_CASE("on the device, FloatToHalfBits and FloatToBFloat16Bits equal CUDA's conversions") {
   CHECK(testing::DeviceConversionMismatches() == 0);
 }
@@ -189,8 +235,8 @@ std::vector<Draw> DrawsSeenOnDevice(int64_t rows, int copy, uint64_t seed) {
   OutputOptions output;
   output.augment.random_flip = true;
   output.augment.random_crop_padding = 2;
-  const pipeline::OutputSpec spec =
-      pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(zero, one, 1, 1), shape, output, seed);
+  const transform::OutputSpec spec = transform::MakeOutputSpec(
+      transform::MakeNormalizeParams(zero, one, 1, 1), shape, output, seed);
   std::vector<int64_t> rows_vector(static_cast<size_t>(rows));
   std::iota(rows_vector.begin(), rows_vector.end(), 0);
   const Run run = OnDevice(src, shape, rows, spec, rows_vector, rows_vector, rows_vector, copy);

@@ -18,8 +18,8 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_stage.h"
 #include "memory/slot_pool.h"
-#include "pipeline/float_convert.h"
-#include "pipeline/output_spec.h"
+#include "transform/float_convert.h"
+#include "transform/output_views.h"
 #include "pipeline/slot_layout.h"
 #include "owned_stream.h"
 #include "test_kernels.h"
@@ -27,11 +27,11 @@
 namespace h5feed::cuda {
 namespace {
 
-uint32_t ExpectedBits(const pipeline::OutputSpec& spec, uint8_t pixel) {
+uint32_t ExpectedBits(const transform::OutputSpec& spec, uint8_t pixel) {
   const float value =
-      pipeline::NormalizePixel(pixel, spec.normalize.scale[0], spec.normalize.bias[0]);
-  if (spec.type == ElementType::kFloat16) return pipeline::FloatToHalfBits(value);
-  if (spec.type == ElementType::kBFloat16) return pipeline::FloatToBFloat16Bits(value);
+      transform::NormalizePixel(pixel, spec.normalize.scale[0], spec.normalize.bias[0]);
+  if (spec.type == ElementType::kFloat16) return transform::FloatToHalfBits(value);
+  if (spec.type == ElementType::kBFloat16) return transform::FloatToBFloat16Bits(value);
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
   return bits;
@@ -54,8 +54,9 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
   // One channel's factors for all three: every element of a batch has one expected value.
   const float same_mean[3] = {mean[0], mean[0], mean[0]};
   const float same_std[3] = {std[0], std[0], std[0]};
-  options.spec = pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(same_mean, same_std, 3, 3),
-                                          shape, output, 1);
+  options.views = transform::MakeOutputViews(
+      transform::MakeNormalizeParams(same_mean, same_std, 3, 3), shape, output, 1);
+  const transform::OutputSpec& spec = options.views.views[0];
   options.echo = echo;
   options.inputs = 2;
   options.outputs = 2;
@@ -66,7 +67,7 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
   unsigned long long* mismatches = nullptr;
   Check(cudaMalloc(&mismatches, sizeof *mismatches), "cudaMalloc");
   Check(cudaMemset(mismatches, 0, sizeof *mismatches), "cudaMemset");
-  const int64_t elements = kRows * options.spec.image_elements();
+  const int64_t elements = kRows * spec.image_elements();
   const int element_bytes = type == ElementType::kFloat32 ? 4 : 2;
   for (int64_t b = 0; b < batches; ++b) {
     // Waits (on the host) only for a slot whose copy finished: the stage returns it then.
@@ -92,7 +93,7 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
       std::shared_ptr<DeviceBatch> batch = stage->Emit(input, copy, copy == echo - 1);
       batch->MakeReady();
       testing::LaunchCheckBatch(trainer.stream, batch->images(), element_bytes, elements,
-                                ExpectedBits(options.spec, pixel), batch->labels(), kRows, b,
+                                ExpectedBits(spec, pixel), batch->labels(), kRows, b,
                                 spin_ns, mismatches);
       // Released at once, while the check still runs: the stage must wait for the stream.
     }
@@ -121,8 +122,8 @@ TEST_CASE("a batch held past its stage keeps its device memory") {
   DeviceStageOptions options;
   options.capacity = 2;
   options.shape = shape;
-  options.spec = pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(mean, std, 3, 3), shape,
-                                          OutputOptions{}, 0);
+  options.views = transform::MakeOutputViews(transform::MakeNormalizeParams(mean, std, 3, 3),
+                                             shape, OutputOptions{}, 0);
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
   const pipeline::SlotLayout layout(2, shape, pipeline::SlotContents{0, 1});
   memory::SlotPool pool(1, layout.bytes(), stage->host_allocator());

@@ -4,7 +4,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/cuda_check.h"
-#include "pipeline/float_convert.h"
+#include "transform/float_convert.h"
 
 namespace h5feed::cuda::testing {
 namespace {
@@ -12,9 +12,9 @@ namespace {
 __global__ void CompareConversions(uint64_t begin, unsigned long long* mismatches) {
   const uint64_t bits = begin + blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
   const float f = __uint_as_float(static_cast<uint32_t>(bits));
-  const uint16_t half = pipeline::FloatToHalfBits(f);
+  const uint16_t half = transform::FloatToHalfBits(f);
   const uint16_t cuda_half = __half_as_ushort(__float2half_rn(f));
-  const uint16_t bf16 = pipeline::FloatToBFloat16Bits(f);
+  const uint16_t bf16 = transform::FloatToBFloat16Bits(f);
   const uint16_t cuda_bf16 = __bfloat16_as_ushort(__float2bfloat16_rn(f));
   bool wrong;
   if (f != f) {

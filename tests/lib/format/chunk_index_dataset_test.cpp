@@ -5,18 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "support/temp_folder.h"
 
-namespace h5feed::hdf5 {
+namespace h5feed::format {
 namespace {
 
 struct Fixture {
   testing::TempFolder folder;
-  File file{H5Fcreate((folder / "index.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
+  hdf5::File file{H5Fcreate((folder / "index.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
 };
 
 bool operator==(const schema::ChunkRecord& a, const schema::ChunkRecord& b) {
@@ -40,9 +40,9 @@ TEST_CASE("chunk records read back exactly, all 64 bits of each field") {
 TEST_CASE("on disk a row is the packed 28-byte little-endian compound docs/format.md gives") {
   Fixture f;
   WriteChunkIndex(f.file.get(), std::vector<schema::ChunkRecord>{{1, 2, 3, 4}});
-  auto lock = Lock();
-  Dataset dataset(H5Dopen2(f.file.get(), "chunk_index", H5P_DEFAULT));
-  Datatype type(H5Dget_type(dataset.get()));
+  auto lock = hdf5::Lock();
+  hdf5::Dataset dataset(H5Dopen2(f.file.get(), "chunk_index", H5P_DEFAULT));
+  hdf5::Datatype type(H5Dget_type(dataset.get()));
   CHECK(H5Tget_size(type.get()) == 28);
   REQUIRE(H5Tget_nmembers(type.get()) == 4);
   const char* names[] = {"address", "stored_bytes", "filter_mask", "checksum"};
@@ -52,7 +52,7 @@ TEST_CASE("on disk a row is the packed 28-byte little-endian compound docs/forma
     CHECK(std::string(name) == names[i]);
     H5free_memory(name);
     CHECK(H5Tget_member_offset(type.get(), i) == offsets[i]);
-    Datatype member(H5Tget_member_type(type.get(), i));
+    hdf5::Datatype member(H5Tget_member_type(type.get(), i));
     CHECK(H5Tequal(member.get(), i == 2 ? H5T_STD_U32LE : H5T_STD_U64LE) > 0);
   }
 }
@@ -73,9 +73,9 @@ TEST_CASE("a missing table is kNotFound and an unknown checksum kUnsupported") {
   }
   WriteChunkIndex(f.file.get(), std::vector<schema::ChunkRecord>{{1, 2, 3, 4}});
   {
-    auto lock = Lock();
-    Dataset dataset(H5Dopen2(f.file.get(), "chunk_index", H5P_DEFAULT));
-    WriteAttribute(dataset.get(), "checksum", std::string_view("crc32"));
+    auto lock = hdf5::Lock();
+    hdf5::Dataset dataset(H5Dopen2(f.file.get(), "chunk_index", H5P_DEFAULT));
+    hdf5::WriteAttribute(dataset.get(), "checksum", std::string_view("crc32"));
   }
   try {
     ReadChunkIndex(f.file.get());
@@ -87,4 +87,4 @@ TEST_CASE("a missing table is kNotFound and an unknown checksum kUnsupported") {
 }
 
 }  // namespace
-}  // namespace h5feed::hdf5
+}  // namespace h5feed::format

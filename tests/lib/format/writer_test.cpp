@@ -19,15 +19,16 @@
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
 #include "format/chunk_index_dataset.h"
-#include "format/hdf5_attributes.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
-#include "format/hdf5_strings.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "support/temp_folder.h"
+#include "hdf5/attribute_text.h"
+#include "hdf5/attributes.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/strings.h"
 #include "support/caught_error.h"
+#include "support/temp_folder.h"
 
 namespace h5feed {
 namespace {
@@ -130,7 +131,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
 
     // The chunk table agrees with HDF5's index, with the bytes at each address, and with the
     // checksum of each chunk decompressed; the last chunk is zero-padded.
-    std::vector<schema::ChunkRecord> table = hdf5::ReadChunkIndex(file.get());
+    std::vector<schema::ChunkRecord> table = format::ReadChunkIndex(file.get());
     REQUIRE(table.size() == 3);
     int fd = open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);
@@ -171,7 +172,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
               "checksum") == "xxh3-64");
 
     // One checksum per image, of its bytes alone (padding is no image's).
-    std::optional<std::vector<uint64_t>> rows = hdf5::ReadRowChecksums(file.get(), 10);
+    std::optional<std::vector<uint64_t>> rows = format::ReadRowChecksums(file.get(), 10);
     REQUIRE(rows);
     for (size_t i = 0; i < 10; ++i) {
       CHECK((*rows)[i] == codec::RowChecksum(std::span(pixels).subspan(i * 60, 60)));
@@ -205,7 +206,7 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
     CHECK(hdf5::ReadInt64Attribute(root, "chunk_images") == 4);
     CHECK(hdf5::ReadStringAttribute(root, "compression") == compression.ToString());
     CHECK(hdf5::ReadInt64Attribute(root, "shuffled") == 1);
-    CHECK(hdf5::ReadUint64Attribute(root, "shuffle_seed") == 0xFEEDULL);
+    CHECK(hdf5::ReadAttributeText(root, "shuffle_seed") == std::to_string(0xFEEDULL));
     CHECK(hdf5::ReadStringAttribute(root, "source_kind") == "imagefolder");
     CHECK(hdf5::ReadStringAttribute(root, "created_by").rfind("h5feed ", 0) == 0);
   }
@@ -477,13 +478,13 @@ TEST_CASE("a conversion of no images finishes with empty datasets") {
   writer.Finish(d);
   auto lock = hdf5::Lock();
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  CHECK(hdf5::ReadChunkIndex(file.get()).empty());
-  CHECK(hdf5::ReadRowChecksums(file.get(), 0) == std::vector<uint64_t>{});
+  CHECK(format::ReadChunkIndex(file.get()).empty());
+  CHECK(format::ReadRowChecksums(file.get(), 0) == std::vector<uint64_t>{});
   CHECK(hdf5::ReadStringDataset(file.get(), "sources").empty());
   CHECK(hdf5::ReadStringDataset(file.get(), "classes").empty());
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 0);
   CHECK(hdf5::ReadInt64Attribute(file.get(), "shuffled") == 0);
-  CHECK(hdf5::ReadUint64Attribute(file.get(), "shuffle_seed") == 0);
+  CHECK(hdf5::ReadAttributeText(file.get(), "shuffle_seed") == "0");
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "../io/faulty_file.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "index/dataset_index.h"
 #include "index_test_files.h"
 

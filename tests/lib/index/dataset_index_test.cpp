@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "codec/checksum.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "index_test_files.h"
 
 namespace h5feed::index {

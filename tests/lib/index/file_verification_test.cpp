@@ -54,8 +54,8 @@ TEST_CASE("a sound h5feed file verifies with every check listed and nothing left
   CHECK(Mentions(report.checked, "all 7 rows against HDF5"));
   CHECK(Mentions(report.checked, "XXH3-64"));
   CHECK(Mentions(report.checked, "every image against its own"));
-  CHECK(Contains(ToText(report), "OK"));
-  CHECK(Contains(ToJson(report), "\"ok\": true"));
+  CHECK(report.problems.empty());
+  CHECK(report.warnings.empty());
 }
 
 TEST_CASE("every damaged chunk is listed with its rows, not only the first") {
@@ -76,9 +76,7 @@ TEST_CASE("every damaged chunk is listed with its rows, not only the first") {
   CHECK(report.bad_chunks[1].first_row == 48);
   CHECK(report.bad_chunks[1].last_row == 49);
   CHECK(report.problems.empty());
-  const std::string text = ToText(report);
-  CHECK(Contains(text, "DAMAGED: 2 of 7 chunks bad"));
-  CHECK(Contains(text, "bad chunk 1 (rows 8-15)"));
+  CHECK(report.indexed);
 }
 
 TEST_CASE("a stale table row and labels outside the classes are each reported") {
@@ -139,7 +137,13 @@ TEST_CASE("an h5py file is decoded, and the report says it has no checksums or t
   CHECK(report.chunks_checked == report.chunks);
   CHECK(Mentions(report.not_checked, "no checksums"));
   CHECK(Mentions(report.not_checked, "not written by h5feed"));
-  CHECK(Contains(ToText(report), "could not be checked"));
+}
+
+TEST_CASE("a grayscale (N, H, W) h5py file is verified as the loader reads it") {
+  const VerificationReport report = VerifyFile(testing::ForeignFile("grayscale"), VerifyOptions{});
+  CHECK(report.ok());
+  CHECK(report.samples == 25);
+  CHECK(report.chunks_checked == 7);
 }
 
 TEST_CASE("a truncated file is damaged; a missing file cannot be judged") {

@@ -9,9 +9,9 @@
 
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "index/hdf5_filters.h"
 #include "support/temp_folder.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "format/hdf5_handle.h"
-#include "format/hdf5_mutex.h"
 #include "h5feed/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::index {

@@ -32,7 +32,7 @@ constexpr int64_t kBatch = 24;
 // done when it returns), Emit permutes the rows by the copy's order and normalizes them.
 class HostStage final : public cuda::DeviceStage {
  public:
-  HostStage(const pipeline::OutputSpec& spec, int outputs) : spec_(spec) {
+  HostStage(const transform::OutputSpec& spec, int outputs) : spec_(spec) {
     inputs_.resize(2);
     for (int i = 0; i < outputs; ++i) free_outputs_.push_back(i);
   }
@@ -90,6 +90,7 @@ class HostStage final : public cuda::DeviceStage {
     if (last) Abandon(input);
     return batch;
   }
+  void SetViews(const transform::OutputViews& views) override { spec_ = views.views[0]; }
   void Abandon(int input) override {
     input_busy_[static_cast<size_t>(input)] = false;
     --busy_inputs_;
@@ -123,7 +124,7 @@ class HostStage final : public cuda::DeviceStage {
     int output_;
   };
 
-  const pipeline::OutputSpec spec_;
+  transform::OutputSpec spec_;
   std::vector<Input> inputs_;
   bool input_busy_[2] = {false, false};
   int busy_inputs_ = 0;
@@ -131,7 +132,7 @@ class HostStage final : public cuda::DeviceStage {
   std::vector<int> free_outputs_;  // guarded by mutex_
 };
 
-pipeline::OutputSpec Spec(uint64_t seed) {
+transform::OutputSpec Spec(uint64_t seed) {
   const float mean[3] = {0.5f, 0.4f, 0.3f};
   const float std[3] = {0.2f, 0.25f, 0.3f};
   OutputOptions output;
@@ -139,7 +140,7 @@ pipeline::OutputSpec Spec(uint64_t seed) {
   output.layout = Layout::kNHWC;
   output.augment.random_flip = true;
   output.augment.random_crop_padding = 2;
-  return pipeline::MakeOutputSpec(pipeline::MakeNormalizeParams(mean, std, 3, 3), kShape, output,
+  return transform::MakeOutputSpec(transform::MakeNormalizeParams(mean, std, 3, 3), kShape, output,
                                   seed);
 }
 
@@ -157,7 +158,9 @@ struct Run {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;
     options.device_echo = device_echo ? echo : 0;
-    if (!device_echo) options.output = Spec(7);
+    if (!device_echo) {
+      options.output = transform::OutputViews{{Spec(7)}, {Spec(7).image_bytes()}, {0}};
+    }
   }
 
   std::unique_ptr<pipeline::BatchAssembler> Start(int64_t first_step, int64_t epoch = 2) {

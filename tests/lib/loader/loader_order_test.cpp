@@ -146,6 +146,19 @@ TEST_CASE("the first Next without SetEpoch reads epoch 0, and the end repeats un
   CHECK(ReadEpoch(other, 0) == implicit);
 }
 
+TEST_CASE("epoch -1 is an epoch like any other") {
+  // It once read nothing on a loader that had no order computed ahead (random; sequential).
+  for (const char* sampler : {"random", "sequential", "chunks:3"}) {
+    CAPTURE(sampler);
+    Loader loader = Loader::Open(TestFile(), Options(sampler));
+    const Batches batches = ReadEpoch(loader, -1);
+    CHECK(static_cast<int64_t>(batches.size()) == loader.batches_per_epoch());
+    Loader other = Loader::Open(TestFile(), Options(sampler));
+    ReadEpoch(other, 2);
+    CHECK(ReadEpoch(other, -1) == batches);
+  }
+}
+
 TEST_CASE("Restore mid-epoch delivers exactly the batches of the uninterrupted run") {
   for (std::string sampler : kSamplers) {
     for (int echo : {1, 2}) {

@@ -16,7 +16,7 @@
 #include "delivered_images.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
-#include "pipeline/float_convert.h"
+#include "transform/float_convert.h"
 #include "support/temp_folder.h"
 #include "test_files.h"
 
@@ -29,10 +29,8 @@ using testing::TempFolder;
 constexpr ImageShape kShape{9, 7, 3};
 constexpr int64_t kSamples = 70;
 
-struct File {
-  TempFolder folder;
-  std::string path = folder / "train.h5";
-  File() { testing::WriteH5feedFile(path, kSamples, kShape, 8, Compression::Parse("zstd")); }
+struct File : testing::ZstdFile {
+  File() : ZstdFile(kSamples, kShape) {}
 };
 
 LoaderOptions Normalizing(ElementType type = ElementType::kFloat32, Layout layout = Layout::kNCHW) {
@@ -116,8 +114,8 @@ TEST_CASE("normalized images come as float32, float16 or bfloat16 in NCHW or NHW
       for (size_t i = 0; i < bits.size(); ++i) {
         float f;
         std::memcpy(&f, &float32[i], sizeof f);
-        const uint32_t want = type == ElementType::kFloat16    ? pipeline::FloatToHalfBits(f)
-                              : type == ElementType::kBFloat16 ? pipeline::FloatToBFloat16Bits(f)
+        const uint32_t want = type == ElementType::kFloat16    ? transform::FloatToHalfBits(f)
+                              : type == ElementType::kBFloat16 ? transform::FloatToBFloat16Bits(f)
                                                                : float32[i];
         not_rounded += bits[i] != want;
       }

@@ -18,6 +18,7 @@
 #include "h5feed/compression.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/writer.h"
+#include "support/temp_folder.h"
 
 #ifndef H5FEED_PYTHON
 #define H5FEED_PYTHON "/usr/bin/python3"
@@ -58,6 +59,16 @@ inline void WriteH5feedFile(const std::string& path, int64_t samples, const Imag
   description.source_kind = "npy";
   writer.Finish(description);
 }
+
+// An h5feed file of `samples` rows of `shape` (zstd, chunks of 8) in a folder of its own,
+// removed with it.
+struct ZstdFile {
+  ZstdFile(int64_t samples, const ImageShape& shape) {
+    WriteH5feedFile(path, samples, shape, 8, Compression::Parse("zstd"));
+  }
+  TempFolder folder;
+  std::string path = folder / "train.h5";
+};
 
 // Runs a Python program (written next to `scratch`); throws when it fails.
 inline void RunPython(const std::string& scratch, const std::string& program) {

@@ -21,6 +21,10 @@
 namespace h5feed::pipeline {
 namespace {
 
+using transform::MakeNormalizeParams;
+using transform::MakeOutputViews;
+using transform::NormalizeParams;
+
 using namespace std::chrono_literals;
 using testing::SyntheticDataset;
 
@@ -195,7 +199,7 @@ TEST_CASE("normalized batches hold NormalizeBatch of their images") {
   const float std[3] = {0.2f, 0.25f, 0.3f};
   AssemblerOptions normalize;
   const NormalizeParams params = MakeNormalizeParams(mean, std, 3, 3);
-  normalize.output = PlainOutputSpec(params, options.shape);
+  normalize.output = MakeOutputViews(params, options.shape, OutputOptions{}, 0);
   normalize.echo = 2;
   BatchAssembler assembler(rig.Plan(Shuffled(200, 5)), 0, rig.resources(), normalize);
   tbb::task_arena arena(1);

@@ -9,10 +9,22 @@
 #include <vector>
 
 #include "h5feed/error.h"
-#include "pipeline/float_convert.h"
+#include "transform/float_convert.h"
 
 namespace h5feed::pipeline {
 namespace {
+
+using transform::AugmentParams;
+using transform::DrawTransform;
+using transform::FloatToBFloat16Bits;
+using transform::FloatToHalfBits;
+using transform::MakeNormalizeParams;
+using transform::MakeOutputSpec;
+using transform::NormalizeParams;
+using transform::NormalizePixel;
+using transform::OutputSpec;
+using transform::SampleTransform;
+using transform::SourceColumn;
 
 constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
 constexpr std::array<float, 3> kStd = {0.229f, 0.224f, 0.225f};

@@ -37,7 +37,7 @@ TEST_CASE("echo permutations are a function of seed, epoch, step and copy only")
 TEST_CASE("the echo seed is the documented chain of SplitMix64 steps") {
   auto mix = [](uint64_t x) { return SplitMix64(x).Next(); };
   const uint64_t expected =
-      mix(mix(mix(mix(mix(11) ^ 22u) ^ kEchoStream) ^ 33u) ^ 2u);
+      mix(mix(mix(mix(mix(11) ^ 22u) ^ 4u) ^ 33u) ^ 2u);
   CHECK(EchoSeed(11, 22, 33, 2) == expected);
 }
 

@@ -16,6 +16,8 @@
 namespace h5feed {
 namespace {
 
+using transform::RandomStream;
+
 using Kind = SamplerOptions::Kind;
 
 std::vector<SamplerOptions> AllSamplers() {
@@ -45,7 +47,7 @@ std::string Describe(const SampleGeometry& g, const SamplerOptions& s, const Sha
 std::vector<int64_t> DistributedSamplerReference(int64_t n, int world, int rank, bool drop_last,
                                                  uint64_t seed, int64_t epoch) {
   std::vector<int64_t> indices =
-      Permutation(n, StreamSeed(seed, epoch, SamplerStream::kGlobalPermutation, 0));
+      Permutation(n, StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
   int64_t num_samples = 0;
   if (drop_last && n % world != 0) {
     // math.ceil((len(dataset) - num_replicas) / num_replicas), with Python's float division.
@@ -186,8 +188,8 @@ TEST_CASE("random follows DistributedSampler's padding and striding exactly") {
 TEST_CASE("orders match the documented algorithm's reference values") {
   // Computed by an independent Python transcription of epoch_order.h's definitions; a change
   // here changes every stored order and the Python binding's, so it must be deliberate.
-  CHECK(StreamSeed(0, 0, SamplerStream::kGlobalPermutation, 0) == 15703761562794949698ULL);
-  CHECK(StreamSeed(42, 3, SamplerStream::kLocalShuffle, 2) == 3792402931384695111ULL);
+  CHECK(StreamSeed(0, 0, RandomStream::kGlobalPermutation, 0) == 15703761562794949698ULL);
+  CHECK(StreamSeed(42, 3, RandomStream::kLocalShuffle, 2) == 3792402931384695111ULL);
   using V = std::vector<int64_t>;
   CHECK(EpochOrder({10, 3}, {Kind::kRandom, 8}, {0, 1, false}, 42, 0) ==
         V{9, 1, 3, 0, 5, 8, 2, 4, 7, 6});
@@ -206,14 +208,14 @@ TEST_CASE("orders match the documented algorithm's reference values") {
 TEST_CASE("stream seeds differ across epochs, streams and lanes") {
   std::set<uint64_t> seen;
   for (int64_t epoch = -2; epoch < 50; ++epoch) {
-    for (auto stream : {SamplerStream::kGlobalPermutation, SamplerStream::kChunkOrder,
-                        SamplerStream::kLocalShuffle}) {
+    for (auto stream : {RandomStream::kGlobalPermutation, RandomStream::kChunkOrder,
+                        RandomStream::kLocalShuffle}) {
       for (int64_t lane = 0; lane < 8; ++lane) seen.insert(StreamSeed(5, epoch, stream, lane));
     }
   }
   CHECK(seen.size() == 52 * 3 * 8);
-  CHECK(StreamSeed(5, 0, SamplerStream::kChunkOrder, 0) !=
-        StreamSeed(6, 0, SamplerStream::kChunkOrder, 0));
+  CHECK(StreamSeed(5, 0, RandomStream::kChunkOrder, 0) !=
+        StreamSeed(6, 0, RandomStream::kChunkOrder, 0));
 }
 
 TEST_CASE("sequential gives one rank the file in order and rotates blocks between epochs") {
@@ -372,6 +374,13 @@ TEST_CASE("more ranks than samples with drop_last is an error that says why") {
   CHECK_THROWS_AS(EpochOrder({3, 2}, {}, {3, 4, true}, 1, 0), Error);
   // Without drop_last the same job pads: each rank reads one row.
   CHECK(SamplesPerRank({3, 2}, {0, 4, false}) == 1);
+}
+
+TEST_CASE("chunks:W and quasi:W keep a window open, sequential and random none") {
+  CHECK(UsesWindow(SamplerOptions::Parse("chunks:4")));
+  CHECK(UsesWindow(SamplerOptions::Parse("quasi:1")));
+  CHECK_FALSE(UsesWindow(SamplerOptions::Parse("sequential")));
+  CHECK_FALSE(UsesWindow(SamplerOptions::Parse("random")));
 }
 
 }  // namespace

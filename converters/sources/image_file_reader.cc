@@ -1,0 +1,247 @@
+#include "sources/image_file_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "h5feed/error.h"
+#include "sources/read_file.h"
+
+namespace h5feed {
+namespace {
+
+// A header fits in the first 256 KiB unless a huge metadata block precedes it. A file to be
+// decoded is read whole at once when it has up to 4 MiB (nearly every photo): a second read
+// would cost more than the memory it saves.
+constexpr int64_t kHeaderBytes = 256 << 10;
+constexpr int64_t kReadWholeBytes = 4 << 20;
+// An idle Scratch keeps its buffers and lease up to this size: enough for the photos of a
+// typical dataset (their files, and their pixels at a reduced DCT scale), so that they reuse
+// memory, while a huge image's buffers go back as soon as it is done.
+constexpr int64_t kKeptScratchBytes = 32 << 20;
+// A PNG decoded whole would take more than this: it is decoded row by row instead. Below it,
+// decoding whole and resizing with SIMD is the faster way.
+constexpr int64_t kStreamAboveBytes = 16 << 20;
+
+std::string MiB(int64_t bytes) {
+  return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
+std::string SizeText(int width, int height) {
+  return std::to_string(width) + "x" + std::to_string(height);
+}
+
+int64_t FileBytes(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    throw Error(ErrorCode::kCorrupt, "cannot stat " + path + ": " + std::strerror(errno));
+  }
+  return info.st_size;
+}
+
+}  // namespace
+
+struct ImageFileReader::Scratch {
+  std::vector<uint8_t> encoded;
+  std::vector<uint8_t> decoded;
+  MemoryBudget::Lease lease;  // covers the buffers' capacities and the image being read
+
+  int64_t kept() const {
+    return static_cast<int64_t>(encoded.capacity() + decoded.capacity());
+  }
+  void Clear() {
+    std::vector<uint8_t>().swap(encoded);
+    std::vector<uint8_t>().swap(decoded);
+    lease.Release();
+  }
+};
+
+// A Scratch borrowed from the reader's pool for one call, returned when it ends.
+class ImageFileReader::Borrowed {
+ public:
+  explicit Borrowed(const ImageFileReader& reader) : reader_(reader) {
+    std::lock_guard lock(reader.mutex_);
+    if (!reader.idle_.empty()) {
+      scratch_ = std::move(reader.idle_.back());
+      reader.idle_.pop_back();
+    }
+    if (!scratch_) scratch_ = std::make_unique<Scratch>();
+  }
+  ~Borrowed() { reader_.Release(std::move(scratch_)); }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  Scratch& operator*() const { return *scratch_; }
+
+ private:
+  const ImageFileReader& reader_;
+  std::unique_ptr<Scratch> scratch_;
+};
+
+struct ImageFileReader::Header {
+  int64_t file_bytes = 0;
+  image::DecodePlan plan;  // at full size
+};
+
+ImageFileReader::ImageFileReader(MemoryBudget& budget, int64_t max_pixels)
+    : budget_(budget), max_pixels_(max_pixels) {}
+
+ImageFileReader::~ImageFileReader() = default;
+
+void ImageFileReader::Release(std::unique_ptr<Scratch> scratch) const {
+  // The check and the push are one step under the pool's lock, and a waiter registers before
+  // it empties the pool (Acquire's before_waiting): a Scratch is either emptied by the waiter
+  // or sees it waiting, never kept idle while a waiter needs its lease.
+  std::lock_guard lock(mutex_);
+  if (scratch->lease.bytes() > kKeptScratchBytes || budget_.has_waiters()) scratch->Clear();
+  idle_.push_back(std::move(scratch));
+}
+
+void ImageFileReader::ReleaseIdle() const {
+  std::lock_guard lock(mutex_);
+  for (const std::unique_ptr<Scratch>& scratch : idle_) scratch->Clear();
+}
+
+void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t file,
+                            int64_t decoded, int64_t transient, const std::string& why) const {
+  const int64_t needed = file + decoded + transient;
+  if (!budget_.fits(needed)) {
+    throw Error(ErrorCode::kCorrupt,
+                "refused image '" + path + "': decoding it needs " + MiB(needed) + " (its " +
+                    MiB(file) + " file, " + why + "), more than the " +
+                    MiB(budget_.lendable()) + " that --memory-limit " +
+                    MiB(budget_.limit()) + " leaves for decoding; raise --memory-limit to " +
+                    "convert it");
+  }
+  // Buffers kept from earlier images count until they are given back.
+  const int64_t with_kept =
+      std::max<int64_t>(static_cast<int64_t>(scratch.encoded.capacity()), file) +
+      std::max<int64_t>(static_cast<int64_t>(scratch.decoded.capacity()), decoded) + transient;
+  if (!budget_.TryGrow(scratch.lease, with_kept)) {
+    // Waiting while holding a lease could wait for that very lease: give everything back first.
+    scratch.Clear();
+    scratch.lease = budget_.Acquire(needed, [this] { ReleaseIdle(); });
+  }
+  // Exactly the leased sizes: growing a vector by resize() may double its capacity.
+  scratch.encoded.reserve(static_cast<size_t>(file));
+  scratch.decoded.reserve(static_cast<size_t>(decoded));
+}
+
+void ImageFileReader::ReadWholeFile(const std::string& path, Scratch& scratch,
+                                    int64_t file_bytes) const {
+  if (static_cast<int64_t>(scratch.encoded.size()) == file_bytes) return;
+  // At most what was leased: a file that grew since is read as far as its old size (and fails
+  // to decode, as a file changed while converting should).
+  ReadFileInto(path, scratch.encoded, file_bytes);
+}
+
+ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scratch& scratch,
+                                                    bool to_decode) const {
+  Header header;
+  header.file_bytes = FileBytes(path);
+  const int64_t prefix =
+      std::min(header.file_bytes, to_decode && header.file_bytes <= kReadWholeBytes
+                                      ? kReadWholeBytes
+                                      : kHeaderBytes);
+  Cover(scratch, path, prefix, 0, 0, "read for its header");
+  ReadFileInto(path, scratch.encoded, prefix);
+  try {
+    header.plan = image::PlanDecode(scratch.encoded, path);
+  } catch (const Error&) {
+    if (prefix == header.file_bytes) throw;
+    Cover(scratch, path, header.file_bytes, 0, 0, "read whole for its header");
+    ReadWholeFile(path, scratch, header.file_bytes);
+    header.plan = image::PlanDecode(scratch.encoded, path);
+  }
+  const image::DecodePlan& plan = header.plan;
+  const int64_t pixels = int64_t{plan.full_height} * plan.full_width;
+  if (max_pixels_ > 0 && pixels > max_pixels_) {
+    throw Error(ErrorCode::kCorrupt,
+                "refused image '" + path + "': " + SizeText(plan.full_width, plan.full_height) +
+                    " = " + std::to_string(pixels) + " pixels, more than --max-pixels " +
+                    std::to_string(max_pixels_) + " allows (a decompression bomb, or an " +
+                    "image too large to train on); pass a larger --max-pixels, or 0 for no " +
+                    "limit, to convert it");
+  }
+  return header;
+}
+
+image::Size ImageFileReader::ReadSize(const std::string& path) const {
+  Borrowed scratch(*this);
+  const Header header = ReadHeader(path, *scratch, /*to_decode=*/false);
+  return {header.plan.full_height, header.plan.full_width};
+}
+
+void ImageFileReader::CheckDecodes(const std::string& path) const {
+  Borrowed borrowed(*this);
+  Scratch& scratch = *borrowed;
+  Header header = ReadHeader(path, scratch, /*to_decode=*/true);
+  // A JPEG at its smallest DCT scale: the whole stream is still read and checked.
+  image::DecodePlan plan = header.plan;
+  if (plan.format == image::Format::kJpeg) plan = image::PlanDecode(scratch.encoded, path, 1, 1);
+  if (plan.rows_in_order) {
+    Cover(scratch, path, header.file_bytes, 0, plan.scratch_bytes, "decoded row by row");
+    ReadWholeFile(path, scratch, header.file_bytes);
+    image::DecodeRows(scratch.encoded, plan, path, [](std::span<const uint8_t>) {});
+    return;
+  }
+  Cover(scratch, path, header.file_bytes, plan.bytes(), plan.scratch_bytes,
+        SizeText(plan.width, plan.height) + " pixels decoded whole");
+  ReadWholeFile(path, scratch, header.file_bytes);
+  scratch.decoded.resize(static_cast<size_t>(plan.bytes()));
+  image::Decode(scratch.encoded, plan, path, scratch.decoded);
+}
+
+void ImageFileReader::Read(const std::string& path, image::Size target,
+                           std::optional<image::ResizeMode> mode, std::span<uint8_t> dest) const {
+  Borrowed borrowed(*this);
+  Scratch& scratch = *borrowed;
+  const Header header = ReadHeader(path, scratch, /*to_decode=*/true);
+  const image::DecodePlan& full = header.plan;
+  if (!mode) {
+    if (full.height != target.height || full.width != target.width) {
+      // It was left out of the size check because it does not decode: say why. If it now
+      // decodes, it changed while converting. (This call's lease goes back first: the check
+      // takes its own.)
+      scratch.Clear();
+      CheckDecodes(path);
+      throw Error(ErrorCode::kCorrupt,
+                  path + " changed size while converting: it is now " +
+                      SizeText(full.width, full.height) + ", the dataset's images are " +
+                      SizeText(target.width, target.height));
+    }
+    Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded into the chunk");
+    ReadWholeFile(path, scratch, header.file_bytes);
+    image::Decode(scratch.encoded, full, path, dest);
+    return;
+  }
+  const image::Size scaled =
+      image::ScaledSourceSize({full.full_height, full.full_width}, target, *mode);
+  const image::DecodePlan plan = image::PlanDecode(scratch.encoded, path, scaled.height,
+                                                   scaled.width);
+  const image::Size decoded{plan.height, plan.width};
+  const int64_t whole = plan.bytes() + plan.scratch_bytes +
+                        image::ResizeScratchBytes(decoded, target, *mode);
+  if (plan.rows_in_order &&
+      (plan.bytes() > kStreamAboveBytes || !budget_.fits(header.file_bytes + whole))) {
+    Cover(scratch, path, header.file_bytes, 0,
+          plan.scratch_bytes + image::RowResizer::ScratchBytes(decoded, target, *mode),
+          "decoded row by row");
+    ReadWholeFile(path, scratch, header.file_bytes);
+    image::RowResizer resizer(decoded, target, *mode, dest);
+    image::DecodeRows(scratch.encoded, plan, path,
+                      [&](std::span<const uint8_t> row) { resizer.AddRow(row); });
+    resizer.Finish();
+    return;
+  }
+  Cover(scratch, path, header.file_bytes, plan.bytes(), whole - plan.bytes(),
+        SizeText(plan.width, plan.height) + " pixels decoded whole");
+  ReadWholeFile(path, scratch, header.file_bytes);
+  scratch.decoded.resize(static_cast<size_t>(plan.bytes()));
+  image::Decode(scratch.encoded, plan, path, scratch.decoded);
+  image::ResizeInto(scratch.decoded, decoded, target, *mode, dest);
+}
+
+}  // namespace h5feed

@@ -1,0 +1,66 @@
+// ValidateCompression and EncodeChunk (chunk_encoding.h).
+
+#include "format/chunk_encoding.h"
+
+#include <string>
+#include <utility>
+
+#include "codec/checksum.h"
+#include "codec/deflate_codec.h"
+#include "codec/zstd_codec.h"
+#include "h5feed/error.h"
+
+namespace h5feed::format {
+namespace {
+
+void Require(bool condition, const std::string& message) {
+  if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
+}
+
+}  // namespace
+
+void ValidateCompression(const Compression& compression) {
+  using Kind = Compression::Kind;
+  if (compression.kind == Kind::kZstd) {
+    Require(compression.level >= codec::kZstdMinLevel && compression.level <= codec::kZstdMaxLevel,
+            "zstd level " + std::to_string(compression.level) + " is out of range 1-22");
+  } else if (compression.kind == Kind::kDeflate) {
+    Require(compression.level >= codec::kDeflateMinLevel &&
+                compression.level <= codec::kDeflateMaxLevel,
+            "gzip level " + std::to_string(compression.level) + " is out of range 1-9");
+  }
+}
+
+void EncodeChunk(std::vector<uint8_t>& chunk, int64_t images, int64_t chunk_images,
+                 int64_t image_bytes, const Compression& compression, EncodedChunk& into) {
+  const size_t bytes = static_cast<size_t>(image_bytes);
+  Require(images >= 1 && images <= chunk_images,
+          "a chunk holds 1 to " + std::to_string(chunk_images) + " images, got " +
+              std::to_string(images));
+  Require(chunk.size() == static_cast<size_t>(images) * bytes,
+          "a chunk of " + std::to_string(images) + " images needs " +
+              std::to_string(static_cast<size_t>(images) * bytes) + " bytes, got " +
+              std::to_string(chunk.size()));
+  // The last chunk is stored whole, zero-padded to K images: every chunk then decompresses to
+  // the same size, which is what HDF5 and every reader expect.
+  chunk.resize(static_cast<size_t>(chunk_images) * bytes, 0);
+  into.images = images;
+  into.checksum = codec::ChunkChecksum(chunk);
+  into.image_checksums.resize(static_cast<size_t>(images));
+  for (size_t i = 0; i < into.image_checksums.size(); ++i) {
+    into.image_checksums[i] = codec::RowChecksum({chunk.data() + i * bytes, bytes});
+  }
+  switch (compression.kind) {
+    case Compression::Kind::kZstd:
+      codec::ZstdCompressInto(chunk, compression.level, into.bytes);
+      break;
+    case Compression::Kind::kDeflate:
+      codec::DeflateCompressInto(chunk, compression.level, into.bytes);
+      break;
+    case Compression::Kind::kNone:
+      std::swap(into.bytes, chunk);
+      break;
+  }
+}
+
+}  // namespace h5feed::format

@@ -1,0 +1,83 @@
+// WriteDescriptionDatasets and WriteRootAttributes (description_datasets.h).
+
+#include "format/description_datasets.h"
+
+#include <string_view>
+#include <vector>
+
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/strings.h"
+#include "hdf5/untimed_creation.h"
+
+#ifndef H5FEED_VERSION
+#error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
+#endif
+
+namespace h5feed::format {
+namespace {
+
+// What HDF5 allocates beyond the datasets' own bytes: object headers, attributes, global heap
+// collections (4 KiB each) and B-tree nodes.
+constexpr uint64_t kFinishSlack = uint64_t{1} << 20;
+
+}  // namespace
+
+uint64_t DescriptionBytes(const DatasetDescription& d, size_t chunks) {
+  // Labels and image checksums: 8 bytes per image each; the chunk table: 28 per chunk.
+  uint64_t bytes = kFinishSlack + 16 * d.labels.size() + 28 * chunks;
+  auto add = [&bytes](const std::string& text) { bytes += text.size() + 40; };
+  for (const std::string& text : d.sources) add(text);
+  for (const std::string& text : d.classes) add(text);
+  for (const SkippedSource& skipped : d.skipped) {
+    add(skipped.source);
+    add(skipped.reason);
+  }
+  return bytes;
+}
+
+void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, const std::string& path) {
+  const hsize_t label_dims[1] = {d.labels.size()};
+  hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
+  const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
+  hdf5::Dataset labels(label_space ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE,
+                                                label_space.get(), H5P_DEFAULT, untimed.get(),
+                                                H5P_DEFAULT)
+                                   : H5I_INVALID_HID);
+  if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                                H5P_DEFAULT, d.labels.data()) < 0)) {
+    throw hdf5::StackError(ErrorCode::kIo, "writing dataset /labels", path);
+  }
+  labels.reset();
+
+  std::vector<std::string> skipped_sources, skipped_reasons;
+  for (const SkippedSource& skipped : d.skipped) {
+    skipped_sources.push_back(skipped.source);
+    skipped_reasons.push_back(skipped.reason);
+  }
+  hdf5::WriteStringDataset(root, schema::kClasses, d.classes);
+  hdf5::WriteStringDataset(root, schema::kSources, d.sources);
+  hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
+  hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
+}
+
+void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWritten& images) {
+  hdf5::WriteAttribute(root, schema::kAttrLayout, std::string_view(schema::kLayoutNHWC));
+  hdf5::WriteAttribute(root, schema::kAttrNumImages, images.images);
+  hdf5::WriteAttribute(root, schema::kAttrNumClasses, static_cast<int64_t>(d.classes.size()));
+  hdf5::WriteAttribute(root, schema::kAttrNumSkipped, static_cast<int64_t>(d.skipped.size()));
+  hdf5::WriteAttribute(root, schema::kAttrChunkImages, images.chunk_images);
+  hdf5::WriteAttribute(root, schema::kAttrCompression,
+                       std::string_view(images.compression.ToString()));
+  hdf5::WriteAttribute(root, schema::kAttrShuffled, int32_t{d.shuffle_seed.has_value() ? 1 : 0});
+  hdf5::WriteAttribute(root, schema::kAttrShuffleSeed, uint64_t{d.shuffle_seed.value_or(0)});
+  hdf5::WriteAttribute(root, schema::kAttrSourceKind, std::string_view(d.source_kind));
+  hdf5::WriteAttribute(root, schema::kAttrCreatedBy, std::string_view("h5feed " H5FEED_VERSION));
+  hdf5::WriteAttribute(root, schema::kAttrFormatVersion, schema::kFormatVersion);
+  hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));
+}
+
+}  // namespace h5feed::format

@@ -1,0 +1,153 @@
+// ChooseImageDataset (image_dataset.h): the one rule for which dataset holds the images.
+
+#include "hdf5/image_dataset.h"
+
+#include <cctype>
+
+#include "hdf5/attribute_text.h"
+#include "hdf5/error.h"
+#include "io/resource_limits.h"
+
+namespace h5feed::hdf5 {
+namespace {
+
+constexpr std::string_view kImagesName = "images";
+constexpr std::string_view kLayoutAttribute = "layout";
+// How each caller names the image dataset, for the message that asks for one.
+constexpr std::string_view kHowToName =
+    "name the one to use (h5feed rechunk --images NAME; h5feed.Loader(images=NAME); "
+    "LoaderOptions::images_dataset)";
+
+ImageDatasetChoice Problem(ErrorCode code, const std::string& message) {
+  ImageDatasetChoice choice;
+  choice.problem = Error(code, message);
+  return choice;
+}
+
+// The layout attribute that applies to `name`: its own, else the root group's; "" if neither.
+std::string DeclaredLayout(hid_t file, const std::string& name) {
+  const std::string attribute(kLayoutAttribute);
+  SilenceErrors silence;
+  Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+  std::string declared = dataset ? ReadAttributeText(dataset.get(), attribute.c_str()) : "";
+  return declared.empty() ? ReadAttributeText(file, attribute.c_str()) : declared;
+}
+
+// `entry` as images, or why it cannot be.
+ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
+                             const std::vector<DatasetEntry>& datasets, const std::string& path) {
+  const std::string where = "dataset " + entry.name + " in " + path;
+  const size_t rank = entry.dims.size();
+  if (!entry.is_uint8) {
+    return Problem(ErrorCode::kUnsupported,
+                   where + " holds " + entry.dtype + " " + ShapeText(entry.dims) +
+                       "; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
+                       "them to uint8 first (numpy: a.astype(np.uint8)), or name another "
+                       "dataset; the file holds " + ListText(datasets));
+  }
+  if (rank != 3 && rank != 4) {
+    return Problem(ErrorCode::kUnsupported,
+                   where + " has shape " + ShapeText(entry.dims) +
+                       "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
+                       "grayscale (N, H, W); the file holds " + ListText(datasets));
+  }
+  try {
+    limits::CheckImageDimensions(entry.dims, where);
+  } catch (const Error& e) {
+    return Problem(e.code(), e.what());
+  }
+  ImageDatasetChoice choice;
+  ImageDataset images;
+  images.dataset = entry;
+  images.count = entry.dims[0];
+  const std::vector<int64_t>& d = entry.dims;
+  if (rank == 3) {
+    images.layout = ImageLayout::kNHW;
+    images.shape = ImageShape{d[1], d[2], 1};
+  } else {
+    const std::string declared = DeclaredLayout(file, entry.name);
+    images.layout_inferred = declared.empty();
+    try {
+      images.layout = DetectLayout(d, declared);
+    } catch (const Error& e) {
+      choice.problem = Error(e.code(), where + ": " + e.what() +
+                                           "; fix the attribute or remove it to infer the layout");
+      images.layout = DetectLayout(d, "");
+      images.layout_inferred = true;
+    }
+    images.shape = images.layout == ImageLayout::kNCHW ? ImageShape{d[2], d[3], d[1]}
+                                                       : ImageShape{d[1], d[2], d[3]};
+  }
+  if (images.shape.bytes() <= 0) {
+    return Problem(ErrorCode::kUnsupported,
+                   where + " has empty images: shape " + ShapeText(entry.dims));
+  }
+  choice.images = std::move(images);
+  return choice;
+}
+
+}  // namespace
+
+const char* ToString(ImageLayout layout) {
+  switch (layout) {
+    case ImageLayout::kNHWC: return "NHWC";
+    case ImageLayout::kNCHW: return "NCHW";
+    case ImageLayout::kNHW: return "NHW";
+  }
+  return "unknown";
+}
+
+const ImageDataset& ImageDatasetChoice::Use() const {
+  if (problem) throw *problem;
+  if (!images) throw Error(ErrorCode::kInternal, "no image dataset was chosen, and no reason given");
+  return *images;
+}
+
+ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry>& datasets,
+                                      std::string_view requested, const std::string& path) {
+  if (!requested.empty()) {
+    const DatasetEntry* named = FindDataset(datasets, requested);
+    if (named == nullptr) {
+      return Problem(ErrorCode::kNotFound, "no dataset " + std::string(requested) + " in " + path +
+                                               "; its datasets: " + ListText(datasets));
+    }
+    return Interpret(file, *named, datasets, path);
+  }
+  if (const DatasetEntry* named = FindDataset(datasets, kImagesName)) {
+    return Interpret(file, *named, datasets, path);
+  }
+  for (size_t rank : {size_t{4}, size_t{3}}) {
+    std::vector<const DatasetEntry*> candidates;
+    for (const DatasetEntry& entry : datasets) {
+      if (entry.is_uint8 && entry.dims.size() == rank) candidates.push_back(&entry);
+    }
+    if (candidates.size() == 1) return Interpret(file, *candidates.front(), datasets, path);
+    if (candidates.size() > 1) {
+      std::string names;
+      for (const DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
+      return Problem(ErrorCode::kInvalidArgument,
+                     path + " holds several " + std::to_string(rank) + "-D uint8 datasets (" +
+                         names + ") and none is named images: " + std::string(kHowToName));
+    }
+  }
+  return Problem(ErrorCode::kNotFound,
+                 "no image dataset in " + path +
+                     " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
+                     "(N, C, H, W) or (N, H, W)); its datasets: " + ListText(datasets));
+}
+
+ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared) {
+  if (!declared.empty()) {
+    std::string upper(declared);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper == "NHWC") return ImageLayout::kNHWC;
+    if (upper == "NCHW") return ImageLayout::kNCHW;
+    throw Error(ErrorCode::kUnsupported,
+                "layout attribute '" + std::string(declared) + "' is neither NHWC nor NCHW");
+  }
+  auto is_channels = [](int64_t n) { return n == 1 || n == 3 || n == 4; };
+  return dims.size() == 4 && is_channels(dims[1]) && !is_channels(dims[3]) ? ImageLayout::kNCHW
+                                                                           : ImageLayout::kNHWC;
+}
+
+}  // namespace h5feed::hdf5

@@ -1,0 +1,29 @@
+#include "hdf5/untimed_creation.h"
+
+#include <string>
+
+#include "h5feed/error.h"
+#include "hdf5/error.h"
+
+namespace h5feed::hdf5 {
+namespace {
+
+PropertyList Untimed(hid_t property_class, const char* what) {
+  PropertyList list(H5Pcreate(property_class));
+  if (!list || H5Pset_obj_track_times(list.get(), false) < 0) {
+    throw Error(ErrorCode::kInternal, std::string("HDF5 failed ") + what + ": " + ErrorStackText());
+  }
+  return list;
+}
+
+}  // namespace
+
+PropertyList UntimedFileCreation() {
+  return Untimed(H5P_FILE_CREATE, "making the file creation property list");
+}
+
+PropertyList UntimedDatasetCreation() {
+  return Untimed(H5P_DATASET_CREATE, "making a dataset creation property list");
+}
+
+}  // namespace h5feed::hdf5

@@ -1,0 +1,38 @@
+#include "loader/epoch_orders.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace h5feed::loader {
+
+EpochOrders::EpochOrders(const SampleGeometry& geometry, const SamplerOptions& sampler,
+                         const ShardOptions& shard, uint64_t seed, int64_t batch_size)
+    : geometry_(geometry), sampler_(sampler), shard_(shard), seed_(seed), batch_size_(batch_size) {}
+
+std::vector<int64_t> EpochOrders::Compute(int64_t epoch) const {
+  return EpochOrder(geometry_, sampler_, shard_, seed_, epoch);
+}
+
+std::span<const int64_t> EpochOrders::ComputeAhead(int64_t epoch) {
+  upcoming_order_ = Compute(epoch);
+  upcoming_epoch_ = epoch;
+  return upcoming_order_;
+}
+
+std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch) {
+  std::vector<int64_t> order =
+      upcoming_epoch_ == epoch ? std::move(upcoming_order_) : Compute(epoch);
+  upcoming_order_.clear();
+  upcoming_epoch_.reset();
+  if (epoch < std::numeric_limits<int64_t>::max()) ComputeAhead(epoch + 1);
+  return order;
+}
+
+std::span<const int64_t> EpochOrders::upcoming_start() const {
+  const int64_t window_rows = UsesWindow(sampler_) ? sampler_.window * geometry_.chunk_samples : 0;
+  const auto rows = static_cast<size_t>(std::max(window_rows, 2 * batch_size_));
+  return std::span<const int64_t>(upcoming_order_).first(std::min(rows, upcoming_order_.size()));
+}
+
+}  // namespace h5feed::loader

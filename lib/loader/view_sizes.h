@@ -1,0 +1,43 @@
+#pragma once
+// The views a normalizing loader delivers, run by run: those of Open (whose room per image
+// fixed the buffers), and the sizes SetOutputSize asks for, which take effect when the next
+// run starts (SetEpoch, Restore), so a run's batches all have one size.
+//
+// Thread-safety: the loader's thread only. The views handed to a run are immutable and shared
+// by its batches, which may outlive the loader.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "h5feed/image_shape.h"
+#include "h5feed/output_options.h"
+#include "transform/normalize.h"
+#include "transform/output_views.h"
+
+namespace h5feed::loader {
+
+class ViewSizes {
+ public:
+  // `opened`: the views of Open (none when not normalizing).
+  ViewSizes(const std::optional<transform::OutputViews>& opened,
+            const transform::NormalizeParams& normalize, const ImageShape& shape,
+            const OutputOptions& output, uint64_t seed);
+
+  // View spec `spec` delivers height x width from the next run on. Throws
+  // Error(kInvalidArgument) as Loader::SetOutputSize documents.
+  void SetOutputSize(int64_t height, int64_t width, int spec);
+
+  // The views of the run that starts now (null when not normalizing).
+  std::shared_ptr<const transform::OutputViews> NextRun();
+
+ private:
+  const std::optional<transform::OutputViews> opened_;
+  const transform::NormalizeParams normalize_;
+  const ImageShape shape_;
+  const uint64_t seed_;
+  OutputOptions output_;  // with the sizes set so far
+  std::shared_ptr<const transform::OutputViews> next_;
+};
+
+}  // namespace h5feed::loader

@@ -1,0 +1,85 @@
+// FindHelper (helper_location.h).
+
+#include "process/helper_location.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace h5feed::process {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Parents searched above a binary's folder: 4 reaches PREFIX from
+// PREFIX/lib/python3/dist-packages/h5feed/, the deepest binary of an install tree.
+constexpr int kParentsSearched = 4;
+
+bool IsUsable(const fs::path& path, bool executable) {
+  std::error_code ignored;
+  return fs::is_regular_file(path, ignored) && (!executable || ::access(path.c_str(), X_OK) == 0);
+}
+
+// The binary (shared object or program) this function's code lies in.
+fs::path ThisBinary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&ThisBinary), &info) == 0 || !info.dli_fname ||
+      std::string(info.dli_fname).find('/') == std::string::npos) {
+    return {};  // the main program, named without a folder: RunningProgram covers it
+  }
+  std::error_code ignored;
+  fs::path path = fs::canonical(info.dli_fname, ignored);
+  return ignored ? fs::path{} : path;
+}
+
+fs::path RunningProgram() {
+  std::error_code ignored;
+  fs::path path = fs::read_symlink("/proc/self/exe", ignored);
+  return ignored ? fs::path{} : path;
+}
+
+// Adds the candidates above `binary` (its folder and kParentsSearched parents).
+void AddAbove(const fs::path& binary, const char* relative_path,
+              std::vector<fs::path>& candidates) {
+  if (binary.empty()) return;
+  fs::path folder = binary.parent_path();
+  for (int up = 0; up <= kParentsSearched && !folder.empty(); ++up) {
+    candidates.push_back(folder / relative_path);
+    if (folder == folder.root_path()) break;
+    folder = folder.parent_path();
+  }
+}
+
+}  // namespace
+
+HelperLocation FindHelper(const Helper& helper) {
+  HelperLocation location;
+  if (const char* named = std::getenv(helper.variable); named && *named) {
+    location.looked = std::string("$") + helper.variable + " = " + named;
+    if (IsUsable(named, helper.executable)) location.path = named;
+    return location;
+  }
+  std::vector<fs::path> candidates;
+  const fs::path binary = ThisBinary();
+  AddAbove(binary, helper.relative_path, candidates);
+  const fs::path program = RunningProgram();
+  if (program != binary) AddAbove(program, helper.relative_path, candidates);
+  candidates.emplace_back(helper.installed_path);
+  candidates.emplace_back(helper.built_path);
+  for (const fs::path& candidate : candidates) {
+    if (IsUsable(candidate, helper.executable)) {
+      location.path = candidate.string();
+      return location;
+    }
+  }
+  location.looked = std::string(helper.relative_path) + " above " +
+                    (binary.empty() ? program.string() : binary.string()) +
+                    ", " + helper.installed_path + ", " + helper.built_path + "; $" +
+                    helper.variable + " unset";
+  return location;
+}
+
+}  // namespace h5feed::process

@@ -1,0 +1,57 @@
+#pragma once
+// How an epoch is cut into steps: the one rule the reader counts its steps by. Step s of an
+// order of R rows holds positions [s * B, min((s + 1) * B, R)) of it, B the batch size; a
+// short last step is kept unless drop_last_batch, which keeps floor(R / B) whole steps and
+// leaves the rest of the order out. With echo E each loaded step is delivered E times
+// (pipeline/echo.h numbers the copies).
+//
+// Who cuts by it: the loader counts a rank's epoch (R = SamplesPerRank, epoch_order.h: the
+// sharding), EpochPlan cuts its order into the steps the assembler loads, and AccessPlan lists
+// the chunks of each of those steps and of the next epoch's first rows.
+//
+// Header only (cache/ uses it and links nothing of sampler/).
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "h5feed/error.h"
+
+namespace h5feed {
+
+// Plain value; thread-safe to read.
+struct EpochSteps {
+  int64_t batch_size = 1;
+  int64_t rows = 0;    // positions of the order the steps hold (whole batches with drop_last)
+  int64_t loaded = 0;  // steps read and assembled: ceil(rows / batch_size)
+  int echo = 1;
+
+  // Steps handed to the trainer, echo copies counted.
+  int64_t delivered() const { return loaded * echo; }
+  // The positions of step `step` (0 <= step < loaded) in the order: [begin, end).
+  int64_t begin(int64_t step) const { return step * batch_size; }
+  int64_t end(int64_t step) const { return std::min(rows, (step + 1) * batch_size); }
+};
+
+// The steps of an order of `rows` rows. Throws Error(kInvalidArgument) for batch_size < 1,
+// rows < 0 or echo < 1.
+inline EpochSteps CutIntoSteps(int64_t rows, int64_t batch_size, bool drop_last_batch = false,
+                               int echo = 1) {
+  if (batch_size < 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
+  }
+  if (rows < 0 || echo < 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "cutting " + std::to_string(rows) + " rows into steps with echo " +
+                    std::to_string(echo) + ": rows must be >= 0 and echo >= 1");
+  }
+  EpochSteps steps;
+  steps.batch_size = batch_size;
+  steps.rows = drop_last_batch ? rows - rows % batch_size : rows;
+  steps.loaded = (steps.rows + batch_size - 1) / batch_size;
+  steps.echo = echo;
+  return steps;
+}
+
+}  // namespace h5feed

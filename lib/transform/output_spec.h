@@ -1,0 +1,60 @@
+#pragma once
+// Everything that decides one delivered view of a normalized image, shared by the CPU path
+// (sample_normalize.h) and the GPU kernel (cuda/normalize_kernel.cu): the per-channel factors,
+// the delivered geometry and augmentation, the element type and the layout. A value type,
+// passed to kernels by value (under 200 bytes). A loader's views are output_views.h.
+//
+// Delivered element (n, c, y, x) of a batch lies at
+//   NCHW: ((n * C + c) * Ho + y) * Wo + x        NHWC: ((n * Ho + y) * Wo + x) * C + c
+// in elements of ElementBytes(type) bytes (float16 and bfloat16 are stored as their bits).
+//
+// Header: C++17, host/device-neutral. MakeOutputSpec (output_spec.cc) is host only.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "h5feed/output_options.h"
+#include "transform/augment.h"
+#include "transform/normalize.h"
+
+namespace h5feed {
+struct ImageShape;  // h5feed/image_shape.h is C++20; nvcc compiles this header as C++17
+}  // namespace h5feed
+
+namespace h5feed::transform {
+
+struct OutputSpec {
+  NormalizeParams normalize;
+  AugmentParams augment;
+  ElementType type = ElementType::kFloat32;
+  Layout layout = Layout::kNCHW;
+
+  H5FEED_HOST_DEVICE int64_t image_elements() const {
+    return int64_t{augment.out_height} * augment.out_width * normalize.channels;
+  }
+  H5FEED_HOST_DEVICE int64_t image_bytes() const {
+    return image_elements() * (type == ElementType::kFloat32 ? 4 : 2);
+  }
+};
+
+// View `view` of images of `shape`, normalized with `normalize` (MakeNormalizeParams),
+// augmented as `augment` says and delivered as output.type and output.layout; `seed` keys the
+// augmentation draws (the loader's seed). `option` names the options in errors
+// ("output.augment", "output.views[1]"). Throws Error(kInvalidArgument) naming the option for
+// a center crop larger than the image (or the resized image) or with one side only, a negative
+// padding or one above 4096, a random resized crop combined with another crop or with
+// sizes, scales or ratios out of range, and Error(kUnsupported) for an element type that is
+// not float32, float16 or bfloat16.
+OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
+                        const AugmentOptions& augment, const OutputOptions& output,
+                        uint64_t seed, int view, const std::string& option);
+
+// The single view output.augment asks for (view 0).
+OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,
+                          const OutputOptions& output, uint64_t seed);
+
+// float32 NCHW at the stored size, no augmentation (the default OutputOptions).
+OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape);
+
+}  // namespace h5feed::transform

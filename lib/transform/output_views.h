@@ -1,0 +1,61 @@
+#pragma once
+// Every view a loader delivers of each sample, and where each view's images lie in a host
+// slot's output region (or a device output buffer): view v's images start at byte
+// capacity x (the room per image of views 0 .. v-1), each view a contiguous batch tensor at its
+// current size. The room per image is fixed at Open for the largest size the view may take
+// (AugmentOptions::max_output_height/width), so Loader::SetOutputSize changes the delivered
+// size between epochs without reallocating anything.
+//
+// Views come from OutputOptions::views, in order, each spec's `count` views one after
+// another (view indices 0, 1, ... key their draws); without views, output.augment is view 0.
+// A value type; thread-safe as any value.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "h5feed/image_shape.h"
+#include "h5feed/output_options.h"
+#include "transform/normalize.h"
+#include "transform/output_spec.h"
+
+namespace h5feed::transform {
+
+struct OutputViews {
+  static constexpr int kMaxViews = 16;
+
+  std::vector<OutputSpec> views;          // at the current sizes
+  std::vector<int64_t> room_bytes;        // per view: bytes per image at its largest size
+  std::vector<int> spec_of_view;          // the index in OutputOptions::views (0 without)
+
+  int count() const { return static_cast<int>(views.size()); }
+  // Bytes per sample of all views at their largest sizes: what a slot holds per row.
+  int64_t room_per_sample() const;
+  // Where view `view` starts in an output region holding `capacity` samples.
+  size_t offset(int view, int64_t capacity) const;
+  // Whether delivering a batch again (an echo copy) needs it recomputed rather than copied
+  // row by row: some view draws at random, or the region is not laid out one image of
+  // room_bytes per sample (several views, or one smaller than its room).
+  bool renormalize_copies() const;
+};
+
+// The views `output` asks for, for images of `shape` normalized with `normalize`. Throws what
+// MakeViewSpec throws, naming the view spec, and Error(kInvalidArgument) for a count below 1,
+// more than kMaxViews views, or a max_output size below the view's size or set for a view
+// whose size is the stored one.
+OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& shape,
+                            const OutputOptions& output, uint64_t seed);
+
+// `output` with the delivered size of view spec `spec` (the index in output.views; 0 for
+// output.augment) set to height x width: the random resized crop's size, or the center crop's.
+// Throws Error(kInvalidArgument) when the spec does not exist, delivers the stored size (no
+// crop or resize to resize), or the size exceeds the spec's max_output size (or its size at
+// Open when none is set).
+OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height,
+                             int64_t width);
+
+// Throws Error(kInvalidArgument) unless `resized` fits the room `opened` made for each view
+// (same views, each no larger than its room).
+void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized);
+
+}  // namespace h5feed::transform

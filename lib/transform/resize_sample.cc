@@ -1,0 +1,172 @@
+// Compiled with -ffp-contract=off: every product and sum is rounded on its own, as on the GPU.
+#include "transform/resize_sample.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "transform/resize_taps.h"
+
+namespace h5feed::transform {
+namespace {
+
+// One axis's taps for a range of delivered pixels, padded to the same count (`taps`) for every
+// pixel so the filtering loops have a fixed trip count. Padding taps have weight 0: adding
+// 0 x pixel (+0) to a sum of non-negative terms changes no bit, so the padded sum equals the
+// exact-count sum the GPU computes. A padded pixel's first tap moves left (its weights right)
+// where the window would end before first + taps.
+struct AxisTaps {
+  int taps = 0;
+  std::vector<int32_t> first;  // stored index of each pixel's first tap
+  std::vector<float> weights;  // taps per pixel
+
+  void Compute(const ResizeAxis& axis, bool antialias, int64_t begin, int64_t end) {
+    taps = MaxTaps(axis, antialias);
+    const auto pixels = static_cast<size_t>(end - begin);
+    first.resize(pixels);
+    weights.assign(pixels * static_cast<size_t>(taps), 0.0f);
+    const int32_t window_end = axis.src_begin + axis.src_size;
+    for (size_t p = 0; p < pixels; ++p) {
+      float* w = weights.data() + p * static_cast<size_t>(taps);
+      int count = 0;
+      const auto pixel = static_cast<int32_t>(begin + static_cast<int64_t>(p));
+      int32_t start = ComputeTaps(axis, antialias, pixel, w, &count);
+      if (count > taps) throw Error(ErrorCode::kInternal, "resize: more taps than MaxTaps");
+      const int32_t shift = std::max(0, start + taps - window_end);
+      if (shift > 0) {
+        std::copy_backward(w, w + count, w + count + shift);
+        std::fill(w, w + shift, 0.0f);
+        start -= shift;
+      }
+      first[p] = start;
+    }
+  }
+};
+
+// Per-thread scratch: the tap tables and the horizontally filtered rows.
+struct Scratch {
+  AxisTaps columns;
+  AxisTaps rows;
+  std::vector<float> filtered;  // stored rows x delivered columns x C
+  std::vector<float> line;      // one delivered row, x C
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// Delivered column x of one stored row, every channel: sum_k w[k] x pixel[k] per channel.
+template <int kChannels>
+void FilterPixelScalar(const uint8_t* pixel, const float* w, int taps, float* out) {
+  for (int c = 0; c < kChannels; ++c) {
+    float sum = 0.0f;
+    for (int k = 0; k < taps; ++k) sum = sum + w[k] * static_cast<float>(pixel[k * kChannels + c]);
+    out[c] = sum;
+  }
+}
+
+// The same for 3 or 4 channels with the channels in the lanes of one SSE register: per lane
+// the same multiplies and adds in the same order as FilterPixelScalar (no FMA), so the same
+// bits, at a third of the instructions. Reads 4 bytes per tap (for RGB one byte past the
+// pixel: the caller keeps that inside the image) and writes 4 floats (for RGB one past the
+// pixel: the caller's row has room, and the next pixel overwrites it).
+#if defined(__SSE2__)
+void FilterPixelLanes(const uint8_t* pixel, int stride, const float* w, int taps, float* out) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128 sum = _mm_setzero_ps();
+  for (int k = 0; k < taps; ++k) {
+    uint32_t bytes;
+    std::memcpy(&bytes, pixel + k * stride, sizeof bytes);
+    const __m128i words = _mm_unpacklo_epi8(_mm_cvtsi32_si128(static_cast<int>(bytes)), zero);
+    const __m128 values = _mm_cvtepi32_ps(_mm_unpacklo_epi16(words, zero));
+    sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(w[k]), values));
+  }
+  _mm_storeu_ps(out, sum);
+}
+#endif
+
+// Filters one stored row (`in`, whose image ends at `image_end`) into delivered columns.
+template <int kChannels>
+void FilterRow(const uint8_t* in, const uint8_t* image_end, const AxisTaps& columns,
+               int64_t width, float* out) {
+  const int taps = columns.taps;
+  for (int64_t x = 0; x < width; ++x) {
+    const uint8_t* pixel = in + int64_t{columns.first[static_cast<size_t>(x)]} * kChannels;
+    const float* w = columns.weights.data() + x * taps;
+#if defined(__SSE2__)
+    if constexpr (kChannels >= 3) {
+      if (pixel + (taps - 1) * kChannels + 4 <= image_end) {
+        FilterPixelLanes(pixel, kChannels, w, taps, out + x * kChannels);
+        continue;
+      }
+    }
+#endif
+    FilterPixelScalar<kChannels>(pixel, w, taps, out + x * kChannels);
+  }
+}
+
+template <int kChannels>
+void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
+            bool antialias, int64_t y_begin, int64_t y_end, uint8_t* out_rows) {
+  Scratch& s = ThreadScratch();
+  const int64_t wo = t.columns.out;
+  s.columns.Compute(t.columns, antialias, 0, wo);
+  s.rows.Compute(t.rows, antialias, y_begin, y_end);
+  const int ky = s.rows.taps;
+  // The stored rows the range reads: tap starts never decrease with the delivered row.
+  const int64_t row_first = s.rows.first.front();
+  const int64_t row_end = s.rows.first.back() + ky;
+  const int64_t line_size = wo * kChannels;
+  // One float more than the rows: FilterPixelLanes's fourth lane past the last RGB pixel.
+  s.filtered.resize(static_cast<size_t>((row_end - row_first) * line_size + 1));
+  s.line.resize(static_cast<size_t>(line_size));
+
+  // Horizontal pass: each needed stored row to delivered columns, in floats, in row order
+  // (a row's lanes past its end are the next row's first floats, written after).
+  const uint8_t* image_end = image + shape.bytes();
+  for (int64_t r = row_first; r < row_end; ++r) {
+    FilterRow<kChannels>(image + r * shape.width * kChannels, image_end, s.columns, wo,
+                         s.filtered.data() + (r - row_first) * line_size);
+  }
+  // Vertical pass, a delivered row at a time: the sum over taps in tap order, each step a
+  // contiguous multiply-add over the row.
+  float* line = s.line.data();
+  for (int64_t y = y_begin; y < y_end; ++y) {
+    const auto p = static_cast<size_t>(y - y_begin);
+    const float* w = s.rows.weights.data() + p * static_cast<size_t>(ky);
+    const float* in = s.filtered.data() + (s.rows.first[p] - row_first) * line_size;
+    std::fill(line, line + line_size, 0.0f);
+    for (int k = 0; k < ky; ++k) {
+      const float weight = w[k];
+      const float* row = in + k * line_size;
+      for (int64_t i = 0; i < line_size; ++i) line[i] = line[i] + weight * row[i];
+    }
+    uint8_t* out = out_rows + (y - y_begin) * line_size;
+    for (int64_t i = 0; i < line_size; ++i) out[i] = RoundToByte(line[i]);
+  }
+}
+
+}  // namespace
+
+void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
+                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows) {
+  if (y_begin >= y_end) return;
+  switch (shape.channels) {
+    case 1: return Resize<1>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 2: return Resize<2>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 3: return Resize<3>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 4: return Resize<4>(image, shape, t, antialias, y_begin, y_end, rows);
+    default:
+      throw Error(ErrorCode::kUnsupported,
+                  "resize: " + std::to_string(shape.channels) + " channels (1 to 4 handled)");
+  }
+}
+
+}  // namespace h5feed::transform

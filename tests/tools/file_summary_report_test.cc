@@ -1,0 +1,150 @@
+// `h5feed inspect`'s rendering (tools/reports/file_summary_report.h) of summaries built here:
+// the summary is data, so what the text and the JSON show is checked without a file.
+#include "reports/file_summary_report.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace h5feed::reports {
+namespace {
+
+using inspect::FileSummary;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// What SummarizeFile returns for ten 8x6x3 images in zstd chunks of 4, three classes.
+FileSummary H5feedSummary() {
+  FileSummary s;
+  s.path = "/data/train.h5";
+  s.file_bytes = 5000;
+  s.is_h5feed = true;
+  s.format_version = 1;
+  s.datasets = {{"images", {10, 8, 6, 3}, "uint8", true, true, false, {4, 8, 6, 3}, {"zstd:3"},
+                 240, 1440, 6.0},
+                {"labels", {10}, "int64", false, true, false, {}, {}, 80, 80, 1.0}};
+  s.attributes = {{"shuffle_seed", "42"}, {"source_kind", "imagefolder"}};
+  s.has_images = true;
+  s.images = "images";
+  s.layout = "NHWC";
+  s.num_images = 10;
+  s.height = 8;
+  s.width = 6;
+  s.channels = 3;
+  s.chunk_images = 4;
+  s.chunk_count = 3;
+  s.compression = "zstd:3";
+  s.compression_ratio = 6.0;
+  s.labels = "labels";
+  s.classes = {{"cat", 2}, {"dog", 3}, {"eel", 5}};
+  s.label_order = inspect::LabelOrder{"mixed", 6, 3, 7.2};
+  s.has_skipped = true;
+  s.skipped = {{"dog/broken.jpg", "truncated JPEG"}, {"eel/empty.png", "empty file"}};
+  return s;
+}
+
+TEST_CASE("the JSON holds every field of the summary, in the order the summary declares them") {
+  const nlohmann::ordered_json json = nlohmann::ordered_json::parse(ToJson(H5feedSummary()));
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  CHECK(keys == std::vector<std::string>{"path", "file_bytes", "is_h5feed", "format_version",
+                                         "datasets", "attributes", "images", "labels",
+                                         "label_order", "classes", "skipped", "notes"});
+  CHECK(json["images"]["num_images"] == 10);
+  CHECK(json["images"]["layout"] == "NHWC");
+  CHECK(json["images"]["chunk_count"] == 3);
+  CHECK(json["images"]["compression"] == "zstd:3");
+  CHECK(json["datasets"][0]["chunk_shape"] == std::vector<int64_t>{4, 8, 6, 3});
+  CHECK(json["datasets"][0]["ratio"] == 6.0);
+  CHECK(json["classes"][2]["name"] == "eel");
+  CHECK(json["classes"][2]["count"] == 5);
+  CHECK(json["skipped"][1]["source"] == "eel/empty.png");
+  CHECK(json["attributes"]["shuffle_seed"] == "42");
+  CHECK(json["label_order"]["runs"] == 6);
+  CHECK(json["label_order"]["random_runs"] == doctest::Approx(7.2));
+  CHECK(json["notes"].empty());
+}
+
+TEST_CASE("what a file lacks is null in the JSON and said in the text") {
+  FileSummary s;
+  s.path = "/data/none.h5";
+  s.notes = {"no image dataset in /data/none.h5"};
+  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  CHECK(json["images"].is_null());
+  CHECK(json["labels"].is_null());
+  CHECK(json["label_order"].is_null());
+  CHECK(json["skipped"].is_null());
+  CHECK(json["notes"][0] == "no image dataset in /data/none.h5");
+  const std::string text = ToText(s);
+  CHECK(Contains(text, "images       none found"));
+  CHECK(Contains(text, "format       HDF5 (not written by h5feed)"));
+  CHECK(Contains(text, "note: no image dataset in /data/none.h5"));
+  CHECK_FALSE(Contains(text, "label order"));
+  CHECK_FALSE(Contains(text, "skipped"));
+}
+
+TEST_CASE("the text shows the essentials of an h5feed file on aligned lines") {
+  const std::string text = ToText(H5feedSummary());
+  INFO(text);
+  for (const char* expected :
+       {"file         /data/train.h5 (4.9 KiB)", "format       h5feed version 1",
+        "images       images: 10 images of 8x6x3 (HxWxC), layout NHWC",
+        "chunks       3 chunks of 4 images (576 B uncompressed), chunk shape (4, 8, 6, 3)",
+        "compression  zstd:3, ratio 6.00 (240 B stored)", "classes      3, counts from labels",
+        "  0  cat  2\n  1  dog  3\n  2  eel  5\n",
+        "label order  mixed: 6 runs of one label for 3 classes (a random order has about 7)",
+        "skipped      2 sources", "  dog/broken.jpg: truncated JPEG", "  shuffle_seed = 42",
+        "datasets     2", "  images uint8 (10, 8, 6, 3) chunks (4, 8, 6, 3) zstd:3, 240 B stored, "
+                        "ratio 6.00",
+        "  labels int64 (10,), 80 B stored\n"}) {
+    CHECK(Contains(text, expected));
+  }
+}
+
+TEST_CASE("grayscale images show their one channel, and an inferred layout says so") {
+  FileSummary s = H5feedSummary();
+  s.layout = "NHW";
+  s.channels = 1;
+  CHECK(Contains(ToText(s), "10 images of 8x6x1 (HxWxC), layout NHW\n"));
+  s.layout = "NCHW";
+  s.layout_guessed = true;
+  CHECK(Contains(ToText(s), "layout NCHW (inferred)"));
+}
+
+TEST_CASE("long class and skipped lists are cut in the text, whole in the JSON") {
+  FileSummary s;
+  s.path = "many.h5";
+  // Names built with append: GCC 12 warns falsely (-Wrestrict) on "c" + std::to_string(i).
+  for (int i = 0; i < 60; ++i) s.classes.push_back({std::string("c").append(std::to_string(i)), i});
+  s.has_skipped = true;
+  for (int i = 0; i < 25; ++i) {
+    s.skipped.push_back({std::string("s").append(std::to_string(i)), "bad"});
+  }
+  const std::string text = ToText(s);
+  CHECK(Contains(text, "c49"));
+  CHECK_FALSE(Contains(text, "c50"));
+  CHECK(Contains(text, "... 10 more (--json lists all)"));
+  CHECK(Contains(text, "s19: bad"));
+  CHECK_FALSE(Contains(text, "s20: bad"));
+  CHECK(Contains(text, "... 5 more (--json lists all)"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  CHECK(json["classes"].size() == 60);
+  CHECK(json["skipped"].size() == 25);
+}
+
+TEST_CASE("UTF-8 class names line up by characters; bytes that are not UTF-8 are replaced") {
+  FileSummary s;
+  s.path = "names.h5";
+  s.classes = {{"\xc3\xa9meu", 1}, {"ox", 2}};  // "émeu": 5 bytes, 4 characters
+  const std::string text = ToText(s);
+  CHECK(Contains(text, "  0  \xc3\xa9meu  1\n  1  ox    2\n"));
+  s.classes = {{"bad\xff", 3}};
+  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  CHECK(json["classes"][0]["name"] == "bad\xef\xbf\xbd");  // U+FFFD
+}
+
+}  // namespace
+}  // namespace h5feed::reports

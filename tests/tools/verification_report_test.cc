@@ -1,0 +1,77 @@
+// `h5feed verify`'s rendering (tools/reports/verification_report.h) of reports built here.
+#include "reports/verification_report.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace h5feed::reports {
+namespace {
+
+using index::VerificationReport;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+VerificationReport Sound() {
+  VerificationReport r;
+  r.path = "train.h5";
+  r.indexed = true;
+  r.is_h5feed = true;
+  r.samples = 50;
+  r.chunks = 7;
+  r.chunk_samples = 8;
+  r.read_path = "stored chunk table (pread)";
+  r.chunks_checked = 7;
+  r.checked = {"chunks: all 7 read and decoded"};
+  return r;
+}
+
+TEST_CASE("a sound file reads OK, with what was checked") {
+  const std::string text = ToText(Sound());
+  CHECK(text.starts_with("train.h5: OK: nothing wrong found in 7 chunks (50 images)\n"));
+  CHECK(Contains(text, "  checked: chunks: all 7 read and decoded\n"));
+  VerificationReport partial = Sound();
+  partial.not_checked = {"chunk contents: the file has no checksums"};
+  CHECK(Contains(ToText(partial), "some things could not be checked (below)"));
+  CHECK(Contains(ToText(partial), "  not checked: chunk contents"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(Sound()));
+  CHECK(json["ok"] == true);
+  CHECK(json["chunks"] == 7);
+  CHECK(json["bad_chunks"].empty());
+}
+
+TEST_CASE("a damaged file lists every bad chunk with its rows in the JSON, 50 in the text") {
+  VerificationReport r = Sound();
+  for (int64_t c = 0; c < 60; ++c) {
+    r.bad_chunks.push_back({c, 8 * c, 8 * c + 7, "checksum mismatch"});
+  }
+  r.problems = {"label 9 of row 3 is outside the 3 classes"};
+  r.warnings = {"opened without HDF5's lock"};
+  const std::string text = ToText(r);
+  CHECK(text.starts_with("train.h5: DAMAGED: 60 of 7 chunks bad, 1 other problems\n"));
+  CHECK(Contains(text, "  bad chunk 1 (rows 8-15): checksum mismatch\n"));
+  CHECK(Contains(text, "bad chunk 49 "));
+  CHECK_FALSE(Contains(text, "bad chunk 50 "));
+  CHECK(Contains(text, "... and 10 more bad chunks (--json lists all)"));
+  CHECK(Contains(text, "  problem: label 9 of row 3"));
+  CHECK(Contains(text, "  warning: opened without HDF5's lock"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(r));
+  CHECK(json["ok"] == false);
+  CHECK(json["bad_chunks"].size() == 60);
+  CHECK(json["bad_chunks"][1]["first_row"] == 8);
+  CHECK(json["bad_chunks"][1]["last_row"] == 15);
+}
+
+TEST_CASE("a file that could not be indexed says so") {
+  VerificationReport r;
+  r.path = "cut.h5";
+  r.problems = {"cut.h5 is truncated"};
+  CHECK(ToText(r).starts_with("cut.h5: DAMAGED: the file cannot be read as an image file\n"));
+  CHECK(nlohmann::json::parse(ToJson(r))["indexed"] == false);
+}
+
+}  // namespace
+}  // namespace h5feed::reports

@@ -1,0 +1,196 @@
+// ToJson and ToText of inspect::FileSummary (file_summary_report.h).
+
+#include "reports/file_summary_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "hdf5/dataset_listing.h"
+#include "units.h"
+
+namespace h5feed::reports {
+namespace {
+
+using inspect::AttributeText;
+using inspect::ClassCount;
+using inspect::DatasetSummary;
+using inspect::FileSummary;
+using inspect::LabelOrder;
+using inspect::SkippedEntry;
+
+// "images uint8 (50000, 32, 32, 3) chunks (64, 32, 32, 3) zstd:3".
+std::string Describe(const DatasetSummary& d) {
+  std::string text = d.name + " " + d.dtype + " " + hdf5::ShapeText(d.shape);
+  if (!d.chunk_shape.empty()) text += " chunks " + hdf5::ShapeText(d.chunk_shape);
+  for (const std::string& filter : d.filters) text += " " + filter;
+  return text;
+}
+
+std::string Fixed(double value, int decimals) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+// Characters, not bytes, so UTF-8 class names ("émeu") line up: continuation bytes are
+// 10xxxxxx.
+size_t DisplayWidth(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// Long lists are cut in text; --json has them whole.
+constexpr size_t kMaxClassLines = 50;
+constexpr size_t kMaxSkippedLines = 20;
+
+}  // namespace
+
+std::string ToJson(const FileSummary& s) {
+  // Keys in the order of FileSummary (nlohmann's default json sorts them).
+  using json = nlohmann::ordered_json;
+  json datasets = json::array();
+  for (const DatasetSummary& d : s.datasets) {
+    datasets.push_back({{"name", d.name},
+                        {"shape", d.shape},
+                        {"dtype", d.dtype},
+                        {"chunk_shape", d.chunk_shape},
+                        {"filters", d.filters},
+                        {"stored_bytes", d.stored_bytes},
+                        {"logical_bytes", d.logical_bytes},
+                        {"ratio", d.ratio}});
+  }
+  json attributes = json::object();
+  for (const AttributeText& a : s.attributes) attributes[a.name] = a.value;
+  json out = {{"path", s.path},           {"file_bytes", s.file_bytes},
+              {"is_h5feed", s.is_h5feed}, {"format_version", s.format_version},
+              {"datasets", datasets},     {"attributes", attributes}};
+  if (s.has_images) {
+    out["images"] = {{"dataset", s.images},
+                     {"layout", s.layout},
+                     {"layout_guessed", s.layout_guessed},
+                     {"num_images", s.num_images},
+                     {"height", s.height},
+                     {"width", s.width},
+                     {"channels", s.channels},
+                     {"chunk_images", s.chunk_images},
+                     {"chunk_count", s.chunk_count},
+                     {"compression", s.compression},
+                     {"compression_ratio", s.compression_ratio}};
+  } else {
+    out["images"] = nullptr;
+  }
+  out["labels"] = s.labels.empty() ? json(nullptr) : json(s.labels);
+  if (s.label_order) {
+    out["label_order"] = {{"order", s.label_order->order},
+                          {"runs", s.label_order->runs},
+                          {"classes", s.label_order->classes},
+                          {"random_runs", s.label_order->random_runs}};
+  } else {
+    out["label_order"] = nullptr;
+  }
+  json classes = json::array();
+  for (const ClassCount& c : s.classes) classes.push_back({{"name", c.name}, {"count", c.count}});
+  out["classes"] = classes;
+  if (s.has_skipped) {
+    json skipped = json::array();
+    for (const SkippedEntry& e : s.skipped) {
+      skipped.push_back({{"source", e.source}, {"reason", e.reason}});
+    }
+    out["skipped"] = skipped;
+  } else {
+    out["skipped"] = nullptr;
+  }
+  out["notes"] = s.notes;
+  // Source names and class names need not be valid UTF-8 (fixed-length strings from h5py
+  // may hold anything): replace bad bytes instead of throwing.
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string ToText(const FileSummary& s) {
+  std::string t;
+  auto line = [&t](const std::string& label, const std::string& value) {
+    t += value.empty()
+             ? label + "\n"
+             : label + std::string(label.size() < 13 ? 13 - label.size() : 1, ' ') + value + "\n";
+  };
+  line("file", s.path + " (" + cli::FormatBytes(s.file_bytes) + ")");
+  line("format", s.is_h5feed ? "h5feed version " + std::to_string(s.format_version)
+                             : "HDF5 (not written by h5feed)");
+  if (s.has_images) {
+    line("images", s.images + ": " + std::to_string(s.num_images) + " images of " +
+                       std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
+                       std::to_string(s.channels) + " (HxWxC), layout " + s.layout +
+                       (s.layout_guessed ? " (inferred)" : ""));
+    const DatasetSummary* images = inspect::FindDataset(s, s.images);
+    if (s.chunk_images > 0) {
+      uint64_t chunk_bytes =
+          static_cast<uint64_t>(s.chunk_images * s.height * s.width * s.channels);
+      line("chunks", std::to_string(s.chunk_count) + " chunks of " +
+                         std::to_string(s.chunk_images) + " images (" + cli::FormatBytes(chunk_bytes) +
+                         " uncompressed)" +
+                         (images != nullptr ? ", chunk shape " + hdf5::ShapeText(images->chunk_shape) : ""));
+    } else {
+      line("chunks", "none (contiguous storage)");
+    }
+    std::string ratio = s.compression_ratio > 0
+                            ? ", ratio " + Fixed(s.compression_ratio, 2) + " (" +
+                                  cli::FormatBytes(images ? images->stored_bytes : 0) + " stored)"
+                            : "";
+    line("compression", s.compression + ratio);
+  } else {
+    line("images", "none found");
+  }
+  if (!s.labels.empty() || !s.classes.empty()) {
+    line("classes", std::to_string(s.classes.size()) +
+                        (s.labels.empty() ? " (no labels dataset)" : ", counts from " + s.labels));
+    const size_t shown = std::min(s.classes.size(), kMaxClassLines);
+    size_t name_width = 0;
+    for (size_t i = 0; i < shown; ++i) {
+      name_width = std::max(name_width, DisplayWidth(s.classes[i].name));
+    }
+    const size_t index_width = std::to_string(shown > 0 ? shown - 1 : 0).size();
+    for (size_t i = 0; i < shown; ++i) {
+      const ClassCount& c = s.classes[i];
+      std::string index = std::to_string(i);
+      t += "  " + std::string(index_width - index.size(), ' ') + index + "  " + c.name +
+           std::string(name_width - DisplayWidth(c.name) + 2, ' ') + std::to_string(c.count) + "\n";
+    }
+    if (s.classes.size() > kMaxClassLines) {
+      t += "  ... " + std::to_string(s.classes.size() - kMaxClassLines) +
+           " more (--json lists all)\n";
+    }
+  }
+  if (const std::optional<LabelOrder>& order = s.label_order) {
+    line("label order", order->Describe() + ": " + std::to_string(order->runs) +
+                            " runs of one label for " + std::to_string(order->classes) +
+                            " classes (a random order has about " +
+                            Fixed(order->random_runs, 0) + ")");
+  }
+  if (s.has_skipped) {
+    line("skipped",
+         std::to_string(s.skipped.size()) + (s.skipped.size() == 1 ? " source" : " sources"));
+    for (size_t i = 0; i < s.skipped.size() && i < kMaxSkippedLines; ++i) {
+      t += "  " + s.skipped[i].source + ": " + s.skipped[i].reason + "\n";
+    }
+    if (s.skipped.size() > kMaxSkippedLines) {
+      t += "  ... " + std::to_string(s.skipped.size() - kMaxSkippedLines) +
+           " more (--json lists all)\n";
+    }
+  }
+  if (!s.attributes.empty()) {
+    line("attributes", "");
+    for (const AttributeText& a : s.attributes) t += "  " + a.name + " = " + a.value + "\n";
+  }
+  line("datasets", std::to_string(s.datasets.size()));
+  for (const DatasetSummary& d : s.datasets) {
+    t += "  " + Describe(d) + ", " + cli::FormatBytes(d.stored_bytes) + " stored";
+    if (d.ratio > 0 && (d.ratio < 0.995 || d.ratio > 1.005)) t += ", ratio " + Fixed(d.ratio, 2);
+    t += "\n";
+  }
+  for (const std::string& note : s.notes) t += "note: " + note + "\n";
+  return t;
+}
+
+}  // namespace h5feed::reports
