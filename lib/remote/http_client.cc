@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
+#include <cstdio>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "remote/transfer.h"
 
 namespace h5feed::remote {
 namespace {
@@ -34,63 +35,7 @@ std::chrono::milliseconds Backoff(int retry, std::mt19937& random) {
   return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(random)));
 }
 
-bool HeaderIs(std::string_view line, std::string_view name) {
-  if (line.size() <= name.size() || line[name.size()] != ':') return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
-  }
-  return true;
-}
-
-std::string HeaderValue(std::string_view line, size_t name_size) {
-  std::string_view value = line.substr(name_size + 1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
-    value.remove_suffix(1);
-  }
-  return std::string(value);
-}
-
-constexpr size_t kErrorBodyBytes = 2048;  // S3's XML explanation fits
-
 }  // namespace
-
-class Transfer {
- public:
-  Transfer(RangeAsked range, std::span<uint8_t> into, const ObjectVersion* version)
-      : asked(range), dest(into),
-        pinned(version ? std::optional<ObjectVersion>(*version) : std::nullopt) {}
-
-  const RangeAsked asked;
-  const std::span<uint8_t> dest;
-  const std::optional<ObjectVersion> pinned;
-
-  // The attempt in progress (the client's thread only).
-  CURL* easy = nullptr;
-  curl_slist* headers = nullptr;
-  Response response;
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  int attempts = 0;
-  Clock::time_point retry_at;
-
-  // Completion, read by waiters.
-  mutable std::mutex mutex;
-  std::condition_variable completed_cv;
-  bool completed = false;  // guarded by mutex
-  bool cancel_requested = false;  // guarded by mutex
-  std::optional<Judgement> judgement;  // kOk, guarded by mutex
-  std::optional<Error> error;  // guarded by mutex
-
-  void Complete(std::optional<Judgement> ok, std::optional<Error> failure) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      judgement = std::move(ok);
-      error = std::move(failure);
-      completed = true;
-    }
-    completed_cv.notify_all();
-  }
-};
 
 struct HttpClient::Impl {
   Impl(std::string url_in, std::string display_in, const RemoteOptions& options_in,
@@ -165,6 +110,7 @@ struct HttpClient::Impl {
       while (CURLMsg* message = curl_multi_info_read(multi, &left)) {
         if (message->msg == CURLMSG_DONE) Finish(message->easy_handle, message->data.result, random);
       }
+      EndStalled(random);
       curl_multi_poll(multi, nullptr, 0, PollMilliseconds(), nullptr);
     }
     // Stopping: every transfer ends as cancelled (and an Interrupt waiting for that returns).
@@ -184,15 +130,38 @@ struct HttpClient::Impl {
     for (auto& transfer : all) Abandon(transfer);
   }
 
+  Clock::duration StallLimit() const {
+    return std::chrono::seconds(std::max(1, options.stall_seconds));
+  }
+
+  // Until the next retry is due or the next transfer would have stalled, at most 1 s.
   int PollMilliseconds() const {
     int wait = 1000;
     const Clock::time_point now = Clock::now();
-    for (const auto& transfer : retrying) {
-      const auto due = std::chrono::duration_cast<std::chrono::milliseconds>(
-          transfer->retry_at - now);
-      wait = std::min<int>(wait, static_cast<int>(std::max<int64_t>(0, due.count())));
-    }
+    auto until = [&](Clock::time_point due) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(due - now);
+      wait = std::min<int>(wait, static_cast<int>(std::max<int64_t>(0, left.count() + 1)));
+    };
+    for (const auto& transfer : retrying) until(transfer->retry_at);
+    for (const auto& [easy, transfer] : active) until(transfer->last_progress + StallLimit());
     return wait;
+  }
+
+  // Ends (as a failed attempt, which may be retried) every transfer that has received nothing
+  // for stall_seconds. Exact, where libcurl's low-speed limit averages the speed over several
+  // seconds and so needs about 6 s more to notice a body that stopped.
+  void EndStalled(std::mt19937& random) {
+    const Clock::time_point now = Clock::now();
+    std::vector<CURL*> stalled;
+    for (const auto& [easy, transfer] : active) {
+      if (now - transfer->last_progress >= StallLimit()) stalled.push_back(easy);
+    }
+    for (CURL* easy : stalled) {
+      Transfer& transfer = *active.at(easy);
+      std::snprintf(transfer.error_buffer, sizeof(transfer.error_buffer),
+                    "nothing received for %d s (stall_seconds)", std::max(1, options.stall_seconds));
+      Finish(easy, CURLE_OPERATION_TIMEDOUT, random);
+    }
   }
 
   void StartDueRetries() {
@@ -206,46 +175,6 @@ struct HttpClient::Impl {
     for (auto& transfer : due) StartAttempt(std::move(transfer));
   }
 
-  static size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-    auto* transfer = static_cast<Transfer*>(user);
-    const std::string_view line(data, size * count);
-    Response& response = transfer->response;
-    if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect or 100 Continue)
-      const size_t space = line.find(' ');
-      const long status = space == std::string_view::npos ? 0 : std::atol(line.data() + space + 1);
-      response.status = status;
-      response.content_range.reset();
-      response.etag.clear();
-      response.last_modified.clear();
-    } else if (HeaderIs(line, "content-range")) {
-      response.content_range = HeaderValue(line, 13);
-    } else if (HeaderIs(line, "etag")) {
-      response.etag = HeaderValue(line, 4);
-    } else if (HeaderIs(line, "last-modified")) {
-      response.last_modified = HeaderValue(line, 13);
-    }
-    return size * count;
-  }
-
-  static size_t OnBody(char* data, size_t size, size_t count, void* user) {
-    auto* transfer = static_cast<Transfer*>(user);
-    Response& response = transfer->response;
-    const size_t bytes = size * count;
-    if (response.status == 200 || response.status == 206) {
-      if (response.body_bytes + bytes > transfer->dest.size()) {
-        response.body_overflow = true;
-        return 0;  // aborts with CURLE_WRITE_ERROR
-      }
-      std::memcpy(transfer->dest.data() + response.body_bytes, data, bytes);
-      response.body_bytes += bytes;
-      return bytes;
-    }
-    const size_t keep = std::min(bytes, kErrorBodyBytes - std::min(kErrorBodyBytes,
-                                                                   response.error_body.size()));
-    response.error_body.append(data, keep);
-    return bytes;
-  }
-
   void StartAttempt(std::shared_ptr<Transfer> transfer) {
     {
       std::lock_guard<std::mutex> lock(transfer->mutex);
@@ -256,67 +185,17 @@ struct HttpClient::Impl {
         return;
       }
     }
-    ++transfer->attempts;
-    transfer->response = Response{};
-    transfer->error_buffer[0] = '\0';
-    CURL* easy = curl_easy_init();
-    if (easy == nullptr) {
+    if (!transfer->PrepareAttempt(url, options, auth)) {
       transfer->Complete(std::nullopt, Error(ErrorCode::kInternal, "curl_easy_init failed"));
       return;
     }
-    const RangeAsked& asked = transfer->asked;
-    const std::string range =
-        std::to_string(asked.offset) + "-" + std::to_string(asked.offset + asked.length - 1);
-    curl_slist* headers = nullptr;
-    if (transfer->pinned) {
-      // The server refuses (412) a range of any other version than the one opened.
-      if (transfer->pinned->strong_etag()) {
-        headers = curl_slist_append(headers, ("If-Match: " + transfer->pinned->etag).c_str());
-      } else if (!transfer->pinned->last_modified.empty()) {
-        headers = curl_slist_append(
-            headers, ("If-Unmodified-Since: " + transfer->pinned->last_modified).c_str());
-      }
-    }
-    for (const std::string& header : auth.headers) headers = curl_slist_append(headers, header.c_str());
-    transfer->headers = headers;
-    curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(easy, CURLOPT_RANGE, range.c_str());  // copied by libcurl
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer.get());
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error_buffer);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_seconds));
-    // A stall: less than one byte per second for stall_seconds.
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max(1, options.stall_seconds)));
-    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    // HTTP/2 over TLS where the server offers it: many ranges on one connection.
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "h5feed");
-    if (!auth.aws_sigv4.empty()) {
-      curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, auth.aws_sigv4.c_str());
-      curl_easy_setopt(easy, CURLOPT_USERPWD, auth.user_password.c_str());
-    }
-    transfer->easy = easy;
-    curl_multi_add_handle(multi, easy);
-    active.emplace(easy, std::move(transfer));
+    curl_multi_add_handle(multi, transfer->easy);
+    active.emplace(transfer->easy, std::move(transfer));
   }
 
   void Release(Transfer& transfer) {
-    if (transfer.easy != nullptr) {
-      curl_multi_remove_handle(multi, transfer.easy);
-      curl_easy_cleanup(transfer.easy);
-      active.erase(transfer.easy);
-      transfer.easy = nullptr;
-    }
-    curl_slist_free_all(transfer.headers);
-    transfer.headers = nullptr;
+    if (transfer.easy != nullptr) active.erase(transfer.easy);
+    transfer.ReleaseAttempt(multi);
   }
 
   void Finish(CURL* easy, CURLcode code, std::mt19937& random) {

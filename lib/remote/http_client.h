@@ -20,7 +20,7 @@
 
 namespace h5feed::remote {
 
-// How requests prove who sends them (request_signing.h builds it for s3://).
+// How requests prove who sends them (s3_location.h builds it for s3://).
 struct RequestAuth {
   std::string aws_sigv4;      // CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"), "" for none
   std::string user_password;  // "KEY_ID:SECRET" for SigV4
