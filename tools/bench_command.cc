@@ -30,6 +30,7 @@
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
 #include "progress_bar.h"
+#include "remote/location.h"
 #include "remote_options_flags.h"
 #include "units.h"
 
@@ -91,7 +92,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   const bench::BenchResult& r = report.result;
   const bench::BenchSettings& s = flags.settings;
   nlohmann::ordered_json j;
-  j["file"] = s.path;
+  j["file"] = remote::DisplayName(s.path);
   j["samples"] = r.dataset.samples;
   j["image_shape"] = {r.dataset.image_shape.height, r.dataset.image_shape.width,
                       r.dataset.image_shape.channels};
@@ -190,7 +191,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   const DatasetInfo& d = r.dataset;
   const LoaderStats& s = r.stats;
   std::string out;
-  out += "bench " + f.path + ": " + FormatCount(d.samples) + " images " +
+  out += "bench " + remote::DisplayName(f.path) + ": " + FormatCount(d.samples) + " images " +
          std::to_string(d.image_shape.height) + "x" + std::to_string(d.image_shape.width) + "x" +
          std::to_string(d.image_shape.channels) + " in " + FormatCount(d.chunks) + " chunks of " +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
@@ -388,6 +389,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
     if (command->got_subcommand(sweep)) return;
     if (flags->settings.path.empty()) {
       throw CLI::RequiredError("FILE");
+    }
+    if (flags->cold && IsRemoteLocation(flags->settings.path)) {
+      throw CLI::ValidationError("--cold", "applies to a local file (its page cache); a remote "
+                                           "file's first epoch is cold: give --spill-dir an "
+                                           "empty folder");
     }
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;

@@ -42,4 +42,26 @@ void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
       ->group(group);
 }
 
+std::vector<std::string> RemoteOptionsArguments(const RemoteOptions& options) {
+  const RemoteOptions defaults;
+  std::vector<std::string> argv;
+  auto add = [&argv](const char* flag, const std::string& value) {
+    argv.insert(argv.end(), {flag, value});
+  };
+  if (options.connections != defaults.connections) {
+    add("--connections", std::to_string(options.connections));
+  }
+  if (options.retries != defaults.retries) add("--retries", std::to_string(options.retries));
+  if (options.stall_seconds != defaults.stall_seconds) {
+    add("--request-stall-seconds", std::to_string(options.stall_seconds));
+  }
+  if (!options.spill_dir.empty()) add("--spill-dir", options.spill_dir);
+  if (options.spill_bytes != defaults.spill_bytes) {
+    add("--spill-mb", std::to_string(options.spill_bytes >> 20));
+  }
+  if (!options.s3_region.empty()) add("--s3-region", options.s3_region);
+  if (!options.s3_endpoint.empty()) add("--s3-endpoint", options.s3_endpoint);
+  return argv;
+}
+
 }  // namespace h5feed::cli

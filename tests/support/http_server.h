@@ -1,8 +1,8 @@
 #pragma once
 // A real HTTP server on the loopback for a C++ test: tests/support/http_servers.py started as
 // a child (Debian's nginx serving a folder, or the fault-injecting proxy in front of it), its
-// port and request log read from the first line it prints. Stopped by closing its stdin (it stops its servers
-// and exits), waited for in the destructor.
+// port and request log read from the first line it prints. Stopped by closing its stdin (it
+// stops its servers and exits), waited for in the destructor.
 
 #include <doctest/doctest.h>
 #include <arpa/inet.h>
@@ -94,15 +94,28 @@ class HttpServer {
   }
 
   // The requests served so far: "METHOD URI RANGE STATUS BYTES CONNECTION" each (nginx's
-  // access log, written as each request ends).
+  // access log). nginx writes a request's line after its response has gone out, so a client
+  // may have its bytes before the line is there: the log is read until it has not grown for
+  // 50 ms (at most 2 s).
   std::vector<std::string> Requests() const {
+    std::vector<std::string> lines = ReadLog();
+    for (int waited = 0; waited < 40; ++waited) {
+      ::usleep(50'000);
+      std::vector<std::string> again = ReadLog();
+      if (again.size() == lines.size()) break;
+      lines = std::move(again);
+    }
+    return lines;
+  }
+
+ private:
+  std::vector<std::string> ReadLog() const {
     std::vector<std::string> lines;
     std::ifstream in(log_);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
     return lines;
   }
 
- private:
   void Stop() {
     if (stdin_ >= 0) ::close(stdin_);
     stdin_ = -1;

@@ -112,7 +112,18 @@ class Nginx:
 
     def requests(self):
         """The requests served so far, one "METHOD URI RANGE STATUS BYTES CONNECTION" line
-        each (RANGE is "-" without one)."""
+        each (RANGE is "-" without one). nginx writes a request's line after its response has
+        gone out, so the log is read until it has not grown for 50 ms (at most 2 s)."""
+        lines = self._read_log()
+        for _ in range(40):
+            time.sleep(0.05)
+            again = self._read_log()
+            if len(again) == len(lines):
+                break
+            lines = again
+        return lines
+
+    def _read_log(self):
         try:
             with open(self.log) as log:
                 return log.read().splitlines()

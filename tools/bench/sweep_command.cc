@@ -16,6 +16,8 @@
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
 #include "interrupt_guard.h"
+#include "remote/location.h"
+#include "remote_options_flags.h"
 
 #ifndef H5FEED_BUILD_PLUGIN_DIR
 #define H5FEED_BUILD_PLUGIN_DIR ""
@@ -41,10 +43,13 @@ std::string CommandLine(const SweepFlags& f) {
   std::snprintf(numbers, sizeof numbers, " --batch %lld --threads %d --slots %d --step-ms %g "
                 "--max-seconds %g", static_cast<long long>(o.batch), o.threads, o.slots,
                 o.step_ms, o.max_seconds);
-  return "h5feed bench sweep " + o.input + " --out " + o.out_dir + " --chunks " + f.chunks +
-         " --compression " + f.compressions + " --cache-mb " + f.cache_mb + " --sampler " +
-         f.samplers + numbers + (o.cold ? " --cold" : "") +
-         (o.compare_h5py ? " --compare-h5py" : "");
+  std::string remote;
+  for (const std::string& flag : o.remote_flags) remote += " " + flag;
+  // A pre-signed URL's query is left out: the report may be shared.
+  return "h5feed bench sweep " + remote::DisplayName(o.input) + " --out " + o.out_dir +
+         " --chunks " + f.chunks + " --compression " + f.compressions + " --cache-mb " +
+         f.cache_mb + " --sampler " + f.samplers + numbers + (o.cold ? " --cold" : "") +
+         (o.compare_h5py ? " --compare-h5py" : "") + remote;
 }
 
 int RunSweepCommand(SweepFlags& flags) {
@@ -55,6 +60,12 @@ int RunSweepCommand(SweepFlags& flags) {
     ReportError("bench sweep", e);
     return kExitUsage;
   }
+  if (o.cold && IsRemoteLocation(o.input)) {
+    std::fprintf(stderr, "h5feed bench sweep: --cold applies to a local file (its page cache); "
+                         "a remote file is read over its link in every run\n");
+    return kExitUsage;
+  }
+  o.remote_flags = RemoteOptionsArguments(o.remote);
   o.command_line = CommandLine(flags);
   InterruptGuard interrupt;
   try {
@@ -184,6 +195,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                       "source tree's)");
   command->add_option("--plugin-dir", o.reference.plugin_dir,
                       "Folder of h5feed's zstd HDF5 plugin, for h5py (default: this build's)");
+  AddRemoteOptions(*command, o.remote);
   command->callback([flags, &run] {
     run = [flags] { return RunSweepCommand(*flags); };
   });

@@ -41,6 +41,9 @@ Delivered ReadEpochs(const std::string& location, LoaderOptions options, int epo
   options.threads = 2;
   options.cache_bytes = 4 * 16 * kShape.bytes();  // chunks come and go: re-read every epoch
   options.on_warning = [](const std::string&) {};  // that cache is too small, on purpose
+  // The probe's open of a URL is the in-process one repeated in a child (test_remote.py opens
+  // through it): left out here, where every test opens many loaders.
+  options.open_probe = false;
   Loader loader = Loader::Open(location, options);
   Delivered delivered;
   for (int epoch = 0; epoch < epochs; ++epoch) {
@@ -78,7 +81,7 @@ TEST_CASE("every batch of a served h5feed file equals the local file's") {
   testing::WriteH5feedFile(folder / "raw.h5", 2000, kShape, 16, Compression::Parse("none"));
   testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("zstd"));
   HttpServer server({"nginx", folder.path()});
-  for (const char* sampler : {"chunks:4", "random", "sequential"}) {
+  for (const char* sampler : {"chunks:4", "random"}) {
     const size_t before = server.Requests().size();
     CheckSameBatches(folder / "raw.h5", server.Url("raw.h5"), sampler);
     CHECK(server.Requests().size() - before > 60);  // of 125 chunks, ~60 lie past the head
