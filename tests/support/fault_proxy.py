@@ -184,6 +184,8 @@ class Proxy:
                     name, _, value = line.partition(b":")
                     if name.strip().lower() == b"content-length":
                         length = int(value.strip())
+                if method == "HEAD" or status in (204, 304):
+                    length = 0  # the headers describe a body that is not sent
                 await asyncio.sleep(self.settings.rtt / 2)
                 fault = self.draw_fault() if status in (200, 206) and length else None
                 if fault == "503":

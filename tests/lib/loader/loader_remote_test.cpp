@@ -193,6 +193,23 @@ TEST_CASE("a spilled chunk damaged on the disk, or kept corrupt, is fetched agai
   CHECK(server.Requests().size() - before == 2 + 2);  // the two opens, the two chunks
 }
 
+TEST_CASE("remote options out of range are refused at Open, by name") {
+  TempFolder folder;
+  testing::WriteH5feedFile(folder / "train.h5", 32, kShape, 16, Compression::Parse("none"));
+  const auto refused = [&](auto change, const char* name) {
+    LoaderOptions options;
+    options.open_probe = false;
+    change(options.remote);
+    const Error error = CaughtError([&] { Loader::Open(folder / "train.h5", options); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()).find(name) != std::string::npos);
+  };
+  refused([](RemoteOptions& r) { r.connections = 0; }, "remote.connections");
+  refused([](RemoteOptions& r) { r.retries = -1; }, "remote.retries");
+  refused([](RemoteOptions& r) { r.stall_seconds = 0; }, "remote.stall_seconds");
+  refused([](RemoteOptions& r) { r.spill_bytes = -1; }, "remote.spill_bytes");
+}
+
 TEST_CASE("Loader::Open of a URL nothing is served at names it") {
   TempFolder folder;
   HttpServer server({"nginx", folder.path()});
