@@ -29,6 +29,7 @@
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
+#include "parsed_option.h"
 #include "progress_bar.h"
 #include "remote/location.h"
 #include "remote_options_flags.h"
@@ -41,7 +42,6 @@ struct BenchFlags {
   bench::BenchSettings settings;
   bool no_verify = false;
   bool no_map = false;
-  std::string locking = "auto";  // auto | on | off (FileLocking)
   bool no_open_probe = false;
   bool cold = false;
   bool no_ceilings = false;
@@ -277,20 +277,6 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   return out;
 }
 
-// Rejects a bad --sampler while parsing, so it is a usage error like any other bad option.
-CLI::Validator SamplerValidator() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        try {
-          SamplerOptions::Parse(text);
-          return {};
-        } catch (const Error& e) {
-          return e.what();
-        }
-      },
-      "SAMPLER", "sampler");
-}
-
 }  // namespace
 
 void AddBenchCommand(CLI::App& app, Runner& run) {
@@ -316,7 +302,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "
                    "once per epoch when the cache holds W chunks plus the prefetch; random "
                    "reads a chunk up to K times unless the whole file fits the cache")
-      ->check(SamplerValidator())
+      ->check(ParsedBy(SamplerOptions::Parse, "SAMPLER"))  // a usage error like any other
       ->capture_default_str();
   command->add_option("--batch", s.batch, "Images per batch")
       ->check(CLI::PositiveNumber)
@@ -370,7 +356,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the checksums of images (or chunks, in files without per-image "
                     "ones): faster, but corruption then goes unnoticed");
-  AddFileLockingOption(*command, flags->locking);
+  AddFileLockingOption(*command, s.file_locking);
   command->add_flag("--no-map", flags->no_map,
                     "Read chunks with pread only, not through a mapping of FILE "
                     "(LoaderOptions::map_file): the reference for what mapping gains");
@@ -398,7 +384,6 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;
       flags->settings.map_file = !flags->no_map;
-      flags->settings.file_locking = ParseFileLocking(flags->locking);
       flags->settings.open_probe = !flags->no_open_probe;
       InterruptGuard interrupt;
       try {

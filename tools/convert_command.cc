@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
+#include "parsed_option.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "sources/cifar_source.h"
@@ -42,7 +43,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
   auto size = std::make_shared<std::string>();
-  auto resize = std::make_shared<std::string>("crop");
+  auto resize = std::make_shared<image::ResizeMode>(image::ResizeMode::kCrop);
   auto allow_empty = std::make_shared<bool>(false);
   auto max_pixels = std::make_shared<int64_t>(kDefaultMaxPixels);
   CLI::App* command = convert.add_subcommand(
@@ -55,11 +56,9 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
                       "Store every image at HxW (height first), e.g. 224x224. Without it all "
                       "images that decode must already have one size (files that do not "
                       "decode are skipped, whatever their headers say)");
-  command->add_option("--resize", *resize,
-                      "How an image is fitted to --size: crop (scale the shorter side, "
-                      "center-crop), stretch, or pad (fit inside, zero borders)")
-      ->check(CLI::IsMember({"crop", "stretch", "pad"}))
-      ->capture_default_str();
+  AddEnumOption(*command, "--resize", *resize,
+                "How an image is fitted to --size: crop (scale the shorter side, "
+                "center-crop), stretch, or pad (fit inside, zero borders)");
   command->add_flag("--allow-empty", *allow_empty,
                     "Accept class folders with no image (their label is kept)");
   command
@@ -76,9 +75,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       options.allow_empty = *allow_empty;
       options.max_pixels = *max_pixels;
       options.threads = flags->threads;
-      options.resize = *resize == "stretch" ? image::ResizeMode::kStretch
-                       : *resize == "pad"   ? image::ResizeMode::kPad
-                                            : image::ResizeMode::kCrop;
+      options.resize = *resize;
       if (!size->empty()) {
         try {
           options.size = ParseSize(*size);
@@ -100,26 +97,23 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
 void AddCifar(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
-  auto split = std::make_shared<std::string>("train");
-  auto labels = std::make_shared<std::string>("fine");
+  auto split = std::make_shared<CifarOptions::Split>(CifarOptions::Split::kTrain);
+  auto labels = std::make_shared<CifarOptions::Labels>(CifarOptions::Labels::kFine);
   CLI::App* command = convert.add_subcommand(
       "cifar",
       "Convert the CIFAR-10 or CIFAR-100 binary version (data_batch_*.bin / test_batch.bin, or "
       "train.bin / test.bin), with class names from batches.meta.txt or *_label_names.txt");
   command->add_option("SRC", *input, "The folder holding the .bin files")->required()->check(CLI::ExistingDirectory);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
-  command->add_option("--split", *split, "train or test")
-      ->check(CLI::IsMember({"train", "test"}))
-      ->capture_default_str();
-  command->add_option("--labels", *labels, "CIFAR-100 only: fine (100 classes) or coarse (20)")
-      ->check(CLI::IsMember({"fine", "coarse"}))
-      ->capture_default_str();
+  AddEnumOption(*command, "--split", *split, "train or test");
+  AddEnumOption(*command, "--labels", *labels,
+                "CIFAR-100 only: fine (100 classes) or coarse (20)");
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
       CifarOptions options;
-      options.split = *split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
-      options.labels = *labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
+      options.split = *split;
+      options.labels = *labels;
       return RunConversion("convert", *input,
                            [&](MemoryBudget&) { return OpenCifar(*input, options); }, *flags,
                            true);

@@ -32,7 +32,7 @@ struct VerifyFlags {
   bool json = false;
   bool quiet = false;
   int threads = 0;
-  std::string locking = "auto";  // auto | on | off (FileLocking)
+  FileLocking locking = FileLocking::kAuto;
   int stall_seconds = 120;        // no progress for this long: HDF5 is stuck on the file
   RemoteOptions remote;           // for a remote path
 };
@@ -40,7 +40,7 @@ struct VerifyFlags {
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   index::VerifyOptions options;
   options.threads = flags.threads;
-  options.file_locking = ParseFileLocking(flags.locking);
+  options.file_locking = flags.locking;
   options.remote = flags.remote;
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
   const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();

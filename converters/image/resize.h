@@ -5,6 +5,8 @@
 #include <memory>
 #include <span>
 
+#include "enum_names.h"
+
 namespace h5feed::image {
 
 enum class ResizeMode {
@@ -12,6 +14,24 @@ enum class ResizeMode {
   kStretch,  // scale each side independently to the target (aspect ratio not kept)
   kPad,      // scale so the image fits inside the target (longer side fits), center it on zeros
 };
+
+}  // namespace h5feed::image
+
+namespace h5feed {
+
+// The words of `h5feed convert imagefolder --resize` and convert_imagefolder(resize=...).
+template <>
+struct EnumNames<image::ResizeMode> {
+  static constexpr std::string_view what = "resize";
+  static constexpr NamedValue<image::ResizeMode> names[] = {
+      {image::ResizeMode::kCrop, "crop"},
+      {image::ResizeMode::kStretch, "stretch"},
+      {image::ResizeMode::kPad, "pad"}};
+};
+
+}  // namespace h5feed
+
+namespace h5feed::image {
 
 struct Size {
   int height = 0;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "enum_names.h"
 #include "sample_source.h"
 
 namespace h5feed {
@@ -24,6 +25,21 @@ struct CifarOptions {
   // CIFAR-100 only: the 100 fine classes or the 20 coarse superclasses. Asking CIFAR-10 for
   // coarse labels is an Error(kInvalidArgument).
   enum class Labels { kFine, kCoarse } labels = Labels::kFine;
+};
+
+// The words of `h5feed convert cifar --split / --labels` and convert_cifar(split=, labels=).
+template <>
+struct EnumNames<CifarOptions::Split> {
+  static constexpr std::string_view what = "split";
+  static constexpr NamedValue<CifarOptions::Split> names[] = {
+      {CifarOptions::Split::kTrain, "train"}, {CifarOptions::Split::kTest, "test"}};
+};
+
+template <>
+struct EnumNames<CifarOptions::Labels> {
+  static constexpr std::string_view what = "labels";
+  static constexpr NamedValue<CifarOptions::Labels> names[] = {
+      {CifarOptions::Labels::kFine, "fine"}, {CifarOptions::Labels::kCoarse, "coarse"}};
 };
 
 // Opens the CIFAR binaries in `dir`: the folder holding the .bin files, or the folder the

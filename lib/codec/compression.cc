@@ -2,29 +2,54 @@
 
 #include "h5feed/compression.h"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
+#include "enum_names.h"
 #include "h5feed/error.h"
 
 namespace h5feed {
 namespace {
 
-// zlib's own default (Z_DEFAULT_COMPRESSION) and zstd's: the usual balance of speed and size.
-constexpr int kDefaultDeflateLevel = 6;
-constexpr int kDefaultZstdLevel = 3;
+using Kind = Compression::Kind;
 
-constexpr char kAcceptedForms[] =
-    "accepted: none, zstd, zstd:LEVEL (1-22), gzip, gzip:LEVEL (1-9); deflate is a synonym of "
-    "gzip";
+struct LevelRange {
+  int min = 0;
+  int max = 0;
+  int default_level = 0;
+};
+
+// The levels of a kind; none for kNone. The defaults are zstd's own and zlib's
+// (Z_DEFAULT_COMPRESSION): the usual balance of speed and size.
+std::optional<LevelRange> LevelsOf(Kind kind) {
+  switch (kind) {
+    case Kind::kNone: break;
+    case Kind::kZstd: return LevelRange{codec::kZstdMinLevel, codec::kZstdMaxLevel, 3};
+    case Kind::kDeflate: return LevelRange{codec::kDeflateMinLevel, codec::kDeflateMaxLevel, 6};
+  }
+  return std::nullopt;
+}
+
+// "none, zstd, zstd:LEVEL (1-22), gzip, gzip:LEVEL (1-9), deflate, ...": from the kinds' words.
+std::string AcceptedForms() {
+  std::string forms;
+  for (const NamedValue<Kind>& entry : EnumNames<Kind>::names) {
+    const std::string name(entry.name);
+    forms += (forms.empty() ? "" : ", ") + name;
+    if (std::optional<LevelRange> levels = LevelsOf(entry.value)) {
+      forms += ", " + name + ":LEVEL (" + std::to_string(levels->min) + "-" +
+               std::to_string(levels->max) + ")";
+    }
+  }
+  return "accepted: " + forms;
+}
 
 [[noreturn]] void Reject(std::string_view text, const std::string& why) {
   throw Error(ErrorCode::kInvalidArgument,
-              "compression \"" + std::string(text) + "\" " + why + " (" + kAcceptedForms + ")");
+              "compression \"" + std::string(text) + "\" " + why + " (" + AcceptedForms() + ")");
 }
 
 int ParseLevel(std::string_view full_text, std::string_view digits, int min, int max) {
@@ -43,46 +68,25 @@ int ParseLevel(std::string_view full_text, std::string_view digits, int min, int
 }  // namespace
 
 Compression Compression::Parse(std::string_view text) {
-  std::string lowered(text);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::string_view name = lowered;
-  std::string_view level_text;
-  bool has_level = false;
-  if (size_t colon = lowered.find(':'); colon != std::string::npos) {
-    name = std::string_view(lowered).substr(0, colon);
-    level_text = std::string_view(lowered).substr(colon + 1);
-    has_level = true;
-  }
-
+  const size_t colon = text.find(':');
+  const std::optional<Kind> kind = FindName<Kind>(text.substr(0, colon));
+  if (!kind) Reject(text, "is not a known compression");
+  const bool has_level = colon != std::string_view::npos;
   Compression result;
-  if (name == "none") {
-    if (has_level) Reject(text, "takes no level");
-    result.kind = Kind::kNone;
-    result.level = 0;
-  } else if (name == "zstd") {
-    result.kind = Kind::kZstd;
-    result.level = has_level ? ParseLevel(text, level_text, codec::kZstdMinLevel,
-                                          codec::kZstdMaxLevel)
-                             : kDefaultZstdLevel;
-  } else if (name == "gzip" || name == "deflate") {
-    result.kind = Kind::kDeflate;
-    result.level = has_level ? ParseLevel(text, level_text, codec::kDeflateMinLevel,
-                                          codec::kDeflateMaxLevel)
-                             : kDefaultDeflateLevel;
+  result.kind = *kind;
+  if (std::optional<LevelRange> levels = LevelsOf(*kind)) {
+    result.level = has_level ? ParseLevel(text, text.substr(colon + 1), levels->min, levels->max)
+                             : levels->default_level;
   } else {
-    Reject(text, "is not a known compression");
+    if (has_level) Reject(text, "takes no level");
+    result.level = 0;
   }
   return result;
 }
 
 std::string Compression::ToString() const {
-  switch (kind) {
-    case Kind::kNone: return "none";
-    case Kind::kZstd: return "zstd:" + std::to_string(level);
-    case Kind::kDeflate: return "gzip:" + std::to_string(level);
-  }
-  return "unknown";
+  const std::string name(NameOf(kind));
+  return kind == Kind::kNone ? name : name + ":" + std::to_string(level);
 }
 
 }  // namespace h5feed

@@ -24,7 +24,7 @@
 #include "loader/device_feed.h"
 #include "loader/epoch_orders.h"
 #include "loader/label_mixing_warning.h"
-#include "loader/loader_testing.h"
+#include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/refetching_read.h"
 #include "loader/remote_readahead.h"
@@ -37,7 +37,7 @@
 #include "pipeline/epoch_plan.h"
 #include "pipeline/slot_layout.h"
 #include "probe/open_probe.h"
-#include "remote/location.h"
+#include "remote/open_file.h"
 #include "sampler/epoch_order.h"
 #include "sampler/epoch_steps.h"
 
@@ -74,13 +74,15 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
 // SamplesPerRank, checked against the batch size, and the memory the options ask for against
 // the machine's, before any slot or cache memory is allocated.
 int64_t CheckedSamplesPerRank(const SampleGeometry& geometry, const LoaderOptions& options,
-                              const index::DatasetIndex& dataset) {
+                              const index::DatasetIndex& dataset,
+                              const loader::DeliveryPlan& delivery) {
   const int64_t samples = SamplesPerRank(geometry, options.shard);
   loader::CheckOptionsForDataset(
       options, dataset.path,
-      loader::DatasetFootprint{samples, dataset.sample_bytes(),
-                               dataset.chunk_samples * dataset.sample_bytes(),
-                               dataset.chunk_count()});
+      loader::DatasetFootprint{
+          samples, dataset.sample_bytes(),
+          static_cast<int64_t>(delivery.slot_contents(options).output_image_bytes),
+          dataset.chunk_samples * dataset.sample_bytes(), dataset.chunk_count()});
   return samples;
 }
 
@@ -109,10 +111,11 @@ pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
 // Members are declared in wiring order and destroyed in reverse: the run (assembler_) goes
 // first, before anything it borrows.
 struct Loader::Impl {
-  Impl(const std::string& path, const LoaderOptions& loader_options)
+  Impl(const std::string& path, const LoaderOptions& loader_options,
+       const loader::ChunkFileOpener& open_chunk_file)
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
-        file(loader::OpenChunkFile(dataset)),  // remote::OpenFile, unless a test injects faults
+        file(open_chunk_file(dataset)),
         // A remote chunk is checked whole as it is loaded, where a corrupt response can still
         // be fetched again (refetching_read.h), not image by image as it is gathered.
         reader(dataset, *file,
@@ -124,12 +127,12 @@ struct Loader::Impl {
                 return LoadChunk(chunk, target);
               }),
         geometry{dataset.samples, dataset.chunk_samples},
-        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset)),
+        delivery(loader::PlanDelivery(options, dataset.shape)),
+        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset, delivery)),
         steps(CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
                            options.echo)),
         cache_budget(loader::MeasureCacheBudget(options, dataset.chunk_samples,
                                                 dataset.sample_bytes())),
-        delivery(loader::PlanDelivery(options, dataset.shape)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
@@ -273,10 +276,10 @@ struct Loader::Impl {
   const index::ChunkReader reader;
   cache::ChunkCache cache;
   const SampleGeometry geometry;
+  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   const int64_t samples_per_rank;
   const EpochSteps steps;  // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
-  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const pipeline::SlotLayout layout;
   memory::SlotPool pool;
@@ -306,8 +309,21 @@ struct Loader::Impl {
   std::unique_ptr<pipeline::BatchAssembler> assembler;  // the current run; last member
 };
 
+namespace loader {
+
+std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset) {
+  return remote::OpenFile(dataset.location, dataset.remote);
+}
+
+Loader OpenLoader(const std::string& path, const LoaderOptions& options,
+                  const ChunkFileOpener& open_chunk_file) {
+  return Loader(std::make_unique<Loader::Impl>(path, options, open_chunk_file));
+}
+
+}  // namespace loader
+
 Loader Loader::Open(const std::string& path, const LoaderOptions& options) {
-  return Loader(std::make_unique<Impl>(path, options));
+  return loader::OpenLoader(path, options, loader::OpenChunkFile);
 }
 
 Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

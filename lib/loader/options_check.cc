@@ -82,11 +82,11 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
                     " or fewer ranks");
   }
   // In floating point: batch_size x image bytes may overflow int64 for absurd values. A slot
-  // holds the images (and at most a float32 copy when normalizing on the host) plus label,
+  // holds the images and, when normalizing on the host, every view's outputs, plus label,
   // index and order (8 bytes each) per row; SlotLayout adds alignment, a few hundred bytes.
-  const bool host_normalizes = options.normalize && options.output.cuda_device < 0;
-  const double image_bytes = static_cast<double>(dataset.image_bytes) * (host_normalizes ? 5 : 1);
-  const double slot_bytes = static_cast<double>(options.batch_size) * (image_bytes + 24);
+  const double sample_bytes =
+      static_cast<double>(dataset.image_bytes) + static_cast<double>(dataset.output_bytes);
+  const double slot_bytes = static_cast<double>(options.batch_size) * (sample_bytes + 24);
   const double cache_bytes = std::min(static_cast<double>(options.cache_bytes),
                                       static_cast<double>(dataset.chunk_bytes) *
                                           static_cast<double>(dataset.chunks));

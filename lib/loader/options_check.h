@@ -24,6 +24,8 @@ void CheckOptions(const LoaderOptions& options);
 struct DatasetFootprint {
   int64_t samples_per_rank = 0;  // SamplesPerRank of its geometry
   int64_t image_bytes = 0;       // one decoded image
+  int64_t output_bytes = 0;      // one sample's outputs in a host slot (all its views, any
+                                 // size and type); 0 when not normalizing on the host
   int64_t chunk_bytes = 0;       // one decoded chunk (what the cache holds per entry)
   int64_t chunks = 0;            // chunks in the file
 };

@@ -16,20 +16,11 @@
 namespace h5feed::probe {
 namespace {
 
-const char* LockingName(FileLocking locking) {
-  switch (locking) {
-    case FileLocking::kOn: return "on";
-    case FileLocking::kOff: return "off";
-    case FileLocking::kAuto: break;
-  }
-  return "auto";
-}
-
 std::vector<std::string> Arguments(const std::string& program, const std::string& path,
                                    const ProbeRequest& request) {
   std::vector<std::string> argv = {program, "--protocol", kProtocolVersion, "--what",
                                    request.target == ProbeTarget::kLoader ? "index" : "summary",
-                                   "--locking", LockingName(request.file_locking),
+                                   "--locking", std::string(ToString(request.file_locking)),
                                    "--parent", std::to_string(::getpid())};
   if (!request.images_dataset.empty()) {
     argv.insert(argv.end(), {"--images", request.images_dataset});

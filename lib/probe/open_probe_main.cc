@@ -13,8 +13,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 
+#include "enum_names.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "inspect/file_summary.h"
@@ -28,7 +30,7 @@ using namespace h5feed;
 
 struct Request {
   std::string what;  // index | summary
-  std::string locking = "auto";
+  FileLocking locking = FileLocking::kAuto;
   std::string images;
   std::string labels;
   std::string path;
@@ -44,12 +46,13 @@ struct Request {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "h5feed-open-probe: %s\nusage: h5feed-open-probe --protocol %s --what "
-               "index|summary --locking auto|on|off [--images NAME] [--labels NAME] "
+               "index|summary --locking %s [--images NAME] [--labels NAME] "
                "[--connections N] [--retries N] [--connect-timeout S] [--stall S] "
                "[--spill-dir DIR] [--spill-bytes N] [--s3-region R] [--s3-endpoint URL] "
                "-- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
-               why.c_str(), probe::kProtocolVersion);
+               why.c_str(), probe::kProtocolVersion,
+               enum_names::Listed<FileLocking>("|").c_str());
   Leave(probe::kExitUsage);
 }
 
@@ -68,7 +71,9 @@ Request Parse(int argc, char** argv) {
     } else if (arg == "--what") {
       request.what = value;
     } else if (arg == "--locking") {
-      request.locking = value;
+      const std::optional<FileLocking> locking = FindName<FileLocking>(value);
+      if (!locking) Usage("--locking " + value + " is not one of the words below");
+      request.locking = *locking;
     } else if (arg == "--images") {
       request.images = value;
     } else if (arg == "--labels") {
@@ -97,18 +102,9 @@ Request Parse(int argc, char** argv) {
   }
   if (!protocol_seen) Usage("no --protocol");
   if (request.what != "index" && request.what != "summary") Usage("--what index|summary");
-  if (request.locking != "auto" && request.locking != "on" && request.locking != "off") {
-    Usage("--locking auto|on|off");
-  }
   if (i + 2 != argc) Usage("one FILE after --");
   request.path = argv[i + 1];
   return request;
-}
-
-FileLocking Locking(const std::string& name) {
-  if (name == "on") return FileLocking::kOn;
-  if (name == "off") return FileLocking::kOff;
-  return FileLocking::kAuto;
 }
 
 // What Loader::Open does with HDF5 (lib/loader/loader.cc): the index, then the chunk reader,
@@ -117,7 +113,7 @@ void OpenAsLoader(const Request& request) {
   index::IndexOptions options;
   options.images = request.images;
   options.labels = request.labels;
-  options.file_locking = Locking(request.locking);
+  options.file_locking = request.locking;
   options.remote = request.remote;
   const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
   const std::unique_ptr<io::RandomAccessFile> file =

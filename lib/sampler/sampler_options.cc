@@ -2,25 +2,38 @@
 
 #include "h5feed/sampler_options.h"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 
+#include "enum_names.h"
 #include "h5feed/error.h"
 
 namespace h5feed {
 namespace {
 
+using Kind = SamplerOptions::Kind;
+
 constexpr int64_t kDefaultWindow = 8;
 
-constexpr char kAcceptedForms[] =
-    "accepted: sequential, random, chunks, chunks:W, quasi, quasi:W, where W >= 1 is the number "
-    "of chunks shuffled together or open at once (default 8)";
+bool TakesWindow(Kind kind) { return kind == Kind::kChunks || kind == Kind::kQuasi; }
+
+// "sequential, random, chunks, chunks:W, quasi, quasi:W, where W ...": from the kinds' words.
+std::string AcceptedForms() {
+  std::string forms;
+  for (const NamedValue<Kind>& entry : EnumNames<Kind>::names) {
+    const std::string name(entry.name);
+    forms += (forms.empty() ? "" : ", ") + name;
+    if (TakesWindow(entry.value)) forms += ", " + name + ":W";
+  }
+  return "accepted: " + forms +
+         ", where W >= 1 is the number of chunks shuffled together or open at once (default " +
+         std::to_string(kDefaultWindow) + ")";
+}
 
 [[noreturn]] void Reject(std::string_view text, const std::string& why) {
   throw Error(ErrorCode::kInvalidArgument,
-              "sampler \"" + std::string(text) + "\" " + why + " (" + kAcceptedForms + ")");
+              "sampler \"" + std::string(text) + "\" " + why + " (" + AcceptedForms() + ")");
 }
 
 int64_t ParseWindow(std::string_view full_text, std::string_view digits) {
@@ -36,40 +49,22 @@ int64_t ParseWindow(std::string_view full_text, std::string_view digits) {
 }  // namespace
 
 SamplerOptions SamplerOptions::Parse(std::string_view text) {
-  std::string lowered(text);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::string_view name = lowered;
-  std::string_view window_text;
-  bool has_window = false;
-  if (size_t colon = lowered.find(':'); colon != std::string::npos) {
-    name = std::string_view(lowered).substr(0, colon);
-    window_text = std::string_view(lowered).substr(colon + 1);
-    has_window = true;
-  }
-
+  const size_t colon = text.find(':');
+  const std::optional<Kind> kind = FindName<Kind>(text.substr(0, colon));
+  if (!kind) Reject(text, "is not a known sampler");
   SamplerOptions result;
+  result.kind = *kind;
   result.window = kDefaultWindow;
-  if (name == "sequential" || name == "random") {
-    if (has_window) Reject(text, "takes no window");
-    result.kind = name == "sequential" ? Kind::kSequential : Kind::kRandom;
-  } else if (name == "chunks" || name == "quasi") {
-    result.kind = name == "chunks" ? Kind::kChunks : Kind::kQuasi;
-    if (has_window) result.window = ParseWindow(text, window_text);
-  } else {
-    Reject(text, "is not a known sampler");
+  if (colon != std::string_view::npos) {
+    if (!TakesWindow(*kind)) Reject(text, "takes no window");
+    result.window = ParseWindow(text, text.substr(colon + 1));
   }
   return result;
 }
 
 std::string SamplerOptions::ToString() const {
-  switch (kind) {
-    case Kind::kSequential: return "sequential";
-    case Kind::kRandom: return "random";
-    case Kind::kChunks: return "chunks:" + std::to_string(window);
-    case Kind::kQuasi: return "quasi:" + std::to_string(window);
-  }
-  return "unknown";
+  const std::string name(NameOf(kind));
+  return TakesWindow(kind) ? name + ":" + std::to_string(window) : name;
 }
 
 }  // namespace h5feed

@@ -8,19 +8,13 @@ from __future__ import annotations
 
 import enum
 
+from . import _h5feed
 
-class ErrorCode(enum.Enum):
-    """h5feed::ErrorCode; the values are the C++ ToString(code) names."""
-    INVALID_ARGUMENT = "invalid argument"
-    NOT_FOUND = "not found"
-    ALREADY_EXISTS = "already exists"
-    IO = "I/O error"
-    NO_SPACE = "no space left"
-    CORRUPT = "corrupt data"
-    UNSUPPORTED = "unsupported"
-    CANCELLED = "cancelled"
-    CUDA = "CUDA error"
-    INTERNAL = "internal error"
+# INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, IO, NO_SPACE, CORRUPT, UNSUPPORTED, CANCELLED,
+# CUDA, INTERNAL; each value is the code's word in the C++ library ("invalid argument",
+# "I/O error", ...), from its one table (lib/enum_names.h).
+ErrorCode = enum.Enum("ErrorCode", _h5feed.error_codes)
+ErrorCode.__doc__ = "h5feed::ErrorCode; the values are the C++ ToString(code) words."
 
 
 class Error(Exception):

@@ -10,7 +10,7 @@ import torch
 from torch.utils.dlpack import from_dlpack
 
 from . import _h5feed
-from ._options import IMAGENET_MEAN, IMAGENET_STD, cuda_device_and_stream, native_arguments
+from ._options import bind_arguments, cuda_device_and_stream, loader_signature, native_keywords
 
 
 class Loader:
@@ -76,38 +76,21 @@ class Loader:
     check_label_mixing=False skips that check.
     """
 
-    def __init__(self, path, batch_size: int, sampler: str = "chunks:8", seed: int = 0,
-                 rank: int | None = None, world_size: int | None = None,
-                 drop_last: bool = False, cache_bytes: int = 512 << 20,
-                 threads: int | None = None, device="cpu", dtype=torch.float32,
-                 mean=IMAGENET_MEAN, std=IMAGENET_STD, augment=None, echo: int = 1,
-                 with_indices: bool = False, slots: int = 4, verify_checksums: bool = True,
-                 memory_format=torch.contiguous_format, shard_drop_last: bool | None = None,
-                 skip_corrupt_chunks: bool = False, file_locking: str = "auto",
-                 images: str | None = None, labels: str | None = None,
-                 map_file: bool = True, open_probe: bool = True, open_probe_stall_seconds: int = 60,
-                 check_label_mixing: bool = True, views=None,
-                 remote: dict | None = None):
-        # The stream the library makes wait for each batch (native_arguments passes the same
+    def __init__(self, path, *args, **kwargs):
+        # The arguments, their order and defaults: _options.LOADER_OPTIONS (the signature
+        # below, which help() and inspect show).
+        arguments = bind_arguments(args, kwargs)
+        # The stream the library makes wait for each batch (native_keywords passes the same
         # one, torch's current stream on the device now): device labels are copied on it.
-        _, self._stream = cuda_device_and_stream(device)
-        self._native = _h5feed.NativeLoader(
-            str(path), **native_arguments(
-                batch_size=batch_size, sampler=sampler, seed=seed, rank=rank,
-                world_size=world_size, drop_last=drop_last, shard_drop_last=shard_drop_last,
-                cache_bytes=cache_bytes, threads=threads, slots=slots, echo=echo,
-                device=device, dtype=dtype, memory_format=memory_format, mean=mean, std=std,
-                augment=augment, file_locking=file_locking, verify_checksums=verify_checksums,
-                skip_corrupt_chunks=skip_corrupt_chunks, images=images, labels=labels,
-                map_file=map_file, open_probe=open_probe,
-                open_probe_stall_seconds=open_probe_stall_seconds,
-                check_label_mixing=check_label_mixing, views=views, remote=remote))
+        _, self._stream = cuda_device_and_stream(arguments["device"])
+        self._native = _h5feed.NativeLoader(str(path), **native_keywords(arguments))
         self._issue_warnings(stacklevel=3)
-        self.batch_size = batch_size
-        self.with_indices = with_indices
+        self.batch_size = arguments["batch_size"]
+        self.with_indices = arguments["with_indices"]
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
         # same memory seen as N x C x H x W, which a permuted view gives without a copy.
-        self._channels_last = dtype is not None and memory_format == torch.channels_last
+        self._channels_last = (arguments["dtype"] is not None and
+                               arguments["memory_format"] == torch.channels_last)
         self._epoch = 0
         self._restored = False  # load_state_dict set a position the next iteration starts at
         self._iteration = 0     # bumped by every __iter__: an older iterator stops
@@ -204,6 +187,9 @@ class Loader:
         for the next epoch's start, read while an epoch ends), cache_hits, cache_misses,
         bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
         return self._native.stats()
+
+
+Loader.__init__.__signature__ = loader_signature()
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:

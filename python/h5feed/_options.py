@@ -1,18 +1,34 @@
-"""How h5feed.Loader's Python arguments become the C++ LoaderOptions fields
-(lib/include/h5feed/loader_options.h, output_options.h), in one place."""
+"""h5feed.Loader's arguments, in one table: LOADER_OPTIONS names each argument, in the order
+of Loader's signature, with its default and what it sets among the C++ LoaderOptions fields
+(lib/include/h5feed/loader_options.h, output_options.h), through the keywords of
+_h5feed.NativeLoader (python/src/loader_option_table.cc binds each to its field). Loader's
+signature and defaults, and the conversion of each value, come from here; an argument that
+is the C++ field under the same name is one line, its default the C++ one."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import numbers
-from typing import Sequence
+import os
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)  # LoaderOptions' defaults, on the 0..1 scale
-IMAGENET_STD = (0.229, 0.224, 0.225)
+from . import _h5feed
 
-_OUTPUT_TYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+# LoaderOptions' and AugmentOptions' defaults by NativeLoader keyword, read from the library.
+_CPP_DEFAULTS = _h5feed.loader_option_defaults()
+_CPP_AUGMENT_DEFAULTS = _h5feed.augment_option_defaults()
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)  # LoaderOptions' defaults, on the 0..1 scale (float32
+IMAGENET_STD = (0.229, 0.224, 0.225)   # there: these are the decimals they were written as)
+
+# dtype -> output.type: the normalized element types, by torch's name, which is the library's
+# word for them (h5feed::ToString(ElementType)).
+_OUTPUT_TYPES = {dtype: str(dtype).removeprefix("torch.")
+                 for dtype in (torch.float32, torch.float16, torch.bfloat16)}
+# memory_format -> output.layout.
 _LAYOUTS = {torch.contiguous_format: "NCHW", torch.channels_last: "NHWC"}
 
 
@@ -29,18 +45,20 @@ class Augment:
     CIFAR (RandomCrop(32, padding=4) + RandomHorizontalFlip):
         Augment(random_crop_padding=4, random_flip=True)
     """
-    random_flip: bool = False      # mirror left-right with probability 1/2
-    random_crop_padding: int = 0   # > 0: pad P zeros on every side, crop H x W at random
+    random_flip: bool = _CPP_AUGMENT_DEFAULTS["random_flip"]  # mirror left-right, probability 1/2
+    # > 0: pad P zeros on every side, crop H x W at random
+    random_crop_padding: int = _CPP_AUGMENT_DEFAULTS["random_crop_padding"]
     # (height, width) or one side: deliver the central crop (of the resized image with resize)
     center_crop: tuple[int, int] | int | None = None
     # torchvision's Resize(S): the shorter side resized to S, the other in proportion
     resize: int | None = None
     # torchvision's RandomResizedCrop((height, width) or one side, scale, ratio)
     random_resized_crop: tuple[int, int] | int | None = None
-    scale: tuple[float, float] = (0.08, 1.0)         # of the image's area
-    ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)  # width / height, log-uniform
-    antialias: bool = True  # resizing: widen the filter when shrinking (torchvision antialias)
-    count: int = 1          # in Loader(views=...): how many views this spec makes
+    scale: tuple[float, float] = _CPP_AUGMENT_DEFAULTS["scale"]  # of the image's area
+    ratio: tuple[float, float] = _CPP_AUGMENT_DEFAULTS["ratio"]  # width / height, log-uniform
+    # resizing: widen the filter when shrinking (torchvision's antialias)
+    antialias: bool = _CPP_AUGMENT_DEFAULTS["antialias"]
+    count: int = _CPP_AUGMENT_DEFAULTS["count"]  # in Loader(views=...): how many views it makes
     # Loader.set_output_size may set up to this (height, width) or side (buffers sized for it)
     max_size: tuple[int, int] | int | None = None
 
@@ -124,50 +142,161 @@ def cuda_device_and_stream(device) -> tuple[int, torch.cuda.Stream | None]:
     return index, torch.cuda.current_stream(index)
 
 
-def native_arguments(*, batch_size: int, sampler: str, seed: int, rank: int | None,
-                     world_size: int | None, drop_last: bool, shard_drop_last: bool | None,
-                     cache_bytes: int, threads: int | None, slots: int, echo: int, device,
-                     dtype, memory_format, mean: Sequence[float] | float,
-                     std: Sequence[float] | float, augment, file_locking: str,
-                     views=None,
-                     verify_checksums: bool,
-                     skip_corrupt_chunks: bool, images: str | None, labels: str | None,
-                     map_file: bool = True, open_probe: bool = True,
-                     open_probe_stall_seconds: int = 60, check_label_mixing: bool = True,
-                     remote: dict | None = None) -> dict:
-    """The keyword arguments of _h5feed.NativeLoader."""
+def _dtype(arguments: Mapping[str, Any]) -> dict:
+    dtype = arguments["dtype"]
     if dtype is not None and dtype not in _OUTPUT_TYPES:
         raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16, or "
                          "None for the stored uint8 NHWC images")
+    return dict(normalize=dtype is not None,
+                output_type=_OUTPUT_TYPES.get(dtype, _CPP_DEFAULTS["output_type"]))
+
+
+def _memory_format(arguments: Mapping[str, Any]) -> dict:
+    memory_format = arguments["memory_format"]
     if memory_format not in _LAYOUTS:
         raise ValueError(f"memory_format {memory_format}: use torch.contiguous_format (NCHW) or "
                          "torch.channels_last (NHWC)")
-    rank, world_size = _shard(rank, world_size)
-    cuda_device, device_stream = cuda_device_and_stream(device)
+    return dict(layout=_LAYOUTS[memory_format])
+
+
+def _device(arguments: Mapping[str, Any]) -> dict:
+    cuda_device, stream = cuda_device_and_stream(arguments["device"])
+    return dict(cuda_device=cuda_device, cuda_stream=0 if stream is None else stream.cuda_stream)
+
+
+def _rank_and_world_size(arguments: Mapping[str, Any]) -> dict:
+    rank, world_size = _shard(arguments["rank"], arguments["world_size"])
+    return dict(rank=rank, world_size=world_size)
+
+
+def _shard_drop_last(arguments: Mapping[str, Any]) -> dict:
+    given = arguments["shard_drop_last"]
+    return dict(shard_drop_last=arguments["drop_last"] if given is None else given)
+
+
+def _augment_and_views(arguments: Mapping[str, Any]) -> dict:
+    augment, views = arguments["augment"], arguments["views"]
     if views is not None and augment is not None:
         raise ValueError("give augment (one view) or views (several), not both")
-    if views is not None:
-        specs = [_augment_spec(_augment(view)) for view in views]
-        if not specs:
-            raise ValueError("views is empty; give at least one h5feed.Augment (or use augment)")
-    else:
-        specs = [_augment_spec(_augment(augment))]
-    return dict(
-        batch_size=batch_size, sampler=sampler, seed=seed, rank=rank, world_size=world_size,
-        drop_last_batch=drop_last,
-        shard_drop_last=drop_last if shard_drop_last is None else shard_drop_last,
-        cache_bytes=cache_bytes, threads=0 if threads is None else threads,
-        # A for loop's variables keep the previous batch alive while next() waits for the new
-        # one (C++'s `while (auto batch = loader.Next())` does not): one slot more gives
-        # Python the prefetch depth `slots` gives C++.
-        slots=slots + 1,
-        echo=echo, normalize=dtype is not None, mean=_per_channel("mean", mean),
-        std=_per_channel("std", std), output_type=_OUTPUT_TYPES.get(dtype, "float32"),
-        layout=_LAYOUTS[memory_format], augment=specs, several_views=views is not None,
-        cuda_device=cuda_device,
-        cuda_stream=0 if device_stream is None else device_stream.cuda_stream,
-        file_locking=file_locking, verify_checksums=verify_checksums,
-        skip_corrupt_chunks=skip_corrupt_chunks, map_file=map_file, open_probe=open_probe,
-        open_probe_stall_seconds=open_probe_stall_seconds, images_dataset=images or "",
-        labels_dataset=labels or "", check_label_mixing=check_label_mixing,
-        remote=dict(remote or {}))
+    if views is None:
+        return dict(augment=[_augment_spec(_augment(augment))], several_views=False)
+    specs = [_augment_spec(_augment(view)) for view in views]
+    if not specs:
+        raise ValueError("views is empty; give at least one h5feed.Augment (or use augment)")
+    return dict(augment=specs, several_views=True)
+
+
+def _remote(arguments: Mapping[str, Any]) -> dict:
+    """remote= as RemoteOptions' dict (docs/remote.md, "Options"); spill_dir may be a Path."""
+    remote = dict(arguments["remote"] or {})
+    if remote.get("spill_dir") is not None:
+        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    return dict(remote=remote)
+
+
+REQUIRED = inspect.Parameter.empty
+
+
+@dataclasses.dataclass(frozen=True)
+class LoaderOption:
+    """One argument of h5feed.Loader.
+
+    default: its value when not given (_cpp_default: the C++ default of the field it sets).
+    sets: what it becomes natively. A str: the NativeLoader keyword (the LoaderOptions field)
+    that takes the value as given; omitted: the keyword of the argument's own name. A function
+    of all the arguments (by name): the keywords it makes, for an argument that is converted,
+    checked, or read together with others. None: read by another argument's function, or by
+    Loader itself."""
+    name: str
+    default: Any = None
+    sets: str | Callable[[Mapping[str, Any]], dict] | None = ""
+
+    def __post_init__(self):
+        if self.sets == "":
+            object.__setattr__(self, "sets", self.name)
+
+    def native(self, arguments: Mapping[str, Any]) -> dict:
+        if self.sets is None:
+            return {}
+        if isinstance(self.sets, str):
+            return {self.sets: arguments[self.name]}
+        return self.sets(arguments)
+
+
+def _cpp_default(name: str, sets: str = "") -> LoaderOption:
+    """An argument that is the LoaderOptions field `sets` (`name`'s own), with its C++ default."""
+    sets = sets or name
+    return LoaderOption(name, _CPP_DEFAULTS[sets], sets)
+
+
+# Every argument of h5feed.Loader after `path`, in its signature's order (they may be given by
+# position). A new LoaderOptions field is one line here, _cpp_default("field"), beside its line
+# in python/src/loader_option_table.cc; docs/python.md lists each (tests/python/
+# test_loader_options.py checks both).
+LOADER_OPTIONS = (
+    LoaderOption("batch_size", REQUIRED),
+    _cpp_default("sampler"),
+    _cpp_default("seed"),
+    LoaderOption("rank", None, _rank_and_world_size),  # default: torch.distributed's
+    LoaderOption("world_size", None, None),
+    _cpp_default("drop_last", "drop_last_batch"),
+    _cpp_default("cache_bytes"),
+    LoaderOption("threads", None, lambda a: dict(threads=a["threads"] or 0)),  # None: all cores
+    LoaderOption("device", "cpu", _device),
+    LoaderOption("dtype", torch.float32, _dtype),
+    LoaderOption("mean", IMAGENET_MEAN, lambda a: dict(mean=_per_channel("mean", a["mean"]))),
+    LoaderOption("std", IMAGENET_STD, lambda a: dict(std=_per_channel("std", a["std"]))),
+    LoaderOption("augment", None, _augment_and_views),  # with views
+    _cpp_default("echo"),
+    LoaderOption("with_indices", False, None),  # Loader's own: also yield the dataset rows
+    # A for loop's variables keep the previous batch alive while next() waits for the new one
+    # (C++'s `while (auto batch = loader.Next())` does not): one slot more gives Python the
+    # prefetch depth `slots` gives C++.
+    LoaderOption("slots", _CPP_DEFAULTS["slots"], lambda a: dict(slots=a["slots"] + 1)),
+    _cpp_default("verify_checksums"),
+    LoaderOption("memory_format", torch.contiguous_format, _memory_format),
+    LoaderOption("shard_drop_last", None, _shard_drop_last),  # None: drop_last
+    _cpp_default("skip_corrupt_chunks"),
+    _cpp_default("file_locking"),
+    LoaderOption("images", None, lambda a: dict(images_dataset=a["images"] or "")),
+    LoaderOption("labels", None, lambda a: dict(labels_dataset=a["labels"] or "")),
+    _cpp_default("map_file"),
+    _cpp_default("open_probe"),
+    _cpp_default("open_probe_stall_seconds"),
+    _cpp_default("check_label_mixing"),
+    LoaderOption("views", None, None),  # with augment
+    LoaderOption("remote", None, _remote),  # None: RemoteOptions' defaults
+)
+
+# Loader's signature after `path`.
+OPTIONS_SIGNATURE = inspect.Signature(
+    [inspect.Parameter(option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                       default=option.default) for option in LOADER_OPTIONS])
+
+
+def loader_signature() -> inspect.Signature:
+    """Loader.__init__'s: self, path, then LOADER_OPTIONS."""
+    first = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for name in ("self", "path")]
+    return OPTIONS_SIGNATURE.replace(parameters=[*first, *OPTIONS_SIGNATURE.parameters.values()])
+
+
+def bind_arguments(args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict:
+    """Every argument by name, those not given at their defaults; a TypeError for a missing,
+    unknown or doubly given one, as for any Python function."""
+    bound = OPTIONS_SIGNATURE.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def native_keywords(arguments: Mapping[str, Any]) -> dict:
+    """The keywords of _h5feed.NativeLoader for Loader's `arguments` (every one, by name)."""
+    keywords = {}
+    for option in LOADER_OPTIONS:
+        keywords.update(option.native(arguments))
+    return keywords
+
+
+def native_arguments(**arguments) -> dict:
+    """native_keywords of Loader's keyword arguments (those not given at their defaults)."""
+    return native_keywords(bind_arguments((), arguments))

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "conversion.h"
+#include "enum_names.h"
 #include "h5feed/error.h"
 #include "interruptible_wait.h"
 #include "sources/cifar_source.h"
@@ -97,13 +98,6 @@ py::dict RunConversion(const SourceOpener& open_source, const std::string& out,
   return ToDict(result.get());  // rethrows the conversion's h5feed::Error
 }
 
-image::ResizeMode ParseResize(const std::string& mode) {
-  if (mode == "crop") return image::ResizeMode::kCrop;
-  if (mode == "stretch") return image::ResizeMode::kStretch;
-  if (mode == "pad") return image::ResizeMode::kPad;
-  throw Error(ErrorCode::kInvalidArgument, "resize '" + mode + "': use crop, stretch or pad");
-}
-
 }  // namespace
 
 void BindConvert(py::module_& module) {
@@ -114,7 +108,7 @@ void BindConvert(py::module_& module) {
          int64_t max_pixels, const py::dict& common) {
         ImageFolderOptions source;
         if (size) source.size = image::Size{size->first, size->second};
-        source.resize = ParseResize(resize);
+        source.resize = ParseName<image::ResizeMode>(resize);
         source.allow_empty = allow_empty;
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
@@ -134,16 +128,9 @@ void BindConvert(py::module_& module) {
       "convert_cifar",
       [](const std::string& src, const std::string& out, const std::string& split,
          const std::string& labels, const py::dict& common) {
-        if (split != "train" && split != "test") {
-          throw Error(ErrorCode::kInvalidArgument, "split '" + split + "': use train or test");
-        }
-        if (labels != "fine" && labels != "coarse") {
-          throw Error(ErrorCode::kInvalidArgument, "labels '" + labels + "': use fine or coarse");
-        }
         CifarOptions source;
-        source.split = split == "test" ? CifarOptions::Split::kTest : CifarOptions::Split::kTrain;
-        source.labels =
-            labels == "coarse" ? CifarOptions::Labels::kCoarse : CifarOptions::Labels::kFine;
+        source.split = ParseName<CifarOptions::Split>(split);
+        source.labels = ParseName<CifarOptions::Labels>(labels);
         return RunConversion([&](MemoryBudget&) { return OpenCifar(src, source); }, out,
                              common);
       },

@@ -7,6 +7,8 @@
 
 namespace h5feed::python {
 
-void RegisterErrorTranslation();
+// Translates h5feed::Error, and sets _h5feed.error_codes: (h5feed.ErrorCode's member name,
+// the code's ToString word) for every code, the members h5feed/_errors.py makes.
+void RegisterErrorTranslation(pybind11::module_& module);
 
 }  // namespace h5feed::python

@@ -2,126 +2,32 @@
 
 #include <pybind11/stl.h>
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "augment_binding.h"
 #include "dlpack_capsule.h"
 #include "held_batches.h"
-#include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "interruptible_wait.h"
+#include "loader_option_table.h"
 #include "pending_warnings.h"
-#include "remote_options_arg.h"
 
 namespace py = pybind11;
 
 namespace h5feed::python {
 namespace {
 
-ElementType ParseOutputType(const std::string& name) {
-  if (name == "float32") return ElementType::kFloat32;
-  if (name == "float16") return ElementType::kFloat16;
-  if (name == "bfloat16") return ElementType::kBFloat16;
-  throw Error(ErrorCode::kInvalidArgument,
-              "output type '" + name + "': use float32, float16 or bfloat16");
-}
-
-FileLocking ParseFileLocking(const std::string& name) {
-  if (name == "auto") return FileLocking::kAuto;
-  if (name == "on") return FileLocking::kOn;
-  if (name == "off") return FileLocking::kOff;
-  throw Error(ErrorCode::kInvalidArgument, "file_locking '" + name + "': use auto, on or off");
-}
-
-Layout ParseLayout(const std::string& name) {
-  if (name == "NCHW") return Layout::kNCHW;
-  if (name == "NHWC") return Layout::kNHWC;
-  throw Error(ErrorCode::kInvalidArgument, "layout '" + name + "': use NCHW or NHWC");
-}
-
-// Field for field what h5feed/_options.py computed; see loader_options.h for each meaning.
-struct OpenArguments {
-  int64_t batch_size;
-  std::string sampler;
-  uint64_t seed;
-  int rank;
-  int world_size;
-  bool drop_last_batch;
-  bool shard_drop_last;
-  int64_t cache_bytes;
-  int threads;
-  int slots;
-  int echo;
-  bool normalize;
-  std::array<float, 3> mean;
-  std::array<float, 3> std;
-  std::string output_type;
-  std::string layout;
-  std::vector<AugmentOptions> augment;  // one spec: output.augment; several_views: output.views
-  bool several_views;
-  int cuda_device;
-  uintptr_t cuda_stream;
-  std::string file_locking;
-  bool verify_checksums;
-  bool skip_corrupt_chunks;
-  bool map_file;
-  bool open_probe;
-  int open_probe_stall_seconds;
-  std::string images_dataset;
-  std::string labels_dataset;
-  bool check_label_mixing;
-  RemoteOptions remote;
-
-  LoaderOptions ToOptions() const {
-    LoaderOptions options;
-    options.images_dataset = images_dataset;
-    options.labels_dataset = labels_dataset;
-    options.batch_size = batch_size;
-    options.drop_last_batch = drop_last_batch;
-    options.sampler = SamplerOptions::Parse(sampler);
-    options.seed = seed;
-    options.shard = ShardOptions{rank, world_size, shard_drop_last};
-    options.cache_bytes = cache_bytes;
-    options.slots = slots;
-    options.threads = threads;
-    options.normalize = normalize;
-    options.mean = mean;
-    options.std = std;
-    options.output.type = ParseOutputType(output_type);
-    options.output.layout = ParseLayout(layout);
-    if (several_views) {
-      options.output.views = augment;
-    } else if (!augment.empty()) {
-      options.output.augment = augment.front();
-    }
-    options.output.cuda_device = cuda_device;
-    options.output.cuda_stream = CudaStreamView::FromHandle(cuda_stream);
-    options.echo = echo;
-    options.file_locking = ParseFileLocking(file_locking);
-    options.verify_checksums = verify_checksums;
-    options.skip_corrupt_chunks = skip_corrupt_chunks;
-    options.map_file = map_file;
-    options.open_probe = open_probe;
-    options.open_probe_stall_seconds = open_probe_stall_seconds;
-    options.check_label_mixing = check_label_mixing;
-    options.remote = remote;
-    return options;
-  }
-};
-
 // Owns the Loader. Used from the Python thread that iterates (the GIL serialises calls).
 class NativeLoader {
  public:
-  NativeLoader(const std::string& path, const OpenArguments& arguments)
+  NativeLoader(const std::string& path, LoaderOptions options)
       : warnings_(std::make_shared<PendingWarnings>()),
-        loader_(Open(path, arguments.ToOptions(), warnings_)),
-        held_(arguments.slots, arguments.echo),
-        several_views_(arguments.several_views) {}
+        loader_(Open(path, options, warnings_)),
+        held_(options.slots, options.echo),
+        several_views_(!options.output.views.empty()) {}
 
   void SetOutputSize(int64_t height, int64_t width, int spec) {
     loader_.SetOutputSize(height, width, spec);
@@ -243,63 +149,13 @@ class NativeLoader {
 }  // namespace
 
 void BindLoader(py::module_& module) {
+  BindOptionDefaults(module);
   py::class_<NativeLoader>(module, "NativeLoader")
-      .def(py::init([](const std::string& path, int64_t batch_size, const std::string& sampler,
-                       uint64_t seed, int rank, int world_size, bool drop_last_batch,
-                       bool shard_drop_last, int64_t cache_bytes, int threads, int slots,
-                       int echo, bool normalize, std::array<float, 3> mean,
-                       std::array<float, 3> std, const std::string& output_type,
-                       const std::string& layout, const py::list& augment, bool several_views,
-                       int cuda_device, uintptr_t cuda_stream,
-                       const std::string& file_locking, bool verify_checksums,
-                       bool skip_corrupt_chunks, bool map_file, bool open_probe,
-                       int open_probe_stall_seconds, const std::string& images_dataset,
-                       const std::string& labels_dataset, bool check_label_mixing,
-                       const py::dict& remote) {
-             const OpenArguments arguments{
-                 .batch_size = batch_size,
-                 .sampler = sampler,
-                 .seed = seed,
-                 .rank = rank,
-                 .world_size = world_size,
-                 .drop_last_batch = drop_last_batch,
-                 .shard_drop_last = shard_drop_last,
-                 .cache_bytes = cache_bytes,
-                 .threads = threads,
-                 .slots = slots,
-                 .echo = echo,
-                 .normalize = normalize,
-                 .mean = mean,
-                 .std = std,
-                 .output_type = output_type,
-                 .layout = layout,
-                 .augment = AugmentSpecs(augment),
-                 .several_views = several_views,
-                 .cuda_device = cuda_device,
-                 .cuda_stream = cuda_stream,
-                 .file_locking = file_locking,
-                 .verify_checksums = verify_checksums,
-                 .skip_corrupt_chunks = skip_corrupt_chunks,
-                 .map_file = map_file,
-                 .open_probe = open_probe,
-                 .open_probe_stall_seconds = open_probe_stall_seconds,
-                 .images_dataset = images_dataset,
-                 .labels_dataset = labels_dataset,
-                 .check_label_mixing = check_label_mixing,
-                 .remote = RemoteOptionsFromDict(remote)};
-             return std::make_unique<NativeLoader>(path, arguments);
+      // The keywords are h5feed/_options.py's native_arguments (loader_option_table.h).
+      .def(py::init([](const std::string& path, const py::kwargs& keywords) {
+             return std::make_unique<NativeLoader>(path, LoaderOptionsFromKeywords(keywords));
            }),
-           py::arg("path"), py::kw_only(), py::arg("batch_size"), py::arg("sampler"),
-           py::arg("seed"), py::arg("rank"), py::arg("world_size"), py::arg("drop_last_batch"),
-           py::arg("shard_drop_last"), py::arg("cache_bytes"), py::arg("threads"),
-           py::arg("slots"), py::arg("echo"), py::arg("normalize"), py::arg("mean"),
-           py::arg("std"), py::arg("output_type"), py::arg("layout"), py::arg("augment"),
-           py::arg("several_views"), py::arg("cuda_device"),
-           py::arg("cuda_stream"), py::arg("file_locking"), py::arg("verify_checksums"),
-           py::arg("skip_corrupt_chunks"), py::arg("map_file"), py::arg("open_probe"),
-           py::arg("open_probe_stall_seconds"),
-           py::arg("images_dataset"), py::arg("labels_dataset"),
-           py::arg("check_label_mixing"), py::arg("remote"))
+           py::arg("path"))
       .def("set_epoch", &NativeLoader::SetEpoch, py::arg("epoch"))
       .def("set_output_size", &NativeLoader::SetOutputSize, py::arg("height"), py::arg("width"),
            py::arg("spec"))

@@ -11,7 +11,7 @@
 PYBIND11_MODULE(_h5feed, module) {
   module.doc() = "h5feed's native extension; use the h5feed package, not this module";
   module.attr("__version__") = H5FEED_VERSION;
-  h5feed::python::RegisterErrorTranslation();
+  h5feed::python::RegisterErrorTranslation(module);
   h5feed::python::BindLoader(module);
   h5feed::python::BindConvert(module);
   h5feed::python::BindInspect(module);

@@ -126,7 +126,7 @@ def test_a_spill_folder_serves_later_loaders_without_the_network(served, tmp_pat
 
 def test_an_unknown_remote_option_is_refused_by_name(served):
     _, server = served
-    with pytest.raises(h5feed.InvalidArgumentError, match="spil_dir"):
+    with pytest.raises(TypeError, match="spil_dir"):
         h5feed.Loader(server.url("train.h5"), batch_size=8, remote={"spil_dir": "/tmp"})
 
 

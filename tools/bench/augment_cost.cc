@@ -17,7 +17,7 @@ AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& au
                                int threads, int64_t batch, uint64_t seed, double seconds) {
   LoaderOptions options;
   options.batch_size = batch;
-  options.sampler = SamplerOptions::Parse("sequential");
+  options.sampler.kind = SamplerOptions::Kind::kSequential;
   options.drop_last_batch = false;
   options.threads = threads;
   options.slots = 1;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "h5feed/sampler_options.h"
 #include "number_text.h"
 
 namespace h5feed::bench {
@@ -13,6 +14,11 @@ namespace {
 
 bool IsH5feedRun(const SweepRow& row) {
   return row.kind != "reference" && row.succeeded() && row.images_per_s > 0;
+}
+
+// A row's sampler is SamplerOptions::ToString's.
+bool IsRandomSampler(const SweepRow& row) {
+  return row.sampler == SamplerOptions{SamplerOptions::Kind::kRandom}.ToString();
 }
 
 double Quality(const SweepRow& row) {
@@ -51,7 +57,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
     }
     if (row.is_default && row.succeeded()) r.defaults = i;
     if (!IsH5feedRun(row)) continue;
-    if (row.sampler == "random" &&
+    if (IsRandomSampler(row) &&
         (!r.fastest_random || row.images_per_s > rows[*r.fastest_random].images_per_s)) {
       r.fastest_random = i;
     }
@@ -86,7 +92,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
     const SweepRow& best = rows[*r.best];
     for (size_t i = 0; i < rows.size(); ++i) {
       const SweepRow& row = rows[i];
-      if (IsH5feedRun(row) && row.sampler == "random" && row.chunk_samples == best.chunk_samples &&
+      if (IsH5feedRun(row) && IsRandomSampler(row) && row.chunk_samples == best.chunk_samples &&
           row.compression == best.compression && row.cache_mb == best.cache_mb) {
         r.random = i;
       }

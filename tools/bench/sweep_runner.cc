@@ -14,6 +14,7 @@
 
 #include "bench_run.h"
 #include "ceilings.h"
+#include "enum_names.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/writer.h"
@@ -38,16 +39,17 @@ std::string Elapsed(Clock::time_point start) {
   return cli::FormatDuration(std::chrono::duration<double>(Clock::now() - start).count());
 }
 
-// The input's compression in the sweep's words ("none", "zstd:3", "gzip:6", "other").
+// The input's compression in the sweep's words (Compression::ToString: "none", "zstd:3",
+// "gzip:6"), or "other" for a filter h5feed does not write.
 std::string CompressionOf(const index::DatasetIndex& index) {
-  if (index.filters.empty()) return "none";
+  if (index.filters.empty()) return Compression{Compression::Kind::kNone, 0}.ToString();
   for (const index::FilterStep& f : index.filters) {
-    std::string name = f.kind == index::FilterKind::kZstd      ? "zstd"
-                       : f.kind == index::FilterKind::kDeflate ? "gzip"
-                                                               : "";
-    if (name.empty()) continue;
-    if (!f.client_data.empty()) name += ":" + std::to_string(f.client_data[0]);
-    return name;
+    if (f.kind != index::FilterKind::kZstd && f.kind != index::FilterKind::kDeflate) continue;
+    const Compression::Kind kind =
+        f.kind == index::FilterKind::kZstd ? Compression::Kind::kZstd : Compression::Kind::kDeflate;
+    Compression compression = Compression::Parse(NameOf(kind));  // at the kind's default level
+    if (!f.client_data.empty()) compression.level = static_cast<int>(f.client_data[0]);
+    return compression.ToString();
   }
   return "other";
 }

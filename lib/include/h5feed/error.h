@@ -22,8 +22,11 @@ enum class ErrorCode {
   kInternal,         // a bug in h5feed: please report it
 };
 
-// A short lower-case name for the code ("invalid argument", "corrupt data", ...).
+// A short name for the code ("invalid argument", "corrupt data", "I/O error", ...): the word
+// the Python module's h5feed.ErrorCode values carry.
 std::string_view ToString(ErrorCode code) noexcept;
+// The inverse of ToString, in any case. Throws Error(kInvalidArgument) listing every name.
+ErrorCode ParseErrorCode(std::string_view text);
 
 class Error : public std::runtime_error {
  public:

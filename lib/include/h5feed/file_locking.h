@@ -9,6 +9,8 @@
 // HDF5's own environment variable HDF5_USE_FILE_LOCKING=FALSE turns locking off whatever is
 // chosen here (HDF5 1.10.7+ lets it override the setting).
 
+#include <string_view>
+
 namespace h5feed {
 
 enum class FileLocking {
@@ -20,5 +22,11 @@ enum class FileLocking {
   // Never lock (for file systems known to lack locks, or files known not to change).
   kOff,
 };
+
+// "auto", "on", "off": the words of the command line's --file-locking and of Python's
+// file_locking.
+std::string_view ToString(FileLocking locking) noexcept;
+// The inverse of ToString, in any case. Throws Error(kInvalidArgument) listing the words.
+FileLocking ParseFileLocking(std::string_view text);
 
 }  // namespace h5feed

@@ -177,9 +177,11 @@ class Loader {
   const DatasetInfo& dataset() const;
   LoaderStats stats() const;
 
- private:
+  // The implementation, opaque (as Batch's): Loaders come from Open.
   struct Impl;
   explicit Loader(std::unique_ptr<Impl> impl);
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

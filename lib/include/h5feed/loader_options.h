@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "h5feed/file_locking.h"
 #include "h5feed/output_options.h"
@@ -14,7 +15,14 @@
 
 namespace h5feed {
 
+// Which decompressed chunk the cache drops when it is full: kBelady, the one the epoch's plan
+// needs again last (or never); kLru, the one used least recently (for comparison).
 enum class EvictionPolicy { kBelady, kLru };
+
+// "belady", "lru".
+std::string_view ToString(EvictionPolicy policy) noexcept;
+// The inverse of ToString, in any case. Throws Error(kInvalidArgument) listing the words.
+EvictionPolicy ParseEvictionPolicy(std::string_view text);
 
 struct LoaderOptions {
   // --- What to read.

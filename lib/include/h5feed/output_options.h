@@ -5,6 +5,7 @@
 // arithmetic (transform/normalize.h), so a GPU batch equals the CPU batch.
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "h5feed/cuda_stream_view.h"
@@ -15,6 +16,15 @@ enum class ElementType { kUint8, kInt64, kFloat32, kFloat16, kBFloat16 };
 
 // Of normalized images. NHWC is torch's channels_last memory format.
 enum class Layout { kNCHW, kNHWC };
+
+// "uint8", "int64", "float32", "float16", "bfloat16" (numpy's and torch's names).
+std::string_view ToString(ElementType type) noexcept;
+// The inverse of ToString, in any case. Throws Error(kInvalidArgument) listing the words.
+ElementType ParseElementType(std::string_view text);
+// "NCHW", "NHWC".
+std::string_view ToString(Layout layout) noexcept;
+// The inverse of ToString, in any case. Throws Error(kInvalidArgument) listing the words.
+Layout ParseLayout(std::string_view text);
 
 // torchvision's RandomResizedCrop(size=(height, width), scale, ratio): a crop whose area is a
 // uniform fraction in [scale_min, scale_max] of the image's and whose aspect ratio (width /

@@ -14,7 +14,7 @@
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "h5feed/writer.h"
-#include "lib/io/faulty_file.h"
+#include "support/faulty_file.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::hdf5 {

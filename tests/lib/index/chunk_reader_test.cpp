@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "../io/faulty_file.h"
+#include "support/faulty_file.h"
 #include "h5feed/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"

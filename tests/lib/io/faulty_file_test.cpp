@@ -1,4 +1,4 @@
-#include "faulty_file.h"
+#include "support/faulty_file.h"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-// Faults injected under a running Loader through its file-access seam (loader/loader_testing.h
-// with tests/lib/io/faulty_file.h): chunk reads that fail with EIO (the n-th, those touching a
+// Faults injected under a running Loader through its file-access seam (loader/open_loader.h
+// with tests/support/faulty_file.h): chunk reads that fail with EIO (the n-th, those touching a
 // byte range, every one past a point of the file), come back short (a file truncated after
 // Open), come back with flipped bytes, or are slow. What the trainer must see: every batch
 // before the failing step, correct; then the error from Next, naming the file, the chunk and
@@ -22,8 +22,8 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "index/dataset_index.h"
-#include "lib/io/faulty_file.h"
-#include "loader/loader_testing.h"
+#include "support/faulty_file.h"
+#include "loader/open_loader.h"
 #include "support/temp_folder.h"
 #include "test_files.h"
 
@@ -38,18 +38,21 @@ constexpr ImageShape kShape{9, 7, 3};
 constexpr int64_t kSamples = 160;
 constexpr int64_t kChunk = 16;  // 10 chunks; at batch 8, chunk c is first needed by step 2c
 
-// An h5feed file and a FaultyFile over it that the test configures, then lends to loaders
-// opened in its scope; it outlives them, so its counters can be read after they are gone.
+// An h5feed file and a FaultyFile over it that the test configures, then lends to the loaders
+// it opens; it outlives them, so its counters can be read after they are gone.
 struct FaultyLoaderFile {
   explicit FaultyLoaderFile(const char* compression = "none")
       : path(Written(folder / "train.h5", compression)),
         chunks(index::OpenDatasetIndex(path, {}).chunks),
-        faulty(io::OpenPosixFile(path)),
-        // Loaders opened while this lives read through `faulty` (through a borrowing
-        // FaultyFile that injects nothing of its own).
-        seam([this](const std::string&) {
-          return std::make_unique<FaultyFile>(static_cast<const io::RandomAccessFile&>(faulty));
-        }) {}
+        faulty(io::OpenPosixFile(path)) {}
+
+  // A loader of `path` that reads its chunks through `faulty` (through a borrowing FaultyFile
+  // that injects nothing of its own).
+  Loader Open(const LoaderOptions& options) {
+    return loader::OpenLoader(path, options, [this](const index::DatasetIndex&) {
+      return std::make_unique<FaultyFile>(static_cast<const io::RandomAccessFile&>(faulty));
+    });
+  }
 
   static std::string Written(const std::string& path, const char* compression) {
     testing::WriteH5feedFile(path, kSamples, kShape, kChunk, Compression::Parse(compression));
@@ -64,7 +67,6 @@ struct FaultyLoaderFile {
   const std::string path;
   const std::vector<index::ChunkLocation> chunks;
   FaultyFile faulty;
-  loader::ScopedFileOpener seam;
 };
 
 LoaderOptions Sequential() {
@@ -163,7 +165,7 @@ TEST_CASE("a read failing with EIO surfaces from Next after the good batches, na
     CAPTURE(compression);
     FaultyLoaderFile file(compression);
     file.faulty.FailReadsTouching(file.ChunkBegin(6), file.ChunkEnd(6), EIO);
-    Loader loader = Loader::Open(file.path, Sequential());
+    Loader loader = file.Open(Sequential());
     const Outcome outcome = RunEpoch(loader);
     CheckErrorNamesChunk(outcome, file.path, 6, ErrorCode::kIo);
     CHECK(Contains(outcome.error->what(), "Input/output error"));
@@ -179,7 +181,7 @@ TEST_CASE("the n-th read failing stops the epoch at the first step needing that 
     file.faulty.FailNthRead(n, EIO);
     LoaderOptions options = Sequential();
     options.cache_bytes = 0;  // no prefetch: a chunk is read when a step needs it
-    Loader loader = Loader::Open(file.path, options);
+    Loader loader = file.Open(options);
     const Outcome outcome = RunEpoch(loader);
     REQUIRE(outcome.error);
     // Two workers assemble steps side by side, so which chunk the n-th read fetched varies;
@@ -198,7 +200,7 @@ TEST_CASE("a read failing once while prefetching is retried or reported, never d
     CAPTURE(n);
     FaultyLoaderFile file("zstd");
     file.faulty.FailNthRead(n, EIO);
-    Loader loader = Loader::Open(file.path, Sequential());  // the cache prefetches ahead
+    Loader loader = file.Open(Sequential());  // the cache prefetches ahead
     const Outcome outcome = RunEpoch(loader);
     CHECK(file.faulty.faults() == 1);
     // The cache drops a failed load: a step already waiting for the chunk gets the error; a
@@ -222,7 +224,7 @@ TEST_CASE("every read failing past a point of the file ends the epoch there, and
   file.faulty.FailReadsTouching(file.ChunkBegin(4), UINT64_MAX, EIO);
   LoaderOptions options = Sequential();
   options.cache_bytes = 0;  // nothing kept: the second epoch reads the good chunks again
-  Loader loader = Loader::Open(file.path, options);
+  Loader loader = file.Open(options);
   CheckErrorNamesChunk(RunEpoch(loader), file.path, 4, ErrorCode::kIo);
   CheckErrorNamesChunk(RunEpoch(loader), file.path, 4, ErrorCode::kIo);
 }
@@ -230,7 +232,7 @@ TEST_CASE("every read failing past a point of the file ends the epoch there, and
 TEST_CASE("a short read (the file truncated after Open) is reported as a truncated chunk") {
   FaultyLoaderFile file;
   file.faulty.EndAt(file.ChunkBegin(3) + 100);  // chunk 3 comes back 100 bytes long
-  Loader loader = Loader::Open(file.path, Sequential());
+  Loader loader = file.Open(Sequential());
   const Outcome outcome = RunEpoch(loader);
   CheckErrorNamesChunk(outcome, file.path, 3, ErrorCode::kCorrupt);
   CHECK(Contains(outcome.error->what(), "truncated"));
@@ -242,7 +244,7 @@ TEST_CASE("bytes flipped in transit are caught by the checksum or the codec, nev
     FaultyLoaderFile file(compression);
     const uint64_t middle = (file.ChunkBegin(5) + file.ChunkEnd(5)) / 2;
     file.faulty.FlipBytes(middle, middle + 1, 0x01);  // one bit
-    Loader loader = Loader::Open(file.path, Sequential());
+    Loader loader = file.Open(Sequential());
     const Outcome outcome = RunEpoch(loader);
     // Uncompressed, the flipped byte's row fails its own checksum in the second of the
     // chunk's two steps; compressed, the codec fails the chunk in its first step, or the row
@@ -262,7 +264,7 @@ TEST_CASE("bytes flipped in transit are caught by the checksum or the codec, nev
 TEST_CASE("slow reads make the trainer wait, and the epoch still arrives whole and correct") {
   FaultyLoaderFile file;
   file.faulty.DelayEachRead(20ms);
-  Loader loader = Loader::Open(file.path, Sequential());
+  Loader loader = file.Open(Sequential());
   const Outcome outcome = RunEpoch(loader);
   CHECK_FALSE(outcome.error);
   CHECK(outcome.good_batches == kSamples / 8);
@@ -282,7 +284,7 @@ TEST_CASE("destroying a loader while its reads are slow stops it: no new reads, 
     options.cache_bytes = 0;  // no prefetch: each step reads its chunk when it is assembled
     std::vector<Batch> held;
     {
-      Loader loader = Loader::Open(file.path, options);
+      Loader loader = file.Open(options);
       loader.SetEpoch(0);
       held.push_back(*loader.Next());  // the trainer waited for a slow read
       CheckSequentialBatch(held.back(), 0);
@@ -308,7 +310,7 @@ TEST_CASE("after a read error, a loader with batches held and in flight is destr
     file.faulty.FailReadsTouching(file.ChunkBegin(failing_chunk), file.ChunkEnd(failing_chunk));
     LoaderOptions options = Sequential();
     options.slots = 4;
-    Loader loader = Loader::Open(file.path, options);
+    Loader loader = file.Open(options);
     CheckErrorNamesChunk(RunEpoch(loader, &held), file.path, failing_chunk, ErrorCode::kIo);
     faults += file.faulty.faults();
   }

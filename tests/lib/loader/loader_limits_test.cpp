@@ -128,5 +128,22 @@ TEST_CASE("slots x batch bytes or a cache beyond the machine's memory are refuse
   CHECK(Contains(e.what(), "plus a cache of"));
 }
 
+TEST_CASE("the memory check counts every view's outputs, not the stored image's size") {
+  // 2 million images of 8 x 8 x 3 claimed: 192 bytes each, 20 MB a slot of 100,000. Eight
+  // 1024 x 1024 float32 crops of each are 100 MB a sample, 10 TB a slot.
+  TempFolder folder;
+  const std::string path = CraftFile(folder, "(2000000, 8, 8, 3)", "(16, 8, 8, 3)");
+  LoaderOptions options = Small();
+  options.batch_size = 100000;
+  options.normalize = true;
+  AugmentOptions crops;
+  crops.random_resized_crop.height = crops.random_resized_crop.width = 1024;
+  crops.count = 8;
+  options.output.views = {crops};
+  const Error e = OpenError(path, options);
+  CHECK(e.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(e.what(), "lower slots, batch_size or cache_bytes"));
+}
+
 }  // namespace
 }  // namespace h5feed

@@ -1,0 +1,189 @@
+#pragma once
+// OptionTable: the fields of a C++ options struct bound to the keys of a Python dict, one line
+// per field, so that the module's side of an option is written once: its key, and the field it
+// sets (reached through nested structs, or two fields given as one pair). The same line reads
+// the field back, which gives Python the C++ defaults (h5feed/_options.py takes its defaults
+// from there, so they live in the C++ headers only).
+//
+//   const OptionTable<LoaderOptions> table = {
+//       {"seed", [](auto& o) -> auto& { return o.seed; }},
+//       {"rank", [](auto& o) -> auto& { return o.shard.rank; }},
+//       {"center_crop",
+//        [](auto& o) { return std::tie(o.center_crop_height, o.center_crop_width); }},
+//   };
+//
+// Values cross as Python sees them: enums as their words (lib/enum_names.h: "auto", "NHWC"),
+// SamplerOptions as its spec ("chunks:8"), a CudaStreamView as its integer handle, a struct
+// with a table of its own (OptionTableOf) as a dict, a vector of those as a list, the rest by
+// pybind11's casts (ints, bools, strings, pairs, std::array). A table is immutable after
+// construction and may be read from any thread holding the GIL.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "enum_names.h"
+#include "h5feed/cuda_stream_view.h"
+#include "h5feed/error.h"
+#include "h5feed/sampler_options.h"
+
+namespace h5feed::python {
+
+template <typename Options>
+class OptionTable;
+
+// The table of a struct that crosses as a dict (a field of that type, or a list of them):
+// specialize with `static const OptionTable<T>& Get();`.
+template <typename T>
+struct OptionTableOf;
+
+template <typename T, typename = void>
+constexpr bool kHasOptionTable = false;
+template <typename T>
+constexpr bool kHasOptionTable<T, std::void_t<decltype(OptionTableOf<T>::Get())>> = true;
+
+// A list of such structs (AugmentOptions of output.views).
+template <typename T>
+constexpr bool kIsListOfTabled = false;
+template <typename T>
+constexpr bool kIsListOfTabled<std::vector<T>> = kHasOptionTable<T>;
+
+// A field's value as Python sees it.
+template <typename T>
+pybind11::object ToPython(const T& value) {
+  if constexpr (std::is_enum_v<T>) {
+    return pybind11::str(std::string(NameOf(value)));
+  } else if constexpr (std::is_same_v<T, SamplerOptions>) {
+    return pybind11::str(value.ToString());
+  } else if constexpr (std::is_same_v<T, CudaStreamView>) {
+    return pybind11::int_(value.handle());
+  } else if constexpr (kHasOptionTable<T>) {
+    return OptionTableOf<T>::Get().ToDict(value);
+  } else if constexpr (kIsListOfTabled<T>) {
+    pybind11::list items;
+    for (const auto& item : value) items.append(ToPython(item));
+    return items;
+  } else {
+    return pybind11::cast(value);
+  }
+}
+
+template <typename... T>
+pybind11::object ToPython(const std::tuple<T&...>& fields) {  // fields given as one tuple
+  return std::apply([](const auto&... field) { return pybind11::make_tuple(field...); }, fields);
+}
+
+// Sets `field` from its Python value. Throws pybind11::cast_error for a value of another kind,
+// Error(kInvalidArgument) for a word or spec the field's Parse refuses.
+template <typename T>
+void Assign(pybind11::handle value, T& field) {
+  if constexpr (std::is_enum_v<T>) {
+    field = ParseName<T>(value.cast<std::string>());
+  } else if constexpr (std::is_same_v<T, SamplerOptions>) {
+    field = SamplerOptions::Parse(value.cast<std::string>());
+  } else if constexpr (std::is_same_v<T, CudaStreamView>) {
+    field = CudaStreamView::FromHandle(value.cast<uintptr_t>());
+  } else if constexpr (kHasOptionTable<T>) {
+    field = OptionTableOf<T>::Get().FromDict(value.cast<pybind11::dict>());
+  } else if constexpr (kIsListOfTabled<T>) {
+    T items;
+    for (pybind11::handle item : value.cast<pybind11::list>()) {
+      Assign(item, items.emplace_back());
+    }
+    field = std::move(items);
+  } else {
+    field = value.cast<T>();
+  }
+}
+
+template <typename... T>
+void Assign(pybind11::handle value, std::tuple<T&...> fields) {
+  fields = value.cast<std::tuple<std::remove_cv_t<T>...>>();
+}
+
+template <typename Options>
+struct OptionField {
+  // `access(options)` returns the field (a reference) or the fields (std::tie) of `key`; it is
+  // called with Options& and const Options&.
+  template <typename Access>
+  OptionField(std::string field_key, Access access)
+      : key(std::move(field_key)),
+        set([access](Options& options, pybind11::handle value) { Assign(value, access(options)); }),
+        get([access](const Options& options) { return ToPython(access(options)); }) {}
+
+  std::string key;
+  std::function<void(Options&, pybind11::handle)> set;
+  std::function<pybind11::object(const Options&)> get;
+};
+
+template <typename Options>
+class OptionTable {
+ public:
+  OptionTable(std::initializer_list<OptionField<Options>> fields) : fields_(fields) {}
+
+  // Options with the fields `values` names set, the others at their defaults. Throws
+  // pybind11::type_error for a key the table lacks or a value of the wrong kind (naming the
+  // key, the value and the default), Error(kInvalidArgument) for a word or spec refused.
+  Options FromDict(const pybind11::dict& values) const {
+    for (const auto& item : values) {
+      const std::string key = pybind11::str(item.first);
+      if (Find(key) == nullptr) {
+        throw pybind11::type_error("unexpected option '" + key + "' (the options are " +
+                                   Keys() + ")");
+      }
+    }
+    Options options;
+    for (const OptionField<Options>& field : fields_) {
+      if (!values.contains(field.key)) continue;
+      const pybind11::object value = values[pybind11::str(field.key)];
+      try {
+        field.set(options, value);
+      } catch (const pybind11::cast_error&) {
+        throw pybind11::type_error(field.key + "=" + Repr(value) + ": " + field.key +
+                                   " takes a value like its default, " +
+                                   Repr(field.get(Options{})));
+      }
+    }
+    return options;
+  }
+
+  // Every field of `options` by its key (with Options{}: the C++ defaults).
+  pybind11::dict ToDict(const Options& options) const {
+    pybind11::dict values;
+    for (const OptionField<Options>& field : fields_) {
+      values[field.key.c_str()] = field.get(options);
+    }
+    return values;
+  }
+
+ private:
+  const OptionField<Options>* Find(const std::string& key) const {
+    for (const OptionField<Options>& field : fields_) {
+      if (field.key == key) return &field;
+    }
+    return nullptr;
+  }
+
+  std::string Keys() const {
+    std::string keys;
+    for (const OptionField<Options>& field : fields_) {
+      keys += (keys.empty() ? "" : ", ") + field.key;
+    }
+    return keys;
+  }
+
+  static std::string Repr(pybind11::handle value) {
+    return pybind11::repr(value).cast<std::string>();
+  }
+
+  std::vector<OptionField<Options>> fields_;
+};
+
+}  // namespace h5feed::python

@@ -1,0 +1,122 @@
+"""h5feed.Loader's arguments come from one table (h5feed/_options.py's LOADER_OPTIONS) bound to
+the C++ LoaderOptions fields (python/src/loader_option_table.cc): the signature and defaults
+users see, the C++ defaults they stand for, docs/python.md's account of them, and what a wrong
+value raises."""
+import inspect
+import os
+import pathlib
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import h5feed
+from h5feed import _h5feed, _options
+
+DOCS = pathlib.Path(os.environ.get("H5FEED_SOURCE_DIR", pathlib.Path(__file__).parents[2])) \
+    / "docs" / "python.md"
+
+
+def documented_signature():
+    """(name, default text) of each argument in docs/python.md's h5feed.Loader(...) block."""
+    text = DOCS.read_text()
+    block = re.search(r"```python\nh5feed\.Loader\((.*?)\)\n```", text, re.S).group(1)
+    pairs = []
+    for part in re.split(r",\s*", " ".join(block.split())):
+        name, _, default = part.partition("=")
+        pairs.append((name.strip(), default.strip() or None))
+    return pairs
+
+
+def test_the_signature_is_the_table_in_order():
+    parameters = list(inspect.signature(h5feed.Loader).parameters.values())
+    assert [p.name for p in parameters] == ["path"] + [o.name for o in _options.LOADER_OPTIONS]
+    assert parameters[1].default is inspect.Parameter.empty  # batch_size is required
+
+
+def test_docs_python_md_lists_every_argument_with_its_default():
+    documented = documented_signature()
+    parameters = inspect.signature(h5feed.Loader).parameters
+    assert [name for name, _ in documented] == list(parameters)
+    names = {"torch": torch, "IMAGENET_MEAN": _options.IMAGENET_MEAN,
+             "IMAGENET_STD": _options.IMAGENET_STD}
+    for name, default in documented:
+        expected = parameters[name].default
+        if default is None:
+            assert expected is inspect.Parameter.empty, name
+        else:
+            assert eval(default, names) == expected, name
+    table = DOCS.read_text().split("| argument |", 1)[1].split("\n\n", 1)[0]
+    for name in parameters:
+        assert f"`{name}`" in table, f"{name} has no row in docs/python.md's argument table"
+
+
+def test_every_native_keyword_is_set_by_some_argument():
+    keywords = _options.native_arguments(batch_size=8)
+    assert set(keywords) == set(_h5feed.loader_option_defaults()) | {"augment", "several_views"}
+
+
+def test_defaults_are_the_cpp_defaults():
+    cpp = _h5feed.loader_option_defaults()
+    keywords = _options.native_arguments(batch_size=8)
+    for key in ("sampler", "seed", "drop_last_batch", "shard_drop_last", "cache_bytes", "echo",
+                "verify_checksums", "skip_corrupt_chunks", "file_locking", "map_file",
+                "open_probe", "open_probe_stall_seconds", "check_label_mixing", "output_type",
+                "layout", "threads", "rank", "world_size", "cuda_device", "cuda_stream",
+                "images_dataset", "labels_dataset"):
+        assert keywords[key] == cpp[key], key
+    assert keywords["slots"] == cpp["slots"] + 1  # the one a for loop's variables hold
+    # mean and std are float32 in C++, written in Python with the decimals they were given.
+    for key in ("mean", "std"):
+        assert np.allclose(np.float32(keywords[key]), np.float32(cpp[key]), rtol=0, atol=0)
+    assert cpp["sampler"] == "chunks:8" and cpp["file_locking"] == "auto"
+
+
+def test_augment_defaults_are_the_cpp_defaults():
+    [spec] = _options.native_arguments(batch_size=8)["augment"]
+    assert spec == _h5feed.augment_option_defaults()
+
+
+def test_arguments_may_be_given_by_position_in_the_documented_order(small_file):
+    loader = h5feed.Loader(small_file, 16, "sequential", 7, None, None, True, dtype=None)
+    assert loader.state_dict()["seed"] == 7
+    assert len(loader) == 300 // 16  # drop_last
+    first = next(iter(loader))[0]
+    assert first.shape == (16, 8, 6, 3)
+
+
+def test_a_wrong_or_missing_argument_is_a_type_error_as_for_any_function(small_file):
+    with pytest.raises(TypeError, match="batch_size"):
+        h5feed.Loader(small_file)
+    with pytest.raises(TypeError, match="shuffle"):
+        h5feed.Loader(small_file, 16, shuffle=True)
+    with pytest.raises(TypeError, match="multiple values"):
+        h5feed.Loader(small_file, 16, batch_size=8)
+
+
+def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_default(
+        small_file):
+    with pytest.raises(TypeError, match=r"seed='7': seed takes a value like its default, 0"):
+        h5feed.Loader(small_file, 16, seed="7")
+    with pytest.raises(TypeError, match="open_probe_stall_seconds"):
+        h5feed.Loader(small_file, 16, open_probe_stall_seconds=None)
+
+
+def test_a_word_that_is_not_one_is_refused_with_the_words_accepted(small_file):
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r'file locking "sometimes" is not one of: auto, on, off'):
+        h5feed.Loader(small_file, 16, file_locking="sometimes")
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"sequential, random, chunks, chunks:W, quasi, quasi:W"):
+        h5feed.Loader(small_file, 16, sampler="shuffled")
+    loader = h5feed.Loader(small_file, 16, file_locking="OFF", sampler="Sequential", dtype=None)
+    assert len(loader) == 19
+
+
+def test_error_codes_carry_the_library_words():
+    assert h5feed.ErrorCode.IO.value == "I/O error"
+    assert [code.name for code in h5feed.ErrorCode] == [
+        "INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS", "IO", "NO_SPACE", "CORRUPT",
+        "UNSUPPORTED", "CANCELLED", "CUDA", "INTERNAL"]
+    assert repr(h5feed.ErrorCode.NOT_FOUND) == "<ErrorCode.NOT_FOUND: 'not found'>"
