@@ -70,41 +70,41 @@ struct Served {
   std::string url() const { return proxy.Url("train.h5"); }
 };
 
-TEST_CASE("batches over a link that resets, answers 503, truncates and stalls equal the local ones") {
+// Loaders of the same file, local and served through the proxy, which then injects `faults`.
+struct LocalAndRemote {
+  explicit LocalAndRemote(const std::string& faults) { served.proxy.Control(faults); }
   Served served;
   Loader local = Loader::Open(served.local, Options());
   Loader remote = Loader::Open(served.url(), Options());
-  served.proxy.Control("faults=reset:0.06,503:0.06,truncate:0.06,stall:0.02&limit=16&seed=3");
+};
+
+TEST_CASE("batches over a link that resets, answers 503, truncates and stalls equal the local ones") {
+  LocalAndRemote loaders("faults=reset:0.06,503:0.06,truncate:0.06,stall:0.02&limit=16&seed=3");
   for (int64_t epoch = 0; epoch < 2; ++epoch) {
-    const Delivered expected = Epoch(local, epoch);
-    const Delivered got = Epoch(remote, epoch);
+    const Delivered expected = Epoch(loaders.local, epoch);
+    const Delivered got = Epoch(loaders.remote, epoch);
     CHECK(got.indices == expected.indices);
     CHECK(got.images == expected.images);
   }
-  const std::string stats = served.proxy.Control("");
+  const std::string stats = loaders.served.proxy.Control("");
   INFO(stats);
   CHECK(Count(stats, "reset") + Count(stats, "503") + Count(stats, "truncate") +
             Count(stats, "stall") == 16);
 }
 
 TEST_CASE("a corrupted response fails its checksum and is fetched again") {
-  Served served;
-  Loader local = Loader::Open(served.local, Options());
-  Loader remote = Loader::Open(served.url(), Options());
-  served.proxy.Control("faults=corrupt:0.1&limit=4&seed=5");
-  const Delivered expected = Epoch(local, 0);
-  const Delivered got = Epoch(remote, 0);
+  LocalAndRemote loaders("faults=corrupt:0.1&limit=4&seed=5");
+  const Delivered expected = Epoch(loaders.local, 0);
+  const Delivered got = Epoch(loaders.remote, 0);
   CHECK(got.indices == expected.indices);
   CHECK(got.images == expected.images);
-  CHECK(Count(served.proxy.Control(""), "corrupt") == 4);
+  CHECK(Count(loaders.served.proxy.Control(""), "corrupt") == 4);
 }
 
 TEST_CASE("a link that corrupts every response stops the loader with a corrupt-data error") {
-  Served served;
-  Loader local = Loader::Open(served.local, Options());
-  Loader remote = Loader::Open(served.url(), Options());
-  served.proxy.Control("faults=corrupt:1");
-  const Delivered expected = Epoch(local, 0);
+  LocalAndRemote loaders("faults=corrupt:1");
+  const Delivered expected = Epoch(loaders.local, 0);
+  Loader& remote = loaders.remote;
   remote.SetEpoch(0);
   size_t delivered = 0;
   const Error error = CaughtError([&] {

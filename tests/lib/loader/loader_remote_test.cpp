@@ -139,36 +139,41 @@ std::vector<std::filesystem::path> SpilledEntries(const std::string& dir) {
   return entries;
 }
 
-TEST_CASE("a second loader reads its chunks from the spill folder, not the network") {
+// train.h5 served by nginx, and options that keep what is read of it in a spill folder.
+struct Spilling {
+  explicit Spilling(const char* sampler) {
+    testing::WriteH5feedFile(local(), 2000, kShape, 16, Compression::Parse("none"));
+    options.sampler = SamplerOptions::Parse(sampler);
+    options.remote.spill_dir = spill();
+  }
+  std::string local() const { return folder / "train.h5"; }
+  std::string url() const { return server.Url("train.h5"); }
+  std::string spill() const { return folder / "spill"; }
+  size_t requests() const { return server.Requests().size(); }
+
   TempFolder folder;
-  testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("none"));
-  HttpServer server({"nginx", folder.path()});
+  HttpServer server{{"nginx", folder.path()}};
   LoaderOptions options;
-  options.sampler = SamplerOptions::Parse("chunks:4");
-  options.open_probe = false;
-  options.remote.spill_dir = folder / "spill";
-  const Delivered expected = ReadEpochs(folder / "train.h5", options, 2);
-  CHECK(ReadEpochs(server.Url("train.h5"), options, 1).indices.size() == 2000);
-  const size_t after_first = server.Requests().size();
-  CHECK_FALSE(SpilledEntries(folder / "spill").empty());
-  const Delivered again = ReadEpochs(server.Url("train.h5"), options, 2);
+};
+
+TEST_CASE("a second loader reads its chunks from the spill folder, not the network") {
+  const Spilling s("chunks:4");
+  const Delivered expected = ReadEpochs(s.local(), s.options, 2);
+  CHECK(ReadEpochs(s.url(), s.options, 1).indices.size() == 2000);
+  const size_t after_first = s.requests();
+  CHECK_FALSE(SpilledEntries(s.spill()).empty());
+  const Delivered again = ReadEpochs(s.url(), s.options, 2);
   CHECK(again.indices == expected.indices);
   CHECK(again.images == expected.images);
   // Only the two opens (the index's and the chunks') asked the server: for the first bytes.
-  CHECK(server.Requests().size() - after_first == 2);
+  CHECK(s.requests() - after_first == 2);
 }
 
 TEST_CASE("a spilled chunk damaged on the disk, or kept corrupt, is fetched again") {
-  TempFolder folder;
-  testing::WriteH5feedFile(folder / "train.h5", 2000, kShape, 16, Compression::Parse("none"));
-  HttpServer server({"nginx", folder.path()});
-  LoaderOptions options;
-  options.sampler = SamplerOptions::Parse("sequential");
-  options.open_probe = false;
-  options.remote.spill_dir = folder / "spill";
-  const Delivered expected = ReadEpochs(folder / "train.h5", options, 1);
-  ReadEpochs(server.Url("train.h5"), options, 1);
-  const std::vector<std::filesystem::path> entries = SpilledEntries(folder / "spill");
+  const Spilling s("sequential");
+  const Delivered expected = ReadEpochs(s.local(), s.options, 1);
+  ReadEpochs(s.url(), s.options, 1);
+  const std::vector<std::filesystem::path> entries = SpilledEntries(s.spill());
   REQUIRE(entries.size() > 10);
   // One entry damaged on the disk: its own check fails. Another kept with bytes that never
   // were the chunk's, its own check made to pass (as if a corrupted response had been kept):
@@ -186,11 +191,11 @@ TEST_CASE("a spilled chunk damaged on the disk, or kept corrupt, is fetched agai
   };
   flip(entries[entries.size() - 1], false);
   flip(entries[entries.size() - 2], true);
-  const size_t before = server.Requests().size();
-  const Delivered again = ReadEpochs(server.Url("train.h5"), options, 1);
+  const size_t before = s.requests();
+  const Delivered again = ReadEpochs(s.url(), s.options, 1);
   CHECK(again.indices == expected.indices);
   CHECK(again.images == expected.images);
-  CHECK(server.Requests().size() - before == 2 + 2);  // the two opens, the two chunks
+  CHECK(s.requests() - before == 2 + 2);  // the two opens, the two chunks
 }
 
 TEST_CASE("remote options out of range are refused at Open, by name") {
