@@ -23,6 +23,9 @@ in numpy; pin_memory is off because there is no GPU.
 Rates: `images_per_s` counts from the arrival of the first batch to the end, so worker start-up
 (fork, opening the file) is left out, in the references' favour; `startup_seconds` reports it.
 
+--driver ros3 opens --file, then an http(s):// URL, through HDF5's read-only S3 driver (h5py's
+driver='ros3'; Debian's HDF5 is built with it): what h5py users have for remote files.
+
 zstd files need h5feed's HDF5 filter plugin: HDF5_PLUGIN_PATH must name the build's plugins
 folder before h5py is imported (HDF5 reads it once). This module sets it from --plugin-dir, or
 else from the first build*/plugins folder of the checkout holding the plugin, before importing
@@ -82,19 +85,21 @@ class LoaderError(Exception):
     """A problem the user must fix (missing file, missing module); printed without a traceback."""
 
 
-def make_random_dataset(path: str, images: str, labels: str, rdcc: dict | None):
+def make_random_dataset(path: str, images: str, labels: str, rdcc: dict | None,
+                        driver: str | None = None):
     h5py, np, torch = _imports()
+    opened = {"driver": driver} if driver else {}
 
     class RandomSampleDataset(torch.utils.data.Dataset):
         """One sample per __getitem__; the file is opened lazily in each worker."""
 
         def __init__(self):
-            with h5py.File(path, "r") as f:
+            with h5py.File(path, "r", **opened) as f:
                 self.length = len(f[images])
             self.file = None
 
         def _open(self):
-            self.file = h5py.File(path, "r", **(rdcc or {}))
+            self.file = h5py.File(path, "r", **opened, **(rdcc or {}))
             self.images = self.file[images]
             self.labels = (self.file[labels][:].astype(np.int64) if labels in self.file
                            else np.zeros(self.length, np.int64))
@@ -110,14 +115,16 @@ def make_random_dataset(path: str, images: str, labels: str, rdcc: dict | None):
     return RandomSampleDataset()
 
 
-def make_chunked_dataset(path: str, images: str, labels: str, batch: int, window: int, seed: int):
+def make_chunked_dataset(path: str, images: str, labels: str, batch: int, window: int, seed: int,
+                         driver: str | None = None):
     h5py, np, torch = _imports()
+    opened = {"driver": driver} if driver else {}
 
     class ChunkWindowDataset(torch.utils.data.IterableDataset):
         """Whole-chunk reads in a shuffled chunk order, W chunks shuffled together."""
 
         def __init__(self):
-            with h5py.File(path, "r") as f:
+            with h5py.File(path, "r", **opened) as f:
                 dataset = f[images]
                 self.length = len(dataset)
                 self.chunk = dataset.chunks[0] if dataset.chunks else 1024
@@ -136,7 +143,7 @@ def make_chunked_dataset(path: str, images: str, labels: str, batch: int, window
             rng = np.random.default_rng((seed, self.epoch))
             order = rng.permutation(self.chunks)[worker::workers]  # same permutation everywhere
             mine = np.random.default_rng((seed, self.epoch, worker))
-            with h5py.File(path, "r") as f:
+            with h5py.File(path, "r", **opened) as f:
                 dataset = f[images]
                 all_labels = (f[labels][:].astype(np.int64) if labels in f
                               else np.zeros(self.length, np.int64))
@@ -163,14 +170,17 @@ def make_chunked_dataset(path: str, images: str, labels: str, batch: int, window
 
 
 def make_loader(kind: str, path: str, batch: int = 256, workers: int = 2, seed: int = 0,
-                window: int = 8, images: str = "images", labels: str = "labels"):
-    """The DataLoader of reference `kind` (one of LOADERS) over `path`."""
+                window: int = 8, images: str = "images", labels: str = "labels",
+                driver: str | None = None):
+    """The DataLoader of reference `kind` (one of LOADERS) over `path` (opened by h5py's file
+    `driver`, default sec2)."""
     _, _, torch = _imports()
     if kind == "chunked":
-        dataset = make_chunked_dataset(path, images, labels, batch, window, seed)
+        dataset = make_chunked_dataset(path, images, labels, batch, window, seed, driver)
         return torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=workers,
                                            pin_memory=False)
-    dataset = make_random_dataset(path, images, labels, RDCC if kind == "random_rdcc" else None)
+    dataset = make_random_dataset(path, images, labels, RDCC if kind == "random_rdcc" else None,
+                                  driver)
     return torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=True,
                                        num_workers=workers, pin_memory=False,
                                        generator=torch.Generator().manual_seed(seed))
@@ -251,6 +261,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--plugin-dir", default=None,
                         help="folder with h5feed's zstd HDF5 plugin (default: $HDF5_PLUGIN_PATH, "
                              "else build*/plugins of this checkout)")
+    parser.add_argument("--driver", choices=["ros3"], default=None,
+                        help="h5py's file driver: ros3 reads an http(s):// URL through HDF5's "
+                             "read-only S3 driver (default: a local file)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.workers < 0:
@@ -261,7 +274,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     try:
-        if not os.path.isfile(args.file):
+        if args.driver is None and not os.path.isfile(args.file):
             raise LoaderError(f"{args.file} does not exist or is not a file")
         set_plugin_path(args.plugin_dir)
         try:
@@ -270,7 +283,7 @@ def main(argv: list[str]) -> int:
             raise LoaderError(f"{error}: run with Debian's /usr/bin/python3 (python3-h5py, "
                               "python3-numpy, python3-torch)") from None
         loader = make_loader(args.loader, args.file, args.batch, args.workers, args.seed,
-                             args.window, args.images, args.labels)
+                             args.window, args.images, args.labels, args.driver)
         report = measure(loader, args.epochs, args.max_seconds)
     except (LoaderError, OSError, KeyError) as error:
         print(f"reference_loaders: error: {error}", file=sys.stderr)

@@ -18,6 +18,7 @@ else()
   set(H5FEED_ZSTD_TARGET zstd::libzstd_static)
 endif()
 find_package(ZLIB REQUIRED)
+find_package(CURL REQUIRED)  # remote files (lib/remote): http(s):// and s3://, SigV4 (7.75+)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(nlohmann_json REQUIRED)  # inspect's --json (tools/reports)
 

@@ -15,6 +15,8 @@ packages=(
   libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
   libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
+  libcurl4-openssl-dev              # remote files: http(s):// and s3:// (SigV4), lib/remote
+  nginx-light curl                  # remote-reading tests (a web server on the loopback) and bench
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-xxhash                    # an independent XXH3 checks the stored checksums
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
@@ -24,7 +26,11 @@ packages=(
   clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)
   clang-format                      # scripts/format.sh (.clang-format; bookworm's is 14)
 )
+# npm for the S3-compatible store the remote-reading tests start (s3rver, from the npm
+# registry); a Node.js that already brings npm (NodeSource's) is kept.
+command -v npm >/dev/null || packages+=(nodejs npm)
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-echo "install-deps: ${#packages[@]} packages present"
+command -v s3rver >/dev/null || $sudo npm install -g --silent s3rver@3.7.1
+echo "install-deps: ${#packages[@]} packages present, and s3rver"

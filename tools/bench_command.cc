@@ -26,10 +26,13 @@
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
+#include "remote/location.h"
+#include "remote_options_flags.h"
 #include "units.h"
 
 namespace h5feed::cli {
@@ -61,7 +64,9 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   });
   bar.Finish();
   // After the run: measuring reads the file, which would warm the cache a cold run needs.
-  if (!flags.no_ceilings && !report.result.interrupted) {
+  // A remote file's ceiling is its link, which bench measures as the rate it read at.
+  if (!flags.no_ceilings && !report.result.interrupted &&
+      !IsRemoteLocation(flags.settings.path)) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
@@ -87,7 +92,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   const bench::BenchResult& r = report.result;
   const bench::BenchSettings& s = flags.settings;
   nlohmann::ordered_json j;
-  j["file"] = s.path;
+  j["file"] = remote::DisplayName(s.path);
   j["samples"] = r.dataset.samples;
   j["image_shape"] = {r.dataset.image_shape.height, r.dataset.image_shape.width,
                       r.dataset.image_shape.channels};
@@ -119,6 +124,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["cache_hit_rate"] = bench::HitRate(r.stats);
   j["bytes_read"] = r.stats.bytes_read;
   j["bytes_decoded"] = r.stats.bytes_decoded;
+  j["read_mb_per_s"] = r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
   j["wait_seconds"] = r.stats.wait_seconds;
   j["wait_share"] = bench::WaitShare(r);
   j["consumer_seconds"] = r.consumer_seconds;
@@ -185,7 +191,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   const DatasetInfo& d = r.dataset;
   const LoaderStats& s = r.stats;
   std::string out;
-  out += "bench " + f.path + ": " + FormatCount(d.samples) + " images " +
+  out += "bench " + remote::DisplayName(f.path) + ": " + FormatCount(d.samples) + " images " +
          std::to_string(d.image_shape.height) + "x" + std::to_string(d.image_shape.width) + "x" +
          std::to_string(d.image_shape.channels) + " in " + FormatCount(d.chunks) + " chunks of " +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
@@ -217,6 +223,11 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          Format("; Next() waited %.0f%% of the time; %.1f cores busy", 100 * bench::WaitShare(r),
                 bench::CoresUsed(r)) +
          "\n";
+  if (IsRemoteLocation(f.path) && r.seconds > 0) {
+    out += Format("  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
+                  "folder); a remote file's ceiling is its link (docs/remote.md)\n",
+                  static_cast<double>(s.bytes_read) / 1e6 / r.seconds);
+  }
   if (f.step_ms > 0) {
     out += Format("  simulated trainer: %.1f ms per batch; it waited for data %.0f%% of the "
                   "time (0%% = the reader kept up)\n",
@@ -285,7 +296,8 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
   command->add_option("FILE", s.path,
-                      "The HDF5 file to read (h5feed's, or any uint8 image dataset)");
+                      "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
+                      "path, or an http(s):// or s3:// URL (docs/remote.md)");
   command
       ->add_option("--sampler", s.sampler,
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "
@@ -358,11 +370,17 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
                     "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
                     "classes_per_batch, random_classes_per_batch, ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
+  AddRemoteOptions(*command, s.remote);
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
     if (command->got_subcommand(sweep)) return;
     if (flags->settings.path.empty()) {
       throw CLI::RequiredError("FILE");
+    }
+    if (flags->cold && IsRemoteLocation(flags->settings.path)) {
+      throw CLI::ValidationError("--cold", "applies to a local file (its page cache); a remote "
+                                           "file's first epoch is cold: give --spill-dir an "
+                                           "empty folder");
     }
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;

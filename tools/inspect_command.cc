@@ -11,6 +11,7 @@
 #include "h5feed/error.h"
 #include "inspect/file_summary.h"
 #include "probe/open_probe.h"
+#include "remote_options_flags.h"
 #include "reports/file_summary_report.h"
 
 namespace h5feed::cli {
@@ -20,13 +21,16 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   auto json = std::make_shared<bool>(false);
   auto no_open_probe = std::make_shared<bool>(false);
   auto stall_seconds = std::make_shared<int>(60);
+  auto remote = std::make_shared<RemoteOptions>();
   CLI::App* command = app.add_subcommand(
       "inspect",
       "Show what an HDF5 file holds: image count, shape and layout, chunk shape and count, "
       "compression and its ratio, classes with their counts, format version, skipped sources, "
       "attributes and every dataset. Works on any HDF5 file (h5py-made ones too) and says "
       "whether 'h5feed rechunk' can convert it. Reads metadata and labels only, never pixels");
-  command->add_option("FILE", *path, "The HDF5 file to inspect")->required();
+  command->add_option("FILE", *path,
+                      "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")
+      ->required();
   command->add_flag("--json", *json,
                     "Print one JSON object with every field (for scripts) instead of text");
   command->add_flag("--no-open-probe", *no_open_probe,
@@ -39,6 +43,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
                    "progress for this long (HDF5 hangs on some damaged structures)")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {
     run = [=] {
       try {
@@ -46,11 +51,12 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
           probe::ProbeRequest request;
           request.target = probe::ProbeTarget::kSummary;
           request.stall = std::chrono::seconds(*stall_seconds);
+          request.remote = *remote;
           probe::ProbeOpen(*path, request, [](const std::string& warning) {
             std::cerr << "h5feed inspect: warning: " << warning << "\n";
           });
         }
-        inspect::FileSummary summary = inspect::SummarizeFile(*path);
+        inspect::FileSummary summary = inspect::SummarizeFile(*path, *remote);
         std::cout << (*json ? reports::ToJson(summary) : reports::ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {

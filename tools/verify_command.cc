@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "file_locking_option.h"
+#include "remote_options_flags.h"
 #include "h5feed/error.h"
 #include "index/file_verification.h"
 #include "isolated_run.h"
@@ -33,12 +34,14 @@ struct VerifyFlags {
   int threads = 0;
   FileLocking locking = FileLocking::kAuto;
   int stall_seconds = 120;        // no progress for this long: HDF5 is stuck on the file
+  RemoteOptions remote;           // for a remote path
 };
 
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   index::VerifyOptions options;
   options.threads = flags.threads;
   options.file_locking = flags.locking;
+  options.remote = flags.remote;
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
   const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();
   options.on_progress = [&](int64_t done, int64_t total) {
@@ -95,7 +98,9 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       "against the classes; classes, sources and skipped lists against the counts. Lists every "
       "bad chunk with its rows. Exit 0: all is well; 4: damaged; 1: could not be checked. "
       "h5py-made files are decoded too, and the report says what they lack (checksums)");
-  command->add_option("FILE", flags->path, "The HDF5 file to verify")->required();
+  command->add_option("FILE", flags->path,
+                      "The HDF5 file to verify: a path, or an http(s):// or s3:// URL")
+      ->required();
   command->add_flag("--json", flags->json,
                     "Print one JSON object with every field (for scripts) instead of text");
   command->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
@@ -109,6 +114,7 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   command->add_flag("--quiet,-q", flags->quiet, "No progress bar");
+  AddRemoteOptions(*command, flags->remote);
   command->callback([flags, &run] { run = [flags] { return RunVerify(*flags); }; });
 }
 

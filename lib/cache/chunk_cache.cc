@@ -122,6 +122,16 @@ struct ChunkCache::Impl {
     return stats_;
   }
 
+  bool LockedHolds(int64_t chunk) const {
+    std::lock_guard lock(mutex_);
+    return entries_.Find(chunk) != nullptr;
+  }
+
+  int64_t LockedHorizon() const {
+    std::lock_guard lock(mutex_);
+    return Horizon();
+  }
+
   int64_t LockedResidentBytes() const {
     std::lock_guard lock(mutex_);
     return entries_.resident_bytes();
@@ -296,6 +306,10 @@ bool ChunkCache::Prefetch(int64_t chunk, int64_t step) {
 void ChunkCache::SetFirstPendingStep(int64_t step) { impl_->SetFirstPendingStep(step); }
 
 void ChunkCache::Reserve(int64_t entries) { impl_->Reserve(entries); }
+
+bool ChunkCache::Holds(int64_t chunk) const { return impl_->LockedHolds(chunk); }
+
+int64_t ChunkCache::horizon() const { return impl_->LockedHorizon(); }
 
 CacheStats ChunkCache::stats() const { return impl_->Stats(); }
 

@@ -127,6 +127,13 @@ class ChunkCache {
   // loads only into free budget. Rethrows what the LoadFunction threw (waiters get it too).
   bool Prefetch(int64_t chunk, int64_t step);
 
+  // Whether `chunk` is resident or being loaded (for a read-ahead that skips what the cache
+  // has or is fetching; the answer may change as soon as it is given).
+  bool Holds(int64_t chunk) const;
+  // The oldest step still being assembled (SetFirstPendingStep), else the furthest step a Get
+  // asked for since SetPlan: what the consumer has not finished.
+  int64_t horizon() const;
+
   CacheStats stats() const;
   int64_t chunk_bytes() const;
   int64_t budget_bytes() const;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <vector>
 
+#include "hdf5/range_driver.h"
 #include "io/os_error.h"
 
 namespace h5feed::hdf5 {
@@ -52,6 +53,10 @@ std::string Join(const std::vector<StackEntry>& entries) {
 
 Error Build(ErrorCode code, std::string_view what, std::string_view file,
             const std::vector<StackEntry>& entries) {
+  // A remote read that failed under HDF5 (range_driver.h) says better what went wrong.
+  if (std::optional<Error> driver = TakeDriverError()) {
+    return Error(driver->code(), std::string(what) + ": " + driver->what());
+  }
   std::string stack = Join(entries);
   int error_number = ErrnoIn(entries);
   if (io::IsNoSpaceErrno(error_number)) {

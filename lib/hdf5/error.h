@@ -26,7 +26,9 @@ int ErrorStackErrno();
 
 // The Error for a failed HDF5 call. `what` says what failed ("writing chunk 3 of /images"),
 // `file` where. When the stack records ENOSPC, EDQUOT or EFBIG the code is kNoSpace and the
-// message says the disk is full and what to do (io/os_error.h); otherwise the code is `code`.
+// message says the disk is full and what to do (io/os_error.h); when the call failed on a
+// remote read (range_driver.h), the code and message are that read's; otherwise the code is
+// `code`.
 // The HDF5 stack is appended to the message for the record.
 Error StackError(ErrorCode code, std::string_view what, std::string_view file);
 // The same, naming the file that holds `object` (any file, group, dataset or attribute id).

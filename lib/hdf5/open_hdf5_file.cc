@@ -2,14 +2,61 @@
 
 #include "hdf5/open_hdf5_file.h"
 
+#include <array>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "hdf5/error.h"
+#include "hdf5/range_driver.h"
 
 namespace h5feed::hdf5 {
+namespace {
 
-ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking) {
+std::string NotHdf5(const std::string& shown) {
+  return shown + " is not an HDF5 file (it does not start with an HDF5 signature)";
+}
+
+// H5Fis_hdf5's test on a file HDF5 cannot open by name: its signature at byte 0, 512, 1024,
+// 2048 ... (a user block before it).
+bool HasHdf5Signature(const io::RandomAccessFile& file) {
+  constexpr std::array<uint8_t, 8> kSignature = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  std::array<uint8_t, 8> found{};
+  for (uint64_t at = 0; at + found.size() <= file.size(); at = at == 0 ? 512 : at * 2) {
+    file.ReadAt(at, found);
+    if (found == kSignature) return true;
+    if (at >= (uint64_t{1} << 20)) break;  // user blocks beyond 1 MiB are not made in practice
+  }
+  return false;
+}
+
+ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
+  std::shared_ptr<const io::RandomAccessFile> source = remote::OpenFile(location, how);
+  const std::string& shown = source->path();
+  if (source->size() == 0) throw Error(ErrorCode::kCorrupt, shown + " is empty, not an HDF5 file");
+  if (!HasHdf5Signature(*source)) throw Error(ErrorCode::kCorrupt, NotHdf5(shown));
+  ReadOnlyFile result;
+  result.bytes = source->size();
+  result.version = source->version();
+  PropertyList access = RangeDriverAccess(std::move(source));
+  TakeDriverError();
+  result.file = File(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, access.get()));
+  if (!result.file) {
+    if (std::optional<Error> failed = TakeDriverError()) throw *failed;
+    throw Error(ErrorCode::kCorrupt, shown + " cannot be opened by HDF5: truncated or not an "
+                                             "HDF5 file; upload it again (HDF5: " +
+                                             ErrorStackText() + ")");
+  }
+  return result;
+}
+
+}  // namespace
+
+ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking,
+                          const remote::RemoteOpen& remote) {
+  if (IsRemoteLocation(path)) return OpenRemote(path, remote);
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -18,16 +65,14 @@ ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking) {
     throw Error(ErrorCode::kInvalidArgument,
                 path + " is not a regular file; give the path of an HDF5 file");
   }
-  if (fs::file_size(path, ec) == 0 && !ec) {
-    throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
-  }
+  const uint64_t bytes = fs::file_size(path, ec);
+  if (bytes == 0 && !ec) throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) throw StackError(ErrorCode::kIo, "reading the start of", path);
-  if (is_hdf5 == 0) {
-    throw Error(ErrorCode::kCorrupt,
-                path + " is not an HDF5 file (it does not start with an HDF5 signature)");
-  }
-  return OpenReadOnlyFile(path, locking);
+  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, NotHdf5(path));
+  ReadOnlyFile result = OpenReadOnlyFile(path, locking);
+  result.bytes = ec ? 0 : bytes;
+  return result;
 }
 
 }  // namespace h5feed::hdf5

@@ -5,6 +5,7 @@
 //
 // Call under hdf5::Lock() with errors silenced (hdf5::SilenceErrors), like every HDF5 call.
 
+#include <cstdint>
 #include <string>
 
 #include "h5feed/error.h"
@@ -18,6 +19,8 @@ struct ReadOnlyFile {
   bool locked = false;  // the shared lock is held (false: opened without locking)
   // Non-empty when kAuto had to open without the lock: the warning to pass on (on_warning).
   std::string note;
+  uint64_t bytes = 0;   // the file's size when opened (set by OpenHdf5File)
+  std::string version;  // a remote object's version (io::RandomAccessFile::version), else ""
 };
 
 // Opens `path` read-only. Throws Error:

@@ -16,6 +16,7 @@
 #include "hdf5/zstd_filter.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
+#include "remote/location.h"
 
 namespace h5feed::index {
 namespace {
@@ -42,9 +43,10 @@ bool NamesDefaultImages(const std::string& images) {
          images == std::string("/") + format::schema::kImages;
 }
 
-hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking) {
+hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
+                                const RemoteOptions& remote) {
   try {
-    return hdf5::OpenHdf5File(path, locking);
+    return hdf5::OpenHdf5File(path, locking, remote::RemoteOpen{remote, ""});
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
     throw Error(e.code(), std::string(e.what()) +
@@ -71,16 +73,19 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // Declared after the lock: closed while it is held.
-  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking);
+  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking, options.remote);
   const hdf5::File& file = opened.file;
   DatasetIndex index;
-  index.path = path;
+  index.path = remote::DisplayName(path);
+  index.location = path;
+  index.remote = remote::RemoteOpen{options.remote, opened.version};
+  index.file_bytes = opened.bytes;
   index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
   if (!opened.note.empty()) index.warnings.push_back(opened.note);
   if (hdf5::HasAttribute(file.get(), format::schema::kAttrFormat)) {
     const std::string format = hdf5::ReadStringAttribute(file.get(), format::schema::kAttrFormat);
     if (format != format::schema::kFormatName) {
-      throw Error(ErrorCode::kUnsupported, path + " says it is in format \"" + format +
+      throw Error(ErrorCode::kUnsupported, index.path + " says it is in format \"" + format +
                                                "\", not \"" + format::schema::kFormatName +
                                                "\"; this h5feed cannot read it");
     }
@@ -90,7 +95,7 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
     }
   } else if (LooksInterrupted(file.get(), path)) {
     throw Error(ErrorCode::kCorrupt,
-                path + " has /images but no " + format::schema::kAttrFormat +
+                index.path + " has /images but no " + format::schema::kAttrFormat +
                     " attribute: it is an interrupted conversion (h5feed writes that attribute "
                     "last). Convert the source again");
   }

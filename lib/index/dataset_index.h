@@ -12,6 +12,8 @@
 
 #include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/remote_options.h"
+#include "remote/open_file.h"
 
 namespace h5feed::index {
 
@@ -52,7 +54,7 @@ enum class ReadPath {
 const char* ToString(ReadPath path);
 
 struct DatasetIndex {
-  std::string path;     // the file
+  std::string path;     // the file, as messages name it (a URL without its query)
   std::string dataset;  // e.g. "/images"
   int64_t samples = 0;  // N
   ImageShape shape;     // of one sample, as H x W x C whatever the stored layout
@@ -80,10 +82,16 @@ struct DatasetIndex {
   std::vector<int64_t> labels;       // N entries (all 0 when the file has none)
   std::vector<std::string> classes;  // may be empty for foreign files
 
-  // How the file was opened, for every later open of it (Hdf5BlockReader): kOn (locked) or
-  // kOff (IndexOptions::file_locking was kOff, or kAuto fell back on a file system that
-  // refuses locks).
+  // How the file was opened, for every later open of it (Hdf5BlockReader, verify, the
+  // Loader's chunk reads): kOn (locked) or kOff (IndexOptions::file_locking was kOff, or kAuto
+  // fell back on a file system that refuses locks).
   FileLocking file_locking = FileLocking::kOn;
+  // The path or URL as given (a pre-signed URL's query included), and for a remote file the
+  // options and the version it was opened with: every later open must find that version
+  // (remote::OpenFile), so chunks are never read from another one than the index describes.
+  std::string location;
+  remote::RemoteOpen remote;
+  uint64_t file_bytes = 0;  // the file's size when opened
   // What the user should know about the open (the lock fallback): for LoaderOptions::on_warning.
   std::vector<std::string> warnings;
 
@@ -101,10 +109,12 @@ struct IndexOptions {
   // else the only 4-D uint8 dataset (else the only 3-D one, read as N x H x W x 1).
   std::string images;
   std::string labels;  // "" = "labels" if present, else all 0
-  // How many stored chunk-table entries to check against HDF5 (H5Dget_chunk_info_by_coord,
-  // logarithmic each) at open, spread evenly from the first chunk to the last; a repacked file
-  // whose table no longer matches is refused. 0 skips the check (the checksums still catch a
-  // stale table at the first read of a moved chunk). At least 2 is advised: first and last.
+  // How many stored chunk-table entries to check against HDF5 (H5Dget_chunk_info_by_coord) at
+  // open, spread evenly from the first chunk to the last; a repacked file whose table no
+  // longer matches is refused. 0 skips the check (the checksums still catch a stale table at
+  // the first read of a moved chunk). At least 2 is advised: first and last. A remote file
+  // checks the first at most (HDF5 1.10.8 walks its chunk index up to the entry, a round trip
+  // per block of it).
   int verify_table_entries = 4;
   // HDF5's shared file lock (h5feed/file_locking.h): kAuto falls back to no lock where the
   // file system refuses locks, and records a warning in DatasetIndex::warnings.
@@ -112,14 +122,17 @@ struct IndexOptions {
   // h5feed files: refuse a label outside [0, classes) (kCorrupt, naming the first). `h5feed
   // verify` turns this off to list every bad label itself.
   bool check_labels = true;
+  // For a remote `path` (http://, https://, s3://): connections, retries, timeouts.
+  RemoteOptions remote;
 };
 
-// Opens `path` and builds its index; the file is closed again before returning. Throws Error:
+// Opens `path` (a local path or a remote URL) and builds its index; the file is closed again
+// before returning. Throws Error:
 // kNotFound (no file, no dataset: the message lists the datasets found), kCorrupt (not HDF5,
 // truncated, a table that does not match the file, an interrupted conversion, labels that do
 // not number N), kUnsupported (wrong dtype or rank, a version newer than this reader, a
 // filter that neither h5feed nor this HDF5 can decode), kInvalidArgument (several image
-// datasets and none named).
+// datasets and none named); for a remote file also what its reads throw (http_file.h).
 DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options);
 
 }  // namespace h5feed::index

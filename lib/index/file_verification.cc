@@ -17,12 +17,14 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
-#include "hdf5/read_only_open.h"
+#include "hdf5/open_hdf5_file.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
 #include "io/random_access_file.h"
+#include "remote/location.h"
+#include "remote/open_file.h"
 
 namespace h5feed::index {
 namespace {
@@ -71,7 +73,7 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
                          VerificationReport& report) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  hdf5::ReadOnlyFile opened = hdf5::OpenReadOnlyFile(index.path, locking);
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking, index.remote);
   const hid_t file = opened.file.get();
   hdf5::Dataset images(H5Dopen2(file, format::schema::kImages, H5P_DEFAULT));
   if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);
@@ -175,7 +177,7 @@ std::string RowProblem(const DatasetIndex& index, const ChunkReader& reader, int
 
 void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
                  VerificationReport& report) {
-  std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(index.path);
+  std::unique_ptr<io::RandomAccessFile> file = remote::OpenFile(index.location, index.remote);
   const ChunkReader reader(index, *file, ChunkReaderOptions{true});
   const int64_t total = index.chunk_count();
   std::mutex mutex;  // guards report.bad_chunks and on_progress calls
@@ -219,15 +221,18 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
 
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options) {
   VerificationReport report;
-  report.path = path;
+  report.path = remote::DisplayName(path);
   IndexOptions index_options;
   index_options.verify_table_entries = 0;  // every row is compared below, each reported
   index_options.file_locking = options.file_locking;
   index_options.check_labels = false;     // every bad label is listed below
+  index_options.remote = options.remote;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  if (!IsRemoteLocation(path) && !std::filesystem::exists(path, ec)) {
     throw Error(ErrorCode::kNotFound, path + " does not exist");
   }
+  // A remote object that is missing or refused (404, 403) is not damage: said as thrown.
+  if (IsRemoteLocation(path)) remote::OpenFile(path, remote::RemoteOpen{options.remote, ""});
   DatasetIndex index;
   try {
     index = OpenDatasetIndex(path, index_options);

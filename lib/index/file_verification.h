@@ -16,12 +16,14 @@
 #include <vector>
 
 #include "h5feed/file_locking.h"
+#include "h5feed/remote_options.h"
 
 namespace h5feed::index {
 
 struct VerifyOptions {
   int threads = 0;  // worker threads for the chunks; 0 = all cores
   FileLocking file_locking = FileLocking::kAuto;
+  RemoteOptions remote;  // for a remote `path` (http://, https://, s3://)
   // Called as chunks are checked: (chunks checked, chunks in all). From worker threads, one
   // call at a time.
   std::function<void(int64_t done, int64_t total)> on_progress;
@@ -54,9 +56,10 @@ struct VerificationReport {
   bool ok() const { return indexed && bad_chunks.empty() && problems.empty(); }
 };
 
-// Verifies the file at `path`. Damage of any kind is reported in the result, never thrown.
+// Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in the result, never thrown.
 // Throws Error: kNotFound (no such file), kInvalidArgument (not a regular file), kIo (the
-// system failed to read it, or a writer holds it locked), kUnsupported (a newer format, a
+// system or the network failed to read it, a writer holds it locked, a remote object changed
+// while it was read), kUnsupported (a newer format, a
 // filter nothing here decodes): cases where the file's soundness could not be judged.
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options);
 

@@ -1,7 +1,6 @@
 #include "index/foreign_index.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -45,9 +44,7 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
     const haddr_t offset = H5Dget_offset(dataset);
     if (offset != HADDR_UNDEF) {
       const uint64_t total = static_cast<uint64_t>(info.samples) * sample_bytes;
-      std::error_code ec;
-      const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-      if (ec) throw Error(ErrorCode::kIo, "cannot read the size of " + path + ": " + ec.message());
+      const uint64_t file_bytes = index.file_bytes;
       if (offset > file_bytes || total > file_bytes - offset) {
         throw Error(ErrorCode::kCorrupt,
                     index.dataset + " in " + path + " needs bytes " + std::to_string(offset) +

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "format/chunk_index_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
@@ -20,6 +21,7 @@
 #include "hdf5/strings.h"
 #include "inspect/class_summary.h"
 #include "io/resource_limits.h"
+#include "remote/location.h"
 
 namespace h5feed::inspect {
 namespace {
@@ -33,7 +35,10 @@ std::string Bare(const std::string& name) {
   return !name.empty() && name.front() == '/' ? name.substr(1) : name;
 }
 
-DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std::string& path) {
+// `stored_bytes` false leaves a chunked dataset's storage size unknown (0): HDF5 walks its whole
+// chunk index for it, for a remote file a round trip per block of that index.
+DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std::string& path,
+                         bool chunked_storage) {
   DatasetSummary d;
   d.name = Bare(entry.name);
   d.shape = entry.dims;
@@ -43,7 +48,9 @@ DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std:
   d.is_string = entry.is_string;
   d.chunk_shape = entry.chunk;
   d.filters = entry.filters;
-  d.stored_bytes = hdf5::StoredBytes(hdf5::OpenDataset(file, entry.name, path).get());
+  if (chunked_storage || d.chunk_shape.empty()) {
+    d.stored_bytes = hdf5::StoredBytes(hdf5::OpenDataset(file, entry.name, path).get());
+  }
   if (entry.element_bytes > 0) {
     uint64_t elements = 1;
     for (int64_t n : d.shape) elements *= static_cast<uint64_t>(n);
@@ -53,6 +60,30 @@ DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std:
     d.ratio = static_cast<double>(d.logical_bytes) / static_cast<double>(d.stored_bytes);
   }
   return d;
+}
+
+// A remote h5feed file's /images has its storage size from its chunk table, one read
+// (Summarize left it unknown).
+void StoredBytesFromTable(hid_t file, FileSummary& s) {
+  DatasetSummary* images = nullptr;
+  for (DatasetSummary& d : s.datasets) {
+    if (d.name == format::schema::kImages) images = &d;
+  }
+  if (!s.is_h5feed || images == nullptr || images->chunk_shape.empty()) return;
+  const int64_t chunk_rows = images->chunk_shape[0];
+  const int64_t chunks = chunk_rows > 0 ? (images->shape[0] + chunk_rows - 1) / chunk_rows : 0;
+  try {
+    images->stored_bytes = 0;
+    for (const format::schema::ChunkRecord& r : format::ReadChunkIndex(file, chunks)) {
+      images->stored_bytes += r.stored_bytes;
+    }
+  } catch (const Error&) {
+    images->stored_bytes = 0;  // a damaged table: no ratio (verify says what is wrong)
+  }
+  if (images->logical_bytes > 0 && images->stored_bytes > 0) {
+    images->ratio =
+        static_cast<double>(images->logical_bytes) / static_cast<double>(images->stored_bytes);
+  }
 }
 
 void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
@@ -132,21 +163,22 @@ const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view n
   return nullptr;
 }
 
-FileSummary SummarizeFile(const std::string& path) {
+FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) {
+  const bool local = !IsRemoteLocation(path);
   FileSummary s;
-  s.path = path;
+  s.path = remote::DisplayName(path);
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // Reading needs no lock on file systems without locking (NFS, Lustre): kAuto falls back.
-  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(path, FileLocking::kAuto);
+  hdf5::ReadOnlyFile opened =
+      hdf5::OpenHdf5File(path, FileLocking::kAuto, remote::RemoteOpen{remote, ""});
   const hdf5::File& file = opened.file;
-  std::error_code ec;
-  s.file_bytes = fs::file_size(path, ec);
+  s.file_bytes = opened.bytes;
   if (!opened.note.empty()) s.notes.push_back(opened.note);
 
-  const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file.get(), path);
+  const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file.get(), s.path);
   for (const hdf5::DatasetEntry& entry : entries) {
-    s.datasets.push_back(Summarize(file.get(), entry, path));
+    s.datasets.push_back(Summarize(file.get(), entry, s.path, local));
   }
   s.attributes = hdf5::ReadAllAttributesText(file.get());
   s.is_h5feed = hdf5::ReadAttributeText(file.get(), format::schema::kAttrFormat) ==
@@ -155,9 +187,11 @@ FileSummary SummarizeFile(const std::string& path) {
     std::string version = hdf5::ReadAttributeText(file.get(), format::schema::kAttrFormatVersion);
     s.format_version = static_cast<int32_t>(std::strtol(version.c_str(), nullptr, 10));
   }
+  if (!local) StoredBytesFromTable(file.get(), s);
   // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A summary
   // reports what it finds rather than refusing the file: a problem becomes a note.
-  const hdf5::ImageDatasetChoice images = hdf5::ChooseImageDataset(file.get(), entries, "", path);
+  const hdf5::ImageDatasetChoice images =
+      hdf5::ChooseImageDataset(file.get(), entries, "", s.path);
   if (images.images) SummarizeImages(*images.images, s);
   if (images.problem) {
     s.notes.push_back(std::string(images.problem->what()) +

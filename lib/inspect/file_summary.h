@@ -7,7 +7,9 @@
 // Summarizing reads only metadata, the labels and the small string datasets: never the pixels
 // and never the chunk index to find chunks (chunk counts come from the shapes: walking the index
 // is quadratic in HDF5 1.10.8, docs/format.md, "/chunk_index"). Only the storage size of each
-// dataset asks HDF5 to add up its chunks.
+// dataset asks HDF5 to add up its chunks; for a remote file (a round trip per block of that
+// index) a chunked dataset's storage size is left unknown, save an h5feed file's images, whose
+// chunk table gives it in one read.
 //
 // Which dataset holds the images is hdf5::ChooseImageDataset's rule (hdf5/image_dataset.h),
 // the loader's, rechunk's and verify's too: what inspect reports as images is what they read.
@@ -19,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "h5feed/remote_options.h"
 #include "hdf5/attribute_text.h"
 #include "inspect/label_order.h"
 
@@ -33,7 +36,7 @@ struct DatasetSummary {
   bool is_string = false;
   std::vector<int64_t> chunk_shape;  // empty: contiguous or compact storage
   std::vector<std::string> filters;  // in pipeline order: "zstd:3", "gzip:6", "shuffle", "lzf"
-  uint64_t stored_bytes = 0;         // H5Dget_storage_size
+  uint64_t stored_bytes = 0;         // H5Dget_storage_size; 0 when unknown (remote, chunked)
   uint64_t logical_bytes = 0;        // elements * element size; 0 for variable-length types
   double ratio = 0;                  // logical / stored; 0 when either is unknown
 };
@@ -82,10 +85,10 @@ struct FileSummary {
   std::vector<std::string> notes;
 };
 
-// Summarizes the file at `path`. Throws Error(kNotFound) when it does not exist,
-// Error(kCorrupt) when it is not an HDF5 file or is truncated or damaged, Error(kIo) when it
-// cannot be read.
-FileSummary SummarizeFile(const std::string& path);
+// Summarizes the file at `path` (a local path or a remote URL, read with `remote`). Throws
+// Error(kNotFound) when it does not exist, Error(kCorrupt) when it is not an HDF5 file or is
+// truncated or damaged, Error(kIo) when it cannot be read.
+FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote = {});
 
 // The dataset of `summary` named `name` (without a leading '/'), or nullptr.
 const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view name);

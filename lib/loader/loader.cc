@@ -26,6 +26,8 @@
 #include "loader/label_mixing_warning.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
+#include "loader/refetching_read.h"
+#include "loader/remote_readahead.h"
 #include "loader/state_fingerprint.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
@@ -35,6 +37,7 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/epoch_plan.h"
 #include "probe/open_probe.h"
+#include "remote/open_file.h"
 #include "sampler/epoch_order.h"
 #include "sampler/epoch_steps.h"
 
@@ -54,13 +57,15 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
     probe::ProbeOpen(path,
                      probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
                                          options.labels_dataset, options.file_locking,
-                                         std::chrono::seconds(options.open_probe_stall_seconds)},
+                                         std::chrono::seconds(options.open_probe_stall_seconds),
+                                         options.remote},
                      [&](const std::string& warning) { Warn(options, warning); });
   }
   index::IndexOptions index_options;
   index_options.images = options.images_dataset;
   index_options.labels = options.labels_dataset;
   index_options.file_locking = options.file_locking;
+  index_options.remote = options.remote;
   index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
   for (const std::string& warning : dataset.warnings) Warn(options, warning);
   return dataset;
@@ -111,9 +116,11 @@ struct Loader::Impl {
       : options(loader_options),
         dataset(OpenIndex(path, loader_options)),
         file(open_chunk_file(dataset)),
+        // A remote chunk is checked whole as it is loaded, where a corrupt response can still
+        // be fetched again (refetching_read.h), not image by image as it is gathered.
         reader(dataset, *file,
                index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
-                                         .rows_checked_by_caller = true,
+                                         .rows_checked_by_caller = !IsRemoteLocation(path),
                                          .map_file = options.map_file}),
         cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
@@ -144,6 +151,7 @@ struct Loader::Impl {
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
     if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
+    readahead = loader::MakeRemoteReadahead(dataset, *file, cache, options.cache_bytes);
     if (auto warning = loader::CacheTooSmallWarning(options, cache_budget, dataset.chunk_count(),
                                                     dataset.path)) {
       Warn(options, *warning);
@@ -159,7 +167,7 @@ struct Loader::Impl {
   }
 
   ~Impl() {
-    assembler.reset();  // stop and join the run before anything it borrows goes
+    StopRun();  // stop and join the run before anything it borrows goes
     feed.reset();
     // The GPU stage returns host slots from CUDA callbacks: all of them must have run before
     // the pool can go (its last lease must not be dropped inside a callback).
@@ -169,18 +177,28 @@ struct Loader::Impl {
   // An uncompressed chunk stays where it is in the page cache (mapped; the batch gathers its
   // rows from there); any other is decoded into a cache buffer.
   cache::LoadResult LoadChunk(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+    if (readahead) readahead->Advance();  // a remote file: the next chunks' bytes on their way
     if (std::unique_ptr<io::MappedRange> mapped = reader.MapInPlace(chunk)) {
       const std::span<const uint8_t> bytes = mapped->bytes();
       target.Adopt(bytes, std::shared_ptr<const io::MappedRange>(std::move(mapped)));
       return cache::LoadResult{bytes.size(), bytes.size()};
     }
-    const index::ChunkReadStats read = reader.Read(chunk, target.Buffer());
+    const index::ChunkReadStats read =
+        loader::ReadRefetchingCorrupt(reader, dataset, *file, chunk, target.Buffer());
     return cache::LoadResult{read.bytes_read, read.bytes_decoded};
+  }
+
+  // Stops the current run, if any: its reads waiting on a network end at once (a remote
+  // file's; the run's errors go nowhere), and its tasks are joined.
+  void StopRun() {
+    file->CancelReads();
+    assembler.reset();
+    file->ResumeReads();
   }
 
   // Stops the current run (if any) and starts one at (epoch, next_step).
   void StartRun() {
-    assembler.reset();
+    StopRun();
     error = nullptr;
     form.views = view_sizes.NextRun();  // the size this run delivers (SetOutputSize)
     if (form.views && delivery.stage) delivery.stage->SetViews(*form.views);
@@ -192,6 +210,7 @@ struct Loader::Impl {
         epoch, std::move(order), options.batch_size, options.drop_last_batch,
         dataset.chunk_samples, dataset.chunk_count(), orders.upcoming_start());
     cache.SetPlan(plan->access());
+    if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
     const int64_t first_step = feed ? next_step / options.echo : next_step;
@@ -268,6 +287,7 @@ struct Loader::Impl {
   tbb::task_arena arena;
   const uint64_t fingerprint;
   DatasetInfo info;
+  std::unique_ptr<loader::RemoteReadahead> readahead;  // a remote file's; else null
 
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
@@ -292,7 +312,7 @@ struct Loader::Impl {
 namespace loader {
 
 std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset) {
-  return io::OpenPosixFile(dataset.path);
+  return remote::OpenFile(dataset.location, dataset.remote);
 }
 
 Loader OpenLoader(const std::string& path, const LoaderOptions& options,

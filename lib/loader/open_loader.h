@@ -24,7 +24,8 @@ namespace h5feed::loader {
 using ChunkFileOpener =
     std::function<std::unique_ptr<io::RandomAccessFile>(const index::DatasetIndex& dataset)>;
 
-// Loader::Open's opener: io::OpenPosixFile(dataset.path).
+// Loader::Open's opener: remote::OpenFile(dataset.location, dataset.remote), a local path or
+// the remote object at the version its index was read from.
 std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset);
 
 // Loader::Open(path, options), reading chunks through the file `open_chunk_file` returns.

@@ -36,6 +36,17 @@ void CheckOptions(const LoaderOptions& options) {
           "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
+  const RemoteOptions& remote = options.remote;
+  Require(remote.connections >= 1 && remote.connections <= 1024, "remote.connections",
+          remote.connections, "it must be in [1, 1024]");
+  Require(remote.retries >= 0 && remote.retries <= 100, "remote.retries", remote.retries,
+          "it must be in [0, 100]");
+  Require(remote.connect_timeout_seconds >= 1, "remote.connect_timeout_seconds",
+          remote.connect_timeout_seconds, "it must be >= 1");
+  Require(remote.stall_seconds >= 1, "remote.stall_seconds", remote.stall_seconds,
+          "it must be >= 1");
+  Require(remote.spill_bytes >= 0, "remote.spill_bytes", remote.spill_bytes,
+          "it must be >= 0 (0 = keep nothing)");
   // The element type, layout, augmentation and device describe normalized images; uint8
   // batches are delivered on the host as stored. (Crop sizes are checked against the images
   // in transform::MakeOutputSpec.)

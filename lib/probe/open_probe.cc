@@ -28,6 +28,15 @@ std::vector<std::string> Arguments(const std::string& program, const std::string
   if (!request.labels_dataset.empty()) {
     argv.insert(argv.end(), {"--labels", request.labels_dataset});
   }
+  const RemoteOptions& remote = request.remote;
+  argv.insert(argv.end(), {"--connections", std::to_string(remote.connections), "--retries",
+                           std::to_string(remote.retries), "--connect-timeout",
+                           std::to_string(remote.connect_timeout_seconds), "--stall",
+                           std::to_string(remote.stall_seconds), "--spill-bytes",
+                           std::to_string(remote.spill_bytes)});
+  if (!remote.spill_dir.empty()) argv.insert(argv.end(), {"--spill-dir", remote.spill_dir});
+  if (!remote.s3_region.empty()) argv.insert(argv.end(), {"--s3-region", remote.s3_region});
+  if (!remote.s3_endpoint.empty()) argv.insert(argv.end(), {"--s3-endpoint", remote.s3_endpoint});
   argv.insert(argv.end(), {"--", path});
   return argv;
 }

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "h5feed/file_locking.h"
+#include "h5feed/remote_options.h"
 
 namespace h5feed::probe {
 
@@ -34,6 +35,7 @@ struct ProbeRequest {
   // metadata only (milliseconds on a local disk, 20,000 chunks included); the limit leaves
   // room for a slow network file system.
   std::chrono::seconds stall{60};
+  RemoteOptions remote;  // for a remote path: as the caller reads it (its spill folder too)
 };
 
 using Warn = std::function<void(const std::string&)>;

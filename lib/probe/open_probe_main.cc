@@ -22,6 +22,7 @@
 #include "inspect/file_summary.h"
 #include "io/random_access_file.h"
 #include "probe/open_probe_protocol.h"
+#include "remote/open_file.h"
 
 namespace {
 
@@ -34,6 +35,7 @@ struct Request {
   std::string labels;
   std::string path;
   pid_t parent = 0;  // the caller; 0 = not said
+  RemoteOptions remote;
 };
 
 [[noreturn]] void Leave(int code) {
@@ -44,7 +46,10 @@ struct Request {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "h5feed-open-probe: %s\nusage: h5feed-open-probe --protocol %s --what "
-               "index|summary --locking %s [--images NAME] [--labels NAME] -- FILE\n"
+               "index|summary --locking %s [--images NAME] [--labels NAME] "
+               "[--connections N] [--retries N] [--connect-timeout S] [--stall S] "
+               "[--spill-dir DIR] [--spill-bytes N] [--s3-region R] [--s3-endpoint URL] "
+               "-- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
                why.c_str(), probe::kProtocolVersion,
                enum_names::Listed<FileLocking>("|").c_str());
@@ -75,6 +80,22 @@ Request Parse(int argc, char** argv) {
       request.labels = value;
     } else if (arg == "--parent") {
       request.parent = static_cast<pid_t>(std::atol(value.c_str()));
+    } else if (arg == "--connections") {
+      request.remote.connections = std::atoi(value.c_str());
+    } else if (arg == "--retries") {
+      request.remote.retries = std::atoi(value.c_str());
+    } else if (arg == "--connect-timeout") {
+      request.remote.connect_timeout_seconds = std::atoi(value.c_str());
+    } else if (arg == "--stall") {
+      request.remote.stall_seconds = std::atoi(value.c_str());
+    } else if (arg == "--spill-dir") {
+      request.remote.spill_dir = value;
+    } else if (arg == "--spill-bytes") {
+      request.remote.spill_bytes = std::atoll(value.c_str());
+    } else if (arg == "--s3-region") {
+      request.remote.s3_region = value;
+    } else if (arg == "--s3-endpoint") {
+      request.remote.s3_endpoint = value;
     } else {
       Usage("unknown argument " + arg);
     }
@@ -93,8 +114,10 @@ void OpenAsLoader(const Request& request) {
   options.images = request.images;
   options.labels = request.labels;
   options.file_locking = request.locking;
+  options.remote = request.remote;
   const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
-  const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(request.path);
+  const std::unique_ptr<io::RandomAccessFile> file =
+      remote::OpenFile(dataset.location, dataset.remote);
   const index::ChunkReader reader(dataset, *file, index::ChunkReaderOptions{});
 }
 
@@ -116,7 +139,7 @@ int main(int argc, char** argv) {
     if (request.what == "index") {
       OpenAsLoader(request);
     } else {
-      inspect::SummarizeFile(request.path);
+      inspect::SummarizeFile(request.path, request.remote);
     }
   } catch (const std::exception& e) {  // h5feed::Error, or out of memory: ordinary
     std::fprintf(stderr, "%s\n", e.what());

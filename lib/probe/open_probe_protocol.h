@@ -3,14 +3,18 @@
 // its arguments and its exit codes. A probe of another protocol version refuses the arguments
 // (kExitUsage), and the caller then opens in-process with a warning.
 //
-//   h5feed-open-probe --protocol 1 --what index|summary --locking auto|on|off
-//                     [--images NAME] [--labels NAME] [--parent PID] -- FILE
+//   h5feed-open-probe --protocol 2 --what index|summary --locking auto|on|off
+//                     [--images NAME] [--labels NAME] [--parent PID]
+//                     [--connections N] [--retries N] [--connect-timeout S] [--stall S]
+//                     [--spill-dir DIR] [--spill-bytes N] [--s3-region R]
+//                     [--s3-endpoint URL] -- FILE
 //
 // --parent: the caller's process id; the probe dies with it (PR_SET_PDEATHSIG).
+// --connections ... --spill-bytes: RemoteOptions, for a remote FILE (h5feed/remote_options.h).
 
 namespace h5feed::probe {
 
-inline constexpr const char* kProtocolVersion = "1";
+inline constexpr const char* kProtocolVersion = "2";
 
 // The environment variable that names the probe program, overriding the search
 // (probe_location.h).

@@ -59,6 +59,15 @@ class Loader:
     map_file=False reads with pread only, for files that another process may truncate while
     they are read (a mapped page that vanishes ends the process with SIGBUS).
 
+    `path` may be an http:// or https:// URL (a web server or CDN that answers Range requests,
+    or a pre-signed object-store URL) or s3://bucket/key (credentials from the AWS environment
+    variables or ~/.aws). Chunks are fetched ahead of the batches that need them, as many at
+    once as the link's bandwidth x round trip asks for; `remote` tunes it with the fields of
+    RemoteOptions (docs/remote.md): connections, retries, connect_timeout_seconds,
+    stall_seconds, and spill_dir / spill_bytes, a folder on a local disk where the fetched
+    chunks are kept so that later epochs read them there. Every chunk is checked against its
+    checksum; a remote file replaced while it is read raises h5feed.IoError saying it changed.
+
     The loader's warnings (a cache too small for the sampler, a skipped corrupt chunk, ...)
     are issued with warnings.warn (UserWarning, "h5feed: ..."). Under chunks:W and quasi:W the
     loader measures at open how many classes its batches mix against a random order's, and

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import numbers
+import os
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
@@ -185,6 +186,14 @@ def _augment_and_views(arguments: Mapping[str, Any]) -> dict:
     return dict(augment=specs, several_views=True)
 
 
+def _remote(arguments: Mapping[str, Any]) -> dict:
+    """remote= as RemoteOptions' dict (docs/remote.md, "Options"); spill_dir may be a Path."""
+    remote = dict(arguments["remote"] or {})
+    if remote.get("spill_dir") is not None:
+        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    return dict(remote=remote)
+
+
 REQUIRED = inspect.Parameter.empty
 
 
@@ -256,6 +265,7 @@ LOADER_OPTIONS = (
     _cpp_default("open_probe_stall_seconds"),
     _cpp_default("check_label_mixing"),
     LoaderOption("views", None, None),  # with augment
+    LoaderOption("remote", None, _remote),  # None: RemoteOptions' defaults
 )
 
 # Loader's signature after `path`.

@@ -44,6 +44,21 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"images_dataset", [](auto& o) -> auto& { return o.images_dataset; }},
       {"labels_dataset", [](auto& o) -> auto& { return o.labels_dataset; }},
       {"check_label_mixing", [](auto& o) -> auto& { return o.check_label_mixing; }},
+      {"remote", [](auto& o) -> auto& { return o.remote; }},
+  };
+  return table;
+}
+
+const OptionTable<RemoteOptions>& OptionTableOf<RemoteOptions>::Get() {
+  static const OptionTable<RemoteOptions> table = {
+      {"connections", [](auto& o) -> auto& { return o.connections; }},
+      {"retries", [](auto& o) -> auto& { return o.retries; }},
+      {"connect_timeout_seconds", [](auto& o) -> auto& { return o.connect_timeout_seconds; }},
+      {"stall_seconds", [](auto& o) -> auto& { return o.stall_seconds; }},
+      {"spill_dir", [](auto& o) -> auto& { return o.spill_dir; }},
+      {"spill_bytes", [](auto& o) -> auto& { return o.spill_bytes; }},
+      {"s3_region", [](auto& o) -> auto& { return o.s3_region; }},
+      {"s3_endpoint", [](auto& o) -> auto& { return o.s3_endpoint; }},
   };
   return table;
 }

@@ -2,7 +2,8 @@
 // The keywords of _h5feed.NativeLoader, each bound to the LoaderOptions field it sets
 // (lib/include/h5feed/loader_options.h, output_options.h): what h5feed/_options.py's table of
 // h5feed.Loader's arguments computes, and where its defaults come from. An augmentation spec
-// (one per view) is a dict of AugmentOptions' fields, bound the same way.
+// (one per view) is a dict of AugmentOptions' fields, and `remote` one of RemoteOptions',
+// bound the same way.
 
 #include <pybind11/pybind11.h>
 
@@ -19,6 +20,12 @@ struct OptionTableOf<LoaderOptions> {
 template <>
 struct OptionTableOf<AugmentOptions> {
   static const OptionTable<AugmentOptions>& Get();
+};
+
+// LoaderOptions::remote, as the dict `remote=` (docs/remote.md, "Options").
+template <>
+struct OptionTableOf<RemoteOptions> {
+  static const OptionTable<RemoteOptions>& Get();
 };
 
 // LoaderOptions from NativeLoader's keywords: those of the table, and `augment` (a list of

@@ -50,6 +50,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.map_file = s.map_file;
   options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
+  options.remote = s.remote;
   return options;
 }
 

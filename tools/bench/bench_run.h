@@ -38,6 +38,7 @@ struct BenchSettings {
   bool open_probe = true;  // LoaderOptions::open_probe (its cost is in open_seconds)
   double step_ms = 0;      // the simulated trainer's time per batch; 0 = none
   double max_seconds = 0;  // stop reading after this long (0 = read every epoch)
+  RemoteOptions remote;    // LoaderOptions::remote, for a remote path
 };
 
 struct BenchResult {

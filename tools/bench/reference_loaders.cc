@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "subprocess.h"
 
 #ifndef H5FEED_SOURCE_REFERENCE_LOADERS
@@ -62,6 +63,8 @@ SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string
     argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   }
   if (!settings.plugin_dir.empty()) argv.insert(argv.end(), {"--plugin-dir", settings.plugin_dir});
+  // h5py reads a URL through HDF5's read-only S3 driver (http(s) only: it has no s3:// form).
+  if (IsRemoteLocation(file)) argv.insert(argv.end(), {"--driver", "ros3"});
   try {
     const ProcessResult result = RunProcess(argv);
     if (result.exit_code != 0) {

@@ -14,7 +14,10 @@
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "interrupt_guard.h"
+#include "remote/location.h"
+#include "remote_options_flags.h"
 
 #ifndef H5FEED_BUILD_PLUGIN_DIR
 #define H5FEED_BUILD_PLUGIN_DIR ""
@@ -40,10 +43,13 @@ std::string CommandLine(const SweepFlags& f) {
   std::snprintf(numbers, sizeof numbers, " --batch %lld --threads %d --slots %d --step-ms %g "
                 "--max-seconds %g", static_cast<long long>(o.batch), o.threads, o.slots,
                 o.step_ms, o.max_seconds);
-  return "h5feed bench sweep " + o.input + " --out " + o.out_dir + " --chunks " + f.chunks +
-         " --compression " + f.compressions + " --cache-mb " + f.cache_mb + " --sampler " +
-         f.samplers + numbers + (o.cold ? " --cold" : "") +
-         (o.compare_h5py ? " --compare-h5py" : "");
+  std::string remote;
+  for (const std::string& flag : o.remote_flags) remote += " " + flag;
+  // A pre-signed URL's query is left out: the report may be shared.
+  return "h5feed bench sweep " + remote::DisplayName(o.input) + " --out " + o.out_dir +
+         " --chunks " + f.chunks + " --compression " + f.compressions + " --cache-mb " +
+         f.cache_mb + " --sampler " + f.samplers + numbers + (o.cold ? " --cold" : "") +
+         (o.compare_h5py ? " --compare-h5py" : "") + remote;
 }
 
 int RunSweepCommand(SweepFlags& flags) {
@@ -54,6 +60,12 @@ int RunSweepCommand(SweepFlags& flags) {
     ReportError("bench sweep", e);
     return kExitUsage;
   }
+  if (o.cold && IsRemoteLocation(o.input)) {
+    std::fprintf(stderr, "h5feed bench sweep: --cold applies to a local file (its page cache); "
+                         "a remote file is read over its link in every run\n");
+    return kExitUsage;
+  }
+  o.remote_flags = RemoteOptionsArguments(o.remote);
   o.command_line = CommandLine(flags);
   InterruptGuard interrupt;
   try {
@@ -109,9 +121,15 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       "DIR/report.md (best first, with the recommendation) and DIR/throughput.png (gnuplot). "
       "The random sampler and h5feed's defaults are always run: the recommendation is stated "
       "against them. docs/bench.md defines every column");
-  command->add_option("FILE", o.input, "The HDF5 file to sweep (any uint8 image dataset)")
+  command->add_option("FILE", o.input,
+                      "The HDF5 file to sweep (any uint8 image dataset); a remote one "
+                      "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::Validator(
+          [](const std::string& file) {
+            return IsRemoteLocation(file) ? std::string() : CLI::ExistingFile(file);
+          },
+          "FILE or URL"));
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
       ->required();
   command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")
@@ -177,6 +195,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                       "source tree's)");
   command->add_option("--plugin-dir", o.reference.plugin_dir,
                       "Folder of h5feed's zstd HDF5 plugin, for h5py (default: this build's)");
+  AddRemoteOptions(*command, o.remote);
   command->callback([flags, &run] {
     run = [flags] { return RunSweepCommand(*flags); };
   });

@@ -16,11 +16,13 @@
 #include "ceilings.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
+#include "h5feed/remote_options.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
 #include "number_text.h"
 #include "page_cache.h"
 #include "rechunked_files.h"
+#include "remote/location.h"
 #include "results_csv.h"
 #include "subprocess.h"
 #include "sweep_report.h"
@@ -55,10 +57,28 @@ std::string CompressionOf(const index::DatasetIndex& index) {
 // Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
 // compression and level), so that rechunking it would only copy it.
 bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
+  if (IsRemoteLocation(input.location)) return true;  // PlanRemoteSweep planned nothing else
   if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
   const std::string stored = CompressionOf(input);
   if (stored == "other") return false;
   return Compression::Parse(stored) == variant.compression;
+}
+
+// The plan for a remote input: the grid's caches and samplers (and h5feed's defaults) over the
+// file as it is stored.
+SweepPlan PlanRemoteSweep(SweepGrid grid, const index::DatasetIndex& input,
+                          const std::function<void(const std::string&)>& say) {
+  const std::string stored = CompressionOf(input);
+  const FileVariant as_stored{input.chunk_samples,
+                              Compression::Parse(stored == "other" ? "none" : stored)};
+  say("sweep " + input.path + " is remote: measured as it is stored (" + as_stored.Name() +
+      "), over the caches and samplers asked for; to compare chunk sizes and compressions, "
+      "sweep a local copy, then upload the best");
+  grid.chunks = {as_stored.chunk_samples};
+  grid.compressions = {as_stored.compression};
+  SweepRun defaults = DefaultRun(as_stored.chunk_samples);
+  defaults.file = as_stored;
+  return PlanSweep(grid, defaults);
 }
 
 // Reading the file once brings it into the page cache, so no run pays for the first disk read
@@ -70,6 +90,12 @@ void WarmPageCache(const std::string& path) {
   while (std::fread(block.data(), 1, block.size(), file) == block.size()) {
   }
   std::fclose(file);
+}
+
+// A remote file's ceiling is its link, which its runs measure: none is computed here.
+void ApplyRemoteFile(SweepRow& row, double file_mb) {
+  row.file_mb = file_mb;
+  row.ceiling = "not measured (remote)";
 }
 
 void ApplyCeilings(SweepRow& row, const Ceilings& c, double file_mb) {
@@ -115,6 +141,7 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
                                    std::to_string(o.slots), "--step-ms", Fixed("%g", o.step_ms),
                                    "--max-seconds", Fixed("%g", o.max_seconds)};
   if (o.cold) argv.push_back("--cold");
+  argv.insert(argv.end(), o.remote_flags.begin(), o.remote_flags.end());
   if (!o.augment.empty()) {
     argv.push_back("--augment");
     argv.push_back(o.augment);
@@ -169,7 +196,9 @@ std::string ProgressLine(size_t done, size_t total, const std::string& elapsed, 
   line += ": ";
   if (!row.succeeded()) return line + "failed: " + row.error;
   line += Fixed("%.0f images/s", row.images_per_s);
-  line += Fixed(", %.2f of the ceiling", row.fraction_of_ceiling);
+  if (Measured(row.fraction_of_ceiling)) {
+    line += Fixed(", %.2f of the ceiling", row.fraction_of_ceiling);
+  }
   line += Fixed(", shuffle quality %.2f", row.shuffle_quality);
   if (row.status != "ok") line += " (" + row.status + ")";
   return line;
@@ -197,23 +226,33 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
                       const std::function<void(const std::string&)>& say) {
   namespace fs = std::filesystem;
   SweepOutcome outcome;
-  const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index::IndexOptions{});
-  const SweepPlan plan =
-      PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
+  index::IndexOptions index_options;
+  index_options.remote = o.remote;
+  const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index_options);
+  // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
+  // measured as it is stored, over caches and samplers, and its ceiling is its link.
+  const bool remote = IsRemoteLocation(o.input);
+  const SweepPlan plan = remote ? PlanRemoteSweep(o.grid, input, say)
+                                : PlanSweep(o.grid, DefaultRun(DefaultChunkImages(
+                                                        input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
   const uint64_t needed = VariantDiskBound(plan, input.samples, input.sample_bytes());
   CheckDiskBudget(work, needed, o.disk_budget);
-  say("sweep " + o.input + ": " + std::to_string(plan.runs.size()) + " runs over " +
+  say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
       std::to_string(plan.files.size()) + " file variants; up to " +
       std::to_string(needed >> 20) + " MiB of temporary files in " + work);
 
-  ReportContext context{o.command_line, o.input, Machine(), Today(), {}, ""};
+  ReportContext context{o.command_line, input.path, Machine(), Today(), {}, ""};
   const int threads = o.threads > 0 ? o.threads : UsableCores();
   if (!o.augment.empty()) {
-    context.notes.push_back(AugmentNote(o, threads));
+    // Measured by reading the input: for a remote one, over the link the runs measure.
+    context.notes.push_back(remote ? "Every run augments (--augment " + o.augment +
+                                         "); the augmentation's own rate is measured on local "
+                                         "files only"
+                                   : AugmentNote(o, threads));
     say(context.notes.back());
   }
   outcome.csv_path = o.out_dir + "/results.csv";
@@ -245,16 +284,21 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         }
         say("  written in " + Elapsed(rechunk_start) + "; measuring the ceilings ...");
       }
-      if (!o.cold) WarmPageCache(path);
+      if (!o.cold && !remote) WarmPageCache(path);
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
-      const Ceilings ceilings = MeasureCeilings(path, ceiling_options);
-      const double file_mb = static_cast<double>(fs::file_size(path)) / 1e6;
+      const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
+      const double file_mb =
+          static_cast<double>(remote ? input.file_bytes : fs::file_size(path)) / 1e6;
       for (const SweepRun& run : plan.runs) {
         if (!(run.file == variant) || cancel) continue;
         SweepRow row;
         if (!RunOne(o, run, path, row)) break;
-        ApplyCeilings(row, ceilings, file_mb);
+        if (remote) {
+          ApplyRemoteFile(row, file_mb);
+        } else {
+          ApplyCeilings(row, ceilings, file_mb);
+        }
         csv.Append(row);
         outcome.rows.push_back(row);
         ++done;
@@ -262,18 +306,30 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       }
     }
   }  // the rechunked files are removed here, Ctrl-C or not
-  if (o.compare_h5py && !cancel) {
-    if (!o.cold) WarmPageCache(o.input);
+  // h5py reads a URL through HDF5's ROS3 driver, which has no s3:// form.
+  const bool h5py_reads_it = remote::SchemeOf(o.input) != remote::Scheme::kS3;
+  if (o.compare_h5py && !h5py_reads_it) {
+    context.notes.push_back("No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
+                            "s3://; sweep a pre-signed URL of the object to compare");
+    say(context.notes.back());
+  }
+  if (o.compare_h5py && h5py_reads_it && !cancel) {
+    if (!o.cold && !remote) WarmPageCache(o.input);
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;
-    const Ceilings ceilings = MeasureCeilings(o.input, ceiling_options);
+    const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(o.input, ceiling_options);
     for (const std::string& loader : ReferenceLoaderNames()) {
       if (cancel) break;
       say("reference: DataLoader + h5py, " + loader + " ...");
       SweepRow row = RunReferenceLoader(o.reference, loader, o.input, input.chunk_samples,
                                         CompressionOf(input));
       if (cancel) break;
-      ApplyCeilings(row, ceilings, static_cast<double>(fs::file_size(o.input)) / 1e6);
+      const double file_mb = static_cast<double>(input.file_bytes) / 1e6;
+      if (remote) {
+        ApplyRemoteFile(row, file_mb);
+      } else {
+        ApplyCeilings(row, ceilings, file_mb);
+      }
       csv.Append(row);
       outcome.rows.push_back(row);
       say("  " + (row.succeeded() ? Fixed("%.0f images/s", row.images_per_s) : row.error));

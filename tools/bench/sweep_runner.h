@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/remote_options.h"
 #include "recommendation.h"
 #include "reference_loaders.h"
 #include "sweep_plan.h"
@@ -41,6 +42,8 @@ struct SweepOptions {
   uint64_t disk_budget = 0;     // bytes; 0 = the free space
   bool compare_h5py = false;
   ReferenceSettings reference;  // script located by the caller
+  RemoteOptions remote;         // for a remote input: every run reads it with these,
+  std::vector<std::string> remote_flags;  // given to each run as these flags
   RecommendOptions recommend;
 };
 

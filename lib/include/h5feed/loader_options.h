@@ -10,6 +10,7 @@
 
 #include "h5feed/file_locking.h"
 #include "h5feed/output_options.h"
+#include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 
 namespace h5feed {
@@ -91,6 +92,9 @@ struct LoaderOptions {
   // on the file. Opening reads metadata only (milliseconds on a local disk): raise it for a
   // very slow network file system.
   int open_probe_stall_seconds = 60;
+  // A remote file (Loader::Open of an http://, https:// or s3:// URL): connections, retries
+  // and timeouts (remote_options.h, docs/remote.md).
+  RemoteOptions remote;
 
   // --- Reading. An uncompressed chunk that is in the page cache is used where it lies there,
   // through a mapping of the file (mmap, every page made present before use): each byte is

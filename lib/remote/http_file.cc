@@ -1,0 +1,82 @@
+// HttpFile (http_file.h).
+#include "remote/http_file.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "h5feed/error.h"
+#include "io/io_errors.h"
+
+namespace h5feed::remote {
+
+std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions& options,
+                                         const std::string& expected_version,
+                                         uint64_t head_bytes) {
+  auto link = std::make_unique<LinkEstimator>();
+  auto client = std::make_unique<HttpClient>(
+      target.url, target.display, options, target.auth,
+      [estimator = link.get()](const TransferTiming& timing) {
+        estimator->Record(timing, LinkEstimator::Clock::now());
+      });
+  std::vector<uint8_t> head(std::max<uint64_t>(head_bytes, 1));
+  const auto transfer = client->Start(RangeAsked{0, head.size()}, head, nullptr);
+  const Judgement opened = HttpClient::Wait(*transfer);
+  head.resize(opened.bytes);
+  if (!expected_version.empty() && opened.seen.Id() != expected_version) {
+    throw Error(ErrorCode::kIo, target.display + " changed since it was first opened: it was " +
+                                    expected_version + ", now " + opened.seen.Id() +
+                                    ". Nothing of the new version is mixed with what was read "
+                                    "of the old one; open it again to read the new version");
+  }
+  return std::unique_ptr<HttpFile>(new HttpFile(std::move(target), std::move(link),
+                                                std::move(client), opened.seen, std::move(head)));
+}
+
+HttpFile::HttpFile(HttpTarget target, std::unique_ptr<LinkEstimator> link,
+                   std::unique_ptr<HttpClient> client, ObjectVersion version,
+                   std::vector<uint8_t> head)
+    : target_(std::move(target)), link_(std::move(link)), client_(std::move(client)),
+      version_(std::move(version)), head_(std::move(head)), readahead_(*client_, version_, *link_) {}
+
+void HttpFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
+  if (dest.empty()) return;
+  if (offset > version_.size || dest.size() > version_.size - offset) {
+    const uint64_t end = version_.size;
+    throw io::TruncatedError(target_.display, offset, dest.size(), end,
+                             offset >= end ? dest.size() : offset + dest.size() - end);
+  }
+  if (offset + dest.size() <= head_.size() && head_trusted_.load(std::memory_order_relaxed)) {
+    std::memcpy(dest.data(), head_.data() + offset, dest.size());
+    return;
+  }
+  if (readahead_.Take(offset, dest)) return;
+  const auto transfer = client_->Start(RangeAsked{offset, dest.size()}, dest, &version_);
+  HttpClient::Wait(*transfer);
+}
+
+HttpFile::Prefetch HttpFile::PrefetchAt(uint64_t offset, uint64_t length) const {
+  if (length == 0 || offset > version_.size || length > version_.size - offset) {
+    return Prefetch::kIgnored;  // ReadAt reports it
+  }
+  if (offset + length <= head_.size() && head_trusted_.load(std::memory_order_relaxed)) {
+    return Prefetch::kHeld;
+  }
+  return readahead_.Start(offset, length);
+}
+
+void HttpFile::DropPrefetch(uint64_t offset, uint64_t length) const {
+  readahead_.Drop(offset, length);
+}
+
+void HttpFile::DropAllPrefetches() const { readahead_.DropAll(); }
+
+void HttpFile::LimitPrefetch(uint64_t bytes) const { readahead_.SetLimit(bytes); }
+
+bool HttpFile::Forget(uint64_t offset, uint64_t length) const {
+  readahead_.Drop(offset, length);
+  // The head read at open may be what is corrupt: from now on every read asks the server.
+  if (offset < head_.size()) head_trusted_.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace h5feed::remote
