@@ -85,8 +85,8 @@ double BestSeconds(int rounds, const std::function<void()>& once) {
   for (int r = 0; r < rounds; ++r) {
     const auto start = std::chrono::steady_clock::now();
     once();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
 }
@@ -111,11 +111,11 @@ class ChunkCosts {
   }
 
   void Run() {
-    const bool zstd = index_.filters.size() == 1 &&
-                      index_.filters[0].kind == h5feed::index::FilterKind::kZstd;
-    std::printf("%s: %zu chunks of %.2f MiB (%s), one thread, best of %d\n",
-                options_.path.c_str(), chunks_.size(), double(chunk_bytes_) / (1 << 20),
-                zstd ? "zstd" : "uncompressed", options_.rounds);
+    const bool zstd =
+        index_.filters.size() == 1 && index_.filters[0].kind == h5feed::index::FilterKind::kZstd;
+    std::printf("%s: %zu chunks of %.2f MiB (%s), one thread, best of %d\n", options_.path.c_str(),
+                chunks_.size(), double(chunk_bytes_) / (1 << 20), zstd ? "zstd" : "uncompressed",
+                options_.rounds);
     if (zstd) {
       MeasureZstd();
     } else {
@@ -160,9 +160,13 @@ class ChunkCosts {
     }
     std::vector<uint8_t> input;
     const int rounds = options_.rounds;
-    Report("decompress, frames in memory (the ceiling)", BestSeconds(rounds, [&] {
-      for (const auto& frame : frames) h5feed::codec::ZstdDecompress(frame, decoded_);
-    }), AllChunkBytes());
+    Report("decompress, frames in memory (the ceiling)",
+           BestSeconds(rounds,
+                       [&] {
+                         for (const auto& frame : frames)
+                           h5feed::codec::ZstdDecompress(frame, decoded_);
+                       }),
+           AllChunkBytes());
     auto read_and_decompress = [&](bool check) {
       for (const auto& chunk : chunks_) {
         input.resize(chunk.stored_bytes);
@@ -175,14 +179,17 @@ class ChunkCosts {
            AllChunkBytes());
     Report("pread + decompress + checksum (files without row checksums)",
            BestSeconds(rounds, [&] { read_and_decompress(true); }), AllChunkBytes());
-    Report("map + decompress + checksum", BestSeconds(rounds, [&] {
-      for (const auto& chunk : chunks_) {
-        if (auto mapped = Map(chunk)) {
-          h5feed::codec::ZstdDecompress(mapped->bytes(), decoded_);
-          Check(chunk, decoded_);
-        }
-      }
-    }), AllChunkBytes());
+    Report("map + decompress + checksum",
+           BestSeconds(rounds,
+                       [&] {
+                         for (const auto& chunk : chunks_) {
+                           if (auto mapped = Map(chunk)) {
+                             h5feed::codec::ZstdDecompress(mapped->bytes(), decoded_);
+                             Check(chunk, decoded_);
+                           }
+                         }
+                       }),
+           AllChunkBytes());
     NoteUnmapped("map");
   }
 
@@ -235,27 +242,31 @@ class ChunkCosts {
       }
       h5feed::pipeline::FinishSlotWrites(writes);
     };
-    std::printf("  gather: %zu chunks shuffled into slots of %zu rows (%.2f MiB; the loader "
-                "streams from %s)\n",
-                window, kBatch, double(slot_bytes) / (1 << 20),
-                h5feed::pipeline::SlotWritesFor(slot_bytes) ==
-                        h5feed::pipeline::SlotWrites::kStreaming
-                    ? "this size"
-                    : "4 MiB");
+    std::printf(
+        "  gather: %zu chunks shuffled into slots of %zu rows (%.2f MiB; the loader "
+        "streams from %s)\n",
+        window, kBatch, double(slot_bytes) / (1 << 20),
+        h5feed::pipeline::SlotWritesFor(slot_bytes) == h5feed::pipeline::SlotWrites::kStreaming
+            ? "this size"
+            : "4 MiB");
     const int rounds = options_.rounds;
-    Report("gather, ordinary stores", BestSeconds(rounds, [&] {
-      gather(h5feed::pipeline::SlotWrites::kCached, false);
-    }), bytes);
-    Report("gather, streaming stores", BestSeconds(rounds, [&] {
-      gather(h5feed::pipeline::SlotWrites::kStreaming, false);
-    }), bytes);
-    Report("gather, each row checked first (the loader)", BestSeconds(rounds, [&] {
-      gather(h5feed::pipeline::SlotWritesFor(slot_bytes), true);
-    }), bytes);
+    Report("gather, ordinary stores",
+           BestSeconds(rounds, [&] { gather(h5feed::pipeline::SlotWrites::kCached, false); }),
+           bytes);
+    Report("gather, streaming stores",
+           BestSeconds(rounds, [&] { gather(h5feed::pipeline::SlotWrites::kStreaming, false); }),
+           bytes);
+    Report("gather, each row checked first (the loader)",
+           BestSeconds(rounds, [&] { gather(h5feed::pipeline::SlotWritesFor(slot_bytes), true); }),
+           bytes);
     std::vector<uint8_t> copy(chunk_bytes_);
-    Report("memcpy of whole chunks", BestSeconds(rounds, [&] {
-      for (const auto& chunk : decoded) std::memcpy(copy.data(), chunk.data(), chunk_bytes_);
-    }), double(window) * double(chunk_bytes_));
+    Report("memcpy of whole chunks",
+           BestSeconds(rounds,
+                       [&] {
+                         for (const auto& chunk : decoded)
+                           std::memcpy(copy.data(), chunk.data(), chunk_bytes_);
+                       }),
+           double(window) * double(chunk_bytes_));
   }
 
   const Options options_;
@@ -276,10 +287,11 @@ int main(int argc, char** argv) {
     DatasetIndex index = h5feed::index::OpenDatasetIndex(options.path, {});
     if (index.read_path != h5feed::index::ReadPath::kStoredTable || !index.has_checksums ||
         index.filters.size() > 1 ||
-        (index.filters.size() == 1 &&
-         index.filters[0].kind != h5feed::index::FilterKind::kZstd)) {
-      std::fprintf(stderr, "chunk_costs: %s is not an h5feed file with uncompressed or zstd "
-                           "chunks and checksums\n", options.path.c_str());
+        (index.filters.size() == 1 && index.filters[0].kind != h5feed::index::FilterKind::kZstd)) {
+      std::fprintf(stderr,
+                   "chunk_costs: %s is not an h5feed file with uncompressed or zstd "
+                   "chunks and checksums\n",
+                   options.path.c_str());
       return 2;
     }
     ChunkCosts(options, std::move(index)).Run();

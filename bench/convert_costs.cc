@@ -85,8 +85,10 @@ Options ParseArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
-      std::printf("%s\nWhat each step of converting an image folder costs on one thread "
-                  "(bench/README.md).\n", kUsage);
+      std::printf(
+          "%s\nWhat each step of converting an image folder costs on one thread "
+          "(bench/README.md).\n",
+          kUsage);
       std::exit(0);
     }
     if (arg == "--json") {
@@ -235,8 +237,8 @@ class ConvertCosts {
       const bool compressed = options_.compression.kind != Compression::Kind::kNone;
       if (compressed) CompressChunk(chunk_, options_.compression, compressed_);
       clock.Lap(seconds[kCompress]);
-      const std::span<const uint8_t> stored = compressed ? std::span<const uint8_t>(compressed_)
-                                                         : std::span<const uint8_t>(chunk_);
+      const std::span<const uint8_t> stored =
+          compressed ? std::span<const uint8_t>(compressed_) : std::span<const uint8_t>(chunk_);
       out.Write(stored, offset);
       offset += static_cast<off_t>(stored.size());
       clock.Lap(seconds[kWrite]);
@@ -321,12 +323,12 @@ void Print(const Options& options, const ConvertCosts& costs, const Seconds& bes
     std::printf("%s\n", j.dump().c_str());
     return;
   }
-  std::printf("%s: %lld images (%lld broken, skipped) to %dx%d, %s, chunks of %lld images; "
-              "one thread, best of %d rounds\n",
-              options.dir.c_str(), static_cast<long long>(images),
-              static_cast<long long>(costs.broken()), options.size.height, options.size.width,
-              options.compression.ToString().c_str(), static_cast<long long>(costs.chunk_images()),
-              options.rounds);
+  std::printf(
+      "%s: %lld images (%lld broken, skipped) to %dx%d, %s, chunks of %lld images; "
+      "one thread, best of %d rounds\n",
+      options.dir.c_str(), static_cast<long long>(images), static_cast<long long>(costs.broken()),
+      options.size.height, options.size.width, options.compression.ToString().c_str(),
+      static_cast<long long>(costs.chunk_images()), options.rounds);
   const std::array<std::string, kStepCount> titles = {
       "decode at full size (decode_rate's reference)",
       "read the file (open, pread, close; page cache)",

@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -39,8 +39,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 9> kExtensions = {
-    ".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
+constexpr std::array<std::string_view, 9> kExtensions = {".jpg", ".jpeg", ".png",  ".ppm", ".bmp",
+                                                         ".pgm", ".tif",  ".tiff", ".webp"};
 
 bool IsImageFile(const fs::path& path) {
   std::string ext = path.extension().string();
@@ -55,8 +55,8 @@ std::vector<fs::path> ListImages(const fs::path& root) {
                         "'" + root.string() + "' is not a folder; pass an image folder");
   }
   std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(
-           root, fs::directory_options::follow_directory_symlink)) {
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink)) {
     if (entry.is_regular_file() && IsImageFile(entry.path())) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -84,9 +84,9 @@ Options ParseArgs(int argc, char** argv) {
     } else if (arg == "--threads" && i + 1 < argc) {
       options.threads = std::atoi(argv[++i]);
       if (options.threads < 1) {
-        throw h5feed::Error(h5feed::ErrorCode::kInvalidArgument,
-                            "--threads wants a positive number, got '" + std::string(argv[i]) +
-                                "'");
+        throw h5feed::Error(
+            h5feed::ErrorCode::kInvalidArgument,
+            "--threads wants a positive number, got '" + std::string(argv[i]) + "'");
       }
     } else if (options.dir.empty() && !arg.starts_with("--")) {
       options.dir = arg;
@@ -119,26 +119,25 @@ int Run(int argc, char** argv) {
   tbb::task_arena arena(options.threads);
   const auto start = std::chrono::steady_clock::now();
   arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, files.size()),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        thread_local std::vector<uint8_t> rgb;
-                        for (size_t i = range.begin(); i != range.end(); ++i) {
-                          const std::string name = paths[i].string();
-                          try {
-                            const h5feed::image::DecodePlan plan =
-                                h5feed::image::PlanDecode(files[i], name);
-                            if (rgb.size() < static_cast<size_t>(plan.bytes())) {
-                              rgb.resize(static_cast<size_t>(plan.bytes()));
-                            }
-                            h5feed::image::Decode(
-                                files[i], plan, name,
-                                std::span<uint8_t>(rgb.data(), static_cast<size_t>(plan.bytes())));
-                          } catch (const h5feed::Error& e) {
-                            if (e.code() != h5feed::ErrorCode::kCorrupt) throw;
-                            failed.fetch_add(1, std::memory_order_relaxed);
-                          }
-                        }
-                      });
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, files.size()), [&](const tbb::blocked_range<size_t>& range) {
+          thread_local std::vector<uint8_t> rgb;
+          for (size_t i = range.begin(); i != range.end(); ++i) {
+            const std::string name = paths[i].string();
+            try {
+              const h5feed::image::DecodePlan plan = h5feed::image::PlanDecode(files[i], name);
+              if (rgb.size() < static_cast<size_t>(plan.bytes())) {
+                rgb.resize(static_cast<size_t>(plan.bytes()));
+              }
+              h5feed::image::Decode(
+                  files[i], plan, name,
+                  std::span<uint8_t>(rgb.data(), static_cast<size_t>(plan.bytes())));
+            } catch (const h5feed::Error& e) {
+              if (e.code() != h5feed::ErrorCode::kCorrupt) throw;
+              failed.fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+        });
   });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -146,10 +145,11 @@ int Run(int argc, char** argv) {
   const int64_t decoded = static_cast<int64_t>(files.size()) - failed.load();
   const double rate = static_cast<double>(files.size()) / seconds;
   if (options.json) {
-    std::printf("{\"images\":%lld,\"failed\":%lld,\"seconds\":%.6f,\"images_per_s\":%.2f,"
-                "\"threads\":%d}\n",
-                static_cast<long long>(decoded), static_cast<long long>(failed.load()), seconds,
-                rate, options.threads);
+    std::printf(
+        "{\"images\":%lld,\"failed\":%lld,\"seconds\":%.6f,\"images_per_s\":%.2f,"
+        "\"threads\":%d}\n",
+        static_cast<long long>(decoded), static_cast<long long>(failed.load()), seconds, rate,
+        options.threads);
   } else {
     std::printf("decoded %lld images in %.3f s: %.1f images/s (threads %d)\n",
                 static_cast<long long>(decoded), seconds, rate, options.threads);

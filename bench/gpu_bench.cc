@@ -217,8 +217,7 @@ void KernelBench(cudaStream_t stream, int64_t batch, const ImageShape& shape) {
       {"float32 NCHW, flip + crop padding 4", ElementType::kFloat32, Layout::kNCHW, flip_and_pad},
   };
   for (const Case& c : cases) {
-    const cuda::NormalizeLaunch launch =
-        BenchLaunch(in, output.data, batch, shape, c);
+    const cuda::NormalizeLaunch launch = BenchLaunch(in, output.data, batch, shape, c);
     const double moved =
         static_cast<double>(in_bytes) + static_cast<double>(batch * launch.spec.image_bytes());
     const double kernel = MedianSeconds(stream, 20, [&] { cuda::LaunchNormalize(launch, stream); });
@@ -244,8 +243,10 @@ void ResizeBench(cudaStream_t stream, int64_t batch) {
   DeviceMemory output(out_bytes);
   DeviceMemory copy_to(out_bytes);
   std::printf("## Resize kernel (RandomResizedCrop, validation resize)\n\n");
-  std::printf("%lld x 256x256x3 uint8 in, 224x224x3 out; the ceiling is a device-to-device "
-              "cudaMemcpy of the output's bytes.\n\n", static_cast<long long>(batch));
+  std::printf(
+      "%lld x 256x256x3 uint8 in, 224x224x3 out; the ceiling is a device-to-device "
+      "cudaMemcpy of the output's bytes.\n\n",
+      static_cast<long long>(batch));
   std::printf("| view | kernel GB/s of output | D2D copy GB/s | **ratio** (target >= 0.5) |\n");
   std::printf("| --- | ---: | ---: | ---: |\n");
   AugmentOptions train;
@@ -261,8 +262,7 @@ void ResizeBench(cudaStream_t stream, int64_t batch) {
       {"Resize 256 + center 224, float32 NCHW", ElementType::kFloat32, Layout::kNCHW, validation},
   };
   for (const Case& c : cases) {
-    cuda::NormalizeLaunch launch =
-        BenchLaunch(in, output.data, batch, stored, c);
+    cuda::NormalizeLaunch launch = BenchLaunch(in, output.data, batch, stored, c);
     const auto written = static_cast<size_t>(batch * launch.spec.image_bytes());
     int64_t epoch = 0;  // each launch draws other boxes, as epochs do
     const double kernel = MedianSeconds(stream, 20, [&] {
@@ -335,8 +335,7 @@ StepResult StepRun(const std::string& path, cudaStream_t trainer, int64_t batch,
   int64_t epoch = 0;
   loader.SetEpoch(epoch);
   // A warm-up epoch fills the cache; then steps across epochs as a trainer takes them.
-  while (loader.Next()) {
-  }
+  while (loader.Next()) {}
   loader.SetEpoch(++epoch);
   for (int i = 0; i < steps; ++i) {
     std::optional<Batch> next = loader.Next();

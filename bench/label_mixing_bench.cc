@@ -57,9 +57,9 @@ double MedianMs(int runs, const std::function<void()>& work) {
   for (int i = 0; i < runs; ++i) {
     const auto start = std::chrono::steady_clock::now();
     work();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              start)
-                        .count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -80,8 +80,9 @@ std::vector<int64_t> Labels(int64_t rows, int64_t classes, uint64_t seed) {
 void Cost(int64_t rows, int64_t classes, int runs) {
   std::printf("## Cost at Open: %lld labels of %lld classes, batches of 256, chunks:8\n\n",
               static_cast<long long>(rows), static_cast<long long>(classes));
-  std::printf("| file | K | meter ms | measure ms | window search ms | EpochOrder ms "
-              "(reference) | check / EpochOrder | ratio | classes/batch (random) | window |\n");
+  std::printf(
+      "| file | K | meter ms | measure ms | window search ms | EpochOrder ms "
+      "(reference) | check / EpochOrder | ratio | classes/batch (random) | window |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   const SamplerOptions sampler = SamplerOptions::Parse("chunks:8");
   for (const bool sorted : {true, false}) {
@@ -123,13 +124,13 @@ void Bar(int seeds) {
       "## Where the bar lies (%.2f of the random order's entropy, %g standard "
       "errors)\n\n",
       h5feed::sampler::kMinEntropyRatio, h5feed::sampler::kStandardErrors);
-  std::printf("| rows | classes | K | batch | sampler | sorted: ratio, classes/batch (random) | "
-              "warns | shuffled: ratio | warns |\n");
+  std::printf(
+      "| rows | classes | K | batch | sampler | sorted: ratio, classes/batch (random) | "
+      "warns | shuffled: ratio | warns |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  const std::vector<Case> files{{1281167, 1000, 64, 256}, {50000, 100, 64, 256},
-                                {50000, 10, 1024, 256},   {50000, 10, 64, 256},
-                                {10000, 4, 64, 256},      {10000, 2, 64, 256},
-                                {2000, 10, 50, 64},       {1000, 10, 16, 32}};
+  const std::vector<Case> files{
+      {1281167, 1000, 64, 256}, {50000, 100, 64, 256}, {50000, 10, 1024, 256}, {50000, 10, 64, 256},
+      {10000, 4, 64, 256},      {10000, 2, 64, 256},   {2000, 10, 50, 64},     {1000, 10, 16, 32}};
   for (const Case& c : files) {
     const LabelMixingMeter sorted(Labels(c.rows, c.classes, 0));
     const LabelMixingMeter shuffled(Labels(c.rows, c.classes, 11));
@@ -146,15 +147,17 @@ void Bar(int seeds) {
                   h5feed::sampler::MixesTooFewClasses(m) ? "yes" : "no");
     }
   }
-  std::printf("\nSmall files over %d seeds each (file shuffle, and epoch order: chunks:8, "
-              "quasi:8, chunks:1 for shuffled files, chunks:8 for sorted ones):\n\n",
-              seeds);
-  std::printf("| rows | classes | K | batch | shuffled files that warn | lowest ratio | "
-              "class-sorted files that warn |\n");
+  std::printf(
+      "\nSmall files over %d seeds each (file shuffle, and epoch order: chunks:8, "
+      "quasi:8, chunks:1 for shuffled files, chunks:8 for sorted ones):\n\n",
+      seeds);
+  std::printf(
+      "| rows | classes | K | batch | shuffled files that warn | lowest ratio | "
+      "class-sorted files that warn |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-  const std::vector<Case> small{{16, 3, 2, 2},    {40, 5, 5, 5},      {64, 10, 4, 8},
-                                {256, 3, 2, 2},   {300, 2, 10, 3},    {256, 10, 8, 16},
-                                {400, 4, 10, 16}, {600, 10, 20, 32},  {1000, 10, 16, 32},
+  const std::vector<Case> small{{16, 3, 2, 2},      {40, 5, 5, 5},     {64, 10, 4, 8},
+                                {256, 3, 2, 2},     {300, 2, 10, 3},   {256, 10, 8, 16},
+                                {400, 4, 10, 16},   {600, 10, 20, 32}, {1000, 10, 16, 32},
                                 {2000, 10, 50, 64}, {1024, 2, 16, 64}, {2048, 1000, 16, 128}};
   for (const Case& c : small) {
     int shuffled_warns = 0, shuffled_runs = 0, sorted_warns = 0;
@@ -164,8 +167,8 @@ void Bar(int seeds) {
       const LabelMixingMeter shuffled(Labels(c.rows, c.classes, static_cast<uint64_t>(seed)));
       for (const char* name : {"chunks:8", "quasi:8", "chunks:1"}) {
         const std::vector<int64_t> order =
-            EpochOrder(SampleGeometry{c.rows, c.chunk}, SamplerOptions::Parse(name),
-                       ShardOptions{}, static_cast<uint64_t>(seed), 0);
+            EpochOrder(SampleGeometry{c.rows, c.chunk}, SamplerOptions::Parse(name), ShardOptions{},
+                       static_cast<uint64_t>(seed), 0);
         const LabelMixing m = shuffled.Measure(order, c.batch);
         shuffled_warns += h5feed::sampler::MixesTooFewClasses(m);
         lowest = std::min(lowest, m.entropy_ratio);
@@ -177,8 +180,8 @@ void Bar(int seeds) {
     }
     std::printf("| %lld | %lld | %lld | %lld | %d of %d | %.3f | %d of %d |\n",
                 static_cast<long long>(c.rows), static_cast<long long>(c.classes),
-                static_cast<long long>(c.chunk), static_cast<long long>(c.batch),
-                shuffled_warns, shuffled_runs, lowest, sorted_warns, seeds);
+                static_cast<long long>(c.chunk), static_cast<long long>(c.batch), shuffled_warns,
+                shuffled_runs, lowest, sorted_warns, seeds);
   }
 }
 

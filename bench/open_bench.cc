@@ -2,10 +2,10 @@
 //
 // How long OpenDatasetIndex takes on an h5feed file with many chunks, beside what listing the
 // chunks through HDF5 would take (--walk: H5Dget_chunk_info for every chunk, the quadratic walk
-// the stored table exists to avoid, docs/format.md, "/chunk_index"). Without FILE it writes a temporary file of N
-// chunks (default 20,000) of one 2x2x1 image each with the Writer. Prints one JSON object:
-// chunks, open_ms_median, open_ms_min and, with --walk, walk_ms and walk_over_open; with
-// --probe, what the open probe adds (LoaderOptions::open_probe, lib/probe/open_probe.h):
+// the stored table exists to avoid, docs/format.md, "/chunk_index"). Without FILE it writes a
+// temporary file of N chunks (default 20,000) of one 2x2x1 image each with the Writer. Prints one
+// JSON object: chunks, open_ms_median, open_ms_min and, with --walk, walk_ms and walk_over_open;
+// with --probe, what the open probe adds (LoaderOptions::open_probe, lib/probe/open_probe.h):
 // probe_ms_median (the probe alone: a process start and the same open in it) and
 // open_with_probe_ms_median (the probe, then the in-process open, as Loader::Open does).
 // Ratios in one run, as bench/README.md asks: the absolute figures move with the machine.
@@ -102,8 +102,9 @@ int main(int argc, char** argv) {
     } else if (!arg.empty() && arg[0] != '-') {
       path = arg;
     } else {
-      std::fprintf(stderr, "usage: open_bench [--chunks N] [--runs R] [--walk] [--probe] "
-                           "[FILE]\n");
+      std::fprintf(stderr,
+                   "usage: open_bench [--chunks N] [--runs R] [--walk] [--probe] "
+                   "[FILE]\n");
       return 2;
     }
   }
@@ -126,8 +127,9 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     const double median = times[times.size() / 2];
-    std::printf("{\"file\": \"%s\", \"chunks\": %lld, \"open_ms_median\": %.3f, \"open_ms_min\": %.3f",
-                path.c_str(), static_cast<long long>(opened_chunks), median, times.front());
+    std::printf(
+        "{\"file\": \"%s\", \"chunks\": %lld, \"open_ms_median\": %.3f, \"open_ms_min\": %.3f",
+        path.c_str(), static_cast<long long>(opened_chunks), median, times.front());
     if (probe) {
       std::vector<double> probed, both;
       for (int r = 0; r < runs; ++r) {

@@ -11,8 +11,8 @@ long WholeNumberArg(const std::string& option, const char* text, long max, Usage
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
   if (*end != '\0' || value < 1 || value > max) {
-    usage(option + " must be a whole number from 1 to " + std::to_string(max) + ", got '" +
-          text + "'");
+    usage(option + " must be a whole number from 1 to " + std::to_string(max) + ", got '" + text +
+          "'");
   }
   return value;
 }

@@ -1,9 +1,9 @@
 // zstd_ceiling FILE.h5 [--rounds R] [--max-mb M] [--threads N] [--json]
 //
-// The decompression ceiling of a zstd-compressed h5feed file (docs/bench.md, "Ceilings and the fraction reached"):
-// the rate at which one thread turns the file's stored chunks back into pixels. The reader
-// cannot deliver pixels faster than threads x this rate, so `h5feed bench --threads T` is
-// measured against T x single_mb_per_s (bench/loader_bench.py).
+// The decompression ceiling of a zstd-compressed h5feed file (docs/bench.md, "Ceilings and the
+// fraction reached"): the rate at which one thread turns the file's stored chunks back into pixels.
+// The reader cannot deliver pixels faster than threads x this rate, so `h5feed bench --threads T`
+// is measured against T x single_mb_per_s (bench/loader_bench.py).
 //
 // The measurement itself is tools/bench/zstd_rate.h, shared with `h5feed bench`'s ceilings.
 // With --threads N > 1 it also runs N threads at once, each decompressing every chunk, and
@@ -63,9 +63,10 @@ Options ParseArgs(int argc, char** argv) {
     } else if (arg == "--json") {
       options.json = true;
     } else if (arg == "-h" || arg == "--help") {
-      std::printf("zstd_ceiling FILE.h5 [--rounds R=3] [--max-mb M=256] [--threads N=1] "
-                  "[--json]\nSingle-thread zstd decompression rate of the file's stored "
-                  "chunks (bench/README.md).\n");
+      std::printf(
+          "zstd_ceiling FILE.h5 [--rounds R=3] [--max-mb M=256] [--threads N=1] "
+          "[--json]\nSingle-thread zstd decompression rate of the file's stored "
+          "chunks (bench/README.md).\n");
       std::exit(0);
     } else if (!arg.empty() && arg[0] == '-') {
       Usage("unknown option " + arg);
@@ -84,8 +85,8 @@ Options ParseArgs(int argc, char** argv) {
 int main(int argc, char** argv) {
   const Options options = ParseArgs(argc, argv);
   try {
-    const h5feed::bench::StoredZstdChunks stored =
-        h5feed::bench::ReadStoredZstdChunks(options.path, static_cast<uint64_t>(options.max_mb) << 20);
+    const h5feed::bench::StoredZstdChunks stored = h5feed::bench::ReadStoredZstdChunks(
+        options.path, static_cast<uint64_t>(options.max_mb) << 20);
     const h5feed::bench::ZstdRate rate =
         h5feed::bench::MeasureZstdRate(stored, options.rounds, options.threads);
     const double decompressed = stored.decompressed_bytes();
@@ -103,10 +104,11 @@ int main(int argc, char** argv) {
       if (options.threads > 1) j["parallel_mb_per_s"] = rate.parallel_mb_per_s;
       std::printf("%s\n", j.dump().c_str());
     } else {
-      std::printf("%zu zstd chunks, %.1f MB -> %.1f MB (%.2fx): %.1f MB/s decompressed on one "
-                  "thread (%.0f images/s), best of %d",
-                  stored.frames.size(), stored.compressed_bytes / 1e6, decompressed / 1e6,
-                  rate.ratio, rate.single_mb_per_s, rate.single_images_per_s, options.rounds);
+      std::printf(
+          "%zu zstd chunks, %.1f MB -> %.1f MB (%.2fx): %.1f MB/s decompressed on one "
+          "thread (%.0f images/s), best of %d",
+          stored.frames.size(), stored.compressed_bytes / 1e6, decompressed / 1e6, rate.ratio,
+          rate.single_mb_per_s, rate.single_images_per_s, options.rounds);
       if (options.threads > 1) {
         std::printf("; %d threads: %.1f MB/s", options.threads, rate.parallel_mb_per_s);
       }

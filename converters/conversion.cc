@@ -23,8 +23,8 @@ namespace {
 // the chunk (if any) that packing them completed. Recycled through a pool, so its buffers
 // are allocated once per token rather than once per chunk.
 struct Group {
-  int64_t first = 0;   // position of its first sample in the stored order
-  int64_t count = 0;   // samples in the group; 0 for the final flush token
+  int64_t first = 0;            // position of its first sample in the stored order
+  int64_t count = 0;            // samples in the group; 0 for the final flush token
   std::vector<uint8_t> pixels;  // count x image bytes, as read
   std::vector<SampleInfo> infos;
   std::vector<char> ok;
@@ -51,7 +51,8 @@ class ChunkPacker {
     group.chunk_count = 0;
     group.labels.clear();
     group.sources.clear();
-    bool all_ok = std::all_of(group.ok.begin(), group.ok.begin() + group.count, [](char c) { return c; });
+    bool all_ok =
+        std::all_of(group.ok.begin(), group.ok.begin() + group.count, [](char c) { return c; });
     if (count_ == 0 && all_ok && group.count == k_) {
       // The common case: a whole group read cleanly is a chunk as it stands, no copy.
       std::swap(group.chunk, group.pixels);
@@ -110,8 +111,7 @@ std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >
 // Groups take at most half the budget, so that decoding keeps the other half.
 class ChunkBufferReservation {
  public:
-  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int threads)
-      : budget_(budget) {
+  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int threads) : budget_(budget) {
     const int64_t group_bytes = 3 * chunk_bytes + chunk_bytes / 64 + (128 << 10);
     const int64_t wanted = 2 * int64_t{threads} + 2;
     const int64_t affordable = (budget.limit() / 2 - chunk_bytes) / group_bytes;
@@ -120,8 +120,8 @@ class ChunkBufferReservation {
                   "--memory-limit " + MiB(budget.limit()) + " is too small for chunks of " +
                       MiB(chunk_bytes) + ": a conversion holds at least " +
                       MiB(group_bytes + chunk_bytes) + " of chunk buffers, in at most half " +
-                      "the limit; raise --memory-limit to " +
-                      MiB(2 * (group_bytes + chunk_bytes)) + " or more, or lower --chunk");
+                      "the limit; raise --memory-limit to " + MiB(2 * (group_bytes + chunk_bytes)) +
+                      " or more, or lower --chunk");
     }
     groups_ = static_cast<size_t>(std::min(wanted, affordable));
     bytes_ = static_cast<int64_t>(groups_) * group_bytes + chunk_bytes;
@@ -183,8 +183,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   if (!options.memory && !source_budget) {
     own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
   }
-  MemoryBudget& budget =
-      options.memory ? *options.memory : source_budget ? *source_budget : *own_budget;
+  MemoryBudget& budget = options.memory  ? *options.memory
+                         : source_budget ? *source_budget
+                                         : *own_budget;
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const ChunkBufferReservation reservation(budget, k * image_bytes, threads);
@@ -219,7 +220,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     group->skipped.clear();
     for (int64_t j = 0; j < group->count && !Cancelled(options); ++j) {
       int64_t row = order[static_cast<size_t>(group->first + j)];
-      std::span<uint8_t> dest(group->pixels.data() + j * image_bytes, static_cast<size_t>(image_bytes));
+      std::span<uint8_t> dest(group->pixels.data() + j * image_bytes,
+                              static_cast<size_t>(image_bytes));
       try {
         group->infos[j] = source.Read(row, dest);
         group->ok[j] = 1;
@@ -261,7 +263,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     if (group->chunk_count > 0 && !Cancelled(options)) {
       writer.Append(group->encoded);
       report.stored_bytes += group->encoded.bytes.size();
-      description.labels.insert(description.labels.end(), group->labels.begin(), group->labels.end());
+      description.labels.insert(description.labels.end(), group->labels.begin(),
+                                group->labels.end());
       for (std::string& name : group->sources) description.sources.push_back(std::move(name));
     }
     if (options.on_progress) options.on_progress(group->progress);
@@ -271,25 +274,24 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   tbb::task_arena arena(threads);
   arena.execute([&] {
     tbb::parallel_pipeline(
-        live_groups,
-        tbb::make_filter<void, Group*>(tbb::filter_mode::serial_in_order, plan) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, read) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::serial_in_order, pack) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, encode) &
-            tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
+        live_groups, tbb::make_filter<void, Group*>(tbb::filter_mode::serial_in_order, plan) &
+                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, read) &
+                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::serial_in_order, pack) &
+                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, encode) &
+                         tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
   });
 
   if (Cancelled(options)) {
     std::string temporary = writer.temporary_path();
     writer.Abandon();
-    throw Error(ErrorCode::kCancelled, "conversion interrupted; removed " + temporary + ", " +
-                                           path + " was not written");
+    throw Error(ErrorCode::kCancelled,
+                "conversion interrupted; removed " + temporary + ", " + path + " was not written");
   }
   if (writer.images_written() == 0) {
     const SkippedSource& first = description.skipped.front();
-    throw Error(ErrorCode::kInvalidArgument,
-                "no sample could be read: all " + std::to_string(n) +
-                    " were skipped as broken; the first, " + first.source + ": " + first.reason);
+    throw Error(ErrorCode::kInvalidArgument, "no sample could be read: all " + std::to_string(n) +
+                                                 " were skipped as broken; the first, " +
+                                                 first.source + ": " + first.reason);
   }
   writer.Finish(description);
 

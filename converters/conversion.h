@@ -26,8 +26,8 @@
 namespace h5feed {
 
 struct ConvertProgress {
-  int64_t done = 0;     // samples read so far, skipped ones included
-  int64_t total = 0;    // samples offered by the source
+  int64_t done = 0;   // samples read so far, skipped ones included
+  int64_t total = 0;  // samples offered by the source
   int64_t skipped = 0;
 };
 
@@ -37,10 +37,10 @@ struct ConvertOptions {
   // Store in a seeded random order (docs/format.md, "Stored order"): a chunk then holds many
   // classes, which chunk-aware samplers need to mix them (docs/reader.md, "Label mixing").
   bool shuffle = true;
-  uint64_t seed = 0;         // the order's seed when shuffle is on
-  int threads = 0;           // 0 = all cores
-  bool overwrite = false;    // replace an existing output
-  bool strict = false;       // a broken sample is an error instead of a skip
+  uint64_t seed = 0;       // the order's seed when shuffle is on
+  int threads = 0;         // 0 = all cores
+  bool overwrite = false;  // replace an existing output
+  bool strict = false;     // a broken sample is an error instead of a skip
   // The memory budget for the chunk buffers and, shared with the source, decoding (a source
   // with a budget of its own, SampleSource::memory_budget(), must be given that one). Null: the
   // source's, or a budget of kDefaultMemoryLimit. Must outlive the call.

@@ -26,9 +26,9 @@ class SampleSource {
  public:
   virtual ~SampleSource() = default;
 
-  virtual std::string_view kind() const = 0;  // "imagefolder", "cifar", "npy", "hdf5"
-  virtual int64_t count() const = 0;          // samples offered, in source order
-  virtual ImageShape shape() const = 0;       // every sample's stored shape
+  virtual std::string_view kind() const = 0;             // "imagefolder", "cifar", "npy", "hdf5"
+  virtual int64_t count() const = 0;                     // samples offered, in source order
+  virtual ImageShape shape() const = 0;                  // every sample's stored shape
   virtual std::vector<std::string> classes() const = 0;  // label i names classes()[i]
 
   // Writes sample i (0 <= i < count()) into `dest` (shape().bytes() bytes) and says what it

@@ -35,13 +35,12 @@ int main(int argc, char** argv) {
     options.seed = 7;
     h5feed::Loader loader = h5feed::Loader::Open(argv[1], options);
     const h5feed::DatasetInfo& data = loader.dataset();
-    std::printf("%s: %lld images of %lldx%lldx%lld in %lld chunks; %lld batches per epoch\n",
-                argv[1], static_cast<long long>(data.samples),
-                static_cast<long long>(data.image_shape.height),
-                static_cast<long long>(data.image_shape.width),
-                static_cast<long long>(data.image_shape.channels),
-                static_cast<long long>(data.chunks),
-                static_cast<long long>(loader.batches_per_epoch()));
+    std::printf(
+        "%s: %lld images of %lldx%lldx%lld in %lld chunks; %lld batches per epoch\n", argv[1],
+        static_cast<long long>(data.samples), static_cast<long long>(data.image_shape.height),
+        static_cast<long long>(data.image_shape.width),
+        static_cast<long long>(data.image_shape.channels), static_cast<long long>(data.chunks),
+        static_cast<long long>(loader.batches_per_epoch()));
 
     h5feed::LoaderState checkpoint;
     double second_half = 0;

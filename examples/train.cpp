@@ -48,9 +48,9 @@ void Save(const Checkpoint& checkpoint, const std::string& path) {
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << "h5feed-train-checkpoint 1\n"
-        << checkpoint.loader.epoch << ' ' << checkpoint.loader.step << ' '
-        << checkpoint.loader.seed << ' ' << checkpoint.loader.fingerprint << ' '
-        << std::hexfloat << checkpoint.model << '\n';  // hexfloat: the exact double
+        << checkpoint.loader.epoch << ' ' << checkpoint.loader.step << ' ' << checkpoint.loader.seed
+        << ' ' << checkpoint.loader.fingerprint << ' ' << std::hexfloat << checkpoint.model
+        << '\n';  // hexfloat: the exact double
     if (!out.flush()) throw std::runtime_error("cannot write checkpoint " + temporary);
   }
   std::filesystem::rename(temporary, path);
@@ -83,18 +83,26 @@ double Step(const h5feed::Batch& batch, double& model) {
 
 Arguments Parse(int argc, char** argv) {
   Arguments arguments;
-  if (argc < 2) throw std::invalid_argument("usage: train FILE.h5 [--epochs N] [--batch B] "
-                                            "[--checkpoint PATH] [--every K] [--stop-after S]");
+  if (argc < 2)
+    throw std::invalid_argument(
+        "usage: train FILE.h5 [--epochs N] [--batch B] "
+        "[--checkpoint PATH] [--every K] [--stop-after S]");
   arguments.file = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     const char* value = argv[i + 1];
-    if (option == "--epochs") arguments.epochs = std::atoll(value);
-    else if (option == "--batch") arguments.batch_size = std::atoll(value);
-    else if (option == "--checkpoint") arguments.checkpoint = value;
-    else if (option == "--every") arguments.every = std::atoll(value);
-    else if (option == "--stop-after") arguments.stop_after = std::atoll(value);
-    else throw std::invalid_argument("train: unknown option " + option);
+    if (option == "--epochs")
+      arguments.epochs = std::atoll(value);
+    else if (option == "--batch")
+      arguments.batch_size = std::atoll(value);
+    else if (option == "--checkpoint")
+      arguments.checkpoint = value;
+    else if (option == "--every")
+      arguments.every = std::atoll(value);
+    else if (option == "--stop-after")
+      arguments.stop_after = std::atoll(value);
+    else
+      throw std::invalid_argument("train: unknown option " + option);
   }
   return arguments;
 }
@@ -121,8 +129,7 @@ int main(int argc, char** argv) {
         state = *saved;
         loader.Restore(state.loader);  // throws if the file or the options changed
         resumed = true;
-        std::printf("resumed at epoch %lld step %lld\n",
-                    static_cast<long long>(state.loader.epoch),
+        std::printf("resumed at epoch %lld step %lld\n", static_cast<long long>(state.loader.epoch),
                     static_cast<long long>(state.loader.step));
       }
     }

@@ -17,14 +17,13 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 }  // namespace
 
 bool EqualIgnoringCase(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return Lower(x) == Lower(y);
-         });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return Lower(x) == Lower(y); });
 }
 
 void Reject(std::string_view what, std::string_view text, const std::string& words) {
-  throw Error(ErrorCode::kInvalidArgument, std::string(what) + " \"" + std::string(text) +
-                                               "\" is not one of: " + words);
+  throw Error(ErrorCode::kInvalidArgument,
+              std::string(what) + " \"" + std::string(text) + "\" is not one of: " + words);
 }
 
 }  // namespace enum_names

@@ -68,17 +68,17 @@ struct EnumNames<EvictionPolicy> {
 template <>
 struct EnumNames<ElementType> {
   static constexpr std::string_view what = "element type";
-  static constexpr NamedValue<ElementType> names[] = {
-      {ElementType::kUint8, "uint8"},     {ElementType::kInt64, "int64"},
-      {ElementType::kFloat32, "float32"}, {ElementType::kFloat16, "float16"},
-      {ElementType::kBFloat16, "bfloat16"}};
+  static constexpr NamedValue<ElementType> names[] = {{ElementType::kUint8, "uint8"},
+                                                      {ElementType::kInt64, "int64"},
+                                                      {ElementType::kFloat32, "float32"},
+                                                      {ElementType::kFloat16, "float16"},
+                                                      {ElementType::kBFloat16, "bfloat16"}};
 };
 
 template <>
 struct EnumNames<Layout> {
   static constexpr std::string_view what = "layout";
-  static constexpr NamedValue<Layout> names[] = {{Layout::kNCHW, "NCHW"},
-                                                 {Layout::kNHWC, "NHWC"}};
+  static constexpr NamedValue<Layout> names[] = {{Layout::kNCHW, "NCHW"}, {Layout::kNHWC, "NHWC"}};
 };
 
 // The kind part of a sampler ("chunks" of "chunks:8"); SamplerOptions::Parse reads the rest.

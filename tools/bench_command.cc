@@ -51,22 +51,20 @@ struct BenchFlags {
 struct BenchReport {
   bench::BenchResult result;
   std::optional<bench::AugmentCost> augment;  // with --augment, unless --no-ceilings
-  std::optional<bench::Eviction> eviction;  // with --cold
-  std::optional<bench::Ceilings> ceilings;  // unless --no-ceilings
+  std::optional<bench::Eviction> eviction;    // with --cold
+  std::optional<bench::Ceilings> ceilings;    // unless --no-ceilings
 };
 
 BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   BenchReport report;
   if (flags.cold) report.eviction = bench::EvictFromPageCache(flags.settings.path);
   ProgressBar bar("reading", "img", 0, !flags.json && ProgressBar::StderrIsTerminal());
-  report.result = bench::RunBench(flags.settings, cancel, [&bar](int64_t done, int64_t) {
-    bar.Update(done, 0);
-  });
+  report.result = bench::RunBench(flags.settings, cancel,
+                                  [&bar](int64_t done, int64_t) { bar.Update(done, 0); });
   bar.Finish();
   // After the run: measuring reads the file, which would warm the cache a cold run needs.
   // A remote file's ceiling is its link, which bench measures as the rate it read at.
-  if (!flags.no_ceilings && !report.result.interrupted &&
-      !IsRemoteLocation(flags.settings.path)) {
+  if (!flags.no_ceilings && !report.result.interrupted && !IsRemoteLocation(flags.settings.path)) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
@@ -77,8 +75,7 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
             report.result.threads, flags.settings.batch, flags.settings.seed);
       }
     } catch (const Error& e) {  // the run's own figures are still worth printing
-      std::fprintf(stderr, "h5feed bench: warning: the ceilings were not measured: %s\n",
-                   e.what());
+      std::fprintf(stderr, "h5feed bench: warning: the ceilings were not measured: %s\n", e.what());
     }
   }
   return report;
@@ -124,7 +121,8 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   j["cache_hit_rate"] = bench::HitRate(r.stats);
   j["bytes_read"] = r.stats.bytes_read;
   j["bytes_decoded"] = r.stats.bytes_decoded;
-  j["read_mb_per_s"] = r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
+  j["read_mb_per_s"] =
+      r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
   j["wait_seconds"] = r.stats.wait_seconds;
   j["wait_share"] = bench::WaitShare(r);
   j["consumer_seconds"] = r.consumer_seconds;
@@ -215,8 +213,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
               ? ", " + FormatCount(static_cast<int64_t>(r.chunk_reads_next_epoch)) +
                     " of them ahead for the next epoch"
               : std::string()) +
-         "); cache " +
-         FormatCount(static_cast<int64_t>(s.cache_hits)) + " hits, " +
+         "); cache " + FormatCount(static_cast<int64_t>(s.cache_hits)) + " hits, " +
          FormatCount(static_cast<int64_t>(s.cache_misses)) + " misses" +
          Format(" (%.1f%% hit rate)", 100 * bench::HitRate(s)) + "\n";
   out += "  read " + FormatBytes(s.bytes_read) + ", decoded " + FormatBytes(s.bytes_decoded) +
@@ -224,19 +221,22 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                 bench::CoresUsed(r)) +
          "\n";
   if (IsRemoteLocation(f.path) && r.seconds > 0) {
-    out += Format("  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
-                  "folder); a remote file's ceiling is its link (docs/remote.md)\n",
-                  static_cast<double>(s.bytes_read) / 1e6 / r.seconds);
+    out += Format(
+        "  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
+        "folder); a remote file's ceiling is its link (docs/remote.md)\n",
+        static_cast<double>(s.bytes_read) / 1e6 / r.seconds);
   }
   if (f.step_ms > 0) {
-    out += Format("  simulated trainer: %.1f ms per batch; it waited for data %.0f%% of the "
-                  "time (0%% = the reader kept up)\n",
-                  f.step_ms, 100 * bench::WaitShare(r));
+    out += Format(
+        "  simulated trainer: %.1f ms per batch; it waited for data %.0f%% of the "
+        "time (0%% = the reader kept up)\n",
+        f.step_ms, 100 * bench::WaitShare(r));
   }
   if (r.quality && r.random_quality) {
-    out += Format("  shuffle quality %.2f (0 = file order, 1 = random; the random sampler: "
-                  "%.2f)\n",
-                  r.quality->delta_entropy_ratio, r.random_quality->delta_entropy_ratio);
+    out += Format(
+        "  shuffle quality %.2f (0 = file order, 1 = random; the random sampler: "
+        "%.2f)\n",
+        r.quality->delta_entropy_ratio, r.random_quality->delta_entropy_ratio);
     out += Format("  %.1f distinct chunks per batch (the random sampler: %.1f)\n",
                   r.quality->chunks_per_batch, r.random_quality->chunks_per_batch);
   }
@@ -256,20 +256,22 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
     const bench::Ceilings& c = *report.ceilings;
     out += Format("  ceilings: page cache %.0f MB/s (x %.2f compression ratio)",
                   c.page_cache_mb_per_s, c.compression_ratio);
-    if (c.compressed()) out += Format(", zstd %.0f MB/s x %.0f threads", c.zstd_mb_per_s, c.threads);
+    if (c.compressed())
+      out += Format(", zstd %.0f MB/s x %.0f threads", c.zstd_mb_per_s, c.threads);
     out += Format(", memcpy %.0f MB/s\n", c.memcpy_mb_per_s);
     out += "  reached " +
-           Format("%.2f of the ceiling (%.0f MB/s, ", bench::FractionOf(bench::PixelMbPerSecond(r),
-                                                                     c.PixelMbPerSecond()),
+           Format("%.2f of the ceiling (%.0f MB/s, ",
+                  bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond()),
                   c.PixelMbPerSecond()) +
-           c.Binding() + Format("), %.2f of memcpy\n",
-                                bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+           c.Binding() +
+           Format("), %.2f of memcpy\n",
+                  bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
   }
   if (report.augment) {
     const bench::AugmentCost& a = *report.augment;
     out += "  augmentation " + f.augment + " alone (to " + std::to_string(a.out_height) + "x" +
-           std::to_string(a.out_width) + "x" + std::to_string(a.channels) + " float32): " +
-           FormatCount(static_cast<int64_t>(a.images_per_s)) + " images/s on " +
+           std::to_string(a.out_width) + "x" + std::to_string(a.channels) +
+           " float32): " + FormatCount(static_cast<int64_t>(a.images_per_s)) + " images/s on " +
            std::to_string(a.threads) +
            Format(" threads (%.0f MB/s out); reached %.2f of it\n", a.output_mb_per_s,
                   bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s));
@@ -317,7 +319,8 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "slots x batch bytes")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30))
       ->capture_default_str();
-  command->add_option("--slots", s.slots, "Batch buffers: the prefetch depth (each holds one batch)")
+  command
+      ->add_option("--slots", s.slots, "Batch buffers: the prefetch depth (each holds one batch)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   command->add_option("--epochs", s.epochs, "Epochs to read (each in its own order)")
@@ -365,11 +368,12 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                     "Open FILE in this process only, without first opening it in a separate "
                     "one (LoaderOptions::open_probe), which turns HDF5 crashing or hanging on a "
                     "damaged file into an error message");
-  command->add_flag("--json", flags->json,
-                    "Print one JSON object (for scripts) instead of text: images_per_s, "
-                    "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
-                    "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
-                    "classes_per_batch, random_classes_per_batch, ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
+  command->add_flag(
+      "--json", flags->json,
+      "Print one JSON object (for scripts) instead of text: images_per_s, "
+      "mb_per_s, chunk_reads, chunks, cache_hits, cache_misses, peak_rss_mb "
+      "(MiB), wait_share, shuffle_quality, random_shuffle_quality, "
+      "classes_per_batch, random_classes_per_batch, ceiling_mb_per_s, fraction_of_ceiling, ... (docs/bench.md)");
   AddRemoteOptions(*command, s.remote);
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
@@ -378,9 +382,10 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       throw CLI::RequiredError("FILE");
     }
     if (flags->cold && IsRemoteLocation(flags->settings.path)) {
-      throw CLI::ValidationError("--cold", "applies to a local file (its page cache); a remote "
-                                           "file's first epoch is cold: give --spill-dir an "
-                                           "empty folder");
+      throw CLI::ValidationError("--cold",
+                                 "applies to a local file (its page cache); a remote "
+                                 "file's first epoch is cold: give --spill-dir an "
+                                 "empty folder");
     }
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;
@@ -389,8 +394,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       InterruptGuard interrupt;
       try {
         BenchReport report = Measure(*flags, interrupt.flag());
-        std::cout << (flags->json ? ToJson(*flags, report) : ToText(*flags, report))
-                  << std::flush;
+        std::cout << (flags->json ? ToJson(*flags, report) : ToText(*flags, report)) << std::flush;
         if (report.result.interrupted) {
           std::fprintf(stderr, "h5feed bench: interrupted; the figures cover what was read\n");
           return interrupt.exit_code();

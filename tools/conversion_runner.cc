@@ -14,24 +14,25 @@
 namespace h5feed::cli {
 
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default) {
-  command.add_option("--chunk", flags.chunk,
-                     "Images per chunk, the unit the reader reads and decompresses. "
-                     "Default: as many as make about 4 MiB (at most all the images)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_option("--compression", flags.compression,
-                     "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "
-                     "HDF5 plugin to be read by other HDF5 programs; gzip needs nothing")
-      ->capture_default_str();
   command
-      .add_option_function<uint64_t>(
-          "--seed",
-          [&flags](const uint64_t& seed) {
-            flags.seed = seed;
-            flags.seed_given = true;
-          },
-          shuffle_by_default ? "Seed of the shuffled stored order (default 0)"
-                             : "Shuffle the stored order with this seed (default: keep the "
-                               "source order, which reads a chunked source fastest)");
+      .add_option("--chunk", flags.chunk,
+                  "Images per chunk, the unit the reader reads and decompresses. "
+                  "Default: as many as make about 4 MiB (at most all the images)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--compression", flags.compression,
+                  "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "
+                  "HDF5 plugin to be read by other HDF5 programs; gzip needs nothing")
+      ->capture_default_str();
+  command.add_option_function<uint64_t>(
+      "--seed",
+      [&flags](const uint64_t& seed) {
+        flags.seed = seed;
+        flags.seed_given = true;
+      },
+      shuffle_by_default ? "Seed of the shuffled stored order (default 0)"
+                         : "Shuffle the stored order with this seed (default: keep the "
+                           "source order, which reads a chunked source fastest)");
   command.add_flag("--no-shuffle", flags.no_shuffle, "Keep the source order");
   command.add_option("--threads", flags.threads, "Worker threads (default: all cores)")
       ->check(CLI::NonNegativeNumber);
@@ -64,13 +65,14 @@ void PrintSummary(const std::string& input, const ConvertReport& report, int64_t
               report.path.c_str(), FormatDuration(report.seconds).c_str(),
               FormatCount(static_cast<int64_t>(rate)).c_str());
   double ratio = report.stored_bytes > 0 ? double(report.raw_bytes) / report.stored_bytes : 0;
-  std::printf("  %lldx%lldx%lld uint8, %s chunks of %s images, %s: %s -> %s (%.2fx), %s\n",
-              static_cast<long long>(report.shape.height), static_cast<long long>(report.shape.width),
-              static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
-              FormatCount(report.chunk_images).c_str(), report.compression.ToString().c_str(),
-              FormatBytes(report.raw_bytes).c_str(), FormatBytes(report.stored_bytes).c_str(), ratio,
-              report.shuffled ? ("shuffled with seed " + std::to_string(report.seed)).c_str()
-                              : "in source order");
+  std::printf(
+      "  %lldx%lldx%lld uint8, %s chunks of %s images, %s: %s -> %s (%.2fx), %s\n",
+      static_cast<long long>(report.shape.height), static_cast<long long>(report.shape.width),
+      static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
+      FormatCount(report.chunk_images).c_str(), report.compression.ToString().c_str(),
+      FormatBytes(report.raw_bytes).c_str(), FormatBytes(report.stored_bytes).c_str(), ratio,
+      report.shuffled ? ("shuffled with seed " + std::to_string(report.seed)).c_str()
+                      : "in source order");
   if (!report.skipped.empty()) {
     std::printf("  %s skipped (recorded in %s:/skipped_sources):\n",
                 FormatCount(static_cast<int64_t>(report.skipped.size())).c_str(),

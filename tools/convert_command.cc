@@ -9,9 +9,9 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
-#include "parsed_option.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "parsed_option.h"
 #include "sources/cifar_source.h"
 #include "sources/image_folder_source.h"
 #include "sources/npy_source.h"
@@ -33,10 +33,10 @@ image::Size ParseSize(const std::string& text) {
       if (used != rest.size()) throw std::invalid_argument(text);
     }
     if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
-  } catch (const std::logic_error&) {
-  }
-  throw Error(ErrorCode::kInvalidArgument,
-              "--size " + text + " is not a size: give HxW (height first), e.g. 224x224, or one number");
+  } catch (const std::logic_error&) {}
+  throw Error(
+      ErrorCode::kInvalidArgument,
+      "--size " + text + " is not a size: give HxW (height first), e.g. 224x224, or one number");
 }
 
 void AddImageFolder(CLI::App& convert, Runner& run) {
@@ -50,7 +50,9 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       "imagefolder",
       "Convert a torchvision-style image folder (SRC_DIR/<class>/<image>): classes are the "
       "subfolders sorted by name, labels their index, as torchvision's ImageFolder");
-  command->add_option("SRC_DIR", *input, "The image folder")->required()->check(CLI::ExistingDirectory);
+  command->add_option("SRC_DIR", *input, "The image folder")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--size", *size,
                       "Store every image at HxW (height first), e.g. 224x224. Without it all "
@@ -84,12 +86,13 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
           return kExitUsage;
         }
       }
-      return RunConversion("convert", *input,
-                           [&](MemoryBudget& memory) {
-                             options.memory = &memory;
-                             return OpenImageFolder(*input, options);
-                           },
-                           *flags, true);
+      return RunConversion(
+          "convert", *input,
+          [&](MemoryBudget& memory) {
+            options.memory = &memory;
+            return OpenImageFolder(*input, options);
+          },
+          *flags, true);
     };
   });
 }
@@ -103,20 +106,21 @@ void AddCifar(CLI::App& convert, Runner& run) {
       "cifar",
       "Convert the CIFAR-10 or CIFAR-100 binary version (data_batch_*.bin / test_batch.bin, or "
       "train.bin / test.bin), with class names from batches.meta.txt or *_label_names.txt");
-  command->add_option("SRC", *input, "The folder holding the .bin files")->required()->check(CLI::ExistingDirectory);
+  command->add_option("SRC", *input, "The folder holding the .bin files")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   AddEnumOption(*command, "--split", *split, "train or test");
-  AddEnumOption(*command, "--labels", *labels,
-                "CIFAR-100 only: fine (100 classes) or coarse (20)");
+  AddEnumOption(*command, "--labels", *labels, "CIFAR-100 only: fine (100 classes) or coarse (20)");
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
       CifarOptions options;
       options.split = *split;
       options.labels = *labels;
-      return RunConversion("convert", *input,
-                           [&](MemoryBudget&) { return OpenCifar(*input, options); }, *flags,
-                           true);
+      return RunConversion(
+          "convert", *input, [&](MemoryBudget&) { return OpenCifar(*input, options); }, *flags,
+          true);
     };
   });
 }
@@ -128,7 +132,8 @@ void AddNpy(CLI::App& convert, Runner& run) {
       "npy",
       "Convert a NumPy uint8 array of images, (N, H, W, C) or (N, H, W), memory-mapped and "
       "never loaded whole, with optional integer labels (N)");
-  command->add_option("IMAGES.npy [LABELS.npy] OUT", *paths, "The arrays, then the HDF5 file to write")
+  command
+      ->add_option("IMAGES.npy [LABELS.npy] OUT", *paths, "The arrays, then the HDF5 file to write")
       ->required()
       ->expected(2, 3);
   AddConversionFlags(*command, *flags, true);
@@ -138,9 +143,9 @@ void AddNpy(CLI::App& convert, Runner& run) {
       with_output.output = paths->back();
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
-      return RunConversion("convert", images,
-                           [&](MemoryBudget&) { return OpenNpy(images, labels); }, with_output,
-                           true);
+      return RunConversion(
+          "convert", images, [&](MemoryBudget&) { return OpenNpy(images, labels); }, with_output,
+          true);
     };
   });
 }

@@ -28,8 +28,8 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
       "compression and its ratio, classes with their counts, format version, skipped sources, "
       "attributes and every dataset. Works on any HDF5 file (h5py-made ones too) and says "
       "whether 'h5feed rechunk' can convert it. Reads metadata and labels only, never pixels");
-  command->add_option("FILE", *path,
-                      "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")
+  command
+      ->add_option("FILE", *path, "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")
       ->required();
   command->add_flag("--json", *json,
                     "Print one JSON object with every field (for scripts) instead of text");

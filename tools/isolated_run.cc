@@ -58,9 +58,7 @@ IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>&
       process::WatchChild(child, pipe_ends[0], stall, /*keep_output=*/false);
   IsolatedResult result;
   switch (end.how) {
-    case process::ChildEnd::How::kExited:
-      result.exit_code = end.exit_code;
-      break;
+    case process::ChildEnd::How::kExited: result.exit_code = end.exit_code; break;
     case process::ChildEnd::How::kSignaled:
       result.outcome = IsolatedResult::Outcome::kCrashed;
       result.signal = end.signal;

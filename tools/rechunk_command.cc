@@ -30,9 +30,9 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
   AddConversionFlags(*command, *flags, false);
   command->callback([=, &run] {
     run = [=] {
-      return RunConversion("rechunk", *input,
-                           [&](MemoryBudget&) { return OpenHdf5(*input, *options); }, *flags,
-                           false);
+      return RunConversion(
+          "rechunk", *input, [&](MemoryBudget&) { return OpenHdf5(*input, *options); }, *flags,
+          false);
     };
   });
 }

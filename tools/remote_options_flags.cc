@@ -6,26 +6,30 @@ namespace h5feed::cli {
 
 void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
   const char* group = "Remote files (http://, https://, s3://; docs/remote.md)";
-  command.add_option("--connections", options.connections,
-                     "Connections to the server, each carrying one range request at a time")
+  command
+      .add_option("--connections", options.connections,
+                  "Connections to the server, each carrying one range request at a time")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str()
       ->group(group);
-  command.add_option("--retries", options.retries,
-                     "Attempts after the first for a request that failed in a way that may "
-                     "pass (reset, stall, short body, 5xx, 429)")
+  command
+      .add_option("--retries", options.retries,
+                  "Attempts after the first for a request that failed in a way that may "
+                  "pass (reset, stall, short body, 5xx, 429)")
       ->check(CLI::Range(0, 100))
       ->capture_default_str()
       ->group(group);
-  command.add_option("--request-stall-seconds", options.stall_seconds,
-                     "A request that receives nothing for this long is abandoned and retried")
+  command
+      .add_option("--request-stall-seconds", options.stall_seconds,
+                  "A request that receives nothing for this long is abandoned and retried")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str()
       ->group(group);
-  command.add_option("--spill-dir", options.spill_dir,
-                     "Keep the bytes read in this folder on a local disk, so later epochs and "
-                     "runs read them there (checked on the way back in; shareable by the "
-                     "node's processes)")
+  command
+      .add_option("--spill-dir", options.spill_dir,
+                  "Keep the bytes read in this folder on a local disk, so later epochs and "
+                  "runs read them there (checked on the way back in; shareable by the "
+                  "node's processes)")
       ->group(group);
   command
       .add_option_function<int64_t>(
@@ -33,12 +37,14 @@ void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
           "The most the spill folder holds, in MiB (default 65536)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
       ->group(group);
-  command.add_option("--s3-region", options.s3_region,
-                     "For s3://: the region (default: AWS_REGION, ~/.aws/config, us-east-1)")
+  command
+      .add_option("--s3-region", options.s3_region,
+                  "For s3://: the region (default: AWS_REGION, ~/.aws/config, us-east-1)")
       ->group(group);
-  command.add_option("--s3-endpoint", options.s3_endpoint,
-                     "For s3://: an S3-compatible store's URL, addressed path-style (default: "
-                     "AWS_ENDPOINT_URL, ~/.aws/config, else AWS)")
+  command
+      .add_option("--s3-endpoint", options.s3_endpoint,
+                  "For s3://: an S3-compatible store's URL, addressed path-style (default: "
+                  "AWS_ENDPOINT_URL, ~/.aws/config, else AWS)")
       ->group(group);
 }
 

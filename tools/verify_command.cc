@@ -17,11 +17,11 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "file_locking_option.h"
-#include "remote_options_flags.h"
 #include "h5feed/error.h"
 #include "index/file_verification.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
+#include "remote_options_flags.h"
 #include "reports/verification_report.h"
 
 namespace h5feed::cli {
@@ -33,8 +33,8 @@ struct VerifyFlags {
   bool quiet = false;
   int threads = 0;
   FileLocking locking = FileLocking::kAuto;
-  int stall_seconds = 120;        // no progress for this long: HDF5 is stuck on the file
-  RemoteOptions remote;           // for a remote path
+  int stall_seconds = 120;  // no progress for this long: HDF5 is stuck on the file
+  RemoteOptions remote;     // for a remote path
 };
 
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
@@ -62,9 +62,9 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
 }
 
 int RunVerify(const VerifyFlags& flags) {
-  const IsolatedResult result = RunIsolated(
-      [&](const Heartbeat& heartbeat) { return VerifyInThisProcess(flags, heartbeat); },
-      std::chrono::seconds(flags.stall_seconds));
+  const IsolatedResult result =
+      RunIsolated([&](const Heartbeat& heartbeat) { return VerifyInThisProcess(flags, heartbeat); },
+                  std::chrono::seconds(flags.stall_seconds));
   using Outcome = IsolatedResult::Outcome;
   if (result.outcome == Outcome::kExited) return result.exit_code;
   if (result.outcome == Outcome::kStalled) {
@@ -98,8 +98,9 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       "against the classes; classes, sources and skipped lists against the counts. Lists every "
       "bad chunk with its rows. Exit 0: all is well; 4: damaged; 1: could not be checked. "
       "h5py-made files are decoded too, and the report says what they lack (checksums)");
-  command->add_option("FILE", flags->path,
-                      "The HDF5 file to verify: a path, or an http(s):// or s3:// URL")
+  command
+      ->add_option("FILE", flags->path,
+                   "The HDF5 file to verify: a path, or an http(s):// or s3:// URL")
       ->required();
   command->add_flag("--json", flags->json,
                     "Print one JSON object with every field (for scripts) instead of text");

@@ -64,7 +64,7 @@ void ComputeTaps(int src_size, int dst_size, AxisTaps& taps) {
 struct Scratch {
   AxisTaps rows, columns;
   int rows_key[2] = {0, 0}, columns_key[2] = {0, 0};  // sizes the taps were computed for
-  std::vector<int16_t> intermediate;                   // one row shrunk vertically, 9.7 bits
+  std::vector<int16_t> intermediate;                  // one row shrunk vertically, 9.7 bits
 };
 
 // Output row y's source rows averaged, at 7 fractional bits, into `mid`. With SSE2, 16
@@ -88,8 +88,8 @@ void VerticalPass(const uint8_t* src, size_t src_stride, const AxisTaps& rows, i
       const __m128i b =
           pair ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(row_a + src_stride)) : zero;
       const int w_b = pair ? wy[k + 1] : 0;
-      const __m128i weights = _mm_set1_epi32(static_cast<int32_t>(
-          (static_cast<uint32_t>(w_b) << 16) | static_cast<uint32_t>(wy[k])));
+      const __m128i weights = _mm_set1_epi32(
+          static_cast<int32_t>((static_cast<uint32_t>(w_b) << 16) | static_cast<uint32_t>(wy[k])));
       const __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
       sum[0] = _mm_add_epi32(sum[0], _mm_madd_epi16(_mm_unpacklo_epi8(low, zero), weights));
       sum[1] = _mm_add_epi32(sum[1], _mm_madd_epi16(_mm_unpackhi_epi8(low, zero), weights));
@@ -240,8 +240,8 @@ int64_t AreaRowShrinker::ScratchBytes(int src_height, int src_width, int dst_hei
          2 * (row_samples + 3) + 4096;
 }
 
-void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride,
-                uint8_t* dst, int dst_height, int dst_width, size_t dst_stride) {
+void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride, uint8_t* dst,
+                int dst_height, int dst_width, size_t dst_stride) {
   thread_local Scratch scratch;
   // A conversion resizes thousands of images between the same few sizes: the taps are
   // recomputed only when the sizes change.

@@ -16,8 +16,8 @@ namespace h5feed::image {
 // `src` is src_height x src_width RGB with rows `src_stride` bytes apart; `dst` likewise.
 // Requires 1 <= dst_height <= src_height and 1 <= dst_width <= src_width (an axis of equal
 // size is copied unchanged along that axis).
-void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride,
-                uint8_t* dst, int dst_height, int dst_width, size_t dst_stride);
+void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_stride, uint8_t* dst,
+                int dst_height, int dst_width, size_t dst_stride);
 
 // The same shrink for an image that arrives one row at a time, top to bottom, holding memory
 // proportional to its width instead of its area: for images too large to decode whole (a

@@ -36,8 +36,8 @@ struct DecodePlan {
 // JPEG decode at a reduced DCT scale (1/2, 1/4, 1/8...) as long as the decoded image stays at
 // least that large in both dimensions. Throws Error(kCorrupt) when the bytes are not a
 // readable image, naming `name` (the file path) in the message.
-DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name,
-                      int min_height = 0, int min_width = 0);
+DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, int min_height = 0,
+                      int min_width = 0);
 
 // Decodes into `rgb`, which holds plan.bytes() bytes. Throws Error(kCorrupt) for truncated or
 // damaged data, naming `name`.

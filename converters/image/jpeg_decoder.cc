@@ -101,9 +101,9 @@ struct JpegHeader {
 
 JpegHeader ReadHeader(tjhandle handle, std::span<const uint8_t> encoded, std::string_view name) {
   JpegHeader header;
-  const int rc = tjDecompressHeader3(handle, encoded.data(),
-                                     static_cast<unsigned long>(encoded.size()), &header.width,
-                                     &header.height, &header.subsampling, &header.colorspace);
+  const int rc =
+      tjDecompressHeader3(handle, encoded.data(), static_cast<unsigned long>(encoded.size()),
+                          &header.width, &header.height, &header.subsampling, &header.colorspace);
   if (rc != 0) {
     // tjGetErrorStr2 clears the handle's error, so it is read once.
     const std::string message = tjGetErrorStr2(handle);
@@ -149,9 +149,8 @@ void DecodeCmyk(tjhandle handle, std::span<const uint8_t> encoded, const DecodeP
   // DecodePlan::scratch_bytes), not kept for the next image: CMYK files are rare, and a buffer
   // kept per thread would hold the largest one seen for the rest of the conversion.
   std::vector<uint8_t> cmyk(static_cast<size_t>(plan.height) * plan.width * 4);
-  if (tjDecompress2(handle, encoded.data(), static_cast<unsigned long>(encoded.size()),
-                    cmyk.data(), plan.width, plan.width * 4, plan.height, TJPF_CMYK,
-                    kDecodeFlags) != 0) {
+  if (tjDecompress2(handle, encoded.data(), static_cast<unsigned long>(encoded.size()), cmyk.data(),
+                    plan.width, plan.width * 4, plan.height, TJPF_CMYK, kDecodeFlags) != 0) {
     CheckDecodeOutcome(handle, name);
   }
   const size_t pixels = static_cast<size_t>(plan.height) * plan.width;
@@ -180,9 +179,8 @@ void DecodeWithThreadDecompressor(std::span<const uint8_t> encoded, const Decode
   }
   // Grayscale JPEGs decode straight to RGB: libjpeg replicates the gray value into R, G and
   // B, as PIL's convert('RGB') of mode "L" does.
-  if (tjDecompress2(handle, encoded.data(), static_cast<unsigned long>(encoded.size()),
-                    rgb.data(), plan.width, plan.width * 3, plan.height, TJPF_RGB,
-                    kDecodeFlags) != 0) {
+  if (tjDecompress2(handle, encoded.data(), static_cast<unsigned long>(encoded.size()), rgb.data(),
+                    plan.width, plan.width * 3, plan.height, TJPF_RGB, kDecodeFlags) != 0) {
     CheckDecodeOutcome(handle, name);
   }
 }
@@ -228,8 +226,8 @@ int64_t JpegScratchBytes(std::span<const uint8_t> encoded, const JpegHeader& hea
     default: break;
   }
   // Dimensions rounded up to whole 16 x 16 MCUs.
-  const int64_t padded = ((int64_t{header.width} + 15) / 16 * 16) *
-                         ((int64_t{header.height} + 15) / 16 * 16);
+  const int64_t padded =
+      ((int64_t{header.width} + 15) / 16 * 16) * ((int64_t{header.height} + 15) / 16 * 16);
   int64_t bytes = int64_t{header.width} * 4 * 16 * 4 + (256 << 10);
   if (IsProgressive(encoded)) {
     bytes += static_cast<int64_t>(planes * 2 * static_cast<double>(padded));

@@ -14,10 +14,10 @@ namespace h5feed::image {
 
 // What the module's function returns.
 enum OpenCvDecodeStatus : int {
-  kOpenCvDecoded = 0,       // `rgb` holds height x width x 3 bytes
-  kOpenCvUnreadable = 1,    // OpenCV cannot decode the bytes (`message` says why)
-  kOpenCvWrongSize = 2,     // it decoded another size than the header's (`message` says which)
-  kOpenCvInternal = 3,      // OpenCV wrote elsewhere than `rgb`: a bug
+  kOpenCvDecoded = 0,     // `rgb` holds height x width x 3 bytes
+  kOpenCvUnreadable = 1,  // OpenCV cannot decode the bytes (`message` says why)
+  kOpenCvWrongSize = 2,   // it decoded another size than the header's (`message` says which)
+  kOpenCvInternal = 3,    // OpenCV wrote elsewhere than `rgb`: a bug
 };
 
 // Decodes `encoded` with cv::imdecode (colour, EXIF orientation ignored) and converts OpenCV's

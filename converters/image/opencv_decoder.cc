@@ -89,8 +89,8 @@ std::optional<Dimensions> BmpDimensions(std::span<const uint8_t> b) {
   const bool windows = *header_size == 12 || *header_size == 40 || *header_size >= 52;
   // Sides past kMaxImageSide are refused by CheckImageSize; computing their size here would
   // overflow int64 (a 2^31 x 2^31 header, found by fuzzing: tests/fuzz/regressions/opencv_decoder).
-  const bool plausible = dims.width >= 0 && dims.width <= kMaxImageSide &&
-                         dims.height <= kMaxImageSide;
+  const bool plausible =
+      dims.width >= 0 && dims.width <= kMaxImageSide && dims.height <= kMaxImageSide;
   if (plausible && windows && *header_size != 64 && bits && *bits <= 32 && compression &&
       (*compression == 0 || *compression == 3 || *compression == 6)) {
     dims.data_offset = *data_offset;
@@ -177,9 +177,9 @@ struct OpenCvCodecs {
 
 OpenCvCodecs LoadOpenCvCodecs() {
   // Set by converters/image/CMakeLists.txt, as the open probe's paths are.
-  static constexpr process::Helper kModule{kOpenCvCodecsVariable, H5FEED_OPENCV_CODECS_RELATIVE_PATH,
-                                         H5FEED_OPENCV_CODECS_INSTALLED_PATH,
-                                         H5FEED_OPENCV_CODECS_BUILT_PATH, false};
+  static constexpr process::Helper kModule{
+      kOpenCvCodecsVariable, H5FEED_OPENCV_CODECS_RELATIVE_PATH,
+      H5FEED_OPENCV_CODECS_INSTALLED_PATH, H5FEED_OPENCV_CODECS_BUILT_PATH, false};
   const process::HelperLocation location = process::FindHelper(kModule);
   if (location.path.empty()) return {nullptr, "it was not found (looked: " + location.looked + ")"};
   // Never closed: decoders may run on any thread until the process ends.
@@ -229,8 +229,8 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name) {
   return plan;
 }
 
-void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan,
-                  std::string_view name, std::span<uint8_t> rgb) {
+void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                  std::span<uint8_t> rgb) {
   const Kind kind = SniffOrThrow(encoded, name);
   const OpenCvCodecs& codecs = TheOpenCvCodecs();
   if (!codecs.decode) {

@@ -27,7 +27,7 @@ bool IsOpenCvFormat(std::span<const uint8_t> encoded);
 
 DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name);
 
-void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan,
-                  std::string_view name, std::span<uint8_t> rgb);
+void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                  std::span<uint8_t> rgb);
 
 }  // namespace h5feed::image

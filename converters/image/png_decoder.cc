@@ -51,8 +51,8 @@ size_t DecodeNative(spng_ctx* ctx, std::string_view name, std::span<uint8_t> rgb
   int rc = spng_decoded_image_size(ctx, SPNG_FMT_PNG, &bytes);
   if (rc != 0) ThrowSpng(name, "unreadable header", rc);
   if (bytes > rgb.size()) {
-    throw Error(ErrorCode::kInternal, "PNG samples of '" + std::string(name) +
-                                          "' do not fit the RGB output");
+    throw Error(ErrorCode::kInternal,
+                "PNG samples of '" + std::string(name) + "' do not fit the RGB output");
   }
   rc = spng_decode_image(ctx, rgb.data(), bytes, SPNG_FMT_PNG, 0);
   if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
@@ -99,8 +99,7 @@ Palette ReadPalette(spng_ctx* ctx, const spng_ihdr& ihdr, std::string_view name)
 
 // One row of packed indices (most significant bits first) to RGB, last pixel first, so that it
 // can expand in place as ClipGray16Row does.
-void ExpandPaletteRow(const uint8_t* indices, const Palette& palette, size_t width,
-                      uint8_t* rgb) {
+void ExpandPaletteRow(const uint8_t* indices, const Palette& palette, size_t width, uint8_t* rgb) {
   const int depth = palette.depth;
   const int mask = (1 << depth) - 1;
   for (size_t x = width; x-- > 0;) {
@@ -126,8 +125,8 @@ Expansion ExpansionOf(const spng_ihdr& ihdr) {
 }
 
 // A context for decoding `plan`'s image, its header checked against the plan.
-Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan,
-                    std::string_view name, spng_ihdr& ihdr) {
+Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                    spng_ihdr& ihdr) {
   Context ctx = OpenPng(encoded, name, ihdr);
   if (static_cast<int>(ihdr.height) != plan.height || static_cast<int>(ihdr.width) != plan.width) {
     throw Error(ErrorCode::kInternal,
@@ -146,7 +145,7 @@ int64_t MetadataBytes(std::span<const uint8_t> encoded) {
            uint32_t{encoded[at + 2]} << 8 | uint32_t{encoded[at + 3]};
   };
   int64_t bytes = 0;
-  for (size_t at = 8;; ) {
+  for (size_t at = 8;;) {
     if (encoded.size() < 8 || at > encoded.size() - 8) return int64_t{kMaxChunkCacheBytes};
     const int64_t length = read32(at);
     const std::string_view type(reinterpret_cast<const char*>(encoded.data()) + at + 4, 4);
@@ -205,8 +204,8 @@ void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::st
   }
 }
 
-void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan,
-                   std::string_view name, const RowSink& sink) {
+void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                   const RowSink& sink) {
   spng_ihdr ihdr{};
   Context ctx = OpenForPlan(encoded, plan, name, ihdr);
   if (ihdr.interlace_method != SPNG_INTERLACE_NONE) {

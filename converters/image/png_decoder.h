@@ -38,7 +38,7 @@ void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::st
                std::span<uint8_t> rgb);
 
 // Decodes row by row into `sink` (plan.rows_in_order: not interlaced).
-void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan,
-                   std::string_view name, const RowSink& sink);
+void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
+                   const RowSink& sink);
 
 }  // namespace h5feed::image

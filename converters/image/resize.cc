@@ -78,10 +78,10 @@ void CheckBuffers(size_t src_bytes, Size src_size, Size target, size_t dest_byte
   CheckSize(target, "target");
   if (static_cast<int64_t>(src_bytes) != RgbBytes(src_size) ||
       static_cast<int64_t>(dest_bytes) != RgbBytes(target)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "resize: buffers of " + std::to_string(src_bytes) + " and " +
-                    std::to_string(dest_bytes) + " bytes do not hold RGB images of " +
-                    ToString(src_size) + " and " + ToString(target));
+    throw Error(ErrorCode::kInvalidArgument, "resize: buffers of " + std::to_string(src_bytes) +
+                                                 " and " + std::to_string(dest_bytes) +
+                                                 " bytes do not hold RGB images of " +
+                                                 ToString(src_size) + " and " + ToString(target));
   }
 }
 
@@ -95,8 +95,7 @@ Placement Place(Size src_size, Size target, ResizeMode mode) {
   Placement placement{cv::Rect(0, 0, src_size.width, src_size.height),
                       cv::Rect(0, 0, target.width, target.height)};
   switch (mode) {
-    case ResizeMode::kStretch:
-      return placement;
+    case ResizeMode::kStretch: return placement;
     case ResizeMode::kCrop: {
       // Only the centered source region that lands in the target is resized: the same result
       // as scaling the whole image and cropping, without scaling pixels that are thrown away.
@@ -106,8 +105,7 @@ Placement Place(Size src_size, Size target, ResizeMode mode) {
             RoundDiv(int64_t{target.width} * src_size.height, target.height), 1, src_size.width));
       } else {
         roi.height = static_cast<int>(std::clamp<int64_t>(
-            RoundDiv(int64_t{target.height} * src_size.width, target.width), 1,
-            src_size.height));
+            RoundDiv(int64_t{target.height} * src_size.width, target.width), 1, src_size.height));
       }
       placement.source = cv::Rect((src_size.width - roi.width) / 2,
                                   (src_size.height - roi.height) / 2, roi.width, roi.height);
@@ -153,28 +151,25 @@ Size ScaledSourceSize(Size source, Size target, ResizeMode mode) {
   CheckSize(source, "source");
   CheckSize(target, "target");
   switch (mode) {
-    case ResizeMode::kStretch:
-      return target;
+    case ResizeMode::kStretch: return target;
     case ResizeMode::kCrop:
       // Rounded up so the scaled image always covers the target.
       if (HeightBinds(source, target, /*cover=*/true)) {
-        return {target.height, static_cast<int>(std::max<int64_t>(
-                                   target.width, CeilDiv(int64_t{source.width} * target.height,
-                                                         source.height)))};
+        return {target.height,
+                static_cast<int>(std::max<int64_t>(
+                    target.width, CeilDiv(int64_t{source.width} * target.height, source.height)))};
       }
       return {static_cast<int>(std::max<int64_t>(
                   target.height, CeilDiv(int64_t{source.height} * target.width, source.width))),
               target.width};
     case ResizeMode::kPad:
       if (HeightBinds(source, target, /*cover=*/false)) {
-        return {target.height,
-                static_cast<int>(std::clamp<int64_t>(
-                    RoundDiv(int64_t{source.width} * target.height, source.height), 1,
-                    target.width))};
+        return {target.height, static_cast<int>(std::clamp<int64_t>(
+                                   RoundDiv(int64_t{source.width} * target.height, source.height),
+                                   1, target.width))};
       }
       return {static_cast<int>(std::clamp<int64_t>(
-                  RoundDiv(int64_t{source.height} * target.width, source.width), 1,
-                  target.height)),
+                  RoundDiv(int64_t{source.height} * target.width, source.width), 1, target.height)),
               target.width};
   }
   throw Error(ErrorCode::kInvalidArgument, "resize: unknown resize mode");
@@ -186,8 +181,7 @@ void ResizeInto(std::span<const uint8_t> src, Size src_size, Size target, Resize
   const Placement placement = Place(src_size, target, mode);
   ZeroOutside(placement.target, target, dest);
   // cv::Mat headers over the caller's memory: OpenCV writes the result in place.
-  const cv::Mat source(src_size.height, src_size.width, CV_8UC3,
-                       const_cast<uint8_t*>(src.data()));
+  const cv::Mat source(src_size.height, src_size.width, CV_8UC3, const_cast<uint8_t*>(src.data()));
   cv::Mat out(target.height, target.width, CV_8UC3, dest.data());
   cv::Mat inside = out(placement.target);
   ResizeMat(source(placement.source), inside);
@@ -230,9 +224,9 @@ RowResizer::RowResizer(Size src_size, Size target, ResizeMode mode, std::span<ui
   cv::Mat& area_out = shrunk.height == s.inside.rows && shrunk.width == s.inside.cols
                           ? s.inside
                           : (s.shrunk.create(shrunk.height, shrunk.width, CV_8UC3), s.shrunk);
-  s.shrinker = std::make_unique<AreaRowShrinker>(s.placement.source.height,
-                                                 s.placement.source.width, shrunk.height,
-                                                 shrunk.width, area_out.data, area_out.step);
+  s.shrinker =
+      std::make_unique<AreaRowShrinker>(s.placement.source.height, s.placement.source.width,
+                                        shrunk.height, shrunk.width, area_out.data, area_out.step);
 }
 
 RowResizer::~RowResizer() = default;

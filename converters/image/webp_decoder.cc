@@ -32,8 +32,8 @@ DecodePlan PlanWebp(std::span<const uint8_t> encoded, std::string_view name) {
   WebPBitstreamFeatures features;
   const VP8StatusCode status = WebPGetFeatures(encoded.data(), encoded.size(), &features);
   if (status != VP8_STATUS_OK) {
-    ThrowCorrupt(kFormat, name, "unreadable header (libwebp: " + std::string(StatusText(status)) +
-                                    ")");
+    ThrowCorrupt(kFormat, name,
+                 "unreadable header (libwebp: " + std::string(StatusText(status)) + ")");
   }
   if (features.has_animation) {
     ThrowCorrupt(kFormat, name,
@@ -79,8 +79,9 @@ void DecodeWebp(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   const VP8StatusCode status = WebPDecode(encoded.data(), encoded.size(), &config);
   WebPFreeDecBuffer(&config.output);
   if (status != VP8_STATUS_OK) {
-    ThrowCorrupt(kFormat, name, "damaged or truncated image data (libwebp: " +
-                                    std::string(StatusText(status)) + ")");
+    ThrowCorrupt(
+        kFormat, name,
+        "damaged or truncated image data (libwebp: " + std::string(StatusText(status)) + ")");
   }
 }
 

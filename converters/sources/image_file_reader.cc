@@ -26,9 +26,7 @@ constexpr int64_t kKeptScratchBytes = 32 << 20;
 // decoding whole and resizing with SIMD is the faster way.
 constexpr int64_t kStreamAboveBytes = 16 << 20;
 
-std::string MiB(int64_t bytes) {
-  return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
-}
+std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
 std::string SizeText(int width, int height) {
   return std::to_string(width) + "x" + std::to_string(height);
@@ -49,9 +47,7 @@ struct ImageFileReader::Scratch {
   std::vector<uint8_t> decoded;
   MemoryBudget::Lease lease;  // covers the buffers' capacities and the image being read
 
-  int64_t kept() const {
-    return static_cast<int64_t>(encoded.capacity() + decoded.capacity());
-  }
+  int64_t kept() const { return static_cast<int64_t>(encoded.capacity() + decoded.capacity()); }
   void Clear() {
     std::vector<uint8_t>().swap(encoded);
     std::vector<uint8_t>().swap(decoded);
@@ -110,10 +106,9 @@ void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t f
   if (!budget_.fits(needed)) {
     throw Error(ErrorCode::kCorrupt,
                 "refused image '" + path + "': decoding it needs " + MiB(needed) + " (its " +
-                    MiB(file) + " file, " + why + "), more than the " +
-                    MiB(budget_.lendable()) + " that --memory-limit " +
-                    MiB(budget_.limit()) + " leaves for decoding; raise --memory-limit to " +
-                    "convert it");
+                    MiB(file) + " file, " + why + "), more than the " + MiB(budget_.lendable()) +
+                    " that --memory-limit " + MiB(budget_.limit()) +
+                    " leaves for decoding; raise --memory-limit to " + "convert it");
   }
   // Buffers kept from earlier images count until they are given back.
   const int64_t with_kept =
@@ -142,9 +137,8 @@ ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scr
   Header header;
   header.file_bytes = FileBytes(path);
   const int64_t prefix =
-      std::min(header.file_bytes, to_decode && header.file_bytes <= kReadWholeBytes
-                                      ? kReadWholeBytes
-                                      : kHeaderBytes);
+      std::min(header.file_bytes,
+               to_decode && header.file_bytes <= kReadWholeBytes ? kReadWholeBytes : kHeaderBytes);
   Cover(scratch, path, prefix, 0, 0, "read for its header");
   ReadFileInto(path, scratch.encoded, prefix);
   try {
@@ -207,10 +201,10 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
       // takes its own.)
       scratch.Clear();
       CheckDecodes(path);
-      throw Error(ErrorCode::kCorrupt,
-                  path + " changed size while converting: it is now " +
-                      SizeText(full.width, full.height) + ", the dataset's images are " +
-                      SizeText(target.width, target.height));
+      throw Error(ErrorCode::kCorrupt, path + " changed size while converting: it is now " +
+                                           SizeText(full.width, full.height) +
+                                           ", the dataset's images are " +
+                                           SizeText(target.width, target.height));
     }
     Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded into the chunk");
     ReadWholeFile(path, scratch, header.file_bytes);
@@ -219,11 +213,11 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
   }
   const image::Size scaled =
       image::ScaledSourceSize({full.full_height, full.full_width}, target, *mode);
-  const image::DecodePlan plan = image::PlanDecode(scratch.encoded, path, scaled.height,
-                                                   scaled.width);
+  const image::DecodePlan plan =
+      image::PlanDecode(scratch.encoded, path, scaled.height, scaled.width);
   const image::Size decoded{plan.height, plan.width};
-  const int64_t whole = plan.bytes() + plan.scratch_bytes +
-                        image::ResizeScratchBytes(decoded, target, *mode);
+  const int64_t whole =
+      plan.bytes() + plan.scratch_bytes + image::ResizeScratchBytes(decoded, target, *mode);
   if (plan.rows_in_order &&
       (plan.bytes() > kStreamAboveBytes || !budget_.fits(header.file_bytes + whole))) {
     Cover(scratch, path, header.file_bytes, 0,

@@ -35,11 +35,12 @@ struct WalkedFolder {
 // One level of os.walk(followlinks=True): the folder's non-folder entries, and its subfolders
 // (symlinks to folders included) to descend into. `visited` holds (device, inode) pairs so a
 // symlink loop is entered once.
-void Walk(const fs::path& root, const std::string& relative, std::set<std::pair<dev_t, ino_t>>& visited,
-          std::vector<WalkedFolder>& out) {
+void Walk(const fs::path& root, const std::string& relative,
+          std::set<std::pair<dev_t, ino_t>>& visited, std::vector<WalkedFolder>& out) {
   fs::path folder = root / relative;
   struct stat info;
-  if (stat(folder.c_str(), &info) != 0 || !visited.insert({info.st_dev, info.st_ino}).second) return;
+  if (stat(folder.c_str(), &info) != 0 || !visited.insert({info.st_dev, info.st_ino}).second)
+    return;
   WalkedFolder walked{relative, {}};
   std::vector<std::string> subfolders;
   std::error_code ec;
@@ -64,7 +65,8 @@ void Walk(const fs::path& root, const std::string& relative, std::set<std::pair<
 ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
-    throw Error(ErrorCode::kNotFound, "image folder " + root + " does not exist or is not a folder");
+    throw Error(ErrorCode::kNotFound,
+                "image folder " + root + " does not exist or is not a folder");
   }
   ImageFolderListing listing;
   listing.root = root;

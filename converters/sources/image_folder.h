@@ -30,8 +30,8 @@ struct ImageFolderEntry {
 
 struct ImageFolderListing {
   std::string root;
-  std::vector<std::string> classes;      // sorted class folder names; label i names classes[i]
-  std::vector<ImageFolderEntry> files;   // in torchvision's order
+  std::vector<std::string> classes;     // sorted class folder names; label i names classes[i]
+  std::vector<ImageFolderEntry> files;  // in torchvision's order
 };
 
 // Throws Error(kNotFound) when `root` is not a folder or has no class folder, and

@@ -84,8 +84,7 @@ std::optional<size_t> OneThatDecodes(const ImageFolderListing& listing,
       reader.CheckDecodes(listing.root + "/" + listing.files[files[k]].path);
       // The earliest that decodes among those tried, so that messages name the same file.
       size_t seen = found.load();
-      while (k < seen && !found.compare_exchange_weak(seen, k)) {
-      }
+      while (k < seen && !found.compare_exchange_weak(seen, k)) {}
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
     }
@@ -154,9 +153,8 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
     throw Error(ErrorCode::kInvalidArgument, "--size must be positive, as HxW (e.g. 224x224)");
   }
   if (options.max_pixels < 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--max-pixels must be 0 (no limit) or positive, got " +
-                    std::to_string(options.max_pixels));
+    throw Error(ErrorCode::kInvalidArgument, "--max-pixels must be 0 (no limit) or positive, got " +
+                                                 std::to_string(options.max_pixels));
   }
   std::unique_ptr<MemoryBudget> own_budget;
   if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);

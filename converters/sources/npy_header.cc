@@ -226,8 +226,8 @@ int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype) {
   // NumPy's integers are 1, 2, 4 or 8 bytes; a header may still say '<i16' (found by fuzzing:
   // the shifts below are undefined past 8 bytes).
   if (!dtype.is_integer() || (n != 1 && n != 2 && n != 4 && n != 8)) {
-    throw Error(ErrorCode::kUnsupported, "dtype '" + dtype.descr +
-                                             "' is not an integer of 1, 2, 4 or 8 bytes");
+    throw Error(ErrorCode::kUnsupported,
+                "dtype '" + dtype.descr + "' is not an integer of 1, 2, 4 or 8 bytes");
   }
   uint64_t bits = 0;
   for (int64_t i = 0; i < n; ++i) {

@@ -33,8 +33,9 @@ void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t 
     if (n <= 0) {
       int error = n < 0 ? errno : 0;
       ::close(fd);
-      throw Error(ErrorCode::kCorrupt, "cannot read " + path + ": " +
-                                           (error ? std::strerror(error) : "file shrank while read"));
+      throw Error(
+          ErrorCode::kCorrupt,
+          "cannot read " + path + ": " + (error ? std::strerror(error) : "file shrank while read"));
     }
     done += n;
   }

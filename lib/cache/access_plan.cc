@@ -22,8 +22,7 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
   Require(batch_size >= 1, "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
   Require(chunk_samples >= 1,
           "chunk_samples is " + std::to_string(chunk_samples) + "; it must be >= 1");
-  Require(chunk_count >= 0,
-          "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
+  Require(chunk_count >= 0, "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
 
   // Step -> distinct chunks. A chunk's rows meet in a step many times (a chunks:8 step of 256
   // rows touches 8 chunks), so each chunk is marked with the last step that listed it and
@@ -82,9 +81,7 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
 
 int64_t AccessPlan::steps() const { return static_cast<int64_t>(step_offsets_.size()) - 1; }
 
-int64_t AccessPlan::chunk_count() const {
-  return static_cast<int64_t>(chunk_offsets_.size()) - 1;
-}
+int64_t AccessPlan::chunk_count() const { return static_cast<int64_t>(chunk_offsets_.size()) - 1; }
 
 int64_t AccessPlan::touches() const { return static_cast<int64_t>(step_chunks_.size()); }
 

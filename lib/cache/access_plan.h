@@ -46,7 +46,7 @@ class AccessPlan {
   int64_t NextUse(int64_t chunk, int64_t step) const;
 
  private:
-  std::vector<int64_t> step_offsets_;   // CSR: chunks of step s are step_chunks_[offsets[s]..]
+  std::vector<int64_t> step_offsets_;  // CSR: chunks of step s are step_chunks_[offsets[s]..]
   std::vector<int64_t> step_chunks_;
   std::vector<int64_t> chunk_offsets_;  // CSR: steps reading chunk c, ascending
   std::vector<int64_t> chunk_steps_;

@@ -39,13 +39,13 @@ struct CacheEntry {
 
   int64_t chunk = -1;
   State state = State::kLoading;
-  int64_t pins = 0;          // Refs, waiting Gets and the loading thread
-  uint64_t last_use = 0;     // the cache's clock at the last Get or load, for LRU
-  size_t slot = 0;           // position among the resident entries (EntryTable)
-  LoadError error;           // kFailed: what the load threw, for the waiters
-  std::unique_ptr<uint8_t[]> buffer;   // LoadTarget::Buffer's, or null
-  std::shared_ptr<const void> owner;   // LoadTarget::Adopt's, or null
-  std::span<const uint8_t> data;       // the chunk, once kReady
+  int64_t pins = 0;                   // Refs, waiting Gets and the loading thread
+  uint64_t last_use = 0;              // the cache's clock at the last Get or load, for LRU
+  size_t slot = 0;                    // position among the resident entries (EntryTable)
+  LoadError error;                    // kFailed: what the load threw, for the waiters
+  std::unique_ptr<uint8_t[]> buffer;  // LoadTarget::Buffer's, or null
+  std::shared_ptr<const void> owner;  // LoadTarget::Adopt's, or null
+  std::span<const uint8_t> data;      // the chunk, once kReady
 };
 
 }  // namespace h5feed::cache

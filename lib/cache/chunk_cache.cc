@@ -205,8 +205,8 @@ struct ChunkCache::Impl {
       if (!e->owner) e->data = {e->buffer.get(), static_cast<size_t>(chunk_bytes_)};
     } catch (const Error& err) {
       thrown = std::current_exception();
-      error = LoadError{
-          .is_error = true, .code = err.code(), .message = err.what(), .other = nullptr};
+      error =
+          LoadError{.is_error = true, .code = err.code(), .message = err.what(), .other = nullptr};
     } catch (...) {
       thrown = std::current_exception();
       error.other = thrown;
@@ -289,9 +289,8 @@ void ChunkCache::LoadTarget::Adopt(std::span<const uint8_t> bytes,
                                    std::shared_ptr<const void> owner) {
   if (bytes.size() != static_cast<size_t>(cache_->chunk_bytes_) || !owner) {
     throw Error(ErrorCode::kInternal,
-                "chunk cache: adopting " + std::to_string(bytes.size()) +
-                    " bytes for a chunk of " + std::to_string(cache_->chunk_bytes_) +
-                    (owner ? "" : " without an owner"));
+                "chunk cache: adopting " + std::to_string(bytes.size()) + " bytes for a chunk of " +
+                    std::to_string(cache_->chunk_bytes_) + (owner ? "" : " without an owner"));
   }
   entry_->owner = std::move(owner);
   entry_->data = bytes;

@@ -15,8 +15,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "cache/access_plan.h"
@@ -31,10 +31,10 @@ enum class EvictionPolicy { kBelady, kLru };
 //   hits + misses == Get() calls;  loads == misses + prefetches;
 //   loads - evictions == entries resident (resident_bytes / chunk_bytes, once all loads ended).
 struct CacheStats {
-  uint64_t hits = 0;          // Get() found the chunk present (or being loaded by another task)
-  uint64_t misses = 0;        // Get() had to load it
-  uint64_t loads = 0;         // chunk reads started (misses + prefetches), failed ones included
-  uint64_t prefetches = 0;    // loads started by Prefetch()
+  uint64_t hits = 0;        // Get() found the chunk present (or being loaded by another task)
+  uint64_t misses = 0;      // Get() had to load it
+  uint64_t loads = 0;       // chunk reads started (misses + prefetches), failed ones included
+  uint64_t prefetches = 0;  // loads started by Prefetch()
   // Of those, loads for the steps the plan carries on with after its epoch (AccessPlan,
   // `following`): the next epoch's start, read during this one.
   uint64_t prefetches_past_epoch = 0;

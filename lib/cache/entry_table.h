@@ -33,9 +33,7 @@ class EntryTable {
   }
   // Loading, ready and failed entries; indexed by CacheEntry::slot.
   std::span<const std::unique_ptr<CacheEntry>> resident() const { return resident_; }
-  int64_t resident_bytes() const {
-    return static_cast<int64_t>(resident_.size()) * chunk_bytes_;
-  }
+  int64_t resident_bytes() const { return static_cast<int64_t>(resident_.size()) * chunk_bytes_; }
 
   // A loading entry for `chunk`, pinned once (for the loading thread), resident and indexed,
   // last used at `clock`. Allocations come before the entry is published: a bad_alloc leaves

@@ -30,12 +30,12 @@ void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<
   }
   stream.resize(compressBound(static_cast<uLong>(input.size())));
   uLongf written = static_cast<uLongf>(stream.size());
-  int status = compress2(stream.data(), &written, input.data(),
-                         static_cast<uLong>(input.size()), level);
+  int status =
+      compress2(stream.data(), &written, input.data(), static_cast<uLong>(input.size()), level);
   if (status != Z_OK) {
-    throw Error(ErrorCode::kInternal,
-                "zlib failed to compress " + std::to_string(input.size()) + " bytes at level " +
-                    std::to_string(level) + ": " + ZlibStatusText(status));
+    throw Error(ErrorCode::kInternal, "zlib failed to compress " + std::to_string(input.size()) +
+                                          " bytes at level " + std::to_string(level) + ": " +
+                                          ZlibStatusText(status));
   }
   stream.resize(written);
 }

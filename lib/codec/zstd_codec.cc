@@ -17,10 +17,10 @@ std::string ZstdErrorText(size_t code) { return ZSTD_getErrorName(code); }
 
 void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame) {
   if (level < kZstdMinLevel || level > kZstdMaxLevel) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "zstd level " + std::to_string(level) + " is out of range: use " +
-                    std::to_string(kZstdMinLevel) + " (fastest) to " +
-                    std::to_string(kZstdMaxLevel) + " (smallest)");
+    throw Error(ErrorCode::kInvalidArgument, "zstd level " + std::to_string(level) +
+                                                 " is out of range: use " +
+                                                 std::to_string(kZstdMinLevel) + " (fastest) to " +
+                                                 std::to_string(kZstdMaxLevel) + " (smallest)");
   }
   frame.resize(ZSTD_compressBound(input.size()));
   // ZSTD_compressCCtx ignores sticky parameters and always records the content size: the
@@ -56,8 +56,8 @@ void ZstdDecompress(std::span<const uint8_t> frame, std::span<uint8_t> output) {
                                          " decompressed bytes, expected " +
                                          std::to_string(output.size()));
   }
-  size_t written = ZSTD_decompressDCtx(&ThreadDecompressionContext(), output.data(),
-                                       output.size(), frame.data(), frame.size());
+  size_t written = ZSTD_decompressDCtx(&ThreadDecompressionContext(), output.data(), output.size(),
+                                       frame.data(), frame.size());
   if (ZSTD_isError(written)) {
     throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
                                          " bytes is damaged (" + ZstdErrorText(written) +

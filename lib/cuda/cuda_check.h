@@ -13,8 +13,8 @@ namespace h5feed::cuda {
 inline void Check(cudaError_t result, const char* what) {
   if (result != cudaSuccess) {
     cudaGetLastError();  // clear a non-sticky error so the next call reports its own
-    throw Error(ErrorCode::kCuda, std::string("CUDA: ") + what + " failed: " +
-                                      cudaGetErrorName(result) + " (" +
+    throw Error(ErrorCode::kCuda, std::string("CUDA: ") + what +
+                                      " failed: " + cudaGetErrorName(result) + " (" +
                                       cudaGetErrorString(result) + ")");
   }
 }

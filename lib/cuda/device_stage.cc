@@ -120,7 +120,7 @@ struct Ring {
   std::vector<int> free_inputs;  // loader thread only
   std::vector<std::unique_ptr<Output>> outputs;
 
-  std::mutex mutex;  // batches are released on any thread
+  std::mutex mutex;               // batches are released on any thread
   std::vector<int> free_outputs;  // guarded by mutex
 };
 
@@ -260,8 +260,8 @@ class Stage final : public DeviceStage {
     launch.channels = ring_->options.shape.channels;
     for (int v = 0; v < views_.count(); ++v) {
       launch.spec = views_.views[static_cast<size_t>(v)];
-      launch.out = static_cast<uint8_t*>(out.images.data) +
-                   views_.offset(v, ring_->options.capacity);
+      launch.out =
+          static_cast<uint8_t*>(out.images.data) + views_.offset(v, ring_->options.capacity);
       if (v > 0) launch.labels = nullptr;  // written once, with the first view
       LaunchNormalize(launch, compute);
     }

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
   for (int y = first_row; y < min(ho, first_row + kRowsPerBlock); ++y) {
     const int sy = y + t.shift_y;
     const bool row_inside = sy >= 0 && sy < ho;
-    int skew = 0;  // where the segment starts inside the first 16-byte word
+    int skew = 0;     // where the segment starts inside the first 16-byte word
     __syncthreads();  // the previous row's readers are done with shared memory
     if (row_inside) {
       const uint8_t* segment =
@@ -85,8 +85,8 @@ __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int
 }  // namespace
 
 size_t NormalizeSharedBytes(int64_t channels, const transform::OutputSpec& spec) {
-  return (static_cast<size_t>(spec.augment.out_width) * static_cast<size_t>(channels) +
-          15 + 16) / 16 * 16;
+  return (static_cast<size_t>(spec.augment.out_width) * static_cast<size_t>(channels) + 15 + 16) /
+         16 * 16;
 }
 
 void LaunchNormalize(const NormalizeLaunch& launch, cudaStream_t stream) {

@@ -28,7 +28,7 @@ struct NormalizeLaunch {
   int64_t rows = 0;
   int64_t epoch = 0;
   int copy = 0;
-  int64_t height = 0;                // stored images (C++17 here: no h5feed::ImageShape)
+  int64_t height = 0;  // stored images (C++17 here: no h5feed::ImageShape)
   int64_t width = 0;
   int64_t channels = 0;
   transform::OutputSpec spec;

@@ -19,8 +19,7 @@ class Pinned final : public memory::HostAllocator {
       cudaGetLastError();
       throw Error(ErrorCode::kIo, "cannot pin " + std::to_string(bytes) +
                                       " bytes of host slot memory (cudaHostAlloc: " +
-                                      cudaGetErrorString(result) +
-                                      "); lower slots or batch_size");
+                                      cudaGetErrorString(result) + "); lower slots or batch_size");
     }
     // cudaHostAlloc returns page-aligned memory, as HostAllocator promises.
     return region;

@@ -22,7 +22,7 @@ constexpr size_t kMaxSharedBytes = (48 << 10) - 1024;
 // The sample's geometry as thread 0 draws it, in plain fields (shared variables cannot have
 // the constructors transform's structs have).
 struct TileGeometry {
-  int32_t rows[5];     // ResizeAxis fields: src_begin, src_size, resized, offset, out
+  int32_t rows[5];  // ResizeAxis fields: src_begin, src_size, resized, offset, out
   int32_t columns[5];
   int32_t flip;
 };
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, Resiz
   __shared__ int32_t column_count[kTileColumns];
   __shared__ int32_t row_first[kTileRows];
   __shared__ int32_t row_count[kTileRows];
-  float* column_weights = shared;                                       // kTileColumns x taps
+  float* column_weights = shared;                                             // kTileColumns x taps
   float* row_weights = column_weights + kTileColumns * plan.max_column_taps;  // kTileRows x taps
   float* filtered = row_weights + kTileRows * plan.max_row_taps;  // rows x kTileColumns x C
 
@@ -141,9 +141,8 @@ __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, Resiz
       const float* column = filtered + (row_first[j] - first_row) * line + i * channels + c;
       float sum = 0.0f;
       for (int k = 0; k < row_count[j]; ++k) sum = sum + w[k] * column[k * line];
-      const float value = transform::NormalizePixel(transform::RoundToByte(sum),
-                                                    p.spec.normalize.scale[c],
-                                                    p.spec.normalize.bias[c]);
+      const float value = transform::NormalizePixel(
+          transform::RoundToByte(sum), p.spec.normalize.scale[c], p.spec.normalize.bias[c]);
       const int64_t y = y0 + j;
       const int64_t x = x0 + i;
       const int64_t at = p.spec.layout == Layout::kNCHW

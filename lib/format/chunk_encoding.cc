@@ -34,9 +34,9 @@ void ValidateCompression(const Compression& compression) {
 void EncodeChunk(std::vector<uint8_t>& chunk, int64_t images, int64_t chunk_images,
                  int64_t image_bytes, const Compression& compression, EncodedChunk& into) {
   const size_t bytes = static_cast<size_t>(image_bytes);
-  Require(images >= 1 && images <= chunk_images,
-          "a chunk holds 1 to " + std::to_string(chunk_images) + " images, got " +
-              std::to_string(images));
+  Require(images >= 1 && images <= chunk_images, "a chunk holds 1 to " +
+                                                     std::to_string(chunk_images) +
+                                                     " images, got " + std::to_string(images));
   Require(chunk.size() == static_cast<size_t>(images) * bytes,
           "a chunk of " + std::to_string(images) + " images needs " +
               std::to_string(static_cast<size_t>(images) * bytes) + " bytes, got " +
@@ -57,9 +57,7 @@ void EncodeChunk(std::vector<uint8_t>& chunk, int64_t images, int64_t chunk_imag
     case Compression::Kind::kDeflate:
       codec::DeflateCompressInto(chunk, compression.level, into.bytes);
       break;
-    case Compression::Kind::kNone:
-      std::swap(into.bytes, chunk);
-      break;
+    case Compression::Kind::kNone: std::swap(into.bytes, chunk); break;
   }
 }
 

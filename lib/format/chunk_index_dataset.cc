@@ -31,7 +31,8 @@ constexpr Field kFields[] = {
 
 // The compound type of a row on disk (packed, little-endian) or in memory (the struct).
 hdf5::Datatype RowType(bool on_disk) {
-  hdf5::Datatype type(H5Tcreate(H5T_COMPOUND, on_disk ? kPackedRowBytes : sizeof(schema::ChunkRecord)));
+  hdf5::Datatype type(
+      H5Tcreate(H5T_COMPOUND, on_disk ? kPackedRowBytes : sizeof(schema::ChunkRecord)));
   if (!type) return type;
   for (const Field& field : kFields) {
     hid_t member = on_disk ? (field.is_32_bit ? H5T_STD_U32LE : H5T_STD_U64LE)
@@ -60,10 +61,10 @@ void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> record
   if (!space) throw hdf5::StackError(ErrorCode::kIo, what, location);
   const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
   hdf5::Dataset dataset(H5Dcreate2(location, schema::kChunkIndex, file_type.get(), space.get(),
-                             H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
+                                   H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
-  if (!records.empty() && H5Dwrite(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
-                                   H5P_DEFAULT, records.data()) < 0) {
+  if (!records.empty() && H5Dwrite(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                   records.data()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, what, location);
   }
   WriteChecksumAttribute(dataset.get());
@@ -87,8 +88,7 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   }
   for (const Field& field : kFields) {
     if (H5Tget_member_index(stored_type.get(), field.name) < 0) {
-      throw Error(ErrorCode::kCorrupt,
-                  Where(location) + " has no field \"" + field.name + "\"");
+      throw Error(ErrorCode::kCorrupt, Where(location) + " has no field \"" + field.name + "\"");
     }
   }
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
@@ -97,8 +97,9 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   hdf5::Datatype written_type = RowType(true);
   if (!written_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
   if (H5Tequal(stored_type.get(), written_type.get()) <= 0) {
-    throw Error(ErrorCode::kCorrupt, Where(location) + " does not have the row type h5feed "
-                                                       "writes: the file is damaged; convert it again");
+    throw Error(ErrorCode::kCorrupt, Where(location) +
+                                         " does not have the row type h5feed "
+                                         "writes: the file is damaged; convert it again");
   }
   hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
@@ -111,8 +112,8 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
   hdf5::Datatype memory_type = RowType(false);
   if (!memory_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
-  if (!records.empty() && H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL,
-                                  H5P_DEFAULT, records.data()) < 0) {
+  if (!records.empty() && H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                  records.data()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, what, location);
   }
   return records;

@@ -43,10 +43,10 @@ void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, const std
   const hsize_t label_dims[1] = {d.labels.size()};
   hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
   const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
-  hdf5::Dataset labels(label_space ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE,
-                                                label_space.get(), H5P_DEFAULT, untimed.get(),
-                                                H5P_DEFAULT)
-                                   : H5I_INVALID_HID);
+  hdf5::Dataset labels(label_space
+                           ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE, label_space.get(),
+                                        H5P_DEFAULT, untimed.get(), H5P_DEFAULT)
+                           : H5I_INVALID_HID);
   if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
                                                 H5P_DEFAULT, d.labels.data()) < 0)) {
     throw hdf5::StackError(ErrorCode::kIo, "writing dataset /labels", path);

@@ -28,7 +28,7 @@ void WriteRowChecksums(hid_t location, std::span<const uint64_t> checksums) {
   if (!space) throw hdf5::StackError(ErrorCode::kIo, what, location);
   const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
   hdf5::Dataset dataset(H5Dcreate2(location, schema::kRowChecksums, H5T_STD_U64LE, space.get(),
-                             H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
+                                   H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (!checksums.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
                                      H5P_DEFAULT, checksums.data()) < 0) {

@@ -10,10 +10,10 @@ inline constexpr char kFormatName[] = "h5feed";
 inline constexpr int32_t kFormatVersion = 1;
 
 // Datasets (all at the root group).
-inline constexpr char kImages[] = "images";          // uint8 (N, H, W, C), chunks (K, H, W, C)
-inline constexpr char kLabels[] = "labels";          // int64 (N)
-inline constexpr char kClasses[] = "classes";        // UTF-8 strings (num_classes)
-inline constexpr char kSources[] = "sources";        // UTF-8 strings (N)
+inline constexpr char kImages[] = "images";           // uint8 (N, H, W, C), chunks (K, H, W, C)
+inline constexpr char kLabels[] = "labels";           // int64 (N)
+inline constexpr char kClasses[] = "classes";         // UTF-8 strings (num_classes)
+inline constexpr char kSources[] = "sources";         // UTF-8 strings (N)
 inline constexpr char kChunkIndex[] = "chunk_index";  // compound (num_chunks), see ChunkRecord
 // uint64 (N): XXH3-64 of each image. Optional: files written before it existed lack it.
 inline constexpr char kRowChecksums[] = "row_checksums";
@@ -21,15 +21,15 @@ inline constexpr char kSkippedSources[] = "skipped_sources";  // UTF-8 strings (
 inline constexpr char kSkippedReasons[] = "skipped_reasons";  // UTF-8 strings (S)
 
 // Root attributes. Written last, so a file without them is an interrupted conversion.
-inline constexpr char kAttrFormat[] = "h5feed_format";                  // string "h5feed"
+inline constexpr char kAttrFormat[] = "h5feed_format";                 // string "h5feed"
 inline constexpr char kAttrFormatVersion[] = "h5feed_format_version";  // int32
-inline constexpr char kAttrLayout[] = "layout";                         // string "NHWC"
-inline constexpr char kAttrNumImages[] = "num_images";                  // int64
-inline constexpr char kAttrNumClasses[] = "num_classes";                // int64
-inline constexpr char kAttrNumSkipped[] = "num_skipped";                // int64
-inline constexpr char kAttrChunkImages[] = "chunk_images";              // int64 (K)
-inline constexpr char kAttrCompression[] = "compression";  // string: "none", "zstd:3", "gzip:6"
-inline constexpr char kAttrShuffled[] = "shuffled";        // int32: 1 = stored in a seeded order
+inline constexpr char kAttrLayout[] = "layout";                        // string "NHWC"
+inline constexpr char kAttrNumImages[] = "num_images";                 // int64
+inline constexpr char kAttrNumClasses[] = "num_classes";               // int64
+inline constexpr char kAttrNumSkipped[] = "num_skipped";               // int64
+inline constexpr char kAttrChunkImages[] = "chunk_images";             // int64 (K)
+inline constexpr char kAttrCompression[] = "compression";   // string: "none", "zstd:3", "gzip:6"
+inline constexpr char kAttrShuffled[] = "shuffled";         // int32: 1 = stored in a seeded order
 inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when not shuffled)
 inline constexpr char kAttrSourceKind[] = "source_kind";    // "imagefolder", "cifar", "npy", "hdf5"
 inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"

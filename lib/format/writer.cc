@@ -26,7 +26,6 @@
 #include "hdf5/zstd_filter.h"
 #include "io/disk_reservation.h"
 
-
 namespace h5feed {
 namespace {
 
@@ -65,10 +64,10 @@ struct Writer::State {
   int64_t images_written = 0;
   std::vector<format::schema::ChunkRecord> chunks;
   std::vector<uint64_t> image_checksums;  // one per image written, for /row_checksums
-  bool last_chunk_was_short = false;  // no chunk may follow a short one
-  bool failed = false;                // an error left the file unusable
-  bool finished = false;              // renamed onto `path`: nothing to remove
-  bool removed = false;               // the temporary file is gone
+  bool last_chunk_was_short = false;      // no chunk may follow a short one
+  bool failed = false;                    // an error left the file unusable
+  bool finished = false;                  // renamed onto `path`: nothing to remove
+  bool removed = false;                   // the temporary file is gone
 
   void CheckUsable(const char* operation) const {
     if (finished) {
@@ -121,9 +120,9 @@ void Writer::State::CreateImagesDataset() {
   if (!file) {
     if (hdf5::ErrorStackErrno() == EEXIST) {
       removed = true;  // not ours: never remove it
-      throw Error(ErrorCode::kAlreadyExists,
-                  "another writer in this process is already writing " + path +
-                      " (its temporary file " + temporary_path + " exists)");
+      throw Error(ErrorCode::kAlreadyExists, "another writer in this process is already writing " +
+                                                 path + " (its temporary file " + temporary_path +
+                                                 " exists)");
     }
     throw hdf5::StackError(ErrorCode::kIo, what, temporary_path);
   }
@@ -163,10 +162,12 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   const ImageShape& shape = options.image_shape;
   Require(!path.empty(), "the output path is empty");
   Require(shape.height > 0 && shape.width > 0 && shape.channels > 0,
-          "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) +
-              "x" + std::to_string(shape.channels) + " is not positive in every dimension");
-  Require(options.chunk_images >= 0, "images per chunk must be positive (or 0 for the default), "
-                                     "got " + std::to_string(options.chunk_images));
+          "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) + "x" +
+              std::to_string(shape.channels) + " is not positive in every dimension");
+  Require(options.chunk_images >= 0,
+          "images per chunk must be positive (or 0 for the default), "
+          "got " +
+              std::to_string(options.chunk_images));
   format::ValidateCompression(options.compression);
   int64_t chunk_images =
       options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
@@ -186,8 +187,9 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
                 "the output " + path + " is a folder; give the path of an .h5 file");
   }
   if (fs::exists(fs::symlink_status(path, error)) && !options.overwrite) {
-    throw Error(ErrorCode::kAlreadyExists, path + " already exists and is left as it is; "
-                                                  "remove it or allow overwriting (--force)");
+    throw Error(ErrorCode::kAlreadyExists, path +
+                                               " already exists and is left as it is; "
+                                               "remove it or allow overwriting (--force)");
   }
   format::RemoveStalePartials(path);
 
@@ -339,10 +341,10 @@ void Writer::Finish(const DatasetDescription& description) {
     const int64_t classes = static_cast<int64_t>(description.classes.size());
     for (size_t i = 0; i < n; ++i) {
       const int64_t label = description.labels[i];
-      Require(label >= 0 && label < classes,
-              "label " + std::to_string(label) + " of image " + std::to_string(i) + " (" +
-                  description.sources[i] + ") names no class: there are " +
-                  std::to_string(classes) + " classes");
+      Require(label >= 0 && label < classes, "label " + std::to_string(label) + " of image " +
+                                                 std::to_string(i) + " (" + description.sources[i] +
+                                                 ") names no class: there are " +
+                                                 std::to_string(classes) + " classes");
     }
   }
   try {

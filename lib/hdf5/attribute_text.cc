@@ -69,13 +69,12 @@ std::string Render(hid_t attribute) {
     }
     case H5T_STRING: {
       std::vector<std::string> texts;
-      const bool read = ReadStrings(type.get(), space.get(), texts, [&](hid_t memory, hid_t, void* out) {
-        return H5Aread(attribute, memory, out);
-      });
+      const bool read = ReadStrings(
+          type.get(), space.get(), texts,
+          [&](hid_t memory, hid_t, void* out) { return H5Aread(attribute, memory, out); });
       return read ? Join(texts, total) : "<unreadable>";
     }
-    default:
-      return TypeName(type.get()) + " value";
+    default: return TypeName(type.get()) + " value";
   }
 }
 

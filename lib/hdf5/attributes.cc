@@ -83,8 +83,8 @@ T ReadInteger(hid_t object, const char* name) {
       throw StackError(ErrorCode::kIo, what, object);
     }
     if (std::is_unsigned_v<T> && value < 0) {
-      throw Error(ErrorCode::kCorrupt, AttributeName(name, object) + " is " +
-                                           std::to_string(value) + ", expected >= 0");
+      throw Error(ErrorCode::kCorrupt,
+                  AttributeName(name, object) + " is " + std::to_string(value) + ", expected >= 0");
     }
     return static_cast<T>(value);
   }
@@ -93,8 +93,8 @@ T ReadInteger(hid_t object, const char* name) {
     throw StackError(ErrorCode::kIo, what, object);
   }
   if (std::is_signed_v<T> && value > static_cast<uint64_t>(INT64_MAX)) {
-    throw Error(ErrorCode::kCorrupt, AttributeName(name, object) + " is " +
-                                         std::to_string(value) + ", too large for int64");
+    throw Error(ErrorCode::kCorrupt, AttributeName(name, object) + " is " + std::to_string(value) +
+                                         ", too large for int64");
   }
   return static_cast<T>(value);
 }
@@ -126,8 +126,7 @@ bool HasAttribute(hid_t object, const char* name) {
   SilenceErrors silence;
   htri_t exists = H5Aexists(object, name);
   if (exists < 0) {
-    throw StackError(ErrorCode::kIo, "looking for attribute \"" + std::string(name) + "\"",
-                     object);
+    throw StackError(ErrorCode::kIo, "looking for attribute \"" + std::string(name) + "\"", object);
   }
   return exists > 0;
 }
@@ -143,9 +142,10 @@ std::string ReadStringAttribute(hid_t object, const char* name) {
   Datatype type(H5Aget_type(attribute.get()));
   Dataspace space(H5Aget_space(attribute.get()));
   std::vector<std::string> values;
-  bool read = ReadStrings(type.get(), space.get(), values, [&](hid_t memory_type, hid_t, void* buffer) {
-    return H5Aread(attribute.get(), memory_type, buffer);
-  });
+  bool read =
+      ReadStrings(type.get(), space.get(), values, [&](hid_t memory_type, hid_t, void* buffer) {
+        return H5Aread(attribute.get(), memory_type, buffer);
+      });
   if (!read || values.size() != 1) {
     throw StackError(ErrorCode::kIo, "reading attribute \"" + std::string(name) + "\"", object);
   }

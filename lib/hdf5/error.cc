@@ -16,8 +16,7 @@ struct StackEntry {
 
 herr_t CollectEntry(unsigned /*n*/, const H5E_error2_t* error, void* data) {
   auto* entries = static_cast<std::vector<StackEntry>*>(data);
-  entries->push_back({error->func_name ? error->func_name : "",
-                      error->desc ? error->desc : ""});
+  entries->push_back({error->func_name ? error->func_name : "", error->desc ? error->desc : ""});
   return 0;
 }
 

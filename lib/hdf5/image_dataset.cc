@@ -43,13 +43,15 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
                    where + " holds " + entry.dtype + " " + ShapeText(entry.dims) +
                        "; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
                        "them to uint8 first (numpy: a.astype(np.uint8)), or name another "
-                       "dataset; the file holds " + ListText(datasets));
+                       "dataset; the file holds " +
+                       ListText(datasets));
   }
   if (rank != 3 && rank != 4) {
     return Problem(ErrorCode::kUnsupported,
                    where + " has shape " + ShapeText(entry.dims) +
                        "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
-                       "grayscale (N, H, W); the file holds " + ListText(datasets));
+                       "grayscale (N, H, W); the file holds " +
+                       ListText(datasets));
   }
   try {
     io::limits::CheckImageDimensions(entry.dims, where);
@@ -99,7 +101,8 @@ const char* ToString(ImageLayout layout) {
 
 const ImageDataset& ImageDatasetChoice::Use() const {
   if (problem) throw *problem;
-  if (!images) throw Error(ErrorCode::kInternal, "no image dataset was chosen, and no reason given");
+  if (!images)
+    throw Error(ErrorCode::kInternal, "no image dataset was chosen, and no reason given");
   return *images;
 }
 
@@ -133,7 +136,8 @@ ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry
   return Problem(ErrorCode::kNotFound,
                  "no image dataset in " + path +
                      " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
-                     "(N, C, H, W) or (N, H, W)); its datasets: " + ListText(datasets));
+                     "(N, C, H, W) or (N, H, W)); its datasets: " +
+                     ListText(datasets));
 }
 
 ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared) {

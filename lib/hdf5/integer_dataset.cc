@@ -16,8 +16,8 @@ std::vector<int64_t> ReadIntegerDataset(hid_t file, const std::string& name,
   const hssize_t count = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (count < 0) throw StackError(ErrorCode::kCorrupt, "reading the shape of " + name, path);
   std::vector<int64_t> values(static_cast<size_t>(count));
-  if (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                           values.data()) < 0) {
+  if (count > 0 &&
+      H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
     throw StackError(ErrorCode::kCorrupt, "reading dataset " + name, path);
   }
   return values;

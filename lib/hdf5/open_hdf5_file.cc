@@ -45,9 +45,10 @@ ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& h
   result.file = File(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, access.get()));
   if (!result.file) {
     if (std::optional<Error> failed = TakeDriverError()) throw *failed;
-    throw Error(ErrorCode::kCorrupt, shown + " cannot be opened by HDF5: truncated or not an "
-                                             "HDF5 file; upload it again (HDF5: " +
-                                             ErrorStackText() + ")");
+    throw Error(ErrorCode::kCorrupt, shown +
+                                         " cannot be opened by HDF5: truncated or not an "
+                                         "HDF5 file; upload it again (HDF5: " +
+                                         ErrorStackText() + ")");
   }
   return result;
 }

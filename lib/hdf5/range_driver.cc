@@ -122,7 +122,8 @@ herr_t Read(H5FD_t* file, H5FD_mem_t /*type*/, hid_t /*transfer*/, haddr_t addre
   try {
     // Past the end HDF5 expects zeros (the sec2 driver's behaviour).
     const uint64_t end = state.file->size();
-    const size_t present = address >= end ? 0 : static_cast<size_t>(std::min<uint64_t>(size, end - address));
+    const size_t present =
+        address >= end ? 0 : static_cast<size_t>(std::min<uint64_t>(size, end - address));
     if (present > 0) ReadRange(state, address, std::span<uint8_t>(dest, present));
     std::memset(dest + present, 0, size - present);
     return 0;

@@ -16,8 +16,8 @@
 #include <memory>
 #include <optional>
 
-#include "hdf5/handle.h"
 #include "h5feed/error.h"
+#include "hdf5/handle.h"
 #include "io/random_access_file.h"
 
 namespace h5feed::hdf5 {

@@ -50,11 +50,12 @@ ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking) {
   const int error_number = first.error_number;
   if (lock_failed && (error_number == EWOULDBLOCK || error_number == EAGAIN)) {
     throw Error(ErrorCode::kIo,
-                path + " is locked by another process that has it open for writing with HDF5 "
-                       "(flock LOCK_EX): its contents may be half-written. Wait until that "
-                       "process closes it. Only if you know nothing writes it (a stale lock on "
-                       "a network file system), open it with file locking off "
-                       "(FileLocking::kOff, --file-locking off, HDF5_USE_FILE_LOCKING=FALSE)");
+                path +
+                    " is locked by another process that has it open for writing with HDF5 "
+                    "(flock LOCK_EX): its contents may be half-written. Wait until that "
+                    "process closes it. Only if you know nothing writes it (a stale lock on "
+                    "a network file system), open it with file locking off "
+                    "(FileLocking::kOff, --file-locking off, HDF5_USE_FILE_LOCKING=FALSE)");
   }
   std::string stack = first.stack;
   if (lock_failed && LocksRefusedByFileSystem(error_number)) {
@@ -77,8 +78,10 @@ ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking) {
     stack = unlocked.stack;
   }
   throw Error(ErrorCode::kCorrupt,
-              path + " cannot be opened by HDF5: truncated or not an HDF5 file; copy or convert "
-                     "it again (HDF5: " + stack + ")");
+              path +
+                  " cannot be opened by HDF5: truncated or not an HDF5 file; copy or convert "
+                  "it again (HDF5: " +
+                  stack + ")");
 }
 
 }  // namespace h5feed::hdf5

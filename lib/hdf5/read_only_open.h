@@ -15,7 +15,7 @@
 namespace h5feed::hdf5 {
 
 struct ReadOnlyFile {
-  File file;          // open; never empty when returned
+  File file;            // open; never empty when returned
   bool locked = false;  // the shared lock is held (false: opened without locking)
   // Non-empty when kAuto had to open without the lock: the warning to pass on (on_warning).
   std::string note;

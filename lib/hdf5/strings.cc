@@ -133,8 +133,8 @@ void WriteStringDataset(hid_t location, const char* name, std::span<const std::s
   Dataspace space(H5Screate_simple(1, dims, nullptr));
   if (!space) throw StackError(ErrorCode::kIo, what, location);
   const PropertyList untimed = UntimedDatasetCreation();
-  Dataset dataset(H5Dcreate2(location, name, type.get(), space.get(), H5P_DEFAULT,
-                             untimed.get(), H5P_DEFAULT));
+  Dataset dataset(
+      H5Dcreate2(location, name, type.get(), space.get(), H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, location);
   if (values.empty()) return;
   std::vector<const char*> pointers(values.size());
@@ -164,11 +164,10 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
                 DatasetName(name, location) + " does not hold strings, as h5feed expects");
   }
   std::vector<std::string> values;
-  bool read = ReadStrings(type.get(), space.get(), values,
-                          [&](hid_t memory_type, hid_t transfer, void* buffer) {
-                            return H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL,
-                                           transfer, buffer);
-                          });
+  bool read = ReadStrings(
+      type.get(), space.get(), values, [&](hid_t memory_type, hid_t transfer, void* buffer) {
+        return H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, transfer, buffer);
+      });
   if (!read) throw StackError(ErrorCode::kIo, what, location);
   return values;
 }

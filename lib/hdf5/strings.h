@@ -27,8 +27,7 @@ Datatype VariableLengthUtf8Type();
 // space padding. Returns false when an HDF5 call failed, leaving the error stack for
 // StackError. Dataset reads must pass `transfer` to H5Dread: its allocator lets every string
 // be freed even when the read fails part-way (H5Aread takes no transfer list and ignores it).
-using StringReadFunction =
-    std::function<herr_t(hid_t memory_type, hid_t transfer, void* buffer)>;
+using StringReadFunction = std::function<herr_t(hid_t memory_type, hid_t transfer, void* buffer)>;
 bool ReadStrings(hid_t stored_type, hid_t space, std::vector<std::string>& values,
                  const StringReadFunction& read);
 

@@ -82,8 +82,8 @@ size_t Decompress(size_t nbytes, size_t* buf_size, void** buf) {
   // malloc(0) may return null; an empty chunk still needs a buffer HDF5 can free.
   MallocBuffer output(std::malloc(std::max<unsigned long long>(size, 1)));
   if (!output) return 0;
-  size_t written = ZSTD_decompressDCtx(&codec::ThreadDecompressionContext(), output.get(), size,
-                                       *buf, nbytes);
+  size_t written =
+      ZSTD_decompressDCtx(&codec::ThreadDecompressionContext(), output.get(), size, *buf, nbytes);
   if (ZSTD_isError(written)) {
     // More frames follow the first: their sizes add up beyond the first frame's.
     if (ZSTD_getErrorCode(written) == ZSTD_error_dstSize_tooSmall) {
@@ -109,8 +109,8 @@ size_t ZstdFilterFunction(unsigned int flags, size_t cd_nelmts, const unsigned i
 const H5Z_class2_t kZstdFilterClass = {
     H5Z_CLASS_T_VERS,
     kZstdFilterId,
-    1,                                 // encoder present
-    1,                                 // decoder present
+    1,  // encoder present
+    1,  // decoder present
     "Zstandard compression: http://www.zstd.net (h5feed)",
     nullptr,  // can_apply: zstd applies to any type and chunk shape
     nullptr,  // set_local: the level is all the filter needs

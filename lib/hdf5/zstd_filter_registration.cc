@@ -4,8 +4,8 @@
 #include <mutex>
 #include <string>
 
-#include "hdf5/zstd_filter.h"
 #include "h5feed/error.h"
+#include "hdf5/zstd_filter.h"
 
 namespace h5feed::hdf5 {
 

@@ -49,9 +49,9 @@ ChunkReader::ChunkReader(const DatasetIndex& index, const io::RandomAccessFile& 
                          ChunkReaderOptions options)
     : index_(index), file_(file), options_(options) {
   if (index_.chunk_samples < 1 || index_.sample_bytes() < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the index of " + index_.path + " has no chunk geometry; build it with "
-                                                "OpenDatasetIndex");
+    throw Error(ErrorCode::kInvalidArgument, "the index of " + index_.path +
+                                                 " has no chunk geometry; build it with "
+                                                 "OpenDatasetIndex");
   }
   if (index_.direct && static_cast<int64_t>(index_.chunks.size()) != index_.chunk_count()) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -91,18 +91,15 @@ auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
 ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
   return Described(chunk, [&] {
     if (dest.size() < static_cast<size_t>(chunk_bytes())) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "a buffer of " + std::to_string(dest.size()) +
-                      " bytes cannot hold the chunk's " + std::to_string(chunk_bytes()));
+      throw Error(ErrorCode::kInvalidArgument, "a buffer of " + std::to_string(dest.size()) +
+                                                   " bytes cannot hold the chunk's " +
+                                                   std::to_string(chunk_bytes()));
     }
     switch (index_.read_path) {
       case ReadPath::kStoredTable:
-      case ReadPath::kContiguous:
-        return ReadStored(chunk, dest);
-      case ReadPath::kHdf5Chunk:
-        return ReadHdf5Chunk(chunk, dest);
-      case ReadPath::kHdf5Hyperslab:
-        return ReadHyperslab(chunk, dest);
+      case ReadPath::kContiguous: return ReadStored(chunk, dest);
+      case ReadPath::kHdf5Chunk: return ReadHdf5Chunk(chunk, dest);
+      case ReadPath::kHdf5Hyperslab: return ReadHyperslab(chunk, dest);
     }
     throw Error(ErrorCode::kInternal, "unknown read path");
   });
@@ -201,8 +198,8 @@ void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded
   const uint64_t stored = index_.chunks[static_cast<size_t>(chunk)].checksum;
   const uint64_t computed = codec::ChunkChecksum(decoded);
   if (stored != computed) {
-    throw Error(ErrorCode::kCorrupt, "checksum mismatch (stored " + Hex64(stored) +
-                                         ", computed " + Hex64(computed) + ")");
+    throw Error(ErrorCode::kCorrupt, "checksum mismatch (stored " + Hex64(stored) + ", computed " +
+                                         Hex64(computed) + ")");
   }
 }
 

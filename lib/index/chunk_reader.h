@@ -17,8 +17,8 @@ namespace h5feed::index {
 class Hdf5BlockReader;
 
 struct ChunkReadStats {
-  uint64_t bytes_read = 0;      // from the file (stored bytes; rows' bytes through H5Dread)
-  uint64_t bytes_decoded = 0;   // produced (decompressed)
+  uint64_t bytes_read = 0;     // from the file (stored bytes; rows' bytes through H5Dread)
+  uint64_t bytes_decoded = 0;  // produced (decompressed)
 };
 
 struct ChunkReaderOptions {

@@ -49,8 +49,8 @@ hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
     return hdf5::OpenHdf5File(path, locking, remote::RemoteOpen{remote, ""});
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
-    throw Error(e.code(), std::string(e.what()) +
-                              "; its name says it is an interrupted conversion");
+    throw Error(e.code(),
+                std::string(e.what()) + "; its name says it is an interrupted conversion");
   }
 }
 

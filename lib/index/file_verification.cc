@@ -140,8 +140,8 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
     if (label >= 0 && label < classes) continue;
     if (++bad <= kLabelsListed) {
       report.problems.push_back("label " + std::to_string(label) + " of row " +
-                                std::to_string(row) + " is outside the " +
-                                std::to_string(classes) + " classes");
+                                std::to_string(row) + " is outside the " + std::to_string(classes) +
+                                " classes");
     }
   }
   if (bad > kLabelsListed) {
@@ -225,7 +225,7 @@ VerificationReport VerifyFile(const std::string& path, const VerifyOptions& opti
   IndexOptions index_options;
   index_options.verify_table_entries = 0;  // every row is compared below, each reported
   index_options.file_locking = options.file_locking;
-  index_options.check_labels = false;     // every bad label is listed below
+  index_options.check_labels = false;  // every bad label is listed below
   index_options.remote = options.remote;
   std::error_code ec;
   if (!IsRemoteLocation(path) && !std::filesystem::exists(path, ec)) {

@@ -45,8 +45,8 @@ struct VerificationReport {
   int64_t samples = 0;
   int64_t chunks = 0;
   int64_t chunk_samples = 0;
-  std::string read_path;       // how chunks were read (ToString(ReadPath))
-  int64_t chunks_checked = 0;  // read and decoded (bad ones included)
+  std::string read_path;                 // how chunks were read (ToString(ReadPath))
+  int64_t chunks_checked = 0;            // read and decoded (bad ones included)
   std::vector<ChunkProblem> bad_chunks;  // in chunk order
   std::vector<std::string> problems;     // of the file as a whole (attributes, labels, counts)
   std::vector<std::string> checked;      // what was checked, one line each
@@ -56,11 +56,11 @@ struct VerificationReport {
   bool ok() const { return indexed && bad_chunks.empty() && problems.empty(); }
 };
 
-// Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in the result, never thrown.
-// Throws Error: kNotFound (no such file), kInvalidArgument (not a regular file), kIo (the
-// system or the network failed to read it, a writer holds it locked, a remote object changed
-// while it was read), kUnsupported (a newer format, a
-// filter nothing here decodes): cases where the file's soundness could not be judged.
+// Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in the
+// result, never thrown. Throws Error: kNotFound (no such file), kInvalidArgument (not a regular
+// file), kIo (the system or the network failed to read it, a writer holds it locked, a remote
+// object changed while it was read), kUnsupported (a newer format, a filter nothing here decodes):
+// cases where the file's soundness could not be judged.
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options);
 
 }  // namespace h5feed::index

@@ -19,7 +19,9 @@ bool Applied(size_t i, uint32_t filter_mask) {
   return i >= kMaxFilters || ((filter_mask >> i) & 1u) == 0;
 }
 
-bool Compresses(FilterKind kind) { return kind == FilterKind::kZstd || kind == FilterKind::kDeflate; }
+bool Compresses(FilterKind kind) {
+  return kind == FilterKind::kZstd || kind == FilterKind::kDeflate;
+}
 
 uint64_t ElementBytes(const FilterStep& step) {
   return step.client_data.empty() ? 1 : step.client_data[0];
@@ -58,8 +60,7 @@ bool NothingApplied(std::span<const FilterStep> filters, uint32_t filter_mask) {
 void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
                  std::span<const uint8_t> stored, std::span<uint8_t> out, DecodeScratch& scratch) {
   if (filters.size() > kMaxFilters) {
-    throw Error(ErrorCode::kUnsupported, "a filter pipeline of " +
-                                             std::to_string(filters.size()) +
+    throw Error(ErrorCode::kUnsupported, "a filter pipeline of " + std::to_string(filters.size()) +
                                              " filters; HDF5 allows at most 32");
   }
   // Fixed arrays, not vectors: nothing is allocated per chunk.
@@ -98,17 +99,16 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
     }
     if (!copies(j, current.size())) {
       if (step.kind == FilterKind::kShuffle) continue;  // 1-byte elements: nothing to undo
-      throw Error(ErrorCode::kUnsupported,
-                  Name(step) + " (HDF5 filter " + std::to_string(step.id) +
-                      ") cannot be undone outside HDF5");
+      throw Error(ErrorCode::kUnsupported, Name(step) + " (HDF5 filter " + std::to_string(step.id) +
+                                               ") cannot be undone outside HDF5");
     }
-    const int64_t decoded = step.kind == FilterKind::kShuffle
-                                ? static_cast<int64_t>(current.size())
-                                : input_bytes[j];
+    const int64_t decoded =
+        step.kind == FilterKind::kShuffle ? static_cast<int64_t>(current.size()) : input_bytes[j];
     if (decoded == kUnknown) {
       throw Error(ErrorCode::kUnsupported,
-                  Name(step) + " follows another compressor in the filter pipeline; the size "
-                               "it decompresses to is unknown outside HDF5");
+                  Name(step) +
+                      " follows another compressor in the filter pipeline; the size "
+                      "it decompresses to is unknown outside HDF5");
     }
     bool last_copy = true;
     for (size_t k = 0; k < j; ++k) {
@@ -125,17 +125,10 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
       target = next.Get(static_cast<size_t>(decoded));
     }
     switch (step.kind) {
-      case FilterKind::kZstd:
-        codec::ZstdDecompress(current, target);
-        break;
-      case FilterKind::kDeflate:
-        codec::DeflateDecompress(current, target);
-        break;
-      case FilterKind::kShuffle:
-        Unshuffle(current, target, ElementBytes(step));
-        break;
-      default:
-        break;  // not reached: copies() holds only for the three above
+      case FilterKind::kZstd: codec::ZstdDecompress(current, target); break;
+      case FilterKind::kDeflate: codec::DeflateDecompress(current, target); break;
+      case FilterKind::kShuffle: Unshuffle(current, target, ElementBytes(step)); break;
+      default: break;  // not reached: copies() holds only for the three above
     }
     current = target;
   }

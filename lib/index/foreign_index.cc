@@ -67,8 +67,8 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
   const std::vector<int> missing = FiltersHdf5Lacks(info.filters);
   if (!missing.empty()) {
     throw Error(ErrorCode::kUnsupported,
-                index.dataset + " in " + path + " is filtered with " +
-                    PipelineText(info.filters) + "; filter " + std::to_string(missing.front()) +
+                index.dataset + " in " + path + " is filtered with " + PipelineText(info.filters) +
+                    "; filter " + std::to_string(missing.front()) +
                     " is unknown to h5feed and to this HDF5. Point HDF5_PLUGIN_PATH at a folder "
                     "holding its plugin, or rewrite the dataset with gzip or zstd (h5py: "
                     "compression=\"gzip\")");

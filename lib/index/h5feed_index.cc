@@ -38,9 +38,8 @@ void RequireAttribute(hid_t file, const char* name, int64_t expected, const std:
                       const char* source = "/images") {
   const int64_t value = hdf5::ReadInt64Attribute(file, name);
   if (value != expected) {
-    throw Error(ErrorCode::kCorrupt, path + ": attribute " + name + " is " +
-                                         std::to_string(value) + " but " + source + " says " +
-                                         std::to_string(expected) +
+    throw Error(ErrorCode::kCorrupt, path + ": attribute " + name + " is " + std::to_string(value) +
+                                         " but " + source + " says " + std::to_string(expected) +
                                          ": the file is damaged; convert the source again");
   }
 }
@@ -65,8 +64,8 @@ void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkReco
         images, c, chunk_images, ChunkLocation{r.address, r.stored_bytes, r.filter_mask, 0}, path);
     if (mismatch.empty()) continue;
     throw Error(ErrorCode::kCorrupt,
-                "the chunk table of /images in " + path + " does not match the file: " +
-                    mismatch + ". The file was rewritten after conversion (h5repack, or /images "
+                "the chunk table of /images in " + path + " does not match the file: " + mismatch +
+                    ". The file was rewritten after conversion (h5repack, or /images "
                     "copied with h5py), which moves chunks; run h5feed rechunk on it to "
                     "rebuild the table");
   }
@@ -126,12 +125,15 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                                          ", which never existed: the file is damaged");
   }
   if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) {
-    throw Error(ErrorCode::kCorrupt, path + " is an h5feed file without /images: the file "
-                                            "is damaged; convert the source again");
+    throw Error(ErrorCode::kCorrupt, path +
+                                         " is an h5feed file without /images: the file "
+                                         "is damaged; convert the source again");
   }
   const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
-  const std::vector<hdf5::DatasetEntry> entries = {hdf5::DescribeDataset(images.get(), kImagesName)};
-  const hdf5::ImageDataset chosen = hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
+  const std::vector<hdf5::DatasetEntry> entries = {
+      hdf5::DescribeDataset(images.get(), kImagesName)};
+  const hdf5::ImageDataset chosen =
+      hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
   const ImageStorage info = ReadImageStorage(images.get(), chosen, path);
   if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
       !info.chunks_hold_samples) {
@@ -154,10 +156,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
   if (static_cast<int64_t>(records.size()) != expected) {
     throw Error(ErrorCode::kCorrupt,
-                "the chunk table of /images in " + path + " has " +
-                    std::to_string(records.size()) + " rows for " + std::to_string(expected) +
-                    " chunks (" + std::to_string(info.samples) + " images, " +
-                    std::to_string(k) + " per chunk): the file is damaged; convert it again");
+                "the chunk table of /images in " + path + " has " + std::to_string(records.size()) +
+                    " rows for " + std::to_string(expected) + " chunks (" +
+                    std::to_string(info.samples) + " images, " + std::to_string(k) +
+                    " per chunk): the file is damaged; convert it again");
   }
   const uint64_t file_bytes = index.file_bytes;
   // A chunk is read into a buffer of its stored size: bound it by what the codecs can
@@ -173,12 +175,12 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                       " bytes: the file is truncated or damaged; copy or convert it again");
     }
     if (r.stored_bytes > max_stored) {
-      throw Error(ErrorCode::kCorrupt,
-                  "chunk " + std::to_string(c) + " of /images in " + path + " claims " +
-                      std::to_string(r.stored_bytes) + " stored bytes, more than any codec " +
-                      "makes of its " + std::to_string(k * info.shape.bytes()) +
-                      " bytes (at most " + std::to_string(max_stored) +
-                      "): the chunk table is damaged; convert the file again");
+      throw Error(ErrorCode::kCorrupt, "chunk " + std::to_string(c) + " of /images in " + path +
+                                           " claims " + std::to_string(r.stored_bytes) +
+                                           " stored bytes, more than any codec " + "makes of its " +
+                                           std::to_string(k * info.shape.bytes()) +
+                                           " bytes (at most " + std::to_string(max_stored) +
+                                           "): the chunk table is damaged; convert the file again");
     }
   }
   // HDF5 1.10.8 finds a chunk's entry by walking its chunk index from the first chunk

@@ -24,7 +24,9 @@ constexpr size_t kCacheSlots = 10007;
 
 // A failure HDF5 traced to the operating system (an errno in its stack) is I/O; anything
 // else (a bad B-tree node, a filter that failed) is damaged data.
-ErrorCode CodeOfStack() { return hdf5::ErrorStackErrno() != 0 ? ErrorCode::kIo : ErrorCode::kCorrupt; }
+ErrorCode CodeOfStack() {
+  return hdf5::ErrorStackErrno() != 0 ? ErrorCode::kIo : ErrorCode::kCorrupt;
+}
 
 hdf5::PropertyList CacheFor(const DatasetIndex& index, hid_t file) {
   hdf5::PropertyList access(H5Pcreate(H5P_DATASET_ACCESS));
@@ -60,8 +62,7 @@ Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // As the index was opened: without the lock when it fell back (or was asked to).
-  file_ = std::move(
-      hdf5::OpenHdf5File(index.location, index.file_locking, index.remote).file);
+  file_ = std::move(hdf5::OpenHdf5File(index.location, index.file_locking, index.remote).file);
   hdf5::PropertyList cache = CacheFor(index, file_.get());
   dataset_ = hdf5::Dataset(H5Dopen2(file_.get(), dataset_name_.c_str(), cache.get()));
   if (!dataset_) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + dataset_name_, path_);
@@ -96,9 +97,10 @@ Hdf5BlockReader::RawChunk Hdf5BlockReader::ReadRawChunk(int64_t first_row,
   }
   RawChunk raw;
   if (address == HADDR_UNDEF || size == 0) return raw;  // never written: the fill value
-  if (size > max_stored_bytes_) {  // before the buffer grows to it
+  if (size > max_stored_bytes_) {                       // before the buffer grows to it
     throw Error(ErrorCode::kCorrupt, "HDF5's chunk index says the chunk holds " +
-                                         std::to_string(size) + " stored bytes, more than any "
+                                         std::to_string(size) +
+                                         " stored bytes, more than any "
                                          "filter makes of it (at most " +
                                          std::to_string(max_stored_bytes_) + ")");
   }

@@ -56,8 +56,8 @@ std::span<const uint8_t> StripFletcher32(std::span<const uint8_t> stored) {
   std::span<const uint8_t> data = stored.first(stored.size() - kFletcherBytes);
   const uint8_t* tail = stored.data() + data.size();
   // UINT32DECODE: little-endian, whatever the machine.
-  const uint32_t recorded = uint32_t{tail[0]} | uint32_t{tail[1]} << 8 |
-                            uint32_t{tail[2]} << 16 | uint32_t{tail[3]} << 24;
+  const uint32_t recorded = uint32_t{tail[0]} | uint32_t{tail[1]} << 8 | uint32_t{tail[2]} << 16 |
+                            uint32_t{tail[3]} << 24;
   const uint32_t computed = Fletcher32(data);
   // H5Zfletcher32.c swaps bytes 0<->1 and 2<->3 of the checksum's little-endian image.
   const uint32_t swapped = ((computed & 0x00ff00ffu) << 8) | ((computed & 0xff00ff00u) >> 8);

@@ -53,7 +53,8 @@ ImageStorage ReadImageStorage(hid_t dataset, const hdf5::ImageDataset& images,
     }
   }
   const int count = H5Pget_nfilters(dcpl.get());
-  if (count < 0) throw hdf5::StackError(ErrorCode::kCorrupt, "reading the filters of " + name, path);
+  if (count < 0)
+    throw hdf5::StackError(ErrorCode::kCorrupt, "reading the filters of " + name, path);
   for (int i = 0; i < count; ++i) {
     unsigned flags = 0, config = 0;
     unsigned values[kMaxClientValues] = {};

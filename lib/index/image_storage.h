@@ -22,7 +22,7 @@ struct ImageStorage {
   std::string name;           // "/images"
   std::vector<int64_t> dims;  // (N, H, W, C), (N, C, H, W) or (N, H, W)
   int64_t samples = 0;
-  ImageShape shape;  // H x W x C of one sample
+  ImageShape shape;               // H x W x C of one sample
   Layout layout = Layout::kNHWC;  // (N, H, W) is NHWC with C = 1, byte for byte
   H5D_layout_t storage = H5D_CONTIGUOUS;
   std::vector<int64_t> chunk;        // chunked only: the chunk shape

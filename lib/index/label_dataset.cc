@@ -44,8 +44,8 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
   try {
     return hdf5::ReadStringDataset(file, name.c_str());
   } catch (const Error& e) {
-    throw Error(ErrorCode::kCorrupt, "reading class names " + name + " in " + path + ": " +
-                                         e.what());
+    throw Error(ErrorCode::kCorrupt,
+                "reading class names " + name + " in " + path + ": " + e.what());
   }
 }
 

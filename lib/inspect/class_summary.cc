@@ -44,8 +44,8 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
     if (s.label_order && s.label_order->InRuns()) {
       s.notes.push_back("the rows are stored " + s.label_order->Describe() +
                         ": batches of chunks:W and quasi:W hold few classes unless W is large "
-                        "(the loader warns when so); h5feed rechunk " + s.path +
-                        " OUT.h5 --seed 0 writes a shuffled copy");
+                        "(the loader warns when so); h5feed rechunk " +
+                        s.path + " OUT.h5 --seed 0 writes a shuffled copy");
     }
     for (int64_t label : values) {
       bool known = label >= 0 && (names.empty() || label < static_cast<int64_t>(names.size()));

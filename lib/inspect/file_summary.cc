@@ -190,8 +190,7 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
   if (!local) StoredBytesFromTable(file.get(), s);
   // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A summary
   // reports what it finds rather than refusing the file: a problem becomes a note.
-  const hdf5::ImageDatasetChoice images =
-      hdf5::ChooseImageDataset(file.get(), entries, "", s.path);
+  const hdf5::ImageDatasetChoice images = hdf5::ChooseImageDataset(file.get(), entries, "", s.path);
   if (images.images) SummarizeImages(*images.images, s);
   if (images.problem) {
     s.notes.push_back(std::string(images.problem->what()) +

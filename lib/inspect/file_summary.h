@@ -64,7 +64,7 @@ struct FileSummary {
 
   // The image dataset; has_images is false when the file has none h5feed can use.
   bool has_images = false;
-  std::string images;           // its name
+  std::string images;  // its name
   // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1).
   std::string layout;
   bool layout_guessed = false;  // 4-D without a layout attribute: inferred from the shape
@@ -79,7 +79,7 @@ struct FileSummary {
   // Whether the stored order holds the labels in runs (class-sorted); none without labels or
   // with fewer than two distinct ones.
   std::optional<LabelOrder> label_order;
-  bool has_skipped = false;         // the file records skipped sources (h5feed files do)
+  bool has_skipped = false;  // the file records skipped sources (h5feed files do)
   std::vector<SkippedEntry> skipped;
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;

@@ -6,9 +6,7 @@
 
 namespace h5feed::inspect {
 
-std::string LabelOrder::Describe() const {
-  return order == "mixed" ? order : order + " by label";
-}
+std::string LabelOrder::Describe() const { return order == "mixed" ? order : order + " by label"; }
 
 std::optional<LabelOrder> DescribeLabelOrder(std::span<const int64_t> labels) {
   std::unordered_map<int64_t, int64_t> counts;

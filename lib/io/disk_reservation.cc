@@ -54,9 +54,9 @@ void DiskReservation::Reserve(uint64_t end, std::string_view what) {
       if (errno == EOPNOTSUPP || errno == ENOSYS) {
         preallocates_ = false;
       } else {
-        throw SystemError(std::string(what) + " (reserving " + std::to_string(length) +
-                              " bytes of disk space)",
-                          path_, errno);
+        throw SystemError(
+            std::string(what) + " (reserving " + std::to_string(length) + " bytes of disk space)",
+            path_, errno);
       }
     }
   }

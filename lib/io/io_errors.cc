@@ -19,22 +19,20 @@ std::string ErrnoText(int error_number) {
   return Text(strerror_r(error_number, buffer, sizeof(buffer)), buffer);
 }
 
-Error ReadFailedError(const std::string& path, uint64_t offset, uint64_t length,
-                      int error_number) {
-  return Error(ErrorCode::kIo, "reading " + std::to_string(length) + " bytes at offset " +
-                                   std::to_string(offset) + " of " + path + " failed: " +
-                                   ErrnoText(error_number) + " (errno " +
-                                   std::to_string(error_number) +
-                                   "); check the disk or the network file system");
+Error ReadFailedError(const std::string& path, uint64_t offset, uint64_t length, int error_number) {
+  return Error(ErrorCode::kIo,
+               "reading " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
+                   " of " + path + " failed: " + ErrnoText(error_number) + " (errno " +
+                   std::to_string(error_number) + "); check the disk or the network file system");
 }
 
 Error TruncatedError(const std::string& path, uint64_t offset, uint64_t length, uint64_t end,
                      uint64_t missing) {
-  return Error(ErrorCode::kCorrupt,
-               path + ": file ends at byte " + std::to_string(end) + ", expected " +
-                   std::to_string(missing) + " more (reading " + std::to_string(length) +
-                   " bytes at offset " + std::to_string(offset) +
-                   "): truncated? Copy or convert the file again");
+  return Error(ErrorCode::kCorrupt, path + ": file ends at byte " + std::to_string(end) +
+                                        ", expected " + std::to_string(missing) +
+                                        " more (reading " + std::to_string(length) +
+                                        " bytes at offset " + std::to_string(offset) +
+                                        "): truncated? Copy or convert the file again");
 }
 
 }  // namespace h5feed::io

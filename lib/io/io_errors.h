@@ -11,8 +11,7 @@ namespace h5feed::io {
 
 // Error(kIo): the system refused to read `length` bytes at `offset` of `path` with
 // `error_number` (its strerror text is included).
-Error ReadFailedError(const std::string& path, uint64_t offset, uint64_t length,
-                     int error_number);
+Error ReadFailedError(const std::string& path, uint64_t offset, uint64_t length, int error_number);
 
 // Error(kCorrupt): `path` ended at byte `end` while `missing` more bytes of a read of `length`
 // bytes at `offset` were expected. A file shorter than its own metadata says is truncated

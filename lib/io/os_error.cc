@@ -19,8 +19,9 @@ Error NoSpaceError(std::string_view what, std::string_view path, int error_numbe
       remedy = "Free space within your quota, or write the output to another disk";
       break;
     case EFBIG:
-      cause = "the file reached the largest size allowed (by the file system, or by this "
-              "process's file-size limit, `ulimit -f`)";
+      cause =
+          "the file reached the largest size allowed (by the file system, or by this "
+          "process's file-size limit, `ulimit -f`)";
       remedy = "Raise the limit, or write the output to a file system that allows larger files";
       break;
     default:

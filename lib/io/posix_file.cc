@@ -46,8 +46,7 @@ class PosixFile final : public RandomAccessFile {
     size_t done = 0;
     while (done < dest.size()) {
       const size_t want = std::min(dest.size() - done, kMaxReadPerCall);
-      const ssize_t got =
-          ::pread(fd_, dest.data() + done, want, static_cast<off_t>(offset + done));
+      const ssize_t got = ::pread(fd_, dest.data() + done, want, static_cast<off_t>(offset + done));
       if (got < 0) {
         if (errno == EINTR) continue;  // a signal arrived before any byte was read: retry
         throw ReadFailedError(path_, offset, dest.size(), errno);
@@ -145,9 +144,8 @@ std::unique_ptr<RandomAccessFile> OpenPosixFile(const std::string& path) {
     if (error_number == ENOENT) {
       throw Error(ErrorCode::kNotFound, path + " does not exist");
     }
-    throw Error(ErrorCode::kIo, "cannot open " + path + " for reading: " +
-                                    ErrnoText(error_number) + " (errno " +
-                                    std::to_string(error_number) + ")");
+    throw Error(ErrorCode::kIo, "cannot open " + path + " for reading: " + ErrnoText(error_number) +
+                                    " (errno " + std::to_string(error_number) + ")");
   }
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
@@ -158,8 +156,9 @@ std::unique_ptr<RandomAccessFile> OpenPosixFile(const std::string& path) {
   if (!S_ISREG(info.st_mode)) {
     ::close(fd);
     throw Error(ErrorCode::kInvalidArgument,
-                path + " is not a regular file (a folder or a device?); give the path of an "
-                       "HDF5 file");
+                path +
+                    " is not a regular file (a folder or a device?); give the path of an "
+                    "HDF5 file");
   }
   return std::make_unique<PosixFile>(path, fd, static_cast<uint64_t>(info.st_size));
 }

@@ -7,9 +7,7 @@
 namespace h5feed::io::limits {
 namespace {
 
-std::string GiB(uint64_t bytes) {
-  return std::to_string(bytes >> 30) + " GiB";
-}
+std::string GiB(uint64_t bytes) { return std::to_string(bytes >> 30) + " GiB"; }
 
 }  // namespace
 
@@ -35,10 +33,10 @@ void CheckImageDimensions(const std::vector<int64_t>& dims, const std::string& w
                       " is 2^63 or more, which no real dataset has; the file is damaged");
     }
     if (i > 0 && dims[i] > kMaxImageDimension) {
-      throw Error(ErrorCode::kCorrupt,
-                  where + " claims shape " + shape + ": image dimension " + std::to_string(i) +
-                      " exceeds h5feed's limit of " + std::to_string(kMaxImageDimension) +
-                      "; the file is damaged");
+      throw Error(ErrorCode::kCorrupt, where + " claims shape " + shape + ": image dimension " +
+                                           std::to_string(i) + " exceeds h5feed's limit of " +
+                                           std::to_string(kMaxImageDimension) +
+                                           "; the file is damaged");
     }
   }
   if (dims.empty()) return;
@@ -47,9 +45,9 @@ void CheckImageDimensions(const std::vector<int64_t>& dims, const std::string& w
   for (size_t i = 1; i < dims.size(); ++i) {
     image_bytes *= dims[i];
     if (image_bytes > kMaxImageBytes) {
-      throw Error(ErrorCode::kCorrupt,
-                  where + " claims shape " + shape + ": one image would exceed h5feed's limit of " +
-                      GiB(kMaxImageBytes) + "; the file is damaged");
+      throw Error(ErrorCode::kCorrupt, where + " claims shape " + shape +
+                                           ": one image would exceed h5feed's limit of " +
+                                           GiB(kMaxImageBytes) + "; the file is damaged");
     }
   }
   CheckRowCount(dims[0], where);
@@ -60,17 +58,18 @@ void CheckRowCount(int64_t rows, const std::string& where) {
   if (rows < 0 || static_cast<uint64_t>(rows) > memory / kBytesPerImage) {
     throw Error(ErrorCode::kCorrupt,
                 where + " claims " + std::to_string(rows) + " rows; h5feed keeps " +
-                    std::to_string(kBytesPerImage) + " bytes per image in memory (label and "
-                    "epoch order), more than this machine's " + GiB(memory) +
-                    ". The file is damaged, or too large to read on this machine");
+                    std::to_string(kBytesPerImage) +
+                    " bytes per image in memory (label and "
+                    "epoch order), more than this machine's " +
+                    GiB(memory) + ". The file is damaged, or too large to read on this machine");
   }
 }
 
 void CheckClassCount(int64_t count, const std::string& where) {
   if (count > kMaxClasses) {
-    throw Error(ErrorCode::kCorrupt,
-                where + " holds " + std::to_string(count) + " class names, more than h5feed's " +
-                    "limit of " + std::to_string(kMaxClasses) + "; the file is damaged");
+    throw Error(ErrorCode::kCorrupt, where + " holds " + std::to_string(count) +
+                                         " class names, more than h5feed's " + "limit of " +
+                                         std::to_string(kMaxClasses) + "; the file is damaged");
   }
 }
 

@@ -26,8 +26,8 @@ std::span<const float> Batch::normalized_images(int view) const {
   }
   const auto bytes =
       static_cast<size_t>(size() * impl_->views->views[static_cast<size_t>(view)].image_bytes());
-  const std::span<const uint8_t> output = impl_->batch.view.output.subspan(
-      impl_->views->offset(view, impl_->capacity), bytes);
+  const std::span<const uint8_t> output =
+      impl_->batch.view.output.subspan(impl_->views->offset(view, impl_->capacity), bytes);
   return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
 
@@ -78,8 +78,8 @@ TensorView Batch::image_tensor(int view) const {
   const transform::OutputSpec& spec = impl_->views->views[static_cast<size_t>(view)];
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
-  const auto* base = static_cast<const uint8_t*>(
-      impl_->device ? impl_->device->images() : impl_->batch.view.output.data());
+  const auto* base = static_cast<const uint8_t*>(impl_->device ? impl_->device->images()
+                                                               : impl_->batch.view.output.data());
   const void* data = base + impl_->views->offset(view, impl_->capacity);
   const std::array<int64_t, 4> dims =
       spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}

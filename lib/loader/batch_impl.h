@@ -45,7 +45,7 @@ struct BatchForm {
   ImageShape shape;
   bool normalized = false;
   std::shared_ptr<const transform::OutputViews> views;  // set when normalized
-  int64_t capacity = 0;                                  // rows a slot holds: the batch size
+  int64_t capacity = 0;                                 // rows a slot holds: the batch size
   int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says
 };
 

@@ -49,8 +49,8 @@ std::optional<std::string> CacheTooSmallWarning(const LoaderOptions& options,
           : " and needs room for " + std::to_string(ahead) +
                 " more to load the next ones ahead: batches can wait at each window switch";
   return "a cache of " + RoundedUpSize(options.cache_bytes) + " holds " +
-         std::to_string(budget.cache_chunks) + " chunks of " + path + ", but " + use +
-         consequence + ". cache_bytes of " + RoundedUpSize(wanted * budget.chunk_bytes) +
+         std::to_string(budget.cache_chunks) + " chunks of " + path + ", but " + use + consequence +
+         ". cache_bytes of " + RoundedUpSize(wanted * budget.chunk_bytes) +
          " avoids it (or use a smaller window)";
 }
 

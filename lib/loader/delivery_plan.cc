@@ -24,8 +24,7 @@ bool DeviceUsable(const LoaderOptions& options) {
   if (device >= status.device_count) {
     throw Error(ErrorCode::kInvalidArgument,
                 "LoaderOptions.output.cuda_device is " + std::to_string(device) + " but " +
-                    std::to_string(status.device_count) +
-                    " CUDA device(s) are visible; use 0 .. " +
+                    std::to_string(status.device_count) + " CUDA device(s) are visible; use 0 .. " +
                     std::to_string(status.device_count - 1) + " (or -1 for host batches)");
   }
   return true;

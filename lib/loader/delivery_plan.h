@@ -21,7 +21,7 @@ struct DeliveryPlan {
   // Set when normalizing (either side): the views at Open, whose room per image is the most
   // any later SetOutputSize may use.
   std::optional<transform::OutputViews> views;
-  transform::NormalizeParams normalize;  // the factors the views normalize with
+  transform::NormalizeParams normalize;      // the factors the views normalize with
   std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
 
   // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.

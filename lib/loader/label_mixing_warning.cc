@@ -31,8 +31,7 @@ std::string Holds(const sampler::BatchMixing& mixing) {
 std::string RechunkCommand(const LoaderOptions& options, const std::string& path) {
   const std::filesystem::path source(path);
   const std::filesystem::path copy =
-      source.parent_path() /
-      (source.stem().string() + "-shuffled" + source.extension().string());
+      source.parent_path() / (source.stem().string() + "-shuffled" + source.extension().string());
   std::string command = "h5feed rechunk " + path + " " + copy.string() + " --seed 0";
   if (!options.images_dataset.empty()) command += " --images " + options.images_dataset;
   if (!options.labels_dataset.empty()) command += " --labels " + options.labels_dataset;

@@ -54,12 +54,12 @@ using loader::Warn;
 index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
   loader::CheckOptions(options);  // before touching the file: a bad option is the first error
   if (options.open_probe) {  // HDF5 may crash or hang on the file: there, not here (open_probe.h)
-    probe::ProbeOpen(path,
-                     probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
-                                         options.labels_dataset, options.file_locking,
-                                         std::chrono::seconds(options.open_probe_stall_seconds),
-                                         options.remote},
-                     [&](const std::string& warning) { Warn(options, warning); });
+    probe::ProbeOpen(
+        path,
+        probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
+                            options.labels_dataset, options.file_locking,
+                            std::chrono::seconds(options.open_probe_stall_seconds), options.remote},
+        [&](const std::string& warning) { Warn(options, warning); });
   }
   index::IndexOptions index_options;
   index_options.images = options.images_dataset;
@@ -207,16 +207,16 @@ struct Loader::Impl {
     // last batches train (epoch_orders.h).
     std::vector<int64_t> order = orders.TakeAndLookAhead(epoch);
     auto plan = std::make_shared<const pipeline::EpochPlan>(
-        epoch, std::move(order), options.batch_size, options.drop_last_batch,
-        dataset.chunk_samples, dataset.chunk_count(), orders.upcoming_start());
+        epoch, std::move(order), options.batch_size, options.drop_last_batch, dataset.chunk_samples,
+        dataset.chunk_count(), orders.upcoming_start());
     cache.SetPlan(plan->access());
     if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
     const int64_t first_step = feed ? next_step / options.echo : next_step;
     if (feed) feed->Restart(static_cast<int>(next_step % options.echo));
-    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_step,
-                                                           resources, assembler_options);
+    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_step, resources,
+                                                           assembler_options);
   }
 
   // Runs `wait` (a wait for the run), counting its time in stats().wait_seconds.
@@ -224,8 +224,7 @@ struct Loader::Impl {
   auto Waited(Wait&& wait) {
     const auto start = std::chrono::steady_clock::now();
     auto result = wait();
-    wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                        .count();
+    wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 
@@ -360,13 +359,13 @@ void Loader::Restore(const LoaderState& state) {
     throw Error(ErrorCode::kInvalidArgument,
                 "Restore: the state was taken on another file geometry or with other "
                 "order-relevant options (batch_size, drop_last_batch, sampler, "
-                "shard.world_size, shard.drop_last, echo) than " + impl_->info.path +
-                    " opened with these options");
+                "shard.world_size, shard.drop_last, echo) than " +
+                    impl_->info.path + " opened with these options");
   }
   if (state.step < 0 || state.step > batches_per_epoch()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "Restore: step " + std::to_string(state.step) + " is outside the epoch's " +
-                    std::to_string(batches_per_epoch()) + " steps");
+    throw Error(ErrorCode::kInvalidArgument, "Restore: step " + std::to_string(state.step) +
+                                                 " is outside the epoch's " +
+                                                 std::to_string(batches_per_epoch()) + " steps");
   }
   impl_->epoch = state.epoch;
   impl_->next_step = state.step;

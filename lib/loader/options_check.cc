@@ -13,8 +13,8 @@ namespace {
 
 void Require(bool condition, const std::string& option, int64_t value, const std::string& rule) {
   if (!condition) {
-    throw Error(ErrorCode::kInvalidArgument, "LoaderOptions." + option + " is " +
-                                                 std::to_string(value) + "; " + rule);
+    throw Error(ErrorCode::kInvalidArgument,
+                "LoaderOptions." + option + " is " + std::to_string(value) + "; " + rule);
   }
 }
 
@@ -32,8 +32,7 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.slots >= options.echo, "slots", options.slots,
           "echo = " + std::to_string(options.echo) +
               " needs at least as many slots (each echo copy is a batch in its own slot)");
-  Require(options.sampler.window >= 1, "sampler.window", options.sampler.window,
-          "it must be >= 1");
+  Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
   const RemoteOptions& remote = options.remote;
@@ -64,8 +63,8 @@ void CheckOptions(const LoaderOptions& options) {
   }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");
-  Require(options.shard.rank >= 0 && options.shard.rank < options.shard.world_size,
-          "shard.rank", options.shard.rank,
+  Require(options.shard.rank >= 0 && options.shard.rank < options.shard.world_size, "shard.rank",
+          options.shard.rank,
           "it must be in [0, world_size = " + std::to_string(options.shard.world_size) + ")");
 }
 
@@ -73,13 +72,12 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
                             const DatasetFootprint& dataset) {
   const int64_t samples_per_rank = dataset.samples_per_rank;
   if (options.batch_size > samples_per_rank) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "LoaderOptions.batch_size is " + std::to_string(options.batch_size) +
-                    " but rank " + std::to_string(options.shard.rank) + " of " +
-                    std::to_string(options.shard.world_size) + " reads only " +
-                    std::to_string(samples_per_rank) + " samples per epoch of " + path +
-                    "; use a batch of at most " + std::to_string(samples_per_rank) +
-                    " or fewer ranks");
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        "LoaderOptions.batch_size is " + std::to_string(options.batch_size) + " but rank " +
+            std::to_string(options.shard.rank) + " of " + std::to_string(options.shard.world_size) +
+            " reads only " + std::to_string(samples_per_rank) + " samples per epoch of " + path +
+            "; use a batch of at most " + std::to_string(samples_per_rank) + " or fewer ranks");
   }
   // In floating point: batch_size x image bytes may overflow int64 for absurd values. A slot
   // holds the images and, when normalizing on the host, every view's outputs, plus label,
@@ -87,9 +85,9 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
   const double sample_bytes =
       static_cast<double>(dataset.image_bytes) + static_cast<double>(dataset.output_bytes);
   const double slot_bytes = static_cast<double>(options.batch_size) * (sample_bytes + 24);
-  const double cache_bytes = std::min(static_cast<double>(options.cache_bytes),
-                                      static_cast<double>(dataset.chunk_bytes) *
-                                          static_cast<double>(dataset.chunks));
+  const double cache_bytes =
+      std::min(static_cast<double>(options.cache_bytes),
+               static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
   const double wanted = options.slots * slot_bytes + cache_bytes;
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
@@ -97,9 +95,9 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
     throw Error(ErrorCode::kInvalidArgument,
                 "LoaderOptions: " + std::to_string(options.slots) + " slots of a " +
                     std::to_string(options.batch_size) + "-image batch (" + gib(slot_bytes) +
-                    " GiB each) plus a cache of " + gib(cache_bytes) + " GiB need " +
-                    gib(wanted) + " GiB, more than this machine's " + gib(memory) +
-                    " GiB of memory (" + path + "); lower slots, batch_size or cache_bytes");
+                    " GiB each) plus a cache of " + gib(cache_bytes) + " GiB need " + gib(wanted) +
+                    " GiB, more than this machine's " + gib(memory) + " GiB of memory (" + path +
+                    "); lower slots, batch_size or cache_bytes");
   }
 }
 

@@ -10,9 +10,11 @@ namespace h5feed::loader {
 using Prefetch = io::RandomAccessFile::Prefetch;
 
 RemoteReadahead::RemoteReadahead(const index::DatasetIndex& dataset,
-                                 const io::RandomAccessFile& file,
-                                 const cache::ChunkCache& cache, uint64_t memory_bytes)
-    : dataset_(dataset), file_(file), cache_(cache),
+                                 const io::RandomAccessFile& file, const cache::ChunkCache& cache,
+                                 uint64_t memory_bytes)
+    : dataset_(dataset),
+      file_(file),
+      cache_(cache),
       hinted_for_(static_cast<size_t>(dataset.chunk_count()), -1) {
   file_.LimitPrefetch(memory_bytes);
 }
@@ -64,8 +66,8 @@ std::unique_ptr<RemoteReadahead> MakeRemoteReadahead(const index::DatasetIndex& 
                                                      const cache::ChunkCache& cache,
                                                      int64_t cache_bytes) {
   if (!IsRemoteLocation(dataset.location) || !dataset.direct) return nullptr;
-  return std::make_unique<RemoteReadahead>(dataset, file, cache,
-                                           static_cast<uint64_t>(std::max<int64_t>(cache_bytes, 0) / 4));
+  return std::make_unique<RemoteReadahead>(
+      dataset, file, cache, static_cast<uint64_t>(std::max<int64_t>(cache_bytes, 0) / 4));
 }
 
 }  // namespace h5feed::loader

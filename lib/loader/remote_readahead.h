@@ -52,7 +52,7 @@ class RemoteReadahead {
   std::mutex mutex_;
   // State below is protected by mutex_.
   std::shared_ptr<const cache::AccessPlan> plan_;
-  int64_t cursor_ = 0;  // the first step with chunks not hinted yet
+  int64_t cursor_ = 0;               // the first step with chunks not hinted yet
   std::vector<int64_t> hinted_for_;  // per chunk: the step it was last hinted for, or -1
   std::deque<Hint> hints_;           // live hints, oldest step first
 };

@@ -23,8 +23,7 @@ class PageAligned final : public HostAllocator {
     if (region == MAP_FAILED) {
       int error = errno;
       throw Error(ErrorCode::kIo, "cannot allocate " + std::to_string(bytes) +
-                                      " bytes of host slot memory (mmap: " +
-                                      std::strerror(error) +
+                                      " bytes of host slot memory (mmap: " + std::strerror(error) +
                                       "); lower slots or batch_size");
     }
     return region;

@@ -56,10 +56,10 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
                     std::to_string(resources_.pool->slots()) + " given)");
   }
   if (first_step < 0 || first_step > delivered_steps()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "step " + std::to_string(first_step) + " is outside epoch " +
-                    std::to_string(plan_->epoch()) + " of " +
-                    std::to_string(delivered_steps()) + " steps");
+    throw Error(ErrorCode::kInvalidArgument, "step " + std::to_string(first_step) +
+                                                 " is outside epoch " +
+                                                 std::to_string(plan_->epoch()) + " of " +
+                                                 std::to_string(delivered_steps()) + " steps");
   }
   if (options_.device_echo > 0 &&
       (options_.echo != 1 || resources_.layout->row_orders() < options_.device_echo)) {
@@ -101,14 +101,13 @@ void BatchAssembler::Run() noexcept {
     resources_.arena->execute([&] {
       tbb::parallel_pipeline(
           tokens,
-          tbb::make_filter<void, Job*>(
-              tbb::filter_mode::serial_in_order,
-              [this](tbb::flow_control& control) -> Job* {
-                bool end = false;
-                Job* job = TakeStep(end);
-                if (end) control.stop();
-                return job;
-              }) &
+          tbb::make_filter<void, Job*>(tbb::filter_mode::serial_in_order,
+                                       [this](tbb::flow_control& control) -> Job* {
+                                         bool end = false;
+                                         Job* job = TakeStep(end);
+                                         if (end) control.stop();
+                                         return job;
+                                       }) &
               tbb::make_filter<Job*, Job*>(tbb::filter_mode::parallel,
                                            [this](Job* job) -> Job* {
                                              Assemble(*job);
@@ -172,8 +171,8 @@ void BatchAssembler::Assemble(Job& job) {
   try {
     tbb::this_task_arena::isolate([&] {
       const memory::SlotView loaded = layout.View(job.leases[0].bytes());
-      job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
-                                             loaded);
+      job.rows =
+          resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step, loaded);
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
         NormalizeViews(loaded.images, layout.shape(), job.rows, *options_.output,

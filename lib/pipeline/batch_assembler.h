@@ -123,7 +123,7 @@ class BatchAssembler {
 
   // Stage 1 state (serial filter; atomic because TBB runs it on any worker).
   std::atomic<int64_t> next_step_;
-  std::atomic<bool> failed_{false};  // an error was met: take no more steps
+  std::atomic<bool> failed_{false};           // an error was met: take no more steps
   std::atomic<bool> error_delivered_{false};  // stage 3 pushed the error: drop later steps
 
   std::mutex jobs_mutex_;

@@ -15,9 +15,8 @@
 
 namespace h5feed::pipeline {
 
-BatchGatherer::BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples,
-                             int64_t sample_bytes, std::span<const int64_t> labels,
-                             Options options)
+BatchGatherer::BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples, int64_t sample_bytes,
+                             std::span<const int64_t> labels, Options options)
     : cache_(cache),
       chunk_samples_(chunk_samples),
       sample_bytes_(sample_bytes),
@@ -42,8 +41,8 @@ void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
     if (!corrupt_.insert(chunk).second) return;
   }
   ++corrupt_chunks_;
-  std::string message = "h5feed: skipping corrupt chunk " + std::to_string(chunk) + " (" +
-                        what + "); its rows are left out of every batch from here on";
+  std::string message = "h5feed: skipping corrupt chunk " + std::to_string(chunk) + " (" + what +
+                        "); its rows are left out of every batch from here on";
   std::lock_guard lock(warn_mutex_);
   if (options_.warn) {
     options_.warn(message);
@@ -112,18 +111,20 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   std::vector<char> later(groups, 0);  // one writer per element
   tbb::parallel_for(tbb::blocked_range<size_t>(0, groups, 1),
                     [&](const tbb::blocked_range<size_t>& range) {
-    for (size_t g = range.begin(); g < range.end(); ++g) later[g] = !gather_group(g, false);
-    FinishSlotWrites(writes);  // before this task's completion publishes the rows
-  });
+                      for (size_t g = range.begin(); g < range.end(); ++g)
+                        later[g] = !gather_group(g, false);
+                      FinishSlotWrites(writes);  // before this task's completion publishes the rows
+                    });
   std::vector<size_t> waited;
   for (size_t g = 0; g < groups; ++g) {
     if (later[g]) waited.push_back(g);
   }
   tbb::parallel_for(tbb::blocked_range<size_t>(0, waited.size(), 1),
                     [&](const tbb::blocked_range<size_t>& range) {
-    for (size_t i = range.begin(); i < range.end(); ++i) gather_group(waited[i], true);
-    FinishSlotWrites(writes);
-  });
+                      for (size_t i = range.begin(); i < range.end(); ++i)
+                        gather_group(waited[i], true);
+                      FinishSlotWrites(writes);
+                    });
 
   std::vector<char> dropped;  // per position, only when a chunk was skipped
   for (size_t g = 0; g < groups; ++g) {

@@ -80,8 +80,8 @@ class ChunkPrefetcher {
   int64_t chunks_ahead_ = 0;
 
   std::mutex held_mutex_;
-  bool holding_ = true;                                 // guarded by held_mutex_
-  std::vector<std::pair<int64_t, int64_t>> held_;       // (chunk, step), guarded by held_mutex_
+  bool holding_ = true;                            // guarded by held_mutex_
+  std::vector<std::pair<int64_t, int64_t>> held_;  // (chunk, step), guarded by held_mutex_
 
   tbb::task_group_context context_{tbb::task_group_context::isolated};
   tbb::task_group tasks_{context_};

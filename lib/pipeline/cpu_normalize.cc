@@ -25,8 +25,8 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
   if (images < 0 || static_cast<int64_t>(src.size()) < images * image_bytes ||
       static_cast<int64_t>(dest.size()) < images * out_bytes ||
       (spec.augment.random() && static_cast<int64_t>(keys.rows.size()) < images)) {
-    throw Error(ErrorCode::kInternal, "normalize: buffers too small for " +
-                                          std::to_string(images) + " images");
+    throw Error(ErrorCode::kInternal,
+                "normalize: buffers too small for " + std::to_string(images) + " images");
   }
   if (images == 0 || out_bytes == 0) return;
   const int64_t height = spec.augment.out_height;
@@ -34,33 +34,32 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
   // image, large enough that scheduling (~1 us a task) stays under 1% of the work.
   const int64_t row_bytes = spec.augment.out_width * shape.channels;
   const int64_t grain = std::max<int64_t>(1, (int64_t{32} << 10) / std::max<int64_t>(1, row_bytes));
-  tbb::parallel_for(
-      tbb::blocked_range<int64_t>(0, images * height, static_cast<size_t>(grain)),
-      [&](const tbb::blocked_range<int64_t>& range) {
-        int64_t r = range.begin();
-        while (r < range.end()) {
-          const int64_t image = r / height;
-          const int64_t row_begin = r % height;
-          const int64_t row_end = std::min(height, row_begin + (range.end() - r));
-          // A resize without draws still has its geometry from DrawTransform.
-          const bool random = spec.augment.random();
-          const transform::SampleTransform transform =
-              random || spec.augment.resizes()
-                  ? transform::DrawTransform(
-                        spec.augment, keys.epoch,
-                        random ? keys.rows[static_cast<size_t>(image)] : 0, keys.copy)
-                  : transform::SampleTransform{};
-          transform::NormalizeSampleRows(src.data() + image * image_bytes, shape, spec,
-                                         transform, row_begin, row_end,
-                                         dest.data() + image * out_bytes);
-          r += row_end - row_begin;
-        }
-      });
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, images * height, static_cast<size_t>(grain)),
+                    [&](const tbb::blocked_range<int64_t>& range) {
+                      int64_t r = range.begin();
+                      while (r < range.end()) {
+                        const int64_t image = r / height;
+                        const int64_t row_begin = r % height;
+                        const int64_t row_end = std::min(height, row_begin + (range.end() - r));
+                        // A resize without draws still has its geometry from DrawTransform.
+                        const bool random = spec.augment.random();
+                        const transform::SampleTransform transform =
+                            random || spec.augment.resizes()
+                                ? transform::DrawTransform(
+                                      spec.augment, keys.epoch,
+                                      random ? keys.rows[static_cast<size_t>(image)] : 0, keys.copy)
+                                : transform::SampleTransform{};
+                        transform::NormalizeSampleRows(src.data() + image * image_bytes, shape,
+                                                       spec, transform, row_begin, row_end,
+                                                       dest.data() + image * out_bytes);
+                        r += row_end - row_begin;
+                      }
+                    });
 }
 
 void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const transform::OutputViews& views, const SampleKeys& keys,
-                    int64_t capacity, std::span<uint8_t> dest) {
+                    const transform::OutputViews& views, const SampleKeys& keys, int64_t capacity,
+                    std::span<uint8_t> dest) {
   for (int v = 0; v < views.count(); ++v) {
     const size_t offset = views.offset(v, capacity);
     if (offset > dest.size()) throw Error(ErrorCode::kInternal, "normalize: views overflow");

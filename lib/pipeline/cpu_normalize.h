@@ -33,8 +33,8 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
 // Every view of `images` images into `dest`, an output region laid out for `capacity` samples
 // as `views` says (transform/output_views.h). Same errors as above.
 void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const transform::OutputViews& views, const SampleKeys& keys,
-                    int64_t capacity, std::span<uint8_t> dest);
+                    const transform::OutputViews& views, const SampleKeys& keys, int64_t capacity,
+                    std::span<uint8_t> dest);
 
 // The plain case: float32 NCHW, no augmentation (what normalize = true delivers by default).
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,

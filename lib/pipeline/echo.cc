@@ -36,19 +36,19 @@ void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from
   const auto rows = static_cast<int64_t>(permutation.size());
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
                     [&](const tbb::blocked_range<int64_t>& range) {
-    for (int64_t i = range.begin(); i < range.end(); ++i) {
-      const auto dst = static_cast<size_t>(i);
-      const auto src = static_cast<size_t>(permutation[dst]);
-      std::memcpy(to.images.data() + dst * image_bytes, from.images.data() + src * image_bytes,
-                  image_bytes);
-      if (output_bytes > 0) {
-        std::memcpy(to.output.data() + dst * output_bytes, from.output.data() + src * output_bytes,
-                    output_bytes);
-      }
-      to.labels[dst] = from.labels[src];
-      to.indices[dst] = from.indices[src];
-    }
-  });
+                      for (int64_t i = range.begin(); i < range.end(); ++i) {
+                        const auto dst = static_cast<size_t>(i);
+                        const auto src = static_cast<size_t>(permutation[dst]);
+                        std::memcpy(to.images.data() + dst * image_bytes,
+                                    from.images.data() + src * image_bytes, image_bytes);
+                        if (output_bytes > 0) {
+                          std::memcpy(to.output.data() + dst * output_bytes,
+                                      from.output.data() + src * output_bytes, output_bytes);
+                        }
+                        to.labels[dst] = from.labels[src];
+                        to.indices[dst] = from.indices[src];
+                      }
+                    });
 }
 
 }  // namespace h5feed::pipeline

@@ -18,10 +18,15 @@ namespace {
 
 std::vector<std::string> Arguments(const std::string& program, const std::string& path,
                                    const ProbeRequest& request) {
-  std::vector<std::string> argv = {program, "--protocol", kProtocolVersion, "--what",
+  std::vector<std::string> argv = {program,
+                                   "--protocol",
+                                   kProtocolVersion,
+                                   "--what",
                                    request.target == ProbeTarget::kLoader ? "index" : "summary",
-                                   "--locking", std::string(ToString(request.file_locking)),
-                                   "--parent", std::to_string(::getpid())};
+                                   "--locking",
+                                   std::string(ToString(request.file_locking)),
+                                   "--parent",
+                                   std::to_string(::getpid())};
   if (!request.images_dataset.empty()) {
     argv.insert(argv.end(), {"--images", request.images_dataset});
   }
@@ -69,7 +74,8 @@ bool Interrupts(int signal) {
 }
 
 std::string Unprotected(const std::string& path) {
-  return "; opened " + path + " in this process, unprotected from HDF5 1.10.8's crashes and "
+  return "; opened " + path +
+         " in this process, unprotected from HDF5 1.10.8's crashes and "
          "hangs on damaged files (turn the open probe off to silence this)";
 }
 
@@ -82,8 +88,8 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
          location.looked + "); set $" + kProgramVariable + " to its path" + Unprotected(path));
     return;
   }
-  const process::ProgramRun run = process::RunWatchedProgram(Arguments(location.path, path, request),
-                                           std::chrono::milliseconds(request.stall));
+  const process::ProgramRun run = process::RunWatchedProgram(
+      Arguments(location.path, path, request), std::chrono::milliseconds(request.stall));
   if (!run.started) {
     warn("the open probe " + location.path + " could not be started (" + run.start_error + ")" +
          Unprotected(path));
@@ -102,16 +108,18 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
       }
       throw Error(ErrorCode::kCorrupt,
                   path + ": HDF5 ended abnormally (exit code " + std::to_string(end.exit_code) +
-                      (said.empty() ? "" : ": " + said) +
-                      ") while opening the file's structure" + DamagedAdvice(path));
+                      (said.empty() ? "" : ": " + said) + ") while opening the file's structure" +
+                      DamagedAdvice(path));
     case process::ChildEnd::How::kSignaled:
       if (Interrupts(end.signal)) {
-        throw Error(ErrorCode::kCancelled, "opening " + path + " was interrupted (" +
-                                               SignalName(end.signal) + ")");
+        throw Error(ErrorCode::kCancelled,
+                    "opening " + path + " was interrupted (" + SignalName(end.signal) + ")");
       }
       if (end.signal == SIGKILL) {  // not sent here: out of memory, or someone else
-        warn("the open probe was killed (SIGKILL: out of memory, or another process) before "
-             "it finished" + Unprotected(path));
+        warn(
+            "the open probe was killed (SIGKILL: out of memory, or another process) before "
+            "it finished" +
+            Unprotected(path));
         return;
       }
       throw Error(ErrorCode::kCorrupt, path + ": HDF5 crashed (" + SignalName(end.signal) +
@@ -123,10 +131,13 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
                       " s while opening the file's structure, so the open was given up (HDF5 "
                       "1.10.8 spins forever on some damaged structures, such as a damaged "
                       "global heap; on a very slow file system, raise the open probe's stall "
-                      "limit, open_probe_stall_seconds)" + DamagedAdvice(path));
+                      "limit, open_probe_stall_seconds)" +
+                      DamagedAdvice(path));
     case process::ChildEnd::How::kLost:
-      warn("the open probe's exit status was taken by another part of this process (SIGCHLD "
-           "ignored?)" + Unprotected(path));
+      warn(
+          "the open probe's exit status was taken by another part of this process (SIGCHLD "
+          "ignored?)" +
+          Unprotected(path));
       return;
   }
 }

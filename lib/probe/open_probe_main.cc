@@ -51,8 +51,7 @@ struct Request {
                "[--spill-dir DIR] [--spill-bytes N] [--s3-region R] [--s3-endpoint URL] "
                "-- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
-               why.c_str(), probe::kProtocolVersion,
-               enum_names::Listed<FileLocking>("|").c_str());
+               why.c_str(), probe::kProtocolVersion, enum_names::Listed<FileLocking>("|").c_str());
   Leave(probe::kExitUsage);
 }
 

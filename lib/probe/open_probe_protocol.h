@@ -23,7 +23,7 @@ inline constexpr const char* kProgramVariable = "H5FEED_OPEN_PROBE";
 // Exit codes. Anything else (or a signal) means the open ended abnormally: a crash inside HDF5,
 // or a sanitizer's report of one (ASan exits 1).
 inline constexpr int kExitOpened = 0;
-inline constexpr int kExitError = 3;    // an h5feed::Error (or std::exception): message on stderr
-inline constexpr int kExitUsage = 64;   // arguments it does not understand (EX_USAGE)
+inline constexpr int kExitError = 3;   // an h5feed::Error (or std::exception): message on stderr
+inline constexpr int kExitUsage = 64;  // arguments it does not understand (EX_USAGE)
 
 }  // namespace h5feed::probe

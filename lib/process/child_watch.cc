@@ -68,8 +68,7 @@ class OutputReader {
 // waitpid without WNOHANG, for a child that was killed here.
 void ReapKilled(pid_t child) {
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
 }
 
 }  // namespace

@@ -76,9 +76,9 @@ HelperLocation FindHelper(const Helper& helper) {
     }
   }
   location.looked = std::string(helper.relative_path) + " above " +
-                    (binary.empty() ? program.string() : binary.string()) +
-                    ", " + helper.installed_path + ", " + helper.built_path + "; $" +
-                    helper.variable + " unset";
+                    (binary.empty() ? program.string() : binary.string()) + ", " +
+                    helper.installed_path + ", " + helper.built_path + "; $" + helper.variable +
+                    " unset";
   return location;
 }
 

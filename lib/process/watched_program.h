@@ -28,7 +28,6 @@ struct ProgramRun {
 // Runs argv[0] (a path; PATH is not searched) with argv. Throws Error(kInternal) only when the
 // machinery fails (pipe, poll, waitpid); a program that cannot be started comes back with
 // started = false.
-ProgramRun RunWatchedProgram(const std::vector<std::string>& argv,
-                             std::chrono::milliseconds stall);
+ProgramRun RunWatchedProgram(const std::vector<std::string>& argv, std::chrono::milliseconds stall);
 
 }  // namespace h5feed::process

@@ -83,7 +83,8 @@ AwsSettings LoadAwsSettings() {
   if (settings.region.empty()) settings.region = "us-east-1";
   settings.endpoint = Environment("AWS_ENDPOINT_URL_S3");
   if (settings.endpoint.empty()) settings.endpoint = Environment("AWS_ENDPOINT_URL");
-  if (settings.endpoint.empty()) settings.endpoint = IniValue(config, config_section, "endpoint_url");
+  if (settings.endpoint.empty())
+    settings.endpoint = IniValue(config, config_section, "endpoint_url");
   return settings;
 }
 

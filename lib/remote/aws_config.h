@@ -23,7 +23,7 @@ struct AwsSettings {
   std::string secret_access_key;
   std::string session_token;
   std::string region;
-  std::string endpoint;  // "" = AWS
+  std::string endpoint;          // "" = AWS
   std::string credentials_from;  // where the credentials were found, for messages ("" = none)
 };
 

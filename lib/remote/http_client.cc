@@ -40,8 +40,11 @@ std::chrono::milliseconds Backoff(int retry, std::mt19937& random) {
 struct HttpClient::Impl {
   Impl(std::string url_in, std::string display_in, const RemoteOptions& options_in,
        RequestAuth auth_in, Observer observer_in)
-      : url(std::move(url_in)), display(std::move(display_in)), options(options_in),
-        auth(std::move(auth_in)), observer(std::move(observer_in)) {
+      : url(std::move(url_in)),
+        display(std::move(display_in)),
+        options(options_in),
+        auth(std::move(auth_in)),
+        observer(std::move(observer_in)) {
     InitCurlOnce();
     multi = curl_multi_init();
     if (multi == nullptr) throw Error(ErrorCode::kInternal, "curl_multi_init failed");
@@ -108,7 +111,8 @@ struct HttpClient::Impl {
       curl_multi_perform(multi, &running);
       int left = 0;
       while (CURLMsg* message = curl_multi_info_read(multi, &left)) {
-        if (message->msg == CURLMSG_DONE) Finish(message->easy_handle, message->data.result, random);
+        if (message->msg == CURLMSG_DONE)
+          Finish(message->easy_handle, message->data.result, random);
       }
       EndStalled(random);
       curl_multi_poll(multi, nullptr, 0, PollMilliseconds(), nullptr);
@@ -159,7 +163,8 @@ struct HttpClient::Impl {
     for (CURL* easy : stalled) {
       Transfer& transfer = *active.at(easy);
       std::snprintf(transfer.error_buffer, sizeof(transfer.error_buffer),
-                    "nothing received for %d s (stall_seconds)", std::max(1, options.stall_seconds));
+                    "nothing received for %d s (stall_seconds)",
+                    std::max(1, options.stall_seconds));
       Finish(easy, CURLE_OPERATION_TIMEDOUT, random);
     }
   }
@@ -212,8 +217,8 @@ struct HttpClient::Impl {
     curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
     curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total);
     Release(*transfer);
-    const Judgement judgement = Judge(response, transfer->asked,
-                                      transfer->pinned ? &*transfer->pinned : nullptr, display);
+    const Judgement judgement =
+        Judge(response, transfer->asked, transfer->pinned ? &*transfer->pinned : nullptr, display);
     switch (judgement.verdict) {
       case Verdict::kOk: {
         const TransferTiming timing{judgement.bytes, static_cast<double>(first_byte - start) * 1e-6,
@@ -222,9 +227,7 @@ struct HttpClient::Impl {
         transfer->Complete(judgement, std::nullopt);
         return;
       }
-      case Verdict::kFail:
-        transfer->Complete(std::nullopt, judgement.error);
-        return;
+      case Verdict::kFail: transfer->Complete(std::nullopt, judgement.error); return;
       case Verdict::kRetry:
         if (transfer->attempts > options.retries) {
           transfer->Complete(std::nullopt, RetriesExhausted(transfer->asked, display,
@@ -259,10 +262,10 @@ struct HttpClient::Impl {
   CURLM* multi = nullptr;
 
   std::mutex mutex;
-  bool stopping = false;                                   // guarded by mutex
-  bool interrupted = false;       // guarded by mutex: from Interrupt until Resume
-  uint64_t interrupts_asked = 0;  // guarded by mutex
-  uint64_t interrupts_done = 0;   // guarded by mutex: the loop ended what was in flight
+  bool stopping = false;                   // guarded by mutex
+  bool interrupted = false;                // guarded by mutex: from Interrupt until Resume
+  uint64_t interrupts_asked = 0;           // guarded by mutex
+  uint64_t interrupts_done = 0;            // guarded by mutex: the loop ended what was in flight
   std::condition_variable interrupted_cv;  // interrupts_done moved
   std::vector<std::shared_ptr<Transfer>> incoming;         // guarded by mutex
   std::vector<std::shared_ptr<Transfer>> cancel_requests;  // guarded by mutex

@@ -22,8 +22,8 @@ namespace h5feed::remote {
 
 // How requests prove who sends them (s3_location.h builds it for s3://).
 struct RequestAuth {
-  std::string aws_sigv4;      // CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"), "" for none
-  std::string user_password;  // "KEY_ID:SECRET" for SigV4
+  std::string aws_sigv4;             // CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"), "" for none
+  std::string user_password;         // "KEY_ID:SECRET" for SigV4
   std::vector<std::string> headers;  // extra request headers ("x-amz-security-token: ...")
 };
 
@@ -43,8 +43,8 @@ class HttpClient {
   using Observer = std::function<void(const TransferTiming&)>;
 
   // `url`: where requests go (a pre-signed URL with its query); `display`: what messages show.
-  HttpClient(std::string url, std::string display, const RemoteOptions& options,
-             RequestAuth auth, Observer observer = nullptr);
+  HttpClient(std::string url, std::string display, const RemoteOptions& options, RequestAuth auth,
+             Observer observer = nullptr);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;

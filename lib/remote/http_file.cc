@@ -10,14 +10,13 @@
 namespace h5feed::remote {
 
 std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions& options,
-                                         const std::string& expected_version,
-                                         uint64_t head_bytes) {
+                                         const std::string& expected_version, uint64_t head_bytes) {
   auto link = std::make_unique<LinkEstimator>();
-  auto client = std::make_unique<HttpClient>(
-      target.url, target.display, options, target.auth,
-      [estimator = link.get()](const TransferTiming& timing) {
-        estimator->Record(timing, LinkEstimator::Clock::now());
-      });
+  auto client =
+      std::make_unique<HttpClient>(target.url, target.display, options, target.auth,
+                                   [estimator = link.get()](const TransferTiming& timing) {
+                                     estimator->Record(timing, LinkEstimator::Clock::now());
+                                   });
   std::vector<uint8_t> head(std::max<uint64_t>(head_bytes, 1));
   const auto transfer = client->Start(RangeAsked{0, head.size()}, head, nullptr);
   const Judgement opened = HttpClient::Wait(*transfer);
@@ -35,8 +34,12 @@ std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions&
 HttpFile::HttpFile(HttpTarget target, std::unique_ptr<LinkEstimator> link,
                    std::unique_ptr<HttpClient> client, ObjectVersion version,
                    std::vector<uint8_t> head)
-    : target_(std::move(target)), link_(std::move(link)), client_(std::move(client)),
-      version_(std::move(version)), head_(std::move(head)), readahead_(*client_, version_, *link_) {}
+    : target_(std::move(target)),
+      link_(std::move(link)),
+      client_(std::move(client)),
+      version_(std::move(version)),
+      head_(std::move(head)),
+      readahead_(*client_, version_, *link_) {}
 
 void HttpFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
   if (dest.empty()) return;

@@ -70,9 +70,9 @@ class HttpFile final : public io::RandomAccessFile {
   const std::unique_ptr<LinkEstimator> link_;  // fed by client_'s transfers
   const std::unique_ptr<HttpClient> client_;
   const ObjectVersion version_;
-  const std::vector<uint8_t> head_;  // the object's first bytes, read at open
+  const std::vector<uint8_t> head_;               // the object's first bytes, read at open
   mutable std::atomic<bool> head_trusted_{true};  // false once Forget named bytes of it
-  mutable Readahead readahead_;      // last: it cancels its transfers before client_ goes
+  mutable Readahead readahead_;  // last: it cancels its transfers before client_ goes
 };
 
 }  // namespace h5feed::remote

@@ -31,8 +31,8 @@ class LinkEstimator {
   // round trip + request_bytes, at least two requests; before anything was measured, eight.
   uint64_t InFlightTarget(uint64_t request_bytes) const;
 
-  double round_trip_seconds() const;     // 0 before any sample
-  double bytes_per_second() const;       // 0 before a window closed
+  double round_trip_seconds() const;  // 0 before any sample
+  double bytes_per_second() const;    // 0 before a window closed
 
  private:
   static constexpr double kWindowSeconds = 0.25;

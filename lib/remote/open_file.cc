@@ -11,15 +11,14 @@
 
 namespace h5feed::remote {
 
-std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location,
-                                               const RemoteOpen& how) {
+std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location, const RemoteOpen& how) {
   std::unique_ptr<io::RandomAccessFile> remote;
   switch (SchemeOf(location)) {
     case Scheme::kLocal: return io::OpenPosixFile(location);
     case Scheme::kHttp:
     case Scheme::kHttps:
-      remote = HttpFile::Open(HttpTarget{location, DisplayName(location), {}}, how.options,
-                              how.version);
+      remote =
+          HttpFile::Open(HttpTarget{location, DisplayName(location), {}}, how.options, how.version);
       break;
     case Scheme::kS3:
       remote = HttpFile::Open(ResolveS3(location, how.options, LoadAwsSettings()), how.options,
@@ -27,8 +26,9 @@ std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location,
       break;
   }
   if (how.options.spill_dir.empty()) return remote;
-  return std::make_unique<SpilledFile>(std::move(remote), how.options.spill_dir,
-                                       static_cast<uint64_t>(std::max<int64_t>(0, how.options.spill_bytes)));
+  return std::make_unique<SpilledFile>(
+      std::move(remote), how.options.spill_dir,
+      static_cast<uint64_t>(std::max<int64_t>(0, how.options.spill_bytes)));
 }
 
 }  // namespace h5feed::remote

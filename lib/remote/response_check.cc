@@ -57,10 +57,8 @@ bool TransientTransport(int code) {
     case CURLE_PARTIAL_FILE:
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
+    case CURLE_SSL_CONNECT_ERROR: return true;
+    default: return false;
   }
 }
 
@@ -113,8 +111,8 @@ Judgement JudgeStatus(const Response& response, const RangeAsked& asked,
   }
   if (status == 401 || status == 403) {
     return Fail(Error(ErrorCode::kIo,
-                      "access to " + display + " was denied (HTTP " + std::to_string(status) +
-                          ")" + says +
+                      "access to " + display + " was denied (HTTP " + std::to_string(status) + ")" +
+                          says +
                           "; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
                           "or ~/.aws/credentials for s3://) and, for a pre-signed URL, that it "
                           "has not expired"));
@@ -162,9 +160,9 @@ Judgement JudgePartial(const Response& response, const RangeAsked& asked,
       return Fail(ChangedObject(display, *pinned, *now));
     }
   }
-  const uint64_t expected_last =
-      pinned == nullptr && asked.offset + asked.length > total ? total - 1
-                                                               : asked.offset + asked.length - 1;
+  const uint64_t expected_last = pinned == nullptr && asked.offset + asked.length > total
+                                     ? total - 1
+                                     : asked.offset + asked.length - 1;
   if (range->first != asked.offset || range->last != expected_last) {
     return Fail(Error(ErrorCode::kIo, display + " answered a request for " + Bytes(asked) +
                                           " with bytes " + std::to_string(range->first) + "-" +
@@ -175,8 +173,9 @@ Judgement JudgePartial(const Response& response, const RangeAsked& asked,
   if (response.body_overflow) {
     return Fail(Error(ErrorCode::kIo, display + " sent more than the " +
                                           std::to_string(expected_bytes) + " bytes of " +
-                                          Bytes(asked) + ": the server's range handling is "
-                                                         "broken"));
+                                          Bytes(asked) +
+                                          ": the server's range handling is "
+                                          "broken"));
   }
   if (response.body_bytes != expected_bytes) {
     return Retry("the body ended after " + std::to_string(response.body_bytes) + " of " +
@@ -190,7 +189,8 @@ Judgement JudgePartial(const Response& response, const RangeAsked& asked,
 
 std::string ObjectVersion::Id() const {
   if (!etag.empty()) return "ETag " + etag;
-  if (!last_modified.empty()) return "modified " + last_modified + ", " + std::to_string(size) + " bytes";
+  if (!last_modified.empty())
+    return "modified " + last_modified + ", " + std::to_string(size) + " bytes";
   return std::to_string(size) + " bytes";
 }
 
@@ -225,11 +225,11 @@ std::optional<ContentRange> ParseContentRange(std::string_view value) {
 
 Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectVersion* pinned,
                 const std::string& display) {
-  if (response.curl_code == CURLE_WRITE_ERROR && response.body_overflow &&
-      response.status == 200) {
+  if (response.curl_code == CURLE_WRITE_ERROR && response.body_overflow && response.status == 200) {
     return Fail(Error(ErrorCode::kUnsupported,
                       display + " ignores Range requests (it answered a request for " +
-                          Bytes(asked) + " with HTTP 200 and the whole object); h5feed reads "
+                          Bytes(asked) +
+                          " with HTTP 200 and the whole object); h5feed reads "
                           "remote files in ranges: serve the file from a server that answers "
                           "them (nginx, S3 and compatible stores, most CDNs)"));
   }
@@ -241,24 +241,25 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
     if (response.curl_code == CURLE_COULDNT_RESOLVE_HOST ||
         response.curl_code == CURLE_URL_MALFORMAT ||
         response.curl_code == CURLE_UNSUPPORTED_PROTOCOL) {
-      return Fail(Error(ErrorCode::kInvalidArgument, "cannot reach " + display + ": " + what +
-                                                         "; check the URL"));
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "cannot reach " + display + ": " + what + "; check the URL"));
     }
-    return Fail(Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display +
-                                          " failed: " + what));
+    return Fail(
+        Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display + " failed: " + what));
   }
   if (response.status == 206) return JudgePartial(response, asked, pinned, display);
   if (response.status == 200) {
     // The whole object, asked for in full (or, at the first request, an object smaller than
     // the range) is a correct answer; anything else ignored the Range.
     const uint64_t size = response.body_bytes;
-    const bool whole = !response.body_overflow && asked.offset == 0 &&
-                       (pinned == nullptr ? size <= asked.length
-                                          : size == pinned->size && size == asked.length);
+    const bool whole =
+        !response.body_overflow && asked.offset == 0 &&
+        (pinned == nullptr ? size <= asked.length : size == pinned->size && size == asked.length);
     if (!whole) {
       return Fail(Error(ErrorCode::kUnsupported,
                         display + " ignores Range requests (it answered a request for " +
-                            Bytes(asked) + " with HTTP 200 and the whole object); serve the "
+                            Bytes(asked) +
+                            " with HTTP 200 and the whole object); serve the "
                             "file from a server that answers them (nginx, S3 and compatible "
                             "stores, most CDNs)"));
     }
@@ -278,8 +279,8 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
 Error RetriesExhausted(const RangeAsked& asked, const std::string& display, int attempts,
                        const std::string& reason) {
   return Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display + " failed " +
-                                   std::to_string(attempts) + " time" +
-                                   (attempts == 1 ? "" : "s") + ", last: " + reason +
+                                   std::to_string(attempts) + " time" + (attempts == 1 ? "" : "s") +
+                                   ", last: " + reason +
                                    "; check the network and the server (retries and "
                                    "timeouts: RemoteOptions, docs/remote.md)");
 }
@@ -287,9 +288,12 @@ Error RetriesExhausted(const RangeAsked& asked, const std::string& display, int 
 Error ChangedObject(const std::string& display, const ObjectVersion& pinned,
                     const std::string& now) {
   return Error(ErrorCode::kIo,
-               display + " changed while it was read: it was " + pinned.Id() + " when opened, "
-               "now " + now + ". Nothing of the new version is mixed with what was read of the "
-               "old one; open it again to read the new version");
+               display + " changed while it was read: it was " + pinned.Id() +
+                   " when opened, "
+                   "now " +
+                   now +
+                   ". Nothing of the new version is mixed with what was read of the "
+                   "old one; open it again to read the new version");
 }
 
 }  // namespace h5feed::remote

@@ -31,7 +31,8 @@ std::string EncodeKey(const std::string& key) {
 // A bucket name that can be a host name label (no dots: TLS certificates cover one level).
 bool VirtualHostable(const std::string& bucket) {
   for (const char c : bucket) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-')) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-')) {
       return false;
     }
   }
@@ -45,8 +46,7 @@ HttpTarget ResolveS3(const std::string& location, const RemoteOptions& options,
   const std::string rest = location.substr(5);  // after "s3://"
   const size_t slash = rest.find('/');
   if (slash == 0 || slash == std::string::npos || slash + 1 == rest.size()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                location + " names no object: give s3://BUCKET/KEY");
+    throw Error(ErrorCode::kInvalidArgument, location + " names no object: give s3://BUCKET/KEY");
   }
   const std::string bucket = rest.substr(0, slash);
   const std::string key = EncodeKey(rest.substr(slash + 1));

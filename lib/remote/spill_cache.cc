@@ -57,8 +57,8 @@ bool Decode(const std::array<uint8_t, kHeaderBytes>& bytes, Header& header) {
 bool ReadFully(int fd, uint64_t offset, std::span<uint8_t> dest) {
   size_t done = 0;
   while (done < dest.size()) {
-    const ssize_t got = ::pread(fd, dest.data() + done, dest.size() - done,
-                                static_cast<off_t>(offset + done));
+    const ssize_t got =
+        ::pread(fd, dest.data() + done, dest.size() - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return false;
     done += static_cast<size_t>(got);
@@ -85,8 +85,8 @@ std::string Hex(uint64_t value) {
 
 uint64_t GroupOf(const std::string& source, const std::string& version) {
   const std::string key = source + "\n" + version;
-  return codec::ChunkChecksum(std::span<const uint8_t>(
-      reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+  return codec::ChunkChecksum(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
 }
 
 // An exclusive flock(2) of a file, released by the destructor.
@@ -95,8 +95,7 @@ class FolderLock {
   explicit FolderLock(const std::string& path)
       : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     if (fd_ >= 0) {
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
     }
   }
   ~FolderLock() {
@@ -120,7 +119,9 @@ struct Kept {
 
 SpillCache::SpillCache(const std::string& dir, uint64_t budget_bytes, const std::string& source,
                        const std::string& version)
-    : dir_(dir), budget_(budget_bytes), group_(GroupOf(source, version)),
+    : dir_(dir),
+      budget_(budget_bytes),
+      group_(GroupOf(source, version)),
       folder_(dir + "/" + Hex(group_)) {
   std::error_code ec;
   fs::create_directories(folder_, ec);
@@ -129,8 +130,8 @@ SpillCache::SpillCache(const std::string& dir, uint64_t budget_bytes, const std:
     std::ofstream(note) << source << "\n" << version << "\n";
   }
   if (ec || ::access(folder_.c_str(), W_OK) != 0) {
-    throw Error(ErrorCode::kIo, "cannot use " + dir + " as the spill folder of " + source +
-                                    ": " + (ec ? ec.message() : io::ErrnoText(errno)) +
+    throw Error(ErrorCode::kIo, "cannot use " + dir + " as the spill folder of " + source + ": " +
+                                    (ec ? ec.message() : io::ErrnoText(errno)) +
                                     "; give a writable folder on a local disk (spill_dir)");
   }
 }

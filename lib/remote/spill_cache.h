@@ -9,11 +9,12 @@
 // Several processes (the ranks of one node) may share a folder: entries appear whole through
 // rename(2), and the eviction that keeps the folder within its byte budget runs under an
 // exclusive flock(2) of DIR/.lock. Each process measures the folder again after writing 1/32
-// of the budget, so the folder holds at most the budget and 1/32 of it per process. Eviction: entries of other objects and versions go first,
-// least recently read first; the object being read is never evicted for itself, and once the
-// budget is full its new ranges are not kept (epochs in independent orders read every chunk
-// once: any fixed set of chunks serves the same share of reads, while replacing chunks as an
-// epoch goes would evict each one before its next use, LRU's worst case).
+// of the budget, so the folder holds at most the budget and 1/32 of it per process. Eviction:
+// entries of other objects and versions go first, least recently read first; the object being
+// read is never evicted for itself, and once the budget is full its new ranges are not kept
+// (epochs in independent orders read every chunk once: any fixed set of chunks serves the same
+// share of reads, while replacing chunks as an epoch goes would evict each one before its next
+// use, LRU's worst case).
 //
 // Layout (docs/remote.md): DIR/<16 hex digits of XXH3 of URL and version>/<offset>-<length>,
 // each file a 40-byte header (magic "H5FSPIL1", offset, length, XXH3-64 of the bytes, the
@@ -30,11 +31,11 @@
 namespace h5feed::remote {
 
 struct SpillStats {
-  uint64_t hits = 0;          // reads served from the disk
-  uint64_t misses = 0;        // reads not found (or found damaged)
-  uint64_t damaged = 0;       // entries that failed their check, removed
-  uint64_t written = 0;       // entries written
-  uint64_t not_written = 0;   // ranges not kept: the budget was full, or the disk refused
+  uint64_t hits = 0;         // reads served from the disk
+  uint64_t misses = 0;       // reads not found (or found damaged)
+  uint64_t damaged = 0;      // entries that failed their check, removed
+  uint64_t written = 0;      // entries written
+  uint64_t not_written = 0;  // ranges not kept: the budget was full, or the disk refused
 };
 
 class SpillCache {
@@ -71,8 +72,8 @@ class SpillCache {
 
   std::mutex mutex_;
   // State below is protected by mutex_.
-  uint64_t used_ = 0;              // bytes in DIR as last measured, plus what was written since
-  bool measured_ = false;          // used_ measured at least once
+  uint64_t used_ = 0;      // bytes in DIR as last measured, plus what was written since
+  bool measured_ = false;  // used_ measured at least once
   uint64_t written_since_scan_ = 0;
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, damaged_{0}, written_{0}, not_written_{0};

@@ -6,7 +6,8 @@ namespace h5feed::remote {
 SpilledFile::SpilledFile(std::unique_ptr<io::RandomAccessFile> remote, const std::string& dir,
                          uint64_t budget_bytes)
     : remote_(std::move(remote)),
-      spill_(std::make_unique<SpillCache>(dir, budget_bytes, remote_->path(), remote_->version())) {}
+      spill_(std::make_unique<SpillCache>(dir, budget_bytes, remote_->path(), remote_->version())) {
+}
 
 void SpilledFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
   if (dest.empty()) return;

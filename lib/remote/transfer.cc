@@ -66,8 +66,8 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
     response.body_bytes += bytes;
     return bytes;
   }
-  const size_t keep = std::min(bytes, kErrorBodyBytes - std::min(kErrorBodyBytes,
-                                                                 response.error_body.size()));
+  const size_t keep =
+      std::min(bytes, kErrorBodyBytes - std::min(kErrorBodyBytes, response.error_body.size()));
   response.error_body.append(data, keep);
   return bytes;
 }

@@ -71,8 +71,8 @@ Block ChunkBlock(const SampleGeometry& geometry, std::span<const int64_t> chunk_
     offsets[slot + 1] = offsets[slot] + ChunkSize(geometry, chunk_order[slot]);
   }
   const int64_t start = begin % n;
-  size_t slot = static_cast<size_t>(
-      std::upper_bound(offsets.begin(), offsets.end(), start) - offsets.begin() - 1);
+  size_t slot = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), start) -
+                                    offsets.begin() - 1);
   int64_t within = start - offsets[slot];
 
   Block block;
@@ -139,8 +139,8 @@ std::vector<int64_t> QuasiOrder(Block& block, int64_t window, SplitMix64& rng) {
 
 std::vector<int64_t> RandomOrder(const SampleGeometry& geometry, const ShardOptions& shard,
                                  int64_t per_rank, uint64_t seed, int64_t epoch) {
-  const std::vector<int64_t> permutation = Permutation(
-      geometry.samples, StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
+  const std::vector<int64_t> permutation =
+      Permutation(geometry.samples, StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
   std::vector<int64_t> order(static_cast<size_t>(per_rank));
   for (int64_t i = 0; i < per_rank; ++i) {
     const int64_t position = shard.rank + i * shard.world_size;
@@ -192,8 +192,8 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
     std::iota(chunk_order.begin(), chunk_order.end(), int64_t{0});
     block_index = ((shard.rank + epoch % world) % world + world) % world;
   } else {
-    chunk_order = Permutation(ChunkCount(geometry),
-                              StreamSeed(seed, epoch, RandomStream::kChunkOrder, 0));
+    chunk_order =
+        Permutation(ChunkCount(geometry), StreamSeed(seed, epoch, RandomStream::kChunkOrder, 0));
   }
   Block block = ChunkBlock(geometry, chunk_order, block_index * per_rank, per_rank);
   if (sampler.kind == Kind::kSequential) return std::move(block.rows);

@@ -39,9 +39,9 @@ Batches BatchesToMeasure(size_t rows, int64_t batch_size, int64_t most_rows = kM
 
 LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) {
   if (labels.size() > static_cast<size_t>(kMaxRows)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "label mixing: " + std::to_string(labels.size()) + " labels; at most " +
-                    std::to_string(kMaxRows) + " can be measured");
+    throw Error(ErrorCode::kInvalidArgument, "label mixing: " + std::to_string(labels.size()) +
+                                                 " labels; at most " + std::to_string(kMaxRows) +
+                                                 " can be measured");
   }
   ids_.resize(labels.size());
   if (labels.empty()) return;
@@ -53,8 +53,8 @@ LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) {
     id_count_ = static_cast<int64_t>(span) + 1;
     std::vector<bool> seen(static_cast<size_t>(id_count_));
     for (size_t r = 0; r < labels.size(); ++r) {
-      const auto id = static_cast<int32_t>(static_cast<uint64_t>(labels[r]) -
-                                           static_cast<uint64_t>(*low));
+      const auto id =
+          static_cast<int32_t>(static_cast<uint64_t>(labels[r]) - static_cast<uint64_t>(*low));
       ids_[r] = id;
       if (!seen[static_cast<size_t>(id)]) {
         seen[static_cast<size_t>(id)] = true;
@@ -177,8 +177,8 @@ std::optional<int64_t> LabelMixingMeter::WindowThatMixes(const SampleGeometry& g
     // long as the block holds a whole window (within one, any rows are a uniform sample).
     const int64_t share = std::max(kMeasuredRows, window * geometry.chunk_samples);
     const auto world = static_cast<int>(std::max<int64_t>(1, geometry.samples / share));
-    const std::vector<int64_t> order = EpochOrder(
-        geometry, SamplerOptions{sampler.kind, window}, ShardOptions{0, world, false}, seed, 0);
+    const std::vector<int64_t> order = EpochOrder(geometry, SamplerOptions{sampler.kind, window},
+                                                  ShardOptions{0, world, false}, seed, 0);
     if (MeasureOrder(order, batch_size).entropy_bits >= kMinEntropyRatio * random.entropy_bits) {
       return window;
     }
@@ -187,16 +187,14 @@ std::optional<int64_t> LabelMixingMeter::WindowThatMixes(const SampleGeometry& g
 }
 
 bool MixesTooFewClasses(const LabelMixing& mixing) {
-  if (mixing.batches < 4 || mixing.random_batches < 4 ||
-      mixing.entropy_ratio >= kMinEntropyRatio) {
+  if (mixing.batches < 4 || mixing.random_batches < 4 || mixing.entropy_ratio >= kMinEntropyRatio) {
     return false;
   }
   const auto square = [](double x) { return x * x; };
   const double standard_error =
       std::sqrt(square(mixing.order.entropy_sd_bits) / static_cast<double>(mixing.batches) +
                 square(mixing.random.entropy_sd_bits) / static_cast<double>(mixing.random_batches));
-  return mixing.random.entropy_bits - mixing.order.entropy_bits >
-         kStandardErrors * standard_error;
+  return mixing.random.entropy_bits - mixing.order.entropy_bits > kStandardErrors * standard_error;
 }
 
 }  // namespace h5feed::sampler

@@ -65,10 +65,10 @@ ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, int64_t chu
   }
   if (auto negative = std::find_if(order.begin(), order.end(), [](int64_t r) { return r < 0; });
       negative != order.end()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "shuffle quality: the order holds row " + std::to_string(*negative) +
-                    " at position " + std::to_string(negative - order.begin()) +
-                    "; rows are dataset indices, 0 or more");
+    throw Error(ErrorCode::kInvalidArgument, "shuffle quality: the order holds row " +
+                                                 std::to_string(*negative) + " at position " +
+                                                 std::to_string(negative - order.begin()) +
+                                                 "; rows are dataset indices, 0 or more");
   }
 
   ShuffleQuality quality;

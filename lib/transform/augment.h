@@ -43,7 +43,7 @@ enum class CropKind : int32_t { kWindow = 0, kRandomResized = 1, kResize = 2 };
 // by value). Only out_height and out_width change between epochs (Loader::SetOutputSize).
 struct AugmentParams {
   uint64_t seed = 0;
-  int32_t view = 0;          // the view's index: a key part of its draws
+  int32_t view = 0;  // the view's index: a key part of its draws
   CropKind crop = CropKind::kWindow;
   int32_t out_height = 0;    // Ho
   int32_t out_width = 0;     // Wo
@@ -55,7 +55,7 @@ struct AugmentParams {
   int32_t resized_height = 0;  // kResize: the whole image's size once resized
   int32_t resized_width = 0;
   bool random_flip = false;
-  bool antialias = true;     // kRandomResized, kResize: widen the filter when shrinking
+  bool antialias = true;           // kRandomResized, kResize: widen the filter when shrinking
   ResizedCropParams resized_crop;  // kRandomResized
 
   H5FEED_HOST_DEVICE bool random() const {
@@ -75,12 +75,11 @@ struct SampleTransform {
   ResizeAxis columns;
 };
 
-H5FEED_HOST_DEVICE inline SampleTransform DrawTransform(const AugmentParams& params,
-                                                        int64_t epoch, int64_t row, int copy) {
+H5FEED_HOST_DEVICE inline SampleTransform DrawTransform(const AugmentParams& params, int64_t epoch,
+                                                        int64_t row, int copy) {
   SampleTransform transform;
   if (params.random_flip || params.padding > 0) {
-    SplitMix64 draws(
-        StreamKey(params.seed, epoch, RandomStream::kAugment, row, copy, params.view));
+    SplitMix64 draws(StreamKey(params.seed, epoch, RandomStream::kAugment, row, copy, params.view));
     transform.flip = params.random_flip && (draws.Next() >> 63) != 0;
     if (params.padding > 0) {
       const uint64_t choices = 2 * static_cast<uint64_t>(params.padding) + 1;

@@ -7,8 +7,7 @@
 
 namespace h5feed::transform {
 
-NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count,
-                                    int channels) {
+NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count, int channels) {
   if (channels < 1 || channels > count || channels > NormalizeParams::kMaxChannels) {
     throw Error(ErrorCode::kUnsupported,
                 "normalize: images have " + std::to_string(channels) + " channels but " +
@@ -27,8 +26,8 @@ NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int cou
     // In double, then rounded once: the factors do not depend on how the compiler orders a
     // float expression, so every build (and the GPU stage, which takes these values) agrees.
     params.scale[c] = static_cast<float>(1.0 / (255.0 * static_cast<double>(std[c])));
-    params.bias[c] = static_cast<float>(-static_cast<double>(mean[c]) /
-                                        static_cast<double>(std[c]));
+    params.bias[c] =
+        static_cast<float>(-static_cast<double>(mean[c]) / static_cast<double>(std[c]));
   }
   return params;
 }

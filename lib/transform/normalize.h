@@ -46,7 +46,6 @@ H5FEED_HOST_DEVICE inline float NormalizePixel(uint8_t value, float scale, float
 // (`count` entries each; on the 0..1 scale, as torchvision gives them). Host only. Throws
 // Error(kUnsupported) when channels > count or > kMaxChannels, Error(kInvalidArgument) when a
 // std is not a positive finite number or a mean not finite.
-NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count,
-                                    int channels);
+NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count, int channels);
 
 }  // namespace h5feed::transform

@@ -30,10 +30,10 @@ class Checker {
 
 void CheckRandomResizedCrop(const RandomResizedCropOptions& crop, const AugmentOptions& augment,
                             const Checker& check) {
-  check.Require(crop.height > 0 && crop.width > 0 && crop.height <= kMaxSide &&
-                    crop.width <= kMaxSide,
-                "random_resized_crop is " + Size(crop.height, crop.width) +
-                    "; set both sides, each in [1, " + std::to_string(kMaxSide) + "]");
+  check.Require(
+      crop.height > 0 && crop.width > 0 && crop.height <= kMaxSide && crop.width <= kMaxSide,
+      "random_resized_crop is " + Size(crop.height, crop.width) + "; set both sides, each in [1, " +
+          std::to_string(kMaxSide) + "]");
   check.Require(augment.center_crop_height == 0 && augment.center_crop_width == 0 &&
                     augment.resize_shorter == 0 && augment.random_crop_padding == 0,
                 "random_resized_crop is its own crop: leave center_crop, resize_shorter and "
@@ -67,8 +67,8 @@ void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int6
 }  // namespace
 
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
-                        const AugmentOptions& augment, const OutputOptions& output,
-                        uint64_t seed, int view, const std::string& option) {
+                        const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
+                        int view, const std::string& option) {
   if (output.type != ElementType::kFloat32 && output.type != ElementType::kFloat16 &&
       output.type != ElementType::kBFloat16) {
     throw Error(ErrorCode::kUnsupported,
@@ -104,16 +104,16 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   const RandomResizedCropOptions& crop = augment.random_resized_crop;
   const bool resizes = crop.height > 0 || crop.width > 0 || augment.resize_shorter > 0;
   check.Require(!resizes || (shape.height <= kMaxSide && shape.width <= kMaxSide),
-                "asks to resize images of " + image + "; sides above " +
-                    std::to_string(kMaxSide) + " are not supported");
+                "asks to resize images of " + image + "; sides above " + std::to_string(kMaxSide) +
+                    " are not supported");
   if (crop.height > 0 || crop.width > 0) {
     CheckRandomResizedCrop(crop, augment, check);
     a.crop = CropKind::kRandomResized;
     a.out_height = static_cast<int32_t>(crop.height);
     a.out_width = static_cast<int32_t>(crop.width);
-    a.resized_crop = ResizedCropParams{crop.scale_min, crop.scale_max, crop.ratio_min,
-                                       crop.ratio_max, std::log(crop.ratio_min),
-                                       std::log(crop.ratio_max)};
+    a.resized_crop =
+        ResizedCropParams{crop.scale_min, crop.scale_max,           crop.ratio_min,
+                          crop.ratio_max, std::log(crop.ratio_min), std::log(crop.ratio_max)};
     return spec;
   }
   const bool cropped = augment.center_crop_height > 0;
@@ -123,14 +123,14 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
     ResizedSize(shape, augment.resize_shorter, resized_height, resized_width);
     const std::string resized = Size(resized_height, resized_width);
     check.Require(resized_height <= kMaxSide && resized_width <= kMaxSide,
-                  "resize_shorter resizes " + image + " images to " + resized +
-                      "; sides above " + std::to_string(kMaxSide) + " are not supported");
+                  "resize_shorter resizes " + image + " images to " + resized + "; sides above " +
+                      std::to_string(kMaxSide) + " are not supported");
     const int64_t out_height = cropped ? augment.center_crop_height : resized_height;
     const int64_t out_width = cropped ? augment.center_crop_width : resized_width;
     check.Require(out_height <= resized_height && out_width <= resized_width,
                   "center_crop is " + Size(out_height, out_width) + " but resize_shorter = " +
-                      std::to_string(augment.resize_shorter) + " makes the " + image +
-                      " images " + resized + "; crop at most the resized size");
+                      std::to_string(augment.resize_shorter) + " makes the " + image + " images " +
+                      resized + "; crop at most the resized size");
     a.crop = CropKind::kResize;
     a.resized_height = static_cast<int32_t>(resized_height);
     a.resized_width = static_cast<int32_t>(resized_width);
@@ -145,10 +145,10 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
     a.crop_left = centered(resized_width - out_width);
     return spec;
   }
-  check.Require(augment.center_crop_height <= shape.height &&
-                    augment.center_crop_width <= shape.width,
-                "center_crop is " + Size(augment.center_crop_height, augment.center_crop_width) +
-                    " but the images are " + image + "; crop at most the image size");
+  check.Require(
+      augment.center_crop_height <= shape.height && augment.center_crop_width <= shape.width,
+      "center_crop is " + Size(augment.center_crop_height, augment.center_crop_width) +
+          " but the images are " + image + "; crop at most the image size");
   const int64_t out_height = cropped ? augment.center_crop_height : shape.height;
   const int64_t out_width = cropped ? augment.center_crop_width : shape.width;
   a.crop = CropKind::kWindow;

@@ -47,8 +47,8 @@ struct OutputSpec {
 // sizes, scales or ratios out of range, and Error(kUnsupported) for an element type that is
 // not float32, float16 or bfloat16.
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
-                        const AugmentOptions& augment, const OutputOptions& output,
-                        uint64_t seed, int view, const std::string& option);
+                        const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
+                        int view, const std::string& option);
 
 // The single view output.augment asks for (view 0).
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,

@@ -21,14 +21,14 @@ int64_t RoomBytes(const OutputSpec& spec, const AugmentOptions& augment, const s
   const bool max_set = augment.max_output_height > 0 || augment.max_output_width > 0;
   if (!max_set) return spec.image_bytes();
   if (augment.random_resized_crop.height == 0 && augment.center_crop_height == 0) {
-    Reject("LoaderOptions." + name + ".max_output_height/width is set, but this view has no "
+    Reject("LoaderOptions." + name +
+           ".max_output_height/width is set, but this view has no "
            "random resized crop or center crop, whose size is what SetOutputSize changes");
   }
   if (augment.max_output_height < spec.augment.out_height ||
       augment.max_output_width < spec.augment.out_width) {
-    Reject("LoaderOptions." + name + ".max_output is " +
-           std::to_string(augment.max_output_height) + "x" +
-           std::to_string(augment.max_output_width) + ", smaller than the view's size " +
+    Reject("LoaderOptions." + name + ".max_output is " + std::to_string(augment.max_output_height) +
+           "x" + std::to_string(augment.max_output_width) + ", smaller than the view's size " +
            std::to_string(spec.augment.out_height) + "x" + std::to_string(spec.augment.out_width) +
            "; set both at least that large");
   }
@@ -61,8 +61,8 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
                             const OutputOptions& output, uint64_t seed) {
   OutputViews result;
   const bool several = !output.views.empty();
-  const std::vector<AugmentOptions> specs = several ? output.views
-                                                    : std::vector<AugmentOptions>{output.augment};
+  const std::vector<AugmentOptions> specs =
+      several ? output.views : std::vector<AugmentOptions>{output.augment};
   for (size_t s = 0; s < specs.size(); ++s) {
     const AugmentOptions& augment = specs[s];
     const std::string name = SpecName(output, static_cast<int>(s));
@@ -85,12 +85,13 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
   return result;
 }
 
-OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height,
-                             int64_t width) {
+OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width) {
   const size_t specs = output.views.empty() ? 1 : output.views.size();
   if (spec < 0 || static_cast<size_t>(spec) >= specs) {
-    Reject("SetOutputSize: view spec " + std::to_string(spec) + " does not exist (the loader "
-           "has " + std::to_string(specs) + ")");
+    Reject("SetOutputSize: view spec " + std::to_string(spec) +
+           " does not exist (the loader "
+           "has " +
+           std::to_string(specs) + ")");
   }
   if (height < 1 || width < 1) {
     Reject("SetOutputSize: " + std::to_string(height) + "x" + std::to_string(width) +
@@ -118,7 +119,8 @@ void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized) {
     const OutputSpec& spec = resized.views[static_cast<size_t>(v)];
     if (spec.image_bytes() > opened.room_bytes[static_cast<size_t>(v)]) {
       Reject("SetOutputSize: " + std::to_string(spec.augment.out_height) + "x" +
-             std::to_string(spec.augment.out_width) + " is larger than the loader made room "
+             std::to_string(spec.augment.out_width) +
+             " is larger than the loader made room "
              "for at Open (view spec " +
              std::to_string(resized.spec_of_view[static_cast<size_t>(v)]) +
              "); open it with max_output_height and max_output_width (Python: Augment's "

@@ -24,9 +24,9 @@ namespace h5feed::transform {
 struct OutputViews {
   static constexpr int kMaxViews = 16;
 
-  std::vector<OutputSpec> views;          // at the current sizes
-  std::vector<int64_t> room_bytes;        // per view: bytes per image at its largest size
-  std::vector<int> spec_of_view;          // the index in OutputOptions::views (0 without)
+  std::vector<OutputSpec> views;    // at the current sizes
+  std::vector<int64_t> room_bytes;  // per view: bytes per image at its largest size
+  std::vector<int> spec_of_view;    // the index in OutputOptions::views (0 without)
 
   int count() const { return static_cast<int>(views.size()); }
   // Bytes per sample of all views at their largest sizes: what a slot holds per row.
@@ -51,8 +51,7 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
 // Throws Error(kInvalidArgument) when the spec does not exist, delivers the stored size (no
 // crop or resize to resize), or the size exceeds the spec's max_output size (or its size at
 // Open when none is set).
-OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height,
-                             int64_t width);
+OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width);
 
 // Throws Error(kInvalidArgument) unless `resized` fits the room `opened` made for each view
 // (same views, each no larger than its room).

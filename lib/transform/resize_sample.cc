@@ -94,8 +94,8 @@ void FilterPixelLanes(const uint8_t* pixel, int stride, const float* w, int taps
 
 // Filters one stored row (`in`, whose image ends at `image_end`) into delivered columns.
 template <int kChannels>
-void FilterRow(const uint8_t* in, const uint8_t* image_end, const AxisTaps& columns,
-               int64_t width, float* out) {
+void FilterRow(const uint8_t* in, const uint8_t* image_end, const AxisTaps& columns, int64_t width,
+               float* out) {
   const int taps = columns.taps;
   for (int64_t x = 0; x < width; ++x) {
     const uint8_t* pixel = in + int64_t{columns.first[static_cast<size_t>(x)]} * kChannels;
@@ -113,8 +113,8 @@ void FilterRow(const uint8_t* in, const uint8_t* image_end, const AxisTaps& colu
 }
 
 template <int kChannels>
-void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
-            bool antialias, int64_t y_begin, int64_t y_end, uint8_t* out_rows) {
+void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t, bool antialias,
+            int64_t y_begin, int64_t y_end, uint8_t* out_rows) {
   Scratch& s = ThreadScratch();
   const int64_t wo = t.columns.out;
   s.columns.Compute(t.columns, antialias, 0, wo);

@@ -125,8 +125,7 @@ void NormalizeSampleRows(const uint8_t* image, const ImageShape& shape, const Ou
   thread_local std::vector<uint8_t> resized;
   const int64_t width = spec.augment.out_width;
   resized.resize(static_cast<size_t>((y_end - y_begin) * width * shape.channels));
-  ResizeSampleRows(image, shape, transform, spec.augment.antialias, y_begin, y_end,
-                   resized.data());
+  ResizeSampleRows(image, shape, transform, spec.augment.antialias, y_begin, y_end, resized.data());
   OutputSpec window = spec;
   window.augment.crop = CropKind::kWindow;
   window.augment.crop_top = static_cast<int32_t>(-y_begin);

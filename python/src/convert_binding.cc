@@ -103,9 +103,8 @@ py::dict RunConversion(const SourceOpener& open_source, const std::string& out,
 void BindConvert(py::module_& module) {
   module.def(
       "convert_imagefolder",
-      [](const std::string& src, const std::string& out,
-         std::optional<std::pair<int, int>> size, const std::string& resize, bool allow_empty,
-         int64_t max_pixels, const py::dict& common) {
+      [](const std::string& src, const std::string& out, std::optional<std::pair<int, int>> size,
+         const std::string& resize, bool allow_empty, int64_t max_pixels, const py::dict& common) {
         ImageFolderOptions source;
         if (size) source.size = image::Size{size->first, size->second};
         source.resize = ParseName<image::ResizeMode>(resize);
@@ -131,8 +130,7 @@ void BindConvert(py::module_& module) {
         CifarOptions source;
         source.split = ParseName<CifarOptions::Split>(split);
         source.labels = ParseName<CifarOptions::Labels>(labels);
-        return RunConversion([&](MemoryBudget&) { return OpenCifar(src, source); }, out,
-                             common);
+        return RunConversion([&](MemoryBudget&) { return OpenCifar(src, source); }, out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("split"), py::arg("labels"),
       py::arg("common"));
@@ -141,11 +139,9 @@ void BindConvert(py::module_& module) {
       "convert_npy",
       [](const std::string& images, const std::string& labels, const std::string& out,
          const py::dict& common) {
-        return RunConversion([&](MemoryBudget&) { return OpenNpy(images, labels); }, out,
-                             common);
+        return RunConversion([&](MemoryBudget&) { return OpenNpy(images, labels); }, out, common);
       },
-      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(),
-      py::arg("common"));
+      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("common"));
 
   module.def(
       "rechunk",
@@ -154,8 +150,7 @@ void BindConvert(py::module_& module) {
         Hdf5SourceOptions source;
         source.images = images;
         source.labels = labels;
-        return RunConversion([&](MemoryBudget&) { return OpenHdf5(src, source); }, out,
-                             common);
+        return RunConversion([&](MemoryBudget&) { return OpenHdf5(src, source); }, out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
       py::arg("common"));

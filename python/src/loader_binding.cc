@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "dlpack_capsule.h"
-#include "held_batches.h"
 #include "h5feed/loader.h"
+#include "held_batches.h"
 #include "interruptible_wait.h"
 #include "loader_option_table.h"
 #include "pending_warnings.h"
@@ -106,8 +106,8 @@ class NativeLoader {
     py::dict dataset;
     dataset["path"] = info.path;
     dataset["samples"] = info.samples;
-    dataset["image_shape"] = py::make_tuple(info.image_shape.height, info.image_shape.width,
-                                            info.image_shape.channels);
+    dataset["image_shape"] =
+        py::make_tuple(info.image_shape.height, info.image_shape.width, info.image_shape.channels);
     dataset["chunk_samples"] = info.chunk_samples;
     dataset["chunks"] = info.chunks;
     dataset["classes"] = info.classes;

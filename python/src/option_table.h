@@ -135,8 +135,8 @@ class OptionTable {
     for (const auto& item : values) {
       const std::string key = pybind11::str(item.first);
       if (Find(key) == nullptr) {
-        throw pybind11::type_error("unexpected option '" + key + "' (the options are " +
-                                   Keys() + ")");
+        throw pybind11::type_error("unexpected option '" + key + "' (the options are " + Keys() +
+                                   ")");
       }
     }
     Options options;

@@ -42,8 +42,8 @@ TEST_CASE("memory sizes are read with binary units, and anything else is refused
   CHECK(ParseMemorySize("1T") == 1024 * 1024 * kMiB);
   CHECK(ParseMemorySize("33554432") == 32 * kMiB);
   CHECK(ParseMemorySize("4096B") == 4096);
-  for (const char* bad : {"", "M", "2X", "-1G", "1.5", "2 G", "1e9", "GiB", "2iB", "1PB",
-                          "99999999999999999999"}) {
+  for (const char* bad :
+       {"", "M", "2X", "-1G", "1.5", "2 G", "1e9", "GiB", "2iB", "1PB", "99999999999999999999"}) {
     CAPTURE(bad);
     const Error e = CaughtError([&] { ParseMemorySize(bad); });
     CHECK(e.code() == ErrorCode::kInvalidArgument);
@@ -98,8 +98,9 @@ TEST_CASE("TryGrow grows a lease while there is room and nobody waits, and never
   CHECK(lease.bytes() == 90 * kMiB);
 }
 
-TEST_CASE("a request waits for enough to come back, and waiters are served first come, first "
-          "served, so a small request cannot overtake a large one") {
+TEST_CASE(
+    "a request waits for enough to come back, and waiters are served first come, first "
+    "served, so a small request cannot overtake a large one") {
   MemoryBudget budget(100 * kMiB);
   MemoryBudget::Lease held = budget.Acquire(70 * kMiB);
   std::atomic<bool> large_done{false}, small_done{false};

@@ -41,7 +41,8 @@ const fs::path& Scratch() {
 
 void Write(const fs::path& path, std::span<const uint8_t> bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -52,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool cifar100 = choice & 1;
   h5feed::CifarOptions options;
   options.split = h5feed::CifarOptions::Split::kTest;
-  options.labels = (choice & 2) ? h5feed::CifarOptions::Labels::kCoarse
-                                : h5feed::CifarOptions::Labels::kFine;
+  options.labels =
+      (choice & 2) ? h5feed::CifarOptions::Labels::kCoarse : h5feed::CifarOptions::Labels::kFine;
   const size_t names_bytes = std::min<size_t>(in.U16(), in.Rest().size());
   const std::span<const uint8_t> names = in.Rest().first(names_bytes);
   const std::span<const uint8_t> records = in.Rest().subspan(names_bytes);
@@ -61,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fs::path& folder = Scratch();
   for (const auto& entry : fs::directory_iterator(folder)) fs::remove(entry.path());
   Write(folder / (cifar100 ? "test.bin" : "test_batch.bin"), records);
-  const char* names_file = !cifar100                   ? "batches.meta.txt"
+  const char* names_file = !cifar100      ? "batches.meta.txt"
                            : (choice & 2) ? "coarse_label_names.txt"
                                           : "fine_label_names.txt";
   if (!names.empty()) Write(folder / names_file, names);

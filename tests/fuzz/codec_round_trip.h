@@ -40,8 +40,7 @@ void CheckRoundTrip(std::span<const uint8_t> chunk, std::span<const uint8_t> sto
 // One codec input: bit 0 of its first byte chooses a round trip of the rest (1) or the rest
 // decoded as arbitrary stored bytes (0). Both take the reader past that byte.
 template <typename RoundTrip, typename Arbitrary>
-int RunCodecInput(const uint8_t* data, size_t size, RoundTrip&& round_trip,
-                  Arbitrary&& arbitrary) {
+int RunCodecInput(const uint8_t* data, size_t size, RoundTrip&& round_trip, Arbitrary&& arbitrary) {
   ByteReader in(data, size);
   if (in.Byte() & 1) {
     round_trip(in);

@@ -11,8 +11,8 @@
 // 0. HDF5's collection loader advances by each object's size, so it then spins forever; any
 // read of a string attribute or dataset stored in that collection hangs.
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <span>
 

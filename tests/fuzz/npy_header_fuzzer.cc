@@ -27,8 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const int64_t count = std::min<int64_t>(header.elements(), 4096);
     for (int64_t i = 0; i < count; ++i) {
-      h5feed::ReadNpyInteger(data + header.data_offset + i * header.dtype.item_bytes,
-                             header.dtype);
+      h5feed::ReadNpyInteger(data + header.data_offset + i * header.dtype.item_bytes, header.dtype);
     }
   });
   return 0;

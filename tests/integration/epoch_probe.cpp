@@ -44,7 +44,8 @@ uint64_t RowDigest(int64_t label, const uint8_t* pixels, int64_t bytes) {
 h5feed::ImageShape ParseShape(const std::string& text) {
   h5feed::ImageShape shape;
   long long h = 0, w = 0, c = 0;
-  if (std::sscanf(text.c_str(), "%lldx%lldx%lld", &h, &w, &c) != 3) throw std::runtime_error("shape");
+  if (std::sscanf(text.c_str(), "%lldx%lldx%lld", &h, &w, &c) != 3)
+    throw std::runtime_error("shape");
   shape.height = h;
   shape.width = w;
   shape.channels = c;

@@ -34,7 +34,9 @@ class FaultyFile final : public io::RandomAccessFile {
   explicit FaultyFile(const io::RandomAccessFile& base) : base_(base) {}
 
   // ReadAt call number `n` (0 = the first call after construction) fails with `error_number`.
-  void FailNthRead(int64_t n, int error_number = EIO) { nth_failures_.push_back({n, error_number}); }
+  void FailNthRead(int64_t n, int error_number = EIO) {
+    nth_failures_.push_back({n, error_number});
+  }
   // Every read that touches a byte of [begin, end) fails with `error_number`.
   void FailReadsTouching(uint64_t begin, uint64_t end, int error_number = EIO) {
     range_failures_.push_back({begin, end, error_number});

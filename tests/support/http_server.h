@@ -4,8 +4,8 @@
 // port and request log read from the first line it prints. Stopped by closing its stdin (it
 // stops its servers and exits), waited for in the destructor.
 
-#include <doctest/doctest.h>
 #include <arpa/inet.h>
+#include <doctest/doctest.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -43,7 +43,8 @@ class HttpServer {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
     posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-    const int spawned = posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
+    const int spawned =
+        posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(to_child[0]);
     ::close(from_child[1]);
@@ -58,8 +59,9 @@ class HttpServer {
     log_ = log;
     if (!said) {
       Stop();
-      throw std::runtime_error("the test server did not start (is nginx installed? "
-                               "scripts/install-deps.sh)");
+      throw std::runtime_error(
+          "the test server did not start (is nginx installed? "
+          "scripts/install-deps.sh)");
     }
   }
   ~HttpServer() { Stop(); }
@@ -82,8 +84,8 @@ class HttpServer {
       if (fd >= 0) ::close(fd);
       throw std::runtime_error("cannot reach the test proxy");
     }
-    const std::string request = "GET /__proxy/set?" + query +
-                                " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    const std::string request =
+        "GET /__proxy/set?" + query + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     (void)!::write(fd, request.data(), request.size());
     std::string answer;
     char buffer[4096];

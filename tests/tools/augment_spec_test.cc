@@ -31,8 +31,8 @@ TEST_CASE("the ImageNet training and validation recipes parse to their options")
 }
 
 TEST_CASE("a spec item that is not one is refused, naming it") {
-  for (const std::string spec : {"flop", "rrc", "rrc=0", "rrc=22x", "scale=0.5", "flip=1",
-                                 "pad=-1", "resize=abc"}) {
+  for (const std::string spec :
+       {"flop", "rrc", "rrc=0", "rrc=22x", "scale=0.5", "flip=1", "pad=-1", "resize=abc"}) {
     CAPTURE(spec);
     CHECK_THROWS_AS(ParseAugmentSpec(spec), Error);
     CHECK(AugmentSpecProblem(spec).find(spec.substr(0, spec.find('='))) != std::string::npos);

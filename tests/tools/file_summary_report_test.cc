@@ -23,8 +23,17 @@ FileSummary H5feedSummary() {
   s.file_bytes = 5000;
   s.is_h5feed = true;
   s.format_version = 1;
-  s.datasets = {{"images", {10, 8, 6, 3}, "uint8", true, true, false, {4, 8, 6, 3}, {"zstd:3"},
-                 240, 1440, 6.0},
+  s.datasets = {{"images",
+                 {10, 8, 6, 3},
+                 "uint8",
+                 true,
+                 true,
+                 false,
+                 {4, 8, 6, 3},
+                 {"zstd:3"},
+                 240,
+                 1440,
+                 6.0},
                 {"labels", {10}, "int64", false, true, false, {}, {}, 80, 80, 1.0}};
   s.attributes = {{"shuffle_seed", "42"}, {"source_kind", "imagefolder"}};
   s.has_images = true;
@@ -97,8 +106,9 @@ TEST_CASE("the text shows the essentials of an h5feed file on aligned lines") {
         "  0  cat  2\n  1  dog  3\n  2  eel  5\n",
         "label order  mixed: 6 runs of one label for 3 classes (a random order has about 7)",
         "skipped      2 sources", "  dog/broken.jpg: truncated JPEG", "  shuffle_seed = 42",
-        "datasets     2", "  images uint8 (10, 8, 6, 3) chunks (4, 8, 6, 3) zstd:3, 240 B stored, "
-                        "ratio 6.00",
+        "datasets     2",
+        "  images uint8 (10, 8, 6, 3) chunks (4, 8, 6, 3) zstd:3, 240 B stored, "
+        "ratio 6.00",
         "  labels int64 (10,), 80 B stored\n"}) {
     CHECK(Contains(text, expected));
   }

@@ -44,10 +44,10 @@ inline bench::SweepRow Row(int64_t chunk, std::string compression, int64_t cache
 // one reference loader.
 inline std::vector<bench::SweepRow> SmallSweep() {
   std::vector<bench::SweepRow> rows = {
-      Row(16, "none", 256, "random", 1000, 1.00),    // 0
-      Row(16, "none", 256, "chunks:4", 3000, 0.93),  // 1
-      Row(64, "none", 256, "random", 800, 1.00),     // 2
-      Row(64, "none", 256, "chunks:4", 5000, 0.85),  // 3: fastest, but below the 0.9 bar
+      Row(16, "none", 256, "random", 1000, 1.00),      // 0
+      Row(16, "none", 256, "chunks:4", 3000, 0.93),    // 1
+      Row(64, "none", 256, "random", 800, 1.00),       // 2
+      Row(64, "none", 256, "chunks:4", 5000, 0.85),    // 3: fastest, but below the 0.9 bar
       Row(64, "zstd:3", 512, "chunks:8", 2000, 0.97),  // 4: the defaults
   };
   rows[4].kind = "defaults";

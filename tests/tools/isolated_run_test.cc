@@ -26,8 +26,7 @@ TEST_CASE("the child's exit code comes back") {
 TEST_CASE("a child ended by a signal is reported as crashed, with the signal") {
   // SIGABRT: what an assertion or a sanitizer's report ends a process with, and a signal the
   // sanitizers leave alone (a SIGSEGV under ASan turns into SIGABRT after its report).
-  const IsolatedResult result = RunIsolated(
-      [](const Heartbeat&) -> int { std::abort(); }, 10s);
+  const IsolatedResult result = RunIsolated([](const Heartbeat&) -> int { std::abort(); }, 10s);
   CHECK(result.outcome == Outcome::kCrashed);
   CHECK(result.signal == SIGABRT);
 }

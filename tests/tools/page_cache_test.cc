@@ -61,8 +61,8 @@ TEST_CASE("an empty file has no pages; a missing file is an Io error naming it")
   testing::TempFolder folder;
   const std::string empty = CachedFile(folder, 0);
   CHECK(PageCacheResidency(empty).total_pages == 0);
-  CHECK_THROWS_WITH_AS(PageCacheResidency(folder / "missing.h5"),
-                       doctest::Contains("missing.h5"), Error);
+  CHECK_THROWS_WITH_AS(PageCacheResidency(folder / "missing.h5"), doctest::Contains("missing.h5"),
+                       Error);
 }
 
 }  // namespace

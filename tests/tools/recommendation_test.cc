@@ -10,8 +10,9 @@ namespace {
 using testing::Row;
 using testing::SmallSweep;
 
-TEST_CASE("the fastest run above the shuffle-quality bar is recommended, against defaults, "
-          "random and the references") {
+TEST_CASE(
+    "the fastest run above the shuffle-quality bar is recommended, against defaults, "
+    "random and the references") {
   const std::vector<SweepRow> rows = SmallSweep();
   const Recommendation r = Recommend(rows);
   REQUIRE(r.best);

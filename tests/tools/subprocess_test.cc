@@ -22,8 +22,8 @@ TEST_CASE("a child killed by a signal reports 128 + the signal") {
 }
 
 TEST_CASE("large outputs on both streams do not deadlock") {
-  const ProcessResult r = RunProcess(
-      {"/bin/sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"});
+  const ProcessResult r =
+      RunProcess({"/bin/sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"});
   CHECK(r.exit_code == 0);
   CHECK(r.out.size() == 300000);
   CHECK(r.err.size() == 300000);

@@ -12,7 +12,8 @@ namespace {
 using testing::CodeOf;
 
 TEST_CASE("lists parse in order, without duplicates, in canonical names") {
-  const SweepGrid grid = ParseGrid("16,64,16", "none,zstd:1,zstd", "64,256", "random,chunks:4,quasi");
+  const SweepGrid grid =
+      ParseGrid("16,64,16", "none,zstd:1,zstd", "64,256", "random,chunks:4,quasi");
   CHECK(grid.chunks == std::vector<int64_t>{16, 64});
   REQUIRE(grid.compressions.size() == 3);
   CHECK(grid.compressions[2].ToString() == "zstd:3");

@@ -27,8 +27,12 @@ std::vector<std::string> TableLines(const std::string& md) {
 TEST_CASE("the report tables every row best first, with its ceiling, and recommends") {
   const std::vector<SweepRow> rows = testing::SmallSweep();
   const Recommendation r = Recommend(rows);
-  ReportContext context{"h5feed bench sweep f.h5 --out out", "f.h5", "2 cores", "2026-01-01",
-                        {"a note"}, "throughput.png"};
+  ReportContext context{"h5feed bench sweep f.h5 --out out",
+                        "f.h5",
+                        "2 cores",
+                        "2026-01-01",
+                        {"a note"},
+                        "throughput.png"};
   const std::string md = SweepReportMarkdown(rows, r, RecommendOptions{}, context);
   CHECK(md.find("h5feed bench sweep f.h5 --out out") != std::string::npos);
   CHECK(md.find("> a note") != std::string::npos);

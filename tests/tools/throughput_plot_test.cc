@@ -43,8 +43,9 @@ TEST_CASE("the script draws one panel per compression, one line per cache x samp
   CHECK(gp.find("set title \"compression zstd:3\"") != std::string::npos);
   CHECK(gp.find("\"t.dat\" index 0 using 1:2 with linespoints title \"cache 256 MiB, random\"") !=
         std::string::npos);
-  CHECK(gp.find("\"t.dat\" index 2 using 1:2 with linespoints title \"cache 1024 MiB, chunks:4\"") !=
-        std::string::npos);
+  CHECK(
+      gp.find("\"t.dat\" index 2 using 1:2 with linespoints title \"cache 1024 MiB, chunks:4\"") !=
+      std::string::npos);
   CHECK(gp.find("set xtics (16, 64)") != std::string::npos);
 }
 
@@ -56,7 +57,8 @@ TEST_CASE("gnuplot draws a PNG; a missing gnuplot is reported, not thrown") {
     const PlotOutcome drawn = DrawThroughputPlot(Grid(), folder.path());
     CHECK_MESSAGE(drawn.drawn, drawn.message);
     std::ifstream png(folder / "throughput.png", std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(png)), std::istreambuf_iterator<char>());
+    const std::string bytes((std::istreambuf_iterator<char>(png)),
+                            std::istreambuf_iterator<char>());
     REQUIRE(bytes.size() > 24);
     CHECK(bytes.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
     CHECK(bytes.substr(12, 4) == "IHDR");

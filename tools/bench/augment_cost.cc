@@ -13,8 +13,8 @@
 
 namespace h5feed::bench {
 
-AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment,
-                               int threads, int64_t batch, uint64_t seed, double seconds) {
+AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment, int threads,
+                               int64_t batch, uint64_t seed, double seconds) {
   LoaderOptions options;
   options.batch_size = batch;
   options.sampler.kind = SamplerOptions::Kind::kSequential;

@@ -14,8 +14,8 @@
 namespace h5feed::bench {
 
 struct AugmentCost {
-  double images_per_s = 0;      // the transform alone, on `threads` threads
-  double output_mb_per_s = 0;   // of float32 delivered (MB = 10^6 bytes)
+  double images_per_s = 0;     // the transform alone, on `threads` threads
+  double output_mb_per_s = 0;  // of float32 delivered (MB = 10^6 bytes)
   int64_t out_height = 0;
   int64_t out_width = 0;
   int64_t channels = 0;
@@ -25,7 +25,7 @@ struct AugmentCost {
 // Reads the first `batch` images of `path` (a sequential epoch of a loader), then transforms
 // them over and over (each round another epoch's draws) for about `seconds`. Throws what
 // Loader::Open and the transform's checks throw.
-AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment,
-                               int threads, int64_t batch, uint64_t seed, double seconds = 1.0);
+AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment, int threads,
+                               int64_t batch, uint64_t seed, double seconds = 1.0);
 
 }  // namespace h5feed::bench

@@ -119,15 +119,15 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   size_t output_bytes = 0;
   if (options.normalize) {
     const ImageShape& shape = result.dataset.image_shape;
-    output_bytes = static_cast<size_t>(
-        transform::MakeOutputViews(
-            transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
-                                           static_cast<int>(shape.channels)),
-            shape, options.output, options.seed)
-            .room_per_sample());
+    output_bytes =
+        static_cast<size_t>(transform::MakeOutputViews(transform::MakeNormalizeParams(
+                                                           options.mean.data(), options.std.data(),
+                                                           3, static_cast<int>(shape.channels)),
+                                                       shape, options.output, options.seed)
+                                .room_per_sample());
   }
   const memory::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                    memory::SlotContents{output_bytes, 0});
+                                  memory::SlotContents{output_bytes, 0});
   result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
@@ -144,11 +144,10 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   const auto start = Clock::now();
   auto finished = start;
   double cpu_finished = cpu_start;
-  const auto deadline =
-      settings.max_seconds > 0
-          ? start + std::chrono::duration_cast<Clock::duration>(
-                        std::chrono::duration<double>(settings.max_seconds))
-          : Clock::time_point::max();
+  const auto deadline = settings.max_seconds > 0
+                            ? start + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(settings.max_seconds))
+                            : Clock::time_point::max();
   for (int64_t epoch = 0; epoch < settings.epochs && !cancel && !result.time_limited; ++epoch) {
     loader.SetEpoch(epoch);
     const uint64_t ahead_before = loader.stats().chunk_reads_ahead;
@@ -199,8 +198,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   if (order.size() >= 2) {
     result.quality =
         sampler::MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
-    result.random_quality =
-        RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
+    result.random_quality = RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
     result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }
   return result;

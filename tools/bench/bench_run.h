@@ -49,8 +49,8 @@ struct BenchResult {
   int64_t images = 0;
   int64_t pixel_bytes = 0;  // uint8 pixels delivered
   double open_seconds = 0;
-  double seconds = 0;      // from the first SetEpoch to the end of the last batch read
-  double cpu_seconds = 0;  // user + system time of all threads over `seconds`
+  double seconds = 0;           // from the first SetEpoch to the end of the last batch read
+  double cpu_seconds = 0;       // user + system time of all threads over `seconds`
   double consumer_seconds = 0;  // of `seconds`, the time the simulated trainer spent on steps
   // Not in `seconds`: the Next() calls that reported an epoch's end (they wait for the next
   // epoch's first chunks to load), left out of the wait share too.
@@ -68,7 +68,7 @@ struct BenchResult {
   // batch, beside a shuffle of the same samples' (the random sampler's order of them). None
   // when they hold fewer than two labels (a file without labels reads as all 0).
   std::optional<sampler::LabelMixing> label_mixing;
-  bool interrupted = false;  // the cancel flag stopped it
+  bool interrupted = false;   // the cancel flag stopped it
   bool time_limited = false;  // max_seconds stopped it before the last epoch ended
 };
 
@@ -88,7 +88,7 @@ double ImagesPerSecond(const BenchResult& r);
 double PixelMbPerSecond(const BenchResult& r);  // MB = 10^6 bytes
 double ReadsPerChunk(const BenchResult& r);     // chunk reads per chunk per epoch
 double HitRate(const LoaderStats& s);
-double WaitShare(const BenchResult& r);         // of `seconds`, the share Next() waited
+double WaitShare(const BenchResult& r);  // of `seconds`, the share Next() waited
 double CoresUsed(const BenchResult& r);
 
 }  // namespace h5feed::bench

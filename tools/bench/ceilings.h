@@ -22,9 +22,9 @@
 namespace h5feed::bench {
 
 struct CeilingOptions {
-  int threads = 1;                                 // the reader's threads (zstd ceiling x this)
-  uint64_t max_read_bytes = uint64_t{512} << 20;   // of the file read for the page-cache rate
-  uint64_t max_zstd_bytes = uint64_t{128} << 20;   // compressed bytes decompressed per round
+  int threads = 1;                                // the reader's threads (zstd ceiling x this)
+  uint64_t max_read_bytes = uint64_t{512} << 20;  // of the file read for the page-cache rate
+  uint64_t max_zstd_bytes = uint64_t{128} << 20;  // compressed bytes decompressed per round
   int rounds = 2;
 };
 

@@ -47,8 +47,8 @@ Residency Measure(int fd, const std::string& path) {
   // Mapping a file reads nothing; mincore then reports which of its pages are cached.
   void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
-    throw Error(ErrorCode::kIo, "cannot map " + path + " to check its page-cache residency: " +
-                                    std::strerror(errno));
+    throw Error(ErrorCode::kIo, "cannot map " + path +
+                                    " to check its page-cache residency: " + std::strerror(errno));
   }
   std::vector<unsigned char> resident(residency.total_pages);
   const int status = mincore(map, size, resident.data());
@@ -89,8 +89,9 @@ std::string Eviction::Describe() const {
   std::string line = "page cache: " + Percent(before.fraction()) + " of the file resident, " +
                      Percent(after.fraction()) + " after posix_fadvise(DONTNEED)";
   if (!took_effect()) {
-    line += "; the eviction did not take effect (pages dirty, mapped or locked by another "
-            "process, or a filesystem such as tmpfs that keeps them), so this run is not cold";
+    line +=
+        "; the eviction did not take effect (pages dirty, mapped or locked by another "
+        "process, or a filesystem such as tmpfs that keeps them), so this run is not cold";
   }
   return line;
 }

@@ -25,7 +25,8 @@ std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 uint64_t FreeDiskBytes(const std::string& path) {
   struct statvfs info {};
   if (statvfs(path.c_str(), &info) != 0) {
-    throw Error(ErrorCode::kIo, "cannot read the free space of " + path + ": " + std::strerror(errno));
+    throw Error(ErrorCode::kIo,
+                "cannot read the free space of " + path + ": " + std::strerror(errno));
   }
   return static_cast<uint64_t>(info.f_bavail) * info.f_frsize;
 }
@@ -40,10 +41,12 @@ void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget
                     "compressed variants");
   }
   if (budget > 0 && needed > budget) {
-    throw Error(ErrorCode::kNoSpace,
-                "the sweep needs up to " + Mib(needed) + " for one rechunked copy of the file, "
-                "above --disk-budget-mb (" + Mib(budget) + "); raise the budget or drop the "
-                "largest variants (uncompressed, big chunks)");
+    throw Error(ErrorCode::kNoSpace, "the sweep needs up to " + Mib(needed) +
+                                         " for one rechunked copy of the file, "
+                                         "above --disk-budget-mb (" +
+                                         Mib(budget) +
+                                         "); raise the budget or drop the "
+                                         "largest variants (uncompressed, big chunks)");
   }
 }
 
@@ -51,8 +54,8 @@ RechunkedFiles::RechunkedFiles(std::string source, const std::string& work_folde
     : source_(std::move(source)) {
   std::string pattern = work_folder + "/.h5feed-sweep-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
-    throw Error(ErrorCode::kIo, "cannot create a temporary folder in " + work_folder + ": " +
-                                    std::strerror(errno));
+    throw Error(ErrorCode::kIo,
+                "cannot create a temporary folder in " + work_folder + ": " + std::strerror(errno));
   }
   folder_ = pattern;
 }

@@ -49,8 +49,8 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
   for (size_t i = 0; i < rows.size(); ++i) {
     const SweepRow& row = rows[i];
     if (row.kind == "reference") {
-      if (row.succeeded() && (!r.best_reference ||
-                              row.images_per_s > rows[*r.best_reference].images_per_s)) {
+      if (row.succeeded() &&
+          (!r.best_reference || row.images_per_s > rows[*r.best_reference].images_per_s)) {
         r.best_reference = i;
       }
       continue;
@@ -61,8 +61,7 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
         (!r.fastest_random || row.images_per_s > rows[*r.fastest_random].images_per_s)) {
       r.fastest_random = i;
     }
-    if (Qualifies(row, options) &&
-        (!fastest || row.images_per_s > rows[*fastest].images_per_s)) {
+    if (Qualifies(row, options) && (!fastest || row.images_per_s > rows[*fastest].images_per_s)) {
       fastest = i;
     }
   }
@@ -137,7 +136,8 @@ std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recomme
   }
   if (r.defaults && *r.defaults != *r.best) {
     text += "  " + Compared(Speedup(rows, r.best, r.defaults)) + " the defaults (" +
-            rows[*r.defaults].Settings() + Fixed(": %.0f images/s).\n", rows[*r.defaults].images_per_s);
+            rows[*r.defaults].Settings() +
+            Fixed(": %.0f images/s).\n", rows[*r.defaults].images_per_s);
   } else if (r.defaults) {
     text += "  These are h5feed's defaults.\n";
   }

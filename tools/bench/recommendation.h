@@ -6,9 +6,9 @@
 // The rule: among the h5feed runs that did not fail, whose shuffle quality is at least
 // `min_shuffle_quality` (a share of the random sampler's: 1 = as random as a global shuffle)
 // and whose batches do not mix too few classes (SweepRow::few_classes, the loader's label
-// mixing bar), take the highest images/s. Runs within `tie_share` of that rate are ties (the machine's
-// noise is larger than their difference); among ties the highest shuffle quality wins, then
-// the smallest cache. When no run qualifies, the most random run (among those that mix the
+// mixing bar), take the highest images/s. Runs within `tie_share` of that rate are ties (the
+// machine's noise is larger than their difference); among ties the highest shuffle quality wins,
+// then the smallest cache. When no run qualifies, the most random run (among those that mix the
 // classes, if any do) is recommended and the text says the bar was missed.
 
 #include <cstddef>
@@ -34,7 +34,7 @@ struct Recommendation {
   std::optional<size_t> random;
   std::optional<size_t> fastest_random;  // the fastest `random` run of any settings
   std::optional<size_t> best_reference;  // the fastest DataLoader + h5py loader
-  bool quality_met = false;        // best reached min_shuffle_quality and mixes the classes
+  bool quality_met = false;              // best reached min_shuffle_quality and mixes the classes
 };
 
 Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions& options = {});

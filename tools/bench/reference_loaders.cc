@@ -25,7 +25,8 @@ const std::vector<std::string>& ReferenceLoaderNames() {
   return names;
 }
 
-std::string LocateReferenceLoaders(const std::string& override_path, const std::string& executable) {
+std::string LocateReferenceLoaders(const std::string& override_path,
+                                   const std::string& executable) {
   namespace fs = std::filesystem;
   std::error_code ignored;
   if (!override_path.empty()) {
@@ -56,9 +57,12 @@ SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string
   row.compression = compression;
   row.batch = settings.batch;
   row.threads = settings.workers;
-  std::vector<std::string> argv = {settings.python, settings.script, "--loader", loader,
-                                   "--file", file, "--batch", std::to_string(settings.batch),
-                                   "--workers", std::to_string(settings.workers), "--json"};
+  std::vector<std::string> argv = {settings.python, settings.script,
+                                   "--loader",      loader,
+                                   "--file",        file,
+                                   "--batch",       std::to_string(settings.batch),
+                                   "--workers",     std::to_string(settings.workers),
+                                   "--json"};
   if (settings.max_seconds > 0) {
     argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   }

@@ -14,7 +14,7 @@
 namespace h5feed::bench {
 
 const std::vector<std::string>& CsvColumnNames();
-std::string CsvHeader();                 // the names, comma-separated, with a newline
+std::string CsvHeader();                   // the names, comma-separated, with a newline
 std::string CsvLine(const SweepRow& row);  // one line with a newline
 
 // Thread-compatible (one writer per file).

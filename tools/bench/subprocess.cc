@@ -23,7 +23,8 @@ namespace {
 struct Pipe {
   int fd[2] = {-1, -1};
   Pipe() {
-    if (pipe2(fd, O_CLOEXEC) != 0) throw Error(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(fd, O_CLOEXEC) != 0)
+      throw Error(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
   }
   ~Pipe() {
     for (int f : fd) {
@@ -100,10 +101,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
     }
   }
   int wait_status = 0;
-  while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
-                                            : 128 + WTERMSIG(wait_status);
+  while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {}
+  result.exit_code =
+      WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
   return result;
 }
 
@@ -117,7 +117,8 @@ std::string FindProgram(const std::string& program) {
   size_t start = 0;
   while (start <= folders.size()) {
     const size_t colon = folders.find(':', start);
-    const std::string folder = folders.substr(start, colon == std::string::npos ? colon : colon - start);
+    const std::string folder =
+        folders.substr(start, colon == std::string::npos ? colon : colon - start);
     const std::string candidate = (folder.empty() ? "." : folder) + "/" + program;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     if (colon == std::string::npos) break;

@@ -40,9 +40,10 @@ struct SweepFlags {
 std::string CommandLine(const SweepFlags& f) {
   const bench::SweepOptions& o = f.options;
   char numbers[200];
-  std::snprintf(numbers, sizeof numbers, " --batch %lld --threads %d --slots %d --step-ms %g "
-                "--max-seconds %g", static_cast<long long>(o.batch), o.threads, o.slots,
-                o.step_ms, o.max_seconds);
+  std::snprintf(numbers, sizeof numbers,
+                " --batch %lld --threads %d --slots %d --step-ms %g "
+                "--max-seconds %g",
+                static_cast<long long>(o.batch), o.threads, o.slots, o.step_ms, o.max_seconds);
   std::string remote;
   for (const std::string& flag : o.remote_flags) remote += " " + flag;
   // A pre-signed URL's query is left out: the report may be shared.
@@ -61,8 +62,9 @@ int RunSweepCommand(SweepFlags& flags) {
     return kExitUsage;
   }
   if (o.cold && IsRemoteLocation(o.input)) {
-    std::fprintf(stderr, "h5feed bench sweep: --cold applies to a local file (its page cache); "
-                         "a remote file is read over its link in every run\n");
+    std::fprintf(stderr,
+                 "h5feed bench sweep: --cold applies to a local file (its page cache); "
+                 "a remote file is read over its link in every run\n");
     return kExitUsage;
   }
   o.remote_flags = RemoteOptionsArguments(o.remote);
@@ -84,14 +86,16 @@ int RunSweepCommand(SweepFlags& flags) {
       }
     }
     const bench::SweepOutcome outcome = bench::RunSweep(
-        o, interrupt.flag(), [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
-    std::printf("%s", bench::DescribeRecommendation(outcome.rows, outcome.recommendation,
-                                                    o.recommend).c_str());
+        o, interrupt.flag(),
+        [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+    std::printf(
+        "%s",
+        bench::DescribeRecommendation(outcome.rows, outcome.recommendation, o.recommend).c_str());
     std::printf("results: %s (%zu rows), %s%s\n", outcome.csv_path.c_str(), outcome.rows.size(),
                 outcome.report_path.c_str(),
                 outcome.plot.drawn ? (", " + o.out_dir + "/throughput.png").c_str() : "");
-    if (!outcome.plot.drawn) std::fprintf(stderr, "h5feed bench sweep: warning: %s\n",
-                                          outcome.plot.message.c_str());
+    if (!outcome.plot.drawn)
+      std::fprintf(stderr, "h5feed bench sweep: warning: %s\n", outcome.plot.message.c_str());
     if (outcome.interrupted) {
       std::fprintf(stderr, "h5feed bench sweep: interrupted; the finished rows are kept\n");
       return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
@@ -121,9 +125,10 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       "DIR/report.md (best first, with the recommendation) and DIR/throughput.png (gnuplot). "
       "The random sampler and h5feed's defaults are always run: the recommendation is stated "
       "against them. docs/bench.md defines every column");
-  command->add_option("FILE", o.input,
-                      "The HDF5 file to sweep (any uint8 image dataset); a remote one "
-                      "(http(s)://, s3://) is measured as stored, over caches and samplers")
+  command
+      ->add_option("FILE", o.input,
+                   "The HDF5 file to sweep (any uint8 image dataset); a remote one "
+                   "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
       ->check(CLI::Validator(
           [](const std::string& file) {
@@ -177,9 +182,8 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                    "sampler)")
       ->check(CLI::Range(0.0, 2.0))
       ->capture_default_str();
-  command
-      ->add_option("--work-dir", o.work_dir,
-                   "Where the temporary rechunked files go (default: DIR)");
+  command->add_option("--work-dir", o.work_dir,
+                      "Where the temporary rechunked files go (default: DIR)");
   command
       ->add_option("--disk-budget-mb", flags->disk_budget_mb,
                    "Refuse to start when one rechunked copy could need more than this (0 = the "
@@ -196,9 +200,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
   command->add_option("--plugin-dir", o.reference.plugin_dir,
                       "Folder of h5feed's zstd HDF5 plugin, for h5py (default: this build's)");
   AddRemoteOptions(*command, o.remote);
-  command->callback([flags, &run] {
-    run = [flags] { return RunSweepCommand(*flags); };
-  });
+  command->callback([flags, &run] { run = [flags] { return RunSweepCommand(*flags); }; });
   return command;
 }
 

@@ -23,8 +23,8 @@ std::vector<std::string_view> SplitCommas(std::string_view text) {
 }
 
 [[noreturn]] void BadItem(std::string_view option, std::string_view item, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument, std::string(option) + ": '" + std::string(item) +
-                                               "' " + why);
+  throw Error(ErrorCode::kInvalidArgument,
+              std::string(option) + ": '" + std::string(item) + "' " + why);
 }
 
 template <typename T, typename Parse>
@@ -40,8 +40,7 @@ std::vector<T> ParseList(std::string_view text, std::string_view option, Parse p
 
 }  // namespace
 
-std::vector<int64_t> ParseNumberList(std::string_view text, std::string_view option,
-                                     int64_t min) {
+std::vector<int64_t> ParseNumberList(std::string_view text, std::string_view option, int64_t min) {
   return ParseList<int64_t>(text, option, [&](std::string_view item) {
     int64_t value = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
@@ -57,13 +56,14 @@ SweepGrid ParseGrid(std::string_view chunks, std::string_view compressions,
                     std::string_view cache_mb, std::string_view samplers) {
   SweepGrid grid;
   grid.chunks = ParseNumberList(chunks, "--chunks", 1);
-  grid.compressions = ParseList<Compression>(compressions, "--compression", [](std::string_view item) {
-    try {
-      return Compression::Parse(item);
-    } catch (const Error& e) {
-      BadItem("--compression", item, std::string("is not a compression: ") + e.what());
-    }
-  });
+  grid.compressions =
+      ParseList<Compression>(compressions, "--compression", [](std::string_view item) {
+        try {
+          return Compression::Parse(item);
+        } catch (const Error& e) {
+          BadItem("--compression", item, std::string("is not a compression: ") + e.what());
+        }
+      });
   grid.cache_mb = ParseNumberList(cache_mb, "--cache-mb", 0);
   grid.samplers = ParseList<SamplerOptions>(samplers, "--sampler", [](std::string_view item) {
     try {
@@ -106,8 +106,8 @@ SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults) {
       for (int64_t cache : grid.cache_mb) {
         for (const SamplerOptions& sampler : samplers) {
           SweepRun run{file, cache, sampler, true, false};
-          run.is_default = file == defaults.file && cache == defaults.cache_mb &&
-                           sampler == defaults.sampler;
+          run.is_default =
+              file == defaults.file && cache == defaults.cache_mb && sampler == defaults.sampler;
           defaults_in_grid = defaults_in_grid || run.is_default;
           plan.runs.push_back(run);
         }

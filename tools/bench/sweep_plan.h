@@ -26,8 +26,7 @@ struct SweepGrid {
 
 // "16,64,256" -> {16, 64, 256}: whole numbers from `min` up, duplicates dropped, order kept.
 // Throws Error(kInvalidArgument) naming `option` and the bad item.
-std::vector<int64_t> ParseNumberList(std::string_view text, std::string_view option,
-                                     int64_t min);
+std::vector<int64_t> ParseNumberList(std::string_view text, std::string_view option, int64_t min);
 
 // Parses the four lists (the values of --chunks, --compression, --cache-mb, --sampler).
 // Throws Error(kInvalidArgument) naming the option and the item at fault.

@@ -24,9 +24,12 @@ std::string Beside(const char* format, double value, double random) {
 std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -58,9 +61,9 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
          row.compression + " | " + (reference ? "-" : std::to_string(row.cache_mb)) + " | " +
          Escape(row.sampler) + " | " + Grouped(row.images_per_s) + " | " +
          Fixed("%.0f", row.mb_per_s) + " | " +
-         (Measured(row.ceiling_mb_per_s) ? Fixed("%.0f", row.ceiling_mb_per_s) + " (" +
-                                               row.ceiling + ")"
-                                         : "-") +
+         (Measured(row.ceiling_mb_per_s)
+              ? Fixed("%.0f", row.ceiling_mb_per_s) + " (" + row.ceiling + ")"
+              : "-") +
          " | " + Fixed("%.2f", row.fraction_of_ceiling) + " | " +
          Fixed("%.2f", row.chunk_reads_per_chunk) + " | " + Fixed("%.2f", row.cache_hit_rate) +
          " | " + Beside("%.2f", row.shuffle_quality, row.random_shuffle_quality) + " | " +
@@ -111,15 +114,17 @@ std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommenda
   md += "Nor are runs whose batches mix few classes (label entropy below " +
         Fixed("%.2f", sampler::kMinEntropyRatio) +
         " of the random order's, the bar the loader warns at: a file stored sorted by label). ";
-  md += "Shuffle quality is the entropy of |row distance| between consecutive samples as a "
-        "share of a global shuffle's (1 = as random as the `random` sampler); chunks/batch is "
-        "the mean number of distinct chunks in a batch; classes/batch and label entropy are "
-        "those of the labels in a batch. Each is shown beside the `random` sampler's value for "
-        "the same file (docs/bench.md).\n\n";
+  md +=
+      "Shuffle quality is the entropy of |row distance| between consecutive samples as a "
+      "share of a global shuffle's (1 = as random as the `random` sampler); chunks/batch is "
+      "the mean number of distinct chunks in a batch; classes/batch and label entropy are "
+      "those of the labels in a batch. Each is shown beside the `random` sampler's value for "
+      "the same file (docs/bench.md).\n\n";
   md += "## Results, fastest first\n\n" + ResultsTable(rows, r) + "\n";
-  md += "The ceiling is the lower of the page-cache read rate x the compression ratio and (zstd "
-        "files) one thread's zstd decompression rate x threads, measured on the same file in "
-        "the same run; \"of ceiling\" is MB/s of pixels delivered over it.\n\n";
+  md +=
+      "The ceiling is the lower of the page-cache read rate x the compression ratio and (zstd "
+      "files) one thread's zstd decompression rate x threads, measured on the same file in "
+      "the same run; \"of ceiling\" is MB/s of pixels delivered over it.\n\n";
   md += "## Ceilings of each file variant\n\n" + CeilingTable(rows) + "\n";
   if (!context.plot.empty()) {
     md += "## Throughput against chunk size\n\n![images/s against chunk size](" + context.plot +
@@ -140,8 +145,9 @@ void WriteTextFile(const std::string& path, const std::string& text) {
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
-  if (error) throw Error(ErrorCode::kIo, "cannot rename " + temporary + " to " + path + ": " +
-                                             error.message());
+  if (error)
+    throw Error(ErrorCode::kIo,
+                "cannot rename " + temporary + " to " + path + ": " + error.message());
 }
 
 }  // namespace h5feed::bench

@@ -20,17 +20,17 @@ struct SweepRow {
   // when they are not in the grid), "reference" (a PyTorch DataLoader + h5py loader on the
   // input file, --compare-h5py).
   std::string kind = "grid";
-  int64_t chunk_samples = 0;   // images per chunk of the file read
-  std::string compression;     // "none", "zstd:3", ... (reference: the input file's)
-  int64_t cache_mb = 0;        // reference: 0
-  std::string sampler;         // "random", "chunks:4", ... (reference: "h5py random", ...)
-  bool is_default = false;     // these are h5feed's default settings
-  std::string status = "ok";   // "ok", "time limit" (stopped by --max-seconds), "failed"
-  std::string error;           // why it failed
+  int64_t chunk_samples = 0;  // images per chunk of the file read
+  std::string compression;    // "none", "zstd:3", ... (reference: the input file's)
+  int64_t cache_mb = 0;       // reference: 0
+  std::string sampler;        // "random", "chunks:4", ... (reference: "h5py random", ...)
+  bool is_default = false;    // these are h5feed's default settings
+  std::string status = "ok";  // "ok", "time limit" (stopped by --max-seconds), "failed"
+  std::string error;          // why it failed
   int64_t batch = 0;
   int threads = 0;
   double step_ms = 0;
-  bool cold = false;           // started with the file dropped from the page cache (verified)
+  bool cold = false;  // started with the file dropped from the page cache (verified)
 
   int64_t images = 0;
   double seconds = 0;

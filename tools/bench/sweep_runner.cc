@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "augment_cost.h"
+#include "augment_spec.h"
 #include "bench_run.h"
 #include "ceilings.h"
 #include "enum_names.h"
@@ -26,8 +28,6 @@
 #include "results_csv.h"
 #include "subprocess.h"
 #include "sweep_report.h"
-#include "augment_cost.h"
-#include "augment_spec.h"
 #include "units.h"
 
 namespace h5feed::bench {
@@ -87,8 +87,7 @@ void WarmPageCache(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) return;
   std::vector<char> block(size_t{16} << 20);
-  while (std::fread(block.data(), 1, block.size(), file) == block.size()) {
-  }
+  while (std::fread(block.data(), 1, block.size(), file) == block.size()) {}
   std::fclose(file);
 }
 
@@ -134,12 +133,25 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
   row.is_default = run.is_default;
   row.batch = o.batch;
   row.step_ms = o.step_ms;
-  std::vector<std::string> argv = {o.executable, "bench", file, "--json", "--no-ceilings",
-                                   "--sampler", row.sampler, "--cache-mb",
-                                   std::to_string(run.cache_mb), "--batch", std::to_string(o.batch),
-                                   "--threads", std::to_string(o.threads), "--slots",
-                                   std::to_string(o.slots), "--step-ms", Fixed("%g", o.step_ms),
-                                   "--max-seconds", Fixed("%g", o.max_seconds)};
+  std::vector<std::string> argv = {o.executable,
+                                   "bench",
+                                   file,
+                                   "--json",
+                                   "--no-ceilings",
+                                   "--sampler",
+                                   row.sampler,
+                                   "--cache-mb",
+                                   std::to_string(run.cache_mb),
+                                   "--batch",
+                                   std::to_string(o.batch),
+                                   "--threads",
+                                   std::to_string(o.threads),
+                                   "--slots",
+                                   std::to_string(o.slots),
+                                   "--step-ms",
+                                   Fixed("%g", o.step_ms),
+                                   "--max-seconds",
+                                   Fixed("%g", o.max_seconds)};
   if (o.cold) argv.push_back("--cold");
   argv.insert(argv.end(), o.remote_flags.begin(), o.remote_flags.end());
   if (!o.augment.empty()) {
@@ -184,7 +196,8 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
 // "[3/49, 1:02] chunk 16, none, cache 256 MiB, chunks:4: 13332 images/s, 0.09 of the ceiling,
 // shuffle quality 0.87". Appended piece by piece: GCC 12 warns falsely (-Wrestrict) about
 // chains of string operator+ that start with a literal.
-std::string ProgressLine(size_t done, size_t total, const std::string& elapsed, const SweepRow& row) {
+std::string ProgressLine(size_t done, size_t total, const std::string& elapsed,
+                         const SweepRow& row) {
   std::string line = "[";
   line += std::to_string(done);
   line += "/";
@@ -232,9 +245,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
   // measured as it is stored, over caches and samplers, and its ceiling is its link.
   const bool remote = IsRemoteLocation(o.input);
-  const SweepPlan plan = remote ? PlanRemoteSweep(o.grid, input, say)
-                                : PlanSweep(o.grid, DefaultRun(DefaultChunkImages(
-                                                        input.shape, input.samples)));
+  const SweepPlan plan =
+      remote ? PlanRemoteSweep(o.grid, input, say)
+             : PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
@@ -242,8 +255,8 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   const uint64_t needed = VariantDiskBound(plan, input.samples, input.sample_bytes());
   CheckDiskBudget(work, needed, o.disk_budget);
   say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
-      std::to_string(plan.files.size()) + " file variants; up to " +
-      std::to_string(needed >> 20) + " MiB of temporary files in " + work);
+      std::to_string(plan.files.size()) + " file variants; up to " + std::to_string(needed >> 20) +
+      " MiB of temporary files in " + work);
 
   ReportContext context{o.command_line, input.path, Machine(), Today(), {}, ""};
   const int threads = o.threads > 0 ? o.threads : UsableCores();
@@ -270,8 +283,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       std::string path;
       if (IsInputItself(input, variant)) {
         // Rewriting it would give the same file, minutes later (rechunking dominates a sweep).
-        say(files_done + variant.Name() + " is how the input is stored: measured as it is, "
-                         "not rewritten; measuring the ceilings ...");
+        say(files_done + variant.Name() +
+            " is how the input is stored: measured as it is, "
+            "not rewritten; measuring the ceilings ...");
         path = o.input;
       } else {
         say(files_done + "rechunking to " + variant.Name() + " ...");
@@ -309,8 +323,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   // h5py reads a URL through HDF5's ROS3 driver, which has no s3:// form.
   const bool h5py_reads_it = remote::SchemeOf(o.input) != remote::Scheme::kS3;
   if (o.compare_h5py && !h5py_reads_it) {
-    context.notes.push_back("No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
-                            "s3://; sweep a pre-signed URL of the object to compare");
+    context.notes.push_back(
+        "No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
+        "s3://; sweep a pre-signed URL of the object to compare");
     say(context.notes.back());
   }
   if (o.compare_h5py && h5py_reads_it && !cancel) {
@@ -338,7 +353,8 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   outcome.interrupted = cancel;
   if (outcome.interrupted) {
     context.notes.push_back("Interrupted: " + std::to_string(outcome.rows.size()) + " of " +
-                            std::to_string(plan.runs.size()) + " runs finished; the table "
+                            std::to_string(plan.runs.size()) +
+                            " runs finished; the table "
                             "holds those.");
   }
   outcome.recommendation = Recommend(outcome.rows, o.recommend);

@@ -98,8 +98,9 @@ std::string ThroughputScript(std::span<const SweepRow> rows, const std::string& 
   std::sort(chunks.begin(), chunks.end());
   std::string tics;
   for (int64_t chunk : chunks) tics += (tics.empty() ? "" : ", ") + std::to_string(chunk);
-  gp += "set logscale x 2\nset grid\nset key top left font \",8\"\nset offsets graph 0.05, "
-        "graph 0.05, 0, 0\n";
+  gp +=
+      "set logscale x 2\nset grid\nset key top left font \",8\"\nset offsets graph 0.05, "
+      "graph 0.05, 0, 0\n";
   if (!tics.empty()) gp += "set xtics (" + tics + ")\n";
   gp += "set xlabel \"images per chunk\"\nset ylabel \"images/s\"\nset yrange [0:*]\n";
   gp += "set multiplot layout 1," + std::to_string(panels) +
@@ -109,8 +110,8 @@ std::string ThroughputScript(std::span<const SweepRow> rows, const std::string& 
     std::string plot;
     for (size_t i = 0; i < series.size(); ++i) {
       if (series[i].compression != compression) continue;
-      plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + Quoted(data_file) +
-              " index " + std::to_string(i) + " using 1:2 with linespoints title " +
+      plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + Quoted(data_file) + " index " +
+              std::to_string(i) + " using 1:2 with linespoints title " +
               Quoted("cache " + std::to_string(series[i].cache_mb) + " MiB, " + series[i].sampler);
     }
     gp += plot + "\n";
@@ -137,8 +138,10 @@ PlotOutcome DrawThroughputPlot(std::span<const SweepRow> rows, const std::string
   }
   const std::string program = FindProgram(gnuplot);
   if (program.empty()) {
-    outcome.message = "gnuplot not found on PATH, so " + png + " was not drawn; install it "
-                      "(Debian: apt-get install gnuplot-nox) and run: gnuplot " + script;
+    outcome.message = "gnuplot not found on PATH, so " + png +
+                      " was not drawn; install it "
+                      "(Debian: apt-get install gnuplot-nox) and run: gnuplot " +
+                      script;
     return outcome;
   }
   const ProcessResult result = RunProcess({program, script});

@@ -63,8 +63,8 @@ StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_byte
   if (!IsZstdIndex(index)) {
     throw Error(ErrorCode::kUnsupported,
                 path + " is not a zstd-compressed h5feed file (read path " +
-                    index::ToString(index.read_path) + ", " +
-                    std::to_string(index.filters.size()) + " filters); an uncompressed file's "
+                    index::ToString(index.read_path) + ", " + std::to_string(index.filters.size()) +
+                    " filters); an uncompressed file's "
                     "ceiling is its page-cache read rate (dd if=FILE of=/dev/null bs=16M)");
   }
   const int64_t count = index.chunk_count();

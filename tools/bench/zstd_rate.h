@@ -1,7 +1,7 @@
 #pragma once
 // The zstd decompression rate of a file's own chunks: the ceiling a compressed h5feed file is
-// read against (docs/bench.md, "Ceilings and the fraction reached"). The reader cannot deliver pixels faster than
-// threads x the single-thread rate. Used by `h5feed bench` (ceilings.h) and by
+// read against (docs/bench.md, "Ceilings and the fraction reached"). The reader cannot deliver
+// pixels faster than threads x the single-thread rate. Used by `h5feed bench` (ceilings.h) and by
 // bench/zstd_ceiling.
 //
 // The stored chunks are read into memory first (pread at the addresses of the file's chunk
@@ -35,10 +35,10 @@ bool IsZstdH5feedFile(const std::string& path);
 StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes);
 
 struct ZstdRate {
-  double single_mb_per_s = 0;      // decompressed MB/s of one thread (MB = 10^6 bytes)
+  double single_mb_per_s = 0;  // decompressed MB/s of one thread (MB = 10^6 bytes)
   double single_images_per_s = 0;
-  double parallel_mb_per_s = 0;    // all `threads` at once, aggregate (0 when threads == 1)
-  double ratio = 0;                // decompressed / compressed bytes
+  double parallel_mb_per_s = 0;  // all `threads` at once, aggregate (0 when threads == 1)
+  double ratio = 0;              // decompressed / compressed bytes
 };
 
 // Best of `rounds` single-thread rounds (after one warm-up), and with threads > 1 the best of

@@ -127,10 +127,10 @@ std::string ToText(const FileSummary& s) {
     if (s.chunk_images > 0) {
       uint64_t chunk_bytes =
           static_cast<uint64_t>(s.chunk_images * s.height * s.width * s.channels);
-      line("chunks", std::to_string(s.chunk_count) + " chunks of " +
-                         std::to_string(s.chunk_images) + " images (" + cli::FormatBytes(chunk_bytes) +
-                         " uncompressed)" +
-                         (images != nullptr ? ", chunk shape " + hdf5::ShapeText(images->chunk_shape) : ""));
+      line("chunks",
+           std::to_string(s.chunk_count) + " chunks of " + std::to_string(s.chunk_images) +
+               " images (" + cli::FormatBytes(chunk_bytes) + " uncompressed)" +
+               (images != nullptr ? ", chunk shape " + hdf5::ShapeText(images->chunk_shape) : ""));
     } else {
       line("chunks", "none (contiguous storage)");
     }
@@ -165,8 +165,8 @@ std::string ToText(const FileSummary& s) {
   if (const std::optional<LabelOrder>& order = s.label_order) {
     line("label order", order->Describe() + ": " + std::to_string(order->runs) +
                             " runs of one label for " + std::to_string(order->classes) +
-                            " classes (a random order has about " +
-                            Fixed(order->random_runs, 0) + ")");
+                            " classes (a random order has about " + Fixed(order->random_runs, 0) +
+                            ")");
   }
   if (s.has_skipped) {
     line("skipped",

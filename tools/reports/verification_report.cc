@@ -26,8 +26,7 @@ std::string Verdict(const VerificationReport& r) {
   }
   std::string text = r.path + ": DAMAGED: ";
   if (!r.indexed) return text + "the file cannot be read as an image file\n";
-  text += std::to_string(r.bad_chunks.size()) + " of " + std::to_string(r.chunks) +
-          " chunks bad";
+  text += std::to_string(r.bad_chunks.size()) + " of " + std::to_string(r.chunks) + " chunks bad";
   if (!r.problems.empty()) text += ", " + std::to_string(r.problems.size()) + " other problems";
   return text + "\n";
 }

@@ -64,7 +64,7 @@ struct TensorView {
 
 class Batch {
  public:
-  int64_t size() const;              // samples in this batch
+  int64_t size() const;  // samples in this batch
   const ImageShape& image_shape() const;
   bool normalized() const;
   // uint8, size() x H x W x C, as stored (what the rows were gathered into); empty for a batch
@@ -101,26 +101,26 @@ class Batch {
 // Where a loader stands: enough to resume exactly (same options, same file).
 struct LoaderState {
   int64_t epoch = 0;
-  int64_t step = 0;           // batches already delivered in this epoch, echoes counted
+  int64_t step = 0;  // batches already delivered in this epoch, echoes counted
   uint64_t seed = 0;
-  uint64_t fingerprint = 0;   // of the file geometry and the order-relevant options
+  uint64_t fingerprint = 0;  // of the file geometry and the order-relevant options
 };
 
 struct LoaderStats {
   uint64_t batches = 0;
   uint64_t samples = 0;
-  uint64_t chunk_reads = 0;    // chunks read and decompressed
+  uint64_t chunk_reads = 0;  // chunks read and decompressed
   // Of chunk_reads, those made ahead for the epoch after the one being read (its first
   // window, loaded while this one ends; docs/reader.md). A run that stops after epoch e has
   // read these for an epoch it never reads.
   uint64_t chunk_reads_ahead = 0;
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
-  uint64_t bytes_read = 0;     // from the file
+  uint64_t bytes_read = 0;  // from the file
   uint64_t bytes_decoded = 0;
   uint64_t corrupt_chunks_skipped = 0;  // distinct chunks, with skip_corrupt_chunks
   uint64_t samples_skipped = 0;         // rows left out of batches for those chunks
-  double wait_seconds = 0;     // time Next() spent waiting for a batch
+  double wait_seconds = 0;              // time Next() spent waiting for a batch
 };
 
 struct DatasetInfo {

@@ -46,7 +46,7 @@ struct LoaderOptions {
   // mixing"). false skips the check: for a file whose order is meant (a curriculum), or
   // labels that are not classes.
   bool check_label_mixing = true;
-  ShardOptions shard;      // rank, world_size, drop_last (DistributedSampler's contract)
+  ShardOptions shard;  // rank, world_size, drop_last (DistributedSampler's contract)
 
   // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
   // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the

@@ -31,9 +31,9 @@ struct Case {
 
 // Integer and fractional ratios, ratios near 1 (edges that fall within ComputeTaps's
 // tolerance), one output row or column, an unchanged axis, tall thin images.
-const Case kCases[] = {{300, 299, 224, 224}, {448, 448, 224, 224}, {37, 53, 10, 11},
-                       {100, 100, 99, 1},    {5, 700, 5, 3},       {224, 224, 224, 224},
-                       {301, 403, 76, 101},  {9, 9, 1, 1},         {1001, 17, 1000, 16},
+const Case kCases[] = {{300, 299, 224, 224}, {448, 448, 224, 224},   {37, 53, 10, 11},
+                       {100, 100, 99, 1},    {5, 700, 5, 3},         {224, 224, 224, 224},
+                       {301, 403, 76, 101},  {9, 9, 1, 1},           {1001, 17, 1000, 16},
                        {2000, 3, 7, 3},      {3001, 2999, 224, 224}, {64, 64, 63, 64}};
 
 cv::Mat RandomSource(const Case& c) {
@@ -82,7 +82,7 @@ TEST_CASE("strided source and destination rows are honoured") {
   cv::Mat expected;
   cv::resize(roi, expected, cv::Size(15, 10), 0, 0, cv::INTER_AREA);
   CHECK(cv::norm(inside, expected, cv::NORM_INF) <= 1);
-  CHECK(canvas.at<cv::Vec3b>(0, 0) == cv::Vec3b::all(9));     // outside the target: untouched
+  CHECK(canvas.at<cv::Vec3b>(0, 0) == cv::Vec3b::all(9));  // outside the target: untouched
   CHECK(canvas.at<cv::Vec3b>(11, 19) == cv::Vec3b::all(9));
   CHECK(canvas.at<cv::Vec3b>(5, 17) == cv::Vec3b::all(9));
 }

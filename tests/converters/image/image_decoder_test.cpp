@@ -36,12 +36,10 @@ Error CatchError(F&& f) {
 TEST_CASE("the format is told by the leading bytes, not by the file name") {
   const Bytes rgb = testing::Pattern(20, 30);
   CHECK(PlanDecode(testing::EncodeJpeg(rgb, 20, 30), "a.png").format == Format::kJpeg);
-  CHECK(PlanDecode(testing::EncodePng(rgb.data(), rgb.size(), 20, 30, SPNG_COLOR_TYPE_TRUECOLOR,
-                                      8),
+  CHECK(PlanDecode(testing::EncodePng(rgb.data(), rgb.size(), 20, 30, SPNG_COLOR_TYPE_TRUECOLOR, 8),
                    "a.jpg")
             .format == Format::kPng);
-  CHECK(PlanDecode(testing::EncodeWebp(rgb, 20, 30, false, true), "a.bmp").format ==
-        Format::kWebp);
+  CHECK(PlanDecode(testing::EncodeWebp(rgb, 20, 30, false, true), "a.bmp").format == Format::kWebp);
   for (const char* ext : {".bmp", ".ppm", ".tiff"}) {
     CAPTURE(ext);
     CHECK(PlanDecode(testing::EncodeOpenCv(ext, rgb, 20, 30), "a.jpg").format == Format::kOther);
@@ -60,15 +58,13 @@ TEST_CASE("a plan gives the stored size and the RGB byte count") {
 
 TEST_CASE("every format decodes to the source pixels through the one entry point") {
   const Bytes rgb = testing::Pattern(17, 23);
-  CHECK(DecodeAll(testing::EncodePng(rgb.data(), rgb.size(), 17, 23, SPNG_COLOR_TYPE_TRUECOLOR,
-                                     8),
+  CHECK(DecodeAll(testing::EncodePng(rgb.data(), rgb.size(), 17, 23, SPNG_COLOR_TYPE_TRUECOLOR, 8),
                   "p.png") == rgb);
   CHECK(DecodeAll(testing::EncodeWebp(rgb, 17, 23, false, true), "w.webp") == rgb);
   CHECK(DecodeAll(testing::EncodeOpenCv(".bmp", rgb, 17, 23), "b.bmp") == rgb);
-  CHECK(testing::MaxAbsDiff(DecodeAll(testing::EncodeJpeg(rgb, 17, 23, TJPF_RGB, TJSAMP_444,
-                                                          100),
-                                      "j.jpg"),
-                            rgb) <= 8);
+  CHECK(testing::MaxAbsDiff(
+            DecodeAll(testing::EncodeJpeg(rgb, 17, 23, TJPF_RGB, TJSAMP_444, 100), "j.jpg"), rgb) <=
+        8);
 }
 
 TEST_CASE("an empty file is corrupt and the message names it") {
@@ -88,13 +84,12 @@ TEST_CASE("bytes that are no image are corrupt, naming the file and showing the 
 }
 
 TEST_CASE("a signature followed by nothing is corrupt for every format") {
-  const std::vector<Bytes> stubs = {
-      {0xFF, 0xD8, 0xFF},
-      {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'},
-      {'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'E', 'B', 'P'},
-      {'B', 'M'},
-      {'P', '6', '\n'},
-      {'I', 'I', 42, 0}};
+  const std::vector<Bytes> stubs = {{0xFF, 0xD8, 0xFF},
+                                    {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'},
+                                    {'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'E', 'B', 'P'},
+                                    {'B', 'M'},
+                                    {'P', '6', '\n'},
+                                    {'I', 'I', 42, 0}};
   for (const Bytes& stub : stubs) {
     const Error e = CatchError([&] { PlanDecode(stub, "stub.img"); });
     CHECK(e.code() == ErrorCode::kCorrupt);

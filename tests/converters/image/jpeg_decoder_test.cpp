@@ -102,7 +102,8 @@ TEST_CASE("a JPEG whose header breaks off leaves the thread able to decode the n
   // header on the same thread read as 0x0 (seen converting an image folder).
   const Bytes rgb = testing::Pattern(24, 32);
   const Bytes jpeg = testing::EncodeJpeg(rgb, 24, 32);
-  const Bytes gray = testing::EncodeJpeg(testing::Pattern(24, 32, 1), 24, 32, TJPF_GRAY, TJSAMP_GRAY);
+  const Bytes gray =
+      testing::EncodeJpeg(testing::Pattern(24, 32, 1), 24, 32, TJPF_GRAY, TJSAMP_GRAY);
   const Bytes header_only(jpeg.begin(), jpeg.begin() + 200);  // cut before the scan starts
   for (int round = 0; round < 3; ++round) {
     CHECK_THROWS_AS(DecodeJpegBytes(header_only), Error);

@@ -49,17 +49,16 @@ TEST_CASE("the header reader finds the size of a PNM with comments") {
   const DecodePlan plan = PlanOpenCv(bytes, "c.pgm");
   CHECK(plan.height == 2);
   CHECK(plan.width == 3);
-  CHECK(DecodeOpenCvBytes(bytes) ==
-        Bytes{1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6});
+  CHECK(DecodeOpenCvBytes(bytes) == Bytes{1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6});
 }
 
 TEST_CASE("a big-endian TIFF's size is read from its first IFD") {
   // OpenCV writes little-endian TIFFs; this one is built by hand with SHORT and LONG sizes.
-  const Bytes tiff = {'M', 'M', 0, 42, 0, 0, 0, 8,                // header, IFD at 8
-                      0, 2,                                       // two entries
-                      1, 0, 0, 3, 0, 0, 0, 1, 0x01, 0x2C, 0, 0,   // ImageWidth SHORT 300
-                      1, 1, 0, 4, 0, 0, 0, 1, 0, 0, 0x00, 0xC8,   // ImageLength LONG 200
-                      0, 0, 0, 0};
+  const Bytes tiff = {'M', 'M', 0, 42, 0, 0, 0, 8,                          // header, IFD at 8
+                      0,   2,                                               // two entries
+                      1,   0,   0, 3,  0, 0, 0, 1, 0x01, 0x2C, 0,    0,     // ImageWidth SHORT 300
+                      1,   1,   0, 4,  0, 0, 0, 1, 0,    0,    0x00, 0xC8,  // ImageLength LONG 200
+                      0,   0,   0, 0};
   const DecodePlan plan = PlanOpenCv(tiff, "be.tif");
   CHECK(plan.width == 300);
   CHECK(plan.height == 200);

@@ -36,39 +36,39 @@ TEST_CASE("an 8-bit RGB PNG decodes to exactly its samples") {
 
 TEST_CASE("alpha is dropped, not composited: a transparent pixel keeps its colour") {
   const Bytes rgba = {10, 20, 30, 0, 40, 50, 60, 128, 70, 80, 90, 255};
-  const Bytes png = testing::EncodePng(rgba.data(), rgba.size(), 1, 3,
-                                       SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8);
+  const Bytes png =
+      testing::EncodePng(rgba.data(), rgba.size(), 1, 3, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8);
   CHECK(DecodePngBytes(png) == Bytes{10, 20, 30, 40, 50, 60, 70, 80, 90});
 }
 
 TEST_CASE("16-bit gray is clipped to 255 like PIL's mode I, not scaled") {
   const std::vector<uint16_t> gray = {0, 17, 255, 256, 1000, 65535};
-  const Bytes png = testing::EncodePng(gray.data(), gray.size() * 2, 1, 6,
-                                       SPNG_COLOR_TYPE_GRAYSCALE, 16);
+  const Bytes png =
+      testing::EncodePng(gray.data(), gray.size() * 2, 1, 6, SPNG_COLOR_TYPE_GRAYSCALE, 16);
   CHECK(DecodePngBytes(png) ==
         Bytes{0, 0, 0, 17, 17, 17, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255});
 }
 
 TEST_CASE("16-bit RGB keeps the high byte of each sample") {
   const std::vector<uint16_t> rgb = {0x0000, 0x00FF, 0x0100, 0x12FF, 0xAB01, 0xFFFF};
-  const Bytes png = testing::EncodePng(rgb.data(), rgb.size() * 2, 1, 2,
-                                       SPNG_COLOR_TYPE_TRUECOLOR, 16);
+  const Bytes png =
+      testing::EncodePng(rgb.data(), rgb.size() * 2, 1, 2, SPNG_COLOR_TYPE_TRUECOLOR, 16);
   CHECK(DecodePngBytes(png) == Bytes{0x00, 0x00, 0x01, 0x12, 0xAB, 0xFF});
 }
 
 TEST_CASE("low bit-depth gray is scaled by bit replication") {
   // 2-bit samples 0, 1, 2, 3 packed into one byte: 0b00011011.
   const Bytes packed = {0x1B};
-  const Bytes png = testing::EncodePng(packed.data(), packed.size(), 1, 4,
-                                       SPNG_COLOR_TYPE_GRAYSCALE, 2);
+  const Bytes png =
+      testing::EncodePng(packed.data(), packed.size(), 1, 4, SPNG_COLOR_TYPE_GRAYSCALE, 2);
   CHECK(DecodePngBytes(png) == Bytes{0, 0, 0, 85, 85, 85, 170, 170, 170, 255, 255, 255});
 }
 
 TEST_CASE("palette indices are looked up in PLTE") {
   const std::vector<spng_plte_entry> palette = {{1, 2, 3, 255}, {200, 100, 50, 255}};
   const Bytes indices = {1, 0, 1};
-  const Bytes png = testing::EncodePng(indices.data(), indices.size(), 1, 3,
-                                       SPNG_COLOR_TYPE_INDEXED, 8, palette);
+  const Bytes png =
+      testing::EncodePng(indices.data(), indices.size(), 1, 3, SPNG_COLOR_TYPE_INDEXED, 8, palette);
   CHECK(DecodePngBytes(png) == Bytes{200, 100, 50, 1, 2, 3, 200, 100, 50});
 }
 
@@ -107,8 +107,8 @@ TEST_CASE("row-by-row decoding gives the whole decode's pixels for every colour 
     uint8_t color_type, depth;
     int channels;
   };
-  const std::vector<spng_plte_entry> short_palette = {{1, 2, 3, 255}, {200, 100, 50, 255},
-                                                      {9, 8, 7, 255}};
+  const std::vector<spng_plte_entry> short_palette = {
+      {1, 2, 3, 255}, {200, 100, 50, 255}, {9, 8, 7, 255}};
   for (const Case c :
        {Case{SPNG_COLOR_TYPE_TRUECOLOR, 8, 3}, Case{SPNG_COLOR_TYPE_TRUECOLOR, 16, 3},
         Case{SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8, 4}, Case{SPNG_COLOR_TYPE_GRAYSCALE, 16, 1},
@@ -146,8 +146,8 @@ TEST_CASE("a truncated PNG decoded row by row is corrupt data naming the file") 
 
 TEST_CASE("an interlaced PNG is decoded whole: its rows do not come in order") {
   const Bytes rgb = testing::Pattern(21, 17);
-  const Bytes png = testing::EncodePng(rgb.data(), rgb.size(), 21, 17,
-                                       SPNG_COLOR_TYPE_TRUECOLOR, 8, {}, /*interlaced=*/true);
+  const Bytes png = testing::EncodePng(rgb.data(), rgb.size(), 21, 17, SPNG_COLOR_TYPE_TRUECOLOR, 8,
+                                       {}, /*interlaced=*/true);
   const DecodePlan plan = PlanPng(png, "i.png");
   CHECK_FALSE(plan.rows_in_order);
   CHECK(DecodePngBytes(png) == rgb);

@@ -68,8 +68,7 @@ TEST_CASE("a uniform image stays uniform in every mode, shrinking and enlarging"
     for (ResizeMode mode : {ResizeMode::kCrop, ResizeMode::kStretch}) {
       CAPTURE(src.height);
       CAPTURE(src.width);
-      CHECK(Resized(Uniform(src, 9, 120, 250), src, target, mode) ==
-            Uniform(target, 9, 120, 250));
+      CHECK(Resized(Uniform(src, 9, 120, 250), src, target, mode) == Uniform(target, 9, 120, 250));
     }
   }
 }
@@ -199,11 +198,11 @@ TEST_CASE("resizing row by row gives ResizeInto's pixels exactly, in every mode"
   };
   // Shrinking both sides, enlarging both, one of each (stretch), equal sizes, extreme aspect
   // ratios, and sizes where the crop or the padding is off by one.
-  for (const Case c : {Case{{300, 400}, {224, 224}}, Case{{400, 300}, {224, 224}},
-                       Case{{50, 100}, {100, 100}}, Case{{30, 20}, {64, 48}},
-                       Case{{200, 40}, {64, 64}}, Case{{64, 64}, {64, 64}},
-                       Case{{1, 900}, {32, 32}}, Case{{901, 3}, {32, 32}},
-                       Case{{333, 222}, {111, 77}}, Case{{1000, 999}, {7, 5}}}) {
+  for (const Case c :
+       {Case{{300, 400}, {224, 224}}, Case{{400, 300}, {224, 224}}, Case{{50, 100}, {100, 100}},
+        Case{{30, 20}, {64, 48}}, Case{{200, 40}, {64, 64}}, Case{{64, 64}, {64, 64}},
+        Case{{1, 900}, {32, 32}}, Case{{901, 3}, {32, 32}}, Case{{333, 222}, {111, 77}},
+        Case{{1000, 999}, {7, 5}}}) {
     for (ResizeMode mode : {ResizeMode::kCrop, ResizeMode::kStretch, ResizeMode::kPad}) {
       CAPTURE(c.src.height);
       CAPTURE(c.src.width);

@@ -53,14 +53,13 @@ inline Bytes Uniform(int height, int width, uint8_t r, uint8_t g, uint8_t b) {
 
 // pixel_format: TJPF_RGB, TJPF_GRAY or TJPF_CMYK; subsampling: TJSAMP_444, TJSAMP_420, ...
 inline Bytes EncodeJpeg(std::span<const uint8_t> pixels, int height, int width,
-                        int pixel_format = TJPF_RGB, int subsampling = TJSAMP_420,
-                        int quality = 90, int flags = 0) {
+                        int pixel_format = TJPF_RGB, int subsampling = TJSAMP_420, int quality = 90,
+                        int flags = 0) {
   tjhandle handle = tjInitCompress();
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
-  const int rc = tjCompress2(handle, pixels.data(), width, 0, height, pixel_format, &jpeg,
-                             &size, pixel_format == TJPF_GRAY ? TJSAMP_GRAY : subsampling,
-                             quality, flags);
+  const int rc = tjCompress2(handle, pixels.data(), width, 0, height, pixel_format, &jpeg, &size,
+                             pixel_format == TJPF_GRAY ? TJSAMP_GRAY : subsampling, quality, flags);
   tjDestroy(handle);
   if (rc != 0) throw std::runtime_error("tjCompress2 failed");
   Bytes out(jpeg, jpeg + size);
@@ -69,9 +68,8 @@ inline Bytes EncodeJpeg(std::span<const uint8_t> pixels, int height, int width,
 }
 
 // `samples` in the PNG's own layout for SPNG_FMT_PNG (16-bit samples in host order).
-inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width,
-                       uint8_t color_type, uint8_t bit_depth,
-                       const std::vector<spng_plte_entry>& palette = {},
+inline Bytes EncodePng(const void* samples, size_t bytes, int height, int width, uint8_t color_type,
+                       uint8_t bit_depth, const std::vector<spng_plte_entry>& palette = {},
                        bool interlaced = false) {
   spng_ctx* ctx = spng_ctx_new(SPNG_CTX_ENCODER);
   spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);

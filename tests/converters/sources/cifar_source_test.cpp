@@ -166,8 +166,8 @@ TEST_CASE("a missing training batch is named in the error") {
   ScratchDir dir;
   WriteCifar10(dir.path());
   std::filesystem::remove(dir / "data_batch_4.bin");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}),
-                       doctest::Contains("lacks data_batch_4.bin"), Error);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("lacks data_batch_4.bin"),
+                       Error);
   CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kNotFound);
   CifarOptions test;
   test.split = CifarOptions::Split::kTest;
@@ -177,8 +177,7 @@ TEST_CASE("a missing training batch is named in the error") {
 TEST_CASE("a folder without CIFAR binaries says which files were expected") {
   ScratchDir dir;
   WriteText(dir / "readme.txt", "nothing here");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("data_batch_1.bin"),
-                       Error);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("data_batch_1.bin"), Error);
   CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kNotFound);
   CHECK(CodeOf([&] { OpenCifar(dir / "absent", {}); }) == ErrorCode::kNotFound);
 }
@@ -207,8 +206,7 @@ TEST_CASE("a class name file with the wrong number of names is an error") {
   ScratchDir dir;
   WriteCifar10(dir.path());
   WriteText(dir / "batches.meta.txt", "cat\ndog\n");
-  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("2 class names"),
-                       Error);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}), doctest::Contains("2 class names"), Error);
 }
 
 }  // namespace

@@ -78,12 +78,13 @@ Bytes SmoothPng(int height, int width) {
       p[2] = static_cast<uint8_t>(y * 255 / height);
     }
   }
-  return image::testing::EncodePng(rgb.data(), rgb.size(), height, width,
-                                   SPNG_COLOR_TYPE_TRUECOLOR, 8);
+  return image::testing::EncodePng(rgb.data(), rgb.size(), height, width, SPNG_COLOR_TYPE_TRUECOLOR,
+                                   8);
 }
 
-TEST_CASE("a PNG too large to decode whole is read row by row, with the whole decode's pixels, "
-          "leasing far less than its decoded size") {
+TEST_CASE(
+    "a PNG too large to decode whole is read row by row, with the whole decode's pixels, "
+    "leasing far less than its decoded size") {
   ScratchDir dir;
   const Bytes png = SmoothPng(2400, 2500);  // 18 MB decoded: over the 16 MiB decoded whole
   WriteFile(dir / "big.png", png);
@@ -116,8 +117,9 @@ TEST_CASE("without a resize mode an image is decoded straight into the output") 
   CHECK(reader.ReadSize(dir / "a.png").width == 40);
 }
 
-TEST_CASE("an image over max_pixels is refused naming the file, its size and --max-pixels, "
-          "before anything is decoded") {
+TEST_CASE(
+    "an image over max_pixels is refused naming the file, its size and --max-pixels, "
+    "before anything is decoded") {
   ScratchDir dir;
   WriteFile(dir / "bomb.png", PngBomb(20000, 20000));  // 1.2 GB of RGB in a few hundred bytes
   MemoryBudget budget(32 * kMiB);
@@ -125,8 +127,7 @@ TEST_CASE("an image over max_pixels is refused naming the file, its size and --m
   Bytes out(16 * 16 * 3);
   for (const auto& call : {std::function<void()>([&] { reader.ReadSize(dir / "bomb.png"); }),
                            std::function<void()>([&] {
-                             reader.Read(dir / "bomb.png", {16, 16}, image::ResizeMode::kCrop,
-                                         out);
+                             reader.Read(dir / "bomb.png", {16, 16}, image::ResizeMode::kCrop, out);
                            })}) {
     const Error e = CaughtError(call);
     CHECK(e.code() == ErrorCode::kCorrupt);
@@ -138,8 +139,9 @@ TEST_CASE("an image over max_pixels is refused naming the file, its size and --m
   CHECK(budget.peak() < kMiB);
   // With no pixel limit it is decoded row by row, in little memory, and found truncated.
   ImageFileReader unlimited(budget, 0);
-  const Error e = CaughtError(
-      [&] { unlimited.Read(dir / "bomb.png", {16, 16}, image::ResizeMode::kCrop, out); });
+  const Error e = CaughtError([&] {
+    unlimited.Read(dir / "bomb.png", {16, 16}, image::ResizeMode::kCrop, out);
+  });
   CHECK(std::string(e.what()).find("truncated") != std::string::npos);
   CHECK(budget.peak() < 2 * kMiB);
 }
@@ -152,8 +154,9 @@ TEST_CASE("an image the budget can never lend enough for is refused naming --mem
   MemoryBudget budget(32 * kMiB);
   ImageFileReader reader(budget, kDefaultMaxPixels);
   Bytes out(16 * 16 * 3);
-  const Error e = CaughtError(
-      [&] { reader.Read(dir / "big.bmp", {16, 16}, image::ResizeMode::kCrop, out); });
+  const Error e = CaughtError([&] {
+    reader.Read(dir / "big.bmp", {16, 16}, image::ResizeMode::kCrop, out);
+  });
   CHECK(e.code() == ErrorCode::kCorrupt);
   const std::string message = e.what();
   CHECK(message.find("big.bmp") != std::string::npos);
@@ -168,13 +171,15 @@ TEST_CASE("a file of another size than asked, without a mode, fails with its dec
   MemoryBudget budget(32 * kMiB);
   ImageFileReader reader(budget, kDefaultMaxPixels);
   Bytes out(16 * 16 * 3);
-  const std::string cut =
-      CaughtError([&] { reader.Read(dir / "cut.png", {16, 16}, std::nullopt, out); }).what();
+  const std::string cut = CaughtError([&] {
+                            reader.Read(dir / "cut.png", {16, 16}, std::nullopt, out);
+                          }).what();
   CAPTURE(cut);
   CHECK(cut.find("truncated") != std::string::npos);
   CHECK(cut.find("changed size") == std::string::npos);
-  const std::string other =
-      CaughtError([&] { reader.Read(dir / "other.png", {16, 16}, std::nullopt, out); }).what();
+  const std::string other = CaughtError([&] {
+                              reader.Read(dir / "other.png", {16, 16}, std::nullopt, out);
+                            }).what();
   CHECK(other.find("changed size") != std::string::npos);
   CHECK_THROWS_AS(reader.CheckDecodes(dir / "cut.png"), Error);
   reader.CheckDecodes(dir / "other.png");
@@ -189,9 +194,8 @@ TEST_CASE("threads whose images each need most of the budget take turns, and all
   for (const std::string& path : paths) {
     WriteFile(path, image::testing::EncodeOpenCv(".bmp", rgb, 900, 1000));
   }
-  const Bytes expected =
-      WholeDecodeResized(image::testing::EncodeOpenCv(".bmp", rgb, 900, 1000), {32, 32},
-                         {image::ResizeMode::kCrop})[0];
+  const Bytes expected = WholeDecodeResized(image::testing::EncodeOpenCv(".bmp", rgb, 900, 1000),
+                                            {32, 32}, {image::ResizeMode::kCrop})[0];
   MemoryBudget budget(32 * kMiB);
   ImageFileReader reader(budget, kDefaultMaxPixels);
   std::vector<std::thread> threads;

@@ -22,8 +22,7 @@ using testing::ScratchDir;
 using testing::WriteFile;
 
 Bytes Jpeg(int height, int width, uint32_t seed) {
-  return image::testing::EncodeJpeg(image::testing::Pattern(height, width, 3, seed), height,
-                                    width);
+  return image::testing::EncodeJpeg(image::testing::Pattern(height, width, 3, seed), height, width);
 }
 
 Bytes FirstBytes(const Bytes& file, size_t n) { return Bytes(file.begin(), file.begin() + n); }
@@ -44,8 +43,9 @@ std::string ReadError(const SampleSource& source, int64_t i) {
   return e.what();
 }
 
-TEST_CASE("files that do not decode are no evidence of the size, even when they outnumber the "
-          "images that do, and are skipped with their decode errors") {
+TEST_CASE(
+    "files that do not decode are no evidence of the size, even when they outnumber the "
+    "images that do, and are skipped with their decode errors") {
   ScratchDir dir;
   // Three 16x16 images; five truncated downloads of a 40x40 JPEG (the first 700 bytes, header
   // complete); a truncated 8x8 PNG (a header smaller than the dataset's size); a PNG whose
@@ -114,8 +114,9 @@ TEST_CASE("a folder where no file of any size decodes is refused") {
   CHECK(std::string(e.what()).find("no readable image") != std::string::npos);
 }
 
-TEST_CASE("an image folder source decodes within the budget it was given, which the conversion "
-          "then shares") {
+TEST_CASE(
+    "an image folder source decodes within the budget it was given, which the conversion "
+    "then shares") {
   ScratchDir dir;
   WriteFile(dir / "c/a.png", PatternPng(16, 16, 1));
   MemoryBudget budget(64 << 20);

@@ -18,8 +18,7 @@ std::vector<int64_t> ToVector(std::span<const int64_t> s) { return {s.begin(), s
 // NextUse by scanning every step, the definition the binary search must agree with.
 int64_t NextUseByScan(const std::vector<int64_t>& order, int64_t batch, int64_t k, int64_t chunk,
                       int64_t step) {
-  for (size_t i = static_cast<size_t>(std::max<int64_t>(step, 0) * batch); i < order.size();
-       ++i) {
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(step, 0) * batch); i < order.size(); ++i) {
     if (order[i] / k == chunk) return static_cast<int64_t>(i) / batch;
   }
   return AccessPlan::kNever;
@@ -89,10 +88,9 @@ TEST_CASE("a plan built from every sampler's epoch order agrees with a brute-for
   using Kind = SamplerOptions::Kind;
   const sampler::SampleGeometry geometry{1000, 16};  // 63 chunks, the last one short
   const int64_t chunks = (geometry.samples + geometry.chunk_samples - 1) / geometry.chunk_samples;
-  for (const SamplerOptions sampler : {SamplerOptions{Kind::kSequential, 1},
-                                       SamplerOptions{Kind::kRandom, 1},
-                                       SamplerOptions{Kind::kChunks, 4},
-                                       SamplerOptions{Kind::kQuasi, 3}}) {
+  for (const SamplerOptions sampler :
+       {SamplerOptions{Kind::kSequential, 1}, SamplerOptions{Kind::kRandom, 1},
+        SamplerOptions{Kind::kChunks, 4}, SamplerOptions{Kind::kQuasi, 3}}) {
     for (const int64_t batch : {1, 7, 32}) {
       CAPTURE(sampler.ToString());
       CAPTURE(batch);
@@ -106,15 +104,14 @@ TEST_CASE("a plan built from every sampler's epoch order agrees with a brute-for
         for (int64_t i = s * batch; i < std::min<int64_t>((s + 1) * batch, 1000); ++i) {
           expected.insert(order[static_cast<size_t>(i)] / geometry.chunk_samples);
         }
-        REQUIRE(ToVector(plan.chunks_of(s)) == std::vector<int64_t>(expected.begin(),
-                                                                    expected.end()));
+        REQUIRE(ToVector(plan.chunks_of(s)) ==
+                std::vector<int64_t>(expected.begin(), expected.end()));
         touches += static_cast<int64_t>(expected.size());
       }
       CHECK(plan.touches() == touches);
       for (int64_t c = 0; c < chunks; ++c) {
         for (int64_t s = 0; s <= plan.steps(); s += 3) {
-          REQUIRE(plan.NextUse(c, s) ==
-                  NextUseByScan(order, batch, geometry.chunk_samples, c, s));
+          REQUIRE(plan.NextUse(c, s) == NextUseByScan(order, batch, geometry.chunk_samples, c, s));
         }
       }
     }

@@ -17,8 +17,8 @@
 
 #include "cache/access_plan.h"
 #include "h5feed/error.h"
-#include "support/caught_error.h"
 #include "sampler/epoch_order.h"
+#include "support/caught_error.h"
 
 // Every allocation of this test binary is counted while g_counting is set, so a test can show
 // that the cache in steady state allocates nothing.
@@ -296,8 +296,8 @@ TEST_CASE("GetUnlessLoading returns at once, counting nothing, while another tas
 TEST_CASE("resident bytes never exceed the budget when nothing is pinned") {
   const std::vector<int64_t> sequence = RandomSequence(2000, 20, 7);
   for (const EvictionPolicy policy : {EvictionPolicy::kBelady, EvictionPolicy::kLru}) {
-    for (const int64_t budget : {int64_t{0}, kChunkBytes / 2, 5 * kChunkBytes + kChunkBytes / 2,
-                                 8 * kChunkBytes}) {
+    for (const int64_t budget :
+         {int64_t{0}, kChunkBytes / 2, 5 * kChunkBytes + kChunkBytes / 2, 8 * kChunkBytes}) {
       CAPTURE(budget);
       FakeSource source(20);
       ChunkCache cache(kChunkBytes, budget, policy, source.Function());
@@ -310,8 +310,8 @@ TEST_CASE("resident bytes never exceed the budget when nothing is pinned") {
         REQUIRE(cache.resident_bytes() <= budget);
       }
       // The one pinned entry of each Get is the only excess, and only below a chunk's budget.
-      CHECK(cache.stats().peak_resident_bytes <= static_cast<uint64_t>(std::max(budget,
-                                                                                kChunkBytes)));
+      CHECK(cache.stats().peak_resident_bytes <=
+            static_cast<uint64_t>(std::max(budget, kChunkBytes)));
       CheckStatsAddUp(cache.stats(), sequence.size(), cache);
     }
   }
@@ -627,8 +627,8 @@ void Stress(EvictionPolicy policy, bool failures) {
   CHECK(s.loads == static_cast<uint64_t>(source.total_attempts()));
   CHECK(cache.resident_bytes() <= budget);
   // At most two pins and one load per thread at once.
-  CHECK(s.peak_resident_bytes <= static_cast<uint64_t>(std::max(budget,
-                                                                2 * kThreads * kChunkBytes)));
+  CHECK(s.peak_resident_bytes <=
+        static_cast<uint64_t>(std::max(budget, 2 * kThreads * kChunkBytes)));
   CheckStatsAddUp(s, gets.load(), cache);
   if (!failures) CHECK(errors.load() == 0);
   MESSAGE(std::string(policy == EvictionPolicy::kBelady ? "belady" : "lru"), ": ", s.loads,

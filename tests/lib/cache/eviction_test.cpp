@@ -17,8 +17,7 @@ using State = CacheEntry::State;
 
 struct Entries {
   // A ready, unpinned entry for `chunk`, last used at `last_use`.
-  CacheEntry* Add(int64_t chunk, uint64_t last_use, State state = State::kReady,
-                  int64_t pins = 0) {
+  CacheEntry* Add(int64_t chunk, uint64_t last_use, State state = State::kReady, int64_t pins = 0) {
     auto e = std::make_unique<CacheEntry>();
     e->chunk = chunk;
     e->last_use = last_use;
@@ -42,7 +41,7 @@ TEST_CASE("Belady picks the chunk used farthest ahead, a chunk never used again 
   CacheEntry* two = entries.Add(2, 3);
   CHECK(PickVictim(entries.all, &plan, 0) == one);
   one->pins = 1;
-  CHECK(PickVictim(entries.all, &plan, 0) == two);  // next used at 1, chunk 0 at 0
+  CHECK(PickVictim(entries.all, &plan, 0) == two);   // next used at 1, chunk 0 at 0
   CHECK(PickVictim(entries.all, &plan, 1) == zero);  // from step 1: chunk 0 at 2, chunk 2 at 1
   CHECK(PickVictim(entries.all, &plan, 3) == zero);  // chunk 0 never again, chunk 2 at 4
 }

@@ -43,8 +43,8 @@ TEST_CASE("ToString is the inverse of Parse") {
 }
 
 TEST_CASE("malformed or out-of-range forms are invalid arguments that list the accepted ones") {
-  for (const char* text : {"", "lz4", "zstd:", "zstd:0", "zstd:23", "zstd:-1", "zstd:3x",
-                           "gzip:0", "gzip:10", "none:1", "zstd:3:4"}) {
+  for (const char* text : {"", "lz4", "zstd:", "zstd:0", "zstd:23", "zstd:-1", "zstd:3x", "gzip:0",
+                           "gzip:10", "none:1", "zstd:3:4"}) {
     CAPTURE(text);
     CHECK(CodeOf(text) == ErrorCode::kInvalidArgument);
   }

@@ -66,7 +66,7 @@ TEST_CASE("ZstdCompressInto reuses the buffer's memory and leaves nothing of the
   const uint8_t* memory = frame.data();
   ZstdCompressInto(second, 3, frame);
   CHECK(frame == testing::ZstdCompress(second, 3));  // nothing of the first frame left over
-  CHECK(frame.data() == memory);  // the same allocation: no new buffer per chunk
+  CHECK(frame.data() == memory);                     // the same allocation: no new buffer per chunk
   std::vector<uint8_t> back(second.size());
   ZstdDecompress(frame, back);
   CHECK(back == second);

@@ -3,8 +3,8 @@
 // draws); the shared conversions against CUDA's own instructions for all 2^32 floats; flip and
 // crop statistics and reproducibility measured from the kernel's output.
 
-#include <doctest/doctest.h>
 #include <cuda_runtime.h>
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <array>
@@ -128,10 +128,10 @@ constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
 constexpr std::array<float, 3> kStd = {0.229f, 0.224f, 0.225f};
 
 void CompareWithCpu(const ImageShape& shape, int64_t rows, const OutputOptions& output) {
-  const transform::OutputSpec spec = transform::MakeOutputSpec(
-      transform::MakeNormalizeParams(kMean.data(), kStd.data(), 3,
-                                     static_cast<int>(shape.channels)),
-      shape, output, 42);
+  const transform::OutputSpec spec =
+      transform::MakeOutputSpec(transform::MakeNormalizeParams(kMean.data(), kStd.data(), 3,
+                                                               static_cast<int>(shape.channels)),
+                                shape, output, 42);
   const std::vector<uint8_t> src = Pattern(static_cast<size_t>(rows * shape.bytes()), 9);
   std::vector<int64_t> indices(static_cast<size_t>(rows));
   std::vector<int64_t> labels(static_cast<size_t>(rows));
@@ -160,7 +160,7 @@ TEST_CASE("the kernel equals the CPU path bit for bit for every type, layout and
       OutputOptions output;
       output.type = type;
       output.layout = layout;
-      CompareWithCpu({9, 7, 3}, 13, output);   // rows start at every 16-byte misalignment
+      CompareWithCpu({9, 7, 3}, 13, output);  // rows start at every 16-byte misalignment
       CompareWithCpu({32, 32, 3}, 16, output);
       CompareWithCpu({224, 224, 3}, 3, output);
       CompareWithCpu({17, 5, 1}, 7, output);

@@ -93,8 +93,8 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
       std::shared_ptr<DeviceBatch> batch = stage->Emit(input, copy, copy == echo - 1);
       batch->MakeReady();
       testing::LaunchCheckBatch(trainer.stream, batch->images(), element_bytes, elements,
-                                ExpectedBits(spec, pixel), batch->labels(), kRows, b,
-                                spin_ns, mismatches);
+                                ExpectedBits(spec, pixel), batch->labels(), kRows, b, spin_ns,
+                                mismatches);
       // Released at once, while the check still runs: the stage must wait for the stream.
     }
   }
@@ -122,8 +122,8 @@ TEST_CASE("a batch held past its stage keeps its device memory") {
   DeviceStageOptions options;
   options.capacity = 2;
   options.shape = shape;
-  options.views = transform::MakeOutputViews(transform::MakeNormalizeParams(mean, std, 3, 3),
-                                             shape, OutputOptions{}, 0);
+  options.views = transform::MakeOutputViews(transform::MakeNormalizeParams(mean, std, 3, 3), shape,
+                                             OutputOptions{}, 0);
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
   const memory::SlotLayout layout(2, shape, memory::SlotContents{0, 1});
   memory::SlotPool pool(1, layout.bytes(), stage->host_allocator());

@@ -68,12 +68,11 @@ int64_t DeviceConversionMismatches() {
   return static_cast<int64_t>(result);
 }
 
-void LaunchCheckBatch(cudaStream_t stream, const void* images, int element_bytes,
-                      int64_t elements, uint32_t expected_bits, const int64_t* labels,
-                      int64_t rows, int64_t expected_label, int64_t spin_ns,
-                      unsigned long long* mismatches) {
-  CheckBatch<<<64, 256, 0, stream>>>(images, element_bytes, elements, expected_bits, labels,
-                                     rows, expected_label, spin_ns, mismatches);
+void LaunchCheckBatch(cudaStream_t stream, const void* images, int element_bytes, int64_t elements,
+                      uint32_t expected_bits, const int64_t* labels, int64_t rows,
+                      int64_t expected_label, int64_t spin_ns, unsigned long long* mismatches) {
+  CheckBatch<<<64, 256, 0, stream>>>(images, element_bytes, elements, expected_bits, labels, rows,
+                                     expected_label, spin_ns, mismatches);
   Check(cudaGetLastError(), "launching CheckBatch");
 }
 

@@ -16,7 +16,8 @@ namespace {
 
 struct Fixture {
   testing::TempFolder folder;
-  hdf5::File file{H5Fcreate((folder / "index.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
+  hdf5::File file{
+      H5Fcreate((folder / "index.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
 };
 
 bool operator==(const schema::ChunkRecord& a, const schema::ChunkRecord& b) {

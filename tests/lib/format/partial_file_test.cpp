@@ -44,8 +44,8 @@ TEST_CASE("stale partial files of dead processes are removed; live ones and othe
   const std::string live = ".out.h5.partial-" + std::to_string(getppid());
   const std::string own = ".out.h5.partial-" + std::to_string(getpid());
   const std::string other_output = ".other.h5.partial-" + std::to_string(DeadPid());
-  for (const std::string& name : {dead, live, own, other_output, std::string(".out.h5.partial-x"),
-                                   std::string("out.h5")}) {
+  for (const std::string& name :
+       {dead, live, own, other_output, std::string(".out.h5.partial-x"), std::string("out.h5")}) {
     Touch(folder / name);
   }
   CHECK(RemoveStalePartials(output) == 1);

@@ -85,8 +85,8 @@ std::vector<uint8_t> Decode(Kind kind, const std::vector<uint8_t>& stored, size_
 }
 
 TEST_CASE("a small file reads back with the shape, chunks, filter, data, table and attributes") {
-  for (Compression compression : {Compression{Kind::kZstd, 3}, Compression{Kind::kDeflate, 6},
-                                  Compression{Kind::kNone, 0}}) {
+  for (Compression compression :
+       {Compression{Kind::kZstd, 3}, Compression{Kind::kDeflate, 6}, Compression{Kind::kNone, 0}}) {
     CAPTURE(compression.ToString());
     testing::TempFolder folder;
     const std::string path = folder / "out.h5";
@@ -117,8 +117,8 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
       REQUIRE(filters == 1);
       unsigned flags = 0, cd_values[4] = {}, config = 0;
       size_t cd_count = 4;
-      H5Z_filter_t id = H5Pget_filter2(create.get(), 0, &flags, &cd_count, cd_values, 0, nullptr,
-                                       &config);
+      H5Z_filter_t id =
+          H5Pget_filter2(create.get(), 0, &flags, &cd_count, cd_values, 0, nullptr, &config);
       CHECK(id == (compression.kind == Kind::kZstd ? 32015 : H5Z_FILTER_DEFLATE));
       REQUIRE(cd_count == 1);
       CHECK(cd_values[0] == static_cast<unsigned>(compression.level));
@@ -126,8 +126,8 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
 
     // HDF5's own read path (its deflate, our registered zstd) gives back every pixel.
     std::vector<uint8_t> pixels(10 * 60);
-    REQUIRE(H5Dread(images.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    pixels.data()) >= 0);
+    REQUIRE(H5Dread(images.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels.data()) >=
+            0);
     CHECK(pixels == Pixels(10));
 
     // The chunk table agrees with HDF5's index, with the bytes at each address, and with the
@@ -169,8 +169,8 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
     }
     close(fd);
     CHECK(hdf5::ReadStringAttribute(
-              hdf5::Dataset(H5Dopen2(file.get(), "chunk_index", H5P_DEFAULT)).get(),
-              "checksum") == "xxh3-64");
+              hdf5::Dataset(H5Dopen2(file.get(), "chunk_index", H5P_DEFAULT)).get(), "checksum") ==
+          "xxh3-64");
 
     // One checksum per image, of its bytes alone (padding is no image's).
     std::optional<std::vector<uint64_t>> rows = format::ReadRowChecksums(file.get(), 10);
@@ -268,8 +268,7 @@ TEST_CASE("a writer destroyed or abandoned before Finish leaves no file") {
   writer.Abandon();
   writer.Abandon();
   CHECK(folder.List().empty());
-  CHECK(CodeOf([&] { writer.Append(writer.Encode(Pixels(1), 1)); }) ==
-        ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] { writer.Append(writer.Encode(Pixels(1), 1)); }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { writer.Finish(Describe(0)); }) == ErrorCode::kInvalidArgument);
 }
 
@@ -344,9 +343,9 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
   CHECK(std::equal(two.begin(), two.end(), chunk.bytes.begin()));
   CHECK(std::all_of(chunk.bytes.begin() + 120, chunk.bytes.end(), [](uint8_t b) { return !b; }));
   CHECK(chunk.checksum == codec::ChunkChecksum(chunk.bytes));
-  CHECK(chunk.image_checksums == std::vector<uint64_t>{
-                                     codec::RowChecksum(std::span(two).first(60)),
-                                     codec::RowChecksum(std::span(two).subspan(60, 60))});
+  CHECK(chunk.image_checksums ==
+        std::vector<uint64_t>{codec::RowChecksum(std::span(two).first(60)),
+                              codec::RowChecksum(std::span(two).subspan(60, 60))});
 
   Writer zstd = Writer::Create(folder / "z.h5", {kShape, 4, Compression{Kind::kZstd, 3}});
   EncodedChunk compressed = zstd.Encode(two, 2);
@@ -356,10 +355,11 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
 
 TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, it swaps buffers") {
   testing::TempFolder folder;
-  for (Compression compression : {Compression{Kind::kNone, 0}, Compression{Kind::kZstd, 3},
-                                  Compression{Kind::kDeflate, 6}}) {
+  for (Compression compression :
+       {Compression{Kind::kNone, 0}, Compression{Kind::kZstd, 3}, Compression{Kind::kDeflate, 6}}) {
     CAPTURE(compression.ToString());
-    Writer writer = Writer::Create(folder / (compression.ToString() + ".h5"), {kShape, 4, compression});
+    Writer writer =
+        Writer::Create(folder / (compression.ToString() + ".h5"), {kShape, 4, compression});
     EncodedChunk into;
     for (int64_t images : {int64_t{4}, int64_t{4}, int64_t{3}}) {
       CAPTURE(images);
@@ -398,8 +398,7 @@ TEST_CASE("misuse is an invalid argument: wrong sizes, a chunk after a short one
   CHECK(CodeOf([&] { writer.Append(unchecked); }) == ErrorCode::kInvalidArgument);
   writer.Append(writer.Encode(Pixels(4), 4));
   writer.Append(writer.Encode(Pixels(3), 3));
-  CHECK(CodeOf([&] { writer.Append(writer.Encode(Pixels(4), 4)); }) ==
-        ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] { writer.Append(writer.Encode(Pixels(4), 4)); }) == ErrorCode::kInvalidArgument);
   DatasetDescription d = Describe(7);
   d.labels.pop_back();
   CHECK(CodeOf([&] { writer.Finish(d); }) == ErrorCode::kInvalidArgument);
@@ -414,17 +413,24 @@ TEST_CASE("misuse is an invalid argument: wrong sizes, a chunk after a short one
 TEST_CASE("bad options are refused before any file is created") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
-  CHECK(CodeOf([&] { Writer::Create(path, {{0, 5, 3}, 4, Compression{}}); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] { Writer::Create(path, {kShape, -1, Compression{}}); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] { Writer::Create(path, {kShape, 4, Compression{Kind::kZstd, 40}}); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] { Writer::Create(path, {{1 << 16, 1 << 16, 3}, 2, Compression{}}); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] { Writer::Create(folder / "no/such/folder/out.h5", {kShape, 0, Compression{}, false}); }) ==
-        ErrorCode::kNotFound);
-  CHECK(CodeOf([&] { Writer::Create(folder.path(), {kShape, 0, Compression{}, false}); }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(path, {{0, 5, 3}, 4, Compression{}});
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(path, {kShape, -1, Compression{}});
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(path, {kShape, 4, Compression{Kind::kZstd, 40}});
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(path, {{1 << 16, 1 << 16, 3}, 2, Compression{}});
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(folder / "no/such/folder/out.h5", {kShape, 0, Compression{}, false});
+        }) == ErrorCode::kNotFound);
+  CHECK(CodeOf([&] {
+          Writer::Create(folder.path(), {kShape, 0, Compression{}, false});
+        }) == ErrorCode::kInvalidArgument);
   CHECK(folder.List().empty());
 }
 
@@ -465,8 +471,8 @@ TEST_CASE("chunks encoded on several threads at once append in order and read ba
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   hdf5::Dataset dataset(H5Dopen2(file.get(), "images", H5P_DEFAULT));
   std::vector<uint8_t> read(pixels.size());
-  REQUIRE(H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                  read.data()) >= 0);
+  REQUIRE(H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, read.data()) >=
+          0);
   CHECK(read == pixels);
 }
 

@@ -17,8 +17,7 @@ namespace {
 
 struct Fixture {
   testing::TempFolder folder;
-  File file{H5Fcreate((folder / "attributes.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                      H5P_DEFAULT)};
+  File file{H5Fcreate((folder / "attributes.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
 };
 
 using testing::CodeOf;

@@ -27,7 +27,9 @@ TEST_CASE("every dataset is listed in name order with its type, shape, chunks an
   const std::string path = folder / "mixed.h5";
   testing::RunPython(
       "import numpy as np, h5py\n"
-      "with h5py.File(\"" + path + "\", \"w\") as f:\n"
+      "with h5py.File(\"" +
+      path +
+      "\", \"w\") as f:\n"
       "    f.create_dataset(\"images\", data=np.zeros((10, 4, 4, 3), np.uint8), chunks=(5, 4, 4, 3),"
       " compression=\"gzip\", compression_opts=4, shuffle=True)\n"
       "    f[\"g/labels\"] = np.zeros(10, \">i2\")\n"
@@ -42,8 +44,8 @@ TEST_CASE("every dataset is listed in name order with its type, shape, chunks an
   REQUIRE(datasets.size() == 6);
   std::vector<std::string> names;
   for (const DatasetEntry& d : datasets) names.push_back(d.name);
-  CHECK(names == std::vector<std::string>{"/fixed", "/g/labels", "/images", "/lzf", "/names",
-                                          "/scalar"});
+  CHECK(names ==
+        std::vector<std::string>{"/fixed", "/g/labels", "/images", "/lzf", "/names", "/scalar"});
 
   const DatasetEntry& images = *FindDataset(datasets, "images");
   CHECK(images.dtype == "uint8");

@@ -19,9 +19,9 @@ bool Contains(const std::string& text, const std::string& part) {
 // Puts one entry on this thread's error stack, as HDF5's sec2 driver does when write() fails.
 void PushDriverError(int error_number, const char* message) {
   H5Eclear2(H5E_DEFAULT);
-  H5Epush2(H5E_DEFAULT, __FILE__, "H5FD_sec2_write", __LINE__, H5E_ERR_CLS, H5E_IO,
-           H5E_WRITEERROR, "file write failed: filename = 'x.h5', errno = %d, error message = '%s'",
-           error_number, message);
+  H5Epush2(H5E_DEFAULT, __FILE__, "H5FD_sec2_write", __LINE__, H5E_ERR_CLS, H5E_IO, H5E_WRITEERROR,
+           "file write failed: filename = 'x.h5', errno = %d, error message = '%s'", error_number,
+           message);
 }
 
 TEST_CASE("a failed HDF5 call becomes an Error naming what failed, the file and HDF5's reason") {
@@ -48,8 +48,9 @@ TEST_CASE("ENOSPC, EDQUOT and EFBIG in HDF5's stack become kNoSpace saying the d
   CHECK(ErrorStackErrno() == ENOSPC);
   Error full = StackError(ErrorCode::kIo, "writing chunk 3 of /images", "/data/out.h5");
   CHECK(full.code() == ErrorCode::kNoSpace);
-  CHECK(Contains(full.what(), "the disk is full: writing chunk 3 of /images failed for "
-                              "/data/out.h5"));
+  CHECK(Contains(full.what(),
+                 "the disk is full: writing chunk 3 of /images failed for "
+                 "/data/out.h5"));
   CHECK(Contains(full.what(), "Free space"));
 
   PushDriverError(EFBIG, "File too large");

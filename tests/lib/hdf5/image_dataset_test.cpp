@@ -51,9 +51,11 @@ TEST_CASE("the images are the named dataset, else images, else the only 4-D, els
   CHECK(Choose(all).Use().dataset.name == "/images");
   CHECK(Choose(all, "x4").Use().dataset.name == "/x4");
   CHECK(Choose(all, "/g/x3").Use().dataset.name == "/g/x3");
-  const std::string no_name = Write(folder, "no_name.h5", "f[\"x4\"] = z(3, 4, 5, 3); f[\"x3\"] = z(4, 6, 7)");
+  const std::string no_name =
+      Write(folder, "no_name.h5", "f[\"x4\"] = z(3, 4, 5, 3); f[\"x3\"] = z(4, 6, 7)");
   CHECK(Choose(no_name).Use().dataset.name == "/x4");
-  const std::string gray = Write(folder, "gray.h5", "f[\"g/x3\"] = z(4, 6, 7); f[\"f\"] = np.zeros((4, 6, 7, 3), np.float32)");
+  const std::string gray = Write(
+      folder, "gray.h5", "f[\"g/x3\"] = z(4, 6, 7); f[\"f\"] = np.zeros((4, 6, 7, 3), np.float32)");
   const ImageDataset images = Choose(gray).Use();
   CHECK(images.dataset.name == "/g/x3");
   CHECK(images.layout == ImageLayout::kNHW);
@@ -65,7 +67,9 @@ TEST_CASE("the images are the named dataset, else images, else the only 4-D, els
 
 TEST_CASE("several candidates of one rank need a name; a file without any lists its datasets") {
   testing::TempFolder folder;
-  const std::string two = Write(folder, "two.h5", "f[\"a\"] = z(2, 4, 4, 3); f[\"b\"] = z(2, 4, 4, 3); f[\"c\"] = z(2, 4, 4)");
+  const std::string two =
+      Write(folder, "two.h5",
+            "f[\"a\"] = z(2, 4, 4, 3); f[\"b\"] = z(2, 4, 4, 3); f[\"c\"] = z(2, 4, 4)");
   const ImageDatasetChoice several = Choose(two);
   CHECK_FALSE(several.images.has_value());
   const Error e = CaughtError([&] { several.Use(); });
@@ -73,7 +77,8 @@ TEST_CASE("several candidates of one rank need a name; a file without any lists 
   CHECK(Contains(e.what(), "several 4-D uint8 datasets (/a, /b)"));
   CHECK(Contains(e.what(), "--images"));
 
-  const std::string none = Write(folder, "none.h5", "f[\"x\"] = np.zeros((4, 6), np.float32); f[\"flat\"] = z(4, 192)");
+  const std::string none =
+      Write(folder, "none.h5", "f[\"x\"] = np.zeros((4, 6), np.float32); f[\"flat\"] = z(4, 192)");
   const Error missing = CaughtError([&] { Choose(none).Use(); });
   CHECK(missing.code() == ErrorCode::kNotFound);
   CHECK(Contains(missing.what(), "no image dataset in " + none));
@@ -82,8 +87,9 @@ TEST_CASE("several candidates of one rank need a name; a file without any lists 
 
 TEST_CASE("a named dataset that is missing, not uint8, or of another rank is refused as such") {
   testing::TempFolder folder;
-  const std::string path =
-      Write(folder, "odd.h5", "f[\"images\"] = np.zeros((4, 8, 8, 3), np.float32); f[\"r5\"] = z(2, 2, 6, 5, 3); f[\"ok\"] = z(2, 4, 4, 3)");
+  const std::string path = Write(
+      folder, "odd.h5",
+      "f[\"images\"] = np.zeros((4, 8, 8, 3), np.float32); f[\"r5\"] = z(2, 2, 6, 5, 3); f[\"ok\"] = z(2, 4, 4, 3)");
   // "images" names the images even when it cannot be read as such: never another dataset.
   const Error type = CaughtError([&] { Choose(path).Use(); });
   CHECK(type.code() == ErrorCode::kUnsupported);
@@ -107,7 +113,8 @@ TEST_CASE("the layout attribute is the dataset's, else the root's, else the shap
   CHECK(declared.layout == ImageLayout::kNCHW);
   CHECK_FALSE(declared.layout_inferred);
   CHECK(declared.shape == ImageShape{8, 8, 3});
-  const std::string root = Write(folder, "root.h5", "f.attrs[\"layout\"] = \"NHWC\"; f[\"images\"] = z(2, 3, 8, 8)");
+  const std::string root =
+      Write(folder, "root.h5", "f.attrs[\"layout\"] = \"NHWC\"; f[\"images\"] = z(2, 3, 8, 8)");
   CHECK(Choose(root).Use().layout == ImageLayout::kNHWC);
   const std::string none = Write(folder, "none.h5", "f[\"images\"] = z(2, 3, 8, 8)");
   const ImageDataset inferred = Choose(none).Use();
@@ -117,7 +124,8 @@ TEST_CASE("the layout attribute is the dataset's, else the root's, else the shap
 
 TEST_CASE("a layout attribute neither NHWC nor NCHW is inferred for a summary, refused to use") {
   testing::TempFolder folder;
-  const std::string path = Write(folder, "chw.h5", "f[\"images\"] = z(2, 3, 8, 8); f[\"images\"].attrs[\"layout\"] = \"CHW\"");
+  const std::string path = Write(
+      folder, "chw.h5", "f[\"images\"] = z(2, 3, 8, 8); f[\"images\"].attrs[\"layout\"] = \"CHW\"");
   const ImageDatasetChoice choice = Choose(path);
   REQUIRE(choice.images.has_value());
   CHECK(choice.images->layout == ImageLayout::kNCHW);
@@ -133,7 +141,9 @@ TEST_CASE("empty images and absurd dimensions are refused") {
   const Error e = CaughtError([&] { Choose(empty).Use(); });
   CHECK(e.code() == ErrorCode::kUnsupported);
   CHECK(Contains(e.what(), "empty images"));
-  const std::string huge = Write(folder, "huge.h5", "f.create_dataset(\"images\", shape=(1, 70000, 70000, 3), dtype=np.uint8, chunks=(1, 64, 64, 3))");
+  const std::string huge = Write(
+      folder, "huge.h5",
+      "f.create_dataset(\"images\", shape=(1, 70000, 70000, 3), dtype=np.uint8, chunks=(1, 64, 64, 3))");
   CHECK(CaughtError([&] { Choose(huge).Use(); }).code() == ErrorCode::kCorrupt);
 }
 
@@ -145,8 +155,9 @@ TEST_CASE("the layout is declared, else NCHW only when dim 1 alone looks like ch
   CHECK(DetectLayout(Shape{10, 3, 5, 3}, "") == ImageLayout::kNHWC);  // ambiguous: h5feed's own
   CHECK(DetectLayout(Shape{10, 32, 32, 3}, "nchw") == ImageLayout::kNCHW);
   CHECK(DetectLayout(Shape{10, 3, 32, 32}, "NHWC") == ImageLayout::kNHWC);
-  CHECK(CaughtError([] { DetectLayout(Shape{10, 3, 32, 32}, "CHW"); }).code() ==
-        ErrorCode::kUnsupported);
+  CHECK(CaughtError([] {
+          DetectLayout(Shape{10, 3, 32, 32}, "CHW");
+        }).code() == ErrorCode::kUnsupported);
 }
 
 }  // namespace

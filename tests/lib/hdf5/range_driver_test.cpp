@@ -49,8 +49,8 @@ void WriteFile(const std::string& path, ImageShape shape = kShape, bool zstd = t
   REQUIRE(images);
   std::vector<uint8_t> pixels(static_cast<size_t>(kImages * shape.bytes()));
   for (size_t j = 0; j < pixels.size(); ++j) pixels[j] = static_cast<uint8_t>(j * 7 + j / 1000);
-  REQUIRE(H5Dwrite(images.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                   pixels.data()) >= 0);
+  REQUIRE(H5Dwrite(images.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels.data()) >=
+          0);
   const hsize_t rows[1] = {kImages};
   Dataspace label_space(H5Screate_simple(1, rows, nullptr));
   Dataset labels(H5Dcreate2(file.get(), "labels", H5T_STD_I64LE, label_space.get(), H5P_DEFAULT,
@@ -58,15 +58,16 @@ void WriteFile(const std::string& path, ImageShape shape = kShape, bool zstd = t
   REQUIRE(labels);
   std::vector<int64_t> values(kImages);
   for (int64_t i = 0; i < kImages; ++i) values[static_cast<size_t>(i)] = i % 5;
-  REQUIRE(H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                   values.data()) >= 0);
+  REQUIRE(H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >=
+          0);
 }
 
 std::vector<int64_t> ReadLabels(hid_t file) {
   Dataset labels(H5Dopen2(file, "labels", H5P_DEFAULT));
   REQUIRE(labels);
   std::vector<int64_t> values(kImages);
-  REQUIRE(H5Dread(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  REQUIRE(H5Dread(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >=
+          0);
   return values;
 }
 
@@ -134,7 +135,6 @@ TEST_CASE("a read the file refuses fails the HDF5 call, and the error says why")
   CHECK(error->code() == ErrorCode::kIo);
   CHECK(std::string(error->what()).find("reset") != std::string::npos);
   CHECK_FALSE(TakeDriverError());  // taken once
-
 }
 
 TEST_CASE("a failed read of data makes StackError report that read's error and code") {

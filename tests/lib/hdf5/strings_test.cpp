@@ -90,14 +90,13 @@ TEST_CASE("a string read failing part-way frees the strings HDF5 had already all
   auto lock = Lock();  // held until the handles below are closed
   ThreeClasses c;
   std::vector<std::string> values = {"left over"};
-  bool read = ReadStrings(c.type.get(), c.space.get(), values,
-                          [&](hid_t memory_type, hid_t transfer, void* buffer) {
-                            REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL,
-                                            transfer, buffer) >= 0);
-                            // HDF5 allocated every string
-                            REQUIRE(static_cast<char**>(buffer)[2] != nullptr);
-                            return herr_t{-1};  // and then "failed"
-                          });
+  bool read = ReadStrings(
+      c.type.get(), c.space.get(), values, [&](hid_t memory_type, hid_t transfer, void* buffer) {
+        REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL, transfer, buffer) >= 0);
+        // HDF5 allocated every string
+        REQUIRE(static_cast<char**>(buffer)[2] != nullptr);
+        return herr_t{-1};  // and then "failed"
+      });
   CHECK_FALSE(read);
   CHECK(values.empty());
 }
@@ -108,14 +107,14 @@ TEST_CASE("strings HDF5 allocated but never handed over are freed after a failed
   auto lock = Lock();  // held until the handles below are closed
   ThreeClasses c;
   std::vector<std::string> values;
-  bool read = ReadStrings(c.type.get(), c.space.get(), values,
-                          [&](hid_t memory_type, hid_t transfer, void*) {
-                            std::vector<char*> lost(3, nullptr);  // HDF5's own buffer
-                            REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL,
-                                            transfer, lost.data()) >= 0);
-                            REQUIRE(lost[0] != nullptr);
-                            return herr_t{-1};
-                          });
+  bool read = ReadStrings(
+      c.type.get(), c.space.get(), values, [&](hid_t memory_type, hid_t transfer, void*) {
+        std::vector<char*> lost(3, nullptr);  // HDF5's own buffer
+        REQUIRE(H5Dread(c.dataset.get(), memory_type, H5S_ALL, H5S_ALL, transfer, lost.data()) >=
+                0);
+        REQUIRE(lost[0] != nullptr);
+        return herr_t{-1};
+      });
   CHECK_FALSE(read);
   CHECK(values.empty());
 }

@@ -70,8 +70,8 @@ TEST_CASE("a dataset written with plain H5Dwrite through the registered filter r
     REQUIRE(H5Pset_chunk(create.get(), 4, chunk) >= 0);
     const unsigned level[1] = {5};
     REQUIRE(H5Pset_filter(create.get(), kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level) >= 0);
-    hdf5::Dataset dataset(H5Dcreate2(file.get(), "images", H5T_STD_U8LE, space.get(),
-                                     H5P_DEFAULT, create.get(), H5P_DEFAULT));
+    hdf5::Dataset dataset(H5Dcreate2(file.get(), "images", H5T_STD_U8LE, space.get(), H5P_DEFAULT,
+                                     create.get(), H5P_DEFAULT));
     REQUIRE(dataset.valid());
     REQUIRE(H5Dwrite(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                      pixels.data()) >= 0);
@@ -79,8 +79,8 @@ TEST_CASE("a dataset written with plain H5Dwrite through the registered filter r
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   hdf5::Dataset dataset(H5Dopen2(file.get(), "images", H5P_DEFAULT));
   std::vector<uint8_t> read(pixels.size());
-  REQUIRE(H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                  read.data()) >= 0);
+  REQUIRE(H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, read.data()) >=
+          0);
   CHECK(read == pixels);
 
   // The stored chunk really is a zstd frame (an optional filter that was not registered would
@@ -103,8 +103,8 @@ TEST_CASE("a dataset written with plain H5Dwrite through the registered filter r
   size_t cd_count = 4;
   unsigned cd_values[4] = {};
   unsigned config = 0;
-  CHECK(H5Pget_filter_by_id2(create.get(), kZstdFilterId, &flags, &cd_count, cd_values, 0,
-                             nullptr, &config) >= 0);
+  CHECK(H5Pget_filter_by_id2(create.get(), kZstdFilterId, &flags, &cd_count, cd_values, 0, nullptr,
+                             &config) >= 0);
   CHECK(cd_count == 1);
   CHECK(cd_values[0] == 5);
 }

@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "support/faulty_file.h"
 #include "h5feed/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "index/dataset_index.h"
 #include "index_test_files.h"
+#include "support/faulty_file.h"
 
 namespace h5feed::index {
 namespace {
@@ -90,12 +90,11 @@ TEST_CASE("every chunk of an h5feed file decodes to exactly the writer's input")
 }
 
 TEST_CASE("every row of an h5py-written file equals h5py's own read, in NHWC order") {
-  const char* cases[] = {"nhwc_gzip_shuffle", "nchw_gzip",      "nchw_fletcher32",
-                         "nhwc_fletcher32_only", "nhwc_zstd",  "nchw_zstd",
-                         "nhwc_chunked_raw",  "latest_format",  "grayscale",
-                         "unwritten_chunks",  "nhwc_contiguous", "nchw_contiguous",
-                         "partial_chunks",    "partial_chunks_nchw", "compact",
-                         "declared_nchw"};
+  const char* cases[] = {
+      "nhwc_gzip_shuffle", "nchw_gzip",           "nchw_fletcher32",  "nhwc_fletcher32_only",
+      "nhwc_zstd",         "nchw_zstd",           "nhwc_chunked_raw", "latest_format",
+      "grayscale",         "unwritten_chunks",    "nhwc_contiguous",  "nchw_contiguous",
+      "partial_chunks",    "partial_chunks_nchw", "compact",          "declared_nchw"};
   for (const char* name : cases) {
     const std::string case_name = name;
     CAPTURE(case_name);
@@ -136,8 +135,9 @@ TEST_CASE("a flipped byte inside a stored chunk is a checksum error naming the c
   Error e = CaughtError([&] { opened.reader.Read(3, chunk); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   const std::string message = e.what();
-  CHECK(Contains(message, "chunk 3 of /images in " + path + " (rows 24-31): checksum mismatch "
-                          "(stored 0x"));
+  CHECK(Contains(message, "chunk 3 of /images in " + path +
+                              " (rows 24-31): checksum mismatch "
+                              "(stored 0x"));
   CHECK(Contains(message, ", computed 0x"));
   CHECK(Contains(message, "): the file is damaged; h5feed verify lists every bad chunk"));
 
@@ -146,8 +146,9 @@ TEST_CASE("a flipped byte inside a stored chunk is a checksum error naming the c
   unchecked.reader.Read(3, chunk);
 }
 
-TEST_CASE("with rows checked by the caller, VerifyRow names the damaged row and Read skips the "
-          "chunk checksum") {
+TEST_CASE(
+    "with rows checked by the caller, VerifyRow names the damaged row and Read skips the "
+    "chunk checksum") {
   TempFolder folder;
   std::vector<uint8_t> pixels;
   const std::string path = H5feedFile(folder, "none", &pixels);
@@ -166,16 +167,17 @@ TEST_CASE("with rows checked by the caller, VerifyRow names the damaged row and 
   opened.reader.VerifyRow(26, row(26));
   Error e = CaughtError([&] { opened.reader.VerifyRow(25, row(25)); });
   CHECK(e.code() == ErrorCode::kCorrupt);
-  CHECK(Contains(e.what(), "chunk 3 of /images in " + path + " (rows 24-31): row 25: checksum "
-                           "mismatch (stored 0x"));
+  CHECK(Contains(e.what(), "chunk 3 of /images in " + path +
+                               " (rows 24-31): row 25: checksum "
+                               "mismatch (stored 0x"));
   CHECK(Contains(e.what(), "h5feed verify lists every bad chunk"));
   // The undamaged bytes of row 25 pass: the stored checksum is that of the written row.
   opened.reader.VerifyRow(25, std::span<const uint8_t>(pixels).subspan(25 * 90, 90));
 
   // Without the caller's checks, or with checking off, the reader is what it was.
   CHECK_FALSE(Opened(path).reader.ChecksRows());
-  CHECK_FALSE(Opened(path, {}, ChunkReaderOptions{.verify_checksums = false,
-                                                  .rows_checked_by_caller = true})
+  CHECK_FALSE(Opened(path, {},
+                     ChunkReaderOptions{.verify_checksums = false, .rows_checked_by_caller = true})
                   .reader.ChecksRows());
   CHECK(CaughtError([&] { Opened(path).reader.Read(3, chunk); }).code() == ErrorCode::kCorrupt);
 }
@@ -219,16 +221,19 @@ TEST_CASE("a damaged chunk of an h5py file with fletcher32 is reported with the 
   opened.reader.Read(1, chunk);
   Error e = CaughtError([&] { opened.reader.Read(2, chunk); });
   CHECK(e.code() == ErrorCode::kCorrupt);
-  CHECK(Contains(e.what(), "chunk 2 of /images in " + path + " (rows 10-14): fletcher32 "
-                           "checksum mismatch"));
+  CHECK(Contains(e.what(), "chunk 2 of /images in " + path +
+                               " (rows 10-14): fletcher32 "
+                               "checksum mismatch"));
 }
 
 TEST_CASE("a stale chunk table that was not verified at open is caught at the first read") {
   TempFolder folder;
   const std::string path = H5feedFile(folder, "zstd:3");
-  testing::RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
-                     "t = f[\"chunk_index\"][:]; t[\"address\"][5] = t[\"address\"][4]\n"
-                     "t[\"stored_bytes\"][5] = t[\"stored_bytes\"][4]; f[\"chunk_index\"][:] = t");
+  testing::RunPythonWithH5py(
+      "f = h5py.File(\"" + path +
+      "\", \"a\")\n"
+      "t = f[\"chunk_index\"][:]; t[\"address\"][5] = t[\"address\"][4]\n"
+      "t[\"stored_bytes\"][5] = t[\"stored_bytes\"][4]; f[\"chunk_index\"][:] = t");
   IndexOptions unchecked;
   unchecked.verify_table_entries = 0;
   Opened opened(path, unchecked);
@@ -266,7 +271,8 @@ TEST_CASE("files truncated anywhere are refused at open or at read, never read w
   };
   const Source sources[] = {
       {h5feed, pixels},
-      {ForeignFile("nhwc_contiguous"), testing::ReadBytes(ForeignFile("nhwc_contiguous") + ".nhwc")},
+      {ForeignFile("nhwc_contiguous"),
+       testing::ReadBytes(ForeignFile("nhwc_contiguous") + ".nhwc")},
       {ForeignFile("nchw_gzip"), testing::ReadBytes(ForeignFile("nchw_gzip") + ".nhwc")},
   };
   for (const Source& source : sources) {
@@ -295,7 +301,8 @@ TEST_CASE("a read the file system fails is an I/O error naming the chunk; others
   const DatasetIndex index = OpenDatasetIndex(path, {});
   FaultyFile file(io::OpenPosixFile(path));
   const ChunkLocation& bad = index.chunks[2];
-  file.FailReadsTouching(bad.address + bad.stored_bytes / 2, bad.address + bad.stored_bytes / 2 + 1);
+  file.FailReadsTouching(bad.address + bad.stored_bytes / 2,
+                         bad.address + bad.stored_bytes / 2 + 1);
   ChunkReader reader(index, file, {});
   std::vector<uint8_t> chunk(static_cast<size_t>(reader.chunk_bytes()));
   Error e = CaughtError([&] { reader.Read(2, chunk); });
@@ -338,7 +345,8 @@ TEST_CASE("bytes changed on the way from the disk are caught, never delivered") 
     const DatasetIndex index = OpenDatasetIndex(path, {});
     FaultyFile file(io::OpenPosixFile(path));
     const ChunkLocation& hit = index.chunks[1];
-    file.FlipBytes(hit.address + hit.stored_bytes / 2, hit.address + hit.stored_bytes / 2 + 1, 0x10);
+    file.FlipBytes(hit.address + hit.stored_bytes / 2, hit.address + hit.stored_bytes / 2 + 1,
+                   0x10);
     ChunkReader reader(index, file, {});
     std::vector<uint8_t> chunk(static_cast<size_t>(reader.chunk_bytes()));
     Error e = CaughtError([&] { reader.Read(1, chunk); });
@@ -391,7 +399,8 @@ TEST_CASE("a chunk out of range or a buffer too small is an invalid argument") {
   CHECK(CaughtError([&] { opened.reader.Read(-1, chunk); }).code() == ErrorCode::kInvalidArgument);
   std::vector<uint8_t> small(chunk.size() - 1);
   CHECK(CaughtError([&] { opened.reader.Read(0, small); }).code() == ErrorCode::kInvalidArgument);
-  CHECK(opened.reader.Describe(6) == "chunk 6 of /images in " + opened.index.path + " (rows 48-49)");
+  CHECK(opened.reader.Describe(6) ==
+        "chunk 6 of /images in " + opened.index.path + " (rows 48-49)");
 }
 
 }  // namespace

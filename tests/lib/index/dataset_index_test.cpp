@@ -134,7 +134,8 @@ TEST_CASE("a truncated file is refused at open as truncated or not HDF5") {
   const std::string path = folder / "full.h5";
   testing::WriteH5feedFile(path, Compression::Parse("zstd:3"), 50, 8, kShape);
   const uint64_t size = std::filesystem::file_size(path);
-  for (uint64_t keep : {uint64_t{4}, uint64_t{100}, uint64_t{1000}, size / 2, size - 100, size - 1}) {
+  for (uint64_t keep :
+       {uint64_t{4}, uint64_t{100}, uint64_t{1000}, size / 2, size - 100, size - 1}) {
     CAPTURE(keep);
     const std::string cut = testing::CopyTo(path, folder / "cut.h5");
     std::filesystem::resize_file(cut, keep);
@@ -152,7 +153,8 @@ TEST_CASE("an interrupted conversion is refused, by its name or by its missing a
 
   // The writer's temporary name, before the attributes were written.
   const std::string partial = testing::CopyTo(path, folder / ".train.h5.partial-4242");
-  RunPythonWithH5py("f = h5py.File(\"" + partial + "\", \"a\")\nfor k in list(f.attrs): del f.attrs[k]");
+  RunPythonWithH5py("f = h5py.File(\"" + partial +
+                    "\", \"a\")\nfor k in list(f.attrs): del f.attrs[k]");
   Error named = CaughtError([&] { OpenDatasetIndex(partial, {}); });
   CHECK(named.code() == ErrorCode::kCorrupt);
   CHECK(Contains(named.what(), "interrupted conversion"));
@@ -174,8 +176,9 @@ TEST_CASE("a file in a newer format version is refused, naming both versions") {
   TempFolder folder;
   const std::string path = folder / "future.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 10, 4, kShape);
-  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
-            "f.attrs.create(\"h5feed_format_version\", 2, dtype=np.int32)");
+  RunPythonWithH5py("f = h5py.File(\"" + path +
+                    "\", \"a\")\n"
+                    "f.attrs.create(\"h5feed_format_version\", 2, dtype=np.int32)");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kUnsupported);
   CHECK(Contains(e.what(), "version 2"));
@@ -186,10 +189,11 @@ TEST_CASE("a chunk table with a row missing is refused") {
   TempFolder folder;
   const std::string path = folder / "short-table.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 50, 8, kShape);
-  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
-            "t = f[\"chunk_index\"][:-1]; a = dict(f[\"chunk_index\"].attrs)\n"
-            "del f[\"chunk_index\"]; d = f.create_dataset(\"chunk_index\", data=t)\n"
-            "d.attrs[\"checksum\"] = a[\"checksum\"]");
+  RunPythonWithH5py("f = h5py.File(\"" + path +
+                    "\", \"a\")\n"
+                    "t = f[\"chunk_index\"][:-1]; a = dict(f[\"chunk_index\"].attrs)\n"
+                    "del f[\"chunk_index\"]; d = f.create_dataset(\"chunk_index\", data=t)\n"
+                    "d.attrs[\"checksum\"] = a[\"checksum\"]");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(Contains(e.what(), "has 6 rows for 7 chunks"));
@@ -200,8 +204,10 @@ TEST_CASE("a chunk table whose addresses HDF5 contradicts is refused: run h5feed
   const std::string path = folder / "moved.h5";
   testing::WriteH5feedFile(path, Compression::Parse("none"), 50, 8, kShape);
   // The last chunk is always checked; move it by 8 bytes in the table only.
-  RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"a\")\n"
-            "t = f[\"chunk_index\"][:]; t[\"address\"][-1] -= 8; f[\"chunk_index\"][:] = t");
+  RunPythonWithH5py(
+      "f = h5py.File(\"" + path +
+      "\", \"a\")\n"
+      "t = f[\"chunk_index\"][:]; t[\"address\"][-1] -= 8; f[\"chunk_index\"][:] = t");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(Contains(e.what(), "does not match the file: chunk 6"));
@@ -216,9 +222,13 @@ TEST_CASE("a chunk table pointing past the end of the file is refused") {
   TempFolder folder;
   const std::string path = folder / "beyond.h5";
   testing::WriteH5feedFile(path, Compression::Parse("gzip:1"), 50, 8, kShape);
-  RunPythonWithH5py("import os\nsize = os.path.getsize(\"" + path + "\")\n"
-            "f = h5py.File(\"" + path + "\", \"a\")\n"
-            "t = f[\"chunk_index\"][:]; t[\"address\"][3] = size; f[\"chunk_index\"][:] = t");
+  RunPythonWithH5py(
+      "import os\nsize = os.path.getsize(\"" + path +
+      "\")\n"
+      "f = h5py.File(\"" +
+      path +
+      "\", \"a\")\n"
+      "t = f[\"chunk_index\"][:]; t[\"address\"][3] = size; f[\"chunk_index\"][:] = t");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(Contains(e.what(), "chunk 3 of /images"));

@@ -84,14 +84,14 @@ TEST_CASE("a stale table row and labels outside the classes are each reported") 
   const std::string path = folder / "train.h5";
   testing::WriteH5feedFile(path, Compression::Parse("zstd:3"), 50, 8, kShape);
   // Chunk 4's row points one byte late; rows 3 and 9 name classes that do not exist.
-  testing::RunPythonWithH5py(
-      "f = h5py.File(\"" + path + "\", \"r+\")\n"
-      "t = f[\"chunk_index\"][()]\n"
-      "t[\"address\"][4] += np.uint64(1)\n"
-      "f[\"chunk_index\"][...] = t\n"
-      "f[\"labels\"][3] = 3\n"
-      "f[\"labels\"][9] = -1\n"
-      "f.close()\n");
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path +
+                             "\", \"r+\")\n"
+                             "t = f[\"chunk_index\"][()]\n"
+                             "t[\"address\"][4] += np.uint64(1)\n"
+                             "f[\"chunk_index\"][...] = t\n"
+                             "f[\"labels\"][3] = 3\n"
+                             "f[\"labels\"][9] = -1\n"
+                             "f.close()\n");
   VerificationReport report = VerifyFile(path, VerifyOptions{});
   REQUIRE(report.bad_chunks.size() == 1);
   CHECK(report.bad_chunks[0].chunk == 4);
@@ -106,11 +106,11 @@ TEST_CASE("images whose stored checksums differ are listed by row; chunks that p
   testing::WriteH5feedFile(path, Compression::Parse("zstd:3"), 50, 8, kShape);
   // The pixels are intact (every chunk checksum passes); /row_checksums is damaged for rows
   // 10, 12 and 41.
-  testing::RunPythonWithH5py(
-      "f = h5py.File(\"" + path + "\", \"r+\")\n"
-      "for row in (10, 12, 41):\n"
-      "    f[\"row_checksums\"][row] ^= np.uint64(1)\n"
-      "f.close()\n");
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path +
+                             "\", \"r+\")\n"
+                             "for row in (10, 12, 41):\n"
+                             "    f[\"row_checksums\"][row] ^= np.uint64(1)\n"
+                             "f.close()\n");
   VerificationReport report = VerifyFile(path, VerifyOptions{});
   CHECK_FALSE(report.ok());
   REQUIRE(report.bad_chunks.size() == 2);
@@ -122,7 +122,8 @@ TEST_CASE("images whose stored checksums differ are listed by row; chunks that p
   CHECK_FALSE(Contains(report.bad_chunks[1].problem, "more rows"));
 
   // Without /row_checksums (a file from before they existed) the chunks alone are checked.
-  testing::RunPythonWithH5py("f = h5py.File(\"" + path + "\", \"r+\")\n"
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path +
+                             "\", \"r+\")\n"
                              "del f[\"row_checksums\"]\n"
                              "f.close()\n");
   report = VerifyFile(path, VerifyOptions{});

@@ -60,7 +60,8 @@ ErrorCode CodeOf(const std::vector<FilterStep>& filters, uint32_t mask,
 TEST_CASE("pipelines of known filters with at most one compressor can be decoded") {
   CHECK(CanDecode(std::vector<FilterStep>{}));
   CHECK(CanDecode(std::vector<FilterStep>{kZstd}));
-  CHECK(CanDecode(std::vector<FilterStep>{Step(FilterKind::kShuffle, 2, {1}), kDeflate, kFletcher}));
+  CHECK(
+      CanDecode(std::vector<FilterStep>{Step(FilterKind::kShuffle, 2, {1}), kDeflate, kFletcher}));
   CHECK_FALSE(CanDecode(std::vector<FilterStep>{kZstd, kDeflate}));
   CHECK_FALSE(CanDecode(std::vector<FilterStep>{Step(FilterKind::kOther, 32000)}));
 }

@@ -34,8 +34,8 @@ std::vector<uint8_t> StoredByHdf5(const std::string& path, const std::vector<T>&
     if (f == H5Z_FILTER_FLETCHER32) REQUIRE(H5Pset_fletcher32(create.get()) >= 0);
     if (f == H5Z_FILTER_DEFLATE) REQUIRE(H5Pset_deflate(create.get(), 6) >= 0);
   }
-  hdf5::Dataset dataset(H5Dcreate2(file.get(), "x", file_type, space.get(), H5P_DEFAULT,
-                                   create.get(), H5P_DEFAULT));
+  hdf5::Dataset dataset(
+      H5Dcreate2(file.get(), "x", file_type, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
   REQUIRE(H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
   REQUIRE(H5Dflush(dataset.get()) >= 0);
   hsize_t offset[1] = {0};
@@ -104,7 +104,7 @@ TEST_CASE("unshuffling undoes HDF5's shuffle of 4-byte elements") {
   std::vector<uint8_t> out(stored.size());
   Unshuffle(stored, out, 4);
   CHECK(std::memcmp(out.data(), values.data(), out.size()) == 0);  // little-endian host
-  CHECK(stored != out);  // HDF5 did shuffle them
+  CHECK(stored != out);                                            // HDF5 did shuffle them
 }
 
 TEST_CASE("unshuffling keeps bytes past the last whole element at the end") {

@@ -17,9 +17,9 @@
 #include "codec/checksum.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "support/caught_error.h"
 #include "support/run_python.h"
 #include "support/temp_folder.h"
-#include "support/caught_error.h"
 
 namespace h5feed::testing {
 
@@ -109,7 +109,9 @@ inline const std::string& ForeignFiles() {
   return folder.path();
 }
 
-inline std::string ForeignFile(const std::string& name) { return ForeignFiles() + "/" + name + ".h5"; }
+inline std::string ForeignFile(const std::string& name) {
+  return ForeignFiles() + "/" + name + ".h5";
+}
 
 // The error `f` throws; fails the test when it throws none.
 

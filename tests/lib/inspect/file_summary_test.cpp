@@ -155,14 +155,15 @@ TEST_CASE("a class-sorted h5py file is reported sorted by label, with a note on 
   RunPython("import numpy as np, h5py; f = h5py.File(\"" + sorted +
             "\", \"w\"); f[\"images\"] = np.zeros((300, 2, 2, 3), dtype=np.uint8); "
             "f[\"labels\"] = np.repeat(np.arange(3), 100); f.close(); "
-            "g = h5py.File(\"" + unlabelled +
-            "\", \"w\"); g[\"images\"] = np.zeros((300, 2, 2, 3), dtype=np.uint8)");
+            "g = h5py.File(\"" +
+            unlabelled + "\", \"w\"); g[\"images\"] = np.zeros((300, 2, 2, 3), dtype=np.uint8)");
   const FileSummary s = SummarizeFile(sorted);
   REQUIRE(s.label_order.has_value());
   CHECK(s.label_order->order == "sorted");
   CHECK(s.label_order->runs == 3);
-  CHECK(HasNote(s, "the rows are stored sorted by label: batches of chunks:W and quasi:W "
-                   "hold few classes"));
+  CHECK(HasNote(s,
+                "the rows are stored sorted by label: batches of chunks:W and quasi:W "
+                "hold few classes"));
   CHECK(HasNote(s, "h5feed rechunk " + sorted + " OUT.h5 --seed 0"));
   CHECK(s.label_order->random_runs == doctest::Approx(201).epsilon(0.01));
   // Without labels every row is 0: one class, nothing to say.

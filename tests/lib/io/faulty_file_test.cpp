@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "h5feed/error.h"
-#include "support/temp_folder.h"
 #include "support/caught_error.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::testing {
 namespace {

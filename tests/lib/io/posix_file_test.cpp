@@ -13,8 +13,8 @@
 
 #include "h5feed/error.h"
 #include "io/random_access_file.h"
-#include "support/temp_folder.h"
 #include "support/caught_error.h"
+#include "support/temp_folder.h"
 
 namespace h5feed::io {
 namespace {

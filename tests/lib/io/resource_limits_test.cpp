@@ -27,7 +27,7 @@ std::string Refusal(const std::vector<int64_t>& dims) {
 
 TEST_CASE("ordinary image shapes pass, up to the limits themselves") {
   CheckImageDimensions({1281167, 224, 224, 3}, "x");
-  CheckImageDimensions({0, 32, 32, 3}, "x");  // an empty dataset is not damage
+  CheckImageDimensions({0, 32, 32, 3}, "x");            // an empty dataset is not damage
   CheckImageDimensions({4, 1 << 15, 1 << 14, 4}, "x");  // exactly 2 GiB an image
   CheckClassCount(kMaxClasses, "x");
 }

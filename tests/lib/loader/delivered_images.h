@@ -34,13 +34,10 @@ inline float BFloat16ToFloat(uint16_t b) {
 
 inline size_t ElementBytes(ElementType type) {
   switch (type) {
-    case ElementType::kUint8:
-      return 1;
+    case ElementType::kUint8: return 1;
     case ElementType::kFloat16:
-    case ElementType::kBFloat16:
-      return 2;
-    default:
-      return 4;
+    case ElementType::kBFloat16: return 2;
+    default: return 4;
   }
 }
 
@@ -68,10 +65,8 @@ class DeliveredImages {
   float at(int64_t n, int64_t c, int64_t y, int64_t x) const {
     const uint32_t b = bits(n, c, y, x);
     switch (view_.type) {
-      case ElementType::kFloat16:
-        return HalfToFloat(static_cast<uint16_t>(b));
-      case ElementType::kBFloat16:
-        return BFloat16ToFloat(static_cast<uint16_t>(b));
+      case ElementType::kFloat16: return HalfToFloat(static_cast<uint16_t>(b));
+      case ElementType::kBFloat16: return BFloat16ToFloat(static_cast<uint16_t>(b));
       default: {
         float f;
         std::memcpy(&f, &b, sizeof f);

@@ -141,7 +141,7 @@ transform::OutputSpec Spec(uint64_t seed) {
   output.augment.random_flip = true;
   output.augment.random_crop_padding = 2;
   return transform::MakeOutputSpec(transform::MakeNormalizeParams(mean, std, 3, 3), kShape, output,
-                                  seed);
+                                   seed);
 }
 
 // One run's wiring, for the CPU path (echo on the host) or the GPU path (echo on the device).
@@ -297,7 +297,7 @@ TEST_CASE("restarting drops the batches made ahead and gives back the loaded inp
   feed.Restart(0);
   auto assembler = run.Start(0);
   { DeviceEvent first = feed.Next(*assembler); }  // copy 0 (copy 1 may be made ahead)
-  CHECK(stage.free_inputs() == 1);  // copy 2 of the loaded batch is still to come
+  CHECK(stage.free_inputs() == 1);                // copy 2 of the loaded batch is still to come
   assembler.reset();
   feed.Restart(0);
   CHECK(stage.free_inputs() == 2);

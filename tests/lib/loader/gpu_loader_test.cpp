@@ -52,9 +52,9 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
       const TensorView images = batch->image_tensor(view);
       CHECK(images.cuda_device == options.output.cuda_device);
       const size_t at = d.images.size();
-      const auto bytes =
-          static_cast<size_t>(images.shape[0] * images.shape[1] * images.shape[2] *
-                              images.shape[3]) * testing::ElementBytes(images.type);
+      const auto bytes = static_cast<size_t>(images.shape[0] * images.shape[1] * images.shape[2] *
+                                             images.shape[3]) *
+                         testing::ElementBytes(images.type);
       d.images.resize(at + bytes);
       cuda::Check(cudaMemcpyAsync(d.images.data() + at, images.data, bytes, kind, stream), "copy");
     }

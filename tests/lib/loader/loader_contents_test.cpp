@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "support/temp_folder.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "support/temp_folder.h"
 #include "test_files.h"
 
 namespace h5feed {
@@ -119,8 +119,7 @@ TEST_CASE("normalized batches equal (x / 255 - mean) / std in NCHW order") {
   while (auto batch = loader.Next()) {
     REQUIRE(batch->normalized());
     const auto plane = static_cast<size_t>(kShape.height * kShape.width);
-    REQUIRE(batch->normalized_images().size() ==
-            static_cast<size_t>(batch->size()) * plane * 3);
+    REQUIRE(batch->normalized_images().size() == static_cast<size_t>(batch->size()) * plane * 3);
     for (size_t i = 0; i < static_cast<size_t>(batch->size()); ++i) {
       const std::vector<uint8_t> image = testing::FileImage(batch->indices()[i], kShape);
       for (size_t c = 0; c < 3; ++c) {

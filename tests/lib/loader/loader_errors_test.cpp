@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "support/temp_folder.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "support/temp_folder.h"
 #include "test_files.h"
 
 namespace h5feed {
@@ -184,8 +184,7 @@ TEST_CASE("SetEpoch after an error starts over and meets the error again") {
   Loader loader = Loader::Open(file.path, Sequential());
   const auto read_epoch = [&loader](int epoch) {
     loader.SetEpoch(epoch);
-    while (loader.Next()) {
-    }
+    while (loader.Next()) {}
   };
   CHECK_THROWS_AS(read_epoch(0), Error);
   CHECK_THROWS_AS(read_epoch(1), Error);

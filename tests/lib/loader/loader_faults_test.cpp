@@ -22,8 +22,8 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "index/dataset_index.h"
-#include "support/faulty_file.h"
 #include "loader/open_loader.h"
+#include "support/faulty_file.h"
 #include "support/temp_folder.h"
 #include "test_files.h"
 
@@ -252,8 +252,8 @@ TEST_CASE("bytes flipped in transit are caught by the checksum or the codec, nev
     // (RunEpoch checks every delivered pixel).
     CheckErrorNamesChunk(outcome, file.path, 5, ErrorCode::kCorrupt, Fault::kOnce);
     if (std::string(compression) == "none") {
-      const int64_t row = 5 * kChunk + static_cast<int64_t>(middle - file.ChunkBegin(5)) /
-                                           kShape.bytes();
+      const int64_t row =
+          5 * kChunk + static_cast<int64_t>(middle - file.ChunkBegin(5)) / kShape.bytes();
       CHECK(Contains(outcome.error->what(), "row " + std::to_string(row) + ":"));
       CHECK(outcome.good_batches == 2 * 5 + 1);
     }

@@ -126,8 +126,8 @@ TEST_CASE("a file stored shuffled never warns, whatever the window") {
 
 TEST_CASE("random and sequential samplers, no labels, or the check off: no warning") {
   const Files files;
-  CHECK(Read(files.sorted, "random").warnings.empty());      // the reference itself
-  CHECK(Read(files.sorted, "sequential").warnings.empty());  // file order, asked for
+  CHECK(Read(files.sorted, "random").warnings.empty());        // the reference itself
+  CHECK(Read(files.sorted, "sequential").warnings.empty());    // file order, asked for
   CHECK(Read(files.unlabelled, "chunks:8").warnings.empty());  // every label 0
   CHECK(Read(files.sorted, "chunks:8", false).warnings.empty());
 }

@@ -27,12 +27,12 @@ bool Contains(const std::string& text, const std::string& part) {
 
 // An h5py file whose /images has `shape` and `chunks` (Python tuples) and no data written;
 // `extra` is more Python run with the file `f` open.
-std::string CraftFile(const TempFolder& folder, const std::string& shape,
-                      const std::string& chunks, const std::string& extra = "") {
+std::string CraftFile(const TempFolder& folder, const std::string& shape, const std::string& chunks,
+                      const std::string& extra = "") {
   const std::string path = folder / "crafted.h5";
   testing::RunPython("import h5py, numpy as np\nf = h5py.File(\"" + path +
-                     "\", \"w\")\nf.create_dataset(\"images\", shape=" + shape + ", chunks=" +
-                     chunks + ", dtype=\"u1\")\n" + extra + "f.close()\n");
+                     "\", \"w\")\nf.create_dataset(\"images\", shape=" + shape +
+                     ", chunks=" + chunks + ", dtype=\"u1\")\n" + extra + "f.close()\n");
   return path;
 }
 
@@ -70,10 +70,10 @@ TEST_CASE("one image over 2 GiB is refused before a chunk buffer is sized for it
 
 TEST_CASE("10^9 class names are refused before they are read") {
   TempFolder folder;
-  const std::string path = CraftFile(
-      folder, "(64, 8, 8, 3)", "(8, 8, 8, 3)",
-      "f.create_dataset(\"classes\", shape=(10**9,), chunks=(4096,), "
-      "dtype=h5py.string_dtype())\n");
+  const std::string path =
+      CraftFile(folder, "(64, 8, 8, 3)", "(8, 8, 8, 3)",
+                "f.create_dataset(\"classes\", shape=(10**9,), chunks=(4096,), "
+                "dtype=h5py.string_dtype())\n");
   const Error e = OpenError(path, Small());
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(Contains(e.what(), "1000000000 class names"));
@@ -85,7 +85,8 @@ TEST_CASE("a chunk claiming more stored bytes than any codec makes is refused at
   TempFolder folder;
   const std::string path = folder / "train.h5";
   testing::WriteH5feedFile(path, 64, ImageShape{8, 8, 3}, 8, Compression::Parse("zstd:3"));
-  testing::RunPython("import h5py, numpy as np\nf = h5py.File(\"" + path + "\", \"r+\")\n"
+  testing::RunPython("import h5py, numpy as np\nf = h5py.File(\"" + path +
+                     "\", \"r+\")\n"
                      "f.create_dataset(\"padding\", data=np.ones(4 << 20, np.uint8))\n"
                      "t = f[\"chunk_index\"][()]\nt[\"stored_bytes\"][2] = 1 << 20\n"
                      "f[\"chunk_index\"][...] = t\nf.close()\n");

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "support/temp_folder.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "support/temp_folder.h"
 #include "test_files.h"
 
 namespace h5feed {

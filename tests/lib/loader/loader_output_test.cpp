@@ -16,9 +16,9 @@
 #include "delivered_images.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
-#include "transform/float_convert.h"
 #include "support/temp_folder.h"
 #include "test_files.h"
+#include "transform/float_convert.h"
 
 namespace h5feed {
 namespace {

@@ -78,7 +78,8 @@ struct LocalAndRemote {
   Loader remote = Loader::Open(served.url(), Options());
 };
 
-TEST_CASE("batches over a link that resets, answers 503, truncates and stalls equal the local ones") {
+TEST_CASE(
+    "batches over a link that resets, answers 503, truncates and stalls equal the local ones") {
   LocalAndRemote loaders("faults=reset:0.06,503:0.06,truncate:0.06,stall:0.02&limit=16&seed=3");
   for (int64_t epoch = 0; epoch < 2; ++epoch) {
     const Delivered expected = Epoch(loaders.local, epoch);
@@ -89,7 +90,8 @@ TEST_CASE("batches over a link that resets, answers 503, truncates and stalls eq
   const std::string stats = loaders.served.proxy.Control("");
   INFO(stats);
   CHECK(Count(stats, "reset") + Count(stats, "503") + Count(stats, "truncate") +
-            Count(stats, "stall") == 16);
+            Count(stats, "stall") ==
+        16);
 }
 
 TEST_CASE("a corrupted response fails its checksum and is fetched again") {
@@ -111,13 +113,14 @@ TEST_CASE("a link that corrupts every response stops the loader with a corrupt-d
     while (auto batch = remote.Next()) {  // batches from chunks in the open's first 256 KiB
       for (int64_t i = 0; i < batch->size(); ++i) {
         const auto row = static_cast<size_t>(batch->indices()[static_cast<size_t>(i)]);
-        CHECK(std::equal(batch->images().begin() + i * kShape.bytes(),
-                         batch->images().begin() + (i + 1) * kShape.bytes(),
-                         expected.images.begin() +
-                             static_cast<long>(std::find(expected.indices.begin(),
-                                                         expected.indices.end(),
-                                                         static_cast<int64_t>(row)) -
-                                               expected.indices.begin()) * kShape.bytes()));
+        CHECK(std::equal(
+            batch->images().begin() + i * kShape.bytes(),
+            batch->images().begin() + (i + 1) * kShape.bytes(),
+            expected.images.begin() +
+                static_cast<long>(std::find(expected.indices.begin(), expected.indices.end(),
+                                            static_cast<int64_t>(row)) -
+                                  expected.indices.begin()) *
+                    kShape.bytes()));
       }
       delivered += static_cast<size_t>(batch->size());
     }
@@ -140,8 +143,7 @@ TEST_CASE("a server that stalls on every response ends in an error after the ret
   const auto start = std::chrono::steady_clock::now();
   const Error error = CaughtError([&] {
     remote.SetEpoch(0);
-    while (remote.Next()) {
-    }
+    while (remote.Next()) {}
   });
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("failed 1 time") != std::string::npos);

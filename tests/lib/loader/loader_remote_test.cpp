@@ -39,7 +39,7 @@ struct Delivered {
 Delivered ReadEpochs(const std::string& location, LoaderOptions options, int epochs) {
   options.batch_size = 24;
   options.threads = 2;
-  options.cache_bytes = 4 * 16 * kShape.bytes();  // chunks come and go: re-read every epoch
+  options.cache_bytes = 4 * 16 * kShape.bytes();   // chunks come and go: re-read every epoch
   options.on_warning = [](const std::string&) {};  // that cache is too small, on purpose
   // The probe's open of a URL is the in-process one repeated in a child (test_remote.py opens
   // through it): left out here, where every test opens many loaders.
@@ -61,7 +61,8 @@ Delivered ReadEpochs(const std::string& location, LoaderOptions options, int epo
   return delivered;
 }
 
-void CheckSameBatches(const std::string& local, const std::string& url, const std::string& sampler) {
+void CheckSameBatches(const std::string& local, const std::string& url,
+                      const std::string& sampler) {
   CAPTURE(sampler);
   LoaderOptions options;
   options.sampler = SamplerOptions::Parse(sampler);
@@ -118,8 +119,7 @@ TEST_CASE("a served file replaced while a loader reads it ends in an error sayin
   testing::WriteH5feedFile(folder / "next.h5", 3100, kShape, 16, Compression::Parse("none"));
   std::filesystem::rename(folder / "next.h5", folder / "train.h5");
   const Error error = CaughtError([&] {
-    while (loader.Next()) {
-    }
+    while (loader.Next()) {}
   });
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("changed") != std::string::npos);
@@ -187,7 +187,8 @@ TEST_CASE("a spilled chunk damaged on the disk, or kept corrupt, is fetched agai
       std::memcpy(bytes.data() + 24, &checksum, sizeof(checksum));
     }
     entry.seekp(0);
-    entry.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    entry.write(reinterpret_cast<const char*>(bytes.data()),
+                static_cast<std::streamsize>(bytes.size()));
   };
   flip(entries[entries.size() - 1], false);
   flip(entries[entries.size() - 2], true);

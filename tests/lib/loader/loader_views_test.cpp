@@ -23,7 +23,6 @@
 namespace h5feed {
 namespace {
 
-
 constexpr ImageShape kShape{30, 40, 3};
 constexpr int64_t kSamples = 40;
 
@@ -54,8 +53,8 @@ LoaderOptions WithViews() {
 
 // The float32 NCHW image view `view` of dataset row `row` should be: the transform's draws for
 // its key, resized and normalized by the transform's CPU functions from the stored image.
-std::vector<float> Expected(const LoaderOptions& options, const AugmentOptions& augment,
-                            int view, int64_t epoch, int64_t row, int copy) {
+std::vector<float> Expected(const LoaderOptions& options, const AugmentOptions& augment, int view,
+                            int64_t epoch, int64_t row, int copy) {
   std::vector<uint8_t> stored(static_cast<size_t>(kShape.bytes()));
   for (size_t j = 0; j < stored.size(); ++j) {
     stored[j] = testing::FilePixel(row, static_cast<int64_t>(j));
@@ -70,8 +69,8 @@ std::vector<float> Expected(const LoaderOptions& options, const AugmentOptions& 
   params.out_width = static_cast<int32_t>(augment.random_resized_crop.width);
   params.random_flip = augment.random_flip;
   const RandomResizedCropOptions& crop = augment.random_resized_crop;
-  params.resized_crop = {crop.scale_min, crop.scale_max, crop.ratio_min, crop.ratio_max,
-                         std::log(crop.ratio_min), std::log(crop.ratio_max)};
+  params.resized_crop = {crop.scale_min, crop.scale_max,           crop.ratio_min,
+                         crop.ratio_max, std::log(crop.ratio_min), std::log(crop.ratio_max)};
   const transform::SampleTransform t = transform::DrawTransform(params, epoch, row, copy);
   const int64_t h = params.out_height, w = params.out_width;
   std::vector<uint8_t> resized(static_cast<size_t>(h * w * 3));
@@ -83,9 +82,9 @@ std::vector<float> Expected(const LoaderOptions& options, const AugmentOptions& 
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x) {
         const int64_t source = t.flip ? w - 1 - x : x;
-        out[static_cast<size_t>((c * h + y) * w + x)] = transform::NormalizePixel(
-            resized[static_cast<size_t>((y * w + source) * 3 + c)], normalize.scale[c],
-            normalize.bias[c]);
+        out[static_cast<size_t>((c * h + y) * w + x)] =
+            transform::NormalizePixel(resized[static_cast<size_t>((y * w + source) * 3 + c)],
+                                      normalize.scale[c], normalize.bias[c]);
       }
   return out;
 }

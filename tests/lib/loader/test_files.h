@@ -82,12 +82,18 @@ inline void RunPython(const std::string& scratch, const std::string& program) {
 
 inline std::string PythonPattern(int64_t samples, const ImageShape& shape) {
   return "import numpy as np\n"
-         "r = np.arange(" + std::to_string(samples) + ", dtype=np.int64)[:, None]\n"
-         "j = np.arange(" + std::to_string(shape.bytes()) + ", dtype=np.int64)[None, :]\n"
+         "r = np.arange(" +
+         std::to_string(samples) +
+         ", dtype=np.int64)[:, None]\n"
+         "j = np.arange(" +
+         std::to_string(shape.bytes()) +
+         ", dtype=np.int64)[None, :]\n"
          "nhwc = ((r * 131 + j * 7 + (r >> 8)) & 0xff).astype(np.uint8).reshape(" +
          std::to_string(samples) + ", " + std::to_string(shape.height) + ", " +
-         std::to_string(shape.width) + ", " + std::to_string(shape.channels) + ")\n"
-         "labels = (np.arange(" + std::to_string(samples) + ") % 7).astype(np.int64)\n";
+         std::to_string(shape.width) + ", " + std::to_string(shape.channels) +
+         ")\n"
+         "labels = (np.arange(" +
+         std::to_string(samples) + ") % 7).astype(np.int64)\n";
 }
 
 // A file as people write them with h5py: /images uint8 in `layout` ("NHWC" or "NCHW"),

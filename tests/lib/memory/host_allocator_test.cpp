@@ -35,8 +35,8 @@ TEST_CASE("page-aligned memory is resident before anything writes it") {
   void* region = allocator->Allocate(kBytes);
   std::vector<unsigned char> pages(256);
   REQUIRE(::mincore(region, kBytes, pages.data()) == 0);
-  const auto resident = std::count_if(pages.begin(), pages.end(),
-                                      [](unsigned char page) { return (page & 1) != 0; });
+  const auto resident =
+      std::count_if(pages.begin(), pages.end(), [](unsigned char page) { return (page & 1) != 0; });
   CHECK(resident == 256);
   allocator->Deallocate(region, kBytes);
 }

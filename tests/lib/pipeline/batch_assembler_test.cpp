@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <numeric>
 #include <string>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -53,9 +53,8 @@ struct Rig {
 
   std::shared_ptr<const EpochPlan> Plan(std::vector<int64_t> order, int64_t epoch = 0,
                                         bool drop_last = false) {
-    auto plan = std::make_shared<const EpochPlan>(epoch, std::move(order), options.batch,
-                                                  drop_last, data.chunk_samples(),
-                                                  data.chunk_count());
+    auto plan = std::make_shared<const EpochPlan>(epoch, std::move(order), options.batch, drop_last,
+                                                  data.chunk_samples(), data.chunk_count());
     cache.SetPlan(plan->access());
     return plan;
   }
@@ -172,8 +171,8 @@ TEST_CASE("echo delivers each loaded batch E times, the same rows reshuffled aft
                                          order.begin() + static_cast<long>(end)));
     for (int copy = 1; copy < 3; ++copy) {
       const std::vector<int64_t>& echoed = batches[3 * s + static_cast<size_t>(copy)];
-      std::vector<int64_t> permutation = EchoPermutation(static_cast<int64_t>(loaded.size()), 99,
-                                                         4, static_cast<int64_t>(s), copy);
+      std::vector<int64_t> permutation = EchoPermutation(static_cast<int64_t>(loaded.size()), 99, 4,
+                                                         static_cast<int64_t>(s), copy);
       for (size_t i = 0; i < echoed.size(); ++i) {
         CHECK(echoed[i] == loaded[static_cast<size_t>(permutation[i])]);
       }
@@ -210,10 +209,8 @@ TEST_CASE("normalized batches hold NormalizeBatch of their images") {
     auto& batch = std::get<AssembledBatch>(event);
     CheckContents(rig.data, batch);
     std::vector<float> expected(static_cast<size_t>(batch.rows * options.shape.bytes()));
-    arena.execute([&] {
-      NormalizeBatch(batch.view.images, options.shape, batch.rows, params,
-                     expected);
-    });
+    arena.execute(
+        [&] { NormalizeBatch(batch.view.images, options.shape, batch.rows, params, expected); });
     CHECK(std::equal(expected.begin(), expected.end(), batch.view.normalized.begin()));
     ++batches;
   }

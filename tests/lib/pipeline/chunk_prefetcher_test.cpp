@@ -98,7 +98,7 @@ TEST_CASE("a chunk the step before reads is not requested for the step after it"
   Rig rig(Iota(kSamples), 2);  // steps 2c and 2c + 1 read chunk c
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0});
   CHECK(rig.Start(prefetcher, 0) == Chunks{1});  // step 1's chunk 0 is step 0's
-  CHECK(rig.Step(prefetcher, 1) == Chunks{1});    // step 3's chunk 1 is step 2's
+  CHECK(rig.Step(prefetcher, 1) == Chunks{1});   // step 3's chunk 1 is step 2's
   CHECK(rig.Step(prefetcher, 2) == Chunks{1, 2});
 }
 

@@ -55,12 +55,12 @@ void CheckAgainstReference(const ImageShape& shape, int64_t images, int threads)
     for (int64_t c = 0; c < shape.channels; ++c) {
       for (int64_t h = 0; h < shape.height; ++h) {
         for (int64_t w = 0; w < shape.width; ++w) {
-          const float got = dest[static_cast<size_t>(((n * shape.channels + c) * shape.height + h) *
-                                                     shape.width + w)];
+          const float got = dest[static_cast<size_t>(
+              ((n * shape.channels + c) * shape.height + h) * shape.width + w)];
           const double want = Reference(src, shape, n, c, h, w);
           if (std::abs(got - want) > 1e-6 * std::max(1.0, std::abs(want))) ++mismatches;
-          const uint8_t x = src[static_cast<size_t>(((n * shape.height + h) * shape.width + w) *
-                                                    shape.channels + c)];
+          const uint8_t x = src[static_cast<size_t>(
+              ((n * shape.height + h) * shape.width + w) * shape.channels + c)];
           if (got != NormalizePixel(x, params.scale[c], params.bias[c])) ++not_exact;
         }
       }

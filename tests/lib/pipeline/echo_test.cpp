@@ -36,8 +36,7 @@ TEST_CASE("echo permutations are a function of seed, epoch, step and copy only")
 
 TEST_CASE("the echo seed is the documented chain of SplitMix64 steps") {
   auto mix = [](uint64_t x) { return transform::SplitMix64(x).Next(); };
-  const uint64_t expected =
-      mix(mix(mix(mix(mix(11) ^ 22u) ^ 4u) ^ 33u) ^ 2u);
+  const uint64_t expected = mix(mix(mix(mix(mix(11) ^ 22u) ^ 4u) ^ 33u) ^ 2u);
   CHECK(EchoSeed(11, 22, 33, 2) == expected);
 }
 

@@ -31,8 +31,9 @@ TEST_CASE("the program's exit code and the end of what it wrote to stderr come b
 }
 
 TEST_CASE("only the last bytes of a long output are kept") {
-  const ProgramRun run = Shell("i=0; while [ $i -lt 2000 ]; do echo line-$i >&2; i=$((i+1)); "
-                               "done");
+  const ProgramRun run = Shell(
+      "i=0; while [ $i -lt 2000 ]; do echo line-$i >&2; i=$((i+1)); "
+      "done");
   REQUIRE(run.started);
   CHECK(run.end.output_tail.size() <= kKeptOutputBytes);
   CHECK(run.end.output_tail.ends_with("line-1999\n"));

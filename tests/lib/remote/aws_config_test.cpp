@@ -40,9 +40,9 @@ class AwsEnvironment {
 
  private:
   static constexpr const char* kNames[] = {
-      "HOME", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION",
-      "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE",
-      "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"};
+      "HOME",        "AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY",      "AWS_SESSION_TOKEN",
+      "AWS_REGION",  "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",           "AWS_ENDPOINT_URL_S3",
+      "AWS_PROFILE", "AWS_CONFIG_FILE",    "AWS_SHARED_CREDENTIALS_FILE"};
   std::vector<std::string*> saved_;
 };
 
@@ -64,7 +64,8 @@ TEST_CASE("without credentials anywhere, requests go unsigned to AWS in us-east-
 TEST_CASE("the environment's credentials, region and endpoint come first") {
   TempFolder home;
   AwsEnvironment environment(home.path());
-  Write(home / ".aws/credentials", "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n");
+  Write(home / ".aws/credentials",
+        "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n");
   Write(home / ".aws/config", "[default]\nregion = eu-west-3\n");
   environment.Set("AWS_ACCESS_KEY_ID", "ENVKEY");
   environment.Set("AWS_SECRET_ACCESS_KEY", "ENVSECRET");

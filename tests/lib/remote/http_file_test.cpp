@@ -26,7 +26,9 @@ using testing::CaughtError;
 using testing::HttpServer;
 using testing::TempFolder;
 
-uint8_t Byte(uint64_t i, uint8_t salt) { return static_cast<uint8_t>((i * 131 + i / 251 + salt) % 256); }
+uint8_t Byte(uint64_t i, uint8_t salt) {
+  return static_cast<uint8_t>((i * 131 + i / 251 + salt) % 256);
+}
 
 void WritePattern(const std::string& path, uint64_t size, uint8_t salt = 0) {
   std::vector<char> bytes(size);
@@ -79,7 +81,8 @@ TEST_CASE("a served file reads the bytes of the local one, from many threads on 
 TEST_CASE("a missing object is kNotFound naming its URL, never a pre-signed URL's query") {
   TempFolder folder;
   HttpServer server({"nginx", folder.path()});
-  const std::string url = server.Url("missing.h5") + "?X-Amz-Credential=AKIDEXAMPLE&X-Amz-Signature=f00dcafe";
+  const std::string url =
+      server.Url("missing.h5") + "?X-Amz-Credential=AKIDEXAMPLE&X-Amz-Signature=f00dcafe";
   const Error error = CaughtError([&] { OpenFile(url); });
   CHECK(error.code() == ErrorCode::kNotFound);
   const std::string text = error.what();
@@ -136,8 +139,9 @@ TEST_CASE("an unreachable server fails after its retries with the reason, not a 
     port = server.port();
   }
   const auto start = std::chrono::steady_clock::now();
-  const Error error = CaughtError(
-      [&] { OpenFile("http://127.0.0.1:" + std::to_string(port) + "/a.h5", RemoteOpen{options, ""}); });
+  const Error error = CaughtError([&] {
+    OpenFile("http://127.0.0.1:" + std::to_string(port) + "/a.h5", RemoteOpen{options, ""});
+  });
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("3 times") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));

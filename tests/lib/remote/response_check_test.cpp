@@ -13,8 +13,8 @@ const std::string kShown = "https://host/train.h5?...";
 Response Partial(uint64_t first, uint64_t last, uint64_t total, const std::string& etag) {
   Response response;
   response.status = 206;
-  response.content_range = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
-                           std::to_string(total);
+  response.content_range =
+      "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(total);
   response.etag = etag;
   response.body_bytes = last - first + 1;
   return response;
@@ -41,8 +41,8 @@ TEST_CASE("Content-Range values parse, and malformed ones are refused") {
   const auto unknown_total = ParseContentRange("bytes 0-9/*");
   REQUIRE(unknown_total);
   CHECK_FALSE(unknown_total->total);
-  for (const char* bad : {"bytes 10-5/100", "bytes 0-100/100", "items 0-1/2", "bytes 0-x/9",
-                          "bytes 0-1", ""}) {
+  for (const char* bad :
+       {"bytes 10-5/100", "bytes 0-100/100", "items 0-1/2", "bytes 0-x/9", "bytes 0-1", ""}) {
     INFO(bad);
     CHECK_FALSE(ParseContentRange(bad));
   }

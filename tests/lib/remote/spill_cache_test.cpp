@@ -119,7 +119,8 @@ TEST_CASE("caches sharing a folder, each as another process would, keep it near 
   for (int w = 0; w < 4; ++w) {
     writers.emplace_back([&, w] {
       SpillCache spill(dir, budget, "https://host/" + std::to_string(w) + ".h5", "ETag");
-      for (uint64_t i = 0; i < 200; ++i) spill.Write(i * 3000, Bytes(3000, static_cast<uint8_t>(w)));
+      for (uint64_t i = 0; i < 200; ++i)
+        spill.Write(i * 3000, Bytes(3000, static_cast<uint8_t>(w)));
     });
   }
   for (std::thread& writer : writers) writer.join();

@@ -21,8 +21,8 @@ using transform::RandomStream;
 using Kind = SamplerOptions::Kind;
 
 std::vector<SamplerOptions> AllSamplers() {
-  return {{Kind::kSequential, 8}, {Kind::kRandom, 8}, {Kind::kChunks, 1}, {Kind::kChunks, 4},
-          {Kind::kQuasi, 1},      {Kind::kQuasi, 3}};
+  return {{Kind::kSequential, 8}, {Kind::kRandom, 8}, {Kind::kChunks, 1},
+          {Kind::kChunks, 4},     {Kind::kQuasi, 1},  {Kind::kQuasi, 3}};
 }
 
 // (samples, chunk_samples): chunk-aligned and not, one chunk, one-sample chunks, fewer
@@ -200,8 +200,8 @@ TEST_CASE("orders match the documented algorithm's reference values") {
         V{18, 9, 17, 19, 11, 16, 8, 10, 5, 4, 6});
   CHECK(EpochOrder({23, 4}, {Kind::kQuasi, 2}, {0, 1, false}, 42, 0) ==
         V{13, 15, 20, 14, 21, 12, 22, 19, 8, 17, 16, 11, 9, 10, 18, 0, 2, 4, 1, 3, 5, 6, 7});
-  CHECK(EpochOrder({23, 4}, {Kind::kQuasi, 3}, {2, 3, false}, 7, 1) == V{19, 13, 0, 15, 14, 16,
-                                                                         18, 17});
+  CHECK(EpochOrder({23, 4}, {Kind::kQuasi, 3}, {2, 3, false}, 7, 1) ==
+        V{19, 13, 0, 15, 14, 16, 18, 17});
   CHECK(EpochOrder({10, 3}, {Kind::kSequential, 8}, {0, 3, false}, 1, 1) == V{4, 5, 6, 7});
 }
 
@@ -354,18 +354,22 @@ TEST_CASE("invalid geometry, shard or window is an invalid-argument error") {
   CHECK(code_of([&] { EpochOrder({0, 4}, chunks, {}, 1, 0); }) == ErrorCode::kInvalidArgument);
   CHECK(code_of([&] { EpochOrder({-5, 4}, chunks, {}, 1, 0); }) == ErrorCode::kInvalidArgument);
   CHECK(code_of([&] { EpochOrder({10, 0}, chunks, {}, 1, 0); }) == ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { EpochOrder({10, 4}, {Kind::kChunks, 0}, {}, 1, 0); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { EpochOrder({10, 4}, {Kind::kQuasi, -1}, {}, 1, 0); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { EpochOrder({10, 4}, chunks, {-1, 2, false}, 1, 0); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { EpochOrder({10, 4}, chunks, {2, 2, false}, 1, 0); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { EpochOrder({10, 4}, chunks, {0, 0, false}, 1, 0); }) ==
-        ErrorCode::kInvalidArgument);
-  CHECK(code_of([&] { SamplesPerRank({10, 4}, {0, -3, false}); }) ==
-        ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] {
+          EpochOrder({10, 4}, {Kind::kChunks, 0}, {}, 1, 0);
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] {
+          EpochOrder({10, 4}, {Kind::kQuasi, -1}, {}, 1, 0);
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] {
+          EpochOrder({10, 4}, chunks, {-1, 2, false}, 1, 0);
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] {
+          EpochOrder({10, 4}, chunks, {2, 2, false}, 1, 0);
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] {
+          EpochOrder({10, 4}, chunks, {0, 0, false}, 1, 0);
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(code_of([&] { SamplesPerRank({10, 4}, {0, -3, false}); }) == ErrorCode::kInvalidArgument);
 }
 
 TEST_CASE("more ranks than samples with drop_last is an error that says why") {

@@ -114,15 +114,15 @@ TEST_CASE("class-sorted rows read in file order mix nothing; a shuffle of them m
 
 TEST_CASE("chunks:8 on a class-sorted file mixes a few classes; on a shuffled one, all") {
   const SampleGeometry geometry{5000, 50};  // 10 classes of 500, 100 chunks of 50
-  const std::vector<int64_t> order = EpochOrder(geometry, SamplerOptions::Parse("chunks:8"),
-                                                ShardOptions{}, 1, 0);
+  const std::vector<int64_t> order =
+      EpochOrder(geometry, SamplerOptions::Parse("chunks:8"), ShardOptions{}, 1, 0);
   std::vector<int64_t> labels = SortedLabels(10, 500);
   const LabelMixing sorted = LabelMixingMeter(labels).Measure(order, 64);
   SplitMix64 rng(9);
   Shuffle(std::span<int64_t>(labels), rng);
   const LabelMixing shuffled = LabelMixingMeter(labels).Measure(order, 64);
-  MESSAGE("sorted: " << sorted.order.classes_per_batch << " classes, "
-                     << sorted.order.entropy_bits << " bits, ratio " << sorted.entropy_ratio
+  MESSAGE("sorted: " << sorted.order.classes_per_batch << " classes, " << sorted.order.entropy_bits
+                     << " bits, ratio " << sorted.entropy_ratio
                      << "; shuffled: " << shuffled.order.classes_per_batch << " classes, ratio "
                      << shuffled.entropy_ratio);
   // A window is 8 chunks from anywhere in the file, 400 rows of up to 8 classes.
@@ -133,8 +133,8 @@ TEST_CASE("chunks:8 on a class-sorted file mixes a few classes; on a shuffled on
   CHECK(shuffled.order.classes_per_batch > 9);
   CHECK(shuffled.entropy_ratio == doctest::Approx(1.0).epsilon(0.05));
   // Both compare with the same reference: a shuffle of the same rows.
-  CHECK(sorted.random.classes_per_batch == doctest::Approx(shuffled.random.classes_per_batch)
-                                               .epsilon(0.05));
+  CHECK(sorted.random.classes_per_batch ==
+        doctest::Approx(shuffled.random.classes_per_batch).epsilon(0.05));
 }
 
 TEST_CASE("orders are measured on their first kMeasuredRows rows, in whole batches") {
@@ -185,7 +185,7 @@ TEST_CASE("too few classes means below the bar by more than the noise, over 4 ba
   mixing.order = BatchMixing{4, 2.0, 0.3};
   mixing.entropy_ratio = 2.0 / 3.3;
   CHECK(MixesTooFewClasses(mixing));
-  LabelMixing noisy = mixing;  // the same means from batches whose entropy varies a lot
+  LabelMixing noisy = mixing;         // the same means from batches whose entropy varies a lot
   noisy.order.entropy_sd_bits = 2.5;  // 5 standard errors: 5 x sqrt(2 x 2.5^2 / 100) = 1.77
   noisy.random.entropy_sd_bits = 2.5;
   CHECK_FALSE(MixesTooFewClasses(noisy));
@@ -232,8 +232,7 @@ TEST_CASE("the measure is the same on every call") {
 TEST_CASE("a bad batch size, an empty order or a row without a label are invalid arguments") {
   const LabelMixingMeter meter(SortedLabels(2, 4));
   const std::vector<int64_t> empty;
-  CHECK(testing::CodeOf([&] { meter.MeasureOrder(Iota(8), 0); }) ==
-        ErrorCode::kInvalidArgument);
+  CHECK(testing::CodeOf([&] { meter.MeasureOrder(Iota(8), 0); }) == ErrorCode::kInvalidArgument);
   CHECK(testing::CodeOf([&] { meter.Measure(empty, 4); }) == ErrorCode::kInvalidArgument);
   std::string message;
   const std::vector<int64_t> beyond{0, 1, 8, 2};
@@ -242,8 +241,7 @@ TEST_CASE("a bad batch size, an empty order or a row without a label are invalid
   CHECK(message.find("row 8 at position 2") != std::string::npos);
   CHECK(message.find("rows 0 to 7") != std::string::npos);
   const std::vector<int64_t> negative{-1, 0};
-  CHECK(testing::CodeOf([&] { meter.MeasureOrder(negative, 2); }) ==
-        ErrorCode::kInvalidArgument);
+  CHECK(testing::CodeOf([&] { meter.MeasureOrder(negative, 2); }) == ErrorCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -85,9 +85,11 @@ TEST_CASE("quality orders sequential below the chunk-aware samplers below random
   const ShuffleQuality quasi4 = measure({Kind::kQuasi, 4});
   const ShuffleQuality random = measure({Kind::kRandom, 8});
   MESSAGE("bits: sequential " << sequential.delta_entropy_bits << ", chunks:1 "
-          << chunks1.delta_entropy_bits << ", chunks:4 " << chunks4.delta_entropy_bits
-          << ", chunks:32 " << chunks32.delta_entropy_bits << ", quasi:4 "
-          << quasi4.delta_entropy_bits << ", random " << random.delta_entropy_bits);
+                              << chunks1.delta_entropy_bits << ", chunks:4 "
+                              << chunks4.delta_entropy_bits << ", chunks:32 "
+                              << chunks32.delta_entropy_bits << ", quasi:4 "
+                              << quasi4.delta_entropy_bits << ", random "
+                              << random.delta_entropy_bits);
   CHECK(sequential.delta_entropy_bits < chunks1.delta_entropy_bits);
   CHECK(chunks1.delta_entropy_bits < chunks4.delta_entropy_bits);
   CHECK(chunks4.delta_entropy_bits < chunks32.delta_entropy_bits);

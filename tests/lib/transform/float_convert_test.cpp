@@ -29,8 +29,8 @@ float FromBits(uint32_t bits) {
 double HalfValue(uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
   const double mantissa = h & 0x3ff;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                         : std::ldexp(1024 + mantissa, exponent - 25);
+  const double magnitude =
+      exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
   return (h & 0x8000) ? -magnitude : magnitude;
 }
 
@@ -52,7 +52,10 @@ uint16_t ReferenceHalf(float f) {
   uint16_t high = 0x7bff;
   while (low < high) {
     const auto mid = static_cast<uint16_t>((low + high + 1) / 2);
-    if (HalfValue(mid) <= x) low = mid; else high = static_cast<uint16_t>(mid - 1);
+    if (HalfValue(mid) <= x)
+      low = mid;
+    else
+      high = static_cast<uint16_t>(mid - 1);
   }
   const uint16_t up = static_cast<uint16_t>(low + 1);  // 0x7c00 = infinity above 65504
   const auto value = [](uint16_t h) { return h == 0x7c00 ? 65536.0 : HalfValue(h); };
@@ -135,9 +138,9 @@ TEST_CASE("known values convert to their documented bits") {
   CHECK(FloatToHalfBits(1.0f) == 0x3c00);
   CHECK(FloatToHalfBits(-2.0f) == 0xc000);
   CHECK(FloatToHalfBits(65504.0f) == 0x7bff);
-  CHECK(FloatToHalfBits(65520.0f) == 0x7c00);           // the midpoint to 2^16 rounds up
-  CHECK(FloatToHalfBits(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal
-  CHECK(FloatToHalfBits(std::ldexp(1.0f, -25)) == 0x0000);  // its half: tie to even zero
+  CHECK(FloatToHalfBits(65520.0f) == 0x7c00);                      // the midpoint to 2^16 rounds up
+  CHECK(FloatToHalfBits(std::ldexp(1.0f, -24)) == 0x0001);         // smallest subnormal
+  CHECK(FloatToHalfBits(std::ldexp(1.0f, -25)) == 0x0000);         // its half: tie to even zero
   CHECK(FloatToHalfBits(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie, even stays
   CHECK(FloatToBFloat16Bits(1.0f) == 0x3f80);
   CHECK(FloatToBFloat16Bits(FromBits(0x3f808000)) == 0x3f80);  // tie to even

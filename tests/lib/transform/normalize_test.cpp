@@ -2,8 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -30,7 +30,7 @@ struct Case {
   std::string kind;  // "photo": a resized crop of a box; "shorter": Resize(S), CenterCrop
   int height = 0, width = 0;
   int top = 0, left = 0, box_height = 0, box_width = 0;  // photo
-  int shorter = 0;                                      // shorter
+  int shorter = 0;                                       // shorter
   int out_height = 0, out_width = 0;
   bool antialias = true;
 
@@ -47,10 +47,10 @@ struct Case {
   }
 };
 
-Case Crop(int height, int width, int top, int left, int box_height, int box_width,
-          int out_height, int out_width, bool antialias) {
-  return Case{"photo", height, width, top, left, box_height, box_width, 0, out_height,
-              out_width, antialias};
+Case Crop(int height, int width, int top, int left, int box_height, int box_width, int out_height,
+          int out_width, bool antialias) {
+  return Case{"photo",   height, width,      top,       left,     box_height,
+              box_width, 0,      out_height, out_width, antialias};
 }
 
 Case Shorter(int height, int width, int shorter, int out_height, int out_width, bool antialias) {

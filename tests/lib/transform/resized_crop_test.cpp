@@ -21,10 +21,9 @@
 namespace h5feed::transform {
 namespace {
 
-ResizedCropParams Params(double scale_min, double scale_max, double ratio_min,
-                         double ratio_max) {
-  return ResizedCropParams{scale_min, scale_max, ratio_min, ratio_max, std::log(ratio_min),
-                           std::log(ratio_max)};
+ResizedCropParams Params(double scale_min, double scale_max, double ratio_min, double ratio_max) {
+  return ResizedCropParams{scale_min, scale_max,           ratio_min,
+                           ratio_max, std::log(ratio_min), std::log(ratio_max)};
 }
 
 // Draws `draws` boxes for keys Mix(0), Mix(1), ... and has torchvision_reference.py compare
@@ -51,10 +50,10 @@ void CompareWithTorchvision(const ResizedCropParams& params, int height, int wid
   }
   const std::string command =
       std::string(H5FEED_PYTHON) + " " + H5FEED_TORCHVISION_REFERENCE + " get-params " +
-      std::to_string(reference_draws) + " " + std::to_string(height) + " " +
-      std::to_string(width) + " " + std::to_string(params.scale_min) + " " +
-      std::to_string(params.scale_max) + " " + std::to_string(params.ratio_min) + " " +
-      std::to_string(params.ratio_max) + " " + (folder / "ours.f64");
+      std::to_string(reference_draws) + " " + std::to_string(height) + " " + std::to_string(width) +
+      " " + std::to_string(params.scale_min) + " " + std::to_string(params.scale_max) + " " +
+      std::to_string(params.ratio_min) + " " + std::to_string(params.ratio_max) + " " +
+      (folder / "ours.f64");
   INFO(command);
   CHECK(std::system(command.c_str()) == 0);
 }
