@@ -72,7 +72,7 @@ TEST_CASE("a served file reads the bytes of the local one, from many threads on 
   CHECK(wrong == 0);
   // 200 ranges (and the opening one) went out on at most `connections` connections.
   std::set<std::string> connections;
-  std::vector<std::string> requests = server.Requests();
+  std::vector<std::string> requests = server.Requests(150);
   for (const std::string& line : requests) connections.insert(line.substr(line.rfind(' ') + 1));
   CHECK(requests.size() >= 150);  // reads within the first 256 KiB come from the head kept at open
   CHECK(connections.size() <= 4);
@@ -169,7 +169,8 @@ TEST_CASE("prefetched ranges are fetched once, and read from what was prefetched
     for (uint64_t b = 0; b < length; ++b) same = same && got[b] == Byte(offset + b, 0);
     CHECK(same);
   }
-  CHECK(server.Requests().size() == 1 + offsets.size());  // the open, then one per range
+  CHECK(server.Requests(1 + offsets.size()).size() ==
+        1 + offsets.size());  // the open, then one per range
 }
 
 TEST_CASE("prefetches stop at the memory granted, and go on when some is dropped") {
