@@ -298,7 +298,11 @@ std::shared_ptr<Transfer> HttpClient::Start(RangeAsked asked, std::span<uint8_t>
 Judgement HttpClient::Wait(Transfer& transfer) {
   std::unique_lock<std::mutex> lock(transfer.mutex);
   transfer.completed_cv.wait(lock, [&] { return transfer.completed; });
-  if (transfer.error) throw *transfer.error;
+  // A copy of the stored Error would share its message's reference-counted buffer with the
+  // Transfer, which the transfer thread may destroy while the copy is being read: that count
+  // lives in the uninstrumented libstdc++, so ThreadSanitizer reports the free as a race. A
+  // new Error owns its own message.
+  if (transfer.error) throw Error(transfer.error->code(), transfer.error->what());
   return *transfer.judgement;
 }
 
