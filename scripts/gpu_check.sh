@@ -2,13 +2,15 @@
 # Prepares the GPU checks of the CUDA stage (docs/gpu.md) on a development machine, which has
 # nvcc but no GPU, and prints the one command that runs them all on a GPU machine:
 #   1. builds the GPU tests and the GPU benchmark for Hopper (sm_90) in build-gpu/;
-#   2. bundles them with every shared library they need (../shared/gpu/bundle.sh) and the zstd
-#      HDF5 plugin into gpu-bundle/ (git-ignored), which travels to the GPU machine;
+#   2. bundles them with every shared library they need ($GPU_BUNDLER: the GPU runner's
+#      script, called as `$GPU_BUNDLER DIR EXECUTABLE...`) and the zstd HDF5 plugin into
+#      gpu-bundle/ (git-ignored), which travels to the GPU machine;
 #   3. prints the device command: scripts/gpu_device_run.sh there runs the gpu-labelled tests,
 #      compute-sanitizer memcheck, racecheck and synccheck over them, and gpu_bench, and leaves
 #      the logs and bench/results/gpu.md's text in $OUT.
 #
-# Usage: scripts/gpu_check.sh            (BUILD=dir to reuse another CUDA build; JOBS=n)
+# Usage: GPU_BUNDLER=path/to/bundle.sh scripts/gpu_check.sh
+#        (BUILD=dir to reuse another CUDA build; JOBS=n)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
@@ -16,6 +18,12 @@ bundle=$root/gpu-bundle
 # The GPU tests, by their folder under tests/lib/ (the target is the file name).
 tests=(cuda/gpu_normalize_test cuda/gpu_stage_test loader/gpu_loader_test)
 
+bundler=${GPU_BUNDLER:-}
+if [[ -z $bundler || ! -x $bundler ]]; then
+  echo "gpu_check: set GPU_BUNDLER to the GPU runner's bundling script (called as" \
+       "\$GPU_BUNDLER DIR EXECUTABLE...; it copies them with the shared libraries they need)" >&2
+  exit 2
+fi
 if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
   echo "gpu_check: nvcc not found (CUDA toolkit at /usr/local/cuda); the GPU stage cannot be built" >&2
   exit 1
@@ -31,7 +39,7 @@ cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]##*/}" gpu_bench h5fee
 rm -rf "$bundle"
 executables=()
 for test in "${tests[@]}"; do executables+=("$build/tests/lib/$test"); done
-"$root/../shared/gpu/bundle.sh" "$bundle" "${executables[@]}" "$build/bench/gpu_bench"
+"$bundler" "$bundle" "${executables[@]}" "$build/bench/gpu_bench"
 cp "$build"/plugins/*.so "$bundle/plugins/"
 grep -qx '/gpu-bundle/' "$root/.gitignore" 2>/dev/null ||
   echo "gpu_check: warning: gpu-bundle/ is not in .gitignore; add it before carrying it" >&2
