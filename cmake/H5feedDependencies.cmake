@@ -21,6 +21,9 @@ find_package(ZLIB REQUIRED)
 find_package(CURL REQUIRED)  # remote files (lib/remote): http(s):// and s3://, SigV4 (7.75+)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(nlohmann_json REQUIRED)  # inspect's --json (tools/reports)
+# libjpeg's own API (not TurboJPEG's): decode/ needs jpeg_skip_scanlines and jpeg_crop_scanline
+# to decode only the part of a stored JPEG that a crop needs. The target is JPEG::JPEG.
+find_package(JPEG REQUIRED)
 
 if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
