@@ -13,7 +13,10 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "chunk_buffer_reservation.h"
+#include "conversion_ending.h"
 #include "h5feed/error.h"
+#include "own_size_conversion.h"
 #include "sampler/permutation.h"
 
 namespace h5feed {
@@ -99,46 +102,6 @@ class ChunkPacker {
   std::vector<std::string> sources_;
 };
 
-bool Cancelled(const ConvertOptions& options) {
-  return options.cancel && options.cancel->load(std::memory_order_relaxed);
-}
-
-std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
-// The budget's share for chunk buffers, set aside for the whole conversion: each group holds
-// its samples, the chunk packing handed it and that chunk compressed (zstd's and deflate's
-// bounds exceed the input by under 1% + 64 KiB), and the packer holds one partial chunk.
-// Groups take at most half the budget, so that decoding keeps the other half.
-class ChunkBufferReservation {
- public:
-  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int threads) : budget_(budget) {
-    const int64_t group_bytes = 3 * chunk_bytes + chunk_bytes / 64 + (128 << 10);
-    const int64_t wanted = 2 * int64_t{threads} + 2;
-    const int64_t affordable = (budget.limit() / 2 - chunk_bytes) / group_bytes;
-    if (affordable < 1) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "--memory-limit " + MiB(budget.limit()) + " is too small for chunks of " +
-                      MiB(chunk_bytes) + ": a conversion holds at least " +
-                      MiB(group_bytes + chunk_bytes) + " of chunk buffers, in at most half " +
-                      "the limit; raise --memory-limit to " + MiB(2 * (group_bytes + chunk_bytes)) +
-                      " or more, or lower --chunk");
-    }
-    groups_ = static_cast<size_t>(std::min(wanted, affordable));
-    bytes_ = static_cast<int64_t>(groups_) * group_bytes + chunk_bytes;
-    budget.Reserve(bytes_);
-  }
-  ~ChunkBufferReservation() { budget_.Unreserve(bytes_); }
-  ChunkBufferReservation(const ChunkBufferReservation&) = delete;
-  ChunkBufferReservation& operator=(const ChunkBufferReservation&) = delete;
-
-  size_t groups() const { return groups_; }
-
- private:
-  MemoryBudget& budget_;
-  size_t groups_ = 0;
-  int64_t bytes_ = 0;
-};
-
 }  // namespace
 
 ConvertReport Convert(const SampleSource& source, const std::string& path,
@@ -148,31 +111,11 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   if (n == 0) {
     throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
   }
-  const ImageShape shape = source.shape();
-  const int64_t image_bytes = shape.bytes();
-
-  WriterOptions writer_options;
-  writer_options.image_shape = shape;
-  writer_options.chunk_images =
-      options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape, n);
-  writer_options.compression = options.compression;
-  writer_options.overwrite = options.overwrite;
-  Writer writer = Writer::Create(path, writer_options);
-  const int64_t k = writer.chunk_images();
-
-  std::vector<int64_t> order;
-  if (options.shuffle) {
-    order = sampler::Permutation(n, options.seed);
-  } else {
-    order.resize(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), int64_t{0});
+  if (options.chunk_bytes < 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--chunk-bytes must be positive (or 0 for 4 MiB), got " +
+                    std::to_string(options.chunk_bytes));
   }
-
-  DatasetDescription description;
-  description.classes = source.classes();
-  description.source_kind = std::string(source.kind());
-  if (options.shuffle) description.shuffle_seed = options.seed;
-
   MemoryBudget* source_budget = source.memory_budget();
   if (options.memory && source_budget && options.memory != source_budget) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -186,9 +129,46 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   MemoryBudget& budget = options.memory  ? *options.memory
                          : source_budget ? *source_budget
                                          : *own_budget;
+  std::vector<int64_t> order;
+  if (options.shuffle) {
+    order = sampler::Permutation(n, options.seed);
+  } else {
+    order.resize(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), int64_t{0});
+  }
+  if (source.own_size()) return ConvertOwnSize(source, path, options, budget, order, start);
+  if (options.encoding.kind != StoredEncoding::Kind::kRaw) {
+    throw Error(ErrorCode::kInvalidArgument, "encoding " + options.encoding.ToString() +
+                                                 " stores images at their own size, "
+                                                 "which a " +
+                                                 std::string(source.kind()) +
+                                                 " source does not offer");
+  }
+
+  const ImageShape shape = source.shape();
+  const int64_t image_bytes = shape.bytes();
+
+  WriterOptions writer_options;
+  writer_options.image_shape = shape;
+  writer_options.chunk_images = options.chunk_images;
+  if (writer_options.chunk_images == 0) {
+    writer_options.chunk_images =
+        options.chunk_bytes > 0
+            ? std::clamp<int64_t>((options.chunk_bytes + image_bytes / 2) / image_bytes, 1, n)
+            : DefaultChunkImages(shape, n);
+  }
+  writer_options.compression = options.compression;
+  writer_options.overwrite = options.overwrite;
+  Writer writer = Writer::Create(path, writer_options);
+  const int64_t k = writer.chunk_images();
+
+  DatasetDescription description;
+  description.classes = source.classes();
+  description.source_kind = std::string(source.kind());
+  if (options.shuffle) description.shuffle_seed = options.seed;
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-  const ChunkBufferReservation reservation(budget, k * image_bytes, threads);
+  const ChunkBufferReservation reservation(budget, k * image_bytes, 0, threads, "--chunk");
   const size_t live_groups = reservation.groups();
   // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool`
   // holds the ones free for reuse. At most live_groups exist.
@@ -281,29 +261,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
                          tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
   });
 
-  if (Cancelled(options)) {
-    std::string temporary = writer.temporary_path();
-    writer.Abandon();
-    throw Error(ErrorCode::kCancelled,
-                "conversion interrupted; removed " + temporary + ", " + path + " was not written");
-  }
-  if (writer.images_written() == 0) {
-    const SkippedSource& first = description.skipped.front();
-    throw Error(ErrorCode::kInvalidArgument, "no sample could be read: all " + std::to_string(n) +
-                                                 " were skipped as broken; the first, " +
-                                                 first.source + ": " + first.reason);
-  }
-  writer.Finish(description);
-
-  report.path = path;
+  EndConversion(writer, description, options, path, n, report);
   report.shape = shape;
-  report.images = writer.images_written();
-  report.chunks = writer.chunks_written();
   report.chunk_images = k;
-  report.skipped = std::move(description.skipped);
-  report.compression = options.compression;
-  report.shuffled = options.shuffle;
-  report.seed = options.seed;
   report.raw_bytes = static_cast<uint64_t>(report.images * image_bytes);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -10,6 +10,12 @@
 // dimensions and the thread count: each group in flight holds three chunk-sized buffers, and
 // `2 x threads + 2` groups are in flight when at most half the budget holds them, fewer
 // otherwise; the rest is what the source decodes in (ImageFolderOptions::memory).
+//
+// A source of images at their own size (SampleSource::own_size()) is written as a version 2
+// "flat" file (docs/format.md, "Images at their own size") by the same pipeline: each sample
+// is decoded at its own size and, as the encoding asks, JPEG-encoded (parallel); packing puts
+// whole images into chunks of C bytes in stored order, greedily (serial, in order); a group
+// holds as many samples as C holds of the largest image, so it completes at most one chunk.
 
 #include <atomic>
 #include <cstdint>
@@ -32,8 +38,18 @@ struct ConvertProgress {
 };
 
 struct ConvertOptions {
-  int64_t chunk_images = 0;  // K; 0 = about 4 MiB per chunk
-  Compression compression;   // default zstd:3
+  // K, images per chunk, of a version 1 file; 0 = about chunk_bytes (4 MiB) per chunk. Refused
+  // (kInvalidArgument) for an own-size source, whose chunks hold whole images of any size.
+  int64_t chunk_images = 0;
+  // C: the bytes of a chunk of an own-size source's file before compression, raised to the
+  // largest image that may be stored so every image fits; 0 = 4 MiB. A version 1 file without
+  // chunk_images takes the K that makes chunks nearest it.
+  int64_t chunk_bytes = 0;
+  Compression compression;  // default zstd:3
+  // Own-size sources only (kInvalidArgument for others unless raw): how each image is stored.
+  StoredEncoding encoding;
+  // With StoredEncoding::Kind::kSmart: images of more raw bytes (H * W * C) are JPEG.
+  int64_t smart_threshold = kDefaultSmartThreshold;
   // Store in a seeded random order (docs/format.md, "Stored order"): a chunk then holds many
   // classes, which chunk-aware samplers need to mix them (docs/reader.md, "Label mixing").
   bool shuffle = true;
@@ -56,22 +72,33 @@ struct ConvertOptions {
 
 struct ConvertReport {
   std::string path;
-  ImageShape shape;
+  ImageShape shape;    // version 1: the images' shape; own size: the largest that may be stored
   int64_t images = 0;  // written
   int64_t chunks = 0;
-  int64_t chunk_images = 0;
+  int64_t chunk_images = 0;  // version 1: K; own size: 0
+  // Own size (a version 2 file): the chunk size C, the cap applied, the encoding asked for,
+  // its threshold, and the bytes of the stored images (JPEG files or pixels) before
+  // compression; chunk fill = payload_bytes / (chunks x chunk_bytes).
+  bool own_size = false;
+  int64_t chunk_bytes = 0;
+  int64_t max_side = 0;
+  StoredEncoding encoding;
+  int64_t smart_threshold = 0;
+  int64_t jpeg_images = 0;  // of `images`, how many are stored as JPEG
+  uint64_t payload_bytes = 0;
   std::vector<SkippedSource> skipped;
   Compression compression;
   bool shuffled = false;
   uint64_t seed = 0;
-  uint64_t raw_bytes = 0;     // images x image bytes
+  uint64_t raw_bytes = 0;     // the stored images' pixels: the sum of H x W x C
   uint64_t stored_bytes = 0;  // bytes of all stored chunks
   double seconds = 0;
 };
 
 // Throws Error: whatever the source or the writer throws (the temporary file is removed),
-// kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read or
-// the memory budget cannot hold one chunk's buffers, kCancelled when `cancel` was set.
+// kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read,
+// the memory budget cannot hold one chunk's buffers or an option does not suit the source,
+// kCancelled when `cancel` was set.
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
 

@@ -12,6 +12,7 @@ packages=(
   libzstd-dev zlib1g-dev            # chunk codecs
   doctest-dev                       # unit tests
   libturbojpeg0-dev libspng-dev libwebp-dev   # JPEG, PNG, WebP decoding
+  libjpeg62-turbo-dev               # libjpeg's API: stored JPEGs decoded in part (lib/decode)
   libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
   libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output

@@ -35,6 +35,12 @@ print('images', f['images'].shape, f['images'].dtype, 'chunks', f['images'].chun
 print('first image: label', int(f['labels'][0]), 'class', f['classes'][f['labels'][0]].decode(),
       'from', f['sources'][0].decode(), 'pixel sum', int(f['images'][0].sum()))"
 echo
+echo "== each photo at its own size, as JPEG: h5feed convert imagefolder quickstart/photos quickstart/own.h5 --encoding jpeg:90"
+build/tools/h5feed convert imagefolder quickstart/photos quickstart/own.h5 --encoding jpeg:90 --force
+echo
+echo "== h5feed bench quickstart/own.h5 --augment rrc=224,flip   (RandomResizedCrop boxes from each image's own size)"
+build/tools/h5feed bench quickstart/own.h5 --augment rrc=224,flip --epochs 2 --batch 64
+echo
 echo "== h5feed verify quickstart/train.h5   (every chunk against its checksum)"
 build/tools/h5feed verify quickstart/train.h5
 echo

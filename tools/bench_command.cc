@@ -42,6 +42,7 @@ struct BenchFlags {
   bench::BenchSettings settings;
   bool no_verify = false;
   bool no_map = false;
+  bool full_jpeg_decode = false;
   bool no_open_probe = false;
   bool cold = false;
   bool no_ceilings = false;
@@ -189,9 +190,12 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   const DatasetInfo& d = r.dataset;
   const LoaderStats& s = r.stats;
   std::string out;
-  out += "bench " + remote::DisplayName(f.path) + ": " + FormatCount(d.samples) + " images " +
-         std::to_string(d.image_shape.height) + "x" + std::to_string(d.image_shape.width) + "x" +
-         std::to_string(d.image_shape.channels) + " in " + FormatCount(d.chunks) + " chunks of " +
+  const std::string shape = std::to_string(d.image_shape.height) + "x" +
+                            std::to_string(d.image_shape.width) + "x" +
+                            std::to_string(d.image_shape.channels);
+  out += "bench " + remote::DisplayName(f.path) + ": " + FormatCount(d.samples) +
+         (d.own_size ? " images at their own size (up to " + shape + ")" : " images " + shape) +
+         " in " + FormatCount(d.chunks) + (d.own_size ? " chunks of up to " : " chunks of ") +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
   out += "  sampler " + SamplerName(flags) + ", batch " + FormatCount(f.batch) + ", " +
          std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +
@@ -364,6 +368,10 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_flag("--no-map", flags->no_map,
                     "Read chunks with pread only, not through a mapping of FILE "
                     "(LoaderOptions::map_file): the reference for what mapping gains");
+  command->add_flag("--full-jpeg-decode", flags->full_jpeg_decode,
+                    "Decode every stored JPEG whole before cropping it "
+                    "(LoaderOptions::jpeg_region_decode off): the reference for what decoding "
+                    "only the crop's part gains");
   command->add_flag("--no-open-probe", flags->no_open_probe,
                     "Open FILE in this process only, without first opening it in a separate "
                     "one (LoaderOptions::open_probe), which turns HDF5 crashing or hanging on a "
@@ -390,6 +398,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
     run = [flags] {
       flags->settings.verify_checksums = !flags->no_verify;
       flags->settings.map_file = !flags->no_map;
+      flags->settings.jpeg_region_decode = !flags->full_jpeg_decode;
       flags->settings.open_probe = !flags->no_open_probe;
       InterruptGuard interrupt;
       try {

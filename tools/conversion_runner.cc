@@ -19,11 +19,11 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                   "Images per chunk, the unit the reader reads and decompresses. "
                   "Default: as many as make about 4 MiB (at most all the images)")
       ->check(CLI::NonNegativeNumber);
-  command
-      .add_option("--compression", flags.compression,
-                  "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "
-                  "HDF5 plugin to be read by other HDF5 programs; gzip needs nothing")
-      ->capture_default_str();
+  command.add_option("--compression", flags.compression,
+                     "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "
+                     "HDF5 plugin to be read by other HDF5 programs; gzip needs nothing. "
+                     "Default: zstd:3 (imagefolder --encoding jpeg: none, as JPEG files do not "
+                     "compress)");
   command.add_option_function<uint64_t>(
       "--seed",
       [&flags](const uint64_t& seed) {
@@ -51,12 +51,69 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                    "Fail on the first broken input instead of skipping and recording it");
 }
 
+OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
+                             const std::string& applies) {
+  OwnSizeFlags given;
+  command
+      .add_option("--max-pixels", flags.max_pixels,
+                  "Skip (and record) images of more pixels than this, as decompression bombs; "
+                  "0: no limit. The default is where PIL refuses images "
+                  "(2 x Image.MAX_IMAGE_PIXELS)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  given.max_side =
+      command
+          .add_option("--max-side", flags.max_side,
+                      applies +
+                          ": shrink an image whose longer side exceeds this (area "
+                          "averaging, aspect kept, never enlarged); 0: no cap. The default is the "
+                          "top of the 400-512 FFCV's ImageNet configurations use: training crops "
+                          "of 224-256 keep their quality, and no photo costs more than 768 KiB")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str();
+  given.encoding = command.add_option(
+      "--encoding", flags.encoding,
+      applies +
+          ": how each image is stored: raw (pixels), jpeg[:Q] (every image a JPEG "
+          "file of quality Q, 1-100, default 90; baseline, 4:2:0), smart[:Q] (JPEG only the images "
+          "of more than --smart-threshold bytes of pixels, as FFCV's smart mode)");
+  given.encoding->capture_default_str();
+  given.smart_threshold =
+      command
+          .add_option("--smart-threshold", flags.smart_threshold,
+                      "With --encoding smart: images of more bytes of pixels (H*W*3) are "
+                      "stored as JPEG, the others raw. Default 196608, one 256x256 RGB image")
+          ->check(CLI::NonNegativeNumber);
+  command.add_option("--chunk-bytes", flags.chunk_bytes,
+                     "Bytes of a chunk before compression, e.g. 4M, 8MiB (K, M, G are powers "
+                     "of 1024). Images at their own size are packed whole into chunks of this "
+                     "size, raised to the largest image that may be stored; a version 1 file "
+                     "takes the images per chunk nearest it. Default 4M");
+  return given;
+}
+
+int CheckOwnSizeFlags(const std::string& command_name, const OwnSizeFlags& given,
+                      const ConversionFlags& flags) {
+  if (given.smart_threshold->count() > 0 && flags.encoding.rfind("smart", 0) != 0) {
+    ReportError(command_name, Error(ErrorCode::kInvalidArgument,
+                                    "--smart-threshold applies to --encoding smart only"));
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int ReportError(const std::string& command_name, const std::exception& error) {
   std::fprintf(stderr, "h5feed %s: error: %s\n", command_name.c_str(), error.what());
   return kExitFailed;
 }
 
 namespace {
+
+// "4 MiB" for whole MiB, else FormatBytes.
+std::string ChunkSize(int64_t bytes) {
+  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return FormatBytes(static_cast<uint64_t>(bytes));
+}
 
 void PrintSummary(const std::string& input, const ConvertReport& report, int64_t offered) {
   double rate = report.seconds > 0 ? offered / report.seconds : 0;
@@ -65,14 +122,40 @@ void PrintSummary(const std::string& input, const ConvertReport& report, int64_t
               report.path.c_str(), FormatDuration(report.seconds).c_str(),
               FormatCount(static_cast<int64_t>(rate)).c_str());
   double ratio = report.stored_bytes > 0 ? double(report.raw_bytes) / report.stored_bytes : 0;
-  std::printf(
-      "  %lldx%lldx%lld uint8, %s chunks of %s images, %s: %s -> %s (%.2fx), %s\n",
-      static_cast<long long>(report.shape.height), static_cast<long long>(report.shape.width),
-      static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
-      FormatCount(report.chunk_images).c_str(), report.compression.ToString().c_str(),
-      FormatBytes(report.raw_bytes).c_str(), FormatBytes(report.stored_bytes).c_str(), ratio,
-      report.shuffled ? ("shuffled with seed " + std::to_string(report.seed)).c_str()
-                      : "in source order");
+  const std::string order =
+      report.shuffled ? "shuffled with seed " + std::to_string(report.seed) : "in source order";
+  if (report.own_size) {
+    std::string encoding = report.encoding.ToString();
+    if (report.encoding.kind == StoredEncoding::Kind::kSmart) {
+      encoding += " (JPEG 4:2:0 above " +
+                  FormatBytes(static_cast<uint64_t>(report.smart_threshold)) +
+                  " of pixels: " + FormatCount(report.jpeg_images) + " images)";
+    } else if (report.encoding.kind == StoredEncoding::Kind::kJpeg) {
+      encoding += " (JPEG 4:2:0)";
+    }
+    const std::string cap = report.max_side > 0
+                                ? "longer side at most " + std::to_string(report.max_side)
+                                : "no cap on the longer side";
+    const double per_chunk = report.chunks > 0 ? double(report.images) / report.chunks : 0;
+    const double fill = report.chunks > 0 ? 100.0 * double(report.payload_bytes) /
+                                                (double(report.chunks) * report.chunk_bytes)
+                                          : 0;
+    std::printf(
+        "  each image at its own size (%s), %s, %s chunks of %s (%.1f images a chunk, "
+        "%.0f%% full), %s: %s of pixels -> %s (%.2fx), %s\n",
+        cap.c_str(), encoding.c_str(), FormatCount(report.chunks).c_str(),
+        ChunkSize(report.chunk_bytes).c_str(), per_chunk, fill,
+        report.compression.ToString().c_str(), FormatBytes(report.raw_bytes).c_str(),
+        FormatBytes(report.stored_bytes).c_str(), ratio, order.c_str());
+  } else {
+    std::printf("  %lldx%lldx%lld uint8, %s chunks of %s images, %s: %s -> %s (%.2fx), %s\n",
+                static_cast<long long>(report.shape.height),
+                static_cast<long long>(report.shape.width),
+                static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
+                FormatCount(report.chunk_images).c_str(), report.compression.ToString().c_str(),
+                FormatBytes(report.raw_bytes).c_str(), FormatBytes(report.stored_bytes).c_str(),
+                ratio, order.c_str());
+  }
   if (!report.skipped.empty()) {
     std::printf("  %s skipped (recorded in %s:/skipped_sources):\n",
                 FormatCount(static_cast<int64_t>(report.skipped.size())).c_str(),
@@ -91,7 +174,18 @@ int RunConversion(const std::string& command_name, const std::string& input,
   ConvertOptions options;
   std::unique_ptr<MemoryBudget> budget;
   try {
-    options.compression = Compression::Parse(flags.compression);
+    options.encoding = StoredEncoding::Parse(flags.encoding);
+    const bool jpeg = options.encoding.kind == StoredEncoding::Kind::kJpeg;
+    options.compression = Compression::Parse(!flags.compression.empty() ? flags.compression
+                                             : jpeg                     ? "none"
+                                                                        : "zstd:3");
+    if (!flags.chunk_bytes.empty()) {
+      options.chunk_bytes = ParseMemorySize(flags.chunk_bytes);
+      if (options.chunk_bytes <= 0) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "--chunk-bytes " + flags.chunk_bytes + " is not a positive size");
+      }
+    }
     budget = std::make_unique<MemoryBudget>(ParseMemorySize(flags.memory_limit));
   } catch (const std::exception& e) {
     ReportError(command_name, e);
@@ -104,11 +198,21 @@ int RunConversion(const std::string& command_name, const std::string& input,
   options.threads = flags.threads;
   options.overwrite = flags.force;
   options.strict = flags.strict;
+  options.smart_threshold = flags.smart_threshold;
 
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   try {
     std::unique_ptr<SampleSource> source = open_source(*budget);
+    if (source->own_size() && flags.chunk > 0) {
+      std::fprintf(stderr,
+                   "h5feed %s: error: --chunk %lld counts images per chunk, but the images of "
+                   "%s have different sizes and are stored each at its own (a version 2 file), "
+                   "in chunks of whole images of a number of bytes: give --chunk-bytes instead "
+                   "(default 4M)\n",
+                   command_name.c_str(), static_cast<long long>(flags.chunk), input.c_str());
+      return kExitUsage;
+    }
     bool show_bar = !flags.quiet && ProgressBar::StderrIsTerminal();
     ProgressBar bar("converting", "img", source->count(), show_bar);
     options.on_progress = [&bar](const ConvertProgress& p) { bar.Update(p.done, p.skipped); };

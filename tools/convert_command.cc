@@ -11,6 +11,7 @@
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "h5feed/writer.h"
 #include "parsed_option.h"
 #include "sources/cifar_source.h"
 #include "sources/image_folder_source.h"
@@ -45,7 +46,6 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
   auto size = std::make_shared<std::string>();
   auto resize = std::make_shared<image::ResizeMode>(image::ResizeMode::kCrop);
   auto allow_empty = std::make_shared<bool>(false);
-  auto max_pixels = std::make_shared<int64_t>(kDefaultMaxPixels);
   CLI::App* command = convert.add_subcommand(
       "imagefolder",
       "Convert a torchvision-style image folder (SRC_DIR/<class>/<image>): classes are the "
@@ -54,28 +54,38 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       ->required()
       ->check(CLI::ExistingDirectory);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
-  command->add_option("--size", *size,
-                      "Store every image at HxW (height first), e.g. 224x224. Without it all "
-                      "images that decode must already have one size (files that do not "
-                      "decode are skipped, whatever their headers say)");
+  command->add_option(
+      "--size", *size,
+      "Store every image at HxW (height first), e.g. 224x224 (a version 1 file). Without it "
+      "each image is stored at its own size, its longer side capped by --max-side (a version "
+      "2 file, unless all those sizes are one and --encoding is raw: then version 1, as "
+      "before). Files that do not decode are skipped, whatever their headers say");
   AddEnumOption(*command, "--resize", *resize,
                 "How an image is fitted to --size: crop (scale the shorter side, "
                 "center-crop), stretch, or pad (fit inside, zero borders)");
   command->add_flag("--allow-empty", *allow_empty,
                     "Accept class folders with no image (their label is kept)");
-  command
-      ->add_option("--max-pixels", *max_pixels,
-                   "Skip (and record) images of more pixels than this, as decompression bombs; "
-                   "0: no limit. The default is where PIL refuses images "
-                   "(2 x Image.MAX_IMAGE_PIXELS)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  const OwnSizeFlags own_size = AddOwnSizeFlags(*command, *flags, "Without --size");
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
+      const bool raw = flags->encoding == "raw";
+      if (!size->empty() && (own_size.max_side->count() > 0 || !raw)) {
+        ReportError("convert",
+                    Error(ErrorCode::kInvalidArgument,
+                          std::string("--size stores every image at one size, "
+                                      "which leaves nothing for ") +
+                              (own_size.max_side->count() > 0 ? "--max-side"
+                                                              : "--encoding " + flags->encoding) +
+                              " to do: give --size, or --max-side and --encoding"));
+        return kExitUsage;
+      }
+      if (const int usage = CheckOwnSizeFlags("convert", own_size, *flags)) return usage;
       ImageFolderOptions options;
+      options.max_side = flags->max_side;
+      options.own_size = !raw;
       options.allow_empty = *allow_empty;
-      options.max_pixels = *max_pixels;
+      options.max_pixels = flags->max_pixels;
       options.threads = flags->threads;
       options.resize = *resize;
       if (!size->empty()) {

@@ -26,8 +26,11 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
       "inspect",
       "Show what an HDF5 file holds: image count, shape and layout, chunk shape and count, "
       "compression and its ratio, classes with their counts, format version, skipped sources, "
-      "attributes and every dataset. Works on any HDF5 file (h5py-made ones too) and says "
-      "whether 'h5feed rechunk' can convert it. Reads metadata and labels only, never pixels");
+      "attributes and every dataset; for images at their own size (format version 2), their "
+      "encodings (raw or JPEG), sizes, aspect ratios, images per chunk and stored bytes against "
+      "the pixels'. Works on any HDF5 file (h5py-made ones too) and says "
+      "whether 'h5feed rechunk' can convert it. Reads metadata, labels and the per-image table only, "
+      "never pixels");
   command
       ->add_option("FILE", *path, "The HDF5 file to inspect: a path, or an http(s):// or s3:// URL")
       ->required();

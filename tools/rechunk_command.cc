@@ -1,4 +1,6 @@
-// `h5feed rechunk IN.h5 OUT.h5`: an existing HDF5 image dataset into h5feed's format.
+// `h5feed rechunk IN.h5 OUT.h5`: an existing HDF5 image dataset into h5feed's format: an array
+// of pixels (hdf5_source.h) as a version 1 file, or a dataset of encoded image files
+// (encoded_hdf5_source.h) with each image at its own size, as a version 2 file.
 
 #include <memory>
 #include <string>
@@ -7,32 +9,51 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
-#include "sources/hdf5_source.h"
+#include "h5feed/error.h"
+#include "sources/encoded_hdf5_source.h"
 
 namespace h5feed::cli {
 
 void AddRechunkCommand(CLI::App& app, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
-  auto options = std::make_shared<Hdf5SourceOptions>();
+  auto options = std::make_shared<EncodedHdf5Options>();
   CLI::App* command = app.add_subcommand(
       "rechunk",
       "Rewrite any HDF5 file with a uint8 image dataset (NHWC, NCHW, or N x H x W grayscale, "
       "written as H x W x 1; any chunking and filters, e.g. written by h5py) in h5feed's "
-      "format, with new chunking and compression");
+      "format, with new chunking and compression; or one whose images are encoded files (a "
+      "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size");
   command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,
                       "The image dataset (default: 'images', else the only 4-D uint8 dataset, "
-                      "else the only 3-D one)");
+                      "else the only 3-D one, else the only 1-D dataset of encoded images)");
   command->add_option("--labels", options->labels,
                       "The integer label dataset (default: 'labels' if present, else all 0)");
+  const OwnSizeFlags own_size = AddOwnSizeFlags(*command, *flags, "Encoded images only");
   AddConversionFlags(*command, *flags, false);
   command->callback([=, &run] {
     run = [=] {
+      if (const int usage = CheckOwnSizeFlags("rechunk", own_size, *flags)) return usage;
       return RunConversion(
-          "rechunk", *input, [&](MemoryBudget&) { return OpenHdf5(*input, *options); }, *flags,
-          false);
+          "rechunk", *input,
+          [&](MemoryBudget& memory) {
+            EncodedHdf5Options source = *options;
+            source.max_side = flags->max_side;
+            source.max_pixels = flags->max_pixels;
+            source.threads = flags->threads;
+            source.memory = &memory;
+            std::unique_ptr<SampleSource> opened = OpenRechunkSource(*input, source);
+            if (!opened->own_size() && own_size.max_side->count() > 0) {
+              throw Error(ErrorCode::kInvalidArgument,
+                          "--max-side applies to encoded images; " + *input +
+                              " holds an array of pixels, all of one size, rewritten as they "
+                              "are");
+            }
+            return opened;
+          },
+          *flags, false);
     };
   });
 }

@@ -1,5 +1,5 @@
 // `h5feed verify FILE.h5 [--json]`: checks a whole file (index/file_verification.h) and says
-// whether it is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk listed;
+// whether it is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed;
 // 1: it could not be judged (missing, unreadable, a newer format).
 //
 // The checking runs in a child process (isolated_run.h): HDF5 1.10.8 crashes or spins forever
@@ -96,7 +96,9 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       "Check a whole file: every chunk read, decoded and (h5feed files) checked against its "
       "checksum; the stored chunk table against HDF5's own; the format attributes; labels "
       "against the classes; classes, sources and skipped lists against the counts. Lists every "
-      "bad chunk with its rows. Exit 0: all is well; 4: damaged; 1: could not be checked. "
+      "bad chunk with its rows, and every bad image by row. Files of images at their own size "
+      "also have every JPEG image decoded whole (its header against the file's table). "
+      "Exit 0: all is well; 4: damaged; 1: could not be checked. "
       "h5py-made files are decoded too, and the report says what they lack (checksums)");
   command
       ->add_option("FILE", flags->path,

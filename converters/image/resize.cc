@@ -147,6 +147,17 @@ void ZeroOutside(const cv::Rect& inside, Size target, std::span<uint8_t> dest) {
 
 }  // namespace
 
+Size CappedSize(Size source, int max_side) {
+  CheckSize(source, "source");
+  const int longer = std::max(source.height, source.width);
+  if (max_side <= 0 || longer <= max_side) return source;
+  auto shorter = [&](int side) {
+    return static_cast<int>(std::max<int64_t>(1, int64_t{side} * max_side / longer));
+  };
+  if (source.height >= source.width) return {max_side, shorter(source.width)};
+  return {shorter(source.height), max_side};
+}
+
 Size ScaledSourceSize(Size source, Size target, ResizeMode mode) {
   CheckSize(source, "source");
   CheckSize(target, "target");

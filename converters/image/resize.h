@@ -38,6 +38,13 @@ struct Size {
   int width = 0;
 };
 
+// The size an image of `source` is stored at under a cap of `max_side` on its longer side
+// (`h5feed convert --max-side`): unchanged when its longer side is at most max_side (or
+// max_side is 0: no cap); otherwise the longer side becomes max_side and the shorter
+// floor(shorter * max_side / longer), at least 1, so the aspect ratio is kept and nothing is
+// enlarged.
+Size CappedSize(Size source, int max_side);
+
 // The smallest decoded size that loses nothing for `mode`: the size of the source image once
 // scaled for the target (before cropping or padding). A JPEG can be decoded at a DCT scale
 // down to this size without loss of final quality.

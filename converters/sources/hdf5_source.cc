@@ -11,19 +11,17 @@
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
-#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
 #include "hdf5/zstd_filter.h"
+#include "sources/hdf5_labels.h"
 
 namespace h5feed {
 namespace {
 
 namespace fs = std::filesystem;
 
-// More classes than this means the labels are ids, not class indices.
-constexpr int64_t kMaxClasses = int64_t{1} << 20;
 // HDF5's default chunk cache; kept as the floor so small chunks still share a cache line.
 constexpr size_t kMinCacheBytes = size_t{1} << 20;
 // A prime well above the number of chunks the cache holds, so consecutive chunks (slot =
@@ -65,41 +63,6 @@ hdf5::PropertyList ChunkCacheAccess(const hdf5::DatasetEntry& images) {
   size_t bytes = std::max(2 * chunks_per_row * chunk_bytes, kMinCacheBytes);
   H5Pset_chunk_cache(dapl.get(), kCacheSlots, bytes, 0.75);
   return dapl;
-}
-
-std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry>& datasets,
-                                const std::string& requested, int64_t count,
-                                const std::string& path) {
-  const hdf5::DatasetEntry* labels =
-      hdf5::FindDataset(datasets, requested.empty() ? format::schema::kLabels : requested);
-  if (labels == nullptr) {
-    if (requested.empty()) return {};
-    throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                          "; its datasets: " + hdf5::ListText(datasets));
-  }
-  const std::vector<int64_t>& s = labels->dims;
-  if (!labels->is_integer || !(s.size() == 1 || (s.size() == 2 && s[1] == 1))) {
-    throw Error(ErrorCode::kUnsupported,
-                "dataset " + labels->name + " in " + path + " is " + labels->dtype + " " +
-                    hdf5::ShapeText(s) + "; labels must be integers of shape (N,) or (N, 1)" +
-                    (requested.empty() ? ": name another dataset with --labels" : ""));
-  }
-  if (s[0] != count) {
-    throw Error(ErrorCode::kInvalidArgument, "dataset " + labels->name + " in " + path + " holds " +
-                                                 std::to_string(s[0]) + " labels for " +
-                                                 std::to_string(count) +
-                                                 " images; there must be one " + "label per image");
-  }
-  const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, path);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i] < 0 || values[i] >= kMaxClasses) {
-      throw Error(ErrorCode::kCorrupt, "label " + std::to_string(i) + " of " + labels->name +
-                                           " in " + path + " is " + std::to_string(values[i]) +
-                                           "; labels are class indices in [0, " +
-                                           std::to_string(kMaxClasses) + ")");
-    }
-  }
-  return values;
 }
 
 // Thread-safety: Read() may run on many threads; every HDF5 call is made under hdf5::Lock(),
@@ -236,20 +199,9 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.images = hdf5::OpenDataset(file, images.name, path, dapl.get());
   CheckFilters(parts.images.get(), images, path);
 
-  parts.labels = ReadLabels(file, datasets, options.labels, parts.count, path);
-  int64_t max_label = 0;
-  for (int64_t label : parts.labels) max_label = std::max(max_label, label);
-  const hdf5::DatasetEntry* classes = hdf5::FindDataset(datasets, format::schema::kClasses);
-  if (classes != nullptr && classes->is_string && classes->dims.size() == 1) {
-    parts.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
-    if (max_label >= static_cast<int64_t>(parts.classes.size())) {
-      throw Error(ErrorCode::kCorrupt, path + " has labels up to " + std::to_string(max_label) +
-                                           " but its classes dataset names only " +
-                                           std::to_string(parts.classes.size()) + " classes");
-    }
-  } else {
-    for (int64_t c = 0; c <= max_label; ++c) parts.classes.push_back(std::to_string(c));
-  }
+  Hdf5Labels labels = ReadHdf5Labels(file, datasets, options.labels, parts.count, path);
+  parts.labels = std::move(labels.labels);
+  parts.classes = std::move(labels.classes);
   const hdf5::DatasetEntry* sources = hdf5::FindDataset(datasets, format::schema::kSources);
   if (sources != nullptr && sources->is_string && sources->dims.size() == 1 &&
       sources->dims[0] == parts.count) {

@@ -78,7 +78,8 @@ class ImageFileReader::Borrowed {
 
 struct ImageFileReader::Header {
   int64_t file_bytes = 0;
-  image::DecodePlan plan;  // at full size
+  image::DecodePlan plan;        // at full size
+  const Fetch* fetch = nullptr;  // where the bytes come from; null: the file `path`
 };
 
 ImageFileReader::ImageFileReader(MemoryBudget& budget, int64_t max_pixels)
@@ -125,11 +126,67 @@ void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t f
 }
 
 void ImageFileReader::ReadWholeFile(const std::string& path, Scratch& scratch,
-                                    int64_t file_bytes) const {
+                                    const Header& header) const {
+  const int64_t file_bytes = header.file_bytes;
   if (static_cast<int64_t>(scratch.encoded.size()) == file_bytes) return;
+  if (header.fetch != nullptr) {
+    const bool fetched = (*header.fetch)([&](int64_t bytes) -> uint8_t* {
+      if (bytes != file_bytes) return nullptr;
+      scratch.encoded.resize(static_cast<size_t>(bytes));
+      return scratch.encoded.data();
+    });
+    if (!fetched || static_cast<int64_t>(scratch.encoded.size()) != file_bytes) {
+      throw Error(ErrorCode::kCorrupt, path + " changed while converting: it no longer holds " +
+                                           std::to_string(file_bytes) + " bytes");
+    }
+    return;
+  }
   // At most what was leased: a file that grew since is read as far as its old size (and fails
   // to decode, as a file changed while converting should).
   ReadFileInto(path, scratch.encoded, file_bytes);
+}
+
+void ImageFileReader::CheckPixels(const std::string& path, const image::DecodePlan& plan) const {
+  const int64_t pixels = int64_t{plan.full_height} * plan.full_width;
+  if (max_pixels_ > 0 && pixels > max_pixels_) {
+    throw Error(ErrorCode::kCorrupt,
+                "refused image '" + path + "': " + SizeText(plan.full_width, plan.full_height) +
+                    " = " + std::to_string(pixels) + " pixels, more than --max-pixels " +
+                    std::to_string(max_pixels_) + " allows (a decompression bomb, or an " +
+                    "image too large to train on); pass a larger --max-pixels, or 0 for no " +
+                    "limit, to convert it");
+  }
+}
+
+ImageFileReader::Header ImageFileReader::FetchHeader(const std::string& name, const Fetch& fetch,
+                                                     Scratch& scratch) const {
+  Header header;
+  header.fetch = &fetch;
+  // Without waiting first: memory this scratch holds, or more that is free now. Otherwise the
+  // fetch gives up, and the memory is waited for here, with no lock held.
+  const Place place = [&](int64_t bytes) -> uint8_t* {
+    header.file_bytes = bytes;
+    const int64_t with_kept =
+        std::max<int64_t>(static_cast<int64_t>(scratch.encoded.capacity()), bytes) +
+        static_cast<int64_t>(scratch.decoded.capacity());
+    if (!budget_.fits(bytes) || !budget_.TryGrow(scratch.lease, with_kept)) return nullptr;
+    scratch.encoded.reserve(static_cast<size_t>(bytes));
+    scratch.encoded.resize(static_cast<size_t>(bytes));
+    return scratch.encoded.data();
+  };
+  scratch.encoded.clear();
+  while (!fetch(place)) {
+    if (header.file_bytes <= 0) {
+      throw Error(ErrorCode::kCorrupt, name + " holds no bytes: not an image");
+    }
+    Cover(scratch, name, header.file_bytes, 0, 0, "read from its dataset");
+  }
+  if (header.file_bytes <= 0 || scratch.encoded.empty()) {
+    throw Error(ErrorCode::kCorrupt, name + " holds no bytes: not an image");
+  }
+  header.plan = image::PlanDecode(scratch.encoded, name);
+  CheckPixels(name, header.plan);
+  return header;
 }
 
 ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scratch& scratch,
@@ -146,19 +203,10 @@ ImageFileReader::Header ImageFileReader::ReadHeader(const std::string& path, Scr
   } catch (const Error&) {
     if (prefix == header.file_bytes) throw;
     Cover(scratch, path, header.file_bytes, 0, 0, "read whole for its header");
-    ReadWholeFile(path, scratch, header.file_bytes);
+    ReadWholeFile(path, scratch, header);
     header.plan = image::PlanDecode(scratch.encoded, path);
   }
-  const image::DecodePlan& plan = header.plan;
-  const int64_t pixels = int64_t{plan.full_height} * plan.full_width;
-  if (max_pixels_ > 0 && pixels > max_pixels_) {
-    throw Error(ErrorCode::kCorrupt,
-                "refused image '" + path + "': " + SizeText(plan.full_width, plan.full_height) +
-                    " = " + std::to_string(pixels) + " pixels, more than --max-pixels " +
-                    std::to_string(max_pixels_) + " allows (a decompression bomb, or an " +
-                    "image too large to train on); pass a larger --max-pixels, or 0 for no " +
-                    "limit, to convert it");
-  }
+  CheckPixels(path, header.plan);
   return header;
 }
 
@@ -177,13 +225,13 @@ void ImageFileReader::CheckDecodes(const std::string& path) const {
   if (plan.format == image::Format::kJpeg) plan = image::PlanDecode(scratch.encoded, path, 1, 1);
   if (plan.rows_in_order) {
     Cover(scratch, path, header.file_bytes, 0, plan.scratch_bytes, "decoded row by row");
-    ReadWholeFile(path, scratch, header.file_bytes);
+    ReadWholeFile(path, scratch, header);
     image::DecodeRows(scratch.encoded, plan, path, [](std::span<const uint8_t>) {});
     return;
   }
   Cover(scratch, path, header.file_bytes, plan.bytes(), plan.scratch_bytes,
         SizeText(plan.width, plan.height) + " pixels decoded whole");
-  ReadWholeFile(path, scratch, header.file_bytes);
+  ReadWholeFile(path, scratch, header);
   scratch.decoded.resize(static_cast<size_t>(plan.bytes()));
   image::Decode(scratch.encoded, plan, path, scratch.decoded);
 }
@@ -207,24 +255,67 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
                                            SizeText(target.width, target.height));
     }
     Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded into the chunk");
-    ReadWholeFile(path, scratch, header.file_bytes);
+    ReadWholeFile(path, scratch, header);
     image::Decode(scratch.encoded, full, path, dest);
     return;
   }
+  DecodeResized(path, scratch, header, target, *mode, dest);
+}
+
+image::Size ImageFileReader::ReadSize(const std::string& name, const Fetch& fetch) const {
+  Borrowed scratch(*this);
+  const Header header = FetchHeader(name, fetch, *scratch);
+  return {header.plan.full_height, header.plan.full_width};
+}
+
+void ImageFileReader::ReadAtOwnSize(const std::string& path, int max_side,
+                                    const Destination& dest) const {
+  Borrowed borrowed(*this);
+  Scratch& scratch = *borrowed;
+  StoreAtOwnSize(path, scratch, ReadHeader(path, scratch, /*to_decode=*/true), max_side, dest);
+}
+
+void ImageFileReader::ReadAtOwnSize(const std::string& name, const Fetch& fetch, int max_side,
+                                    const Destination& dest) const {
+  Borrowed borrowed(*this);
+  Scratch& scratch = *borrowed;
+  StoreAtOwnSize(name, scratch, FetchHeader(name, fetch, scratch), max_side, dest);
+}
+
+void ImageFileReader::StoreAtOwnSize(const std::string& path, Scratch& scratch,
+                                     const Header& header, int max_side,
+                                     const Destination& dest) const {
+  const image::DecodePlan& full = header.plan;
+  const image::Size stored = image::CappedSize({full.full_height, full.full_width}, max_side);
+  const std::span<uint8_t> pixels = dest(stored);
+  if (stored.height == full.height && stored.width == full.width) {
+    Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded as stored");
+    ReadWholeFile(path, scratch, header);
+    image::Decode(scratch.encoded, full, path, pixels);
+    return;
+  }
+  // Stretch to a size of the same aspect (to rounding): each axis shrunk by area averaging.
+  DecodeResized(path, scratch, header, stored, image::ResizeMode::kStretch, pixels);
+}
+
+void ImageFileReader::DecodeResized(const std::string& path, Scratch& scratch, const Header& header,
+                                    image::Size target, image::ResizeMode mode,
+                                    std::span<uint8_t> dest) const {
+  const image::DecodePlan& full = header.plan;
   const image::Size scaled =
-      image::ScaledSourceSize({full.full_height, full.full_width}, target, *mode);
+      image::ScaledSourceSize({full.full_height, full.full_width}, target, mode);
   const image::DecodePlan plan =
       image::PlanDecode(scratch.encoded, path, scaled.height, scaled.width);
   const image::Size decoded{plan.height, plan.width};
   const int64_t whole =
-      plan.bytes() + plan.scratch_bytes + image::ResizeScratchBytes(decoded, target, *mode);
+      plan.bytes() + plan.scratch_bytes + image::ResizeScratchBytes(decoded, target, mode);
   if (plan.rows_in_order &&
       (plan.bytes() > kStreamAboveBytes || !budget_.fits(header.file_bytes + whole))) {
     Cover(scratch, path, header.file_bytes, 0,
-          plan.scratch_bytes + image::RowResizer::ScratchBytes(decoded, target, *mode),
+          plan.scratch_bytes + image::RowResizer::ScratchBytes(decoded, target, mode),
           "decoded row by row");
-    ReadWholeFile(path, scratch, header.file_bytes);
-    image::RowResizer resizer(decoded, target, *mode, dest);
+    ReadWholeFile(path, scratch, header);
+    image::RowResizer resizer(decoded, target, mode, dest);
     image::DecodeRows(scratch.encoded, plan, path,
                       [&](std::span<const uint8_t> row) { resizer.AddRow(row); });
     resizer.Finish();
@@ -232,10 +323,10 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
   }
   Cover(scratch, path, header.file_bytes, plan.bytes(), whole - plan.bytes(),
         SizeText(plan.width, plan.height) + " pixels decoded whole");
-  ReadWholeFile(path, scratch, header.file_bytes);
+  ReadWholeFile(path, scratch, header);
   scratch.decoded.resize(static_cast<size_t>(plan.bytes()));
   image::Decode(scratch.encoded, plan, path, scratch.decoded);
-  image::ResizeInto(scratch.decoded, decoded, target, *mode, dest);
+  image::ResizeInto(scratch.decoded, decoded, target, mode, dest);
 }
 
 }  // namespace h5feed

@@ -20,6 +20,7 @@
 // back when another call waits for memory.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,6 +58,28 @@ class ImageFileReader {
   void Read(const std::string& path, image::Size target, std::optional<image::ResizeMode> mode,
             std::span<uint8_t> dest) const;
 
+  // Decodes `path` at its own size, its longer side capped at `max_side` (image::CappedSize;
+  // 0 = no cap): an image within the cap exactly as decoded, a larger one shrunk by area
+  // averaging (from a reduced JPEG DCT scale where that loses nothing, as Read does). Calls
+  // `dest` once with the stored size, before the pixels are decoded, for the memory to decode
+  // into (height x width RGB). Throws Error(kCorrupt) for a broken or refused file.
+  using Destination = std::function<std::span<uint8_t>(image::Size)>;
+  void ReadAtOwnSize(const std::string& path, int max_side, const Destination& dest) const;
+
+  // The encoded bytes of an image that is not a file of its own (an element of an HDF5
+  // dataset). Called with `place`, a Fetch asks it once for memory for the image's bytes
+  // (their number) and fills what it returns; `place` returns nullptr when that memory cannot
+  // be had without waiting, and the Fetch then returns false, having read nothing, to be
+  // called again once the memory is there: a Fetch that holds a lock (HDF5's) never waits for
+  // memory under it. Throws Error(kCorrupt) for bytes that cannot be read.
+  using Place = std::function<uint8_t*(int64_t bytes)>;
+  using Fetch = std::function<bool(const Place& place)>;
+  // As the path versions, for the image `fetch` reads, named `name` in messages: its bytes are
+  // held (and paid for) like a file's.
+  image::Size ReadSize(const std::string& name, const Fetch& fetch) const;
+  void ReadAtOwnSize(const std::string& name, const Fetch& fetch, int max_side,
+                     const Destination& dest) const;
+
   // Decodes `path` and discards the pixels: throws what reading it would throw.
   void CheckDecodes(const std::string& path) const;
 
@@ -71,13 +94,27 @@ class ImageFileReader {
   // The file's size and full-size plan, refusing images over max_pixels_. `to_decode`: the
   // file will be decoded next, so a small one is read whole now.
   Header ReadHeader(const std::string& path, Scratch& scratch, bool to_decode) const;
+  // The fetched image's bytes in scratch.encoded, its size and full-size plan, refusing images
+  // over max_pixels_.
+  Header FetchHeader(const std::string& name, const Fetch& fetch, Scratch& scratch) const;
+  // Throws Error(kCorrupt) when `plan` has more pixels than max_pixels_.
+  void CheckPixels(const std::string& path, const image::DecodePlan& plan) const;
+  // ReadAtOwnSize once the header is read.
+  void StoreAtOwnSize(const std::string& path, Scratch& scratch, const Header& header, int max_side,
+                      const Destination& dest) const;
   // Leases enough for `file` bytes of file, `decoded` bytes of decoded image and `transient`
   // bytes of decoder and resize scratch, keeping the scratch's buffers when they fit. Throws
   // Error(kCorrupt) when the budget can never lend that much; `why` says how the image was to
   // be decoded, for that message.
   void Cover(Scratch& scratch, const std::string& path, int64_t file, int64_t decoded,
              int64_t transient, const std::string& why) const;
-  void ReadWholeFile(const std::string& path, Scratch& scratch, int64_t file_bytes) const;
+  // The image's bytes in scratch.encoded (read again from the file, or fetched again, when a
+  // wait for memory gave them back). The lease must already cover them.
+  void ReadWholeFile(const std::string& path, Scratch& scratch, const Header& header) const;
+  // Decodes the file whose header is read into `dest`, resized from its full size to `target`
+  // by `mode`.
+  void DecodeResized(const std::string& path, Scratch& scratch, const Header& header,
+                     image::Size target, image::ResizeMode mode, std::span<uint8_t> dest) const;
   void Release(std::unique_ptr<Scratch> scratch) const;
 
   MemoryBudget& budget_;

@@ -15,38 +15,58 @@
 namespace h5feed {
 namespace {
 
+// How the images of a folder without --size are stored.
+struct StoredSizes {
+  ImageShape shape;  // the one shape, or the largest (in bytes) with own_size
+  // When one shape: how images of another size (all above the cap) are fitted to it.
+  std::optional<image::ResizeMode> fit;
+  bool own_size = false;
+};
+
 class ImageFolderSource final : public SampleSource {
  public:
-  ImageFolderSource(ImageFolderListing listing, ImageFolderOptions options, ImageShape shape,
+  ImageFolderSource(ImageFolderListing listing, ImageFolderOptions options, StoredSizes sizes,
                     std::unique_ptr<MemoryBudget> own_budget,
                     std::unique_ptr<ImageFileReader> reader)
       : listing_(std::move(listing)),
         options_(options),
-        shape_(shape),
+        sizes_(sizes),
         own_budget_(std::move(own_budget)),
         reader_(std::move(reader)) {}
 
   std::string_view kind() const override { return "imagefolder"; }
   int64_t count() const override { return static_cast<int64_t>(listing_.files.size()); }
-  ImageShape shape() const override { return shape_; }
+  ImageShape shape() const override { return sizes_.shape; }
   std::vector<std::string> classes() const override { return listing_.classes; }
   std::string name(int64_t i) const override { return listing_.files[static_cast<size_t>(i)].path; }
   MemoryBudget* memory_budget() const override {
     return options_.memory ? options_.memory : own_budget_.get();
   }
+  bool own_size() const override { return sizes_.own_size; }
+  int64_t max_side() const override { return options_.size ? 0 : options_.max_side; }
 
   SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
     const ImageFolderEntry& entry = listing_.files[static_cast<size_t>(i)];
-    const image::Size target{static_cast<int>(shape_.height), static_cast<int>(shape_.width)};
+    const image::Size target{static_cast<int>(sizes_.shape.height),
+                             static_cast<int>(sizes_.shape.width)};
     reader_->Read(listing_.root + "/" + entry.path, target,
-                  options_.size ? std::optional(options_.resize) : std::nullopt, dest);
+                  options_.size ? std::optional(options_.resize) : sizes_.fit, dest);
+    return {entry.label, entry.path};
+  }
+
+  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
+    const ImageFolderEntry& entry = listing_.files[static_cast<size_t>(i)];
+    reader_->ReadAtOwnSize(listing_.root + "/" + entry.path, options_.max_side,
+                           [&](image::Size size) {
+                             return dest({size.height, size.width, 3});
+                           });
     return {entry.label, entry.path};
   }
 
  private:
   ImageFolderListing listing_;
   ImageFolderOptions options_;
-  ImageShape shape_;
+  StoredSizes sizes_;
   std::unique_ptr<MemoryBudget> own_budget_;  // when options_.memory is null
   std::unique_ptr<ImageFileReader> reader_;
 };
@@ -93,56 +113,71 @@ std::optional<size_t> OneThatDecodes(const ImageFolderListing& listing,
   return files[found.load()];
 }
 
-// The one size all images that decode share. Headers are read for every file, which is cheap;
-// only where they disagree are files decoded: one that decodes is enough to make its size
-// count, and a size none of whose files decodes (truncated downloads, headers that promise
-// more data than the file has) is no evidence about the dataset: those files are broken, and
-// the conversion skips them with their decode errors.
-image::Size CommonImageSize(const ImageFolderListing& listing, const ImageFileReader& reader,
-                            int threads) {
-  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
+// How the images are stored: at the one size their capped sizes share, or each at its own.
+// Headers are read for every file, which is cheap. Where the capped sizes differ, files are
+// decoded only until two sizes are known to be real: one file that decodes is enough to make
+// its size count, and a size none of whose files decodes (truncated downloads, headers that
+// promise more data than the file has) is no evidence about the dataset: those files are
+// broken, and the conversion skips them with their decode errors.
+StoredSizes DecideStoredSizes(const ImageFolderListing& listing, const ImageFileReader& reader,
+                              const ImageFolderOptions& options) {
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   std::map<SizeKey, std::vector<size_t>> groups;
-  std::map<SizeKey, size_t> decodes;  // a file of each size that decodes
-  arena.execute([&] {
-    groups = SizesFromHeaders(listing, reader);
-    if (groups.size() < 2) return;
-    std::vector<SizeKey> keys;
-    for (const auto& group : groups) keys.push_back(group.first);
-    std::vector<std::optional<size_t>> found(keys.size());
-    tbb::parallel_for(size_t{0}, keys.size(), [&](size_t g) {
-      found[g] = OneThatDecodes(listing, groups[keys[g]], reader);
-    });
-    for (size_t g = 0; g < keys.size(); ++g) {
-      if (found[g]) {
-        decodes[keys[g]] = *found[g];
-      } else {
-        groups.erase(keys[g]);
-      }
-    }
-  });
-  // The size check's buffers go back before the conversion sets its chunk buffers aside.
-  reader.ReleaseIdle();
+  arena.execute([&] { groups = SizesFromHeaders(listing, reader); });
   if (groups.empty()) {
+    reader.ReleaseIdle();
     throw Error(ErrorCode::kCorrupt, "no readable image in " + listing.root);
   }
-  auto common = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
-    return a.second.size() < b.second.size();
-  });
-  if (groups.size() > 1) {
-    std::string message = "images in " + listing.root + " have " + std::to_string(groups.size()) +
-                          " different sizes (most are " + std::to_string(common->first.first) +
-                          "x" + std::to_string(common->first.second) + ", HxW); for example:";
-    int listed = 0;
-    for (const auto& [size, files] : groups) {
-      if (size == common->first || listed == 5) continue;
-      message += "\n  " + listing.files[decodes[size]].path + ": " + std::to_string(size.first) +
-                 "x" + std::to_string(size.second);
-      ++listed;
-    }
-    message += "\npass --size HxW to resize every image to one size";
-    throw Error(ErrorCode::kInvalidArgument, message);
+  // The files of each stored (capped) size, and whether all of them are stored as they are.
+  std::map<SizeKey, std::vector<size_t>> stored;
+  std::map<SizeKey, bool> shrunk;
+  for (const auto& [size, files] : groups) {
+    const image::Size capped = image::CappedSize({size.first, size.second}, options.max_side);
+    const SizeKey key{capped.height, capped.width};
+    stored[key].insert(stored[key].end(), files.begin(), files.end());
+    shrunk[key] = shrunk[key] || key != size;
   }
-  return {common->first.first, common->first.second};
+  auto shape_of = [](const SizeKey& key) { return ImageShape{key.first, key.second, 3}; };
+  StoredSizes sizes;
+  if (options.own_size || stored.size() > 1) {
+    // Most files first: the decode checks then stop soonest.
+    std::vector<SizeKey> keys;
+    for (const auto& entry : stored) keys.push_back(entry.first);
+    std::stable_sort(keys.begin(), keys.end(), [&](const SizeKey& a, const SizeKey& b) {
+      return stored[a].size() > stored[b].size();
+    });
+    std::vector<SizeKey> real;
+    if (options.own_size) {
+      real = keys;
+    } else {
+      arena.execute([&] {
+        for (const SizeKey& key : keys) {
+          if (OneThatDecodes(listing, stored[key], reader)) real.push_back(key);
+          if (real.size() == 2) break;
+        }
+      });
+    }
+    if (real.empty()) {
+      reader.ReleaseIdle();
+      throw Error(ErrorCode::kCorrupt, "no readable image in " + listing.root);
+    }
+    if (real.size() == 1 && !options.own_size) {
+      stored = {{real.front(), stored[real.front()]}};
+    } else {
+      sizes.own_size = true;
+      for (const SizeKey& key : keys) {
+        if (shape_of(key).bytes() > sizes.shape.bytes()) sizes.shape = shape_of(key);
+      }
+    }
+  }
+  // The size check's buffers go back before the conversion sets its chunk buffers aside.
+  reader.ReleaseIdle();
+  if (!sizes.own_size) {
+    const SizeKey key = stored.begin()->first;
+    sizes.shape = shape_of(key);
+    if (shrunk[key]) sizes.fit = image::ResizeMode::kStretch;
+  }
+  return sizes;
 }
 
 }  // namespace
@@ -156,15 +191,22 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
     throw Error(ErrorCode::kInvalidArgument, "--max-pixels must be 0 (no limit) or positive, got " +
                                                  std::to_string(options.max_pixels));
   }
+  if (options.max_side < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "--max-side must be 0 (no cap) or positive, got " +
+                                                 std::to_string(options.max_side));
+  }
   std::unique_ptr<MemoryBudget> own_budget;
   if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
   MemoryBudget& budget = options.memory ? *options.memory : *own_budget;
   auto reader = std::make_unique<ImageFileReader>(budget, options.max_pixels);
   ImageFolderListing listing = ListImageFolder(root, options.allow_empty);
-  const image::Size size =
-      options.size ? *options.size : CommonImageSize(listing, *reader, options.threads);
-  ImageShape shape{size.height, size.width, 3};
-  return std::make_unique<ImageFolderSource>(std::move(listing), options, shape,
+  StoredSizes sizes;
+  if (options.size) {
+    sizes.shape = {options.size->height, options.size->width, 3};
+  } else {
+    sizes = DecideStoredSizes(listing, *reader, options);
+  }
+  return std::make_unique<ImageFolderSource>(std::move(listing), options, sizes,
                                              std::move(own_budget), std::move(reader));
 }
 

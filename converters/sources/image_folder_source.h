@@ -15,11 +15,24 @@
 
 namespace h5feed {
 
+// 512: FFCV's ImageNet configurations store images with their longer side capped at 400 to
+// 512 (its examples' max_resolution), which keeps the 224-256 pixel crops training takes at
+// full quality while an ImageNet photo (about 400 x 350 on average, some 4000 pixels wide)
+// never costs more than 768 KiB raw.
+inline constexpr int kDefaultMaxSide = 512;
+
 struct ImageFolderOptions {
-  // The stored size. Empty: every image that decodes must already have one size, checked when
-  // the folder is opened (an error names offending files and their sizes); files that do not
-  // decode are no evidence of the size, and are skipped by the conversion as broken.
+  // The stored size: every image fitted to it by `resize` (a version 1 file). Empty: each
+  // image is stored at its own size, its longer side capped at `max_side`; when those sizes
+  // are all one (files that do not decode are no evidence of a size: the conversion skips them
+  // as broken) and !own_size, the source has that one shape and the file is version 1, as
+  // before version 2 existed; otherwise the source is own_size() (a version 2 file).
   std::optional<image::Size> size;
+  // Without `size`: the cap on a stored image's longer side (image::CappedSize); 0 = no cap.
+  int max_side = kDefaultMaxSide;
+  // Without `size`: store each image at its own size even when all share one (for JPEG files:
+  // a version 1 file holds raw pixels only).
+  bool own_size = false;
   image::ResizeMode resize = image::ResizeMode::kCrop;
   bool allow_empty = false;  // keep the label of a class folder with no image
   int threads = 0;           // for the size check when `size` is empty; 0 = all cores
@@ -32,8 +45,9 @@ struct ImageFolderOptions {
 };
 
 // Lists `root` (image_folder.h) and, without options.size, reads every image's header to find
-// the one size. Throws Error: kNotFound, kInvalidArgument (empty classes, mixed sizes, a bad
-// option), kCorrupt (no image decodes).
+// the stored sizes (decoding a file of a size only where that decides between one size and
+// several). Throws Error: kNotFound, kInvalidArgument (empty classes, a bad option), kCorrupt
+// (no image decodes).
 std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
                                               const ImageFolderOptions& options);
 

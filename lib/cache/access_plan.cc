@@ -17,12 +17,10 @@ void Require(bool condition, const std::string& message) {
 
 }  // namespace
 
-AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64_t chunk_samples,
-                       int64_t chunk_count, std::span<const int64_t> following) {
+AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, const ChunkRows& chunks,
+                       std::span<const int64_t> following) {
   Require(batch_size >= 1, "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
-  Require(chunk_samples >= 1,
-          "chunk_samples is " + std::to_string(chunk_samples) + "; it must be >= 1");
-  Require(chunk_count >= 0, "chunk_count is " + std::to_string(chunk_count) + "; it must be >= 0");
+  const int64_t chunk_count = chunks.chunks();
 
   // Step -> distinct chunks. A chunk's rows meet in a step many times (a chunks:8 step of 256
   // rows touches 8 chunks), so each chunk is marked with the last step that listed it and
@@ -39,15 +37,14 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64
       const auto step_begin = static_cast<std::ptrdiff_t>(step_chunks_.size());
       for (int64_t i = cut.begin(s); i < cut.end(s); ++i) {
         const int64_t row = rows[static_cast<size_t>(i)];
-        // Divide before comparing so chunk_count * chunk_samples can never overflow. The
-        // message is built only on failure: this runs for every row of every epoch.
-        if (row < 0 || row / chunk_samples >= chunk_count) {
+        // The message is built only on failure: this runs for every row of every epoch.
+        if (row < 0 || row >= chunks.samples()) {
           Require(false, "row " + std::to_string(row) + " at position " + std::to_string(i) +
                              " of the " + what + " lies outside the dataset of " +
-                             std::to_string(chunk_count) + " chunks of " +
-                             std::to_string(chunk_samples) + " rows");
+                             std::to_string(chunks.samples()) + " rows in " +
+                             std::to_string(chunk_count) + " chunks");
         }
-        const int64_t chunk = row / chunk_samples;
+        const int64_t chunk = chunks.chunk_of(row);
         int64_t& listed = listed_in[static_cast<size_t>(chunk)];
         if (listed != step) {
           listed = step;

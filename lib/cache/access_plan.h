@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "chunk_rows.h"
+
 namespace h5feed::cache {
 
 // Two compressed-sparse-row tables over the same (step, chunk) pairs: step -> its distinct
@@ -23,13 +25,12 @@ class AccessPlan {
 
   // `order`: the rows of one epoch in visiting order; step s covers rows
   // order[s * batch_size .. min((s + 1) * batch_size, order.size())) (the last step may be
-  // short). Row r lives in chunk r / chunk_samples. `following`: rows read after the epoch
+  // short). Row r lives in chunk chunks.chunk_of(r). `following`: rows read after the epoch
   // (the next epoch's first steps), planned as steps epoch_steps() .. steps() - 1 in the same
   // way, so that the cache can load them while the epoch ends. Throws Error(kInvalidArgument)
-  // when batch_size or chunk_samples is below 1, chunk_count is negative, or a row lies
-  // outside [0, chunk_count * chunk_samples).
-  AccessPlan(std::span<const int64_t> order, int64_t batch_size, int64_t chunk_samples,
-             int64_t chunk_count, std::span<const int64_t> following = {});
+  // when batch_size is below 1 or a row lies outside [0, chunks.samples()).
+  AccessPlan(std::span<const int64_t> order, int64_t batch_size, const ChunkRows& chunks,
+             std::span<const int64_t> following = {});
 
   // All steps, the epoch's and the following ones.
   int64_t steps() const;

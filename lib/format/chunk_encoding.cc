@@ -17,6 +17,19 @@ void Require(bool condition, const std::string& message) {
   if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
 }
 
+// Compresses `chunk` into into.bytes (or swaps it there when uncompressed).
+void Compress(std::vector<uint8_t>& chunk, const Compression& compression, EncodedChunk& into) {
+  switch (compression.kind) {
+    case Compression::Kind::kZstd:
+      codec::ZstdCompressInto(chunk, compression.level, into.bytes);
+      break;
+    case Compression::Kind::kDeflate:
+      codec::DeflateCompressInto(chunk, compression.level, into.bytes);
+      break;
+    case Compression::Kind::kNone: std::swap(into.bytes, chunk); break;
+  }
+}
+
 }  // namespace
 
 void ValidateCompression(const Compression& compression) {
@@ -50,15 +63,31 @@ void EncodeChunk(std::vector<uint8_t>& chunk, int64_t images, int64_t chunk_imag
   for (size_t i = 0; i < into.image_checksums.size(); ++i) {
     into.image_checksums[i] = codec::RowChecksum({chunk.data() + i * bytes, bytes});
   }
-  switch (compression.kind) {
-    case Compression::Kind::kZstd:
-      codec::ZstdCompressInto(chunk, compression.level, into.bytes);
-      break;
-    case Compression::Kind::kDeflate:
-      codec::DeflateCompressInto(chunk, compression.level, into.bytes);
-      break;
-    case Compression::Kind::kNone: std::swap(into.bytes, chunk); break;
+  into.stored.clear();
+  Compress(chunk, compression, into);
+}
+
+void EncodePackedChunk(std::vector<uint8_t>& chunk, std::vector<StoredImage> images,
+                       int64_t chunk_bytes, const Compression& compression, EncodedChunk& into) {
+  Require(!images.empty(), "a chunk holds at least one image, got none");
+  uint64_t packed = 0;
+  for (const StoredImage& image : images) packed += image.bytes;
+  Require(packed == chunk.size() && packed <= static_cast<uint64_t>(chunk_bytes),
+          "a chunk of " + std::to_string(images.size()) + " images of " + std::to_string(packed) +
+              " bytes together was given " + std::to_string(chunk.size()) +
+              " bytes, in chunks of " + std::to_string(chunk_bytes) + " bytes");
+  size_t offset = 0;
+  for (StoredImage& image : images) {
+    image.checksum = codec::RowChecksum({chunk.data() + offset, static_cast<size_t>(image.bytes)});
+    offset += static_cast<size_t>(image.bytes);
   }
+  // The zero tail is stored: every chunk then decompresses to C bytes, as HDF5 expects.
+  chunk.resize(static_cast<size_t>(chunk_bytes), 0);
+  into.images = static_cast<int64_t>(images.size());
+  into.checksum = codec::ChunkChecksum(chunk);
+  into.image_checksums.clear();
+  into.stored = std::move(images);
+  Compress(chunk, compression, into);
 }
 
 }  // namespace h5feed::format

@@ -65,18 +65,31 @@ void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, const std
 }
 
 void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWritten& images) {
-  hdf5::WriteAttribute(root, schema::kAttrLayout, std::string_view(schema::kLayoutNHWC));
+  const bool flat = images.flat.has_value();
+  hdf5::WriteAttribute(root, schema::kAttrLayout,
+                       std::string_view(flat ? schema::kLayoutFlat : schema::kLayoutNHWC));
   hdf5::WriteAttribute(root, schema::kAttrNumImages, images.images);
   hdf5::WriteAttribute(root, schema::kAttrNumClasses, static_cast<int64_t>(d.classes.size()));
   hdf5::WriteAttribute(root, schema::kAttrNumSkipped, static_cast<int64_t>(d.skipped.size()));
-  hdf5::WriteAttribute(root, schema::kAttrChunkImages, images.chunk_images);
+  if (flat) {
+    const FlatLayout& layout = *images.flat;
+    hdf5::WriteAttribute(root, schema::kAttrChunkBytes, layout.chunk_bytes);
+    hdf5::WriteAttribute(root, schema::kAttrMaxSide, layout.max_side);
+    hdf5::WriteAttribute(root, schema::kAttrEncoding, std::string_view(layout.encoding.ToString()));
+    if (layout.encoding.kind == StoredEncoding::Kind::kSmart) {
+      hdf5::WriteAttribute(root, schema::kAttrSmartThreshold, layout.smart_threshold);
+    }
+  } else {
+    hdf5::WriteAttribute(root, schema::kAttrChunkImages, images.chunk_images);
+  }
   hdf5::WriteAttribute(root, schema::kAttrCompression,
                        std::string_view(images.compression.ToString()));
   hdf5::WriteAttribute(root, schema::kAttrShuffled, int32_t{d.shuffle_seed.has_value() ? 1 : 0});
   hdf5::WriteAttribute(root, schema::kAttrShuffleSeed, uint64_t{d.shuffle_seed.value_or(0)});
   hdf5::WriteAttribute(root, schema::kAttrSourceKind, std::string_view(d.source_kind));
   hdf5::WriteAttribute(root, schema::kAttrCreatedBy, std::string_view("h5feed " H5FEED_VERSION));
-  hdf5::WriteAttribute(root, schema::kAttrFormatVersion, schema::kFormatVersion);
+  hdf5::WriteAttribute(root, schema::kAttrFormatVersion,
+                       flat ? schema::kOwnSizeFormatVersion : schema::kFixedSizeFormatVersion);
   hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));
 }
 

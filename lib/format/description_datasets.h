@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "h5feed/compression.h"
@@ -29,11 +30,14 @@ void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description,
 // What the root attributes say about /images.
 struct ImagesWritten {
   int64_t images = 0;        // num_images
-  int64_t chunk_images = 0;  // K
+  int64_t chunk_images = 0;  // K; version 1 only
   Compression compression;
+  // Version 2 files of images at their own size: their layout, with chunk_bytes resolved.
+  std::optional<FlatLayout> flat;
 };
 
-// Writes every root attribute of docs/format.md, h5feed_format last. Throws Error as above.
+// Writes every root attribute of docs/format.md for the file's version (1, or 2 with `flat`),
+// h5feed_format last. Throws Error as above.
 void WriteRootAttributes(hid_t root, const DatasetDescription& description,
                          const ImagesWritten& images);
 

@@ -1,13 +1,20 @@
 #pragma once
-// The names of h5feed's on-disk format, version 1. docs/format.md is the specification; this
-// header is its single copy in code. A reader checks kFormatName and kFormatVersion on open.
+// The names of h5feed's on-disk format, versions 1 and 2. docs/format.md is the specification;
+// this header is its single copy in code. A reader checks kFormatName and kFormatVersion on open.
 
 #include <cstdint>
+
+#include "h5feed/writer.h"
 
 namespace h5feed::format::schema {
 
 inline constexpr char kFormatName[] = "h5feed";
-inline constexpr int32_t kFormatVersion = 1;
+// The newest version this code reads. Files of images at one size are written as version 1
+// (their layout is unchanged, so older readers keep reading them); files of images at their own
+// size ("flat" layout) as version 2, which version-1 readers refuse.
+inline constexpr int32_t kFormatVersion = 2;
+inline constexpr int32_t kFixedSizeFormatVersion = 1;
+inline constexpr int32_t kOwnSizeFormatVersion = 2;
 
 // Datasets (all at the root group).
 inline constexpr char kImages[] = "images";           // uint8 (N, H, W, C), chunks (K, H, W, C)
@@ -20,6 +27,13 @@ inline constexpr char kRowChecksums[] = "row_checksums";
 inline constexpr char kSkippedSources[] = "skipped_sources";  // UTF-8 strings (S)
 inline constexpr char kSkippedReasons[] = "skipped_reasons";  // UTF-8 strings (S)
 
+// Own-size ("flat") files only: /images is uint8 (chunks x C), chunks (C), and each image is
+// described by one row of each of these (docs/format.md, "Images at their own size").
+inline constexpr char kImageShapes[] = "image_shapes";    // int32 (N, 3): height, width, channels
+inline constexpr char kImageOffsets[] = "image_offsets";  // uint64 (N): first byte in /images
+inline constexpr char kImageBytes[] = "image_bytes";      // uint64 (N): bytes stored
+inline constexpr char kImageEncodings[] = "image_encodings";  // uint8 (N): ImageEncoding
+
 // Root attributes. Written last, so a file without them is an interrupted conversion.
 inline constexpr char kAttrFormat[] = "h5feed_format";                 // string "h5feed"
 inline constexpr char kAttrFormatVersion[] = "h5feed_format_version";  // int32
@@ -27,7 +41,11 @@ inline constexpr char kAttrLayout[] = "layout";                        // string
 inline constexpr char kAttrNumImages[] = "num_images";                 // int64
 inline constexpr char kAttrNumClasses[] = "num_classes";               // int64
 inline constexpr char kAttrNumSkipped[] = "num_skipped";               // int64
-inline constexpr char kAttrChunkImages[] = "chunk_images";             // int64 (K)
+inline constexpr char kAttrChunkImages[] = "chunk_images";             // int64 (K); fixed size
+inline constexpr char kAttrChunkBytes[] = "chunk_bytes";  // int64 (C); flat layout only
+inline constexpr char kAttrMaxSide[] = "max_side";        // int64, 0 = not capped; flat only
+inline constexpr char kAttrEncoding[] = "encoding";       // "raw", "jpeg:Q", "smart:Q"; flat only
+inline constexpr char kAttrSmartThreshold[] = "smart_threshold";  // int64 bytes; "smart:Q" only
 inline constexpr char kAttrCompression[] = "compression";   // string: "none", "zstd:3", "gzip:6"
 inline constexpr char kAttrShuffled[] = "shuffled";         // int32: 1 = stored in a seeded order
 inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when not shuffled)
@@ -37,7 +55,12 @@ inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"
 // Attribute of /chunk_index and /row_checksums.
 inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"
 
-inline constexpr char kLayoutNHWC[] = "NHWC";
+inline constexpr char kLayoutNHWC[] = "NHWC";  // version 1: (N, H, W, C), one size
+inline constexpr char kLayoutFlat[] = "flat";  // version 2: each image at its own size
+
+// How one image of a flat file is stored (/image_encodings): the public enum of
+// h5feed/writer.h, whose values are the stored bytes (0 raw, 1 JPEG).
+using ImageEncoding = ::h5feed::ImageEncoding;
 
 // The zstd filter's id in the HDF5 filter registry; cd_values[0] is the level.
 inline constexpr int kZstdFilterId = 32015;

@@ -15,6 +15,7 @@
 #include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
 #include "format/description_datasets.h"
+#include "format/image_records_datasets.h"
 #include "format/partial_file.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
@@ -45,15 +46,52 @@ void Require(bool condition, const std::string& message) {
   if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
 }
 
+std::string ShapeText(const StoredImage& image) {
+  return std::to_string(image.height) + "x" + std::to_string(image.width) + "x" +
+         std::to_string(image.channels);
+}
+
+// Whether `image` may be stored in a file of `layout` (docs/format.md, "Encodings").
+void CheckStoredImage(const StoredImage& image, const FlatLayout& layout, int64_t chunk_bytes) {
+  Require(image.height > 0 && image.width > 0 && (image.channels == 1 || image.channels == 3),
+          "image shape " + ShapeText(image) + " is not positive with 1 or 3 channels");
+  const uint64_t raw = uint64_t(image.height) * uint64_t(image.width) * uint64_t(image.channels);
+  Require(layout.max_side == 0 || std::max(image.height, image.width) <= layout.max_side,
+          "image of " + ShapeText(image) + " has a side longer than the file's max_side " +
+              std::to_string(layout.max_side));
+  Require(image.bytes > 0 && image.bytes <= static_cast<uint64_t>(chunk_bytes),
+          "image of " + ShapeText(image) + " is stored in " + std::to_string(image.bytes) +
+              " bytes; an image takes 1 to chunk_bytes " + std::to_string(chunk_bytes));
+  bool jpeg = false;
+  switch (layout.encoding.kind) {
+    case StoredEncoding::Kind::kRaw: jpeg = false; break;
+    case StoredEncoding::Kind::kJpeg: jpeg = true; break;
+    case StoredEncoding::Kind::kSmart:
+      jpeg = raw > static_cast<uint64_t>(layout.smart_threshold);
+      break;
+  }
+  const ImageEncoding expected = jpeg ? ImageEncoding::kJpeg : ImageEncoding::kRaw;
+  Require(image.encoding == expected,
+          "image of " + ShapeText(image) + " is encoded as " +
+              (image.encoding == ImageEncoding::kJpeg ? "JPEG" : "raw pixels") +
+              ", but a file of encoding " + layout.encoding.ToString() + " stores it as " +
+              (jpeg ? "JPEG" : "raw pixels"));
+  Require(jpeg || image.bytes == raw, "raw image of " + ShapeText(image) + " is stored in " +
+                                          std::to_string(image.bytes) +
+                                          " bytes, not H*W*C = " + std::to_string(raw));
+}
+
 }  // namespace
 
 struct Writer::State {
   std::string path;
   std::string temporary_path;
   ImageShape shape;
-  int64_t chunk_images = 0;
+  int64_t chunk_images = 0;  // version 1
   Compression compression;
   bool overwrite = false;
+  std::optional<FlatLayout> flat;  // version 2, its chunk_bytes resolved
+  int64_t chunk_bytes = 0;         // C: K x image bytes, or flat->chunk_bytes
 
   // HDF5 objects: used under hdf5::Lock() only.
   hdf5::File file;
@@ -64,10 +102,13 @@ struct Writer::State {
   int64_t images_written = 0;
   std::vector<format::schema::ChunkRecord> chunks;
   std::vector<uint64_t> image_checksums;  // one per image written, for /row_checksums
-  bool last_chunk_was_short = false;      // no chunk may follow a short one
-  bool failed = false;                    // an error left the file unusable
-  bool finished = false;                  // renamed onto `path`: nothing to remove
-  bool removed = false;                   // the temporary file is gone
+  // Flat files: one per image written, for the per-image datasets (checksums included).
+  std::vector<StoredImage> stored;
+  std::vector<uint64_t> offsets;
+  bool last_chunk_was_short = false;  // no chunk may follow a short one
+  bool failed = false;                // an error left the file unusable
+  bool finished = false;              // renamed onto `path`: nothing to remove
+  bool removed = false;               // the temporary file is gone
 
   void CheckUsable(const char* operation) const {
     if (finished) {
@@ -82,6 +123,13 @@ struct Writer::State {
   }
 
   void CreateImagesDataset();
+  // Append() of a version 1 chunk (K images) and of a flat one (packed whole images).
+  void AppendImages(const EncodedChunk& chunk);
+  void AppendPacked(const EncodedChunk& chunk);
+  // Extends /images to `dims`, writes the encoded chunk at `offset` and returns its row of
+  // the chunk table. Takes hdf5::Lock().
+  format::schema::ChunkRecord WriteChunk(const EncodedChunk& chunk, const hsize_t* dims,
+                                         const hsize_t* offset, const std::string& where);
   void WriteEverythingButPixels(const DatasetDescription& description);
   // Reserves `more` bytes past HDF5's current end of allocation. Call under hdf5::Lock().
   void ReserveBeyondEnd(uint64_t more, std::string_view what);
@@ -132,13 +180,18 @@ void Writer::State::CreateImagesDataset() {
   const hsize_t h = static_cast<hsize_t>(shape.height);
   const hsize_t w = static_cast<hsize_t>(shape.width);
   const hsize_t c = static_cast<hsize_t>(shape.channels);
-  const hsize_t dims[4] = {0, h, w, c};
-  const hsize_t max_dims[4] = {H5S_UNLIMITED, h, w, c};
-  const hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
+  hsize_t dims[4] = {0, h, w, c};
+  hsize_t max_dims[4] = {H5S_UNLIMITED, h, w, c};
+  hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
+  int rank = 4;
+  if (flat) {  // a flat byte array in chunks of C bytes
+    rank = 1;
+    chunk[0] = static_cast<hsize_t>(chunk_bytes);
+  }
   const std::string dataset_what = "creating dataset /" + std::string(format::schema::kImages);
-  hdf5::Dataspace space(H5Screate_simple(4, dims, max_dims));
+  hdf5::Dataspace space(H5Screate_simple(rank, dims, max_dims));
   hdf5::PropertyList create = hdf5::UntimedDatasetCreation();
-  if (!space || H5Pset_chunk(create.get(), 4, chunk) < 0) {
+  if (!space || H5Pset_chunk(create.get(), rank, chunk) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
   }
   herr_t status = 0;
@@ -161,20 +214,38 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   namespace fs = std::filesystem;
   const ImageShape& shape = options.image_shape;
   Require(!path.empty(), "the output path is empty");
-  Require(shape.height > 0 && shape.width > 0 && shape.channels > 0,
-          "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) + "x" +
-              std::to_string(shape.channels) + " is not positive in every dimension");
-  Require(options.chunk_images >= 0,
-          "images per chunk must be positive (or 0 for the default), "
-          "got " +
-              std::to_string(options.chunk_images));
   format::ValidateCompression(options.compression);
-  int64_t chunk_images =
-      options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
-  Require(shape.bytes() <= kMaxChunkBytes / chunk_images,
-          std::to_string(chunk_images) + " images of " + std::to_string(shape.bytes()) +
-              " bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
-              "images per chunk");
+  int64_t chunk_images = 0;
+  int64_t chunk_bytes = 0;
+  std::optional<FlatLayout> flat = options.flat;
+  if (flat) {
+    if (flat->chunk_bytes == 0) flat->chunk_bytes = kDefaultChunkBytes;
+    Require(flat->chunk_bytes > 0 && flat->chunk_bytes < kMaxChunkBytes,
+            "chunk_bytes " + std::to_string(flat->chunk_bytes) +
+                " is not 1 byte to 4 GiB less a byte (HDF5 cannot store larger chunks)");
+    Require(flat->max_side >= 0,
+            "max_side must be 0 (no cap) or positive, got " + std::to_string(flat->max_side));
+    Require(flat->smart_threshold >= 0, "smart_threshold must be 0 or more bytes, got " +
+                                            std::to_string(flat->smart_threshold));
+    Require(flat->encoding.kind == StoredEncoding::Kind::kRaw ||
+                (flat->encoding.quality >= 1 && flat->encoding.quality <= 100),
+            "JPEG quality " + std::to_string(flat->encoding.quality) + " is out of range 1-100");
+    chunk_bytes = flat->chunk_bytes;
+  } else {
+    Require(shape.height > 0 && shape.width > 0 && shape.channels > 0,
+            "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) +
+                "x" + std::to_string(shape.channels) + " is not positive in every dimension");
+    Require(options.chunk_images >= 0,
+            "images per chunk must be positive (or 0 for the default), "
+            "got " +
+                std::to_string(options.chunk_images));
+    chunk_images = options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
+    Require(shape.bytes() <= kMaxChunkBytes / chunk_images,
+            std::to_string(chunk_images) + " images of " + std::to_string(shape.bytes()) +
+                " bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
+                "images per chunk");
+    chunk_bytes = chunk_images * shape.bytes();
+  }
 
   std::string folder = format::FolderOf(path);
   std::error_code error;
@@ -196,8 +267,10 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   auto state = std::make_unique<State>();
   state->path = path;
   state->temporary_path = format::PartialPath(path, getpid());
-  state->shape = shape;
+  state->shape = flat ? ImageShape{} : shape;
   state->chunk_images = chunk_images;
+  state->chunk_bytes = chunk_bytes;
+  state->flat = flat;
   state->compression = options.compression;
   state->overwrite = options.overwrite;
   Writer writer(std::move(state));  // from here on, a failure removes the temporary file
@@ -217,6 +290,8 @@ Writer& Writer::operator=(Writer&& other) noexcept {
 Writer::~Writer() { Abandon(); }
 
 int64_t Writer::chunk_images() const { return state_->chunk_images; }
+bool Writer::flat() const { return state_->flat.has_value(); }
+int64_t Writer::chunk_bytes() const { return state_->chunk_bytes; }
 const ImageShape& Writer::image_shape() const { return state_->shape; }
 const std::string& Writer::path() const { return state_->path; }
 const std::string& Writer::temporary_path() const { return state_->temporary_path; }
@@ -234,12 +309,114 @@ EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) con
 
 void Writer::EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const {
   const State& s = *state_;
+  Require(!s.flat, "Encode of " + s.path +
+                       ": a file of images at their own size takes packed chunks "
+                       "(EncodePackedInto)");
   format::EncodeChunk(chunk, images, s.chunk_images, s.shape.bytes(), s.compression, into);
+}
+
+void Writer::EncodePackedInto(std::vector<uint8_t>& chunk, std::vector<StoredImage> images,
+                              EncodedChunk& into) const {
+  const State& s = *state_;
+  Require(s.flat.has_value(), "EncodePackedInto of " + s.path +
+                                  ": a file of images at one size takes chunks of K images "
+                                  "(Encode, EncodeInto)");
+  for (const StoredImage& image : images) CheckStoredImage(image, *s.flat, s.chunk_bytes);
+  format::EncodePackedChunk(chunk, std::move(images), s.chunk_bytes, s.compression, into);
+}
+
+void Writer::State::AppendPacked(const EncodedChunk& chunk) {
+  State& s = *this;
+  const int64_t index = static_cast<int64_t>(s.chunks.size());
+  const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
+  Require(chunk.images >= 1 && chunk.stored.size() == static_cast<size_t>(chunk.images),
+          where + " holds " + std::to_string(chunk.images) + " images described by " +
+              std::to_string(chunk.stored.size()) +
+              " records; a chunk holds 1 or more, each with its record (EncodePackedInto)");
+  uint64_t packed = 0;
+  for (const StoredImage& image : chunk.stored) packed += image.bytes;
+  Require(packed <= static_cast<uint64_t>(s.chunk_bytes),
+          where + " packs " + std::to_string(packed) + " bytes of images into chunks of " +
+              std::to_string(s.chunk_bytes));
+  Require(!chunk.bytes.empty(), where + " has no bytes");
+  if (s.compression.kind == Compression::Kind::kNone) {
+    Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_bytes),
+            "uncompressed " + where + " is not one whole chunk of " +
+                std::to_string(s.chunk_bytes) + " bytes");
+  }
+  const hsize_t offset[1] = {static_cast<hsize_t>(index * s.chunk_bytes)};
+  const hsize_t dims[1] = {static_cast<hsize_t>((index + 1) * s.chunk_bytes)};
+  s.chunks.push_back(WriteChunk(chunk, dims, offset, where));
+  uint64_t next = offset[0];
+  for (const StoredImage& image : chunk.stored) {
+    s.offsets.push_back(next);
+    next += image.bytes;
+  }
+  s.stored.insert(s.stored.end(), chunk.stored.begin(), chunk.stored.end());
+  s.images_written += chunk.images;
+}
+
+format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
+                                                      const hsize_t* dims, const hsize_t* offset,
+                                                      const std::string& where) {
+  State& s = *this;
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  s.ReserveBeyondEnd(chunk.bytes.size() + kMetadataSlack, "writing " + where);
+  if (H5Dset_extent(s.images.get(), dims) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, "extending /images for " + where, s.temporary_path);
+  }
+  // Filter mask 0: every filter of the pipeline was applied (by Encode), exactly as HDF5
+  // would have stored the chunk itself.
+  if (H5Dwrite_chunk(s.images.get(), H5P_DEFAULT, 0, offset, chunk.bytes.size(),
+                     chunk.bytes.data()) < 0) {
+    throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
+  }
+  // One B-tree lookup by coordinates (logarithmic). H5Dget_chunk_info(i) would walk the
+  // index from the start on every call: quadratic, 2.6 s for 20,000 chunks on 1.10.8.
+  format::schema::ChunkRecord record{};
+  record.checksum = chunk.checksum;
+  hsize_t stored_size = 0;
+  unsigned filter_mask = 0;
+  haddr_t address = HADDR_UNDEF;
+  if (H5Dget_chunk_info_by_coord(s.images.get(), offset, &filter_mask, &address, &stored_size) <
+      0) {
+    throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
+  }
+  if (address == HADDR_UNDEF || stored_size != chunk.bytes.size() || filter_mask != 0) {
+    throw Error(ErrorCode::kInternal, where + " in " + s.temporary_path + " was stored as " +
+                                          std::to_string(stored_size) + " bytes with filter mask " +
+                                          std::to_string(filter_mask) + ", not the " +
+                                          std::to_string(chunk.bytes.size()) +
+                                          " bytes written; please report this");
+  }
+  record.address = address;
+  record.stored_bytes = stored_size;
+  record.filter_mask = filter_mask;
+  return record;
 }
 
 void Writer::Append(const EncodedChunk& chunk) {
   State& s = *state_;
   s.CheckUsable("Append()");
+  try {
+    if (s.flat) {
+      s.AppendPacked(chunk);
+    } else {
+      s.AppendImages(chunk);
+    }
+  } catch (const Error& e) {
+    // A chunk the caller got wrong leaves the file as it was; anything else may not.
+    if (e.code() != ErrorCode::kInvalidArgument) s.failed = true;
+    throw;
+  } catch (...) {
+    s.failed = true;
+    throw;
+  }
+}
+
+void Writer::State::AppendImages(const EncodedChunk& chunk) {
+  State& s = *this;
   const int64_t index = static_cast<int64_t>(s.chunks.size());
   Require(chunk.images >= 1 && chunk.images <= s.chunk_images,
           "chunk " + std::to_string(index) + " holds " + std::to_string(chunk.images) +
@@ -257,69 +434,38 @@ void Writer::Append(const EncodedChunk& chunk) {
             "uncompressed chunk " + std::to_string(index) + " is not one whole chunk of " +
                 std::to_string(s.chunk_images * s.shape.bytes()) + " bytes");
   }
-
-  auto lock = hdf5::Lock();
-  hdf5::SilenceErrors silence;
   const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
-  try {
-    s.ReserveBeyondEnd(chunk.bytes.size() + kMetadataSlack, "writing " + where);
-    const int64_t extent = s.images_written + chunk.images;
-    const hsize_t dims[4] = {static_cast<hsize_t>(extent), static_cast<hsize_t>(s.shape.height),
-                             static_cast<hsize_t>(s.shape.width),
-                             static_cast<hsize_t>(s.shape.channels)};
-    if (H5Dset_extent(s.images.get(), dims) < 0) {
-      throw hdf5::StackError(ErrorCode::kIo, "extending /images for " + where, s.temporary_path);
-    }
-    const hsize_t offset[4] = {static_cast<hsize_t>(s.images_written), 0, 0, 0};
-    // Filter mask 0: every filter of the pipeline was applied (by Encode), exactly as HDF5
-    // would have stored the chunk itself.
-    if (H5Dwrite_chunk(s.images.get(), H5P_DEFAULT, 0, offset, chunk.bytes.size(),
-                       chunk.bytes.data()) < 0) {
-      throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
-    }
-    // One B-tree lookup by coordinates (logarithmic). H5Dget_chunk_info(i) would walk the
-    // index from the start on every call: quadratic, 2.6 s for 20,000 chunks on 1.10.8.
-    format::schema::ChunkRecord record{};
-    record.checksum = chunk.checksum;
-    hsize_t stored = 0;
-    unsigned filter_mask = 0;
-    haddr_t address = HADDR_UNDEF;
-    if (H5Dget_chunk_info_by_coord(s.images.get(), offset, &filter_mask, &address, &stored) < 0) {
-      throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
-    }
-    if (address == HADDR_UNDEF || stored != chunk.bytes.size() || filter_mask != 0) {
-      throw Error(ErrorCode::kInternal,
-                  where + " in " + s.temporary_path + " was stored as " + std::to_string(stored) +
-                      " bytes with filter mask " + std::to_string(filter_mask) + ", not the " +
-                      std::to_string(chunk.bytes.size()) + " bytes written; please report this");
-    }
-    record.address = address;
-    record.stored_bytes = stored;
-    record.filter_mask = filter_mask;
-    s.chunks.push_back(record);
-    s.image_checksums.insert(s.image_checksums.end(), chunk.image_checksums.begin(),
-                             chunk.image_checksums.end());
-    s.images_written = extent;
-    s.last_chunk_was_short = chunk.images < s.chunk_images;
-  } catch (...) {
-    s.failed = true;
-    throw;
-  }
+  const int64_t extent = s.images_written + chunk.images;
+  const hsize_t dims[4] = {static_cast<hsize_t>(extent), static_cast<hsize_t>(s.shape.height),
+                           static_cast<hsize_t>(s.shape.width),
+                           static_cast<hsize_t>(s.shape.channels)};
+  const hsize_t offset[4] = {static_cast<hsize_t>(s.images_written), 0, 0, 0};
+  s.chunks.push_back(WriteChunk(chunk, dims, offset, where));
+  s.image_checksums.insert(s.image_checksums.end(), chunk.image_checksums.begin(),
+                           chunk.image_checksums.end());
+  s.images_written = extent;
+  s.last_chunk_was_short = chunk.images < s.chunk_images;
 }
 
 void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const hid_t root = file.get();
-  ReserveBeyondEnd(format::DescriptionBytes(d, chunks.size()),
+  ReserveBeyondEnd(format::DescriptionBytes(d, chunks.size()) +
+                       (flat ? format::ImageRecordBytes(stored.size()) : 0),
                    "writing labels, sources and the chunk table");
   format::WriteDescriptionDatasets(root, d, temporary_path);
   format::WriteChunkIndex(root, chunks);
+  if (flat) {
+    format::WriteImageRecords(root, stored, offsets, temporary_path);
+    image_checksums.clear();
+    for (const StoredImage& image : stored) image_checksums.push_back(image.checksum);
+  }
   format::WriteRowChecksums(root, image_checksums);
   if (H5Dclose(images.release()) < 0) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);
   }
-  format::WriteRootAttributes(root, d, {images_written, chunk_images, compression});
+  format::WriteRootAttributes(root, d, {images_written, chunk_images, compression, flat});
 
   // H5Fclose flushes HDF5's metadata cache: a full disk often shows here, not earlier.
   if (H5Fclose(file.release()) < 0) {

@@ -63,10 +63,10 @@ ChunkReader::ChunkReader(const DatasetIndex& index, const io::RandomAccessFile& 
   }
 }
 
-int64_t ChunkReader::chunk_bytes() const { return index_.chunk_samples * index_.sample_bytes(); }
+int64_t ChunkReader::chunk_bytes() const { return index_.chunk_bytes(); }
 
 std::string ChunkReader::Describe(int64_t chunk) const {
-  const int64_t first = chunk * index_.chunk_samples;
+  const int64_t first = index_.first_row_of_chunk(chunk);
   const int64_t last = first + std::max<int64_t>(index_.samples_in_chunk(chunk), 1) - 1;
   return "chunk " + std::to_string(chunk) + " of " + index_.dataset + " in " + index_.path +
          " (rows " + std::to_string(first) + "-" + std::to_string(last) + ")";
@@ -124,11 +124,11 @@ std::unique_ptr<io::MappedRange> ChunkReader::MapInPlace(int64_t chunk) const {
 
 ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) const {
   const ChunkLocation& where = index_.chunks[static_cast<size_t>(chunk)];
-  const int64_t rows = index_.samples_in_chunk(chunk);
   // h5feed chunks are stored whole, padding included; contiguous blocks hold their rows only.
-  const size_t bytes = static_cast<size_t>(
-      (index_.read_path == ReadPath::kContiguous ? rows : index_.chunk_samples) *
-      index_.sample_bytes());
+  const size_t bytes =
+      static_cast<size_t>(index_.read_path == ReadPath::kContiguous
+                              ? index_.samples_in_chunk(chunk) * index_.sample_bytes()
+                              : chunk_bytes());
   ThreadScratch& scratch = Scratch();
   const bool planar = index_.layout == Layout::kNCHW;
   std::span<uint8_t> decoded = planar ? scratch.planar.Get(bytes) : dest.first(bytes);
@@ -142,7 +142,7 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
     DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);
   }
   VerifyChecksum(chunk, decoded);
-  if (planar) Interleave(decoded, rows, dest);
+  if (planar) Interleave(decoded, index_.samples_in_chunk(chunk), dest);
   return {where.stored_bytes, bytes};
 }
 
@@ -185,7 +185,7 @@ void ChunkReader::VerifyRow(int64_t row, std::span<const uint8_t> sample) const 
   const uint64_t stored = index_.row_checksums.at(static_cast<size_t>(row));
   const uint64_t computed = codec::RowChecksum(sample);
   if (stored != computed) {
-    throw Error(ErrorCode::kCorrupt, Describe(row / index_.chunk_samples) + ": row " +
+    throw Error(ErrorCode::kCorrupt, Describe(index_.chunk_rows().chunk_of(row)) + ": row " +
                                          std::to_string(row) + ": checksum mismatch (stored " +
                                          Hex64(stored) + ", computed " + Hex64(computed) + ")" +
                                          kDamagedAdvice);

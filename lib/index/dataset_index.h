@@ -8,8 +8,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "chunk_rows.h"
+#include "format/schema.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/remote_options.h"
@@ -37,6 +40,20 @@ struct ChunkLocation {
 
 enum class Layout { kNHWC, kNCHW };
 
+// Where one image of an own-size file lies in its decoded chunk, and in what form
+// (docs/format.md, "Images at their own size").
+struct StoredImage {
+  uint64_t offset = 0;  // its first byte in the decoded chunk
+  uint64_t bytes = 0;   // how many bytes it is stored in
+  int32_t height = 0;
+  int32_t width = 0;
+  int32_t channels = 0;
+  format::schema::ImageEncoding encoding = format::schema::ImageEncoding::kRaw;
+
+  ImageShape shape() const { return {height, width, channels}; }
+  bool jpeg() const { return encoding == format::schema::ImageEncoding::kJpeg; }
+};
+
 // How ChunkReader gets the bytes of chunk c (rows c*K .. c*K + K - 1).
 enum class ReadPath {
   // h5feed file: pread at the stored table's address, filters undone outside HDF5's lock.
@@ -57,11 +74,22 @@ struct DatasetIndex {
   std::string path;     // the file, as messages name it (a URL without its query)
   std::string dataset;  // e.g. "/images"
   int64_t samples = 0;  // N
-  ImageShape shape;     // of one sample, as H x W x C whatever the stored layout
+  // Of one sample, as H x W x C whatever the stored layout. Own-size files: the largest
+  // height, width and channels of any image (each image's own are in `images`).
+  ImageShape shape;
   Layout layout = Layout::kNHWC;
   // Samples per chunk along the first dimension: K (>= 1). For kContiguous and for datasets
   // read by kHdf5Hyperslab without chunks, a block of K rows chosen for reading (about 4 MiB).
+  // Own-size files: the most images any chunk holds (own_size_rows says which).
   int64_t chunk_samples = 0;
+  // Own-size files (h5feed format 2, layout "flat"): each chunk is own_size_chunk_bytes bytes
+  // holding the whole images own_size_rows assigns it, image n described by images[n].
+  bool own_size = false;
+  int64_t own_size_chunk_bytes = 0;
+  ChunkRows own_size_rows;
+  std::vector<StoredImage> images;
+  int64_t max_side = 0;    // the converter's cap on the longer side; 0: none
+  std::string encoding;    // as the converter was asked: "raw", "jpeg:90", "smart:90"
   bool is_h5feed = false;  // written by h5feed (format checked) with a stored chunk table
   ReadPath read_path = ReadPath::kStoredTable;
   // Fast path: every chunk holds K whole samples, is located in `chunks`, and every filter is
@@ -96,11 +124,35 @@ struct DatasetIndex {
   std::vector<std::string> warnings;
 
   int64_t sample_bytes() const { return shape.bytes(); }
-  int64_t chunk_count() const { return (samples + chunk_samples - 1) / chunk_samples; }
-  // Samples in chunk c: K, or fewer for the last one.
+  // Which rows each chunk holds: K each (the last one fewer), or as own_size_rows says.
+  ChunkRows chunk_rows() const {
+    return own_size ? own_size_rows : ChunkRows(samples, chunk_samples);
+  }
+  int64_t chunk_count() const {
+    return own_size ? own_size_rows.chunks() : (samples + chunk_samples - 1) / chunk_samples;
+  }
+  // Samples in chunk c: K, or fewer for the last one; own-size files, as many as it holds.
   int64_t samples_in_chunk(int64_t c) const {
+    if (own_size) return own_size_rows.rows_in(c);
     int64_t rest = samples - c * chunk_samples;
     return rest < chunk_samples ? rest : chunk_samples;
+  }
+  // The first row of chunk c.
+  int64_t first_row_of_chunk(int64_t c) const {
+    return own_size ? own_size_rows.first_row(c) : c * chunk_samples;
+  }
+  // Where row `row`'s stored bytes lie in its decoded chunk: {offset, length}.
+  std::pair<uint64_t, uint64_t> row_in_chunk(int64_t row) const {
+    if (own_size) {
+      const StoredImage& image = images[static_cast<size_t>(row)];
+      return {image.offset, image.bytes};
+    }
+    const auto bytes = static_cast<uint64_t>(sample_bytes());
+    return {static_cast<uint64_t>(row % chunk_samples) * bytes, bytes};
+  }
+  // Bytes of one decoded chunk.
+  int64_t chunk_bytes() const {
+    return own_size ? own_size_chunk_bytes : chunk_samples * sample_bytes();
   }
 };
 

@@ -9,8 +9,12 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string_view>
 
+#include "decode/jpeg_info.h"
+#include "decode/jpeg_region_decoder.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
@@ -32,8 +36,13 @@ namespace {
 // Bad labels listed one by one up to this many; the rest are counted.
 constexpr int64_t kLabelsListed = 10;
 
+// A JPEG of more pixels than this is decoded at 1/8 scale, so that a worker's memory does not
+// follow the largest image a file without a max_side may hold: libjpeg still reads and
+// Huffman-decodes every coefficient, only the inverse DCT is coarser.
+constexpr int64_t kWholeDecodeBytes = int64_t{64} << 20;
+
 ChunkProblem ProblemAt(const DatasetIndex& index, int64_t chunk, std::string problem) {
-  const int64_t first = chunk * index.chunk_samples;
+  const int64_t first = index.first_row_of_chunk(chunk);
   return {chunk, first, first + std::max<int64_t>(index.samples_in_chunk(chunk), 1) - 1,
           std::move(problem)};
 }
@@ -67,6 +76,60 @@ void CheckCount(hid_t file, const char* dataset, int64_t expected, const std::st
       std::to_string(expected) + " " + what);
 }
 
+// Whether image `image` is stored as the encoding attribute asks ("raw", "jpeg:Q", "smart:Q"
+// with `smart_threshold`); nullopt for an attribute of another form.
+std::optional<bool> AsAsked(std::string_view encoding, int64_t smart_threshold,
+                            const StoredImage& image) {
+  if (encoding == "raw") return !image.jpeg();
+  if (encoding.starts_with("jpeg:")) return image.jpeg();
+  if (encoding.starts_with("smart:")) {
+    const int64_t raw = int64_t{image.height} * image.width * image.channels;
+    return image.jpeg() == (raw > smart_threshold);
+  }
+  return std::nullopt;
+}
+
+// Own-size files: every image stored as the encoding attribute says (docs/format.md,
+// "Encodings"), and max_side, when set, caps every image's longer side.
+void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationReport& report) {
+  int64_t smart_threshold = 0;
+  if (index.encoding.starts_with("smart:")) {
+    try {
+      smart_threshold = hdf5::ReadInt64Attribute(file, format::schema::kAttrSmartThreshold);
+    } catch (const Error& e) {
+      report.problems.push_back(std::string("attribute smart_threshold: ") + e.what());
+      return;
+    }
+  }
+  int64_t unlike = 0, first_unlike = -1, oversize = 0, first_oversize = -1;
+  for (size_t row = 0; row < index.images.size(); ++row) {
+    const StoredImage& image = index.images[row];
+    const std::optional<bool> as_asked = AsAsked(index.encoding, smart_threshold, image);
+    if (!as_asked) {
+      report.problems.push_back("attribute encoding is \"" + index.encoding +
+                                "\", not raw, jpeg:Q or smart:Q");
+      return;
+    }
+    if (!*as_asked && unlike++ == 0) first_unlike = static_cast<int64_t>(row);
+    if (index.max_side > 0 && std::max(image.height, image.width) > index.max_side &&
+        oversize++ == 0) {
+      first_oversize = static_cast<int64_t>(row);
+    }
+  }
+  if (unlike > 0) {
+    report.problems.push_back(std::to_string(unlike) +
+                              " images are not stored as attribute encoding \"" + index.encoding +
+                              "\" says (the first: row " + std::to_string(first_unlike) + ")");
+  }
+  if (oversize > 0) {
+    const StoredImage& image = index.images[static_cast<size_t>(first_oversize)];
+    report.problems.push_back(
+        std::to_string(oversize) + " images have a side longer than " + "attribute max_side " +
+        std::to_string(index.max_side) + " (the first: row " + std::to_string(first_oversize) +
+        ", " + std::to_string(image.height) + "x" + std::to_string(image.width) + ")");
+  }
+}
+
 // The table against HDF5's chunk index, every row; the attributes and the string lists
 // against the counts. h5feed files only.
 void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
@@ -80,8 +143,9 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
     try {
-      mismatch = TableRowMismatch(images.get(), c, index.chunk_samples,
-                                  index.chunks[static_cast<size_t>(c)], index.path);
+      const int64_t extent = index.own_size ? index.own_size_chunk_bytes : index.chunk_samples;
+      mismatch = TableRowMismatch(images.get(), c, extent, index.chunks[static_cast<size_t>(c)],
+                                  index.path);
     } catch (const Error& e) {
       mismatch = e.what();
     }
@@ -102,9 +166,14 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
     }
   };
   const std::string layout = attribute_text(format::schema::kAttrLayout);
-  if (!layout.empty() && layout != format::schema::kLayoutNHWC) {
-    report.problems.push_back("attribute layout is \"" + layout + "\"; format 1 stores NHWC");
+  const std::string expected_layout =
+      index.own_size ? format::schema::kLayoutFlat : format::schema::kLayoutNHWC;
+  if (!layout.empty() && layout != expected_layout) {
+    report.problems.push_back(
+        "attribute layout is \"" + layout + "\"; format " +
+        (index.own_size ? "2 stores images at their own size as flat" : "1 stores NHWC"));
   }
+  if (index.own_size) CheckEncodingAttribute(index, file, report);
   const std::string compression = attribute_text(format::schema::kAttrCompression);
   if (!compression.empty() && compression != PipelineText(index.filters)) {
     report.problems.push_back("attribute compression is \"" + compression +
@@ -124,8 +193,13 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
                report);
   }
   report.checked.push_back(
-      "attributes: format name and version, layout, compression, num_images, chunk_images, "
-      "num_classes, num_skipped; /sources, /classes and the skipped lists against them");
+      index.own_size
+          ? "attributes: format name and version, layout, compression, num_images, "
+            "chunk_bytes, max_side, encoding (against every image's), num_classes, "
+            "num_skipped; /sources, /classes and the skipped lists against them"
+          : "attributes: format name and version, layout, compression, num_images, "
+            "chunk_images, num_classes, num_skipped; /sources, /classes and the skipped lists "
+            "against them");
 }
 
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
@@ -152,61 +226,130 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
                            std::to_string(classes) + ")");
 }
 
-// The rows of chunk c (decoded in `chunk`) against their own checksums: the first that fails,
-// and how many more do; "" when all pass.
-std::string RowProblem(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
-                       std::span<const uint8_t> chunk) {
-  const auto bytes = static_cast<size_t>(index.sample_bytes());
-  std::string first;
-  int64_t more = 0;
+// What one worker holds: a decoded chunk, a JPEG decoder and one image's pixels.
+struct ChunkChecker {
+  std::vector<uint8_t> chunk;
+  decode::JpegRegionDecoder decoder;
+  std::vector<uint8_t> pixels;
+  int64_t jpeg_decoded = 0;
+};
+
+// "checksum mismatch (...)" from "row 12: checksum mismatch (...)": the row is a field.
+std::string WithoutRow(std::string problem, int64_t row) {
+  const std::string prefix = "row " + std::to_string(row) + ": ";
+  if (problem.starts_with(prefix)) problem.erase(0, prefix.size());
+  return problem;
+}
+
+// Decodes an own-size file's JPEG whole (or at 1/8 scale when its pixels exceed
+// kWholeDecodeBytes); "" when it decodes, else why not.
+std::string JpegProblem(const StoredImage& image, std::span<const uint8_t> jpeg,
+                        ChunkChecker& checker) {
+  const decode::JpegInfo expected{image.height, image.width, image.channels};
+  const bool whole = int64_t{image.height} * image.width * image.channels <= kWholeDecodeBytes;
+  const int64_t min_height = whole ? image.height : std::max(image.height / 8, 1);
+  const int64_t min_width = whole ? image.width : std::max(image.width / 8, 1);
+  ++checker.jpeg_decoded;
+  try {
+    checker.decoder.Decode(jpeg, expected, decode::PixelBox{0, 0, image.height, image.width},
+                           min_height, min_width, checker.pixels);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// The images of chunk c (decoded in checker.chunk): each against its own checksum, and an
+// own-size file's JPEGs decoded, every failure appended to `bad`.
+void CheckImages(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
+                 ChunkChecker& checker, std::vector<ImageProblem>& bad) {
+  const std::span<const uint8_t> chunk(checker.chunk);
   for (int64_t i = 0; i < index.samples_in_chunk(c); ++i) {
-    try {
-      reader.VerifyRow(c * index.chunk_samples + i,
-                       chunk.subspan(static_cast<size_t>(i) * bytes, bytes));
-    } catch (const Error& e) {
-      if (first.empty()) {
-        first = Reason(reader, c, e.what());
-      } else {
-        ++more;
+    const int64_t row = index.first_row_of_chunk(c) + i;
+    const auto [offset, bytes] = index.row_in_chunk(row);
+    const std::span<const uint8_t> stored = chunk.subspan(offset, bytes);
+    if (!index.row_checksums.empty()) {
+      try {
+        reader.VerifyRow(row, stored);
+      } catch (const Error& e) {
+        bad.push_back({row, c, WithoutRow(Reason(reader, c, e.what()), row)});
+        continue;  // damaged already: what its decode says would add nothing
       }
     }
+    if (index.own_size && index.images[static_cast<size_t>(row)].jpeg()) {
+      std::string problem = JpegProblem(index.images[static_cast<size_t>(row)], stored, checker);
+      if (!problem.empty()) bad.push_back({row, c, std::move(problem)});
+    }
   }
-  if (more > 0) first += " (and " + std::to_string(more) + " more rows of the chunk)";
-  return first;
+}
+
+// "row 10: checksum mismatch (...) (and 1 more rows of the chunk)": the first bad image of a
+// chunk, and how many more there are.
+std::string Summary(const std::vector<ImageProblem>& bad) {
+  std::string text = "row " + std::to_string(bad.front().row) + ": " + bad.front().problem;
+  if (bad.size() > 1) {
+    text += " (and " + std::to_string(bad.size() - 1) + " more rows of the chunk)";
+  }
+  return text;
 }
 
 void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
                  VerificationReport& report) {
   std::unique_ptr<io::RandomAccessFile> file = remote::OpenFile(index.location, index.remote);
   const ChunkReader reader(index, *file, ChunkReaderOptions{true});
+  // Per-image checks can tell which images of a chunk that fails its checksum are damaged: the
+  // chunk is decoded again without the chunk checksum for them.
+  const bool per_image = !index.row_checksums.empty() || index.own_size;
+  std::unique_ptr<ChunkReader> unchecked;
+  if (per_image && index.has_checksums) {
+    unchecked = std::make_unique<ChunkReader>(index, *file, ChunkReaderOptions{false});
+  }
   const int64_t total = index.chunk_count();
-  std::mutex mutex;  // guards report.bad_chunks and on_progress calls
-  std::atomic<int64_t> done{0};
+  std::mutex mutex;  // guards report.bad_chunks, report.bad_images and on_progress calls
+  std::atomic<int64_t> done{0}, jpeg_decoded{0};
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1), [&](const auto& range) {
-      std::vector<uint8_t> buffer(static_cast<size_t>(reader.chunk_bytes()));
+      ChunkChecker checker;
+      checker.chunk.resize(static_cast<size_t>(reader.chunk_bytes()));
       for (int64_t c = range.begin(); c != range.end(); ++c) {
         std::string problem;
+        bool decoded = false;
         try {
-          reader.Read(c, buffer);
-          if (!index.row_checksums.empty()) problem = RowProblem(index, reader, c, buffer);
+          reader.Read(c, checker.chunk);
+          decoded = true;
         } catch (const Error& e) {
           problem = Reason(reader, c, e.what());
         }
+        if (!decoded && unchecked) {  // a checksum mismatch still decodes: find the images
+          try {
+            unchecked->Read(c, checker.chunk);
+            decoded = true;
+          } catch (const Error&) {}
+        }
+        std::vector<ImageProblem> bad;
+        if (decoded && per_image) CheckImages(index, reader, c, checker, bad);
+        if (!bad.empty()) problem += (problem.empty() ? "" : "; ") + Summary(bad);
         std::lock_guard guard(mutex);
         if (!problem.empty()) report.bad_chunks.push_back(ProblemAt(index, c, problem));
+        for (ImageProblem& p : bad) report.bad_images.push_back(std::move(p));
         const int64_t now = ++done;
         if (options.on_progress) options.on_progress(now, total);
       }
+      jpeg_decoded += checker.jpeg_decoded;
     });
   });
   report.chunks_checked = done.load();
+  report.jpeg_images_decoded = jpeg_decoded.load();
   std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
                     std::string(ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";
   if (!index.row_checksums.empty()) how += ", and every image against its own";
   report.checked.push_back(how);
+  if (index.own_size && report.jpeg_images > 0) {
+    report.checked.push_back("JPEG images: all " + std::to_string(report.jpeg_images) +
+                             " decoded whole by libjpeg, each header against /image_shapes");
+  }
   if (!index.has_checksums) {
     report.not_checked.push_back(
         "chunk contents: the file has no checksums (not written by h5feed), so damage that "
@@ -251,6 +394,9 @@ VerificationReport VerifyFile(const std::string& path, const VerifyOptions& opti
   report.chunk_samples = index.chunk_samples;
   report.read_path = ToString(index.read_path);
   report.warnings = index.warnings;
+  report.own_size = index.own_size;
+  report.jpeg_images = std::count_if(index.images.begin(), index.images.end(),
+                                     [](const StoredImage& image) { return image.jpeg(); });
   if (index.is_h5feed) {
     CheckH5feedMetadata(index, index.file_locking, report);
   } else {
@@ -273,6 +419,8 @@ VerificationReport VerifyFile(const std::string& path, const VerifyOptions& opti
     }
   }
   bad = std::move(merged);
+  std::sort(report.bad_images.begin(), report.bad_images.end(),
+            [](const ImageProblem& a, const ImageProblem& b) { return a.row < b.row; });
   return report;
 }
 

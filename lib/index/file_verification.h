@@ -4,11 +4,19 @@
 // size), for h5feed files every row of the stored chunk table compared with HDF5's own chunk
 // index, the format attributes, the labels against the classes, and the classes, sources and
 // skipped lists against the counts. It lists every bad chunk by index with its rows, rather
-// than stopping at the first as the loader does. The report is data: `h5feed verify` renders it
+// than stopping at the first as the loader does; where the file checksums each image, every bad
+// image by row too (a chunk that fails its checksum is decoded again without it to find them).
+// A file of images at their own size (format version 2, layout "flat") also has its layout,
+// chunk size and encoding attributes checked against its images, and every JPEG image decoded
+// whole (lib/decode): its header must match /image_shapes and libjpeg must decode it without
+// an error or a warning, which catches damage that the checksums cannot (bytes rewritten with
+// checksums to match). The report is data: `h5feed verify` renders it
 // (tools/reports/verification_report.h).
 //
-// Chunks are checked in parallel (TBB) outside HDF5's lock; the HDF5 lookups of the table
-// check are serial (HDF5 1.10.8 runs one call at a time anyway).
+// Chunks are checked in parallel (TBB) outside HDF5's lock, each worker holding one decoded
+// chunk, one JPEG decoder and the pixels of one image (an image of more than 64 MiB of pixels
+// is decoded at 1/8 scale: every entropy-coded bit is still read); the HDF5 lookups of the
+// table check are serial (HDF5 1.10.8 runs one call at a time anyway).
 
 #include <cstdint>
 #include <functional>
@@ -36,6 +44,15 @@ struct ChunkProblem {
   std::string problem;  // "checksum mismatch (stored 0x..., computed 0x...)"
 };
 
+// One image found bad: its own checksum fails, or (own-size files) its JPEG does not decode.
+struct ImageProblem {
+  int64_t row = 0;
+  int64_t chunk = 0;
+  // "checksum mismatch (stored 0x..., computed 0x...)", "JPEG: the header says 96x128x3, the
+  // file's table 97x128x3", "JPEG: Premature end of JPEG file"
+  std::string problem;
+};
+
 struct VerificationReport {
   std::string path;
   // The file could be opened and indexed. When false, `problems` says why, and nothing past
@@ -48,6 +65,11 @@ struct VerificationReport {
   std::string read_path;                 // how chunks were read (ToString(ReadPath))
   int64_t chunks_checked = 0;            // read and decoded (bad ones included)
   std::vector<ChunkProblem> bad_chunks;  // in chunk order
+  // Images at their own size (format version 2, layout "flat"), of which jpeg_images are JPEG.
+  bool own_size = false;
+  int64_t jpeg_images = 0;
+  int64_t jpeg_images_decoded = 0;       // decoded whole (bad ones included)
+  std::vector<ImageProblem> bad_images;  // in row order; each one's chunk is in bad_chunks too
   std::vector<std::string> problems;     // of the file as a whole (attributes, labels, counts)
   std::vector<std::string> checked;      // what was checked, one line each
   std::vector<std::string> not_checked;  // what could not be checked here, and why

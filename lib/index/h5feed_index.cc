@@ -17,6 +17,7 @@
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
+#include "index/own_size_index.h"
 #include "io/resource_limits.h"
 
 namespace h5feed::index {
@@ -109,15 +110,102 @@ std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
          " by the table but " + actual + " by HDF5";
 }
 
+namespace {
+
+// /images of a version 1 file: (N, H, W, C) in chunks of (K, H, W, C).
+ImageStorage ReadFixedSizeImages(hid_t file, hid_t images, const std::string& path) {
+  const std::vector<hdf5::DatasetEntry> entries = {hdf5::DescribeDataset(images, kImagesName)};
+  const hdf5::ImageDataset chosen =
+      hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
+  ImageStorage info = ReadImageStorage(images, chosen, path);
+  if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
+      !info.chunks_hold_samples) {
+    throw Error(ErrorCode::kCorrupt,
+                "/images in " + path + " has shape " + hdf5::ShapeText(info.dims) + " and chunks " +
+                    hdf5::ShapeText(info.chunk) +
+                    "; h5feed format 1 stores (N, H, W, C) in chunks of (K, H, W, C): the file "
+                    "was changed after conversion; run h5feed rechunk on it");
+  }
+  return info;
+}
+
+// /images of a version 2 file: B bytes in chunks of C (the chunk_bytes attribute).
+ImageStorage ReadOwnSizeImages(hid_t file, hid_t images, const std::string& path) {
+  hdf5::ImageDataset flat;
+  flat.dataset = hdf5::DescribeDataset(images, kImagesName);
+  ImageStorage info = ReadImageStorage(images, flat, path);
+  const int64_t chunk_bytes = hdf5::ReadInt64Attribute(file, format::schema::kAttrChunkBytes);
+  if (!flat.dataset.is_uint8 || info.dims.size() != 1 || info.storage != H5D_CHUNKED ||
+      info.chunk.size() != 1 || info.chunk[0] != chunk_bytes || info.dims[0] % chunk_bytes != 0) {
+    throw Error(ErrorCode::kCorrupt,
+                "/images in " + path + " is " + flat.dataset.dtype + " of shape " +
+                    hdf5::ShapeText(info.dims) + " in chunks " + hdf5::ShapeText(info.chunk) +
+                    "; an h5feed file of images at their own size stores whole chunks of " +
+                    std::to_string(chunk_bytes) +
+                    " bytes (its chunk_bytes): the file was changed after conversion or is "
+                    "damaged; convert the source again");
+  }
+  return info;
+}
+
+// The stored chunk table of `chunks` chunks of `chunk_bytes` decoded bytes each, the first
+// dimension of chunk c starting at c x `extent`: read, bounded by the file and the codecs,
+// and sampled against HDF5's own chunk index.
+std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t images,
+                                                               int64_t chunks, int64_t chunk_bytes,
+                                                               int64_t extent,
+                                                               const IndexOptions& options,
+                                                               const DatasetIndex& index) {
+  const std::string& path = index.path;
+  std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, chunks);
+  if (static_cast<int64_t>(records.size()) != chunks) {
+    throw Error(ErrorCode::kCorrupt, "the chunk table of /images in " + path + " has " +
+                                         std::to_string(records.size()) + " rows for " +
+                                         std::to_string(chunks) +
+                                         " chunks: the file is damaged; convert it again");
+  }
+  const uint64_t file_bytes = index.file_bytes;
+  // A chunk is read into a buffer of its stored size: bound it by what the codecs can
+  // produce, not only by the file (a 1 TB file must not make a chunk claim 500 GB).
+  const uint64_t max_stored = io::limits::MaxStoredChunkBytes(static_cast<uint64_t>(chunk_bytes));
+  for (size_t c = 0; c < records.size(); ++c) {
+    const format::schema::ChunkRecord& r = records[c];
+    if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
+      throw Error(ErrorCode::kCorrupt,
+                  "chunk " + std::to_string(c) + " of /images in " + path + " lies at " +
+                      Location(r) + ", outside the file's " + std::to_string(file_bytes) +
+                      " bytes: the file is truncated or damaged; copy or convert it again");
+    }
+    if (r.stored_bytes > max_stored) {
+      throw Error(ErrorCode::kCorrupt, "chunk " + std::to_string(c) + " of /images in " + path +
+                                           " claims " + std::to_string(r.stored_bytes) +
+                                           " stored bytes, more than any codec makes of its " +
+                                           std::to_string(chunk_bytes) + " bytes (at most " +
+                                           std::to_string(max_stored) +
+                                           "): the chunk table is damaged; convert the file again");
+    }
+  }
+  // HDF5 1.10.8 finds a chunk's entry by walking its chunk index from the first chunk
+  // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
+  // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
+  // moves it too), the checksums catch the rest.
+  const int checked_entries = IsRemoteLocation(index.location)
+                                  ? std::min(options.verify_table_entries, 1)
+                                  : options.verify_table_entries;
+  VerifyAgainstHdf5(images, records, extent, checked_entries, path);
+  return records;
+}
+
+}  // namespace
+
 void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
   const std::string& path = index.path;
   const int64_t version = ReadVersion(file, path);
   if (version > format::schema::kFormatVersion) {
-    throw Error(ErrorCode::kUnsupported, path + " is in h5feed format version " +
-                                             std::to_string(version) +
-                                             "; this h5feed reads version " +
-                                             std::to_string(format::schema::kFormatVersion) +
-                                             " only. Upgrade h5feed to read it");
+    throw Error(ErrorCode::kUnsupported,
+                path + " is in h5feed format version " + std::to_string(version) +
+                    "; this h5feed reads versions up to " +
+                    std::to_string(format::schema::kFormatVersion) + ". Upgrade h5feed to read it");
   }
   if (version < 1) {
     throw Error(ErrorCode::kCorrupt, path + " says h5feed format version " +
@@ -130,73 +218,37 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                                          "is damaged; convert the source again");
   }
   const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
-  const std::vector<hdf5::DatasetEntry> entries = {
-      hdf5::DescribeDataset(images.get(), kImagesName)};
-  const hdf5::ImageDataset chosen =
-      hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
-  const ImageStorage info = ReadImageStorage(images.get(), chosen, path);
-  if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
-      !info.chunks_hold_samples) {
-    throw Error(ErrorCode::kCorrupt,
-                "/images in " + path + " has shape " + hdf5::ShapeText(info.dims) + " and chunks " +
-                    hdf5::ShapeText(info.chunk) +
-                    "; h5feed format 1 stores (N, H, W, C) in chunks of (K, H, W, C): the file "
-                    "was changed after conversion; run h5feed rechunk on it");
-  }
+  const bool own_size =
+      version >= format::schema::kOwnSizeFormatVersion &&
+      hdf5::ReadStringAttribute(file, format::schema::kAttrLayout) == format::schema::kLayoutFlat;
+  const ImageStorage info = own_size ? ReadOwnSizeImages(file, images.get(), path)
+                                     : ReadFixedSizeImages(file, images.get(), path);
   if (!CanDecode(info.filters)) {
     throw Error(ErrorCode::kUnsupported,
                 "/images in " + path + " is filtered with " + PipelineText(info.filters) +
-                    ", which h5feed format 1 does not use; run h5feed rechunk on it");
+                    ", which the h5feed format does not use; run h5feed rechunk on it");
   }
-  const int64_t k = info.chunk[0];
-  RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
-  RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
-
-  const int64_t expected = (info.samples + k - 1) / k;
-  std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, expected);
-  if (static_cast<int64_t>(records.size()) != expected) {
-    throw Error(ErrorCode::kCorrupt,
-                "the chunk table of /images in " + path + " has " + std::to_string(records.size()) +
-                    " rows for " + std::to_string(expected) + " chunks (" +
-                    std::to_string(info.samples) + " images, " + std::to_string(k) +
-                    " per chunk): the file is damaged; convert it again");
+  const int64_t samples = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumImages);
+  std::vector<format::schema::ChunkRecord> records;
+  if (own_size) {
+    const int64_t chunk_bytes = info.chunk[0];
+    const int64_t chunks = info.dims[0] / chunk_bytes;
+    records =
+        ReadCheckedChunkTable(file, images.get(), chunks, chunk_bytes, chunk_bytes, options, index);
+    ReadOwnSizeTable(file, samples, chunk_bytes, chunks, index);
+  } else {
+    const int64_t k = info.chunk[0];
+    RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
+    RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
+    records = ReadCheckedChunkTable(file, images.get(), (info.samples + k - 1) / k,
+                                    k * info.shape.bytes(), k, options, index);
+    index.shape = info.shape;
+    index.chunk_samples = k;
   }
-  const uint64_t file_bytes = index.file_bytes;
-  // A chunk is read into a buffer of its stored size: bound it by what the codecs can
-  // produce, not only by the file (a 1 TB file must not make a chunk claim 500 GB).
-  const uint64_t max_stored = io::limits::MaxStoredChunkBytes(
-      static_cast<uint64_t>(k) * static_cast<uint64_t>(info.shape.bytes()));
-  for (size_t c = 0; c < records.size(); ++c) {
-    const format::schema::ChunkRecord& r = records[c];
-    if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
-      throw Error(ErrorCode::kCorrupt,
-                  "chunk " + std::to_string(c) + " of /images in " + path + " lies at " +
-                      Location(r) + ", outside the file's " + std::to_string(file_bytes) +
-                      " bytes: the file is truncated or damaged; copy or convert it again");
-    }
-    if (r.stored_bytes > max_stored) {
-      throw Error(ErrorCode::kCorrupt, "chunk " + std::to_string(c) + " of /images in " + path +
-                                           " claims " + std::to_string(r.stored_bytes) +
-                                           " stored bytes, more than any codec " + "makes of its " +
-                                           std::to_string(k * info.shape.bytes()) +
-                                           " bytes (at most " + std::to_string(max_stored) +
-                                           "): the chunk table is damaged; convert the file again");
-    }
-  }
-  // HDF5 1.10.8 finds a chunk's entry by walking its chunk index from the first chunk
-  // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
-  // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
-  // moves it too), the checksums catch the rest.
-  const int checked_entries = IsRemoteLocation(index.location)
-                                  ? std::min(options.verify_table_entries, 1)
-                                  : options.verify_table_entries;
-  VerifyAgainstHdf5(images.get(), records, k, checked_entries, path);
 
   index.dataset = kImagesName;
-  index.samples = info.samples;
-  index.shape = info.shape;
+  index.samples = samples;
   index.layout = Layout::kNHWC;
-  index.chunk_samples = k;
   index.is_h5feed = true;
   index.read_path = ReadPath::kStoredTable;
   index.direct = true;
@@ -208,11 +260,16 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
     index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
   }
   // Files written before /row_checksums existed have none: their chunks are checked instead.
-  index.row_checksums =
-      format::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
+  // Own-size files always have them: an image is checked as stored, before it is decoded.
+  index.row_checksums = format::ReadRowChecksums(file, samples).value_or(std::vector<uint64_t>{});
+  if (own_size && index.row_checksums.empty()) {
+    throw Error(ErrorCode::kCorrupt, path + " holds images at their own size without /" +
+                                         format::schema::kRowChecksums +
+                                         ": the file is damaged; convert the source again");
+  }
   const std::string labels =
       options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
-  index.labels = ReadLabels(file, labels, info.samples, path);
+  index.labels = ReadLabels(file, labels, samples, path);
   index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
   RequireAttribute(file, format::schema::kAttrNumClasses,
                    static_cast<int64_t>(index.classes.size()), path, "/classes");

@@ -20,6 +20,7 @@
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
 #include "inspect/class_summary.h"
+#include "inspect/own_size_summary.h"
 #include "io/resource_limits.h"
 #include "remote/location.h"
 
@@ -120,6 +121,48 @@ void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
   }
 }
 
+// An h5feed file of images at their own size: /images is a flat byte array in chunks of C
+// bytes, described image by image by the own-size table (docs/format.md, version 2).
+void SummarizeOwnSizeImages(hid_t file, FileSummary& s) {
+  const DatasetSummary* images = FindDataset(s, format::schema::kImages);
+  const DatasetSummary* shapes = FindDataset(s, format::schema::kImageShapes);
+  if (images == nullptr || images->shape.size() != 1 || shapes == nullptr ||
+      shapes->shape.empty()) {
+    s.notes.push_back(
+        "an h5feed file of images at their own size (layout flat) without a 1-D /images and "
+        "/image_shapes: the file is damaged (h5feed verify)");
+    return;
+  }
+  try {
+    s.own_size = SummarizeOwnSize(file, shapes->shape[0], images->shape[0], s.path);
+  } catch (const Error& e) {
+    s.notes.push_back(std::string("the table of images at their own size cannot be read: ") +
+                      e.what());
+    return;
+  }
+  OwnSizeSummary& own = *s.own_size;
+  s.has_images = true;
+  s.images = images->name;
+  s.layout = format::schema::kLayoutFlat;
+  s.num_images = shapes->shape[0];
+  s.height = own.height.max;
+  s.width = own.width.max;
+  s.channels = own.gray_images == s.num_images ? 1 : 3;
+  s.chunk_images = own.max_images_per_chunk;
+  s.chunk_count = own.chunks;
+  std::string compression;
+  for (const std::string& filter : images->filters) {
+    compression += (compression.empty() ? "" : "+") + filter;
+  }
+  s.compression = compression.empty() ? "none" : compression;
+  s.compression_ratio = images->ratio;
+  own.stored_bytes = images->stored_bytes;
+  if (own.stored_bytes > 0) {
+    own.pixel_ratio = static_cast<double>(own.pixel_bytes) / static_cast<double>(own.stored_bytes);
+  }
+  for (const std::string& note : own.notes) s.notes.push_back(note);
+}
+
 void SummarizeSkipped(hid_t file, FileSummary& s) {
   const DatasetSummary* sources = FindDataset(s, format::schema::kSkippedSources);
   const DatasetSummary* reasons = FindDataset(s, format::schema::kSkippedReasons);
@@ -188,13 +231,20 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
     s.format_version = static_cast<int32_t>(std::strtol(version.c_str(), nullptr, 10));
   }
   if (!local) StoredBytesFromTable(file.get(), s);
-  // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A summary
-  // reports what it finds rather than refusing the file: a problem becomes a note.
-  const hdf5::ImageDatasetChoice images = hdf5::ChooseImageDataset(file.get(), entries, "", s.path);
-  if (images.images) SummarizeImages(*images.images, s);
-  if (images.problem) {
-    s.notes.push_back(std::string(images.problem->what()) +
-                      (images.images ? " (the loader and h5feed rechunk refuse it)" : ""));
+  if (s.is_h5feed && s.format_version >= format::schema::kOwnSizeFormatVersion &&
+      hdf5::ReadAttributeText(file.get(), format::schema::kAttrLayout) ==
+          format::schema::kLayoutFlat) {
+    SummarizeOwnSizeImages(file.get(), s);
+  } else {
+    // What the loader, rechunk and verify would take as images (hdf5/image_dataset.h). A
+    // summary reports what it finds rather than refusing the file: a problem becomes a note.
+    const hdf5::ImageDatasetChoice images =
+        hdf5::ChooseImageDataset(file.get(), entries, "", s.path);
+    if (images.images) SummarizeImages(*images.images, s);
+    if (images.problem) {
+      s.notes.push_back(std::string(images.problem->what()) +
+                        (images.images ? " (the loader and h5feed rechunk refuse it)" : ""));
+    }
   }
   SummarizeClasses(file.get(), s);
   SummarizeSkipped(file.get(), s);

@@ -1,10 +1,13 @@
 #pragma once
 // What an HDF5 file holds, as `h5feed inspect` shows it: for an h5feed file its format version,
 // image shape and layout, chunking, compression ratio, classes with their counts and the
-// skipped sources; for any other HDF5 file (h5py-made, NCHW or NHWC, any filters) what was
-// found there and whether `h5feed rechunk` can convert it.
+// skipped sources (for a file of images at their own size, version 2, also their encodings,
+// sizes, aspect ratios and chunk occupancy: own_size_summary.h); for any other HDF5 file
+// (h5py-made, NCHW or NHWC, any filters) what was found there and whether `h5feed rechunk` can
+// convert it.
 //
-// Summarizing reads only metadata, the labels and the small string datasets: never the pixels
+// Summarizing reads only metadata, the labels, the small string datasets and an own-size file's
+// per-image table: never the pixels
 // and never the chunk index to find chunks (chunk counts come from the shapes: walking the index
 // is quadratic in HDF5 1.10.8, docs/format.md, "/chunk_index"). Only the storage size of each
 // dataset asks HDF5 to add up its chunks; for a remote file (a round trip per block of that
@@ -24,6 +27,7 @@
 #include "h5feed/remote_options.h"
 #include "hdf5/attribute_text.h"
 #include "inspect/label_order.h"
+#include "inspect/own_size_summary.h"
 
 namespace h5feed::inspect {
 
@@ -65,14 +69,18 @@ struct FileSummary {
   // The image dataset; has_images is false when the file has none h5feed can use.
   bool has_images = false;
   std::string images;  // its name
-  // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1).
+  // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1); "flat"
+  // for images at their own size (h5feed format version 2, own_size below).
   std::string layout;
   bool layout_guessed = false;  // 4-D without a layout attribute: inferred from the shape
+  // Of every image; "flat": the largest height, width and channels of any image.
   int64_t num_images = 0, height = 0, width = 0, channels = 0;
-  int64_t chunk_images = 0;      // images per chunk; 0 when not chunked
+  int64_t chunk_images = 0;      // images per chunk ("flat": the most any holds); 0: not chunked
   int64_t chunk_count = 0;       // chunks in the dataset's chunk grid
   std::string compression;       // the filters joined with '+', or "none"
   double compression_ratio = 0;  // logical bytes / storage size; 0 when nothing is stored
+  // Layout "flat" only: encodings, chunk occupancy, image sizes, bytes against the pixels'.
+  std::optional<OwnSizeSummary> own_size;
 
   std::string labels;               // the labels dataset; empty when there is none
   std::vector<ClassCount> classes;  // label i names classes[i]; counts from the labels

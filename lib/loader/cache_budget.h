@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "chunk_rows.h"
 #include "h5feed/loader_options.h"
 
 namespace h5feed::loader {
@@ -29,9 +30,9 @@ struct CacheBudget {
   int64_t prefetch_chunks() const;
 };
 
-// The budget of options.cache_bytes for chunks of `chunk_samples` images of `sample_bytes`.
-CacheBudget MeasureCacheBudget(const LoaderOptions& options, int64_t chunk_samples,
-                               int64_t sample_bytes);
+// The budget of options.cache_bytes for `chunks`, each `chunk_bytes` decoded.
+CacheBudget MeasureCacheBudget(const LoaderOptions& options, const ChunkRows& chunks,
+                               int64_t chunk_bytes);
 
 // What Open warns of, or nullopt. chunks:W moves to a new window of W chunks every
 // W x K / batch steps; with room for that window beside the working set, the assembler loads

@@ -31,7 +31,7 @@ std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch) {
 
 std::span<const int64_t> EpochOrders::upcoming_start() const {
   const int64_t window_rows =
-      sampler::UsesWindow(sampler_) ? sampler_.window * geometry_.chunk_samples : 0;
+      sampler::UsesWindow(sampler_) ? sampler_.window * geometry_.max_rows() : 0;
   const auto rows = static_cast<size_t>(std::max(window_rows, 2 * batch_size_));
   return std::span<const int64_t>(upcoming_order_).first(std::min(rows, upcoming_order_.size()));
 }

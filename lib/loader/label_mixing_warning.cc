@@ -43,11 +43,11 @@ std::string RechunkCommand(const LoaderOptions& options, const std::string& path
 std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          const sampler::LabelMixingMeter& meter,
                          const sampler::LabelMixing& mixing) {
-  const sampler::SampleGeometry geometry{dataset.samples, dataset.chunk_samples};
+  const sampler::SampleGeometry geometry = dataset.chunk_rows();
   const std::optional<int64_t> window = meter.WindowThatMixes(
       geometry, options.sampler, options.seed, options.batch_size, mixing.random);
   if (!window) return "";
-  const int64_t chunk_bytes = dataset.chunk_samples * dataset.sample_bytes();
+  const int64_t chunk_bytes = dataset.chunk_bytes();
   const std::string sampler = SamplerOptions{options.sampler.kind, *window}.ToString();
   if (*window >= dataset.chunk_count()) {
     return " Read as it is, only a window of all " + std::to_string(dataset.chunk_count()) +

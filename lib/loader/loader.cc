@@ -26,6 +26,7 @@
 #include "loader/label_mixing_warning.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
+#include "loader/own_size_reading.h"
 #include "loader/refetching_read.h"
 #include "loader/remote_readahead.h"
 #include "loader/state_fingerprint.h"
@@ -74,15 +75,15 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
 // SamplesPerRank, checked against the batch size, and the memory the options ask for against
 // the machine's, before any slot or cache memory is allocated.
 int64_t CheckedSamplesPerRank(const sampler::SampleGeometry& geometry, const LoaderOptions& options,
-                              const index::DatasetIndex& dataset,
+                              const index::DatasetIndex& dataset, const ImageShape& gathered,
                               const loader::DeliveryPlan& delivery) {
   const int64_t samples = sampler::SamplesPerRank(geometry, options.shard);
   loader::CheckOptionsForDataset(
       options, dataset.path,
       loader::DatasetFootprint{
-          samples, dataset.sample_bytes(),
+          samples, gathered.bytes(),
           static_cast<int64_t>(delivery.slot_contents(options).output_image_bytes),
-          dataset.chunk_samples * dataset.sample_bytes(), dataset.chunk_count()});
+          dataset.chunk_bytes(), dataset.chunk_count()});
   return samples;
 }
 
@@ -91,6 +92,21 @@ int64_t CheckedSamplesPerRank(const sampler::SampleGeometry& geometry, const Loa
 pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
   if (!reader.ChecksRows()) return nullptr;
   return [&reader](int64_t row, std::span<const uint8_t> sample) { reader.VerifyRow(row, sample); };
+}
+
+// How the gatherer fills the slot's rows: copies of the stored rows, or for an own-size file
+// each sample cropped and resized from its stored bytes (own_size_reading.h).
+pipeline::BatchGatherer::Options GathererOptions(const LoaderOptions& options,
+                                                 const index::DatasetIndex& dataset,
+                                                 const loader::ReadingPlan& reading,
+                                                 const index::ChunkReader& reader) {
+  pipeline::BatchGatherer::Options gather{options.skip_corrupt_chunks, options.on_warning,
+                                          RowCheck(reader), nullptr, nullptr};
+  if (reading.crop) {
+    gather.locate = [&dataset](int64_t row) { return dataset.row_in_chunk(row); };
+    gather.make_sample = loader::OwnSizeSampleMaker(dataset, reading, options.jpeg_region_decode);
+  }
+  return gather;
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
@@ -113,8 +129,9 @@ pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
 struct Loader::Impl {
   Impl(const std::string& path, const LoaderOptions& loader_options,
        const loader::ChunkFileOpener& open_chunk_file)
-      : options(loader_options),
-        dataset(OpenIndex(path, loader_options)),
+      : dataset(OpenIndex(path, loader_options)),
+        reading(loader::PlanReading(loader_options, dataset)),
+        options(reading.options),
         file(open_chunk_file(dataset)),
         // A remote chunk is checked whole as it is loaded, where a corrupt response can still
         // be fetched again (refetching_read.h), not image by image as it is gathered.
@@ -126,19 +143,18 @@ struct Loader::Impl {
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
                 return LoadChunk(chunk, target);
               }),
-        geometry{dataset.samples, dataset.chunk_samples},
-        delivery(loader::PlanDelivery(options, dataset.shape)),
-        samples_per_rank(CheckedSamplesPerRank(geometry, options, dataset, delivery)),
+        geometry(dataset.chunk_rows()),
+        delivery(loader::PlanDelivery(options, reading.gathered)),
+        samples_per_rank(
+            CheckedSamplesPerRank(geometry, options, dataset, reading.gathered, delivery)),
         steps(sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
                                     options.echo)),
-        cache_budget(
-            loader::MeasureCacheBudget(options, dataset.chunk_samples, dataset.sample_bytes())),
+        cache_budget(loader::MeasureCacheBudget(options, geometry, dataset.chunk_bytes())),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
-        layout(options.batch_size, dataset.shape, delivery.slot_contents(options)),
+        layout(options.batch_size, reading.gathered, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
-        gatherer(cache, dataset.chunk_samples, dataset.sample_bytes(), dataset.labels,
-                 pipeline::BatchGatherer::Options{options.skip_corrupt_chunks, options.on_warning,
-                                                  RowCheck(reader)}),
+        gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
+                 GathererOptions(options, dataset, reading, reader)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         fingerprint(loader::StateFingerprint(dataset, options)) {
     info.path = path;
@@ -146,6 +162,7 @@ struct Loader::Impl {
     info.image_shape = dataset.shape;
     info.chunk_samples = dataset.chunk_samples;
     info.chunks = dataset.chunk_count();
+    info.own_size = dataset.own_size;
     info.classes = dataset.classes;
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
@@ -207,8 +224,8 @@ struct Loader::Impl {
     // last batches train (epoch_orders.h).
     std::vector<int64_t> order = orders.TakeAndLookAhead(epoch);
     auto plan = std::make_shared<const pipeline::EpochPlan>(
-        epoch, std::move(order), options.batch_size, options.drop_last_batch, dataset.chunk_samples,
-        dataset.chunk_count(), orders.upcoming_start());
+        epoch, std::move(order), options.batch_size, options.drop_last_batch, geometry,
+        orders.upcoming_start());
     cache.SetPlan(plan->access());
     if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
@@ -269,13 +286,14 @@ struct Loader::Impl {
     return Waited([&] { return assembler->WaitReady(timeout); });
   }
 
-  const LoaderOptions options;
   const index::DatasetIndex dataset;
+  const loader::ReadingPlan reading;  // own-size files: the crop made as samples are gathered
+  const LoaderOptions& options;       // reading's: the user's, less what the gather does
   const std::unique_ptr<io::RandomAccessFile> file;
   const index::ChunkReader reader;
   cache::ChunkCache cache;
-  const sampler::SampleGeometry geometry;
-  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
+  const sampler::SampleGeometry geometry;  // which rows each chunk holds
+  const loader::DeliveryPlan delivery;     // host or GPU; the GPU stage when used
   const int64_t samples_per_rank;
   const sampler::EpochSteps steps;  // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
@@ -296,9 +314,9 @@ struct Loader::Impl {
   std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
   // Normalizing: the views of later runs; `form` holds those of the current run (its batches
   // share them).
-  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, dataset.shape, options.output,
+  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, reading.gathered, options.output,
                                options.seed};
-  loader::BatchForm form{dataset.shape, options.normalize, nullptr, options.batch_size,
+  loader::BatchForm form{reading.gathered, options.normalize, nullptr, options.batch_size,
                          options.output.cuda_device};
   uint64_t batches = 0;
   uint64_t samples = 0;

@@ -171,8 +171,8 @@ void BatchAssembler::Assemble(Job& job) {
   try {
     tbb::this_task_arena::isolate([&] {
       const memory::SlotView loaded = layout.View(job.leases[0].bytes());
-      job.rows =
-          resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step, loaded);
+      job.rows = resources_.gatherer->Gather(plan_->rows_of(job.loaded_step), job.loaded_step,
+                                             loaded, plan_->epoch());
       const int64_t epoch = plan_->epoch();
       if (options_.output) {
         NormalizeViews(loaded.images, layout.shape(), job.rows, *options_.output,

@@ -15,17 +15,18 @@
 
 namespace h5feed::pipeline {
 
-BatchGatherer::BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples, int64_t sample_bytes,
+BatchGatherer::BatchGatherer(cache::ChunkCache& cache, ChunkRows chunks, int64_t row_bytes,
                              std::span<const int64_t> labels, Options options)
     : cache_(cache),
-      chunk_samples_(chunk_samples),
-      sample_bytes_(sample_bytes),
+      chunks_(std::move(chunks)),
+      row_bytes_(row_bytes),
       labels_(labels),
       options_(std::move(options)) {
-  if (chunk_samples < 1 || sample_bytes < 1) {
-    throw Error(ErrorCode::kInvalidArgument, "batch gatherer: chunks of " +
-                                                 std::to_string(chunk_samples) + " rows of " +
-                                                 std::to_string(sample_bytes) + " bytes");
+  if (chunks_.chunks() < 1 || row_bytes < 1 ||
+      (options_.locate == nullptr) != (options_.make_sample == nullptr)) {
+    throw Error(ErrorCode::kInvalidArgument, "batch gatherer: " + std::to_string(chunks_.chunks()) +
+                                                 " chunks, rows of " + std::to_string(row_bytes) +
+                                                 " bytes, a locator only with a sample maker");
   }
 }
 
@@ -52,9 +53,9 @@ void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
 }
 
 int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
-                              const memory::SlotView& slot) {
+                              const memory::SlotView& slot, int64_t epoch) {
   const auto count = static_cast<int64_t>(rows.size());
-  const auto row_bytes = static_cast<size_t>(sample_bytes_);
+  const auto row_bytes = static_cast<size_t>(row_bytes_);
   if (count > static_cast<int64_t>(slot.labels.size())) {
     throw Error(ErrorCode::kInternal, "batch gatherer: " + std::to_string(count) +
                                           " rows for a slot of " +
@@ -63,7 +64,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   // (chunk, position in the batch), sorted: each chunk's rows form one run.
   std::vector<std::pair<int64_t, int64_t>> by_chunk(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    by_chunk[i] = {rows[i] / chunk_samples_, static_cast<int64_t>(i)};
+    by_chunk[i] = {chunks_.chunk_of(rows[i]), static_cast<int64_t>(i)};
   }
   std::sort(by_chunk.begin(), by_chunk.end());
   std::vector<size_t> group_begin;
@@ -87,14 +88,23 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
       std::optional<cache::ChunkCache::Ref> ref =
           wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
       if (!ref) return false;
-      const uint8_t* data = ref->data().data();
+      const std::span<const uint8_t> data = ref->data();
+      const int64_t first_row = chunks_.first_row(chunk);
       for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
         const auto position = static_cast<size_t>(by_chunk[k].second);
         const int64_t row = rows[position];
-        const uint8_t* from = data + static_cast<size_t>(row - chunk * chunk_samples_) * row_bytes;
+        uint8_t* dest = slot.images.data() + position * row_bytes;
+        if (options_.make_sample) {
+          const auto [offset, length] = options_.locate(row);
+          const std::span<const uint8_t> stored = data.subspan(offset, length);
+          if (options_.check_row) options_.check_row(row, stored);
+          options_.make_sample(epoch, row, stored, dest);
+          continue;
+        }
+        const uint8_t* from = data.data() + static_cast<size_t>(row - first_row) * row_bytes;
         // Checked first: the check brings the row into the cache, where the copy finds it.
         if (options_.check_row) options_.check_row(row, {from, row_bytes});
-        CopyRow(slot.images.data() + position * row_bytes, from, row_bytes, writes);
+        CopyRow(dest, from, row_bytes, writes);
       }
     } catch (const Error& error) {
       if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;

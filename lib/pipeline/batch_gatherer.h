@@ -25,8 +25,10 @@
 #include <span>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "cache/chunk_cache.h"
+#include "chunk_rows.h"
 #include "memory/slot_layout.h"
 
 namespace h5feed::pipeline {
@@ -38,20 +40,34 @@ class BatchGatherer {
   // Throws Error(kCorrupt) when the bytes of dataset row `row` are not what was stored.
   using RowCheck = std::function<void(int64_t row, std::span<const uint8_t> bytes)>;
 
+  // Files of images at their own size: where row `row`'s stored bytes lie in its decoded
+  // chunk, {offset, length}.
+  using RowLocator = std::function<std::pair<uint64_t, uint64_t>(int64_t row)>;
+  // ... and how they become the slot's row of `row_bytes` at `dest`: decoded, cropped and
+  // resized for epoch `epoch` (own_size_sample.h). Called from worker threads at once.
+  using SampleMaker = std::function<void(int64_t epoch, int64_t row,
+                                         std::span<const uint8_t> stored, uint8_t* dest)>;
+
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
     RowCheck check_row;    // null: rows are copied unchecked
+    // Both set for a file of images at their own size; both null for one of a single size,
+    // whose rows are copied as stored (row_bytes each, chunk by chunk).
+    RowLocator locate;
+    SampleMaker make_sample;
   };
 
-  // `labels`: one per dataset row. `chunk_samples` rows per chunk of `sample_bytes` each.
-  BatchGatherer(cache::ChunkCache& cache, int64_t chunk_samples, int64_t sample_bytes,
+  // `labels`: one per dataset row. `chunks` says which rows each chunk holds; each row fills
+  // `row_bytes` bytes of the slot.
+  BatchGatherer(cache::ChunkCache& cache, ChunkRows chunks, int64_t row_bytes,
                 std::span<const int64_t> labels, Options options);
 
-  // Gathers `rows` (dataset rows, at most the slot's capacity) for cache step `step` into
-  // slot.images / labels / indices. Returns the rows delivered: rows.size() minus the rows of
-  // skipped corrupt chunks. Throws what the cache throws otherwise.
-  int64_t Gather(std::span<const int64_t> rows, int64_t step, const memory::SlotView& slot);
+  // Gathers `rows` (dataset rows of epoch `epoch`, at most the slot's capacity) for cache
+  // step `step` into slot.images / labels / indices. Returns the rows delivered: rows.size()
+  // minus the rows of skipped corrupt chunks. Throws what the cache throws otherwise.
+  int64_t Gather(std::span<const int64_t> rows, int64_t step, const memory::SlotView& slot,
+                 int64_t epoch = 0);
 
   uint64_t corrupt_chunks_skipped() const { return corrupt_chunks_.load(); }  // distinct chunks
   uint64_t samples_skipped() const { return samples_skipped_.load(); }
@@ -61,8 +77,8 @@ class BatchGatherer {
   void RecordCorrupt(int64_t chunk, const std::string& what);
 
   cache::ChunkCache& cache_;
-  const int64_t chunk_samples_;
-  const int64_t sample_bytes_;
+  const ChunkRows chunks_;
+  const int64_t row_bytes_;
   const std::span<const int64_t> labels_;
   const Options options_;
 

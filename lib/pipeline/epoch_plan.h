@@ -24,7 +24,7 @@ class EpochPlan {
   // with, so the cache loads them while this epoch ends (AccessPlan, `following`). Throws
   // Error(kInvalidArgument) for batch_size < 1 or a row outside the chunks.
   EpochPlan(int64_t epoch, std::vector<int64_t> order, int64_t batch_size, bool drop_last_batch,
-            int64_t chunk_samples, int64_t chunk_count, std::span<const int64_t> next_rows = {});
+            const ChunkRows& chunks, std::span<const int64_t> next_rows = {});
 
   int64_t epoch() const { return epoch_; }
   int64_t batch_size() const { return steps_.batch_size; }

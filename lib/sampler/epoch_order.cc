@@ -20,13 +20,9 @@ using transform::RandomStream;
 }
 
 void ValidateGeometry(const SampleGeometry& geometry) {
-  if (geometry.samples <= 0) {
-    Reject("the dataset has " + std::to_string(geometry.samples) +
+  if (geometry.samples() <= 0) {
+    Reject("the dataset has " + std::to_string(geometry.samples()) +
            " samples; it needs at least one to be read");
-  }
-  if (geometry.chunk_samples <= 0) {
-    Reject("chunk_samples is " + std::to_string(geometry.chunk_samples) +
-           "; a chunk holds at least one sample (check the dataset's chunk shape)");
   }
 }
 
@@ -39,15 +35,6 @@ void ValidateShard(const ShardOptions& shard) {
            std::to_string(shard.world_size - 1) + " for world_size " +
            std::to_string(shard.world_size));
   }
-}
-
-int64_t ChunkCount(const SampleGeometry& geometry) {
-  return geometry.samples / geometry.chunk_samples +
-         (geometry.samples % geometry.chunk_samples != 0 ? 1 : 0);
-}
-
-int64_t ChunkSize(const SampleGeometry& geometry, int64_t chunk) {
-  return std::min(geometry.chunk_samples, geometry.samples - chunk * geometry.chunk_samples);
 }
 
 // A rank's rows in the order of the chunk-ordered global sequence, cut into runs: maximal
@@ -65,10 +52,10 @@ struct Block {
 // `chunk_order`, each chunk's rows in file order, repeated cyclically past its end (the padding).
 Block ChunkBlock(const SampleGeometry& geometry, std::span<const int64_t> chunk_order,
                  int64_t begin, int64_t count) {
-  const int64_t n = geometry.samples;
+  const int64_t n = geometry.samples();
   std::vector<int64_t> offsets(chunk_order.size() + 1, 0);
   for (size_t slot = 0; slot < chunk_order.size(); ++slot) {
-    offsets[slot + 1] = offsets[slot] + ChunkSize(geometry, chunk_order[slot]);
+    offsets[slot + 1] = offsets[slot] + geometry.rows_in(chunk_order[slot]);
   }
   const int64_t start = begin % n;
   size_t slot = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), start) -
@@ -82,8 +69,8 @@ Block ChunkBlock(const SampleGeometry& geometry, std::span<const int64_t> chunk_
     const int64_t chunk = chunk_order[slot];
     if (chunk != previous_chunk) block.run_starts.push_back(block.rows.size());
     previous_chunk = chunk;
-    block.rows.push_back(chunk * geometry.chunk_samples + within);
-    if (++within == ChunkSize(geometry, chunk)) {
+    block.rows.push_back(geometry.first_row(chunk) + within);
+    if (++within == geometry.rows_in(chunk)) {
       within = 0;
       if (++slot == chunk_order.size()) slot = 0;
     }
@@ -93,7 +80,7 @@ Block ChunkBlock(const SampleGeometry& geometry, std::span<const int64_t> chunk_
 }
 
 // chunks:W: the runs W at a time, each group's rows shuffled together. Every row of a run stays
-// within its group's span of at most W * K positions, so a cache of W chunks reads each once.
+// within its group's span of at most W chunks' rows, so a cache of W chunks reads each once.
 void ShuffleWindows(Block& block, int64_t window, SplitMix64& rng) {
   const size_t step = static_cast<size_t>(window);
   for (size_t first = 0, last = 0; first < block.runs(); first = last) {
@@ -140,11 +127,11 @@ std::vector<int64_t> QuasiOrder(Block& block, int64_t window, SplitMix64& rng) {
 std::vector<int64_t> RandomOrder(const SampleGeometry& geometry, const ShardOptions& shard,
                                  int64_t per_rank, uint64_t seed, int64_t epoch) {
   const std::vector<int64_t> permutation =
-      Permutation(geometry.samples, StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
+      Permutation(geometry.samples(), StreamSeed(seed, epoch, RandomStream::kGlobalPermutation, 0));
   std::vector<int64_t> order(static_cast<size_t>(per_rank));
   for (int64_t i = 0; i < per_rank; ++i) {
     const int64_t position = shard.rank + i * shard.world_size;
-    order[static_cast<size_t>(i)] = permutation[static_cast<size_t>(position % geometry.samples)];
+    order[static_cast<size_t>(i)] = permutation[static_cast<size_t>(position % geometry.samples())];
   }
   return order;
 }
@@ -163,7 +150,7 @@ bool UsesWindow(const SamplerOptions& sampler) {
 int64_t SamplesPerRank(const SampleGeometry& geometry, const ShardOptions& shard) {
   ValidateGeometry(geometry);
   ValidateShard(shard);
-  const int64_t n = geometry.samples;
+  const int64_t n = geometry.samples();
   const int64_t world = shard.world_size;
   const int64_t per_rank = shard.drop_last ? n / world : n / world + (n % world != 0 ? 1 : 0);
   if (per_rank == 0) {
@@ -188,12 +175,12 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
   std::vector<int64_t> chunk_order;
   int64_t block_index = shard.rank;
   if (sampler.kind == Kind::kSequential) {
-    chunk_order.resize(static_cast<size_t>(ChunkCount(geometry)));
+    chunk_order.resize(static_cast<size_t>(geometry.chunks()));
     std::iota(chunk_order.begin(), chunk_order.end(), int64_t{0});
     block_index = ((shard.rank + epoch % world) % world + world) % world;
   } else {
     chunk_order =
-        Permutation(ChunkCount(geometry), StreamSeed(seed, epoch, RandomStream::kChunkOrder, 0));
+        Permutation(geometry.chunks(), StreamSeed(seed, epoch, RandomStream::kChunkOrder, 0));
   }
   Block block = ChunkBlock(geometry, chunk_order, block_index * per_rank, per_rank);
   if (sampler.kind == Kind::kSequential) return std::move(block.rows);

@@ -32,17 +32,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "chunk_rows.h"
 #include "h5feed/sampler_options.h"
 #include "transform/random_streams.h"
 
 namespace h5feed::sampler {
 
-// The rows of a dataset and how they are grouped into chunks: rows 0..samples-1; chunk c holds
-// rows [c * chunk_samples, min((c + 1) * chunk_samples, samples)).
-struct SampleGeometry {
-  int64_t samples = 0;
-  int64_t chunk_samples = 0;
-};
+// The rows of a dataset and how they are grouped into chunks (chunk_rows.h).
+using SampleGeometry = ChunkRows;
 
 // The seed of one of the sampler's random streams (kGlobalPermutation, kChunkOrder,
 // kLocalShuffle); see the file comment for the exact definition.

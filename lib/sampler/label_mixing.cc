@@ -169,14 +169,15 @@ std::optional<int64_t> LabelMixingMeter::WindowThatMixes(const SampleGeometry& g
                                                          const SamplerOptions& sampler,
                                                          uint64_t seed, int64_t batch_size,
                                                          const BatchMixing& random) const {
-  const int64_t chunks = (geometry.samples + geometry.chunk_samples - 1) / geometry.chunk_samples;
+  const int64_t chunks = geometry.chunks();
   for (int64_t window = sampler.window; window < chunks;) {
     window = std::min(2 * window, chunks);
     // Rank 0 of `world` ranks reads a block of the epoch's shuffled chunk order and shuffles
     // it in windows of W chunks, as the whole epoch is: the same batches, statistically, as
     // long as the block holds a whole window (within one, any rows are a uniform sample).
-    const int64_t share = std::max(kMeasuredRows, window * geometry.chunk_samples);
-    const auto world = static_cast<int>(std::max<int64_t>(1, geometry.samples / share));
+    const auto window_rows = static_cast<int64_t>(double(window) * geometry.mean_rows());
+    const int64_t share = std::max(kMeasuredRows, window_rows);
+    const auto world = static_cast<int>(std::max<int64_t>(1, geometry.samples() / share));
     const std::vector<int64_t> order = EpochOrder(geometry, SamplerOptions{sampler.kind, window},
                                                   ShardOptions{0, world, false}, seed, 0);
     if (MeasureOrder(order, batch_size).entropy_bits >= kMinEntropyRatio * random.entropy_bits) {

@@ -97,8 +97,8 @@ class LabelMixingMeter {
   // The smallest window W above sampler.window, doubling up to the chunk count, at which the
   // sampler's kind (chunks or quasi) reaches kMinEntropyRatio of `random` (the figure of the
   // random order to reach). Each W is measured on the order of a share of the epoch (a block
-  // of the shuffled chunk order, max(kMeasuredRows, W K) rows: the same windows as the whole
-  // epoch's, for a fraction of the cost). nullopt when none does.
+  // of the shuffled chunk order, max(kMeasuredRows, W chunks' rows) rows: the same windows as the
+  // whole epoch's, for a fraction of the cost). nullopt when none does.
   std::optional<int64_t> WindowThatMixes(const SampleGeometry& geometry,
                                          const SamplerOptions& sampler, uint64_t seed,
                                          int64_t batch_size, const BatchMixing& random) const;

@@ -37,7 +37,8 @@ double DeltaEntropyBits(std::span<const int64_t> order) {
   return bits;
 }
 
-double ChunksPerBatch(std::span<const int64_t> order, int64_t chunk_samples, int64_t batch_size) {
+double ChunksPerBatch(std::span<const int64_t> order, const ChunkRows& chunk_rows,
+                      int64_t batch_size) {
   if (order.empty()) return 0;
   const size_t step = static_cast<size_t>(batch_size);
   std::vector<int64_t> chunks;
@@ -46,7 +47,7 @@ double ChunksPerBatch(std::span<const int64_t> order, int64_t chunk_samples, int
   for (size_t first = 0, last = 0; first < order.size(); first = last) {
     last = first + std::min(step, order.size() - first);
     chunks.clear();
-    for (size_t i = first; i < last; ++i) chunks.push_back(order[i] / chunk_samples);
+    for (size_t i = first; i < last; ++i) chunks.push_back(chunk_rows.chunk_of(order[i]));
     std::sort(chunks.begin(), chunks.end());
     distinct += std::unique(chunks.begin(), chunks.end()) - chunks.begin();
     ++batches;
@@ -56,24 +57,24 @@ double ChunksPerBatch(std::span<const int64_t> order, int64_t chunk_samples, int
 
 }  // namespace
 
-ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, int64_t chunk_samples,
+ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, const ChunkRows& chunks,
                                      int64_t batch_size) {
-  if (chunk_samples < 1 || batch_size < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "shuffle quality: chunk_samples " + std::to_string(chunk_samples) +
-                    " and batch_size " + std::to_string(batch_size) + " must both be at least 1");
+  if (batch_size < 1) {
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        "shuffle quality: batch_size " + std::to_string(batch_size) + " must be at least 1");
   }
-  if (auto negative = std::find_if(order.begin(), order.end(), [](int64_t r) { return r < 0; });
-      negative != order.end()) {
-    throw Error(ErrorCode::kInvalidArgument, "shuffle quality: the order holds row " +
-                                                 std::to_string(*negative) + " at position " +
-                                                 std::to_string(negative - order.begin()) +
-                                                 "; rows are dataset indices, 0 or more");
+  const auto outside = [&](int64_t r) { return r < 0 || r >= chunks.samples(); };
+  if (auto bad = std::find_if(order.begin(), order.end(), outside); bad != order.end()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "shuffle quality: the order holds row " + std::to_string(*bad) + " at position " +
+                    std::to_string(bad - order.begin()) + "; rows are dataset indices in 0.." +
+                    std::to_string(chunks.samples() - 1));
   }
 
   ShuffleQuality quality;
   quality.delta_entropy_bits = DeltaEntropyBits(order);
-  quality.chunks_per_batch = ChunksPerBatch(order, chunk_samples, batch_size);
+  quality.chunks_per_batch = ChunksPerBatch(order, chunks, batch_size);
 
   std::vector<int64_t> reference(order.begin(), order.end());
   SplitMix64 rng(kReferenceSeed);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 
+#include "chunk_rows.h"
+
 namespace h5feed::sampler {
 
 struct ShuffleQuality {
@@ -31,10 +33,10 @@ struct ShuffleQuality {
   double delta_entropy_ratio = 0;
 };
 
-// Measures `order` (dataset rows, each >= 0) read in batches of `batch_size` from chunks of
-// `chunk_samples` rows. Throws Error(kInvalidArgument) on chunk_samples < 1, batch_size < 1 or a
-// negative row. O(len log len) time, O(len) memory.
-ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, int64_t chunk_samples,
+// Measures `order` (dataset rows of `chunks`) read in batches of `batch_size`. Throws
+// Error(kInvalidArgument) on batch_size < 1 or a row outside [0, chunks.samples()).
+// O(len log len) time, O(len) memory.
+ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, const ChunkRows& chunks,
                                      int64_t batch_size);
 
 }  // namespace h5feed::sampler

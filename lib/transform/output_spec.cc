@@ -1,5 +1,6 @@
 #include "transform/output_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -50,6 +51,12 @@ void CheckRandomResizedCrop(const RandomResizedCropOptions& crop, const AugmentO
                     std::to_string(crop.ratio_max) +
                     "); it must be 0 < ratio_min <= ratio_max (width / height), "
                     "within a factor of 10^6");
+}
+
+// torchvision's center_crop offset: int(round(room / 2.0)), Python's round (ties to even);
+// std::rint rounds the same way in the default rounding mode.
+int32_t Centered(int64_t room) {
+  return static_cast<int32_t>(std::rint(static_cast<double>(room) / 2));
 }
 
 // The size Resize(S) gives an H x W image (torchvision's _compute_resized_output_size): the
@@ -136,13 +143,8 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
     a.resized_width = static_cast<int32_t>(resized_width);
     a.out_height = static_cast<int32_t>(out_height);
     a.out_width = static_cast<int32_t>(out_width);
-    // torchvision's center_crop: int(round((resized - out) / 2.0)), Python's round (ties to
-    // even); std::rint rounds the same way in the default rounding mode.
-    const auto centered = [](int64_t room) {
-      return static_cast<int32_t>(std::rint(static_cast<double>(room) / 2));
-    };
-    a.crop_top = centered(resized_height - out_height);
-    a.crop_left = centered(resized_width - out_width);
+    a.crop_top = Centered(resized_height - out_height);
+    a.crop_left = Centered(resized_width - out_width);
     return spec;
   }
   check.Require(
@@ -157,6 +159,23 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   a.crop_top = static_cast<int32_t>((shape.height - out_height) / 2);
   a.crop_left = static_cast<int32_t>((shape.width - out_width) / 2);
   return spec;
+}
+
+AugmentParams ForImage(const AugmentParams& params, int64_t height, int64_t width) {
+  AugmentParams a = params;
+  a.image_height = static_cast<int32_t>(height);
+  a.image_width = static_cast<int32_t>(width);
+  if (a.crop == CropKind::kResize) {
+    const int64_t shorter = std::min(params.resized_height, params.resized_width);
+    int64_t resized_height = 0;
+    int64_t resized_width = 0;
+    ResizedSize(ImageShape{height, width, 3}, shorter, resized_height, resized_width);
+    a.resized_height = static_cast<int32_t>(resized_height);
+    a.resized_width = static_cast<int32_t>(resized_width);
+    a.crop_top = Centered(resized_height - a.out_height);
+    a.crop_left = Centered(resized_width - a.out_width);
+  }
+  return a;
 }
 
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,

@@ -50,6 +50,12 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
                         int view, const std::string& option);
 
+// `params` (a kRandomResized or kResize crop) for one H x W image of a file of images at their
+// own size: the image's size, and for kResize its resized size and the center crop's origin,
+// computed as MakeViewSpec computes them for a file of H x W images. Other kinds come back
+// with the image's size only.
+AugmentParams ForImage(const AugmentParams& params, int64_t height, int64_t width);
+
 // The single view output.augment asks for (view 0).
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,
                           const OutputOptions& output, uint64_t seed);

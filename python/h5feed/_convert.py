@@ -48,11 +48,14 @@ def _size(size) -> tuple[int, int] | None:
 
 
 def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: bool = False,
-                        chunk: int | None = None, compression: str = "zstd:3",
+                        chunk: int | None = None, compression: str | None = None,
                         shuffle: bool = True, seed: int = 0, threads: int | None = None,
                         overwrite: bool = False, strict: bool = False,
                         memory_limit: int | str = "2G",
-                        max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS) -> dict:
+                        max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS,
+                        max_side: int | None = None, encoding: str = "raw",
+                        smart_threshold: int | None = None,
+                        chunk_bytes: int | str | None = None) -> dict:
     """`h5feed convert imagefolder SRC OUT`: a torchvision-style ImageFolder (one subfolder per
     class, sorted; labels are their indices) to one h5feed file.
 
@@ -65,12 +68,34 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     dimensions and the thread count (large PNGs are decoded row by row, large JPEGs at a
     reduced DCT scale, the rest one at a time; an image needing more is skipped). max_pixels:
     images with more pixels are skipped as decompression bombs (default: where PIL refuses
-    them, 178,956,970; 0: no limit)."""
+    them, 178,956,970; 0: no limit).
+
+    Images at their own size (size=None): max_side caps an image's longer side (None: 512,
+    the top of FFCV's ImageNet configurations; 0: no cap; larger images are shrunk by area
+    averaging, aspect kept, never enlarged). encoding: "raw" (pixels), "jpeg[:Q]" (every image
+    a JPEG file of quality Q, default 90, 4:2:0) or "smart[:Q]" (JPEG only for images of more
+    than smart_threshold bytes of pixels, default 196,608 = 256x256x3). chunk_bytes: bytes of a
+    chunk before compression (int, or "4M"; None: 4 MiB), raised to the largest image. When the
+    images do not all have one (capped) size, or the encoding is not raw, the file is version
+    2 (docs/format.md, "Images at their own size") and chunk must be None; otherwise version 1,
+    as before. compression: None = zstd:3, or none with encoding "jpeg". The report then also
+    has own_size, format_version, chunk_bytes, max_side, encoding, jpeg_images, payload_bytes
+    and chunk_fill. size together with max_side or a non-raw encoding is a ValueError."""
+    if smart_threshold is not None and not encoding.startswith("smart"):
+        raise ValueError("smart_threshold applies to encoding 'smart' only")
+    if compression is None:
+        compression = "none" if encoding.startswith("jpeg") else "zstd:3"
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
+        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
+                        "'4M'")
+    common = _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                     memory_limit)
+    common.update(encoding=encoding, chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
+                  smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
+                                   else smart_threshold))
     return _reported(_h5feed.convert_imagefolder(
         os.fspath(src), os.fspath(out), size=_size(size), resize=resize,
-        allow_empty=allow_empty, max_pixels=max_pixels,
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
-                       memory_limit)))
+        allow_empty=allow_empty, max_pixels=max_pixels, max_side=max_side, common=common))
 
 
 def convert_cifar(src, out, split: str = "train", labels: str = "fine",
@@ -99,17 +124,38 @@ def convert_npy(images, out, labels=None, chunk: int | None = None,
 
 
 def rechunk(src, out, images: str | None = None, labels: str | None = None,
-            chunk: int | None = None, compression: str = "zstd:3", shuffle: bool = False,
+            chunk: int | None = None, compression: str | None = None, shuffle: bool = False,
             seed: int = 0, threads: int | None = None, overwrite: bool = False,
-            strict: bool = False, memory_limit: int | str = "2G") -> dict:
+            strict: bool = False, memory_limit: int | str = "2G",
+            max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, max_side: int | None = None,
+            encoding: str = "raw", smart_threshold: int | None = None,
+            chunk_bytes: int | str | None = None) -> dict:
     """`h5feed rechunk SRC OUT`: any HDF5 file with a uint8 image dataset (h5py-made, NHWC,
     NCHW or N x H x W grayscale, any chunking and filters) to an h5feed file. Keeps the source
     order unless shuffle=True. images / labels: dataset paths (None: found as the Loader and
-    inspect find them)."""
+    inspect find them).
+
+    A file whose images are encoded files (a 1-D dataset of h5py.vlen_dtype(np.uint8), each
+    element a JPEG, PNG, ... file's bytes) is decoded as convert_imagefolder decodes files,
+    each image stored at its own size (a version 2 file): max_side, max_pixels, encoding,
+    smart_threshold and chunk_bytes as convert_imagefolder takes them; elements that do not
+    decode are skipped and reported as "images[i]". max_side with an array of pixels is a
+    ValueError. compression: None = zstd:3, or none with encoding "jpeg"."""
+    if smart_threshold is not None and not encoding.startswith("smart"):
+        raise ValueError("smart_threshold applies to encoding 'smart' only")
+    if compression is None:
+        compression = "none" if encoding.startswith("jpeg") else "zstd:3"
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
+        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
+                        "'4M'")
+    common = _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
+                     memory_limit)
+    common.update(encoding=encoding, chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
+                  smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
+                                   else smart_threshold))
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
-        common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
-                       memory_limit)))
+        max_side=max_side, max_pixels=max_pixels, common=common))
 
 
 def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:

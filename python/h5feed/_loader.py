@@ -59,6 +59,10 @@ class Loader:
     map_file=False reads with pread only, for files that another process may truncate while
     they are read (a mapped page that vanishes ends the process with SIGBUS).
 
+    jpeg_region_decode (on by default), for files of images stored as JPEG: decode only what
+    each crop reads (rows and columns outside it skipped, DCT scaling when it shrinks by 2, 4
+    or 8). False decodes every JPEG whole first, as FFCV does: the reference for the gain.
+
     `path` may be an http:// or https:// URL (a web server or CDN that answers Range requests,
     or a pre-signed object-store URL) or s3://bucket/key (credentials from the AWS environment
     variables or ~/.aws). Chunks are fetched ahead of the batches that need them, as many at

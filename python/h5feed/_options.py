@@ -261,6 +261,7 @@ LOADER_OPTIONS = (
     LoaderOption("images", None, lambda a: dict(images_dataset=a["images"] or "")),
     LoaderOption("labels", None, lambda a: dict(labels_dataset=a["labels"] or "")),
     _cpp_default("map_file"),
+    _cpp_default("jpeg_region_decode"),
     _cpp_default("open_probe"),
     _cpp_default("open_probe_stall_seconds"),
     _cpp_default("check_label_mixing"),

@@ -17,6 +17,7 @@
 #include "h5feed/error.h"
 #include "interruptible_wait.h"
 #include "sources/cifar_source.h"
+#include "sources/encoded_hdf5_source.h"
 #include "sources/hdf5_source.h"
 #include "sources/image_folder_source.h"
 #include "sources/npy_source.h"
@@ -41,6 +42,11 @@ ConvertOptions MakeConvertOptions(const py::dict& common) {
   options.threads = common["threads"].cast<int>();
   options.overwrite = common["overwrite"].cast<bool>();
   options.strict = common["strict"].cast<bool>();
+  if (common.contains("encoding")) {
+    options.encoding = StoredEncoding::Parse(common["encoding"].cast<std::string>());
+    options.smart_threshold = common["smart_threshold"].cast<int64_t>();
+    options.chunk_bytes = ParseMemorySize(common["chunk_bytes"].cast<std::string>());
+  }
   return options;
 }
 
@@ -56,6 +62,20 @@ py::dict ToDict(const ConvertReport& report) {
   result["shuffled"] = report.shuffled;
   result["seed"] = report.seed;
   result["raw_bytes"] = report.raw_bytes;
+  result["own_size"] = report.own_size;
+  if (report.own_size) {
+    result["format_version"] = 2;
+    result["chunk_bytes"] = report.chunk_bytes;
+    result["max_side"] = report.max_side;
+    result["encoding"] = report.encoding.ToString();
+    result["jpeg_images"] = report.jpeg_images;
+    result["payload_bytes"] = report.payload_bytes;
+    result["chunk_fill"] = report.chunks > 0 ? double(report.payload_bytes) /
+                                                   (double(report.chunks) * report.chunk_bytes)
+                                             : 0.0;
+  } else {
+    result["format_version"] = 1;
+  }
   result["stored_bytes"] = report.stored_bytes;
   result["seconds"] = report.seconds;
   py::list skipped;
@@ -104,9 +124,21 @@ void BindConvert(py::module_& module) {
   module.def(
       "convert_imagefolder",
       [](const std::string& src, const std::string& out, std::optional<std::pair<int, int>> size,
-         const std::string& resize, bool allow_empty, int64_t max_pixels, const py::dict& common) {
+         const std::string& resize, bool allow_empty, int64_t max_pixels,
+         std::optional<int> max_side, const py::dict& common) {
         ImageFolderOptions source;
+        const StoredEncoding encoding =
+            StoredEncoding::Parse(common["encoding"].cast<std::string>());
+        if (size && (max_side || encoding.kind != StoredEncoding::Kind::kRaw)) {
+          throw Error(ErrorCode::kInvalidArgument,
+                      std::string("size stores every image at one size, which leaves nothing "
+                                  "for ") +
+                          (max_side ? "max_side" : "encoding " + encoding.ToString()) +
+                          " to do: give size, or max_side and encoding");
+        }
         if (size) source.size = image::Size{size->first, size->second};
+        source.max_side = max_side.value_or(kDefaultMaxSide);
+        source.own_size = encoding.kind != StoredEncoding::Kind::kRaw;
         source.resize = ParseName<image::ResizeMode>(resize);
         source.allow_empty = allow_empty;
         source.max_pixels = max_pixels;
@@ -119,8 +151,10 @@ void BindConvert(py::module_& module) {
             out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("size"), py::arg("resize"),
-      py::arg("allow_empty"), py::arg("max_pixels"), py::arg("common"));
+      py::arg("allow_empty"), py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
   module.attr("DEFAULT_MAX_PIXELS") = kDefaultMaxPixels;
+  module.attr("DEFAULT_MAX_SIDE") = kDefaultMaxSide;
+  module.attr("DEFAULT_SMART_THRESHOLD") = kDefaultSmartThreshold;
   module.attr("DEFAULT_MEMORY_LIMIT") = kDefaultMemoryLimit;
 
   module.def(
@@ -146,14 +180,30 @@ void BindConvert(py::module_& module) {
   module.def(
       "rechunk",
       [](const std::string& src, const std::string& out, const std::string& images,
-         const std::string& labels, const py::dict& common) {
-        Hdf5SourceOptions source;
+         const std::string& labels, std::optional<int> max_side, int64_t max_pixels,
+         const py::dict& common) {
+        EncodedHdf5Options source;
         source.images = images;
         source.labels = labels;
-        return RunConversion([&](MemoryBudget&) { return OpenHdf5(src, source); }, out, common);
+        source.max_side = max_side.value_or(kDefaultMaxSide);
+        source.max_pixels = max_pixels;
+        source.threads = common["threads"].cast<int>();
+        return RunConversion(
+            [&](MemoryBudget& memory) {
+              source.memory = &memory;
+              std::unique_ptr<SampleSource> opened = OpenRechunkSource(src, source);
+              if (!opened->own_size() && max_side) {
+                throw Error(ErrorCode::kInvalidArgument,
+                            "max_side applies to encoded images; " + src +
+                                " holds an array of pixels, all of one size, rewritten as "
+                                "they are");
+              }
+              return opened;
+            },
+            out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
-      py::arg("common"));
+      py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
 }
 
 }  // namespace h5feed::python

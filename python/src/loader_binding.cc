@@ -110,6 +110,7 @@ class NativeLoader {
         py::make_tuple(info.image_shape.height, info.image_shape.width, info.image_shape.channels);
     dataset["chunk_samples"] = info.chunk_samples;
     dataset["chunks"] = info.chunks;
+    dataset["own_size"] = info.own_size;
     dataset["classes"] = info.classes;
     return dataset;
   }

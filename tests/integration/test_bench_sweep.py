@@ -221,3 +221,95 @@ def test_an_augmented_sweep_runs_every_combination_with_it_and_notes_its_cost(sm
     assert rows and all(row["status"] in ("ok", "time limit") for row in rows)
     report = (out / "report.md").read_text()
     assert "Every run augments (--augment rrc=8,flip, float32 8x8)" in report
+
+
+# Files of images at their own size (format version 2): the variants are encodings x chunk bytes.
+OWN_SIZE_GRID = ["--encodings", "raw,jpeg:90", "--cache-mb", "64", "--sampler", "chunks:4",
+                 "--max-seconds", "1", "--augment", "rrc=32", "--batch", "8", "--threads", "2"]
+
+
+@pytest.fixture(scope="module")
+def own_size(tmp_path_factory):
+    """40 photo-like PNGs of five aspect ratios in four classes, converted without --size into
+    64 KiB chunks (so a JPEG file is not mostly one chunk's zero tail), raw, zstd:3."""
+    from PIL import Image
+    folder = tmp_path_factory.mktemp("own-size")
+    rng = np.random.default_rng(3)
+    sizes = [(60, 80), (80, 60), (45, 80), (64, 64), (50, 75)]
+    for i in range(40):
+        h, w = sizes[i % 5]
+        y, x = np.mgrid[0:h, 0:w]
+        smooth = np.stack([(x * 3 + i * 5) % 256, (y * 2 + x) % 256,
+                           128 + 40 * np.sin(x / 7.0 + y / 9.0)], -1)
+        image = np.clip(smooth + rng.normal(0, 6, (h, w, 3)), 0, 255).astype(np.uint8)
+        (folder / "images" / f"c{i % 4}").mkdir(parents=True, exist_ok=True)
+        Image.fromarray(image).save(folder / "images" / f"c{i % 4}" / f"{i}.png")
+    out = folder / "own.h5"
+    run_h5feed("convert", "imagefolder", folder / "images", out, "--chunk-bytes", "64K",
+               "--quiet", check=0)
+    return out
+
+
+@pytest.fixture(scope="module")
+def own_size_swept(own_size, tmp_path_factory):
+    out = tmp_path_factory.mktemp("own-size-out") / "results"
+    result = run_h5feed("bench", "sweep", own_size, "--out", out, *OWN_SIZE_GRID,
+                        "--compare-h5py", check=0)
+    return out, result
+
+
+def test_an_own_size_file_is_swept_over_encodings_with_their_file_sizes(own_size, own_size_swept):
+    out, result = own_size_swept
+    columns, rows = read_rows(out / "results.csv")
+    assert columns == documented_columns()
+    grid = [r for r in rows if r["kind"] == "grid"]
+    assert {(r["encoding"], r["compression"], r["sampler"]) for r in grid} == {
+        (e, z, s) for e, z in (("raw", "zstd:3"), ("jpeg:90", "none"))
+        for s in ("chunks:4", "random")}
+    assert all(r["chunk_bytes"] == str(64 << 10) for r in grid)
+    assert all(r["status"] in ("ok", "time limit") and float(r["images_per_s"]) > 0 for r in rows)
+    size = {r["encoding"]: float(r["file_mib"]) for r in grid}
+    # The raw variant is how the input is stored: measured on the input itself.
+    assert size["raw"] == pytest.approx(own_size.stat().st_size / 2**20, rel=1e-3)
+    assert 0 < size["jpeg:90"] < size["raw"]
+    assert all(r["fits_page_cache"] == "yes" for r in rows)
+    # No reference loader for a file of images at their own size, and a note says why.
+    assert not [r for r in rows if r["kind"] == "reference"]
+    report = (out / "report.md").read_text()
+    assert "No reference loaders (--compare-h5py)" in report
+    assert "| encoding | file MiB | fits page cache |" in report
+    assert "| 64 KiB |" in report
+    assert "second generation" in report
+    assert "the input's" in result.stdout and "fits the page cache" in result.stdout
+    assert not [p for p in out.iterdir() if p.name.startswith(".h5feed-sweep-")]
+
+
+def test_files_of_one_size_have_raw_rows_that_fit_the_page_cache(swept):
+    out, _ = swept
+    _, rows = read_rows(out / "results.csv")
+    assert {r["encoding"] for r in rows} == {"raw"}
+    assert all(r["chunk_bytes"] == "0" for r in rows)
+    assert all(r["fits_page_cache"] == "yes" and float(r["file_mib"]) > 0 for r in rows)
+
+
+def test_an_own_size_file_needs_augment_to_be_swept(own_size, tmp_path):
+    grid = [a for a in OWN_SIZE_GRID if a not in ("--augment", "rrc=32")]
+    result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "o", *grid, check=2)
+    assert "--augment" in result.stderr and "rrc=224,flip" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("args", [["--chunks", "16"], ["--compression", "none"]])
+def test_an_own_size_file_is_swept_over_encodings_not_images_per_chunk(own_size, tmp_path, args):
+    result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "o", "--augment",
+                        "rrc=32", *args, check=2)
+    assert "--encodings" in result.stderr
+
+
+def test_encodings_are_refused_for_a_file_of_one_size(small, tmp_path):
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", "--encodings", "raw",
+                        check=2)
+    assert "--encodings" in result.stderr
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "o", "--encodings", "png",
+                        check=2)
+    assert "png" in result.stderr

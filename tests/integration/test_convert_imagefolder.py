@@ -205,15 +205,19 @@ def test_size_crop_and_pad_fit_every_image(zoo, tmp_path):
         assert np.abs(blocks(ours) - blocks(reference)).mean() < 3, source
 
 
-def test_mixed_sizes_without_size_name_the_offending_files(tmp_path):
+def test_mixed_sizes_without_size_store_each_image_at_its_own_size(tmp_path):
+    # Before format version 2 this was an error naming the odd file; now each image keeps its
+    # size (test_convert_own_size.py checks such files in full).
     root = tmp_path / "mixed"
     for name, size in (("a", (10, 10)), ("b", (10, 10)), ("odd", (7, 9))):
         (root / "c").mkdir(parents=True, exist_ok=True)
         Image.new("RGB", (size[1], size[0]), (1, 2, 3)).save(root / "c" / f"{name}.png")
     out = tmp_path / "mixed.h5"
-    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_FAILED)
-    assert "c/odd.png: 7x9" in result.stderr and "--size" in result.stderr
-    assert not out.exists()
+    run_h5feed("convert", "imagefolder", root, out)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["h5feed_format_version"] == 2
+        assert sorted(tuple(s) for s in f["image_shapes"][:]) == [(7, 9, 3), (10, 10, 3),
+                                                                 (10, 10, 3)]
 
 
 def png_declaring_rows(png, rows):

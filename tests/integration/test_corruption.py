@@ -232,7 +232,7 @@ KNOWN_UNCAUGHT = [
 # (name, change, the chunk that must be named or None, whether the loader may read correctly
 # because it does not use what changed)
 METADATA_CASES = [
-    ("format version 2 (newer)", set_attr("h5feed_format_version", np.int32(2)), None, False),
+    ("format version 3 (newer)", set_attr("h5feed_format_version", np.int32(3)), None, False),
     ("format version 0", set_attr("h5feed_format_version", np.int32(0)), None, False),
     ("format name changed", set_attr("h5feed_format", "h5feeb"), None, False),
     ("format name removed", del_attr("h5feed_format"), None, False),

@@ -55,6 +55,70 @@ FileSummary H5feedSummary() {
   return s;
 }
 
+// What SummarizeFile returns for six images at their own size (format version 2), "smart:90":
+// three JPEG and three raw, in two chunks of 100 bytes, uncompressed.
+FileSummary FlatSummary() {
+  FileSummary s = H5feedSummary();
+  s.format_version = 2;
+  s.datasets[0] = {"images", {200}, "uint8", true, true, false, {100}, {}, 200, 200, 1.0};
+  s.layout = "flat";
+  s.num_images = 6;
+  s.height = 6;
+  s.width = 6;
+  s.chunk_images = 4;
+  s.chunk_count = 2;
+  s.compression = "none";
+  s.compression_ratio = 1.0;
+  inspect::OwnSizeSummary o;
+  o.encoding = "smart:90";
+  o.smart_threshold = 30;
+  o.raw_images = 3;
+  o.jpeg_images = 3;
+  o.max_side = 6;
+  o.chunk_bytes = 100;
+  o.chunks = 2;
+  o.mean_images_per_chunk = 3;
+  o.min_images_per_chunk = 2;
+  o.max_images_per_chunk = 4;
+  o.height = {1, 3, 6};
+  o.width = {1, 3, 6};
+  o.aspect = {1, 2, 3};
+  o.pixel_bytes = 234;
+  o.image_bytes = 133;
+  o.chunk_fill = 0.66;
+  o.stored_bytes = 200;
+  o.pixel_ratio = 1.17;
+  s.own_size = o;
+  return s;
+}
+
+TEST_CASE("an own-size file shows its encodings, sizes, aspect ratios, chunks and stored bytes") {
+  const std::string text = ToText(FlatSummary());
+  CHECK(Contains(text, "format       h5feed version 2\n"));
+  CHECK(Contains(text,
+                 "images       images: 6 images at their own size, up to 6x6x3 (HxWxC), "
+                 "layout flat\n"));
+  CHECK(Contains(text, "encoding     smart:90 (JPEG above 30 bytes of pixels): 3 JPEG, 3 raw\n"));
+  CHECK(Contains(text, "max side     6 (longer side capped)\n"));
+  CHECK(Contains(text, "sizes        height 1 / 3 / 6, width 1 / 3 / 6 (min / median / max)\n"));
+  CHECK(Contains(text, "aspect       1 portrait, 2 square, 3 landscape\n"));
+  CHECK(Contains(text, "chunks       2 chunks of 100 B (3.0 images a chunk, 2 to 4), 66% full\n"));
+  CHECK(Contains(text, "compression  none, ratio 1.00\n"));
+  CHECK(Contains(text, "stored       234 B of pixels (H*W*C) -> 200 B stored (1.17x)\n"));
+
+  const nlohmann::json json = nlohmann::json::parse(ToJson(FlatSummary()));
+  const nlohmann::json& own = json["images"]["own_size"];
+  CHECK(json["images"]["layout"] == "flat");
+  CHECK(own["encoding"] == "smart:90");
+  CHECK(own["raw_images"] == 3);
+  CHECK(own["jpeg_images"] == 3);
+  CHECK(own["images_per_chunk"]["max"] == 4);
+  CHECK(own["height"]["median"] == 3);
+  CHECK(own["aspect"]["landscape"] == 3);
+  CHECK(own["pixel_ratio"] == doctest::Approx(1.17));
+  CHECK(nlohmann::json::parse(ToJson(H5feedSummary()))["images"]["own_size"].is_null());
+}
+
 TEST_CASE("the JSON holds every field of the summary, in the order the summary declares them") {
   const nlohmann::ordered_json json = nlohmann::ordered_json::parse(ToJson(H5feedSummary()));
   std::vector<std::string> keys;

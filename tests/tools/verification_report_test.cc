@@ -65,6 +65,24 @@ TEST_CASE("a damaged file lists every bad chunk with its rows in the JSON, 50 in
   CHECK(json["bad_chunks"][1]["last_row"] == 15);
 }
 
+TEST_CASE("bad images are listed by row and chunk with their reason") {
+  VerificationReport r = Sound();
+  r.own_size = true;
+  r.jpeg_images = 50;
+  r.jpeg_images_decoded = 50;
+  r.bad_chunks = {{2, 10, 17, "row 12: JPEG: Premature end of JPEG file"}};
+  r.bad_images = {{12, 2, "JPEG: Premature end of JPEG file"}};
+  const std::string text = ToText(r);
+  CHECK(text.starts_with("train.h5: DAMAGED: 1 of 7 chunks bad (1 of 50 images bad)\n"));
+  CHECK(Contains(text, "  bad image row 12 (chunk 2): JPEG: Premature end of JPEG file\n"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(r));
+  CHECK(json["own_size"] == true);
+  CHECK(json["jpeg_images_decoded"] == 50);
+  REQUIRE(json["bad_images"].size() == 1);
+  CHECK(json["bad_images"][0]["row"] == 12);
+  CHECK(json["bad_images"][0]["chunk"] == 2);
+}
+
 TEST_CASE("a file that could not be indexed says so") {
   VerificationReport r;
   r.path = "cut.h5";

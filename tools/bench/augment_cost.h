@@ -4,7 +4,9 @@
 // runs it: pipeline::NormalizeBatch with the view's spec) over one batch of the file's own
 // images already in memory, on the reader's threads. Its images/s is the most a loader doing
 // that augmentation on the CPU delivers on this machine, whatever it reads; `h5feed bench
-// --augment` reports the fraction its run reached.
+// --augment` reports the fraction its run reached. For a file of images at their own size the
+// transform starts from each image's stored bytes: the crop (a JPEG decoded where it reads, as
+// the loader's gather does it), then the flip and the normalization.
 
 #include <cstdint>
 #include <string>

@@ -48,6 +48,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   if (!s.augment.empty()) options.output.augment = ParseAugmentSpec(s.augment);
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
+  options.jpeg_region_decode = s.jpeg_region_decode;
   options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
   options.remote = s.remote;
@@ -60,11 +61,11 @@ sampler::ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t
                                              uint64_t seed) {
   SamplerOptions random;
   random.kind = SamplerOptions::Kind::kRandom;
-  std::vector<int64_t> order =
-      sampler::EpochOrder(sampler::SampleGeometry{dataset.samples, dataset.chunk_samples}, random,
-                          ShardOptions{}, seed, 0);
+  std::vector<int64_t> order = sampler::EpochOrder(
+      ChunkRows(dataset.samples, dataset.chunk_samples), random, ShardOptions{}, seed, 0);
   if (order.size() > kMaxOrderSamples) order.resize(kMaxOrderSamples);
-  return sampler::MeasureShuffleQuality(order, dataset.chunk_samples, batch);
+  return sampler::MeasureShuffleQuality(order, ChunkRows(dataset.samples, dataset.chunk_samples),
+                                        batch);
 }
 
 // The delivered samples' labels in batches of `batch`, as the loader's check measures an
@@ -196,8 +197,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.stats = loader.stats();
   result.peak_rss_mib = PeakRssMib();
   if (order.size() >= 2) {
-    result.quality =
-        sampler::MeasureShuffleQuality(order, result.dataset.chunk_samples, settings.batch);
+    result.quality = sampler::MeasureShuffleQuality(
+        order, ChunkRows(result.dataset.samples, result.dataset.chunk_samples), settings.batch);
     result.random_quality = RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
     result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }

@@ -33,7 +33,8 @@ struct BenchSettings {
   bool normalize = false;
   std::string augment;  // augment_spec.h's SPEC (implies normalize); empty = none
   bool verify_checksums = true;
-  bool map_file = true;  // LoaderOptions::map_file
+  bool map_file = true;            // LoaderOptions::map_file
+  bool jpeg_region_decode = true;  // LoaderOptions::jpeg_region_decode
   FileLocking file_locking = FileLocking::kAuto;
   bool open_probe = true;  // LoaderOptions::open_probe (its cost is in open_seconds)
   double step_ms = 0;      // the simulated trainer's time per batch; 0 = none

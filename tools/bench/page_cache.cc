@@ -96,4 +96,17 @@ std::string Eviction::Describe() const {
   return line;
 }
 
+uint64_t MemAvailableBytes() {
+  std::FILE* meminfo = std::fopen("/proc/meminfo", "r");
+  if (meminfo == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, meminfo) != nullptr) {
+    found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+  }
+  std::fclose(meminfo);
+  return found ? static_cast<uint64_t>(kib) * 1024 : 0;
+}
+
 }  // namespace h5feed::bench

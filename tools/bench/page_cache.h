@@ -34,6 +34,11 @@ struct Eviction {
   std::string Describe() const;
 };
 
+// MemAvailable of /proc/meminfo in bytes: the kernel's estimate of the memory that can be given
+// to new work without swapping, page cache it can drop included, so the most of a file that can
+// stay cached beside what runs now. 0 when it cannot be read (not Linux, or a kernel before 3.14).
+uint64_t MemAvailableBytes();
+
 // Asks the kernel to drop `path` from the page cache and measures the residency before and
 // after. Throws Error(kIo) when the file cannot be opened.
 Eviction EvictFromPageCache(const std::string& path);

@@ -14,6 +14,7 @@
 #include "conversion.h"
 #include "h5feed/error.h"
 #include "sources/hdf5_source.h"
+#include "sources/own_size_file_source.h"
 
 namespace h5feed::bench {
 namespace {
@@ -73,11 +74,18 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
     std::filesystem::remove(current_, ignored);
     current_.clear();
   }
-  const std::string path = folder_ + "/chunk" + std::to_string(variant.chunk_samples) + "-" +
-                           variant.compression.ToString() + ".h5";
+  const std::string path = folder_ + "/" +
+                           (variant.own_size ? variant.encoding.ToString() + "-bytes" +
+                                                   std::to_string(variant.chunk_bytes)
+                                             : "chunk" + std::to_string(variant.chunk_samples)) +
+                           "-" + variant.compression.ToString() + ".h5";
   ConvertOptions options;
   options.chunk_images = variant.chunk_samples;
   options.compression = variant.compression;
+  if (variant.own_size) {
+    options.encoding = variant.encoding;
+    options.chunk_bytes = variant.chunk_bytes;
+  }
   options.shuffle = false;  // keep the source's order: the samplers do the shuffling
   options.threads = threads;
   options.overwrite = true;
@@ -86,7 +94,10 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
   if (progress) {
     options.on_progress = [&progress](const ConvertProgress& p) { progress(p.done, p.total); };
   }
-  std::unique_ptr<SampleSource> source = OpenHdf5(source_, Hdf5SourceOptions{});
+  // An own-size file's images are decoded at their stored sizes and written again (a JPEG
+  // written as JPEG again is a second generation: own_size_file_source.h).
+  std::unique_ptr<SampleSource> source =
+      variant.own_size ? OpenOwnSizeFile(source_) : OpenHdf5(source_, Hdf5SourceOptions{});
   Convert(*source, path, options);
   current_ = path;
   return path;

@@ -1,10 +1,12 @@
 #pragma once
 // The temporary rechunked copies of the sweep's input file: one file variant (chunk size x
-// compression) at a time, written through the converter's own code (Convert over an Hdf5
-// source, as `h5feed rechunk` does) into a private folder that is removed with everything in
-// it when this object goes away: at the end of the sweep, on an error, and on Ctrl-C (the
-// sweep's interrupt flag cancels a conversion in progress, which removes its partial file).
-// Only `kill -9` can leave the folder (".h5feed-sweep-XXXXXX" in the work folder) behind.
+// compression; an own-size file's encoding x chunk bytes) at a time, written through the
+// converter's own code (Convert over an Hdf5 source, as `h5feed rechunk` does; over an
+// own-size file's images decoded at their stored sizes, sources/own_size_file_source.h) into a
+// private folder that is removed with everything in it when this object goes away: at the end of
+// the sweep, on an error, and on Ctrl-C (the sweep's interrupt flag cancels a conversion in
+// progress, which removes its partial file). Only `kill -9` can leave the folder
+// (".h5feed-sweep-XXXXXX" in the work folder) behind.
 //
 // The disk is checked before anything is written: the largest variant must fit in the free
 // space of the work folder's filesystem (statvfs) and in the user's budget.

@@ -36,6 +36,19 @@ bool MoreRandom(const SweepRow& a, const SweepRow& b) {
   return Quality(a) > Quality(b);
 }
 
+// The same file variant (and so the same file size).
+bool SameFile(const SweepRow& a, const SweepRow& b) {
+  return a.chunk_samples == b.chunk_samples && a.compression == b.compression &&
+         a.encoding == b.encoding && a.chunk_bytes == b.chunk_bytes;
+}
+
+// The --chunk-bytes value of `bytes`: "4M", "640K", else the bytes.
+std::string ChunkBytesFlag(int64_t bytes) {
+  if (bytes % (int64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes % (int64_t{1} << 10) == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
 // "1.8x faster than" / "0.9x (slower than)": a ratio with the word it needs.
 std::string Compared(double speedup) {
   return Fixed("%.2fx", speedup) + (speedup >= 1 ? " the speed of" : " (slower than)");
@@ -87,12 +100,28 @@ Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions&
       }
     }
   }
+  if (r.best && rows[*r.best].fits_page_cache == "no") {
+    // The fastest run within page_cache_share on a file that fits, by the same bar.
+    const SweepRow& best = rows[*r.best];
+    std::optional<size_t> fitting;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const SweepRow& row = rows[i];
+      if (!IsH5feedRun(row) || row.fits_page_cache != "yes") continue;
+      if (r.quality_met ? !Qualifies(row, options) : row.few_classes != best.few_classes) continue;
+      if (row.images_per_s < best.images_per_s * (1 - options.page_cache_share)) continue;
+      if (!fitting || row.images_per_s > rows[*fitting].images_per_s) fitting = i;
+    }
+    if (fitting) {
+      r.beyond_page_cache = r.best;
+      r.best = fitting;
+    }
+  }
   if (r.best) {
     const SweepRow& best = rows[*r.best];
     for (size_t i = 0; i < rows.size(); ++i) {
       const SweepRow& row = rows[i];
-      if (IsH5feedRun(row) && IsRandomSampler(row) && row.chunk_samples == best.chunk_samples &&
-          row.compression == best.compression && row.cache_mb == best.cache_mb) {
+      if (IsH5feedRun(row) && IsRandomSampler(row) && SameFile(row, best) &&
+          row.cache_mb == best.cache_mb) {
         r.random = i;
       }
     }
@@ -110,9 +139,13 @@ std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recomme
                                    const RecommendOptions& options) {
   if (!r.best) return "No run succeeded, so there is nothing to recommend: see the errors above.\n";
   const SweepRow& best = rows[*r.best];
-  std::string text = "Recommended: --chunk " + std::to_string(best.chunk_samples) +
-                     " --compression " + best.compression + " when converting, and cache " +
-                     std::to_string(best.cache_mb) + " MiB with the " + best.sampler +
+  const std::string converting =
+      best.chunk_bytes > 0
+          ? "--encoding " + best.encoding + " --chunk-bytes " + ChunkBytesFlag(best.chunk_bytes)
+          : "--chunk " + std::to_string(best.chunk_samples);
+  std::string text = "Recommended: " + converting + " --compression " + best.compression +
+                     " when converting, and cache " + std::to_string(best.cache_mb) +
+                     " MiB with the " + best.sampler +
                      " sampler when reading: " + Fixed("%.0f images/s", best.images_per_s);
   if (Measured(best.shuffle_quality)) {
     text += Fixed(", shuffle quality %.2f", best.shuffle_quality);
@@ -124,7 +157,26 @@ std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recomme
     text += Fixed(", %.2f of the machine's ceiling", best.fraction_of_ceiling) + " (" +
             best.ceiling + ")";
   }
+  if (Measured(best.file_mib)) {
+    text += Fixed("; its file is %.1f MiB", best.file_mib);
+    if (Measured(r.input_file_mib) && r.input_file_mib > 0) {
+      text += Fixed(" (%.2fx", best.file_mib / r.input_file_mib) +
+              Fixed(" the input's %.1f MiB)", r.input_file_mib);
+    }
+    if (best.fits_page_cache == "yes") text += " and fits the page cache";
+    if (best.fits_page_cache == "no") text += " and does not fit the page cache";
+  }
   text += ".\n";
+  if (r.beyond_page_cache) {
+    const SweepRow& faster = rows[*r.beyond_page_cache];
+    text += "  Preferred to the faster " + faster.Settings() +
+            Fixed(" (%.0f images/s", faster.images_per_s) +
+            Fixed(", within %.0f%%)", options.page_cache_share * 100) +
+            Fixed(
+                ", whose file of %.1f MiB does not fit the page cache: once the cache drops "
+                "it, every epoch reads it from disk.\n",
+                faster.file_mib);
+  }
   if (!r.quality_met) {
     text += "No run reached the shuffle-quality bar of " +
             Fixed("%.2f", options.min_shuffle_quality) +

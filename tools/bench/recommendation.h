@@ -10,6 +10,11 @@
 // machine's noise is larger than their difference); among ties the highest shuffle quality wins,
 // then the smallest cache. When no run qualifies, the most random run (among those that mix the
 // classes, if any do) is recommended and the text says the bar was missed.
+//
+// A file that does not fit the page cache (SweepRow::fits_page_cache "no") is read from disk in
+// every epoch once the cache has evicted it, which a short run on a warm file does not show: a
+// run on a file that fits is preferred to a faster one on a file that does not when its rate is
+// within `page_cache_share` of it, and the text says so.
 
 #include <cstddef>
 #include <optional>
@@ -24,6 +29,7 @@ namespace h5feed::bench {
 struct RecommendOptions {
   double min_shuffle_quality = 0.9;
   double tie_share = 0.03;
+  double page_cache_share = 0.30;
 };
 
 struct Recommendation {
@@ -35,6 +41,11 @@ struct Recommendation {
   std::optional<size_t> fastest_random;  // the fastest `random` run of any settings
   std::optional<size_t> best_reference;  // the fastest DataLoader + h5py loader
   bool quality_met = false;              // best reached min_shuffle_quality and mixes the classes
+  // The faster run passed over because its file does not fit the page cache and best's does.
+  std::optional<size_t> beyond_page_cache;
+  // The input file's size, MiB, which the text compares best's file with (set by the caller;
+  // not measured: no comparison).
+  double input_file_mib = kNotMeasured;
 };
 
 Recommendation Recommend(std::span<const SweepRow> rows, const RecommendOptions& options = {});

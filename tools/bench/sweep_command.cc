@@ -15,6 +15,7 @@
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
+#include "index/dataset_index.h"
 #include "interrupt_guard.h"
 #include "remote/location.h"
 #include "remote_options_flags.h"
@@ -34,7 +35,37 @@ struct SweepFlags {
   std::string samplers = "random,chunks:4,chunks:16,quasi";
   int64_t disk_budget_mb = 0;
   std::string reference_loaders;
+  // Given on the command line (CLI11's count): --chunks and --compression are for files of one
+  // image size.
+  CLI::Option* chunks_given = nullptr;
+  CLI::Option* compressions_given = nullptr;
 };
+
+// What the input's kind asks of the options (exit 2 when broken): an own-size file's runs must
+// crop to one size (--augment), and its variants are --encodings x --chunk-bytes; a file of one
+// size takes neither. Throws what opening the index throws.
+bool OptionsFitInput(const SweepFlags& f) {
+  const bench::SweepOptions& o = f.options;
+  index::IndexOptions index_options;
+  index_options.remote = o.remote;
+  const bool own_size = index::OpenDatasetIndex(o.input, index_options).own_size;
+  const char* problem = nullptr;
+  if (own_size && o.augment.empty()) {
+    problem =
+        "FILE stores its images at their own sizes: every run must crop them to one size; "
+        "give --augment, e.g. --augment rrc=224,flip";
+  } else if (own_size && (f.chunks_given->count() > 0 || f.compressions_given->count() > 0)) {
+    problem =
+        "FILE stores its images at their own sizes, in chunks of a number of bytes: sweep "
+        "--encodings and --chunk-bytes instead of --chunks and --compression";
+  } else if (!own_size && (!o.encodings.empty() || !o.chunk_bytes.empty())) {
+    problem =
+        "--encodings and --chunk-bytes sweep files of images at their own size (format "
+        "version 2); FILE stores one image size: sweep --chunks and --compression";
+  }
+  if (problem) std::fprintf(stderr, "h5feed bench sweep: %s\n", problem);
+  return problem == nullptr;
+}
 
 // The command as it would be typed to reproduce the sweep (the report starts with it).
 std::string CommandLine(const SweepFlags& f) {
@@ -47,9 +78,13 @@ std::string CommandLine(const SweepFlags& f) {
   std::string remote;
   for (const std::string& flag : o.remote_flags) remote += " " + flag;
   // A pre-signed URL's query is left out: the report may be shared.
-  return "h5feed bench sweep " + remote::DisplayName(o.input) + " --out " + o.out_dir +
-         " --chunks " + f.chunks + " --compression " + f.compressions + " --cache-mb " +
-         f.cache_mb + " --sampler " + f.samplers + numbers + (o.cold ? " --cold" : "") +
+  std::string variants;
+  if (!o.encodings.empty()) variants += " --encodings " + o.encodings;
+  if (!o.chunk_bytes.empty()) variants += " --chunk-bytes " + o.chunk_bytes;
+  if (variants.empty()) variants = " --chunks " + f.chunks + " --compression " + f.compressions;
+  return "h5feed bench sweep " + remote::DisplayName(o.input) + " --out " + o.out_dir + variants +
+         " --cache-mb " + f.cache_mb + " --sampler " + f.samplers + numbers +
+         (o.augment.empty() ? "" : " --augment " + o.augment) + (o.cold ? " --cold" : "") +
          (o.compare_h5py ? " --compare-h5py" : "") + remote;
 }
 
@@ -57,6 +92,8 @@ int RunSweepCommand(SweepFlags& flags) {
   bench::SweepOptions& o = flags.options;
   try {
     o.grid = bench::ParseGrid(flags.chunks, flags.compressions, flags.cache_mb, flags.samplers);
+    if (!o.encodings.empty()) bench::ParseEncodings(o.encodings);
+    if (!o.chunk_bytes.empty()) bench::ParseChunkBytes(o.chunk_bytes);
   } catch (const Error& e) {
     ReportError("bench sweep", e);
     return kExitUsage;
@@ -66,6 +103,11 @@ int RunSweepCommand(SweepFlags& flags) {
                  "h5feed bench sweep: --cold applies to a local file (its page cache); "
                  "a remote file is read over its link in every run\n");
     return kExitUsage;
+  }
+  try {
+    if (!OptionsFitInput(flags)) return kExitUsage;
+  } catch (const std::exception& e) {
+    return ReportError("bench sweep", e);
   }
   o.remote_flags = RemoteOptionsArguments(o.remote);
   o.command_line = CommandLine(flags);
@@ -137,12 +179,23 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
           "FILE or URL"));
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
       ->required();
-  command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")
-      ->capture_default_str();
-  command
-      ->add_option("--compression", flags->compressions,
-                   "Compressions, comma-separated: none, zstd[:L], gzip[:L]")
-      ->capture_default_str();
+  flags->chunks_given =
+      command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")
+          ->capture_default_str();
+  flags->compressions_given =
+      command
+          ->add_option("--compression", flags->compressions,
+                       "Compressions, comma-separated: none, zstd[:L], gzip[:L]")
+          ->capture_default_str();
+  command->add_option(
+      "--encodings", o.encodings,
+      "For a file of images at their own size (format version 2), in place of --chunks and "
+      "--compression: how the variants store each image, comma-separated: raw, jpeg[:Q], "
+      "smart[:Q] (default: the file's own, raw and jpeg:90); each is compressed as 'h5feed "
+      "convert' does by default (jpeg: none, else zstd:3)");
+  command->add_option("--chunk-bytes", o.chunk_bytes,
+                      "For a file of images at their own size: bytes of a chunk before "
+                      "compression, comma-separated, e.g. 1M,4M (default: the file's)");
   command->add_option("--cache-mb", flags->cache_mb, "Cache sizes in MiB, comma-separated")
       ->capture_default_str();
   command
@@ -174,7 +227,8 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
   command
       ->add_option("--augment", o.augment,
                    "Augment in every run, as 'h5feed bench --augment' (for example rrc=224,flip); "
-                   "the report says what the augmentation alone costs")
+                   "the report says what the augmentation alone costs. Required for a file of "
+                   "images at their own size, whose runs must crop them to one size")
       ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));
   command
       ->add_option("--min-shuffle-quality", o.recommend.min_shuffle_quality,
@@ -191,7 +245,8 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--compare-h5py", o.compare_h5py,
                     "Also run bench/reference_loaders.py (PyTorch DataLoader + h5py: random, "
-                    "random_rdcc, chunked) on FILE with --python, as rows of the table");
+                    "random_rdcc, chunked) on FILE with --python, as rows of the table (not for "
+                    "a file of images at their own size: skipped, with a note)");
   command->add_option("--python", o.reference.python, "The Python with torch and h5py")
       ->capture_default_str();
   command->add_option("--reference-loaders", flags->reference_loaders,

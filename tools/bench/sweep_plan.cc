@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 #include "h5feed/error.h"
+#include "memory_budget.h"
 
 namespace h5feed::bench {
 namespace {
@@ -75,8 +77,60 @@ SweepGrid ParseGrid(std::string_view chunks, std::string_view compressions,
   return grid;
 }
 
+std::vector<StoredEncoding> ParseEncodings(std::string_view text) {
+  return ParseList<StoredEncoding>(text, "--encodings", [](std::string_view item) {
+    try {
+      return StoredEncoding::Parse(item);
+    } catch (const Error& e) {
+      BadItem("--encodings", item, std::string("is not an encoding: ") + e.what());
+    }
+  });
+}
+
+std::vector<int64_t> ParseChunkBytes(std::string_view text) {
+  return ParseList<int64_t>(text, "--chunk-bytes", [](std::string_view item) {
+    int64_t bytes = 0;
+    try {
+      bytes = ParseMemorySize(item);
+    } catch (const Error& e) {
+      BadItem("--chunk-bytes", item, std::string("is not a size: ") + e.what());
+    }
+    if (bytes <= 0) BadItem("--chunk-bytes", item, "must be a positive size, e.g. 4M");
+    return bytes;
+  });
+}
+
+Compression DefaultCompressionFor(const StoredEncoding& encoding) {
+  return Compression::Parse(encoding.kind == StoredEncoding::Kind::kJpeg ? "none" : "zstd:3");
+}
+
+std::string ChunkBytesText(int64_t bytes) {
+  char text[32];
+  if (bytes % (int64_t{1} << 20) == 0) {
+    std::snprintf(text, sizeof text, "%lld MiB", static_cast<long long>(bytes >> 20));
+  } else if (bytes >= (int64_t{1} << 20)) {
+    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  } else {
+    std::snprintf(text, sizeof text, "%.0f KiB", static_cast<double>(bytes) / (1 << 10));
+  }
+  return text;
+}
+
 std::string FileVariant::Name() const {
+  if (own_size) {
+    return encoding.ToString() + ", chunks of " + ChunkBytesText(chunk_bytes) + ", " +
+           compression.ToString();
+  }
   return "chunk " + std::to_string(chunk_samples) + ", " + compression.ToString();
+}
+
+SweepRun DefaultOwnSizeRun() {
+  SweepRun run = DefaultRun(0);
+  run.file.own_size = true;
+  run.file.encoding = StoredEncoding{};  // raw
+  run.file.chunk_bytes = int64_t{4} << 20;
+  run.file.compression = DefaultCompressionFor(run.file.encoding);
+  return run;
 }
 
 SweepRun DefaultRun(int64_t default_chunk_samples) {
@@ -90,7 +144,37 @@ SweepRun DefaultRun(int64_t default_chunk_samples) {
   return run;
 }
 
-SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults) {
+namespace {
+
+// The file variants of the grid, in the order they are made.
+std::vector<FileVariant> GridFiles(const SweepGrid& grid, const FileVariant& input) {
+  std::vector<FileVariant> files;
+  if (!grid.own_size) {
+    for (int64_t chunk : grid.chunks) {
+      for (const Compression& compression : grid.compressions) {
+        files.push_back(FileVariant{chunk, compression});
+      }
+    }
+    return files;
+  }
+  for (int64_t bytes : grid.chunk_bytes) {
+    for (const StoredEncoding& encoding : grid.encodings) {
+      FileVariant file;
+      file.own_size = true;
+      file.encoding = encoding;
+      file.chunk_bytes = bytes;
+      const bool is_input =
+          input.own_size && input.encoding == encoding && input.chunk_bytes == bytes;
+      file.compression = is_input ? input.compression : DefaultCompressionFor(encoding);
+      files.push_back(file);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults, const FileVariant& input) {
   std::vector<SamplerOptions> samplers = grid.samplers;
   SamplerOptions random;
   random.kind = SamplerOptions::Kind::kRandom;
@@ -99,18 +183,15 @@ SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults) {
   }
   SweepPlan plan;
   bool defaults_in_grid = false;
-  for (int64_t chunk : grid.chunks) {
-    for (const Compression& compression : grid.compressions) {
-      const FileVariant file{chunk, compression};
-      plan.files.push_back(file);
-      for (int64_t cache : grid.cache_mb) {
-        for (const SamplerOptions& sampler : samplers) {
-          SweepRun run{file, cache, sampler, true, false};
-          run.is_default =
-              file == defaults.file && cache == defaults.cache_mb && sampler == defaults.sampler;
-          defaults_in_grid = defaults_in_grid || run.is_default;
-          plan.runs.push_back(run);
-        }
+  for (const FileVariant& file : GridFiles(grid, input)) {
+    plan.files.push_back(file);
+    for (int64_t cache : grid.cache_mb) {
+      for (const SamplerOptions& sampler : samplers) {
+        SweepRun run{file, cache, sampler, true, false};
+        run.is_default =
+            file == defaults.file && cache == defaults.cache_mb && sampler == defaults.sampler;
+        defaults_in_grid = defaults_in_grid || run.is_default;
+        plan.runs.push_back(run);
       }
     }
   }
@@ -139,6 +220,20 @@ uint64_t VariantDiskBound(const SweepPlan& plan, int64_t samples, int64_t sample
   }
   // Labels (8 bytes each), sources, the chunk table, HDF5 metadata: a generous allowance.
   return largest + static_cast<uint64_t>(samples) * 512 + (uint64_t{16} << 20);
+}
+
+uint64_t OwnSizeVariantDiskBound(const SweepPlan& plan, int64_t samples, uint64_t pixel_bytes,
+                                 int64_t largest_image_bytes) {
+  uint64_t largest = 0;
+  for (const FileVariant& file : plan.files) {
+    const double chunk = static_cast<double>(std::max(file.chunk_bytes, largest_image_bytes));
+    const double stored = file.compression.kind == Compression::Kind::kNone
+                              ? 2.0 * double(pixel_bytes) + 2 * chunk
+                              : double(pixel_bytes) * 1.004 + 2 * chunk;
+    largest = std::max(largest, static_cast<uint64_t>(stored));
+  }
+  // The per-image table (shapes, offsets, sizes, encodings, checksums) beside the labels.
+  return largest + static_cast<uint64_t>(samples) * 1024 + (uint64_t{16} << 20);
 }
 
 }  // namespace h5feed::bench

@@ -11,6 +11,7 @@
 #include "h5feed/error.h"
 #include "number_text.h"
 #include "sampler/label_mixing.h"
+#include "sweep_plan.h"
 
 namespace h5feed::bench {
 namespace {
@@ -43,10 +44,10 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
   std::string t =
       "| # | chunk | compression | cache MiB | sampler | images/s | MB/s | ceiling MB/s | "
       "of ceiling | reads/chunk | hit rate | shuffle quality (random) | chunks/batch (random) "
-      "| classes/batch (random) | label entropy bits (random) | waited | peak RSS MiB | note "
-      "|\n"
+      "| classes/batch (random) | label entropy bits (random) | waited | peak RSS MiB | "
+      "encoding | file MiB | fits page cache | note |\n"
       "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-      "---: | ---: | ---: | ---: | ---: | --- |\n";
+      "---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- |\n";
   int rank = 0;
   for (size_t i : RankRows(rows)) {
     const SweepRow& row = rows[i];
@@ -57,10 +58,12 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
     if (row.kind == "reference") add("DataLoader + h5py");
     if (row.few_classes) add("batches mix few classes");
     const bool reference = row.kind == "reference";
-    t += "| " + std::to_string(++rank) + " | " + std::to_string(row.chunk_samples) + " | " +
-         row.compression + " | " + (reference ? "-" : std::to_string(row.cache_mb)) + " | " +
-         Escape(row.sampler) + " | " + Grouped(row.images_per_s) + " | " +
-         Fixed("%.0f", row.mb_per_s) + " | " +
+    // An own-size file's chunks are a number of bytes, each holding as many images as fit.
+    const std::string chunk =
+        row.chunk_bytes > 0 ? ChunkBytesText(row.chunk_bytes) : std::to_string(row.chunk_samples);
+    t += "| " + std::to_string(++rank) + " | " + chunk + " | " + row.compression + " | " +
+         (reference ? "-" : std::to_string(row.cache_mb)) + " | " + Escape(row.sampler) + " | " +
+         Grouped(row.images_per_s) + " | " + Fixed("%.0f", row.mb_per_s) + " | " +
          (Measured(row.ceiling_mb_per_s)
               ? Fixed("%.0f", row.ceiling_mb_per_s) + " (" + row.ceiling + ")"
               : "-") +
@@ -70,8 +73,9 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
          Beside("%.1f", row.chunks_per_batch, row.random_chunks_per_batch) + " | " +
          Beside("%.1f", row.classes_per_batch, row.random_classes_per_batch) + " | " +
          Beside("%.2f", row.label_entropy_bits, row.random_label_entropy_bits) + " | " +
-         Fixed("%.2f", row.wait_share) + " | " + Fixed("%.0f", row.peak_rss_mb) + " | " + note +
-         " |\n";
+         Fixed("%.2f", row.wait_share) + " | " + Fixed("%.0f", row.peak_rss_mb) + " | " +
+         row.encoding + " | " + Fixed("%.1f", row.file_mib) + " | " +
+         (row.fits_page_cache.empty() ? "-" : row.fits_page_cache) + " | " + note + " |\n";
   }
   return t;
 }
@@ -85,7 +89,7 @@ std::string CeilingTable(std::span<const SweepRow> rows) {
   std::vector<std::string> seen;
   for (const SweepRow& row : rows) {
     if (row.kind == "reference" || !Measured(row.page_cache_mb_per_s)) continue;
-    const std::string name = "chunk " + std::to_string(row.chunk_samples) + ", " + row.compression;
+    const std::string name = row.FileName();
     bool already = false;
     for (const std::string& s : seen) already = already || s == name;
     if (already) continue;

@@ -2,14 +2,20 @@
 
 #include "sweep_row.h"
 
+#include "sweep_plan.h"
+
 namespace h5feed::bench {
 
+std::string SweepRow::FileName() const {
+  if (chunk_bytes > 0) {
+    return encoding + ", chunks of " + ChunkBytesText(chunk_bytes) + ", " + compression;
+  }
+  return "chunk " + std::to_string(chunk_samples) + ", " + compression;
+}
+
 std::string SweepRow::Settings() const {
-  if (kind == "reference")
-    return sampler + " (DataLoader + h5py), chunk " + std::to_string(chunk_samples) + ", " +
-           compression;
-  return "chunk " + std::to_string(chunk_samples) + ", " + compression + ", cache " +
-         std::to_string(cache_mb) + " MiB, " + sampler;
+  if (kind == "reference") return sampler + " (DataLoader + h5py), " + FileName();
+  return FileName() + ", cache " + std::to_string(cache_mb) + " MiB, " + sampler;
 }
 
 }  // namespace h5feed::bench

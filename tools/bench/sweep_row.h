@@ -20,8 +20,12 @@ struct SweepRow {
   // when they are not in the grid), "reference" (a PyTorch DataLoader + h5py loader on the
   // input file, --compare-h5py).
   std::string kind = "grid";
-  int64_t chunk_samples = 0;  // images per chunk of the file read
+  int64_t chunk_samples = 0;  // images per chunk of the file read (own size: the most any holds)
   std::string compression;    // "none", "zstd:3", ... (reference: the input file's)
+  // How each image is stored: "raw" for a file of one image size; an own-size file's
+  // "raw", "jpeg:Q" or "smart:Q".
+  std::string encoding = "raw";
+  int64_t chunk_bytes = 0;    // own-size files: C, a chunk's bytes before compression; else 0
   int64_t cache_mb = 0;       // reference: 0
   std::string sampler;        // "random", "chunks:4", ... (reference: "h5py random", ...)
   bool is_default = false;    // these are h5feed's default settings
@@ -53,7 +57,11 @@ struct SweepRow {
   // The batches mix too few classes (below the bar the loader warns at): never recommended.
   bool few_classes = false;
 
-  double file_mb = kNotMeasured;  // size of the file read, MB
+  double file_mb = kNotMeasured;   // size of the file read, MB
+  double file_mib = kNotMeasured;  // the same in MiB
+  // Whether the file read fits the page cache: its size against MemAvailable (/proc/meminfo)
+  // at the sweep's start, "yes" or "no"; empty when that does not apply (a remote file).
+  std::string fits_page_cache;
   double compression_ratio = kNotMeasured;
   double page_cache_mb_per_s = kNotMeasured;
   double zstd_mb_per_s = kNotMeasured;  // one thread; the ceiling uses it x threads
@@ -63,8 +71,11 @@ struct SweepRow {
   double fraction_of_ceiling = kNotMeasured;
 
   bool succeeded() const { return status != "failed"; }
-  // Settings in words: "chunk 64, zstd:3, cache 256 MiB, chunks:4".
+  // Settings in words: "chunk 64, zstd:3, cache 256 MiB, chunks:4"; own size: "jpeg:90,
+  // chunks of 4 MiB, none, cache 256 MiB, chunks:4".
   std::string Settings() const;
+  // The file variant in words: "chunk 64, zstd:3"; own size: "jpeg:90, chunks of 4 MiB, none".
+  std::string FileName() const;
 };
 
 }  // namespace h5feed::bench

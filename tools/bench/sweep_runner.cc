@@ -54,10 +54,43 @@ std::string CompressionOf(const index::DatasetIndex& index) {
   return "other";
 }
 
+// How an own-size input is stored, as a file variant.
+FileVariant InputVariant(const index::DatasetIndex& input) {
+  const std::string stored = CompressionOf(input);
+  FileVariant file;
+  file.compression = Compression::Parse(stored == "other" ? "none" : stored);
+  file.own_size = true;
+  file.encoding = StoredEncoding::Parse(input.encoding.empty() ? "raw" : input.encoding);
+  file.chunk_bytes = input.own_size_chunk_bytes;
+  return file;
+}
+
+// The variants of an own-size input: --encodings (default: the input's own, raw and jpeg:90)
+// x --chunk-bytes (default: the input's).
+void SetOwnSizeGrid(SweepGrid& grid, const SweepOptions& o, const index::DatasetIndex& input) {
+  const FileVariant stored = InputVariant(input);
+  grid.own_size = true;
+  if (o.encodings.empty()) {
+    grid.encodings = {stored.encoding};
+    for (const char* other : {"raw", "jpeg:90"}) {
+      const StoredEncoding encoding = StoredEncoding::Parse(other);
+      if (!(encoding == stored.encoding)) grid.encodings.push_back(encoding);
+    }
+  } else {
+    grid.encodings = ParseEncodings(o.encodings);
+  }
+  grid.chunk_bytes = o.chunk_bytes.empty() ? std::vector<int64_t>{stored.chunk_bytes}
+                                           : ParseChunkBytes(o.chunk_bytes);
+}
+
 // Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
 // compression and level), so that rechunking it would only copy it.
 bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
   if (IsRemoteLocation(input.location)) return true;  // PlanRemoteSweep planned nothing else
+  if (input.own_size != variant.own_size) return false;
+  if (input.own_size) {
+    return variant == InputVariant(input);
+  }
   if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
   const std::string stored = CompressionOf(input);
   if (stored == "other") return false;
@@ -69,16 +102,21 @@ bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant)
 SweepPlan PlanRemoteSweep(SweepGrid grid, const index::DatasetIndex& input,
                           const std::function<void(const std::string&)>& say) {
   const std::string stored = CompressionOf(input);
-  const FileVariant as_stored{input.chunk_samples,
-                              Compression::Parse(stored == "other" ? "none" : stored)};
+  const FileVariant as_stored =
+      input.own_size ? InputVariant(input)
+                     : FileVariant{input.chunk_samples,
+                                   Compression::Parse(stored == "other" ? "none" : stored)};
   say("sweep " + input.path + " is remote: measured as it is stored (" + as_stored.Name() +
       "), over the caches and samplers asked for; to compare chunk sizes and compressions, "
       "sweep a local copy, then upload the best");
   grid.chunks = {as_stored.chunk_samples};
   grid.compressions = {as_stored.compression};
+  grid.own_size = as_stored.own_size;
+  grid.encodings = {as_stored.encoding};
+  grid.chunk_bytes = {as_stored.chunk_bytes};
   SweepRun defaults = DefaultRun(as_stored.chunk_samples);
   defaults.file = as_stored;
-  return PlanSweep(grid, defaults);
+  return PlanSweep(grid, defaults, as_stored);
 }
 
 // Reading the file once brings it into the page cache, so no run pays for the first disk read
@@ -91,14 +129,26 @@ void WarmPageCache(const std::string& path) {
   std::fclose(file);
 }
 
+// The file read: its size, and whether it fits in `available` bytes of page cache (0: unknown).
+struct FileSize {
+  uint64_t bytes = 0;
+  uint64_t available = 0;
+};
+
+void ApplyFileSize(SweepRow& row, const FileSize& file) {
+  row.file_mb = static_cast<double>(file.bytes) / 1e6;
+  row.file_mib = static_cast<double>(file.bytes) / (1 << 20);
+  if (file.available > 0) row.fits_page_cache = file.bytes <= file.available ? "yes" : "no";
+}
+
 // A remote file's ceiling is its link, which its runs measure: none is computed here.
-void ApplyRemoteFile(SweepRow& row, double file_mb) {
-  row.file_mb = file_mb;
+void ApplyRemoteFile(SweepRow& row, const FileSize& file) {
+  ApplyFileSize(row, FileSize{file.bytes, 0});  // no page cache holds it
   row.ceiling = "not measured (remote)";
 }
 
-void ApplyCeilings(SweepRow& row, const Ceilings& c, double file_mb) {
-  row.file_mb = file_mb;
+void ApplyCeilings(SweepRow& row, const Ceilings& c, const FileSize& file) {
+  ApplyFileSize(row, file);
   row.compression_ratio = c.compression_ratio;
   row.page_cache_mb_per_s = c.page_cache_mb_per_s;
   row.zstd_mb_per_s = c.compressed() ? c.zstd_mb_per_s : kNotMeasured;
@@ -128,6 +178,10 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
   row.kind = run.in_grid ? "grid" : "defaults";
   row.chunk_samples = run.file.chunk_samples;
   row.compression = run.file.compression.ToString();
+  if (run.file.own_size) {
+    row.encoding = run.file.encoding.ToString();
+    row.chunk_bytes = run.file.chunk_bytes;
+  }
   row.cache_mb = run.cache_mb;
   row.sampler = run.sampler.ToString();
   row.is_default = run.is_default;
@@ -245,20 +299,59 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
   // measured as it is stored, over caches and samplers, and its ceiling is its link.
   const bool remote = IsRemoteLocation(o.input);
+  if (input.own_size && o.augment.empty()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                input.path +
+                    " stores its images at their own sizes: every run must crop them to one "
+                    "size; give --augment, e.g. --augment rrc=224,flip");
+  }
+  if (!input.own_size && (!o.encodings.empty() || !o.chunk_bytes.empty())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--encodings and --chunk-bytes sweep files of images at their own size (format "
+                "version 2); " +
+                    input.path + " stores one image size: sweep --chunks and --compression");
+  }
+  SweepGrid grid = o.grid;
+  if (input.own_size) SetOwnSizeGrid(grid, o, input);
   const SweepPlan plan =
-      remote ? PlanRemoteSweep(o.grid, input, say)
-             : PlanSweep(o.grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
+      remote ? PlanRemoteSweep(grid, input, say)
+      : input.own_size
+          ? PlanSweep(grid, DefaultOwnSizeRun(), InputVariant(input))
+          : PlanSweep(grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
-  const uint64_t needed = VariantDiskBound(plan, input.samples, input.sample_bytes());
+  uint64_t pixel_bytes = 0;  // own size: the sum of the images' H x W x C
+  for (const index::StoredImage& image : input.images) pixel_bytes += image.shape().bytes();
+  const uint64_t needed =
+      input.own_size
+          ? OwnSizeVariantDiskBound(plan, input.samples, pixel_bytes, input.sample_bytes())
+          : VariantDiskBound(plan, input.samples, input.sample_bytes());
   CheckDiskBudget(work, needed, o.disk_budget);
   say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
       std::to_string(plan.files.size()) + " file variants; up to " + std::to_string(needed >> 20) +
       " MiB of temporary files in " + work);
 
   ReportContext context{o.command_line, input.path, Machine(), Today(), {}, ""};
+  // What the page cache can hold of a file beside what runs now; read once, at the start.
+  const uint64_t available = remote ? 0 : MemAvailableBytes();
+  if (available > 0) {
+    context.notes.push_back(
+        "\"fits page cache\": the file's size against MemAvailable (" +
+        Fixed("%.0f MiB", static_cast<double>(available) / (1 << 20)) +
+        ", /proc/meminfo) at the start of the sweep. A file that does not fit is read from disk "
+        "in every epoch once the page cache drops it.");
+  }
+  if (input.own_size) {
+    context.notes.push_back(
+        "The input stores its images at their own sizes (" + input.encoding +
+        "): its variants are encodings x chunk bytes, each made by decoding the input's images "
+        "at their stored sizes and writing them again. The input's own encoding and chunk "
+        "size are measured on the input itself; any other JPEG variant made from a JPEG input "
+        "is a second generation of JPEG compression.");
+    say(context.notes.back());
+  }
   const int threads = o.threads > 0 ? o.threads : UsableCores();
   if (!o.augment.empty()) {
     // Measured by reading the input: for a remote one, over the link the runs measure.
@@ -302,16 +395,21 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
       const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
-      const double file_mb =
-          static_cast<double>(remote ? input.file_bytes : fs::file_size(path)) / 1e6;
+      FileSize file_size{remote ? input.file_bytes : fs::file_size(path), available};
+      // An own-size variant's chunks hold as many images as fit: the most any holds.
+      const int64_t chunk_samples =
+          variant.own_size && !remote && path != o.input
+              ? index::OpenDatasetIndex(path, index::IndexOptions{}).chunk_samples
+              : input.chunk_samples;
       for (const SweepRun& run : plan.runs) {
         if (!(run.file == variant) || cancel) continue;
         SweepRow row;
         if (!RunOne(o, run, path, row)) break;
+        if (variant.own_size) row.chunk_samples = chunk_samples;
         if (remote) {
-          ApplyRemoteFile(row, file_mb);
+          ApplyRemoteFile(row, file_size);
         } else {
-          ApplyCeilings(row, ceilings, file_mb);
+          ApplyCeilings(row, ceilings, file_size);
         }
         csv.Append(row);
         outcome.rows.push_back(row);
@@ -322,13 +420,19 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   }  // the rechunked files are removed here, Ctrl-C or not
   // h5py reads a URL through HDF5's ROS3 driver, which has no s3:// form.
   const bool h5py_reads_it = remote::SchemeOf(o.input) != remote::Scheme::kS3;
-  if (o.compare_h5py && !h5py_reads_it) {
+  if (o.compare_h5py && !h5py_reads_it && !input.own_size) {
     context.notes.push_back(
         "No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
         "s3://; sweep a pre-signed URL of the object to compare");
     say(context.notes.back());
   }
-  if (o.compare_h5py && h5py_reads_it && !cancel) {
+  if (o.compare_h5py && input.own_size) {
+    context.notes.push_back(
+        "No reference loaders (--compare-h5py): they read a file of one image size, and this "
+        "one stores its images at their own sizes");
+    say(context.notes.back());
+  }
+  if (o.compare_h5py && h5py_reads_it && !input.own_size && !cancel) {
     if (!o.cold && !remote) WarmPageCache(o.input);
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;
@@ -339,11 +443,11 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       SweepRow row = RunReferenceLoader(o.reference, loader, o.input, input.chunk_samples,
                                         CompressionOf(input));
       if (cancel) break;
-      const double file_mb = static_cast<double>(input.file_bytes) / 1e6;
+      const FileSize file_size{input.file_bytes, available};
       if (remote) {
-        ApplyRemoteFile(row, file_mb);
+        ApplyRemoteFile(row, file_size);
       } else {
-        ApplyCeilings(row, ceilings, file_mb);
+        ApplyCeilings(row, ceilings, file_size);
       }
       csv.Append(row);
       outcome.rows.push_back(row);
@@ -358,6 +462,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
                             "holds those.");
   }
   outcome.recommendation = Recommend(outcome.rows, o.recommend);
+  outcome.recommendation.input_file_mib = static_cast<double>(input.file_bytes) / (1 << 20);
   outcome.plot = DrawThroughputPlot(outcome.rows, o.out_dir);
   if (outcome.plot.drawn) {
     context.plot = "throughput.png";

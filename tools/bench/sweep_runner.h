@@ -32,6 +32,11 @@ struct SweepOptions {
   std::string executable;  // this h5feed, run as `h5feed bench --json` per combination
   std::string command_line;
   SweepGrid grid;
+  // Own-size inputs (format version 2): the encodings and chunk bytes to sweep, as
+  // ParseEncodings and ParseChunkBytes read them; empty: the input's encoding, raw and jpeg:90,
+  // and the input's chunk bytes. Refused (kInvalidArgument) for other inputs.
+  std::string encodings;
+  std::string chunk_bytes;
   int64_t batch = 256;
   int threads = 0;  // 0 = all usable cores
   int slots = 4;
@@ -56,7 +61,8 @@ struct SweepOutcome {
 };
 
 // Throws Error for what stops the sweep before it starts (unreadable input, no disk space,
-// unwritable DIR); a failing run becomes a "failed" row instead. `say` gets progress lines.
+// unwritable DIR; kInvalidArgument for an own-size input without `augment`, whose runs need a
+// crop to one size); a failing run becomes a "failed" row instead. `say` gets progress lines.
 SweepOutcome RunSweep(const SweepOptions& options, const std::atomic<bool>& cancel,
                       const std::function<void(const std::string&)>& say);
 

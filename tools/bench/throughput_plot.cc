@@ -22,17 +22,23 @@ struct Series {
   std::vector<std::pair<int64_t, double>> points;  // chunk, images/s
 };
 
+// The panel a row is drawn in: its compression; an own-size file's encoding and compression
+// (its x is then the most images a chunk holds).
+std::string Panel(const SweepRow& row) {
+  return row.chunk_bytes > 0 ? row.encoding + ", " + row.compression : row.compression;
+}
+
 // Grid runs only: the added defaults run and the references have no line of their own.
 std::vector<Series> CollectSeries(std::span<const SweepRow> rows) {
   std::vector<Series> series;
   for (const SweepRow& row : rows) {
     if (row.kind != "grid" || !row.succeeded() || row.images_per_s <= 0) continue;
+    const std::string panel = Panel(row);
     auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
-      return s.compression == row.compression && s.cache_mb == row.cache_mb &&
-             s.sampler == row.sampler;
+      return s.compression == panel && s.cache_mb == row.cache_mb && s.sampler == row.sampler;
     });
     if (it == series.end()) {
-      series.push_back({row.compression, row.cache_mb, row.sampler, {}});
+      series.push_back({panel, row.cache_mb, row.sampler, {}});
       it = series.end() - 1;
     }
     it->points.emplace_back(row.chunk_samples, row.images_per_s);

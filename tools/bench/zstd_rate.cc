@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <span>
 #include <thread>
@@ -76,8 +77,9 @@ StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_byte
           : std::max<int64_t>(1, static_cast<int64_t>(count * double(max_bytes) / total));
 
   StoredZstdChunks stored;
-  stored.chunk_samples = index.chunk_samples;
-  stored.chunk_bytes = index.chunk_samples * index.sample_bytes();
+  // Own-size files hold a varying number of images per chunk: their mean.
+  stored.chunk_samples = std::max<int64_t>(1, std::llround(index.chunk_rows().mean_rows()));
+  stored.chunk_bytes = index.chunk_bytes();
   const auto file = io::OpenPosixFile(path);
   for (int64_t k = 0; k < keep; ++k) {
     const int64_t c = keep == count ? k : k * count / keep;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "hdf5/dataset_listing.h"
@@ -17,6 +18,8 @@ using inspect::ClassCount;
 using inspect::DatasetSummary;
 using inspect::FileSummary;
 using inspect::LabelOrder;
+using inspect::OwnSizeSummary;
+using inspect::SizeSpread;
 using inspect::SkippedEntry;
 
 // "images uint8 (50000, 32, 32, 3) chunks (64, 32, 32, 3) zstd:3".
@@ -31,6 +34,81 @@ std::string Fixed(double value, int decimals) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
   return buffer;
+}
+
+// "96 / 100 / 128": smallest, median, largest.
+std::string SpreadText(const SizeSpread& spread) {
+  return std::to_string(spread.min) + " / " + std::to_string(spread.median) + " / " +
+         std::to_string(spread.max);
+}
+
+nlohmann::ordered_json SpreadJson(const SizeSpread& spread) {
+  return {{"min", spread.min}, {"median", spread.median}, {"max", spread.max}};
+}
+
+nlohmann::ordered_json OwnSizeJson(const OwnSizeSummary& o) {
+  return {{"encoding", o.encoding},
+          {"smart_threshold", o.smart_threshold},
+          {"raw_images", o.raw_images},
+          {"jpeg_images", o.jpeg_images},
+          {"max_side", o.max_side},
+          {"chunk_bytes", o.chunk_bytes},
+          {"chunks", o.chunks},
+          {"images_per_chunk",
+           {{"mean", o.mean_images_per_chunk},
+            {"min", o.min_images_per_chunk},
+            {"max", o.max_images_per_chunk}}},
+          {"height", SpreadJson(o.height)},
+          {"width", SpreadJson(o.width)},
+          {"gray_images", o.gray_images},
+          {"aspect",
+           {{"portrait", o.aspect.portrait},
+            {"square", o.aspect.square},
+            {"landscape", o.aspect.landscape}}},
+          {"pixel_bytes", o.pixel_bytes},
+          {"image_bytes", o.image_bytes},
+          {"chunk_fill", o.chunk_fill},
+          {"stored_bytes", o.stored_bytes},
+          {"pixel_ratio", o.pixel_ratio}};
+}
+
+// "13 JPEG, 2 raw" in the order the encoding attribute suggests.
+std::string EncodingCounts(const OwnSizeSummary& o) {
+  const std::string jpeg = cli::FormatCount(o.jpeg_images) + " JPEG";
+  const std::string raw = cli::FormatCount(o.raw_images) + " raw";
+  return o.encoding.starts_with("raw") ? raw + ", " + jpeg : jpeg + ", " + raw;
+}
+
+// The lines of an own-size file between "images" and the classes.
+void OwnSizeText(const FileSummary& s, const OwnSizeSummary& o,
+                 const std::function<void(const std::string&, const std::string&)>& line) {
+  std::string encoding = o.encoding.empty() ? "(no attribute)" : o.encoding;
+  if (o.encoding.starts_with("smart") && o.smart_threshold > 0) {
+    encoding += " (JPEG above " + cli::FormatCount(o.smart_threshold) + " bytes of pixels)";
+  }
+  line("encoding", encoding + ": " + EncodingCounts(o));
+  line("max side",
+       o.max_side > 0 ? std::to_string(o.max_side) + " (longer side capped)" : "none (not capped)");
+  line("sizes",
+       "height " + SpreadText(o.height) + ", width " + SpreadText(o.width) +
+           " (min / median / max)" +
+           (o.gray_images > 0 ? ", " + cli::FormatCount(o.gray_images) + " grayscale" : ""));
+  line("aspect", cli::FormatCount(o.aspect.portrait) + " portrait, " +
+                     cli::FormatCount(o.aspect.square) + " square, " +
+                     cli::FormatCount(o.aspect.landscape) + " landscape");
+  line("chunks", cli::FormatCount(o.chunks) + (o.chunks == 1 ? " chunk of " : " chunks of ") +
+                     cli::FormatBytes(static_cast<uint64_t>(o.chunk_bytes)) + " (" +
+                     Fixed(o.mean_images_per_chunk, 1) + " images a chunk, " +
+                     std::to_string(o.min_images_per_chunk) + " to " +
+                     std::to_string(o.max_images_per_chunk) + "), " + Fixed(100 * o.chunk_fill, 0) +
+                     "% full");
+  std::string ratio = s.compression_ratio > 0 ? ", ratio " + Fixed(s.compression_ratio, 2) : "";
+  line("compression", s.compression + ratio);
+  std::string stored = cli::FormatBytes(o.pixel_bytes) + " of pixels (H*W*C) -> ";
+  stored += o.stored_bytes > 0
+                ? cli::FormatBytes(o.stored_bytes) + " stored (" + Fixed(o.pixel_ratio, 2) + "x)"
+                : "storage size unknown";
+  line("stored", stored);
 }
 
 // Characters, not bytes, so UTF-8 class names ("émeu") line up: continuation bytes are
@@ -77,7 +155,8 @@ std::string ToJson(const FileSummary& s) {
                      {"chunk_images", s.chunk_images},
                      {"chunk_count", s.chunk_count},
                      {"compression", s.compression},
-                     {"compression_ratio", s.compression_ratio}};
+                     {"compression_ratio", s.compression_ratio},
+                     {"own_size", s.own_size ? OwnSizeJson(*s.own_size) : json(nullptr)}};
   } else {
     out["images"] = nullptr;
   }
@@ -118,7 +197,13 @@ std::string ToText(const FileSummary& s) {
   line("file", s.path + " (" + cli::FormatBytes(s.file_bytes) + ")");
   line("format", s.is_h5feed ? "h5feed version " + std::to_string(s.format_version)
                              : "HDF5 (not written by h5feed)");
-  if (s.has_images) {
+  if (s.has_images && s.own_size) {
+    line("images", s.images + ": " + std::to_string(s.num_images) +
+                       " images at their own size, up to " + std::to_string(s.height) + "x" +
+                       std::to_string(s.width) + "x" + std::to_string(s.channels) +
+                       " (HxWxC), layout " + s.layout);
+    OwnSizeText(s, *s.own_size, line);
+  } else if (s.has_images) {
     line("images", s.images + ": " + std::to_string(s.num_images) + " images of " +
                        std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
                        std::to_string(s.channels) + " (HxWxC), layout " + s.layout +

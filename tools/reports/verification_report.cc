@@ -8,6 +8,7 @@ namespace h5feed::reports {
 namespace {
 
 using index::ChunkProblem;
+using index::ImageProblem;
 using index::VerificationReport;
 
 // Text lists are cut here (the JSON has them all): a file with every chunk damaged would
@@ -27,6 +28,10 @@ std::string Verdict(const VerificationReport& r) {
   std::string text = r.path + ": DAMAGED: ";
   if (!r.indexed) return text + "the file cannot be read as an image file\n";
   text += std::to_string(r.bad_chunks.size()) + " of " + std::to_string(r.chunks) + " chunks bad";
+  if (!r.bad_images.empty()) {
+    text += " (" + std::to_string(r.bad_images.size()) + " of " + std::to_string(r.samples) +
+            " images bad)";
+  }
   if (!r.problems.empty()) text += ", " + std::to_string(r.problems.size()) + " other problems";
   return text + "\n";
 }
@@ -42,6 +47,15 @@ std::string ToText(const VerificationReport& r) {
   if (r.bad_chunks.size() > kTextListed) {
     text += "  ... and " + std::to_string(r.bad_chunks.size() - kTextListed) +
             " more bad chunks (--json lists all)\n";
+  }
+  for (size_t i = 0; i < r.bad_images.size() && i < kTextListed; ++i) {
+    const ImageProblem& p = r.bad_images[i];
+    text += "  bad image row " + std::to_string(p.row) + " (chunk " + std::to_string(p.chunk) +
+            "): " + p.problem + "\n";
+  }
+  if (r.bad_images.size() > kTextListed) {
+    text += "  ... and " + std::to_string(r.bad_images.size() - kTextListed) +
+            " more bad images (--json lists all)\n";
   }
   for (const std::string& problem : r.problems) text += "  problem: " + problem + "\n";
   for (const std::string& warning : r.warnings) text += "  warning: " + warning + "\n";
@@ -59,6 +73,10 @@ std::string ToJson(const VerificationReport& r) {
                    {"last_row", p.last_row},
                    {"problem", p.problem}});
   }
+  json images = json::array();
+  for (const ImageProblem& p : r.bad_images) {
+    images.push_back({{"row", p.row}, {"chunk", p.chunk}, {"problem", p.problem}});
+  }
   json out = {{"path", r.path},
               {"ok", r.ok()},
               {"indexed", r.indexed},
@@ -69,6 +87,10 @@ std::string ToJson(const VerificationReport& r) {
               {"read_path", r.read_path},
               {"chunks_checked", r.chunks_checked},
               {"bad_chunks", bad},
+              {"own_size", r.own_size},
+              {"jpeg_images", r.jpeg_images},
+              {"jpeg_images_decoded", r.jpeg_images_decoded},
+              {"bad_images", images},
               {"problems", r.problems},
               {"checked", r.checked},
               {"not_checked", r.not_checked},

@@ -126,9 +126,11 @@ struct LoaderStats {
 struct DatasetInfo {
   std::string path;
   int64_t samples = 0;
-  ImageShape image_shape;
-  int64_t chunk_samples = 0;
+  ImageShape image_shape;     // own-size files: the largest height, width and channels
+  int64_t chunk_samples = 0;  // own-size files: the most images a chunk holds
   int64_t chunks = 0;
+  // Images stored each at its own size (docs/format.md, version 2): read through a crop.
+  bool own_size = false;
   std::vector<std::string> classes;
 };
 

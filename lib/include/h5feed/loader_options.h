@@ -102,6 +102,11 @@ struct LoaderOptions {
   // a chunk of it is mapped can then end the process with SIGBUS at the next access; false
   // reads everything with pread (docs/reader.md has what each way costs).
   bool map_file = true;
+  // Files of images stored as JPEG: decode only what each crop reads (rows above and below it
+  // skipped, columns narrowed to it, and 1/2, 1/4 or 1/8 scale in the DCT when the crop shrinks
+  // by that much; docs/reader.md, "Images at their own size"). false decodes every JPEG whole
+  // at full size before cropping, as FFCV does: the reference for what this gains.
+  bool jpeg_region_decode = true;
 
   // --- Integrity.
   // Check what is read against its XXH3-64 (h5feed files): each image as it is copied into a

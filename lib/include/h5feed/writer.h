@@ -1,5 +1,7 @@
 #pragma once
-// Writes an h5feed file (on-disk format version 1, docs/format.md) one chunk at a time.
+// Writes an h5feed file (docs/format.md) one chunk at a time: version 1 (every image at one
+// size, chunks of K images) or version 2, layout "flat" (each image at its own size, as raw
+// pixels or a JPEG file, packed whole into chunks of C bytes; WriterOptions::flat).
 //
 // The file is written under a temporary name beside the output (".NAME.partial-PID") and
 // renamed over the output only by Finish(), after everything is flushed and fsync'ed; the
@@ -13,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "h5feed/compression.h"
@@ -20,7 +23,42 @@
 
 namespace h5feed {
 
+// How the images of a flat file are stored (the `encoding` root attribute).
+struct StoredEncoding {
+  enum class Kind {
+    kRaw,    // every image as H x W x C pixels
+    kJpeg,   // every image as a JPEG file of quality `quality`
+    kSmart,  // JPEG only the images of more than smart_threshold raw bytes (FFCV's "smart")
+  };
+  Kind kind = Kind::kRaw;
+  int quality = 90;  // JPEG quality, 1-100; ignored for kRaw
+  // Parses "raw", "jpeg", "jpeg:Q", "smart", "smart:Q" (Q 1-100, default 90). Throws
+  // Error(kInvalidArgument) naming the accepted forms.
+  static StoredEncoding Parse(std::string_view text);
+  // The inverse of Parse: "raw", "jpeg:90", "smart:90".
+  std::string ToString() const;
+  friend bool operator==(const StoredEncoding&, const StoredEncoding&) = default;
+};
+
+// 196,608 bytes, one 256 x 256 RGB image: in "smart" files, larger images are JPEG.
+inline constexpr int64_t kDefaultSmartThreshold = int64_t{256} * 256 * 3;
+
+// The version 2 ("flat") layout of a Writer (docs/format.md, "Images at their own size").
+struct FlatLayout {
+  // C, the bytes of every chunk before compression; images are packed whole into it, so it
+  // must hold the largest image the writer is given. 0: 4 MiB.
+  int64_t chunk_bytes = 0;
+  // The cap on an image's longer side its producer applied (the `max_side` attribute; the
+  // writer refuses a larger image); 0 = not capped.
+  int64_t max_side = 0;
+  StoredEncoding encoding;
+  // With StoredEncoding::Kind::kSmart: images of more raw bytes (H * W * C) are JPEG, the
+  // others raw.
+  int64_t smart_threshold = kDefaultSmartThreshold;
+};
+
 struct WriterOptions {
+  // The one shape of a version 1 file's images; ignored with `flat`.
   ImageShape image_shape;
   // Images per chunk (K). A chunk is the unit of I/O and decompression for the reader: larger
   // chunks read faster, smaller ones shuffle better for the same cache. 0 picks the K that
@@ -29,6 +67,9 @@ struct WriterOptions {
   Compression compression;
   // Replace an existing output file. Never replaced otherwise (Error kAlreadyExists).
   bool overwrite = false;
+  // Set: write a version 2 file of images at their own size, in chunks of flat->chunk_bytes
+  // (image_shape and chunk_images are then unused). Empty: a version 1 file.
+  std::optional<FlatLayout> flat;
 };
 
 // The K that makes a chunk of `shape` images about 4 MiB, but no more than the dataset's
@@ -52,12 +93,33 @@ struct DatasetDescription {
   std::optional<uint64_t> shuffle_seed;  // the seed of the stored order; empty = source order
 };
 
+// How one image of a flat file is stored (/image_encodings; docs/format.md, "Encodings").
+enum class ImageEncoding : uint8_t {
+  kRaw = 0,   // H x W x C uint8 pixels, row-major, channels last
+  kJpeg = 1,  // the bytes of a JPEG file that decodes to H x W x C
+};
+
+// One image of a flat file's chunk: its row of /image_shapes, /image_bytes,
+// /image_encodings and /row_checksums (its /image_offsets follow from the packing).
+struct StoredImage {
+  int32_t height = 0;
+  int32_t width = 0;
+  int32_t channels = 0;  // 1 or 3
+  ImageEncoding encoding = ImageEncoding::kRaw;
+  uint64_t bytes = 0;     // stored bytes: H * W * C when raw, the JPEG file's size otherwise
+  uint64_t checksum = 0;  // XXH3-64 of the stored bytes; filled in by EncodePackedInto
+};
+
 // One chunk ready for the disk: compressed (or not) and checksummed.
 struct EncodedChunk {
   std::vector<uint8_t> bytes;  // exactly what is stored
   uint64_t checksum = 0;       // XXH3-64 of the uncompressed chunk, zero padding included
-  std::vector<uint64_t> image_checksums;  // XXH3-64 of each image in it (`images` entries)
-  int64_t images = 0;                     // images in it: K, or fewer for the last chunk
+  // Version 1: XXH3-64 of each image in it (`images` entries). Flat files: empty (the
+  // checksums are in `stored`).
+  std::vector<uint64_t> image_checksums;
+  int64_t images = 0;  // images in it: K, or fewer for the last chunk (flat: 1 or more)
+  // Flat files only: each image's record, in the order the images are packed.
+  std::vector<StoredImage> stored;
 };
 
 // Thread-safety: Encode() may be called from many threads at once (it touches no HDF5 and
@@ -74,8 +136,10 @@ class Writer {
   Writer& operator=(Writer&&) noexcept;
   ~Writer();  // removes the temporary file unless Finish() succeeded
 
-  int64_t chunk_images() const;
-  const ImageShape& image_shape() const;
+  int64_t chunk_images() const;               // version 1: K; flat: 0
+  const ImageShape& image_shape() const;      // version 1 only
+  bool flat() const;                          // a version 2 file of images at their own size
+  int64_t chunk_bytes() const;                // the bytes of a chunk before compression
   const std::string& path() const;            // the final output
   const std::string& temporary_path() const;  // where it is written until Finish()
 
@@ -89,6 +153,16 @@ class Writer {
   // images in place. Uncompressed, it is not copied: it is swapped with into.bytes, and comes
   // back holding into's previous buffer (its contents unspecified).
   void EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const;
+
+  // Flat files: encodes one chunk of whole images packed from its first byte, in `images`
+  // order, each images[i].bytes long (their sum at most chunk_bytes()). `chunk` is zero-padded
+  // to chunk_bytes() in place and may be swapped with into.bytes as EncodeInto does; each
+  // image's checksum is computed into into.stored. Throws Error(kInvalidArgument) for no
+  // image, a size that does not add up, or a record the file's layout does not allow
+  // (a raw image whose bytes are not H * W * C, a longer side above max_side, an encoding
+  // that is not the one the file's `encoding` asks for).
+  void EncodePackedInto(std::vector<uint8_t>& chunk, std::vector<StoredImage> images,
+                        EncodedChunk& into) const;
 
   // Appends the next chunk of /images. Throws Error kNoSpace when the disk is full, kIo on
   // other write failures; the Writer is then unusable and its file is removed on destruction.

@@ -34,6 +34,18 @@ const uint8_t* Pixel(const Bytes& image, Size s, int y, int x) {
 
 bool SizesEqual(Size a, Size b) { return a.height == b.height && a.width == b.width; }
 
+TEST_CASE("the capped size shrinks the longer side to the cap, keeps aspect, never enlarges") {
+  CHECK(SizesEqual(CappedSize({300, 400}, 128), {96, 128}));     // 4:3
+  CHECK(SizesEqual(CappedSize({400, 300}, 128), {128, 96}));     // 3:4
+  CHECK(SizesEqual(CappedSize({270, 480}, 128), {72, 128}));     // 16:9
+  CHECK(SizesEqual(CappedSize({300, 202}, 128), {128, 86}));     // floor(202 * 128 / 300)
+  CHECK(SizesEqual(CappedSize({129, 129}, 128), {128, 128}));    // square
+  CHECK(SizesEqual(CappedSize({500, 1}, 128), {128, 1}));        // at least 1
+  CHECK(SizesEqual(CappedSize({128, 100}, 128), {128, 100}));    // at the cap: as it is
+  CHECK(SizesEqual(CappedSize({5, 7}, 128), {5, 7}));            // never enlarged
+  CHECK(SizesEqual(CappedSize({4000, 3000}, 0), {4000, 3000}));  // 0: no cap
+}
+
 TEST_CASE("the scaled source size covers the target for crop, fits it for pad, is it for stretch") {
   // A 300 x 400 (h x w) photo to 224 x 224.
   CHECK(SizesEqual(ScaledSourceSize({300, 400}, {224, 224}, ResizeMode::kCrop), {224, 299}));

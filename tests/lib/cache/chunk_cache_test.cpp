@@ -93,7 +93,7 @@ class FakeSource {
 
 // A plan where step s reads exactly chunk sequence[s].
 std::shared_ptr<const AccessPlan> PlanOf(const std::vector<int64_t>& sequence, int64_t chunks) {
-  return std::make_shared<const AccessPlan>(sequence, 1, 1, chunks);
+  return std::make_shared<const AccessPlan>(sequence, 1, ChunkRows((1) * (chunks), 1));
 }
 
 // Reads `sequence` one chunk per step, checking every chunk's bytes.
@@ -399,9 +399,10 @@ TEST_CASE("Belady over a chunks:W order with a budget of W chunks loads every ch
       geometry, SamplerOptions{SamplerOptions::Kind::kChunks, 4}, ShardOptions{}, 11, 2);
   FakeSource source(40);
   ChunkCache cache(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kBelady, source.Function());
-  cache.SetPlan(std::make_shared<const AccessPlan>(order, batch, geometry.chunk_samples, 40));
+  cache.SetPlan(std::make_shared<const AccessPlan>(
+      order, batch, ChunkRows((geometry.max_rows()) * (40), geometry.max_rows())));
   for (size_t i = 0; i < order.size(); ++i) {
-    const int64_t chunk = order[i] / geometry.chunk_samples;
+    const int64_t chunk = order[i] / geometry.max_rows();
     REQUIRE(Holds(cache.Get(chunk, static_cast<int64_t>(i) / batch).data(), chunk));
   }
   CHECK(cache.stats().loads == 40);
@@ -561,7 +562,7 @@ void Stress(EvictionPolicy policy, bool failures) {
   std::vector<int64_t> order(static_cast<size_t>(kSteps * 8));
   std::mt19937_64 order_rng(17);
   for (auto& row : order) row = static_cast<int64_t>(order_rng() % kChunks);
-  auto plan = std::make_shared<const AccessPlan>(order, 8, 1, kChunks);
+  auto plan = std::make_shared<const AccessPlan>(order, 8, ChunkRows((1) * (kChunks), 1));
 
   FakeSource source(kChunks);
   std::atomic<uint64_t> failed{0};
@@ -661,7 +662,8 @@ TEST_CASE("TBB tasks gathering a chunks:W order with prefetch ahead load every c
   const int64_t batch = 64;
   const std::vector<int64_t> order = sampler::EpochOrder(
       geometry, SamplerOptions{SamplerOptions::Kind::kChunks, 4}, ShardOptions{}, 3, 0);
-  auto plan = std::make_shared<const AccessPlan>(order, batch, geometry.chunk_samples, 48);
+  auto plan = std::make_shared<const AccessPlan>(
+      order, batch, ChunkRows((geometry.max_rows()) * (48), geometry.max_rows()));
   FakeSource source(48);
   ChunkCache cache(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kBelady, source.Function());
   cache.SetPlan(plan);
@@ -672,7 +674,7 @@ TEST_CASE("TBB tasks gathering a chunks:W order with prefetch ahead load every c
       for (int64_t c : plan->chunks_of(step + 1)) cache.Prefetch(c, step + 1);
     });
     tbb::parallel_for(step * batch, (step + 1) * batch, [&](int64_t i) {
-      const int64_t chunk = order[static_cast<size_t>(i)] / geometry.chunk_samples;
+      const int64_t chunk = order[static_cast<size_t>(i)] / geometry.max_rows();
       if (!Holds(cache.Get(chunk, step).data(), chunk)) wrong.fetch_add(1);
     });
     prefetch.wait();

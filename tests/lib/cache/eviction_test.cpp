@@ -31,7 +31,9 @@ struct Entries {
 };
 
 // Chunks of one row, batches of one row: step s reads chunk order[s].
-AccessPlan Plan(const std::vector<int64_t>& order) { return AccessPlan(order, 1, 1, 10); }
+AccessPlan Plan(const std::vector<int64_t>& order) {
+  return AccessPlan(order, 1, ChunkRows(10, 1));
+}
 
 TEST_CASE("Belady picks the chunk used farthest ahead, a chunk never used again first") {
   const AccessPlan plan = Plan({0, 2, 0, 3, 2});

@@ -178,11 +178,11 @@ TEST_CASE("a file in a newer format version is refused, naming both versions") {
   testing::WriteH5feedFile(path, Compression::Parse("none"), 10, 4, kShape);
   RunPythonWithH5py("f = h5py.File(\"" + path +
                     "\", \"a\")\n"
-                    "f.attrs.create(\"h5feed_format_version\", 2, dtype=np.int32)");
+                    "f.attrs.create(\"h5feed_format_version\", 3, dtype=np.int32)");
   Error e = CaughtError([&] { OpenDatasetIndex(path, {}); });
   CHECK(e.code() == ErrorCode::kUnsupported);
-  CHECK(Contains(e.what(), "version 2"));
-  CHECK(Contains(e.what(), "reads version 1"));
+  CHECK(Contains(e.what(), "version 3"));
+  CHECK(Contains(e.what(), "reads versions up to 2"));
 }
 
 TEST_CASE("a chunk table with a row missing is refused") {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "h5feed/writer.h"
 #include "index/dataset_index.h"
 #include "index_test_files.h"
 #include "support/caught_error.h"
@@ -129,6 +130,158 @@ TEST_CASE("images whose stored checksums differ are listed by row; chunks that p
   report = VerifyFile(path, VerifyOptions{});
   CHECK(report.ok());
   CHECK_FALSE(Mentions(report.checked, "every image against its own"));
+}
+
+// One image of a flat file as the test stores it: its bytes and the record the table gets.
+struct FlatImage {
+  std::vector<uint8_t> bytes;
+  int32_t height = 0, width = 0;
+  ImageEncoding encoding = ImageEncoding::kJpeg;
+};
+
+// Writes a version 2 ("flat") file of `chunks` groups of images, uncompressed, chunks of 8 KiB;
+// the Writer checksums each image as given, so damaged JPEGs pass every checksum.
+void WriteFlatFile(const std::string& path, const std::vector<std::vector<FlatImage>>& chunks,
+                   StoredEncoding::Kind kind) {
+  WriterOptions options;
+  options.compression = Compression::Parse("none");
+  options.flat = FlatLayout{};
+  options.flat->chunk_bytes = 8192;
+  options.flat->max_side = 64;
+  options.flat->encoding.kind = kind;
+  Writer writer = Writer::Create(path, options);
+  int64_t images = 0;
+  for (const std::vector<FlatImage>& group : chunks) {
+    std::vector<uint8_t> chunk;
+    std::vector<h5feed::StoredImage> records;
+    for (const FlatImage& image : group) {
+      chunk.insert(chunk.end(), image.bytes.begin(), image.bytes.end());
+      records.push_back({image.height, image.width, 3, image.encoding, image.bytes.size(), 0});
+      ++images;
+    }
+    EncodedChunk encoded;
+    writer.EncodePackedInto(chunk, records, encoded);
+    writer.Append(encoded);
+  }
+  DatasetDescription d;
+  for (int64_t i = 0; i < images; ++i) {
+    d.labels.push_back(i % 2);
+    d.sources.push_back("c/" + std::to_string(i) + ".jpg");
+  }
+  d.classes = {"a", "b"};
+  d.source_kind = "imagefolder";
+  writer.Finish(d);
+}
+
+// A JPEG of h x w gradient pixels, quality 90, made by PIL.
+FlatImage Jpeg(const TempFolder& folder, int32_t height, int32_t width) {
+  const std::string path =
+      folder / ("photo" + std::to_string(height) + "x" + std::to_string(width) + ".jpg");
+  testing::RunPython(
+      "import numpy as np\nfrom PIL import Image\n"
+      "y, x = np.mgrid[0:" +
+      std::to_string(height) + ", 0:" + std::to_string(width) +
+      "]\n"
+      "p = np.stack([x * 7 % 256, y * 9 % 256, (x + y) * 5 % 256], -1)\n"
+      "Image.fromarray(p.astype(np.uint8)).save(\"" +
+      path + "\", quality=90)\n");
+  return {testing::ReadBytes(path), height, width, ImageEncoding::kJpeg};
+}
+
+FlatImage Raw(int32_t height, int32_t width, uint8_t seed) {
+  std::vector<uint8_t> pixels(static_cast<size_t>(height * width * 3));
+  for (size_t j = 0; j < pixels.size(); ++j) pixels[j] = static_cast<uint8_t>(seed + j * 13);
+  return {pixels, height, width, ImageEncoding::kRaw};
+}
+
+TEST_CASE("a sound own-size file verifies, every JPEG decoded whole") {
+  TempFolder folder;
+  const std::string path = folder / "flat.h5";
+  const FlatImage a = Jpeg(folder, 24, 32), b = Jpeg(folder, 32, 24), c = Jpeg(folder, 16, 16);
+  WriteFlatFile(path, {{a, b}, {c}}, StoredEncoding::Kind::kJpeg);
+  VerifyOptions options;
+  options.threads = 2;
+  const VerificationReport report = VerifyFile(path, options);
+  CHECK(report.ok());
+  CHECK(report.own_size);
+  CHECK(report.chunks == 2);
+  CHECK(report.jpeg_images == 3);
+  CHECK(report.jpeg_images_decoded == 3);
+  CHECK(report.bad_images.empty());
+  CHECK(report.problems.empty());
+  CHECK(Mentions(report.checked, "JPEG images: all 3 decoded whole"));
+  CHECK(Mentions(report.checked, "chunk_bytes, max_side, encoding"));
+  CHECK(Mentions(report.checked, "every image against its own"));
+
+  const std::string raw = folder / "raw.h5";
+  WriteFlatFile(raw, {{Raw(4, 5, 1), Raw(6, 2, 2)}, {Raw(3, 3, 3)}}, StoredEncoding::Kind::kRaw);
+  const VerificationReport raw_report = VerifyFile(raw, VerifyOptions{});
+  CHECK(raw_report.ok());
+  CHECK(raw_report.jpeg_images == 0);
+  CHECK_FALSE(Mentions(raw_report.checked, "JPEG images"));
+}
+
+TEST_CASE("JPEGs that pass their checksums but do not decode are listed by row and chunk") {
+  TempFolder folder;
+  const std::string path = folder / "flat.h5";
+  const FlatImage a = Jpeg(folder, 24, 32), b = Jpeg(folder, 32, 24), c = Jpeg(folder, 16, 16);
+  FlatImage taller = a;  // the table says 25 rows, the header 24
+  taller.height = 25;
+  FlatImage truncated = b;
+  truncated.bytes.resize(b.bytes.size() * 3 / 5);
+  WriteFlatFile(path, {{a, b}, {taller, c}, {truncated}}, StoredEncoding::Kind::kJpeg);
+  const VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  CHECK(report.jpeg_images_decoded == 5);
+  REQUIRE(report.bad_images.size() == 2);
+  CHECK(report.bad_images[0].row == 2);
+  CHECK(report.bad_images[0].chunk == 1);
+  CHECK(Contains(report.bad_images[0].problem,
+                 "JPEG: the header says 24x32x3, the file's table "
+                 "25x32x3"));
+  CHECK(report.bad_images[1].row == 4);
+  CHECK(report.bad_images[1].chunk == 2);
+  CHECK(report.bad_images[1].problem.starts_with("JPEG: "));
+  REQUIRE(report.bad_chunks.size() == 2);
+  CHECK(report.bad_chunks[0].chunk == 1);
+  CHECK(report.bad_chunks[0].first_row == 2);
+  CHECK(report.bad_chunks[0].last_row == 3);
+  CHECK(Contains(report.bad_chunks[0].problem, "row 2: JPEG: the header says"));
+  CHECK(report.bad_chunks[1].chunk == 2);
+  CHECK(report.problems.empty());
+}
+
+TEST_CASE("a chunk that fails its checksum names the images whose own checksums fail") {
+  TempFolder folder;
+  const std::string path = folder / "flat.h5";
+  WriteFlatFile(path, {{Raw(4, 5, 1), Raw(6, 2, 2)}, {Raw(3, 3, 3), Raw(5, 5, 4)}},
+                StoredEncoding::Kind::kRaw);
+  // Byte 10 of row 3, the second image of chunk 1 (after row 2's 27 bytes).
+  testing::FlipByteInFile(path, Table(path)[1].address + 27 + 10);
+  const VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  REQUIRE(report.bad_chunks.size() == 1);
+  CHECK(report.bad_chunks[0].chunk == 1);
+  CHECK(Contains(report.bad_chunks[0].problem, "checksum mismatch"));
+  CHECK(Contains(report.bad_chunks[0].problem, "; row 3: checksum mismatch"));
+  REQUIRE(report.bad_images.size() == 1);
+  CHECK(report.bad_images[0].row == 3);
+  CHECK(report.bad_images[0].chunk == 1);
+  CHECK(report.bad_images[0].problem.starts_with("checksum mismatch (stored 0x"));
+}
+
+TEST_CASE("images stored otherwise than the encoding attribute says are a problem") {
+  TempFolder folder;
+  const std::string path = folder / "flat.h5";
+  WriteFlatFile(path, {{Raw(4, 5, 1), Raw(6, 2, 2)}}, StoredEncoding::Kind::kRaw);
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path +
+                             "\", \"r+\")\n"
+                             "f.attrs[\"encoding\"] = \"jpeg:90\"\n"
+                             "f.close()\n");
+  const VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  CHECK(report.bad_chunks.empty());
+  CHECK(Mentions(report.problems, "2 images are not stored as attribute encoding \"jpeg:90\""));
 }
 
 TEST_CASE("an h5py file is decoded, and the report says it has no checksums or table") {

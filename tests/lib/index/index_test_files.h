@@ -43,7 +43,12 @@ inline std::vector<uint8_t> PatternPixels(int64_t images, const ImageShape& shap
 inline std::vector<uint8_t> WriteH5feedFile(const std::string& path, Compression compression,
                                             int64_t images, int64_t k, const ImageShape& shape) {
   std::vector<uint8_t> pixels = PatternPixels(images, shape);
-  Writer writer = Writer::Create(path, {shape, k, compression, true});
+  WriterOptions options;
+  options.image_shape = shape;
+  options.chunk_images = k;
+  options.compression = compression;
+  options.overwrite = true;
+  Writer writer = Writer::Create(path, options);
   const size_t image_bytes = static_cast<size_t>(shape.bytes());
   for (int64_t first = 0; first < images; first += k) {
     const int64_t count = std::min(k, images - first);

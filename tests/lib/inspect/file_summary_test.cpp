@@ -117,6 +117,104 @@ TEST_CASE("an h5feed file is summarized with shape, chunks, ratio, classes and s
   CHECK(images->logical_bytes == 10 * 144);
 }
 
+// Six images at their own size, "smart:90" with a threshold of 30 bytes (the "JPEGs" are bytes
+// that only look the part: a summary never decodes), in chunks of 100 bytes, uncompressed:
+// rows 0-3 in chunk 0 (86 bytes), rows 4-5 in chunk 1 (47 bytes).
+void WriteOwnSizeFile(const std::string& path) {
+  WriterOptions options;
+  options.compression = Compression::Parse("none");
+  options.flat = FlatLayout{};
+  options.flat->chunk_bytes = 100;
+  options.flat->max_side = 6;
+  options.flat->encoding = StoredEncoding::Parse("smart:90");
+  options.flat->smart_threshold = 30;
+  Writer writer = Writer::Create(path, options);
+  using E = ImageEncoding;
+  const std::vector<std::vector<StoredImage>> chunks = {
+      {{4, 5, 3, E::kJpeg, 25, 0},    // 60 bytes of pixels: JPEG; landscape
+       {2, 3, 3, E::kRaw, 18, 0},     // landscape
+       {5, 6, 3, E::kJpeg, 40, 0},    // 90: JPEG; landscape
+       {1, 1, 3, E::kRaw, 3, 0}},     // square
+      {{3, 3, 3, E::kRaw, 27, 0},     // square
+       {6, 2, 3, E::kJpeg, 20, 0}}};  // 36: JPEG; portrait
+  for (const std::vector<StoredImage>& records : chunks) {
+    uint64_t bytes = 0;
+    for (const StoredImage& r : records) bytes += r.bytes;
+    std::vector<uint8_t> chunk(bytes, 7);
+    EncodedChunk encoded;
+    writer.EncodePackedInto(chunk, records, encoded);
+    writer.Append(encoded);
+  }
+  DatasetDescription description;
+  description.labels = {0, 1, 0, 1, 0, 1};
+  for (int i = 0; i < 6; ++i) description.sources.push_back("c/" + std::to_string(i) + ".jpg");
+  description.classes = {"cat", "dog"};
+  description.source_kind = "imagefolder";
+  writer.Finish(description);
+}
+
+TEST_CASE("an own-size file is summarized with encodings, sizes, aspect ratios and chunks") {
+  TempFolder dir;
+  std::string path = dir / "flat.h5";
+  WriteOwnSizeFile(path);
+  FileSummary s = SummarizeFile(path);
+  CHECK(s.is_h5feed);
+  CHECK(s.format_version == 2);
+  REQUIRE(s.has_images);
+  CHECK(s.images == "images");
+  CHECK(s.layout == "flat");
+  CHECK(s.num_images == 6);
+  CHECK(s.height == 6);
+  CHECK(s.width == 6);
+  CHECK(s.channels == 3);
+  CHECK(s.chunk_images == 4);
+  CHECK(s.chunk_count == 2);
+  CHECK(s.compression == "none");
+  CHECK(s.compression_ratio == doctest::Approx(1.0));
+  REQUIRE(s.own_size.has_value());
+  const OwnSizeSummary& o = *s.own_size;
+  CHECK(o.encoding == "smart:90");
+  CHECK(o.smart_threshold == 30);
+  CHECK(o.raw_images == 3);
+  CHECK(o.jpeg_images == 3);
+  CHECK(o.max_side == 6);
+  CHECK(o.chunk_bytes == 100);
+  CHECK(o.chunks == 2);
+  CHECK(o.mean_images_per_chunk == doctest::Approx(3.0));
+  CHECK(o.min_images_per_chunk == 2);
+  CHECK(o.max_images_per_chunk == 4);
+  CHECK(o.height.min == 1);  // heights 4 2 5 1 3 6
+  CHECK(o.height.median == 3);
+  CHECK(o.height.max == 6);
+  CHECK(o.width.min == 1);  // widths 5 3 6 1 3 2
+  CHECK(o.width.median == 3);
+  CHECK(o.width.max == 6);
+  CHECK(o.gray_images == 0);
+  CHECK(o.aspect.portrait == 1);
+  CHECK(o.aspect.square == 2);
+  CHECK(o.aspect.landscape == 3);
+  CHECK(o.pixel_bytes == 234);
+  CHECK(o.image_bytes == 133);
+  CHECK(o.chunk_fill == doctest::Approx(133.0 / 200));
+  CHECK(o.stored_bytes == 200);  // two uncompressed chunks, zero tails included
+  CHECK(o.pixel_ratio == doctest::Approx(234.0 / 200));
+  CHECK(s.classes.size() == 2);
+  CHECK(s.notes.empty());
+}
+
+TEST_CASE("an own-size file whose table lost a dataset is reported with a note, not refused") {
+  TempFolder dir;
+  std::string path = dir / "flat.h5";
+  WriteOwnSizeFile(path);
+  RunPython("import h5py; f = h5py.File(\"" + path + "\", \"r+\"); del f[\"image_offsets\"]");
+  FileSummary s = SummarizeFile(path);
+  CHECK(s.format_version == 2);
+  CHECK_FALSE(s.has_images);
+  CHECK_FALSE(s.own_size.has_value());
+  CHECK(HasNote(s, "the table of images at their own size cannot be read"));
+  CHECK(s.classes.size() == 2);
+}
+
 TEST_CASE("a foreign h5py file is summarized with its layout inferred and a note") {
   TempFolder dir;
   std::string path = dir / "mine.h5";

@@ -153,7 +153,8 @@ struct Run {
                device_echo ? memory::SlotContents{0, echo}
                            : memory::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
         pool(slots, layout.bytes(), nullptr),
-        gatherer(cache, 16, kShape.bytes(), data.labels(), {}),
+        gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 16), kShape.bytes(),
+                 data.labels(), {}),
         arena(2) {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;
@@ -164,8 +165,9 @@ struct Run {
   }
 
   std::unique_ptr<pipeline::BatchAssembler> Start(int64_t first_step, int64_t epoch = 2) {
-    auto plan = std::make_shared<const pipeline::EpochPlan>(epoch, sampler::Permutation(200, epoch),
-                                                            kBatch, false, 16, data.chunk_count());
+    auto plan = std::make_shared<const pipeline::EpochPlan>(
+        epoch, sampler::Permutation(200, epoch), kBatch, false,
+        ChunkRows((16) * (data.chunk_count()), 16));
     cache.SetPlan(plan->access());
     return std::make_unique<pipeline::BatchAssembler>(
         std::move(plan), first_step,

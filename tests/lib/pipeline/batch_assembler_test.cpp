@@ -48,13 +48,15 @@ struct Rig {
               data.LoadFunction()),
         layout(o.batch, o.shape, o.normalize),
         pool(o.slots, layout.bytes(), nullptr),
-        gatherer(cache, o.chunk_samples, o.shape.bytes(), data.labels(), {}),
+        gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), o.chunk_samples),
+                 o.shape.bytes(), data.labels(), {}),
         arena(o.threads) {}
 
   std::shared_ptr<const EpochPlan> Plan(std::vector<int64_t> order, int64_t epoch = 0,
                                         bool drop_last = false) {
-    auto plan = std::make_shared<const EpochPlan>(epoch, std::move(order), options.batch, drop_last,
-                                                  data.chunk_samples(), data.chunk_count());
+    auto plan = std::make_shared<const EpochPlan>(
+        epoch, std::move(order), options.batch, drop_last,
+        ChunkRows((data.chunk_samples()) * (data.chunk_count()), data.chunk_samples()));
     cache.SetPlan(plan->access());
     return plan;
   }

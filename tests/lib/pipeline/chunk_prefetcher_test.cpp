@@ -37,8 +37,8 @@ std::vector<int64_t> Iota(int64_t n) {
 struct Rig {
   Rig(const std::vector<int64_t>& order, int64_t batch, const std::vector<int64_t>& following = {})
       : data(kSamples, kChunkSamples, ImageShape{2, 2, 1}),
-        plan(std::make_shared<const cache::AccessPlan>(order, batch, kChunkSamples,
-                                                       data.chunk_count(), following)),
+        plan(std::make_shared<const cache::AccessPlan>(
+            order, batch, ChunkRows(kSamples, kChunkSamples), following)),
         cache(data.chunk_bytes(), kSamples * 4, cache::EvictionPolicy::kBelady,
               data.LoadFunction()),
         arena(2) {

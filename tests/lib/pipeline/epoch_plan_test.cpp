@@ -17,7 +17,7 @@ std::vector<int64_t> Iota(int64_t n) {
 }
 
 TEST_CASE("an epoch is cut into batches, the short last one kept") {
-  EpochPlan plan(3, Iota(10), 4, false, 5, 2);
+  EpochPlan plan(3, Iota(10), 4, false, ChunkRows(10, 5));
   CHECK(plan.epoch() == 3);
   CHECK(plan.steps() == 3);
   CHECK(plan.rows() == 10);
@@ -31,18 +31,18 @@ TEST_CASE("an epoch is cut into batches, the short last one kept") {
 }
 
 TEST_CASE("drop_last_batch leaves only whole batches, for the cache's plan too") {
-  EpochPlan plan(0, Iota(10), 4, true, 5, 2);
+  EpochPlan plan(0, Iota(10), 4, true, ChunkRows(10, 5));
   CHECK(plan.steps() == 2);
   CHECK(plan.rows() == 8);
   CHECK(plan.access()->steps() == 2);
   CHECK(plan.access()->NextUse(1, 2) == cache::AccessPlan::kNever);
-  EpochPlan exact(0, Iota(8), 4, true, 5, 2);
+  EpochPlan exact(0, Iota(8), 4, true, ChunkRows(10, 5));
   CHECK(exact.steps() == 2);
 }
 
 TEST_CASE("a batch size below one or rows outside the dataset are refused") {
-  CHECK_THROWS_AS(EpochPlan(0, Iota(4), 0, false, 2, 2), Error);
-  CHECK_THROWS_AS(EpochPlan(0, Iota(5), 2, false, 2, 2), Error);  // row 4 is in chunk 2
+  CHECK_THROWS_AS(EpochPlan(0, Iota(4), 0, false, ChunkRows(4, 2)), Error);
+  CHECK_THROWS_AS(EpochPlan(0, Iota(5), 2, false, ChunkRows(4, 2)), Error);  // row 4 is in chunk 2
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ bool ChunkAware(const SamplerOptions& sampler) { return sampler.kind != Kind::kR
 
 std::string Describe(const SampleGeometry& g, const SamplerOptions& s, const ShardOptions& shard,
                      int64_t epoch) {
-  return "N=" + std::to_string(g.samples) + " K=" + std::to_string(g.chunk_samples) + " " +
+  return "N=" + std::to_string(g.samples()) + " K=" + std::to_string(g.max_rows()) + " " +
          s.ToString() + " rank " + std::to_string(shard.rank) + "/" +
          std::to_string(shard.world_size) + (shard.drop_last ? " drop_last" : "") + " epoch " +
          std::to_string(epoch);
@@ -101,12 +101,13 @@ TEST_CASE("every rank yields its share and the ranks together cover the rows as 
     for (const SamplerOptions& s : AllSamplers()) {
       for (int world = 1; world <= 4; ++world) {
         for (bool drop_last : {false, true}) {
-          if (drop_last && g.samples < world) continue;  // an error, tested below
+          if (drop_last && g.samples() < world) continue;  // an error, tested below
           for (int64_t epoch : {0, 1, 7}) {
             ShardOptions shard{0, world, drop_last};
             const int64_t per_rank = SamplesPerRank(g, shard);
-            CHECK(per_rank == (drop_last ? g.samples / world : (g.samples + world - 1) / world));
-            std::vector<int64_t> count(static_cast<size_t>(g.samples), 0);
+            CHECK(per_rank ==
+                  (drop_last ? g.samples() / world : (g.samples() + world - 1) / world));
+            std::vector<int64_t> count(static_cast<size_t>(g.samples()), 0);
             for (int rank = 0; rank < world; ++rank) {
               shard.rank = rank;
               INFO(Describe(g, s, shard, epoch));
@@ -116,7 +117,7 @@ TEST_CASE("every rank yields its share and the ranks together cover the rows as 
               CHECK(distinct_rows.size() == order.size());  // a rank never repeats a row
               for (int64_t row : order) {
                 REQUIRE(row >= 0);
-                REQUIRE(row < g.samples);
+                REQUIRE(row < g.samples());
                 ++count[static_cast<size_t>(row)];
               }
             }
@@ -128,14 +129,14 @@ TEST_CASE("every rank yields its share and the ranks together cover the rows as 
                 CHECK(c >= 1);
                 repeats += c - 1;
               }
-              CHECK(repeats == handed_out - g.samples);
+              CHECK(repeats == handed_out - g.samples());
             } else {
               int64_t missing = 0;
               for (int64_t c : count) {
                 CHECK(c <= 1);
                 missing += c == 0;
               }
-              CHECK(missing == g.samples - handed_out);
+              CHECK(missing == g.samples() - handed_out);
             }
           }
         }
@@ -171,13 +172,13 @@ TEST_CASE("random follows DistributedSampler's padding and striding exactly") {
   for (const SampleGeometry& g : AllGeometries()) {
     for (int world = 1; world <= 4; ++world) {
       for (bool drop_last : {false, true}) {
-        if (drop_last && g.samples < world) continue;
+        if (drop_last && g.samples() < world) continue;
         for (int rank = 0; rank < world; ++rank) {
           for (int64_t epoch : {0, 3}) {
             const ShardOptions shard{rank, world, drop_last};
             INFO(Describe(g, {Kind::kRandom, 8}, shard, epoch));
             CHECK(EpochOrder(g, {Kind::kRandom, 8}, shard, 9, epoch) ==
-                  DistributedSamplerReference(g.samples, world, rank, drop_last, 9, epoch));
+                  DistributedSamplerReference(g.samples(), world, rank, drop_last, 9, epoch));
           }
         }
       }
@@ -244,7 +245,7 @@ TEST_CASE("a chunk-aware rank reads only about its share of the chunks") {
       if (!ChunkAware(s)) continue;
       for (int world = 1; world <= 4; ++world) {
         for (bool drop_last : {false, true}) {
-          if (drop_last && g.samples < world) continue;
+          if (drop_last && g.samples() < world) continue;
           for (int rank = 0; rank < world; ++rank) {
             for (int64_t epoch : {0, 1, 2}) {
               const ShardOptions shard{rank, world, drop_last};
@@ -252,9 +253,9 @@ TEST_CASE("a chunk-aware rank reads only about its share of the chunks") {
               const int64_t per_rank = SamplesPerRank(g, shard);
               std::set<int64_t> chunks;
               for (int64_t row : EpochOrder(g, s, shard, 3, epoch)) {
-                chunks.insert(row / g.chunk_samples);
+                chunks.insert(row / g.max_rows());
               }
-              const int64_t share = (per_rank + g.chunk_samples - 1) / g.chunk_samples;
+              const int64_t share = (per_rank + g.max_rows() - 1) / g.max_rows();
               CHECK(static_cast<int64_t>(chunks.size()) <= share + 2);
             }
           }
@@ -280,22 +281,21 @@ TEST_CASE("chunks:W visits all rows of a chunk within a span of W chunks") {
       const SamplerOptions s{Kind::kChunks, window};
       for (int world = 1; world <= 4; ++world) {
         for (bool drop_last : {false, true}) {
-          if (drop_last && g.samples < world) continue;
+          if (drop_last && g.samples() < world) continue;
           for (int rank = 0; rank < world; ++rank) {
             const ShardOptions shard{rank, world, drop_last};
             INFO(Describe(g, s, shard, 4));
             const std::vector<int64_t> order = EpochOrder(g, s, shard, 11, 4);
             std::map<int64_t, std::pair<size_t, size_t>> span;
             for (size_t i = 0; i < order.size(); ++i) {
-              auto [it, inserted] = span.try_emplace(order[i] / g.chunk_samples, i, i);
+              auto [it, inserted] = span.try_emplace(order[i] / g.max_rows(), i, i);
               it->second.second = i;
             }
             for (auto& [chunk, range] : span) {
-              CHECK(static_cast<int64_t>(range.second - range.first + 1) <=
-                    window * g.chunk_samples);
+              CHECK(static_cast<int64_t>(range.second - range.first + 1) <= window * g.max_rows());
             }
             // So a cache of W chunks never drops a chunk that is needed again.
-            CHECK(MaxOpenChunks(order, g.chunk_samples) <= window);
+            CHECK(MaxOpenChunks(order, g.max_rows()) <= window);
           }
         }
       }
@@ -321,11 +321,11 @@ TEST_CASE("quasi keeps at most W chunks open at any time") {
       const SamplerOptions s{Kind::kQuasi, window};
       for (int world = 1; world <= 4; ++world) {
         for (bool drop_last : {false, true}) {
-          if (drop_last && g.samples < world) continue;
+          if (drop_last && g.samples() < world) continue;
           for (int rank = 0; rank < world; ++rank) {
             const ShardOptions shard{rank, world, drop_last};
             INFO(Describe(g, s, shard, 2));
-            CHECK(MaxOpenChunks(EpochOrder(g, s, shard, 5, 2), g.chunk_samples) <= window);
+            CHECK(MaxOpenChunks(EpochOrder(g, s, shard, 5, 2), g.max_rows()) <= window);
           }
         }
       }

@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -15,6 +17,12 @@ namespace {
 
 using Kind = SamplerOptions::Kind;
 
+// `order` read from chunks of k rows (the dataset is as long as its largest row needs).
+ShuffleQuality Measure(std::span<const int64_t> order, int64_t k, int64_t batch) {
+  const int64_t rows = order.empty() ? 0 : *std::max_element(order.begin(), order.end()) + 1;
+  return MeasureShuffleQuality(order, ChunkRows(std::max<int64_t>(rows, 0), k), batch);
+}
+
 std::vector<int64_t> Iota(int64_t n) {
   std::vector<int64_t> rows(static_cast<size_t>(n));
   std::iota(rows.begin(), rows.end(), int64_t{0});
@@ -25,24 +33,24 @@ TEST_CASE("a hand-worked order gives the expected entropy and chunks per batch")
   // Distances 1, 2, 3, 1: p = 1/2, 1/4, 1/4, so 1.5 bits. Chunks of 4, batches of 2:
   // {0, 1} -> 1 chunk, {3, 6} -> 2, {7} -> 1: 4 / 3 per batch.
   const std::vector<int64_t> order{0, 1, 3, 6, 7};
-  const ShuffleQuality q = MeasureShuffleQuality(order, 4, 2);
+  const ShuffleQuality q = Measure(order, 4, 2);
   CHECK(q.delta_entropy_bits == doctest::Approx(1.5));
   CHECK(q.chunks_per_batch == doctest::Approx(4.0 / 3.0));
   CHECK(q.delta_entropy_ratio > 0);
   // Direction does not matter: distances are absolute.
   const std::vector<int64_t> reversed{7, 6, 3, 1, 0};
-  CHECK(MeasureShuffleQuality(reversed, 4, 2).delta_entropy_bits == doctest::Approx(1.5));
+  CHECK(Measure(reversed, 4, 2).delta_entropy_bits == doctest::Approx(1.5));
 }
 
 TEST_CASE("file order scores zero entropy and one chunk per aligned batch") {
   const std::vector<int64_t> order = Iota(4096);
   for (int64_t batch : {1, 4, 8, 16}) {
-    const ShuffleQuality q = MeasureShuffleQuality(order, 16, batch);
+    const ShuffleQuality q = Measure(order, 16, batch);
     CHECK(q.delta_entropy_bits == 0);
     CHECK(q.delta_entropy_ratio == 0);
     CHECK(q.chunks_per_batch == 1);
   }
-  CHECK(MeasureShuffleQuality(order, 16, 32).chunks_per_batch == 2);
+  CHECK(Measure(order, 16, 32).chunks_per_batch == 2);
 }
 
 TEST_CASE("a random order touches about min(batch, chunks) chunks per batch") {
@@ -53,18 +61,18 @@ TEST_CASE("a random order touches about min(batch, chunks) chunks per batch") {
     // replacement of rows: ~ chunks * (1 - (1 - 1/chunks)^batch).
     const double expected =
         chunks * (1 - std::pow(1 - 1.0 / static_cast<double>(chunks), static_cast<double>(batch)));
-    const ShuffleQuality q = MeasureShuffleQuality(order, k, batch);
+    const ShuffleQuality q = Measure(order, k, batch);
     INFO("batch " << batch << " expected " << expected << " got " << q.chunks_per_batch);
     CHECK(std::abs(q.chunks_per_batch - expected) < 0.05 * expected);
     CHECK(q.chunks_per_batch <= static_cast<double>(std::min(batch, chunks)));
   }
-  CHECK(MeasureShuffleQuality(order, k, 8).chunks_per_batch > 7.5);
-  CHECK(MeasureShuffleQuality(order, n, 256).chunks_per_batch == 1);  // one chunk in all
+  CHECK(Measure(order, k, 8).chunks_per_batch > 7.5);
+  CHECK(Measure(order, n, 256).chunks_per_batch == 1);  // one chunk in all
 }
 
 TEST_CASE("a random order's entropy is near log2(N) and its ratio near one at any size") {
   for (int64_t n : {1000, 20000, 200000}) {
-    const ShuffleQuality q = MeasureShuffleQuality(Permutation(n, 5), 64, 256);
+    const ShuffleQuality q = Measure(Permutation(n, 5), 64, 256);
     INFO("N=" << n << " bits " << q.delta_entropy_bits);
     CHECK(q.delta_entropy_bits > std::log2(static_cast<double>(n)) - 1.5);
     CHECK(q.delta_entropy_bits < std::log2(static_cast<double>(n)));
@@ -76,7 +84,7 @@ TEST_CASE("quality orders sequential below the chunk-aware samplers below random
   const SampleGeometry g{4096, 16};
   auto measure = [&](SamplerOptions s) {
     const std::vector<int64_t> order = EpochOrder(g, s, {}, 2024, 0);
-    return MeasureShuffleQuality(order, g.chunk_samples, 64);
+    return Measure(order, g.max_rows(), 64);
   };
   const ShuffleQuality sequential = measure({Kind::kSequential, 8});
   const ShuffleQuality chunks1 = measure({Kind::kChunks, 1});
@@ -106,21 +114,20 @@ TEST_CASE("quality orders sequential below the chunk-aware samplers below random
 
 TEST_CASE("orders too short to have distances score zero") {
   const std::vector<int64_t> empty;
-  CHECK(MeasureShuffleQuality(empty, 4, 2).delta_entropy_bits == 0);
-  CHECK(MeasureShuffleQuality(empty, 4, 2).chunks_per_batch == 0);
-  CHECK(MeasureShuffleQuality(empty, 4, 2).delta_entropy_ratio == 1);
+  CHECK(Measure(empty, 4, 2).delta_entropy_bits == 0);
+  CHECK(Measure(empty, 4, 2).chunks_per_batch == 0);
+  CHECK(Measure(empty, 4, 2).delta_entropy_ratio == 1);
   const std::vector<int64_t> one{5};
-  CHECK(MeasureShuffleQuality(one, 4, 2).delta_entropy_bits == 0);
-  CHECK(MeasureShuffleQuality(one, 4, 2).chunks_per_batch == 1);
+  CHECK(Measure(one, 4, 2).delta_entropy_bits == 0);
+  CHECK(Measure(one, 4, 2).chunks_per_batch == 1);
 }
 
 TEST_CASE("bad chunk size, batch size or rows are invalid-argument errors") {
   const std::vector<int64_t> order{0, 1, 2};
-  CHECK_THROWS_AS(MeasureShuffleQuality(order, 0, 2), Error);
-  CHECK_THROWS_AS(MeasureShuffleQuality(order, 4, 0), Error);
+  CHECK_THROWS_AS(Measure(order, 0, 2), Error);
+  CHECK_THROWS_AS(Measure(order, 4, 0), Error);
   const std::vector<int64_t> negative{0, -1, 2};
-  CHECK_THROWS_WITH_AS(MeasureShuffleQuality(negative, 4, 2),
-                       doctest::Contains("row -1 at position 1"), Error);
+  CHECK_THROWS_WITH_AS(Measure(negative, 4, 2), doctest::Contains("row -1 at position 1"), Error);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // in distribution (two-sample Kolmogorov-Smirnov over 100,000 draws, the fallback share
 // included), its fallback exactly, and boxes that are a pure function of their key.
 #include "transform/resized_crop.h"
+#include "transform/output_spec.h"
 
 #include <doctest/doctest.h>
 
@@ -12,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "support/temp_folder.h"
@@ -60,6 +62,26 @@ void CompareWithTorchvision(const ResizedCropParams& params, int height, int wid
 
 TEST_CASE("ImageNet's crops are distributed as torchvision's get_params over 100,000 draws") {
   CompareWithTorchvision(Params(0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0), 256, 320, 100'000, 100'000);
+}
+
+TEST_CASE(
+    "an own-size file's portrait and landscape images get torchvision's boxes of their own size") {
+  // The box of an image of an own-size file is drawn from its own height and width
+  // (ForImage), not from the largest image's.
+  AugmentParams base;
+  base.crop = CropKind::kRandomResized;
+  base.out_height = 224;
+  base.out_width = 224;
+  base.image_height = 512;
+  base.image_width = 512;
+  base.resized_crop = Params(0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0);
+  for (const auto& [height, width] : {std::pair{375, 500}, std::pair{500, 333}}) {
+    const AugmentParams image = ForImage(base, height, width);
+    CHECK(image.image_height == height);
+    CHECK(image.image_width == width);
+    CompareWithTorchvision(image.resized_crop, image.image_height, image.image_width, 20'000,
+                           20'000);
+  }
 }
 
 TEST_CASE("with settings that often fail, the fallback share and crops match torchvision's") {

@@ -1,0 +1,39 @@
+#pragma once
+// The memory budget's share for a conversion's chunk buffers (memory_budget.h), set aside for
+// the whole conversion: each group of samples in flight holds its samples, the chunk packing
+// handed it and that chunk compressed (zstd's and deflate's bounds exceed the input by under
+// 1% + 64 KiB), plus any per-group scratch; the packer holds one partial chunk. Groups take at
+// most half the budget, so that decoding keeps the other half.
+//
+// Thread-safety: none needed; made and destroyed on the converting thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "memory_budget.h"
+
+namespace h5feed {
+
+class ChunkBufferReservation {
+ public:
+  // Reserves for 2 x threads + 2 groups, or as many as half the budget holds. `group_extra`:
+  // bytes a group holds beside its three chunk-sized buffers. `chunk_option` names the option
+  // that makes chunks smaller, for the message. Throws Error(kInvalidArgument) when not even
+  // one group fits.
+  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int64_t group_extra,
+                         int threads, const std::string& chunk_option);
+  ~ChunkBufferReservation();
+  ChunkBufferReservation(const ChunkBufferReservation&) = delete;
+  ChunkBufferReservation& operator=(const ChunkBufferReservation&) = delete;
+
+  // The number of groups that may be in flight.
+  size_t groups() const { return groups_; }
+
+ private:
+  MemoryBudget& budget_;
+  size_t groups_ = 0;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace h5feed

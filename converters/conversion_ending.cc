@@ -1,0 +1,34 @@
+#include "conversion_ending.h"
+
+#include <utility>
+
+#include "h5feed/error.h"
+
+namespace h5feed {
+
+void EndConversion(Writer& writer, DatasetDescription& description, const ConvertOptions& options,
+                   const std::string& path, int64_t offered, ConvertReport& report) {
+  if (Cancelled(options)) {
+    std::string temporary = writer.temporary_path();
+    writer.Abandon();
+    throw Error(ErrorCode::kCancelled,
+                "conversion interrupted; removed " + temporary + ", " + path + " was not written");
+  }
+  if (writer.images_written() == 0) {
+    const SkippedSource& first = description.skipped.front();
+    throw Error(ErrorCode::kInvalidArgument, "no sample could be read: all " +
+                                                 std::to_string(offered) +
+                                                 " were skipped as broken; the first, " +
+                                                 first.source + ": " + first.reason);
+  }
+  writer.Finish(description);
+  report.path = path;
+  report.images = writer.images_written();
+  report.chunks = writer.chunks_written();
+  report.skipped = std::move(description.skipped);
+  report.compression = options.compression;
+  report.shuffled = options.shuffle;
+  report.seed = options.seed;
+}
+
+}  // namespace h5feed

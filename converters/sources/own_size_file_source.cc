@@ -1,0 +1,111 @@
+#include "sources/own_size_file_source.h"
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "decode/jpeg_info.h"
+#include "decode/jpeg_region_decoder.h"
+#include "h5feed/error.h"
+#include "index/chunk_reader.h"
+#include "index/dataset_index.h"
+#include "io/random_access_file.h"
+
+namespace h5feed {
+namespace {
+
+// Which source's chunk a thread holds: a number never reused, unlike a source's address.
+std::atomic<uint64_t> next_source_id{1};
+
+// One thread's decoded chunk and JPEG decoder, kept between reads of any source.
+struct ThreadScratch {
+  uint64_t source = 0;
+  int64_t chunk = -1;
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> pixels;  // a decoded JPEG
+  decode::JpegRegionDecoder jpeg;
+};
+
+ThreadScratch& Scratch() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+class OwnSizeFileSource final : public SampleSource {
+ public:
+  explicit OwnSizeFileSource(index::DatasetIndex index)
+      : index_(std::move(index)),
+        file_(io::OpenPosixFile(index_.path)),
+        reader_(index_, *file_, index::ChunkReaderOptions{}),
+        id_(next_source_id.fetch_add(1)) {}
+
+  std::string_view kind() const override { return "h5feed"; }
+  int64_t count() const override { return index_.samples; }
+  ImageShape shape() const override { return index_.shape; }
+  std::vector<std::string> classes() const override { return index_.classes; }
+  bool own_size() const override { return true; }
+  int64_t max_side() const override { return 0; }  // sizes kept: the header says why
+  bool prefers_sequential_reads() const override { return true; }
+  std::string name(int64_t i) const override { return "images[" + std::to_string(i) + "]"; }
+
+  SampleInfo Read(int64_t i, std::span<uint8_t>) const override {
+    throw Error(ErrorCode::kUnsupported, name(i) + " of " + index_.path +
+                                             " is stored at its own size: read it with "
+                                             "ReadOwnSize");
+  }
+
+  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
+    if (i < 0 || i >= index_.samples) {
+      throw Error(ErrorCode::kInvalidArgument, index_.path + ": image " + std::to_string(i) +
+                                                   " is out of range [0, " +
+                                                   std::to_string(index_.samples) + ")");
+    }
+    ThreadScratch& scratch = Scratch();
+    const int64_t chunk = index_.own_size_rows.chunk_of(i);
+    if (scratch.source != id_ || scratch.chunk != chunk) {
+      scratch.chunk = -1;  // stays unset if the read throws
+      scratch.bytes.resize(static_cast<size_t>(reader_.chunk_bytes()));
+      reader_.Read(chunk, scratch.bytes);
+      scratch.source = id_;
+      scratch.chunk = chunk;
+    }
+    const index::StoredImage& image = index_.images[static_cast<size_t>(i)];
+    const std::span<const uint8_t> stored(scratch.bytes.data() + image.offset, image.bytes);
+    const ImageShape shape = image.shape();
+    if (!image.jpeg()) {
+      std::memcpy(dest(shape).data(), stored.data(), stored.size());
+    } else {
+      const decode::JpegInfo expected{shape.height, shape.width, static_cast<int>(shape.channels)};
+      const decode::PixelBox whole{0, 0, shape.height, shape.width};
+      try {
+        scratch.jpeg.Decode(stored, expected, whole, shape.height, shape.width, scratch.pixels);
+      } catch (const Error& e) {
+        throw Error(e.code(), name(i) + " of " + index_.path + " (" + reader_.Describe(chunk) +
+                                  "): " + e.what());
+      }
+      std::memcpy(dest(shape).data(), scratch.pixels.data(), static_cast<size_t>(shape.bytes()));
+    }
+    return {index_.labels[static_cast<size_t>(i)], name(i)};
+  }
+
+ private:
+  index::DatasetIndex index_;
+  std::unique_ptr<io::RandomAccessFile> file_;
+  index::ChunkReader reader_;  // borrows index_ and file_
+  uint64_t id_;
+};
+
+}  // namespace
+
+std::unique_ptr<SampleSource> OpenOwnSizeFile(const std::string& path) {
+  index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
+  if (!index.own_size) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path + " stores its images at one size (" + std::to_string(index.shape.height) +
+                    "x" + std::to_string(index.shape.width) +
+                    "): it is not a file of images at their own size (format version 2)");
+  }
+  return std::make_unique<OwnSizeFileSource>(std::move(index));
+}
+
+}  // namespace h5feed

@@ -1,0 +1,158 @@
+#include "index/own_size_index.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "io/resource_limits.h"
+
+namespace h5feed::index {
+namespace {
+
+namespace schema = format::schema;
+
+[[noreturn]] void Damaged(const std::string& path, const std::string& what) {
+  throw Error(ErrorCode::kCorrupt,
+              path + ": " + what + ": the file is damaged; convert the source again");
+}
+
+// Reads dataset `name`, which must be of integer class with `element` bytes and signedness
+// `is_signed`, shaped (rows) or (rows, columns), into `values` as `memory_type`.
+template <typename T>
+std::vector<T> ReadTable(hid_t file, const char* name, hid_t memory_type, bool is_signed,
+                         int64_t rows, int64_t columns, const std::string& path) {
+  const std::string where = std::string("/") + name;
+  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
+  if (exists <= 0) Damaged(path, "an own-size file without " + where);
+  hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
+  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
+  hdf5::Datatype type(H5Dget_type(dataset.get()));
+  hdf5::Dataspace space(H5Dget_space(dataset.get()));
+  const bool type_ok = type && H5Tget_class(type.get()) == H5T_INTEGER &&
+                       H5Tget_size(type.get()) == sizeof(T) &&
+                       (H5Tget_sign(type.get()) == H5T_SGN_2) == is_signed;
+  const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  hsize_t dims[2] = {0, 0};
+  if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  const bool shape_ok = columns == 1 ? rank == 1 && int64_t(dims[0]) == rows
+                                     : rank == 2 && int64_t(dims[0]) == rows &&
+                                           int64_t(dims[1]) == columns;
+  if (!type_ok || !shape_ok) {
+    Damaged(path, where + " is not " + std::to_string(rows) +
+                      (columns == 1 ? "" : " x " + std::to_string(columns)) + " integers of " +
+                      std::to_string(sizeof(T)) + " bytes, as docs/format.md says");
+  }
+  std::vector<T> values(static_cast<size_t>(rows * columns));
+  if (!values.empty() &&
+      H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
+    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, path);
+  }
+  return values;
+}
+
+std::string Image(size_t n) { return "image " + std::to_string(n); }
+
+}  // namespace
+
+OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
+                               const std::vector<uint64_t>& bytes,
+                               const std::vector<int32_t>& shapes,
+                               const std::vector<uint8_t>& encodings, int64_t chunk_bytes,
+                               int64_t chunks, int64_t max_side, const std::string& path) {
+  const size_t n = offsets.size();
+  if (bytes.size() != n || encodings.size() != n || shapes.size() != 3 * n) {
+    Damaged(path, "the image table's datasets have different lengths");
+  }
+  if (chunk_bytes < 1) Damaged(path, "chunk_bytes is " + std::to_string(chunk_bytes));
+  const auto capacity = static_cast<uint64_t>(chunk_bytes);
+  OwnSizeTable table;
+  table.images.resize(n);
+  std::vector<int64_t> first_rows;
+  first_rows.reserve(static_cast<size_t>(chunks) + 1);
+  uint64_t next = 0;  // where the next image must start if it continues the current chunk
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t h = shapes[3 * i], w = shapes[3 * i + 1], c = shapes[3 * i + 2];
+    if (h < 1 || w < 1 || (c != 1 && c != 3)) {
+      Damaged(path, Image(i) + " has shape " + std::to_string(h) + " x " + std::to_string(w) +
+                        " x " + std::to_string(c));
+    }
+    const auto encoding = static_cast<schema::ImageEncoding>(encodings[i]);
+    if (encoding != schema::ImageEncoding::kRaw && encoding != schema::ImageEncoding::kJpeg) {
+      Damaged(path, Image(i) + " has encoding " + std::to_string(encodings[i]));
+    }
+    const uint64_t raw = uint64_t(h) * uint64_t(w) * uint64_t(c);
+    if ((max_side > 0 && std::max(h, w) > max_side) ||
+        raw > static_cast<uint64_t>(io::limits::kMaxImageBytes)) {
+      Damaged(path, Image(i) + " claims " + std::to_string(h) + " x " + std::to_string(w) +
+                        " x " + std::to_string(c) + ", more than the file's max_side (" +
+                        std::to_string(max_side) + ") or " +
+                        std::to_string(io::limits::kMaxImageBytes) + " bytes decoded allow");
+    }
+    if (bytes[i] == 0 || (encoding == schema::ImageEncoding::kRaw && bytes[i] != raw)) {
+      Damaged(path, Image(i) + " is stored in " + std::to_string(bytes[i]) + " bytes for " +
+                        std::to_string(h) + " x " + std::to_string(w) + " x " + std::to_string(c));
+    }
+    const uint64_t offset = offsets[i];
+    const uint64_t chunk = offset / capacity;
+    if (offset % capacity == 0) {
+      // Starts a chunk: the next one in order (no chunk is skipped or empty).
+      if (chunk != first_rows.size()) {
+        Damaged(path, Image(i) + " starts chunk " + std::to_string(chunk) + " after chunk " +
+                          std::to_string(first_rows.size()) + " was expected");
+      }
+      first_rows.push_back(static_cast<int64_t>(i));
+    } else if (i == 0 || offset != next) {
+      Damaged(path, Image(i) + " is at byte " + std::to_string(offset) +
+                        ", not right after the image before it (byte " + std::to_string(next) +
+                        ") nor at the start of a chunk");
+    }
+    if (bytes[i] > capacity - offset % capacity) {
+      Damaged(path, Image(i) + " (" + std::to_string(bytes[i]) + " bytes at byte " +
+                        std::to_string(offset) + ") crosses the end of its chunk of " +
+                        std::to_string(capacity) + " bytes");
+    }
+    next = offset + bytes[i];
+    table.images[i] = StoredImage{offset - chunk * capacity, bytes[i], h, w, c, encoding};
+    table.largest.height = std::max<int64_t>(table.largest.height, h);
+    table.largest.width = std::max<int64_t>(table.largest.width, w);
+    table.largest.channels = std::max<int64_t>(table.largest.channels, c);
+  }
+  if (static_cast<int64_t>(first_rows.size()) != chunks) {
+    Damaged(path, "its images fill " + std::to_string(first_rows.size()) + " chunks but /images holds " +
+                      std::to_string(chunks));
+  }
+  first_rows.push_back(static_cast<int64_t>(n));
+  table.rows = ChunkRows(std::move(first_rows));
+  return table;
+}
+
+void ReadOwnSizeTable(hid_t file, int64_t samples, int64_t chunk_bytes, int64_t chunks,
+                      DatasetIndex& index) {
+  const std::string& path = index.path;
+  const auto offsets = ReadTable<uint64_t>(file, schema::kImageOffsets, H5T_NATIVE_UINT64, false,
+                                           samples, 1, path);
+  const auto bytes = ReadTable<uint64_t>(file, schema::kImageBytes, H5T_NATIVE_UINT64, false,
+                                         samples, 1, path);
+  const auto shapes = ReadTable<int32_t>(file, schema::kImageShapes, H5T_NATIVE_INT32, true,
+                                         samples, 3, path);
+  const auto encodings = ReadTable<uint8_t>(file, schema::kImageEncodings, H5T_NATIVE_UINT8,
+                                            false, samples, 1, path);
+  const int64_t max_side = hdf5::ReadInt64Attribute(file, schema::kAttrMaxSide);
+  OwnSizeTable table =
+      CheckOwnSizeTable(offsets, bytes, shapes, encodings, chunk_bytes, chunks, max_side, path);
+  index.own_size = true;
+  index.own_size_chunk_bytes = chunk_bytes;
+  index.own_size_rows = std::move(table.rows);
+  index.images = std::move(table.images);
+  index.shape = table.largest;
+  index.chunk_samples = index.own_size_rows.max_rows();
+  index.max_side = max_side;
+  index.encoding = hdf5::ReadStringAttribute(file, schema::kAttrEncoding);
+}
+
+}  // namespace h5feed::index

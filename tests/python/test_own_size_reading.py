@@ -1,0 +1,179 @@
+"""Reading files of images at their own size (issue 26) through `import h5feed`: photos of
+different aspect ratios converted raw and as JPEG, read with the validation transform against
+torchvision on the stored images (read with h5py the way docs/format.md documents), the
+training crop reproducible across threads and resumed runs and split across ranks, a clear
+refusal without a crop, and a damaged JPEG caught and named."""
+import io
+
+import h5py
+import numpy as np
+import pytest
+import torch
+import torchvision.transforms.functional as F
+from PIL import Image
+
+import h5feed
+
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+# (height, width): landscape, portrait, square, panorama, and one above the 160 px cap.
+SIZES = [(60, 80), (80, 60), (70, 70), (54, 96), (90, 120), (120, 90), (240, 320)]
+
+
+def photo(rng, height, width):
+    """A smooth photo-like picture with some texture (JPEG compresses it as it does photos)."""
+    y, x = np.mgrid[0:height, 0:width].astype(np.float64)
+    phase = rng.uniform(0, 6, 3)
+    channels = [128 + 80 * np.sin(0.05 * x + phase[c]) * np.cos(0.04 * y - phase[c])
+                for c in range(3)]
+    image = np.stack(channels, axis=-1) + rng.normal(0, 6, (height, width, 3))
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("own_size_photos")
+    rng = np.random.default_rng(26)
+    for i in range(48):
+        height, width = SIZES[i % len(SIZES)]
+        (root / f"class{i % 3}").mkdir(exist_ok=True)
+        Image.fromarray(photo(rng, height, width)).save(root / f"class{i % 3}" / f"{i:03d}.png")
+    return root
+
+
+@pytest.fixture(scope="module", params=["raw", "jpeg:95"])
+def own_size_file(folder, tmp_path_factory, request):
+    out = tmp_path_factory.mktemp("own_size") / "photos.h5"
+    h5feed.convert_imagefolder(folder, out, max_side=160, encoding=request.param,
+                               chunk_bytes=64 * 1024)
+    return out, request.param
+
+
+def stored_image(f, n):
+    """Image n at its own shape, as docs/format.md says an h5py user reads it."""
+    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
+    stored = f["images"][start:start + size]
+    if f["image_encodings"][n] == 0:
+        return stored.reshape(f["image_shapes"][n])
+    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
+
+
+def test_the_file_holds_each_image_at_its_own_size(own_size_file):
+    path, encoding = own_size_file
+    with h5py.File(path, "r") as f:
+        assert f.attrs["h5feed_format_version"] == 2
+        shapes = {tuple(s[:2]) for s in f["image_shapes"][:]}
+        # The 240 x 320 photos were shrunk to a longer side of 160, aspect kept.
+        assert shapes == {s for s in SIZES if max(s) <= 160} | {(120, 160)}
+        assert f["images"].chunks[0] == f.attrs["chunk_bytes"]
+        assert len({int(o) // int(f.attrs["chunk_bytes"]) for o in f["image_offsets"][:]}) > 1
+
+
+def test_the_validation_transform_is_torchvisions_on_each_stored_image(own_size_file):
+    path, encoding = own_size_file
+    with h5py.File(path, "r") as f:  # closed before the loader opens the file
+        stored_images = [stored_image(f, n) for n in range(len(f["labels"]))]
+    augment = h5feed.Augment(resize=48, center_crop=(40, 40))
+    loader = h5feed.Loader(path, 16, mean=MEAN, std=STD, with_indices=True, augment=augment,
+                           sampler="sequential")
+    level = 1 / (255 * torch.tensor(STD).view(3, 1, 1))
+    for images, _, indices in loader:
+        assert images.shape == (len(indices), 3, 40, 40)
+        for image, n in zip(images, indices.tolist()):
+            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
+            expected = F.normalize(F.convert_image_dtype(
+                F.center_crop(F.resize(stored, [48], antialias=True), [40, 40]),
+                torch.float32), MEAN, STD)
+            difference = (image - expected).abs()
+            if encoding == "raw":  # the stored pixels, resized as torchvision does
+                assert torch.all(difference <= level * 1.001)
+            else:  # shrinking by 2 or more decodes at half scale in the DCT
+                assert (difference / level).mean() < 3
+
+
+def run(path, threads=None, epoch=1, rank=0, world_size=1, state=None, steps=None):
+    augment = h5feed.Augment(random_resized_crop=32, random_flip=True)
+    extra = {} if threads is None else {"threads": threads}
+    loader = h5feed.Loader(path, 8, mean=MEAN, std=STD, with_indices=True, augment=augment,
+                           seed=5, rank=rank, world_size=world_size, **extra)
+    if state is not None:
+        loader.load_state_dict(state)
+    else:
+        loader.set_epoch(epoch)
+    out = []
+    for images, labels, indices in loader:
+        out.append((images.clone(), indices.clone()))
+        if steps is not None and len(out) == steps:
+            return out, loader.state_dict()
+    return out, None
+
+
+def test_training_crops_repeat_across_threads_and_resume(own_size_file):
+    path, _ = own_size_file
+    whole, _ = run(path, threads=1)
+    assert all(images.shape[1:] == (3, 32, 32) for images, _ in whole)
+    again, _ = run(path, threads=2)
+    for (a, ia), (b, ib) in zip(whole, again):
+        assert torch.equal(ia, ib) and torch.equal(a, b)
+    first, state = run(path, threads=2, steps=2)
+    rest, _ = run(path, threads=2, state=state)
+    for (a, ia), (b, ib) in zip(whole, first + rest):
+        assert torch.equal(ia, ib) and torch.equal(a, b)
+    other_epoch, _ = run(path, threads=1, epoch=2)
+    assert not torch.equal(torch.cat([i for _, i in whole]), torch.cat([i for _, i in other_epoch]))
+
+
+def test_two_ranks_read_every_image_once(own_size_file):
+    path, _ = own_size_file
+    rows = [torch.cat([i for _, i in run(path, rank=r, world_size=2)[0]]) for r in range(2)]
+    assert sorted(torch.cat(rows).tolist()) == list(range(48))
+
+
+def test_opening_without_a_crop_names_the_options(own_size_file):
+    path, _ = own_size_file
+    with pytest.raises(ValueError, match="random_resized_crop"):
+        h5feed.Loader(path, 8)
+
+
+def test_a_damaged_image_is_caught_and_named(own_size_file, tmp_path):
+    path, _ = own_size_file
+    damaged = tmp_path / "damaged.h5"
+    damaged.write_bytes(path.read_bytes())
+    with h5py.File(path, "r") as f:
+        # A byte in the middle of image 5's stored bytes, where the chunk lies in the file.
+        chunk_bytes = int(f.attrs["chunk_bytes"])
+        offset = int(f["image_offsets"][5])
+        info = f["images"].id.get_chunk_info_by_coord((offset // chunk_bytes * chunk_bytes,))
+        compression = f.attrs["compression"]
+    if compression != "none":
+        pytest.skip("the damage is placed in an uncompressed chunk")
+    with open(damaged, "r+b") as out:
+        out.seek(info.byte_offset + offset % chunk_bytes + int(f_bytes(path, 5)) // 2)
+        byte = out.read(1)
+        out.seek(-1, 1)
+        out.write(bytes([byte[0] ^ 0xFF]))
+    loader = h5feed.Loader(damaged, 8, mean=MEAN, std=STD,
+                           augment=h5feed.Augment(random_resized_crop=32), sampler="sequential")
+    with pytest.raises(h5feed.CorruptDataError, match="row 5|rows"):
+        for _ in loader:
+            pass
+
+
+def f_bytes(path, n):
+    with h5py.File(path, "r") as f:
+        return int(f["image_bytes"][n])
+
+
+def test_echoed_batches_repeat_their_rows_with_the_same_crops(own_size_file):
+    # Echo repeats a loaded batch: the crop was made as it was gathered, so an echo copy holds
+    # the same crops, each flipped anew (echoing after augmentation).
+    path, _ = own_size_file
+    augment = h5feed.Augment(random_resized_crop=32)
+    loader = h5feed.Loader(path, 8, mean=MEAN, std=STD, with_indices=True, augment=augment,
+                           echo=2, seed=3)
+    batches = [(images.clone(), indices.clone()) for images, _, indices in loader]
+    assert len(batches) == 2 * 6
+    for (first, rows), (copy, copy_rows) in zip(batches[0::2], batches[1::2]):
+        assert sorted(rows.tolist()) == sorted(copy_rows.tolist())
+        by_row = {int(r): image for r, image in zip(rows, first)}
+        for r, image in zip(copy_rows, copy):
+            assert torch.equal(image, by_row[int(r)])
