@@ -16,10 +16,9 @@ void EndConversion(Writer& writer, DatasetDescription& description, const Conver
   }
   if (writer.images_written() == 0) {
     const SkippedSource& first = description.skipped.front();
-    throw Error(ErrorCode::kInvalidArgument, "no sample could be read: all " +
-                                                 std::to_string(offered) +
-                                                 " were skipped as broken; the first, " +
-                                                 first.source + ": " + first.reason);
+    throw Error(ErrorCode::kInvalidArgument,
+                "no sample could be read: all " + std::to_string(offered) +
+                    " were skipped as broken; the first, " + first.source + ": " + first.reason);
   }
   writer.Finish(description);
   report.path = path;

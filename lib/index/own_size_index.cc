@@ -39,9 +39,9 @@ std::vector<T> ReadTable(hid_t file, const char* name, hid_t memory_type, bool i
   const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
   hsize_t dims[2] = {0, 0};
   if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  const bool shape_ok = columns == 1 ? rank == 1 && int64_t(dims[0]) == rows
-                                     : rank == 2 && int64_t(dims[0]) == rows &&
-                                           int64_t(dims[1]) == columns;
+  const bool shape_ok = columns == 1
+                            ? rank == 1 && int64_t(dims[0]) == rows
+                            : rank == 2 && int64_t(dims[0]) == rows && int64_t(dims[1]) == columns;
   if (!type_ok || !shape_ok) {
     Damaged(path, where + " is not " + std::to_string(rows) +
                       (columns == 1 ? "" : " x " + std::to_string(columns)) + " integers of " +
@@ -88,8 +88,8 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
     const uint64_t raw = uint64_t(h) * uint64_t(w) * uint64_t(c);
     if ((max_side > 0 && std::max(h, w) > max_side) ||
         raw > static_cast<uint64_t>(io::limits::kMaxImageBytes)) {
-      Damaged(path, Image(i) + " claims " + std::to_string(h) + " x " + std::to_string(w) +
-                        " x " + std::to_string(c) + ", more than the file's max_side (" +
+      Damaged(path, Image(i) + " claims " + std::to_string(h) + " x " + std::to_string(w) + " x " +
+                        std::to_string(c) + ", more than the file's max_side (" +
                         std::to_string(max_side) + ") or " +
                         std::to_string(io::limits::kMaxImageBytes) + " bytes decoded allow");
     }
@@ -123,8 +123,8 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
     table.largest.channels = std::max<int64_t>(table.largest.channels, c);
   }
   if (static_cast<int64_t>(first_rows.size()) != chunks) {
-    Damaged(path, "its images fill " + std::to_string(first_rows.size()) + " chunks but /images holds " +
-                      std::to_string(chunks));
+    Damaged(path, "its images fill " + std::to_string(first_rows.size()) +
+                      " chunks but /images holds " + std::to_string(chunks));
   }
   first_rows.push_back(static_cast<int64_t>(n));
   table.rows = ChunkRows(std::move(first_rows));
@@ -134,14 +134,14 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
 void ReadOwnSizeTable(hid_t file, int64_t samples, int64_t chunk_bytes, int64_t chunks,
                       DatasetIndex& index) {
   const std::string& path = index.path;
-  const auto offsets = ReadTable<uint64_t>(file, schema::kImageOffsets, H5T_NATIVE_UINT64, false,
-                                           samples, 1, path);
-  const auto bytes = ReadTable<uint64_t>(file, schema::kImageBytes, H5T_NATIVE_UINT64, false,
-                                         samples, 1, path);
-  const auto shapes = ReadTable<int32_t>(file, schema::kImageShapes, H5T_NATIVE_INT32, true,
-                                         samples, 3, path);
-  const auto encodings = ReadTable<uint8_t>(file, schema::kImageEncodings, H5T_NATIVE_UINT8,
-                                            false, samples, 1, path);
+  const auto offsets =
+      ReadTable<uint64_t>(file, schema::kImageOffsets, H5T_NATIVE_UINT64, false, samples, 1, path);
+  const auto bytes =
+      ReadTable<uint64_t>(file, schema::kImageBytes, H5T_NATIVE_UINT64, false, samples, 1, path);
+  const auto shapes =
+      ReadTable<int32_t>(file, schema::kImageShapes, H5T_NATIVE_INT32, true, samples, 3, path);
+  const auto encodings =
+      ReadTable<uint8_t>(file, schema::kImageEncodings, H5T_NATIVE_UINT8, false, samples, 1, path);
   const int64_t max_side = hdf5::ReadInt64Attribute(file, schema::kAttrMaxSide);
   OwnSizeTable table =
       CheckOwnSizeTable(offsets, bytes, shapes, encodings, chunk_bytes, chunks, max_side, path);

@@ -47,11 +47,11 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
   crop_only.augment.random_flip = false;
   const transform::OutputSpec spec = transform::MakeOutputSpec(
       transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
-                                      static_cast<int>(dataset.shape.channels)),
+                                     static_cast<int>(dataset.shape.channels)),
       dataset.shape, crop_only, options.seed);
   plan.crop = spec.augment;
-  plan.gathered = ImageShape{spec.augment.out_height, spec.augment.out_width,
-                             dataset.shape.channels};
+  plan.gathered =
+      ImageShape{spec.augment.out_height, spec.augment.out_width, dataset.shape.channels};
   AugmentOptions& rest = plan.options.output.augment;
   rest = AugmentOptions{};
   rest.random_flip = augment.random_flip;
@@ -66,19 +66,17 @@ namespace h5feed::loader {
 pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(const index::DatasetIndex& dataset,
                                                         const ReadingPlan& reading,
                                                         bool region_decode) {
-  return [&dataset, crop = *reading.crop, region_decode](int64_t epoch, int64_t row,
-                                                         std::span<const uint8_t> stored,
-                                                         uint8_t* dest) {
+  return [&dataset, crop = *reading.crop, region_decode](
+             int64_t epoch, int64_t row, std::span<const uint8_t> stored, uint8_t* dest) {
     const index::StoredImage& image = dataset.images[static_cast<size_t>(row)];
     try {
       pipeline::MakeOwnSizeSample(crop, epoch, row, {image.shape(), image.jpeg()}, stored, dest,
                                   region_decode);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
-      throw Error(ErrorCode::kCorrupt, "row " + std::to_string(row) + " of " + dataset.path +
-                                           " (chunk " +
-                                           std::to_string(dataset.own_size_rows.chunk_of(row)) +
-                                           "): " + e.what());
+      throw Error(ErrorCode::kCorrupt,
+                  "row " + std::to_string(row) + " of " + dataset.path + " (chunk " +
+                      std::to_string(dataset.own_size_rows.chunk_of(row)) + "): " + e.what());
     }
   };
 }

@@ -46,8 +46,8 @@ transform::ResizeAxis IntoRegion(transform::ResizeAxis axis, int scale, int64_t 
 }  // namespace
 
 void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int64_t row,
-                       const OwnSizeSample& sample, std::span<const uint8_t> stored,
-                       uint8_t* dest, bool region_decode) {
+                       const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest,
+                       bool region_decode) {
   const transform::AugmentParams params =
       transform::ForImage(crop, sample.shape.height, sample.shape.width);
   transform::SampleTransform t = transform::DrawTransform(params, epoch, row, 0);

@@ -34,7 +34,7 @@ struct OwnSizeSample {
 // every JPEG whole at full scale first (what FFCV does; for comparison). Throws
 // Error(kCorrupt) for a JPEG that does not decode or whose header differs from `sample`.
 void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int64_t row,
-                       const OwnSizeSample& sample, std::span<const uint8_t> stored,
-                       uint8_t* dest, bool region_decode = true);
+                       const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest,
+                       bool region_decode = true);
 
 }  // namespace h5feed::pipeline

@@ -39,6 +39,29 @@ TEST_CASE(
   CHECK(text.find("6.00x the speed of the fastest PyTorch DataLoader") != std::string::npos);
 }
 
+TEST_CASE("a run on a file that fits the page cache wins over one up to 30% faster that does not") {
+  std::vector<SweepRow> rows = {Row(64, "none", 256, "chunks:8", 1250, 0.95),    // 0: no fit
+                                Row(64, "none", 256, "chunks:8", 1000, 0.95),    // 1: fits
+                                Row(64, "none", 256, "chunks:16", 2000, 0.98)};  // 2: no fit
+  rows[0].encoding = "raw";
+  rows[0].fits_page_cache = "no";
+  rows[1].encoding = "jpeg:90";
+  rows[1].fits_page_cache = "yes";
+  rows[2].fits_page_cache = "no";
+  {
+    const std::vector<SweepRow> close(rows.begin(), rows.begin() + 2);
+    const Recommendation r = Recommend(close);
+    REQUIRE(r.best);
+    CHECK(*r.best == 1);  // 1250 is within 30% of 1000, but its file is read from disk
+    REQUIRE(r.beyond_page_cache);
+    CHECK(*r.beyond_page_cache == 0);
+    CHECK(DescribeRecommendation(close, r).find("page cache") != std::string::npos);
+  }
+  const Recommendation r = Recommend(rows);  // 2000 is twice 1000: the faster file wins
+  REQUIRE(r.best);
+  CHECK(*r.best == 2);
+}
+
 TEST_CASE("a lower bar admits the faster, less random run") {
   const std::vector<SweepRow> rows = SmallSweep();
   RecommendOptions options;

@@ -72,8 +72,8 @@ std::vector<uint8_t> Sample(const transform::AugmentParams& crop, int64_t row,
 TEST_CASE("a raw own-size sample equals the same crop of a file of images of its size") {
   for (const AugmentOptions& augment : {RandomResizedCrop(224), Validation()}) {
     const transform::AugmentParams crop = Crop(augment);
-    for (const ImageShape shape : {ImageShape{375, 500, 3}, ImageShape{500, 333, 3},
-                                   ImageShape{300, 300, 3}}) {
+    for (const ImageShape shape :
+         {ImageShape{375, 500, 3}, ImageShape{500, 333, 3}, ImageShape{300, 300, 3}}) {
       const std::vector<uint8_t> pixels =
           PhotoPixels(static_cast<int>(shape.height), static_cast<int>(shape.width), 3, 5);
       for (int64_t row = 0; row < 20; ++row) {
