@@ -141,3 +141,31 @@ except ImportError as error:
     assert f"samples {SAMPLES}" in result.stdout
     assert "loader: h5feed.Loader needs PyTorch" in result.stdout
     assert "apt install python3-torch" in result.stdout
+
+
+def test_rechunk_turns_an_h5py_file_of_jpeg_bytes_into_images_at_their_own_size(tmp_path):
+    # The way ImageNet is often kept in HDF5: each image file's bytes, variable-length uint8.
+    import io
+    from PIL import Image
+    rng = np.random.default_rng(5)
+    sizes = [(40, 60), (60, 40), (50, 50), (30, 90)]
+    encoded = []
+    for height, width in sizes:
+        buffer = io.BytesIO()
+        Image.fromarray(rng.integers(0, 256, (height, width, 3), dtype=np.uint8)).save(
+            buffer, "PNG")
+        encoded.append(np.frombuffer(buffer.getvalue(), dtype=np.uint8))
+    src = tmp_path / "encoded.h5"
+    with h5py.File(src, "w") as f:
+        images = f.create_dataset("images", (len(encoded),), dtype=h5py.vlen_dtype(np.uint8))
+        for i, data in enumerate(encoded):
+            images[i] = data
+        f["labels"] = np.arange(len(encoded), dtype=np.int64) % 2
+    out = tmp_path / "own.h5"
+    report = h5feed.rechunk(src, out, encoding="jpeg:90")
+    assert report["images"] == len(sizes)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["h5feed_format_version"] == 2
+        assert [tuple(s[:2]) for s in f["image_shapes"][:]] == sizes  # source order kept
+        assert set(f["image_encodings"][:]) == {1}
+        assert list(f["labels"][:]) == [0, 1, 0, 1]
