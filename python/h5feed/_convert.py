@@ -47,6 +47,24 @@ def _size(size) -> tuple[int, int] | None:
     return int(height), int(width)
 
 
+def _own_size_common(common: dict, compression, encoding: str, smart_threshold,
+                     chunk_bytes) -> dict:
+    """`common` with the options of images at their own size: the encoding, its default
+    compression (zstd:3, or none for JPEG), the smart threshold and the chunk bytes."""
+    if smart_threshold is not None and not encoding.startswith("smart"):
+        raise ValueError("smart_threshold applies to encoding 'smart' only")
+    if compression is None:
+        compression = "none" if encoding.startswith("jpeg") else "zstd:3"
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
+        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
+                        "'4M'")
+    common.update(compression=compression, encoding=encoding,
+                  chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
+                  smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
+                                   else smart_threshold))
+    return common
+
+
 def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: bool = False,
                         chunk: int | None = None, compression: str | None = None,
                         shuffle: bool = True, seed: int = 0, threads: int | None = None,
@@ -81,18 +99,9 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     as before. compression: None = zstd:3, or none with encoding "jpeg". The report then also
     has own_size, format_version, chunk_bytes, max_side, encoding, jpeg_images, payload_bytes
     and chunk_fill. size together with max_side or a non-raw encoding is a ValueError."""
-    if smart_threshold is not None and not encoding.startswith("smart"):
-        raise ValueError("smart_threshold applies to encoding 'smart' only")
-    if compression is None:
-        compression = "none" if encoding.startswith("jpeg") else "zstd:3"
-    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
-        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
-                        "'4M'")
-    common = _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
-                     memory_limit)
-    common.update(encoding=encoding, chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
-                  smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
-                                   else smart_threshold))
+    common = _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
+                                      memory_limit), compression, encoding, smart_threshold,
+                              chunk_bytes)
     return _reported(_h5feed.convert_imagefolder(
         os.fspath(src), os.fspath(out), size=_size(size), resize=resize,
         allow_empty=allow_empty, max_pixels=max_pixels, max_side=max_side, common=common))
@@ -141,18 +150,9 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
     smart_threshold and chunk_bytes as convert_imagefolder takes them; elements that do not
     decode are skipped and reported as "images[i]". max_side with an array of pixels is a
     ValueError. compression: None = zstd:3, or none with encoding "jpeg"."""
-    if smart_threshold is not None and not encoding.startswith("smart"):
-        raise ValueError("smart_threshold applies to encoding 'smart' only")
-    if compression is None:
-        compression = "none" if encoding.startswith("jpeg") else "zstd:3"
-    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
-        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
-                        "'4M'")
-    common = _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
-                     memory_limit)
-    common.update(encoding=encoding, chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
-                  smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
-                                   else smart_threshold))
+    common = _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
+                                      memory_limit), compression, encoding, smart_threshold,
+                              chunk_bytes)
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
         max_side=max_side, max_pixels=max_pixels, common=common))

@@ -22,6 +22,30 @@ namespace h5feed::bench {
 
 namespace {
 
+// Runs `transform(epoch)` on `count` images, epoch after epoch (each round another epoch's
+// draws) for about `seconds` and at least two rounds, and reports the rate of `spec`'s images.
+template <typename Transform>
+AugmentCost TimeRounds(int64_t count, double seconds, int threads,
+                       const transform::OutputSpec& spec, int64_t channels, Transform&& transform) {
+  using Clock = std::chrono::steady_clock;
+  int64_t transformed = 0;
+  const auto start = Clock::now();
+  double elapsed = 0;
+  for (int64_t epoch = 0; elapsed < seconds || epoch < 2; ++epoch) {
+    transform(epoch);
+    transformed += count;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  AugmentCost cost;
+  cost.threads = threads;
+  cost.images_per_s = static_cast<double>(transformed) / elapsed;
+  cost.output_mb_per_s = cost.images_per_s * static_cast<double>(spec.image_bytes()) / 1e6;
+  cost.out_height = spec.augment.out_height;
+  cost.out_width = spec.augment.out_width;
+  cost.channels = channels;
+  return cost;
+}
+
 // For a file of images at their own size: the crop made from each image's stored bytes (a JPEG
 // decoded where the crop reads), as the loader's gather makes it, then the flip and the
 // normalization. The first `batch` images' stored bytes are read once, outside the timing.
@@ -58,11 +82,7 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
   std::vector<uint8_t> gathered(static_cast<size_t>(count * plan.gathered.bytes()));
   std::vector<uint8_t> out(static_cast<size_t>(count * spec.image_bytes()));
   tbb::task_arena arena(threads);
-  using Clock = std::chrono::steady_clock;
-  int64_t transformed = 0;
-  const auto start = Clock::now();
-  double elapsed = 0;
-  for (int64_t epoch = 0; elapsed < seconds || epoch < 2; ++epoch) {
+  return TimeRounds(count, seconds, threads, spec, plan.gathered.channels, [&](int64_t epoch) {
     arena.execute([&] {
       tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
         const index::StoredImage& image = dataset.images[static_cast<size_t>(i)];
@@ -73,17 +93,7 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
       pipeline::NormalizeBatch(gathered, plan.gathered, count, spec,
                                pipeline::SampleKeys{epoch, 0, rows}, out);
     });
-    transformed += count;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  }
-  AugmentCost cost;
-  cost.threads = threads;
-  cost.images_per_s = static_cast<double>(transformed) / elapsed;
-  cost.output_mb_per_s = cost.images_per_s * static_cast<double>(spec.image_bytes()) / 1e6;
-  cost.out_height = spec.augment.out_height;
-  cost.out_width = spec.augment.out_width;
-  cost.channels = plan.gathered.channels;
-  return cost;
+  });
 }
 
 }  // namespace
@@ -117,26 +127,12 @@ AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& au
       shape, output, seed);
   std::vector<uint8_t> out(static_cast<size_t>(count * spec.image_bytes()));
   tbb::task_arena arena(threads);
-  using Clock = std::chrono::steady_clock;
-  int64_t transformed = 0;
-  const auto start = Clock::now();
-  double elapsed = 0;
-  for (int64_t epoch = 0; elapsed < seconds || epoch < 2; ++epoch) {
+  return TimeRounds(count, seconds, threads, spec, shape.channels, [&](int64_t epoch) {
     arena.execute([&] {
       pipeline::NormalizeBatch(images, shape, count, spec, pipeline::SampleKeys{epoch, 0, rows},
                                out);
     });
-    transformed += count;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  }
-  AugmentCost cost;
-  cost.threads = threads;
-  cost.images_per_s = static_cast<double>(transformed) / elapsed;
-  cost.output_mb_per_s = cost.images_per_s * static_cast<double>(spec.image_bytes()) / 1e6;
-  cost.out_height = spec.augment.out_height;
-  cost.out_width = spec.augment.out_width;
-  cost.channels = shape.channels;
-  return cost;
+  });
 }
 
 }  // namespace h5feed::bench
