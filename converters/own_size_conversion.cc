@@ -19,11 +19,6 @@
 namespace h5feed {
 namespace {
 
-// 4 MiB, as a version 1 file's default chunk (h5feed/writer.h, DefaultChunkImages).
-constexpr int64_t kDefaultChunkBytes = int64_t{4} << 20;
-// HDF5 stores a chunk's size in 32 bits.
-constexpr int64_t kMaxChunkBytes = (int64_t{1} << 32) - 1;
-
 // One token of the pipeline: a group of consecutive samples of the stored order, their stored
 // bytes, and the chunk (if any) that packing them completed. Recycled through a pool.
 struct Group {

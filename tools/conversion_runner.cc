@@ -175,10 +175,8 @@ int RunConversion(const std::string& command_name, const std::string& input,
   std::unique_ptr<MemoryBudget> budget;
   try {
     options.encoding = StoredEncoding::Parse(flags.encoding);
-    const bool jpeg = options.encoding.kind == StoredEncoding::Kind::kJpeg;
-    options.compression = Compression::Parse(!flags.compression.empty() ? flags.compression
-                                             : jpeg                     ? "none"
-                                                                        : "zstd:3");
+    options.compression = flags.compression.empty() ? options.encoding.DefaultCompression()
+                                                    : Compression::Parse(flags.compression);
     if (!flags.chunk_bytes.empty()) {
       options.chunk_bytes = ParseMemorySize(flags.chunk_bytes);
       if (options.chunk_bytes <= 0) {

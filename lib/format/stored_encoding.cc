@@ -1,4 +1,4 @@
-// StoredEncoding::Parse and ToString (h5feed/writer.h).
+// StoredEncoding::Parse, ToString and DefaultCompression (h5feed/writer.h).
 
 #include <string>
 #include <string_view>
@@ -50,6 +50,10 @@ std::string StoredEncoding::ToString() const {
     case Kind::kSmart: return "smart:" + std::to_string(quality);
   }
   return "raw";
+}
+
+Compression StoredEncoding::DefaultCompression() const {
+  return kind == Kind::kJpeg ? Compression{Compression::Kind::kNone, 0} : Compression{};
 }
 
 }  // namespace h5feed

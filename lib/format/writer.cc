@@ -32,12 +32,6 @@ namespace {
 
 static_assert(format::schema::kZstdFilterId == hdf5::kZstdFilterId);
 
-// 4 MiB: large enough that a chunk read is one efficient sequential I/O and the per-chunk
-// costs (B-tree lookup, zstd frame setup) vanish, small enough that a cache of a few hundred
-// chunks fits in 1-2 GiB and shuffling within cached chunks still mixes well.
-constexpr int64_t kDefaultChunkBytes = int64_t{4} << 20;
-// HDF5 stores a chunk's size in 32 bits: a chunk must stay below 4 GiB.
-constexpr int64_t kMaxChunkBytes = (int64_t{1} << 32) - 1;
 // Disk reserved beyond a chunk for what HDF5 allocates with it: a v1 B-tree node of the chunk
 // index (3.6 KiB for rank 4), a 2 KiB metadata aggregation block, an object header
 // continuation. 64 KiB covers them many times over.

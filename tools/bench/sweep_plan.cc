@@ -100,10 +100,6 @@ std::vector<int64_t> ParseChunkBytes(std::string_view text) {
   });
 }
 
-Compression DefaultCompressionFor(const StoredEncoding& encoding) {
-  return Compression::Parse(encoding.kind == StoredEncoding::Kind::kJpeg ? "none" : "zstd:3");
-}
-
 std::string ChunkBytesText(int64_t bytes) {
   char text[32];
   if (bytes % (int64_t{1} << 20) == 0) {
@@ -128,8 +124,8 @@ SweepRun DefaultOwnSizeRun() {
   SweepRun run = DefaultRun(0);
   run.file.own_size = true;
   run.file.encoding = StoredEncoding{};  // raw
-  run.file.chunk_bytes = int64_t{4} << 20;
-  run.file.compression = DefaultCompressionFor(run.file.encoding);
+  run.file.chunk_bytes = kDefaultChunkBytes;
+  run.file.compression = run.file.encoding.DefaultCompression();
   return run;
 }
 
@@ -165,7 +161,7 @@ std::vector<FileVariant> GridFiles(const SweepGrid& grid, const FileVariant& inp
       file.chunk_bytes = bytes;
       const bool is_input =
           input.own_size && input.encoding == encoding && input.chunk_bytes == bytes;
-      file.compression = is_input ? input.compression : DefaultCompressionFor(encoding);
+      file.compression = is_input ? input.compression : encoding.DefaultCompression();
       files.push_back(file);
     }
   }

@@ -37,8 +37,19 @@ struct StoredEncoding {
   static StoredEncoding Parse(std::string_view text);
   // The inverse of Parse: "raw", "jpeg:90", "smart:90".
   std::string ToString() const;
+  // The chunk compression a file of this encoding gets unless asked for another: none for
+  // JPEG (zstd gains almost nothing on JPEG bytes), zstd:3 (Compression's default) otherwise.
+  Compression DefaultCompression() const;
   friend bool operator==(const StoredEncoding&, const StoredEncoding&) = default;
 };
+
+// The bytes a chunk aims at by default (a flat file's C, a version 1 file's K images): large
+// enough that a chunk read is one efficient sequential I/O and the per-chunk costs (B-tree
+// lookup, zstd frame setup) vanish, small enough that a cache of a few hundred chunks fits in
+// 1-2 GiB and shuffling within cached chunks still mixes well.
+inline constexpr int64_t kDefaultChunkBytes = int64_t{4} << 20;
+// HDF5 stores a chunk's size in 32 bits: a chunk must stay below 4 GiB.
+inline constexpr int64_t kMaxChunkBytes = (int64_t{1} << 32) - 1;
 
 // 196,608 bytes, one 256 x 256 RGB image: in "smart" files, larger images are JPEG.
 inline constexpr int64_t kDefaultSmartThreshold = int64_t{256} * 256 * 3;
