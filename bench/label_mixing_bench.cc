@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "median_ms.h"
 #include "sampler/epoch_order.h"
 #include "sampler/label_mixing.h"
 #include "sampler/permutation.h"
@@ -50,19 +51,6 @@ std::string Fixed(double value, const char* format = "%.1f") {
   char text[32];
   std::snprintf(text, sizeof text, format, value);
   return text;
-}
-
-double MedianMs(int runs, const std::function<void()>& work) {
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 // `rows` labels of `classes` classes in equal numbers, class after class; shuffled with `seed`

@@ -43,14 +43,22 @@ struct Checkpoint {
 };
 
 // Written beside PATH and renamed over it, so a job killed while saving keeps the previous one.
+// Every field of the LoaderState is kept (a job resumed on another number of ranks needs its
+// world_size and stretches); its order_key is text, so it has a line of its own.
 void Save(const Checkpoint& checkpoint, const std::string& path) {
   const std::string temporary = path + ".tmp";
   {
+    const h5feed::LoaderState& state = checkpoint.loader;
     std::ofstream out(temporary, std::ios::trunc);
-    out << "h5feed-train-checkpoint 1\n"
-        << checkpoint.loader.epoch << ' ' << checkpoint.loader.step << ' ' << checkpoint.loader.seed
-        << ' ' << checkpoint.loader.fingerprint << ' ' << std::hexfloat << checkpoint.model
-        << '\n';  // hexfloat: the exact double
+    out << "h5feed-train-checkpoint 2\n"
+        << state.epoch << ' ' << state.step << ' ' << state.seed << ' ' << state.fingerprint << ' '
+        << state.world_size << ' ' << std::hexfloat << checkpoint.model  // hexfloat: exact
+        << '\n'
+        << state.stretches.size();
+    for (const h5feed::EpochStretch& stretch : state.stretches) {
+      out << ' ' << stretch.world_size << ' ' << stretch.steps;
+    }
+    out << '\n' << state.order_key << '\n';
     if (!out.flush()) throw std::runtime_error("cannot write checkpoint " + temporary);
   }
   std::filesystem::rename(temporary, path);
@@ -61,9 +69,18 @@ std::optional<Checkpoint> Load(const std::string& path) {
   if (!in) return std::nullopt;
   std::string magic, version, model;
   Checkpoint checkpoint;
-  in >> magic >> version >> checkpoint.loader.epoch >> checkpoint.loader.step >>
-      checkpoint.loader.seed >> checkpoint.loader.fingerprint >> model;
-  if (!in || magic != "h5feed-train-checkpoint" || version != "1") {
+  h5feed::LoaderState& state = checkpoint.loader;
+  size_t stretches = 0;
+  in >> magic >> version >> state.epoch >> state.step >> state.seed >> state.fingerprint >>
+      state.world_size >> model >> stretches;
+  for (size_t i = 0; in && i < stretches; ++i) {
+    h5feed::EpochStretch stretch;
+    in >> stretch.world_size >> stretch.steps;
+    state.stretches.push_back(stretch);
+  }
+  in >> std::ws;
+  std::getline(in, state.order_key);
+  if (!in || magic != "h5feed-train-checkpoint" || version != "2") {
     throw std::runtime_error(path + " is not a checkpoint of this trainer");
   }
   checkpoint.model = std::strtod(model.c_str(), nullptr);  // reads hexfloat

@@ -20,9 +20,11 @@ std::span<const int64_t> EpochOrders::ComputeAhead(int64_t epoch) {
   return upcoming_order_;
 }
 
-std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch) {
-  std::vector<int64_t> order =
-      upcoming_epoch_ == epoch ? std::move(upcoming_order_) : Compute(epoch);
+std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch,
+                                                   std::optional<std::vector<int64_t>> resumed) {
+  std::vector<int64_t> order = resumed                    ? std::move(*resumed)
+                               : upcoming_epoch_ == epoch ? std::move(upcoming_order_)
+                                                          : Compute(epoch);
   upcoming_order_.clear();
   upcoming_epoch_.reset();
   if (epoch < std::numeric_limits<int64_t>::max()) ComputeAhead(epoch + 1);

@@ -29,9 +29,11 @@ class EpochOrders {
   // next call). Open measures epoch 0's label mixing on it, and the first run takes it.
   std::span<const int64_t> ComputeAhead(int64_t epoch);
 
-  // The order of `epoch` (the one computed ahead when it is that epoch's), and the next
-  // epoch's computed ahead (none after the last epoch an int64 numbers).
-  std::vector<int64_t> TakeAndLookAhead(int64_t epoch);
+  // The order of `epoch` (the one computed ahead when it is that epoch's), or `resumed` when
+  // given (the rest of an epoch resumed on another world size: sampler/elastic_order.h), and
+  // the next epoch's computed ahead (none after the last epoch an int64 numbers).
+  std::vector<int64_t> TakeAndLookAhead(int64_t epoch,
+                                        std::optional<std::vector<int64_t>> resumed = {});
 
   // The rows of the order computed ahead that the cache may load while the current epoch
   // ends: its first window under chunks:W and quasi:W (the chunks its first batch waits for),

@@ -29,7 +29,7 @@
 #include "loader/own_size_reading.h"
 #include "loader/refetching_read.h"
 #include "loader/remote_readahead.h"
-#include "loader/state_fingerprint.h"
+#include "loader/resume_point.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
 #include "memory/slot_layout.h"
@@ -156,7 +156,7 @@ struct Loader::Impl {
         gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
                  GathererOptions(options, dataset, reading, reader)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
-        fingerprint(loader::StateFingerprint(dataset, options)) {
+        identity(loader::IdentifyState(dataset, options)) {
     info.path = path;
     info.samples = dataset.samples;
     info.image_shape = dataset.shape;
@@ -222,7 +222,9 @@ struct Loader::Impl {
     if (form.views && !delivery.stage) assembler_options.output = *form.views;
     // The next epoch's order is computed now too: its first chunks load while this epoch's
     // last batches train (epoch_orders.h).
-    std::vector<int64_t> order = orders.TakeAndLookAhead(epoch);
+    std::vector<int64_t> order =
+        stretches.empty() ? orders.TakeAndLookAhead(epoch)
+                          : orders.TakeAndLookAhead(epoch, resumed_order);  // Restore's again
     auto plan = std::make_shared<const pipeline::EpochPlan>(
         epoch, std::move(order), options.batch_size, options.drop_last_batch, geometry,
         orders.upcoming_start());
@@ -230,9 +232,9 @@ struct Loader::Impl {
     if (readahead) readahead->Start(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
-    const int64_t first_step = feed ? next_step / options.echo : next_step;
+    const int64_t first_loaded = feed ? next_step / options.echo : next_step;
     if (feed) feed->Restart(static_cast<int>(next_step % options.echo));
-    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_step, resources,
+    assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_loaded, resources,
                                                            assembler_options);
   }
 
@@ -267,10 +269,11 @@ struct Loader::Impl {
           feed ? BatchOf(Waited([&] { return feed->Next(*assembler); }))
                : BatchOf(Waited([&] { return assembler->Next(); }));
       if (!batch) {
-        next_step = steps.delivered();
+        next_step = stretch_steps;
         return std::nullopt;
       }
       next_step = batch->batch.step + 1;
+      batch->batch.step += first_step;  // a step of the epoch, not of its current stretch
       // Every row of this step lay in skipped corrupt chunks: nothing to deliver.
       if (batch->batch.rows == 0) continue;
       ++batches;
@@ -302,13 +305,19 @@ struct Loader::Impl {
   memory::SlotPool pool;
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;
-  const uint64_t fingerprint;
+  const loader::StateIdentity identity;  // what a LoaderState of this loader carries
   DatasetInfo info;
   std::unique_ptr<loader::RemoteReadahead> readahead;  // a remote file's; else null
 
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
-  int64_t next_step = 0;  // delivered steps of `epoch` already handed out (or skipped)
+  // The epoch's finished stretches on other world sizes (resume_point.h); empty in a plain
+  // epoch. With them, the current stretch runs resumed_order, from epoch step first_step.
+  std::vector<EpochStretch> stretches;
+  std::vector<int64_t> resumed_order;
+  int64_t first_step = 0;
+  int64_t stretch_steps = steps.delivered();  // delivered steps of the current stretch
+  int64_t next_step = 0;  // of the current stretch: already handed out (or skipped)
   loader::EpochOrders orders{geometry, options.sampler, options.shard, options.seed,
                              options.batch_size};
   std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
@@ -354,6 +363,10 @@ void Loader::SetOutputSize(int64_t height, int64_t width, int spec) {
 
 void Loader::SetEpoch(int64_t epoch) {
   impl_->epoch = epoch;
+  impl_->stretches.clear();
+  impl_->resumed_order.clear();
+  impl_->first_step = 0;
+  impl_->stretch_steps = impl_->steps.delivered();
   impl_->next_step = 0;
   impl_->StartRun();
 }
@@ -363,34 +376,23 @@ std::optional<Batch> Loader::Next() { return impl_->Next(); }
 bool Loader::WaitReady(std::chrono::milliseconds timeout) { return impl_->WaitReady(timeout); }
 
 LoaderState Loader::State() const {
-  return LoaderState{impl_->epoch, impl_->next_step, impl_->options.seed, impl_->fingerprint};
+  return loader::StateAt(impl_->epoch, impl_->first_step + impl_->next_step, impl_->stretches,
+                         impl_->identity, impl_->options);
 }
 
 void Loader::Restore(const LoaderState& state) {
-  if (state.seed != impl_->options.seed) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "Restore: the state was taken with seed " + std::to_string(state.seed) +
-                    " but this loader uses seed " + std::to_string(impl_->options.seed) +
-                    "; open it with the state's seed");
-  }
-  if (state.fingerprint != impl_->fingerprint) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "Restore: the state was taken on another file geometry or with other "
-                "order-relevant options (batch_size, drop_last_batch, sampler, "
-                "shard.world_size, shard.drop_last, echo) than " +
-                    impl_->info.path + " opened with these options");
-  }
-  if (state.step < 0 || state.step > batches_per_epoch()) {
-    throw Error(ErrorCode::kInvalidArgument, "Restore: step " + std::to_string(state.step) +
-                                                 " is outside the epoch's " +
-                                                 std::to_string(batches_per_epoch()) + " steps");
-  }
-  impl_->epoch = state.epoch;
-  impl_->next_step = state.step;
+  loader::ResumePoint point = loader::PlanResume(state, impl_->identity, impl_->geometry,
+                                                 impl_->options, impl_->steps.delivered());
+  impl_->epoch = point.epoch;
+  impl_->first_step = point.first_step();
+  impl_->stretch_steps = point.stretch_steps;
+  impl_->stretches = std::move(point.stretches);
+  impl_->resumed_order = std::move(point.order);
+  impl_->next_step = point.step;
   impl_->StartRun();
 }
 
-int64_t Loader::batches_per_epoch() const { return impl_->steps.delivered(); }
+int64_t Loader::batches_per_epoch() const { return impl_->first_step + impl_->stretch_steps; }
 
 int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
 

@@ -27,7 +27,8 @@
 // so two epochs (or two streams, or two lanes) with the other arguments equal always get
 // different seeds, not merely probably different ones. Shared
 // streams (the global permutation, the chunk order) use lane 0 so every rank computes the same
-// one; the local shuffle uses lane = rank so ranks shuffle independently.
+// one; the local shuffle uses lane = rank so ranks shuffle independently (in the later stretches
+// of an epoch resumed on another world size, lane = stretch * 2^32 + rank: elastic_order.h).
 
 #include <cstdint>
 #include <vector>
@@ -48,6 +49,18 @@ uint64_t StreamSeed(uint64_t seed, int64_t epoch, transform::RandomStream stream
 // chunks:W and quasi:W: the samplers that keep a window of W chunks open (sequential and
 // random have none).
 bool UsesWindow(const SamplerOptions& sampler);
+
+// The pieces of the orders below, which the elastic orders (elastic_order.h) deal from too.
+// random: the permutation of all rows (kGlobalPermutation, lane 0).
+std::vector<int64_t> GlobalPermutation(const SampleGeometry& geometry, uint64_t seed,
+                                       int64_t epoch);
+// sequential, chunks, quasi: the order the global sequence visits the chunks in (file order
+// for sequential, a shuffle, kChunkOrder lane 0, for the others).
+std::vector<int64_t> ChunkOrder(const SampleGeometry& geometry, const SamplerOptions& sampler,
+                                uint64_t seed, int64_t epoch);
+// sequential, chunks, quasi: the block of the global sequence rank shard.rank takes (its rank;
+// for sequential rotated by the epoch). shard must be valid.
+int64_t BlockIndex(const SamplerOptions& sampler, const ShardOptions& shard, int64_t epoch);
 
 // The number of rows every rank yields per epoch: ceil(N / world_size), or floor(N / world_size)
 // with drop_last. Throws Error(kInvalidArgument) when the geometry or the shard is invalid or

@@ -27,7 +27,9 @@ enum class RandomStream : uint64_t {
   // sampler/epoch_order.h: StreamKey(seed, epoch, stream, lane).
   kGlobalPermutation = 1,  // random: the permutation of all rows (lane 0)
   kChunkOrder = 2,         // chunks, quasi: the order of the chunks (lane 0)
-  kLocalShuffle = 3,       // chunks, quasi: the shuffle within a rank's block (lane = rank)
+  // chunks, quasi: the shuffle within a rank's block (lane = rank; in an elastic stretch j >= 1,
+  // j * 2^32 + rank: sampler/elastic_order.h)
+  kLocalShuffle = 3,
   // pipeline/echo.h: StreamKey(seed, epoch, kEcho, loaded step, copy).
   kEcho = 4,
   // augment.h: a sample view's flip and zero-padded crop offsets,

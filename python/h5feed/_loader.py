@@ -3,14 +3,19 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
+import numbers
+import os
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import Iterator
 
 import torch
 from torch.utils.dlpack import from_dlpack
 
 from . import _h5feed
-from ._options import bind_arguments, cuda_device_and_stream, loader_signature, native_keywords
+from ._errors import InvalidArgumentError
+from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
+                       cuda_device_and_stream, native_keywords)
 
 
 class Loader:
@@ -42,7 +47,8 @@ class Loader:
     The order is a pure function of (seed, epoch, rank, world_size): call set_epoch(e) before
     each epoch (as with DistributedSampler) or every epoch repeats epoch 0's order.
     state_dict() / load_state_dict() resume mid-epoch to exactly the batches the uninterrupted
-    run would have delivered. rank and world_size default to torch.distributed's when it is
+    run would have delivered; on another world_size, to this rank's share of the rest of the
+    epoch (docs/reader.md, "Resuming on another number of ranks"). rank and world_size default to torch.distributed's when it is
     initialised; each rank then reads a disjoint share of equal size.
 
     The reading happens on the loader's own threads, in C++, without the GIL; Ctrl-C while
@@ -80,10 +86,29 @@ class Loader:
     check_label_mixing=False skips that check.
     """
 
-    def __init__(self, path, *args, **kwargs):
-        # The arguments, their order and defaults: _options.LOADER_OPTIONS (the signature
-        # below, which help() and inspect show).
-        arguments = bind_arguments(args, kwargs)
+    # The signature is written out so that help(), inspect.signature and editors show every
+    # argument with its default; it is _options.LOADER_OPTIONS' names, order and defaults (the
+    # C++ ones), which tests/python/test_loader_options.py checks it against. A new argument
+    # is a line here and one in LOADER_OPTIONS.
+    def __init__(self, path: str | os.PathLike, batch_size: int, sampler: str = "chunks:8",
+                 seed: int = 0, rank: int | None = None, world_size: int | None = None,
+                 drop_last: bool = False, cache_bytes: int = 512 << 20,
+                 threads: int | None = None, device: str | torch.device = "cpu",
+                 dtype: torch.dtype | None = torch.float32,
+                 mean: float | Sequence[float] = IMAGENET_MEAN,
+                 std: float | Sequence[float] = IMAGENET_STD,
+                 augment: Augment | Mapping | None = None, echo: int = 1,
+                 with_indices: bool = False, slots: int = 4, verify_checksums: bool = True,
+                 memory_format: torch.memory_format = torch.contiguous_format,
+                 shard_drop_last: bool | None = None, skip_corrupt_chunks: bool = False,
+                 file_locking: str = "auto", images: str | None = None,
+                 labels: str | None = None, map_file: bool = True,
+                 jpeg_region_decode: bool = True, open_probe: bool = True,
+                 open_probe_stall_seconds: int = 60, check_label_mixing: bool = True,
+                 views: Sequence[Augment | Mapping] | None = None,
+                 remote: Mapping | None = None):
+        given = locals()  # first, so that it holds the arguments only
+        arguments = {option.name: given[option.name] for option in LOADER_OPTIONS}
         # The stream the library makes wait for each batch (native_keywords passes the same
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(arguments["device"])
@@ -157,19 +182,27 @@ class Loader:
         return images.permute(0, 3, 1, 2) if self._channels_last else images
 
     def state_dict(self) -> dict:
-        """Where this loader stands: the epoch and the batches delivered in it, with the seed and
-        a fingerprint of the file and order-relevant options. Plain ints (torch.save-able)."""
-        epoch, step, seed, fingerprint = self._native.state()
-        return {"epoch": epoch, "step": step, "seed": seed, "fingerprint": fingerprint}
+        """Where this loader stands, as plain values (torch.save-able): epoch, step (batches
+        delivered in the epoch), seed, fingerprint (of the file and the order options),
+        world_size, stretches (the epoch's earlier stretches on other world sizes, as
+        [world_size, steps] pairs) and order_key (the fingerprinted values, readable). Every
+        rank's is the same, so rank 0's checkpoint resumes the job, on any number of ranks."""
+        epoch, step, seed, fingerprint, world_size, stretches, order_key = self._native.state()
+        return {"epoch": epoch, "step": step, "seed": seed, "fingerprint": fingerprint,
+                "world_size": world_size, "stretches": [list(s) for s in stretches],
+                "order_key": order_key}
 
     def load_state_dict(self, state: dict) -> None:
-        """Resume at `state` (from state_dict of a loader on the same file with the same seed,
-        batch_size, drop_last, sampler, world_size and echo; any rank's state resumes every
-        rank). The next iteration delivers the batches that followed it. Raises
-        h5feed.InvalidArgumentError when the state does not fit this loader."""
-        self._native.restore(int(state["epoch"]), int(state["step"]), int(state["seed"]),
-                             int(state["fingerprint"]))
-        self._epoch = int(state["epoch"])
+        """Resume at `state` (a state_dict of a loader on the same file with the same seed,
+        batch_size, drop_last, sampler and echo; any rank's state resumes every rank). The next
+        iteration delivers the batches that followed it; with another world_size than the
+        state's, this rank's share of the rest of the epoch, which the ranks deliver once
+        between them (docs/reader.md). Raises h5feed.InvalidArgumentError, saying what
+        differs, when the state does not fit this loader or is damaged. States saved before
+        elastic resume (epoch, step, seed, fingerprint only) restore on their world_size."""
+        epoch, step, seed, fingerprint, world_size, stretches, order_key = _state_fields(state)
+        self._native.restore(epoch, step, seed, fingerprint, world_size, stretches, order_key)
+        self._epoch = epoch
         self._restored = True
 
     @property
@@ -193,7 +226,41 @@ class Loader:
         return self._native.stats()
 
 
-Loader.__init__.__signature__ = loader_signature()
+def _state_fields(state) -> tuple:
+    """The native restore's arguments from a state_dict, checked for shape and type (the
+    values themselves are checked by the library)."""
+    def refuse(what: str):
+        raise InvalidArgumentError(
+            f"load_state_dict: {what}; pass a dict saved by h5feed.Loader.state_dict()")
+
+    if not isinstance(state, Mapping):
+        refuse(f"the state is a {type(state).__name__}, not a dict")
+
+    def integer(key: str, default=None) -> int:
+        if key not in state and default is not None:
+            return default
+        if key not in state:
+            refuse(f"the state has no {key!r}")
+        value = state[key]
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            refuse(f"state[{key!r}] is {value!r}, not an integer")
+        return int(value)
+
+    # States from before elastic resume have neither world_size nor stretches nor order_key.
+    stretches = state.get("stretches", [])
+    if not isinstance(stretches, (list, tuple)) or not all(
+            isinstance(s, (list, tuple)) and len(s) == 2 and
+            all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in s)
+            for s in stretches):
+        refuse(f"state['stretches'] is {stretches!r}, not a list of [world_size, steps] pairs")
+    order_key = state.get("order_key", "")
+    if not isinstance(order_key, str):
+        refuse(f"state['order_key'] is {order_key!r}, not a string")
+    seed, fingerprint = integer("seed"), integer("fingerprint")
+    if not 0 <= seed < 2**64 or not 0 <= fingerprint < 2**64:
+        refuse("its seed and fingerprint must be unsigned 64-bit integers")
+    return (integer("epoch"), integer("step"), seed, fingerprint, integer("world_size", 0),
+            [(int(w), int(n)) for w, n in stretches], order_key)
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dlpack_capsule.h"
 #include "h5feed/loader.h"
@@ -88,14 +89,33 @@ class NativeLoader {
   // The loader's warnings since the last call (h5feed.Loader passes them to warnings.warn).
   std::vector<std::string> TakeWarnings() { return warnings_->Take(); }
 
+  // LoaderState's fields in its order, the stretches as (world_size, steps) pairs; h5feed's
+  // _loader.py makes the state_dict of them and checks a state_dict's before Restore.
   py::tuple State() const {
     const LoaderState state = loader_.State();
-    return py::make_tuple(state.epoch, state.step, state.seed, state.fingerprint);
+    std::vector<std::pair<int, int64_t>> stretches;
+    for (const EpochStretch& stretch : state.stretches) {
+      stretches.emplace_back(stretch.world_size, stretch.steps);
+    }
+    return py::make_tuple(state.epoch, state.step, state.seed, state.fingerprint, state.world_size,
+                          stretches, state.order_key);
   }
 
-  void Restore(int64_t epoch, int64_t step, uint64_t seed, uint64_t fingerprint) {
-    py::gil_scoped_release without_gil;
-    loader_.Restore(LoaderState{epoch, step, seed, fingerprint});
+  void Restore(int64_t epoch, int64_t step, uint64_t seed, uint64_t fingerprint, int world_size,
+               const std::vector<std::pair<int, int64_t>>& stretches,
+               const std::string& order_key) {
+    LoaderState state;
+    state.epoch = epoch;
+    state.step = step;
+    state.seed = seed;
+    state.fingerprint = fingerprint;
+    state.world_size = world_size;
+    for (const auto& [stretch_world, steps] : stretches) {
+      state.stretches.push_back(EpochStretch{stretch_world, steps});
+    }
+    state.order_key = order_key;
+    py::gil_scoped_release without_gil;  // an elastic restore computes whole epoch orders
+    loader_.Restore(state);
   }
 
   int64_t batches_per_epoch() const { return loader_.batches_per_epoch(); }
@@ -163,7 +183,8 @@ void BindLoader(py::module_& module) {
       .def("next", &NativeLoader::Next, py::arg("with_indices"))
       .def("state", &NativeLoader::State)
       .def("restore", &NativeLoader::Restore, py::arg("epoch"), py::arg("step"), py::arg("seed"),
-           py::arg("fingerprint"))
+           py::arg("fingerprint"), py::arg("world_size"), py::arg("stretches"),
+           py::arg("order_key"))
       .def_property_readonly("batches_per_epoch", &NativeLoader::batches_per_epoch)
       .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
       .def_property_readonly("dataset", &NativeLoader::Dataset)

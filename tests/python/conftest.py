@@ -3,6 +3,7 @@ converter from NumPy arrays, and h5py's read of them (through h5feed's zstd plug
 batches with. ctest sets PYTHONPATH to the build tree's package and HDF5_PLUGIN_PATH to
 h5feed's plugin folder (h5py reads it when it first meets a zstd chunk)."""
 import os
+import socket
 import subprocess
 import sys
 
@@ -58,6 +59,23 @@ def run_python(code_or_args, env=None, timeout=120, **kwargs):
         [sys.executable, *map(str, code_or_args)]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                           env=env or dict(os.environ), **kwargs)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def torchrun(ranks, script, *args, timeout=180):
+    """`python3 -m torch.distributed.run` of `ranks` processes of script on this machine (gloo
+    on the loopback), one thread each."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # --redirects/--tee: Debian's torch 1.13 under Python 3.11 cannot parse their default "0"
+    # (IntFlag iteration changed) and fails at start; 2 (stderr) parses and keeps stderr visible.
+    return run_python(["-m", "torch.distributed.run", "--redirects=2", "--tee=2", "--nnodes=1",
+                       f"--nproc_per_node={ranks}", "--master_addr=127.0.0.1",
+                       f"--master_port={free_port()}", script, *args], env=env, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

@@ -98,12 +98,35 @@ class Batch {
   std::shared_ptr<const Impl> impl_;  // holds the slot until the last copy is destroyed
 };
 
-// Where a loader stands: enough to resume exactly (same options, same file).
+// A stretch of an epoch that ran on another number of ranks before the job changed size
+// (docs/reader.md, "Resuming on another number of ranks").
+struct EpochStretch {
+  int world_size = 0;
+  int64_t steps = 0;  // batches each of its ranks delivered in it, echoes counted; >= 1
+
+  friend bool operator==(const EpochStretch&, const EpochStretch&) = default;
+};
+
+// Where a loader stands: enough to resume exactly, on the same file with the same order options,
+// on any number of ranks. Nothing in it is rank-local: with synchronous training every rank is
+// at the same step, so every rank's state is the same and rank 0's alone resumes the job.
 struct LoaderState {
   int64_t epoch = 0;
-  int64_t step = 0;  // batches already delivered in this epoch, echoes counted
+  // Batches each rank has delivered in this epoch, echoes counted, earlier stretches included.
+  int64_t step = 0;
   uint64_t seed = 0;
-  uint64_t fingerprint = 0;  // of the file geometry and the order-relevant options
+  // Of the file geometry and the order options (batch_size, drop_last_batch, sampler,
+  // shard.drop_last, echo); not of the world size, which is carried below.
+  uint64_t fingerprint = 0;
+  // The ranks of the job that took the state. 0: a state of an h5feed from before elastic
+  // resume, whose fingerprint covers the world size; it resumes the same world size only.
+  int world_size = 0;
+  // This epoch's earlier stretches on other world sizes, oldest first; empty unless the job
+  // changed size during the epoch. The current stretch began at step sum(steps).
+  std::vector<EpochStretch> stretches;
+  // The values the fingerprint covers, as text ("samples=50000 ... echo=1"), so that Restore
+  // can say which differ.
+  std::string order_key;
 };
 
 struct LoaderStats {
@@ -166,16 +189,27 @@ class Loader {
 
   // Where the trainer stands: the epoch and the number of batches Next has delivered in it.
   LoaderState State() const;
-  // Continues exactly where `state` was taken: the batches that follow are those the
-  // uninterrupted run delivered. Costs one epoch-order computation, no replay. A state from
-  // any rank resumes every rank (all ranks are at the same step). Throws
-  // Error(kInvalidArgument) if state comes from another seed, another file geometry or other
-  // order-relevant options (batch_size, drop_last_batch, sampler, world_size, echo), or its
-  // step lies outside the epoch.
+  // Continues where `state` was taken. A state from any rank resumes every rank (all ranks
+  // are at the same step). On as many ranks as the state's world_size, the batches that follow
+  // are those the uninterrupted run delivered; on another number, the rest of the epoch (every
+  // old rank's undelivered rows) is dealt to this job's ranks by chunk, in equal shares, so
+  // that across the job each row of the epoch is delivered once (but for the equal-count
+  // padding or drop_last), with the augmentation draws it would have had; the next SetEpoch
+  // starts a plain order on the new world size (docs/reader.md, "Resuming on another number
+  // of ranks"). Costs one epoch-order computation on the same world size; on another, less
+  // than one whole epoch's order after one or two changes (sampler/elastic_order.h says what
+  // it computes); no replay. Throws Error(kInvalidArgument), saying what differs, if the
+  // state comes from another seed, another file geometry or other order options (batch_size,
+  // drop_last_batch, sampler, shard.drop_last, echo), or is inconsistent (a step outside its
+  // epoch or stretch, a world_size or stretch below 1, a fingerprint that does not match its
+  // order_key).
   void Restore(const LoaderState& state);
 
-  int64_t batches_per_epoch() const;  // echoes counted
-  int64_t samples_per_epoch() const;  // this rank's share (before drop_last_batch)
+  // Batches of the current epoch, echoes counted: those of this rank's share of a plain epoch;
+  // in an epoch resumed on another number of ranks, the steps before the change plus this
+  // rank's share of the rest (what State().step reaches at the epoch's end).
+  int64_t batches_per_epoch() const;
+  int64_t samples_per_epoch() const;  // this rank's share of a plain epoch (before drop_last_batch)
   const DatasetInfo& dataset() const;
   LoaderStats stats() const;
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "open_chunks.h"
 #include "sampler/permutation.h"
 
 namespace h5feed::sampler {
@@ -77,23 +78,6 @@ std::vector<int64_t> DistributedSamplerReference(int64_t n, int world, int rank,
     mine.push_back(indices[static_cast<size_t>(i)]);
   }
   return mine;
-}
-
-// The largest number of chunks that have been started and not finished at any one position.
-int64_t MaxOpenChunks(const std::vector<int64_t>& order, int64_t chunk_samples) {
-  std::map<int64_t, std::pair<size_t, size_t>> span;  // chunk -> first, last position
-  for (size_t i = 0; i < order.size(); ++i) {
-    auto [it, inserted] = span.try_emplace(order[i] / chunk_samples, i, i);
-    it->second.second = i;
-  }
-  std::vector<int> delta(order.size() + 1, 0);
-  for (auto& [chunk, range] : span) {
-    ++delta[range.first];
-    --delta[range.second + 1];
-  }
-  int64_t open = 0, most = 0;
-  for (int d : delta) most = std::max(most, open += d);
-  return most;
 }
 
 TEST_CASE("every rank yields its share and the ranks together cover the rows as promised") {

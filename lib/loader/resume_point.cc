@@ -1,0 +1,144 @@
+#include "loader/resume_point.h"
+
+#include <string>
+#include <utility>
+
+#include "h5feed/error.h"
+#include "sampler/elastic_order.h"
+#include "sampler/epoch_steps.h"
+
+namespace h5feed::loader {
+namespace {
+
+[[noreturn]] void Refuse(const std::string& message) {
+  throw Error(ErrorCode::kInvalidArgument, "Restore: " + message);
+}
+
+int64_t StepsOf(const std::vector<EpochStretch>& stretches) {
+  int64_t steps = 0;
+  for (const EpochStretch& stretch : stretches) steps += stretch.steps;
+  return steps;
+}
+
+// The checks that need no order: the seed, the file and order options, the state's own
+// consistency. Returns the state's world size (a legacy state's is this loader's).
+int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
+                  const LoaderOptions& options) {
+  if (state.seed != options.seed) {
+    Refuse("the state was taken with seed " + std::to_string(state.seed) +
+           " but this loader uses seed " + std::to_string(options.seed) +
+           "; open it with the state's seed");
+  }
+  if (state.world_size == 0 && state.stretches.empty() && state.order_key.empty()) {
+    if (state.fingerprint == identity.fingerprint) {
+      Refuse(
+          "the state has this h5feed's fingerprint but no world_size: it was stored without "
+          "its world_size, stretches and order_key; keep every field of a LoaderState (in "
+          "Python the whole state_dict), or start an epoch with SetEpoch");
+    }
+    if (state.fingerprint != identity.legacy_fingerprint) {
+      Refuse(
+          "the state has no world_size (it was saved by an h5feed from before elastic "
+          "resume), so it resumes only the same file with the same order options "
+          "(batch_size, drop_last_batch, sampler, shard.world_size, shard.drop_last, echo), "
+          "and " +
+          identity.path + " opened with these options differs in one of them");
+    }
+    return options.shard.world_size;
+  }
+  if (state.world_size < 1) {
+    Refuse("the state's world_size is " + std::to_string(state.world_size) +
+           "; it must be at least 1 (the state is damaged)");
+  }
+  if (!state.order_key.empty() && state.order_key != identity.order_key) {
+    Refuse(
+        "the state was taken on another file or with other order options than " + identity.path +
+        " opened with these options: " + OrderKeyDifferences(state.order_key, identity.order_key) +
+        "; open the loader as the state was taken, or start an epoch with SetEpoch");
+  }
+  if (state.fingerprint != identity.fingerprint) {
+    Refuse(state.order_key.empty()
+               ? "the state was taken on another file geometry or with other order options "
+                 "(batch_size, drop_last_batch, sampler, shard.drop_last, echo) than " +
+                     identity.path + " opened with these options"
+               : "the state's fingerprint does not match its order_key (" + state.order_key +
+                     "): the state was altered or damaged");
+  }
+  for (size_t j = 0; j < state.stretches.size(); ++j) {
+    const EpochStretch& stretch = state.stretches[j];
+    if (stretch.world_size < 1 || stretch.steps < 1) {
+      Refuse("stretch " + std::to_string(j) + " of the state has world_size " +
+             std::to_string(stretch.world_size) + " and " + std::to_string(stretch.steps) +
+             " steps; both must be at least 1 (the state is damaged)");
+    }
+  }
+  const int64_t before = StepsOf(state.stretches);
+  if (state.step < before) {
+    Refuse("the state's step " + std::to_string(state.step) + " lies before the end of its " +
+           "earlier stretches, at step " + std::to_string(before) + " (the state is damaged)");
+  }
+  return state.world_size;
+}
+
+void CheckStep(int64_t step, int64_t steps, const std::string& of) {
+  if (step < 0 || step > steps) {
+    Refuse("step " + std::to_string(step) + " is outside " + of + "'s " + std::to_string(steps) +
+           " steps");
+  }
+}
+
+}  // namespace
+
+int64_t ResumePoint::first_step() const { return StepsOf(stretches); }
+
+ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
+                       const sampler::SampleGeometry& geometry, const LoaderOptions& options,
+                       int64_t plain_steps) {
+  const int state_world = CheckIdentity(state, identity, options);
+  ResumePoint point;
+  point.epoch = state.epoch;
+  point.stretches = state.stretches;
+  point.step = state.step - point.first_step();
+  if (state_world != options.shard.world_size) {
+    // The state's stretch ends here; one that delivered nothing leaves its rows to this one.
+    if (point.step > 0) point.stretches.push_back(EpochStretch{state_world, point.step});
+    point.step = 0;
+  }
+  if (point.stretches.empty()) {
+    CheckStep(point.step, plain_steps, "the epoch");
+    point.stretch_steps = plain_steps;
+    return point;
+  }
+  std::vector<sampler::Stretch> stretches;
+  for (const EpochStretch& stretch : point.stretches) {
+    stretches.push_back(sampler::Stretch{stretch.world_size, stretch.steps});
+  }
+  const sampler::StepRules rules{options.batch_size, options.drop_last_batch, options.echo};
+  try {
+    point.order = sampler::ElasticOrder(geometry, options.sampler, options.shard, options.seed,
+                                        point.epoch, rules, stretches);
+  } catch (const Error& error) {
+    Refuse(std::string(error.what()));
+  }
+  const sampler::EpochSteps rest =
+      sampler::CutIntoSteps(static_cast<int64_t>(point.order.size()), options.batch_size,
+                            options.drop_last_batch, options.echo);
+  CheckStep(point.step, rest.delivered(), "this rank's share of the rest of the epoch");
+  point.stretch_steps = rest.delivered();
+  return point;
+}
+
+LoaderState StateAt(int64_t epoch, int64_t step, const std::vector<EpochStretch>& stretches,
+                    const StateIdentity& identity, const LoaderOptions& options) {
+  LoaderState state;
+  state.epoch = epoch;
+  state.step = step;
+  state.seed = options.seed;
+  state.fingerprint = identity.fingerprint;
+  state.world_size = options.shard.world_size;
+  state.stretches = stretches;
+  state.order_key = identity.order_key;
+  return state;
+}
+
+}  // namespace h5feed::loader

@@ -1,0 +1,124 @@
+"""Elastic resume under real launches: `python3 -m torch.distributed.run` (torchrun; gloo on
+the loopback) runs N ranks that stop mid-epoch, rank 0 saves loader.state_dict() with
+torch.save, and a new launch of M ranks loads it and finishes the epoch. Between them the
+launches deliver every sample of the epoch exactly once, in equal counts per rank, each with
+the crop and flip the uninterrupted run gave it; the next epoch is the plain M-rank order.
+
+The file has 300 samples in chunks of 16, batches of 8. The stops are chosen so that no deal
+needs padding (every remainder divides by its world size), so "exactly once" is exact:
+  3 ranks x 100, stop after 3 batches (24 each): 228 left -> 2 x 114, or 4 x 57;
+  4 ranks x 75, stop after 2 (16 each): 236 left -> 2 x 118, stop after 5 (40 each): 156 left
+  -> 3 x 52."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import h5feed
+from conftest import SAMPLES, torchrun
+
+from elastic_worker import EPOCH, open_loader
+
+WORKER = Path(__file__).with_name("elastic_worker.py")
+
+
+def launch(ranks, path, out_dir, name, stop, checkpoint=None):
+    """One torchrun launch of `ranks` workers; returns their .npz results, rank by rank."""
+    result = torchrun(ranks, WORKER, path, out_dir, name, stop,
+                      *([checkpoint] if checkpoint else []), timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    runs = [dict(np.load(out_dir / f"{name}-rank{r}.npz")) for r in range(ranks)]
+    # Equal counts: every rank delivered as many batches as the most any did.
+    assert {int(r["batches"]) for r in runs} == {int(r["max_batches"]) for r in runs}
+    return runs
+
+
+@pytest.fixture(scope="module")
+def reference(small_file):
+    """Every row's image in the uninterrupted 3-rank epoch (the three ranks' loaders opened
+    here, with the workers' options)."""
+    images = {}
+    for rank in range(3):
+        loader = open_loader(small_file, rank=rank, world_size=3)
+        loader.set_epoch(EPOCH)
+        for x, _, indices in loader:
+            images.update(zip(indices.tolist(), x.clone()))
+    assert sorted(images) == list(range(SAMPLES))
+    return images
+
+
+def delivered(*launches):
+    return sorted(row for runs in launches for run in runs for row in run["rows"].tolist())
+
+
+def check_crops(reference, *launches):
+    for runs in launches:
+        for run in runs:
+            for row, image in zip(run["rows"].tolist(), run["images"]):
+                assert torch.equal(torch.from_numpy(image), reference[row]), row
+
+
+def check_next_epoch(path, runs):
+    """The epoch after the change is the plain order of the new world size."""
+    for rank, run in enumerate(runs):
+        plain = open_loader(path, rank=rank, world_size=len(runs))
+        plain.set_epoch(EPOCH + 1)
+        assert run["next_rows"].tolist() == [i for _, _, idx in plain for i in idx.tolist()]
+
+
+def test_three_ranks_stop_and_two_or_four_finish_the_epoch(small_file, tmp_path, reference):
+    first = launch(3, small_file, tmp_path, "three", 3)
+    assert [int(r["batches"]) for r in first] == [3, 3, 3]
+    state = torch.load(tmp_path / "three.pt")
+    assert state["world_size"] == 3 and state["step"] == 3 and state["stretches"] == []
+    for ranks in (2, 4):
+        rest = launch(ranks, small_file, tmp_path, f"three-then-{ranks}", -1, tmp_path / "three.pt")
+        assert delivered(first, rest) == list(range(SAMPLES))
+        assert {len(r["rows"]) for r in rest} == {(SAMPLES - 3 * 24) // ranks}
+        # len() counts the epoch's steps before the restore too, as batch steps do.
+        assert {int(r["len"]) for r in rest} == {3 + int(rest[0]["batches"])}
+        check_crops(reference, first, rest)
+        check_next_epoch(small_file, rest)
+
+
+def test_four_ranks_stop_two_resume_and_stop_three_finish(small_file, tmp_path, reference):
+    four = launch(4, small_file, tmp_path, "four", 2)
+    two = launch(2, small_file, tmp_path, "two", 5, tmp_path / "four.pt")
+    state = torch.load(tmp_path / "two.pt")
+    assert state["world_size"] == 2 and state["step"] == 7 and state["stretches"] == [[4, 2]]
+    three = launch(3, small_file, tmp_path, "three", -1, tmp_path / "two.pt")
+    assert delivered(four, two, three) == list(range(SAMPLES))
+    assert {len(r["rows"]) for r in three} == {52}
+    check_crops(reference, four, two, three)
+    check_next_epoch(small_file, three)
+
+
+def test_a_state_that_does_not_fit_is_refused_saying_what_differs(small_file):
+    loader = open_loader(small_file, rank=0, world_size=2)
+    loader.set_epoch(EPOCH)
+    next(iter(loader))
+    state = loader.state_dict()
+    other = h5feed.Loader(small_file, 6, sampler="chunks:2", seed=11, rank=0, world_size=2)
+    with pytest.raises(h5feed.InvalidArgumentError, match="batch_size 8 in the state, 6 here"):
+        other.load_state_dict(state)
+    fresh = open_loader(small_file, rank=0, world_size=3)
+    for damaged, says in [({**state, "stretches": [[2]]}, "stretches"),
+                          ({**state, "step": "1"}, "not an integer"),
+                          ({**state, "world_size": 0, "stretches": [[2, 1]]}, "world_size is 0"),
+                          ({k: v for k, v in state.items() if k != "seed"}, "no 'seed'"),
+                          ([1, 2], "not a dict")]:
+        with pytest.raises(h5feed.InvalidArgumentError, match=says):
+            fresh.load_state_dict(damaged)
+
+
+def test_a_state_stripped_to_the_keys_of_old_states_is_refused_saying_so(small_file):
+    """States saved before elastic resume are {epoch, step, seed, fingerprint}, with a
+    fingerprint that covers the world size (loader_elastic_test restores one); today's state
+    stripped to those keys lacks what a resume on any world size needs."""
+    loader = open_loader(small_file, rank=0, world_size=2)
+    loader.set_epoch(EPOCH)
+    next(iter(loader))
+    old_keys = {k: loader.state_dict()[k] for k in ("epoch", "step", "seed", "fingerprint")}
+    with pytest.raises(h5feed.InvalidArgumentError, match="stored without its world_size"):
+        open_loader(small_file, rank=0, world_size=2).load_state_dict(old_keys)
