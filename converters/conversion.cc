@@ -136,7 +136,24 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     order.resize(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), int64_t{0});
   }
-  if (source.own_size()) return ConvertOwnSize(source, path, options, budget, order, start);
+  DatasetDescription description;
+  description.classes = source.classes();
+  description.source_kind = std::string(source.kind());
+  if (options.shuffle) description.shuffle_seed = options.seed;
+  if (!options.part.whole()) {
+    description.part = DescribePart(source, order, description.shuffle_seed, options.part);
+    const auto [first, end] = PartSlice(n, options.part);
+    if (first == end) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "part " + std::to_string(options.part.index) + " of " +
+                      std::to_string(options.part.count) + " has no input: " + std::to_string(n) +
+                      " inputs make at most " + std::to_string(n) + " parts");
+    }
+    order = std::vector<int64_t>(order.begin() + first, order.begin() + end);
+  }
+  if (source.own_size()) {
+    return ConvertOwnSize(source, path, options, budget, order, std::move(description), start);
+  }
   if (options.encoding.kind != StoredEncoding::Kind::kRaw) {
     throw Error(ErrorCode::kInvalidArgument, "encoding " + options.encoding.ToString() +
                                                  " stores images at their own size, "
@@ -147,6 +164,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
 
   const ImageShape shape = source.shape();
   const int64_t image_bytes = shape.bytes();
+  // The samples this conversion reads: all n, or its part's. Chunk sizes follow n, so the
+  // parts of one conversion share them.
+  const int64_t offered = static_cast<int64_t>(order.size());
 
   WriterOptions writer_options;
   writer_options.image_shape = shape;
@@ -162,11 +182,6 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   Writer writer = Writer::Create(path, writer_options);
   const int64_t k = writer.chunk_images();
 
-  DatasetDescription description;
-  description.classes = source.classes();
-  description.source_kind = std::string(source.kind());
-  if (options.shuffle) description.shuffle_seed = options.seed;
-
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const ChunkBufferReservation reservation(budget, k * image_bytes, 0, threads, "--chunk");
   const size_t live_groups = reservation.groups();
@@ -177,7 +192,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   ChunkPacker packer(k, image_bytes);
   int64_t next_first = 0;
   bool flushed = false;
-  ConvertProgress progress{0, n, 0};
+  ConvertProgress progress{0, offered, 0};
   ConvertReport report;
 
   auto plan = [&](tbb::flow_control& control) -> Group* {
@@ -188,7 +203,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     Group* group = nullptr;
     if (!pool.try_pop(group)) group = groups.emplace_back(std::make_unique<Group>()).get();
     group->first = next_first;
-    group->count = std::min(k, n - next_first);
+    group->count = std::min(k, offered - next_first);
     next_first += group->count;
     flushed = group->count == 0;  // the token after the last group flushes the packer
     return group;
@@ -261,7 +276,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
                          tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
   });
 
-  EndConversion(writer, description, options, path, n, report);
+  EndConversion(writer, description, options, path, offered, report);
   report.shape = shape;
   report.chunk_images = k;
   report.raw_bytes = static_cast<uint64_t>(report.images * image_bytes);

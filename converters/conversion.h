@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "conversion_part.h"
 #include "h5feed/compression.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/writer.h"
@@ -53,7 +54,11 @@ struct ConvertOptions {
   // Store in a seeded random order (docs/format.md, "Stored order"): a chunk then holds many
   // classes, which chunk-aware samplers need to mix them (docs/reader.md, "Label mixing").
   bool shuffle = true;
-  uint64_t seed = 0;       // the order's seed when shuffle is on
+  uint64_t seed = 0;  // the order's seed when shuffle is on
+  // Convert only this part of the stored order (conversion_part.h), to `path` as given (the
+  // caller names the file: PartPath). Chunk sizes are chosen for the whole dataset, so every
+  // part's match; the file records the part for `h5feed merge`.
+  ConversionPart part;
   int threads = 0;         // 0 = all cores
   bool overwrite = false;  // replace an existing output
   bool strict = false;     // a broken sample is an error instead of a skip
@@ -97,8 +102,8 @@ struct ConvertReport {
 
 // Throws Error: whatever the source or the writer throws (the temporary file is removed),
 // kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read,
-// the memory budget cannot hold one chunk's buffers or an option does not suit the source,
-// kCancelled when `cancel` was set.
+// the memory budget cannot hold one chunk's buffers, an option does not suit the source or
+// `part` has no input (more parts than inputs), kCancelled when `cancel` was set.
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
 

@@ -119,7 +119,7 @@ std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >
 
 ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path,
                              const ConvertOptions& options, MemoryBudget& budget,
-                             const std::vector<int64_t>& order,
+                             const std::vector<int64_t>& order, DatasetDescription description,
                              std::chrono::steady_clock::time_point start) {
   if (options.chunk_images > 0) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -132,7 +132,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
     throw Error(ErrorCode::kInvalidArgument, "--smart-threshold must be 0 or more bytes, got " +
                                                  std::to_string(options.smart_threshold));
   }
-  const int64_t n = source.count();
+  const int64_t n = static_cast<int64_t>(order.size());  // the samples this conversion reads
   // The largest image that may be stored: the largest the source may decode (its headers'
   // sizes, capped), raw, or the worst JPEG file of the cap's square.
   const ImageShape largest = source.shape();
@@ -175,11 +175,6 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
   layout.smart_threshold = options.smart_threshold;
   writer_options.flat = layout;
   Writer writer = Writer::Create(path, writer_options);
-
-  DatasetDescription description;
-  description.classes = source.classes();
-  description.source_kind = std::string(source.kind());
-  if (options.shuffle) description.shuffle_seed = options.seed;
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const ChunkBufferReservation reservation(budget, c, scratch, threads, "--chunk-bytes");

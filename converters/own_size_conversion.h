@@ -15,11 +15,13 @@
 
 namespace h5feed {
 
-// `order`: the stored order (source rows); `budget`: the one the source decodes within;
-// `start`: when Convert began, for the report. Throws as Convert does.
+// `order`: the stored order (source rows), or the part of it options.part converts;
+// `budget`: the one the source decodes within; `description`: the file's classes, source kind,
+// seed and part, to which the conversion adds its rows; `start`: when Convert began, for the
+// report. Throws as Convert does.
 ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path,
                              const ConvertOptions& options, MemoryBudget& budget,
-                             const std::vector<int64_t>& order,
+                             const std::vector<int64_t>& order, DatasetDescription description,
                              std::chrono::steady_clock::time_point start);
 
 }  // namespace h5feed

@@ -23,7 +23,9 @@ packages=(
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
   python3-torchvision               # the resize and crop tests' reference, examples, bench/
   python3-dev pybind11-dev          # the Python module (import h5feed)
+  python3-venv python3-pip python3-setuptools python3-wheel  # pip install . (pyproject.toml)
   gnuplot-nox                       # h5feed bench sweep's plots
+  openmpi-bin                       # mpirun: the conversion-in-parts test's launcher
   clang libclang-rt-14-dev          # libFuzzer targets (tests/fuzz)
   clang-format                      # scripts/format.sh (.clang-format; bookworm's is 14)
 )

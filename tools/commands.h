@@ -16,6 +16,7 @@ using Runner = std::function<int()>;
 
 void AddConvertCommand(CLI::App& app, Runner& run);  // convert imagefolder | cifar | npy
 void AddRechunkCommand(CLI::App& app, Runner& run);
+void AddMergeCommand(CLI::App& app, Runner& run);  // merge PART... OUT
 void AddInspectCommand(CLI::App& app, Runner& run);
 void AddVerifyCommand(CLI::App& app, Runner& run);
 void AddBenchCommand(CLI::App& app, Runner& run);

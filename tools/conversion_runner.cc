@@ -8,6 +8,7 @@
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "interrupt_guard.h"
+#include "parsed_option.h"
 #include "progress_bar.h"
 #include "units.h"
 
@@ -49,6 +50,16 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
   command.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors");
   command.add_flag("--strict", flags.strict,
                    "Fail on the first broken input instead of skipping and recording it");
+  command
+      .add_option("--part", flags.part,
+                  "Convert only part K of N (numbered from 0) of the stored order, to OUT with "
+                  "-KKKKK-of-NNNNN before its suffix (train-00000-of-00004.h5), for `h5feed "
+                  "merge` to join; auto: K and N from the launcher (mpirun, torchrun, srun). "
+                  "Every part must be given the same input and options. A part exits 0 when it skipped "
+                  "broken inputs (mpirun would end the others otherwise); merge exits 3 for them")
+      ->check(
+          ParsedBy([](const std::string& text) { ParseConversionPart(text, ProcessEnvironment); },
+                   "K/N|auto"));
 }
 
 OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
@@ -185,6 +196,7 @@ int RunConversion(const std::string& command_name, const std::string& input,
       }
     }
     budget = std::make_unique<MemoryBudget>(ParseMemorySize(flags.memory_limit));
+    if (!flags.part.empty()) options.part = ParseConversionPart(flags.part, ProcessEnvironment);
   } catch (const std::exception& e) {
     ReportError(command_name, e);
     return kExitUsage;
@@ -197,6 +209,7 @@ int RunConversion(const std::string& command_name, const std::string& input,
   options.overwrite = flags.force;
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
+  const std::string output = PartPath(flags.output, options.part);
 
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
@@ -211,18 +224,22 @@ int RunConversion(const std::string& command_name, const std::string& input,
                    command_name.c_str(), static_cast<long long>(flags.chunk), input.c_str());
       return kExitUsage;
     }
+    const auto [first, end] = PartSlice(source->count(), options.part);
+    const int64_t offered = end - first;
     bool show_bar = !flags.quiet && ProgressBar::StderrIsTerminal();
-    ProgressBar bar("converting", "img", source->count(), show_bar);
+    ProgressBar bar("converting", "img", offered, show_bar);
     options.on_progress = [&bar](const ConvertProgress& p) { bar.Update(p.done, p.skipped); };
     if (!flags.quiet) {
       options.on_skip = [&bar](const SkippedSource& s) {
         bar.Message("warning: skipped " + s.source + ": " + s.reason);
       };
     }
-    ConvertReport report = Convert(*source, flags.output, options);
+    ConvertReport report = Convert(*source, output, options);
     bar.Finish();
-    if (!flags.quiet) PrintSummary(input, report, source->count());
-    return report.skipped.empty() ? kExitOk : kExitSkipped;
+    if (!flags.quiet) PrintSummary(input, report, offered);
+    // A part's skipped inputs are recorded in it, and merge exits kExitSkipped for them: a part
+    // exits 0, since mpirun ends every other part of the job when one exits non-zero.
+    return report.skipped.empty() || !options.part.whole() ? kExitOk : kExitSkipped;
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kCancelled) {
       std::fprintf(stderr, "\nh5feed %s: %s\n", command_name.c_str(), e.what());

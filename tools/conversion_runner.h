@@ -40,10 +40,11 @@ struct ConversionFlags {
   bool quiet = false;
   bool strict = false;
   std::string memory_limit = "2G";  // kDefaultMemoryLimit, as ParseMemorySize reads it
+  std::string part;                 // --part K/N or auto; empty: the whole conversion
 };
 
 // Adds --chunk, --compression, --seed, --no-shuffle, --threads, --memory-limit, --force,
-// --quiet, --strict.
+// --quiet, --strict, --part.
 // `shuffle_by_default`: whether the stored order is shuffled when neither --seed nor
 // --no-shuffle is given.
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default);

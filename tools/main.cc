@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   h5feed::cli::Runner run;
   h5feed::cli::AddConvertCommand(app, run);
   h5feed::cli::AddRechunkCommand(app, run);
+  h5feed::cli::AddMergeCommand(app, run);
   h5feed::cli::AddInspectCommand(app, run);
   h5feed::cli::AddVerifyCommand(app, run);
   h5feed::cli::AddBenchCommand(app, run);

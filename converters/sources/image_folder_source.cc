@@ -203,6 +203,13 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
   StoredSizes sizes;
   if (options.size) {
     sizes.shape = {options.size->height, options.size->width, 3};
+  } else if (options.own_size && options.max_side > 0) {
+    // Each image at its own size, capped: no header needs reading to know how they are stored
+    // or to bound the largest (the cap's square), which is all a conversion sizes its chunks
+    // and buffers by. So a conversion in parts does not read every input's header in every
+    // part (docs/scale.md).
+    sizes.own_size = true;
+    sizes.shape = {options.max_side, options.max_side, 3};
   } else {
     sizes = DecideStoredSizes(listing, *reader, options);
   }

@@ -46,8 +46,10 @@ struct ImageFolderOptions {
 
 // Lists `root` (image_folder.h) and, without options.size, reads every image's header to find
 // the stored sizes (decoding a file of a size only where that decides between one size and
-// several). Throws Error: kNotFound, kInvalidArgument (empty classes, a bad option), kCorrupt
-// (no image decodes).
+// several); not with options.own_size and a max_side, where every image is stored at its own
+// size and the largest is bounded by the cap (shape() is the cap's square). Throws Error:
+// kNotFound, kInvalidArgument (empty classes, a bad option), kCorrupt (no image decodes, when
+// headers are read).
 std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
                                               const ImageFolderOptions& options);
 

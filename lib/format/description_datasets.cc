@@ -88,6 +88,16 @@ void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWr
   hdf5::WriteAttribute(root, schema::kAttrShuffleSeed, uint64_t{d.shuffle_seed.value_or(0)});
   hdf5::WriteAttribute(root, schema::kAttrSourceKind, std::string_view(d.source_kind));
   hdf5::WriteAttribute(root, schema::kAttrCreatedBy, std::string_view("h5feed " H5FEED_VERSION));
+  if (d.part) {
+    hdf5::WriteAttribute(root, schema::kAttrPartIndex, d.part->index);
+    hdf5::WriteAttribute(root, schema::kAttrPartCount, d.part->count);
+    hdf5::WriteAttribute(root, schema::kAttrConversionInputs, d.part->inputs);
+    hdf5::WriteAttribute(root, schema::kAttrPartFingerprint, std::string_view(d.part->fingerprint));
+  }
+  if (d.merged) {
+    hdf5::WriteAttribute(root, schema::kAttrMergedParts, d.merged->parts);
+    hdf5::WriteAttribute(root, schema::kAttrMergeSeed, d.merged->seed);
+  }
   hdf5::WriteAttribute(root, schema::kAttrFormatVersion,
                        flat ? schema::kOwnSizeFormatVersion : schema::kFixedSizeFormatVersion);
   hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));

@@ -51,6 +51,14 @@ inline constexpr char kAttrShuffled[] = "shuffled";         // int32: 1 = stored
 inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when not shuffled)
 inline constexpr char kAttrSourceKind[] = "source_kind";    // "imagefolder", "cifar", "npy", "hdf5"
 inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"
+// A part of a conversion in parts only (docs/format.md, "Conversion in parts").
+inline constexpr char kAttrPartIndex[] = "part_index";                // int64 K, from 0
+inline constexpr char kAttrPartCount[] = "part_count";                // int64 N
+inline constexpr char kAttrConversionInputs[] = "conversion_inputs";  // int64, all parts'
+inline constexpr char kAttrPartFingerprint[] = "part_fingerprint";    // string, 16 hex digits
+// A file merged from parts only.
+inline constexpr char kAttrMergedParts[] = "merged_parts";  // int64 N
+inline constexpr char kAttrMergeSeed[] = "merge_seed";      // uint64
 
 // Attribute of /chunk_index and /row_checksums.
 inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"

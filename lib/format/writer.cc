@@ -15,6 +15,7 @@
 #include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
 #include "format/description_datasets.h"
+#include "format/early_writeback.h"
 #include "format/image_records_datasets.h"
 #include "format/partial_file.h"
 #include "format/row_checksums_dataset.h"
@@ -92,6 +93,7 @@ struct Writer::State {
   hdf5::Dataset images;
   // Space for HDF5's next writes, reserved before each is made (disk_reservation.h).
   std::optional<io::DiskReservation> disk;
+  std::optional<format::EarlyWriteback> writeback;  // each chunk's bytes sent to disk early
 
   int64_t images_written = 0;
   std::vector<format::schema::ChunkRecord> chunks;
@@ -169,6 +171,7 @@ void Writer::State::CreateImagesDataset() {
     throw hdf5::StackError(ErrorCode::kIo, what, temporary_path);
   }
   disk.emplace(temporary_path);
+  writeback.emplace(temporary_path);
   ReserveBeyondEnd(kMetadataSlack, "creating dataset /images");
 
   const hsize_t h = static_cast<hsize_t>(shape.height);
@@ -387,6 +390,7 @@ format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
   record.address = address;
   record.stored_bytes = stored_size;
   record.filter_mask = filter_mask;
+  writeback->Start(address, stored_size);
   return record;
 }
 
@@ -491,6 +495,7 @@ void Writer::Finish(const DatasetDescription& description) {
     s.WriteEverythingButPixels(description);
     s.disk->ReleaseUnused();
     s.disk.reset();
+    s.writeback.reset();
     format::SyncFile(s.temporary_path);
     format::RenameIntoPlace(s.temporary_path, s.path, s.overwrite);
   } catch (...) {
@@ -517,6 +522,7 @@ void Writer::Abandon() noexcept {
   // reservation, before HDF5 writes); see disk_reservation.h for the one case that does not.
   s.file.reset();
   s.disk.reset();
+  s.writeback.reset();
 }
 
 }  // namespace h5feed

@@ -89,6 +89,23 @@ struct WriterOptions {
 int64_t DefaultChunkImages(const ImageShape& shape,
                            int64_t images = std::numeric_limits<int64_t>::max());
 
+// What a file that is one part of a conversion in parts records about it (docs/format.md,
+// "Conversion in parts"): the part_* root attributes, which `h5feed merge` checks.
+struct PartRecord {
+  int64_t index = 0;   // K, 0-based
+  int64_t count = 1;   // N
+  int64_t inputs = 0;  // the inputs of the whole conversion, every part's together
+  // Identifies the whole conversion's input (docs/format.md): the parts of one conversion
+  // share it, parts of another differ.
+  std::string fingerprint;
+};
+
+// What a file `h5feed merge` wrote records about its parts (merged_parts, merge_seed).
+struct MergeRecord {
+  int64_t parts = 0;  // how many parts it was merged from
+  uint64_t seed = 0;  // the seed of the interleaving of their chunks
+};
+
 struct SkippedSource {
   std::string source;  // the path (or name) of the input that was skipped
   std::string reason;  // why, in words
@@ -102,6 +119,8 @@ struct DatasetDescription {
   std::vector<SkippedSource> skipped;
   std::string source_kind;               // "imagefolder", "cifar", "npy", "hdf5"
   std::optional<uint64_t> shuffle_seed;  // the seed of the stored order; empty = source order
+  std::optional<PartRecord> part;        // set in a part of a conversion in parts
+  std::optional<MergeRecord> merged;     // set in a file merged from parts
 };
 
 // How one image of a flat file is stored (/image_encodings; docs/format.md, "Encodings").

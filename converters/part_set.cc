@@ -1,0 +1,253 @@
+#include "part_set.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "conversion_part.h"
+#include "format/schema.h"
+#include "h5feed/compression.h"
+#include "h5feed/error.h"
+#include "hdf5/attribute_text.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
+#include "hdf5/strings.h"
+
+namespace h5feed {
+namespace {
+
+namespace schema = format::schema;
+
+// The root attributes every part of one conversion has alike, the most telling first: a seed
+// or a compression that differs says more than the fingerprint that follows from it.
+constexpr const char* kShared[] = {
+    schema::kAttrFormatVersion, schema::kAttrLayout,           schema::kAttrSourceKind,
+    schema::kAttrPartCount,     schema::kAttrConversionInputs, schema::kAttrShuffled,
+    schema::kAttrShuffleSeed,   schema::kAttrChunkImages,      schema::kAttrChunkBytes,
+    schema::kAttrMaxSide,       schema::kAttrEncoding,         schema::kAttrSmartThreshold,
+    schema::kAttrCompression,   schema::kAttrNumClasses,
+};
+
+const std::string& Attribute(const PartFile& part, const char* name) {
+  static const std::string absent;
+  auto found = part.attributes.find(name);
+  return found == part.attributes.end() ? absent : found->second;
+}
+
+int64_t IntegerAttribute(const PartFile& part, const char* name) {
+  const std::string& text = Attribute(part, name);
+  try {
+    size_t used = 0;
+    const int64_t value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::logic_error&) {}
+  throw Error(ErrorCode::kCorrupt,
+              part.path + ": root attribute " + name + " is '" + text + "', not an integer");
+}
+
+std::string Quoted(const std::string& value) { return value.empty() ? "none" : "'" + value + "'"; }
+
+PartFile OpenPart(const std::string& path) {
+  PartFile part;
+  part.path = path;
+  part.index = index::OpenDatasetIndex(path, index::IndexOptions{});
+  if (!part.index.is_h5feed) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path +
+                    " is not an h5feed file: merge joins the parts `h5feed convert --part` "
+                    "and `h5feed rechunk --part` write");
+  }
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  part.file = std::move(hdf5::OpenHdf5File(path, part.index.file_locking).file);
+  for (hdf5::AttributeText& attribute : hdf5::ReadAllAttributesText(part.file.get())) {
+    part.attributes[attribute.name] = std::move(attribute.value);
+  }
+  if (!part.attributes.count(schema::kAttrPartIndex)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path + " is not a part of a conversion in parts (it has no " +
+                    schema::kAttrPartIndex + " attribute): " +
+                    (part.attributes.count(schema::kAttrMergedParts)
+                         ? "it was merged already"
+                         : "it was converted whole, without --part"));
+  }
+  part.part = IntegerAttribute(part, schema::kAttrPartIndex);
+  const size_t rows = static_cast<size_t>(part.index.samples);
+  if (part.index.row_checksums.size() != rows) {
+    throw Error(ErrorCode::kCorrupt,
+                path + " has no /row_checksums, which every part h5feed writes has");
+  }
+  part.sources = hdf5::ReadStringDataset(part.file.get(), schema::kSources);
+  const std::vector<std::string> skipped =
+      hdf5::ReadStringDataset(part.file.get(), schema::kSkippedSources);
+  const std::vector<std::string> reasons =
+      hdf5::ReadStringDataset(part.file.get(), schema::kSkippedReasons);
+  if (part.sources.size() != rows || skipped.size() != reasons.size()) {
+    throw Error(ErrorCode::kCorrupt, path + " has " + std::to_string(part.sources.size()) +
+                                         " /sources for " + std::to_string(rows) + " images and " +
+                                         std::to_string(skipped.size()) + " /skipped_sources for " +
+                                         std::to_string(reasons.size()) + " reasons");
+  }
+  for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
+  part.images = hdf5::Dataset(H5Dopen2(part.file.get(), schema::kImages, H5P_DEFAULT));
+  if (!part.images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", path);
+  return part;
+}
+
+// Throws when `part` differs from `first` in anything the parts of one conversion share.
+void CheckAlike(const PartFile& first, const PartFile& part) {
+  auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the parts are not of one conversion: " + part.path + " has " + what + " " + b +
+                    ", " + first.path + " " + a +
+                    "; merge the parts of one `convert --part` run, all given the same options");
+  };
+  for (const char* name : kShared) {
+    const std::string& a = Attribute(first, name);
+    const std::string& b = Attribute(part, name);
+    if (a != b) differ(name, Quoted(a), Quoted(b));
+  }
+  const ImageShape& a = first.index.shape;
+  const ImageShape& b = part.index.shape;
+  if (!first.index.own_size && a != b) {
+    auto text = [](const ImageShape& s) {
+      return std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
+             std::to_string(s.channels);
+    };
+    differ("images of", text(a), text(b));
+  }
+  const std::vector<std::string>& ca = first.index.classes;
+  const std::vector<std::string>& cb = part.index.classes;
+  const auto mismatch = std::mismatch(ca.begin(), ca.end(), cb.begin(), cb.end());
+  if (mismatch.first != ca.end() || mismatch.second != cb.end()) {
+    const std::string at = std::to_string(mismatch.first - ca.begin());
+    differ("class " + at, mismatch.first == ca.end() ? "none" : Quoted(*mismatch.first),
+           mismatch.second == cb.end() ? "none" : Quoted(*mismatch.second));
+  }
+  const char* fingerprint = schema::kAttrPartFingerprint;
+  if (Attribute(first, fingerprint) != Attribute(part, fingerprint)) {
+    differ(std::string(fingerprint) + " (of the list of inputs in stored order)",
+           Quoted(Attribute(first, fingerprint)),
+           Quoted(Attribute(part, fingerprint)) +
+               ": they were converted from different inputs (another folder, or one that "
+               "changed between the parts' conversions)");
+  }
+}
+
+// Puts the parts in part order; throws for a part number given twice, missing or out of range.
+std::vector<PartFile> InPartOrder(std::vector<PartFile> opened) {
+  const int64_t count = IntegerAttribute(opened.front(), schema::kAttrPartCount);
+  std::vector<PartFile*> by_number(static_cast<size_t>(std::max<int64_t>(count, 0)), nullptr);
+  for (PartFile& part : opened) {
+    if (part.part < 0 || part.part >= count) {
+      throw Error(ErrorCode::kCorrupt, part.path + " says it is part " + std::to_string(part.part) +
+                                           " of " + std::to_string(count));
+    }
+    PartFile*& slot = by_number[static_cast<size_t>(part.part)];
+    if (slot != nullptr) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "part " + std::to_string(part.part) + " of " + std::to_string(count) +
+                      " is given twice: " + slot->path + " and " + part.path);
+    }
+    slot = &part;
+  }
+  std::string missing;
+  int64_t missing_count = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    if (by_number[static_cast<size_t>(k)] != nullptr) continue;
+    if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+  }
+  if (missing_count > 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::to_string(missing_count) + " of the " + std::to_string(count) +
+                    " parts are missing: part " + missing + (missing_count > 8 ? ", ..." : "") +
+                    " (named like " + PartPath(opened.front().path, {0, count}) +
+                    " when converted to the same OUT); give every part");
+  }
+  std::vector<PartFile> ordered;
+  for (PartFile* part : by_number) ordered.push_back(std::move(*part));
+  return ordered;
+}
+
+}  // namespace
+
+PartSet OpenParts(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw Error(ErrorCode::kInvalidArgument, "no part to merge");
+  std::vector<PartFile> opened;
+  for (const std::string& path : paths) opened.push_back(OpenPart(path));
+  for (const PartFile& part : opened) CheckAlike(opened.front(), part);
+  PartSet set;
+  set.parts = InPartOrder(std::move(opened));
+  const PartFile& first = set.parts.front();
+  const int64_t inputs = IntegerAttribute(first, schema::kAttrConversionInputs);
+  for (const PartFile& part : set.parts) {
+    const auto [begin, end] =
+        PartSlice(inputs, {part.part, IntegerAttribute(part, schema::kAttrPartCount)});
+    const int64_t held = part.index.samples + static_cast<int64_t>(part.skipped.size());
+    if (held != end - begin) {
+      throw Error(ErrorCode::kCorrupt, part.path + " holds " + std::to_string(held) +
+                                           " inputs (images and skipped), "
+                                           "but part " +
+                                           std::to_string(part.part) + " of a conversion of " +
+                                           std::to_string(inputs) + " inputs converts " +
+                                           std::to_string(end - begin));
+    }
+  }
+
+  set.writer.compression = Compression::Parse(Attribute(first, schema::kAttrCompression));
+  if (first.index.own_size) {
+    FlatLayout layout;
+    layout.chunk_bytes = first.index.own_size_chunk_bytes;
+    layout.max_side = first.index.max_side;
+    layout.encoding = StoredEncoding::Parse(first.index.encoding);
+    if (layout.encoding.kind == StoredEncoding::Kind::kSmart) {
+      layout.smart_threshold = IntegerAttribute(first, schema::kAttrSmartThreshold);
+    }
+    set.writer.flat = layout;
+  } else {
+    set.writer.image_shape = first.index.shape;
+    set.writer.chunk_images = first.index.chunk_samples;
+  }
+  set.description.classes = first.index.classes;
+  set.description.source_kind = Attribute(first, schema::kAttrSourceKind);
+  if (Attribute(first, schema::kAttrShuffled) == "1") {
+    set.description.shuffle_seed = std::stoull(Attribute(first, schema::kAttrShuffleSeed));
+  }
+  return set;
+}
+
+void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes) {
+  const index::DatasetIndex& index = part.index;
+  const index::ChunkLocation& row = index.chunks[static_cast<size_t>(chunk)];
+  const std::string where = "chunk " + std::to_string(chunk) + " of /images";
+  hsize_t offset[4] = {0, 0, 0, 0};
+  offset[0] = static_cast<hsize_t>(
+      chunk * (index.own_size ? index.own_size_chunk_bytes : index.chunk_samples));
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  hsize_t size = 0;
+  if (H5Dget_chunk_storage_size(part.images.get(), offset, &size) < 0) {
+    throw hdf5::StackError(ErrorCode::kCorrupt, "sizing " + where, part.path);
+  }
+  if (size != row.stored_bytes) {
+    throw Error(ErrorCode::kCorrupt, where + " of " + part.path + " is " + std::to_string(size) +
+                                         " bytes by HDF5 but " + std::to_string(row.stored_bytes) +
+                                         " by its chunk table: the file was changed after it was "
+                                         "written; convert that part again");
+  }
+  bytes.resize(static_cast<size_t>(size));
+  uint32_t filter_mask = 0;
+  if (H5Dread_chunk(part.images.get(), H5P_DEFAULT, offset, &filter_mask, bytes.data()) < 0) {
+    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, part.path);
+  }
+  if (filter_mask != 0 || row.filter_mask != 0) {
+    // h5feed's writer applies every filter to every chunk: a merged chunk is stored with mask 0.
+    throw Error(ErrorCode::kCorrupt,
+                where + " of " + part.path + " skips filters (mask " + std::to_string(filter_mask) +
+                    "), which h5feed never writes: the file was changed by another program; "
+                    "convert that part again");
+  }
+}
+
+}  // namespace h5feed

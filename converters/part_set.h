@@ -1,0 +1,56 @@
+#pragma once
+// The parts of a conversion in parts (conversion_part.h), opened for `h5feed merge` and checked
+// to belong together before anything is written: every part an h5feed file that records
+// which part it is, all of one conversion (the same fingerprint, options, classes and layout),
+// each part number present exactly once and each holding as many inputs as its slice.
+//
+// A PartSet holds every part's file open (one descriptor each) and its tables in memory: the
+// chunk table, labels, sources and row checksums, as the Writer holds them for the merged file.
+// Its HDF5 handles are used under hdf5::Lock() (ReadStoredChunk takes it); one thread at a time.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "h5feed/writer.h"
+#include "hdf5/handle.h"
+#include "index/dataset_index.h"
+
+namespace h5feed {
+
+struct PartFile {
+  std::string path;
+  int64_t part = 0;  // K
+  // Geometry, chunk table, labels, classes, row checksums and (own size) the image table,
+  // checked by the reader's open.
+  index::DatasetIndex index;
+  std::map<std::string, std::string> attributes;  // every root attribute, as text
+  std::vector<std::string> sources;
+  std::vector<SkippedSource> skipped;
+  hdf5::File file;
+  hdf5::Dataset images;
+};
+
+struct PartSet {
+  std::vector<PartFile> parts;  // by part number: parts[k].part == k
+  // What the merged file is written with: the parts' layout, compression and chunking.
+  WriterOptions writer;
+  // The parts' classes, source kind and stored order's seed; no rows.
+  DatasetDescription description;
+};
+
+// Opens and checks `paths` (in any order). Throws Error: what opening an h5feed file throws
+// (kNotFound, kCorrupt, kUnsupported), kInvalidArgument when a file is not a part (no
+// part_index: converted without --part, or already merged), when two parts differ in what all
+// parts of one conversion share (the message names both files, the attribute and both values),
+// when a part number is missing or given twice, or when a part holds another number of inputs
+// than its slice.
+PartSet OpenParts(const std::vector<std::string>& paths);
+
+// The stored bytes of chunk `chunk` of part `part`, as HDF5's direct chunk read returns them
+// (H5Dread_chunk: still compressed), into `bytes` (resized). Throws Error(kCorrupt) when HDF5
+// cannot read it, or its size or filter mask is not what the part's chunk table says.
+void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes);
+
+}  // namespace h5feed

@@ -1,0 +1,104 @@
+// `h5feed merge PART... OUT.h5`: the parts of a conversion in parts (`convert --part`,
+// `rechunk --part`) joined into one ordinary h5feed file, their compressed chunks copied as
+// they are (converters/merge.h). Like cp, the last path is the output.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "conversion_runner.h"
+#include "exit_codes.h"
+#include "h5feed/error.h"
+#include "interrupt_guard.h"
+#include "merge.h"
+#include "progress_bar.h"
+#include "units.h"
+
+namespace h5feed::cli {
+namespace {
+
+struct MergeFlags {
+  std::vector<std::string> paths;  // the parts, then the output
+  uint64_t seed = 0;
+  bool force = false;
+  bool quiet = false;
+};
+
+void PrintSummary(const MergeReport& report) {
+  const double rate = report.seconds > 0 ? double(report.stored_bytes) / report.seconds : 0;
+  std::printf("merged %s parts into %s in %s (%s/s): %s images, %s chunks, %s\n",
+              FormatCount(report.parts).c_str(), report.path.c_str(),
+              FormatDuration(report.seconds).c_str(),
+              FormatBytes(static_cast<uint64_t>(rate)).c_str(), FormatCount(report.images).c_str(),
+              FormatCount(report.chunks).c_str(), FormatBytes(report.stored_bytes).c_str());
+  std::printf("  %s chunks copied untouched (%s)", FormatCount(report.copied_chunks).c_str(),
+              FormatBytes(report.copied_bytes).c_str());
+  if (report.repacked_rows > 0) {
+    std::printf(", %s images of the parts' short last chunks compressed again",
+                FormatCount(report.repacked_rows).c_str());
+  }
+  std::printf("\n");
+  if (report.skipped > 0) {
+    std::printf("  %s inputs the parts skipped are recorded in %s:/skipped_sources\n",
+                FormatCount(report.skipped).c_str(), report.path.c_str());
+  }
+}
+
+int RunMerge(const MergeFlags& flags) {
+  const std::vector<std::string> parts(flags.paths.begin(), flags.paths.end() - 1);
+  MergeOptions options;
+  options.seed = flags.seed;
+  options.overwrite = flags.force;
+  InterruptGuard interrupt;
+  options.cancel = &interrupt.flag();
+  std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
+  const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();
+  options.on_progress = [&](const MergeProgress& progress) {
+    if (!bar) bar = std::make_unique<ProgressBar>("merging", "chunks", progress.chunks_total, draw);
+    bar->Update(progress.chunks_done, 0);
+  };
+  try {
+    const MergeReport report = MergeParts(parts, flags.paths.back(), options);
+    if (bar) bar->Finish();
+    if (!flags.quiet) PrintSummary(report);
+    return report.skipped > 0 ? kExitSkipped : kExitOk;
+  } catch (const Error& e) {
+    if (bar) bar->Finish();
+    if (e.code() == ErrorCode::kCancelled) {
+      std::fprintf(stderr, "\nh5feed merge: %s\n", e.what());
+      return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
+    }
+    return ReportError("merge", e);
+  } catch (const std::exception& e) {
+    if (bar) bar->Finish();
+    return ReportError("merge", e);
+  }
+}
+
+}  // namespace
+
+void AddMergeCommand(CLI::App& app, Runner& run) {
+  auto flags = std::make_shared<MergeFlags>();
+  CLI::App* command = app.add_subcommand(
+      "merge",
+      "Join the parts of a conversion in parts (convert/rechunk --part K/N) into one h5feed "
+      "file: their compressed chunks are copied without decompressing, interleaved in a seeded "
+      "order so chunks of different parts mix. Every part must be given once; parts of another "
+      "conversion or options are refused");
+  command
+      ->add_option("PART... OUT", flags->paths,
+                   "The parts (any order, e.g. train-*-of-00004.h5), then the file to write")
+      ->required()
+      ->expected(2, -1);
+  command->add_option("--seed", flags->seed,
+                      "Seed of the interleaving of the parts' chunks (default 0)");
+  command->add_flag("--force", flags->force, "Replace OUT if it exists (never replaced otherwise)");
+  command->add_flag("-q,--quiet", flags->quiet, "Print nothing but errors");
+  command->callback([flags, &run] { run = [flags] { return RunMerge(*flags); }; });
+}
+
+}  // namespace h5feed::cli
