@@ -13,10 +13,14 @@ See docs/python.md for the API and for moving from DataLoader(H5Dataset, num_wor
 import importlib
 
 from ._h5feed import __version__
+from ._hdf5_plugins import register as _register_hdf5_plugins
 from ._errors import (AlreadyExistsError, CancelledError, CorruptDataError, CudaError, Error,
                       ErrorCode, InternalError, InvalidArgumentError, IoError, NoSpaceError,
                       NotFoundError, UnsupportedError)
 from ._convert import convert_cifar, convert_imagefolder, convert_npy, inspect, rechunk
+
+# h5py (and HDF5 programs this process starts) read h5feed's zstd files from here on.
+_register_hdf5_plugins()
 
 # Only the loader needs torch: it is imported on first use, so that data-preparation scripts
 # (convert_*, rechunk, inspect) run where PyTorch is not installed.

@@ -1,9 +1,10 @@
 """h5feed.Loader's arguments, in one table: LOADER_OPTIONS names each argument, in the order
 of Loader's signature, with its default and what it sets among the C++ LoaderOptions fields
 (lib/include/h5feed/loader_options.h, output_options.h), through the keywords of
-_h5feed.NativeLoader (python/src/loader_option_table.cc binds each to its field). Loader's
-signature and defaults, and the conversion of each value, come from here; an argument that
-is the C++ field under the same name is one line, its default the C++ one."""
+_h5feed.NativeLoader (python/src/loader_option_table.cc binds each to its field). The
+conversion of each value comes from here; an argument that is the C++ field under the same name
+is one line, its default the C++ one. Loader.__init__ spells the same names and defaults out
+as its signature, for help() and editors; a test checks that it is this table."""
 
 from __future__ import annotations
 
@@ -231,8 +232,8 @@ def _cpp_default(name: str, sets: str = "") -> LoaderOption:
 
 # Every argument of h5feed.Loader after `path`, in its signature's order (they may be given by
 # position). A new LoaderOptions field is one line here, _cpp_default("field"), beside its line
-# in python/src/loader_option_table.cc; docs/python.md lists each (tests/python/
-# test_loader_options.py checks both).
+# in python/src/loader_option_table.cc and its argument in Loader.__init__; docs/python.md lists
+# each (tests/python/test_loader_options.py checks all three).
 LOADER_OPTIONS = (
     LoaderOption("batch_size", REQUIRED),
     _cpp_default("sampler"),
@@ -269,17 +270,11 @@ LOADER_OPTIONS = (
     LoaderOption("remote", None, _remote),  # None: RemoteOptions' defaults
 )
 
-# Loader's signature after `path`.
+# Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for
+# editors and help(); tests/python/test_loader_options.py checks that the two agree).
 OPTIONS_SIGNATURE = inspect.Signature(
     [inspect.Parameter(option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                        default=option.default) for option in LOADER_OPTIONS])
-
-
-def loader_signature() -> inspect.Signature:
-    """Loader.__init__'s: self, path, then LOADER_OPTIONS."""
-    first = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-             for name in ("self", "path")]
-    return OPTIONS_SIGNATURE.replace(parameters=[*first, *OPTIONS_SIGNATURE.parameters.values()])
 
 
 def bind_arguments(args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict:

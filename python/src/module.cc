@@ -5,6 +5,7 @@
 
 #include "convert_binding.h"
 #include "error_translation.h"
+#include "hdf5_plugin_path.h"
 #include "inspect_binding.h"
 #include "loader_binding.h"
 
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_h5feed, module) {
   h5feed::python::BindLoader(module);
   h5feed::python::BindConvert(module);
   h5feed::python::BindInspect(module);
+  h5feed::python::BindHdf5PluginPath(module);
 }

@@ -29,10 +29,14 @@ def documented_signature():
     return pairs
 
 
-def test_the_signature_is_the_table_in_order():
+def test_the_signature_is_the_table_in_order_with_its_defaults():
+    # Loader.__init__ spells the signature out (for help() and editors): it must be the table's.
     parameters = list(inspect.signature(h5feed.Loader).parameters.values())
     assert [p.name for p in parameters] == ["path"] + [o.name for o in _options.LOADER_OPTIONS]
     assert parameters[1].default is inspect.Parameter.empty  # batch_size is required
+    for parameter, option in zip(parameters[1:], _options.LOADER_OPTIONS):
+        assert parameter.default == option.default, parameter.name
+        assert type(parameter.default) is type(option.default), parameter.name
 
 
 def test_docs_python_md_lists_every_argument_with_its_default():
