@@ -16,11 +16,14 @@ seconds=${FUZZ_SECONDS:-10}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(open_file zstd_codec deflate_codec filter_pipeline jpeg_decoder png_decoder
+  targets=(open_file zstd_codec deflate_codec filter_pipeline jpeg_decoder jpeg_region png_decoder
            webp_decoder opencv_decoder npy_header cifar_records)
 fi
 
+# -g1: line tables are all a finding's stack needs, at a fraction of full debug information's
+# compile time.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DH5FEED_BUILD_FUZZERS=ON \
   -DH5FEED_BUILD_TESTS=OFF -DH5FEED_BUILD_BENCH=OFF -DH5FEED_BUILD_EXAMPLES=OFF \
   -DH5FEED_BUILD_PYTHON=OFF -DH5FEED_WITH_CUDA=OFF >/dev/null
@@ -46,33 +49,56 @@ inside_hdf5() {
        END { exit !found }' "$1"
 }
 
-failed=()
-hdf5_findings=()
-for target in "${targets[@]}"; do
-  findings="$build/findings/$target"
-  grown="$build/grown-corpus/$target"
+# fuzz_one TARGET: runs TARGET for $seconds, logging to $build/findings/TARGET.log, and writes
+# how it went to $build/findings/TARGET.status: 0 no finding, 1 a finding inside libhdf5,
+# 2 a finding of ours.
+fuzz_one() {
+  local target=$1
+  local findings="$build/findings/$target" grown="$build/grown-corpus/$target"
   mkdir -p "$findings" "$grown"
-  inputs=("$grown" "tests/fuzz/corpus/$target")
+  local inputs=("$grown" "tests/fuzz/corpus/$target")
   [ -d "tests/fuzz/regressions/$target" ] && inputs+=("tests/fuzz/regressions/$target")
-  log="$build/findings/$target.log"
-  echo "== fuzz $target: ${seconds}s"
+  local log="$build/findings/$target.log"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 2.5 GiB is an out-of-memory
   # finding (a hostile header must not make us allocate what it claims).
   if "$build/tests/fuzz/${target}_fuzzer" "${inputs[@]}" -max_total_time="$seconds" \
       -timeout=10 -rss_limit_mb=2560 -artifact_prefix="$findings/" -print_final_stats=1 \
       >"$log" 2>&1; then
-    grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ *DONE" "$log" | tr '\n' ' '
-    echo
+    echo 0 > "$findings.status"
   elif inside_hdf5 "$log"; then
-    hdf5_findings+=("$target")
-    grep -m 12 -E "ERROR: |^ *#[0-9]+ " "$log"
-    echo "!! fuzz $target: a finding inside libhdf5 itself (not failing the run); input in" \
-         "$findings/, full log $log; record it in docs/fuzzing.md"
+    echo 1 > "$findings.status"
   else
-    failed+=("$target")
-    tail -n 60 "$log"
-    echo "!! fuzz $target found a problem: input in $findings/, full log $log"
+    echo 2 > "$findings.status"
   fi
+}
+
+# libFuzzer runs one process on one core: the targets run side by side, one per core, and are
+# reported in order once all have run.
+echo "== fuzz ${targets[*]}: ${seconds}s each, $(nproc) at a time"
+for target in "${targets[@]}"; do
+  rm -f "$build/findings/$target.status"
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  fuzz_one "$target" &
+done
+wait
+failed=()
+hdf5_findings=()
+for target in "${targets[@]}"; do
+  status=$(cat "$build/findings/$target.status" 2>/dev/null || echo 2)
+  log="$build/findings/$target.log"
+  findings="$build/findings/$target"
+  echo "== fuzz $target"
+  case $status in
+    0) grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ *DONE" "$log" | tr '\n' ' ' || true
+       echo ;;
+    1) hdf5_findings+=("$target")
+       grep -m 12 -E "ERROR: |^ *#[0-9]+ " "$log"
+       echo "!! fuzz $target: a finding inside libhdf5 itself (not failing the run); input in" \
+            "$findings/, full log $log; record it in docs/fuzzing.md" ;;
+    *) failed+=("$target")
+       tail -n 60 "$log"
+       echo "!! fuzz $target found a problem: input in $findings/, full log $log" ;;
+  esac
 done
 if [ ${#hdf5_findings[@]} -gt 0 ]; then
   echo "fuzz: findings inside libhdf5 in ${hdf5_findings[*]} (see above)"

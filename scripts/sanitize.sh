@@ -53,10 +53,10 @@ run_asan() {
   # Python is not instrumented: pytest and h5py run plain, the h5feed programs they start are
   # instrumented and inherit the options above. The zstd plugin is never instrumented
   # (lib/codec/CMakeLists.txt), so h5py loads it as in a plain build.
-  # Left to scripts/test.sh's plain run: the example trainings (minutes of PyTorch training in
-  # an uninstrumented interpreter around loader paths the other Python tests cover here) and
-  # the pip install of the module (packaging, not memory).
-  local plain_only='^(example|packaging)$'
+  # Left to scripts/test.sh's plain run (docs/sanitizers.md, "What runs plain only"): the
+  # example trainings, packaging, and the tests labelled plain_only, whose subject is a front
+  # end or a process's fate over library code that the tests run here reach too.
+  local plain_only='^(example|packaging|plain_only)$'
   local python_tests="" failed=0
   if [[ -d "$dir/tests/python" ]]; then
     python_tests=$(ctest --test-dir "$dir/tests/python" -N | sed -nE 's/^ *Test +#[0-9]+: //p' |

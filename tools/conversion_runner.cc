@@ -51,12 +51,13 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
   command.add_flag("--strict", flags.strict,
                    "Fail on the first broken input instead of skipping and recording it");
   command
-      .add_option("--part", flags.part,
-                  "Convert only part K of N (numbered from 0) of the stored order, to OUT with "
-                  "-KKKKK-of-NNNNN before its suffix (train-00000-of-00004.h5), for `h5feed "
-                  "merge` to join; auto: K and N from the launcher (mpirun, torchrun, srun). "
-                  "Every part must be given the same input and options. A part exits 0 when it skipped "
-                  "broken inputs (mpirun would end the others otherwise); merge exits 3 for them")
+      .add_option(
+          "--part", flags.part,
+          "Convert only part K of N (numbered from 0) of the stored order, to OUT with "
+          "-KKKKK-of-NNNNN before its suffix (train-00000-of-00004.h5), for `h5feed "
+          "merge` to join; auto: K and N from the launcher (mpirun, torchrun, srun). "
+          "Every part must be given the same input and options. A part exits 0 when it skipped "
+          "broken inputs (mpirun would end the others otherwise); merge exits 3 for them")
       ->check(
           ParsedBy([](const std::string& text) { ParseConversionPart(text, ProcessEnvironment); },
                    "K/N|auto"));
