@@ -24,6 +24,8 @@ find_package(nlohmann_json REQUIRED)  # inspect's --json (tools/reports)
 # libjpeg's own API (not TurboJPEG's): decode/ needs jpeg_skip_scanlines and jpeg_crop_scanline
 # to decode only the part of a stored JPEG that a crop needs. The target is JPEG::JPEG.
 find_package(JPEG REQUIRED)
+# Messages and byte sizes (lib/make_error.h, lib/byte_size.h): fmt 9, as gcc 12 has no <format>.
+find_package(fmt CONFIG REQUIRED)
 
 if(H5FEED_BUILD_TOOLS OR H5FEED_BUILD_TESTS)
   pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)

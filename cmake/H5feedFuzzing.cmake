@@ -1,19 +1,21 @@
-# H5FEED_BUILD_FUZZERS: the libFuzzer targets of tests/fuzz (docs/fuzzing.md, scripts/fuzz.sh).
-# libFuzzer comes with clang only (Debian: clang, libclang-rt-14-dev). Everything built in
-# this configuration is instrumented for coverage (fuzzer-no-link) and checked by
-# AddressSanitizer and UndefinedBehaviorSanitizer, so a fault in our code under a fuzzed input
-# stops the run with a report instead of passing silently; only the fuzz targets link
-# libFuzzer's main. Included before lib/ so that the flags reach every library target.
+# H5FEED_BUILD_FUZZERS: the libFuzzer targets of tests/fuzz (docs/fuzzing.md, scripts/fuzz.sh),
+# built in the AddressSanitizer build (scripts/configure-sanitized.sh asan), whose objects they
+# share with the tests: the code they drive is checked by ASan and UBSan from the build's own
+# flags, and a fault under a fuzzed input stops the run with a report instead of passing
+# silently. libFuzzer comes with clang only (Debian: clang, libclang-rt-14-dev).
+#
+# H5FEED_FUZZ_COVERAGE: the compile options that give libFuzzer its coverage feedback, given to
+# the code the fuzz targets drive: the modules of lib/ in H5FEED_FUZZED_MODULES (lib/CMakeLists.txt),
+# converters/ (its folder's add_compile_options) and the targets. The rest (the loader's
+# threads, the tests, tools and Python module) is compiled without it: no fuzz target runs it,
+# and the instrumentation costs compile time and the tests' run time.
 if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "H5FEED_BUILD_FUZZERS needs clang (libFuzzer): configure with "
-                      "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++, as scripts/fuzz.sh does")
+                      "scripts/configure-sanitized.sh asan, as scripts/fuzz.sh does")
 endif()
-if(H5FEED_SANITIZE)
-  message(FATAL_ERROR "H5FEED_BUILD_FUZZERS brings its own sanitizers; leave H5FEED_SANITIZE empty")
+if(NOT H5FEED_SANITIZE MATCHES "address")
+  message(FATAL_ERROR "H5FEED_BUILD_FUZZERS belongs to the AddressSanitizer build: configure "
+                      "with -DH5FEED_SANITIZE=address,undefined (scripts/configure-sanitized.sh asan)")
 endif()
-set(h5feed_fuzz_sanitizers address,undefined)
-add_compile_options(
-  $<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link,${h5feed_fuzz_sanitizers}>
-  $<$<COMPILE_LANGUAGE:C,CXX>:-fno-sanitize-recover=undefined>
-  $<$<COMPILE_LANGUAGE:C,CXX>:-fno-omit-frame-pointer>)
-add_link_options(-fsanitize=${h5feed_fuzz_sanitizers})
+set(H5FEED_FUZZ_COVERAGE $<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link>)
+set(H5FEED_FUZZED_MODULES codec decode format hdf5 index io)

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
-namespace {
-
-std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
-}  // namespace
 
 ChunkBufferReservation::ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes,
                                                int64_t group_extra, int threads,
@@ -19,12 +16,12 @@ ChunkBufferReservation::ChunkBufferReservation(MemoryBudget& budget, int64_t chu
   const int64_t wanted = 2 * int64_t{threads} + 2;
   const int64_t affordable = (budget.limit() / 2 - chunk_bytes) / group_bytes;
   if (affordable < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--memory-limit " + MiB(budget.limit()) + " is too small for chunks of " +
-                    MiB(chunk_bytes) + ": a conversion holds at least " +
-                    MiB(group_bytes + chunk_bytes) + " of chunk buffers, in at most half " +
-                    "the limit; raise --memory-limit to " + MiB(2 * (group_bytes + chunk_bytes)) +
-                    " or more, or lower " + chunk_option);
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "--memory-limit {} is too small for chunks of {}: a conversion holds at least {} of chunk "
+        "buffers, in at most half the limit; raise --memory-limit to {} or more, or lower {}",
+        ByteSize(budget.limit()), ByteSize(chunk_bytes), ByteSize(group_bytes + chunk_bytes),
+        ByteSize(2 * (group_bytes + chunk_bytes)), chunk_option);
   }
   groups_ = static_cast<size_t>(std::min(wanted, affordable));
   bytes_ = static_cast<int64_t>(groups_) * group_bytes + chunk_bytes;

@@ -16,6 +16,7 @@
 #include "chunk_buffer_reservation.h"
 #include "conversion_ending.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "own_size_conversion.h"
 #include "sampler/permutation.h"
 
@@ -112,9 +113,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
   }
   if (options.chunk_bytes < 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--chunk-bytes must be positive (or 0 for 4 MiB), got " +
-                    std::to_string(options.chunk_bytes));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--chunk-bytes must be positive (or 0 for 4 MiB), got {}", options.chunk_bytes);
   }
   MemoryBudget* source_budget = source.memory_budget();
   if (options.memory && source_budget && options.memory != source_budget) {
@@ -144,10 +144,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     description.part = DescribePart(source, order, description.shuffle_seed, options.part);
     const auto [first, end] = PartSlice(n, options.part);
     if (first == end) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "part " + std::to_string(options.part.index) + " of " +
-                      std::to_string(options.part.count) + " has no input: " + std::to_string(n) +
-                      " inputs make at most " + std::to_string(n) + " parts");
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "part {} of {} has no input: {} inputs make at most {} parts",
+                      options.part.index, options.part.count, n, n);
     }
     order = std::vector<int64_t>(order.begin() + first, order.begin() + end);
   }
@@ -155,11 +154,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     return ConvertOwnSize(source, path, options, budget, order, std::move(description), start);
   }
   if (options.encoding.kind != StoredEncoding::Kind::kRaw) {
-    throw Error(ErrorCode::kInvalidArgument, "encoding " + options.encoding.ToString() +
-                                                 " stores images at their own size, "
-                                                 "which a " +
-                                                 std::string(source.kind()) +
-                                                 " source does not offer");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "encoding {} stores images at their own size, which a {} source does not offer",
+                    options.encoding.ToString(), source.kind());
   }
 
   const ImageShape shape = source.shape();
@@ -179,6 +176,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   }
   writer_options.compression = options.compression;
   writer_options.overwrite = options.overwrite;
+  writer_options.option_names = options.option_names;
   Writer writer = Writer::Create(path, writer_options);
   const int64_t k = writer.chunk_images();
 
@@ -223,9 +221,11 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
       } catch (const Error& e) {
         if (e.code() != ErrorCode::kCorrupt) throw;
         if (options.strict) {
-          throw Error(ErrorCode::kCorrupt, std::string(e.what()) +
-                                               " (--strict makes a broken input an error; "
-                                               "without it the input is skipped and recorded)");
+          throw MakeError(
+              ErrorCode::kCorrupt,
+              "{} (--strict makes a broken input an error; without it the input is skipped and "
+              "recorded)",
+              e.what());
         }
         group->skipped.push_back({source.name(row), e.what()});
       }
@@ -278,7 +278,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
 
   EndConversion(writer, description, options, path, offered, report);
   report.shape = shape;
-  report.chunk_images = k;
+  // K was chosen before any input was read; when the inputs that could be read fill less than
+  // one chunk (broken ones skipped), the file's one chunk holds only those.
+  report.chunk_images = std::min(k, report.images);
   report.raw_bytes = static_cast<uint64_t>(report.images * image_bytes);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

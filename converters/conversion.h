@@ -62,6 +62,9 @@ struct ConvertOptions {
   int threads = 0;         // 0 = all cores
   bool overwrite = false;  // replace an existing output
   bool strict = false;     // a broken sample is an error instead of a skip
+  // How errors name these options (option_names.h): a front end passes its own spelling of
+  // "overwrite". Empty: the C++ names.
+  OptionNames option_names;
   // The memory budget for the chunk buffers and, shared with the source, decoding (a source
   // with a budget of its own, SampleSource::memory_budget(), must be given that one). Null: the
   // source's, or a budget of kDefaultMemoryLimit. Must outlive the call.
@@ -80,7 +83,9 @@ struct ConvertReport {
   ImageShape shape;    // version 1: the images' shape; own size: the largest that may be stored
   int64_t images = 0;  // written
   int64_t chunks = 0;
-  int64_t chunk_images = 0;  // version 1: K; own size: 0
+  // Version 1: the images of a full chunk, K, or of the one chunk when fewer images than K were
+  // written (K is chosen before the broken inputs are skipped); own size: 0.
+  int64_t chunk_images = 0;
   // Own size (a version 2 file): the chunk size C, the cap applied, the encoding asked for,
   // its threshold, and the bytes of the stored images (JPEG files or pixels) before
   // compression; chunk fill = payload_bytes / (chunks x chunk_bytes).

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 
@@ -11,14 +12,14 @@ void EndConversion(Writer& writer, DatasetDescription& description, const Conver
   if (Cancelled(options)) {
     std::string temporary = writer.temporary_path();
     writer.Abandon();
-    throw Error(ErrorCode::kCancelled,
-                "conversion interrupted; removed " + temporary + ", " + path + " was not written");
+    throw MakeError(ErrorCode::kCancelled, "conversion interrupted; removed {}, {} was not written",
+                    temporary, path);
   }
   if (writer.images_written() == 0) {
     const SkippedSource& first = description.skipped.front();
-    throw Error(ErrorCode::kInvalidArgument,
-                "no sample could be read: all " + std::to_string(offered) +
-                    " were skipped as broken; the first, " + first.source + ": " + first.reason);
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "no sample could be read: all {} were skipped as broken; the first, {}: {}",
+                    offered, first.source, first.reason);
   }
   writer.Finish(description);
   report.path = path;

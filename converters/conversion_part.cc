@@ -7,6 +7,7 @@
 
 #include "codec/checksum.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -27,9 +28,9 @@ int64_t ParseCount(std::string_view text) {
 
 void CheckPart(ConversionPart part, const std::string& given) {
   if (part.count < 1 || part.count > kMaxParts || part.index >= part.count) {
-    throw Error(ErrorCode::kInvalidArgument,
-                given + " is not a part K of N with 0 <= K < N <= " + std::to_string(kMaxParts) +
-                    " (parts are numbered from 0)");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is not a part K of N with 0 <= K < N <= {} (parts are numbered from 0)",
+                    given, kMaxParts);
   }
 }
 
@@ -65,10 +66,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
                                   " and " + launcher.size + "=" + (size ? size : "(unset)");
     ConversionPart part{rank ? ParseCount(rank) : -1, size ? ParseCount(size) : -1};
     if (part.index < 0 || part.count < 1 || part.index >= part.count) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "--part auto found " + variables + " (set by " + launcher.name +
-                      "), which are not a rank and a size with 0 <= rank < size; give the "
-                      "part as --part K/N");
+      throw MakeError(
+          ErrorCode::kInvalidArgument,
+          "--part auto found {} (set by {}), which are not a rank and a size with 0 <= rank < "
+          "size; give the part as --part K/N",
+          variables, launcher.name);
     }
     CheckPart(part, "--part auto (" + variables + ")");
     return part;
@@ -78,10 +80,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
     names += std::string(names.empty() ? "" : ", ") + launcher.rank + "/" + launcher.size + " (" +
              launcher.name + ")";
   }
-  throw Error(ErrorCode::kInvalidArgument,
-              "--part auto found no launcher's rank and size in the environment: none of " + names +
-                  " is set; start the parts with one of those launchers, or give "
-                  "--part K/N");
+  throw MakeError(
+      ErrorCode::kInvalidArgument,
+      "--part auto found no launcher's rank and size in the environment: none of {} is set; start "
+      "the parts with one of those launchers, or give --part K/N",
+      names);
 }
 
 ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLookup& environment) {
@@ -89,13 +92,13 @@ ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLooku
   const size_t slash = text.find('/');
   const std::string given = "--part " + std::string(text);
   if (slash == std::string_view::npos) {
-    throw Error(ErrorCode::kInvalidArgument,
-                given + " is neither K/N (part K of N, from 0, e.g. 0/4) nor auto");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is neither K/N (part K of N, from 0, e.g. 0/4) nor auto", given);
   }
   ConversionPart part{ParseCount(text.substr(0, slash)), ParseCount(text.substr(slash + 1))};
   if (part.index < 0 || part.count < 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                given + " is neither K/N (part K of N, from 0, e.g. 0/4) nor auto");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is neither K/N (part K of N, from 0, e.g. 0/4) nor auto", given);
   }
   CheckPart(part, given);
   return part;

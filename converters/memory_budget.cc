@@ -2,23 +2,23 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 #include <utility>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
-namespace {
-
-std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
-}  // namespace
 
 int64_t ParseMemorySize(std::string_view text) {
   const auto fail = [&]() -> int64_t {
-    throw Error(ErrorCode::kInvalidArgument,
-                "memory size '" + std::string(text) + "' is not a size: give it with a unit, " +
-                    "e.g. 512M or 2G (K, M, G, T are powers of 1024), or in bytes");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "memory size '{}' is not a size: give it with a unit, e.g. 512M or 2G (K, M, G, T are "
+        "powers of 1024), or in bytes",
+        text);
   };
   size_t at = 0;
   double number = 0;
@@ -50,19 +50,20 @@ int64_t ParseMemorySize(std::string_view text) {
     const size_t power = kUnits.find(unit);
     if (unit.size() != 1 || power == std::string_view::npos) return fail();
     for (size_t i = 0; i <= power; ++i) bytes *= 1024;
-  } else if (number != static_cast<double>(static_cast<int64_t>(number))) {
-    return fail();  // a fraction of a byte
   }
+  // Out of int64_t's range first: converting such a double to an integer is undefined.
   if (bytes >= 9.2e18) return fail();
+  if (unit.empty() && bytes != std::trunc(bytes)) return fail();  // a fraction of a byte
   return static_cast<int64_t>(bytes);
 }
 
 MemoryBudget::MemoryBudget(int64_t limit) : limit_(limit) {
   if (limit < kMinMemoryLimit) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "a memory limit of " + std::to_string(limit) + " bytes is too small: a " +
-                    "conversion needs at least " + MiB(kMinMemoryLimit) +
-                    " (give the limit with a unit, e.g. 512M or 2G)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "a memory limit of {} bytes is too small: a conversion needs at least {} (give the limit "
+        "with a unit, e.g. 512M or 2G)",
+        limit, ByteSize(kMinMemoryLimit));
   }
 }
 
@@ -91,9 +92,9 @@ int64_t MemoryBudget::lendable() const {
 void MemoryBudget::Reserve(int64_t bytes) {
   std::lock_guard lock(mutex_);
   if (bytes > limit_ - reserved_ - lent_) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the memory limit of " + MiB(limit_) + " cannot set aside " + MiB(bytes) +
-                    " for chunk buffers (" + MiB(limit_ - reserved_ - lent_) + " free)");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the memory limit of {} cannot set aside {} for chunk buffers ({} free)",
+                    ByteSize(limit_), ByteSize(bytes), ByteSize(limit_ - reserved_ - lent_));
   }
   reserved_ += bytes;
   peak_ = std::max(peak_, reserved_ + lent_);
@@ -124,8 +125,9 @@ MemoryBudget::Lease MemoryBudget::Acquire(int64_t bytes,
   Lease lease;
   std::unique_lock lock(mutex_);
   if (bytes > limit_ - reserved_) {
-    throw Error(ErrorCode::kInternal, "a lease of " + MiB(bytes) + " asked of a memory budget " +
-                                          "that can lend only " + MiB(limit_ - reserved_));
+    throw MakeError(ErrorCode::kInternal,
+                    "a lease of {} asked of a memory budget that can lend only {}", ByteSize(bytes),
+                    ByteSize(limit_ - reserved_));
   }
   const auto free_now = [&] { return limit_ - reserved_ - lent_ >= bytes; };
   if (serving_ticket_ == next_ticket_ && free_now()) {

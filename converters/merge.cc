@@ -10,6 +10,7 @@
 #include "h5feed/writer.h"
 #include "index/chunk_reader.h"
 #include "io/random_access_file.h"
+#include "make_error.h"
 #include "part_set.h"
 #include "sampler/permutation.h"
 
@@ -21,8 +22,8 @@ void StopIfCancelled(const MergeOptions& options, Writer& writer) {
   if (!options.cancel || !options.cancel->load(std::memory_order_relaxed)) return;
   const std::string temporary = writer.temporary_path();
   writer.Abandon();
-  throw Error(ErrorCode::kCancelled, "merge interrupted; removed " + temporary + ", " +
-                                         writer.path() + " was not written");
+  throw MakeError(ErrorCode::kCancelled, "merge interrupted; removed {}, {} was not written",
+                  temporary, writer.path());
 }
 
 // The chunks a part hands over untouched: all of a version 2 part's; a version 1 part's but a
@@ -74,10 +75,10 @@ class MergedFile {
         // part's writer did: a table with gaps would put them elsewhere in the merged file.
         const index::StoredImage& image = index.images[r];
         if (image.offset != packed) {
-          throw Error(ErrorCode::kCorrupt, part.path + ": image " + std::to_string(row) +
-                                               " starts at byte " + std::to_string(image.offset) +
-                                               " of its chunk, not " + std::to_string(packed) +
-                                               " where h5feed's writer puts it");
+          throw MakeError(
+              ErrorCode::kCorrupt,
+              "{}: image {} starts at byte {} of its chunk, not {} where h5feed's writer puts it",
+              part.path, row, image.offset, packed);
         }
         packed += image.bytes;
         encoded_.stored.push_back({image.height, image.width, image.channels, image.encoding,
@@ -174,6 +175,7 @@ MergeReport MergeParts(const std::vector<std::string>& parts, const std::string&
 
   WriterOptions writer_options = set.writer;
   writer_options.overwrite = options.overwrite;
+  writer_options.option_names = options.option_names;
   Writer writer = Writer::Create(path, writer_options);
   DatasetDescription description = set.description;
   MergeReport report;

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/option_names.h"
+
 namespace h5feed {
 
 struct MergeProgress {
@@ -35,6 +37,9 @@ struct MergeOptions {
   // another order; which order follows from this seed and the parts.
   uint64_t seed = 0;
   bool overwrite = false;  // replace an existing output
+  // How errors name these options (option_names.h): a front end passes its own spelling of
+  // "overwrite". Empty: the C++ names.
+  OptionNames option_names;
   // Called on the calling thread after each chunk written; keep it cheap.
   std::function<void(const MergeProgress&)> on_progress;
   // Set (by a SIGINT handler) to stop: MergeParts then removes its temporary file and throws

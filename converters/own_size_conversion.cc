@@ -11,17 +11,19 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "byte_size.h"
 #include "chunk_buffer_reservation.h"
 #include "conversion_ending.h"
 #include "h5feed/error.h"
 #include "image/jpeg_encoder.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
 
 // One token of the pipeline: a group of consecutive samples of the stored order, their stored
 // bytes, and the chunk (if any) that packing them completed. Recycled through a pool.
-struct Group {
+struct StoredGroup {
   int64_t first = 0;                 // position of its first sample in the stored order
   int64_t count = 0;                 // samples in the group; 0 for the final flush token
   std::vector<uint8_t> stored;       // the readable samples' stored bytes, one after another
@@ -49,7 +51,7 @@ class FlatPacker {
 
   // A group's images fit in C together, so packing one completes at most one chunk: it is
   // handed to the group.
-  void Pack(Group& group) {
+  void Pack(StoredGroup& group) {
     Clear(group);
     size_t offset = 0;
     for (int64_t j = 0; j < group.count; ++j) {
@@ -72,19 +74,19 @@ class FlatPacker {
   }
 
   // Hands the last, partial chunk to the flush token.
-  void Flush(Group& group) {
+  void Flush(StoredGroup& group) {
     Clear(group);
     if (!images_.empty()) HandOver(group);
   }
 
  private:
-  static void Clear(Group& group) {
+  static void Clear(StoredGroup& group) {
     group.chunk_images.clear();
     group.labels.clear();
     group.sources.clear();
   }
 
-  void HandOver(Group& group) {
+  void HandOver(StoredGroup& group) {
     std::swap(group.chunk, partial_);
     partial_.clear();
     partial_.reserve(static_cast<size_t>(c_));
@@ -113,8 +115,6 @@ bool StoredAsJpeg(const ConvertOptions& options, int64_t raw_bytes) {
   return false;
 }
 
-std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
 }  // namespace
 
 ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path,
@@ -122,15 +122,15 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
                              const std::vector<int64_t>& order, DatasetDescription description,
                              std::chrono::steady_clock::time_point start) {
   if (options.chunk_images > 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--chunk " + std::to_string(options.chunk_images) +
-                    " counts images per chunk, but these images are stored at their own "
-                    "sizes, in chunks of whole images of a number of bytes: give "
-                    "--chunk-bytes instead (default 4M)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "--chunk {} counts images per chunk, but these images are stored at their own sizes, in "
+        "chunks of whole images of a number of bytes: give --chunk-bytes instead (default 4M)",
+        options.chunk_images);
   }
   if (options.smart_threshold < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "--smart-threshold must be 0 or more bytes, got " +
-                                                 std::to_string(options.smart_threshold));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--smart-threshold must be 0 or more bytes, got {}", options.smart_threshold);
   }
   const int64_t n = static_cast<int64_t>(order.size());  // the samples this conversion reads
   // The largest image that may be stored: the largest the source may decode (its headers'
@@ -156,10 +156,11 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
   const int64_t asked = options.chunk_bytes > 0 ? options.chunk_bytes : kDefaultChunkBytes;
   const int64_t c = std::max(asked, image_bound);
   if (c >= kMaxChunkBytes) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "a chunk must hold the largest image that may be stored (" + MiB(image_bound) +
-                    "), and HDF5 cannot store chunks of 4 GiB or more; lower --max-side or "
-                    "--chunk-bytes");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "a chunk must hold the largest image that may be stored ({}), and HDF5 cannot store chunks "
+        "of 4 GiB or more; lower --max-side or --chunk-bytes",
+        ByteSize(image_bound));
   }
   // As many samples as C holds of the largest: packing a group then completes at most one
   // chunk, and a group's stored bytes fit in C.
@@ -168,6 +169,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
   WriterOptions writer_options;
   writer_options.compression = options.compression;
   writer_options.overwrite = options.overwrite;
+  writer_options.option_names = options.option_names;
   FlatLayout layout;
   layout.chunk_bytes = c;
   layout.max_side = source.max_side();
@@ -178,21 +180,21 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const ChunkBufferReservation reservation(budget, c, scratch, threads, "--chunk-bytes");
-  std::vector<std::unique_ptr<Group>> groups;  // every token, freed on any exception
-  tbb::concurrent_queue<Group*> pool;          // the tokens free for reuse
+  std::vector<std::unique_ptr<StoredGroup>> groups;  // every token, freed on any exception
+  tbb::concurrent_queue<StoredGroup*> pool;          // the tokens free for reuse
   FlatPacker packer(c);
   int64_t next_first = 0;
   bool flushed = false;
   ConvertProgress progress{0, n, 0};
   ConvertReport report;
 
-  auto plan = [&](tbb::flow_control& control) -> Group* {
+  auto plan = [&](tbb::flow_control& control) -> StoredGroup* {
     if (flushed || Cancelled(options)) {
       control.stop();
       return nullptr;
     }
-    Group* group = nullptr;
-    if (!pool.try_pop(group)) group = groups.emplace_back(std::make_unique<Group>()).get();
+    StoredGroup* group = nullptr;
+    if (!pool.try_pop(group)) group = groups.emplace_back(std::make_unique<StoredGroup>()).get();
     group->first = next_first;
     group->count = std::min(group_samples, n - next_first);
     next_first += group->count;
@@ -200,7 +202,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
     return group;
   };
   // Decodes sample j of the group at its own size and appends its stored bytes.
-  auto read_one = [&](Group& group, int64_t j) {
+  auto read_one = [&](StoredGroup& group, int64_t j) {
     const int64_t row = order[static_cast<size_t>(group.first + j)];
     StoredImage& record = group.records[j];
     bool jpeg = false;
@@ -223,7 +225,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
     }
     record.bytes = group.stored.size() - begin;
   };
-  auto read = [&](Group* group) -> Group* {
+  auto read = [&](StoredGroup* group) -> StoredGroup* {
     const size_t count = static_cast<size_t>(group->count);
     group->stored.clear();
     group->stored.reserve(static_cast<size_t>(c));
@@ -240,9 +242,11 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
         group->stored.resize(before);
         if (e.code() != ErrorCode::kCorrupt) throw;
         if (options.strict) {
-          throw Error(ErrorCode::kCorrupt, std::string(e.what()) +
-                                               " (--strict makes a broken input an error; "
-                                               "without it the input is skipped and recorded)");
+          throw MakeError(
+              ErrorCode::kCorrupt,
+              "{} (--strict makes a broken input an error; without it the input is skipped and "
+              "recorded)",
+              e.what());
         }
         const int64_t row = order[static_cast<size_t>(group->first + j)];
         group->skipped.push_back({source.name(row), e.what()});
@@ -250,7 +254,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
     }
     return group;
   };
-  auto pack = [&](Group* group) -> Group* {
+  auto pack = [&](StoredGroup* group) -> StoredGroup* {
     if (group->count == 0) {
       packer.Flush(*group);
     } else {
@@ -265,13 +269,13 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
     group->progress = progress;
     return group;
   };
-  auto encode = [&](Group* group) -> Group* {
+  auto encode = [&](StoredGroup* group) -> StoredGroup* {
     if (!group->chunk_images.empty()) {
       writer.EncodePackedInto(group->chunk, group->chunk_images, group->encoded);
     }
     return group;
   };
-  auto write = [&](Group* group) {
+  auto write = [&](StoredGroup* group) {
     if (!group->chunk_images.empty() && !Cancelled(options)) {
       writer.Append(group->encoded);
       report.stored_bytes += group->encoded.bytes.size();
@@ -292,11 +296,11 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
   arena.execute([&] {
     tbb::parallel_pipeline(
         reservation.groups(),
-        tbb::make_filter<void, Group*>(tbb::filter_mode::serial_in_order, plan) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, read) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::serial_in_order, pack) &
-            tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, encode) &
-            tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
+        tbb::make_filter<void, StoredGroup*>(tbb::filter_mode::serial_in_order, plan) &
+            tbb::make_filter<StoredGroup*, StoredGroup*>(tbb::filter_mode::parallel, read) &
+            tbb::make_filter<StoredGroup*, StoredGroup*>(tbb::filter_mode::serial_in_order, pack) &
+            tbb::make_filter<StoredGroup*, StoredGroup*>(tbb::filter_mode::parallel, encode) &
+            tbb::make_filter<StoredGroup*, void>(tbb::filter_mode::serial_in_order, write));
   });
 
   EndConversion(writer, description, options, path, n, report);

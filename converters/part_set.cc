@@ -13,6 +13,7 @@
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -42,8 +43,8 @@ int64_t IntegerAttribute(const PartFile& part, const char* name) {
     const int64_t value = std::stoll(text, &used);
     if (used == text.size()) return value;
   } catch (const std::logic_error&) {}
-  throw Error(ErrorCode::kCorrupt,
-              part.path + ": root attribute " + name + " is '" + text + "', not an integer");
+  throw MakeError(ErrorCode::kCorrupt, "{}: root attribute {} is '{}', not an integer", part.path,
+                  name, text);
 }
 
 std::string Quoted(const std::string& value) { return value.empty() ? "none" : "'" + value + "'"; }
@@ -53,10 +54,11 @@ PartFile OpenPart(const std::string& path) {
   part.path = path;
   part.index = index::OpenDatasetIndex(path, index::IndexOptions{});
   if (!part.index.is_h5feed) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path +
-                    " is not an h5feed file: merge joins the parts `h5feed convert --part` "
-                    "and `h5feed rechunk --part` write");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} is not an h5feed file: merge joins the parts `h5feed convert --part` and `h5feed "
+        "rechunk --part` write",
+        path);
   }
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
@@ -65,9 +67,9 @@ PartFile OpenPart(const std::string& path) {
     part.attributes[attribute.name] = std::move(attribute.value);
   }
   if (!part.attributes.count(schema::kAttrPartIndex)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " is not a part of a conversion in parts (it has no " +
-                    schema::kAttrPartIndex + " attribute): " +
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is not a part of a conversion in parts (it has no {} attribute): {}", path,
+                    schema::kAttrPartIndex,
                     (part.attributes.count(schema::kAttrMergedParts)
                          ? "it was merged already"
                          : "it was converted whole, without --part"));
@@ -75,8 +77,8 @@ PartFile OpenPart(const std::string& path) {
   part.part = IntegerAttribute(part, schema::kAttrPartIndex);
   const size_t rows = static_cast<size_t>(part.index.samples);
   if (part.index.row_checksums.size() != rows) {
-    throw Error(ErrorCode::kCorrupt,
-                path + " has no /row_checksums, which every part h5feed writes has");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} has no /row_checksums, which every part h5feed writes has", path);
   }
   part.sources = hdf5::ReadStringDataset(part.file.get(), schema::kSources);
   const std::vector<std::string> skipped =
@@ -84,10 +86,9 @@ PartFile OpenPart(const std::string& path) {
   const std::vector<std::string> reasons =
       hdf5::ReadStringDataset(part.file.get(), schema::kSkippedReasons);
   if (part.sources.size() != rows || skipped.size() != reasons.size()) {
-    throw Error(ErrorCode::kCorrupt, path + " has " + std::to_string(part.sources.size()) +
-                                         " /sources for " + std::to_string(rows) + " images and " +
-                                         std::to_string(skipped.size()) + " /skipped_sources for " +
-                                         std::to_string(reasons.size()) + " reasons");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} has {} /sources for {} images and {} /skipped_sources for {} reasons", path,
+                    part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
   part.images = hdf5::Dataset(H5Dopen2(part.file.get(), schema::kImages, H5P_DEFAULT));
@@ -98,10 +99,11 @@ PartFile OpenPart(const std::string& path) {
 // Throws when `part` differs from `first` in anything the parts of one conversion share.
 void CheckAlike(const PartFile& first, const PartFile& part) {
   auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the parts are not of one conversion: " + part.path + " has " + what + " " + b +
-                    ", " + first.path + " " + a +
-                    "; merge the parts of one `convert --part` run, all given the same options");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "the parts are not of one conversion: {} has {} {}, {} {}; merge the parts of one `convert "
+        "--part` run, all given the same options",
+        part.path, what, b, first.path, a);
   };
   for (const char* name : kShared) {
     const std::string& a = Attribute(first, name);
@@ -141,14 +143,13 @@ std::vector<PartFile> InPartOrder(std::vector<PartFile> opened) {
   std::vector<PartFile*> by_number(static_cast<size_t>(std::max<int64_t>(count, 0)), nullptr);
   for (PartFile& part : opened) {
     if (part.part < 0 || part.part >= count) {
-      throw Error(ErrorCode::kCorrupt, part.path + " says it is part " + std::to_string(part.part) +
-                                           " of " + std::to_string(count));
+      throw MakeError(ErrorCode::kCorrupt, "{} says it is part {} of {}", part.path, part.part,
+                      count);
     }
     PartFile*& slot = by_number[static_cast<size_t>(part.part)];
     if (slot != nullptr) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "part " + std::to_string(part.part) + " of " + std::to_string(count) +
-                      " is given twice: " + slot->path + " and " + part.path);
+      throw MakeError(ErrorCode::kInvalidArgument, "part {} of {} is given twice: {} and {}",
+                      part.part, count, slot->path, part.path);
     }
     slot = &part;
   }
@@ -159,11 +160,12 @@ std::vector<PartFile> InPartOrder(std::vector<PartFile> opened) {
     if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
   }
   if (missing_count > 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::to_string(missing_count) + " of the " + std::to_string(count) +
-                    " parts are missing: part " + missing + (missing_count > 8 ? ", ..." : "") +
-                    " (named like " + PartPath(opened.front().path, {0, count}) +
-                    " when converted to the same OUT); give every part");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} of the {} parts are missing: part {}{} (named like {} when converted to the same OUT); "
+        "give every part",
+        missing_count, count, missing, (missing_count > 8 ? ", ..." : ""),
+        PartPath(opened.front().path, {0, count}));
   }
   std::vector<PartFile> ordered;
   for (PartFile* part : by_number) ordered.push_back(std::move(*part));
@@ -186,12 +188,11 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
         PartSlice(inputs, {part.part, IntegerAttribute(part, schema::kAttrPartCount)});
     const int64_t held = part.index.samples + static_cast<int64_t>(part.skipped.size());
     if (held != end - begin) {
-      throw Error(ErrorCode::kCorrupt, part.path + " holds " + std::to_string(held) +
-                                           " inputs (images and skipped), "
-                                           "but part " +
-                                           std::to_string(part.part) + " of a conversion of " +
-                                           std::to_string(inputs) + " inputs converts " +
-                                           std::to_string(end - begin));
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} holds {} inputs (images and skipped), but part {} of a conversion of {} inputs "
+          "converts {}",
+          part.path, held, part.part, inputs, end - begin);
     }
   }
 
@@ -231,10 +232,11 @@ void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes)
     throw hdf5::StackError(ErrorCode::kCorrupt, "sizing " + where, part.path);
   }
   if (size != row.stored_bytes) {
-    throw Error(ErrorCode::kCorrupt, where + " of " + part.path + " is " + std::to_string(size) +
-                                         " bytes by HDF5 but " + std::to_string(row.stored_bytes) +
-                                         " by its chunk table: the file was changed after it was "
-                                         "written; convert that part again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} of {} is {} bytes by HDF5 but {} by its chunk table: the file was changed after it was "
+        "written; convert that part again",
+        where, part.path, size, row.stored_bytes);
   }
   bytes.resize(static_cast<size_t>(size));
   uint32_t filter_mask = 0;
@@ -243,10 +245,11 @@ void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes)
   }
   if (filter_mask != 0 || row.filter_mask != 0) {
     // h5feed's writer applies every filter to every chunk: a merged chunk is stored with mask 0.
-    throw Error(ErrorCode::kCorrupt,
-                where + " of " + part.path + " skips filters (mask " + std::to_string(filter_mask) +
-                    "), which h5feed never writes: the file was changed by another program; "
-                    "convert that part again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} of {} skips filters (mask {}), which h5feed never writes: the file was changed by "
+        "another program; convert that part again",
+        where, part.path, filter_mask);
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/image_shape.h"
+#include "make_error.h"
 
 namespace h5feed {
 
@@ -68,8 +69,7 @@ class SampleSource {
 };
 
 inline SampleInfo SampleSource::ReadOwnSize(int64_t, const Destination&) const {
-  throw Error(ErrorCode::kUnsupported,
-              std::string("a ") + std::string(kind()) + " source stores every sample at one shape");
+  throw MakeError(ErrorCode::kUnsupported, "a {} source stores every sample at one shape", kind());
 }
 
 }  // namespace h5feed

@@ -75,7 +75,9 @@ def evaluate(model: nn.Module, loader: h5feed.Loader, device: torch.device) -> f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # --help shows each default beside its option.
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", type=Path, help="CIFAR-10 binaries (default: generate)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-train-cifar"),
                         help="converted files (and generated binaries) go here")

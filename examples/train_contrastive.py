@@ -49,7 +49,9 @@ def nt_xent(a: torch.Tensor, b: torch.Tensor, temperature: float) -> torch.Tenso
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # --help shows each default beside its option.
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", type=Path, help="ImageFolder (default: generate photos)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-train-contrastive"))
     parser.add_argument("--epochs", type=int, default=1)

@@ -114,7 +114,9 @@ def top1(model: nn.Module, val: h5feed.Loader) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # --help shows each default beside its option.
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", type=Path, help="ImageFolder (with train/ and val/, or one)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-train-imagenet"))
     parser.add_argument("--arch", default="resnet18", choices=("resnet18", "resnet50"))

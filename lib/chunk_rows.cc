@@ -5,15 +5,15 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 
 ChunkRows::ChunkRows(int64_t samples, int64_t rows_per_chunk)
     : samples_(samples), max_rows_(rows_per_chunk) {
   if (samples < 0 || rows_per_chunk < 1) {
-    throw Error(ErrorCode::kInvalidArgument, "chunk rows: " + std::to_string(samples) +
-                                                 " rows in chunks of " +
-                                                 std::to_string(rows_per_chunk));
+    throw MakeError(ErrorCode::kInvalidArgument, "chunk rows: {} rows in chunks of {}", samples,
+                    rows_per_chunk);
   }
   chunks_ = samples / rows_per_chunk + (samples % rows_per_chunk != 0 ? 1 : 0);
 }
@@ -25,16 +25,15 @@ ChunkRows::ChunkRows(std::vector<int64_t> first_rows) {
   for (size_t c = 0; c + 1 < first_rows.size(); ++c) {
     const int64_t rows = first_rows[c + 1] - first_rows[c];
     if (rows < 1) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "chunk rows: chunk " + std::to_string(c) + " holds no row");
+      throw MakeError(ErrorCode::kInvalidArgument, "chunk rows: chunk {} holds no row", c);
     }
     max_rows_ = std::max(max_rows_, rows);
   }
   samples_ = first_rows.back();
   chunks_ = static_cast<int64_t>(first_rows.size()) - 1;
   if (chunks_ > std::numeric_limits<int32_t>::max()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "chunk rows: " + std::to_string(chunks_) + " chunks; at most 2^31 - 1");
+    throw MakeError(ErrorCode::kInvalidArgument, "chunk rows: {} chunks; at most 2^31 - 1",
+                    chunks_);
   }
   auto table = std::make_shared<Table>();
   table->chunk_of_row.resize(static_cast<size_t>(samples_));

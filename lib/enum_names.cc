@@ -4,6 +4,8 @@
 
 #include "enum_names.h"
 
+#include "make_error.h"
+
 #include <algorithm>
 
 namespace h5feed {
@@ -22,8 +24,7 @@ bool EqualIgnoringCase(std::string_view a, std::string_view b) noexcept {
 }
 
 void Reject(std::string_view what, std::string_view text, const std::string& words) {
-  throw Error(ErrorCode::kInvalidArgument,
-              std::string(what) + " \"" + std::string(text) + "\" is not one of: " + words);
+  throw MakeError(ErrorCode::kInvalidArgument, "{} \"{}\" is not one of: {}", what, text, words);
 }
 
 }  // namespace enum_names

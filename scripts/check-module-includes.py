@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks that lib/ and its unit tests follow the module table, lib/modules.txt.
+"""Checks that lib/, its unit tests and the front ends follow the module table, lib/modules.txt.
 
   - the table itself: known names, no cycle, a row for every folder of lib/ and every public
     header, no row for what does not exist;
@@ -14,7 +14,11 @@
     itself only to define what a public header declares;
   - the CMakeLists.txt files: lib/<M>/ never links another module by hand (h5feed_add_module
     links by the table), and tests/lib/ never links the whole library (h5feed::h5feed) or a
-    module its module does not reach.
+    module its module does not reach;
+  - every #include "..." of the front ends (converters/, tools/, python/: the table's rows
+    whose names end in '/'): public headers, the front end's own files, and what its row
+    lists: modules of lib/ by name, and `converters` for the converters' surface (the table's
+    `surface` rows); a folder without a row follows the nearest folder above it that has one.
 
 Prints one line per broken rule, FILE:LINE: what, and exits 1 if there is any; 0 otherwise.
 
@@ -30,16 +34,21 @@ SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(h5feed/[^>]+)>)')
 NAMESPACE = re.compile(r"^\s*namespace\s+h5feed::(\w+)")
 BASICS = "basics"
+CONVERTERS = "converters"  # a front end's word for the converters' surface; also their folder
+SURFACE = "surface"  # a row naming a header of that surface
 
 
 class Table:
-    """lib/modules.txt, parsed: modules and what each uses, program rows, public headers."""
+    """lib/modules.txt, parsed: modules and what each uses, program rows, public headers, front
+    ends and the converters' surface."""
 
     def __init__(self, path, problems):
         self.path = path
         self.uses = {}  # module -> list of modules, in table order
         self.programs = {}  # "folder/file.cc" -> list of modules
         self.public = {}  # "h5feed/x.h" -> module or basics
+        self.front = {}  # "tools/" -> what it may include: modules, basics, `converters`
+        self.surface = {}  # "conversion.h" (from converters/) -> line number
         self.lines = {}  # row name -> line number
         self._read(problems)
 
@@ -51,12 +60,24 @@ class Table:
                     continue
                 name, values = fields[0], fields[1:]
                 where = f"{rel(self.path)}:{number}"
+                if name == SURFACE:
+                    if len(values) != 1:
+                        problems.append(f"{where}: a surface row names one header of "
+                                        "converters/")
+                    elif values[0] in self.surface:
+                        problems.append(f"{where}: {values[0]} is on the surface already "
+                                        f"(line {self.surface[values[0]]})")
+                    else:
+                        self.surface[values[0]] = number
+                    continue
                 if name in self.lines:
                     problems.append(f"{where}: a second row for {name} "
                                     f"(the first is line {self.lines[name]})")
                     continue
                 self.lines[name] = number
-                if name.startswith("h5feed/"):
+                if name.endswith("/"):
+                    self.front[name] = values
+                elif name.startswith("h5feed/"):
                     if len(values) != 1:
                         problems.append(f"{where}: public header {name} needs exactly one "
                                         "module (or basics) it belongs to")
@@ -77,6 +98,12 @@ class Table:
                     problems.append(f"{where(name)}: {name} uses '{module}', which has no row")
                 elif module == name:
                     problems.append(f"{where(name)}: {name} lists itself")
+        for folder, used in self.front.items():
+            for module in used:
+                if module not in self.uses and module not in (BASICS, CONVERTERS):
+                    problems.append(f"{where(folder)}: front end {folder} uses '{module}', "
+                                    "which is neither a module with a row, basics nor "
+                                    "converters")
         for header, module in self.public.items():
             if module != BASICS and module not in self.uses:
                 problems.append(f"{where(header)}: {header} belongs to '{module}', which has "
@@ -270,6 +297,70 @@ def check_tests(table, problems):
                                     "needs more is misplaced or shows a use the table lacks")
 
 
+def front_row(table, inside):
+    """The front-end row that governs `inside` (a path from the root): the longest row name
+    it lies under; None when none does."""
+    best = None
+    for folder in table.front:
+        if inside.startswith(folder) and (best is None or len(folder) > len(best)):
+            best = folder
+    return best
+
+
+def check_front_ends(table, problems):
+    for folder in table.front:
+        if not os.path.isdir(os.path.join(ROOT, folder)):
+            problems.append(f"{rel(table.path)}:{table.lines[folder]}: front end {folder} is "
+                            "not a folder")
+    converters = os.path.join(ROOT, CONVERTERS)
+    for header, number in table.surface.items():
+        if not os.path.isfile(os.path.join(converters, header)):
+            problems.append(f"{rel(table.path)}:{number}: surface header {header} is not a "
+                            f"file of {CONVERTERS}/")
+    roots = sorted({folder.split("/", 1)[0] for folder in table.front})
+    for root in roots:
+        for path in source_files(os.path.join(ROOT, root)):
+            inside = rel(path).replace(os.sep, "/")
+            folder = front_row(table, inside)
+            if folder is None:
+                problems.append(f"{inside}: a folder of front end {root}/ with no row in "
+                                "lib/modules.txt, and none above it")
+                continue
+            allowed = table.front[folder]
+            for number, included in includes(path):
+                check_front_include(table, path, root, folder, allowed, number, included,
+                                    problems)
+
+
+def check_front_include(table, path, root, folder, allowed, number, included, problems):
+    here = f"{rel(path)}:{number}: #include \"{included}\""
+    if included.startswith("h5feed/"):
+        if included not in table.public:
+            problems.append(f"{here} is no public header listed in lib/modules.txt")
+        return
+    beside = os.path.join(os.path.dirname(path), included)
+    if os.path.isfile(beside) or os.path.isfile(os.path.join(ROOT, root, included)):
+        return  # the front end's own file (beside it, or from its include root)
+    owner = include_owner(table, included)
+    if owner is not None:
+        if owner not in allowed:
+            problems.append(f"{here} uses {owner}, but {folder} may use only the public "
+                            f"headers and {describe(allowed) or 'nothing else'} "
+                            "(lib/modules.txt, the front ends)")
+        return
+    if os.path.isfile(os.path.join(ROOT, CONVERTERS, included)):
+        if CONVERTERS not in allowed:
+            problems.append(f"{here} is of the converters, which {folder} may not use "
+                            "(lib/modules.txt, the front ends)")
+        elif included not in table.surface:
+            problems.append(f"{here} is of the converters but not on their surface: "
+                            f"{folder} may include only the `surface` headers "
+                            "(lib/modules.txt)")
+        return
+    problems.append(f"{here} names no public header, module, file of {root}/ or of the "
+                    "converters")
+
+
 def cmake_lines(path):
     with open(path, encoding="utf-8") as listing:
         for number, line in enumerate(listing, 1):
@@ -321,13 +412,14 @@ def main():
     check_lib(table, problems)
     check_tests(table, problems)
     check_cmake(table, problems)
+    check_front_ends(table, problems)
     for problem in problems:
         print(problem)
     if problems:
         print(f"check-module-includes: {len(problems)} problem(s); the table is lib/modules.txt")
         return 1
-    print(f"check-module-includes: {len(table.uses)} modules, every include follows "
-          "lib/modules.txt")
+    print(f"check-module-includes: {len(table.uses)} modules and {len(table.front)} front "
+          "ends, every include follows lib/modules.txt")
     return 0
 
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz with clang (AddressSanitizer and
-# UndefinedBehaviorSanitizer on everything, in build-fuzz/) and runs each for a bounded time
-# from its seed corpus and its regression inputs. Fails when any target finds anything; the
-# input that did it is left in build-fuzz/findings/<target>/ (docs/fuzzing.md says what to do
-# with it). New coverage found on the way is kept in build-fuzz/grown-corpus/<target>/, never
-# written into the source tree.
+# Builds the libFuzzer targets of tests/fuzz in the AddressSanitizer build (build-asan/, clang,
+# ASan and UBSan on everything: scripts/configure-sanitized.sh asan; scripts/sanitize.sh builds
+# the same objects for its tests, so after it only the targets' links are left) and runs each
+# for a bounded time from its seed corpus and its regression inputs. Fails when any target finds
+# anything; the input that did it is left in build-asan/findings/<target>/ (docs/fuzzing.md
+# says what to do with it). New coverage found on the way is kept in
+# build-asan/grown-corpus/<target>/, never written into the source tree.
 #
 #   bash scripts/fuzz.sh [TARGET...]           every target when none is named
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh png_decoder    a longer run of one target
@@ -13,20 +14,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
-build=${FUZZ_BUILD_DIR:-build-fuzz}
+build=${FUZZ_BUILD_DIR:-build-asan}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(open_file zstd_codec deflate_codec filter_pipeline jpeg_decoder jpeg_region png_decoder
            webp_decoder opencv_decoder npy_header cifar_records)
 fi
 
-# -g1: line tables are all a finding's stack needs, at a fraction of full debug information's
-# compile time.
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1" \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DH5FEED_BUILD_FUZZERS=ON \
-  -DH5FEED_BUILD_TESTS=OFF -DH5FEED_BUILD_BENCH=OFF -DH5FEED_BUILD_EXAMPLES=OFF \
-  -DH5FEED_BUILD_PYTHON=OFF -DH5FEED_WITH_CUDA=OFF >/dev/null
+bash scripts/configure-sanitized.sh asan "$build"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/%/_fuzzer}"
 
 # A finding stops the target at once with its stack; leaks count as findings. An allocation

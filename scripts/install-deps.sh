@@ -16,6 +16,7 @@ packages=(
   libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
   libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
+  libfmt-dev                        # messages and byte sizes (lib/make_error.h, byte_size.h)
   libcurl4-openssl-dev              # remote files: http(s):// and s3:// (SigV4), lib/remote
   nginx-light curl                  # remote-reading tests (a web server on the loopback) and bench
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter

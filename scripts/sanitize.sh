@@ -28,23 +28,10 @@ while [[ $# -gt 0 ]]; do
 done
 jobs=$(nproc)
 
-# configure BUILD_DIR SANITIZERS [cmake arguments...]: -O1 (what the sanitizers recommend: the
-# tests run at a useful speed, the build is quicker than -O2), -g1 (line numbers in reports,
-# a fraction of -g's compile time), assertions on; without the CUDA stage (no device here,
-# and the sanitizers do not follow kernels) and without the benchmarks.
-configure() {
-  local dir=$1 sanitizers=$2
-  shift 2
-  mkdir -p "$dir"
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DH5FEED_SANITIZE="$sanitizers" -DH5FEED_WITH_CUDA=OFF -DH5FEED_BUILD_BENCH=OFF \
-    "$@" > "$dir/configure.log"
-}
-
 run_asan() {
   local dir=$root/$prefix-asan start=$SECONDS
-  configure "$dir" address,undefined -DCMAKE_CXX_FLAGS=-fno-sanitize-recover=all || return 1
+  bash "$root/scripts/configure-sanitized.sh" asan "$dir" || return 1
+  # Everything, the fuzz targets included: scripts/fuzz.sh, next in CI, runs them from here.
   cmake --build "$dir" -j"$jobs" || return 1
   # abort_on_error: a report ends the process with SIGABRT, never with exit code 1, which the
   # tests of error paths expect from h5feed itself and would take for a pass.
@@ -72,7 +59,8 @@ run_asan() {
   if [[ -n "$python_tests" ]]; then
     local compiler preload
     compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")
-    preload="$("$compiler" -print-file-name=libasan.so) $("$compiler" -print-file-name=libstdc++.so)"
+    preload="$("$compiler" -print-file-name=libclang_rt.asan-x86_64.so)"
+    preload+=" $("$compiler" -print-file-name=libstdc++.so)"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
       ctest --test-dir "$dir/tests/python" --output-on-failure -j"$jobs" -LE "$plain_only" ||
       failed=1
@@ -90,7 +78,7 @@ run_tsan() {
     return 1
   }
   echo "sanitize: oneTBB with TSan in $tbb_lib ($((SECONDS - start)) s)"
-  configure "$dir" thread -DH5FEED_BUILD_PYTHON=OFF || return 1
+  bash "$root/scripts/configure-sanitized.sh" tsan "$dir" || return 1
   # Only the tests of the modules that run threads (the cache's prefetch, the TBB batch
   # assembly, the loader, verify's parallel chunk checks): their folders' `all` targets.
   local folders=(tests/lib/memory tests/lib/cache tests/lib/index tests/lib/pipeline

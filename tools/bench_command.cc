@@ -21,14 +21,16 @@
 #include "bench/ceilings.h"
 #include "bench/page_cache.h"
 #include "bench/sweep_command.h"
+#include "byte_size.h"
+#include "command_error.h"
 #include "commands.h"
-#include "conversion_runner.h"
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
+#include "number_checks.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
 #include "remote/location.h"
@@ -199,8 +201,9 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
   out += "  sampler " + SamplerName(flags) + ", batch " + FormatCount(f.batch) + ", " +
          std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +
-         FormatBytes(static_cast<uint64_t>(f.cache_mb) << 20) + ", " + std::to_string(f.slots) +
-         " slots (" + FormatBytes(static_cast<uint64_t>(r.slot_mib * (1 << 20))) + "), " +
+         ToString(ByteSize(static_cast<uint64_t>(f.cache_mb) << 20)) + ", " +
+         std::to_string(f.slots) + " slots (" +
+         ToString(ByteSize(static_cast<int64_t>(r.slot_mib * (1 << 20)))) + "), " +
          (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
          (f.augment.empty() ? "" : ", augment " + f.augment) +
          (f.verify_checksums ? "" : ", checksums not verified") +
@@ -220,7 +223,8 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          "); cache " + FormatCount(static_cast<int64_t>(s.cache_hits)) + " hits, " +
          FormatCount(static_cast<int64_t>(s.cache_misses)) + " misses" +
          Format(" (%.1f%% hit rate)", 100 * bench::HitRate(s)) + "\n";
-  out += "  read " + FormatBytes(s.bytes_read) + ", decoded " + FormatBytes(s.bytes_decoded) +
+  out += "  read " + ToString(ByteSize(s.bytes_read)) + ", decoded " +
+         ToString(ByteSize(s.bytes_decoded)) +
          Format("; Next() waited %.0f%% of the time; %.1f cores busy", 100 * bench::WaitShare(r),
                 bench::CoresUsed(r)) +
          "\n";
@@ -280,7 +284,8 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
            Format(" threads (%.0f MB/s out); reached %.2f of it\n", a.output_mb_per_s,
                   bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s));
   }
-  out += "  peak RSS " + FormatBytes(static_cast<uint64_t>(r.peak_rss_mib * (1 << 20))) + "\n";
+  out +=
+      "  peak RSS " + ToString(ByteSize(static_cast<int64_t>(r.peak_rss_mib * (1 << 20)))) + "\n";
   return out;
 }
 
@@ -312,23 +317,23 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       ->check(ParsedBy(SamplerOptions::Parse, "SAMPLER"))  // a usage error like any other
       ->capture_default_str();
   command->add_option("--batch", s.batch, "Images per batch")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1))
       ->capture_default_str();
   command->add_option("--threads", s.threads, "Worker threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(AtLeast(0))
       ->capture_default_str();
   command
       ->add_option("--cache-mb", s.cache_mb,
                    "Decompressed-chunk cache in MiB. Resident memory is about this plus "
                    "slots x batch bytes")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30))
+      ->check(InRange(0, double(int64_t{1} << 30)))
       ->capture_default_str();
   command
       ->add_option("--slots", s.slots, "Batch buffers: the prefetch depth (each holds one batch)")
-      ->check(CLI::Range(1, 1024))
+      ->check(InRange(1, 1024))
       ->capture_default_str();
   command->add_option("--epochs", s.epochs, "Epochs to read (each in its own order)")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1))
       ->capture_default_str();
   command->add_option("--seed", s.seed, "Seed of the epoch orders")->capture_default_str();
   command
@@ -336,13 +341,13 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "Simulate a trainer that spends this long on each batch (sleeping, as a CPU "
                    "thread waiting on its GPU does); the report then says which share of the "
                    "time it waited for data. 0 = consume as fast as batches come")
-      ->check(CLI::Range(0.0, 3.6e6))
+      ->check(InRange(0, 3.6e6))
       ->capture_default_str();
   command
       ->add_option("--max-seconds", s.max_seconds,
                    "Stop reading after this many seconds (0 = no limit); the figures cover "
                    "what was read")
-      ->check(CLI::Range(0.0, 1e9))
+      ->check(InRange(0, 1e9))
       ->capture_default_str();
   command->add_flag("--cold", flags->cold,
                     "Drop FILE from the page cache first (posix_fadvise DONTNEED), so the run "

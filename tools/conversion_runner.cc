@@ -1,13 +1,18 @@
 #include "conversion_runner.h"
 
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
+#include "byte_size.h"
 #include "conversion.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "interrupt_guard.h"
+#include "make_error.h"
+#include "number_checks.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
 #include "units.h"
@@ -17,14 +22,15 @@ namespace h5feed::cli {
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default) {
   command
       .add_option("--chunk", flags.chunk,
-                  "Images per chunk, the unit the reader reads and decompresses. "
-                  "Default: as many as make about 4 MiB (at most all the images)")
-      ->check(CLI::NonNegativeNumber);
+                  "Images per chunk (at least 1), the unit the reader reads and decompresses. "
+                  "Leave it out for the default: as many as make about 4 MiB (at most the "
+                  "images the file holds)")
+      ->check(AtLeast(1, "leave --chunk out for the default, about 4 MiB a chunk"));
   command.add_option("--compression", flags.compression,
-                     "none | zstd[:LEVEL] (1-19) | gzip[:LEVEL] (1-9). zstd files need h5feed's "
-                     "HDF5 plugin to be read by other HDF5 programs; gzip needs nothing. "
-                     "Default: zstd:3 (imagefolder --encoding jpeg: none, as JPEG files do not "
-                     "compress)");
+                     "none | zstd[:LEVEL] (1-22, default 3) | gzip[:LEVEL] (1-9, default 6; "
+                     "deflate is the same). zstd files need h5feed's HDF5 plugin to be read by "
+                     "other HDF5 programs; gzip needs nothing. Default: zstd:3 (imagefolder "
+                     "--encoding jpeg: none, as JPEG files do not compress)");
   command.add_option_function<uint64_t>(
       "--seed",
       [&flags](const uint64_t& seed) {
@@ -36,7 +42,7 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                            "source order, which reads a chunked source fastest)");
   command.add_flag("--no-shuffle", flags.no_shuffle, "Keep the source order");
   command.add_option("--threads", flags.threads, "Worker threads (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   command
       .add_option("--memory-limit", flags.memory_limit,
                   "Memory for images in flight, whatever their dimensions and --threads: "
@@ -71,7 +77,7 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
                   "Skip (and record) images of more pixels than this, as decompression bombs; "
                   "0: no limit. The default is where PIL refuses images "
                   "(2 x Image.MAX_IMAGE_PIXELS)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(AtLeast(0))
       ->capture_default_str();
   given.max_side =
       command
@@ -81,7 +87,7 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
                           "averaging, aspect kept, never enlarged); 0: no cap. The default is the "
                           "top of the 400-512 FFCV's ImageNet configurations use: training crops "
                           "of 224-256 keep their quality, and no photo costs more than 768 KiB")
-          ->check(CLI::NonNegativeNumber)
+          ->check(AtLeast(0))
           ->capture_default_str();
   given.encoding = command.add_option(
       "--encoding", flags.encoding,
@@ -95,7 +101,7 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
           .add_option("--smart-threshold", flags.smart_threshold,
                       "With --encoding smart: images of more bytes of pixels (H*W*3) are "
                       "stored as JPEG, the others raw. Default 196608, one 256x256 RGB image")
-          ->check(CLI::NonNegativeNumber);
+          ->check(AtLeast(0));
   command.add_option("--chunk-bytes", flags.chunk_bytes,
                      "Bytes of a chunk before compression, e.g. 4M, 8MiB (K, M, G are powers "
                      "of 1024). Images at their own size are packed whole into chunks of this "
@@ -107,25 +113,18 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
 int CheckOwnSizeFlags(const std::string& command_name, const OwnSizeFlags& given,
                       const ConversionFlags& flags) {
   if (given.smart_threshold->count() > 0 && flags.encoding.rfind("smart", 0) != 0) {
-    ReportError(command_name, Error(ErrorCode::kInvalidArgument,
-                                    "--smart-threshold applies to --encoding smart only"));
-    return kExitUsage;
+    return ReportUsageError(command_name, "--smart-threshold applies to --encoding smart only");
   }
   return kExitOk;
 }
 
-int ReportError(const std::string& command_name, const std::exception& error) {
-  std::fprintf(stderr, "h5feed %s: error: %s\n", command_name.c_str(), error.what());
-  return kExitFailed;
+OptionNames WriterFlagNames() {
+  return [](std::string_view path) {
+    return path == "overwrite" ? std::string("--force") : std::string();
+  };
 }
 
 namespace {
-
-// "4 MiB" for whole MiB, else FormatBytes.
-std::string ChunkSize(int64_t bytes) {
-  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  return FormatBytes(static_cast<uint64_t>(bytes));
-}
 
 void PrintSummary(const std::string& input, const ConvertReport& report, int64_t offered) {
   double rate = report.seconds > 0 ? offered / report.seconds : 0;
@@ -139,8 +138,7 @@ void PrintSummary(const std::string& input, const ConvertReport& report, int64_t
   if (report.own_size) {
     std::string encoding = report.encoding.ToString();
     if (report.encoding.kind == StoredEncoding::Kind::kSmart) {
-      encoding += " (JPEG 4:2:0 above " +
-                  FormatBytes(static_cast<uint64_t>(report.smart_threshold)) +
+      encoding += " (JPEG 4:2:0 above " + ToString(ByteSize(report.smart_threshold)) +
                   " of pixels: " + FormatCount(report.jpeg_images) + " images)";
     } else if (report.encoding.kind == StoredEncoding::Kind::kJpeg) {
       encoding += " (JPEG 4:2:0)";
@@ -156,17 +154,17 @@ void PrintSummary(const std::string& input, const ConvertReport& report, int64_t
         "  each image at its own size (%s), %s, %s chunks of %s (%.1f images a chunk, "
         "%.0f%% full), %s: %s of pixels -> %s (%.2fx), %s\n",
         cap.c_str(), encoding.c_str(), FormatCount(report.chunks).c_str(),
-        ChunkSize(report.chunk_bytes).c_str(), per_chunk, fill,
-        report.compression.ToString().c_str(), FormatBytes(report.raw_bytes).c_str(),
-        FormatBytes(report.stored_bytes).c_str(), ratio, order.c_str());
+        ToString(ByteSize(report.chunk_bytes)).c_str(), per_chunk, fill,
+        report.compression.ToString().c_str(), ToString(ByteSize(report.raw_bytes)).c_str(),
+        ToString(ByteSize(report.stored_bytes)).c_str(), ratio, order.c_str());
   } else {
-    std::printf("  %lldx%lldx%lld uint8, %s chunks of %s images, %s: %s -> %s (%.2fx), %s\n",
+    std::printf("  %lldx%lldx%lld uint8, %s %s of %s images, %s: %s -> %s (%.2fx), %s\n",
                 static_cast<long long>(report.shape.height),
                 static_cast<long long>(report.shape.width),
                 static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
-                FormatCount(report.chunk_images).c_str(), report.compression.ToString().c_str(),
-                FormatBytes(report.raw_bytes).c_str(), FormatBytes(report.stored_bytes).c_str(),
-                ratio, order.c_str());
+                report.chunks == 1 ? "chunk" : "chunks", FormatCount(report.chunk_images).c_str(),
+                report.compression.ToString().c_str(), ToString(ByteSize(report.raw_bytes)).c_str(),
+                ToString(ByteSize(report.stored_bytes)).c_str(), ratio, order.c_str());
   }
   if (!report.skipped.empty()) {
     std::printf("  %s skipped (recorded in %s:/skipped_sources):\n",
@@ -192,8 +190,8 @@ int RunConversion(const std::string& command_name, const std::string& input,
     if (!flags.chunk_bytes.empty()) {
       options.chunk_bytes = ParseMemorySize(flags.chunk_bytes);
       if (options.chunk_bytes <= 0) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "--chunk-bytes " + flags.chunk_bytes + " is not a positive size");
+        throw MakeError(ErrorCode::kInvalidArgument, "--chunk-bytes {} is not a positive size",
+                        flags.chunk_bytes);
       }
     }
     budget = std::make_unique<MemoryBudget>(ParseMemorySize(flags.memory_limit));
@@ -208,6 +206,7 @@ int RunConversion(const std::string& command_name, const std::string& input,
   options.seed = flags.seed;
   options.threads = flags.threads;
   options.overwrite = flags.force;
+  options.option_names = WriterFlagNames();
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
   const std::string output = PartPath(flags.output, options.part);
@@ -217,13 +216,13 @@ int RunConversion(const std::string& command_name, const std::string& input,
   try {
     std::unique_ptr<SampleSource> source = open_source(*budget);
     if (source->own_size() && flags.chunk > 0) {
-      std::fprintf(stderr,
-                   "h5feed %s: error: --chunk %lld counts images per chunk, but the images of "
-                   "%s have different sizes and are stored each at its own (a version 2 file), "
-                   "in chunks of whole images of a number of bytes: give --chunk-bytes instead "
-                   "(default 4M)\n",
-                   command_name.c_str(), static_cast<long long>(flags.chunk), input.c_str());
-      return kExitUsage;
+      return ReportUsageError(
+          command_name,
+          "--chunk " + std::to_string(flags.chunk) +
+              " counts images per chunk, but the images of " + input +
+              " have different sizes and are stored each at its own (a version 2 file), in "
+              "chunks of whole images of a number of bytes: give --chunk-bytes instead (default "
+              "4M)");
     }
     const auto [first, end] = PartSlice(source->count(), options.part);
     const int64_t offered = end - first;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "command_error.h"
 #include "h5feed/writer.h"
 #include "memory_budget.h"
 #include "sample_source.h"
@@ -67,14 +68,15 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, const st
 int CheckOwnSizeFlags(const std::string& command_name, const OwnSizeFlags& given,
                       const ConversionFlags& flags);
 
+// ConvertOptions::option_names (and MergeOptions') for the command line: "overwrite" is
+// --force.
+OptionNames WriterFlagNames();
+
 // Opens the source (errors reported as such), converts it to flags.output and reports.
 // `open_source` gets the memory budget of --memory-limit, for a source that decodes within it
 // (ImageFolderOptions::memory). Returns the exit code (exit_codes.h).
 int RunConversion(const std::string& command_name, const std::string& input,
                   const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
                   const ConversionFlags& flags, bool shuffle_by_default);
-
-// Prints "h5feed COMMAND: error: MESSAGE" on stderr and returns the exit code for it.
-int ReportError(const std::string& command_name, const std::exception& error);
 
 }  // namespace h5feed::cli

@@ -12,6 +12,7 @@
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "make_error.h"
 #include "parsed_option.h"
 #include "sources/cifar_source.h"
 #include "sources/image_folder_source.h"
@@ -35,9 +36,9 @@ image::Size ParseSize(const std::string& text) {
     }
     if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
   } catch (const std::logic_error&) {}
-  throw Error(
-      ErrorCode::kInvalidArgument,
-      "--size " + text + " is not a size: give HxW (height first), e.g. 224x224, or one number");
+  throw MakeError(ErrorCode::kInvalidArgument,
+                  "--size {} is not a size: give HxW (height first), e.g. 224x224, or one number",
+                  text);
 }
 
 void AddImageFolder(CLI::App& convert, Runner& run) {
@@ -71,16 +72,17 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
     run = [=] {
       const bool raw = flags->encoding == "raw";
       if (!size->empty() && (own_size.max_side->count() > 0 || !raw)) {
-        ReportError("convert",
-                    Error(ErrorCode::kInvalidArgument,
-                          std::string("--size stores every image at one size, "
-                                      "which leaves nothing for ") +
-                              (own_size.max_side->count() > 0 ? "--max-side"
-                                                              : "--encoding " + flags->encoding) +
-                              " to do: give --size, or --max-side and --encoding"));
+        ReportError(
+            "convert imagefolder",
+            MakeError(
+                ErrorCode::kInvalidArgument,
+                "--size stores every image at one size, which leaves nothing for {} to do: give "
+                "--size, or --max-side and --encoding",
+                (own_size.max_side->count() > 0 ? "--max-side" : "--encoding " + flags->encoding)));
         return kExitUsage;
       }
-      if (const int usage = CheckOwnSizeFlags("convert", own_size, *flags)) return usage;
+      if (const int usage = CheckOwnSizeFlags("convert imagefolder", own_size, *flags))
+        return usage;
       ImageFolderOptions options;
       options.max_side = flags->max_side;
       options.own_size = !raw;
@@ -92,12 +94,12 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
         try {
           options.size = ParseSize(*size);
         } catch (const Error& e) {
-          ReportError("convert", e);
+          ReportError("convert imagefolder", e);
           return kExitUsage;
         }
       }
       return RunConversion(
-          "convert", *input,
+          "convert imagefolder", *input,
           [&](MemoryBudget& memory) {
             options.memory = &memory;
             return OpenImageFolder(*input, options);
@@ -129,8 +131,8 @@ void AddCifar(CLI::App& convert, Runner& run) {
       options.split = *split;
       options.labels = *labels;
       return RunConversion(
-          "convert", *input, [&](MemoryBudget&) { return OpenCifar(*input, options); }, *flags,
-          true);
+          "convert cifar", *input, [&](MemoryBudget&) { return OpenCifar(*input, options); },
+          *flags, true);
     };
   });
 }
@@ -154,8 +156,8 @@ void AddNpy(CLI::App& convert, Runner& run) {
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
       return RunConversion(
-          "convert", images, [&](MemoryBudget&) { return OpenNpy(images, labels); }, with_output,
-          true);
+          "convert npy", images, [&](MemoryBudget&) { return OpenNpy(images, labels); },
+          with_output, true);
     };
   });
 }

@@ -1,7 +1,6 @@
 // `h5feed inspect FILE.h5 [--json]`: what an HDF5 file holds, for h5feed files and others.
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -9,8 +8,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
-#include "inspect/file_summary.h"
-#include "probe/open_probe.h"
+#include "h5feed/inspect.h"
 #include "remote_options_flags.h"
 #include "reports/file_summary_report.h"
 
@@ -50,16 +48,14 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   command->callback([=, &run] {
     run = [=] {
       try {
-        if (!*no_open_probe) {  // HDF5 1.10.8 crashes or hangs on some damaged files
-          probe::ProbeRequest request;
-          request.target = probe::ProbeTarget::kSummary;
-          request.stall = std::chrono::seconds(*stall_seconds);
-          request.remote = *remote;
-          probe::ProbeOpen(*path, request, [](const std::string& warning) {
-            std::cerr << "h5feed inspect: warning: " << warning << "\n";
-          });
-        }
-        inspect::FileSummary summary = inspect::SummarizeFile(*path, *remote);
+        InspectOptions options;
+        options.open_probe = !*no_open_probe;
+        options.open_probe_stall_seconds = *stall_seconds;
+        options.remote = *remote;
+        options.on_warning = [](const std::string& warning) {
+          std::cerr << "h5feed inspect: warning: " << warning << "\n";
+        };
+        const FileSummary summary = InspectFile(*path, options);
         std::cout << (*json ? reports::ToJson(summary) : reports::ToText(summary)) << std::flush;
         return kExitOk;
       } catch (const Error& e) {

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command_error.h"
 #include "commands.h"
 #include "exit_codes.h"
 
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
       "h5feed"};
   app.set_version_flag("--version", "h5feed " H5FEED_VERSION);
   app.require_subcommand(1);
+  // Every command line error is reported as the commands report theirs (command_error.h).
+  app.failure_message(h5feed::cli::ParseFailureMessage);
   h5feed::cli::Runner run;
   h5feed::cli::AddConvertCommand(app, run);
   h5feed::cli::AddRechunkCommand(app, run);

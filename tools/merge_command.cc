@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "byte_size.h"
 #include "commands.h"
 #include "conversion_runner.h"
 #include "exit_codes.h"
@@ -33,10 +34,11 @@ void PrintSummary(const MergeReport& report) {
   std::printf("merged %s parts into %s in %s (%s/s): %s images, %s chunks, %s\n",
               FormatCount(report.parts).c_str(), report.path.c_str(),
               FormatDuration(report.seconds).c_str(),
-              FormatBytes(static_cast<uint64_t>(rate)).c_str(), FormatCount(report.images).c_str(),
-              FormatCount(report.chunks).c_str(), FormatBytes(report.stored_bytes).c_str());
+              ToString(ByteSize(static_cast<int64_t>(rate))).c_str(),
+              FormatCount(report.images).c_str(), FormatCount(report.chunks).c_str(),
+              ToString(ByteSize(report.stored_bytes)).c_str());
   std::printf("  %s chunks copied untouched (%s)", FormatCount(report.copied_chunks).c_str(),
-              FormatBytes(report.copied_bytes).c_str());
+              ToString(ByteSize(report.copied_bytes)).c_str());
   if (report.repacked_rows > 0) {
     std::printf(", %s images of the parts' short last chunks compressed again",
                 FormatCount(report.repacked_rows).c_str());
@@ -53,6 +55,7 @@ int RunMerge(const MergeFlags& flags) {
   MergeOptions options;
   options.seed = flags.seed;
   options.overwrite = flags.force;
+  options.option_names = WriterFlagNames();
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "conversion_runner.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/encoded_hdf5_source.h"
 
 namespace h5feed::cli {
@@ -46,10 +47,11 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
             source.memory = &memory;
             std::unique_ptr<SampleSource> opened = OpenRechunkSource(*input, source);
             if (!opened->own_size() && own_size.max_side->count() > 0) {
-              throw Error(ErrorCode::kInvalidArgument,
-                          "--max-side applies to encoded images; " + *input +
-                              " holds an array of pixels, all of one size, rewritten as they "
-                              "are");
+              throw MakeError(
+                  ErrorCode::kInvalidArgument,
+                  "--max-side applies to encoded images; {} holds an array of pixels, all of one "
+                  "size, rewritten as they are",
+                  *input);
             }
             return opened;
           },

@@ -15,19 +15,6 @@ std::string FormatCount(int64_t n) {
   return n < 0 ? "-" + out : out;
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
-  return text;
-}
-
 std::string FormatDuration(double seconds) {
   char text[32];
   if (seconds < 60) {

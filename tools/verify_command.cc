@@ -1,6 +1,7 @@
-// `h5feed verify FILE.h5 [--json]`: checks a whole file (index/file_verification.h) and says
-// whether it is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed;
-// 1: it could not be judged (missing, unreadable, a newer format).
+// `h5feed verify FILE.h5 [--json]`: checks a whole file (h5feed/verify.h) and says whether it
+// is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed; 1: it
+// could not be judged (missing, unreadable, not an HDF5 file at all, a newer format), with the
+// message inspect gives for it.
 //
 // The checking runs in a child process (isolated_run.h): HDF5 1.10.8 crashes or spins forever
 // on some damaged structures, and verify is the command people run on exactly those files, so
@@ -18,7 +19,7 @@
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
-#include "index/file_verification.h"
+#include "h5feed/verify.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
 #include "remote_options_flags.h"
@@ -38,7 +39,7 @@ struct VerifyFlags {
 };
 
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
-  index::VerifyOptions options;
+  VerifyOptions options;
   options.threads = flags.threads;
   options.file_locking = flags.locking;
   options.remote = flags.remote;
@@ -50,7 +51,7 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
     bar->Update(done, 0);
   };
   try {
-    index::VerificationReport report = index::VerifyFile(flags.path, options);
+    const VerificationReport report = VerifyFile(flags.path, options);
     if (bar) bar->Finish();
     std::cout << (flags.json ? reports::ToJson(report) : reports::ToText(report)) << std::flush;
     return report.ok() ? kExitOk : kExitDamaged;

@@ -5,12 +5,14 @@
 #include <optional>
 #include <string>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
 #include "image/jpeg_decoder.h"
 #include "image/opencv_decoder.h"
 #include "image/png_decoder.h"
 #include "image/webp_decoder.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
@@ -46,9 +48,9 @@ std::string FirstBytes(std::span<const uint8_t> b) {
 }  // namespace
 
 void ThrowCorrupt(std::string_view format, std::string_view name, std::string_view what) {
-  throw Error(ErrorCode::kCorrupt, "cannot decode " + std::string(format) + " image '" +
-                                       std::string(name) + "': " + std::string(what) +
-                                       "; re-create or remove the file");
+  throw MakeError(ErrorCode::kCorrupt,
+                  "cannot decode {} image '{}': {}; re-create or remove the file", format, name,
+                  what);
 }
 
 void CheckImageSize(int64_t height, int64_t width, int channels, std::string_view format,
@@ -56,9 +58,8 @@ void CheckImageSize(int64_t height, int64_t width, int channels, std::string_vie
   if (height < 1 || width < 1 || height > kMaxImageSide || width > kMaxImageSide ||
       height * width * channels >= kMaxImageBytes) {
     ThrowCorrupt(format, name,
-                 "implausible size " + std::to_string(width) + "x" + std::to_string(height) +
-                     " (at most " + std::to_string(kMaxImageSide) + " pixels per side and " +
-                     std::to_string(kMaxImageBytes >> 30) + " GiB decoded)");
+                 fmt::format("implausible size {}x{} (at most {} pixels per side and {} decoded)",
+                             width, height, kMaxImageSide, ByteSize(kMaxImageBytes)));
   }
 }
 
@@ -67,9 +68,10 @@ DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, i
   if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
   const std::optional<Format> format = Sniff(encoded);
   if (!format) {
-    ThrowCorrupt("an", name,
-                 "not a JPEG, PNG, WebP, BMP, PNM or TIFF file (it starts with bytes " +
-                     FirstBytes(encoded) + ")");
+    ThrowCorrupt(
+        "an", name,
+        fmt::format("not a JPEG, PNG, WebP, BMP, PNM or TIFF file (it starts with bytes {})",
+                    FirstBytes(encoded)));
   }
   switch (*format) {
     case Format::kJpeg: return PlanJpeg(encoded, name, min_height, min_width);
@@ -77,17 +79,16 @@ DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, i
     case Format::kWebp: return PlanWebp(encoded, name);
     case Format::kOther: return PlanOpenCv(encoded, name);
   }
-  throw Error(ErrorCode::kInternal, "unhandled image format for '" + std::string(name) + "'");
+  throw MakeError(ErrorCode::kInternal, "unhandled image format for '{}'", name);
 }
 
 void Decode(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
             std::span<uint8_t> rgb) {
   if (plan.height < 1 || plan.width < 1 || static_cast<int64_t>(rgb.size()) != plan.bytes()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "decoding '" + std::string(name) + "' needs " + std::to_string(plan.bytes()) +
-                    " output bytes for " + std::to_string(plan.width) + "x" +
-                    std::to_string(plan.height) + " RGB, got " + std::to_string(rgb.size()) +
-                    " (pass a span of DecodePlan::bytes())");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "decoding '{}' needs {} output bytes for {}x{} RGB, got {} (pass a span of "
+                    "DecodePlan::bytes())",
+                    name, plan.bytes(), plan.width, plan.height, rgb.size());
   }
   if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
   switch (plan.format) {
@@ -96,14 +97,15 @@ void Decode(std::span<const uint8_t> encoded, const DecodePlan& plan, std::strin
     case Format::kWebp: DecodeWebp(encoded, plan, name, rgb); return;
     case Format::kOther: DecodeOpenCv(encoded, plan, name, rgb); return;
   }
-  throw Error(ErrorCode::kInternal, "unhandled image format for '" + std::string(name) + "'");
+  throw MakeError(ErrorCode::kInternal, "unhandled image format for '{}'", name);
 }
 
 void DecodeRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                 const RowSink& sink) {
   if (!plan.rows_in_order || plan.format != Format::kPng) {
-    throw Error(ErrorCode::kInternal, "'" + std::string(name) + "' cannot be decoded row by row " +
-                                          "(check DecodePlan::rows_in_order first)");
+    throw MakeError(ErrorCode::kInternal,
+                    "'{}' cannot be decoded row by row (check DecodePlan::rows_in_order first)",
+                    name);
   }
   if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
   DecodePngRows(encoded, plan, name, sink);

@@ -8,11 +8,12 @@
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
 
-constexpr std::string_view kFormat = "JPEG";
+constexpr std::string_view kJpeg = "JPEG";
 
 // libjpeg reports damage in two ways: errors (no image at all) and warnings, after which it
 // still delivers a complete image. PIL decodes through warnings such as "Corrupt JPEG data:
@@ -54,8 +55,8 @@ class Decompressor {
  public:
   Decompressor() : handle_(tjInitDecompress()) {
     if (handle_ == nullptr) {
-      throw Error(ErrorCode::kInternal, std::string("cannot create a TurboJPEG decompressor: ") +
-                                            tjGetErrorStr2(nullptr));
+      throw MakeError(ErrorCode::kInternal, "cannot create a TurboJPEG decompressor: {}",
+                      tjGetErrorStr2(nullptr));
     }
   }
   Decompressor(const Decompressor&) = delete;
@@ -112,10 +113,10 @@ JpegHeader ReadHeader(tjhandle handle, std::span<const uint8_t> encoded, std::st
     const bool sizes_read = header.width > 0 && header.height > 0;
     const bool unknown_subsampling = message.find("subsampling") != std::string::npos;
     if (!sizes_read || !(unknown_subsampling || OnlyHarmlessWarnings(handle, message))) {
-      ThrowCorrupt(kFormat, name, "unreadable header (" + message + ")");
+      ThrowCorrupt(kJpeg, name, fmt::format("unreadable header ({})", message));
     }
   }
-  CheckImageSize(header.height, header.width, 3, kFormat, name);
+  CheckImageSize(header.height, header.width, 3, kJpeg, name);
   return header;
 }
 
@@ -123,7 +124,7 @@ JpegHeader ReadHeader(tjhandle handle, std::span<const uint8_t> encoded, std::st
 void CheckDecodeOutcome(tjhandle handle, std::string_view name) {
   const std::string message = tjGetErrorStr2(handle);
   if (!OnlyHarmlessWarnings(handle, message)) {
-    ThrowCorrupt(kFormat, name, "damaged or truncated data (" + message + ")");
+    ThrowCorrupt(kJpeg, name, fmt::format("damaged or truncated data ({})", message));
   }
 }
 
@@ -144,7 +145,7 @@ inline uint8_t CmykChannelToRgb(uint8_t stored_channel, uint8_t stored_k) {
 
 void DecodeCmyk(tjhandle handle, std::span<const uint8_t> encoded, const DecodePlan& plan,
                 std::string_view name, std::span<uint8_t> rgb) {
-  CheckImageSize(plan.height, plan.width, 4, kFormat, name);
+  CheckImageSize(plan.height, plan.width, 4, kJpeg, name);
   // TurboJPEG cannot convert CMYK to RGB itself. The buffer is the call's own (counted in
   // DecodePlan::scratch_bytes), not kept for the next image: CMYK files are rare, and a buffer
   // kept per thread would hold the largest one seen for the rest of the conversion.
@@ -170,8 +171,8 @@ void DecodeWithThreadDecompressor(std::span<const uint8_t> encoded, const Decode
   // would overrun `rgb`, so the header is checked against the plan (it costs microseconds).
   const JpegHeader header = ReadHeader(handle, encoded, name);
   if (header.height != plan.full_height || header.width != plan.full_width) {
-    throw Error(ErrorCode::kInternal,
-                "JPEG decode plan for '" + std::string(name) + "' does not match its header");
+    throw MakeError(ErrorCode::kInternal, "JPEG decode plan for '{}' does not match its header",
+                    name);
   }
   if (IsCmyk(header.colorspace)) {
     DecodeCmyk(handle, encoded, plan, name, rgb);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
@@ -16,10 +17,10 @@ constexpr int64_t kMaxSide = 65500;
 void CheckShape(int64_t height, int64_t width, int channels) {
   if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide ||
       (channels != 1 && channels != 3)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "cannot encode a " + std::to_string(height) + "x" + std::to_string(width) + "x" +
-                    std::to_string(channels) + " image as JPEG: sides must be 1 to " +
-                    std::to_string(kMaxSide) + " and channels 1 or 3");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "cannot encode a {}x{}x{} image as JPEG: sides must be 1 to {} and channels 1 or 3", height,
+        width, channels, kMaxSide);
   }
 }
 
@@ -30,8 +31,8 @@ class Compressor {
  public:
   Compressor() : handle_(tjInitCompress()) {
     if (handle_ == nullptr) {
-      throw Error(ErrorCode::kInternal,
-                  std::string("cannot create a TurboJPEG compressor: ") + tjGetErrorStr2(nullptr));
+      throw MakeError(ErrorCode::kInternal, "cannot create a TurboJPEG compressor: {}",
+                      tjGetErrorStr2(nullptr));
     }
   }
   Compressor(const Compressor&) = delete;
@@ -55,8 +56,8 @@ int64_t MaxJpegBytes(int64_t height, int64_t width, int channels) {
   const unsigned long bytes =
       tjBufSize(static_cast<int>(width), static_cast<int>(height), Subsampling(channels));
   if (bytes == static_cast<unsigned long>(-1)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string("tjBufSize refused the image: ") + tjGetErrorStr2(nullptr));
+    throw MakeError(ErrorCode::kInvalidArgument, "tjBufSize refused the image: {}",
+                    tjGetErrorStr2(nullptr));
   }
   return static_cast<int64_t>(bytes);
 }
@@ -65,14 +66,11 @@ void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, 
                 int quality, std::vector<uint8_t>& out) {
   CheckShape(height, width, channels);
   if (quality < 1 || quality > 100) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "JPEG quality " + std::to_string(quality) + " is not within 1-100");
+    throw MakeError(ErrorCode::kInvalidArgument, "JPEG quality {} is not within 1-100", quality);
   }
   if (pixels.size() != static_cast<size_t>(height * width * channels)) {
-    throw Error(ErrorCode::kInvalidArgument, "cannot encode " + std::to_string(pixels.size()) +
-                                                 " bytes as a " + std::to_string(height) + "x" +
-                                                 std::to_string(width) + "x" +
-                                                 std::to_string(channels) + " image");
+    throw MakeError(ErrorCode::kInvalidArgument, "cannot encode {} bytes as a {}x{}x{} image",
+                    pixels.size(), height, width, channels);
   }
   // TurboJPEG writes into `out` in place: sized to the most it can need, then cut to what it
   // wrote. TJFLAG_NOREALLOC keeps it from replacing the buffer; TJFLAG_ACCURATEDCT is libjpeg's
@@ -89,8 +87,8 @@ void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, 
     const std::string message = tjGetErrorStr2(t_compressor->get());
     t_compressor.reset();
     out.clear();
-    throw Error(ErrorCode::kInternal, "TurboJPEG could not encode a " + std::to_string(height) +
-                                          "x" + std::to_string(width) + " image: " + message);
+    throw MakeError(ErrorCode::kInternal, "TurboJPEG could not encode a {}x{} image: {}", height,
+                    width, message);
   }
   out.resize(size);
 }

@@ -10,6 +10,7 @@
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
 #include "image/opencv_codecs_module.h"
+#include "make_error.h"
 #include "process/helper_location.h"
 
 namespace h5feed::image {
@@ -214,10 +215,12 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name) {
   CheckImageSize(dims->height, dims->width, 3, KindName(kind), name);
   if (dims->data_bytes >= 0 &&
       dims->data_offset + dims->data_bytes > static_cast<int64_t>(encoded.size())) {
-    ThrowCorrupt(KindName(kind), name,
-                 "truncated: the header announces " + std::to_string(dims->data_bytes) +
-                     " bytes of pixels from byte " + std::to_string(dims->data_offset) +
-                     ", the file has " + std::to_string(encoded.size()) + " bytes");
+    ThrowCorrupt(
+        KindName(kind), name,
+        fmt::format(
+            "truncated: the header announces {} bytes of pixels from byte {}, the file has {} "
+            "bytes",
+            dims->data_bytes, dims->data_offset, encoded.size()));
   }
   DecodePlan plan;
   plan.format = Format::kOther;
@@ -236,17 +239,17 @@ void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan, std:
   if (!codecs.decode) {
     // Not kCorrupt: the file is fine, the installation is not, and skipping every such file
     // would lose data quietly.
-    throw Error(ErrorCode::kUnsupported,
-                "cannot decode " + std::string(name) + " (" + std::string(KindName(kind)) +
-                    "): BMP, PNM and TIFF are decoded by h5feed's OpenCV module " +
-                    "(h5feed-opencv-codecs.so), and " + codecs.problem + ". Reinstall h5feed, " +
-                    "or set $" + kOpenCvCodecsVariable + " to the module");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "cannot decode {} ({}): BMP, PNM and TIFF are decoded by h5feed's OpenCV module "
+        "(h5feed-opencv-codecs.so), and {}. Reinstall h5feed, or set ${} to the module",
+        name, KindName(kind), codecs.problem, kOpenCvCodecsVariable);
   }
   std::array<char, 512> message{};
   const int status = codecs.decode(encoded.data(), encoded.size(), plan.height, plan.width,
                                    rgb.data(), message.data(), message.size());
   if (status == kOpenCvInternal) {
-    throw Error(ErrorCode::kInternal, "decoding '" + std::string(name) + "': " + message.data());
+    throw MakeError(ErrorCode::kInternal, "decoding '{}': {}", name, message.data());
   }
   if (status != kOpenCvDecoded) ThrowCorrupt(KindName(kind), name, message.data());
 }

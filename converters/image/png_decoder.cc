@@ -10,11 +10,12 @@
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
 
-constexpr std::string_view kFormat = "PNG";
+constexpr std::string_view kPng = "PNG";
 
 // Caps on ancillary chunks (text, ICC profiles) so a hostile file cannot make libspng buffer
 // gigabytes; real files carry at most a few MiB of metadata.
@@ -27,7 +28,7 @@ struct ContextDeleter {
 using Context = std::unique_ptr<spng_ctx, ContextDeleter>;
 
 [[noreturn]] void ThrowSpng(std::string_view name, std::string_view what, int code) {
-  ThrowCorrupt(kFormat, name, std::string(what) + " (libspng: " + spng_strerror(code) + ")");
+  ThrowCorrupt(kPng, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
 }
 
 // A context reading `encoded`, with its header read and checked.
@@ -40,7 +41,7 @@ Context OpenPng(std::span<const uint8_t> encoded, std::string_view name, spng_ih
   if (rc != 0) ThrowSpng(name, "cannot set up the decoder", rc);
   rc = spng_get_ihdr(ctx.get(), &ihdr);
   if (rc != 0) ThrowSpng(name, "unreadable header", rc);
-  CheckImageSize(ihdr.height, ihdr.width, 3, kFormat, name);
+  CheckImageSize(ihdr.height, ihdr.width, 3, kPng, name);
   return ctx;
 }
 
@@ -51,8 +52,7 @@ size_t DecodeNative(spng_ctx* ctx, std::string_view name, std::span<uint8_t> rgb
   int rc = spng_decoded_image_size(ctx, SPNG_FMT_PNG, &bytes);
   if (rc != 0) ThrowSpng(name, "unreadable header", rc);
   if (bytes > rgb.size()) {
-    throw Error(ErrorCode::kInternal,
-                "PNG samples of '" + std::string(name) + "' do not fit the RGB output");
+    throw MakeError(ErrorCode::kInternal, "PNG samples of '{}' do not fit the RGB output", name);
   }
   rc = spng_decode_image(ctx, rgb.data(), bytes, SPNG_FMT_PNG, 0);
   if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
@@ -129,8 +129,8 @@ Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan, st
                     spng_ihdr& ihdr) {
   Context ctx = OpenPng(encoded, name, ihdr);
   if (static_cast<int>(ihdr.height) != plan.height || static_cast<int>(ihdr.width) != plan.width) {
-    throw Error(ErrorCode::kInternal,
-                "PNG decode plan for '" + std::string(name) + "' does not match its header");
+    throw MakeError(ErrorCode::kInternal, "PNG decode plan for '{}' does not match its header",
+                    name);
   }
   return ctx;
 }
@@ -209,8 +209,8 @@ void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std
   spng_ihdr ihdr{};
   Context ctx = OpenForPlan(encoded, plan, name, ihdr);
   if (ihdr.interlace_method != SPNG_INTERLACE_NONE) {
-    throw Error(ErrorCode::kInternal, "'" + std::string(name) + "' is interlaced: its rows " +
-                                          "cannot be decoded in order");
+    throw MakeError(ErrorCode::kInternal, "'{}' is interlaced: its rows cannot be decoded in order",
+                    name);
   }
   const Expansion expansion = ExpansionOf(ihdr);
   const Palette palette =

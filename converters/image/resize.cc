@@ -9,6 +9,7 @@
 
 #include "h5feed/error.h"
 #include "image/area_resize.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
@@ -20,8 +21,8 @@ std::string ToString(Size s) { return std::to_string(s.width) + "x" + std::to_st
 
 void CheckSize(Size s, const char* what) {
   if (s.height < 1 || s.width < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string("resize: ") + what + " size " + ToString(s) + " is not positive");
+    throw MakeError(ErrorCode::kInvalidArgument, "resize: {} size {} is not positive", what,
+                    ToString(s));
   }
 }
 
@@ -78,10 +79,9 @@ void CheckBuffers(size_t src_bytes, Size src_size, Size target, size_t dest_byte
   CheckSize(target, "target");
   if (static_cast<int64_t>(src_bytes) != RgbBytes(src_size) ||
       static_cast<int64_t>(dest_bytes) != RgbBytes(target)) {
-    throw Error(ErrorCode::kInvalidArgument, "resize: buffers of " + std::to_string(src_bytes) +
-                                                 " and " + std::to_string(dest_bytes) +
-                                                 " bytes do not hold RGB images of " +
-                                                 ToString(src_size) + " and " + ToString(target));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "resize: buffers of {} and {} bytes do not hold RGB images of {} and {}",
+                    src_bytes, dest_bytes, ToString(src_size), ToString(target));
   }
 }
 
@@ -246,9 +246,8 @@ void RowResizer::AddRow(std::span<const uint8_t> row) {
   State& s = *state_;
   if (static_cast<int64_t>(row.size()) != int64_t{s.src_size.width} * 3 ||
       s.next_row >= s.src_size.height) {
-    throw Error(ErrorCode::kInternal, "RowResizer: row " + std::to_string(s.next_row) + " of " +
-                                          std::to_string(row.size()) + " bytes for a " +
-                                          ToString(s.src_size) + " RGB image");
+    throw MakeError(ErrorCode::kInternal, "RowResizer: row {} of {} bytes for a {} RGB image",
+                    s.next_row, row.size(), ToString(s.src_size));
   }
   const int y = s.next_row++;
   const cv::Rect& source = s.placement.source;
@@ -259,8 +258,8 @@ void RowResizer::AddRow(std::span<const uint8_t> row) {
 void RowResizer::Finish() {
   State& s = *state_;
   if (s.next_row != s.src_size.height || !s.shrinker->done()) {
-    throw Error(ErrorCode::kInternal, "RowResizer finished after " + std::to_string(s.next_row) +
-                                          " of " + std::to_string(s.src_size.height) + " rows");
+    throw MakeError(ErrorCode::kInternal, "RowResizer finished after {} of {} rows", s.next_row,
+                    s.src_size.height);
   }
   if (!s.shrunk.empty()) Linear(s.shrunk, s.inside);
 }

@@ -6,11 +6,12 @@
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "make_error.h"
 
 namespace h5feed::image {
 namespace {
 
-constexpr std::string_view kFormat = "WebP";
+constexpr std::string_view kWebp = "WebP";
 
 std::string_view StatusText(VP8StatusCode status) {
   switch (status) {
@@ -32,14 +33,13 @@ DecodePlan PlanWebp(std::span<const uint8_t> encoded, std::string_view name) {
   WebPBitstreamFeatures features;
   const VP8StatusCode status = WebPGetFeatures(encoded.data(), encoded.size(), &features);
   if (status != VP8_STATUS_OK) {
-    ThrowCorrupt(kFormat, name,
+    ThrowCorrupt(kWebp, name,
                  "unreadable header (libwebp: " + std::string(StatusText(status)) + ")");
   }
   if (features.has_animation) {
-    ThrowCorrupt(kFormat, name,
-                 "animated WebP is not supported; convert it to a still image first");
+    ThrowCorrupt(kWebp, name, "animated WebP is not supported; convert it to a still image first");
   }
-  CheckImageSize(features.height, features.width, 3, kFormat, name);
+  CheckImageSize(features.height, features.width, 3, kWebp, name);
   DecodePlan plan;
   plan.format = Format::kWebp;
   plan.full_height = plan.height = features.height;
@@ -59,11 +59,11 @@ void DecodeWebp(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   int width = 0;
   int height = 0;
   if (!WebPGetInfo(encoded.data(), encoded.size(), &width, &height)) {
-    ThrowCorrupt(kFormat, name, "unreadable header");
+    ThrowCorrupt(kWebp, name, "unreadable header");
   }
   if (height != plan.height || width != plan.width) {
-    throw Error(ErrorCode::kInternal,
-                "WebP decode plan for '" + std::string(name) + "' does not match its header");
+    throw MakeError(ErrorCode::kInternal, "WebP decode plan for '{}' does not match its header",
+                    name);
   }
   WebPDecoderConfig config;
   if (!WebPInitDecoderConfig(&config)) {
@@ -80,7 +80,7 @@ void DecodeWebp(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   WebPFreeDecBuffer(&config.output);
   if (status != VP8_STATUS_OK) {
     ThrowCorrupt(
-        kFormat, name,
+        kWebp, name,
         "damaged or truncated image data (libwebp: " + std::string(StatusText(status)) + ")");
   }
 }

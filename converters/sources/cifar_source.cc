@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/mapped_file.h"
 
 namespace h5feed {
@@ -64,7 +65,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 std::pair<fs::path, const Variant*> Locate(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw Error(ErrorCode::kNotFound, "CIFAR folder " + dir + " does not exist or is not a folder");
+    throw MakeError(ErrorCode::kNotFound, "CIFAR folder {} does not exist or is not a folder", dir);
   }
   for (const Variant* variant : {&Cifar10(), &Cifar100()}) {
     if (HoldsAnyOf(dir, *variant)) return {fs::path(dir), variant};
@@ -73,11 +74,12 @@ std::pair<fs::path, const Variant*> Locate(const std::string& dir) {
     fs::path nested = fs::path(dir) / variant->folder;
     if (HoldsAnyOf(nested, *variant)) return {nested, variant};
   }
-  throw Error(ErrorCode::kNotFound,
-              "no CIFAR binaries in " + dir + ": expected " + JoinNames(Cifar10().train_files) +
-                  ", " + JoinNames(Cifar10().test_files) + " (CIFAR-10) or train.bin, test.bin " +
-                  "(CIFAR-100), in that folder or in its cifar-10-batches-bin/ or " +
-                  "cifar-100-binary/ subfolder (the binary version, not the Python pickles)");
+  throw MakeError(
+      ErrorCode::kNotFound,
+      "no CIFAR binaries in {}: expected {}, {} (CIFAR-10) or train.bin, test.bin (CIFAR-100), in "
+      "that folder or in its cifar-10-batches-bin/ or cifar-100-binary/ subfolder (the binary "
+      "version, not the Python pickles)",
+      dir, JoinNames(Cifar10().train_files), JoinNames(Cifar10().test_files));
 }
 
 // Class names, one per line with blank lines skipped; "0".."count-1" when the file is absent.
@@ -89,7 +91,7 @@ std::vector<std::string> ReadClassNames(const fs::path& file, int64_t count) {
     return names;
   }
   std::ifstream in(file);
-  if (!in) throw Error(ErrorCode::kIo, "cannot read class names from " + file.string());
+  if (!in) throw MakeError(ErrorCode::kIo, "cannot read class names from {}", file.string());
   std::string line;
   while (std::getline(in, line)) {
     // Trailing spaces and a CR (a file edited on Windows) are not part of a name.
@@ -98,12 +100,13 @@ std::vector<std::string> ReadClassNames(const fs::path& file, int64_t count) {
     }
     if (!line.empty()) names.push_back(line);
   }
-  if (in.bad()) throw Error(ErrorCode::kIo, "cannot read class names from " + file.string());
+  if (in.bad()) throw MakeError(ErrorCode::kIo, "cannot read class names from {}", file.string());
   if (static_cast<int64_t>(names.size()) != count) {
-    throw Error(ErrorCode::kCorrupt, file.string() + " holds " + std::to_string(names.size()) +
-                                         " class names; " + std::to_string(count) +
-                                         " expected (one per line). Fix or remove the file " +
-                                         "to use the class numbers as names");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} holds {} class names; {} expected (one per line). Fix or remove the file to use the "
+        "class numbers as names",
+        file.string(), names.size(), count);
   }
   return names;
 }
@@ -137,13 +140,12 @@ class CifarSource final : public SampleSource {
 
   SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
     if (i < 0 || i >= count()) {
-      throw Error(ErrorCode::kInvalidArgument, "CIFAR sample " + std::to_string(i) +
-                                                   " is out of range [0, " +
-                                                   std::to_string(count()) + ")");
+      throw MakeError(ErrorCode::kInvalidArgument, "CIFAR sample {} is out of range [0, {})", i,
+                      count());
     }
     if (static_cast<int64_t>(dest.size()) != kPixelBytes) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "CIFAR sample needs a buffer of 3072 bytes, got " + std::to_string(dest.size()));
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "CIFAR sample needs a buffer of 3072 bytes, got {}", dest.size());
     }
     auto [file, record] = Position(i);
     const uint8_t* bytes = files_[file].bytes().data() + record * record_bytes();
@@ -151,9 +153,9 @@ class CifarSource final : public SampleSource {
     info.source = names_[file] + "#" + std::to_string(record);
     info.label = bytes[label_offset_];
     if (info.label >= static_cast<int64_t>(classes_.size())) {
-      throw Error(ErrorCode::kCorrupt, info.source + " has label " + std::to_string(info.label) +
-                                           "; " + std::to_string(classes_.size()) +
-                                           " classes expected (a damaged record)");
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{} has label {}; {} classes expected (a damaged record)", info.source,
+                      info.label, classes_.size());
     }
     // Planar CHW to interleaved HWC.
     const uint8_t* red = bytes + label_bytes_;
@@ -193,9 +195,10 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
   bool cifar10 = variant == &Cifar10();
   bool coarse = options.labels == CifarOptions::Labels::kCoarse;
   if (cifar10 && coarse) {
-    throw Error(ErrorCode::kInvalidArgument, "CIFAR-10 in " + folder.string() +
-                                                 " has no coarse labels; coarse labels are " +
-                                                 "CIFAR-100's 20 superclasses");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "CIFAR-10 in {} has no coarse labels; coarse labels are CIFAR-100's 20 superclasses",
+        folder.string());
   }
   bool train = options.split == CifarOptions::Split::kTrain;
   const std::vector<std::string>& wanted = train ? variant->train_files : variant->test_files;
@@ -206,10 +209,10 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
     if (!fs::is_regular_file(folder / name, ec)) missing.push_back(name);
   }
   if (!missing.empty()) {
-    throw Error(ErrorCode::kNotFound, std::string(variant->name) + " in " + folder.string() +
-                                          " lacks " + JoinNames(missing) + "; the " +
-                                          (train ? "train" : "test") + " split needs " +
-                                          JoinNames(wanted) + " (re-extract the archive)");
+    throw MakeError(ErrorCode::kNotFound,
+                    "{} in {} lacks {}; the {} split needs {} (re-extract the archive)",
+                    variant->name, folder.string(), JoinNames(missing), (train ? "train" : "test"),
+                    JoinNames(wanted));
   }
 
   const int64_t record_bytes = variant->label_bytes + kPixelBytes;
@@ -217,11 +220,11 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
   for (const std::string& name : wanted) {
     MappedFile file((folder / name).string());
     if (static_cast<int64_t>(file.size()) % record_bytes != 0) {
-      throw Error(ErrorCode::kCorrupt,
-                  file.path() + " is truncated or not a " + std::string(variant->name) +
-                      " binary: its " + std::to_string(file.size()) +
-                      " bytes are not a whole number of " + std::to_string(record_bytes) +
-                      "-byte records. Download and extract the archive again");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} is truncated or not a {} binary: its {} bytes are not a whole number of {}-byte "
+          "records. Download and extract the archive again",
+          file.path(), variant->name, file.size(), record_bytes);
     }
     files.push_back(std::move(file));
   }

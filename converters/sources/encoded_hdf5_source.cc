@@ -17,6 +17,7 @@
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/zstd_filter.h"
+#include "make_error.h"
 #include "sources/hdf5_labels.h"
 
 namespace h5feed {
@@ -53,10 +54,11 @@ const hdf5::DatasetEntry* FindEncoded(hid_t file, const std::vector<hdf5::Datase
   if (candidates.size() > 1) {
     std::string names;
     for (const hdf5::DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " holds several datasets of encoded images (" + names +
-                    ") and none is named images: name the one to use (h5feed rechunk --images "
-                    "NAME)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} holds several datasets of encoded images ({}) and none is named images: name the one "
+        "to use (h5feed rechunk --images NAME)",
+        path, names);
   }
   return candidates.empty() ? nullptr : candidates.front();
 }
@@ -142,10 +144,9 @@ class EncodedHdf5Source final : public SampleSource {
   std::string name(int64_t i) const override { return p_.element_prefix + std::to_string(i) + "]"; }
 
   SampleInfo Read(int64_t i, std::span<uint8_t>) const override {
-    throw Error(ErrorCode::kUnsupported,
-                name(i) +
-                    " is an encoded image, stored at its own size: read it with "
-                    "ReadOwnSize");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} is an encoded image, stored at its own size: read it with ReadOwnSize",
+                    name(i));
   }
 
   SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
@@ -184,16 +185,15 @@ class EncodedHdf5Source final : public SampleSource {
     reader_.ReleaseIdle();
     if (largest_.bytes() <= 0) {
       const std::string dataset = p_.element_prefix.substr(0, p_.element_prefix.size() - 1);
-      throw Error(ErrorCode::kCorrupt, "no readable image in " + dataset + " of " + p_.path);
+      throw MakeError(ErrorCode::kCorrupt, "no readable image in {} of {}", dataset, p_.path);
     }
   }
 
  private:
   void CheckRow(int64_t i) const {
     if (i < 0 || i >= p_.count) {
-      throw Error(ErrorCode::kInvalidArgument, p_.path + ": element " + std::to_string(i) +
-                                                   " is out of range [0, " +
-                                                   std::to_string(p_.count) + ")");
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: element {} is out of range [0, {})",
+                      p_.path, i, p_.count);
     }
   }
 
@@ -224,8 +224,8 @@ class EncodedHdf5Source final : public SampleSource {
       }
     }
     if (element.len == 0 || element.p == nullptr) {
-      throw Error(ErrorCode::kCorrupt,
-                  name(i) + " in " + p_.path + " holds no bytes: not an image");
+      throw MakeError(ErrorCode::kCorrupt, "{} in {} holds no bytes: not an image", name(i),
+                      p_.path);
     }
     return true;
   }
@@ -247,24 +247,23 @@ bool HoldsEncodedImages(const std::string& path, const std::string& images) {
 std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
                                               const EncodedHdf5Options& options) {
   if (options.max_pixels < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "--max-pixels must be 0 (no limit) or positive, got " +
-                                                 std::to_string(options.max_pixels));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-pixels must be 0 (no limit) or positive, got {}", options.max_pixels);
   }
   if (options.max_side < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "--max-side must be 0 (no cap) or positive, got " +
-                                                 std::to_string(options.max_side));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-side must be 0 (no cap) or positive, got {}", options.max_side);
   }
   std::unique_ptr<EncodedHdf5Source> source;
   {
     auto lock = hdf5::Lock();
     OpenedFile opened = Open(path, options.images);
     if (opened.encoded == nullptr) {
-      throw Error(ErrorCode::kNotFound,
-                  "no dataset of encoded images in " + path +
-                      " (a 1-D dataset of variable-length bytes, h5py.vlen_dtype(np.uint8), "
-                      "named " +
-                      (options.images.empty() ? std::string(kImagesName) : options.images) +
-                      " or the only one); its datasets: " + hdf5::ListText(opened.datasets));
+      throw MakeError(ErrorCode::kNotFound,
+                      "no dataset of encoded images in {} (a 1-D dataset of variable-length bytes, "
+                      "h5py.vlen_dtype(np.uint8), named {} or the only one); its datasets: {}",
+                      path, (options.images.empty() ? std::string(kImagesName) : options.images),
+                      hdf5::ListText(opened.datasets));
     }
     hdf5::SilenceErrors silence;
     EncodedHdf5Source::Parts parts;

@@ -6,6 +6,7 @@
 #include "h5feed/error.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -20,29 +21,28 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry
       hdf5::FindDataset(datasets, requested.empty() ? format::schema::kLabels : requested);
   if (labels == nullptr) {
     if (requested.empty()) return {};
-    throw Error(ErrorCode::kNotFound, "no dataset " + requested + " in " + path +
-                                          "; its datasets: " + hdf5::ListText(datasets));
+    throw MakeError(ErrorCode::kNotFound, "no dataset {} in {}; its datasets: {}", requested, path,
+                    hdf5::ListText(datasets));
   }
   const std::vector<int64_t>& s = labels->dims;
   if (!labels->is_integer || !(s.size() == 1 || (s.size() == 2 && s[1] == 1))) {
-    throw Error(ErrorCode::kUnsupported,
-                "dataset " + labels->name + " in " + path + " is " + labels->dtype + " " +
-                    hdf5::ShapeText(s) + "; labels must be integers of shape (N,) or (N, 1)" +
+    throw MakeError(ErrorCode::kUnsupported,
+                    "dataset {} in {} is {} {}; labels must be integers of shape (N,) or (N, 1){}",
+                    labels->name, path, labels->dtype, hdf5::ShapeText(s),
                     (requested.empty() ? ": name another dataset with --labels" : ""));
   }
   if (s[0] != count) {
-    throw Error(ErrorCode::kInvalidArgument, "dataset " + labels->name + " in " + path + " holds " +
-                                                 std::to_string(s[0]) + " labels for " +
-                                                 std::to_string(count) +
-                                                 " images; there must be one " + "label per image");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "dataset {} in {} holds {} labels for {} images; there must be one label per image",
+        labels->name, path, s[0], count);
   }
   const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, path);
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0 || values[i] >= kMaxClasses) {
-      throw Error(ErrorCode::kCorrupt, "label " + std::to_string(i) + " of " + labels->name +
-                                           " in " + path + " is " + std::to_string(values[i]) +
-                                           "; labels are class indices in [0, " +
-                                           std::to_string(kMaxClasses) + ")");
+      throw MakeError(ErrorCode::kCorrupt,
+                      "label {} of {} in {} is {}; labels are class indices in [0, {})", i,
+                      labels->name, path, values[i], kMaxClasses);
     }
   }
   return values;
@@ -60,9 +60,9 @@ Hdf5Labels ReadHdf5Labels(hid_t file, const std::vector<hdf5::DatasetEntry>& dat
   if (classes != nullptr && classes->is_string && classes->dims.size() == 1) {
     result.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
     if (max_label >= static_cast<int64_t>(result.classes.size())) {
-      throw Error(ErrorCode::kCorrupt, path + " has labels up to " + std::to_string(max_label) +
-                                           " but its classes dataset names only " +
-                                           std::to_string(result.classes.size()) + " classes");
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{} has labels up to {} but its classes dataset names only {} classes", path,
+                      max_label, result.classes.size());
     }
   } else {
     for (int64_t c = 0; c <= max_label; ++c) result.classes.push_back(std::to_string(c));

@@ -15,6 +15,7 @@
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
 #include "hdf5/zstd_filter.h"
+#include "make_error.h"
 #include "sources/hdf5_labels.h"
 
 namespace h5feed {
@@ -39,11 +40,12 @@ void CheckFilters(hid_t dataset, const hdf5::DatasetEntry& images, const std::st
                                      nullptr, 0, nullptr, &config);
     if (H5Zfilter_avail(id) > 0) continue;
     std::string name = i < static_cast<int>(images.filters.size()) ? images.filters[i] : "";
-    throw Error(ErrorCode::kUnsupported,
-                "dataset " + images.name + " in " + path + " is compressed with " + name +
-                    " (HDF5 filter " + std::to_string(id) + "), which this HDF5 cannot " +
-                    "decode. Point HDF5_PLUGIN_PATH at a folder holding that filter's " +
-                    "plugin, or rewrite the dataset with gzip (h5py: compression='gzip')");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "dataset {} in {} is compressed with {} (HDF5 filter {}), which this HDF5 cannot decode. "
+        "Point HDF5_PLUGIN_PATH at a folder holding that filter's plugin, or rewrite the dataset "
+        "with gzip (h5py: compression='gzip')",
+        images.name, path, name, id);
   }
 }
 
@@ -106,15 +108,13 @@ class Hdf5Source final : public SampleSource {
 
   SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
     if (i < 0 || i >= p_.count) {
-      throw Error(ErrorCode::kInvalidArgument, p_.path + ": row " + std::to_string(i) +
-                                                   " is out of range [0, " +
-                                                   std::to_string(p_.count) + ")");
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: row {} is out of range [0, {})", p_.path, i,
+                      p_.count);
     }
     const size_t bytes = static_cast<size_t>(p_.shape.bytes());
     if (dest.size() != bytes) {
-      throw Error(ErrorCode::kInvalidArgument, p_.path + ": a row needs a buffer of " +
-                                                   std::to_string(bytes) + " bytes, got " +
-                                                   std::to_string(dest.size()));
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: a row needs a buffer of {} bytes, got {}",
+                      p_.path, bytes, dest.size());
     }
     // NCHW rows land in a per-thread buffer first: reading them strided through an HDF5
     // memory space would run HDF5's slow element-wise gather under the global lock.
@@ -153,7 +153,7 @@ class Hdf5Source final : public SampleSource {
     if (!ok) {
       // A chunk that fails to decompress spoils only its rows: kCorrupt lets them be skipped.
       throw hdf5::StackError(ErrorCode::kCorrupt,
-                             "reading row " + std::to_string(i) + " of " + p_.images_name, p_.path);
+                             fmt::format("reading row {} of {}", i, p_.images_name), p_.path);
     }
   }
 

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <utility>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/read_file.h"
 
 namespace h5feed {
@@ -26,8 +28,6 @@ constexpr int64_t kKeptScratchBytes = 32 << 20;
 // decoding whole and resizing with SIMD is the faster way.
 constexpr int64_t kStreamAboveBytes = 16 << 20;
 
-std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
 std::string SizeText(int width, int height) {
   return std::to_string(width) + "x" + std::to_string(height);
 }
@@ -35,7 +35,7 @@ std::string SizeText(int width, int height) {
 int64_t FileBytes(const std::string& path) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {
-    throw Error(ErrorCode::kCorrupt, "cannot stat " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kCorrupt, "cannot stat {}: {}", path, std::strerror(errno));
   }
   return info.st_size;
 }
@@ -105,11 +105,12 @@ void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t f
                             int64_t decoded, int64_t transient, const std::string& why) const {
   const int64_t needed = file + decoded + transient;
   if (!budget_.fits(needed)) {
-    throw Error(ErrorCode::kCorrupt,
-                "refused image '" + path + "': decoding it needs " + MiB(needed) + " (its " +
-                    MiB(file) + " file, " + why + "), more than the " + MiB(budget_.lendable()) +
-                    " that --memory-limit " + MiB(budget_.limit()) +
-                    " leaves for decoding; raise --memory-limit to " + "convert it");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "refused image '{}': decoding it needs {} (its {} file, {}), more than the {} that "
+        "--memory-limit {} leaves for decoding; raise --memory-limit to convert it",
+        path, ByteSize(needed), ByteSize(file), why, ByteSize(budget_.lendable()),
+        ByteSize(budget_.limit()));
   }
   // Buffers kept from earlier images count until they are given back.
   const int64_t with_kept =
@@ -136,8 +137,8 @@ void ImageFileReader::ReadWholeFile(const std::string& path, Scratch& scratch,
       return scratch.encoded.data();
     });
     if (!fetched || static_cast<int64_t>(scratch.encoded.size()) != file_bytes) {
-      throw Error(ErrorCode::kCorrupt, path + " changed while converting: it no longer holds " +
-                                           std::to_string(file_bytes) + " bytes");
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{} changed while converting: it no longer holds {} bytes", path, file_bytes);
     }
     return;
   }
@@ -149,12 +150,12 @@ void ImageFileReader::ReadWholeFile(const std::string& path, Scratch& scratch,
 void ImageFileReader::CheckPixels(const std::string& path, const image::DecodePlan& plan) const {
   const int64_t pixels = int64_t{plan.full_height} * plan.full_width;
   if (max_pixels_ > 0 && pixels > max_pixels_) {
-    throw Error(ErrorCode::kCorrupt,
-                "refused image '" + path + "': " + SizeText(plan.full_width, plan.full_height) +
-                    " = " + std::to_string(pixels) + " pixels, more than --max-pixels " +
-                    std::to_string(max_pixels_) + " allows (a decompression bomb, or an " +
-                    "image too large to train on); pass a larger --max-pixels, or 0 for no " +
-                    "limit, to convert it");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "refused image '{}': {} = {} pixels, more than --max-pixels {} allows (a decompression "
+        "bomb, or an image too large to train on); pass a larger --max-pixels, or 0 for no limit, "
+        "to convert it",
+        path, SizeText(plan.full_width, plan.full_height), pixels, max_pixels_);
   }
 }
 
@@ -177,12 +178,12 @@ ImageFileReader::Header ImageFileReader::FetchHeader(const std::string& name, co
   scratch.encoded.clear();
   while (!fetch(place)) {
     if (header.file_bytes <= 0) {
-      throw Error(ErrorCode::kCorrupt, name + " holds no bytes: not an image");
+      throw MakeError(ErrorCode::kCorrupt, "{} holds no bytes: not an image", name);
     }
     Cover(scratch, name, header.file_bytes, 0, 0, "read from its dataset");
   }
   if (header.file_bytes <= 0 || scratch.encoded.empty()) {
-    throw Error(ErrorCode::kCorrupt, name + " holds no bytes: not an image");
+    throw MakeError(ErrorCode::kCorrupt, "{} holds no bytes: not an image", name);
   }
   header.plan = image::PlanDecode(scratch.encoded, name);
   CheckPixels(name, header.plan);
@@ -249,10 +250,10 @@ void ImageFileReader::Read(const std::string& path, image::Size target,
       // takes its own.)
       scratch.Clear();
       CheckDecodes(path);
-      throw Error(ErrorCode::kCorrupt, path + " changed size while converting: it is now " +
-                                           SizeText(full.width, full.height) +
-                                           ", the dataset's images are " +
-                                           SizeText(target.width, target.height));
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{} changed size while converting: it is now {}, the dataset's images are {}",
+                      path, SizeText(full.width, full.height),
+                      SizeText(target.width, target.height));
     }
     Cover(scratch, path, header.file_bytes, 0, full.scratch_bytes, "decoded into the chunk");
     ReadWholeFile(path, scratch, header);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ void Walk(const fs::path& root, const std::string& relative,
     }
   }
   if (ec) {
-    throw Error(ErrorCode::kIo, "cannot list folder " + folder.string() + ": " + ec.message());
+    throw MakeError(ErrorCode::kIo, "cannot list folder {}: {}", folder.string(), ec.message());
   }
   out.push_back(std::move(walked));
   for (const std::string& subfolder : subfolders) Walk(root, subfolder, visited, out);
@@ -65,8 +66,8 @@ void Walk(const fs::path& root, const std::string& relative,
 ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
-    throw Error(ErrorCode::kNotFound,
-                "image folder " + root + " does not exist or is not a folder");
+    throw MakeError(ErrorCode::kNotFound, "image folder {} does not exist or is not a folder",
+                    root);
   }
   ImageFolderListing listing;
   listing.root = root;
@@ -74,11 +75,12 @@ ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
     std::error_code type_ec;
     if (entry.is_directory(type_ec)) listing.classes.push_back(entry.path().filename().string());
   }
-  if (ec) throw Error(ErrorCode::kIo, "cannot list folder " + root + ": " + ec.message());
+  if (ec) throw MakeError(ErrorCode::kIo, "cannot list folder {}: {}", root, ec.message());
   if (listing.classes.empty()) {
-    throw Error(ErrorCode::kNotFound,
-                "no class folder in " + root +
-                    ": an image folder holds one subfolder per class (ROOT/<class>/<image>)");
+    throw MakeError(ErrorCode::kNotFound,
+                    "no class folder in {}: an image folder holds one subfolder per class "
+                    "(ROOT/<class>/<image>)",
+                    root);
   }
   std::sort(listing.classes.begin(), listing.classes.end());
 
@@ -105,10 +107,12 @@ ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
   if (!empty_classes.empty() && !allow_empty) {
     std::string names;
     for (const std::string& name : empty_classes) names += (names.empty() ? "" : ", ") + name;
-    throw Error(ErrorCode::kInvalidArgument,
-                "no image in class folder(s) " + names + " under " + root +
-                    " (extensions .jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp); remove the "
-                    "folder(s), or pass --allow-empty to keep their labels with no image");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "no image in class folder(s) {} under {} (extensions .jpg .jpeg .png .ppm .bmp .pgm .tif "
+        ".tiff .webp); remove the folder(s), or pass --allow-empty to keep their labels with no "
+        "image",
+        names, root);
   }
   return listing;
 }

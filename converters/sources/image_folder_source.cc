@@ -10,6 +10,7 @@
 #include <tbb/task_arena.h>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/image_folder.h"
 
 namespace h5feed {
@@ -126,7 +127,7 @@ StoredSizes DecideStoredSizes(const ImageFolderListing& listing, const ImageFile
   arena.execute([&] { groups = SizesFromHeaders(listing, reader); });
   if (groups.empty()) {
     reader.ReleaseIdle();
-    throw Error(ErrorCode::kCorrupt, "no readable image in " + listing.root);
+    throw MakeError(ErrorCode::kCorrupt, "no readable image in {}", listing.root);
   }
   // The files of each stored (capped) size, and whether all of them are stored as they are.
   std::map<SizeKey, std::vector<size_t>> stored;
@@ -159,7 +160,7 @@ StoredSizes DecideStoredSizes(const ImageFolderListing& listing, const ImageFile
     }
     if (real.empty()) {
       reader.ReleaseIdle();
-      throw Error(ErrorCode::kCorrupt, "no readable image in " + listing.root);
+      throw MakeError(ErrorCode::kCorrupt, "no readable image in {}", listing.root);
     }
     if (real.size() == 1 && !options.own_size) {
       stored = {{real.front(), stored[real.front()]}};
@@ -188,12 +189,12 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
     throw Error(ErrorCode::kInvalidArgument, "--size must be positive, as HxW (e.g. 224x224)");
   }
   if (options.max_pixels < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "--max-pixels must be 0 (no limit) or positive, got " +
-                                                 std::to_string(options.max_pixels));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-pixels must be 0 (no limit) or positive, got {}", options.max_pixels);
   }
   if (options.max_side < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "--max-side must be 0 (no cap) or positive, got " +
-                                                 std::to_string(options.max_side));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-side must be 0 (no cap) or positive, got {}", options.max_side);
   }
   std::unique_ptr<MemoryBudget> own_budget;
   if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);

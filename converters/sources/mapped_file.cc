@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -35,22 +36,22 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     int err = errno;
-    throw Error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo,
-                "cannot open " + path + ": " + std::strerror(err));
+    throw MakeError(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo, "cannot open {}: {}",
+                    path, std::strerror(err));
   }
   struct stat info;
   if (::fstat(fd.get(), &info) != 0) {
-    throw Error(ErrorCode::kIo, "cannot stat " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot stat {}: {}", path, std::strerror(errno));
   }
   if (!S_ISREG(info.st_mode)) {
-    throw Error(ErrorCode::kInvalidArgument, path + " is not a regular file");
+    throw MakeError(ErrorCode::kInvalidArgument, "{} is not a regular file", path);
   }
   size_ = static_cast<size_t>(info.st_size);
   if (size_ == 0) return;  // mmap refuses a zero length
   void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (data == MAP_FAILED) {
     size_ = 0;
-    throw Error(ErrorCode::kIo, "cannot memory-map " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot memory-map {}: {}", path, std::strerror(errno));
   }
   data_ = static_cast<const uint8_t*>(data);
 }

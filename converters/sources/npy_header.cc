@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -32,9 +33,10 @@ class DictParser {
       if (key == "descr") {
         SkipSpace();
         if (Peek() == '[') {
-          throw Error(ErrorCode::kUnsupported, path_ + " holds a structured array (dtype " +
-                                                   Rest() +
-                                                   "); a plain uint8 or integer array is needed");
+          throw MakeError(
+              ErrorCode::kUnsupported,
+              "{} holds a structured array (dtype {}); a plain uint8 or integer array is needed",
+              path_, Rest());
         }
         header.dtype = ParseDtype(ParseString());
         seen_descr = true;
@@ -45,7 +47,7 @@ class DictParser {
         header.shape = ParseShape();
         seen_shape = true;
       } else {
-        Fail("unknown key '" + key + "'");
+        Fail("unknown key '{}'", key);
       }
       if (!Consume(',')) {
         Expect('}');
@@ -59,10 +61,11 @@ class DictParser {
   }
 
  private:
-  [[noreturn]] void Fail(const std::string& what) const {
-    throw Error(ErrorCode::kCorrupt, path_ + " has a malformed .npy header (" + what +
-                                         ", at character " + std::to_string(pos_) + " of '" +
-                                         std::string(text_) + "')");
+  template <typename... Args>
+  [[noreturn]] void Fail(fmt::format_string<Args...> format, Args&&... args) const {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} has a malformed .npy header ({}, at character {} of '{}')", path_,
+                    fmt::format(format, std::forward<Args>(args)...), pos_, text_);
   }
 
   void SkipSpace() {
@@ -78,7 +81,7 @@ class DictParser {
     return true;
   }
   void Expect(char c) {
-    if (!Consume(c)) Fail(std::string("expected '") + c + "'");
+    if (!Consume(c)) Fail("expected '{}'", c);
   }
 
   std::string ParseString() {
@@ -140,14 +143,14 @@ class DictParser {
       rest.remove_prefix(1);
     }
     if (rest.empty() || !std::isalpha(static_cast<unsigned char>(rest.front()))) {
-      Fail("unreadable dtype '" + descr + "'");
+      Fail("unreadable dtype '{}'", descr);
     }
     dtype.kind = rest.front();
     rest.remove_prefix(1);
     for (char c : rest) {
       if (!std::isdigit(static_cast<unsigned char>(c))) break;  // "M8[ns]": units follow
       dtype.item_bytes = dtype.item_bytes * 10 + (c - '0');
-      if (dtype.item_bytes > (1 << 20)) Fail("unreadable dtype '" + descr + "'");
+      if (dtype.item_bytes > (1 << 20)) Fail("unreadable dtype '{}'", descr);
     }
     return dtype;
   }
@@ -183,10 +186,11 @@ std::string NpyHeader::ShapeText() const {
 
 NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path) {
   if (file.size() < kPreambleV1 || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
-    throw Error(ErrorCode::kCorrupt,
-                path +
-                    " is not a .npy file (no \\x93NUMPY magic); save the array with "
-                    "numpy.save (a .npz archive must be unpacked first)");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} is not a .npy file (no \\x93NUMPY magic); save the array with numpy.save (a .npz "
+        "archive must be unpacked first)",
+        path);
   }
   int major = file[6];
   size_t preamble = 0;
@@ -196,24 +200,25 @@ NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path)
     header_bytes = LittleEndian(&file[8], 2);
   } else if (major == 2 || major == 3) {  // 3.0 only allows UTF-8 in the header
     if (file.size() < kPreambleV2) {
-      throw Error(ErrorCode::kCorrupt, path + " is truncated inside its .npy header");
+      throw MakeError(ErrorCode::kCorrupt, "{} is truncated inside its .npy header", path);
     }
     preamble = kPreambleV2;
     header_bytes = LittleEndian(&file[8], 4);
   } else {
-    throw Error(ErrorCode::kUnsupported, path + " is .npy format version " + std::to_string(major) +
-                                             "." + std::to_string(file[7]) +
-                                             "; versions 1.0 to 3.0 are supported");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} is .npy format version {}.{}; versions 1.0 to 3.0 are supported", path,
+                    major, file[7]);
   }
   if (file.size() < preamble + header_bytes) {
-    throw Error(ErrorCode::kCorrupt, path + " is truncated inside its .npy header");
+    throw MakeError(ErrorCode::kCorrupt, "{} is truncated inside its .npy header", path);
   }
   std::string_view text(reinterpret_cast<const char*>(file.data() + preamble), header_bytes);
   NpyHeader header = DictParser(text, path).Parse();
   int64_t bytes = std::max<int64_t>(header.dtype.item_bytes, 1);
   for (int64_t d : header.shape) {
     if (d != 0 && bytes > std::numeric_limits<int64_t>::max() / d) {
-      throw Error(ErrorCode::kCorrupt, path + " has an impossible shape " + header.ShapeText());
+      throw MakeError(ErrorCode::kCorrupt, "{} has an impossible shape {}", path,
+                      header.ShapeText());
     }
     bytes *= d;
   }
@@ -226,8 +231,8 @@ int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype) {
   // NumPy's integers are 1, 2, 4 or 8 bytes; a header may still say '<i16' (found by fuzzing:
   // the shifts below are undefined past 8 bytes).
   if (!dtype.is_integer() || (n != 1 && n != 2 && n != 4 && n != 8)) {
-    throw Error(ErrorCode::kUnsupported,
-                "dtype '" + dtype.descr + "' is not an integer of 1, 2, 4 or 8 bytes");
+    throw MakeError(ErrorCode::kUnsupported, "dtype '{}' is not an integer of 1, 2, 4 or 8 bytes",
+                    dtype.descr);
   }
   uint64_t bits = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -238,8 +243,7 @@ int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype) {
     bits |= ~uint64_t{0} << (8 * n);  // sign-extend
   }
   if (dtype.kind == 'u' && n == 8 && bits > static_cast<uint64_t>(INT64_MAX)) {
-    throw Error(ErrorCode::kUnsupported,
-                "uint64 value " + std::to_string(bits) + " does not fit a label (int64)");
+    throw MakeError(ErrorCode::kUnsupported, "uint64 value {} does not fit a label (int64)", bits);
   }
   return static_cast<int64_t>(bits);
 }

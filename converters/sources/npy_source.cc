@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/mapped_file.h"
 #include "sources/npy_header.h"
 
@@ -21,34 +22,38 @@ constexpr int64_t kMaxClasses = int64_t{1} << 20;
 void CheckComplete(const MappedFile& file, const NpyHeader& header) {
   int64_t needed = header.data_offset + header.data_bytes();
   if (static_cast<int64_t>(file.size()) < needed) {
-    throw Error(ErrorCode::kCorrupt, file.path() + " is truncated: its header announces " +
-                                         header.dtype.descr + " " + header.ShapeText() + " (" +
-                                         std::to_string(needed) + " bytes) but the file " + "has " +
-                                         std::to_string(file.size()) + " bytes");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} is truncated: its header announces {} {} ({} bytes) but the file has {} bytes",
+        file.path(), header.dtype.descr, header.ShapeText(), needed, file.size());
   }
 }
 
 ImageShape ImagesShape(const NpyHeader& header, const std::string& path) {
   const NpyDtype& dtype = header.dtype;
   if (!(dtype.kind == 'u' && dtype.item_bytes == 1)) {
-    throw Error(ErrorCode::kUnsupported, path + " holds " + dtype.descr +
-                                             " images; uint8 is needed (for float images in " +
-                                             "[0, 1]: (a * 255).round().astype(numpy.uint8))");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} holds {} images; uint8 is needed (for float images in [0, 1]: (a * "
+                    "255).round().astype(numpy.uint8))",
+                    path, dtype.descr);
   }
   const std::vector<int64_t>& s = header.shape;
   bool rank_ok = s.size() == 3 || (s.size() == 4 && s[3] >= 1 && s[3] <= 4);
   if (!rank_ok) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " has shape " + header.ShapeText() + "; images must be (N, H, W, C) " +
-                    "with C in 1..4 or (N, H, W). For NCHW data: a.transpose(0, 2, 3, 1)");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} has shape {}; images must be (N, H, W, C) with C in 1..4 or (N, H, W). For NCHW data: "
+        "a.transpose(0, 2, 3, 1)",
+        path, header.ShapeText());
   }
   if (header.fortran_order) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " is stored in Fortran order; save numpy.ascontiguousarray(a) instead");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} is stored in Fortran order; save numpy.ascontiguousarray(a) instead", path);
   }
   ImageShape shape{s[1], s[2], s.size() == 4 ? s[3] : 1};
   if (shape.height == 0 || shape.width == 0) {
-    throw Error(ErrorCode::kUnsupported, path + " has empty images: shape " + header.ShapeText());
+    throw MakeError(ErrorCode::kUnsupported, "{} has empty images: shape {}", path,
+                    header.ShapeText());
   }
   return shape;
 }
@@ -59,20 +64,20 @@ std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
   const int64_t item_bytes = header.dtype.item_bytes;
   if (!header.dtype.is_integer() || item_bytes > 8 ||
       !std::has_single_bit(static_cast<uint64_t>(item_bytes))) {
-    throw Error(ErrorCode::kUnsupported, path + " holds " + header.dtype.descr +
-                                             " labels; labels must be integers " +
-                                             "(a.astype(numpy.int64))");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} holds {} labels; labels must be integers (a.astype(numpy.int64))", path,
+                    header.dtype.descr);
   }
   const std::vector<int64_t>& s = header.shape;
   bool shape_ok = s.size() == 1 || (s.size() == 2 && s[1] == 1);
   if (!shape_ok) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " has shape " + header.ShapeText() + "; labels must be (N,) or (N, 1)");
+    throw MakeError(ErrorCode::kUnsupported, "{} has shape {}; labels must be (N,) or (N, 1)", path,
+                    header.ShapeText());
   }
   if (s[0] != count) {
-    throw Error(ErrorCode::kInvalidArgument, path + " holds " + std::to_string(s[0]) +
-                                                 " labels for " + std::to_string(count) +
-                                                 " images; there must be one label per image");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} holds {} labels for {} images; there must be one label per image", path,
+                    s[0], count);
   }
   CheckComplete(file, header);
   std::vector<int64_t> labels(static_cast<size_t>(count));
@@ -80,9 +85,8 @@ std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     int64_t label = ReadNpyInteger(data + i * header.dtype.item_bytes, header.dtype);
     if (label < 0 || label >= kMaxClasses) {
-      throw Error(ErrorCode::kCorrupt,
-                  path + "[" + std::to_string(i) + "] is " + std::to_string(label) +
-                      "; labels are class indices in [0, " + std::to_string(kMaxClasses) + ")");
+      throw MakeError(ErrorCode::kCorrupt, "{}[{}] is {}; labels are class indices in [0, {})",
+                      path, i, label, kMaxClasses);
     }
     labels[static_cast<size_t>(i)] = label;
   }
@@ -113,15 +117,13 @@ class NpySource final : public SampleSource {
 
   SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
     if (i < 0 || i >= count_) {
-      throw Error(ErrorCode::kInvalidArgument, images_.path() + ": row " + std::to_string(i) +
-                                                   " is out of range [0, " +
-                                                   std::to_string(count_) + ")");
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: row {} is out of range [0, {})",
+                      images_.path(), i, count_);
     }
     const int64_t bytes = shape_.bytes();
     if (static_cast<int64_t>(dest.size()) != bytes) {
-      throw Error(ErrorCode::kInvalidArgument, images_.path() + ": a row needs a buffer of " +
-                                                   std::to_string(bytes) + " bytes, got " +
-                                                   std::to_string(dest.size()));
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: a row needs a buffer of {} bytes, got {}",
+                      images_.path(), bytes, dest.size());
     }
     std::memcpy(dest.data(), images_.bytes().data() + data_offset_ + i * bytes,
                 static_cast<size_t>(bytes));

@@ -10,6 +10,7 @@
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -49,16 +50,15 @@ class OwnSizeFileSource final : public SampleSource {
   std::string name(int64_t i) const override { return "images[" + std::to_string(i) + "]"; }
 
   SampleInfo Read(int64_t i, std::span<uint8_t>) const override {
-    throw Error(ErrorCode::kUnsupported, name(i) + " of " + index_.path +
-                                             " is stored at its own size: read it with "
-                                             "ReadOwnSize");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} of {} is stored at its own size: read it with ReadOwnSize", name(i),
+                    index_.path);
   }
 
   SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
     if (i < 0 || i >= index_.samples) {
-      throw Error(ErrorCode::kInvalidArgument, index_.path + ": image " + std::to_string(i) +
-                                                   " is out of range [0, " +
-                                                   std::to_string(index_.samples) + ")");
+      throw MakeError(ErrorCode::kInvalidArgument, "{}: image {} is out of range [0, {})",
+                      index_.path, i, index_.samples);
     }
     ThreadScratch& scratch = Scratch();
     const int64_t chunk = index_.own_size_rows.chunk_of(i);
@@ -80,8 +80,8 @@ class OwnSizeFileSource final : public SampleSource {
       try {
         scratch.jpeg.Decode(stored, expected, whole, shape.height, shape.width, scratch.pixels);
       } catch (const Error& e) {
-        throw Error(e.code(), name(i) + " of " + index_.path + " (" + reader_.Describe(chunk) +
-                                  "): " + e.what());
+        throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path,
+                        reader_.Describe(chunk), e.what());
       }
       std::memcpy(dest(shape).data(), scratch.pixels.data(), static_cast<size_t>(shape.bytes()));
     }
@@ -100,10 +100,11 @@ class OwnSizeFileSource final : public SampleSource {
 std::unique_ptr<SampleSource> OpenOwnSizeFile(const std::string& path) {
   index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
   if (!index.own_size) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " stores its images at one size (" + std::to_string(index.shape.height) +
-                    "x" + std::to_string(index.shape.width) +
-                    "): it is not a file of images at their own size (format version 2)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} stores its images at one size ({}x{}): it is not a file of images at their own size "
+        "(format version 2)",
+        path, index.shape.height, index.shape.width);
   }
   return std::make_unique<OwnSizeFileSource>(std::move(index));
 }

@@ -9,19 +9,20 @@
 #include <cstring>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 
 void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t limit) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throw Error(ErrorCode::kCorrupt, "cannot open " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kCorrupt, "cannot open {}: {}", path, std::strerror(errno));
   }
   struct stat info;
   if (fstat(fd, &info) != 0) {
     int error = errno;
     ::close(fd);
-    throw Error(ErrorCode::kCorrupt, "cannot stat " + path + ": " + std::strerror(error));
+    throw MakeError(ErrorCode::kCorrupt, "cannot stat {}: {}", path, std::strerror(error));
   }
   int64_t wanted = info.st_size;
   if (limit >= 0) wanted = std::min<int64_t>(wanted, limit);
@@ -33,9 +34,8 @@ void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t 
     if (n <= 0) {
       int error = n < 0 ? errno : 0;
       ::close(fd);
-      throw Error(
-          ErrorCode::kCorrupt,
-          "cannot read " + path + ": " + (error ? std::strerror(error) : "file shrank while read"));
+      throw MakeError(ErrorCode::kCorrupt, "cannot read {}: {}", path,
+                      (error ? std::strerror(error) : "file shrank while read"));
     }
     done += n;
   }

@@ -6,20 +6,26 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/epoch_steps.h"
 
 namespace h5feed::cache {
 namespace {
 
-void Require(bool condition, const std::string& message) {
-  if (!condition) throw Error(ErrorCode::kInvalidArgument, "AccessPlan: " + message);
+// The message is formatted only when the condition fails.
+template <typename... Args>
+void Require(bool condition, fmt::format_string<Args...> format, Args&&... args) {
+  if (!condition) {
+    throw MakeError(ErrorCode::kInvalidArgument, "AccessPlan: {}",
+                    fmt::format(format, std::forward<Args>(args)...));
+  }
 }
 
 }  // namespace
 
 AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, const ChunkRows& chunks,
                        std::span<const int64_t> following) {
-  Require(batch_size >= 1, "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
+  Require(batch_size >= 1, "batch_size is {}; it must be >= 1", batch_size);
   const int64_t chunk_count = chunks.chunks();
 
   // Step -> distinct chunks. A chunk's rows meet in a step many times (a chunks:8 step of 256
@@ -39,10 +45,10 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, const
         const int64_t row = rows[static_cast<size_t>(i)];
         // The message is built only on failure: this runs for every row of every epoch.
         if (row < 0 || row >= chunks.samples()) {
-          Require(false, "row " + std::to_string(row) + " at position " + std::to_string(i) +
-                             " of the " + what + " lies outside the dataset of " +
-                             std::to_string(chunks.samples()) + " rows in " +
-                             std::to_string(chunk_count) + " chunks");
+          Require(
+              false,
+              "row {} at position {} of the {} lies outside the dataset of {} rows in {} chunks",
+              row, i, what, chunks.samples(), chunk_count);
         }
         const int64_t chunk = chunks.chunk_of(row);
         int64_t& listed = listed_in[static_cast<size_t>(chunk)];

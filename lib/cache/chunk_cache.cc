@@ -12,6 +12,7 @@
 #include "cache/entry_table.h"
 #include "cache/eviction.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::cache {
 
@@ -199,8 +200,8 @@ struct ChunkCache::Impl {
       LoadTarget target(this, e);
       result = load_(e->chunk, target);
       if (!e->owner && !e->buffer) {
-        throw Error(ErrorCode::kInternal, "chunk cache: the load of chunk " +
-                                              std::to_string(e->chunk) + " delivered nothing");
+        throw MakeError(ErrorCode::kInternal, "chunk cache: the load of chunk {} delivered nothing",
+                        e->chunk);
       }
       if (!e->owner) e->data = {e->buffer.get(), static_cast<size_t>(chunk_bytes_)};
     } catch (const Error& err) {
@@ -249,11 +250,11 @@ struct ChunkCache::Impl {
 ChunkCache::ChunkCache(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy,
                        LoadFunction load) {
   if (chunk_bytes < 1 || budget_bytes < 0 || !load) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "ChunkCache: chunk_bytes is " + std::to_string(chunk_bytes) +
-                    " and budget_bytes is " + std::to_string(budget_bytes) +
-                    (load ? "" : ", and no load function was given") +
-                    "; chunk_bytes must be >= 1, budget_bytes >= 0, and a load function set");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "ChunkCache: chunk_bytes is {} and budget_bytes is {}{}; chunk_bytes must be >= 1, "
+        "budget_bytes >= 0, and a load function set",
+        chunk_bytes, budget_bytes, (load ? "" : ", and no load function was given"));
   }
   impl_ = std::make_unique<Impl>(chunk_bytes, budget_bytes, policy, std::move(load));
 }
@@ -288,9 +289,8 @@ std::span<uint8_t> ChunkCache::LoadTarget::Buffer() {
 void ChunkCache::LoadTarget::Adopt(std::span<const uint8_t> bytes,
                                    std::shared_ptr<const void> owner) {
   if (bytes.size() != static_cast<size_t>(cache_->chunk_bytes_) || !owner) {
-    throw Error(ErrorCode::kInternal,
-                "chunk cache: adopting " + std::to_string(bytes.size()) + " bytes for a chunk of " +
-                    std::to_string(cache_->chunk_bytes_) + (owner ? "" : " without an owner"));
+    throw MakeError(ErrorCode::kInternal, "chunk cache: adopting {} bytes for a chunk of {}{}",
+                    bytes.size(), cache_->chunk_bytes_, (owner ? "" : " without an owner"));
   }
   entry_->owner = std::move(owner);
   entry_->data = bytes;

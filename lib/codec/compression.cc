@@ -10,6 +10,7 @@
 #include "codec/zstd_codec.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -47,9 +48,10 @@ std::string AcceptedForms() {
   return "accepted: " + forms;
 }
 
-[[noreturn]] void Reject(std::string_view text, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              "compression \"" + std::string(text) + "\" " + why + " (" + AcceptedForms() + ")");
+template <typename... Args>
+[[noreturn]] void Reject(std::string_view text, fmt::format_string<Args...> why, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, "compression \"{}\" {} ({})", text,
+                  fmt::format(why, std::forward<Args>(args)...), AcceptedForms());
 }
 
 int ParseLevel(std::string_view full_text, std::string_view digits, int min, int max) {
@@ -59,8 +61,7 @@ int ParseLevel(std::string_view full_text, std::string_view digits, int min, int
     Reject(full_text, "has a level that is not a whole number");
   }
   if (level < min || level > max) {
-    Reject(full_text, "has level " + std::to_string(level) + ", outside " + std::to_string(min) +
-                          "-" + std::to_string(max));
+    Reject(full_text, "has level {}, outside {}-{}", level, min, max);
   }
   return level;
 }

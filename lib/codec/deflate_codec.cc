@@ -5,6 +5,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::codec {
 namespace {
@@ -23,19 +24,17 @@ std::string ZlibStatusText(int status) {
 
 void DeflateCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& stream) {
   if (level < kDeflateMinLevel || level > kDeflateMaxLevel) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "gzip (deflate) level " + std::to_string(level) + " is out of range: use " +
-                    std::to_string(kDeflateMinLevel) + " (fastest) to " +
-                    std::to_string(kDeflateMaxLevel) + " (smallest)");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "gzip (deflate) level {} is out of range: use {} (fastest) to {} (smallest)",
+                    level, kDeflateMinLevel, kDeflateMaxLevel);
   }
   stream.resize(compressBound(static_cast<uLong>(input.size())));
   uLongf written = static_cast<uLongf>(stream.size());
   int status =
       compress2(stream.data(), &written, input.data(), static_cast<uLong>(input.size()), level);
   if (status != Z_OK) {
-    throw Error(ErrorCode::kInternal, "zlib failed to compress " + std::to_string(input.size()) +
-                                          " bytes at level " + std::to_string(level) + ": " +
-                                          ZlibStatusText(status));
+    throw MakeError(ErrorCode::kInternal, "zlib failed to compress {} bytes at level {}: {}",
+                    input.size(), level, ZlibStatusText(status));
   }
   stream.resize(written);
 }
@@ -50,15 +49,14 @@ void DeflateDecompress(std::span<const uint8_t> stream, std::span<uint8_t> outpu
   int status = uncompress(output.empty() ? &spare : output.data(), &written, stream.data(),
                           static_cast<uLong>(stream.size()));
   if (status != Z_OK) {
-    throw Error(status == Z_MEM_ERROR ? ErrorCode::kInternal : ErrorCode::kCorrupt,
-                "zlib stream of " + std::to_string(stream.size()) +
-                    " bytes could not be inflated to " + std::to_string(output.size()) +
-                    " bytes: " + ZlibStatusText(status));
+    throw MakeError(status == Z_MEM_ERROR ? ErrorCode::kInternal : ErrorCode::kCorrupt,
+                    "zlib stream of {} bytes could not be inflated to {} bytes: {}", stream.size(),
+                    output.size(), ZlibStatusText(status));
   }
   if (written != output.size()) {
-    throw Error(ErrorCode::kCorrupt, "zlib stream of " + std::to_string(stream.size()) +
-                                         " bytes inflated to " + std::to_string(written) +
-                                         " bytes, expected " + std::to_string(output.size()));
+    throw MakeError(ErrorCode::kCorrupt,
+                    "zlib stream of {} bytes inflated to {} bytes, expected {}", stream.size(),
+                    written, output.size());
   }
 }
 

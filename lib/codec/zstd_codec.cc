@@ -7,6 +7,7 @@
 
 #include "codec/zstd_context.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::codec {
 namespace {
@@ -17,10 +18,9 @@ std::string ZstdErrorText(size_t code) { return ZSTD_getErrorName(code); }
 
 void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uint8_t>& frame) {
   if (level < kZstdMinLevel || level > kZstdMaxLevel) {
-    throw Error(ErrorCode::kInvalidArgument, "zstd level " + std::to_string(level) +
-                                                 " is out of range: use " +
-                                                 std::to_string(kZstdMinLevel) + " (fastest) to " +
-                                                 std::to_string(kZstdMaxLevel) + " (smallest)");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "zstd level {} is out of range: use {} (fastest) to {} (smallest)", level,
+                    kZstdMinLevel, kZstdMaxLevel);
   }
   frame.resize(ZSTD_compressBound(input.size()));
   // ZSTD_compressCCtx ignores sticky parameters and always records the content size: the
@@ -28,9 +28,8 @@ void ZstdCompressInto(std::span<const uint8_t> input, int level, std::vector<uin
   size_t written = ZSTD_compressCCtx(&ThreadCompressionContext(), frame.data(), frame.size(),
                                      input.data(), input.size(), level);
   if (ZSTD_isError(written)) {
-    throw Error(ErrorCode::kInternal, "zstd failed to compress " + std::to_string(input.size()) +
-                                          " bytes at level " + std::to_string(level) + ": " +
-                                          ZstdErrorText(written));
+    throw MakeError(ErrorCode::kInternal, "zstd failed to compress {} bytes at level {}: {}",
+                    input.size(), level, ZstdErrorText(written));
   }
   frame.resize(written);
 }
@@ -39,9 +38,10 @@ std::optional<uint64_t> ZstdContentSize(std::span<const uint8_t> frame) {
   unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::nullopt;
   if (size == ZSTD_CONTENTSIZE_ERROR) {
-    throw Error(ErrorCode::kCorrupt, "the " + std::to_string(frame.size()) +
-                                         " bytes given as a zstd frame do not start with a "
-                                         "valid zstd frame header");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "the {} bytes given as a zstd frame do not start with a valid zstd frame header",
+        frame.size());
   }
   return size;
 }
@@ -51,23 +51,21 @@ void ZstdDecompress(std::span<const uint8_t> frame, std::span<uint8_t> output) {
   // no recorded size or is followed by more frames is settled by the size decompressed.
   std::optional<uint64_t> declared = ZstdContentSize(frame);
   if (declared && *declared > output.size()) {
-    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
-                                         " bytes declares " + std::to_string(*declared) +
-                                         " decompressed bytes, expected " +
-                                         std::to_string(output.size()));
+    throw MakeError(ErrorCode::kCorrupt,
+                    "zstd frame of {} bytes declares {} decompressed bytes, expected {}",
+                    frame.size(), *declared, output.size());
   }
   size_t written = ZSTD_decompressDCtx(&ThreadDecompressionContext(), output.data(), output.size(),
                                        frame.data(), frame.size());
   if (ZSTD_isError(written)) {
-    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
-                                         " bytes is damaged (" + ZstdErrorText(written) +
-                                         "); expected " + std::to_string(output.size()) +
-                                         " decompressed bytes");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "zstd frame of {} bytes is damaged ({}); expected {} decompressed bytes",
+                    frame.size(), ZstdErrorText(written), output.size());
   }
   if (written != output.size()) {
-    throw Error(ErrorCode::kCorrupt, "zstd frame of " + std::to_string(frame.size()) +
-                                         " bytes decompressed to " + std::to_string(written) +
-                                         " bytes, expected " + std::to_string(output.size()));
+    throw MakeError(ErrorCode::kCorrupt,
+                    "zstd frame of {} bytes decompressed to {} bytes, expected {}", frame.size(),
+                    written, output.size());
   }
 }
 

@@ -13,6 +13,7 @@ namespace h5feed::cuda {
 inline void Check(cudaError_t result, const char* what) {
   if (result != cudaSuccess) {
     cudaGetLastError();  // clear a non-sticky error so the next call reports its own
+    // Assembled by hand, not with MakeError: nvcc compiles this header (make_error.h).
     throw Error(ErrorCode::kCuda, std::string("CUDA: ") + what +
                                       " failed: " + cudaGetErrorName(result) + " (" +
                                       cudaGetErrorString(result) + ")");

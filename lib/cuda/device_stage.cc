@@ -14,6 +14,7 @@
 #include "cuda/pinned_allocator.h"
 #include "cuda/resize_kernel.h"
 #include "h5feed/image_shape.h"
+#include "make_error.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -159,9 +160,11 @@ void CheckLaunchable(const ImageShape& shape, const transform::OutputViews& view
       continue;
     }
     if (NormalizeSharedBytes(shape.channels, spec) > (48 << 10)) {
-      throw Error(ErrorCode::kUnsupported,
-                  "GPU stage: delivered rows of " + std::to_string(spec.augment.out_width) +
-                      " pixels are too wide for the kernel; crop them or use the CPU path");
+      throw MakeError(
+          ErrorCode::kUnsupported,
+          "GPU stage: delivered rows of {} pixels are too wide for the kernel; crop them or use "
+          "the CPU path",
+          spec.augment.out_width);
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::cuda {
 namespace {
@@ -17,9 +18,10 @@ class Pinned final : public memory::HostAllocator {
     cudaError_t result = cudaHostAlloc(&region, bytes, cudaHostAllocPortable);
     if (result != cudaSuccess) {
       cudaGetLastError();
-      throw Error(ErrorCode::kIo, "cannot pin " + std::to_string(bytes) +
-                                      " bytes of host slot memory (cudaHostAlloc: " +
-                                      cudaGetErrorString(result) + "); lower slots or batch_size");
+      throw MakeError(
+          ErrorCode::kIo,
+          "cannot pin {} bytes of host slot memory (cudaHostAlloc: {}); lower slots or batch_size",
+          bytes, cudaGetErrorString(result));
     }
     // cudaHostAlloc returns page-aligned memory, as HostAllocator promises.
     return region;

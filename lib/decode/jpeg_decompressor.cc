@@ -3,6 +3,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::decode {
 namespace {
@@ -61,8 +62,8 @@ JpegDecompressor::JpegDecompressor() {
   trap_.manager.error_exit = JumpOut;
   trap_.manager.emit_message = OnMessage;
   if (!GuardedCreate(&cinfo_, &trap_)) {
-    throw Error(ErrorCode::kInternal,
-                std::string("cannot create a libjpeg decompressor: ") + trap_.message);
+    throw MakeError(ErrorCode::kInternal, "cannot create a libjpeg decompressor: {}",
+                    trap_.message);
   }
   trap_.progress.progress_monitor = OnProgress;
   cinfo_.progress = &trap_.progress;
@@ -76,7 +77,7 @@ void JpegDecompressor::FailWithTrappedMessage() { Fail(trap_.message); }
 
 void JpegDecompressor::Fail(const std::string& message) {
   Abort();
-  throw Error(ErrorCode::kCorrupt, "JPEG: " + message);
+  throw MakeError(ErrorCode::kCorrupt, "JPEG: {}", message);
 }
 
 JpegInfo JpegDecompressor::ReadHeader(std::span<const uint8_t> jpeg) {
@@ -84,7 +85,7 @@ JpegInfo JpegDecompressor::ReadHeader(std::span<const uint8_t> jpeg) {
   // libjpeg-turbo 2.1 built for 8-bit samples refuses other precisions while reading the
   // header; the check stays for a build that accepts 12-bit.
   if (cinfo_.data_precision != 8) {
-    Fail(std::to_string(cinfo_.data_precision) + "-bit samples (h5feed delivers 8-bit)");
+    Fail(fmt::format("{}-bit samples (h5feed delivers 8-bit)", cinfo_.data_precision));
   }
   JpegInfo info{.height = cinfo_.image_height, .width = cinfo_.image_width, .channels = 0};
   if (cinfo_.num_components == 1 && cinfo_.jpeg_color_space == JCS_GRAYSCALE) {
@@ -93,9 +94,10 @@ JpegInfo JpegDecompressor::ReadHeader(std::span<const uint8_t> jpeg) {
              (cinfo_.jpeg_color_space == JCS_YCbCr || cinfo_.jpeg_color_space == JCS_RGB)) {
     info.channels = 3;
   } else {
-    Fail(std::to_string(cinfo_.num_components) + " components in color space " +
-         std::to_string(static_cast<int>(cinfo_.jpeg_color_space)) +
-         " (h5feed delivers grayscale or YCbCr/RGB only, not CMYK or YCCK)");
+    Fail(fmt::format(
+        "{} components in color space {} (h5feed delivers grayscale or YCbCr/RGB only, not CMYK or "
+        "YCCK)",
+        cinfo_.num_components, static_cast<int>(cinfo_.jpeg_color_space)));
   }
   return info;
 }

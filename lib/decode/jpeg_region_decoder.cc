@@ -6,6 +6,7 @@
 
 #include "decode/jpeg_decompressor.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::decode {
 namespace {
@@ -98,12 +99,12 @@ DecodedRegion JpegRegionDecoder::Decode(std::span<const uint8_t> jpeg, const Jpe
   if (box.top < 0 || box.left < 0 || box.height <= 0 || box.width <= 0 ||
       box.top + box.height > expected.height || box.left + box.width > expected.width ||
       min_height < 0 || min_width < 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "JPEG region: box " + std::to_string(box.height) + "x" + std::to_string(box.width) +
-                    " at (" + std::to_string(box.top) + ", " + std::to_string(box.left) +
-                    ") is not inside a " +
-                    Describe(expected.height, expected.width, expected.channels) +
-                    " image, or a minimum size is negative");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "JPEG region: box {}x{} at ({}, {}) is not inside a {} image, or a minimum size is "
+        "negative",
+        box.height, box.width, box.top, box.left,
+        Describe(expected.height, expected.width, expected.channels));
   }
   JpegDecompressor& decompressor = *decompressor_;
   const JpegInfo header = decompressor.ReadHeader(jpeg);

@@ -6,6 +6,7 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
+#include "make_error.h"
 
 namespace h5feed::format {
 
@@ -16,9 +17,11 @@ void WriteChecksumAttribute(hid_t dataset) {
 void RequireKnownChecksum(hid_t dataset, const std::string& where) {
   const std::string checksum = hdf5::ReadStringAttribute(dataset, schema::kAttrChecksum);
   if (checksum != codec::kChecksumName) {
-    throw Error(ErrorCode::kUnsupported,
-                where + " uses checksum \"" + checksum + "\"; this h5feed knows only \"" +
-                    codec::kChecksumName + "\". Upgrade h5feed or convert the file again");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} uses checksum \"{}\"; this h5feed knows only \"{}\". Upgrade h5feed or convert the "
+        "file again",
+        where, checksum, codec::kChecksumName);
   }
 }
 

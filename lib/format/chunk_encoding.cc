@@ -9,12 +9,15 @@
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::format {
 namespace {
 
-void Require(bool condition, const std::string& message) {
-  if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
+// The message is formatted only when the condition fails.
+template <typename... Args>
+void Require(bool condition, fmt::format_string<Args...> format, Args&&... args) {
+  if (!condition) throw MakeError(ErrorCode::kInvalidArgument, format, std::forward<Args>(args)...);
 }
 
 // Compresses `chunk` into into.bytes (or swaps it there when uncompressed).
@@ -36,24 +39,22 @@ void ValidateCompression(const Compression& compression) {
   using Kind = Compression::Kind;
   if (compression.kind == Kind::kZstd) {
     Require(compression.level >= codec::kZstdMinLevel && compression.level <= codec::kZstdMaxLevel,
-            "zstd level " + std::to_string(compression.level) + " is out of range 1-22");
+            "zstd level {} is out of range 1-22", compression.level);
   } else if (compression.kind == Kind::kDeflate) {
     Require(compression.level >= codec::kDeflateMinLevel &&
                 compression.level <= codec::kDeflateMaxLevel,
-            "gzip level " + std::to_string(compression.level) + " is out of range 1-9");
+            "gzip level {} is out of range 1-9", compression.level);
   }
 }
 
 void EncodeChunk(std::vector<uint8_t>& chunk, int64_t images, int64_t chunk_images,
                  int64_t image_bytes, const Compression& compression, EncodedChunk& into) {
   const size_t bytes = static_cast<size_t>(image_bytes);
-  Require(images >= 1 && images <= chunk_images, "a chunk holds 1 to " +
-                                                     std::to_string(chunk_images) +
-                                                     " images, got " + std::to_string(images));
+  Require(images >= 1 && images <= chunk_images, "a chunk holds 1 to {} images, got {}",
+          chunk_images, images);
   Require(chunk.size() == static_cast<size_t>(images) * bytes,
-          "a chunk of " + std::to_string(images) + " images needs " +
-              std::to_string(static_cast<size_t>(images) * bytes) + " bytes, got " +
-              std::to_string(chunk.size()));
+          "a chunk of {} images needs {} bytes, got {}", images,
+          static_cast<size_t>(images) * bytes, chunk.size());
   // The last chunk is stored whole, zero-padded to K images: every chunk then decompresses to
   // the same size, which is what HDF5 and every reader expect.
   chunk.resize(static_cast<size_t>(chunk_images) * bytes, 0);
@@ -73,9 +74,8 @@ void EncodePackedChunk(std::vector<uint8_t>& chunk, std::vector<StoredImage> ima
   uint64_t packed = 0;
   for (const StoredImage& image : images) packed += image.bytes;
   Require(packed == chunk.size() && packed <= static_cast<uint64_t>(chunk_bytes),
-          "a chunk of " + std::to_string(images.size()) + " images of " + std::to_string(packed) +
-              " bytes together was given " + std::to_string(chunk.size()) +
-              " bytes, in chunks of " + std::to_string(chunk_bytes) + " bytes");
+          "a chunk of {} images of {} bytes together was given {} bytes, in chunks of {} bytes",
+          images.size(), packed, chunk.size(), chunk_bytes);
   size_t offset = 0;
   for (StoredImage& image : images) {
     image.checksum = codec::RowChecksum({chunk.data() + offset, static_cast<size_t>(image.bytes)});

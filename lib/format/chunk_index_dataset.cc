@@ -9,6 +9,7 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
+#include "make_error.h"
 
 namespace h5feed::format {
 namespace {
@@ -76,7 +77,7 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
   htri_t exists = H5Lexists(location, schema::kChunkIndex, H5P_DEFAULT);
   if (exists < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
-  if (exists == 0) throw Error(ErrorCode::kNotFound, Where(location) + " does not exist");
+  if (exists == 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", Where(location));
   hdf5::Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
 
@@ -84,11 +85,11 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   hdf5::Datatype stored_type(H5Dget_type(dataset.get()));
   if (!stored_type) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {
-    throw Error(ErrorCode::kCorrupt, Where(location) + " is not a compound dataset");
+    throw MakeError(ErrorCode::kCorrupt, "{} is not a compound dataset", Where(location));
   }
   for (const Field& field : kFields) {
     if (H5Tget_member_index(stored_type.get(), field.name) < 0) {
-      throw Error(ErrorCode::kCorrupt, Where(location) + " has no field \"" + field.name + "\"");
+      throw MakeError(ErrorCode::kCorrupt, "{} has no field \"{}\"", Where(location), field.name);
     }
   }
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
@@ -97,17 +98,19 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   hdf5::Datatype written_type = RowType(true);
   if (!written_type) throw hdf5::StackError(ErrorCode::kInternal, what, location);
   if (H5Tequal(stored_type.get(), written_type.get()) <= 0) {
-    throw Error(ErrorCode::kCorrupt, Where(location) +
-                                         " does not have the row type h5feed "
-                                         "writes: the file is damaged; convert it again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} does not have the row type h5feed writes: the file is damaged; convert it again",
+        Where(location));
   }
   hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (rows < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (rows > max_rows) {
-    throw Error(ErrorCode::kCorrupt, Where(location) + " has " + std::to_string(rows) +
-                                         " rows where at most " + std::to_string(max_rows) +
-                                         " chunks exist: the file is damaged; convert it again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} has {} rows where at most {} chunks exist: the file is damaged; convert it again",
+        Where(location), rows, max_rows);
   }
   std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
   hdf5::Datatype memory_type = RowType(false);

@@ -11,6 +11,7 @@
 
 #include "h5feed/error.h"
 #include "io/os_error.h"
+#include "make_error.h"
 
 namespace h5feed::format {
 namespace {
@@ -36,10 +37,12 @@ void Sync(const std::string& path, int flags, const char* what) {
   if (status != 0) throw io::SystemError(what, path, saved);
 }
 
-[[noreturn]] void ThrowExists(const std::string& to) {
-  throw Error(ErrorCode::kAlreadyExists,
-              to + " appeared while it was being written (another program created it); it "
-                   "was left as it is. Remove it or allow overwriting (--force), then run again");
+[[noreturn]] void ThrowExists(const std::string& to, const std::string& overwrite_option) {
+  throw MakeError(
+      ErrorCode::kAlreadyExists,
+      "{} appeared while it was being written (another program created it); it was left as it is. "
+      "Remove it or allow overwriting ({}), then run again",
+      to, overwrite_option);
 }
 
 }  // namespace
@@ -78,7 +81,8 @@ void SyncFolder(const std::string& folder) {
   Sync(folder, O_RDONLY | O_DIRECTORY, "syncing the folder to disk");
 }
 
-void RenameIntoPlace(const std::string& from, const std::string& to, bool overwrite) {
+void RenameIntoPlace(const std::string& from, const std::string& to, bool overwrite,
+                     const std::string& overwrite_option) {
   if (overwrite) {
     if (rename(from.c_str(), to.c_str()) != 0) {
       throw io::SystemError("renaming " + from + " onto the output", to, errno);
@@ -86,7 +90,7 @@ void RenameIntoPlace(const std::string& from, const std::string& to, bool overwr
     return;
   }
   if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
-  if (errno == EEXIST) ThrowExists(to);
+  if (errno == EEXIST) ThrowExists(to, overwrite_option);
   if (errno != EINVAL && errno != ENOSYS) {
     throw io::SystemError("renaming " + from + " onto the output", to, errno);
   }
@@ -96,7 +100,7 @@ void RenameIntoPlace(const std::string& from, const std::string& to, bool overwr
     unlink(from.c_str());
     return;
   }
-  if (errno == EEXIST) ThrowExists(to);
+  if (errno == EEXIST) ThrowExists(to, overwrite_option);
   throw io::SystemError("linking " + from + " to the output", to, errno);
 }
 

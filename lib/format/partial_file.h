@@ -31,8 +31,10 @@ void SyncFolder(const std::string& folder);
 
 // Renames `from` onto `to`. Without `overwrite`, fails with Error(kAlreadyExists) when `to`
 // exists, atomically (renameat2 RENAME_NOREPLACE; link+unlink where the file system lacks it),
-// so an output created meanwhile by someone else is never replaced.
-void RenameIntoPlace(const std::string& from, const std::string& to, bool overwrite);
+// so an output created meanwhile by someone else is never replaced; the error names the option
+// that allows replacing it as `overwrite_option` (the caller's spelling: option_names.h).
+void RenameIntoPlace(const std::string& from, const std::string& to, bool overwrite,
+                     const std::string& overwrite_option = "WriterOptions.overwrite");
 
 // The folder that holds `path` ("." for a bare file name).
 std::string FolderOf(const std::string& path);

@@ -9,11 +9,12 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
+#include "make_error.h"
 
 namespace h5feed::format {
 namespace {
 
-std::string Where(hid_t location) {
+std::string RowChecksumsWhere(hid_t location) {
   return "dataset /" + std::string(schema::kRowChecksums) + " in " + hdf5::FileName(location);
 }
 
@@ -47,7 +48,7 @@ std::optional<std::vector<uint64_t>> ReadRowChecksums(hid_t location, int64_t ro
   hdf5::Dataset dataset(H5Dopen2(location, schema::kRowChecksums, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, what, location);
 
-  RequireKnownChecksum(dataset.get(), Where(location));
+  RequireKnownChecksum(dataset.get(), RowChecksumsWhere(location));
   hdf5::Datatype type(H5Dget_type(dataset.get()));
   if (!type) throw hdf5::StackError(ErrorCode::kCorrupt, what, location);
   const bool is_u64 = H5Tget_class(type.get()) == H5T_INTEGER && H5Tget_size(type.get()) == 8 &&
@@ -56,10 +57,11 @@ std::optional<std::vector<uint64_t>> ReadRowChecksums(hid_t location, int64_t ro
   const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
   const hssize_t count = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (!is_u64 || rank != 1 || count != rows) {
-    throw Error(ErrorCode::kCorrupt,
-                Where(location) + " is not " + std::to_string(rows) +
-                    " unsigned 64-bit checksums, one per image: the file is damaged; convert "
-                    "it again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} is not {} unsigned 64-bit checksums, one per image: the file is damaged; convert it "
+        "again",
+        RowChecksumsWhere(location), rows);
   }
   std::vector<uint64_t> checksums(static_cast<size_t>(rows));
   if (rows > 0 && H5Dread(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,

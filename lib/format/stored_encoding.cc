@@ -5,6 +5,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "make_error.h"
 
 namespace h5feed {
 
@@ -35,10 +36,11 @@ StoredEncoding StoredEncoding::Parse(std::string_view text) {
             encoding.quality <= 100;
   }
   if (!known) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "encoding '" + std::string(text) +
-                    "' is not one of raw, jpeg[:QUALITY], smart[:QUALITY] (QUALITY 1-100, "
-                    "default 90)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "encoding '{}' is not one of raw, jpeg[:QUALITY], smart[:QUALITY] (QUALITY 1-100, default "
+        "90)",
+        text);
   }
   return encoding;
 }

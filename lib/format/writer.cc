@@ -21,12 +21,14 @@
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
 #include "hdf5/zstd_filter.h"
 #include "io/disk_reservation.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -37,8 +39,10 @@ static_assert(format::schema::kZstdFilterId == hdf5::kZstdFilterId);
 // index (3.6 KiB for rank 4), a 2 KiB metadata aggregation block, an object header
 // continuation. 64 KiB covers them many times over.
 constexpr uint64_t kMetadataSlack = uint64_t{64} << 10;
-void Require(bool condition, const std::string& message) {
-  if (!condition) throw Error(ErrorCode::kInvalidArgument, message);
+// The message is formatted only when the condition fails.
+template <typename... Args>
+void Require(bool condition, fmt::format_string<Args...> format, Args&&... args) {
+  if (!condition) throw MakeError(ErrorCode::kInvalidArgument, format, std::forward<Args>(args)...);
 }
 
 std::string ShapeText(const StoredImage& image) {
@@ -49,14 +53,14 @@ std::string ShapeText(const StoredImage& image) {
 // Whether `image` may be stored in a file of `layout` (docs/format.md, "Encodings").
 void CheckStoredImage(const StoredImage& image, const FlatLayout& layout, int64_t chunk_bytes) {
   Require(image.height > 0 && image.width > 0 && (image.channels == 1 || image.channels == 3),
-          "image shape " + ShapeText(image) + " is not positive with 1 or 3 channels");
+          "image shape {} is not positive with 1 or 3 channels", ShapeText(image));
   const uint64_t raw = uint64_t(image.height) * uint64_t(image.width) * uint64_t(image.channels);
   Require(layout.max_side == 0 || std::max(image.height, image.width) <= layout.max_side,
-          "image of " + ShapeText(image) + " has a side longer than the file's max_side " +
-              std::to_string(layout.max_side));
+          "image of {} has a side longer than the file's max_side {}", ShapeText(image),
+          layout.max_side);
   Require(image.bytes > 0 && image.bytes <= static_cast<uint64_t>(chunk_bytes),
-          "image of " + ShapeText(image) + " is stored in " + std::to_string(image.bytes) +
-              " bytes; an image takes 1 to chunk_bytes " + std::to_string(chunk_bytes));
+          "image of {} is stored in {} bytes; an image takes 1 to chunk_bytes {}", ShapeText(image),
+          image.bytes, chunk_bytes);
   bool jpeg = false;
   switch (layout.encoding.kind) {
     case StoredEncoding::Kind::kRaw: jpeg = false; break;
@@ -67,13 +71,11 @@ void CheckStoredImage(const StoredImage& image, const FlatLayout& layout, int64_
   }
   const ImageEncoding expected = jpeg ? ImageEncoding::kJpeg : ImageEncoding::kRaw;
   Require(image.encoding == expected,
-          "image of " + ShapeText(image) + " is encoded as " +
-              (image.encoding == ImageEncoding::kJpeg ? "JPEG" : "raw pixels") +
-              ", but a file of encoding " + layout.encoding.ToString() + " stores it as " +
-              (jpeg ? "JPEG" : "raw pixels"));
-  Require(jpeg || image.bytes == raw, "raw image of " + ShapeText(image) + " is stored in " +
-                                          std::to_string(image.bytes) +
-                                          " bytes, not H*W*C = " + std::to_string(raw));
+          "image of {} is encoded as {}, but a file of encoding {} stores it as {}",
+          ShapeText(image), (image.encoding == ImageEncoding::kJpeg ? "JPEG" : "raw pixels"),
+          layout.encoding.ToString(), (jpeg ? "JPEG" : "raw pixels"));
+  Require(jpeg || image.bytes == raw, "raw image of {} is stored in {} bytes, not H*W*C = {}",
+          ShapeText(image), image.bytes, raw);
 }
 
 }  // namespace
@@ -85,6 +87,7 @@ struct Writer::State {
   int64_t chunk_images = 0;  // version 1
   Compression compression;
   bool overwrite = false;
+  std::string overwrite_option;    // how the caller spells `overwrite` (option_names.h)
   std::optional<FlatLayout> flat;  // version 2, its chunk_bytes resolved
   int64_t chunk_bytes = 0;         // C: K x image bytes, or flat->chunk_bytes
 
@@ -108,13 +111,14 @@ struct Writer::State {
 
   void CheckUsable(const char* operation) const {
     if (finished) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  std::string(operation) + " after Finish(): " + path + " is already complete");
+      throw MakeError(ErrorCode::kInvalidArgument, "{} after Finish(): {} is already complete",
+                      operation, path);
     }
     if (failed || removed) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  std::string(operation) + " on a writer of " + path +
-                      " that failed or was abandoned earlier; start a new conversion");
+      throw MakeError(
+          ErrorCode::kInvalidArgument,
+          "{} on a writer of {} that failed or was abandoned earlier; start a new conversion",
+          operation, path);
     }
   }
 
@@ -164,9 +168,10 @@ void Writer::State::CreateImagesDataset() {
   if (!file) {
     if (hdf5::ErrorStackErrno() == EEXIST) {
       removed = true;  // not ours: never remove it
-      throw Error(ErrorCode::kAlreadyExists, "another writer in this process is already writing " +
-                                                 path + " (its temporary file " + temporary_path +
-                                                 " exists)");
+      throw MakeError(
+          ErrorCode::kAlreadyExists,
+          "another writer in this process is already writing {} (its temporary file {} exists)",
+          path, temporary_path);
     }
     throw hdf5::StackError(ErrorCode::kIo, what, temporary_path);
   }
@@ -218,46 +223,45 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   if (flat) {
     if (flat->chunk_bytes == 0) flat->chunk_bytes = kDefaultChunkBytes;
     Require(flat->chunk_bytes > 0 && flat->chunk_bytes < kMaxChunkBytes,
-            "chunk_bytes " + std::to_string(flat->chunk_bytes) +
-                " is not 1 byte to 4 GiB less a byte (HDF5 cannot store larger chunks)");
-    Require(flat->max_side >= 0,
-            "max_side must be 0 (no cap) or positive, got " + std::to_string(flat->max_side));
-    Require(flat->smart_threshold >= 0, "smart_threshold must be 0 or more bytes, got " +
-                                            std::to_string(flat->smart_threshold));
+            "chunk_bytes {} is not 1 byte to 4 GiB less a byte (HDF5 cannot store larger chunks)",
+            flat->chunk_bytes);
+    Require(flat->max_side >= 0, "max_side must be 0 (no cap) or positive, got {}", flat->max_side);
+    Require(flat->smart_threshold >= 0, "smart_threshold must be 0 or more bytes, got {}",
+            flat->smart_threshold);
     Require(flat->encoding.kind == StoredEncoding::Kind::kRaw ||
                 (flat->encoding.quality >= 1 && flat->encoding.quality <= 100),
-            "JPEG quality " + std::to_string(flat->encoding.quality) + " is out of range 1-100");
+            "JPEG quality {} is out of range 1-100", flat->encoding.quality);
     chunk_bytes = flat->chunk_bytes;
   } else {
     Require(shape.height > 0 && shape.width > 0 && shape.channels > 0,
-            "image shape " + std::to_string(shape.height) + "x" + std::to_string(shape.width) +
-                "x" + std::to_string(shape.channels) + " is not positive in every dimension");
+            "image shape {}x{}x{} is not positive in every dimension", shape.height, shape.width,
+            shape.channels);
     Require(options.chunk_images >= 0,
-            "images per chunk must be positive (or 0 for the default), "
-            "got " +
-                std::to_string(options.chunk_images));
+            "images per chunk must be positive (or 0 for the default), got {}",
+            options.chunk_images);
     chunk_images = options.chunk_images > 0 ? options.chunk_images : DefaultChunkImages(shape);
-    Require(shape.bytes() <= kMaxChunkBytes / chunk_images,
-            std::to_string(chunk_images) + " images of " + std::to_string(shape.bytes()) +
-                " bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
-                "images per chunk");
+    Require(
+        shape.bytes() <= kMaxChunkBytes / chunk_images,
+        "{} images of {} bytes make a chunk of 4 GiB or more, which HDF5 cannot store; use fewer "
+        "images per chunk",
+        chunk_images, shape.bytes());
     chunk_bytes = chunk_images * shape.bytes();
   }
 
   std::string folder = format::FolderOf(path);
   std::error_code error;
   if (!fs::is_directory(folder, error)) {
-    throw Error(ErrorCode::kNotFound, "the folder " + folder + " of the output " + path +
-                                          " does not exist; create it first");
+    throw MakeError(ErrorCode::kNotFound,
+                    "the folder {} of the output {} does not exist; create it first", folder, path);
   }
   if (fs::is_directory(path, error)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the output " + path + " is a folder; give the path of an .h5 file");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the output {} is a folder; give the path of an .h5 file", path);
   }
   if (fs::exists(fs::symlink_status(path, error)) && !options.overwrite) {
-    throw Error(ErrorCode::kAlreadyExists, path +
-                                               " already exists and is left as it is; "
-                                               "remove it or allow overwriting (--force)");
+    throw MakeError(ErrorCode::kAlreadyExists,
+                    "{} already exists and is left as it is; remove it or allow overwriting ({})",
+                    path, NameOption(options.option_names, "WriterOptions", "overwrite"));
   }
   format::RemoveStalePartials(path);
 
@@ -270,6 +274,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   state->flat = flat;
   state->compression = options.compression;
   state->overwrite = options.overwrite;
+  state->overwrite_option = NameOption(options.option_names, "WriterOptions", "overwrite");
   Writer writer(std::move(state));  // from here on, a failure removes the temporary file
   writer.state_->CreateImagesDataset();
   return writer;
@@ -306,18 +311,19 @@ EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) con
 
 void Writer::EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const {
   const State& s = *state_;
-  Require(!s.flat, "Encode of " + s.path +
-                       ": a file of images at their own size takes packed chunks "
-                       "(EncodePackedInto)");
+  Require(!s.flat,
+          "Encode of {}: a file of images at their own size takes packed chunks (EncodePackedInto)",
+          s.path);
   format::EncodeChunk(chunk, images, s.chunk_images, s.shape.bytes(), s.compression, into);
 }
 
 void Writer::EncodePackedInto(std::vector<uint8_t>& chunk, std::vector<StoredImage> images,
                               EncodedChunk& into) const {
   const State& s = *state_;
-  Require(s.flat.has_value(), "EncodePackedInto of " + s.path +
-                                  ": a file of images at one size takes chunks of K images "
-                                  "(Encode, EncodeInto)");
+  Require(s.flat.has_value(),
+          "EncodePackedInto of {}: a file of images at one size takes chunks of K images (Encode, "
+          "EncodeInto)",
+          s.path);
   for (const StoredImage& image : images) CheckStoredImage(image, *s.flat, s.chunk_bytes);
   format::EncodePackedChunk(chunk, std::move(images), s.chunk_bytes, s.compression, into);
 }
@@ -326,20 +332,19 @@ void Writer::State::AppendPacked(const EncodedChunk& chunk) {
   State& s = *this;
   const int64_t index = static_cast<int64_t>(s.chunks.size());
   const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
-  Require(chunk.images >= 1 && chunk.stored.size() == static_cast<size_t>(chunk.images),
-          where + " holds " + std::to_string(chunk.images) + " images described by " +
-              std::to_string(chunk.stored.size()) +
-              " records; a chunk holds 1 or more, each with its record (EncodePackedInto)");
+  Require(
+      chunk.images >= 1 && chunk.stored.size() == static_cast<size_t>(chunk.images),
+      "{} holds {} images described by {} records; a chunk holds 1 or more, each with its record "
+      "(EncodePackedInto)",
+      where, chunk.images, chunk.stored.size());
   uint64_t packed = 0;
   for (const StoredImage& image : chunk.stored) packed += image.bytes;
   Require(packed <= static_cast<uint64_t>(s.chunk_bytes),
-          where + " packs " + std::to_string(packed) + " bytes of images into chunks of " +
-              std::to_string(s.chunk_bytes));
-  Require(!chunk.bytes.empty(), where + " has no bytes");
+          "{} packs {} bytes of images into chunks of {}", where, packed, s.chunk_bytes);
+  Require(!chunk.bytes.empty(), "{} has no bytes", where);
   if (s.compression.kind == Compression::Kind::kNone) {
     Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_bytes),
-            "uncompressed " + where + " is not one whole chunk of " +
-                std::to_string(s.chunk_bytes) + " bytes");
+            "uncompressed {} is not one whole chunk of {} bytes", where, s.chunk_bytes);
   }
   const hsize_t offset[1] = {static_cast<hsize_t>(index * s.chunk_bytes)};
   const hsize_t dims[1] = {static_cast<hsize_t>((index + 1) * s.chunk_bytes)};
@@ -381,11 +386,11 @@ format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
   }
   if (address == HADDR_UNDEF || stored_size != chunk.bytes.size() || filter_mask != 0) {
-    throw Error(ErrorCode::kInternal, where + " in " + s.temporary_path + " was stored as " +
-                                          std::to_string(stored_size) + " bytes with filter mask " +
-                                          std::to_string(filter_mask) + ", not the " +
-                                          std::to_string(chunk.bytes.size()) +
-                                          " bytes written; please report this");
+    throw MakeError(
+        ErrorCode::kInternal,
+        "{} in {} was stored as {} bytes with filter mask {}, not the {} bytes written; please "
+        "report this",
+        where, s.temporary_path, stored_size, filter_mask, chunk.bytes.size());
   }
   record.address = address;
   record.stored_bytes = stored_size;
@@ -417,20 +422,18 @@ void Writer::State::AppendImages(const EncodedChunk& chunk) {
   State& s = *this;
   const int64_t index = static_cast<int64_t>(s.chunks.size());
   Require(chunk.images >= 1 && chunk.images <= s.chunk_images,
-          "chunk " + std::to_string(index) + " holds " + std::to_string(chunk.images) +
-              " images; a chunk holds 1 to " + std::to_string(s.chunk_images));
+          "chunk {} holds {} images; a chunk holds 1 to {}", index, chunk.images, s.chunk_images);
   Require(!s.last_chunk_was_short,
-          "chunk " + std::to_string(index) + " follows a chunk of fewer than " +
-              std::to_string(s.chunk_images) + " images; only the last chunk may be short");
-  Require(!chunk.bytes.empty(), "chunk " + std::to_string(index) + " has no bytes");
+          "chunk {} follows a chunk of fewer than {} images; only the last chunk may be short",
+          index, s.chunk_images);
+  Require(!chunk.bytes.empty(), "chunk {} has no bytes", index);
   Require(chunk.image_checksums.size() == static_cast<size_t>(chunk.images),
-          "chunk " + std::to_string(index) + " has " +
-              std::to_string(chunk.image_checksums.size()) + " image checksums for " +
-              std::to_string(chunk.images) + " images; encode it with Encode or EncodeInto");
+          "chunk {} has {} image checksums for {} images; encode it with Encode or EncodeInto",
+          index, chunk.image_checksums.size(), chunk.images);
   if (s.compression.kind == Compression::Kind::kNone) {
     Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_images * s.shape.bytes()),
-            "uncompressed chunk " + std::to_string(index) + " is not one whole chunk of " +
-                std::to_string(s.chunk_images * s.shape.bytes()) + " bytes");
+            "uncompressed chunk {} is not one whole chunk of {} bytes", index,
+            s.chunk_images * s.shape.bytes());
   }
   const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
   const int64_t extent = s.images_written + chunk.images;
@@ -476,19 +479,18 @@ void Writer::Finish(const DatasetDescription& description) {
   s.CheckUsable("Finish()");
   const size_t n = static_cast<size_t>(s.images_written);
   Require(description.labels.size() == n,
-          std::to_string(description.labels.size()) + " labels for " + std::to_string(n) +
-              " images written to " + s.path + "; give one label per image");
+          "{} labels for {} images written to {}; give one label per image",
+          description.labels.size(), n, s.path);
   Require(description.sources.size() == n,
-          std::to_string(description.sources.size()) + " sources for " + std::to_string(n) +
-              " images written to " + s.path + "; give one source per image");
+          "{} sources for {} images written to {}; give one source per image",
+          description.sources.size(), n, s.path);
   if (!description.classes.empty()) {
     const int64_t classes = static_cast<int64_t>(description.classes.size());
     for (size_t i = 0; i < n; ++i) {
       const int64_t label = description.labels[i];
-      Require(label >= 0 && label < classes, "label " + std::to_string(label) + " of image " +
-                                                 std::to_string(i) + " (" + description.sources[i] +
-                                                 ") names no class: there are " +
-                                                 std::to_string(classes) + " classes");
+      Require(label >= 0 && label < classes,
+              "label {} of image {} ({}) names no class: there are {} classes", label, i,
+              description.sources[i], classes);
     }
   }
   try {
@@ -497,7 +499,7 @@ void Writer::Finish(const DatasetDescription& description) {
     s.disk.reset();
     s.writeback.reset();
     format::SyncFile(s.temporary_path);
-    format::RenameIntoPlace(s.temporary_path, s.path, s.overwrite);
+    format::RenameIntoPlace(s.temporary_path, s.path, s.overwrite, s.overwrite_option);
   } catch (...) {
     s.failed = true;
     throw;

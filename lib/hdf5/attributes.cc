@@ -10,6 +10,7 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/strings.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -53,7 +54,7 @@ Attribute OpenScalar(hid_t object, const char* name, H5T_class_t expected, const
   htri_t exists = H5Aexists(object, name);
   if (exists < 0) throw StackError(ErrorCode::kIo, what, object);
   if (exists == 0) {
-    throw Error(ErrorCode::kNotFound, AttributeName(name, object) + " does not exist");
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist", AttributeName(name, object));
   }
   Attribute attribute(H5Aopen(object, name, H5P_DEFAULT));
   if (!attribute) throw StackError(ErrorCode::kIo, what, object);
@@ -61,8 +62,8 @@ Attribute OpenScalar(hid_t object, const char* name, H5T_class_t expected, const
   Dataspace space(H5Aget_space(attribute.get()));
   if (!type || !space) throw StackError(ErrorCode::kIo, what, object);
   if (H5Tget_class(type.get()) != expected || H5Sget_simple_extent_npoints(space.get()) != 1) {
-    throw Error(ErrorCode::kCorrupt,
-                AttributeName(name, object) + " is not one " + kind + " as h5feed expects");
+    throw MakeError(ErrorCode::kCorrupt, "{} is not one {} as h5feed expects",
+                    AttributeName(name, object), kind);
   }
   return attribute;
 }
@@ -83,8 +84,8 @@ T ReadInteger(hid_t object, const char* name) {
       throw StackError(ErrorCode::kIo, what, object);
     }
     if (std::is_unsigned_v<T> && value < 0) {
-      throw Error(ErrorCode::kCorrupt,
-                  AttributeName(name, object) + " is " + std::to_string(value) + ", expected >= 0");
+      throw MakeError(ErrorCode::kCorrupt, "{} is {}, expected >= 0", AttributeName(name, object),
+                      value);
     }
     return static_cast<T>(value);
   }
@@ -93,8 +94,8 @@ T ReadInteger(hid_t object, const char* name) {
     throw StackError(ErrorCode::kIo, what, object);
   }
   if (std::is_signed_v<T> && value > static_cast<uint64_t>(INT64_MAX)) {
-    throw Error(ErrorCode::kCorrupt, AttributeName(name, object) + " is " + std::to_string(value) +
-                                         ", too large for int64");
+    throw MakeError(ErrorCode::kCorrupt, "{} is {}, too large for int64",
+                    AttributeName(name, object), value);
   }
   return static_cast<T>(value);
 }

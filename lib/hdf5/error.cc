@@ -5,6 +5,7 @@
 
 #include "hdf5/range_driver.h"
 #include "io/os_error.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -54,7 +55,7 @@ Error Build(ErrorCode code, std::string_view what, std::string_view file,
             const std::vector<StackEntry>& entries) {
   // A remote read that failed under HDF5 (range_driver.h) says better what went wrong.
   if (std::optional<Error> driver = TakeDriverError()) {
-    return Error(driver->code(), std::string(what) + ": " + driver->what());
+    return MakeError(driver->code(), "{}: {}", what, driver->what());
   }
   std::string stack = Join(entries);
   int error_number = ErrnoIn(entries);

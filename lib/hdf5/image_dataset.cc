@@ -3,10 +3,12 @@
 #include "hdf5/image_dataset.h"
 
 #include <cctype>
+#include <utility>
 
 #include "hdf5/attribute_text.h"
 #include "hdf5/error.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -18,9 +20,9 @@ constexpr std::string_view kHowToName =
     "name the one to use (h5feed rechunk --images NAME; h5feed.Loader(images=NAME); "
     "LoaderOptions::images_dataset)";
 
-ImageDatasetChoice Problem(ErrorCode code, const std::string& message) {
+ImageDatasetChoice Problem(Error problem) {
   ImageDatasetChoice choice;
-  choice.problem = Error(code, message);
+  choice.problem = std::move(problem);
   return choice;
 }
 
@@ -39,24 +41,24 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
   const std::string where = "dataset " + entry.name + " in " + path;
   const size_t rank = entry.dims.size();
   if (!entry.is_uint8) {
-    return Problem(ErrorCode::kUnsupported,
-                   where + " holds " + entry.dtype + " " + ShapeText(entry.dims) +
-                       "; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
-                       "them to uint8 first (numpy: a.astype(np.uint8)), or name another "
-                       "dataset; the file holds " +
-                       ListText(datasets));
+    return Problem(MakeError(
+        ErrorCode::kUnsupported,
+        "{} holds {} {}; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, W). Convert "
+        "them to uint8 first (numpy: a.astype(np.uint8)), or name another dataset; the file holds "
+        "{}",
+        where, entry.dtype, ShapeText(entry.dims), ListText(datasets)));
   }
   if (rank != 3 && rank != 4) {
-    return Problem(ErrorCode::kUnsupported,
-                   where + " has shape " + ShapeText(entry.dims) +
-                       "; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
-                       "grayscale (N, H, W); the file holds " +
-                       ListText(datasets));
+    return Problem(MakeError(
+        ErrorCode::kUnsupported,
+        "{} has shape {}; images must have 4 dimensions (N, H, W, C) or (N, C, H, W), or 3 for "
+        "grayscale (N, H, W); the file holds {}",
+        where, ShapeText(entry.dims), ListText(datasets)));
   }
   try {
     io::limits::CheckImageDimensions(entry.dims, where);
   } catch (const Error& e) {
-    return Problem(e.code(), e.what());
+    return Problem(e);
   }
   ImageDatasetChoice choice;
   ImageDataset images;
@@ -72,8 +74,8 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
     try {
       images.layout = DetectLayout(d, declared);
     } catch (const Error& e) {
-      choice.problem = Error(e.code(), where + ": " + e.what() +
-                                           "; fix the attribute or remove it to infer the layout");
+      choice.problem = MakeError(
+          e.code(), "{}: {}; fix the attribute or remove it to infer the layout", where, e.what());
       images.layout = DetectLayout(d, "");
       images.layout_inferred = true;
     }
@@ -81,8 +83,8 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
                                                        : ImageShape{d[1], d[2], d[3]};
   }
   if (images.shape.bytes() <= 0) {
-    return Problem(ErrorCode::kUnsupported,
-                   where + " has empty images: shape " + ShapeText(entry.dims));
+    return Problem(MakeError(ErrorCode::kUnsupported, "{} has empty images: shape {}", where,
+                             ShapeText(entry.dims)));
   }
   choice.images = std::move(images);
   return choice;
@@ -111,8 +113,8 @@ ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry
   if (!requested.empty()) {
     const DatasetEntry* named = FindDataset(datasets, requested);
     if (named == nullptr) {
-      return Problem(ErrorCode::kNotFound, "no dataset " + std::string(requested) + " in " + path +
-                                               "; its datasets: " + ListText(datasets));
+      return Problem(MakeError(ErrorCode::kNotFound, "no dataset {} in {}; its datasets: {}",
+                               requested, path, ListText(datasets)));
     }
     return Interpret(file, *named, datasets, path);
   }
@@ -128,16 +130,17 @@ ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry
     if (candidates.size() > 1) {
       std::string names;
       for (const DatasetEntry* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
-      return Problem(ErrorCode::kInvalidArgument,
-                     path + " holds several " + std::to_string(rank) + "-D uint8 datasets (" +
-                         names + ") and none is named images: " + std::string(kHowToName));
+      return Problem(
+          MakeError(ErrorCode::kInvalidArgument,
+                    "{} holds several {}-D uint8 datasets ({}) and none is named images: {}", path,
+                    rank, names, kHowToName));
     }
   }
-  return Problem(ErrorCode::kNotFound,
-                 "no image dataset in " + path +
-                     " (one named images, or the only uint8 dataset of shape (N, H, W, C), "
-                     "(N, C, H, W) or (N, H, W)); its datasets: " +
-                     ListText(datasets));
+  return Problem(MakeError(
+      ErrorCode::kNotFound,
+      "no image dataset in {} (one named images, or the only uint8 dataset of shape (N, H, W, C), "
+      "(N, C, H, W) or (N, H, W)); its datasets: {}",
+      path, ListText(datasets)));
 }
 
 ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared) {
@@ -146,8 +149,8 @@ ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declare
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (upper == "NHWC") return ImageLayout::kNHWC;
     if (upper == "NCHW") return ImageLayout::kNCHW;
-    throw Error(ErrorCode::kUnsupported,
-                "layout attribute '" + std::string(declared) + "' is neither NHWC nor NCHW");
+    throw MakeError(ErrorCode::kUnsupported, "layout attribute '{}' is neither NHWC nor NCHW",
+                    declared);
   }
   auto is_channels = [](int64_t n) { return n == 1 || n == 3 || n == 4; };
   return dims.size() == 4 && is_channels(dims[1]) && !is_channels(dims[3]) ? ImageLayout::kNCHW

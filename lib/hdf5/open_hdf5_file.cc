@@ -11,6 +11,7 @@
 #include "h5feed/remote_options.h"
 #include "hdf5/error.h"
 #include "hdf5/range_driver.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -32,11 +33,38 @@ bool HasHdf5Signature(const io::RandomAccessFile& file) {
   return false;
 }
 
-ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
+std::shared_ptr<const io::RandomAccessFile> OpenRemoteHdf5(const std::string& location,
+                                                           const remote::RemoteOpen& how) {
   std::shared_ptr<const io::RandomAccessFile> source = remote::OpenFile(location, how);
   const std::string& shown = source->path();
-  if (source->size() == 0) throw Error(ErrorCode::kCorrupt, shown + " is empty, not an HDF5 file");
+  if (source->size() == 0)
+    throw MakeError(ErrorCode::kCorrupt, "{} is empty, not an HDF5 file", shown);
   if (!HasHdf5Signature(*source)) throw Error(ErrorCode::kCorrupt, NotHdf5(shown));
+  return source;
+}
+
+// The local file's size; 0 when the file system does not say.
+uint64_t CheckLocalHdf5(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
+  if (!fs::is_regular_file(status)) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is not a regular file; give the path of an HDF5 file", path);
+  }
+  const uint64_t bytes = fs::file_size(path, ec);
+  if (bytes == 0 && !ec)
+    throw MakeError(ErrorCode::kCorrupt, "{} is empty, not an HDF5 file", path);
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+  if (is_hdf5 < 0) throw StackError(ErrorCode::kIo, "reading the start of", path);
+  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, NotHdf5(path));
+  return ec ? 0 : bytes;
+}
+
+ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
+  std::shared_ptr<const io::RandomAccessFile> source = OpenRemoteHdf5(location, how);
+  const std::string& shown = source->path();
   ReadOnlyFile result;
   result.bytes = source->size();
   result.version = source->version();
@@ -45,10 +73,10 @@ ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& h
   result.file = File(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, access.get()));
   if (!result.file) {
     if (std::optional<Error> failed = TakeDriverError()) throw *failed;
-    throw Error(ErrorCode::kCorrupt, shown +
-                                         " cannot be opened by HDF5: truncated or not an "
-                                         "HDF5 file; upload it again (HDF5: " +
-                                         ErrorStackText() + ")");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} cannot be opened by HDF5: truncated or not an HDF5 file; upload it again (HDF5: {})",
+        shown, ErrorStackText());
   }
   return result;
 }
@@ -58,22 +86,18 @@ ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& h
 ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking,
                           const remote::RemoteOpen& remote) {
   if (IsRemoteLocation(path)) return OpenRemote(path, remote);
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw Error(ErrorCode::kNotFound, path + " does not exist");
-  if (!fs::is_regular_file(status)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + " is not a regular file; give the path of an HDF5 file");
-  }
-  const uint64_t bytes = fs::file_size(path, ec);
-  if (bytes == 0 && !ec) throw Error(ErrorCode::kCorrupt, path + " is empty, not an HDF5 file");
-  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-  if (is_hdf5 < 0) throw StackError(ErrorCode::kIo, "reading the start of", path);
-  if (is_hdf5 == 0) throw Error(ErrorCode::kCorrupt, NotHdf5(path));
+  const uint64_t bytes = CheckLocalHdf5(path);
   ReadOnlyFile result = OpenReadOnlyFile(path, locking);
-  result.bytes = ec ? 0 : bytes;
+  result.bytes = bytes;
   return result;
+}
+
+void CheckHdf5Start(const std::string& path, const remote::RemoteOpen& remote) {
+  if (IsRemoteLocation(path)) {
+    OpenRemoteHdf5(path, remote);
+  } else {
+    CheckLocalHdf5(path);
+  }
 }
 
 }  // namespace h5feed::hdf5

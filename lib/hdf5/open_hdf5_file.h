@@ -25,4 +25,10 @@ namespace h5feed::hdf5 {
 ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking,
                           const remote::RemoteOpen& remote = {});
 
+// OpenHdf5File's checks before HDF5 opens anything (it exists, is a regular file, is not empty,
+// starts with HDF5's signature), thrown as OpenHdf5File throws them: for a caller that tells a
+// file that is not HDF5 at all from a damaged one (verify reports the damage, and refuses the
+// rest as the other commands do).
+void CheckHdf5Start(const std::string& path, const remote::RemoteOpen& remote = {});
+
 }  // namespace h5feed::hdf5

@@ -2,6 +2,8 @@
 // the way h5py's "fileobj" driver serves Python file objects.
 #include "hdf5/range_driver.h"
 
+#include "make_error.h"
+
 #include <algorithm>
 #include <cstring>
 #include <list>
@@ -130,7 +132,7 @@ herr_t Read(H5FD_t* file, H5FD_mem_t /*type*/, hid_t /*transfer*/, haddr_t addre
   } catch (const Error& e) {
     driver_error = e;
   } catch (const std::bad_alloc&) {
-    driver_error = Error(ErrorCode::kIo, "out of memory reading " + state.file->path());
+    driver_error = MakeError(ErrorCode::kIo, "out of memory reading {}", state.file->path());
   }
   return -1;
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "hdf5/error.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -49,21 +50,22 @@ ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking) {
   const bool lock_failed = first.stack.find(kLockFailure) != std::string::npos;
   const int error_number = first.error_number;
   if (lock_failed && (error_number == EWOULDBLOCK || error_number == EAGAIN)) {
-    throw Error(ErrorCode::kIo,
-                path +
-                    " is locked by another process that has it open for writing with HDF5 "
-                    "(flock LOCK_EX): its contents may be half-written. Wait until that "
-                    "process closes it. Only if you know nothing writes it (a stale lock on "
-                    "a network file system), open it with file locking off "
-                    "(FileLocking::kOff, --file-locking off, HDF5_USE_FILE_LOCKING=FALSE)");
+    throw MakeError(
+        ErrorCode::kIo,
+        "{} is locked by another process that has it open for writing with HDF5 (flock LOCK_EX): "
+        "its contents may be half-written. Wait until that process closes it. Only if you know "
+        "nothing writes it (a stale lock on a network file system), open it with file locking off "
+        "(FileLocking::kOff, --file-locking off, HDF5_USE_FILE_LOCKING=FALSE)",
+        path);
   }
   std::string stack = first.stack;
   if (lock_failed && LocksRefusedByFileSystem(error_number)) {
     if (locking == FileLocking::kOn) {
-      throw Error(ErrorCode::kIo,
-                  "the file system of " + path + " refuses file locks (" + first.stack +
-                      "); open it with file locking off or auto (FileLocking::kOff or kAuto, "
-                      "--file-locking off|auto, HDF5_USE_FILE_LOCKING=FALSE)");
+      throw MakeError(
+          ErrorCode::kIo,
+          "the file system of {} refuses file locks ({}); open it with file locking off or auto "
+          "(FileLocking::kOff or kAuto, --file-locking off|auto, HDF5_USE_FILE_LOCKING=FALSE)",
+          path, first.stack);
     }
     Attempt unlocked = OpenWith(path, false);
     if (unlocked.file) {
@@ -77,11 +79,11 @@ ReadOnlyFile OpenReadOnlyFile(const std::string& path, FileLocking locking) {
     }
     stack = unlocked.stack;
   }
-  throw Error(ErrorCode::kCorrupt,
-              path +
-                  " cannot be opened by HDF5: truncated or not an HDF5 file; copy or convert "
-                  "it again (HDF5: " +
-                  stack + ")");
+  throw MakeError(
+      ErrorCode::kCorrupt,
+      "{} cannot be opened by HDF5: truncated or not an HDF5 file; copy or convert it again (HDF5: "
+      "{})",
+      path, stack);
 }
 
 }  // namespace h5feed::hdf5

@@ -9,6 +9,7 @@
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -152,7 +153,7 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
   htri_t exists = H5Lexists(location, name, H5P_DEFAULT);
   if (exists < 0) throw StackError(ErrorCode::kIo, what, location);
   if (exists == 0) {
-    throw Error(ErrorCode::kNotFound, DatasetName(name, location) + " does not exist");
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist", DatasetName(name, location));
   }
   Dataset dataset(H5Dopen2(location, name, H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, location);
@@ -160,8 +161,8 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
   Dataspace space(H5Dget_space(dataset.get()));
   if (!type || !space) throw StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(type.get()) != H5T_STRING) {
-    throw Error(ErrorCode::kCorrupt,
-                DatasetName(name, location) + " does not hold strings, as h5feed expects");
+    throw MakeError(ErrorCode::kCorrupt, "{} does not hold strings, as h5feed expects",
+                    DatasetName(name, location));
   }
   std::vector<std::string> values;
   bool read = ReadStrings(

@@ -4,6 +4,7 @@
 
 #include "h5feed/error.h"
 #include "hdf5/error.h"
+#include "make_error.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 PropertyList Untimed(hid_t property_class, const char* what) {
   PropertyList list(H5Pcreate(property_class));
   if (!list || H5Pset_obj_track_times(list.get(), false) < 0) {
-    throw Error(ErrorCode::kInternal, std::string("HDF5 failed ") + what + ": " + ErrorStackText());
+    throw MakeError(ErrorCode::kInternal, "HDF5 failed {}: {}", what, ErrorStackText());
   }
   return list;
 }

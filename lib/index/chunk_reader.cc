@@ -9,6 +9,7 @@
 #include "index/filter_pipeline.h"
 #include "index/hdf5_block_reader.h"
 #include "index/scratch_buffer.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -35,9 +36,9 @@ std::string Hex64(uint64_t value) {
 // A chunk stored without filters is the chunk itself: exactly its decoded size.
 void CheckUnfilteredSize(uint64_t stored_bytes, uint64_t decoded_bytes) {
   if (stored_bytes != decoded_bytes) {
-    throw Error(ErrorCode::kCorrupt, "the stored chunk holds " + std::to_string(stored_bytes) +
-                                         " bytes; unfiltered it must hold " +
-                                         std::to_string(decoded_bytes));
+    throw MakeError(ErrorCode::kCorrupt,
+                    "the stored chunk holds {} bytes; unfiltered it must hold {}", stored_bytes,
+                    decoded_bytes);
   }
 }
 
@@ -49,14 +50,13 @@ ChunkReader::ChunkReader(const DatasetIndex& index, const io::RandomAccessFile& 
                          ChunkReaderOptions options)
     : index_(index), file_(file), options_(options) {
   if (index_.chunk_samples < 1 || index_.sample_bytes() < 1) {
-    throw Error(ErrorCode::kInvalidArgument, "the index of " + index_.path +
-                                                 " has no chunk geometry; build it with "
-                                                 "OpenDatasetIndex");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the index of {} has no chunk geometry; build it with OpenDatasetIndex",
+                    index_.path);
   }
   if (index_.direct && static_cast<int64_t>(index_.chunks.size()) != index_.chunk_count()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the index of " + index_.path + " locates " + std::to_string(index_.chunks.size()) +
-                    " chunks of " + std::to_string(index_.chunk_count()));
+    throw MakeError(ErrorCode::kInvalidArgument, "the index of {} locates {} chunks of {}",
+                    index_.path, index_.chunks.size(), index_.chunk_count());
   }
   if (index_.read_path == ReadPath::kHdf5Chunk || index_.read_path == ReadPath::kHdf5Hyperslab) {
     hdf5_ = std::make_shared<const Hdf5BlockReader>(index_);
@@ -75,9 +75,9 @@ std::string ChunkReader::Describe(int64_t chunk) const {
 template <typename ReadFunction>
 auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
   if (chunk < 0 || chunk >= index_.chunk_count()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "chunk " + std::to_string(chunk) + " of " + index_.dataset + " in " + index_.path +
-                    " does not exist: there are " + std::to_string(index_.chunk_count()));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "chunk {} of {} in {} does not exist: there are {}", chunk, index_.dataset,
+                    index_.path, index_.chunk_count());
   }
   try {
     return read();
@@ -91,9 +91,9 @@ auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
 ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
   return Described(chunk, [&] {
     if (dest.size() < static_cast<size_t>(chunk_bytes())) {
-      throw Error(ErrorCode::kInvalidArgument, "a buffer of " + std::to_string(dest.size()) +
-                                                   " bytes cannot hold the chunk's " +
-                                                   std::to_string(chunk_bytes()));
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "a buffer of {} bytes cannot hold the chunk's {}", dest.size(),
+                      chunk_bytes());
     }
     switch (index_.read_path) {
       case ReadPath::kStoredTable:
@@ -185,10 +185,9 @@ void ChunkReader::VerifyRow(int64_t row, std::span<const uint8_t> sample) const 
   const uint64_t stored = index_.row_checksums.at(static_cast<size_t>(row));
   const uint64_t computed = codec::RowChecksum(sample);
   if (stored != computed) {
-    throw Error(ErrorCode::kCorrupt, Describe(index_.chunk_rows().chunk_of(row)) + ": row " +
-                                         std::to_string(row) + ": checksum mismatch (stored " +
-                                         Hex64(stored) + ", computed " + Hex64(computed) + ")" +
-                                         kDamagedAdvice);
+    throw MakeError(ErrorCode::kCorrupt, "{}: row {}: checksum mismatch (stored {}, computed {}){}",
+                    Describe(index_.chunk_rows().chunk_of(row)), row, Hex64(stored),
+                    Hex64(computed), kDamagedAdvice);
   }
 }
 
@@ -198,8 +197,8 @@ void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded
   const uint64_t stored = index_.chunks[static_cast<size_t>(chunk)].checksum;
   const uint64_t computed = codec::ChunkChecksum(decoded);
   if (stored != computed) {
-    throw Error(ErrorCode::kCorrupt, "checksum mismatch (stored " + Hex64(stored) + ", computed " +
-                                         Hex64(computed) + ")");
+    throw MakeError(ErrorCode::kCorrupt, "checksum mismatch (stored {}, computed {})",
+                    Hex64(stored), Hex64(computed));
   }
 }
 

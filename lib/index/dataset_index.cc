@@ -16,6 +16,7 @@
 #include "hdf5/zstd_filter.h"
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
+#include "make_error.h"
 #include "remote/location.h"
 
 namespace h5feed::index {
@@ -49,8 +50,7 @@ hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
     return hdf5::OpenHdf5File(path, locking, remote::RemoteOpen{remote, ""});
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
-    throw Error(e.code(),
-                std::string(e.what()) + "; its name says it is an interrupted conversion");
+    throw MakeError(e.code(), "{}; its name says it is an interrupted conversion", e.what());
   }
 }
 
@@ -85,19 +85,20 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
   if (hdf5::HasAttribute(file.get(), format::schema::kAttrFormat)) {
     const std::string format = hdf5::ReadStringAttribute(file.get(), format::schema::kAttrFormat);
     if (format != format::schema::kFormatName) {
-      throw Error(ErrorCode::kUnsupported, index.path + " says it is in format \"" + format +
-                                               "\", not \"" + format::schema::kFormatName +
-                                               "\"; this h5feed cannot read it");
+      throw MakeError(ErrorCode::kUnsupported,
+                      "{} says it is in format \"{}\", not \"{}\"; this h5feed cannot read it",
+                      index.path, format, format::schema::kFormatName);
     }
     if (NamesDefaultImages(options.images)) {
       ReadH5feedIndex(file.get(), options, index);
       return index;
     }
   } else if (LooksInterrupted(file.get(), path)) {
-    throw Error(ErrorCode::kCorrupt,
-                index.path + " has /images but no " + format::schema::kAttrFormat +
-                    " attribute: it is an interrupted conversion (h5feed writes that attribute "
-                    "last). Convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} has /images but no {} attribute: it is an interrupted conversion (h5feed writes that "
+        "attribute last). Convert the source again",
+        index.path, format::schema::kAttrFormat);
   }
   ReadForeignIndex(file.get(), options, index);
   return index;

@@ -1,4 +1,14 @@
-#include "index/file_verification.h"
+// VerifyFile (h5feed/verify.h). Each chunk is read and decoded through the Loader's own
+// ChunkReader, so verify judges what the Loader would deliver; a chunk that fails its checksum
+// is decoded again without it to find the bad images. JPEG images are decoded whole by
+// lib/decode.
+//
+// Chunks are checked in parallel (TBB) outside HDF5's lock, each worker holding one decoded
+// chunk, one JPEG decoder and the pixels of one image (an image of more than 64 MiB of pixels
+// is decoded at 1/8 scale: every entropy-coded bit is still read); the HDF5 lookups of the
+// table check are serial (HDF5 1.10.8 runs one call at a time anyway).
+
+#include "h5feed/verify.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -27,6 +37,7 @@
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
 #include "io/random_access_file.h"
+#include "make_error.h"
 #include "remote/location.h"
 #include "remote/open_file.h"
 
@@ -360,9 +371,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   }
 }
 
-}  // namespace
-
-VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options) {
+VerificationReport Verify(const std::string& path, const VerifyOptions& options) {
   VerificationReport report;
   report.path = remote::DisplayName(path);
   IndexOptions index_options;
@@ -372,10 +381,16 @@ VerificationReport VerifyFile(const std::string& path, const VerifyOptions& opti
   index_options.remote = options.remote;
   std::error_code ec;
   if (!IsRemoteLocation(path) && !std::filesystem::exists(path, ec)) {
-    throw Error(ErrorCode::kNotFound, path + " does not exist");
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
   }
-  // A remote object that is missing or refused (404, 403) is not damage: said as thrown.
-  if (IsRemoteLocation(path)) remote::OpenFile(path, remote::RemoteOpen{options.remote, ""});
+  // A remote object that is missing or refused (404, 403) is not damage, nor is a file that is
+  // not HDF5 at all (a text file): nothing of an HDF5 file to judge, so thrown, as inspect and
+  // the Loader throw it.
+  {
+    auto lock = hdf5::Lock();
+    hdf5::SilenceErrors silence;
+    hdf5::CheckHdf5Start(path, remote::RemoteOpen{options.remote, ""});
+  }
   DatasetIndex index;
   try {
     index = OpenDatasetIndex(path, index_options);
@@ -424,4 +439,13 @@ VerificationReport VerifyFile(const std::string& path, const VerifyOptions& opti
   return report;
 }
 
+}  // namespace
 }  // namespace h5feed::index
+
+namespace h5feed {
+
+VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options) {
+  return index::Verify(path, options);
+}
+
+}  // namespace h5feed

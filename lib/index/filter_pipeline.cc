@@ -8,6 +8,7 @@
 #include "codec/zstd_codec.h"
 #include "h5feed/error.h"
 #include "index/hdf5_filters.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -60,8 +61,8 @@ bool NothingApplied(std::span<const FilterStep> filters, uint32_t filter_mask) {
 void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
                  std::span<const uint8_t> stored, std::span<uint8_t> out, DecodeScratch& scratch) {
   if (filters.size() > kMaxFilters) {
-    throw Error(ErrorCode::kUnsupported, "a filter pipeline of " + std::to_string(filters.size()) +
-                                             " filters; HDF5 allows at most 32");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "a filter pipeline of {} filters; HDF5 allows at most 32", filters.size());
   }
   // Fixed arrays, not vectors: nothing is allocated per chunk.
   std::array<size_t, kMaxFilters> applied_storage{};
@@ -99,16 +100,17 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
     }
     if (!copies(j, current.size())) {
       if (step.kind == FilterKind::kShuffle) continue;  // 1-byte elements: nothing to undo
-      throw Error(ErrorCode::kUnsupported, Name(step) + " (HDF5 filter " + std::to_string(step.id) +
-                                               ") cannot be undone outside HDF5");
+      throw MakeError(ErrorCode::kUnsupported, "{} (HDF5 filter {}) cannot be undone outside HDF5",
+                      Name(step), step.id);
     }
     const int64_t decoded =
         step.kind == FilterKind::kShuffle ? static_cast<int64_t>(current.size()) : input_bytes[j];
     if (decoded == kUnknown) {
-      throw Error(ErrorCode::kUnsupported,
-                  Name(step) +
-                      " follows another compressor in the filter pipeline; the size "
-                      "it decompresses to is unknown outside HDF5");
+      throw MakeError(
+          ErrorCode::kUnsupported,
+          "{} follows another compressor in the filter pipeline; the size it decompresses to is "
+          "unknown outside HDF5",
+          Name(step));
     }
     bool last_copy = true;
     for (size_t k = 0; k < j; ++k) {
@@ -133,9 +135,8 @@ void DecodeChunk(std::span<const FilterStep> filters, uint32_t filter_mask,
     current = target;
   }
   if (current.size() != out.size()) {
-    throw Error(ErrorCode::kCorrupt, "the stored chunk decodes to " +
-                                         std::to_string(current.size()) + " bytes, expected " +
-                                         std::to_string(out.size()));
+    throw MakeError(ErrorCode::kCorrupt, "the stored chunk decodes to {} bytes, expected {}",
+                    current.size(), out.size());
   }
   // An empty chunk may have null spans, which memcpy must not be given even for 0 bytes.
   if (current.data() != out.data() && !out.empty()) {

@@ -13,6 +13,7 @@
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -46,10 +47,10 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
       const uint64_t total = static_cast<uint64_t>(info.samples) * sample_bytes;
       const uint64_t file_bytes = index.file_bytes;
       if (offset > file_bytes || total > file_bytes - offset) {
-        throw Error(ErrorCode::kCorrupt,
-                    index.dataset + " in " + path + " needs bytes " + std::to_string(offset) +
-                        " to " + std::to_string(offset + total) + " but the file holds " +
-                        std::to_string(file_bytes) + ": it is truncated; copy it again");
+        throw MakeError(
+            ErrorCode::kCorrupt,
+            "{} in {} needs bytes {} to {} but the file holds {}: it is truncated; copy it again",
+            index.dataset, path, offset, offset + total, file_bytes);
       }
       const int64_t k = RowsFor(kBlockBytes, sample_bytes, info.samples);
       index.read_path = ReadPath::kContiguous;
@@ -66,12 +67,12 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
   }
   const std::vector<int> missing = FiltersHdf5Lacks(info.filters);
   if (!missing.empty()) {
-    throw Error(ErrorCode::kUnsupported,
-                index.dataset + " in " + path + " is filtered with " + PipelineText(info.filters) +
-                    "; filter " + std::to_string(missing.front()) +
-                    " is unknown to h5feed and to this HDF5. Point HDF5_PLUGIN_PATH at a folder "
-                    "holding its plugin, or rewrite the dataset with gzip or zstd (h5py: "
-                    "compression=\"gzip\")");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} in {} is filtered with {}; filter {} is unknown to h5feed and to this HDF5. Point "
+        "HDF5_PLUGIN_PATH at a folder holding its plugin, or rewrite the dataset with gzip or zstd "
+        "(h5py: compression=\"gzip\")",
+        index.dataset, path, PipelineText(info.filters), missing.front());
   }
   index.read_path = ReadPath::kHdf5Hyperslab;
   if (info.storage == H5D_CHUNKED) {
@@ -104,8 +105,8 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
 
   if (!options.labels.empty()) {
     if (hdf5::FindDataset(entries, options.labels) == nullptr) {
-      throw Error(ErrorCode::kNotFound, "no labels dataset " + options.labels + " in " + path +
-                                            "; its datasets: " + hdf5::ListText(entries));
+      throw MakeError(ErrorCode::kNotFound, "no labels dataset {} in {}; its datasets: {}",
+                      options.labels, path, hdf5::ListText(entries));
     }
     index.labels = ReadLabels(file, options.labels, info.samples, path);
   } else if (hdf5::FindDataset(entries, format::schema::kLabels) != nullptr) {

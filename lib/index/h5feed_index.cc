@@ -19,6 +19,7 @@
 #include "index/label_dataset.h"
 #include "index/own_size_index.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -29,9 +30,11 @@ int64_t ReadVersion(hid_t file, const std::string& path) {
   try {
     return hdf5::ReadInt64Attribute(file, format::schema::kAttrFormatVersion);
   } catch (const Error& e) {
-    throw Error(ErrorCode::kCorrupt,
-                path + " says it is an h5feed file but its format version cannot be read (" +
-                    e.what() + "): the file is damaged; convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} says it is an h5feed file but its format version cannot be read ({}): the file is "
+        "damaged; convert the source again",
+        path, e.what());
   }
 }
 
@@ -39,9 +42,10 @@ void RequireAttribute(hid_t file, const char* name, int64_t expected, const std:
                       const char* source = "/images") {
   const int64_t value = hdf5::ReadInt64Attribute(file, name);
   if (value != expected) {
-    throw Error(ErrorCode::kCorrupt, path + ": attribute " + name + " is " + std::to_string(value) +
-                                         " but " + source + " says " + std::to_string(expected) +
-                                         ": the file is damaged; convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{}: attribute {} is {} but {} says {}: the file is damaged; convert the source again",
+        path, name, value, source, expected);
   }
 }
 
@@ -64,11 +68,12 @@ void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkReco
     const std::string mismatch = TableRowMismatch(
         images, c, chunk_images, ChunkLocation{r.address, r.stored_bytes, r.filter_mask, 0}, path);
     if (mismatch.empty()) continue;
-    throw Error(ErrorCode::kCorrupt,
-                "the chunk table of /images in " + path + " does not match the file: " + mismatch +
-                    ". The file was rewritten after conversion (h5repack, or /images "
-                    "copied with h5py), which moves chunks; run h5feed rechunk on it to "
-                    "rebuild the table");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "the chunk table of /images in {} does not match the file: {}. The file was rewritten "
+        "after conversion (h5repack, or /images copied with h5py), which moves chunks; run h5feed "
+        "rechunk on it to rebuild the table",
+        path, mismatch);
   }
 }
 
@@ -81,10 +86,11 @@ void CheckLabelsInRange(const DatasetIndex& index) {
   for (size_t row = 0; row < index.labels.size(); ++row) {
     const int64_t label = index.labels[row];
     if (label >= 0 && label < classes) continue;
-    throw Error(ErrorCode::kCorrupt,
-                "label " + std::to_string(label) + " of row " + std::to_string(row) + " in " +
-                    index.path + " is outside the file's " + std::to_string(classes) +
-                    " classes: the file is damaged; h5feed verify lists every bad label");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "label {} of row {} in {} is outside the file's {} classes: the file is damaged; h5feed "
+        "verify lists every bad label",
+        label, row, index.path, classes);
   }
 }
 
@@ -97,8 +103,8 @@ std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
   haddr_t address = HADDR_UNDEF;
   hsize_t size = 0;
   if (H5Dget_chunk_info_by_coord(images, offset, &mask, &address, &size) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt,
-                           "locating chunk " + std::to_string(chunk) + " of /images", path);
+    throw hdf5::StackError(ErrorCode::kCorrupt, fmt::format("locating chunk {} of /images", chunk),
+                           path);
   }
   if (address == row.address && size == row.stored_bytes && mask == row.filter_mask) return {};
   const std::string actual =
@@ -120,11 +126,11 @@ ImageStorage ReadFixedSizeImages(hid_t file, hid_t images, const std::string& pa
   ImageStorage info = ReadImageStorage(images, chosen, path);
   if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
       !info.chunks_hold_samples) {
-    throw Error(ErrorCode::kCorrupt,
-                "/images in " + path + " has shape " + hdf5::ShapeText(info.dims) + " and chunks " +
-                    hdf5::ShapeText(info.chunk) +
-                    "; h5feed format 1 stores (N, H, W, C) in chunks of (K, H, W, C): the file "
-                    "was changed after conversion; run h5feed rechunk on it");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "/images in {} has shape {} and chunks {}; h5feed format 1 stores (N, H, W, C) in chunks "
+        "of (K, H, W, C): the file was changed after conversion; run h5feed rechunk on it",
+        path, hdf5::ShapeText(info.dims), hdf5::ShapeText(info.chunk));
   }
   return info;
 }
@@ -137,13 +143,13 @@ ImageStorage ReadOwnSizeImages(hid_t file, hid_t images, const std::string& path
   const int64_t chunk_bytes = hdf5::ReadInt64Attribute(file, format::schema::kAttrChunkBytes);
   if (!flat.dataset.is_uint8 || info.dims.size() != 1 || info.storage != H5D_CHUNKED ||
       info.chunk.size() != 1 || info.chunk[0] != chunk_bytes || info.dims[0] % chunk_bytes != 0) {
-    throw Error(ErrorCode::kCorrupt,
-                "/images in " + path + " is " + flat.dataset.dtype + " of shape " +
-                    hdf5::ShapeText(info.dims) + " in chunks " + hdf5::ShapeText(info.chunk) +
-                    "; an h5feed file of images at their own size stores whole chunks of " +
-                    std::to_string(chunk_bytes) +
-                    " bytes (its chunk_bytes): the file was changed after conversion or is "
-                    "damaged; convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "/images in {} is {} of shape {} in chunks {}; an h5feed file of images at their own size "
+        "stores whole chunks of {} bytes (its chunk_bytes): the file was changed after conversion "
+        "or is damaged; convert the source again",
+        path, flat.dataset.dtype, hdf5::ShapeText(info.dims), hdf5::ShapeText(info.chunk),
+        chunk_bytes);
   }
   return info;
 }
@@ -159,10 +165,11 @@ std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t
   const std::string& path = index.path;
   std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, chunks);
   if (static_cast<int64_t>(records.size()) != chunks) {
-    throw Error(ErrorCode::kCorrupt, "the chunk table of /images in " + path + " has " +
-                                         std::to_string(records.size()) + " rows for " +
-                                         std::to_string(chunks) +
-                                         " chunks: the file is damaged; convert it again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "the chunk table of /images in {} has {} rows for {} chunks: the file is damaged; convert "
+        "it again",
+        path, records.size(), chunks);
   }
   const uint64_t file_bytes = index.file_bytes;
   // A chunk is read into a buffer of its stored size: bound it by what the codecs can
@@ -171,18 +178,18 @@ std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t
   for (size_t c = 0; c < records.size(); ++c) {
     const format::schema::ChunkRecord& r = records[c];
     if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
-      throw Error(ErrorCode::kCorrupt,
-                  "chunk " + std::to_string(c) + " of /images in " + path + " lies at " +
-                      Location(r) + ", outside the file's " + std::to_string(file_bytes) +
-                      " bytes: the file is truncated or damaged; copy or convert it again");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "chunk {} of /images in {} lies at {}, outside the file's {} bytes: the file is "
+          "truncated or damaged; copy or convert it again",
+          c, path, Location(r), file_bytes);
     }
     if (r.stored_bytes > max_stored) {
-      throw Error(ErrorCode::kCorrupt, "chunk " + std::to_string(c) + " of /images in " + path +
-                                           " claims " + std::to_string(r.stored_bytes) +
-                                           " stored bytes, more than any codec makes of its " +
-                                           std::to_string(chunk_bytes) + " bytes (at most " +
-                                           std::to_string(max_stored) +
-                                           "): the chunk table is damaged; convert the file again");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "chunk {} of /images in {} claims {} stored bytes, more than any codec makes of its {} "
+          "bytes (at most {}): the chunk table is damaged; convert the file again",
+          c, path, r.stored_bytes, chunk_bytes, max_stored);
     }
   }
   // HDF5 1.10.8 finds a chunk's entry by walking its chunk index from the first chunk
@@ -202,20 +209,22 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   const std::string& path = index.path;
   const int64_t version = ReadVersion(file, path);
   if (version > format::schema::kFormatVersion) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " is in h5feed format version " + std::to_string(version) +
-                    "; this h5feed reads versions up to " +
-                    std::to_string(format::schema::kFormatVersion) + ". Upgrade h5feed to read it");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} is in h5feed format version {}; this h5feed reads versions up to {}. Upgrade h5feed to "
+        "read it",
+        path, version, format::schema::kFormatVersion);
   }
   if (version < 1) {
-    throw Error(ErrorCode::kCorrupt, path + " says h5feed format version " +
-                                         std::to_string(version) +
-                                         ", which never existed: the file is damaged");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} says h5feed format version {}, which never existed: the file is damaged",
+                    path, version);
   }
   if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) {
-    throw Error(ErrorCode::kCorrupt, path +
-                                         " is an h5feed file without /images: the file "
-                                         "is damaged; convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} is an h5feed file without /images: the file is damaged; convert the source again",
+        path);
   }
   const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
   const bool own_size =
@@ -224,9 +233,11 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   const ImageStorage info = own_size ? ReadOwnSizeImages(file, images.get(), path)
                                      : ReadFixedSizeImages(file, images.get(), path);
   if (!CanDecode(info.filters)) {
-    throw Error(ErrorCode::kUnsupported,
-                "/images in " + path + " is filtered with " + PipelineText(info.filters) +
-                    ", which the h5feed format does not use; run h5feed rechunk on it");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "/images in {} is filtered with {}, which the h5feed format does not use; run h5feed "
+        "rechunk on it",
+        path, PipelineText(info.filters));
   }
   const int64_t samples = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumImages);
   std::vector<format::schema::ChunkRecord> records;
@@ -263,9 +274,11 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   // Own-size files always have them: an image is checked as stored, before it is decoded.
   index.row_checksums = format::ReadRowChecksums(file, samples).value_or(std::vector<uint64_t>{});
   if (own_size && index.row_checksums.empty()) {
-    throw Error(ErrorCode::kCorrupt, path + " holds images at their own size without /" +
-                                         format::schema::kRowChecksums +
-                                         ": the file is damaged; convert the source again");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} holds images at their own size without /{}: the file is damaged; convert the source "
+        "again",
+        path, format::schema::kRowChecksums);
   }
   const std::string labels =
       options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;

@@ -9,6 +9,7 @@
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/zstd_filter.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -70,8 +71,9 @@ Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
   rank_ = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
   if (rank_ < 1 || rank_ > 4 || H5Sget_simple_extent_dims(space.get(), dims_, nullptr) != rank_ ||
       static_cast<int64_t>(dims_[0]) != index.samples) {
-    throw Error(ErrorCode::kCorrupt, dataset_name_ + " in " + path_ +
-                                         " changed since the file was opened; open it again");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} in {} changed since the file was opened; open it again", dataset_name_,
+                    path_);
   }
 }
 
@@ -98,11 +100,11 @@ Hdf5BlockReader::RawChunk Hdf5BlockReader::ReadRawChunk(int64_t first_row,
   RawChunk raw;
   if (address == HADDR_UNDEF || size == 0) return raw;  // never written: the fill value
   if (size > max_stored_bytes_) {                       // before the buffer grows to it
-    throw Error(ErrorCode::kCorrupt, "HDF5's chunk index says the chunk holds " +
-                                         std::to_string(size) +
-                                         " stored bytes, more than any "
-                                         "filter makes of it (at most " +
-                                         std::to_string(max_stored_bytes_) + ")");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "HDF5's chunk index says the chunk holds {} stored bytes, more than any filter makes of it "
+        "(at most {})",
+        size, max_stored_bytes_);
   }
   std::span<uint8_t> bytes = buffer.Get(static_cast<size_t>(size));
   uint32_t mask = 0;

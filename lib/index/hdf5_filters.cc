@@ -5,6 +5,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
@@ -49,9 +50,10 @@ uint32_t Fletcher32(std::span<const uint8_t> bytes) {
 
 std::span<const uint8_t> StripFletcher32(std::span<const uint8_t> stored) {
   if (stored.size() < kFletcherBytes) {
-    throw Error(ErrorCode::kCorrupt, "a chunk with a fletcher32 checksum holds " +
-                                         std::to_string(stored.size()) +
-                                         " bytes, fewer than the checksum's 4");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "a chunk with a fletcher32 checksum holds {} bytes, fewer than the checksum's 4",
+        stored.size());
   }
   std::span<const uint8_t> data = stored.first(stored.size() - kFletcherBytes);
   const uint8_t* tail = stored.data() + data.size();
@@ -62,8 +64,8 @@ std::span<const uint8_t> StripFletcher32(std::span<const uint8_t> stored) {
   // H5Zfletcher32.c swaps bytes 0<->1 and 2<->3 of the checksum's little-endian image.
   const uint32_t swapped = ((computed & 0x00ff00ffu) << 8) | ((computed & 0xff00ff00u) >> 8);
   if (recorded != computed && recorded != swapped) {
-    throw Error(ErrorCode::kCorrupt, "fletcher32 checksum mismatch (stored " + Hex32(recorded) +
-                                         ", computed " + Hex32(computed) + ")");
+    throw MakeError(ErrorCode::kCorrupt, "fletcher32 checksum mismatch (stored {}, computed {})",
+                    Hex32(recorded), Hex32(computed));
   }
   return data;
 }

@@ -7,6 +7,7 @@
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 
@@ -14,19 +15,21 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
                                 const std::string& path) {
   const std::string where = "labels dataset " + name + " in " + path;
   htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
-  if (exists <= 0) throw Error(ErrorCode::kNotFound, where + " does not exist");
+  if (exists <= 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", where);
   const hdf5::DatasetEntry entry =
       hdf5::DescribeDataset(hdf5::OpenDataset(file, name, path).get(), name);
   const std::vector<int64_t>& d = entry.dims;
   if (!entry.is_integer || !(d.size() == 1 || (d.size() == 2 && d[1] == 1))) {
-    throw Error(ErrorCode::kCorrupt, where + " holds " + entry.dtype + " " + hdf5::ShapeText(d) +
-                                         "; labels must be integers of shape (N,) or (N, 1). "
-                                         "Name the right dataset, or none for all-0 labels");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} holds {} {}; labels must be integers of shape (N,) or (N, 1). Name the right dataset, "
+        "or none for all-0 labels",
+        where, entry.dtype, hdf5::ShapeText(d));
   }
   if (d[0] != count) {
-    throw Error(ErrorCode::kCorrupt, where + " holds " + std::to_string(d[0]) + " labels for " +
-                                         std::to_string(count) +
-                                         " images; there must be one label per image");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} holds {} labels for {} images; there must be one label per image", where,
+                    d[0], count);
   }
   return hdf5::ReadIntegerDataset(file, name, path);
 }
@@ -44,8 +47,7 @@ std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
   try {
     return hdf5::ReadStringDataset(file, name.c_str());
   } catch (const Error& e) {
-    throw Error(ErrorCode::kCorrupt,
-                "reading class names " + name + " in " + path + ": " + e.what());
+    throw MakeError(ErrorCode::kCorrupt, "reading class names {} in {}: {}", name, path, e.what());
   }
 }
 

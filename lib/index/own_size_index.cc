@@ -10,15 +10,18 @@
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::index {
 namespace {
 
 namespace schema = format::schema;
 
-[[noreturn]] void Damaged(const std::string& path, const std::string& what) {
-  throw Error(ErrorCode::kCorrupt,
-              path + ": " + what + ": the file is damaged; convert the source again");
+template <typename... Args>
+[[noreturn]] void Damaged(const std::string& path, fmt::format_string<Args...> what,
+                          Args&&... args) {
+  throw MakeError(ErrorCode::kCorrupt, "{}: {}: the file is damaged; convert the source again",
+                  path, fmt::format(what, std::forward<Args>(args)...));
 }
 
 // Reads dataset `name`, which must be of integer class with `element` bytes and signedness
@@ -28,7 +31,7 @@ std::vector<T> ReadTable(hid_t file, const char* name, hid_t memory_type, bool i
                          int64_t rows, int64_t columns, const std::string& path) {
   const std::string where = std::string("/") + name;
   const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
-  if (exists <= 0) Damaged(path, "an own-size file without " + where);
+  if (exists <= 0) Damaged(path, "an own-size file without {}", where);
   hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
   hdf5::Datatype type(H5Dget_type(dataset.get()));
@@ -43,9 +46,8 @@ std::vector<T> ReadTable(hid_t file, const char* name, hid_t memory_type, bool i
                             ? rank == 1 && int64_t(dims[0]) == rows
                             : rank == 2 && int64_t(dims[0]) == rows && int64_t(dims[1]) == columns;
   if (!type_ok || !shape_ok) {
-    Damaged(path, where + " is not " + std::to_string(rows) +
-                      (columns == 1 ? "" : " x " + std::to_string(columns)) + " integers of " +
-                      std::to_string(sizeof(T)) + " bytes, as docs/format.md says");
+    Damaged(path, "{} is not {}{} integers of {} bytes, as docs/format.md says", where, rows,
+            (columns == 1 ? "" : " x " + std::to_string(columns)), sizeof(T));
   }
   std::vector<T> values(static_cast<size_t>(rows * columns));
   if (!values.empty() &&
@@ -68,7 +70,7 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
   if (bytes.size() != n || encodings.size() != n || shapes.size() != 3 * n) {
     Damaged(path, "the image table's datasets have different lengths");
   }
-  if (chunk_bytes < 1) Damaged(path, "chunk_bytes is " + std::to_string(chunk_bytes));
+  if (chunk_bytes < 1) Damaged(path, "chunk_bytes is {}", chunk_bytes);
   const auto capacity = static_cast<uint64_t>(chunk_bytes);
   OwnSizeTable table;
   table.images.resize(n);
@@ -78,43 +80,42 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
   for (size_t i = 0; i < n; ++i) {
     const int32_t h = shapes[3 * i], w = shapes[3 * i + 1], c = shapes[3 * i + 2];
     if (h < 1 || w < 1 || (c != 1 && c != 3)) {
-      Damaged(path, Image(i) + " has shape " + std::to_string(h) + " x " + std::to_string(w) +
-                        " x " + std::to_string(c));
+      Damaged(path, "{} has shape {} x {} x {}", Image(i), h, w, c);
     }
     const auto encoding = static_cast<schema::ImageEncoding>(encodings[i]);
     if (encoding != schema::ImageEncoding::kRaw && encoding != schema::ImageEncoding::kJpeg) {
-      Damaged(path, Image(i) + " has encoding " + std::to_string(encodings[i]));
+      Damaged(path, "{} has encoding {}", Image(i), encodings[i]);
     }
     const uint64_t raw = uint64_t(h) * uint64_t(w) * uint64_t(c);
     if ((max_side > 0 && std::max(h, w) > max_side) ||
         raw > static_cast<uint64_t>(io::limits::kMaxImageBytes)) {
-      Damaged(path, Image(i) + " claims " + std::to_string(h) + " x " + std::to_string(w) + " x " +
-                        std::to_string(c) + ", more than the file's max_side (" +
-                        std::to_string(max_side) + ") or " +
-                        std::to_string(io::limits::kMaxImageBytes) + " bytes decoded allow");
+      Damaged(
+          path,
+          "{} claims {} x {} x {}, more than the file's max_side ({}) or {} bytes decoded allow",
+          Image(i), h, w, c, max_side, io::limits::kMaxImageBytes);
     }
     if (bytes[i] == 0 || (encoding == schema::ImageEncoding::kRaw && bytes[i] != raw)) {
-      Damaged(path, Image(i) + " is stored in " + std::to_string(bytes[i]) + " bytes for " +
-                        std::to_string(h) + " x " + std::to_string(w) + " x " + std::to_string(c));
+      Damaged(path, "{} is stored in {} bytes for {} x {} x {}", Image(i), bytes[i], h, w, c);
     }
     const uint64_t offset = offsets[i];
     const uint64_t chunk = offset / capacity;
     if (offset % capacity == 0) {
       // Starts a chunk: the next one in order (no chunk is skipped or empty).
       if (chunk != first_rows.size()) {
-        Damaged(path, Image(i) + " starts chunk " + std::to_string(chunk) + " after chunk " +
-                          std::to_string(first_rows.size()) + " was expected");
+        Damaged(path, "{} starts chunk {} after chunk {} was expected", Image(i), chunk,
+                first_rows.size());
       }
       first_rows.push_back(static_cast<int64_t>(i));
     } else if (i == 0 || offset != next) {
-      Damaged(path, Image(i) + " is at byte " + std::to_string(offset) +
-                        ", not right after the image before it (byte " + std::to_string(next) +
-                        ") nor at the start of a chunk");
+      Damaged(
+          path,
+          "{} is at byte {}, not right after the image before it (byte {}) nor at the start of a "
+          "chunk",
+          Image(i), offset, next);
     }
     if (bytes[i] > capacity - offset % capacity) {
-      Damaged(path, Image(i) + " (" + std::to_string(bytes[i]) + " bytes at byte " +
-                        std::to_string(offset) + ") crosses the end of its chunk of " +
-                        std::to_string(capacity) + " bytes");
+      Damaged(path, "{} ({} bytes at byte {}) crosses the end of its chunk of {} bytes", Image(i),
+              bytes[i], offset, capacity);
     }
     next = offset + bytes[i];
     table.images[i] = StoredImage{offset - chunk * capacity, bytes[i], h, w, c, encoding};
@@ -123,8 +124,7 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
     table.largest.channels = std::max<int64_t>(table.largest.channels, c);
   }
   if (static_cast<int64_t>(first_rows.size()) != chunks) {
-    Damaged(path, "its images fill " + std::to_string(first_rows.size()) +
-                      " chunks but /images holds " + std::to_string(chunks));
+    Damaged(path, "its images fill {} chunks but /images holds {}", first_rows.size(), chunks);
   }
   first_rows.push_back(static_cast<int64_t>(n));
   table.rows = ChunkRows(std::move(first_rows));

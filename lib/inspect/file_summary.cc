@@ -223,7 +223,9 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
   for (const hdf5::DatasetEntry& entry : entries) {
     s.datasets.push_back(Summarize(file.get(), entry, s.path, local));
   }
-  s.attributes = hdf5::ReadAllAttributesText(file.get());
+  for (hdf5::AttributeText& attribute : hdf5::ReadAllAttributesText(file.get())) {
+    s.attributes.push_back({std::move(attribute.name), std::move(attribute.value)});
+  }
   s.is_h5feed = hdf5::ReadAttributeText(file.get(), format::schema::kAttrFormat) ==
                 format::schema::kFormatName;
   if (s.is_h5feed) {

@@ -1,12 +1,16 @@
-// DescribeLabelOrder (inspect/label_order.h).
+// DescribeLabelOrder (inspect/label_order.h), and LabelOrder::Describe (h5feed/file_summary.h).
 
 #include "inspect/label_order.h"
 
 #include <unordered_map>
 
-namespace h5feed::inspect {
+namespace h5feed {
 
 std::string LabelOrder::Describe() const { return order == "mixed" ? order : order + " by label"; }
+
+}  // namespace h5feed
+
+namespace h5feed::inspect {
 
 std::optional<LabelOrder> DescribeLabelOrder(std::span<const int64_t> labels) {
   std::unordered_map<int64_t, int64_t> counts;

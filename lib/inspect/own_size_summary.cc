@@ -10,6 +10,7 @@
 #include "hdf5/attributes.h"
 #include "hdf5/integer_dataset.h"
 #include "io/resource_limits.h"
+#include "make_error.h"
 
 namespace h5feed::inspect {
 namespace {
@@ -121,8 +122,8 @@ OwnSizeSummary SummarizeOwnSize(hid_t file, int64_t samples, int64_t images_byte
   OwnSizeSummary s;
   s.chunk_bytes = hdf5::ReadInt64Attribute(file, schema::kAttrChunkBytes);
   if (s.chunk_bytes < 1) {
-    throw Error(ErrorCode::kCorrupt, path + ": attribute chunk_bytes is " +
-                                         std::to_string(s.chunk_bytes) + ", not positive");
+    throw MakeError(ErrorCode::kCorrupt, "{}: attribute chunk_bytes is {}, not positive", path,
+                    s.chunk_bytes);
   }
   s.chunks = images_bytes / s.chunk_bytes;
   if (images_bytes % s.chunk_bytes != 0) {

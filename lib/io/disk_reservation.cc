@@ -1,6 +1,7 @@
 #include "io/disk_reservation.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,15 +34,15 @@ void DiskReservation::Reserve(uint64_t end, std::string_view what) {
   if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
       end > limit.rlim_cur) {
     throw NoSpaceError(what, path_, EFBIG,
-                       "the file would grow to " + std::to_string(end) +
-                           " bytes; this process may write files of at most " +
-                           std::to_string(limit.rlim_cur) + " bytes (ulimit -f)");
+                       fmt::format("the file would grow to {} bytes; this process may write "
+                                   "files of at most {} bytes (ulimit -f)",
+                                   end, limit.rlim_cur));
   }
   if (end > largest_file_) {
     throw NoSpaceError(what, path_, EFBIG,
-                       "the file would grow to " + std::to_string(end) +
-                           " bytes; this file system stores files of at most " +
-                           std::to_string(largest_file_) + " bytes");
+                       fmt::format("the file would grow to {} bytes; this file system stores "
+                                   "files of at most {} bytes",
+                                   end, largest_file_));
   }
   if (preallocates_) {
     const off_t offset = static_cast<off_t>(reserved_);
@@ -54,9 +55,8 @@ void DiskReservation::Reserve(uint64_t end, std::string_view what) {
       if (errno == EOPNOTSUPP || errno == ENOSYS) {
         preallocates_ = false;
       } else {
-        throw SystemError(
-            std::string(what) + " (reserving " + std::to_string(length) + " bytes of disk space)",
-            path_, errno);
+        throw SystemError(fmt::format("{} (reserving {} bytes of disk space)", what, length), path_,
+                          errno);
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "io/io_errors.h"
 
+#include "make_error.h"
+
 #include <string.h>
 
 namespace h5feed::io {
@@ -20,19 +22,20 @@ std::string ErrnoText(int error_number) {
 }
 
 Error ReadFailedError(const std::string& path, uint64_t offset, uint64_t length, int error_number) {
-  return Error(ErrorCode::kIo,
-               "reading " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
-                   " of " + path + " failed: " + ErrnoText(error_number) + " (errno " +
-                   std::to_string(error_number) + "); check the disk or the network file system");
+  return MakeError(
+      ErrorCode::kIo,
+      "reading {} bytes at offset {} of {} failed: {} (errno {}); check the disk or the network "
+      "file system",
+      length, offset, path, ErrnoText(error_number), error_number);
 }
 
 Error TruncatedError(const std::string& path, uint64_t offset, uint64_t length, uint64_t end,
                      uint64_t missing) {
-  return Error(ErrorCode::kCorrupt, path + ": file ends at byte " + std::to_string(end) +
-                                        ", expected " + std::to_string(missing) +
-                                        " more (reading " + std::to_string(length) +
-                                        " bytes at offset " + std::to_string(offset) +
-                                        "): truncated? Copy or convert the file again");
+  return MakeError(
+      ErrorCode::kCorrupt,
+      "{}: file ends at byte {}, expected {} more (reading {} bytes at offset {}): truncated? Copy "
+      "or convert the file again",
+      path, end, missing, length, offset);
 }
 
 }  // namespace h5feed::io

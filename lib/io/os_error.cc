@@ -1,5 +1,7 @@
 #include "io/os_error.h"
 
+#include "make_error.h"
+
 #include <cerrno>
 #include <cstring>
 
@@ -41,7 +43,7 @@ Error SystemError(std::string_view what, std::string_view path, int error_number
   ErrorCode code = ErrorCode::kIo;
   if (error_number == ENOENT) code = ErrorCode::kNotFound;
   if (error_number == EEXIST) code = ErrorCode::kAlreadyExists;
-  return Error(code, std::string(what) + " failed for " + std::string(path) + ": " + reason);
+  return MakeError(code, "{} failed for {}: {}", what, path, reason);
 }
 
 }  // namespace h5feed::io

@@ -13,6 +13,7 @@
 #include "h5feed/error.h"
 #include "io/io_errors.h"
 #include "io/random_access_file.h"
+#include "make_error.h"
 
 namespace h5feed::io {
 namespace {
@@ -142,23 +143,22 @@ std::unique_ptr<RandomAccessFile> OpenPosixFile(const std::string& path) {
   if (fd < 0) {
     const int error_number = errno;
     if (error_number == ENOENT) {
-      throw Error(ErrorCode::kNotFound, path + " does not exist");
+      throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
     }
-    throw Error(ErrorCode::kIo, "cannot open " + path + " for reading: " + ErrnoText(error_number) +
-                                    " (errno " + std::to_string(error_number) + ")");
+    throw MakeError(ErrorCode::kIo, "cannot open {} for reading: {} (errno {})", path,
+                    ErrnoText(error_number), error_number);
   }
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     const int error_number = errno;
     ::close(fd);
-    throw Error(ErrorCode::kIo, "cannot stat " + path + ": " + ErrnoText(error_number));
+    throw MakeError(ErrorCode::kIo, "cannot stat {}: {}", path, ErrnoText(error_number));
   }
   if (!S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw Error(ErrorCode::kInvalidArgument,
-                path +
-                    " is not a regular file (a folder or a device?); give the path of an "
-                    "HDF5 file");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} is not a regular file (a folder or a device?); give the path of an HDF5 file", path);
   }
   return std::make_unique<PosixFile>(path, fd, static_cast<uint64_t>(info.st_size));
 }

@@ -2,14 +2,11 @@
 
 #include <unistd.h>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::io::limits {
-namespace {
-
-std::string GiB(uint64_t bytes) { return std::to_string(bytes >> 30) + " GiB"; }
-
-}  // namespace
 
 uint64_t PhysicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -28,15 +25,18 @@ void CheckImageDimensions(const std::vector<int64_t>& dims, const std::string& w
   shape = "(" + shape + ")";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
-      throw Error(ErrorCode::kCorrupt,
-                  where + " claims shape " + shape + ": dimension " + std::to_string(i) +
-                      " is 2^63 or more, which no real dataset has; the file is damaged");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} claims shape {}: dimension {} is 2^63 or more, which no real dataset has; the file "
+          "is damaged",
+          where, shape, i);
     }
     if (i > 0 && dims[i] > kMaxImageDimension) {
-      throw Error(ErrorCode::kCorrupt, where + " claims shape " + shape + ": image dimension " +
-                                           std::to_string(i) + " exceeds h5feed's limit of " +
-                                           std::to_string(kMaxImageDimension) +
-                                           "; the file is damaged");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} claims shape {}: image dimension {} exceeds h5feed's limit of {}; the file is "
+          "damaged",
+          where, shape, i, kMaxImageDimension);
     }
   }
   if (dims.empty()) return;
@@ -45,9 +45,10 @@ void CheckImageDimensions(const std::vector<int64_t>& dims, const std::string& w
   for (size_t i = 1; i < dims.size(); ++i) {
     image_bytes *= dims[i];
     if (image_bytes > kMaxImageBytes) {
-      throw Error(ErrorCode::kCorrupt, where + " claims shape " + shape +
-                                           ": one image would exceed h5feed's limit of " +
-                                           GiB(kMaxImageBytes) + "; the file is damaged");
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} claims shape {}: one image would exceed h5feed's limit of {}; the file is damaged",
+          where, shape, ByteSize(kMaxImageBytes));
     }
   }
   CheckRowCount(dims[0], where);
@@ -56,20 +57,19 @@ void CheckImageDimensions(const std::vector<int64_t>& dims, const std::string& w
 void CheckRowCount(int64_t rows, const std::string& where) {
   const uint64_t memory = PhysicalMemoryBytes();
   if (rows < 0 || static_cast<uint64_t>(rows) > memory / kBytesPerImage) {
-    throw Error(ErrorCode::kCorrupt,
-                where + " claims " + std::to_string(rows) + " rows; h5feed keeps " +
-                    std::to_string(kBytesPerImage) +
-                    " bytes per image in memory (label and "
-                    "epoch order), more than this machine's " +
-                    GiB(memory) + ". The file is damaged, or too large to read on this machine");
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} claims {} rows; h5feed keeps {} bytes per image in memory (label and epoch order), "
+        "more than this machine's {}. The file is damaged, or too large to read on this machine",
+        where, rows, kBytesPerImage, ByteSize(memory));
   }
 }
 
 void CheckClassCount(int64_t count, const std::string& where) {
   if (count > kMaxClasses) {
-    throw Error(ErrorCode::kCorrupt, where + " holds " + std::to_string(count) +
-                                         " class names, more than h5feed's " + "limit of " +
-                                         std::to_string(kMaxClasses) + "; the file is damaged");
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} holds {} class names, more than h5feed's limit of {}; the file is damaged",
+                    where, count, kMaxClasses);
   }
 }
 

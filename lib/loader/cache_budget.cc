@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "byte_size.h"
+#include "loader/options_check.h"
 #include "loader/warning.h"
 #include "sampler/epoch_order.h"
 
@@ -49,10 +51,10 @@ std::optional<std::string> CacheTooSmallWarning(const LoaderOptions& options,
           ? ": chunks may be read and decoded more than once per epoch"
           : " and needs room for " + std::to_string(ahead) +
                 " more to load the next ones ahead: batches can wait at each window switch";
-  return "a cache of " + RoundedUpSize(options.cache_bytes) + " holds " +
+  return "a cache of " + ToString(ByteSize(options.cache_bytes)) + " holds " +
          std::to_string(budget.cache_chunks) + " chunks of " + path + ", but " + use + consequence +
-         ". cache_bytes of " + RoundedUpSize(wanted * budget.chunk_bytes) +
-         " avoids it (or use a smaller window)";
+         ". " + OptionName(options, "cache_bytes") + " of " +
+         ToString(ByteSize(wanted * budget.chunk_bytes)) + " avoids it (or use a smaller window)";
 }
 
 }  // namespace h5feed::loader

@@ -5,7 +5,9 @@
 
 #include "cuda/cuda_devices.h"
 #include "h5feed/error.h"
+#include "loader/options_check.h"
 #include "loader/warning.h"
+#include "make_error.h"
 
 namespace h5feed::loader {
 namespace {
@@ -16,16 +18,17 @@ bool DeviceUsable(const LoaderOptions& options) {
   if (device < 0) return false;
   const cuda::DeviceStatus status = cuda::QueryDevices();
   if (status.device_count == 0) {
-    Warn(options, "LoaderOptions.output.cuda_device is " + std::to_string(device) +
+    Warn(options, OptionName(options, "output.cuda_device") + " is " + std::to_string(device) +
                       " but no CUDA device is usable (" + status.reason +
                       "); delivering host batches, normalized on the CPU");
     return false;
   }
   if (device >= status.device_count) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "LoaderOptions.output.cuda_device is " + std::to_string(device) + " but " +
-                    std::to_string(status.device_count) + " CUDA device(s) are visible; use 0 .. " +
-                    std::to_string(status.device_count - 1) + " (or -1 for host batches)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} is {} but {} CUDA device(s) are visible; use 0 .. {} (or -1 for host batches)",
+        OptionName(options, "output.cuda_device"), device, status.device_count,
+        status.device_count - 1);
   }
   return true;
 }
@@ -59,7 +62,8 @@ DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape)
     plan.normalize = transform::MakeNormalizeParams(options.mean.data(), options.std.data(),
                                                     static_cast<int>(options.mean.size()),
                                                     static_cast<int>(shape.channels));
-    plan.views = transform::MakeOutputViews(plan.normalize, shape, options.output, options.seed);
+    plan.views = transform::MakeOutputViews(plan.normalize, shape, options.output, options.seed,
+                                            options.option_names);
   }
   if (plan.views && DeviceUsable(options)) {
     cuda::DeviceStageOptions stage;

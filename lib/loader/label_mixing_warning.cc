@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "byte_size.h"
+#include "loader/options_check.h"
 #include "loader/warning.h"
 #include "sampler/epoch_order.h"
 #include "sampler/label_mixing.h"
@@ -51,12 +53,13 @@ std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex
   const std::string sampler = SamplerOptions{options.sampler.kind, *window}.ToString();
   if (*window >= dataset.chunk_count()) {
     return " Read as it is, only a window of all " + std::to_string(dataset.chunk_count()) +
-           " chunks (sampler " + sampler + ", the whole file in the cache: cache_bytes of " +
-           RoundedUpSize(dataset.chunk_count() * chunk_bytes) + ") mixes as well.";
+           " chunks (sampler " + sampler +
+           ", the whole file in the cache: " + OptionName(options, "cache_bytes") + " of " +
+           ToString(ByteSize(dataset.chunk_count() * chunk_bytes)) + ") mixes as well.";
   }
   return " Read as it is, sampler " + sampler + " reaches the bar, with a cache of about " +
-         std::to_string(2 * *window) + " chunks (cache_bytes of " +
-         RoundedUpSize(2 * *window * chunk_bytes) + ").";
+         std::to_string(2 * *window) + " chunks (" + OptionName(options, "cache_bytes") + " of " +
+         ToString(ByteSize(2 * *window * chunk_bytes)) + ").";
 }
 
 }  // namespace

@@ -5,22 +5,33 @@
 #include <string>
 
 #include "io/resource_limits.h"
+#include "remote/options_check.h"
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::loader {
 namespace {
 
-void Require(bool condition, const std::string& option, int64_t value, const std::string& rule) {
-  if (!condition) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "LoaderOptions." + option + " is " + std::to_string(value) + "; " + rule);
-  }
+std::string Count(int64_t n, const char* thing) {
+  return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
 }
 
 }  // namespace
 
+std::string OptionName(const LoaderOptions& options, std::string_view field) {
+  return NameOption(options.option_names, "LoaderOptions", field);
+}
+
 void CheckOptions(const LoaderOptions& options) {
+  const auto Require = [&options](bool condition, std::string_view option, int64_t value,
+                                  const std::string& rule) {
+    if (!condition) {
+      throw MakeError(ErrorCode::kInvalidArgument, "{} is {}; {}", OptionName(options, option),
+                      value, rule);
+    }
+  };
   Require(options.batch_size >= 1, "batch_size", options.batch_size, "it must be >= 1");
   Require(options.slots >= 1 && options.slots <= kMaxSlots, "slots", options.slots,
           "it must be in [1, " + std::to_string(kMaxSlots) + "]");
@@ -30,22 +41,14 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.cache_bytes >= 0, "cache_bytes", options.cache_bytes,
           "it must be >= 0 (0 = keep only the chunks in use)");
   Require(options.slots >= options.echo, "slots", options.slots,
-          "echo = " + std::to_string(options.echo) +
+          OptionName(options, "echo") + " = " + std::to_string(options.echo) +
               " needs at least as many slots (each echo copy is a batch in its own slot)");
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
-  const RemoteOptions& remote = options.remote;
-  Require(remote.connections >= 1 && remote.connections <= 1024, "remote.connections",
-          remote.connections, "it must be in [1, 1024]");
-  Require(remote.retries >= 0 && remote.retries <= 100, "remote.retries", remote.retries,
-          "it must be in [0, 100]");
-  Require(remote.connect_timeout_seconds >= 1, "remote.connect_timeout_seconds",
-          remote.connect_timeout_seconds, "it must be >= 1");
-  Require(remote.stall_seconds >= 1, "remote.stall_seconds", remote.stall_seconds,
-          "it must be >= 1");
-  Require(remote.spill_bytes >= 0, "remote.spill_bytes", remote.spill_bytes,
-          "it must be >= 0 (0 = keep nothing)");
+  remote::CheckOptions(options.remote, [&options](std::string_view field) {
+    return OptionName(options, "remote." + std::string(field));
+  });
   // The element type, layout, augmentation and device describe normalized images; uint8
   // batches are delivered on the host as stored. (Crop sizes are checked against the images
   // in transform::MakeOutputSpec.)
@@ -56,28 +59,39 @@ void CheckOptions(const LoaderOptions& options) {
                               output.layout == Layout::kNCHW && !output.augment.any() &&
                               output.cuda_device < 0;
   if (!options.normalize && !default_output) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "LoaderOptions.output asks for another type, layout, augmentation or a CUDA "
-                "device, which apply to normalized images; set normalize = true (uint8 batches "
-                "are delivered on the host, as stored)");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} asks for another type, layout, augmentation or a CUDA device, which apply to "
+        "normalized images: ask for those ({}); uint8 batches are delivered on the host, as stored",
+        OptionName(options, "output"), OptionName(options, "normalize"));
   }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");
   Require(options.shard.rank >= 0 && options.shard.rank < options.shard.world_size, "shard.rank",
           options.shard.rank,
-          "it must be in [0, world_size = " + std::to_string(options.shard.world_size) + ")");
+          "it must be in [0, " + OptionName(options, "shard.world_size") + " = " +
+              std::to_string(options.shard.world_size) + ")");
 }
 
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
                             const DatasetFootprint& dataset) {
+  // Fewer rows than a batch make one short batch per epoch (torch's DataLoader does the same);
+  // with drop_last_batch that batch is dropped and every epoch would be empty.
   const int64_t samples_per_rank = dataset.samples_per_rank;
-  if (options.batch_size > samples_per_rank) {
-    throw Error(
+  if (options.drop_last_batch && options.batch_size > samples_per_rank) {
+    const ShardOptions& shard = options.shard;
+    const std::string rows =
+        shard.world_size == 1
+            ? path + " has " + Count(samples_per_rank, "row")
+            : "rank " + std::to_string(shard.rank) + " of " + std::to_string(shard.world_size) +
+                  " reads " + Count(samples_per_rank, "row") + " of " + path + " per epoch";
+    throw MakeError(
         ErrorCode::kInvalidArgument,
-        "LoaderOptions.batch_size is " + std::to_string(options.batch_size) + " but rank " +
-            std::to_string(options.shard.rank) + " of " + std::to_string(options.shard.world_size) +
-            " reads only " + std::to_string(samples_per_rank) + " samples per epoch of " + path +
-            "; use a batch of at most " + std::to_string(samples_per_rank) + " or fewer ranks");
+        "{}, fewer than one batch of {}, and {} drops that short batch: every epoch would be "
+        "empty. Lower {} to at most {}, or leave out {} for one short batch per epoch{}",
+        rows, options.batch_size, OptionName(options, "drop_last_batch"),
+        OptionName(options, "batch_size"), samples_per_rank, OptionName(options, "drop_last_batch"),
+        (shard.world_size > 1 ? ", or use fewer ranks" : ""));
   }
   // In floating point: batch_size x image bytes may overflow int64 for absurd values. A slot
   // holds the images and, when normalizing on the host, every view's outputs, plus label,
@@ -91,13 +105,14 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
   const double wanted = options.slots * slot_bytes + cache_bytes;
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
-    const auto gib = [](double bytes) { return std::to_string(std::llround(bytes / (1 << 30))); };
-    throw Error(ErrorCode::kInvalidArgument,
-                "LoaderOptions: " + std::to_string(options.slots) + " slots of a " +
-                    std::to_string(options.batch_size) + "-image batch (" + gib(slot_bytes) +
-                    " GiB each) plus a cache of " + gib(cache_bytes) + " GiB need " + gib(wanted) +
-                    " GiB, more than this machine's " + gib(memory) + " GiB of memory (" + path +
-                    "); lower slots, batch_size or cache_bytes");
+    const auto size = [](double bytes) { return ByteSize(std::llround(bytes)); };
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} slots of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
+        "machine's {} of memory ({}); lower {}, {} or {}",
+        options.slots, options.batch_size, size(slot_bytes), size(cache_bytes), size(wanted),
+        size(memory), path, OptionName(options, "slots"), OptionName(options, "batch_size"),
+        OptionName(options, "cache_bytes"));
   }
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 // The checks Loader::Open makes before allocating anything: options out of range, and options
-// that do not fit the dataset (a batch larger than a rank's share). Each failure is an
-// Error(kInvalidArgument) naming the option, its value and the accepted range. (Normalizing
+// that do not fit the dataset (drop_last_batch with fewer rows than one batch, memory beyond
+// the machine's). Each failure is an Error(kInvalidArgument) naming the option as the caller
+// spells it (LoaderOptions::option_names), its value and the accepted range. (Normalizing
 // images with more channels than mean and std give is refused by MakeNormalizeParams.)
 // Limits: threads and slots at most kMaxThreads and kMaxSlots (absurd values are typos).
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "h5feed/loader_options.h"
 
@@ -16,6 +18,10 @@ namespace h5feed::loader {
 inline constexpr int kMaxThreads = 1024;
 // More batch slots than this is a typo; each is a batch of memory.
 inline constexpr int kMaxSlots = 1024;
+
+// The caller's name for the LoaderOptions field at `field` ("batch_size", "remote.retries"):
+// LoaderOptions::option_names' answer, else "LoaderOptions.<field>".
+std::string OptionName(const LoaderOptions& options, std::string_view field);
 
 // Options alone (no file needed).
 void CheckOptions(const LoaderOptions& options);
@@ -30,7 +36,8 @@ struct DatasetFootprint {
   int64_t chunks = 0;            // chunks in the file
 };
 
-// Options against the opened dataset: the batch fits a rank's share, and the memory the
+// Options against the opened dataset: a rank's share holds a whole batch when drop_last_batch
+// drops a short one (without it, fewer rows than a batch are one short batch), and the memory the
 // loader would commit at Open (slots x batch bytes, plus the cache as far as the file fills
 // it) fits the machine's physical memory; refused before any of it is allocated.
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "pipeline/own_size_sample.h"
 #include "transform/normalize.h"
 #include "transform/output_spec.h"
@@ -27,19 +28,20 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
                                augment.center_crop_height <= augment.resize_shorter &&
                                augment.center_crop_width <= augment.resize_shorter;
   if (!options.normalize || (!random_resized && !resize_and_crop)) {
-    throw Error(ErrorCode::kInvalidArgument, dataset.path + kNeedsCrop);
+    throw MakeError(ErrorCode::kInvalidArgument, "{}{}", dataset.path, kNeedsCrop);
   }
   if (!options.output.views.empty()) {
-    throw Error(ErrorCode::kUnsupported,
-                dataset.path +
-                    " holds images at their own size; several views (output.views) of such "
-                    "files are not supported yet: read it with output.augment");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} holds images at their own size; several views (output.views) of such files are not "
+        "supported yet: read it with output.augment",
+        dataset.path);
   }
   if (augment.max_output_height > 0 || augment.max_output_width > 0) {
-    throw Error(ErrorCode::kUnsupported,
-                dataset.path +
-                    " holds images at their own size; changing the delivered size between "
-                    "epochs (max_output_height/width) is not supported for such files yet");
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{} holds images at their own size; changing the delivered size between epochs "
+                    "(max_output_height/width) is not supported for such files yet",
+                    dataset.path);
   }
   // The crop, checked and set up as for a file of the largest image's size; per image,
   // transform::ForImage adapts it.
@@ -48,7 +50,7 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
   const transform::OutputSpec spec = transform::MakeOutputSpec(
       transform::MakeNormalizeParams(options.mean.data(), options.std.data(), 3,
                                      static_cast<int>(dataset.shape.channels)),
-      dataset.shape, crop_only, options.seed);
+      dataset.shape, crop_only, options.seed, options.option_names);
   plan.crop = spec.augment;
   plan.gathered =
       ImageShape{spec.augment.out_height, spec.augment.out_width, dataset.shape.channels};
@@ -74,9 +76,8 @@ pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(const index::DatasetInde
                                   region_decode);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
-      throw Error(ErrorCode::kCorrupt,
-                  "row " + std::to_string(row) + " of " + dataset.path + " (chunk " +
-                      std::to_string(dataset.own_size_rows.chunk_of(row)) + "): " + e.what());
+      throw MakeError(ErrorCode::kCorrupt, "row {} of {} (chunk {}): {}", row, dataset.path,
+                      dataset.own_size_rows.chunk_of(row), e.what());
     }
   };
 }

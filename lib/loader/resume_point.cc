@@ -4,14 +4,17 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/elastic_order.h"
 #include "sampler/epoch_steps.h"
 
 namespace h5feed::loader {
 namespace {
 
-[[noreturn]] void Refuse(const std::string& message) {
-  throw Error(ErrorCode::kInvalidArgument, "Restore: " + message);
+template <typename... Args>
+[[noreturn]] void Refuse(fmt::format_string<Args...> format, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, "Restore: {}",
+                  fmt::format(format, std::forward<Args>(args)...));
 }
 
 int64_t StepsOf(const std::vector<EpochStretch>& stretches) {
@@ -25,9 +28,10 @@ int64_t StepsOf(const std::vector<EpochStretch>& stretches) {
 int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
                   const LoaderOptions& options) {
   if (state.seed != options.seed) {
-    Refuse("the state was taken with seed " + std::to_string(state.seed) +
-           " but this loader uses seed " + std::to_string(options.seed) +
-           "; open it with the state's seed");
+    Refuse(
+        "the state was taken with seed {} but this loader uses seed {}; open it with the state's "
+        "seed",
+        state.seed, options.seed);
   }
   if (state.world_size == 0 && state.stretches.empty() && state.order_key.empty()) {
     if (state.fingerprint == identity.fingerprint) {
@@ -38,52 +42,58 @@ int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
     }
     if (state.fingerprint != identity.legacy_fingerprint) {
       Refuse(
-          "the state has no world_size (it was saved by an h5feed from before elastic "
-          "resume), so it resumes only the same file with the same order options "
-          "(batch_size, drop_last_batch, sampler, shard.world_size, shard.drop_last, echo), "
-          "and " +
-          identity.path + " opened with these options differs in one of them");
+          "the state has no world_size (it was saved by an h5feed from before elastic resume), so "
+          "it resumes only the same file with the same order options (batch_size, drop_last_batch, "
+          "sampler, shard.world_size, shard.drop_last, echo), and {} opened with these options "
+          "differs in one of them",
+          identity.path);
     }
     return options.shard.world_size;
   }
   if (state.world_size < 1) {
-    Refuse("the state's world_size is " + std::to_string(state.world_size) +
-           "; it must be at least 1 (the state is damaged)");
+    Refuse("the state's world_size is {}; it must be at least 1 (the state is damaged)",
+           state.world_size);
   }
   if (!state.order_key.empty() && state.order_key != identity.order_key) {
     Refuse(
-        "the state was taken on another file or with other order options than " + identity.path +
-        " opened with these options: " + OrderKeyDifferences(state.order_key, identity.order_key) +
-        "; open the loader as the state was taken, or start an epoch with SetEpoch");
+        "the state was taken on another file or with other order options than {} opened with these "
+        "options: {}; open the loader as the state was taken, or start an epoch with SetEpoch",
+        identity.path, OrderKeyDifferences(state.order_key, identity.order_key));
   }
   if (state.fingerprint != identity.fingerprint) {
-    Refuse(state.order_key.empty()
-               ? "the state was taken on another file geometry or with other order options "
-                 "(batch_size, drop_last_batch, sampler, shard.drop_last, echo) than " +
-                     identity.path + " opened with these options"
-               : "the state's fingerprint does not match its order_key (" + state.order_key +
-                     "): the state was altered or damaged");
+    if (state.order_key.empty()) {
+      Refuse(
+          "the state was taken on another file geometry or with other order options (batch_size, "
+          "drop_last_batch, sampler, shard.drop_last, echo) than {} opened with these options",
+          identity.path);
+    }
+    Refuse(
+        "the state's fingerprint does not match its order_key ({}): the state was altered or "
+        "damaged",
+        state.order_key);
   }
   for (size_t j = 0; j < state.stretches.size(); ++j) {
     const EpochStretch& stretch = state.stretches[j];
     if (stretch.world_size < 1 || stretch.steps < 1) {
-      Refuse("stretch " + std::to_string(j) + " of the state has world_size " +
-             std::to_string(stretch.world_size) + " and " + std::to_string(stretch.steps) +
-             " steps; both must be at least 1 (the state is damaged)");
+      Refuse(
+          "stretch {} of the state has world_size {} and {} steps; both must be at least 1 (the "
+          "state is damaged)",
+          j, stretch.world_size, stretch.steps);
     }
   }
   const int64_t before = StepsOf(state.stretches);
   if (state.step < before) {
-    Refuse("the state's step " + std::to_string(state.step) + " lies before the end of its " +
-           "earlier stretches, at step " + std::to_string(before) + " (the state is damaged)");
+    Refuse(
+        "the state's step {} lies before the end of its earlier stretches, at step {} (the state "
+        "is damaged)",
+        state.step, before);
   }
   return state.world_size;
 }
 
 void CheckStep(int64_t step, int64_t steps, const std::string& of) {
   if (step < 0 || step > steps) {
-    Refuse("step " + std::to_string(step) + " is outside " + of + "'s " + std::to_string(steps) +
-           " steps");
+    Refuse("step {} is outside {}'s {} steps", step, of, steps);
   }
 }
 
@@ -118,7 +128,7 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
     point.order = sampler::ElasticOrder(geometry, options.sampler, options.shard, options.seed,
                                         point.epoch, rules, stretches);
   } catch (const Error& error) {
-    Refuse(std::string(error.what()));
+    Refuse("{}", error.what());
   }
   const sampler::EpochSteps rest =
       sampler::CutIntoSteps(static_cast<int64_t>(point.order.size()), options.batch_size,

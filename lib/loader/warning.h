@@ -1,7 +1,7 @@
 #pragma once
 // Where the loader's warnings go: LoaderOptions::on_warning when the caller gave one (Python
-// routes it, tests collect it), else one "h5feed: warning: ..." line on stderr; and how they
-// write a memory size.
+// routes it, tests collect it), else one "h5feed: warning: ..." line on stderr. A size in a
+// warning is written as ByteSize (byte_size.h): rounded up, so it names a size that is enough.
 
 #include <cstdint>
 #include <cstdio>
@@ -17,12 +17,6 @@ inline void Warn(const LoaderOptions& options, const std::string& warning) {
   } else {
     std::fprintf(stderr, "h5feed: warning: %s\n", warning.c_str());
   }
-}
-
-// "30 KiB", "4812 MiB": rounded up, since a warning names the size that is enough.
-inline std::string RoundedUpSize(int64_t bytes) {
-  return bytes >= (1 << 20) ? std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"
-                            : std::to_string((bytes + 1023) >> 10) + " KiB";
 }
 
 }  // namespace h5feed::loader

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::memory {
 namespace {
@@ -22,9 +23,10 @@ class PageAligned final : public HostAllocator {
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (region == MAP_FAILED) {
       int error = errno;
-      throw Error(ErrorCode::kIo, "cannot allocate " + std::to_string(bytes) +
-                                      " bytes of host slot memory (mmap: " + std::strerror(error) +
-                                      "); lower slots or batch_size");
+      throw MakeError(
+          ErrorCode::kIo,
+          "cannot allocate {} bytes of host slot memory (mmap: {}); lower slots or batch_size",
+          bytes, std::strerror(error));
     }
     return region;
   }

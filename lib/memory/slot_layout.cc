@@ -3,6 +3,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::memory {
 namespace {
@@ -26,10 +27,9 @@ SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, const SlotCont
     : capacity_(capacity), shape_(shape), contents_(contents) {
   if (capacity < 1 || shape.height < 1 || shape.width < 1 || shape.channels < 1 ||
       contents.row_orders < 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "slot layout: batch capacity " + std::to_string(capacity) + " of " +
-                    std::to_string(shape.height) + "x" + std::to_string(shape.width) + "x" +
-                    std::to_string(shape.channels) + " images");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "slot layout: batch capacity {} of {}x{}x{} images", capacity, shape.height,
+                    shape.width, shape.channels);
   }
   const size_t rows = static_cast<size_t>(capacity);
   labels_offset_ = AlignUp(rows * static_cast<size_t>(shape.bytes()));
@@ -46,8 +46,8 @@ SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, bool normalize
 
 SlotView SlotLayout::View(std::span<uint8_t> slot) const {
   if (slot.size() < bytes_) {
-    throw Error(ErrorCode::kInternal, "slot layout: slot of " + std::to_string(slot.size()) +
-                                          " bytes, layout needs " + std::to_string(bytes_));
+    throw MakeError(ErrorCode::kInternal, "slot layout: slot of {} bytes, layout needs {}",
+                    slot.size(), bytes_);
   }
   const size_t rows = static_cast<size_t>(capacity_);
   uint8_t* base = slot.data();

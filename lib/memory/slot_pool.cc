@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::memory {
 
@@ -38,8 +39,7 @@ struct SlotPool::Shared {
 
 SlotPool::SlotPool(int slots, size_t slot_bytes, std::shared_ptr<HostAllocator> allocator) {
   if (slots < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "slot pool: slots must be >= 1, got " + std::to_string(slots));
+    throw MakeError(ErrorCode::kInvalidArgument, "slot pool: slots must be >= 1, got {}", slots);
   }
   if (slot_bytes == 0) throw Error(ErrorCode::kInvalidArgument, "slot pool: slot_bytes is 0");
   if (!allocator) allocator = PageAlignedAllocator();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "pipeline/cpu_normalize.h"
 #include "pipeline/echo.h"
 
@@ -51,15 +52,13 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
                   ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks}),
       next_step_(first_loaded_step_) {
   if (options_.echo < 1 || resources_.pool->slots() < options_.echo) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "echo = " + std::to_string(options_.echo) + " needs at least that many slots (" +
-                    std::to_string(resources_.pool->slots()) + " given)");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "echo = {} needs at least that many slots ({} given)", options_.echo,
+                    resources_.pool->slots());
   }
   if (first_step < 0 || first_step > delivered_steps()) {
-    throw Error(ErrorCode::kInvalidArgument, "step " + std::to_string(first_step) +
-                                                 " is outside epoch " +
-                                                 std::to_string(plan_->epoch()) + " of " +
-                                                 std::to_string(delivered_steps()) + " steps");
+    throw MakeError(ErrorCode::kInvalidArgument, "step {} is outside epoch {} of {} steps",
+                    first_step, plan_->epoch(), delivered_steps());
   }
   if (options_.device_echo > 0 &&
       (options_.echo != 1 || resources_.layout->row_orders() < options_.device_echo)) {
@@ -199,10 +198,9 @@ void BatchAssembler::Assemble(Job& job) {
       });
     });
   } catch (const Error& error) {
-    job.error = std::make_exception_ptr(
-        Error(error.code(), std::string(error.what()) + " [while assembling step " +
-                                std::to_string(job.loaded_step) + " of epoch " +
-                                std::to_string(plan_->epoch()) + "]"));
+    job.error =
+        std::make_exception_ptr(MakeError(error.code(), "{} [while assembling step {} of epoch {}]",
+                                          error.what(), job.loaded_step, plan_->epoch()));
   } catch (...) {
     job.error = std::current_exception();
   }

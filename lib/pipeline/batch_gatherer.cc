@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "pipeline/row_copy.h"
 
 namespace h5feed::pipeline {
@@ -24,9 +25,10 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, ChunkRows chunks, int64_t
       options_(std::move(options)) {
   if (chunks_.chunks() < 1 || row_bytes < 1 ||
       (options_.locate == nullptr) != (options_.make_sample == nullptr)) {
-    throw Error(ErrorCode::kInvalidArgument, "batch gatherer: " + std::to_string(chunks_.chunks()) +
-                                                 " chunks, rows of " + std::to_string(row_bytes) +
-                                                 " bytes, a locator only with a sample maker");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "batch gatherer: {} chunks, rows of {} bytes, a locator only with a sample maker",
+        chunks_.chunks(), row_bytes);
   }
 }
 
@@ -57,9 +59,8 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   const auto count = static_cast<int64_t>(rows.size());
   const auto row_bytes = static_cast<size_t>(row_bytes_);
   if (count > static_cast<int64_t>(slot.labels.size())) {
-    throw Error(ErrorCode::kInternal, "batch gatherer: " + std::to_string(count) +
-                                          " rows for a slot of " +
-                                          std::to_string(slot.labels.size()));
+    throw MakeError(ErrorCode::kInternal, "batch gatherer: {} rows for a slot of {}", count,
+                    slot.labels.size());
   }
   // (chunk, position in the batch), sorted: each chunk's rows form one run.
   std::vector<std::pair<int64_t, int64_t>> by_chunk(rows.size());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "transform/augment.h"
 #include "transform/sample_normalize.h"
 
@@ -18,15 +19,14 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
   const int64_t image_bytes = shape.bytes();
   const int64_t out_bytes = spec.image_bytes();
   if (spec.normalize.channels != shape.channels) {
-    throw Error(ErrorCode::kInternal,
-                "normalize: parameters for " + std::to_string(spec.normalize.channels) +
-                    " channels applied to images of " + std::to_string(shape.channels));
+    throw MakeError(ErrorCode::kInternal,
+                    "normalize: parameters for {} channels applied to images of {}",
+                    spec.normalize.channels, shape.channels);
   }
   if (images < 0 || static_cast<int64_t>(src.size()) < images * image_bytes ||
       static_cast<int64_t>(dest.size()) < images * out_bytes ||
       (spec.augment.random() && static_cast<int64_t>(keys.rows.size()) < images)) {
-    throw Error(ErrorCode::kInternal,
-                "normalize: buffers too small for " + std::to_string(images) + " images");
+    throw MakeError(ErrorCode::kInternal, "normalize: buffers too small for {} images", images);
   }
   if (images == 0 || out_bytes == 0) return;
   const int64_t height = spec.augment.out_height;
@@ -71,9 +71,9 @@ void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64
 void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
                     const transform::NormalizeParams& params, std::span<float> dest) {
   if (params.channels != shape.channels) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "normalize: parameters for " + std::to_string(params.channels) +
-                    " channels applied to images of " + std::to_string(shape.channels));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "normalize: parameters for {} channels applied to images of {}",
+                    params.channels, shape.channels);
   }
   NormalizeBatch(src, shape, images, transform::PlainOutputSpec(params, shape), SampleKeys{},
                  {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});

@@ -6,9 +6,12 @@
 
 #include <csignal>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "probe/open_probe_protocol.h"
 #include "probe/probe_location.h"
 #include "process/watched_program.h"
@@ -73,6 +76,24 @@ bool Interrupts(int signal) {
   return signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT;
 }
 
+static_assert(static_cast<int>(ErrorCode::kInternal) + 1 == kErrorCodeCount,
+              "open_probe_protocol.h: kErrorCodeCount counts ErrorCode's values");
+
+// The Error the probe ended with (open_probe_protocol.h), or nullopt when its exit code is
+// not one, or the message was cut from the output kept.
+std::optional<Error> ProbeError(const process::ChildEnd& end) {
+  const int code = end.exit_code - kExitErrorCodeBase;
+  if (code < 0 || code >= kErrorCodeCount) return std::nullopt;
+  const std::string_view marker = kErrorMarker;
+  const size_t at = end.output_tail.rfind(marker);
+  if (at == std::string::npos) return std::nullopt;
+  std::string message = end.output_tail.substr(at + marker.size());
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) {
+    message.pop_back();
+  }
+  return Error(static_cast<ErrorCode>(code), message);
+}
+
 std::string Unprotected(const std::string& path) {
   return "; opened " + path +
          " in this process, unprotected from HDF5 1.10.8's crashes and "
@@ -100,20 +121,21 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
   switch (end.how) {
     case process::ChildEnd::How::kExited:
       if (end.exit_code == kExitOpened || end.exit_code == kExitError) return;
+      if (std::optional<Error> refused = ProbeError(end)) throw *refused;
       if (end.exit_code == kExitUsage || end.exit_code == 126 || end.exit_code == 127) {
         warn("the open probe " + location.path + " could not run (exit code " +
              std::to_string(end.exit_code) + (said.empty() ? "" : ": " + said) +
              "; another h5feed version, or a missing library?)" + Unprotected(path));
         return;
       }
-      throw Error(ErrorCode::kCorrupt,
-                  path + ": HDF5 ended abnormally (exit code " + std::to_string(end.exit_code) +
-                      (said.empty() ? "" : ": " + said) + ") while opening the file's structure" +
-                      DamagedAdvice(path));
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{}: HDF5 ended abnormally (exit code {}{}) while opening the file's structure{}", path,
+          end.exit_code, (said.empty() ? "" : ": " + said), DamagedAdvice(path));
     case process::ChildEnd::How::kSignaled:
       if (Interrupts(end.signal)) {
-        throw Error(ErrorCode::kCancelled,
-                    "opening " + path + " was interrupted (" + SignalName(end.signal) + ")");
+        throw MakeError(ErrorCode::kCancelled, "opening {} was interrupted ({})", path,
+                        SignalName(end.signal));
       }
       if (end.signal == SIGKILL) {  // not sent here: out of memory, or someone else
         warn(
@@ -122,17 +144,17 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
             Unprotected(path));
         return;
       }
-      throw Error(ErrorCode::kCorrupt, path + ": HDF5 crashed (" + SignalName(end.signal) +
-                                           ") while opening the file's structure" +
-                                           DamagedAdvice(path));
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{}: HDF5 crashed ({}) while opening the file's structure{}", path,
+                      SignalName(end.signal), DamagedAdvice(path));
     case process::ChildEnd::How::kStalled:
-      throw Error(ErrorCode::kCorrupt,
-                  path + ": HDF5 made no progress for " + std::to_string(request.stall.count()) +
-                      " s while opening the file's structure, so the open was given up (HDF5 "
-                      "1.10.8 spins forever on some damaged structures, such as a damaged "
-                      "global heap; on a very slow file system, raise the open probe's stall "
-                      "limit, open_probe_stall_seconds)" +
-                      DamagedAdvice(path));
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{}: HDF5 made no progress for {} s while opening the file's structure, so the open was "
+          "given up (HDF5 1.10.8 spins forever on some damaged structures, such as a damaged "
+          "global heap; on a very slow file system, raise the open probe's stall limit, "
+          "open_probe_stall_seconds){}",
+          path, request.stall.count(), DamagedAdvice(path));
     case process::ChildEnd::How::kLost:
       warn(
           "the open probe's exit status was taken by another part of this process (SIGCHLD "

@@ -7,8 +7,8 @@
 // by probe_location.h), started with posix_spawn and watched (process/watched_program.h). When HDF5
 // crashes or hangs there, the caller gets an Error instead of the crash or the hang.
 //
-// Cost: one process start plus the open done twice: about 10-20 ms per open on a 20,000-chunk
-// file (docs/reliability.md, "Open probe"; bench/open_bench --probe).
+// Cost: one process start plus the open done twice (measured in docs/reliability.md, "Open
+// probe"; bench/open_bench --probe).
 //
 // Thread-safety: safe to call from many threads at once; holds no lock while it waits.
 
@@ -42,15 +42,18 @@ using Warn = std::function<void(const std::string&)>;
 
 // Runs the probe on `path`. Returns when the caller may go on with its in-process open:
 //  - the probe opened the file;
-//  - the probe refused it with an ordinary error (missing, not HDF5, a bad table...): the
-//    in-process open reports the same error, precisely, so nothing is thrown here;
+//  - the probe failed with something other than an h5feed::Error (out of memory): the
+//    in-process open says what it says;
 //  - the probe could not be run or judged (not found, not startable, another protocol, killed
 //    from outside with SIGKILL, its status lost): `warn` is called once with the reason and
 //    that the file is opened unprotected.
-// Throws Error(kCorrupt) naming the file when HDF5 crashed in the probe (a signal, or a
-// sanitizer's exit) or made no progress for `stall`, saying what to do (h5feed verify);
-// Error(kCancelled) when the probe was interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT: Ctrl-C
-// reaches it as it reaches the caller).
+// Throws the probe's own Error, code and message, when it refused the file with one (missing,
+// not HDF5, a bad table, a refused connection after the retries of request.remote): the
+// in-process open would throw the same, after as many retries again. Throws Error(kCorrupt)
+// naming the file when HDF5 crashed in the probe (a signal, or a sanitizer's exit) or made no
+// progress for `stall`, saying what to do (h5feed verify); Error(kCancelled) when the probe
+// was interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT: Ctrl-C reaches it as it reaches the
+// caller).
 void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn& warn);
 
 }  // namespace h5feed::probe

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "enum_names.h"
+#include "h5feed/error.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "inspect/file_summary.h"
@@ -140,7 +141,10 @@ int main(int argc, char** argv) {
     } else {
       inspect::SummarizeFile(request.path, request.remote);
     }
-  } catch (const std::exception& e) {  // h5feed::Error, or out of memory: ordinary
+  } catch (const Error& e) {  // ordinary: the caller throws it (open_probe_protocol.h)
+    std::fprintf(stderr, "%s%s\n", probe::kErrorMarker, e.what());
+    Leave(probe::kExitErrorCodeBase + static_cast<int>(e.code()));
+  } catch (const std::exception& e) {  // out of memory, a bug: the caller opens in-process
     std::fprintf(stderr, "%s\n", e.what());
     Leave(probe::kExitError);
   }

@@ -1,9 +1,10 @@
 #pragma once
 // What the open probe program (open_probe_main.cc) and its caller (open_probe.cc) agree on:
-// its arguments and its exit codes. A probe of another protocol version refuses the arguments
-// (kExitUsage), and the caller then opens in-process with a warning.
+// its arguments, its exit codes and how it hands back an error. A probe of another protocol
+// version refuses the arguments (kExitUsage), and the caller then opens in-process with a
+// warning.
 //
-//   h5feed-open-probe --protocol 2 --what index|summary --locking auto|on|off
+//   h5feed-open-probe --protocol 3 --what index|summary --locking auto|on|off
 //                     [--images NAME] [--labels NAME] [--parent PID]
 //                     [--connections N] [--retries N] [--connect-timeout S] [--stall S]
 //                     [--spill-dir DIR] [--spill-bytes N] [--s3-region R]
@@ -14,7 +15,7 @@
 
 namespace h5feed::probe {
 
-inline constexpr const char* kProtocolVersion = "2";
+inline constexpr const char* kProtocolVersion = "3";
 
 // The environment variable that names the probe program, overriding the search
 // (probe_location.h).
@@ -23,7 +24,14 @@ inline constexpr const char* kProgramVariable = "H5FEED_OPEN_PROBE";
 // Exit codes. Anything else (or a signal) means the open ended abnormally: a crash inside HDF5,
 // or a sanitizer's report of one (ASan exits 1).
 inline constexpr int kExitOpened = 0;
-inline constexpr int kExitError = 3;   // an h5feed::Error (or std::exception): message on stderr
+inline constexpr int kExitError = 3;   // a std::exception other than h5feed::Error: on stderr
 inline constexpr int kExitUsage = 64;  // arguments it does not understand (EX_USAGE)
+
+// An h5feed::Error ends the probe with kExitErrorCodeBase + its ErrorCode (as an int), after
+// kErrorMarker and the error's message on stderr: the caller throws the same Error rather
+// than repeating the open to get it (a remote open's retries would then run twice).
+inline constexpr int kExitErrorCodeBase = 16;
+inline constexpr int kErrorCodeCount = 10;  // ErrorCode's values, kInvalidArgument..kInternal
+inline constexpr const char* kErrorMarker = "h5feed-open-probe error:\n";
 
 }  // namespace h5feed::probe

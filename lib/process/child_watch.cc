@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::process {
 namespace {
@@ -124,7 +125,7 @@ ChildEnd WatchChild(pid_t child, int output, milliseconds stall, bool keep_outpu
 }
 
 void ThrowCallFailed(const char* what) {
-  throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::strerror(errno));
+  throw MakeError(ErrorCode::kInternal, "{} failed: {}", what, std::strerror(errno));
 }
 
 }  // namespace h5feed::process

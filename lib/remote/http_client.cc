@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "remote/transfer.h"
 
 namespace h5feed::remote {
@@ -70,7 +71,7 @@ struct HttpClient::Impl {
       std::lock_guard<std::mutex> lock(mutex);
       if (stopping || interrupted) {
         transfer->Complete(std::nullopt,
-                           Error(ErrorCode::kCancelled, "reading " + display + " was stopped"));
+                           MakeError(ErrorCode::kCancelled, "reading {} was stopped", display));
         return;
       }
       incoming.push_back(std::move(transfer));
@@ -185,7 +186,7 @@ struct HttpClient::Impl {
       std::lock_guard<std::mutex> lock(transfer->mutex);
       if (transfer->cancel_requested) {
         transfer->completed = true;
-        transfer->error = Error(ErrorCode::kCancelled, "reading " + display + " was cancelled");
+        transfer->error = MakeError(ErrorCode::kCancelled, "reading {} was cancelled", display);
         transfer->completed_cv.notify_all();
         return;
       }
@@ -250,7 +251,7 @@ struct HttpClient::Impl {
     }
     if (!done) {
       transfer->Complete(std::nullopt,
-                         Error(ErrorCode::kCancelled, "reading " + display + " was cancelled"));
+                         MakeError(ErrorCode::kCancelled, "reading {} was cancelled", display));
     }
   }
 
@@ -286,9 +287,8 @@ HttpClient::~HttpClient() = default;
 std::shared_ptr<Transfer> HttpClient::Start(RangeAsked asked, std::span<uint8_t> dest,
                                             const ObjectVersion* pinned) {
   if (asked.length == 0 || dest.size() != asked.length) {
-    throw Error(ErrorCode::kInternal, "HttpClient::Start: a range of " +
-                                          std::to_string(asked.length) + " bytes into " +
-                                          std::to_string(dest.size()));
+    throw MakeError(ErrorCode::kInternal, "HttpClient::Start: a range of {} bytes into {}",
+                    asked.length, dest.size());
   }
   auto transfer = std::make_shared<Transfer>(asked, dest, pinned);
   impl_->Queue(transfer);

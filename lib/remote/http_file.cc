@@ -6,6 +6,7 @@
 
 #include "h5feed/error.h"
 #include "io/io_errors.h"
+#include "make_error.h"
 
 namespace h5feed::remote {
 
@@ -22,10 +23,11 @@ std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions&
   const Judgement opened = HttpClient::Wait(*transfer);
   head.resize(opened.bytes);
   if (!expected_version.empty() && opened.seen.Id() != expected_version) {
-    throw Error(ErrorCode::kIo, target.display + " changed since it was first opened: it was " +
-                                    expected_version + ", now " + opened.seen.Id() +
-                                    ". Nothing of the new version is mixed with what was read "
-                                    "of the old one; open it again to read the new version");
+    throw MakeError(
+        ErrorCode::kIo,
+        "{} changed since it was first opened: it was {}, now {}. Nothing of the new version is "
+        "mixed with what was read of the old one; open it again to read the new version",
+        target.display, expected_version, opened.seen.Id());
   }
   return std::unique_ptr<HttpFile>(new HttpFile(std::move(target), std::move(link),
                                                 std::move(client), opened.seen, std::move(head)));

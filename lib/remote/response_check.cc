@@ -1,6 +1,8 @@
 // Judge and the errors of remote reads (response_check.h).
 #include "remote/response_check.h"
 
+#include "make_error.h"
+
 #include <curl/curl.h>
 
 #include <charconv>
@@ -105,17 +107,18 @@ Judgement JudgeStatus(const Response& response, const RangeAsked& asked,
   const long status = response.status;
   const std::string says = ServerSays(response.error_body);
   if (status == 404 || status == 410) {
-    return Fail(Error(ErrorCode::kNotFound,
-                      display + " does not exist (HTTP " + std::to_string(status) + ")" + says +
-                          "; check the URL (for s3://, the bucket and the key)"));
+    return Fail(MakeError(
+        ErrorCode::kNotFound,
+        "{} does not exist (HTTP {}){}; check the URL (for s3://, the bucket and the key)", display,
+        status, says));
   }
   if (status == 401 || status == 403) {
-    return Fail(Error(ErrorCode::kIo,
-                      "access to " + display + " was denied (HTTP " + std::to_string(status) + ")" +
-                          says +
-                          "; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
-                          "or ~/.aws/credentials for s3://) and, for a pre-signed URL, that it "
-                          "has not expired"));
+    return Fail(MakeError(
+        ErrorCode::kIo,
+        "access to {} was denied (HTTP {}){}; check the credentials (AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY or ~/.aws/credentials for s3://) and, for a pre-signed URL, that it "
+        "has not expired",
+        display, status, says));
   }
   if (status == 412 && pinned != nullptr) {
     return Fail(ChangedObject(display, *pinned, "another version (HTTP 412: If-Match failed)"));
@@ -131,14 +134,15 @@ Judgement JudgeStatus(const Response& response, const RangeAsked& asked,
     if (pinned != nullptr && range && range->total && *range->total != pinned->size) {
       return Fail(ChangedObject(display, *pinned, std::to_string(*range->total) + " bytes"));
     }
-    return Fail(Error(ErrorCode::kCorrupt,
-                      display + " ends before " + Bytes(asked) +
-                          " (HTTP 416): the object is shorter than its metadata says; upload "
-                          "it again"));
+    return Fail(MakeError(
+        ErrorCode::kCorrupt,
+        "{} ends before {} (HTTP 416): the object is shorter than its metadata says; upload it "
+        "again",
+        display, Bytes(asked)));
   }
   if (TransientStatus(status)) return Retry("HTTP " + std::to_string(status) + says);
-  return Fail(Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display +
-                                        " failed: HTTP " + std::to_string(status) + says));
+  return Fail(MakeError(ErrorCode::kIo, "reading {} of {} failed: HTTP {}{}", Bytes(asked), display,
+                        status, says));
 }
 
 // A 206 answer: the range must be the one asked for (or, for the first request, its part
@@ -148,9 +152,8 @@ Judgement JudgePartial(const Response& response, const RangeAsked& asked,
   const std::optional<ContentRange> range =
       response.content_range ? ParseContentRange(*response.content_range) : std::nullopt;
   if (!range || !range->satisfied || !range->total) {
-    return Fail(Error(ErrorCode::kIo, display + " answered " + Bytes(asked) +
-                                          " with an unusable Content-Range (" +
-                                          response.content_range.value_or("none") + ")"));
+    return Fail(MakeError(ErrorCode::kIo, "{} answered {} with an unusable Content-Range ({})",
+                          display, Bytes(asked), response.content_range.value_or("none")));
   }
   const uint64_t total = *range->total;
   Judgement judgement;
@@ -164,18 +167,17 @@ Judgement JudgePartial(const Response& response, const RangeAsked& asked,
                                      ? total - 1
                                      : asked.offset + asked.length - 1;
   if (range->first != asked.offset || range->last != expected_last) {
-    return Fail(Error(ErrorCode::kIo, display + " answered a request for " + Bytes(asked) +
-                                          " with bytes " + std::to_string(range->first) + "-" +
-                                          std::to_string(range->last) +
-                                          ": the server's range handling is broken"));
+    return Fail(MakeError(
+        ErrorCode::kIo,
+        "{} answered a request for {} with bytes {}-{}: the server's range handling is broken",
+        display, Bytes(asked), range->first, range->last));
   }
   const uint64_t expected_bytes = expected_last - asked.offset + 1;
   if (response.body_overflow) {
-    return Fail(Error(ErrorCode::kIo, display + " sent more than the " +
-                                          std::to_string(expected_bytes) + " bytes of " +
-                                          Bytes(asked) +
-                                          ": the server's range handling is "
-                                          "broken"));
+    return Fail(
+        MakeError(ErrorCode::kIo,
+                  "{} sent more than the {} bytes of {}: the server's range handling is broken",
+                  display, expected_bytes, Bytes(asked)));
   }
   if (response.body_bytes != expected_bytes) {
     return Retry("the body ended after " + std::to_string(response.body_bytes) + " of " +
@@ -226,12 +228,12 @@ std::optional<ContentRange> ParseContentRange(std::string_view value) {
 Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectVersion* pinned,
                 const std::string& display) {
   if (response.curl_code == CURLE_WRITE_ERROR && response.body_overflow && response.status == 200) {
-    return Fail(Error(ErrorCode::kUnsupported,
-                      display + " ignores Range requests (it answered a request for " +
-                          Bytes(asked) +
-                          " with HTTP 200 and the whole object); h5feed reads "
-                          "remote files in ranges: serve the file from a server that answers "
-                          "them (nginx, S3 and compatible stores, most CDNs)"));
+    return Fail(MakeError(
+        ErrorCode::kUnsupported,
+        "{} ignores Range requests (it answered a request for {} with HTTP 200 and the whole "
+        "object); h5feed reads remote files in ranges: serve the file from a server that answers "
+        "them (nginx, S3 and compatible stores, most CDNs)",
+        display, Bytes(asked)));
   }
   if (response.curl_code != CURLE_OK && !response.body_overflow) {
     const std::string what = response.curl_error.empty()
@@ -241,11 +243,11 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
     if (response.curl_code == CURLE_COULDNT_RESOLVE_HOST ||
         response.curl_code == CURLE_URL_MALFORMAT ||
         response.curl_code == CURLE_UNSUPPORTED_PROTOCOL) {
-      return Fail(Error(ErrorCode::kInvalidArgument,
-                        "cannot reach " + display + ": " + what + "; check the URL"));
+      return Fail(MakeError(ErrorCode::kInvalidArgument, "cannot reach {}: {}; check the URL",
+                            display, what));
     }
     return Fail(
-        Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display + " failed: " + what));
+        MakeError(ErrorCode::kIo, "reading {} of {} failed: {}", Bytes(asked), display, what));
   }
   if (response.status == 206) return JudgePartial(response, asked, pinned, display);
   if (response.status == 200) {
@@ -256,12 +258,12 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
         !response.body_overflow && asked.offset == 0 &&
         (pinned == nullptr ? size <= asked.length : size == pinned->size && size == asked.length);
     if (!whole) {
-      return Fail(Error(ErrorCode::kUnsupported,
-                        display + " ignores Range requests (it answered a request for " +
-                            Bytes(asked) +
-                            " with HTTP 200 and the whole object); serve the "
-                            "file from a server that answers them (nginx, S3 and compatible "
-                            "stores, most CDNs)"));
+      return Fail(MakeError(
+          ErrorCode::kUnsupported,
+          "{} ignores Range requests (it answered a request for {} with HTTP 200 and the whole "
+          "object); serve the file from a server that answers them (nginx, S3 and compatible "
+          "stores, most CDNs)",
+          display, Bytes(asked)));
     }
     Judgement judgement;
     judgement.seen = Seen(response, size);
@@ -278,22 +280,20 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
 
 Error RetriesExhausted(const RangeAsked& asked, const std::string& display, int attempts,
                        const std::string& reason) {
-  return Error(ErrorCode::kIo, "reading " + Bytes(asked) + " of " + display + " failed " +
-                                   std::to_string(attempts) + " time" + (attempts == 1 ? "" : "s") +
-                                   ", last: " + reason +
-                                   "; check the network and the server (retries and "
-                                   "timeouts: RemoteOptions, docs/remote.md)");
+  return MakeError(
+      ErrorCode::kIo,
+      "reading {} of {} failed {} time{}, last: {}; check the network and the server (retries and "
+      "timeouts: RemoteOptions, docs/remote.md)",
+      Bytes(asked), display, attempts, (attempts == 1 ? "" : "s"), reason);
 }
 
 Error ChangedObject(const std::string& display, const ObjectVersion& pinned,
                     const std::string& now) {
-  return Error(ErrorCode::kIo,
-               display + " changed while it was read: it was " + pinned.Id() +
-                   " when opened, "
-                   "now " +
-                   now +
-                   ". Nothing of the new version is mixed with what was read of the "
-                   "old one; open it again to read the new version");
+  return MakeError(
+      ErrorCode::kIo,
+      "{} changed while it was read: it was {} when opened, now {}. Nothing of the new version is "
+      "mixed with what was read of the old one; open it again to read the new version",
+      display, pinned.Id(), now);
 }
 
 }  // namespace h5feed::remote

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::remote {
 namespace {
@@ -46,7 +47,8 @@ HttpTarget ResolveS3(const std::string& location, const RemoteOptions& options,
   const std::string rest = location.substr(5);  // after "s3://"
   const size_t slash = rest.find('/');
   if (slash == 0 || slash == std::string::npos || slash + 1 == rest.size()) {
-    throw Error(ErrorCode::kInvalidArgument, location + " names no object: give s3://BUCKET/KEY");
+    throw MakeError(ErrorCode::kInvalidArgument, "{} names no object: give s3://BUCKET/KEY",
+                    location);
   }
   const std::string bucket = rest.substr(0, slash);
   const std::string key = EncodeKey(rest.substr(slash + 1));

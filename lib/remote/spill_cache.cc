@@ -18,6 +18,7 @@
 #include "codec/checksum.h"
 #include "h5feed/error.h"
 #include "io/io_errors.h"
+#include "make_error.h"
 
 namespace h5feed::remote {
 namespace {
@@ -130,9 +131,11 @@ SpillCache::SpillCache(const std::string& dir, uint64_t budget_bytes, const std:
     std::ofstream(note) << source << "\n" << version << "\n";
   }
   if (ec || ::access(folder_.c_str(), W_OK) != 0) {
-    throw Error(ErrorCode::kIo, "cannot use " + dir + " as the spill folder of " + source + ": " +
-                                    (ec ? ec.message() : io::ErrnoText(errno)) +
-                                    "; give a writable folder on a local disk (spill_dir)");
+    throw MakeError(
+        ErrorCode::kIo,
+        "cannot use {} as the spill folder of {}: {}; give a writable folder on a local disk "
+        "(spill_dir)",
+        dir, source, (ec ? ec.message() : io::ErrnoText(errno)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/epoch_steps.h"
 #include "sampler/rank_block.h"
 
@@ -15,8 +16,10 @@ namespace {
 using Kind = SamplerOptions::Kind;
 using transform::RandomStream;
 
-[[noreturn]] void Reject(const std::string& message) {
-  throw Error(ErrorCode::kInvalidArgument, "elastic order: " + message);
+template <typename... Args>
+[[noreturn]] void RejectElastic(fmt::format_string<Args...> format, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, "elastic order: {}",
+                  fmt::format(format, std::forward<Args>(args)...));
 }
 
 // A sequence held as pieces: stretches of entries whose values are consecutive and whose rows
@@ -204,10 +207,10 @@ Sequence Remainder(const Epoch& epoch, const Deal& deal, int64_t steps) {
   const EpochSteps cut = CutIntoSteps(deal.per_rank, epoch.rules.batch_size,
                                       epoch.rules.drop_last_batch, epoch.rules.echo);
   if (steps > cut.delivered()) {
-    Reject("stretch " + std::to_string(deal.stretch) + " of the epoch ran on " +
-           std::to_string(deal.world_size) + " ranks for " + std::to_string(steps) +
-           " steps, but each of its ranks delivers only " + std::to_string(cut.delivered()) +
-           " steps in it; the state does not belong to this file and these options");
+    RejectElastic(
+        "stretch {} of the epoch ran on {} ranks for {} steps, but each of its ranks delivers only "
+        "{} steps in it; the state does not belong to this file and these options",
+        deal.stretch, deal.world_size, steps, cut.delivered());
   }
   const int64_t loaded = (steps + epoch.rules.echo - 1) / epoch.rules.echo;
   const int64_t consumed = std::min(loaded * epoch.rules.batch_size, cut.rows);
@@ -271,16 +274,15 @@ std::vector<int64_t> ElasticOrder(const SampleGeometry& geometry, const SamplerO
                                   const StepRules& rules, std::span<const Stretch> stretches) {
   SamplesPerRank(geometry, shard);  // the checks of a plain order on the new shard
   if (sampler.window < 1) {
-    Reject("sampler " + sampler.ToString() + " has window " + std::to_string(sampler.window) +
-           "; it must be at least 1");
+    RejectElastic("sampler {} has window {}; it must be at least 1", sampler.ToString(),
+                  sampler.window);
   }
   CutIntoSteps(0, rules.batch_size, rules.drop_last_batch, rules.echo);  // checks the rules
-  if (stretches.empty()) Reject("no finished stretch: the epoch's plain order applies");
+  if (stretches.empty()) RejectElastic("no finished stretch: the epoch's plain order applies");
   for (size_t j = 0; j < stretches.size(); ++j) {
     if (stretches[j].world_size < 1 || stretches[j].steps < 1) {
-      Reject("stretch " + std::to_string(j) + " has world_size " +
-             std::to_string(stretches[j].world_size) + " and " +
-             std::to_string(stretches[j].steps) + " steps; both must be at least 1");
+      RejectElastic("stretch {} has world_size {} and {} steps; both must be at least 1", j,
+                    stretches[j].world_size, stretches[j].steps);
     }
   }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/permutation.h"
 #include "sampler/rank_block.h"
 
@@ -16,25 +17,25 @@ namespace {
 
 using transform::RandomStream;
 
-[[noreturn]] void Reject(const std::string& message) {
-  throw Error(ErrorCode::kInvalidArgument, "epoch order: " + message);
+template <typename... Args>
+[[noreturn]] void Reject(fmt::format_string<Args...> format, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, "epoch order: {}",
+                  fmt::format(format, std::forward<Args>(args)...));
 }
 
 void ValidateGeometry(const SampleGeometry& geometry) {
   if (geometry.samples() <= 0) {
-    Reject("the dataset has " + std::to_string(geometry.samples()) +
-           " samples; it needs at least one to be read");
+    Reject("the dataset has {} samples; it needs at least one to be read", geometry.samples());
   }
 }
 
 void ValidateShard(const ShardOptions& shard) {
   if (shard.world_size < 1) {
-    Reject("world_size is " + std::to_string(shard.world_size) + "; it must be at least 1");
+    Reject("world_size is {}; it must be at least 1", shard.world_size);
   }
   if (shard.rank < 0 || shard.rank >= shard.world_size) {
-    Reject("rank " + std::to_string(shard.rank) + " is outside 0.." +
-           std::to_string(shard.world_size - 1) + " for world_size " +
-           std::to_string(shard.world_size));
+    Reject("rank {} is outside 0..{} for world_size {}", shard.rank, shard.world_size - 1,
+           shard.world_size);
   }
 }
 
@@ -121,9 +122,10 @@ int64_t SamplesPerRank(const SampleGeometry& geometry, const ShardOptions& shard
   const int64_t world = shard.world_size;
   const int64_t per_rank = shard.drop_last ? n / world : n / world + (n % world != 0 ? 1 : 0);
   if (per_rank == 0) {
-    Reject("each of the " + std::to_string(world) + " ranks would get 0 of the " +
-           std::to_string(n) + " samples with drop_last; use at most " + std::to_string(n) +
-           " ranks, or turn drop_last off so ranks repeat samples");
+    Reject(
+        "each of the {} ranks would get 0 of the {} samples with drop_last; use at most {} ranks, "
+        "or turn drop_last off so ranks repeat samples",
+        world, n, n);
   }
   return per_rank;
 }
@@ -132,8 +134,7 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
                                 const ShardOptions& shard, uint64_t seed, int64_t epoch) {
   const int64_t per_rank = SamplesPerRank(geometry, shard);
   if (sampler.window < 1) {
-    Reject("sampler " + sampler.ToString() + " has window " + std::to_string(sampler.window) +
-           "; it must be at least 1");
+    Reject("sampler {} has window {}; it must be at least 1", sampler.ToString(), sampler.window);
   }
   using Kind = SamplerOptions::Kind;
   if (sampler.kind == Kind::kRandom) return RandomOrder(geometry, shard, per_rank, seed, epoch);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::sampler {
 
@@ -38,13 +39,12 @@ struct EpochSteps {
 inline EpochSteps CutIntoSteps(int64_t rows, int64_t batch_size, bool drop_last_batch = false,
                                int echo = 1) {
   if (batch_size < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "batch_size is " + std::to_string(batch_size) + "; it must be >= 1");
+    throw MakeError(ErrorCode::kInvalidArgument, "batch_size is {}; it must be >= 1", batch_size);
   }
   if (rows < 0 || echo < 1) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "cutting " + std::to_string(rows) + " rows into steps with echo " +
-                    std::to_string(echo) + ": rows must be >= 0 and echo >= 1");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "cutting {} rows into steps with echo {}: rows must be >= 0 and echo >= 1",
+                    rows, echo);
   }
   EpochSteps steps;
   steps.batch_size = batch_size;

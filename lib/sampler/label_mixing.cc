@@ -7,6 +7,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/permutation.h"
 
 namespace h5feed::sampler {
@@ -39,9 +40,8 @@ Batches BatchesToMeasure(size_t rows, int64_t batch_size, int64_t most_rows = kM
 
 LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) {
   if (labels.size() > static_cast<size_t>(kMaxRows)) {
-    throw Error(ErrorCode::kInvalidArgument, "label mixing: " + std::to_string(labels.size()) +
-                                                 " labels; at most " + std::to_string(kMaxRows) +
-                                                 " can be measured");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "label mixing: {} labels; at most {} can be measured", labels.size(), kMaxRows);
   }
   ids_.resize(labels.size());
   if (labels.empty()) return;
@@ -76,10 +76,9 @@ LabelMixingMeter::LabelMixingMeter(std::span<const int64_t> labels) {
 BatchMixing LabelMixingMeter::MeasureOrder(std::span<const int64_t> order,
                                            int64_t batch_size) const {
   if (batch_size < 1 || order.empty()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "label mixing: an order of " + std::to_string(order.size()) +
-                    " rows in batches of " + std::to_string(batch_size) +
-                    "; both must be at least 1");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "label mixing: an order of {} rows in batches of {}; both must be at least 1",
+                    order.size(), batch_size);
   }
   const Batches batches = BatchesToMeasure(order.size(), batch_size);
   return MeasureIds(IdsOf(order.first(batches.rows())), batches.length);
@@ -120,10 +119,10 @@ std::vector<int32_t> LabelMixingMeter::IdsOf(std::span<const int64_t> order) con
   for (size_t i = 0; i < order.size(); ++i) {
     const int64_t row = order[i];
     if (row < 0 || row >= rows()) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "label mixing: the order holds row " + std::to_string(row) + " at position " +
-                      std::to_string(i) + "; the labels cover rows 0 to " +
-                      std::to_string(rows() - 1));
+      throw MakeError(
+          ErrorCode::kInvalidArgument,
+          "label mixing: the order holds row {} at position {}; the labels cover rows 0 to {}", row,
+          i, rows() - 1);
     }
     ids[i] = ids_[static_cast<size_t>(row)];
   }

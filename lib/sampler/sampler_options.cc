@@ -8,6 +8,7 @@
 
 #include "enum_names.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed {
 namespace {
@@ -31,9 +32,10 @@ std::string AcceptedForms() {
          std::to_string(kDefaultWindow) + ")";
 }
 
-[[noreturn]] void Reject(std::string_view text, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              "sampler \"" + std::string(text) + "\" " + why + " (" + AcceptedForms() + ")");
+template <typename... Args>
+[[noreturn]] void Reject(std::string_view text, fmt::format_string<Args...> why, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, "sampler \"{}\" {} ({})", text,
+                  fmt::format(why, std::forward<Args>(args)...), AcceptedForms());
 }
 
 int64_t ParseWindow(std::string_view full_text, std::string_view digits) {
@@ -42,7 +44,7 @@ int64_t ParseWindow(std::string_view full_text, std::string_view digits) {
   if (digits.empty() || status != std::errc() || end != digits.data() + digits.size()) {
     Reject(full_text, "has a window that is not a whole number");
   }
-  if (window < 1) Reject(full_text, "has window " + std::to_string(window) + ", below 1");
+  if (window < 1) Reject(full_text, "has window {}, below 1", window);
   return window;
 }
 

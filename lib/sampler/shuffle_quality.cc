@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sampler/permutation.h"
 
 namespace h5feed::sampler {
@@ -15,7 +16,7 @@ namespace {
 
 // The seed of the reference shuffle behind delta_entropy_ratio: fixed, so the figure is
 // reproducible run to run.
-constexpr uint64_t kReferenceSeed = 0x5eed5eed5eed5eedULL;
+constexpr uint64_t kShuffleQualitySeed = 0x5eed5eed5eed5eedULL;
 
 // Entropy in bits of the distribution of |order[i + 1] - order[i]|.
 double DeltaEntropyBits(std::span<const int64_t> order) {
@@ -60,16 +61,15 @@ double ChunksPerBatch(std::span<const int64_t> order, const ChunkRows& chunk_row
 ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, const ChunkRows& chunks,
                                      int64_t batch_size) {
   if (batch_size < 1) {
-    throw Error(
-        ErrorCode::kInvalidArgument,
-        "shuffle quality: batch_size " + std::to_string(batch_size) + " must be at least 1");
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "shuffle quality: batch_size {} must be at least 1", batch_size);
   }
   const auto outside = [&](int64_t r) { return r < 0 || r >= chunks.samples(); };
   if (auto bad = std::find_if(order.begin(), order.end(), outside); bad != order.end()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "shuffle quality: the order holds row " + std::to_string(*bad) + " at position " +
-                    std::to_string(bad - order.begin()) + "; rows are dataset indices in 0.." +
-                    std::to_string(chunks.samples() - 1));
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "shuffle quality: the order holds row {} at position {}; rows are dataset indices in 0..{}",
+        *bad, bad - order.begin(), chunks.samples() - 1);
   }
 
   ShuffleQuality quality;
@@ -77,7 +77,7 @@ ShuffleQuality MeasureShuffleQuality(std::span<const int64_t> order, const Chunk
   quality.chunks_per_batch = ChunksPerBatch(order, chunks, batch_size);
 
   std::vector<int64_t> reference(order.begin(), order.end());
-  SplitMix64 rng(kReferenceSeed);
+  SplitMix64 rng(kShuffleQualitySeed);
   Shuffle(std::span<int64_t>(reference), rng);
   const double reference_bits = DeltaEntropyBits(reference);
   quality.delta_entropy_ratio =

@@ -4,24 +4,27 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::transform {
 
 NormalizeParams MakeNormalizeParams(const float* mean, const float* std, int count, int channels) {
   if (channels < 1 || channels > count || channels > NormalizeParams::kMaxChannels) {
-    throw Error(ErrorCode::kUnsupported,
-                "normalize: images have " + std::to_string(channels) + " channels but " +
-                    std::to_string(count) +
-                    " means and stds are given (normalize handles 1 to 3 channels)");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "normalize: images have {} channels but {} means and stds are given (normalize handles 1 "
+        "to 3 channels)",
+        channels, count);
   }
   NormalizeParams params;
   params.channels = channels;
   for (int c = 0; c < channels; ++c) {
     if (!std::isfinite(mean[c]) || !std::isfinite(std[c]) || !(std[c] > 0)) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "normalize: channel " + std::to_string(c) + " has mean " +
-                      std::to_string(mean[c]) + " and std " + std::to_string(std[c]) +
-                      "; std must be a positive number and both finite");
+      throw MakeError(
+          ErrorCode::kInvalidArgument,
+          "normalize: channel {} has mean {} and std {}; std must be a positive number and both "
+          "finite",
+          c, mean[c], std[c]);
     }
     // In double, then rounded once: the factors do not depend on how the compiler orders a
     // float expression, so every build (and the GPU stage, which takes these values) agrees.

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "h5feed/error.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/option_names.h"
+#include "make_error.h"
 
 namespace h5feed::transform {
 namespace {
@@ -17,40 +20,53 @@ std::string Size(int64_t height, int64_t width) {
   return std::to_string(height) + "x" + std::to_string(width);
 }
 
-// The option's checks, each naming it ("LoaderOptions.output.views[1].resize_shorter ...").
+// The checks of one view spec's options, each naming the field as the caller spells it
+// (option_names.h; by default "LoaderOptions.output.views[1].resize_shorter").
 class Checker {
  public:
-  explicit Checker(std::string option) : option_("LoaderOptions." + std::move(option) + ".") {}
-  void Require(bool condition, const std::string& what) const {
-    if (!condition) throw Error(ErrorCode::kInvalidArgument, option_ + what);
+  Checker(const OptionNames& names, std::string spec) : names_(names), spec_(std::move(spec)) {}
+  std::string Name(std::string_view field) const {
+    return NameOption(names_, "LoaderOptions", spec_ + "." + std::string(field));
+  }
+  // Throws "<field> <what>" unless `condition`; `what` is formatted only then.
+  template <typename... Args>
+  void Require(bool condition, std::string_view field, fmt::format_string<Args...> what,
+               Args&&... args) const {
+    if (!condition) {
+      throw MakeError(ErrorCode::kInvalidArgument, "{} {}", Name(field),
+                      fmt::format(what, std::forward<Args>(args)...));
+    }
   }
 
  private:
-  const std::string option_;
+  const OptionNames& names_;
+  const std::string spec_;
 };
 
 void CheckRandomResizedCrop(const RandomResizedCropOptions& crop, const AugmentOptions& augment,
                             const Checker& check) {
   check.Require(
       crop.height > 0 && crop.width > 0 && crop.height <= kMaxSide && crop.width <= kMaxSide,
-      "random_resized_crop is " + Size(crop.height, crop.width) + "; set both sides, each in [1, " +
-          std::to_string(kMaxSide) + "]");
-  check.Require(augment.center_crop_height == 0 && augment.center_crop_width == 0 &&
-                    augment.resize_shorter == 0 && augment.random_crop_padding == 0,
-                "random_resized_crop is its own crop: leave center_crop, resize_shorter and "
-                "random_crop_padding at 0 (or use another view)");
-  check.Require(std::isfinite(crop.scale_min) && std::isfinite(crop.scale_max) &&
-                    crop.scale_min > 0 && crop.scale_min <= crop.scale_max,
-                "random_resized_crop.scale is (" + std::to_string(crop.scale_min) + ", " +
-                    std::to_string(crop.scale_max) +
-                    "); it must be 0 < scale_min <= scale_max (fractions of the image's area)");
-  check.Require(std::isfinite(crop.ratio_min) && std::isfinite(crop.ratio_max) &&
-                    crop.ratio_min > 0 && crop.ratio_min <= crop.ratio_max &&
-                    crop.ratio_max / crop.ratio_min < 1e6,
-                "random_resized_crop.ratio is (" + std::to_string(crop.ratio_min) + ", " +
-                    std::to_string(crop.ratio_max) +
-                    "); it must be 0 < ratio_min <= ratio_max (width / height), "
-                    "within a factor of 10^6");
+      "random_resized_crop", "is {}; set both sides, each in [1, {}]",
+      Size(crop.height, crop.width), kMaxSide);
+  check.Require(
+      augment.center_crop_height == 0 && augment.center_crop_width == 0 &&
+          augment.resize_shorter == 0 && augment.random_crop_padding == 0,
+      "random_resized_crop", "is its own crop: leave {}, {} and {} unset (or use another view)",
+      check.Name("center_crop"), check.Name("resize_shorter"), check.Name("random_crop_padding"));
+  check.Require(
+      std::isfinite(crop.scale_min) && std::isfinite(crop.scale_max) && crop.scale_min > 0 &&
+          crop.scale_min <= crop.scale_max,
+      "random_resized_crop.scale",
+      "is ({}, {}); it must be 0 < scale_min <= scale_max (fractions of the image's area)",
+      crop.scale_min, crop.scale_max);
+  check.Require(
+      std::isfinite(crop.ratio_min) && std::isfinite(crop.ratio_max) && crop.ratio_min > 0 &&
+          crop.ratio_min <= crop.ratio_max && crop.ratio_max / crop.ratio_min < 1e6,
+      "random_resized_crop.ratio",
+      "is ({}, {}); it must be 0 < ratio_min <= ratio_max (width / height), within a factor of "
+      "10^6",
+      crop.ratio_min, crop.ratio_max);
 }
 
 // torchvision's center_crop offset: int(round(room / 2.0)), Python's round (ties to even);
@@ -75,27 +91,28 @@ void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int6
 
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
-                        int view, const std::string& option) {
+                        int view, const std::string& option, const OptionNames& names) {
   if (output.type != ElementType::kFloat32 && output.type != ElementType::kFloat16 &&
       output.type != ElementType::kBFloat16) {
-    throw Error(ErrorCode::kUnsupported,
-                "LoaderOptions.output.type: normalized images are float32, float16 or "
-                "bfloat16 (uint8 is what normalize = false delivers; int64 is for labels)");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{}: normalized images are float32, float16 or bfloat16 (uint8 is what normalize = false "
+        "delivers; int64 is for labels)",
+        NameOption(names, "LoaderOptions", "output.type"));
   }
-  const Checker check(option);
+  const Checker check(names, option);
   const std::string image = Size(shape.height, shape.width);
-  check.Require((augment.center_crop_height > 0) == (augment.center_crop_width > 0),
-                "center_crop_height and center_crop_width are " +
-                    std::to_string(augment.center_crop_height) + " and " +
-                    std::to_string(augment.center_crop_width) + "; set both (> 0) or neither");
+  check.Require((augment.center_crop_height > 0) == (augment.center_crop_width > 0), "center_crop",
+                "is {}; set both sides (> 0) or neither",
+                Size(augment.center_crop_height, augment.center_crop_width));
   check.Require(augment.random_crop_padding >= 0 && augment.random_crop_padding <= 4096,
-                "random_crop_padding is " + std::to_string(augment.random_crop_padding) +
-                    "; it must be in [0, 4096] (pixels of zeros on each side)");
-  check.Require(augment.resize_shorter >= 0 && augment.resize_shorter <= kMaxSide,
-                "resize_shorter is " + std::to_string(augment.resize_shorter) +
-                    "; it must be in [0, " + std::to_string(kMaxSide) + "] (0: no resize)");
-  check.Require(augment.resize_shorter == 0 || augment.random_crop_padding == 0,
-                "resize_shorter and random_crop_padding cannot be combined");
+                "random_crop_padding",
+                "is {}; it must be in [0, 4096] (pixels of zeros on each side)",
+                augment.random_crop_padding);
+  check.Require(augment.resize_shorter >= 0 && augment.resize_shorter <= kMaxSide, "resize_shorter",
+                "is {}; it must be in [0, {}] (0: no resize)", augment.resize_shorter, kMaxSide);
+  check.Require(augment.resize_shorter == 0 || augment.random_crop_padding == 0, "resize_shorter",
+                "and {} cannot be combined", check.Name("random_crop_padding"));
   OutputSpec spec;
   spec.normalize = normalize;
   spec.type = output.type;
@@ -111,8 +128,8 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   const RandomResizedCropOptions& crop = augment.random_resized_crop;
   const bool resizes = crop.height > 0 || crop.width > 0 || augment.resize_shorter > 0;
   check.Require(!resizes || (shape.height <= kMaxSide && shape.width <= kMaxSide),
-                "asks to resize images of " + image + "; sides above " + std::to_string(kMaxSide) +
-                    " are not supported");
+                "random_resized_crop",
+                "asks to resize images of {}; sides above {} are not supported", image, kMaxSide);
   if (crop.height > 0 || crop.width > 0) {
     CheckRandomResizedCrop(crop, augment, check);
     a.crop = CropKind::kRandomResized;
@@ -129,15 +146,15 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
     int64_t resized_width = 0;
     ResizedSize(shape, augment.resize_shorter, resized_height, resized_width);
     const std::string resized = Size(resized_height, resized_width);
-    check.Require(resized_height <= kMaxSide && resized_width <= kMaxSide,
-                  "resize_shorter resizes " + image + " images to " + resized + "; sides above " +
-                      std::to_string(kMaxSide) + " are not supported");
+    check.Require(resized_height <= kMaxSide && resized_width <= kMaxSide, "resize_shorter",
+                  "resizes {} images to {}; sides above {} are not supported", image, resized,
+                  kMaxSide);
     const int64_t out_height = cropped ? augment.center_crop_height : resized_height;
     const int64_t out_width = cropped ? augment.center_crop_width : resized_width;
-    check.Require(out_height <= resized_height && out_width <= resized_width,
-                  "center_crop is " + Size(out_height, out_width) + " but resize_shorter = " +
-                      std::to_string(augment.resize_shorter) + " makes the " + image + " images " +
-                      resized + "; crop at most the resized size");
+    check.Require(out_height <= resized_height && out_width <= resized_width, "center_crop",
+                  "is {} but {} = {} makes the {} images {}; crop at most the resized size",
+                  Size(out_height, out_width), check.Name("resize_shorter"), augment.resize_shorter,
+                  image, resized);
     a.crop = CropKind::kResize;
     a.resized_height = static_cast<int32_t>(resized_height);
     a.resized_width = static_cast<int32_t>(resized_width);
@@ -149,8 +166,8 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   }
   check.Require(
       augment.center_crop_height <= shape.height && augment.center_crop_width <= shape.width,
-      "center_crop is " + Size(augment.center_crop_height, augment.center_crop_width) +
-          " but the images are " + image + "; crop at most the image size");
+      "center_crop", "is {} but the images are {}; crop at most the image size",
+      Size(augment.center_crop_height, augment.center_crop_width), image);
   const int64_t out_height = cropped ? augment.center_crop_height : shape.height;
   const int64_t out_width = cropped ? augment.center_crop_width : shape.width;
   a.crop = CropKind::kWindow;
@@ -179,8 +196,8 @@ AugmentParams ForImage(const AugmentParams& params, int64_t height, int64_t widt
 }
 
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,
-                          const OutputOptions& output, uint64_t seed) {
-  return MakeViewSpec(normalize, shape, output.augment, output, seed, 0, "output.augment");
+                          const OutputOptions& output, uint64_t seed, const OptionNames& names) {
+  return MakeViewSpec(normalize, shape, output.augment, output, seed, 0, "output.augment", names);
 }
 
 OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape) {

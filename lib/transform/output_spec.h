@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "h5feed/option_names.h"
 #include "h5feed/output_options.h"
 #include "transform/augment.h"
 #include "transform/normalize.h"
@@ -40,15 +41,16 @@ struct OutputSpec {
 
 // View `view` of images of `shape`, normalized with `normalize` (MakeNormalizeParams),
 // augmented as `augment` says and delivered as output.type and output.layout; `seed` keys the
-// augmentation draws (the loader's seed). `option` names the options in errors
-// ("output.augment", "output.views[1]"). Throws Error(kInvalidArgument) naming the option for
-// a center crop larger than the image (or the resized image) or with one side only, a negative
-// padding or one above 4096, a random resized crop combined with another crop or with
-// sizes, scales or ratios out of range, and Error(kUnsupported) for an element type that is
-// not float32, float16 or bfloat16.
+// augmentation draws (the loader's seed). `option` is the path of the view spec's options
+// ("output.augment", "output.views[1]"), which errors name as `names` spells it
+// (option_names.h; empty: "LoaderOptions.output.augment.center_crop"). Throws
+// Error(kInvalidArgument) naming the option for a center crop larger than the image (or the resized
+// image) or with one side only, a negative padding or one above 4096, a random resized crop
+// combined with another crop or with sizes, scales or ratios out of range, and Error(kUnsupported)
+// for an element type that is not float32, float16 or bfloat16.
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
-                        int view, const std::string& option);
+                        int view, const std::string& option, const OptionNames& names = {});
 
 // `params` (a kRandomResized or kResize crop) for one H x W image of a file of images at their
 // own size: the image's size, and for kResize its resized size and the center crop's origin,
@@ -58,7 +60,8 @@ AugmentParams ForImage(const AugmentParams& params, int64_t height, int64_t widt
 
 // The single view output.augment asks for (view 0).
 OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& shape,
-                          const OutputOptions& output, uint64_t seed);
+                          const OutputOptions& output, uint64_t seed,
+                          const OptionNames& names = {});
 
 // float32 NCHW at the stored size, no augmentation (the default OutputOptions).
 OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape);

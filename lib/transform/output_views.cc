@@ -4,6 +4,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::transform {
 namespace {
@@ -12,25 +13,28 @@ std::string SpecName(const OutputOptions& output, int spec) {
   return output.views.empty() ? "output.augment" : "output.views[" + std::to_string(spec) + "]";
 }
 
-[[noreturn]] void Reject(const std::string& message) {
-  throw Error(ErrorCode::kInvalidArgument, message);
+template <typename... Args>
+[[noreturn]] void Reject(fmt::format_string<Args...> format, Args&&... args) {
+  throw MakeError(ErrorCode::kInvalidArgument, format, std::forward<Args>(args)...);
 }
 
 // Bytes per image of `spec` at the larger of its size and its spec's max_output size.
-int64_t RoomBytes(const OutputSpec& spec, const AugmentOptions& augment, const std::string& name) {
+int64_t RoomBytes(const OutputSpec& spec, const AugmentOptions& augment, const std::string& name,
+                  const OptionNames& names) {
+  const std::string max_output = NameOption(names, "LoaderOptions", name + ".max_output");
   const bool max_set = augment.max_output_height > 0 || augment.max_output_width > 0;
   if (!max_set) return spec.image_bytes();
   if (augment.random_resized_crop.height == 0 && augment.center_crop_height == 0) {
-    Reject("LoaderOptions." + name +
-           ".max_output_height/width is set, but this view has no "
-           "random resized crop or center crop, whose size is what SetOutputSize changes");
+    Reject(
+        "{} is set, but this view has no random resized crop or center crop, whose size is what "
+        "SetOutputSize changes",
+        max_output);
   }
   if (augment.max_output_height < spec.augment.out_height ||
       augment.max_output_width < spec.augment.out_width) {
-    Reject("LoaderOptions." + name + ".max_output is " + std::to_string(augment.max_output_height) +
-           "x" + std::to_string(augment.max_output_width) + ", smaller than the view's size " +
-           std::to_string(spec.augment.out_height) + "x" + std::to_string(spec.augment.out_width) +
-           "; set both at least that large");
+    Reject("{} is {}x{}, smaller than the view's size {}x{}; set both at least that large",
+           max_output, augment.max_output_height, augment.max_output_width, spec.augment.out_height,
+           spec.augment.out_width);
   }
   OutputSpec largest = spec;
   largest.augment.out_height = static_cast<int32_t>(augment.max_output_height);
@@ -58,7 +62,7 @@ bool OutputViews::renormalize_copies() const {
 }
 
 OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& shape,
-                            const OutputOptions& output, uint64_t seed) {
+                            const OutputOptions& output, uint64_t seed, const OptionNames& names) {
   OutputViews result;
   const bool several = !output.views.empty();
   const std::vector<AugmentOptions> specs =
@@ -67,18 +71,19 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
     const AugmentOptions& augment = specs[s];
     const std::string name = SpecName(output, static_cast<int>(s));
     if (several && (augment.count < 1 || augment.count > OutputViews::kMaxViews)) {
-      Reject("LoaderOptions." + name + ".count is " + std::to_string(augment.count) +
-             "; it must be in [1, " + std::to_string(OutputViews::kMaxViews) + "]");
+      Reject("{} is {}; it must be in [1, {}]", NameOption(names, "LoaderOptions", name + ".count"),
+             augment.count, OutputViews::kMaxViews);
     }
     const int count = several ? augment.count : 1;
     for (int c = 0; c < count; ++c) {
       const int view = result.count();
       if (view >= OutputViews::kMaxViews) {
-        Reject("LoaderOptions.output.views ask for more than " +
-               std::to_string(OutputViews::kMaxViews) + " views of each sample");
+        Reject("{} ask for more than {} views of each sample",
+               NameOption(names, "LoaderOptions", "output.views"), OutputViews::kMaxViews);
       }
-      result.views.push_back(MakeViewSpec(normalize, shape, augment, output, seed, view, name));
-      result.room_bytes.push_back(RoomBytes(result.views.back(), augment, name));
+      result.views.push_back(
+          MakeViewSpec(normalize, shape, augment, output, seed, view, name, names));
+      result.room_bytes.push_back(RoomBytes(result.views.back(), augment, name, names));
       result.spec_of_view.push_back(static_cast<int>(s));
     }
   }
@@ -88,14 +93,10 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
 OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width) {
   const size_t specs = output.views.empty() ? 1 : output.views.size();
   if (spec < 0 || static_cast<size_t>(spec) >= specs) {
-    Reject("SetOutputSize: view spec " + std::to_string(spec) +
-           " does not exist (the loader "
-           "has " +
-           std::to_string(specs) + ")");
+    Reject("SetOutputSize: view spec {} does not exist (the loader has {})", spec, specs);
   }
   if (height < 1 || width < 1) {
-    Reject("SetOutputSize: " + std::to_string(height) + "x" + std::to_string(width) +
-           "; both sides must be at least 1");
+    Reject("SetOutputSize: {}x{}; both sides must be at least 1", height, width);
   }
   OutputOptions resized = output;
   AugmentOptions& augment =
@@ -107,9 +108,11 @@ OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t heig
     augment.center_crop_height = height;
     augment.center_crop_width = width;
   } else {
-    Reject("SetOutputSize: " + SpecName(output, spec) + " delivers " +
-           (augment.resize_shorter > 0 ? "the resized image" : "the stored size") +
-           " without a crop; the size it sets is a random resized crop's or a center crop's");
+    Reject(
+        "SetOutputSize: {} delivers {} without a crop; the size it sets is a random resized crop's "
+        "or a center crop's",
+        SpecName(output, spec),
+        (augment.resize_shorter > 0 ? "the resized image" : "the stored size"));
   }
   return resized;
 }
@@ -118,13 +121,12 @@ void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized) {
   for (int v = 0; v < resized.count() && v < opened.count(); ++v) {
     const OutputSpec& spec = resized.views[static_cast<size_t>(v)];
     if (spec.image_bytes() > opened.room_bytes[static_cast<size_t>(v)]) {
-      Reject("SetOutputSize: " + std::to_string(spec.augment.out_height) + "x" +
-             std::to_string(spec.augment.out_width) +
-             " is larger than the loader made room "
-             "for at Open (view spec " +
-             std::to_string(resized.spec_of_view[static_cast<size_t>(v)]) +
-             "); open it with max_output_height and max_output_width (Python: Augment's "
-             "max_size) at least that large");
+      Reject(
+          "SetOutputSize: {}x{} is larger than the loader made room for at Open (view spec {}); "
+          "open it with max_output_height and max_output_width (Python: Augment's max_size) at "
+          "least that large",
+          spec.augment.out_height, spec.augment.out_width,
+          resized.spec_of_view[static_cast<size_t>(v)]);
     }
   }
   if (resized.count() != opened.count()) {

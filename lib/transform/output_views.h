@@ -40,11 +40,12 @@ struct OutputViews {
 };
 
 // The views `output` asks for, for images of `shape` normalized with `normalize`. Throws what
-// MakeViewSpec throws, naming the view spec, and Error(kInvalidArgument) for a count below 1,
-// more than kMaxViews views, or a max_output size below the view's size or set for a view
-// whose size is the stored one.
+// MakeViewSpec throws, naming the view spec's options as `names` spells them, and
+// Error(kInvalidArgument) for a count below 1, more than kMaxViews views, or a max_output size
+// below the view's size or set for a view whose size is the stored one.
 OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& shape,
-                            const OutputOptions& output, uint64_t seed);
+                            const OutputOptions& output, uint64_t seed,
+                            const OptionNames& names = {});
 
 // `output` with the delivered size of view spec `spec` (the index in output.views; 0 for
 // output.augment) set to height x width: the random resized crop's size, or the center crop's.

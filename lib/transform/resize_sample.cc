@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "transform/resize_taps.h"
 
 namespace h5feed::transform {
@@ -164,8 +165,8 @@ void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const Sampl
     case 3: return Resize<3>(image, shape, t, antialias, y_begin, y_end, rows);
     case 4: return Resize<4>(image, shape, t, antialias, y_begin, y_end, rows);
     default:
-      throw Error(ErrorCode::kUnsupported,
-                  "resize: " + std::to_string(shape.channels) + " channels (1 to 4 handled)");
+      throw MakeError(ErrorCode::kUnsupported, "resize: {} channels (1 to 4 handled)",
+                      shape.channels);
   }
 }
 

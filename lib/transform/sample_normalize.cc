@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "transform/float_convert.h"
 #include "transform/normalize.h"
 #include "transform/resize_sample.h"
@@ -104,8 +105,7 @@ RowsFunction Select(int64_t channels, const OutputSpec& spec) {
     case 3: return ForType<3>(spec.type, spec.layout);
     case 4: return ForType<4>(spec.type, spec.layout);
     default:
-      throw Error(ErrorCode::kUnsupported,
-                  "normalize: " + std::to_string(channels) + " channels (1 to 4 handled)");
+      throw MakeError(ErrorCode::kUnsupported, "normalize: {} channels (1 to 4 handled)", channels);
   }
 }
 

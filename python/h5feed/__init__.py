@@ -43,6 +43,13 @@ def __getattr__(name):
     globals()[name] = value
     return value
 
+
+
+def __dir__():
+    # Loader and Augment are attributes before their first use too (__getattr__ imports them).
+    return sorted(set(globals()) | set(_NEEDS_TORCH))
+
+
 __all__ = [
     "Loader", "Augment", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",
     "inspect", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",

@@ -7,9 +7,9 @@ Ctrl-C stops a conversion at the next image and leaves nothing at `out` (Keyboar
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
+from collections.abc import Mapping
 
 from . import _h5feed
 
@@ -158,19 +158,27 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
         max_side=max_side, max_pixels=max_pixels, common=common))
 
 
-def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60) -> dict:
+def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
+            remote: Mapping | None = None) -> dict:
     """What `h5feed inspect --json PATH` prints, as a dict: shape, layout, chunking,
     compression ratio, classes with counts, format version, skipped sources, datasets, notes.
-    Works on any HDF5 file; reads metadata and labels only.
+    Works on any HDF5 file, a path or an http://, https:// or s3:// URL; reads metadata and
+    labels only.
 
     open_probe: first open the file in a separate process (as h5feed.Loader does), so that
     HDF5 crashing or hanging (more than open_probe_stall_seconds) on a damaged file raises
-    h5feed.CorruptDataError instead of ending the interpreter."""
+    h5feed.CorruptDataError instead of ending the interpreter.
+    remote: for a URL, a dict of RemoteOptions' fields, as h5feed.Loader's remote= takes it
+    (docs/remote.md, "Options"); the open probe reads with them too."""
     if open_probe_stall_seconds < 1:
         raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}; it must be "
                          ">= 1")
-    summary, notes = _h5feed.inspect_json(os.fspath(path), open_probe=open_probe,
-                                          open_probe_stall_seconds=open_probe_stall_seconds)
+    remote = dict(remote or {})
+    if remote.get("spill_dir") is not None:
+        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    summary, notes = _h5feed.inspect(os.fspath(path), open_probe=open_probe,
+                                     open_probe_stall_seconds=open_probe_stall_seconds,
+                                     remote=remote)
     for note in notes:
         warnings.warn(f"h5feed: {note}", stacklevel=2)
-    return json.loads(summary)
+    return summary

@@ -3,6 +3,7 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import os
 import warnings
@@ -15,7 +16,7 @@ from torch.utils.dlpack import from_dlpack
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
-                       cuda_device_and_stream, native_keywords)
+                       cuda_device_and_stream, native_keywords, reject_dataloader_arguments)
 
 
 class Loader:
@@ -43,6 +44,26 @@ class Loader:
     waiting the iteration raises InvalidArgumentError instead of hanging. Copy (`.clone()`)
     the images you keep beyond the step. Labels and indices are copies of their own (8 bytes a
     sample) and hold nothing of the loader: keep them as long as you like.
+
+    The arguments that decide speed and memory (docs/python.md has every argument):
+
+    - sampler: the order within an epoch. "sequential" (file order), "random" (a global
+      permutation, as DataLoader(shuffle=True); reads each chunk many times unless the whole
+      file fits cache_bytes), "chunks:W" (the default, chunks:8: W chunks at a time shuffled
+      together; each chunk read once with a cache of W chunks) or "quasi:W" (FFCV's
+      quasi-random order, the same cost).
+    - cache_bytes: bytes of decompressed chunks kept between batches (512 MiB by default). For
+      chunks:W and quasi:W it should hold about 2 x W chunks; the loader warns when it holds
+      too few, with the size that fits. Resident memory is about cache_bytes plus
+      (slots + 1) x one batch.
+    - slots: batches prepared ahead of the trainer (the prefetch depth, 4 by default), each a
+      batch of memory.
+    - echo: deliver each loaded batch this many times, reshuffled (batch echoing): worth it only
+      when loading, not the step, is the bottleneck; needs slots >= echo.
+    - threads: the loader's worker threads (None: every core), in place of num_workers.
+
+    A file of fewer rows than batch_size gives one short batch per epoch (as DataLoader does),
+    unless drop_last, which refuses it.
 
     The order is a pure function of (seed, epoch, rank, world_size): call set_epoch(e) before
     each epoch (as with DistributedSampler) or every epoch repeats epoch 0's order.
@@ -85,6 +106,12 @@ class Loader:
     `h5feed rechunk ... --seed 0` and the window that would (docs/python.md, "Label mixing");
     check_label_mixing=False skips that check.
     """
+
+    def __new__(cls, *args, **kwargs):
+        # Runs before __init__ binds the arguments: a DataLoader argument (num_workers=...) is
+        # then a TypeError that says what h5feed uses instead, not Python's bare one.
+        reject_dataloader_arguments(kwargs)
+        return super().__new__(cls)
 
     # The signature is written out so that help(), inspect.signature and editors show every
     # argument with its default; it is _options.LOADER_OPTIONS' names, order and defaults (the
@@ -274,3 +301,8 @@ def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:
     needs record_stream, as any tensor does. No host synchronisation."""
     with torch.cuda.stream(stream):
         return labels.clone()
+
+
+# help() and inspect.signature show __init__'s arguments (after self), not those of __new__.
+Loader.__signature__ = inspect.signature(Loader.__init__).replace(
+    parameters=list(inspect.signature(Loader.__init__).parameters.values())[1:])

@@ -63,6 +63,23 @@ class Augment:
     # Loader.set_output_size may set up to this (height, width) or side (buffers sized for it)
     max_size: tuple[int, int] | int | None = None
 
+    def __post_init__(self):
+        # None leaves a size unset; 0 would mean the same natively, so a 0 given is refused
+        # here rather than read as "no crop" without a word.
+        for name in ("center_crop", "resize", "random_resized_crop", "max_size"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            sides = _pair(name, value) if name != "resize" else (int(value),)
+            if min(sides) < 1:
+                raise ValueError(f"Augment({name}={value!r}): a size is at least 1 pixel "
+                                 f"(leave {name} out, or None, for none)")
+        if int(self.random_crop_padding) < 0:
+            raise ValueError(f"Augment(random_crop_padding={self.random_crop_padding!r}): "
+                             "padding is at least 0 pixels")
+        if int(self.count) < 1:
+            raise ValueError(f"Augment(count={self.count!r}): a spec makes at least 1 view")
+
 
 def _pair(name: str, value) -> tuple[int, int]:
     """(height, width) from one side or a pair; (0, 0) for None."""
@@ -211,10 +228,16 @@ class LoaderOption:
     name: str
     default: Any = None
     sets: str | Callable[[Mapping[str, Any]], dict] | None = ""
+    # The NativeLoader keywords (or LoaderOptions field paths) whose errors are about this
+    # argument, so that the library's messages name it (option_names.h); default: `sets` when
+    # that is a keyword.
+    names: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.sets == "":
             object.__setattr__(self, "sets", self.name)
+        if not self.names and isinstance(self.sets, str):
+            object.__setattr__(self, "names", (self.sets,))
 
     def native(self, arguments: Mapping[str, Any]) -> dict:
         if self.sets is None:
@@ -238,36 +261,43 @@ LOADER_OPTIONS = (
     LoaderOption("batch_size", REQUIRED),
     _cpp_default("sampler"),
     _cpp_default("seed"),
-    LoaderOption("rank", None, _rank_and_world_size),  # default: torch.distributed's
-    LoaderOption("world_size", None, None),
+    LoaderOption("rank", None, _rank_and_world_size, ("rank",)),  # default: torch.distributed's
+    LoaderOption("world_size", None, None, ("world_size",)),
     _cpp_default("drop_last", "drop_last_batch"),
     _cpp_default("cache_bytes"),
-    LoaderOption("threads", None, lambda a: dict(threads=a["threads"] or 0)),  # None: all cores
-    LoaderOption("device", "cpu", _device),
-    LoaderOption("dtype", torch.float32, _dtype),
-    LoaderOption("mean", IMAGENET_MEAN, lambda a: dict(mean=_per_channel("mean", a["mean"]))),
-    LoaderOption("std", IMAGENET_STD, lambda a: dict(std=_per_channel("std", a["std"]))),
+    LoaderOption("threads", None, lambda a: dict(threads=a["threads"] or 0),  # None: all cores
+                 ("threads",)),
+    LoaderOption("device", "cpu", _device, ("cuda_device", "cuda_stream")),
+    LoaderOption("dtype", torch.float32, _dtype, ("normalize", "output_type")),
+    LoaderOption("mean", IMAGENET_MEAN, lambda a: dict(mean=_per_channel("mean", a["mean"])),
+                 ("mean",)),
+    LoaderOption("std", IMAGENET_STD, lambda a: dict(std=_per_channel("std", a["std"])),
+                 ("std",)),
     LoaderOption("augment", None, _augment_and_views),  # with views
     _cpp_default("echo"),
     LoaderOption("with_indices", False, None),  # Loader's own: also yield the dataset rows
     # A for loop's variables keep the previous batch alive while next() waits for the new one
     # (C++'s `while (auto batch = loader.Next())` does not): one slot more gives Python the
     # prefetch depth `slots` gives C++.
-    LoaderOption("slots", _CPP_DEFAULTS["slots"], lambda a: dict(slots=a["slots"] + 1)),
+    LoaderOption("slots", _CPP_DEFAULTS["slots"], lambda a: dict(slots=a["slots"] + 1),
+                 ("slots",)),
     _cpp_default("verify_checksums"),
-    LoaderOption("memory_format", torch.contiguous_format, _memory_format),
-    LoaderOption("shard_drop_last", None, _shard_drop_last),  # None: drop_last
+    LoaderOption("memory_format", torch.contiguous_format, _memory_format, ("layout",)),
+    LoaderOption("shard_drop_last", None, _shard_drop_last,  # None: drop_last
+                 ("shard_drop_last",)),
     _cpp_default("skip_corrupt_chunks"),
     _cpp_default("file_locking"),
-    LoaderOption("images", None, lambda a: dict(images_dataset=a["images"] or "")),
-    LoaderOption("labels", None, lambda a: dict(labels_dataset=a["labels"] or "")),
+    LoaderOption("images", None, lambda a: dict(images_dataset=a["images"] or ""),
+                 ("images_dataset",)),
+    LoaderOption("labels", None, lambda a: dict(labels_dataset=a["labels"] or ""),
+                 ("labels_dataset",)),
     _cpp_default("map_file"),
     _cpp_default("jpeg_region_decode"),
     _cpp_default("open_probe"),
     _cpp_default("open_probe_stall_seconds"),
     _cpp_default("check_label_mixing"),
-    LoaderOption("views", None, None),  # with augment
-    LoaderOption("remote", None, _remote),  # None: RemoteOptions' defaults
+    LoaderOption("views", None, None, ("output.views",)),  # with augment
+    LoaderOption("remote", None, _remote, ("remote",)),  # None: RemoteOptions' defaults
 )
 
 # Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for
@@ -277,19 +307,60 @@ OPTIONS_SIGNATURE = inspect.Signature(
                        default=option.default) for option in LOADER_OPTIONS])
 
 
+# What h5feed does in place of the DataLoader arguments people bring along when they move from
+# DataLoader(H5Dataset(...)): the hint a TypeError for one of them gives.
+DATALOADER_ARGUMENTS = {
+    "num_workers": "h5feed reads on native threads, not worker processes: use threads=N "
+                   "(None, the default, uses every core)",
+    "pin_memory": "host batches are the loader's own buffers and device='cuda' delivers on the "
+                  "GPU: there is nothing to pin; use device='cuda'",
+    "prefetch_factor": "use slots=N, the number of batches prefetched",
+    "persistent_workers": "the loader's threads live as long as the Loader: leave it out",
+    "shuffle": "h5feed shuffles by default (sampler='chunks:8'); use sampler='sequential' for "
+               "file order or sampler='random' for a global permutation",
+    "batch_sampler": "use batch_size, drop_last and sampler='sequential', 'random', 'chunks:W' "
+                     "or 'quasi:W'",
+    "collate_fn": "batches come collated as (images, labels) tensors; leave it out",
+    "worker_init_fn": "there are no worker processes; leave it out",
+    "timeout": "leave it out: a loader that cannot fill a slot raises instead of hanging",
+}
+
+# Augment's fields by the spec keys the native module takes (_augment_spec), where they differ:
+# errors about a spec name the Augment field.
+AUGMENT_NAMES = {"resize_shorter": "resize", "max_output": "max_size"}
+
+
+def reject_dataloader_arguments(kwargs: Mapping[str, Any]) -> None:
+    """A TypeError for a DataLoader argument among `kwargs`, saying what h5feed uses instead."""
+    for name in kwargs:
+        if name in DATALOADER_ARGUMENTS and name not in OPTIONS_SIGNATURE.parameters:
+            raise TypeError(f"h5feed.Loader got an unexpected keyword argument {name!r}, a "
+                            f"DataLoader argument: {DATALOADER_ARGUMENTS[name]}")
+
+
 def bind_arguments(args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict:
     """Every argument by name, those not given at their defaults; a TypeError for a missing,
-    unknown or doubly given one, as for any Python function."""
+    unknown or doubly given one, as for any Python function (for a DataLoader argument, saying
+    what h5feed uses instead)."""
+    reject_dataloader_arguments(kwargs)
     bound = OPTIONS_SIGNATURE.bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
 
+def option_names() -> dict:
+    """Loader's argument of each NativeLoader keyword (or LoaderOptions field path) its errors
+    may be about: the names the library's messages give options (option_names.h)."""
+    return {keyword: option.name for option in LOADER_OPTIONS for keyword in option.names}
+
+
 def native_keywords(arguments: Mapping[str, Any]) -> dict:
-    """The keywords of _h5feed.NativeLoader for Loader's `arguments` (every one, by name)."""
+    """The keywords of _h5feed.NativeLoader for Loader's `arguments` (every one, by name), and
+    the names the library's messages give them (option_names, augment_names)."""
     keywords = {}
     for option in LOADER_OPTIONS:
         keywords.update(option.native(arguments))
+    keywords.update(option_names=option_names(), augment_names=dict(AUGMENT_NAMES))
     return keywords
 
 

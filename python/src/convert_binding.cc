@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -16,6 +17,7 @@
 #include "enum_names.h"
 #include "h5feed/error.h"
 #include "interruptible_wait.h"
+#include "make_error.h"
 #include "sources/cifar_source.h"
 #include "sources/encoded_hdf5_source.h"
 #include "sources/hdf5_source.h"
@@ -41,6 +43,9 @@ ConvertOptions MakeConvertOptions(const py::dict& common) {
   options.seed = common["seed"].cast<uint64_t>();
   options.threads = common["threads"].cast<int>();
   options.overwrite = common["overwrite"].cast<bool>();
+  options.option_names = [](std::string_view path) {
+    return path == "overwrite" ? std::string("overwrite=True") : std::string();
+  };
   options.strict = common["strict"].cast<bool>();
   if (common.contains("encoding")) {
     options.encoding = StoredEncoding::Parse(common["encoding"].cast<std::string>());
@@ -130,11 +135,11 @@ void BindConvert(py::module_& module) {
         const StoredEncoding encoding =
             StoredEncoding::Parse(common["encoding"].cast<std::string>());
         if (size && (max_side || encoding.kind != StoredEncoding::Kind::kRaw)) {
-          throw Error(ErrorCode::kInvalidArgument,
-                      std::string("size stores every image at one size, which leaves nothing "
-                                  "for ") +
-                          (max_side ? "max_side" : "encoding " + encoding.ToString()) +
-                          " to do: give size, or max_side and encoding");
+          throw MakeError(
+              ErrorCode::kInvalidArgument,
+              "size stores every image at one size, which leaves nothing for {} to do: give size, "
+              "or max_side and encoding",
+              (max_side ? "max_side" : "encoding " + encoding.ToString()));
         }
         if (size) source.size = image::Size{size->first, size->second};
         source.max_side = max_side.value_or(kDefaultMaxSide);
@@ -193,10 +198,11 @@ void BindConvert(py::module_& module) {
               source.memory = &memory;
               std::unique_ptr<SampleSource> opened = OpenRechunkSource(src, source);
               if (!opened->own_size() && max_side) {
-                throw Error(ErrorCode::kInvalidArgument,
-                            "max_side applies to encoded images; " + src +
-                                " holds an array of pixels, all of one size, rewritten as "
-                                "they are");
+                throw MakeError(
+                    ErrorCode::kInvalidArgument,
+                    "max_side applies to encoded images; {} holds an array of pixels, all of one "
+                    "size, rewritten as they are",
+                    src);
               }
               return opened;
             },

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace py = pybind11;
 
@@ -47,11 +48,11 @@ void BindHdf5PluginPath(py::module_& module) {
         std::vector<std::string> folders = PluginPath();
         if (std::find(folders.begin(), folders.end(), folder) != folders.end()) return folders;
         if (H5PLprepend(folder.c_str()) < 0) {
-          throw Error(ErrorCode::kInternal,
-                      "HDF5 refused to add " + folder +
-                          " to its plugin search path (H5PLprepend failed); h5py in this "
-                          "process reads h5feed's zstd files only with HDF5_PLUGIN_PATH=" +
-                          folder);
+          throw MakeError(
+              ErrorCode::kInternal,
+              "HDF5 refused to add {} to its plugin search path (H5PLprepend failed); h5py in this "
+              "process reads h5feed's zstd files only with HDF5_PLUGIN_PATH={}",
+              folder, folder);
         }
         return PluginPath();
       },

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::python {
 namespace {
@@ -39,15 +40,14 @@ void HeldBatches::CheckNotStarved() {
   if (!starved_since_) starved_since_ = now;
   if (now - *starved_since_ < kStarvationLimit) return;
   starved_since_.reset();
-  throw Error(ErrorCode::kInvalidArgument,
-              "h5feed.Loader: the image tensors of " + std::to_string(held_now) +
-                  " earlier batches are still alive and hold the buffers the next batch needs "
-                  "(a batch's "
-                  "images are the loader's buffers, not copies; its labels and indices are "
-                  "copies and hold nothing), so after " +
-                  std::to_string(kStarvationLimit.count()) +
-                  " s of waiting the next batch still cannot be assembled. Keep .clone()s of "
-                  "the images you need beyond a step, or open the Loader with more slots");
+  throw MakeError(
+      ErrorCode::kInvalidArgument,
+      "h5feed.Loader: the image tensors of {} earlier batches are still alive and hold the buffers "
+      "the next batch needs (a batch's images are the loader's buffers, not copies; its labels and "
+      "indices are copies and hold nothing), so after {} s of waiting the next batch still cannot "
+      "be assembled. Keep .clone()s of the images you need beyond a step, or open the Loader with "
+      "more slots",
+      held_now, kStarvationLimit.count());
 }
 
 }  // namespace h5feed::python

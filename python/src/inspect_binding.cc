@@ -3,11 +3,12 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "inspect/file_summary.h"
-#include "probe/open_probe.h"
-#include "reports/file_summary_report.h"
+#include "file_summary_dict.h"
+#include "h5feed/inspect.h"
+#include "loader_option_table.h"
 
 namespace py = pybind11;
 
@@ -15,26 +16,26 @@ namespace h5feed::python {
 
 void BindInspect(py::module_& module) {
   module.def(
-      "inspect_json",
-      // (json, warnings): the warnings (the open probe's, when it could not be run) are issued
-      // by the Python side (warnings.warn).
-      [](const std::string& path, bool open_probe, int open_probe_stall_seconds) {
-        std::string json;
+      "inspect",
+      // The warnings (the open probe's, when it could not be run) are returned rather than
+      // issued here: warnings.warn needs the GIL, and they are given while it is released.
+      [](const std::string& path, bool open_probe, int open_probe_stall_seconds,
+         const py::dict& remote) {
+        InspectOptions options;
+        options.open_probe = open_probe;
+        options.open_probe_stall_seconds = open_probe_stall_seconds;
+        options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
         std::vector<std::string> warnings;
+        options.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
+        FileSummary summary;
         {
-          py::gil_scoped_release without_gil;  // reads metadata and labels under the HDF5 lock
-          if (open_probe) {  // HDF5 1.10.8 crashes or hangs on some damaged files: not here
-            probe::ProbeRequest request;
-            request.target = probe::ProbeTarget::kSummary;
-            request.stall = std::chrono::seconds(open_probe_stall_seconds);
-            probe::ProbeOpen(path, request,
-                             [&](const std::string& warning) { warnings.push_back(warning); });
-          }
-          json = reports::ToJson(inspect::SummarizeFile(path));
+          py::gil_scoped_release without_gil;  // the probe's wait and HDF5's reads
+          summary = InspectFile(path, options);
         }
-        return std::make_pair(json, warnings);
+        return std::make_pair(FileSummaryDict(summary), warnings);
       },
-      py::arg("path"), py::arg("open_probe") = true, py::arg("open_probe_stall_seconds") = 60);
+      py::arg("path"), py::arg("open_probe") = true, py::arg("open_probe_stall_seconds") = 60,
+      py::arg("remote") = py::dict());
 }
 
 }  // namespace h5feed::python

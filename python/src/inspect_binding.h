@@ -1,7 +1,8 @@
 #pragma once
-// _h5feed.inspect_json(path): what `h5feed inspect --json` prints, from the same library
-// function (inspect/file_summary.h) and rendering (tools/reports/file_summary_report.h);
-// h5feed.inspect parses it into a dict.
+// _h5feed.inspect(path, open_probe, open_probe_stall_seconds, remote): h5feed::InspectFile
+// (h5feed/inspect.h), the library function `h5feed inspect` calls, with the same options;
+// returns (the summary as a dict, file_summary_dict.h; the warnings), which h5feed.inspect
+// (h5feed/_convert.py) issues with warnings.warn.
 
 #include <pybind11/pybind11.h>
 

@@ -4,6 +4,10 @@
 
 #include "loader_option_table.h"
 
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -20,10 +24,10 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"batch_size", [](auto& o) -> auto& { return o.batch_size; }},
       {"sampler", [](auto& o) -> auto& { return o.sampler; }},
       {"seed", [](auto& o) -> auto& { return o.seed; }},
-      {"rank", [](auto& o) -> auto& { return o.shard.rank; }},
-      {"world_size", [](auto& o) -> auto& { return o.shard.world_size; }},
+      {"rank", "shard.rank", [](auto& o) -> auto& { return o.shard.rank; }},
+      {"world_size", "shard.world_size", [](auto& o) -> auto& { return o.shard.world_size; }},
       {"drop_last_batch", [](auto& o) -> auto& { return o.drop_last_batch; }},
-      {"shard_drop_last", [](auto& o) -> auto& { return o.shard.drop_last; }},
+      {"shard_drop_last", "shard.drop_last", [](auto& o) -> auto& { return o.shard.drop_last; }},
       {"cache_bytes", [](auto& o) -> auto& { return o.cache_bytes; }},
       {"threads", [](auto& o) -> auto& { return o.threads; }},
       {"slots", [](auto& o) -> auto& { return o.slots; }},
@@ -31,10 +35,10 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"normalize", [](auto& o) -> auto& { return o.normalize; }},
       {"mean", [](auto& o) -> auto& { return o.mean; }},
       {"std", [](auto& o) -> auto& { return o.std; }},
-      {"output_type", [](auto& o) -> auto& { return o.output.type; }},
-      {"layout", [](auto& o) -> auto& { return o.output.layout; }},
-      {"cuda_device", [](auto& o) -> auto& { return o.output.cuda_device; }},
-      {"cuda_stream", [](auto& o) -> auto& { return o.output.cuda_stream; }},
+      {"output_type", "output.type", [](auto& o) -> auto& { return o.output.type; }},
+      {"layout", "output.layout", [](auto& o) -> auto& { return o.output.layout; }},
+      {"cuda_device", "output.cuda_device", [](auto& o) -> auto& { return o.output.cuda_device; }},
+      {"cuda_stream", "output.cuda_stream", [](auto& o) -> auto& { return o.output.cuda_stream; }},
       {"file_locking", [](auto& o) -> auto& { return o.file_locking; }},
       {"verify_checksums", [](auto& o) -> auto& { return o.verify_checksums; }},
       {"skip_corrupt_chunks", [](auto& o) -> auto& { return o.skip_corrupt_chunks; }},
@@ -72,10 +76,10 @@ const OptionTable<AugmentOptions>& OptionTableOf<AugmentOptions>::Get() {
       {"resize_shorter", [](auto& o) -> auto& { return o.resize_shorter; }},
       {"random_resized_crop",
        [](auto& o) { return std::tie(o.random_resized_crop.height, o.random_resized_crop.width); }},
-      {"scale", [](auto& o) {
+      {"scale", "random_resized_crop.scale", [](auto& o) {
          return std::tie(o.random_resized_crop.scale_min, o.random_resized_crop.scale_max);
        }},
-      {"ratio", [](auto& o) {
+      {"ratio", "random_resized_crop.ratio", [](auto& o) {
          return std::tie(o.random_resized_crop.ratio_min, o.random_resized_crop.ratio_max);
        }},
       {"antialias", [](auto& o) -> auto& { return o.antialias; }},
@@ -86,13 +90,67 @@ const OptionTable<AugmentOptions>& OptionTableOf<AugmentOptions>::Get() {
 }
 // clang-format on
 
+namespace {
+
+// Python's name of a field of `table` at `path`: the argument (`arguments`) of the field's key;
+// "" for a field the table lacks.
+template <typename Options>
+std::string NameByTable(const OptionTable<Options>& table, std::string_view path,
+                        const std::map<std::string, std::string, std::less<>>& arguments) {
+  std::string_view rest;
+  const OptionField<Options>* field = table.FindByPath(path, rest);
+  if (field == nullptr) return "";
+  const auto argument = arguments.find(field->key);
+  return argument == arguments.end() ? field->key : argument->second;
+}
+
+}  // namespace
+
+OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> arguments,
+                              std::map<std::string, std::string, std::less<>> augment_arguments) {
+  return [arguments = std::move(arguments),
+          augment_arguments = std::move(augment_arguments)](std::string_view path) -> std::string {
+    if (const auto named = arguments.find(path); named != arguments.end()) return named->second;
+    // A view spec's field: output.augment.F is Augment(F=...) given as augment, output.views[i].F
+    // the same in views[i].
+    for (const std::string_view spec :
+         {std::string_view("output.augment."), std::string_view("output.views[")}) {
+      if (path.substr(0, spec.size()) != spec) continue;
+      const size_t dot = path.find('.', spec.size() - 1);
+      if (dot == std::string_view::npos) return "";
+      const std::string field = NameByTable(OptionTableOf<AugmentOptions>::Get(),
+                                            path.substr(dot + 1), augment_arguments);
+      if (field.empty()) return "";
+      const std::string owner =
+          spec.back() == '.' ? "Augment" : std::string(path.substr(7, dot - 7));  // views[i]
+      return owner + "." + field;
+    }
+    if (path.substr(0, 7) == "remote.") {
+      const std::string field =
+          NameByTable(OptionTableOf<RemoteOptions>::Get(), path.substr(7), {});
+      return field.empty() ? "" : "remote['" + field + "']";
+    }
+    return NameByTable(OptionTableOf<LoaderOptions>::Get(), path, arguments);
+  };
+}
+
 LoaderOptions LoaderOptionsFromKeywords(py::dict keywords) {
+  // Python's names of the options, for the library's messages.
+  std::map<std::string, std::string, std::less<>> arguments;
+  std::map<std::string, std::string, std::less<>> augment_arguments;
+  if (keywords.contains("option_names")) {
+    arguments = keywords.attr("pop")("option_names").cast<decltype(arguments)>();
+  }
+  if (keywords.contains("augment_names")) {
+    augment_arguments = keywords.attr("pop")("augment_names").cast<decltype(augment_arguments)>();
+  }
   // The two go together, so they are read here rather than field by field.
   std::vector<AugmentOptions> specs;
   if (keywords.contains("augment")) Assign(keywords.attr("pop")("augment"), specs);
   const bool several_views =
       keywords.contains("several_views") && keywords.attr("pop")("several_views").cast<bool>();
   LoaderOptions options = OptionTableOf<LoaderOptions>::Get().FromDict(keywords);
+  options.option_names = PythonOptionNames(std::move(arguments), std::move(augment_arguments));
   if (several_views) {
     options.output.views = std::move(specs);
   } else if (!specs.empty()) {

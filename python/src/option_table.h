@@ -24,6 +24,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -111,14 +112,19 @@ void Assign(pybind11::handle value, std::tuple<T&...> fields) {
 template <typename Options>
 struct OptionField {
   // `access(options)` returns the field (a reference) or the fields (std::tie) of `key`; it is
-  // called with Options& and const Options&.
+  // called with Options& and const Options&. `field_path` is the field as the library's
+  // messages name it (option_names.h: "shard.rank"); the key when the two are the same.
   template <typename Access>
-  OptionField(std::string field_key, Access access)
+  OptionField(std::string field_key, Access access) : OptionField(field_key, field_key, access) {}
+  template <typename Access>
+  OptionField(std::string field_key, std::string field_path, Access access)
       : key(std::move(field_key)),
+        path(std::move(field_path)),
         set([access](Options& options, pybind11::handle value) { Assign(value, access(options)); }),
         get([access](const Options& options) { return ToPython(access(options)); }) {}
 
   std::string key;
+  std::string path;
   std::function<void(Options&, pybind11::handle)> set;
   std::function<pybind11::object(const Options&)> get;
 };
@@ -152,6 +158,23 @@ class OptionTable {
       }
     }
     return options;
+  }
+
+  // The key of the field at `path` (option_names.h), or of the nearest field holding it
+  // ("sampler" for "sampler.window"), with the rest of the path; nullptr when none.
+  const OptionField<Options>* FindByPath(std::string_view path, std::string_view& rest) const {
+    for (std::string_view prefix = path;;) {
+      for (const OptionField<Options>& field : fields_) {
+        if (field.path == prefix) {
+          rest = path.substr(prefix.size());
+          if (!rest.empty()) rest.remove_prefix(1);  // the '.'
+          return &field;
+        }
+      }
+      const size_t dot = prefix.rfind('.');
+      if (dot == std::string_view::npos) return nullptr;
+      prefix = prefix.substr(0, dot);
+    }
   }
 
   // Every field of `options` by its key (with Options{}: the C++ defaults).

@@ -278,7 +278,7 @@ def test_an_own_size_file_is_swept_over_encodings_with_their_file_sizes(own_size
     report = (out / "report.md").read_text()
     assert "No reference loaders (--compare-h5py)" in report
     assert "| encoding | file MiB | fits page cache |" in report
-    assert "| 64 KiB |" in report
+    assert "| 64.0 KiB |" in report
     assert "second generation" in report
     assert "the input's" in result.stdout and "fits the page cache" in result.stdout
     assert not [p for p in out.iterdir() if p.name.startswith(".h5feed-sweep-")]

@@ -36,3 +36,17 @@ def test_a_file_that_crashes_hdf5_is_reported_damaged_not_a_crash_of_verify():
     assert CRASH in result.stderr + result.stdout
     if "crashed the checking process" in result.stderr:
         assert result.returncode == 4
+
+
+def test_a_file_that_is_not_hdf5_is_refused_alike_by_verify_and_inspect(tmp_path):
+    # Not a damaged HDF5 file (nothing of one to judge): exit 1 and the message inspect gives,
+    # not verify's exit 4 for damage.
+    path = tmp_path / "notes.h5"
+    path.write_text("plain text, not HDF5\n" * 10)
+    checked = verify(str(path))
+    inspected = subprocess.run([H5FEED, "inspect", str(path)], capture_output=True, text=True,
+                               timeout=60)
+    assert checked.returncode == inspected.returncode == 1, checked.stderr
+    assert "is not an HDF5 file" in checked.stderr
+    assert (checked.stderr.replace("h5feed verify", "h5feed inspect")
+            == inspected.stderr), (checked.stderr, inspected.stderr)

@@ -58,7 +58,8 @@ def test_docs_python_md_lists_every_argument_with_its_default():
 
 def test_every_native_keyword_is_set_by_some_argument():
     keywords = _options.native_arguments(batch_size=8)
-    assert set(keywords) == set(_h5feed.loader_option_defaults()) | {"augment", "several_views"}
+    assert set(keywords) == set(_h5feed.loader_option_defaults()) | {
+        "augment", "several_views", "option_names", "augment_names"}
 
 
 def test_defaults_are_the_cpp_defaults():

@@ -1,4 +1,5 @@
-"""scripts/check-module-includes.py on copies of lib/ and tests/lib/ with one rule broken each:
+"""scripts/check-module-includes.py on copies of lib/, tests/lib/ and the front ends
+(converters/, tools/, python/) with one rule broken each:
 it must fail, naming the file, the line and the rule; and pass on the untouched copy."""
 
 import pathlib
@@ -16,6 +17,9 @@ SCRIPT = SOURCE / "scripts" / "check-module-includes.py"
 def tree(tmp_path):
     shutil.copytree(SOURCE / "lib", tmp_path / "lib")
     shutil.copytree(SOURCE / "tests" / "lib", tmp_path / "tests" / "lib")
+    for front_end in ("converters", "tools", "python"):
+        shutil.copytree(SOURCE / front_end, tmp_path / front_end,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
@@ -121,3 +125,28 @@ def test_internal_code_outside_its_module_namespace_fails(tree):
     assert ("lib/memory/slot_pool.h:" in output
             and "namespace h5feed::pipeline in lib/memory/: internal code of memory lives in "
                 "h5feed::memory" in output)
+
+
+def test_the_command_including_an_internal_header_fails(tree):
+    add_line(tree / "tools" / "inspect_command.cc", '#include "inspect/file_summary.h"', at=2)
+    status, output = check(tree)
+    assert status == 1
+    assert ('tools/inspect_command.cc:3: #include "inspect/file_summary.h" uses inspect, but '
+            "tools/ may use only the public headers and") in output
+
+
+def test_python_including_converters_off_their_surface_fails(tree):
+    add_line(tree / "python" / "src" / "module.cc", '#include "part_set.h"', at=1)
+    status, output = check(tree)
+    assert status == 1
+    assert ('python/src/module.cc:2: #include "part_set.h" is of the converters but not on '
+            "their surface") in output
+
+
+def test_a_converter_including_a_module_its_row_lacks_fails(tree):
+    add_line(tree / "converters" / "sources" / "hdf5_source.cc", '#include "cache/eviction.h"',
+             at=1)
+    status, output = check(tree)
+    assert status == 1
+    assert ('converters/sources/hdf5_source.cc:2: #include "cache/eviction.h" uses cache, but '
+            "converters/sources/ may use only") in output

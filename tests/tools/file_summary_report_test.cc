@@ -10,8 +10,6 @@
 namespace h5feed::reports {
 namespace {
 
-using inspect::FileSummary;
-
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -49,7 +47,7 @@ FileSummary H5feedSummary() {
   s.compression_ratio = 6.0;
   s.labels = "labels";
   s.classes = {{"cat", 2}, {"dog", 3}, {"eel", 5}};
-  s.label_order = inspect::LabelOrder{"mixed", 6, 3, 7.2};
+  s.label_order = LabelOrder{"mixed", 6, 3, 7.2};
   s.has_skipped = true;
   s.skipped = {{"dog/broken.jpg", "truncated JPEG"}, {"eel/empty.png", "empty file"}};
   return s;
@@ -69,7 +67,7 @@ FileSummary FlatSummary() {
   s.chunk_count = 2;
   s.compression = "none";
   s.compression_ratio = 1.0;
-  inspect::OwnSizeSummary o;
+  OwnSizeSummary o;
   o.encoding = "smart:90";
   o.smart_threshold = 30;
   o.raw_images = 3;

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <string>
+
 #include "fixed_rows.h"
 
 namespace h5feed::bench {
@@ -134,6 +137,28 @@ TEST_CASE("failed runs and references are never recommended; nothing to recommen
   CHECK_FALSE(r.defaults);
   CHECK(Speedup(rows, r.best, r.best_reference) == 0);
   CHECK(DescribeRecommendation(rows, r).find("No run succeeded") != std::string::npos);
+}
+
+TEST_CASE("a sweep whose every run failed says so with each reason and how many runs gave it") {
+  std::vector<SweepRow> rows = SmallSweep();
+  CHECK_FALSE(EveryRunFailed(rows));  // runs succeeded
+  int failed = 0;
+  int h5feed_runs = 0;
+  for (SweepRow& row : rows) {
+    if (row.kind == "reference") continue;
+    ++h5feed_runs;
+    row.status = "failed";
+    row.error = ++failed % 2 ? "out of memory" : "file not found";
+  }
+  const std::optional<std::string> why = EveryRunFailed(rows);
+  REQUIRE(why);
+  CHECK(why->find("all " + std::to_string(h5feed_runs) + " runs failed") != std::string::npos);
+  CHECK(why->find(std::to_string((h5feed_runs + 1) / 2) + " runs: out of memory") !=
+        std::string::npos);
+  CHECK(why->find("file not found") != std::string::npos);
+  rows[0].status = "ok";  // one success is a sweep that measured something
+  CHECK_FALSE(EveryRunFailed(rows));
+  CHECK_FALSE(EveryRunFailed({}));
 }
 
 TEST_CASE("when the defaults win, the text says these are the defaults") {

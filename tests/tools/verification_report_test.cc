@@ -9,8 +9,6 @@
 namespace h5feed::reports {
 namespace {
 
-using index::VerificationReport;
-
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

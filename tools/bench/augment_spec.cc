@@ -6,15 +6,18 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::bench {
 namespace {
 
 [[noreturn]] void Reject(const std::string& item, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              "--augment: '" + item + "' " + why +
-                  " (items: rrc=H[xW], scale=MIN:MAX, ratio=MIN:MAX, resize=S, center=H[xW], "
-                  "pad=P, flip, no-antialias; for example rrc=224,flip)");
+  // No "--augment:" here: the command line puts the flag's name before a validator's message.
+  throw MakeError(
+      ErrorCode::kInvalidArgument,
+      "'{}' {} (items: rrc=H[xW], scale=MIN:MAX, ratio=MIN:MAX, resize=S, center=H[xW], pad=P, "
+      "flip, no-antialias; for example rrc=224,flip)",
+      item, why);
 }
 
 int64_t WholeNumber(const std::string& item, const std::string& text) {

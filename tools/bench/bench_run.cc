@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/augment_spec.h"
+#include "bench/bench_option_names.h"
 #include "memory/slot_layout.h"
 #include "sampler/epoch_order.h"
 #include "transform/normalize.h"
@@ -52,6 +53,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
   options.remote = s.remote;
+  options.option_names = BenchOptionNames();
   return options;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::bench {
 namespace {
@@ -22,7 +23,7 @@ class Descriptor {
  public:
   explicit Descriptor(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0) {
-      throw Error(ErrorCode::kIo, "cannot open " + path + ": " + std::strerror(errno));
+      throw MakeError(ErrorCode::kIo, "cannot open {}: {}", path, std::strerror(errno));
     }
   }
   ~Descriptor() { close(fd_); }
@@ -37,7 +38,7 @@ class Descriptor {
 Residency Measure(int fd, const std::string& path) {
   struct stat info {};
   if (fstat(fd, &info) != 0) {
-    throw Error(ErrorCode::kIo, "cannot stat " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot stat {}: {}", path, std::strerror(errno));
   }
   const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const auto size = static_cast<uint64_t>(info.st_size);
@@ -47,15 +48,15 @@ Residency Measure(int fd, const std::string& path) {
   // Mapping a file reads nothing; mincore then reports which of its pages are cached.
   void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
-    throw Error(ErrorCode::kIo, "cannot map " + path +
-                                    " to check its page-cache residency: " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot map {} to check its page-cache residency: {}", path,
+                    std::strerror(errno));
   }
   std::vector<unsigned char> resident(residency.total_pages);
   const int status = mincore(map, size, resident.data());
   const int error = errno;
   munmap(map, size);
   if (status != 0) {
-    throw Error(ErrorCode::kIo, "mincore on " + path + " failed: " + std::strerror(error));
+    throw MakeError(ErrorCode::kIo, "mincore on {} failed: {}", path, std::strerror(error));
   }
   for (unsigned char flags : resident) residency.resident_pages += flags & 1u;
   return residency;

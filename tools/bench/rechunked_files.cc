@@ -11,23 +11,20 @@
 #include <cstring>
 #include <filesystem>
 
+#include "byte_size.h"
 #include "conversion.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "sources/hdf5_source.h"
 #include "sources/own_size_file_source.h"
 
 namespace h5feed::bench {
-namespace {
-
-std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
-}  // namespace
 
 uint64_t FreeDiskBytes(const std::string& path) {
   struct statvfs info {};
   if (statvfs(path.c_str(), &info) != 0) {
-    throw Error(ErrorCode::kIo,
-                "cannot read the free space of " + path + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot read the free space of {}: {}", path,
+                    std::strerror(errno));
   }
   return static_cast<uint64_t>(info.f_bavail) * info.f_frsize;
 }
@@ -35,19 +32,19 @@ uint64_t FreeDiskBytes(const std::string& path) {
 void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget) {
   const uint64_t free = FreeDiskBytes(folder);
   if (needed > free) {
-    throw Error(ErrorCode::kNoSpace,
-                "the sweep needs up to " + Mib(needed) + " for one rechunked copy of the file in " +
-                    folder + ", but its filesystem has " + Mib(free) +
-                    " free; free some space, use --work-dir on a larger disk, or sweep fewer or "
-                    "compressed variants");
+    throw MakeError(
+        ErrorCode::kNoSpace,
+        "the sweep needs up to {} for one rechunked copy of the file in {}, but its filesystem has "
+        "{} free; free some space, use --work-dir on a larger disk, or sweep fewer or compressed "
+        "variants",
+        ByteSize(needed), folder, ByteSize(free));
   }
   if (budget > 0 && needed > budget) {
-    throw Error(ErrorCode::kNoSpace, "the sweep needs up to " + Mib(needed) +
-                                         " for one rechunked copy of the file, "
-                                         "above --disk-budget-mb (" +
-                                         Mib(budget) +
-                                         "); raise the budget or drop the "
-                                         "largest variants (uncompressed, big chunks)");
+    throw MakeError(
+        ErrorCode::kNoSpace,
+        "the sweep needs up to {} for one rechunked copy of the file, above --disk-budget-mb ({}); "
+        "raise the budget or drop the largest variants (uncompressed, big chunks)",
+        ByteSize(needed), ByteSize(budget));
   }
 }
 
@@ -55,8 +52,8 @@ RechunkedFiles::RechunkedFiles(std::string source, const std::string& work_folde
     : source_(std::move(source)) {
   std::string pattern = work_folder + "/.h5feed-sweep-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
-    throw Error(ErrorCode::kIo,
-                "cannot create a temporary folder in " + work_folder + ": " + std::strerror(errno));
+    throw MakeError(ErrorCode::kIo, "cannot create a temporary folder in {}: {}", work_folder,
+                    std::strerror(errno));
   }
   folder_ = pattern;
 }

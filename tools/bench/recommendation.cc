@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "h5feed/sampler_options.h"
@@ -133,6 +135,37 @@ double Speedup(std::span<const SweepRow> rows, std::optional<size_t> best,
                std::optional<size_t> other) {
   if (!best || !other || rows[*other].images_per_s <= 0) return 0;
   return rows[*best].images_per_s / rows[*other].images_per_s;
+}
+
+std::optional<std::string> EveryRunFailed(std::span<const SweepRow> rows) {
+  std::vector<std::pair<std::string, int>> reasons;  // in the order first seen
+  int runs = 0;
+  for (const SweepRow& row : rows) {
+    if (row.kind == "reference") continue;
+    if (row.succeeded()) return std::nullopt;
+    ++runs;
+    const std::string reason = row.error.empty() ? "no reason given" : row.error;
+    auto seen = std::find_if(reasons.begin(), reasons.end(),
+                             [&](const auto& entry) { return entry.first == reason; });
+    if (seen == reasons.end()) {
+      reasons.emplace_back(reason, 1);
+    } else {
+      ++seen->second;
+    }
+  }
+  if (runs == 0) return std::nullopt;
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text =
+      runs == 1 ? "the one run failed" : "all " + std::to_string(runs) + " runs failed";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    text += (i == 0 ? ": " : "; ");
+    if (reasons.size() > 1 || runs > 1) {
+      text += std::to_string(reasons[i].second) + (reasons[i].second == 1 ? " run: " : " runs: ");
+    }
+    text += reasons[i].first;
+  }
+  return text;
 }
 
 std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recommendation& r,

@@ -60,6 +60,11 @@ double Speedup(std::span<const SweepRow> rows, std::optional<size_t> best,
 std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recommendation& r,
                                    const RecommendOptions& options = {});
 
+// When not one h5feed run succeeded (and there was one): why, for the sweep to fail with. Says
+// how many runs failed and each distinct reason with how many runs gave it, the commonest
+// first. Reference loaders do not count: they measure something else.
+std::optional<std::string> EveryRunFailed(std::span<const SweepRow> rows);
+
 // Rows in report order: successful runs by images/s, fastest first, then the failed ones.
 std::vector<size_t> RankRows(std::span<const SweepRow> rows);
 

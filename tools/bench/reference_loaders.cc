@@ -9,6 +9,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
+#include "make_error.h"
 #include "subprocess.h"
 
 #ifndef H5FEED_SOURCE_REFERENCE_LOADERS
@@ -31,20 +32,22 @@ std::string LocateReferenceLoaders(const std::string& override_path,
   std::error_code ignored;
   if (!override_path.empty()) {
     if (fs::is_regular_file(override_path, ignored)) return override_path;
-    throw Error(ErrorCode::kNotFound, "--reference-loaders " + override_path +
-                                          ": no such file (it is bench/reference_loaders.py)");
+    throw MakeError(ErrorCode::kNotFound,
+                    "--reference-loaders {}: no such file (it is bench/reference_loaders.py)",
+                    override_path);
   }
   const fs::path installed =
       fs::path(executable).parent_path() / H5FEED_INSTALLED_REFERENCE_LOADERS;
   if (fs::is_regular_file(installed, ignored)) return installed.lexically_normal().string();
   const std::string source = H5FEED_SOURCE_REFERENCE_LOADERS;
   if (!source.empty() && fs::is_regular_file(source, ignored)) return source;
-  throw Error(ErrorCode::kNotFound,
-              "--compare-h5py needs bench/reference_loaders.py, which is neither installed at " +
-                  installed.lexically_normal().string() + " nor in the source tree at " +
-                  (source.empty() ? std::string("(not configured)") : source) +
-                  "; pass --reference-loaders PATH to a copy of it (with bench_support.py "
-                  "beside it)");
+  throw MakeError(
+      ErrorCode::kNotFound,
+      "--compare-h5py needs bench/reference_loaders.py, which is neither installed at {} nor in "
+      "the source tree at {}; pass --reference-loaders PATH to a copy of it (with bench_support.py "
+      "beside it)",
+      installed.lexically_normal().string(),
+      (source.empty() ? std::string("(not configured)") : source));
 }
 
 SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string& loader,

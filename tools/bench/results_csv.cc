@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 namespace h5feed::bench {
 namespace {
@@ -119,13 +120,13 @@ std::string CsvLine(const SweepRow& row) {
 }
 
 ResultsCsv::ResultsCsv(const std::string& path) : path_(path), out_(path, std::ios::trunc) {
-  if (!out_) throw Error(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
+  if (!out_) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", path, std::strerror(errno));
   out_ << CsvHeader() << std::flush;
 }
 
 void ResultsCsv::Append(const SweepRow& row) {
   out_ << CsvLine(row) << std::flush;
-  if (!out_) throw Error(ErrorCode::kIo, "cannot write a row to " + path_ + " (disk full?)");
+  if (!out_) throw MakeError(ErrorCode::kIo, "cannot write a row to {} (disk full?)", path_);
 }
 
 }  // namespace h5feed::bench

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 
 extern char** environ;
 
@@ -24,7 +25,7 @@ struct Pipe {
   int fd[2] = {-1, -1};
   Pipe() {
     if (pipe2(fd, O_CLOEXEC) != 0)
-      throw Error(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+      throw MakeError(ErrorCode::kIo, "pipe: {}", std::strerror(errno));
   }
   ~Pipe() {
     for (int f : fd) {
@@ -74,7 +75,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                                   env_pointers.data());
   posix_spawn_file_actions_destroy(&actions);
   if (status != 0) {
-    throw Error(ErrorCode::kNotFound, "cannot run " + argv[0] + ": " + std::strerror(status));
+    throw MakeError(ErrorCode::kNotFound, "cannot run {}: {}", argv[0], std::strerror(status));
   }
   out.CloseEnd(1);
   err.CloseEnd(1);

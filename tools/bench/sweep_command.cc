@@ -6,17 +6,21 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bench/augment_spec.h"
+#include "bench/recommendation.h"
 #include "bench/reference_loaders.h"
 #include "bench/sweep_runner.h"
-#include "conversion_runner.h"
+#include "command_error.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
 #include "index/dataset_index.h"
 #include "interrupt_guard.h"
+#include "make_error.h"
+#include "number_checks.h"
 #include "remote/location.h"
 #include "remote_options_flags.h"
 
@@ -63,7 +67,7 @@ bool OptionsFitInput(const SweepFlags& f) {
         "--encodings and --chunk-bytes sweep files of images at their own size (format "
         "version 2); FILE stores one image size: sweep --chunks and --compression";
   }
-  if (problem) std::fprintf(stderr, "h5feed bench sweep: %s\n", problem);
+  if (problem) ReportUsageError("bench sweep", problem);
   return problem == nullptr;
 }
 
@@ -95,14 +99,12 @@ int RunSweepCommand(SweepFlags& flags) {
     if (!o.encodings.empty()) bench::ParseEncodings(o.encodings);
     if (!o.chunk_bytes.empty()) bench::ParseChunkBytes(o.chunk_bytes);
   } catch (const Error& e) {
-    ReportError("bench sweep", e);
-    return kExitUsage;
+    return ReportUsageError("bench sweep", e.what());
   }
   if (o.cold && IsRemoteLocation(o.input)) {
-    std::fprintf(stderr,
-                 "h5feed bench sweep: --cold applies to a local file (its page cache); "
-                 "a remote file is read over its link in every run\n");
-    return kExitUsage;
+    return ReportUsageError("bench sweep",
+                            "--cold applies to a local file (its page cache); a remote file is "
+                            "read over its link in every run");
   }
   try {
     if (!OptionsFitInput(flags)) return kExitUsage;
@@ -141,6 +143,12 @@ int RunSweepCommand(SweepFlags& flags) {
     if (outcome.interrupted) {
       std::fprintf(stderr, "h5feed bench sweep: interrupted; the finished rows are kept\n");
       return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
+    }
+    // A sweep that measured nothing failed, however well it wrote its report of failures.
+    if (const std::optional<std::string> failed = bench::EveryRunFailed(outcome.rows)) {
+      return ReportError("bench sweep",
+                         MakeError(ErrorCode::kInvalidArgument, "{} (each run's error is in {})",
+                                   *failed, outcome.csv_path));
     }
     return kExitOk;
   } catch (const Error& e) {
@@ -203,24 +211,24 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                    "Samplers, comma-separated: sequential, random, chunks[:W], quasi[:W]")
       ->capture_default_str();
   command->add_option("--batch", o.batch, "Images per batch")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1))
       ->capture_default_str();
   command->add_option("--threads", o.threads, "Reader (and rechunking) threads; 0 = all cores")
-      ->check(CLI::NonNegativeNumber)
+      ->check(AtLeast(0))
       ->capture_default_str();
   command->add_option("--slots", o.slots, "Batch buffers of each run")
-      ->check(CLI::Range(1, 1024))
+      ->check(InRange(1, 1024))
       ->capture_default_str();
   command
       ->add_option("--step-ms", o.step_ms,
                    "Simulated trainer time per batch in every run (see 'h5feed bench --help')")
-      ->check(CLI::Range(0.0, 3.6e6))
+      ->check(InRange(0, 3.6e6))
       ->capture_default_str();
   command
       ->add_option("--max-seconds", o.max_seconds,
                    "Stop each run after this long (0 = a whole epoch); its rate covers what was "
                    "read, and its status says 'time limit'")
-      ->check(CLI::Range(0.0, 1e9))
+      ->check(InRange(0, 1e9))
       ->capture_default_str();
   command->add_flag("--cold", o.cold,
                     "Drop the file from the page cache before each run (see 'h5feed bench')");
@@ -234,7 +242,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->add_option("--min-shuffle-quality", o.recommend.min_shuffle_quality,
                    "The recommendation only considers runs at least this random (1 = the random "
                    "sampler)")
-      ->check(CLI::Range(0.0, 2.0))
+      ->check(InRange(0, 2))
       ->capture_default_str();
   command->add_option("--work-dir", o.work_dir,
                       "Where the temporary rechunked files go (default: DIR)");
@@ -242,7 +250,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->add_option("--disk-budget-mb", flags->disk_budget_mb,
                    "Refuse to start when one rechunked copy could need more than this (0 = the "
                    "free space is the only limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   command->add_flag("--compare-h5py", o.compare_h5py,
                     "Also run bench/reference_loaders.py (PyTorch DataLoader + h5py: random, "
                     "random_rdcc, chunked) on FILE with --python, as rows of the table (not for "

@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "memory_budget.h"
 
 namespace h5feed::bench {
@@ -25,8 +26,7 @@ std::vector<std::string_view> SplitCommas(std::string_view text) {
 }
 
 [[noreturn]] void BadItem(std::string_view option, std::string_view item, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              std::string(option) + ": '" + std::string(item) + "' " + why);
+  throw MakeError(ErrorCode::kInvalidArgument, "{}: '{}' {}", option, item, why);
 }
 
 template <typename T, typename Parse>
@@ -100,21 +100,9 @@ std::vector<int64_t> ParseChunkBytes(std::string_view text) {
   });
 }
 
-std::string ChunkBytesText(int64_t bytes) {
-  char text[32];
-  if (bytes % (int64_t{1} << 20) == 0) {
-    std::snprintf(text, sizeof text, "%lld MiB", static_cast<long long>(bytes >> 20));
-  } else if (bytes >= (int64_t{1} << 20)) {
-    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-  } else {
-    std::snprintf(text, sizeof text, "%.0f KiB", static_cast<double>(bytes) / (1 << 10));
-  }
-  return text;
-}
-
 std::string FileVariant::Name() const {
   if (own_size) {
-    return encoding.ToString() + ", chunks of " + ChunkBytesText(chunk_bytes) + ", " +
+    return encoding.ToString() + ", chunks of " + ToString(ByteSize(chunk_bytes)) + ", " +
            compression.ToString();
   }
   return "chunk " + std::to_string(chunk_samples) + ", " + compression.ToString();

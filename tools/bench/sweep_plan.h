@@ -52,9 +52,6 @@ std::vector<StoredEncoding> ParseEncodings(std::string_view text);
 // Throws Error(kInvalidArgument) naming --chunk-bytes and the bad item.
 std::vector<int64_t> ParseChunkBytes(std::string_view text);
 
-// "4 MiB", "1.5 MiB", "640 KiB": a chunk's bytes in words.
-std::string ChunkBytesText(int64_t bytes);
-
 struct FileVariant {
   FileVariant() = default;
   // A variant of a file of one image size.

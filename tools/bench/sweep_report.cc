@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "number_text.h"
 #include "sampler/label_mixing.h"
 #include "sweep_plan.h"
@@ -59,8 +61,8 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
     if (row.few_classes) add("batches mix few classes");
     const bool reference = row.kind == "reference";
     // An own-size file's chunks are a number of bytes, each holding as many images as fit.
-    const std::string chunk =
-        row.chunk_bytes > 0 ? ChunkBytesText(row.chunk_bytes) : std::to_string(row.chunk_samples);
+    const std::string chunk = row.chunk_bytes > 0 ? ToString(ByteSize(row.chunk_bytes))
+                                                  : std::to_string(row.chunk_samples);
     t += "| " + std::to_string(++rank) + " | " + chunk + " | " + row.compression + " | " +
          (reference ? "-" : std::to_string(row.cache_mb)) + " | " + Escape(row.sampler) + " | " +
          Grouped(row.images_per_s) + " | " + Fixed("%.0f", row.mb_per_s) + " | " +
@@ -144,14 +146,13 @@ void WriteTextFile(const std::string& path, const std::string& text) {
     out << text;
     out.flush();
     if (!out) {
-      throw Error(ErrorCode::kIo, "cannot write " + temporary + ": " + std::strerror(errno));
+      throw MakeError(ErrorCode::kIo, "cannot write {}: {}", temporary, std::strerror(errno));
     }
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error)
-    throw Error(ErrorCode::kIo,
-                "cannot rename " + temporary + " to " + path + ": " + error.message());
+    throw MakeError(ErrorCode::kIo, "cannot rename {} to {}: {}", temporary, path, error.message());
 }
 
 }  // namespace h5feed::bench

@@ -2,13 +2,14 @@
 
 #include "sweep_row.h"
 
+#include "byte_size.h"
 #include "sweep_plan.h"
 
 namespace h5feed::bench {
 
 std::string SweepRow::FileName() const {
   if (chunk_bytes > 0) {
-    return encoding + ", chunks of " + ChunkBytesText(chunk_bytes) + ", " + compression;
+    return encoding + ", chunks of " + ToString(ByteSize(chunk_bytes)) + ", " + compression;
   }
   return "chunk " + std::to_string(chunk_samples) + ", " + compression;
 }

@@ -15,12 +15,14 @@
 #include "augment_cost.h"
 #include "augment_spec.h"
 #include "bench_run.h"
+#include "byte_size.h"
 #include "ceilings.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
+#include "make_error.h"
 #include "number_text.h"
 #include "page_cache.h"
 #include "rechunked_files.h"
@@ -300,16 +302,18 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   // measured as it is stored, over caches and samplers, and its ceiling is its link.
   const bool remote = IsRemoteLocation(o.input);
   if (input.own_size && o.augment.empty()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                input.path +
-                    " stores its images at their own sizes: every run must crop them to one "
-                    "size; give --augment, e.g. --augment rrc=224,flip");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "{} stores its images at their own sizes: every run must crop them to one size; give "
+        "--augment, e.g. --augment rrc=224,flip",
+        input.path);
   }
   if (!input.own_size && (!o.encodings.empty() || !o.chunk_bytes.empty())) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--encodings and --chunk-bytes sweep files of images at their own size (format "
-                "version 2); " +
-                    input.path + " stores one image size: sweep --chunks and --compression");
+    throw MakeError(
+        ErrorCode::kInvalidArgument,
+        "--encodings and --chunk-bytes sweep files of images at their own size (format version 2); "
+        "{} stores one image size: sweep --chunks and --compression",
+        input.path);
   }
   SweepGrid grid = o.grid;
   if (input.own_size) SetOwnSizeGrid(grid, o, input);
@@ -320,7 +324,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
           : PlanSweep(grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
   std::error_code error;
   fs::create_directories(o.out_dir, error);
-  if (error) throw Error(ErrorCode::kIo, "cannot create " + o.out_dir + ": " + error.message());
+  if (error) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", o.out_dir, error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
   uint64_t pixel_bytes = 0;  // own size: the sum of the images' H x W x C
   for (const index::StoredImage& image : input.images) pixel_bytes += image.shape().bytes();
@@ -330,8 +334,8 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
           : VariantDiskBound(plan, input.samples, input.sample_bytes());
   CheckDiskBudget(work, needed, o.disk_budget);
   say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
-      std::to_string(plan.files.size()) + " file variants; up to " + std::to_string(needed >> 20) +
-      " MiB of temporary files in " + work);
+      std::to_string(plan.files.size()) + " file variants; up to " + ToString(ByteSize(needed)) +
+      " of temporary files in " + work);
 
   ReportContext context{o.command_line, input.path, Machine(), Today(), {}, ""};
   // What the page cache can hold of a file beside what runs now; read once, at the start.
@@ -339,7 +343,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   if (available > 0) {
     context.notes.push_back(
         "\"fits page cache\": the file's size against MemAvailable (" +
-        Fixed("%.0f MiB", static_cast<double>(available) / (1 << 20)) +
+        ToString(ByteSize(available)) +
         ", /proc/meminfo) at the start of the sweep. A file that does not fit is read from disk "
         "in every epoch once the page cache drops it.");
   }

@@ -13,6 +13,7 @@
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
+#include "make_error.h"
 
 namespace h5feed::bench {
 namespace {
@@ -62,11 +63,11 @@ bool IsZstdH5feedFile(const std::string& path) {
 StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes) {
   const index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
   if (!IsZstdIndex(index)) {
-    throw Error(ErrorCode::kUnsupported,
-                path + " is not a zstd-compressed h5feed file (read path " +
-                    index::ToString(index.read_path) + ", " + std::to_string(index.filters.size()) +
-                    " filters); an uncompressed file's "
-                    "ceiling is its page-cache read rate (dd if=FILE of=/dev/null bs=16M)");
+    throw MakeError(
+        ErrorCode::kUnsupported,
+        "{} is not a zstd-compressed h5feed file (read path {}, {} filters); an uncompressed "
+        "file's ceiling is its page-cache read rate (dd if=FILE of=/dev/null bs=16M)",
+        path, index::ToString(index.read_path), index.filters.size());
   }
   const int64_t count = index.chunk_count();
   uint64_t total = 0;
@@ -91,7 +92,7 @@ StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_byte
     stored.frames.push_back(std::move(frame));
   }
   if (stored.frames.empty()) {
-    throw Error(ErrorCode::kUnsupported, path + " has no zstd-compressed chunk");
+    throw MakeError(ErrorCode::kUnsupported, "{} has no zstd-compressed chunk", path);
   }
   return stored;
 }

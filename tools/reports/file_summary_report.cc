@@ -1,4 +1,4 @@
-// ToJson and ToText of inspect::FileSummary (file_summary_report.h).
+// ToJson and ToText of FileSummary (file_summary_report.h).
 
 #include "reports/file_summary_report.h"
 
@@ -7,25 +7,31 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "hdf5/dataset_listing.h"
+#include "byte_size.h"
 #include "units.h"
 
 namespace h5feed::reports {
 namespace {
 
-using inspect::AttributeText;
-using inspect::ClassCount;
-using inspect::DatasetSummary;
-using inspect::FileSummary;
-using inspect::LabelOrder;
-using inspect::OwnSizeSummary;
-using inspect::SizeSpread;
-using inspect::SkippedEntry;
+// "(10, 8, 6, 3)", and "(5,)" for one dimension, as Python writes a shape.
+std::string ShapeText(const std::vector<int64_t>& dims) {
+  std::string text = "(";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + (dims.size() == 1 ? ",)" : ")");
+}
+
+// The dataset of `s` named `name`, or nullptr.
+const DatasetSummary* FindDataset(const FileSummary& s, const std::string& name) {
+  for (const DatasetSummary& d : s.datasets) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
 
 // "images uint8 (50000, 32, 32, 3) chunks (64, 32, 32, 3) zstd:3".
 std::string Describe(const DatasetSummary& d) {
-  std::string text = d.name + " " + d.dtype + " " + hdf5::ShapeText(d.shape);
-  if (!d.chunk_shape.empty()) text += " chunks " + hdf5::ShapeText(d.chunk_shape);
+  std::string text = d.name + " " + d.dtype + " " + ShapeText(d.shape);
+  if (!d.chunk_shape.empty()) text += " chunks " + ShapeText(d.chunk_shape);
   for (const std::string& filter : d.filters) text += " " + filter;
   return text;
 }
@@ -97,16 +103,15 @@ void OwnSizeText(const FileSummary& s, const OwnSizeSummary& o,
                      cli::FormatCount(o.aspect.square) + " square, " +
                      cli::FormatCount(o.aspect.landscape) + " landscape");
   line("chunks", cli::FormatCount(o.chunks) + (o.chunks == 1 ? " chunk of " : " chunks of ") +
-                     cli::FormatBytes(static_cast<uint64_t>(o.chunk_bytes)) + " (" +
-                     Fixed(o.mean_images_per_chunk, 1) + " images a chunk, " +
-                     std::to_string(o.min_images_per_chunk) + " to " +
+                     ToString(ByteSize(o.chunk_bytes)) + " (" + Fixed(o.mean_images_per_chunk, 1) +
+                     " images a chunk, " + std::to_string(o.min_images_per_chunk) + " to " +
                      std::to_string(o.max_images_per_chunk) + "), " + Fixed(100 * o.chunk_fill, 0) +
                      "% full");
   std::string ratio = s.compression_ratio > 0 ? ", ratio " + Fixed(s.compression_ratio, 2) : "";
   line("compression", s.compression + ratio);
-  std::string stored = cli::FormatBytes(o.pixel_bytes) + " of pixels (H*W*C) -> ";
+  std::string stored = ToString(ByteSize(o.pixel_bytes)) + " of pixels (H*W*C) -> ";
   stored += o.stored_bytes > 0
-                ? cli::FormatBytes(o.stored_bytes) + " stored (" + Fixed(o.pixel_ratio, 2) + "x)"
+                ? ToString(ByteSize(o.stored_bytes)) + " stored (" + Fixed(o.pixel_ratio, 2) + "x)"
                 : "storage size unknown";
   line("stored", stored);
 }
@@ -194,7 +199,7 @@ std::string ToText(const FileSummary& s) {
              ? label + "\n"
              : label + std::string(label.size() < 13 ? 13 - label.size() : 1, ' ') + value + "\n";
   };
-  line("file", s.path + " (" + cli::FormatBytes(s.file_bytes) + ")");
+  line("file", s.path + " (" + ToString(ByteSize(s.file_bytes)) + ")");
   line("format", s.is_h5feed ? "h5feed version " + std::to_string(s.format_version)
                              : "HDF5 (not written by h5feed)");
   if (s.has_images && s.own_size) {
@@ -208,20 +213,20 @@ std::string ToText(const FileSummary& s) {
                        std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
                        std::to_string(s.channels) + " (HxWxC), layout " + s.layout +
                        (s.layout_guessed ? " (inferred)" : ""));
-    const DatasetSummary* images = inspect::FindDataset(s, s.images);
+    const DatasetSummary* images = FindDataset(s, s.images);
     if (s.chunk_images > 0) {
       uint64_t chunk_bytes =
           static_cast<uint64_t>(s.chunk_images * s.height * s.width * s.channels);
       line("chunks",
            std::to_string(s.chunk_count) + " chunks of " + std::to_string(s.chunk_images) +
-               " images (" + cli::FormatBytes(chunk_bytes) + " uncompressed)" +
-               (images != nullptr ? ", chunk shape " + hdf5::ShapeText(images->chunk_shape) : ""));
+               " images (" + ToString(ByteSize(chunk_bytes)) + " uncompressed)" +
+               (images != nullptr ? ", chunk shape " + ShapeText(images->chunk_shape) : ""));
     } else {
       line("chunks", "none (contiguous storage)");
     }
     std::string ratio = s.compression_ratio > 0
                             ? ", ratio " + Fixed(s.compression_ratio, 2) + " (" +
-                                  cli::FormatBytes(images ? images->stored_bytes : 0) + " stored)"
+                                  ToString(ByteSize(images ? images->stored_bytes : 0)) + " stored)"
                             : "";
     line("compression", s.compression + ratio);
   } else {
@@ -270,7 +275,7 @@ std::string ToText(const FileSummary& s) {
   }
   line("datasets", std::to_string(s.datasets.size()));
   for (const DatasetSummary& d : s.datasets) {
-    t += "  " + Describe(d) + ", " + cli::FormatBytes(d.stored_bytes) + " stored";
+    t += "  " + Describe(d) + ", " + ToString(ByteSize(d.stored_bytes)) + " stored";
     if (d.ratio > 0 && (d.ratio < 0.995 || d.ratio > 1.005)) t += ", ratio " + Fixed(d.ratio, 2);
     t += "\n";
   }

@@ -1,4 +1,4 @@
-// ToText and ToJson of index::VerificationReport (verification_report.h).
+// ToText and ToJson of VerificationReport (verification_report.h).
 
 #include "reports/verification_report.h"
 
@@ -6,10 +6,6 @@
 
 namespace h5feed::reports {
 namespace {
-
-using index::ChunkProblem;
-using index::ImageProblem;
-using index::VerificationReport;
 
 // Text lists are cut here (the JSON has them all): a file with every chunk damaged would
 // otherwise print thousands of lines.

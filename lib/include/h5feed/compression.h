@@ -13,8 +13,9 @@ struct Compression {
     kDeflate,  // HDF5's built-in gzip filter: readable by any HDF5 program with nothing extra
   };
   Kind kind = Kind::kZstd;
-  // zstd: 1 (fastest) to 19 (smallest); 3 is zstd's own default and decompresses as fast as
-  // any level. deflate: 1 to 9. Ignored for kNone.
+  // zstd: 1 (fastest) to 22 (smallest; 20-22 are zstd's "ultra" levels, which need much more
+  // memory to compress); 3 is zstd's own default and decompresses as fast as any level.
+  // deflate: 1 to 9 (6 by default, zlib's). Ignored for kNone.
   int level = 3;
 
   // Parses "none", "zstd", "zstd:LEVEL", "gzip", "gzip:LEVEL" ("deflate" is a synonym of gzip).

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "h5feed/file_locking.h"
+#include "h5feed/option_names.h"
 #include "h5feed/output_options.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
@@ -118,6 +119,10 @@ struct LoaderOptions {
   // open the file without its lock (from Open's thread). One call at a time; it must not call
   // back into the Loader. Empty: printed to stderr.
   std::function<void(const std::string&)> on_warning;
+  // How errors and warnings name these options (option_names.h): a front end passes its own
+  // spelling of a field path ("batch_size", "shard.world_size", "output.augment.max_output").
+  // Empty: the C++ names, "LoaderOptions.batch_size".
+  OptionNames option_names;
 };
 
 }  // namespace h5feed

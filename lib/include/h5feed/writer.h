@@ -20,6 +20,7 @@
 
 #include "h5feed/compression.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/option_names.h"
 
 namespace h5feed {
 
@@ -78,6 +79,9 @@ struct WriterOptions {
   Compression compression;
   // Replace an existing output file. Never replaced otherwise (Error kAlreadyExists).
   bool overwrite = false;
+  // How errors name these options (option_names.h), "overwrite" among them: a front end passes
+  // its own spelling (`--force`). Empty: "WriterOptions.overwrite".
+  OptionNames option_names;
   // Set: write a version 2 file of images at their own size, in chunks of flat->chunk_bytes
   // (image_shape and chunk_images are then unused). Empty: a version 1 file.
   std::optional<FlatLayout> flat;

@@ -32,9 +32,10 @@ TEST_CASE("the checksum is XXH3-64 with seed 0, matching xxHash's reference vect
       {1, 0xC44BDFF4074EECDBULL},  {6, 0x27B56A84CD2D7325ULL},   {12, 0xA713DAF0DFBB77E7ULL},
       {24, 0xA3FE70BF9D3510EBULL}, {195, 0xCD94217EE362EC3AULL}, {512, 0x617E49599013CB6BULL},
   };
-  for (auto [length, expected] : vectors) {
+  for (const auto& vector : vectors) {
+    const size_t length = vector.first;  // a name, not a binding: CAPTURE's lambda takes it
     CAPTURE(length);
-    CHECK(ChunkChecksum(SanityBuffer(length)) == expected);
+    CHECK(ChunkChecksum(SanityBuffer(length)) == vector.second);
   }
 }
 

@@ -1,9 +1,10 @@
-#include "index/file_verification.h"
+#include "h5feed/verify.h"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "h5feed/error.h"
@@ -57,6 +58,15 @@ TEST_CASE("a sound h5feed file verifies with every check listed and nothing left
   CHECK(Mentions(report.checked, "every image against its own"));
   CHECK(report.problems.empty());
   CHECK(report.warnings.empty());
+}
+
+TEST_CASE("a file that is not HDF5 at all is refused as not HDF5, not reported damaged") {
+  TempFolder folder;
+  const std::string path = folder / "notes.h5";
+  std::ofstream(path) << "plain text, not HDF5\n";
+  std::string message;
+  CHECK(testing::CodeOf([&] { VerifyFile(path); }, &message) == ErrorCode::kCorrupt);
+  CHECK(Contains(message, path + " is not an HDF5 file"));
 }
 
 TEST_CASE("every damaged chunk is listed with its rows, not only the first") {

@@ -79,16 +79,16 @@ TEST_CASE("chunks:W warns below its working set and the next window, quasi:W bel
   CHECK_FALSE(warning("chunks:4", 13));
   const std::optional<std::string> ahead = warning("chunks:4", 12);
   REQUIRE(ahead);
-  CHECK(Contains(*ahead, "a cache of 19 KiB holds 12 chunks of data/train.h5"));
+  CHECK(Contains(*ahead, "a cache of 18.8 KiB holds 12 chunks of data/train.h5"));
   CHECK(Contains(*ahead, "sampler chunks:4 keeps about 9 in use"));
   CHECK(Contains(*ahead, "needs room for 4 more"));
   CHECK(Contains(*ahead, "batches can wait at each window switch"));
-  CHECK(Contains(*ahead, "cache_bytes of 21 KiB avoids it"));  // 13 x 1600 bytes, rounded up
+  CHECK(Contains(*ahead, "cache_bytes of 20.4 KiB avoids it"));  // 13 x 1600 bytes, rounded up
   CHECK(Contains(*warning("chunks:4", 9), "window switch"));
   const std::optional<std::string> rereads = warning("chunks:4", 8);
   REQUIRE(rereads);
   CHECK(Contains(*rereads, "more than once per epoch"));
-  CHECK(Contains(*rereads, "cache_bytes of 21 KiB avoids it"));
+  CHECK(Contains(*rereads, "cache_bytes of 20.4 KiB avoids it"));
 
   CHECK_FALSE(warning("quasi:4", 10));
   REQUIRE(warning("quasi:4", 9));

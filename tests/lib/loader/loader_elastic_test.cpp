@@ -84,8 +84,11 @@ std::vector<int64_t> Read(std::vector<Loader>& job, int64_t steps, Counts& rows)
 TEST_CASE("a state saved by N ranks resumes on M: every row of the epoch once, equal counts") {
   for (std::string sampler : {"sequential", "random", "chunks:2", "quasi:3"}) {
     for (bool drop_last : {false, true}) {
-      for (auto [old_world, new_world] :
+      for (const auto& worlds :
            std::vector<std::pair<int, int>>{{3, 2}, {2, 3}, {4, 2}, {1, 4}, {3, 1}, {2, 5}}) {
+        // Names, not bindings: CAPTURE's lambda takes them (clang 14 cannot capture a binding).
+        const int old_world = worlds.first;
+        const int new_world = worlds.second;
         const LoaderOptions base = Options(sampler, 0, 1, drop_last);
         std::vector<Loader> before = OpenJob(base, old_world);
         const int64_t epoch_steps = before[0].batches_per_epoch();

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -76,15 +78,68 @@ TEST_CASE("options out of range are refused at Open, naming the option") {
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.sampler.window = 0; })), "window"));
 }
 
-TEST_CASE("a batch larger than a rank's share is refused at Open") {
+TEST_CASE("a file of fewer rows than a batch gives one short batch per epoch, as DataLoader") {
   File file(40);
-  LoaderOptions options = Sequential(21);
-  options.shard = {1, 2, false};  // 20 samples per rank
-  const std::string message = OpenError(file.path, options);
-  CHECK(Contains(message, "batch_size is 21"));
-  CHECK(Contains(message, "20 samples"));
+  LoaderOptions options = Sequential(256);
+  Loader loader = Loader::Open(file.path, options);
+  CHECK(loader.batches_per_epoch() == 1);
+  for (int64_t epoch : {0, 1}) {
+    loader.SetEpoch(epoch);
+    std::optional<Batch> batch = loader.Next();
+    REQUIRE(batch);
+    CHECK(batch->size() == 40);
+    CHECK_FALSE(loader.Next());
+  }
+}
+
+TEST_CASE("with sharding each rank's short batch holds its padded share, ceil(N / ranks)") {
+  File file(41);
+  for (int rank : {0, 1}) {
+    LoaderOptions options = Sequential(256);
+    options.shard = {rank, 2, false};  // 21 rows per rank, one of them repeated
+    Loader loader = Loader::Open(file.path, options);
+    CHECK(loader.samples_per_epoch() == 21);
+    std::optional<Batch> batch = loader.Next();
+    REQUIRE(batch);
+    CHECK(batch->size() == 21);
+    CHECK_FALSE(loader.Next());
+  }
+}
+
+TEST_CASE("drop_last_batch with fewer rows than a batch is refused, saying what to change") {
+  File file(40);
+  LoaderOptions options = Sequential(256);
+  options.drop_last_batch = true;
+  std::string message = OpenError(file.path, options);
+  CHECK(Contains(message, "has 40 rows, fewer than one batch of 256"));
+  CHECK(Contains(message, "LoaderOptions.batch_size to at most 40"));
+  CHECK(Contains(message, "LoaderOptions.drop_last_batch"));
+  CHECK_FALSE(Contains(message, "ranks"));  // one rank: fewer is no advice
+  options.shard = {1, 2, false};            // 20 rows per rank
+  message = OpenError(file.path, options);
+  CHECK(Contains(message, "rank 1 of 2 reads 20 rows"));
+  CHECK(Contains(message, "fewer ranks"));
   options.batch_size = 20;
   CHECK_NOTHROW(Loader::Open(file.path, options));
+}
+
+TEST_CASE("errors name the options as the caller's option_names spells them") {
+  File file(40);
+  LoaderOptions options = Sequential(256);
+  options.drop_last_batch = true;
+  options.option_names = [](std::string_view path) -> std::string {
+    if (path == "batch_size") return "--batch";
+    if (path == "drop_last_batch") return "--drop-last";
+    return "";
+  };
+  const std::string message = OpenError(file.path, options);
+  CHECK(Contains(message, "Lower --batch to at most 40"));
+  CHECK(Contains(message, "leave out --drop-last"));
+  CHECK_FALSE(Contains(message, "LoaderOptions"));
+  options = Sequential();
+  options.cache_bytes = -1;  // a field it has no name for keeps the C++ one
+  options.option_names = [](std::string_view) { return std::string(); };
+  CHECK(Contains(OpenError(file.path, options), "LoaderOptions.cache_bytes is -1"));
 }
 
 TEST_CASE("normalizing images with more channels than mean and std give is refused at Open") {
@@ -214,7 +269,7 @@ TEST_CASE("a cache too small for chunks:W is warned about at Open, with the size
   REQUIRE(ahead.size() == 1);
   CHECK(Contains(ahead[0], "holds 9 chunks of " + file.path));
   CHECK(Contains(ahead[0], "window switch"));
-  CHECK(Contains(ahead[0], "cache_bytes of 30 KiB avoids it"));  // 10 x 3024 bytes, rounded up
+  CHECK(Contains(ahead[0], "cache_bytes of 29.6 KiB avoids it"));  // 10 x 3024 bytes, rounded up
 
   LoaderStats stats;
   const std::vector<std::string> rereads = warnings_for("chunks:4", 3, &stats);

@@ -90,9 +90,10 @@ TEST_CASE("a class-sorted h5py file read by chunks:8 warns once, naming rechunk 
                               (files.folder / "sorted-shuffled.h5") + " --seed 0"));
   CHECK(Contains(warning, "check_label_mixing = false"));
   std::smatch window;
-  REQUIRE(std::regex_search(warning, window,
-                            std::regex("sampler chunks:([0-9]+) reaches the bar, with a cache "
-                                       "of about ([0-9]+) chunks \\(cache_bytes of [0-9]+ KiB")));
+  REQUIRE(std::regex_search(
+      warning, window,
+      std::regex("sampler chunks:([0-9]+) reaches the bar, with a cache "
+                 "of about ([0-9]+) chunks \\(LoaderOptions.cache_bytes of [0-9.]+ KiB")));
   const int w = std::stoi(window[1]);
   CHECK(w > 8);
   CHECK(w < 100);  // a window smaller than the file's 100 chunks mixes

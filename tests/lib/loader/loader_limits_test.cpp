@@ -120,7 +120,9 @@ TEST_CASE("slots x batch bytes or a cache beyond the machine's memory are refuse
   options.slots = 64;
   Error e = OpenError(path, options);
   CHECK(e.code() == ErrorCode::kInvalidArgument);
-  CHECK(Contains(e.what(), "lower slots, batch_size or cache_bytes"));
+  CHECK(
+      Contains(e.what(),
+               "lower LoaderOptions.slots, LoaderOptions.batch_size or LoaderOptions.cache_bytes"));
   CHECK(Contains(e.what(), "GiB of memory"));
   options = Small();
   options.cache_bytes = int64_t{1} << 50;  // 1 PiB; the file's chunks would fill 1.5 TB of it
@@ -143,7 +145,9 @@ TEST_CASE("the memory check counts every view's outputs, not the stored image's 
   options.output.views = {crops};
   const Error e = OpenError(path, options);
   CHECK(e.code() == ErrorCode::kInvalidArgument);
-  CHECK(Contains(e.what(), "lower slots, batch_size or cache_bytes"));
+  CHECK(
+      Contains(e.what(),
+               "lower LoaderOptions.slots, LoaderOptions.batch_size or LoaderOptions.cache_bytes"));
 }
 
 }  // namespace

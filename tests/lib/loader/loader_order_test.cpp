@@ -45,6 +45,8 @@ LoaderOptions Options(const std::string& sampler, int64_t batch = 10) {
   options.threads = 2;
   options.slots = 3;
   options.cache_bytes = 4 << 10;  // a few chunks of 768 bytes: eviction really happens
+  options.open_probe = false;  // a process per Open, for 160 opens of one good file (its own test:
+                               // loader_open_probe_test)
   return options;
 }
 

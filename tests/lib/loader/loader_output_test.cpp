@@ -254,7 +254,7 @@ TEST_CASE("output options that do not apply or are out of range are refused, nam
   };
   LoaderOptions raw;
   raw.output.type = ElementType::kFloat16;
-  refused(raw, "normalize = true");
+  refused(raw, "LoaderOptions.normalize");
   LoaderOptions device = Normalizing();
   device.output.cuda_device = -2;
   refused(device, "cuda_device");

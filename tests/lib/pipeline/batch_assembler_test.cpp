@@ -330,7 +330,9 @@ TEST_CASE("prefetching waits until the run's first step has loaded its chunks") 
   CHECK(Drain(assembler, rig.data).size() == 5);
   std::lock_guard lock(mutex);
   int step0_loads = 0;
-  for (const auto& [chunk, prefetches] : loads) {
+  for (const auto& load : loads) {
+    const auto chunk = load.first;  // a name, not a binding: CAPTURE's lambda takes it
+    const auto prefetches = load.second;
     if (chunk >= 4) continue;
     ++step0_loads;
     CAPTURE(chunk);

@@ -1,22 +1,22 @@
 #pragma once
-// Verifies a whole image file, as `h5feed verify` does (and Python's h5feed.verify will):
-// every chunk read and decoded through the loader's own ChunkReader (checksum, decompression,
-// size), for h5feed files every row of the stored chunk table compared with HDF5's own chunk
-// index, the format attributes, the labels against the classes, and the classes, sources and
-// skipped lists against the counts. It lists every bad chunk by index with its rows, rather
-// than stopping at the first as the loader does; where the file checksums each image, every bad
-// image by row too (a chunk that fails its checksum is decoded again without it to find them).
+// Verifying a whole image file: what `h5feed verify` does. Every chunk is read and decoded as
+// the Loader reads it (checksum, decompression, size); for h5feed files every row of the
+// stored chunk table is compared with HDF5's own chunk index, and the format attributes, the
+// labels against the classes, and the classes, sources and skipped lists against the counts
+// are checked. Every bad chunk is listed by index with its rows, rather than stopping at the
+// first as the Loader does; where the file checksums each image, every bad image by row too.
 // A file of images at their own size (format version 2, layout "flat") also has its layout,
 // chunk size and encoding attributes checked against its images, and every JPEG image decoded
-// whole (lib/decode): its header must match /image_shapes and libjpeg must decode it without
-// an error or a warning, which catches damage that the checksums cannot (bytes rewritten with
-// checksums to match). The report is data: `h5feed verify` renders it
-// (tools/reports/verification_report.h).
+// whole: its header must match /image_shapes and libjpeg must decode it without an error or a
+// warning, which catches damage that the checksums cannot (bytes rewritten with checksums to
+// match). The report is data: `h5feed verify` renders it as text or JSON.
 //
-// Chunks are checked in parallel (TBB) outside HDF5's lock, each worker holding one decoded
-// chunk, one JPEG decoder and the pixels of one image (an image of more than 64 MiB of pixels
-// is decoded at 1/8 scale: every entropy-coded bit is still read); the HDF5 lookups of the
-// table check are serial (HDF5 1.10.8 runs one call at a time anyway).
+// Verifying runs HDF5 in the calling process: HDF5 1.10.8 crashes or spins forever on some
+// damaged structures, so a caller that must survive those runs it in a child process, as
+// `h5feed verify` does (docs/reliability.md).
+//
+// Thread-safety: safe to call from many threads at once; chunks are checked in parallel
+// (options.threads), HDF5's calls serialized.
 
 #include <cstdint>
 #include <functional>
@@ -26,7 +26,7 @@
 #include "h5feed/file_locking.h"
 #include "h5feed/remote_options.h"
 
-namespace h5feed::index {
+namespace h5feed {
 
 struct VerifyOptions {
   int threads = 0;  // worker threads for the chunks; 0 = all cores
@@ -78,11 +78,13 @@ struct VerificationReport {
   bool ok() const { return indexed && bad_chunks.empty() && problems.empty(); }
 };
 
-// Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in the
-// result, never thrown. Throws Error: kNotFound (no such file), kInvalidArgument (not a regular
-// file), kIo (the system or the network failed to read it, a writer holds it locked, a remote
-// object changed while it was read), kUnsupported (a newer format, a filter nothing here decodes):
-// cases where the file's soundness could not be judged.
-VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options);
+// Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in
+// the result, never thrown. Throws Error where the file's soundness cannot be judged: kNotFound
+// (no such file), kInvalidArgument (not a regular file), kCorrupt only for a file that is not
+// an HDF5 file at all (empty, or without HDF5's signature: nothing of an HDF5 file to judge,
+// the error InspectFile and the Loader throw for it), kIo (the system or the network failed to
+// read it, a writer holds it locked, a remote object changed while it was read), kUnsupported
+// (a newer format, a filter nothing here decodes).
+VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options = {});
 
-}  // namespace h5feed::index
+}  // namespace h5feed

@@ -1,0 +1,13 @@
+#include "h5feed/option_names.h"
+
+namespace h5feed {
+
+std::string NameOption(const OptionNames& names, std::string_view owner, std::string_view path) {
+  if (names) {
+    std::string name = names(path);
+    if (!name.empty()) return name;
+  }
+  return std::string(owner) + "." + std::string(path);
+}
+
+}  // namespace h5feed

@@ -1,0 +1,130 @@
+"""What a new user meets first on the command line (issue 27): a file smaller than one batch,
+a sweep whose every run fails, a folder with a few broken images, and the errors of a wrong
+command line, each printed as `h5feed COMMAND: error: MESSAGE` and agreeing with --help."""
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from conftest import run_h5feed
+
+ROWS = 200  # fewer than the default batch of 256
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A 200-image 8x6x3 h5feed file, fewer rows than one default batch."""
+    folder = tmp_path_factory.mktemp("first_use")
+    rng = np.random.default_rng(5)
+    np.save(folder / "images.npy", rng.integers(0, 256, (ROWS, 8, 6, 3), dtype=np.uint8))
+    out = folder / "small.h5"
+    run_h5feed("convert", "npy", folder / "images.npy", out, "--chunk", 16, "--quiet", check=0)
+    return out
+
+
+def test_bench_reads_a_file_smaller_than_one_batch_as_one_short_batch(small):
+    result = run_h5feed("bench", small, "--json", "--epochs", 2, "--no-ceilings", check=0)
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["batch"] == 256
+    assert report["images"] == 2 * ROWS
+    assert report["batches"] == 2  # one short batch per epoch
+    assert report["images_per_s"] == pytest.approx(report["images"] / report["seconds"],
+                                                   rel=1e-6)
+
+
+def test_a_sweep_of_a_file_smaller_than_one_batch_succeeds(small, tmp_path):
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "sweep", "--chunks", 16,
+                        "--compression", "none", "--cache-mb", 64, "--sampler", "chunks:4",
+                        "--max-seconds", 5, check=0)
+    assert "Recommended:" in result.stdout
+
+
+def test_a_sweep_whose_every_run_fails_exits_1_saying_why(small, tmp_path):
+    # Every run needs more memory than any machine has: each fails at Open.
+    result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "sweep", "--chunks", 16,
+                        "--compression", "none", "--cache-mb", 64, "--sampler", "chunks:4",
+                        "--batch", 10**12, "--max-seconds", 5)
+    assert result.returncode == 1, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("h5feed bench sweep: error: all ")
+    assert "runs failed" in last and "--batch" in last  # the runs' own reason, in CLI names
+    assert "No run succeeded" in result.stdout
+
+
+def test_a_broken_image_is_not_counted_in_the_chunk_it_never_joined(tmp_path):
+    root = tmp_path / "folder"
+    for i in range(ROWS):
+        (root / f"class{i % 2}").mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (8, 8), (i, i, i)).save(root / f"class{i % 2}" / f"{i}.png")
+    for i in range(3):
+        (root / "class0" / f"broken{i}.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    result = run_h5feed("convert", "imagefolder", root, tmp_path / "out.h5", "--size", "8x8",
+                        check=3)
+    assert f"converted {ROWS} of {ROWS + 3} images" in result.stdout
+    assert f"1 chunk of {ROWS} images" in result.stdout
+
+
+def test_a_number_out_of_range_says_the_range_in_words(small):
+    result = run_h5feed("bench", small, "--batch", 0, check=2)
+    line = result.stderr.strip()
+    assert line.startswith("h5feed bench: error: --batch: must be at least 1, not 0")
+    assert len(line) < 200  # no limits of a double spelled out
+
+
+def test_a_bad_augment_item_is_named_once_with_the_valid_items(small):
+    result = run_h5feed("bench", small, "--augment", "rrc=224,flop", check=2)
+    line = result.stderr.strip()
+    assert line.startswith("h5feed bench: error: --augment: 'flop' is not an augmentation item")
+    assert line.count("--augment:") == 1
+    assert "flip" in line and "rrc=H[xW]" in line
+
+
+@pytest.mark.parametrize("command, args", [
+    ("bench", ("bench", "--batch", "x")),
+    ("convert imagefolder", ("convert", "imagefolder", "/nonexistent", "out.h5")),
+    ("convert npy", ("convert", "npy", "a.npy", "b.h5", "--resize", "crop")),
+    ("convert imagefolder", ("convert", "imagefolder", ".", "out.h5", "--resize", "squash")),
+    ("convert imagefolder", ("convert", "imagefolder", ".", "out.h5", "--smart-threshold", "9")),
+    ("bench sweep", ("bench", "sweep", "--out", "x")),
+])
+def test_every_command_line_error_has_the_one_prefix(command, args, tmp_path):
+    result = run_h5feed(*args, check=2, cwd=tmp_path)
+    assert result.stderr.startswith(f"h5feed {command}: error: "), result.stderr
+
+
+def test_zero_images_per_chunk_is_refused_not_taken_for_the_default(small, tmp_path):
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "out.h5",
+                        "--chunk", 0, check=2)
+    assert "--chunk: must be at least 1, not 0" in result.stderr
+    assert "leave --chunk out for the default" in result.stderr
+
+
+def test_the_compression_levels_of_help_and_error_agree_with_what_is_accepted(tmp_path):
+    help_text = " ".join(run_h5feed("convert", "npy", "--help", check=0).stdout.split())
+    assert "zstd[:LEVEL] (1-22" in help_text and "gzip[:LEVEL] (1-9" in help_text
+    assert "deflate" in help_text
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
+    run_h5feed("convert", "npy", images, tmp_path / "z22.h5", "--compression", "zstd:22",
+               "--quiet", check=0)
+    run_h5feed("convert", "npy", images, tmp_path / "d.h5", "--compression", "deflate:1",
+               "--quiet", check=0)
+    refused = run_h5feed("convert", "npy", images, tmp_path / "z23.h5", "--compression",
+                         "zstd:23", check=2)
+    assert "zstd:LEVEL (1-22)" in refused.stderr
+
+
+def test_an_existing_output_names_the_flag_that_replaces_it(small, tmp_path):
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
+    run_h5feed("convert", "npy", images, tmp_path / "out.h5", "--quiet", check=0)
+    result = run_h5feed("convert", "npy", images, tmp_path / "out.h5", check=1)
+    assert "allow overwriting (--force)" in result.stderr
+
+
+def test_bench_errors_name_its_flags_not_the_library_fields(small):
+    result = run_h5feed("bench", small, "--batch", 10**12, "--no-ceilings", check=1)
+    assert result.stderr.startswith("h5feed bench: error: ")
+    assert "--slots, --batch or --cache-mb" in result.stderr
+    assert "cache_bytes" not in result.stderr and "LoaderOptions" not in result.stderr

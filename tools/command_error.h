@@ -1,0 +1,34 @@
+#pragma once
+// How every h5feed command reports an error: one line on stderr,
+//
+//   h5feed COMMAND: error: MESSAGE
+//
+// whether the command line was wrong (CLI11's parse errors, through main.cc's failure message)
+// or the work failed, so that people and scripts find a command's errors by one prefix.
+
+#include <exception>
+#include <string>
+
+namespace CLI {
+class App;
+class Error;
+}  // namespace CLI
+
+namespace h5feed::cli {
+
+// "h5feed COMMAND: error: MESSAGE" (no newline). `command_name` is the subcommand path after
+// "h5feed": "bench", "bench sweep", "convert".
+std::string ErrorLine(const std::string& command_name, const std::string& message);
+
+// Prints ErrorLine on stderr and returns kExitFailed.
+int ReportError(const std::string& command_name, const std::exception& error);
+
+// Prints ErrorLine on stderr and returns kExitUsage: for a command line that is wrong in a way
+// only the command's own checks see.
+int ReportUsageError(const std::string& command_name, const std::string& message);
+
+// CLI11's failure message (App::failure_message) for the command line `app` parsed: ErrorLine
+// of the subcommand that was chosen (the deepest), and where to find its options, on one line.
+std::string ParseFailureMessage(const CLI::App* app, const CLI::Error& error);
+
+}  // namespace h5feed::cli

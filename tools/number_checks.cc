@@ -1,0 +1,45 @@
+#include "number_checks.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace h5feed::cli {
+namespace {
+
+// "1", "0.5", "3.6e+06": as short as it is exact enough for a limit.
+std::string Shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  return text;
+}
+
+// The check: `accepts` on the number the text holds, else "must be RULE, not TEXT".
+template <typename Accepts>
+CLI::Validator NumberCheck(const std::string& rule, const std::string& hint, Accepts accepts) {
+  const std::string after = hint.empty() ? "" : "; " + hint;
+  return CLI::Validator(
+      [rule, after, accepts](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0') {
+          return "must be a number " + rule + ", not " + text + after;
+        }
+        return accepts(value) ? std::string() : "must be " + rule + ", not " + text + after;
+      },
+      "");
+}
+
+}  // namespace
+
+CLI::Validator AtLeast(double minimum, const std::string& hint) {
+  return NumberCheck("at least " + Shortest(minimum), hint,
+                     [minimum](double value) { return value >= minimum; });
+}
+
+CLI::Validator InRange(double low, double high) {
+  return NumberCheck("from " + Shortest(low) + " to " + Shortest(high), "",
+                     [low, high](double value) { return value >= low && value <= high; });
+}
+
+}  // namespace h5feed::cli
