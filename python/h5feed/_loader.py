@@ -3,7 +3,6 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
-import inspect
 import numbers
 import os
 import warnings
@@ -16,7 +15,7 @@ from torch.utils.dlpack import from_dlpack
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
-                       cuda_device_and_stream, native_keywords, reject_dataloader_arguments)
+                       cuda_device_and_stream, hints_for_dataloader_arguments, native_keywords)
 
 
 class Loader:
@@ -107,16 +106,12 @@ class Loader:
     check_label_mixing=False skips that check.
     """
 
-    def __new__(cls, *args, **kwargs):
-        # Runs before __init__ binds the arguments: a DataLoader argument (num_workers=...) is
-        # then a TypeError that says what h5feed uses instead, not Python's bare one.
-        reject_dataloader_arguments(kwargs)
-        return super().__new__(cls)
-
     # The signature is written out so that help(), inspect.signature and editors show every
     # argument with its default; it is _options.LOADER_OPTIONS' names, order and defaults (the
     # C++ ones), which tests/python/test_loader_options.py checks it against. A new argument
-    # is a line here and one in LOADER_OPTIONS.
+    # is a line here and one in LOADER_OPTIONS. (The decorator keeps this signature: see
+    # hints_for_dataloader_arguments.)
+    @hints_for_dataloader_arguments
     def __init__(self, path: str | os.PathLike, batch_size: int, sampler: str = "chunks:8",
                  seed: int = 0, rank: int | None = None, world_size: int | None = None,
                  drop_last: bool = False, cache_bytes: int = 512 << 20,
@@ -302,7 +297,3 @@ def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:
     with torch.cuda.stream(stream):
         return labels.clone()
 
-
-# help() and inspect.signature show __init__'s arguments (after self), not those of __new__.
-Loader.__signature__ = inspect.signature(Loader.__init__).replace(
-    parameters=list(inspect.signature(Loader.__init__).parameters.values())[1:])

@@ -9,14 +9,20 @@ as its signature, for help() and editors; a test checks that it is this table.""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import numbers
 import os
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
 
 from . import _h5feed
+
+if TYPE_CHECKING:  # ParamSpec is Python 3.10's; annotations are never evaluated at run time
+    from typing import ParamSpec, TypeVar
+    P = ParamSpec("P")
+    R = TypeVar("R")
 
 # LoaderOptions' and AugmentOptions' defaults by NativeLoader keyword, read from the library.
 _CPP_DEFAULTS = _h5feed.loader_option_defaults()
@@ -336,6 +342,18 @@ def reject_dataloader_arguments(kwargs: Mapping[str, Any]) -> None:
         if name in DATALOADER_ARGUMENTS and name not in OPTIONS_SIGNATURE.parameters:
             raise TypeError(f"h5feed.Loader got an unexpected keyword argument {name!r}, a "
                             f"DataLoader argument: {DATALOADER_ARGUMENTS[name]}")
+
+
+def hints_for_dataloader_arguments(init: Callable[P, R]) -> Callable[P, R]:
+    """`init` (Loader.__init__), first checking its keywords for DataLoader arguments
+    (num_workers=...): those are a TypeError that says what h5feed uses instead, not Python's
+    bare one, which would come before `init`'s body could say anything. functools.wraps keeps
+    `init`'s signature for help(), inspect.signature and, through ParamSpec, type checkers."""
+    @functools.wraps(init)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        reject_dataloader_arguments(kwargs)
+        return init(*args, **kwargs)
+    return checked
 
 
 def bind_arguments(args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict:
