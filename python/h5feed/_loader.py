@@ -135,7 +135,8 @@ class Loader:
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(arguments["device"])
         self._native = _h5feed.NativeLoader(str(path), **native_keywords(arguments))
-        self._issue_warnings(stacklevel=3)
+        # 4: _issue_warnings, __init__, hints_for_dataloader_arguments' wrapper, the caller.
+        self._issue_warnings(stacklevel=4)
         self.batch_size = arguments["batch_size"]
         self.with_indices = arguments["with_indices"]
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
