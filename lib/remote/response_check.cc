@@ -282,8 +282,8 @@ Error RetriesExhausted(const RangeAsked& asked, const std::string& display, int 
                        const std::string& reason) {
   return MakeError(
       ErrorCode::kIo,
-      "reading {} of {} failed {} time{}, last: {}; check the network and the server (retries and "
-      "timeouts: RemoteOptions, docs/remote.md)",
+      "reading {} of {} failed {} time{}, last: {}; check the network and the server (the remote "
+      "options set the retries and timeouts: docs/remote.md)",
       Bytes(asked), display, attempts, (attempts == 1 ? "" : "s"), reason);
 }
 
