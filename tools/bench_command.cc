@@ -33,7 +33,6 @@
 #include "number_checks.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
-#include "remote/location.h"
 #include "remote_options_flags.h"
 #include "units.h"
 
@@ -92,7 +91,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   const bench::BenchResult& r = report.result;
   const bench::BenchSettings& s = flags.settings;
   nlohmann::ordered_json j;
-  j["file"] = remote::DisplayName(s.path);
+  j["file"] = DisplayLocation(s.path);
   j["samples"] = r.dataset.samples;
   j["image_shape"] = {r.dataset.image_shape.height, r.dataset.image_shape.width,
                       r.dataset.image_shape.channels};
@@ -195,7 +194,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   const std::string shape = std::to_string(d.image_shape.height) + "x" +
                             std::to_string(d.image_shape.width) + "x" +
                             std::to_string(d.image_shape.channels);
-  out += "bench " + remote::DisplayName(f.path) + ": " + FormatCount(d.samples) +
+  out += "bench " + DisplayLocation(f.path) + ": " + FormatCount(d.samples) +
          (d.own_size ? " images at their own size (up to " + shape + ")" : " images " + shape) +
          " in " + FormatCount(d.chunks) + (d.own_size ? " chunks of up to " : " chunks of ") +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";

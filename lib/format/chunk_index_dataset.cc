@@ -44,9 +44,6 @@ hdf5::Datatype RowType(bool on_disk) {
   return type;
 }
 
-std::string Where(hid_t location) {
-  return "dataset /" + std::string(schema::kChunkIndex) + " in " + hdf5::FileName(location);
-}
 
 }  // namespace
 
@@ -77,19 +74,19 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
   htri_t exists = H5Lexists(location, schema::kChunkIndex, H5P_DEFAULT);
   if (exists < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
-  if (exists == 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", Where(location));
+  if (exists == 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", hdf5::DatasetWhere(location, schema::kChunkIndex));
   hdf5::Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
 
-  RequireKnownChecksum(dataset.get(), Where(location));
+  RequireKnownChecksum(dataset.get(), hdf5::DatasetWhere(location, schema::kChunkIndex));
   hdf5::Datatype stored_type(H5Dget_type(dataset.get()));
   if (!stored_type) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {
-    throw MakeError(ErrorCode::kCorrupt, "{} is not a compound dataset", Where(location));
+    throw MakeError(ErrorCode::kCorrupt, "{} is not a compound dataset", hdf5::DatasetWhere(location, schema::kChunkIndex));
   }
   for (const Field& field : kFields) {
     if (H5Tget_member_index(stored_type.get(), field.name) < 0) {
-      throw MakeError(ErrorCode::kCorrupt, "{} has no field \"{}\"", Where(location), field.name);
+      throw MakeError(ErrorCode::kCorrupt, "{} has no field \"{}\"", hdf5::DatasetWhere(location, schema::kChunkIndex), field.name);
     }
   }
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
@@ -101,7 +98,7 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
     throw MakeError(
         ErrorCode::kCorrupt,
         "{} does not have the row type h5feed writes: the file is damaged; convert it again",
-        Where(location));
+        hdf5::DatasetWhere(location, schema::kChunkIndex));
   }
   hdf5::Dataspace space(H5Dget_space(dataset.get()));
   hssize_t rows = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
@@ -110,7 +107,7 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
     throw MakeError(
         ErrorCode::kCorrupt,
         "{} has {} rows where at most {} chunks exist: the file is damaged; convert it again",
-        Where(location), rows, max_rows);
+        hdf5::DatasetWhere(location, schema::kChunkIndex), rows, max_rows);
   }
   std::vector<schema::ChunkRecord> records(static_cast<size_t>(rows));
   hdf5::Datatype memory_type = RowType(false);

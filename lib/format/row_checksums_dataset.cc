@@ -12,13 +12,6 @@
 #include "make_error.h"
 
 namespace h5feed::format {
-namespace {
-
-std::string RowChecksumsWhere(hid_t location) {
-  return "dataset /" + std::string(schema::kRowChecksums) + " in " + hdf5::FileName(location);
-}
-
-}  // namespace
 
 void WriteRowChecksums(hid_t location, std::span<const uint64_t> checksums) {
   auto lock = hdf5::Lock();
@@ -48,7 +41,7 @@ std::optional<std::vector<uint64_t>> ReadRowChecksums(hid_t location, int64_t ro
   hdf5::Dataset dataset(H5Dopen2(location, schema::kRowChecksums, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, what, location);
 
-  RequireKnownChecksum(dataset.get(), RowChecksumsWhere(location));
+  RequireKnownChecksum(dataset.get(), hdf5::DatasetWhere(location, schema::kRowChecksums));
   hdf5::Datatype type(H5Dget_type(dataset.get()));
   if (!type) throw hdf5::StackError(ErrorCode::kCorrupt, what, location);
   const bool is_u64 = H5Tget_class(type.get()) == H5T_INTEGER && H5Tget_size(type.get()) == 8 &&
@@ -61,7 +54,7 @@ std::optional<std::vector<uint64_t>> ReadRowChecksums(hid_t location, int64_t ro
         ErrorCode::kCorrupt,
         "{} is not {} unsigned 64-bit checksums, one per image: the file is damaged; convert it "
         "again",
-        RowChecksumsWhere(location), rows);
+        hdf5::DatasetWhere(location, schema::kRowChecksums), rows);
   }
   std::vector<uint64_t> checksums(static_cast<size_t>(rows));
   if (rows > 0 && H5Dread(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,

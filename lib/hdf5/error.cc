@@ -91,6 +91,10 @@ std::string FileName(hid_t object) {
   return name;
 }
 
+std::string DatasetWhere(hid_t location, std::string_view name) {
+  return fmt::format("dataset /{} in {}", name, FileName(location));
+}
+
 SilenceErrors::SilenceErrors() {
   H5Eget_auto2(H5E_DEFAULT, &saved_function_, &saved_data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -37,6 +37,10 @@ Error StackError(ErrorCode code, std::string_view what, hid_t object);
 // The name of the file that holds `object` (H5Fget_name), or "<unknown file>".
 std::string FileName(hid_t object);
 
+// "dataset /<name> in <file>", the file being the one that holds `location`: how messages
+// name a dataset of h5feed's schema.
+std::string DatasetWhere(hid_t location, std::string_view name);
+
 // Scope guard: no automatic error printing on this thread while it lives; the previous
 // setting is restored on destruction. Cheap (two calls that touch per-thread state only).
 class SilenceErrors {

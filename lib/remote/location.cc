@@ -1,4 +1,5 @@
-// SchemeOf and DisplayName (location.h), and h5feed::IsRemoteLocation (h5feed/remote_options.h).
+// SchemeOf and DisplayName (location.h), and h5feed::IsRemoteLocation and DisplayLocation
+// (h5feed/remote_options.h).
 #include "remote/location.h"
 
 #include <algorithm>
@@ -47,5 +48,7 @@ namespace h5feed {
 bool IsRemoteLocation(const std::string& location) {
   return remote::SchemeOf(location) != remote::Scheme::kLocal;
 }
+
+std::string DisplayLocation(const std::string& location) { return remote::DisplayName(location); }
 
 }  // namespace h5feed

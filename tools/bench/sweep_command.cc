@@ -21,7 +21,6 @@
 #include "interrupt_guard.h"
 #include "make_error.h"
 #include "number_checks.h"
-#include "remote/location.h"
 #include "remote_options_flags.h"
 
 #ifndef H5FEED_BUILD_PLUGIN_DIR
@@ -86,7 +85,7 @@ std::string CommandLine(const SweepFlags& f) {
   if (!o.encodings.empty()) variants += " --encodings " + o.encodings;
   if (!o.chunk_bytes.empty()) variants += " --chunk-bytes " + o.chunk_bytes;
   if (variants.empty()) variants = " --chunks " + f.chunks + " --compression " + f.compressions;
-  return "h5feed bench sweep " + remote::DisplayName(o.input) + " --out " + o.out_dir + variants +
+  return "h5feed bench sweep " + DisplayLocation(o.input) + " --out " + o.out_dir + variants +
          " --cache-mb " + f.cache_mb + " --sampler " + f.samplers + numbers +
          (o.augment.empty() ? "" : " --augment " + o.augment) + (o.cold ? " --cold" : "") +
          (o.compare_h5py ? " --compare-h5py" : "") + remote;

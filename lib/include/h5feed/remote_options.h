@@ -45,4 +45,9 @@ struct RemoteOptions {
 // Whether `location` names a remote file (http://, https:// or s3://) rather than a path.
 bool IsRemoteLocation(const std::string& location);
 
+// `location` as messages and logs may show it: a path unchanged; a URL without user
+// information ("user:password@") and without its query, which in a pre-signed URL holds the
+// signature ("https://host/train.h5?X-Amz-Signature=..." becomes "https://host/train.h5?...").
+std::string DisplayLocation(const std::string& location);
+
 }  // namespace h5feed

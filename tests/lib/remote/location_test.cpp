@@ -27,6 +27,8 @@ TEST_CASE("messages show a URL without its query and without user information") 
   CHECK(DisplayName("https://host/a.h5#part") == "https://host/a.h5");
   // An '@' in the path is no user information.
   CHECK(DisplayName("https://host/people/@me/a.h5") == "https://host/people/@me/a.h5");
+  // The public spelling, for front ends and users' logs.
+  CHECK(h5feed::DisplayLocation("http://user:secret@host?token=1") == "http://host?...");
 }
 
 }  // namespace
