@@ -13,6 +13,10 @@ generate them), all converted by the baseline, so both builds read the same byte
   cifar    --cifar-images x 32x32x3, none and zstd:3      `h5feed bench FILE --sampler chunks:8`
   celeba   --celeba-images x 218x178x3, none and zstd:3
   convert  a folder of --convert-images JPEG and PNG photos `h5feed convert imagefolder`
+  remote   with --remote: bench/remote_bench.py's files (zstd:3, the default chunks and small
+           ones) read over http:// from Debian's nginx behind tests/support/fault_proxy.py
+           (--rtt-ms round trip, --mbps cap), `h5feed bench URL --epochs 1`: every chunk
+           over the link
 
 From the repository root, after building both (e.g. the baseline in a worktree):
 
@@ -36,6 +40,10 @@ from bench_support import (BenchError, cpu_model, executable, positive_int, publ
                            run_checked, run_main)
 import convert_bench
 import loader_bench
+import remote_bench
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+from http_servers import FaultProxy, Nginx  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
 
@@ -80,6 +88,15 @@ def make_cases(args: argparse.Namespace) -> list[Case]:
         str(args.threads), "--quiet", "--force", "--compression", "zstd:3"],
         args.convert_images))
     return cases
+
+
+def remote_cases(args: argparse.Namespace, proxy: FaultProxy, files: list[Path]) -> list[Case]:
+    """One case per file, read over the link: the first epoch, every chunk from the server."""
+    link = f"rtt {args.rtt_ms:g} ms, {args.mbps:g} MB/s"
+    return [Case(f"remote {f.name} ({link})", lambda h, url=proxy.url(f.name): [
+        h, "bench", url, "--sampler", "chunks:8", "--epochs", "1", "--threads",
+        str(args.threads), "--cache-mb", str(remote_bench.CACHE_MB), "--no-ceilings", "--json"],
+        0) for f in files]
 
 
 def run_rounds(cases: list[Case], args: argparse.Namespace) -> None:
@@ -133,6 +150,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--celeba-images", type=positive_int, default=5000, help="default 5000")
     parser.add_argument("--convert-images", type=positive_int, default=600, help="default 600")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--remote", action="store_true",
+                        help="also read bench/remote_bench.py's files over a shaped http link")
+    parser.add_argument("--rtt-ms", type=float, default=20, help="the link's round trip (default 20)")
+    parser.add_argument("--mbps", type=float, default=40, help="the link's cap, MB/s (default 40)")
+    parser.add_argument("--images", type=positive_int, default=12000,
+                        help="images of the remote files (default 12000)")
+    parser.add_argument("--small-chunk", type=positive_int, default=32,
+                        help="images per chunk of the small-chunk remote file (default 32)")
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds allowed per command (default 900)")
     parser.add_argument("--output", type=Path, default=BENCH_DIR / "results" / "ab.md",
@@ -150,7 +175,14 @@ def run(args: argparse.Namespace) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     cases = make_cases(args)
-    run_rounds(cases, args)
+    if not args.remote:
+        run_rounds(cases, args)
+    else:
+        files = list(remote_bench.ensure_files(args, args.a))
+        with Nginx(files[0].parent) as server, \
+                FaultProxy(server.port, rtt_ms=args.rtt_ms, mbps=args.mbps) as proxy:
+            cases += remote_cases(args, proxy, files)
+            run_rounds(cases, args)
     publish(report(args, cases, (load_before, os.getloadavg()[0])), args.output)
     return 0
 

@@ -20,12 +20,14 @@
 #include <span>
 
 #include "cache/access_plan.h"
+#include "h5feed/loader_options.h"
 
 namespace h5feed::cache {
 
 struct CacheEntry;  // cache/cache_entry.h
 
-enum class EvictionPolicy { kBelady, kLru };
+// The policy the user chose (LoaderOptions::eviction), used as it is.
+using EvictionPolicy = ::h5feed::EvictionPolicy;
 
 // Counters since construction. With no failed load:
 //   hits + misses == Get() calls;  loads == misses + prefetches;

@@ -33,9 +33,9 @@ bool HasHdf5Signature(const io::RandomAccessFile& file) {
   return false;
 }
 
-std::shared_ptr<const io::RandomAccessFile> OpenRemoteHdf5(const std::string& location,
-                                                           const remote::RemoteOpen& how) {
-  std::shared_ptr<const io::RandomAccessFile> source = remote::OpenFile(location, how);
+std::shared_ptr<const remote::RemoteFile> OpenRemoteHdf5(const std::string& location,
+                                                         const remote::RemoteOpen& how) {
+  std::shared_ptr<const remote::RemoteFile> source = remote::OpenRemoteFile(location, how);
   const std::string& shown = source->path();
   if (source->size() == 0)
     throw MakeError(ErrorCode::kCorrupt, "{} is empty, not an HDF5 file", shown);
@@ -63,7 +63,7 @@ uint64_t CheckLocalHdf5(const std::string& path) {
 }
 
 ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
-  std::shared_ptr<const io::RandomAccessFile> source = OpenRemoteHdf5(location, how);
+  std::shared_ptr<const remote::RemoteFile> source = OpenRemoteHdf5(location, how);
   const std::string& shown = source->path();
   ReadOnlyFile result;
   result.bytes = source->size();

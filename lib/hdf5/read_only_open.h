@@ -20,7 +20,7 @@ struct ReadOnlyFile {
   // Non-empty when kAuto had to open without the lock: the warning to pass on (on_warning).
   std::string note;
   uint64_t bytes = 0;   // the file's size when opened (set by OpenHdf5File)
-  std::string version;  // a remote object's version (io::RandomAccessFile::version), else ""
+  std::string version;  // a remote object's version (remote::RemoteFile::version), else ""
 };
 
 // Opens `path` read-only. Throws Error:

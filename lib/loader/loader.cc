@@ -5,6 +5,7 @@
 
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <span>
@@ -17,7 +18,6 @@
 #include "h5feed/error.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
-#include "io/random_access_file.h"
 #include "loader/batch_impl.h"
 #include "loader/cache_budget.h"
 #include "loader/delivery_plan.h"
@@ -27,8 +27,6 @@
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/own_size_reading.h"
-#include "loader/refetching_read.h"
-#include "loader/remote_readahead.h"
 #include "loader/resume_point.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
@@ -38,17 +36,12 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/epoch_plan.h"
 #include "probe/open_probe.h"
-#include "remote/open_file.h"
 #include "sampler/epoch_order.h"
 #include "sampler/epoch_steps.h"
+#include "source/open_chunk_source.h"
 
 namespace h5feed {
 namespace {
-
-cache::EvictionPolicy ToCachePolicy(EvictionPolicy policy) {
-  return policy == EvictionPolicy::kLru ? cache::EvictionPolicy::kLru
-                                        : cache::EvictionPolicy::kBelady;
-}
 
 using loader::Warn;
 
@@ -109,6 +102,22 @@ pipeline::BatchGatherer::Options GathererOptions(const LoaderOptions& options,
   return gather;
 }
 
+// The source of the dataset's chunks: at its location, or over the file a test's opener gives
+// (open_loader.h).
+std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& dataset,
+                                                const LoaderOptions& options,
+                                                const loader::ChunkFileOpener& open_chunk_file) {
+  const source::ChunkSourceOptions source_options{
+      .verify_checksums = options.verify_checksums,
+      .map_file = options.map_file,
+      // A remote source's bytes ahead take at most a quarter of the cache's budget more.
+      .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
+  if (open_chunk_file) {
+    return source::ChunkSourceOver(dataset, open_chunk_file(dataset), source_options);
+  }
+  return source::OpenChunkSource(dataset, source_options);
+}
+
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const loader::CacheBudget& cache_budget,
                                                 const loader::DeliveryPlan& delivery) {
@@ -132,16 +141,10 @@ struct Loader::Impl {
       : dataset(OpenIndex(path, loader_options)),
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
-        file(open_chunk_file(dataset)),
-        // A remote chunk is checked whole as it is loaded, where a corrupt response can still
-        // be fetched again (refetching_read.h), not image by image as it is gathered.
-        reader(dataset, *file,
-               index::ChunkReaderOptions{.verify_checksums = options.verify_checksums,
-                                         .rows_checked_by_caller = !IsRemoteLocation(path),
-                                         .map_file = options.map_file}),
-        cache(reader.chunk_bytes(), options.cache_bytes, ToCachePolicy(options.eviction),
+        source(OpenSource(dataset, options, open_chunk_file)),
+        cache(source->reader().chunk_bytes(), options.cache_bytes, options.eviction,
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-                return LoadChunk(chunk, target);
+                return source->Load(chunk, target);
               }),
         geometry(dataset.chunk_rows()),
         delivery(loader::PlanDelivery(options, reading.gathered)),
@@ -154,7 +157,7 @@ struct Loader::Impl {
         layout(options.batch_size, reading.gathered, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, reader)),
+                 GathererOptions(options, dataset, reading, source->reader())),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)) {
     info.path = path;
@@ -167,8 +170,7 @@ struct Loader::Impl {
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
-    if (!reader.MapsInPlace()) cache.Reserve(dataset.chunk_count());
-    readahead = loader::MakeRemoteReadahead(dataset, *file, cache, options.cache_bytes);
+    if (!source->LoadsInPlace()) cache.Reserve(dataset.chunk_count());
     if (auto warning = loader::CacheTooSmallWarning(options, cache_budget, dataset.chunk_count(),
                                                     dataset.path)) {
       Warn(options, *warning);
@@ -191,26 +193,12 @@ struct Loader::Impl {
     if (delivery.stage) delivery.stage->Synchronize();
   }
 
-  // An uncompressed chunk stays where it is in the page cache (mapped; the batch gathers its
-  // rows from there); any other is decoded into a cache buffer.
-  cache::LoadResult LoadChunk(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
-    if (readahead) readahead->Advance();  // a remote file: the next chunks' bytes on their way
-    if (std::unique_ptr<io::MappedRange> mapped = reader.MapInPlace(chunk)) {
-      const std::span<const uint8_t> bytes = mapped->bytes();
-      target.Adopt(bytes, std::shared_ptr<const io::MappedRange>(std::move(mapped)));
-      return cache::LoadResult{bytes.size(), bytes.size()};
-    }
-    const index::ChunkReadStats read =
-        loader::ReadRefetchingCorrupt(reader, dataset, *file, chunk, target.Buffer());
-    return cache::LoadResult{read.bytes_read, read.bytes_decoded};
-  }
-
-  // Stops the current run, if any: its reads waiting on a network end at once (a remote
-  // file's; the run's errors go nowhere), and its tasks are joined.
+  // Stops the current run, if any: its loads waiting on a network end at once (a remote
+  // source's; the run's errors go nowhere), and its tasks are joined.
   void StopRun() {
-    file->CancelReads();
+    source->CancelLoads();
     assembler.reset();
-    file->ResumeReads();
+    source->ResumeLoads();
   }
 
   // Stops the current run (if any) and starts one at (epoch, next_step).
@@ -229,8 +217,7 @@ struct Loader::Impl {
         epoch, std::move(order), options.batch_size, options.drop_last_batch, geometry,
         orders.upcoming_start());
     cache.SetPlan(plan->access());
-    if (readahead) readahead->Start(plan->access());
-    pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena};
+    pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena, source.get()};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
     const int64_t first_loaded = feed ? next_step / options.echo : next_step;
     if (feed) feed->Restart(static_cast<int>(next_step % options.echo));
@@ -292,8 +279,7 @@ struct Loader::Impl {
   const index::DatasetIndex dataset;
   const loader::ReadingPlan reading;  // own-size files: the crop made as samples are gathered
   const LoaderOptions& options;       // reading's: the user's, less what the gather does
-  const std::unique_ptr<io::RandomAccessFile> file;
-  const index::ChunkReader reader;
+  const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
   const loader::DeliveryPlan delivery;     // host or GPU; the GPU stage when used
@@ -307,7 +293,6 @@ struct Loader::Impl {
   tbb::task_arena arena;
   const loader::StateIdentity identity;  // what a LoaderState of this loader carries
   DatasetInfo info;
-  std::unique_ptr<loader::RemoteReadahead> readahead;  // a remote file's; else null
 
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
@@ -337,10 +322,6 @@ struct Loader::Impl {
 
 namespace loader {
 
-std::unique_ptr<io::RandomAccessFile> OpenChunkFile(const index::DatasetIndex& dataset) {
-  return remote::OpenFile(dataset.location, dataset.remote);
-}
-
 Loader OpenLoader(const std::string& path, const LoaderOptions& options,
                   const ChunkFileOpener& open_chunk_file) {
   return Loader(std::make_unique<Loader::Impl>(path, options, open_chunk_file));
@@ -349,7 +330,7 @@ Loader OpenLoader(const std::string& path, const LoaderOptions& options,
 }  // namespace loader
 
 Loader Loader::Open(const std::string& path, const LoaderOptions& options) {
-  return loader::OpenLoader(path, options, loader::OpenChunkFile);
+  return loader::OpenLoader(path, options, nullptr);
 }
 
 Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -49,7 +49,8 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
       first_loaded_step_(options_.echo >= 1 ? first_step / options_.echo : 0),
       first_copy_(options_.echo >= 1 ? static_cast<int>(first_step % options_.echo) : 0),
       prefetcher_(*plan_->access(), *resources_.cache, *resources_.arena, first_loaded_step_,
-                  ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks}),
+                  ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks},
+                  resources_.source),
       next_step_(first_loaded_step_) {
   if (options_.echo < 1 || resources_.pool->slots() < options_.echo) {
     throw MakeError(ErrorCode::kInvalidArgument,

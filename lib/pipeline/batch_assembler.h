@@ -54,6 +54,8 @@ struct AssemblerResources {
   const memory::SlotLayout* layout = nullptr;
   BatchGatherer* gatherer = nullptr;
   tbb::task_arena* arena = nullptr;
+  // The cache's chunk source, told which chunks come ahead (ChunkPrefetcher); null: none.
+  source::ChunkSource* source = nullptr;
 };
 
 struct AssemblerOptions {

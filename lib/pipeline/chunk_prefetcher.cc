@@ -6,13 +6,21 @@
 namespace h5feed::pipeline {
 
 ChunkPrefetcher::ChunkPrefetcher(const cache::AccessPlan& plan, cache::ChunkCache& cache,
-                                 tbb::task_arena& arena, int64_t first_step, Limits limits)
+                                 tbb::task_arena& arena, int64_t first_step, Limits limits,
+                                 source::ChunkSource* source)
     : plan_(plan),
       cache_(cache),
       arena_(arena),
       limits_(limits),
       next_step_(first_step),
-      requested_through_(first_step) {}
+      requested_through_(first_step),
+      source_(source && source->FetchesAhead() ? source : nullptr),
+      fetch_cursor_(first_step) {
+  if (!source_) return;
+  source_->DropAllAhead();  // the last run's, for steps this one may never take
+  fetched_for_.assign(static_cast<size_t>(plan_.chunk_count()), -1);
+  FetchBytesAhead();
+}
 
 ChunkPrefetcher::~ChunkPrefetcher() {
   Cancel();
@@ -21,6 +29,7 @@ ChunkPrefetcher::~ChunkPrefetcher() {
 
 void ChunkPrefetcher::StepTaken(int64_t step) {
   next_step_.store(step + 1, std::memory_order_relaxed);
+  if (source_) FetchBytesAhead();
   if (limits_.steps <= 0) return;
   while (!requested_steps_.empty() && requested_steps_.front().first <= step) {
     chunks_ahead_ -= requested_steps_.front().second;
@@ -47,6 +56,29 @@ void ChunkPrefetcher::StepTaken(int64_t step) {
   if (step == plan_.epoch_steps() - 1) {
     for (int64_t next = plan_.epoch_steps(); next < plan_.steps(); ++next) {
       for (int64_t chunk : plan_.chunks_of(next)) Spawn(chunk, next);
+    }
+  }
+}
+
+void ChunkPrefetcher::FetchBytesAhead() {
+  const int64_t horizon = cache_.horizon();
+  while (!fetches_.empty() && fetches_.front().step < horizon) {
+    const Fetch passed = fetches_.front();
+    fetches_.pop_front();
+    if (fetched_for_[static_cast<size_t>(passed.chunk)] == passed.step) {
+      source_->DropAhead(passed.chunk);
+    }
+  }
+  fetch_cursor_ = std::max(fetch_cursor_, horizon);
+  for (; fetch_cursor_ < plan_.steps(); ++fetch_cursor_) {
+    for (const int64_t chunk : plan_.chunks_of(fetch_cursor_)) {
+      int64_t& fetched = fetched_for_[static_cast<size_t>(chunk)];
+      if (fetched >= horizon || cache_.Holds(chunk)) continue;
+      const source::ChunkSource::Ahead result = source_->FetchAhead(chunk);
+      if (result == source::ChunkSource::Ahead::kFull) return;  // this step again, next time
+      if (result == source::ChunkSource::Ahead::kNotNeeded) continue;
+      fetched = fetch_cursor_;
+      fetches_.push_back({fetch_cursor_, chunk});
     }
   }
 }

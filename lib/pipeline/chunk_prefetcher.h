@@ -1,6 +1,9 @@
 #pragma once
-// Loads the chunks of the steps ahead into the cache while the current ones are gathered: the
-// batch assembler's prefetching, one object per run.
+// The one walker of a run's access plan: loads the chunks of the steps ahead into the cache
+// while the current ones are gathered, and tells the chunk source which chunks come after
+// those, so that a medium whose reads wait (a network) has their bytes on their way. The batch
+// assembler's prefetching, one object per run, with two budgets: the cache's (decoded chunks,
+// below) and the source's (stored bytes, which the source sizes to its medium).
 //
 // When the assembler takes step s (StepTaken), the chunks of steps s + 1, s + 2, ... are
 // requested, each by a TBB task calling ChunkCache::Prefetch: at least `steps` steps ahead, and
@@ -16,6 +19,14 @@
 // with one worker, spawned tasks run late, LIFO, and would read back chunks already used and
 // evicted), as is every request once Cancel is called. A failed load is dropped too: the Get of
 // the step that needs the chunk retries it and reports the error in order (chunk_cache.h).
+//
+// Bytes ahead (ChunkSource::FetchAhead, for a source that FetchesAhead): from the oldest step
+// still being assembled (ChunkCache::horizon), each chunk of the steps ahead that the cache
+// does not hold, in the order the steps need them, until the source says it holds enough
+// (kFull); again at every step taken. Bytes fetched for steps the consumer has passed are
+// dropped (their chunks were found in the cache after all), and all of the last run's when a
+// run starts. Unlike chunk requests these are not held until Release: fetching bytes takes no
+// worker thread.
 //
 // Thread-safety: StepTaken from one thread at a time (the pipeline's serial first stage);
 // Release, Cancel and Wait from any thread. Tasks run in the arena StepTaken and Release are
@@ -34,6 +45,7 @@
 
 #include "cache/access_plan.h"
 #include "cache/chunk_cache.h"
+#include "source/chunk_source.h"
 
 namespace h5feed::pipeline {
 
@@ -44,9 +56,10 @@ class ChunkPrefetcher {
     int64_t chunks = 0;  // chunks ahead the horizon may grow to beyond `steps`
   };
 
-  // A run that starts at loaded step `first_step` of `plan`'s epoch.
+  // A run that starts at loaded step `first_step` of `plan`'s epoch. `source`: the cache's
+  // chunk source, told of the chunks ahead (null: none is).
   ChunkPrefetcher(const cache::AccessPlan& plan, cache::ChunkCache& cache, tbb::task_arena& arena,
-                  int64_t first_step, Limits limits);
+                  int64_t first_step, Limits limits, source::ChunkSource* source = nullptr);
   ~ChunkPrefetcher();
   ChunkPrefetcher(const ChunkPrefetcher&) = delete;
   ChunkPrefetcher& operator=(const ChunkPrefetcher&) = delete;
@@ -65,6 +78,12 @@ class ChunkPrefetcher {
  private:
   void Spawn(int64_t chunk, int64_t step);
   void Run(int64_t chunk, int64_t step);
+  void FetchBytesAhead();  // the source's budget: from the constructor and StepTaken
+
+  struct Fetch {
+    int64_t step;
+    int64_t chunk;
+  };
 
   const cache::AccessPlan& plan_;
   cache::ChunkCache& cache_;
@@ -78,6 +97,11 @@ class ChunkPrefetcher {
   // Chunks requested for each step ahead, oldest first, and their sum.
   std::deque<std::pair<int64_t, int64_t>> requested_steps_;
   int64_t chunks_ahead_ = 0;
+  // Bytes ahead (null source_: none), touched by the constructor and StepTaken only.
+  source::ChunkSource* const source_;
+  int64_t fetch_cursor_;              // the first step with chunks not yet fetched ahead
+  std::vector<int64_t> fetched_for_;  // per chunk: the step it was last fetched for, or -1
+  std::deque<Fetch> fetches_;         // live fetches, oldest step first
 
   std::mutex held_mutex_;
   bool holding_ = true;                            // guarded by held_mutex_

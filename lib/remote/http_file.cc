@@ -59,7 +59,7 @@ void HttpFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
   HttpClient::Wait(*transfer);
 }
 
-HttpFile::Prefetch HttpFile::PrefetchAt(uint64_t offset, uint64_t length) const {
+HttpFile::Prefetch HttpFile::PrefetchAt(uint64_t offset, uint64_t length) {
   if (length == 0 || offset > version_.size || length > version_.size - offset) {
     return Prefetch::kIgnored;  // ReadAt reports it
   }
@@ -69,19 +69,16 @@ HttpFile::Prefetch HttpFile::PrefetchAt(uint64_t offset, uint64_t length) const 
   return readahead_.Start(offset, length);
 }
 
-void HttpFile::DropPrefetch(uint64_t offset, uint64_t length) const {
-  readahead_.Drop(offset, length);
-}
+void HttpFile::DropPrefetch(uint64_t offset, uint64_t length) { readahead_.Drop(offset, length); }
 
-void HttpFile::DropAllPrefetches() const { readahead_.DropAll(); }
+void HttpFile::DropAllPrefetches() { readahead_.DropAll(); }
 
-void HttpFile::LimitPrefetch(uint64_t bytes) const { readahead_.SetLimit(bytes); }
+void HttpFile::LimitPrefetch(uint64_t bytes) { readahead_.SetLimit(bytes); }
 
-bool HttpFile::Forget(uint64_t offset, uint64_t length) const {
+void HttpFile::Forget(uint64_t offset, uint64_t length) {
   readahead_.Drop(offset, length);
   // The head read at open may be what is corrupt: from now on every read asks the server.
   if (offset < head_.size()) head_trusted_.store(false, std::memory_order_relaxed);
-  return true;
 }
 
 }  // namespace h5feed::remote

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "h5feed/remote_options.h"
-#include "io/random_access_file.h"
 #include "remote/http_client.h"
 #include "remote/link_estimator.h"
 #include "remote/readahead.h"
+#include "remote/remote_file.h"
 #include "remote/response_check.h"
 
 namespace h5feed::remote {
@@ -32,7 +32,7 @@ struct HttpTarget {
   RequestAuth auth;
 };
 
-class HttpFile final : public io::RandomAccessFile {
+class HttpFile final : public RemoteFile {
  public:
   // Opens the object with one request, for its first `head_bytes` bytes, which are kept (an
   // HDF5 file's superblock and root group lie there). `expected_version` (ObjectVersion::Id of
@@ -51,13 +51,13 @@ class HttpFile final : public io::RandomAccessFile {
   uint64_t size() const override { return version_.size; }
   const std::string& path() const override { return target_.display; }
   std::string version() const override { return version_.Id(); }
-  Prefetch PrefetchAt(uint64_t offset, uint64_t length) const override;
-  void DropPrefetch(uint64_t offset, uint64_t length) const override;
-  void DropAllPrefetches() const override;
-  void LimitPrefetch(uint64_t bytes) const override;
-  bool Forget(uint64_t offset, uint64_t length) const override;
-  void CancelReads() const override { client_->Interrupt(); }
-  void ResumeReads() const override { client_->Resume(); }
+  Prefetch PrefetchAt(uint64_t offset, uint64_t length) override;
+  void DropPrefetch(uint64_t offset, uint64_t length) override;
+  void DropAllPrefetches() override;
+  void LimitPrefetch(uint64_t bytes) override;
+  void Forget(uint64_t offset, uint64_t length) override;
+  void CancelReads() override { client_->Interrupt(); }
+  void ResumeReads() override { client_->Resume(); }
 
   const ObjectVersion& object_version() const { return version_; }
   const LinkEstimator& link() const { return *link_; }
@@ -70,9 +70,10 @@ class HttpFile final : public io::RandomAccessFile {
   const std::unique_ptr<LinkEstimator> link_;  // fed by client_'s transfers
   const std::unique_ptr<HttpClient> client_;
   const ObjectVersion version_;
-  const std::vector<uint8_t> head_;               // the object's first bytes, read at open
-  mutable std::atomic<bool> head_trusted_{true};  // false once Forget named bytes of it
-  mutable Readahead readahead_;  // last: it cancels its transfers before client_ goes
+  const std::vector<uint8_t> head_;       // the object's first bytes, read at open
+  std::atomic<bool> head_trusted_{true};  // false once Forget named bytes of it
+  // ReadAt takes its ranges from here. Last: it cancels its transfers before client_ goes.
+  mutable Readahead readahead_;
 };
 
 }  // namespace h5feed::remote

@@ -1,9 +1,10 @@
-// OpenFile (open_file.h).
+// OpenRemoteFile and OpenFile (open_file.h).
 #include "remote/open_file.h"
 
 #include <algorithm>
 
 #include "h5feed/error.h"
+#include "make_error.h"
 #include "remote/http_file.h"
 #include "remote/location.h"
 #include "remote/s3_location.h"
@@ -11,10 +12,11 @@
 
 namespace h5feed::remote {
 
-std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location, const RemoteOpen& how) {
-  std::unique_ptr<io::RandomAccessFile> remote;
+std::unique_ptr<RemoteFile> OpenRemoteFile(const std::string& location, const RemoteOpen& how) {
+  std::unique_ptr<RemoteFile> remote;
   switch (SchemeOf(location)) {
-    case Scheme::kLocal: return io::OpenPosixFile(location);
+    case Scheme::kLocal:
+      throw MakeError(ErrorCode::kInternal, "{} is a local path, not a remote object", location);
     case Scheme::kHttp:
     case Scheme::kHttps:
       remote =
@@ -29,6 +31,11 @@ std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location, cons
   return std::make_unique<SpilledFile>(
       std::move(remote), how.options.spill_dir,
       static_cast<uint64_t>(std::max<int64_t>(0, how.options.spill_bytes)));
+}
+
+std::unique_ptr<io::RandomAccessFile> OpenFile(const std::string& location, const RemoteOpen& how) {
+  if (SchemeOf(location) == Scheme::kLocal) return io::OpenPosixFile(location);
+  return OpenRemoteFile(location, how);
 }
 
 }  // namespace h5feed::remote

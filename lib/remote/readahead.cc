@@ -8,7 +8,7 @@
 
 namespace h5feed::remote {
 
-using Prefetch = io::RandomAccessFile::Prefetch;
+using Prefetch = RemoteFile::Prefetch;
 
 Readahead::Readahead(HttpClient& client, const ObjectVersion& version, LinkEstimator& link)
     : client_(client), version_(version), link_(link) {}

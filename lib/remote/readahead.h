@@ -1,5 +1,5 @@
 #pragma once
-// Ranges of a remote object fetched ahead of their reads (RandomAccessFile::PrefetchAt): each
+// Ranges of a remote object fetched ahead of their reads (RemoteFile::PrefetchAt): each
 // is one range request started at once into a buffer of its own; the ReadAt of exactly that
 // range takes its bytes (waiting for them if they are still on their way) instead of asking
 // the server itself. What is held at once (on its way or waiting to be read) stays within
@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "io/random_access_file.h"
 #include "remote/http_client.h"
 #include "remote/link_estimator.h"
+#include "remote/remote_file.h"
 #include "remote/response_check.h"
 
 namespace h5feed::remote {
@@ -31,7 +31,7 @@ class Readahead {
   Readahead(const Readahead&) = delete;
   Readahead& operator=(const Readahead&) = delete;
 
-  io::RandomAccessFile::Prefetch Start(uint64_t offset, uint64_t length);
+  RemoteFile::Prefetch Start(uint64_t offset, uint64_t length);
   // Whether [offset, offset + dest.size()) was prefetched: then its bytes are in `dest` (after
   // waiting for them), and it is no longer held. Throws what fetching it threw.
   bool Take(uint64_t offset, std::span<uint8_t> dest);

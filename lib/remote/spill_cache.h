@@ -41,7 +41,7 @@ struct SpillStats {
 class SpillCache {
  public:
   // Opens (creating what is missing) the folder `dir` for `source` (a URL as messages show
-  // it, without query) at `version` (RandomAccessFile::version). Throws Error(kIo) when `dir`
+  // it, without query) at `version` (RemoteFile::version). Throws Error(kIo) when `dir`
   // cannot be created or written.
   SpillCache(const std::string& dir, uint64_t budget_bytes, const std::string& source,
              const std::string& version);

@@ -3,7 +3,7 @@
 
 namespace h5feed::remote {
 
-SpilledFile::SpilledFile(std::unique_ptr<io::RandomAccessFile> remote, const std::string& dir,
+SpilledFile::SpilledFile(std::unique_ptr<RemoteFile> remote, const std::string& dir,
                          uint64_t budget_bytes)
     : remote_(std::move(remote)),
       spill_(std::make_unique<SpillCache>(dir, budget_bytes, remote_->path(), remote_->version())) {
@@ -19,14 +19,14 @@ void SpilledFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
   spill_->Write(offset, dest);
 }
 
-SpilledFile::Prefetch SpilledFile::PrefetchAt(uint64_t offset, uint64_t length) const {
+SpilledFile::Prefetch SpilledFile::PrefetchAt(uint64_t offset, uint64_t length) {
   if (spill_->Contains(offset, length)) return Prefetch::kHeld;
   return remote_->PrefetchAt(offset, length);
 }
 
-bool SpilledFile::Forget(uint64_t offset, uint64_t length) const {
+void SpilledFile::Forget(uint64_t offset, uint64_t length) {
   spill_->Remove(offset, length);
-  return remote_->Forget(offset, length);
+  remote_->Forget(offset, length);
 }
 
 }  // namespace h5feed::remote

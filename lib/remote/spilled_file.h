@@ -9,34 +9,33 @@
 #include <memory>
 #include <string>
 
-#include "io/random_access_file.h"
+#include "remote/remote_file.h"
 #include "remote/spill_cache.h"
 
 namespace h5feed::remote {
 
-class SpilledFile final : public io::RandomAccessFile {
+class SpilledFile final : public RemoteFile {
  public:
-  SpilledFile(std::unique_ptr<io::RandomAccessFile> remote, const std::string& dir,
-              uint64_t budget_bytes);
+  SpilledFile(std::unique_ptr<RemoteFile> remote, const std::string& dir, uint64_t budget_bytes);
 
   void ReadAt(uint64_t offset, std::span<uint8_t> dest) const override;
   uint64_t size() const override { return remote_->size(); }
   const std::string& path() const override { return remote_->path(); }
   std::string version() const override { return remote_->version(); }
-  Prefetch PrefetchAt(uint64_t offset, uint64_t length) const override;
-  void DropPrefetch(uint64_t offset, uint64_t length) const override {
+  Prefetch PrefetchAt(uint64_t offset, uint64_t length) override;
+  void DropPrefetch(uint64_t offset, uint64_t length) override {
     remote_->DropPrefetch(offset, length);
   }
-  void DropAllPrefetches() const override { remote_->DropAllPrefetches(); }
-  void LimitPrefetch(uint64_t bytes) const override { remote_->LimitPrefetch(bytes); }
-  bool Forget(uint64_t offset, uint64_t length) const override;
-  void CancelReads() const override { remote_->CancelReads(); }
-  void ResumeReads() const override { remote_->ResumeReads(); }
+  void DropAllPrefetches() override { remote_->DropAllPrefetches(); }
+  void LimitPrefetch(uint64_t bytes) override { remote_->LimitPrefetch(bytes); }
+  void Forget(uint64_t offset, uint64_t length) override;
+  void CancelReads() override { remote_->CancelReads(); }
+  void ResumeReads() override { remote_->ResumeReads(); }
 
   SpillStats spill_stats() const { return spill_->stats(); }
 
  private:
-  const std::unique_ptr<io::RandomAccessFile> remote_;
+  const std::unique_ptr<RemoteFile> remote_;
   const std::unique_ptr<SpillCache> spill_;
 };
 
