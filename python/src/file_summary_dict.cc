@@ -136,7 +136,7 @@ py::dict FileSummaryDict(const FileSummary& s) {
   out["classes"] = classes;
   if (s.has_skipped) {
     py::list skipped;
-    for (const SkippedEntry& e : s.skipped) {
+    for (const SkippedSource& e : s.skipped) {
       py::dict entry;
       entry["source"] = Text(e.source);
       entry["reason"] = Text(e.reason);

@@ -179,7 +179,7 @@ std::string ToJson(const FileSummary& s) {
   out["classes"] = classes;
   if (s.has_skipped) {
     json skipped = json::array();
-    for (const SkippedEntry& e : s.skipped) {
+    for (const SkippedSource& e : s.skipped) {
       skipped.push_back({{"source", e.source}, {"reason", e.reason}});
     }
     out["skipped"] = skipped;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/skipped_source.h"
+
 namespace h5feed {
 
 struct DatasetSummary {
@@ -44,11 +46,6 @@ struct ClassCount {
 struct AttributeText {
   std::string name;
   std::string value;
-};
-
-struct SkippedEntry {
-  std::string source;
-  std::string reason;
 };
 
 // How a file stores its rows by label: in runs of one label (class-sorted, as a walk of class
@@ -154,7 +151,7 @@ struct FileSummary {
   // with fewer than two distinct ones.
   std::optional<LabelOrder> label_order;
   bool has_skipped = false;  // the file records skipped sources (h5feed files do)
-  std::vector<SkippedEntry> skipped;
+  std::vector<SkippedSource> skipped;
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;
 };
