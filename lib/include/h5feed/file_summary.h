@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "h5feed/skipped_source.h"
+#include "h5feed/stored_layout.h"
 
 namespace h5feed {
 
@@ -132,9 +133,9 @@ struct FileSummary {
   // The image dataset; has_images is false when the file has none h5feed can use.
   bool has_images = false;
   std::string images;  // its name
-  // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1); "flat"
-  // for images at their own size (h5feed format version 2, own_size below).
-  std::string layout;
+  // NHWC or NCHW; NHW for grayscale (N, H, W), read as H x W x 1 (channels 1); flat for
+  // images at their own size (h5feed format version 2, own_size below). Rendered by ToString.
+  StoredLayout layout = StoredLayout::kNHWC;
   bool layout_guessed = false;  // 4-D without a layout attribute: inferred from the shape
   // Of every image; "flat": the largest height, width and channels of any image.
   int64_t num_images = 0, height = 0, width = 0, channels = 0;
