@@ -43,4 +43,6 @@ ElementType ParseElementType(std::string_view text) { return ParseName<ElementTy
 std::string_view ToString(Layout layout) noexcept { return NameOf(layout); }
 Layout ParseLayout(std::string_view text) { return ParseName<Layout>(text); }
 
+std::string_view ToString(StoredLayout layout) noexcept { return NameOf(layout); }
+
 }  // namespace h5feed

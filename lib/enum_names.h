@@ -22,6 +22,7 @@
 #include "h5feed/loader_options.h"
 #include "h5feed/output_options.h"
 #include "h5feed/sampler_options.h"
+#include "h5feed/stored_layout.h"
 
 namespace h5feed {
 
@@ -79,6 +80,15 @@ template <>
 struct EnumNames<Layout> {
   static constexpr std::string_view what = "layout";
   static constexpr NamedValue<Layout> names[] = {{Layout::kNCHW, "NCHW"}, {Layout::kNHWC, "NHWC"}};
+};
+
+template <>
+struct EnumNames<StoredLayout> {
+  static constexpr std::string_view what = "stored layout";
+  static constexpr NamedValue<StoredLayout> names[] = {{StoredLayout::kNHWC, "NHWC"},
+                                                       {StoredLayout::kNCHW, "NCHW"},
+                                                       {StoredLayout::kNHW, "NHW"},
+                                                       {StoredLayout::kFlat, "flat"}};
 };
 
 // The kind part of a sampler ("chunks" of "chunks:8"); SamplerOptions::Parse reads the rest.

@@ -190,7 +190,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   const hdf5::DatasetEntry& images = chosen.dataset;
   parts.images_name = images.name;
   parts.rank = static_cast<int>(images.dims.size());
-  parts.nchw = chosen.layout == hdf5::ImageLayout::kNCHW;
+  parts.nchw = chosen.layout == StoredLayout::kNCHW;
   parts.chunked = !images.chunk.empty();
   parts.count = chosen.count;
   parts.shape = chosen.shape;

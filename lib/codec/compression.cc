@@ -68,6 +68,8 @@ int ParseLevel(std::string_view full_text, std::string_view digits, int min, int
 
 }  // namespace
 
+// The kind through its table's FindName rather than ParseName: a refusal lists the levels
+// beside the kinds' words, which ParseName's refusal of a plain word cannot.
 Compression Compression::Parse(std::string_view text) {
   const size_t colon = text.find(':');
   const std::optional<Kind> kind = FindName<Kind>(text.substr(0, colon));

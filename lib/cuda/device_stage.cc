@@ -95,8 +95,8 @@ struct Ring {
     trainer = o.trainer_stream.value();
     const auto rows = static_cast<size_t>(o.capacity);
     const size_t image_bytes = rows * static_cast<size_t>(o.shape.bytes()) + 16;
-    // Labels, indices and `echo` orders, each region aligned as SlotLayout aligns them.
-    group_bytes = rows * sizeof(int64_t) * static_cast<size_t>(2 + o.echo) + 3 * 256;
+    // The host slot's labels, indices and `echo` orders group, copied as it is laid out.
+    group_bytes = memory::SlotLayout::LabelsGroupBytes(o.capacity, o.echo);
     for (int i = 0; i < o.inputs; ++i) {
       inputs.push_back(std::make_unique<Input>(image_bytes, group_bytes));
       free_inputs.push_back(i);

@@ -67,7 +67,7 @@ inline HostBatch MakeHostBatch(memory::SlotLease lease, const memory::SlotLayout
   };
   HostBatch batch;
   batch.images = view.images.first(static_cast<size_t>(rows * layout.shape().bytes()));
-  batch.group = {group, layout.labels_group_end() - layout.labels_offset()};
+  batch.group = {group, layout.labels_group_bytes()};
   batch.indices_offset = offset(view.indices.data());
   batch.orders_offset = offset(view.orders.data());
   batch.rows = rows;

@@ -2,12 +2,14 @@
 
 #include "hdf5/image_dataset.h"
 
-#include <cctype>
+#include <optional>
 #include <utility>
 
 #include "hdf5/attribute_text.h"
 #include "hdf5/error.h"
 #include "io/resource_limits.h"
+
+#include "enum_names.h"
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
@@ -66,7 +68,7 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
   images.count = entry.dims[0];
   const std::vector<int64_t>& d = entry.dims;
   if (rank == 3) {
-    images.layout = ImageLayout::kNHW;
+    images.layout = StoredLayout::kNHW;
     images.shape = ImageShape{d[1], d[2], 1};
   } else {
     const std::string declared = DeclaredLayout(file, entry.name);
@@ -79,8 +81,8 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
       images.layout = DetectLayout(d, "");
       images.layout_inferred = true;
     }
-    images.shape = images.layout == ImageLayout::kNCHW ? ImageShape{d[2], d[3], d[1]}
-                                                       : ImageShape{d[1], d[2], d[3]};
+    images.shape = images.layout == StoredLayout::kNCHW ? ImageShape{d[2], d[3], d[1]}
+                                                        : ImageShape{d[1], d[2], d[3]};
   }
   if (images.shape.bytes() <= 0) {
     return Problem(MakeError(ErrorCode::kUnsupported, "{} has empty images: shape {}", where,
@@ -91,15 +93,6 @@ ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
 }
 
 }  // namespace
-
-const char* ToString(ImageLayout layout) {
-  switch (layout) {
-    case ImageLayout::kNHWC: return "NHWC";
-    case ImageLayout::kNCHW: return "NCHW";
-    case ImageLayout::kNHW: return "NHW";
-  }
-  return "unknown";
-}
 
 const ImageDataset& ImageDatasetChoice::Use() const {
   if (problem) throw *problem;
@@ -143,18 +136,18 @@ ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry
       path, ListText(datasets)));
 }
 
-ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared) {
+StoredLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared) {
   if (!declared.empty()) {
-    std::string upper(declared);
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (upper == "NHWC") return ImageLayout::kNHWC;
-    if (upper == "NCHW") return ImageLayout::kNCHW;
+    // The layout attribute's words are the stored layouts' (in any case); of them only the two
+    // 4-D ones describe a 4-D dataset.
+    const std::optional<StoredLayout> layout = FindName<StoredLayout>(declared);
+    if (layout == StoredLayout::kNHWC || layout == StoredLayout::kNCHW) return *layout;
     throw MakeError(ErrorCode::kUnsupported, "layout attribute '{}' is neither NHWC nor NCHW",
                     declared);
   }
   auto is_channels = [](int64_t n) { return n == 1 || n == 3 || n == 4; };
-  return dims.size() == 4 && is_channels(dims[1]) && !is_channels(dims[3]) ? ImageLayout::kNCHW
-                                                                           : ImageLayout::kNHWC;
+  return dims.size() == 4 && is_channels(dims[1]) && !is_channels(dims[3]) ? StoredLayout::kNCHW
+                                                                           : StoredLayout::kNHWC;
 }
 
 }  // namespace h5feed::hdf5

@@ -22,22 +22,15 @@
 
 #include "h5feed/error.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/stored_layout.h"
 #include "hdf5/dataset_listing.h"
 
 namespace h5feed::hdf5 {
 
-enum class ImageLayout {
-  kNHWC,
-  kNCHW,
-  kNHW,  // 3-D grayscale: read as NHWC with C = 1
-};
-
-// "NHWC", "NCHW", "NHW".
-const char* ToString(ImageLayout layout);
-
 struct ImageDataset {
   DatasetEntry dataset;  // name, dims, chunk shape, filters
-  ImageLayout layout = ImageLayout::kNHWC;
+  // kNHWC, kNCHW or kNHW: kFlat is an own-size file's, whose images are no such dataset.
+  StoredLayout layout = StoredLayout::kNHWC;
   bool layout_inferred = false;  // 4-D without a layout attribute h5feed understood
   int64_t count = 0;             // N
   ImageShape shape;              // one image, H x W x C whatever the layout (C = 1 for kNHW)
@@ -67,6 +60,6 @@ ImageDatasetChoice ChooseImageDataset(hid_t file, const std::vector<DatasetEntry
 // The layout of a 4-D image dataset of shape `dims`: `declared` (a layout attribute, "NHWC"
 // or "NCHW" in any case; empty when there is none) when given, else inferred from the shape.
 // Throws Error(kUnsupported) for another declared layout.
-ImageLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared);
+StoredLayout DetectLayout(std::span<const int64_t> dims, std::string_view declared);
 
 }  // namespace h5feed::hdf5

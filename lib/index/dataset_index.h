@@ -15,6 +15,7 @@
 #include "format/schema.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/output_options.h"
 #include "h5feed/remote_options.h"
 #include "remote/open_file.h"
 
@@ -37,8 +38,6 @@ struct ChunkLocation {
   uint32_t filter_mask = 0;   // bit i set: filter i was not applied to this chunk
   uint64_t checksum = 0;      // XXH3-64 of the uncompressed chunk (h5feed files only)
 };
-
-enum class Layout { kNHWC, kNCHW };
 
 // Where one image of an own-size file lies in its decoded chunk, and in what form
 // (docs/format.md, "Images at their own size").
@@ -77,6 +76,9 @@ struct DatasetIndex {
   // Of one sample, as H x W x C whatever the stored layout. Own-size files: the largest
   // height, width and channels of any image (each image's own are in `images`).
   ImageShape shape;
+  // The order of a sample's bytes as read: NCHW for a planar dataset, else NHWC (a grayscale
+  // (N, H, W) dataset is NHWC with C = 1; own-size images are stored H x W x C). The output
+  // layout's enum: the same two orders.
   Layout layout = Layout::kNHWC;
   // Samples per chunk along the first dimension: K (>= 1). For kContiguous and for datasets
   // read by kHdf5Hyperslab without chunks, a block of K rows chosen for reading (about 4 MiB).

@@ -34,7 +34,8 @@ ImageStorage ReadImageStorage(hid_t dataset, const hdf5::ImageDataset& images,
   info.dims = images.dataset.dims;
   info.samples = images.count;
   info.shape = images.shape;
-  info.layout = images.layout == hdf5::ImageLayout::kNCHW ? Layout::kNCHW : Layout::kNHWC;
+  // NHW is NHWC with C = 1, byte for byte.
+  info.layout = images.layout == StoredLayout::kNCHW ? Layout::kNCHW : Layout::kNHWC;
   const std::string& name = info.name;
   const size_t rank = info.dims.size();
 

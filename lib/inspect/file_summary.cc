@@ -91,7 +91,7 @@ void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
   const hdf5::DatasetEntry& d = images.dataset;
   s.has_images = true;
   s.images = Bare(d.name);
-  s.layout = hdf5::ToString(images.layout);
+  s.layout = images.layout;
   s.layout_guessed = images.layout_inferred;
   s.num_images = images.count;
   s.height = images.shape.height;
@@ -113,11 +113,12 @@ void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
   if (const DatasetSummary* summary = FindDataset(s, s.images)) {
     s.compression_ratio = summary->ratio;
   }
-  if (images.layout == hdf5::ImageLayout::kNHW) {
+  if (images.layout == StoredLayout::kNHW) {
     s.notes.push_back("images of shape " + Tuple(d.dims) +
                       " are grayscale (N, H, W): read as H x W x 1");
   } else if (s.layout_guessed) {
-    s.notes.push_back("layout " + s.layout + " inferred from the shape " + Tuple(d.dims));
+    s.notes.push_back("layout " + std::string(ToString(s.layout)) + " inferred from the shape " +
+                      Tuple(d.dims));
   }
 }
 
@@ -143,7 +144,7 @@ void SummarizeOwnSizeImages(hid_t file, FileSummary& s) {
   OwnSizeSummary& own = *s.own_size;
   s.has_images = true;
   s.images = images->name;
-  s.layout = format::schema::kLayoutFlat;
+  s.layout = StoredLayout::kFlat;
   s.num_images = shapes->shape[0];
   s.height = own.height.max;
   s.width = own.width.max;

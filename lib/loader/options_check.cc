@@ -5,6 +5,7 @@
 #include <string>
 
 #include "io/resource_limits.h"
+#include "memory/slot_layout.h"
 #include "remote/options_check.h"
 
 #include "byte_size.h"
@@ -93,19 +94,22 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
         OptionName(options, "batch_size"), samples_per_rank, OptionName(options, "drop_last_batch"),
         (shard.world_size > 1 ? ", or use fewer ranks" : ""));
   }
-  // In floating point: batch_size x image bytes may overflow int64 for absurd values. A slot
-  // holds the images and, when normalizing on the host, every view's outputs, plus label,
-  // index and order (8 bytes each) per row; SlotLayout adds alignment, a few hundred bytes.
-  const double sample_bytes =
-      static_cast<double>(dataset.image_bytes) + static_cast<double>(dataset.output_bytes);
-  const double slot_bytes = static_cast<double>(options.batch_size) * (sample_bytes + 24);
+  // A slot as SlotLayout lays it out (saturating where batch_size x image bytes overflows, for
+  // absurd values): the images and, when normalizing on the host, every view's outputs, or
+  // for the GPU stage (normalizing without host outputs) a row order per echo copy.
+  memory::SlotContents contents;
+  contents.output_image_bytes = static_cast<size_t>(dataset.output_bytes);
+  contents.row_orders = options.normalize && dataset.output_bytes == 0 ? options.echo : 0;
+  const auto slot_bytes = static_cast<double>(memory::SlotLayout::Bytes(
+      options.batch_size, static_cast<size_t>(dataset.image_bytes), contents));
   const double cache_bytes =
       std::min(static_cast<double>(options.cache_bytes),
                static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
   const double wanted = options.slots * slot_bytes + cache_bytes;
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
-    const auto size = [](double bytes) { return ByteSize(std::llround(bytes)); };
+    // Clamped where llround could not hold it (a saturated slot size).
+    const auto size = [](double bytes) { return ByteSize(std::llround(std::min(bytes, 9e18))); };
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "{} slots of a {}-image batch ({} each) plus a cache of {} need {}, more than this "

@@ -1,5 +1,6 @@
 #include "memory/slot_layout.h"
 
+#include <limits>
 #include <string>
 
 #include "h5feed/error.h"
@@ -8,9 +9,47 @@
 namespace h5feed::memory {
 namespace {
 
+// Sizes saturate at kTooLarge, which no slot reaches: an overflow then reads as too large for
+// the machine rather than wrapping to a small slot.
+constexpr size_t kTooLarge = std::numeric_limits<size_t>::max();
+
+size_t Add(size_t a, size_t b) {
+  size_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? kTooLarge : sum;
+}
+
+size_t Multiply(size_t a, size_t b) {
+  size_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? kTooLarge : product;
+}
+
 size_t AlignUp(size_t value) {
-  return (value + SlotLayout::kRegionAlignment - 1) / SlotLayout::kRegionAlignment *
-         SlotLayout::kRegionAlignment;
+  constexpr size_t kAlignment = SlotLayout::kRegionAlignment;
+  if (value > kTooLarge - (kAlignment - 1)) return kTooLarge;
+  return (value + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+// Where each region of a slot starts, and where the slot ends: the one rule of the layout.
+struct Regions {
+  size_t labels = 0;
+  size_t indices = 0;
+  size_t orders = 0;
+  size_t labels_group_end = 0;
+  size_t output = 0;
+  size_t end = 0;
+};
+
+Regions Place(int64_t capacity, size_t image_bytes, const SlotContents& contents) {
+  const auto rows = static_cast<size_t>(capacity);
+  const size_t ids = Multiply(rows, sizeof(int64_t));
+  Regions r;
+  r.labels = AlignUp(Multiply(rows, image_bytes));
+  r.indices = AlignUp(Add(r.labels, ids));
+  r.orders = AlignUp(Add(r.indices, ids));
+  r.labels_group_end = Add(r.orders, Multiply(ids, static_cast<size_t>(contents.row_orders)));
+  r.output = AlignUp(r.labels_group_end);
+  r.end = Add(r.output, Multiply(rows, contents.output_image_bytes));
+  return r;
 }
 
 SlotContents FloatImages(const ImageShape& shape, bool normalized) {
@@ -31,12 +70,29 @@ SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, const SlotCont
                     "slot layout: batch capacity {} of {}x{}x{} images", capacity, shape.height,
                     shape.width, shape.channels);
   }
-  const size_t rows = static_cast<size_t>(capacity);
-  labels_offset_ = AlignUp(rows * static_cast<size_t>(shape.bytes()));
-  indices_offset_ = AlignUp(labels_offset_ + rows * sizeof(int64_t));
-  orders_offset_ = AlignUp(indices_offset_ + rows * sizeof(int64_t));
-  output_offset_ = AlignUp(orders_offset_ + orders_bytes());
-  bytes_ = output_offset_ + rows * contents.output_image_bytes;
+  const Regions regions = Place(capacity, static_cast<size_t>(shape.bytes()), contents);
+  if (regions.end == kTooLarge) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "slot layout: a batch of {} images of {}x{}x{} is too large to address",
+                    capacity, shape.height, shape.width, shape.channels);
+  }
+  labels_offset_ = regions.labels;
+  indices_offset_ = regions.indices;
+  orders_offset_ = regions.orders;
+  output_offset_ = regions.output;
+  bytes_ = regions.end;
+}
+
+size_t SlotLayout::Bytes(int64_t capacity, size_t image_bytes,
+                         const SlotContents& contents) noexcept {
+  return Place(capacity, image_bytes, contents).end;
+}
+
+size_t SlotLayout::LabelsGroupBytes(int64_t capacity, int64_t row_orders) noexcept {
+  SlotContents contents;
+  contents.row_orders = row_orders;
+  const Regions regions = Place(capacity, 0, contents);
+  return regions.labels_group_end - regions.labels;
 }
 
 SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, bool normalized)

@@ -42,10 +42,19 @@ class SlotLayout {
  public:
   static constexpr size_t kRegionAlignment = 256;
 
-  // Throws Error(kInvalidArgument) for capacity < 1 or an empty image shape.
+  // Throws Error(kInvalidArgument) for capacity < 1, an empty image shape, or a slot larger
+  // than size_t counts.
   SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents);
   // normalized: float32 C x H x W images in `output` (and `normalized`).
   SlotLayout(int64_t capacity, const ImageShape& shape, bool normalized);
+
+  // The rule the constructor lays slots out by, for who sizes memory before there is a layout
+  // or without one: bytes() of a slot of `capacity` rows of `image_bytes` images holding
+  // `contents` (SIZE_MAX when that overflows size_t: no machine holds such a slot), and the
+  // bytes of its labels, indices and `row_orders` orders group (labels_group_bytes()), which
+  // the GPU stage keeps a device copy of.
+  static size_t Bytes(int64_t capacity, size_t image_bytes, const SlotContents& contents) noexcept;
+  static size_t LabelsGroupBytes(int64_t capacity, int64_t row_orders) noexcept;
 
   int64_t capacity() const { return capacity_; }
   const ImageShape& shape() const { return shape_; }
@@ -56,6 +65,7 @@ class SlotLayout {
   // Byte offsets of labels (the start of the labels/indices/orders group) and of its end.
   size_t labels_offset() const { return labels_offset_; }
   size_t labels_group_end() const { return orders_offset_ + orders_bytes(); }
+  size_t labels_group_bytes() const { return labels_group_end() - labels_offset_; }
 
   // The arrays inside `slot` (at least bytes() bytes, 256-byte aligned).
   SlotView View(std::span<uint8_t> slot) const;

@@ -75,7 +75,7 @@ py::dict OwnSize(const OwnSizeSummary& o) {
 py::dict Images(const FileSummary& s) {
   py::dict d;
   d["dataset"] = Text(s.images);
-  d["layout"] = Text(s.layout);
+  d["layout"] = Text(std::string(ToString(s.layout)));
   d["layout_guessed"] = s.layout_guessed;
   d["num_images"] = s.num_images;
   d["height"] = s.height;
@@ -136,7 +136,7 @@ py::dict FileSummaryDict(const FileSummary& s) {
   out["classes"] = classes;
   if (s.has_skipped) {
     py::list skipped;
-    for (const SkippedEntry& e : s.skipped) {
+    for (const SkippedSource& e : s.skipped) {
       py::dict entry;
       entry["source"] = Text(e.source);
       entry["reason"] = Text(e.reason);

@@ -17,6 +17,7 @@
 #include "h5feed/loader_options.h"
 #include "h5feed/output_options.h"
 #include "h5feed/sampler_options.h"
+#include "h5feed/stored_layout.h"
 
 namespace h5feed {
 namespace {
@@ -69,6 +70,7 @@ TEST_CASE("every value of every public enum has a word that parses back to it") 
   CheckRoundTrip(EvictionPolicy::kLru, ParseEvictionPolicy);
   CheckRoundTrip(ElementType::kBFloat16, ParseElementType);
   CheckRoundTrip(Layout::kNHWC, ParseLayout);
+  CheckRoundTrip(StoredLayout::kFlat, ParseName<StoredLayout>);
 }
 
 TEST_CASE("the words are those the command line, Python and the docs use") {
@@ -78,6 +80,8 @@ TEST_CASE("the words are those the command line, Python and the docs use") {
   CHECK(ToString(ElementType::kBFloat16) == "bfloat16");
   CHECK(ToString(Layout::kNHWC) == "NHWC");
   CHECK(ParseLayout("nchw") == Layout::kNCHW);
+  CHECK(ToString(StoredLayout::kNHW) == "NHW");
+  CHECK(ToString(StoredLayout::kFlat) == "flat");
 }
 
 TEST_CASE("a word that is not one is refused with every accepted word listed") {

@@ -36,7 +36,7 @@ FileSummary H5feedSummary() {
   s.attributes = {{"shuffle_seed", "42"}, {"source_kind", "imagefolder"}};
   s.has_images = true;
   s.images = "images";
-  s.layout = "NHWC";
+  s.layout = StoredLayout::kNHWC;
   s.num_images = 10;
   s.height = 8;
   s.width = 6;
@@ -59,7 +59,7 @@ FileSummary FlatSummary() {
   FileSummary s = H5feedSummary();
   s.format_version = 2;
   s.datasets[0] = {"images", {200}, "uint8", true, true, false, {100}, {}, 200, 200, 1.0};
-  s.layout = "flat";
+  s.layout = StoredLayout::kFlat;
   s.num_images = 6;
   s.height = 6;
   s.width = 6;
@@ -178,10 +178,10 @@ TEST_CASE("the text shows the essentials of an h5feed file on aligned lines") {
 
 TEST_CASE("grayscale images show their one channel, and an inferred layout says so") {
   FileSummary s = H5feedSummary();
-  s.layout = "NHW";
+  s.layout = StoredLayout::kNHW;
   s.channels = 1;
   CHECK(Contains(ToText(s), "10 images of 8x6x1 (HxWxC), layout NHW\n"));
-  s.layout = "NCHW";
+  s.layout = StoredLayout::kNCHW;
   s.layout_guessed = true;
   CHECK(Contains(ToText(s), "layout NCHW (inferred)"));
 }

@@ -151,7 +151,7 @@ std::string ToJson(const FileSummary& s) {
               {"datasets", datasets},     {"attributes", attributes}};
   if (s.has_images) {
     out["images"] = {{"dataset", s.images},
-                     {"layout", s.layout},
+                     {"layout", std::string(ToString(s.layout))},
                      {"layout_guessed", s.layout_guessed},
                      {"num_images", s.num_images},
                      {"height", s.height},
@@ -179,7 +179,7 @@ std::string ToJson(const FileSummary& s) {
   out["classes"] = classes;
   if (s.has_skipped) {
     json skipped = json::array();
-    for (const SkippedEntry& e : s.skipped) {
+    for (const SkippedSource& e : s.skipped) {
       skipped.push_back({{"source", e.source}, {"reason", e.reason}});
     }
     out["skipped"] = skipped;
@@ -206,13 +206,13 @@ std::string ToText(const FileSummary& s) {
     line("images", s.images + ": " + std::to_string(s.num_images) +
                        " images at their own size, up to " + std::to_string(s.height) + "x" +
                        std::to_string(s.width) + "x" + std::to_string(s.channels) +
-                       " (HxWxC), layout " + s.layout);
+                       " (HxWxC), layout " + std::string(ToString(s.layout)));
     OwnSizeText(s, *s.own_size, line);
   } else if (s.has_images) {
     line("images", s.images + ": " + std::to_string(s.num_images) + " images of " +
                        std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
-                       std::to_string(s.channels) + " (HxWxC), layout " + s.layout +
-                       (s.layout_guessed ? " (inferred)" : ""));
+                       std::to_string(s.channels) + " (HxWxC), layout " +
+                       std::string(ToString(s.layout)) + (s.layout_guessed ? " (inferred)" : ""));
     const DatasetSummary* images = FindDataset(s, s.images);
     if (s.chunk_images > 0) {
       uint64_t chunk_bytes =

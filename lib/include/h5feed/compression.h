@@ -19,7 +19,10 @@ struct Compression {
   int level = 3;
 
   // Parses "none", "zstd", "zstd:LEVEL", "gzip", "gzip:LEVEL" ("deflate" is a synonym of gzip).
-  // Throws Error(kInvalidArgument) naming the accepted forms.
+  // Throws Error(kInvalidArgument) naming the accepted forms. A parser of the struct, not of
+  // an enum: the text is a kind and a level whose range depends on the kind. The kind's words
+  // are Kind's table, the one every enum's words come from (lib/enum_names.h); only the level
+  // is read here, and a refusal lists each kind with its levels.
   static Compression Parse(std::string_view text);
   // The inverse of Parse: "none", "zstd:3", "gzip:6".
   std::string ToString() const;

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/skipped_source.h"
+#include "h5feed/stored_layout.h"
+
 namespace h5feed {
 
 struct DatasetSummary {
@@ -44,11 +47,6 @@ struct ClassCount {
 struct AttributeText {
   std::string name;
   std::string value;
-};
-
-struct SkippedEntry {
-  std::string source;
-  std::string reason;
 };
 
 // How a file stores its rows by label: in runs of one label (class-sorted, as a walk of class
@@ -135,9 +133,9 @@ struct FileSummary {
   // The image dataset; has_images is false when the file has none h5feed can use.
   bool has_images = false;
   std::string images;  // its name
-  // "NHWC" or "NCHW"; "NHW" for grayscale (N, H, W), read as H x W x 1 (channels 1); "flat"
-  // for images at their own size (h5feed format version 2, own_size below).
-  std::string layout;
+  // NHWC or NCHW; NHW for grayscale (N, H, W), read as H x W x 1 (channels 1); flat for
+  // images at their own size (h5feed format version 2, own_size below). Rendered by ToString.
+  StoredLayout layout = StoredLayout::kNHWC;
   bool layout_guessed = false;  // 4-D without a layout attribute: inferred from the shape
   // Of every image; "flat": the largest height, width and channels of any image.
   int64_t num_images = 0, height = 0, width = 0, channels = 0;
@@ -154,7 +152,7 @@ struct FileSummary {
   // with fewer than two distinct ones.
   std::optional<LabelOrder> label_order;
   bool has_skipped = false;  // the file records skipped sources (h5feed files do)
-  std::vector<SkippedEntry> skipped;
+  std::vector<SkippedSource> skipped;
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;
 };

@@ -14,7 +14,9 @@ namespace h5feed {
 
 enum class ElementType { kUint8, kInt64, kFloat32, kFloat16, kBFloat16 };
 
-// Of normalized images. NHWC is torch's channels_last memory format.
+// Of normalized images. NHWC is torch's channels_last memory format. The reader uses it too
+// for the order of a stored sample's bytes once read; how a file's image dataset is shaped on
+// disk, which has shapes no batch is delivered in, is StoredLayout (stored_layout.h).
 enum class Layout { kNCHW, kNHWC };
 
 // "uint8", "int64", "float32", "float16", "bfloat16" (numpy's and torch's names).

@@ -21,6 +21,7 @@
 #include "h5feed/compression.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/option_names.h"
+#include "h5feed/skipped_source.h"
 
 namespace h5feed {
 
@@ -108,11 +109,6 @@ struct PartRecord {
 struct MergeRecord {
   int64_t parts = 0;  // how many parts it was merged from
   uint64_t seed = 0;  // the seed of the interleaving of their chunks
-};
-
-struct SkippedSource {
-  std::string source;  // the path (or name) of the input that was skipped
-  std::string reason;  // why, in words
 };
 
 // Everything Finish() writes besides the pixels.

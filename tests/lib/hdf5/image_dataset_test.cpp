@@ -58,7 +58,7 @@ TEST_CASE("the images are the named dataset, else images, else the only 4-D, els
       folder, "gray.h5", "f[\"g/x3\"] = z(4, 6, 7); f[\"f\"] = np.zeros((4, 6, 7, 3), np.float32)");
   const ImageDataset images = Choose(gray).Use();
   CHECK(images.dataset.name == "/g/x3");
-  CHECK(images.layout == ImageLayout::kNHW);
+  CHECK(images.layout == StoredLayout::kNHW);
   CHECK(images.count == 4);
   CHECK(images.shape == ImageShape{6, 7, 1});
   CHECK_FALSE(images.layout_inferred);
@@ -110,15 +110,15 @@ TEST_CASE("the layout attribute is the dataset's, else the root's, else the shap
                                 "f.attrs[\"layout\"] = \"NHWC\"; f[\"images\"] = z(2, 3, 8, 8); "
                                 "f[\"images\"].attrs[\"layout\"] = \"nchw\"");
   const ImageDataset declared = Choose(own).Use();
-  CHECK(declared.layout == ImageLayout::kNCHW);
+  CHECK(declared.layout == StoredLayout::kNCHW);
   CHECK_FALSE(declared.layout_inferred);
   CHECK(declared.shape == ImageShape{8, 8, 3});
   const std::string root =
       Write(folder, "root.h5", "f.attrs[\"layout\"] = \"NHWC\"; f[\"images\"] = z(2, 3, 8, 8)");
-  CHECK(Choose(root).Use().layout == ImageLayout::kNHWC);
+  CHECK(Choose(root).Use().layout == StoredLayout::kNHWC);
   const std::string none = Write(folder, "none.h5", "f[\"images\"] = z(2, 3, 8, 8)");
   const ImageDataset inferred = Choose(none).Use();
-  CHECK(inferred.layout == ImageLayout::kNCHW);
+  CHECK(inferred.layout == StoredLayout::kNCHW);
   CHECK(inferred.layout_inferred);
 }
 
@@ -128,7 +128,7 @@ TEST_CASE("a layout attribute neither NHWC nor NCHW is inferred for a summary, r
       folder, "chw.h5", "f[\"images\"] = z(2, 3, 8, 8); f[\"images\"].attrs[\"layout\"] = \"CHW\"");
   const ImageDatasetChoice choice = Choose(path);
   REQUIRE(choice.images.has_value());
-  CHECK(choice.images->layout == ImageLayout::kNCHW);
+  CHECK(choice.images->layout == StoredLayout::kNCHW);
   CHECK(choice.images->layout_inferred);
   const Error e = CaughtError([&] { choice.Use(); });
   CHECK(e.code() == ErrorCode::kUnsupported);
@@ -149,12 +149,12 @@ TEST_CASE("empty images and absurd dimensions are refused") {
 
 TEST_CASE("the layout is declared, else NCHW only when dim 1 alone looks like channels") {
   using Shape = std::vector<int64_t>;
-  CHECK(DetectLayout(Shape{10, 3, 32, 32}, "") == ImageLayout::kNCHW);
-  CHECK(DetectLayout(Shape{10, 32, 32, 3}, "") == ImageLayout::kNHWC);
-  CHECK(DetectLayout(Shape{10, 1, 28, 28}, "") == ImageLayout::kNCHW);
-  CHECK(DetectLayout(Shape{10, 3, 5, 3}, "") == ImageLayout::kNHWC);  // ambiguous: h5feed's own
-  CHECK(DetectLayout(Shape{10, 32, 32, 3}, "nchw") == ImageLayout::kNCHW);
-  CHECK(DetectLayout(Shape{10, 3, 32, 32}, "NHWC") == ImageLayout::kNHWC);
+  CHECK(DetectLayout(Shape{10, 3, 32, 32}, "") == StoredLayout::kNCHW);
+  CHECK(DetectLayout(Shape{10, 32, 32, 3}, "") == StoredLayout::kNHWC);
+  CHECK(DetectLayout(Shape{10, 1, 28, 28}, "") == StoredLayout::kNCHW);
+  CHECK(DetectLayout(Shape{10, 3, 5, 3}, "") == StoredLayout::kNHWC);  // ambiguous: h5feed's own
+  CHECK(DetectLayout(Shape{10, 32, 32, 3}, "nchw") == StoredLayout::kNCHW);
+  CHECK(DetectLayout(Shape{10, 3, 32, 32}, "NHWC") == StoredLayout::kNHWC);
   CHECK(CaughtError([] {
           DetectLayout(Shape{10, 3, 32, 32}, "CHW");
         }).code() == ErrorCode::kUnsupported);

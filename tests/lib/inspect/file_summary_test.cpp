@@ -75,7 +75,7 @@ TEST_CASE("an h5feed file is summarized with shape, chunks, ratio, classes and s
   CHECK(s.format_version == 1);
   REQUIRE(s.has_images);
   CHECK(s.images == "images");
-  CHECK(s.layout == "NHWC");
+  CHECK(s.layout == StoredLayout::kNHWC);
   CHECK_FALSE(s.layout_guessed);
   CHECK(s.num_images == 10);
   CHECK(s.height == 8);
@@ -162,7 +162,7 @@ TEST_CASE("an own-size file is summarized with encodings, sizes, aspect ratios a
   CHECK(s.format_version == 2);
   REQUIRE(s.has_images);
   CHECK(s.images == "images");
-  CHECK(s.layout == "flat");
+  CHECK(s.layout == StoredLayout::kFlat);
   CHECK(s.num_images == 6);
   CHECK(s.height == 6);
   CHECK(s.width == 6);
@@ -228,7 +228,7 @@ TEST_CASE("a foreign h5py file is summarized with its layout inferred and a note
   CHECK(s.format_version == 0);
   REQUIRE(s.has_images);
   CHECK(s.images == "x");
-  CHECK(s.layout == "NCHW");
+  CHECK(s.layout == StoredLayout::kNCHW);
   CHECK(s.layout_guessed);
   CHECK(s.num_images == 20);
   CHECK(s.height == 16);
@@ -277,7 +277,7 @@ TEST_CASE("a layout attribute that is neither NHWC nor NCHW is noted and ignored
             "f[\"images\"] = np.zeros((2, 3, 8, 8), dtype=np.uint8); "
             "f[\"images\"].attrs[\"layout\"] = \"CHW\"");
   FileSummary s = SummarizeFile(path);
-  CHECK(s.layout == "NCHW");
+  CHECK(s.layout == StoredLayout::kNCHW);
   CHECK(s.layout_guessed);
   CHECK(HasNote(s, "layout attribute 'CHW' is neither NHWC nor NCHW"));
 }
@@ -291,7 +291,7 @@ TEST_CASE("the chunk count comes from the shape even when chunks are unwritten")
             "chunks=(10, 4, 4, 3)); d[0] = 1");
   FileSummary s = SummarizeFile(path);
   CHECK(s.chunk_count == 10);
-  CHECK(s.layout == "NHWC");
+  CHECK(s.layout == StoredLayout::kNHWC);
   CHECK(s.classes.empty());
   CHECK(s.labels.empty());
 }
@@ -306,7 +306,7 @@ TEST_CASE("a grayscale (N, H, W) dataset is summarized as images of one channel"
   const FileSummary s = SummarizeFile(path);
   REQUIRE(s.has_images);
   CHECK(s.images == "x");
-  CHECK(s.layout == "NHW");
+  CHECK(s.layout == StoredLayout::kNHW);
   CHECK_FALSE(s.layout_guessed);
   CHECK(s.num_images == 12);
   CHECK(s.height == 7);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -51,6 +52,21 @@ TEST_CASE("a slot smaller than its layout or an empty shape is refused") {
   SlotLayout layout(2, {2, 2, 3}, false);
   std::vector<uint8_t> small(layout.bytes() - 1);
   CHECK_THROWS_AS(layout.View(small), Error);
+}
+
+TEST_CASE("the static sizes are the layout's own, and a slot too large to count saturates") {
+  SlotContents contents;
+  contents.output_image_bytes = 100;
+  contents.row_orders = 3;
+  const SlotLayout layout(7, {3, 5, 3}, contents);
+  CHECK(SlotLayout::Bytes(7, 45, contents) == layout.bytes());
+  CHECK(SlotLayout::LabelsGroupBytes(7, 3) == layout.labels_group_bytes());
+  const SlotLayout plain(7, {3, 5, 3}, SlotContents{});
+  CHECK(SlotLayout::Bytes(7, 45, SlotContents{}) == plain.bytes());
+
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  CHECK(SlotLayout::Bytes(kHuge, 1 << 20, SlotContents{}) == std::numeric_limits<size_t>::max());
+  CHECK_THROWS_AS(SlotLayout(kHuge, {1024, 1024, 3}, false), Error);
 }
 
 }  // namespace
