@@ -73,10 +73,8 @@ int64_t CheckedSamplesPerRank(const sampler::SampleGeometry& geometry, const Loa
   const int64_t samples = sampler::SamplesPerRank(geometry, options.shard);
   loader::CheckOptionsForDataset(
       options, dataset.path,
-      loader::DatasetFootprint{
-          samples, gathered.bytes(),
-          static_cast<int64_t>(delivery.slot_contents(options).output_image_bytes),
-          dataset.chunk_bytes(), dataset.chunk_count()});
+      loader::DatasetFootprint{samples, gathered.bytes(), delivery.slot_contents(options),
+                               dataset.chunk_bytes(), dataset.chunk_count()});
   return samples;
 }
 

@@ -95,13 +95,9 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
         (shard.world_size > 1 ? ", or use fewer ranks" : ""));
   }
   // A slot as SlotLayout lays it out (saturating where batch_size x image bytes overflows, for
-  // absurd values): the images and, when normalizing on the host, every view's outputs, or
-  // for the GPU stage (normalizing without host outputs) a row order per echo copy.
-  memory::SlotContents contents;
-  contents.output_image_bytes = static_cast<size_t>(dataset.output_bytes);
-  contents.row_orders = options.normalize && dataset.output_bytes == 0 ? options.echo : 0;
+  // absurd values).
   const auto slot_bytes = static_cast<double>(memory::SlotLayout::Bytes(
-      options.batch_size, static_cast<size_t>(dataset.image_bytes), contents));
+      options.batch_size, static_cast<size_t>(dataset.image_bytes), dataset.slot));
   const double cache_bytes =
       std::min(static_cast<double>(options.cache_bytes),
                static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "h5feed/loader_options.h"
+#include "memory/slot_layout.h"
 
 namespace h5feed::loader {
 
@@ -30,8 +31,7 @@ void CheckOptions(const LoaderOptions& options);
 struct DatasetFootprint {
   int64_t samples_per_rank = 0;  // SamplesPerRank of its geometry
   int64_t image_bytes = 0;       // one decoded image
-  int64_t output_bytes = 0;      // one sample's outputs in a host slot (all its views, any
-                                 // size and type); 0 when not normalizing on the host
+  memory::SlotContents slot;     // what a host slot holds besides the images (DeliveryPlan)
   int64_t chunk_bytes = 0;       // one decoded chunk (what the cache holds per entry)
   int64_t chunks = 0;            // chunks in the file
 };
