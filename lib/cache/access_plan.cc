@@ -30,9 +30,10 @@ AccessPlan::AccessPlan(std::span<const int64_t> order, int64_t batch_size, const
 
   // Step -> distinct chunks. A chunk's rows meet in a step many times (a chunks:8 step of 256
   // rows touches 8 chunks), so each chunk is marked with the last step that listed it and
-  // only the distinct ones are sorted: sorting all of a step's rows cost 2 ms per CIFAR-shaped
-  // epoch, on the thread that calls SetEpoch. `following` starts a step of its own: its rows
-  // are another epoch's, whose steps begin at its first row.
+  // only the distinct ones are sorted: this runs on the thread that calls SetEpoch, which
+  // sorting all of a step's rows held up noticeably (docs/reader.md, "Prefetching and window
+  // switches"). `following` starts a step of its own: its rows are another epoch's, whose
+  // steps begin at its first row.
   step_offsets_.push_back(0);
   std::vector<int64_t> listed_in(static_cast<size_t>(chunk_count), -1);  // chunk -> step
   const auto add_steps = [&](std::span<const int64_t> rows, const char* what) {

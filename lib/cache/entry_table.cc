@@ -99,7 +99,8 @@ void EntryTable::Reserve(int64_t entries) {
   while (buffers_ < wanted) {
     auto buffer = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(chunk_bytes_));
     // Touch every page now: a fresh buffer costs a page fault and the kernel zeroing each
-    // 4 KiB page at first write, 10-15% of the first epoch on a CIFAR-shaped file.
+    // 4 KiB page at first write, which the first epoch would otherwise pay (docs/reader.md,
+    // "What it costs").
     for (int64_t i = 0; i < chunk_bytes_; i += 4096) buffer[static_cast<size_t>(i)] = 0;
     free_buffers_.push_back(std::move(buffer));
     ++buffers_;

@@ -2,8 +2,8 @@
 // The checksums of format version 1, both XXH3-64 (seed 0): of each uncompressed chunk, zero
 // padding included (/chunk_index), and of each image's bytes (/row_checksums; docs/format.md).
 //
-// XXH3 hashes at memory bandwidth (~30 GB/s per core on AVX2), so verifying every chunk on read
-// costs a small fraction of decompressing it. Thread-safe.
+// XXH3 hashes at memory bandwidth (docs/format.md, "Checksums"), so verifying every chunk on
+// read costs a small fraction of decompressing it. Thread-safe.
 
 #include <cstdint>
 #include <span>

@@ -2,7 +2,7 @@
 // Host slot memory pinned with cudaHostAlloc: the DMA engine copies straight from it, so an
 // H2D cudaMemcpyAsync from a slot is truly asynchronous (from pageable memory the runtime
 // stages through its own pinned buffer, synchronously) and runs at the PCIe rate. Allocated
-// once, when the loader opens (pinning is slow: ~1 ms per 100 MB).
+// once, when the loader opens: pinning is slow (docs/gpu.md, "Streams, events, buffers").
 
 #include <memory>
 

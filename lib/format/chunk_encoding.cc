@@ -8,17 +8,10 @@
 #include "codec/checksum.h"
 #include "codec/deflate_codec.h"
 #include "codec/zstd_codec.h"
-#include "h5feed/error.h"
-#include "make_error.h"
+#include "format/require.h"
 
 namespace h5feed::format {
 namespace {
-
-// The message is formatted only when the condition fails.
-template <typename... Args>
-void Require(bool condition, fmt::format_string<Args...> format, Args&&... args) {
-  if (!condition) throw MakeError(ErrorCode::kInvalidArgument, format, std::forward<Args>(args)...);
-}
 
 // Compresses `chunk` into into.bytes (or swaps it there when uncompressed).
 void Compress(std::vector<uint8_t>& chunk, const Compression& compression, EncodedChunk& into) {

@@ -3,7 +3,7 @@
 //
 // Debian's libhdf5 is thread-safe for the C API only, with one global lock inside; a sequence
 // of calls (open a dataset, query, read, close) is not atomic, and the C++ and HL APIs are
-// not thread-safe at all. So every HDF5 call in h5feed is made while holding Hdf5Lock(), and
+// not thread-safe at all. So every HDF5 call in h5feed is made while holding hdf5::Lock(), and
 // the parallel work (pread, decompression, gathering, compression) happens outside it.
 
 #include <mutex>

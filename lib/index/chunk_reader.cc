@@ -136,7 +136,8 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
     CheckUnfilteredSize(where.stored_bytes, bytes);
     file_.ReadAt(where.address, decoded);  // straight into place: no copy
   } else {
-    // Read, not mapped: decompressing from a mapping measured no faster (docs/reader.md).
+    // Read, not mapped: decompressing from a mapping is no faster (docs/reader.md, "What it
+    // costs").
     std::span<uint8_t> stored = scratch.stored.Get(static_cast<size_t>(where.stored_bytes));
     file_.ReadAt(where.address, stored);
     DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);

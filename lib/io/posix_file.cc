@@ -78,7 +78,7 @@ class PosixFile final : public RandomAccessFile {
         std::span<const uint8_t>(static_cast<const uint8_t*>(base) + (offset - start), length));
     // Only pages the page cache holds are worth mapping: one missing page would be read from
     // the disk by a page fault, in read_ahead_kb pieces, where ReadAt asks for the whole
-    // range at once (10-15% faster from this machine's disk).
+    // range at once, which the disk serves faster (docs/reader.md, "What it costs").
     if (!Resident(base, mapped_bytes)) return nullptr;
     // Every page present now, or an errno instead of a SIGBUS at the first touch.
     int result = 0;
@@ -108,8 +108,9 @@ class PosixFile final : public RandomAccessFile {
  private:
   // Whether the page cache holds the mapping [base, base + bytes), judged by a sample of its
   // pages: the first, the last and evenly spaced ones between (mincore(2), a page-cache
-  // lookup per page asked about, no read). Asking about every page of a 4 MiB chunk took about
-  // a tenth of the loader's time on a cached uncompressed file. The pages of a chunk are read
+  // lookup per page asked about, no read). Asking about every page of a chunk made the check a
+  // visible share of the loader's time on a cached uncompressed file (docs/reader.md, "What it
+  // costs"). The pages of a chunk are read
   // in, and evicted, together, so a sample tells; a page it misses costs speed, never
   // correctness (MADV_POPULATE_READ reads it in, or reports the error).
   static bool Resident(void* base, size_t bytes) {

@@ -37,11 +37,11 @@ CacheBudget MeasureCacheBudget(const LoaderOptions& options, const ChunkRows& ch
 // What Open warns of, or nullopt. chunks:W moves to a new window of W chunks every
 // W x K / batch steps; with room for that window beside the working set, the assembler loads
 // it while the last batches of the current one are gathered. Without it the trainer waits at
-// every window switch (a 64 MiB cache under chunks:8 on 4 MiB chunks: 10-30 ms each on 2
-// cores). quasi:W replaces one chunk of its active set at a time, so it needs one ahead. With
-// less than the working set, chunks are read more than once per epoch (the working set is an
-// upper estimate, so "may"). The warning names the cache size that avoids it; there is none
-// under sequential or random, nor when the cache holds all `chunk_count` chunks of `path`.
+// every window switch (docs/reader.md, "Prefetching and window switches"). quasi:W replaces one
+// chunk of its active set at a time, so it needs one ahead. With less than the working set, chunks
+// are read more than once per epoch (the working set is an upper estimate, so "may"). The warning
+// names the cache size that avoids it; there is none under sequential or random, nor when the cache
+// holds all `chunk_count` chunks of `path`.
 std::optional<std::string> CacheTooSmallWarning(const LoaderOptions& options,
                                                 const CacheBudget& budget, int64_t chunk_count,
                                                 const std::string& path);

@@ -23,8 +23,8 @@ bool ChecksLabelMixing(const LoaderOptions& options);
 // what they mean, and what to do (`h5feed rechunk --seed 0`, or the window that mixes, with
 // its cache). Nothing when the rows hold fewer than two labels (a file without labels reads
 // as all 0), or for files of more than LabelMixingMeter::kMaxRows rows. Costs about one
-// epoch order's computation (10-20 ms on ImageNet's 1.28M labels), and a search of windows
-// (about twice that) when it warns.
+// epoch order's computation, and a search of windows when it warns (docs/reader.md, "Label
+// mixing").
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          std::span<const int64_t> order);
 

@@ -67,8 +67,8 @@ struct AssemblerOptions {
   // prefetch_steps, and further while the chunks to prefetch number at most prefetch_chunks
   // (ChunkPrefetcher::Limits). The end of the epoch is delivered once those prefetches are
   // done. A chunks:W window switch needs W new chunks at once; prefetching them while the
-  // previous window's batches are still being copied keeps both cores busy (CIFAR-shaped files
-  // used 1.1 cores with 2 steps of lookahead).
+  // previous window's batches are still being copied keeps every thread busy, where a lookahead
+  // of a fixed few steps left one idle (docs/reader.md, "Prefetching and window switches").
   int64_t prefetch_steps = 2;
   int64_t prefetch_chunks = 0;
   // Set: normalize every view into the slot's output region (copy e of an echo takes its own

@@ -116,9 +116,8 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   };
   // Chunks another task is loading come last. Steps in flight together need the same chunks
   // and visit them in the same order: waiting on each chunk the other step is loading, two
-  // threads loaded one chunk at a time (a CIFAR-shaped zstd epoch's first batch took 8 loads
-  // end to end on 2 cores). Leaving those for a second pass, each loads the next chunk nobody
-  // is loading yet.
+  // threads loaded one chunk at a time (docs/reader.md, step 3, "Chunks"). Leaving those for a
+  // second pass, each loads the next chunk nobody is loading yet.
   std::vector<char> later(groups, 0);  // one writer per element
   tbb::parallel_for(tbb::blocked_range<size_t>(0, groups, 1),
                     [&](const tbb::blocked_range<size_t>& range) {

@@ -2,7 +2,8 @@
 // Fills a host slot with the rows of one step: each row's pixels copied out of its decoded
 // chunk (ChunkCache::Get pins the chunk while its rows are copied), its label and its dataset
 // row alongside. Rows are grouped by chunk so each chunk is looked up once per step, and the
-// chunks of a step are fetched in parallel (a step of the random sampler touches ~200 chunks).
+// chunks of a step are fetched in parallel (a step of the random sampler touches about one
+// chunk per row).
 //
 // Each row may be checked just before it is copied (Options::check_row), while the copy is about
 // to read it anyway: checking a chunk as a whole when it is loaded reads it from memory once

@@ -31,7 +31,8 @@ void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64
   if (images == 0 || out_bytes == 0) return;
   const int64_t height = spec.augment.out_height;
   // About 32 KiB of pixels per task: small enough to balance 2-64 workers on one 224x224
-  // image, large enough that scheduling (~1 us a task) stays under 1% of the work.
+  // image, large enough that a task's scheduling stays a negligible share of its work
+  // (docs/reader.md, step 5, "Deliver").
   const int64_t row_bytes = spec.augment.out_width * shape.channels;
   const int64_t grain = std::max<int64_t>(1, (int64_t{32} << 10) / std::max<int64_t>(1, row_bytes));
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, images * height, static_cast<size_t>(grain)),

@@ -10,8 +10,8 @@
 // On the CPU every copy is a real copy into its own host slot (pipeline/batch_assembler.h):
 // the memory bound stays slots x slot bytes, but a loaded batch ties up E slots until its last
 // copy is released, so the loaded-batch prefetch depth is slots / E (the loader requires
-// slots >= E). A copy costs one memcpy of the batch (~38 MB at 256 x 224x224x3 uint8,
-// ~5 ms at 8 GB/s), far below the reading and decompressing it replaces. The GPU stage instead
+// slots >= E). A copy costs one memcpy of the batch, far below the reading and decompressing
+// it replaces (docs/gpu.md, "Echo on the device"). The GPU stage instead
 // permutes on the device from one host transfer, using the same EchoPermutation.
 //
 // Seeds (transform/random_streams.h):

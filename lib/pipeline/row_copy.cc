@@ -10,8 +10,9 @@
 namespace h5feed::pipeline {
 namespace {
 
-// Slots at least this large are written with streaming stores: measured, 2-3 MiB was where
-// the two kinds of store broke even (a share of the last-level cache per core).
+// Slots at least this large are written with streaming stores: above the slot size where the
+// two kinds of store break even, about a core's share of the last-level cache (docs/reader.md,
+// "What it costs").
 constexpr size_t kStreamingSlotBytes = size_t{4} << 20;
 
 #if defined(__SSE2__)

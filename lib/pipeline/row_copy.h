@@ -5,9 +5,9 @@
 // caches until its consumer reads it: the trainer's normalize or the GPU's DMA reads it from
 // memory. Ordinary stores first read every destination line into the cache (a
 // read-for-ownership), so copying a row moves its bytes three times over the memory bus.
-// Streaming (non-temporal) stores skip that read: gathering 116 KB rows into 7.5 MB slots
-// measured 1.3-1.45x faster with them on the project's 2-core VM. A small batch (CIFAR-shaped,
-// 786 KB) is still cached when read and is better written with ordinary stores.
+// Streaming (non-temporal) stores skip that read, so large slots are gathered faster with them
+// (docs/reader.md, "What it costs"). A small batch (CIFAR-shaped, 786 KB) is still cached when
+// read and is better written with ordinary stores.
 //
 // Streaming stores are weakly ordered: a thread that wrote with them calls
 // FinishSlotWrites() before another thread may read the slot.

@@ -32,8 +32,8 @@ struct ProbeRequest {
   std::string labels_dataset;
   FileLocking file_locking = FileLocking::kAuto;
   // An open that has not finished after this long is taken for HDF5 spinning. Opening reads
-  // metadata only (milliseconds on a local disk, 20,000 chunks included); the limit leaves
-  // room for a slow network file system.
+  // metadata only, in milliseconds on a local disk (docs/reliability.md, "Open probe"); the
+  // limit leaves room for a slow network file system.
   std::chrono::seconds stall{60};
   RemoteOptions remote;  // for a remote path: as the caller reads it (its spill folder too)
 };

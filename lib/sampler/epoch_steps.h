@@ -6,10 +6,10 @@
 // (pipeline/echo.h numbers the copies).
 //
 // Who cuts by it: the loader counts a rank's epoch (R = SamplesPerRank, epoch_order.h: the
-// sharding), EpochPlan cuts its order into the steps the assembler loads, and AccessPlan lists
-// the chunks of each of those steps and of the next epoch's first rows.
-//
-// Header only (cache/ uses it and links nothing of sampler/).
+// sharding) and finds the step a restored state resumes at (loader/resume_point.h),
+// ElasticOrder cuts what a rank gets of an epoch resumed on another world size, EpochPlan cuts
+// its order into the steps the assembler loads, and AccessPlan lists the chunks of each of
+// those steps and of the next epoch's first rows.
 
 #include <algorithm>
 #include <cstdint>

@@ -8,8 +8,8 @@
 // The labels are small (8 bytes a row) and in memory at Open, so the figures come from the
 // real orders (the sampler's, and a shuffle of its rows), not from a model. One pass over
 // the labels, then at most kMeasuredRows rows of the order and kReferenceRows of the shuffle:
-// on ImageNet's 1.28M labels 1.1-1.6x the time of one EpochOrder of chunks:8 (10-20 ms on a
-// loaded 2-core machine; docs/reader.md, bench/label_mixing_bench).
+// about the time of one EpochOrder of chunks:8 (docs/reader.md, "Label mixing";
+// bench/label_mixing_bench).
 
 #include <cstdint>
 #include <limits>

@@ -8,8 +8,9 @@
 //   bias[c]  = float(-double(mean[c]) / double(std[c]))
 //   out      = round_to_float(round_to_float(float(x) * scale[c]) + bias[c])
 // i.e. one multiply and one add, each rounded to nearest-even, never fused. Why not one FMA:
-// Debian's x86-64 baseline has no FMA instruction, so std::fma there is a libm routine about
-// 20x slower than a multiply and an add; a rounded multiply then a rounded add is what both
+// Debian's x86-64 baseline has no FMA instruction, so std::fma there is a libm routine many
+// times slower than a multiply and an add (docs/gpu.md, "Exactness"); a rounded multiply then
+// a rounded add is what both
 // sides compute at full speed. The GPU side spells it __fadd_rn(__fmul_rn(x, s), b), which
 // nvcc never contracts; the CPU side is compiled with -ffp-contract=off (lib/transform/
 // CMakeLists.txt) so a -march with FMA cannot contract it either. Against the textbook

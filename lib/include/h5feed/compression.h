@@ -13,9 +13,10 @@ struct Compression {
     kDeflate,  // HDF5's built-in gzip filter: readable by any HDF5 program with nothing extra
   };
   Kind kind = Kind::kZstd;
-  // zstd: 1 (fastest) to 22 (smallest; 20-22 are zstd's "ultra" levels, which need much more
-  // memory to compress); 3 is zstd's own default and decompresses as fast as any level.
-  // deflate: 1 to 9 (6 by default, zlib's). Ignored for kNone.
+  // zstd: 1 (fastest) to 22 (smallest), 3 by default (zstd's own); 20-22 are zstd's "ultra"
+  // levels, which need much more memory to compress. zstd decompresses about as fast whatever
+  // the level, so a higher one costs the writer only. deflate: 1 to 9 (6 by default, zlib's).
+  // Parse and the Writer refuse any other level; ignored for kNone.
   int level = 3;
 
   // Parses "none", "zstd", "zstd:LEVEL", "gzip", "gzip:LEVEL" ("deflate" is a synonym of gzip).

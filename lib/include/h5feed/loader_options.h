@@ -43,9 +43,8 @@ struct LoaderOptions {
   // (on_warning) when they carry less than 0.85 of it: a file stored sorted by label, read
   // with a window too small to mix it, trains badly without any error. The warning names
   // `h5feed rechunk ... --seed 0` and the window that would mix. It costs about one more
-  // epoch order's computation at Open (10-20 ms on 1.28M labels; docs/reader.md, "Label
-  // mixing"). false skips the check: for a file whose order is meant (a curriculum), or
-  // labels that are not classes.
+  // epoch order's computation at Open (docs/reader.md, "Label mixing"). false skips the check: for
+  // a file whose order is meant (a curriculum), or labels that are not classes.
   bool check_label_mixing = true;
   ShardOptions shard;  // rank, world_size, drop_last (DistributedSampler's contract)
 
@@ -85,8 +84,8 @@ struct LoaderOptions {
   // files while parsing their structure, and a crash inside HDF5 would end the trainer. With
   // it on, Open first does the same HDF5 open in a separate program (h5feed-open-probe,
   // started with posix_spawn); when HDF5 crashes or hangs there, Open throws Error(kCorrupt)
-  // naming the file instead. Costs one process start and a second open: about 10-20 ms per
-  // Open on a 20,000-chunk file (docs/reliability.md, "Open probe"). Where the program cannot
+  // naming the file instead. Costs one process start and a second open, once per Open
+  // (docs/reliability.md, "Open probe"). Where the program cannot
   // be found (set $H5FEED_OPEN_PROBE), Open goes on in-process with one warning.
   bool open_probe = true;
   // The probe's open must finish within this long (seconds) or HDF5 is taken to be spinning

@@ -24,22 +24,22 @@ struct SamplerOptions {
     // order need not change between epochs.
     kSequential,
     // A global permutation per epoch (torch's DistributedSampler order). Randomness 1.00, but
-    // a batch touches ~219 different chunks and each chunk is read and decompressed up to
-    // K = 64 times per epoch unless the whole file fits in the cache. Right for files that fit
-    // the cache (CIFAR-sized), and the baseline the others are measured against.
+    // a batch touches nearly one chunk per sample and each chunk is read and decompressed up to
+    // K times per epoch unless the whole file fits in the cache. Right for files that fit the
+    // cache (CIFAR-sized), and the baseline the others are measured against.
     kRandom,
     // "chunks:W": shuffle the chunk order, take W chunks at a time and shuffle their samples
     // together (libtorch ChunkDataset's cross_chunk_shuffle_count). Reads each chunk once per
-    // epoch with a cache of W chunks. Randomness 0.40 at W = 1, 0.89 at W = 4, 0.95 at W = 8,
-    // 0.99 at W = 32; a batch mixes ~W chunks (8.6 at W = 8). The default: at W = 8 it costs
-    // a cache of 8 chunks and is within 5% of random.
+    // epoch with a cache of W chunks. Randomness grows with W, close to random's from W = 8;
+    // a batch mixes about W chunks (docs/bench.md, "Shuffle quality"). The default: at W = 8
+    // it costs a cache of 8 chunks and is nearly as random as random.
     kChunks,
     // "quasi:W": FFCV's quasi-random order. W chunks are open at a time; each sample comes from
     // a random open chunk, and an exhausted chunk is replaced by the next one in a shuffled
-    // chunk order. Reads each chunk once with a cache of W chunks, like chunks:W, with the
-    // same randomness (0.95 at W = 8), but the window slides sample by sample instead of
-    // jumping every W chunks, so batches mix a few more chunks (11.9 at W = 8) and no batch
-    // ends a window abruptly.
+    // chunk order. Reads each chunk once with a cache of W chunks, like chunks:W, with about
+    // the same randomness, but the window slides sample by sample instead of jumping every W
+    // chunks, so batches mix a few more chunks and no batch ends a window abruptly
+    // (docs/bench.md, "Shuffle quality").
     kQuasi,
   };
   Kind kind = Kind::kChunks;

@@ -178,9 +178,9 @@ class Writer {
   EncodedChunk Encode(std::span<const uint8_t> pixels, int64_t images) const;
 
   // The same for a caller that encodes chunk after chunk, reusing memory: `into` keeps its
-  // buffer from one call to the next (fresh 4 MiB buffers per chunk made most of an
-  // uncompressed conversion's page faults). `chunk` holds the images and is zero-padded to K
-  // images in place. Uncompressed, it is not copied: it is swapped with into.bytes, and comes
+  // buffer from one call to the next (a fresh buffer per chunk is page-faulted in anew each
+  // time; docs/reliability.md, "Conversion memory"). `chunk` holds the images and is zero-padded to
+  // K images in place. Uncompressed, it is not copied: it is swapped with into.bytes, and comes
   // back holding into's previous buffer (its contents unspecified).
   void EncodeInto(std::vector<uint8_t>& chunk, int64_t images, EncodedChunk& into) const;
 

@@ -1,0 +1,159 @@
+// ChunkProblemAt and CheckChunks (chunk_verification.h).
+
+#include "index/chunk_verification.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "index/chunk_reader.h"
+#include "index/own_size_jpeg_check.h"
+#include "io/random_access_file.h"
+#include "remote/open_file.h"
+
+namespace h5feed::index {
+namespace {
+
+// The reason alone: ChunkReader's message names the chunk and advises verify, which the
+// report does already.
+std::string ReasonOnly(const ChunkReader& reader, int64_t chunk, std::string message) {
+  const std::string prefix = reader.Describe(chunk) + ": ";
+  if (message.starts_with(prefix)) message.erase(0, prefix.size());
+  constexpr std::string_view kAdvice = ": the file is damaged; h5feed verify lists every bad chunk";
+  if (message.ends_with(kAdvice)) message.resize(message.size() - kAdvice.size());
+  return message;
+}
+
+// What one worker holds: a decoded chunk and a check of JPEG images (its decoder and the
+// pixels of one image).
+struct ChunkChecker {
+  std::vector<uint8_t> chunk;
+  OwnSizeJpegCheck jpeg;
+};
+
+// "checksum mismatch (...)" from "row 12: checksum mismatch (...)": the row is a field.
+std::string WithoutRow(std::string problem, int64_t row) {
+  const std::string prefix = "row " + std::to_string(row) + ": ";
+  if (problem.starts_with(prefix)) problem.erase(0, prefix.size());
+  return problem;
+}
+
+// The images of chunk c (decoded in checker.chunk): each against its own checksum, and an
+// own-size file's JPEGs decoded, every failure appended to `bad`.
+void CheckImages(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
+                 ChunkChecker& checker, std::vector<ImageProblem>& bad) {
+  const std::span<const uint8_t> chunk(checker.chunk);
+  for (int64_t i = 0; i < index.samples_in_chunk(c); ++i) {
+    const int64_t row = index.first_row_of_chunk(c) + i;
+    const auto [offset, bytes] = index.row_in_chunk(row);
+    const std::span<const uint8_t> stored = chunk.subspan(offset, bytes);
+    if (!index.row_checksums.empty()) {
+      try {
+        reader.VerifyRow(row, stored);
+      } catch (const Error& e) {
+        bad.push_back({row, c, WithoutRow(ReasonOnly(reader, c, e.what()), row)});
+        continue;  // damaged already: what its decode says would add nothing
+      }
+    }
+    if (index.own_size && index.images[static_cast<size_t>(row)].jpeg()) {
+      std::string problem = checker.jpeg.Problem(index.images[static_cast<size_t>(row)], stored);
+      if (!problem.empty()) bad.push_back({row, c, std::move(problem)});
+    }
+  }
+}
+
+// "row 10: checksum mismatch (...) (and 1 more rows of the chunk)": the first bad image of a
+// chunk, and how many more there are.
+std::string Summary(const std::vector<ImageProblem>& bad) {
+  std::string text = "row " + std::to_string(bad.front().row) + ": " + bad.front().problem;
+  if (bad.size() > 1) {
+    text += " (and " + std::to_string(bad.size() - 1) + " more rows of the chunk)";
+  }
+  return text;
+}
+
+}  // namespace
+
+ChunkProblem ChunkProblemAt(const DatasetIndex& index, int64_t chunk, std::string problem) {
+  const int64_t first = index.first_row_of_chunk(chunk);
+  return {chunk, first, first + std::max<int64_t>(index.samples_in_chunk(chunk), 1) - 1,
+          std::move(problem)};
+}
+
+void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
+                 VerificationReport& report) {
+  std::unique_ptr<io::RandomAccessFile> file = remote::OpenFile(index.location, index.remote);
+  const ChunkReader reader(index, *file, ChunkReaderOptions{true});
+  // Per-image checks can tell which images of a chunk that fails its checksum are damaged: the
+  // chunk is decoded again without the chunk checksum for them.
+  const bool per_image = !index.row_checksums.empty() || index.own_size;
+  std::unique_ptr<ChunkReader> unchecked;
+  if (per_image && index.has_checksums) {
+    unchecked = std::make_unique<ChunkReader>(index, *file, ChunkReaderOptions{false});
+  }
+  const int64_t total = index.chunk_count();
+  std::mutex mutex;  // guards report.bad_chunks, report.bad_images and on_progress calls
+  std::atomic<int64_t> done{0}, jpeg_decoded{0};
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1), [&](const auto& range) {
+      ChunkChecker checker;
+      checker.chunk.resize(static_cast<size_t>(reader.chunk_bytes()));
+      for (int64_t c = range.begin(); c != range.end(); ++c) {
+        std::string problem;
+        bool decoded = false;
+        try {
+          reader.Read(c, checker.chunk);
+          decoded = true;
+        } catch (const Error& e) {
+          problem = ReasonOnly(reader, c, e.what());
+        }
+        if (!decoded && unchecked) {  // a checksum mismatch still decodes: find the images
+          try {
+            unchecked->Read(c, checker.chunk);
+            decoded = true;
+          } catch (const Error&) {}
+        }
+        std::vector<ImageProblem> bad;
+        if (decoded && per_image) CheckImages(index, reader, c, checker, bad);
+        if (!bad.empty()) problem += (problem.empty() ? "" : "; ") + Summary(bad);
+        std::lock_guard guard(mutex);
+        if (!problem.empty()) report.bad_chunks.push_back(ChunkProblemAt(index, c, problem));
+        for (ImageProblem& p : bad) report.bad_images.push_back(std::move(p));
+        const int64_t now = ++done;
+        if (options.on_progress) options.on_progress(now, total);
+      }
+      jpeg_decoded += checker.jpeg.decoded();
+    });
+  });
+  report.chunks_checked = done.load();
+  report.jpeg_images_decoded = jpeg_decoded.load();
+  std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
+                    std::string(ToString(index.read_path)) + ")";
+  if (index.has_checksums) how += ", each against its XXH3-64 checksum";
+  if (!index.row_checksums.empty()) how += ", and every image against its own";
+  report.checked.push_back(how);
+  if (index.own_size && report.jpeg_images > 0) {
+    report.checked.push_back("JPEG images: all " + std::to_string(report.jpeg_images) +
+                             " decoded whole by libjpeg, each header against /image_shapes");
+  }
+  if (!index.has_checksums) {
+    report.not_checked.push_back(
+        "chunk contents: the file has no checksums (not written by h5feed), so damage that "
+        "still decodes cannot be told from data" +
+        std::string(index.read_path == ReadPath::kHdf5Hyperslab
+                        ? "; HDF5 decoded the chunks and checked what its filters check"
+                        : ""));
+  }
+}
+
+}  // namespace h5feed::index

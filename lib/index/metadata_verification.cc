@@ -1,0 +1,199 @@
+// CheckH5feedMetadata and CheckLabels (metadata_verification.h).
+
+#include "index/metadata_verification.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
+#include "index/chunk_verification.h"
+#include "index/h5feed_index.h"
+#include "index/image_storage.h"
+
+namespace h5feed::index {
+namespace {
+
+// Bad labels listed one by one up to this many; the rest are counted.
+constexpr int64_t kLabelsListed = 10;
+
+// Rows of dataset `name` (its first dimension); -1 when it does not exist.
+int64_t RowsOf(hid_t file, const char* name) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
+  hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
+  if (!dataset) return -1;
+  hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
+  return entry.dims.empty() ? 1 : entry.dims[0];
+}
+
+void CheckCount(hid_t file, const char* dataset, int64_t expected, const std::string& what,
+                VerificationReport& report) {
+  const int64_t rows = RowsOf(file, dataset);
+  if (rows == expected) return;
+  report.problems.push_back(
+      std::string("/") + dataset +
+      (rows < 0 ? " is missing" : " holds " + std::to_string(rows) + " rows") + " for " +
+      std::to_string(expected) + " " + what);
+}
+
+// Whether image `image` is stored as the encoding attribute asks ("raw", "jpeg:Q", "smart:Q"
+// with `smart_threshold`); nullopt for an attribute of another form.
+std::optional<bool> AsAsked(std::string_view encoding, int64_t smart_threshold,
+                            const StoredImage& image) {
+  if (encoding == "raw") return !image.jpeg();
+  if (encoding.starts_with("jpeg:")) return image.jpeg();
+  if (encoding.starts_with("smart:")) {
+    const int64_t raw = int64_t{image.height} * image.width * image.channels;
+    return image.jpeg() == (raw > smart_threshold);
+  }
+  return std::nullopt;
+}
+
+// Own-size files: every image stored as the encoding attribute says (docs/format.md,
+// "Encodings"), and max_side, when set, caps every image's longer side.
+void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationReport& report) {
+  int64_t smart_threshold = 0;
+  if (index.encoding.starts_with("smart:")) {
+    try {
+      smart_threshold = hdf5::ReadInt64Attribute(file, format::schema::kAttrSmartThreshold);
+    } catch (const Error& e) {
+      report.problems.push_back(std::string("attribute smart_threshold: ") + e.what());
+      return;
+    }
+  }
+  int64_t unlike = 0, first_unlike = -1, oversize = 0, first_oversize = -1;
+  for (size_t row = 0; row < index.images.size(); ++row) {
+    const StoredImage& image = index.images[row];
+    const std::optional<bool> as_asked = AsAsked(index.encoding, smart_threshold, image);
+    if (!as_asked) {
+      report.problems.push_back("attribute encoding is \"" + index.encoding +
+                                "\", not raw, jpeg:Q or smart:Q");
+      return;
+    }
+    if (!*as_asked && unlike++ == 0) first_unlike = static_cast<int64_t>(row);
+    if (index.max_side > 0 && std::max(image.height, image.width) > index.max_side &&
+        oversize++ == 0) {
+      first_oversize = static_cast<int64_t>(row);
+    }
+  }
+  if (unlike > 0) {
+    report.problems.push_back(std::to_string(unlike) +
+                              " images are not stored as attribute encoding \"" + index.encoding +
+                              "\" says (the first: row " + std::to_string(first_unlike) + ")");
+  }
+  if (oversize > 0) {
+    const StoredImage& image = index.images[static_cast<size_t>(first_oversize)];
+    report.problems.push_back(
+        std::to_string(oversize) + " images have a side longer than " + "attribute max_side " +
+        std::to_string(index.max_side) + " (the first: row " + std::to_string(first_oversize) +
+        ", " + std::to_string(image.height) + "x" + std::to_string(image.width) + ")");
+  }
+}
+
+}  // namespace
+
+// The table against HDF5's chunk index, every row; the attributes and the string lists
+// against the counts. h5feed files only.
+void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
+                         VerificationReport& report) {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking, index.remote);
+  const hid_t file = opened.file.get();
+  hdf5::Dataset images(H5Dopen2(file, format::schema::kImages, H5P_DEFAULT));
+  if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);
+  for (int64_t c = 0; c < index.chunk_count(); ++c) {
+    std::string mismatch;
+    try {
+      const int64_t extent = index.own_size ? index.own_size_chunk_bytes : index.chunk_samples;
+      mismatch = TableRowMismatch(images.get(), c, extent, index.chunks[static_cast<size_t>(c)],
+                                  index.path);
+    } catch (const Error& e) {
+      mismatch = e.what();
+    }
+    if (!mismatch.empty()) {
+      report.bad_chunks.push_back(
+          ChunkProblemAt(index, c, "the stored chunk table does not match HDF5's: " + mismatch));
+    }
+  }
+  report.checked.push_back("chunk table: all " + std::to_string(index.chunk_count()) +
+                           " rows against HDF5's own chunk index");
+
+  const auto attribute_text = [&](const char* name) -> std::string {
+    try {
+      return hdf5::ReadStringAttribute(file, name);
+    } catch (const Error& e) {
+      report.problems.push_back(std::string("attribute ") + name + ": " + e.what());
+      return {};
+    }
+  };
+  const std::string layout = attribute_text(format::schema::kAttrLayout);
+  const std::string expected_layout =
+      index.own_size ? format::schema::kLayoutFlat : format::schema::kLayoutNHWC;
+  if (!layout.empty() && layout != expected_layout) {
+    report.problems.push_back(
+        "attribute layout is \"" + layout + "\"; format " +
+        (index.own_size ? "2 stores images at their own size as flat" : "1 stores NHWC"));
+  }
+  if (index.own_size) CheckEncodingAttribute(index, file, report);
+  const std::string compression = attribute_text(format::schema::kAttrCompression);
+  if (!compression.empty() && compression != PipelineText(index.filters)) {
+    report.problems.push_back("attribute compression is \"" + compression +
+                              "\" but /images is filtered with " + PipelineText(index.filters));
+  }
+  CheckCount(file, format::schema::kSources, index.samples, "images", report);
+  int64_t skipped = -1;
+  try {
+    skipped = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumSkipped);
+  } catch (const Error& e) {
+    report.problems.push_back(std::string("attribute num_skipped: ") + e.what());
+  }
+  if (skipped >= 0) {
+    CheckCount(file, format::schema::kSkippedSources, skipped, "skipped sources (num_skipped)",
+               report);
+    CheckCount(file, format::schema::kSkippedReasons, skipped, "skipped sources (num_skipped)",
+               report);
+  }
+  report.checked.push_back(
+      index.own_size
+          ? "attributes: format name and version, layout, compression, num_images, "
+            "chunk_bytes, max_side, encoding (against every image's), num_classes, "
+            "num_skipped; /sources, /classes and the skipped lists against them"
+          : "attributes: format name and version, layout, compression, num_images, "
+            "chunk_images, num_classes, num_skipped; /sources, /classes and the skipped lists "
+            "against them");
+}
+
+void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
+  const int64_t classes = static_cast<int64_t>(index.classes.size());
+  if (classes == 0) {
+    report.not_checked.push_back("labels against classes: the file names no classes");
+    return;
+  }
+  int64_t bad = 0;
+  for (size_t row = 0; row < index.labels.size(); ++row) {
+    const int64_t label = index.labels[row];
+    if (label >= 0 && label < classes) continue;
+    if (++bad <= kLabelsListed) {
+      report.problems.push_back("label " + std::to_string(label) + " of row " +
+                                std::to_string(row) + " is outside the " + std::to_string(classes) +
+                                " classes");
+    }
+  }
+  if (bad > kLabelsListed) {
+    report.problems.push_back(std::to_string(bad - kLabelsListed) +
+                              " more labels are outside the classes");
+  }
+  report.checked.push_back("labels: all " + std::to_string(index.labels.size()) + " in [0, " +
+                           std::to_string(classes) + ")");
+}
+
+}  // namespace h5feed::index
