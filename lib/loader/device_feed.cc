@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "pipeline/echo.h"
 
 namespace h5feed::loader {
 
@@ -88,7 +89,7 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
   DeviceDelivery delivery;
   delivery.device = stage_.Emit(loaded.input, copy, last);
   delivery.epoch = loaded.epoch;
-  delivery.step = loaded.loaded_step * echo_ + copy;
+  delivery.step = pipeline::EchoStep{loaded.loaded_step, copy}.delivered(echo_);
   const auto rows = static_cast<size_t>(loaded.rows);
   delivery.labels.resize(rows);
   delivery.indices.resize(rows);

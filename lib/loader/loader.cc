@@ -34,6 +34,7 @@
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
 #include "pipeline/batch_gatherer.h"
+#include "pipeline/echo.h"
 #include "pipeline/epoch_plan.h"
 #include "probe/open_probe.h"
 #include "sampler/epoch_order.h"
@@ -217,8 +218,9 @@ struct Loader::Impl {
     cache.SetPlan(plan->access());
     pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena, source.get()};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
-    const int64_t first_loaded = feed ? next_step / options.echo : next_step;
-    if (feed) feed->Restart(static_cast<int>(next_step % options.echo));
+    const pipeline::EchoStep first = pipeline::EchoStep::Of(next_step, options.echo);
+    const int64_t first_loaded = feed ? first.loaded : next_step;
+    if (feed) feed->Restart(first.copy);
     assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_loaded, resources,
                                                            assembler_options);
   }

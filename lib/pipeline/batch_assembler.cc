@@ -46,8 +46,8 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
     : plan_(std::move(plan)),
       resources_(Complete(resources)),
       options_(std::move(options)),
-      first_loaded_step_(options_.echo >= 1 ? first_step / options_.echo : 0),
-      first_copy_(options_.echo >= 1 ? static_cast<int>(first_step % options_.echo) : 0),
+      first_loaded_step_(options_.echo >= 1 ? EchoStep::Of(first_step, options_.echo).loaded : 0),
+      first_copy_(options_.echo >= 1 ? EchoStep::Of(first_step, options_.echo).copy : 0),
       prefetcher_(*plan_->access(), *resources_.cache, *resources_.arena, first_loaded_step_,
                   ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks},
                   resources_.source),
@@ -232,7 +232,6 @@ void BatchAssembler::Deliver(Job* raw) {
     return;
   }
   const memory::SlotLayout& layout = *resources_.layout;
-  const int64_t echo = options_.echo;
   for (size_t i = 0; i < job->leases.size(); ++i) {
     int copy = i == 0 ? 0 : job->first_made_copy() + static_cast<int>(i) - 1;
     if (i == 0 && job->first_copy > 0) continue;  // resumed past copy 0: only the source
@@ -242,7 +241,7 @@ void BatchAssembler::Deliver(Job* raw) {
     batch.epoch = plan_->epoch();
     batch.loaded_step = job->loaded_step;
     batch.copy = copy;
-    batch.step = job->loaded_step * echo + copy;
+    batch.step = EchoStep{job->loaded_step, copy}.delivered(options_.echo);
     batch.rows = job->rows;
     queue_.Push(std::move(batch));
   }

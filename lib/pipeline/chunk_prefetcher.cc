@@ -61,6 +61,8 @@ void ChunkPrefetcher::StepTaken(int64_t step) {
 }
 
 void ChunkPrefetcher::FetchBytesAhead() {
+  std::unique_lock lock(fetch_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
   const int64_t horizon = cache_.horizon();
   while (!fetches_.empty() && fetches_.front().step < horizon) {
     const Fetch passed = fetches_.front();
@@ -101,6 +103,7 @@ void ChunkPrefetcher::Run(int64_t chunk, int64_t step) {
   } catch (...) {
     // Not lost: the Get of the step that needs the chunk loads it again and reports.
   }
+  if (source_) FetchBytesAhead();
 }
 
 void ChunkPrefetcher::Release() {

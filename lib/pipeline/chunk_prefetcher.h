@@ -23,7 +23,8 @@
 // Bytes ahead (ChunkSource::FetchAhead, for a source that FetchesAhead): from the oldest step
 // still being assembled (ChunkCache::horizon), each chunk of the steps ahead that the cache
 // does not hold, in the order the steps need them, until the source says it holds enough
-// (kFull); again at every step taken. Bytes fetched for steps the consumer has passed are
+// (kFull); again at every step taken and every chunk a prefetch task loaded (a load takes its
+// bytes, which makes room). Bytes fetched for steps the consumer has passed are
 // dropped (their chunks were found in the cache after all), and all of the last run's when a
 // run starts. Unlike chunk requests these are not held until Release: fetching bytes takes no
 // worker thread.
@@ -78,7 +79,9 @@ class ChunkPrefetcher {
  private:
   void Spawn(int64_t chunk, int64_t step);
   void Run(int64_t chunk, int64_t step);
-  void FetchBytesAhead();  // the source's budget: from the constructor and StepTaken
+  // The source's budget: from the constructor, StepTaken and the prefetch tasks; one caller
+  // walks at a time, the others return at once (the walker fetches for them too).
+  void FetchBytesAhead();
 
   struct Fetch {
     int64_t step;
@@ -97,8 +100,9 @@ class ChunkPrefetcher {
   // Chunks requested for each step ahead, oldest first, and their sum.
   std::deque<std::pair<int64_t, int64_t>> requested_steps_;
   int64_t chunks_ahead_ = 0;
-  // Bytes ahead (null source_: none), touched by the constructor and StepTaken only.
-  source::ChunkSource* const source_;
+  source::ChunkSource* const source_;  // null: no bytes ahead
+  std::mutex fetch_mutex_;
+  // State below is protected by fetch_mutex_.
   int64_t fetch_cursor_;              // the first step with chunks not yet fetched ahead
   std::vector<int64_t> fetched_for_;  // per chunk: the step it was last fetched for, or -1
   std::deque<Fetch> fetches_;         // live fetches, oldest step first

@@ -26,6 +26,20 @@
 
 namespace h5feed::pipeline {
 
+// A delivered step in the numbering above: copy `copy` of loaded step `loaded`. The one place
+// that converts between the two numberings (the assembler, the GPU feed and the loader count
+// in either).
+struct EchoStep {
+  int64_t loaded = 0;
+  int copy = 0;
+
+  // Delivered step `step` of a run echoing each loaded batch `echo` times (echo >= 1).
+  static EchoStep Of(int64_t step, int echo) {
+    return EchoStep{step / echo, static_cast<int>(step % echo)};
+  }
+  int64_t delivered(int echo) const { return loaded * echo + copy; }
+};
+
 uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy);
 
 // The row order of copy `copy` of loaded step `step` with `rows` rows: 0..rows-1 for copy 0,

@@ -73,5 +73,22 @@ TEST_CASE("a permuted copy moves every array of a row together") {
   }
 }
 
+TEST_CASE("delivered steps number the copies of each loaded step in turn") {
+  CHECK(EchoStep::Of(0, 3).loaded == 0);
+  CHECK(EchoStep::Of(7, 3).loaded == 2);
+  CHECK(EchoStep::Of(7, 3).copy == 1);
+  CHECK(EchoStep::Of(7, 1).loaded == 7);
+  CHECK(EchoStep::Of(7, 1).copy == 0);
+  for (int echo = 1; echo <= 4; ++echo) {
+    for (int64_t step = 0; step < 20; ++step) {
+      CAPTURE(echo);
+      CAPTURE(step);
+      const EchoStep at = EchoStep::Of(step, echo);
+      CHECK(at.copy < echo);
+      CHECK(at.delivered(echo) == step);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace h5feed::pipeline
