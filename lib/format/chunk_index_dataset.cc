@@ -44,7 +44,6 @@ hdf5::Datatype RowType(bool on_disk) {
   return type;
 }
 
-
 }  // namespace
 
 void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records) {
@@ -74,7 +73,9 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   std::string what = "reading dataset /" + std::string(schema::kChunkIndex);
   htri_t exists = H5Lexists(location, schema::kChunkIndex, H5P_DEFAULT);
   if (exists < 0) throw hdf5::StackError(ErrorCode::kIo, what, location);
-  if (exists == 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", hdf5::DatasetWhere(location, schema::kChunkIndex));
+  if (exists == 0)
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist",
+                    hdf5::DatasetWhere(location, schema::kChunkIndex));
   hdf5::Dataset dataset(H5Dopen2(location, schema::kChunkIndex, H5P_DEFAULT));
   if (!dataset) throw hdf5::StackError(ErrorCode::kIo, what, location);
 
@@ -82,11 +83,13 @@ std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows
   hdf5::Datatype stored_type(H5Dget_type(dataset.get()));
   if (!stored_type) throw hdf5::StackError(ErrorCode::kIo, what, location);
   if (H5Tget_class(stored_type.get()) != H5T_COMPOUND) {
-    throw MakeError(ErrorCode::kCorrupt, "{} is not a compound dataset", hdf5::DatasetWhere(location, schema::kChunkIndex));
+    throw MakeError(ErrorCode::kCorrupt, "{} is not a compound dataset",
+                    hdf5::DatasetWhere(location, schema::kChunkIndex));
   }
   for (const Field& field : kFields) {
     if (H5Tget_member_index(stored_type.get(), field.name) < 0) {
-      throw MakeError(ErrorCode::kCorrupt, "{} has no field \"{}\"", hdf5::DatasetWhere(location, schema::kChunkIndex), field.name);
+      throw MakeError(ErrorCode::kCorrupt, "{} has no field \"{}\"",
+                      hdf5::DatasetWhere(location, schema::kChunkIndex), field.name);
     }
   }
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
