@@ -18,12 +18,10 @@
 
 #include "enum_names.h"
 #include "h5feed/error.h"
-#include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "inspect/file_summary.h"
-#include "io/random_access_file.h"
 #include "probe/open_probe_protocol.h"
-#include "remote/open_file.h"
+#include "source/open_chunk_source.h"
 
 namespace {
 
@@ -107,8 +105,8 @@ Request Parse(int argc, char** argv) {
   return request;
 }
 
-// What Loader::Open does with HDF5 (lib/loader/loader.cc): the index, then the chunk reader,
-// which opens a foreign file's image dataset again for reading through HDF5.
+// What Loader::Open does with HDF5 (lib/loader/loader.cc): the index, then the chunk source,
+// whose reader opens a foreign file's image dataset again for reading through HDF5.
 void OpenAsLoader(const Request& request) {
   index::IndexOptions options;
   options.images = request.images;
@@ -116,9 +114,7 @@ void OpenAsLoader(const Request& request) {
   options.file_locking = request.locking;
   options.remote = request.remote;
   const index::DatasetIndex dataset = index::OpenDatasetIndex(request.path, options);
-  const std::unique_ptr<io::RandomAccessFile> file =
-      remote::OpenFile(dataset.location, dataset.remote);
-  const index::ChunkReader reader(dataset, *file, index::ChunkReaderOptions{});
+  const std::unique_ptr<source::ChunkSource> chunks = source::OpenChunkSource(dataset, {});
 }
 
 // A probe spinning inside HDF5 outlives nothing: when the caller dies (killed while it
