@@ -68,6 +68,7 @@ ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& h
   ReadOnlyFile result;
   result.bytes = source->size();
   result.version = source->version();
+  result.over_network = true;
   PropertyList access = RangeDriverAccess(std::move(source));
   TakeDriverError();
   result.file = File(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, access.get()));

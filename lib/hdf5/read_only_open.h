@@ -21,6 +21,10 @@ struct ReadOnlyFile {
   std::string note;
   uint64_t bytes = 0;   // the file's size when opened (set by OpenHdf5File)
   std::string version;  // a remote object's version (remote::RemoteFile::version), else ""
+  // Read over a network (a remote location, through remote::OpenRemoteFile): every read is a
+  // request, so readers of its metadata fetch as little of it as their checks allow. Set by
+  // OpenHdf5File, the one place of the metadata readers that tells local from remote.
+  bool over_network = false;
 };
 
 // Opens `path` read-only. Throws Error:

@@ -80,6 +80,7 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
   index.location = path;
   index.remote = remote::RemoteOpen{options.remote, opened.version};
   index.file_bytes = opened.bytes;
+  index.over_network = opened.over_network;
   index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
   if (!opened.note.empty()) index.warnings.push_back(opened.note);
   if (hdf5::HasAttribute(file.get(), format::schema::kAttrFormat)) {

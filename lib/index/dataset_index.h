@@ -122,6 +122,9 @@ struct DatasetIndex {
   std::string location;
   remote::RemoteOpen remote;
   uint64_t file_bytes = 0;  // the file's size when opened
+  // Read over a network (hdf5::ReadOnlyFile::over_network): the open asked once, and every
+  // later reader (the chunk source, the index's own checks) takes its answer from here.
+  bool over_network = false;
   // What the user should know about the open (the lock fallback): for LoaderOptions::on_warning.
   std::vector<std::string> warnings;
 

@@ -5,7 +5,6 @@
 #include "h5feed/verify.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -31,13 +30,9 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   index_options.file_locking = options.file_locking;
   index_options.check_labels = false;  // CheckLabels lists every bad label
   index_options.remote = options.remote;
-  std::error_code ec;
-  if (!IsRemoteLocation(path) && !std::filesystem::exists(path, ec)) {
-    throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
-  }
-  // A remote object that is missing or refused (404, 403) is not damage, nor is a file that is
-  // not HDF5 at all (a text file): nothing of an HDF5 file to judge, so thrown, as inspect and
-  // the Loader throw it.
+  // A missing file, a remote object that is missing or refused (404, 403) and a file that is
+  // not HDF5 at all (a text file) are not damage: nothing of an HDF5 file to judge, so thrown,
+  // as inspect and the Loader throw it.
   {
     auto lock = hdf5::Lock();
     hdf5::SilenceErrors silence;

@@ -8,7 +8,6 @@
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
-#include "h5feed/remote_options.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
@@ -196,9 +195,8 @@ std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t
   // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
   // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
   // moves it too), the checksums catch the rest.
-  const int checked_entries = IsRemoteLocation(index.location)
-                                  ? std::min(options.verify_table_entries, 1)
-                                  : options.verify_table_entries;
+  const int checked_entries =
+      index.over_network ? std::min(options.verify_table_entries, 1) : options.verify_table_entries;
   VerifyAgainstHdf5(images, records, extent, checked_entries, path);
   return records;
 }

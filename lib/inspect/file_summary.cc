@@ -208,7 +208,6 @@ const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view n
 }
 
 FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) {
-  const bool local = !IsRemoteLocation(path);
   FileSummary s;
   s.path = remote::DisplayName(path);
   auto lock = hdf5::Lock();
@@ -218,6 +217,7 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
       hdf5::OpenHdf5File(path, FileLocking::kAuto, remote::RemoteOpen{remote, ""});
   const hdf5::File& file = opened.file;
   s.file_bytes = opened.bytes;
+  const bool local = !opened.over_network;
   if (!opened.note.empty()) s.notes.push_back(opened.note);
 
   const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file.get(), s.path);

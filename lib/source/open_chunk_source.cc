@@ -3,7 +3,6 @@
 
 #include <utility>
 
-#include "h5feed/remote_options.h"
 #include "remote/open_file.h"
 #include "source/local_chunk_source.h"
 #include "source/remote_chunk_source.h"
@@ -12,7 +11,7 @@ namespace h5feed::source {
 
 std::unique_ptr<ChunkSource> OpenChunkSource(const index::DatasetIndex& dataset,
                                              const ChunkSourceOptions& options) {
-  if (IsRemoteLocation(dataset.location)) {
+  if (dataset.over_network) {
     return std::make_unique<RemoteChunkSource>(
         dataset, remote::OpenRemoteFile(dataset.location, dataset.remote), options);
   }

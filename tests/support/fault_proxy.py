@@ -19,7 +19,8 @@ S3's XML error, and counted.
 
 Settings change while it runs: GET /__proxy/set?rtt_ms=20&mbps=50&faults=reset:0.2,503:0.1
 &limit=10&seed=1 (every parameter optional) answers the counters as JSON: requests, faults
-injected by kind, body bytes sent. Standard library only (Debian's python3).
+injected by kind, body bytes sent, and the most requests it was answering at once
+(max_in_flight: read-ahead shows as requests that overlap). Standard library only (Debian's python3).
 
 Usage: fault_proxy.py --port P --upstream U [--rtt-ms MS] [--mbps MB/s] [--faults SPEC]
 [--limit N] [--seed S] [--sigv4 KEY:SECRET]
@@ -78,7 +79,8 @@ class Proxy:
         self.settings = Settings(args)
         self.link_free_at = 0.0  # when the virtual link finishes what it has been given
         self.stats = {"requests": 0, "body_bytes": 0, "faults": {kind: 0 for kind in KINDS},
-                      "refused": 0}
+                      "refused": 0, "max_in_flight": 0}
+        self.in_flight = 0
         self.secrets = dict(item.split(":", 1) for item in args.sigv4)
 
     def draw_fault(self):
@@ -170,39 +172,46 @@ class Proxy:
                 self.stats["requests"] += 1
                 if self.secrets and await self.refuse_unsigned(writer, method, target, head):
                     continue
-                await asyncio.sleep(self.settings.rtt / 2)
-                if upstream is None:
-                    upstream = await asyncio.open_connection("127.0.0.1", self.upstream,
-                                                              limit=1 << 20)
-                up_reader, up_writer = upstream
-                up_writer.write(head)
-                await up_writer.drain()
-                response = await up_reader.readuntil(b"\r\n\r\n")
-                status = int(response.split(b" ", 2)[1])
-                length = 0
-                for line in response.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value.strip())
-                if method == "HEAD" or status in (204, 304):
-                    length = 0  # the headers describe a body that is not sent
-                await asyncio.sleep(self.settings.rtt / 2)
-                fault = self.draw_fault() if status in (200, 206) and length else None
-                if fault == "503":
-                    await up_reader.readexactly(length)  # the upstream answer, not sent
-                    writer.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
-                    await writer.drain()
-                    continue
-                writer.write(response)
-                if await self.forward_body(up_reader, writer, length, fault):
-                    continue
-                if fault == "reset":
-                    sock = writer.get_extra_info("socket")
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    writer.transport.abort()
-                elif fault == "stall":
-                    await reader.read()  # until the client gives up and closes
-                return
+                self.in_flight += 1
+                self.stats["max_in_flight"] = max(self.stats["max_in_flight"], self.in_flight)
+                try:
+                    await asyncio.sleep(self.settings.rtt / 2)
+                    if upstream is None:
+                        upstream = await asyncio.open_connection("127.0.0.1", self.upstream,
+                                                                  limit=1 << 20)
+                    up_reader, up_writer = upstream
+                    up_writer.write(head)
+                    await up_writer.drain()
+                    response = await up_reader.readuntil(b"\r\n\r\n")
+                    status = int(response.split(b" ", 2)[1])
+                    length = 0
+                    for line in response.split(b"\r\n")[1:]:
+                        name, _, value = line.partition(b":")
+                        if name.strip().lower() == b"content-length":
+                            length = int(value.strip())
+                    if method == "HEAD" or status in (204, 304):
+                        length = 0  # the headers describe a body that is not sent
+                    await asyncio.sleep(self.settings.rtt / 2)
+                    fault = self.draw_fault() if status in (200, 206) and length else None
+                    if fault == "503":
+                        await up_reader.readexactly(length)  # the upstream answer, not sent
+                        writer.write(b"HTTP/1.1 503 Service Unavailable\r\n"
+                                     b"Content-Length: 0\r\n\r\n")
+                        await writer.drain()
+                        continue
+                    writer.write(response)
+                    if await self.forward_body(up_reader, writer, length, fault):
+                        continue
+                    if fault == "reset":
+                        sock = writer.get_extra_info("socket")
+                        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                        struct.pack("ii", 1, 0))
+                        writer.transport.abort()
+                    elif fault == "stall":
+                        await reader.read()  # until the client gives up and closes
+                    return
+                finally:
+                    self.in_flight -= 1
         except (ConnectionError, asyncio.IncompleteReadError):
             return
         finally:

@@ -88,7 +88,7 @@ void SetOwnSizeGrid(SweepGrid& grid, const SweepOptions& o, const index::Dataset
 // Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
 // compression and level), so that rechunking it would only copy it.
 bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
-  if (IsRemoteLocation(input.location)) return true;  // PlanRemoteSweep planned nothing else
+  if (input.over_network) return true;  // PlanRemoteSweep planned nothing else
   if (input.own_size != variant.own_size) return false;
   if (input.own_size) {
     return variant == InputVariant(input);
