@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "file_summary_dict.h"
 #include "h5feed/inspect.h"
 #include "loader_option_table.h"
+#include "report_value_object.h"
 
 namespace py = pybind11;
 
@@ -32,7 +32,7 @@ void BindInspect(py::module_& module) {
           py::gil_scoped_release without_gil;  // the probe's wait and HDF5's reads
           summary = InspectFile(path, options);
         }
-        return std::make_pair(FileSummaryDict(summary), warnings);
+        return std::make_pair(ReportValueObject(SummaryValue(summary)), warnings);
       },
       py::arg("path"), py::arg("open_probe") = true, py::arg("open_probe_stall_seconds") = 60,
       py::arg("remote") = py::dict());

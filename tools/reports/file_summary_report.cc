@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <variant>
 
 #include "byte_size.h"
 #include "units.h"
@@ -48,34 +50,27 @@ std::string SpreadText(const SizeSpread& spread) {
          std::to_string(spread.max);
 }
 
-nlohmann::ordered_json SpreadJson(const SizeSpread& spread) {
-  return {{"min", spread.min}, {"median", spread.median}, {"max", spread.max}};
-}
-
-nlohmann::ordered_json OwnSizeJson(const OwnSizeSummary& o) {
-  return {{"encoding", o.encoding},
-          {"smart_threshold", o.smart_threshold},
-          {"raw_images", o.raw_images},
-          {"jpeg_images", o.jpeg_images},
-          {"max_side", o.max_side},
-          {"chunk_bytes", o.chunk_bytes},
-          {"chunks", o.chunks},
-          {"images_per_chunk",
-           {{"mean", o.mean_images_per_chunk},
-            {"min", o.min_images_per_chunk},
-            {"max", o.max_images_per_chunk}}},
-          {"height", SpreadJson(o.height)},
-          {"width", SpreadJson(o.width)},
-          {"gray_images", o.gray_images},
-          {"aspect",
-           {{"portrait", o.aspect.portrait},
-            {"square", o.aspect.square},
-            {"landscape", o.aspect.landscape}}},
-          {"pixel_bytes", o.pixel_bytes},
-          {"image_bytes", o.image_bytes},
-          {"chunk_fill", o.chunk_fill},
-          {"stored_bytes", o.stored_bytes},
-          {"pixel_ratio", o.pixel_ratio}};
+// `value` as JSON, keys in the order it holds them (nlohmann's default json sorts them).
+nlohmann::ordered_json Json(const ReportValue& value) {
+  using json = nlohmann::ordered_json;
+  return std::visit(
+      [](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, ReportValue::List>) {
+          json list = json::array();
+          for (const ReportValue& item : v) list.push_back(Json(item));
+          return list;
+        } else if constexpr (std::is_same_v<T, ReportValue::Object>) {
+          json object = json::object();
+          for (const auto& entry : v) object[entry.first] = Json(entry.second);
+          return object;
+        } else {
+          return v;
+        }
+      },
+      value.value);
 }
 
 // "13 JPEG, 2 raw" in the order the encoding attribute suggests.
@@ -131,65 +126,11 @@ constexpr size_t kMaxSkippedLines = 20;
 }  // namespace
 
 std::string ToJson(const FileSummary& s) {
-  // Keys in the order of FileSummary (nlohmann's default json sorts them).
-  using json = nlohmann::ordered_json;
-  json datasets = json::array();
-  for (const DatasetSummary& d : s.datasets) {
-    datasets.push_back({{"name", d.name},
-                        {"shape", d.shape},
-                        {"dtype", d.dtype},
-                        {"chunk_shape", d.chunk_shape},
-                        {"filters", d.filters},
-                        {"stored_bytes", d.stored_bytes},
-                        {"logical_bytes", d.logical_bytes},
-                        {"ratio", d.ratio}});
-  }
-  json attributes = json::object();
-  for (const AttributeText& a : s.attributes) attributes[a.name] = a.value;
-  json out = {{"path", s.path},           {"file_bytes", s.file_bytes},
-              {"is_h5feed", s.is_h5feed}, {"format_version", s.format_version},
-              {"datasets", datasets},     {"attributes", attributes}};
-  if (s.has_images) {
-    out["images"] = {{"dataset", s.images},
-                     {"layout", std::string(ToString(s.layout))},
-                     {"layout_guessed", s.layout_guessed},
-                     {"num_images", s.num_images},
-                     {"height", s.height},
-                     {"width", s.width},
-                     {"channels", s.channels},
-                     {"chunk_images", s.chunk_images},
-                     {"chunk_count", s.chunk_count},
-                     {"compression", s.compression},
-                     {"compression_ratio", s.compression_ratio},
-                     {"own_size", s.own_size ? OwnSizeJson(*s.own_size) : json(nullptr)}};
-  } else {
-    out["images"] = nullptr;
-  }
-  out["labels"] = s.labels.empty() ? json(nullptr) : json(s.labels);
-  if (s.label_order) {
-    out["label_order"] = {{"order", s.label_order->order},
-                          {"runs", s.label_order->runs},
-                          {"classes", s.label_order->classes},
-                          {"random_runs", s.label_order->random_runs}};
-  } else {
-    out["label_order"] = nullptr;
-  }
-  json classes = json::array();
-  for (const ClassCount& c : s.classes) classes.push_back({{"name", c.name}, {"count", c.count}});
-  out["classes"] = classes;
-  if (s.has_skipped) {
-    json skipped = json::array();
-    for (const SkippedSource& e : s.skipped) {
-      skipped.push_back({{"source", e.source}, {"reason", e.reason}});
-    }
-    out["skipped"] = skipped;
-  } else {
-    out["skipped"] = nullptr;
-  }
-  out["notes"] = s.notes;
   // Source names and class names need not be valid UTF-8 (fixed-length strings from h5py
   // may hold anything): replace bad bytes instead of throwing.
-  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return Json(SummaryValue(s))
+             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 std::string ToText(const FileSummary& s) {

@@ -1,8 +1,8 @@
 #pragma once
 // `h5feed inspect`'s output, from the summary the library returns (h5feed/file_summary.h):
-// one JSON object with every field, for scripts (`h5feed inspect --json`; h5feed.inspect() in
-// Python returns a dict of the same keys, python/src/file_summary_dict.h), or a few aligned
-// lines for a person. Thread-safe: pure functions of the summary.
+// one JSON object with every field, for scripts (`h5feed inspect --json`, SummaryValue written
+// as JSON; h5feed.inspect() in Python returns the same value as a dict), or a few aligned lines
+// for a person. Thread-safe: pure functions of the summary.
 
 #include <string>
 

@@ -7,13 +7,15 @@
 // what was found there and whether `h5feed rechunk` can convert it.
 //
 // Plain data: copyable, no handle to the file, nothing to release. The command renders it as
-// text or JSON (`h5feed inspect [--json]`), Python as a dict of the same keys (h5feed.inspect).
+// text or JSON (`h5feed inspect [--json]`), Python as a dict (h5feed.inspect), both from
+// SummaryValue, the one spelling of its keys.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "h5feed/report_value.h"
 #include "h5feed/skipped_source.h"
 #include "h5feed/stored_layout.h"
 
@@ -156,5 +158,10 @@ struct FileSummary {
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;
 };
+
+// Every field of `summary` as named values, keys in the order FileSummary declares them: what
+// `h5feed inspect --json` writes and h5feed.inspect() returns. Absent parts (no images, no
+// label order, no skipped list) are null.
+ReportValue SummaryValue(const FileSummary& summary);
 
 }  // namespace h5feed

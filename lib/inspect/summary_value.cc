@@ -1,0 +1,124 @@
+// SummaryValue (h5feed/file_summary.h): the one place the inspect report's keys are spelled.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "h5feed/file_summary.h"
+
+namespace h5feed {
+namespace {
+
+using Object = ReportValue::Object;
+using List = ReportValue::List;
+
+template <class T>
+List ListOf(const std::vector<T>& items) {
+  return List(items.begin(), items.end());
+}
+
+ReportValue SpreadValue(const SizeSpread& spread) {
+  return Object{{"min", spread.min}, {"median", spread.median}, {"max", spread.max}};
+}
+
+ReportValue OwnSizeValue(const OwnSizeSummary& o) {
+  return Object{{"encoding", o.encoding},
+                {"smart_threshold", o.smart_threshold},
+                {"raw_images", o.raw_images},
+                {"jpeg_images", o.jpeg_images},
+                {"max_side", o.max_side},
+                {"chunk_bytes", o.chunk_bytes},
+                {"chunks", o.chunks},
+                {"images_per_chunk", Object{{"mean", o.mean_images_per_chunk},
+                                            {"min", o.min_images_per_chunk},
+                                            {"max", o.max_images_per_chunk}}},
+                {"height", SpreadValue(o.height)},
+                {"width", SpreadValue(o.width)},
+                {"gray_images", o.gray_images},
+                {"aspect", Object{{"portrait", o.aspect.portrait},
+                                  {"square", o.aspect.square},
+                                  {"landscape", o.aspect.landscape}}},
+                {"pixel_bytes", o.pixel_bytes},
+                {"image_bytes", o.image_bytes},
+                {"chunk_fill", o.chunk_fill},
+                {"stored_bytes", o.stored_bytes},
+                {"pixel_ratio", o.pixel_ratio}};
+}
+
+ReportValue ImagesValue(const FileSummary& s) {
+  if (!s.has_images) return nullptr;
+  return Object{{"dataset", s.images},
+                {"layout", ToString(s.layout)},
+                {"layout_guessed", s.layout_guessed},
+                {"num_images", s.num_images},
+                {"height", s.height},
+                {"width", s.width},
+                {"channels", s.channels},
+                {"chunk_images", s.chunk_images},
+                {"chunk_count", s.chunk_count},
+                {"compression", s.compression},
+                {"compression_ratio", s.compression_ratio},
+                {"own_size", s.own_size ? OwnSizeValue(*s.own_size) : nullptr}};
+}
+
+ReportValue LabelOrderValue(const std::optional<LabelOrder>& order) {
+  if (!order) return nullptr;
+  return Object{{"order", order->order},
+                {"runs", order->runs},
+                {"classes", order->classes},
+                {"random_runs", order->random_runs}};
+}
+
+}  // namespace
+
+ReportValue SummaryValue(const FileSummary& s) {
+  List datasets;
+  for (const DatasetSummary& d : s.datasets) {
+    datasets.push_back(Object{{"name", d.name},
+                              {"shape", ListOf(d.shape)},
+                              {"dtype", d.dtype},
+                              {"chunk_shape", ListOf(d.chunk_shape)},
+                              {"filters", ListOf(d.filters)},
+                              {"stored_bytes", d.stored_bytes},
+                              {"logical_bytes", d.logical_bytes},
+                              {"ratio", d.ratio}});
+  }
+  // A name given twice keeps its last value, as a JSON object or a dict would.
+  Object attributes;
+  for (const AttributeText& a : s.attributes) {
+    auto same = std::find_if(attributes.begin(), attributes.end(),
+                             [&a](const auto& entry) { return entry.first == a.name; });
+    if (same != attributes.end()) {
+      same->second = a.value;
+    } else {
+      attributes.emplace_back(a.name, a.value);
+    }
+  }
+  List classes;
+  for (const ClassCount& c : s.classes)
+    classes.push_back(Object{{"name", c.name}, {"count", c.count}});
+  ReportValue skipped = nullptr;
+  if (s.has_skipped) {
+    List entries;
+    for (const SkippedSource& e : s.skipped) {
+      entries.push_back(Object{{"source", e.source}, {"reason", e.reason}});
+    }
+    skipped = std::move(entries);
+  }
+  return Object{{"path", s.path},
+                {"file_bytes", s.file_bytes},
+                {"is_h5feed", s.is_h5feed},
+                {"format_version", s.format_version},
+                {"datasets", std::move(datasets)},
+                {"attributes", std::move(attributes)},
+                {"images", ImagesValue(s)},
+                {"labels", s.labels.empty() ? ReportValue() : ReportValue(s.labels)},
+                {"label_order", LabelOrderValue(s.label_order)},
+                {"classes", std::move(classes)},
+                {"skipped", std::move(skipped)},
+                {"notes", ListOf(s.notes)}};
+}
+
+}  // namespace h5feed
