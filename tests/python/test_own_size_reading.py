@@ -1,9 +1,12 @@
 """Reading files of images at their own size (issue 26) through `import h5feed`: photos of
 different aspect ratios converted raw and as JPEG, read with the validation transform against
 torchvision on the stored images (read with h5py the way docs/format.md documents), the
-training crop reproducible across threads and resumed runs and split across ranks, a clear
-refusal without a crop, and a damaged JPEG caught and named."""
+training crop reproducible across threads and resumed runs and split across ranks, read over
+HTTP as locally, a clear refusal without a crop, and a damaged JPEG caught and named."""
 import io
+import os
+import shutil
+import sys
 
 import h5py
 import numpy as np
@@ -13,6 +16,9 @@ import torchvision.transforms.functional as F
 from PIL import Image
 
 import h5feed
+
+sys.path.insert(0, os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "support"))
+from http_servers import Nginx  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 # (height, width): landscape, portrait, square, panorama, and one above the 160 px cap.
@@ -120,6 +126,18 @@ def test_training_crops_repeat_across_threads_and_resume(own_size_file):
         assert torch.equal(ia, ib) and torch.equal(a, b)
     other_epoch, _ = run(path, threads=1, epoch=2)
     assert not torch.equal(torch.cat([i for _, i in whole]), torch.cat([i for _, i in other_epoch]))
+
+
+def test_a_served_file_gives_the_local_files_crops(own_size_file, tmp_path):
+    path, _ = own_size_file
+    shutil.copy(path, tmp_path / "photos.h5")
+    local, _ = run(path, threads=2)
+    with Nginx(tmp_path) as server:
+        served, _ = run(server.url("photos.h5"), threads=2)
+        assert any("/photos.h5" in line for line in server.requests())
+    assert len(served) == len(local) == 6
+    for (a, ia), (b, ib) in zip(local, served):
+        assert torch.equal(ia, ib) and torch.equal(a, b)
 
 
 def test_two_ranks_read_every_image_once(own_size_file):
