@@ -6,7 +6,6 @@
 #endif
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,10 +49,12 @@ struct AxisTaps {
   }
 };
 
-// Per-thread scratch: the tap tables and the horizontally filtered rows.
+// Per-thread scratch: the tap tables, one stored row as floats and the horizontally filtered
+// rows.
 struct Scratch {
   AxisTaps columns;
   AxisTaps rows;
+  std::vector<float> source;    // the stored columns the taps read, of one row, x C
   std::vector<float> filtered;  // stored rows x delivered columns x C
   std::vector<float> line;      // one delivered row, x C
 };
@@ -65,48 +66,43 @@ Scratch& ThreadScratch() {
 
 // Delivered column x of one stored row, every channel: sum_k w[k] x pixel[k] per channel.
 template <int kChannels>
-void FilterPixelScalar(const uint8_t* pixel, const float* w, int taps, float* out) {
+void FilterPixelScalar(const float* pixel, const float* w, int taps, float* out) {
   for (int c = 0; c < kChannels; ++c) {
     float sum = 0.0f;
-    for (int k = 0; k < taps; ++k) sum = sum + w[k] * static_cast<float>(pixel[k * kChannels + c]);
+    for (int k = 0; k < taps; ++k) sum = sum + w[k] * pixel[k * kChannels + c];
     out[c] = sum;
   }
 }
 
 // The same for 3 or 4 channels with the channels in the lanes of one SSE register: per lane
 // the same multiplies and adds in the same order as FilterPixelScalar (no FMA), so the same
-// bits, at a third of the instructions. Reads 4 bytes per tap (for RGB one byte past the
-// pixel: the caller keeps that inside the image) and writes 4 floats (for RGB one past the
-// pixel: the caller's row has room, and the next pixel overwrites it).
+// bits, at a third of the instructions. Reads 4 floats per tap (for RGB one past the pixel:
+// the caller's row has room) and writes 4 floats (for RGB one past the pixel: the caller's row
+// has room, and the next pixel overwrites it).
 #if defined(__SSE2__)
-void FilterPixelLanes(const uint8_t* pixel, int stride, const float* w, int taps, float* out) {
-  const __m128i zero = _mm_setzero_si128();
+void FilterPixelLanes(const float* pixel, int stride, const float* w, int taps, float* out) {
   __m128 sum = _mm_setzero_ps();
   for (int k = 0; k < taps; ++k) {
-    uint32_t bytes;
-    std::memcpy(&bytes, pixel + k * stride, sizeof bytes);
-    const __m128i words = _mm_unpacklo_epi8(_mm_cvtsi32_si128(static_cast<int>(bytes)), zero);
-    const __m128 values = _mm_cvtepi32_ps(_mm_unpacklo_epi16(words, zero));
-    sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(w[k]), values));
+    sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(w[k]), _mm_loadu_ps(pixel + k * stride)));
   }
   _mm_storeu_ps(out, sum);
 }
 #endif
 
-// Filters one stored row (`in`, whose image ends at `image_end`) into delivered columns.
+// Filters one stored row into delivered columns: `in` holds the row's pixels from stored column
+// `in_first` on, as floats, with one float more at the end.
 template <int kChannels>
-void FilterRow(const uint8_t* in, const uint8_t* image_end, const AxisTaps& columns, int64_t width,
+void FilterRow(const float* in, int64_t in_first, const AxisTaps& columns, int64_t width,
                float* out) {
   const int taps = columns.taps;
   for (int64_t x = 0; x < width; ++x) {
-    const uint8_t* pixel = in + int64_t{columns.first[static_cast<size_t>(x)]} * kChannels;
+    const float* pixel =
+        in + (int64_t{columns.first[static_cast<size_t>(x)]} - in_first) * kChannels;
     const float* w = columns.weights.data() + x * taps;
 #if defined(__SSE2__)
     if constexpr (kChannels >= 3) {
-      if (pixel + (taps - 1) * kChannels + 4 <= image_end) {
-        FilterPixelLanes(pixel, kChannels, w, taps, out + x * kChannels);
-        continue;
-      }
+      FilterPixelLanes(pixel, kChannels, w, taps, out + x * kChannels);
+      continue;
     }
 #endif
     FilterPixelScalar<kChannels>(pixel, w, taps, out + x * kChannels);
@@ -124,16 +120,26 @@ void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform
   // The stored rows the range reads: tap starts never decrease with the delivered row.
   const int64_t row_first = s.rows.first.front();
   const int64_t row_end = s.rows.first.back() + ky;
+  // The stored columns every row's taps read.
+  const auto [first_column, last_column] =
+      std::minmax_element(s.columns.first.begin(), s.columns.first.end());
+  const int64_t column_first = *first_column;
+  const int64_t source_size = (*last_column + s.columns.taps - column_first) * kChannels;
   const int64_t line_size = wo * kChannels;
-  // One float more than the rows: FilterPixelLanes's fourth lane past the last RGB pixel.
+  // One float more than the pixels: FilterPixelLanes's fourth lane past the last RGB pixel.
+  s.source.resize(static_cast<size_t>(source_size + 1));
+  s.source.back() = 0.0f;
   s.filtered.resize(static_cast<size_t>((row_end - row_first) * line_size + 1));
   s.line.resize(static_cast<size_t>(line_size));
 
   // Horizontal pass: each needed stored row to delivered columns, in floats, in row order
-  // (a row's lanes past its end are the next row's first floats, written after).
-  const uint8_t* image_end = image + shape.bytes();
+  // (a row's lanes past its end are the next row's first floats, written after). Each stored
+  // pixel is read by several taps: converted to float once, where the taps read it.
   for (int64_t r = row_first; r < row_end; ++r) {
-    FilterRow<kChannels>(image + r * shape.width * kChannels, image_end, s.columns, wo,
+    const uint8_t* in = image + (r * shape.width + column_first) * kChannels;
+    float* source = s.source.data();
+    for (int64_t i = 0; i < source_size; ++i) source[i] = static_cast<float>(in[i]);
+    FilterRow<kChannels>(source, column_first, s.columns, wo,
                          s.filtered.data() + (r - row_first) * line_size);
   }
   // Vertical pass, a delivered row at a time: the sum over taps in tap order, each step a
