@@ -22,6 +22,7 @@
 #include "transform/augment.h"
 #include "transform/normalize.h"
 #include "transform/output_spec.h"
+#include "transform/resize_taps.h"
 
 namespace h5feed::transform {
 namespace {
@@ -90,6 +91,69 @@ std::vector<uint8_t> Ours(const Case& c, const std::vector<uint8_t>& image, int 
                      out.data() + static_cast<size_t>(begin) * row_bytes);
   }
   return out;
+}
+
+// The definition resize_taps.h gives, computed plainly: per delivered pixel and channel, the
+// horizontal sums of each stored row the vertical taps read, then the vertical sum, both in tap
+// order from an exact zero, then RoundToByte. The GPU kernel computes this too, so the CPU
+// path must equal it bit for bit (tests/lib/cuda checks the kernel where a device exists).
+std::vector<uint8_t> Definition(const std::vector<uint8_t>& image, const ImageShape& shape,
+                                const SampleTransform& t, bool antialias) {
+  const int channels = static_cast<int>(shape.channels);
+  std::vector<uint8_t> out(static_cast<size_t>(t.rows.out) * t.columns.out * channels);
+  std::vector<float> wy(static_cast<size_t>(MaxTaps(t.rows, antialias)));
+  std::vector<float> wx(static_cast<size_t>(MaxTaps(t.columns, antialias)));
+  for (int y = 0; y < t.rows.out; ++y) {
+    int ny = 0;
+    const int32_t first_y = ComputeTaps(t.rows, antialias, y, wy.data(), &ny);
+    for (int x = 0; x < t.columns.out; ++x) {
+      int nx = 0;
+      const int32_t first_x = ComputeTaps(t.columns, antialias, x, wx.data(), &nx);
+      for (int c = 0; c < channels; ++c) {
+        float sum = 0.0f;
+        for (int ky = 0; ky < ny; ++ky) {
+          float row = 0.0f;
+          for (int kx = 0; kx < nx; ++kx) {
+            const size_t at =
+                (static_cast<size_t>(first_y + ky) * shape.width + first_x + kx) * channels + c;
+            row = row + wx[kx] * static_cast<float>(image[at]);
+          }
+          sum = sum + wy[ky] * row;
+        }
+        out[(static_cast<size_t>(y) * t.columns.out + x) * channels + c] = RoundToByte(sum);
+      }
+    }
+  }
+  return out;
+}
+
+TEST_CASE("the resize equals its definition bit for bit, for 1 to 4 channels and any row split") {
+  uint64_t state = 26;
+  const auto next = [&state](int64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int32_t>((state >> 33) % static_cast<uint64_t>(bound));
+  };
+  for (int trial = 0; trial < 48; ++trial) {
+    const int channels = 1 + trial % 4;
+    const ImageShape shape{8 + next(120), 8 + next(120), channels};
+    std::vector<uint8_t> image(static_cast<size_t>(shape.bytes()));
+    for (uint8_t& v : image) v = static_cast<uint8_t>(next(256));
+    SampleTransform t;
+    const int32_t box_height = 1 + next(shape.height), box_width = 1 + next(shape.width);
+    const int32_t out_height = 1 + next(64), out_width = 1 + next(64);
+    t.rows = {next(shape.height - box_height + 1), box_height, out_height, 0, out_height};
+    t.columns = {next(shape.width - box_width + 1), box_width, out_width, 0, out_width};
+    const bool antialias = trial % 3 != 0;
+    CAPTURE(trial);
+    const std::vector<uint8_t> expected = Definition(image, shape, t, antialias);
+    const auto row_bytes = static_cast<size_t>(out_width) * channels;
+    std::vector<uint8_t> ours(expected.size());
+    const int split = 1 + next(out_height);  // two row ranges, as two threads take them
+    ResizeSampleRows(image.data(), shape, t, antialias, 0, split, ours.data());
+    ResizeSampleRows(image.data(), shape, t, antialias, split, out_height,
+                     ours.data() + static_cast<size_t>(split) * row_bytes);
+    CHECK(ours == expected);
+  }
 }
 
 TEST_CASE("a resized crop equals torchvision's resized_crop on uint8 photos within 1") {
