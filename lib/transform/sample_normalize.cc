@@ -11,6 +11,7 @@
 #include "transform/float_convert.h"
 #include "transform/normalize.h"
 #include "transform/resize_sample.h"
+#include "transform/rgb_row_normalize.h"
 
 namespace h5feed::transform {
 namespace {
@@ -34,7 +35,8 @@ struct Element<ElementType::kBFloat16> {
 };
 
 // One sample's delivered rows, for a compile-time channel count, type and layout: the inner
-// loops are strided loads and (NCHW) contiguous stores, which GCC vectorises.
+// loops are strided loads and (NCHW) contiguous stores, which GCC vectorises; float32 NCHW of
+// RGB, the common case, goes a row at a time through NormalizeRgbRow's whole-register loads.
 template <int kChannels, ElementType kType, Layout kLayout>
 void SampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec& spec,
                 const SampleTransform& t, int64_t y_begin, int64_t y_end, uint8_t* dest_bytes) {
@@ -52,6 +54,27 @@ void SampleRows(const uint8_t* image, const ImageShape& shape, const OutputSpec&
   // Delivered columns [x_begin, x_end) read inside the window; the others are padding.
   const int64_t x_begin = std::clamp<int64_t>(t.flip ? t.shift_x : -t.shift_x, 0, wo);
   const int64_t x_end = std::clamp<int64_t>(t.flip ? wo + t.shift_x : wo - t.shift_x, x_begin, wo);
+  if constexpr (kChannels == 3 && kType == ElementType::kFloat32 && kLayout == Layout::kNCHW) {
+    const float* scale = spec.normalize.scale;
+    const float* bias = spec.normalize.bias;
+    for (int64_t y = y_begin; y < y_end; ++y) {
+      const int64_t sy = y + t.shift_y;
+      const bool padding_row = sy < 0 || sy >= ho;
+      for (int c = 0; c < 3; ++c) {
+        const float zero = NormalizePixel(0, scale[c], bias[c]);
+        float* plane = &at(c, y, 0);
+        std::fill(plane, plane + (padding_row ? wo : x_begin), zero);
+        if (!padding_row) std::fill(plane + x_end, plane + wo, zero);
+      }
+      if (padding_row) continue;
+      const uint8_t* row = image + ((a.crop_top + sy) * shape.width + a.crop_left) * 3;
+      const uint8_t* first =
+          t.flip ? row + (wo - 1 + t.shift_x - x_begin) * 3 : row + (t.shift_x + x_begin) * 3;
+      float* const planes[3] = {&at(0, y, x_begin), &at(1, y, x_begin), &at(2, y, x_begin)};
+      NormalizeRgbRow(first, x_end - x_begin, t.flip, scale, bias, planes);
+    }
+    return;
+  }
   for (int c = 0; c < kChannels; ++c) {
     const float scale = spec.normalize.scale[c];
     const float bias = spec.normalize.bias[c];

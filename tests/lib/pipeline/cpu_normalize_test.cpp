@@ -160,6 +160,8 @@ TEST_CASE("every type, layout and augmentation equals the per-pixel definition")
       CHECK(CountMismatches({9, 7, 3}, 12, output) == 0);
       output.augment.random_crop_padding = 3;
       CHECK(CountMismatches({9, 7, 3}, 12, output) == 0);
+      // Rows of 16 pixels and more: whole 16-pixel blocks, then a tail (rgb_row_normalize.h).
+      CHECK(CountMismatches({20, 45, 3}, 8, output) == 0);
       CHECK(CountMismatches({9, 7, 1}, 12, output) == 0);
       output.augment.center_crop_height = 6;
       output.augment.center_crop_width = 4;
