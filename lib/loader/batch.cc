@@ -122,13 +122,12 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
   impl->device = std::move(delivery.device);
   impl->cuda_device = form.cuda_device;
-  impl->host_labels = std::move(delivery.labels);
-  impl->host_indices = std::move(delivery.indices);
-  impl->batch.rows = static_cast<int64_t>(impl->host_labels.size());
+  impl->host_rows = std::move(delivery.host_rows);
+  impl->batch.rows = static_cast<int64_t>(delivery.labels.size());
   impl->batch.epoch = delivery.epoch;
   impl->batch.step = delivery.step;
-  impl->batch.view.labels = impl->host_labels;
-  impl->batch.view.indices = impl->host_indices;
+  impl->batch.view.labels = delivery.labels;
+  impl->batch.view.indices = delivery.indices;
   return impl;
 }
 

@@ -19,7 +19,7 @@ namespace h5feed {
 // Immutable once made; shared read-only by Batch copies (any threads).
 struct Batch::Impl {
   // Host batches: the slot's arrays. GPU batches: no lease and no images; rows, epoch and step
-  // set, and labels / indices pointing at host_labels / host_indices.
+  // set, and labels / indices pointing into host_rows.
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
@@ -31,8 +31,9 @@ struct Batch::Impl {
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;
   int cuda_device = -1;
-  std::vector<int64_t> host_labels;
-  std::vector<int64_t> host_indices;
+  // GPU stage: the host labels and dataset rows of the echo copies of one loaded batch
+  // (loader/device_feed.h), shared by them.
+  std::shared_ptr<std::vector<int64_t>> host_rows;
 };
 
 namespace loader {

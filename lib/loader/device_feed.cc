@@ -1,8 +1,11 @@
 #include "loader/device_feed.h"
 
 #include <chrono>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "pipeline/echo.h"
@@ -15,10 +18,33 @@ struct DeviceFeed::Loaded {
   int64_t loaded_step = 0;
   int64_t epoch = 0;
   int64_t rows = 0;
-  std::vector<int64_t> labels;
-  std::vector<int64_t> indices;
-  std::vector<int64_t> orders;  // echo x rows
+  // Copy e's labels at [2e x rows, (2e + 1) x rows), its dataset rows right after.
+  std::shared_ptr<std::vector<int64_t>> host_rows;
 };
+
+namespace {
+
+// The labels and dataset rows of every echo copy of `loaded`, each in its delivered order:
+// row i of copy e is loaded row orders[e][i], the order the kernel permutes the images and
+// the device labels by (it reads these same orders after their copy to the device).
+std::shared_ptr<std::vector<int64_t>> PermutedHostRows(const memory::SlotView& loaded,
+                                                       int64_t capacity, int64_t rows, int echo) {
+  const auto n = static_cast<size_t>(rows);
+  auto host_rows = std::make_shared<std::vector<int64_t>>(2 * n * static_cast<size_t>(echo));
+  for (int copy = 0; copy < echo; ++copy) {
+    const auto order = loaded.orders.subspan(static_cast<size_t>(copy * capacity), n);
+    int64_t* labels = host_rows->data() + 2 * n * static_cast<size_t>(copy);
+    int64_t* indices = labels + n;
+    for (size_t i = 0; i < n; ++i) {
+      const auto source = static_cast<size_t>(order[i]);
+      labels[i] = loaded.labels[source];
+      indices[i] = loaded.indices[source];
+    }
+  }
+  return host_rows;
+}
+
+}  // namespace
 
 DeviceFeed::DeviceFeed(cuda::DeviceStage& stage, const memory::SlotLayout& layout, int echo)
     : stage_(stage), layout_(layout), echo_(echo) {}
@@ -39,12 +65,24 @@ void DeviceFeed::DropLoaded() {
 void DeviceFeed::Restart(int first_copy) {
   DropLoaded();
   ahead_.clear();
-  terminal_.reset();
   first_copy_ = first_copy;
 }
 
+void DeviceFeed::Load(pipeline::AssembledBatch batch) {
+  auto loaded = std::make_unique<Loaded>();
+  loaded->host_rows = PermutedHostRows(batch.view, layout_.capacity(), batch.rows, echo_);
+  loaded->loaded_step = batch.loaded_step;
+  loaded->epoch = batch.epoch;
+  loaded->rows = batch.rows;
+  loaded->next_copy = first_copy_;
+  first_copy_ = 0;
+  loaded->input =
+      stage_.Load(cuda::MakeHostBatch(std::move(batch.lease), layout_, batch.rows, batch.epoch));
+  loaded_ = std::move(loaded);
+}
+
 bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
-  if (!loaded_ && terminal_) return false;
+  if (!loaded_ && assembler.ended()) return false;  // the end needs no device buffer
   if (stage_.free_outputs() == 0) {
     if (!wait) return false;
     throw Error(ErrorCode::kInvalidArgument,
@@ -53,58 +91,38 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
                 "one device buffer)");
   }
   while (!loaded_) {
-    if (terminal_) return false;
     if (!wait && !assembler.WaitReady(std::chrono::milliseconds(0))) return false;
     pipeline::PipelineEvent event = assembler.Next();
-    if (auto* batch = std::get_if<pipeline::AssembledBatch>(&event)) {
-      if (batch->rows == 0) continue;  // every row lay in skipped corrupt chunks
-      auto loaded = std::make_unique<Loaded>();
-      const auto rows = static_cast<size_t>(batch->rows);
-      const memory::SlotView& view = batch->view;
-      loaded->labels.assign(view.labels.begin(), view.labels.begin() + batch->rows);
-      loaded->indices.assign(view.indices.begin(), view.indices.begin() + batch->rows);
-      for (int copy = 0; copy < echo_; ++copy) {
-        const auto order =
-            view.orders.subspan(static_cast<size_t>(copy * layout_.capacity()), rows);
-        loaded->orders.insert(loaded->orders.end(), order.begin(), order.end());
-      }
-      loaded->loaded_step = batch->loaded_step;
-      loaded->epoch = batch->epoch;
-      loaded->rows = batch->rows;
-      loaded->next_copy = first_copy_;
-      first_copy_ = 0;
-      loaded->input = stage_.Load(
-          cuda::MakeHostBatch(std::move(batch->lease), layout_, batch->rows, batch->epoch));
-      loaded_ = std::move(loaded);
-    } else {
-      terminal_ = std::holds_alternative<pipeline::EndOfEpoch>(event)
-                      ? DeviceEvent(pipeline::EndOfEpoch{})
-                      : DeviceEvent(std::get<std::exception_ptr>(event));
-      return false;
-    }
+    auto* batch = std::get_if<pipeline::AssembledBatch>(&event);
+    if (!batch) return false;        // the run's end, which the assembler hands out again
+    if (batch->rows == 0) continue;  // every row lay in skipped corrupt chunks
+    Load(std::move(*batch));
   }
   Loaded& loaded = *loaded_;
   const int copy = loaded.next_copy++;
   const bool last = loaded.next_copy == echo_;
+  const auto rows = static_cast<size_t>(loaded.rows);
   DeviceDelivery delivery;
   delivery.device = stage_.Emit(loaded.input, copy, last);
   delivery.epoch = loaded.epoch;
   delivery.step = pipeline::EchoStep{loaded.loaded_step, copy}.delivered(echo_);
-  const auto rows = static_cast<size_t>(loaded.rows);
-  delivery.labels.resize(rows);
-  delivery.indices.resize(rows);
-  for (size_t i = 0; i < rows; ++i) {
-    const auto source = static_cast<size_t>(loaded.orders[static_cast<size_t>(copy) * rows + i]);
-    delivery.labels[i] = loaded.labels[source];
-    delivery.indices[i] = loaded.indices[source];
-  }
+  delivery.host_rows = loaded.host_rows;
+  const std::span<int64_t> copy_rows =
+      std::span(*loaded.host_rows).subspan(2 * rows * static_cast<size_t>(copy), 2 * rows);
+  delivery.labels = copy_rows.first(rows);
+  delivery.indices = copy_rows.last(rows);
   ahead_.push_back(std::move(delivery));
   if (last) loaded_.reset();  // Emit freed its input
   return true;
 }
 
 DeviceEvent DeviceFeed::Next(pipeline::BatchAssembler& assembler) {
-  if (ahead_.empty() && !Produce(assembler, true)) return *terminal_;
+  if (ahead_.empty() && !Produce(assembler, true)) {
+    // The run's end: the assembler's, handed out again at once.
+    pipeline::PipelineEvent end = assembler.Next();
+    if (auto* error = std::get_if<std::exception_ptr>(&end)) return *error;
+    return pipeline::EndOfEpoch{};
+  }
   DeviceDelivery delivery = std::move(ahead_.front());
   ahead_.pop_front();
   Produce(assembler, false);  // the next batch's copy and kernel run during this step

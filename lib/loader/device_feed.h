@@ -5,6 +5,14 @@
 // trainer takes batch n, batch n + 1's copy and kernel are enqueued (if the host pipeline has
 // it ready), so they run during step n even when the trainer synchronises every step.
 //
+// Labels and dataset rows: the kernel permutes the labels on the device with the images; the
+// host arrays every Batch also has (labels(), indices()) are permuted on the host by the same
+// orders (the slot's, which the kernel reads after their copy), once per loaded batch for all
+// its copies, before the slot goes back to its pool (docs/gpu.md, "Labels and rows").
+//
+// The run's end (EndOfEpoch or its error) is the assembler's (pipeline/run_end.h): the feed
+// keeps no copy, and asks the assembler again, which answers with the same end every time.
+//
 // Thread-safety: the loader's thread only. One feed serves every run of a loader; Restart
 // drops what a stopped run left.
 
@@ -12,7 +20,7 @@
 #include <deque>
 #include <exception>
 #include <memory>
-#include <optional>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -24,8 +32,11 @@ namespace h5feed::loader {
 
 struct DeviceDelivery {
   std::shared_ptr<cuda::DeviceBatch> device;
-  std::vector<int64_t> labels;   // on the host too, in the delivered order
-  std::vector<int64_t> indices;  // dataset rows, in the delivered order
+  // On the host, in the delivered order: labels and dataset rows, inside `host_rows` (which
+  // the copies of one loaded batch share).
+  std::span<int64_t> labels;
+  std::span<int64_t> indices;
+  std::shared_ptr<std::vector<int64_t>> host_rows;
   int64_t epoch = 0;
   int64_t step = 0;  // loaded step x echo + copy
 };
@@ -44,20 +55,23 @@ class DeviceFeed {
   // resumed mid-echo). Batches made ahead for the previous run are dropped.
   void Restart(int first_copy);
 
-  // The next batch (the trainer's stream made to wait for it), then the run's end or error.
-  // Throws Error(kInvalidArgument) when the trainer holds every device buffer, Error(kCuda)
-  // when the stage fails.
+  // The next batch (the trainer's stream made to wait for it), then the run's end or error,
+  // and that end again at every later call (the assembler's). Throws Error(kInvalidArgument)
+  // when the trainer holds every device buffer (before the run's end, which needs none),
+  // Error(kCuda) when the stage fails.
   DeviceEvent Next(pipeline::BatchAssembler& assembler);
-  // Whether Next has something made ahead (a batch or the run's end) and need not wait.
-  bool ready() const { return !ahead_.empty() || terminal_.has_value(); }
+  // Whether Next has a batch made ahead and need not wait (the run's end: ask the assembler).
+  bool ready() const { return !ahead_.empty(); }
 
  private:
   struct Loaded;
 
   // Enqueues the next device batch into `ahead_`. wait = false: only if that needs no waiting
   // (a free buffer and a host batch ready); returns false then if nothing was enqueued.
-  // wait = true: returns false at the run's end or error (in terminal_).
+  // wait = true: returns false at the run's end (the assembler's next event then).
   bool Produce(pipeline::BatchAssembler& assembler, bool wait);
+  // Starts the device copy of `batch` and makes its copies' host labels and rows.
+  void Load(pipeline::AssembledBatch batch);
   void DropLoaded();
 
   cuda::DeviceStage& stage_;
@@ -66,7 +80,6 @@ class DeviceFeed {
   int first_copy_ = 0;
   std::unique_ptr<Loaded> loaded_;    // the loaded batch whose copies are being made
   std::deque<DeviceDelivery> ahead_;  // enqueued on the device, not yet handed out
-  std::optional<DeviceEvent> terminal_;
 };
 
 }  // namespace h5feed::loader

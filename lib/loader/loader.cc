@@ -203,7 +203,6 @@ struct Loader::Impl {
   // Stops the current run (if any) and starts one at (epoch, next_step).
   void StartRun() {
     StopRun();
-    error = nullptr;
     form.views = view_sizes.NextRun();  // the size this run delivers (SetOutputSize)
     if (form.views && delivery.stage) delivery.stage->SetViews(*form.views);
     if (form.views && !delivery.stage) assembler_options.output = *form.views;
@@ -234,14 +233,12 @@ struct Loader::Impl {
     return result;
   }
 
-  // A batch of the run's event, or nullptr at its end; the run's error is kept and rethrown.
+  // A batch of the run's event, or nullptr at its end; its error is thrown. The run keeps its
+  // end (pipeline/run_end.h): every later Next gets it again, until SetEpoch / Restore.
   template <typename Delivered>
   std::shared_ptr<Batch::Impl> BatchOf(
       std::variant<Delivered, pipeline::EndOfEpoch, std::exception_ptr> event) {
-    if (auto* failure = std::get_if<std::exception_ptr>(&event)) {
-      error = *failure;
-      std::rethrow_exception(error);
-    }
+    if (auto* failure = std::get_if<std::exception_ptr>(&event)) std::rethrow_exception(*failure);
     if (std::holds_alternative<pipeline::EndOfEpoch>(event)) return nullptr;
     return loader::MakeBatchImpl(std::move(std::get<Delivered>(event)), form);
   }
@@ -249,7 +246,6 @@ struct Loader::Impl {
   // Host and device batches alike: the run's next event, waited for; with the GPU stage the
   // feed makes device batches of the assembler's host batches on the way.
   std::optional<Batch> Next() {
-    if (error) std::rethrow_exception(error);
     if (!assembler) StartRun();
     while (true) {
       std::shared_ptr<Batch::Impl> batch =
@@ -270,7 +266,6 @@ struct Loader::Impl {
   }
 
   bool WaitReady(std::chrono::milliseconds timeout) {
-    if (error) return true;
     if (!assembler) StartRun();
     if (feed && feed->ready()) return true;
     return Waited([&] { return assembler->WaitReady(timeout); });
@@ -305,7 +300,6 @@ struct Loader::Impl {
   int64_t next_step = 0;  // of the current stretch: already handed out (or skipped)
   loader::EpochOrders orders{geometry, options.sampler, options.shard, options.seed,
                              options.batch_size};
-  std::exception_ptr error;  // the run's error, rethrown by Next until SetEpoch/Restore
   // Normalizing: the views of later runs; `form` holds those of the current run (its batches
   // share them).
   loader::ViewSizes view_sizes{delivery.views, delivery.normalize, reading.gathered, options.output,

@@ -79,18 +79,13 @@ BatchAssembler::~BatchAssembler() {
   if (thread_.joinable()) thread_.join();
 }
 
-PipelineEvent BatchAssembler::Next() {
-  if (terminal_error_) return terminal_error_;
-  if (ended_) return EndOfEpoch{};
-  PipelineEvent event = queue_.Pop();
-  if (auto* error = std::get_if<std::exception_ptr>(&event)) terminal_error_ = *error;
-  if (std::holds_alternative<EndOfEpoch>(event)) ended_ = true;
-  return event;
-}
+PipelineEvent BatchAssembler::Next() { return queue_.Pop(); }
 
 bool BatchAssembler::WaitReady(std::chrono::milliseconds timeout) {
-  return terminal_error_ || ended_ || queue_.WaitFor(timeout);
+  return queue_.WaitFor(timeout);
 }
+
+bool BatchAssembler::ended() const { return queue_.ended(); }
 
 void BatchAssembler::Run() noexcept {
   const size_t slots_per_step = static_cast<size_t>(options_.echo);
@@ -127,16 +122,15 @@ void BatchAssembler::Run() noexcept {
     std::lock_guard lock(jobs_mutex_);
     jobs_.clear();  // steps cancelled mid-flight: their slots go back now
   }
-  if (stop_.stop_requested() || error_delivered_.load()) return;
-  if (unexpected) {
-    queue_.Push(unexpected);
-  } else if (failed_.load()) {
+  if (stop_.stop_requested()) return;
+  // The first end recorded is the run's: an error stage 3 delivered wins over each of these.
+  if (unexpected) queue_.End(unexpected);
+  if (failed_.load()) {
     // Unreachable: a failed step always reaches stage 3 unless the run is stopping.
-    queue_.Push(std::make_exception_ptr(
+    queue_.End(std::make_exception_ptr(
         Error(ErrorCode::kInternal, "batch assembler stopped without delivering its error")));
-  } else {
-    queue_.Push(EndOfEpoch{});
   }
+  queue_.End(EndOfEpoch{});
 }
 
 BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
@@ -224,11 +218,10 @@ void BatchAssembler::Deliver(Job* raw) {
   // Steps finish here in order: the cache may now evict what only this step needed.
   resources_.cache->SetFirstPendingStep(job->loaded_step + 1);
   if (stop_.stop_requested()) return;
-  // Steps after a failed one reach this stage after it (serial_in_order) and are dropped.
-  if (error_delivered_.load()) return;
+  // Steps after a failed one reach this stage after it (serial_in_order): the queue drops
+  // their batches, the run having ended.
   if (job->error) {
-    error_delivered_.store(true);
-    queue_.Push(job->error);
+    queue_.End(job->error);
     return;
   }
   const memory::SlotLayout& layout = *resources_.layout;

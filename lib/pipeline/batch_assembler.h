@@ -18,7 +18,9 @@
 //   3. serial_in_order  push the step's batch(es) to the output queue.
 // An error in stage 2 is carried to stage 3 and delivered in order: every batch before the
 // failing step arrives first, then the error (with the epoch and step added to its message),
-// and the run stops taking steps.
+// and the run stops taking steps. Stage 3 ends the run with that error in the output queue's
+// RunEnd (run_end.h), the one record of how the run ended; the end of the epoch is recorded
+// there once the pipeline is done, unless an error ended the run first.
 //
 // Thread-safety: Next() and the destructor are called from one thread (the consumer's).
 // Borrows everything in AssemblerResources, which must outlive the assembler; batches it
@@ -92,11 +94,13 @@ class BatchAssembler {
   BatchAssembler(const BatchAssembler&) = delete;
   BatchAssembler& operator=(const BatchAssembler&) = delete;
 
-  // The next event, waiting for it: a batch, then, once, EndOfEpoch or the error that stopped
-  // the run; after that the same terminal event again.
+  // The next event, waiting for it: a batch, then the run's end, EndOfEpoch or the error that
+  // stopped it; after that the same end again, at once, until the run is destroyed.
   PipelineEvent Next();
   // Whether Next would return at once, waiting up to `timeout` for it to.
   bool WaitReady(std::chrono::milliseconds timeout);
+  // Whether Next returns the run's end at once (every batch was handed out).
+  bool ended() const;
 
   int64_t delivered_steps() const { return plan_->steps() * options_.echo; }
 
@@ -118,15 +122,13 @@ class BatchAssembler {
   std::stop_source stop_;
   tbb::task_group_context pipeline_context_;
   ChunkPrefetcher prefetcher_;
-  BatchQueue queue_;
-  // Consumer thread only: the terminal event once popped, returned again by later calls.
-  bool ended_ = false;
-  std::exception_ptr terminal_error_;
+  BatchQueue queue_;  // the batches, then the run's end (its one record)
 
   // Stage 1 state (serial filter; atomic because TBB runs it on any worker).
   std::atomic<int64_t> next_step_;
-  std::atomic<bool> failed_{false};           // an error was met: take no more steps
-  std::atomic<bool> error_delivered_{false};  // stage 3 pushed the error: drop later steps
+  // A step failed in stage 2: take no more steps. Not the run's end: stage 3 decides which
+  // error ends the run, in step order (a later step may fail first).
+  std::atomic<bool> failed_{false};
 
   std::mutex jobs_mutex_;
   std::map<Job*, std::unique_ptr<Job>> jobs_;  // guarded by jobs_mutex_: steps in flight

@@ -1,5 +1,7 @@
 // DeviceFeed (lib/loader/device_feed.h), the GPU path's logic on the host side: echo copies
-// made from one load, step numbering, resuming mid-echo, and the held-buffer error. The CUDA
+// made from one load, step numbering, resuming mid-echo, the held-buffer error, the host
+// labels and rows permuted by the orders the device permutes by, and the run's end and error
+// handed out as the assembler keeps them. The CUDA
 // stage cannot run on a machine without a GPU, so HostStage implements the DeviceStage
 // interface in host memory with the CPU path's functions (the real stage is checked against
 // the CPU path bit for bit by tests/lib/cuda/ on a GPU).
@@ -9,9 +11,14 @@
 #include <doctest/doctest.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "cache/chunk_cache.h"
@@ -82,6 +89,7 @@ class HostStage final : public cuda::DeviceStage {
       permuted_indices[i] = indices[from];
       batch->label_values.push_back(group[from]);
     }
+    batch->index_values = permuted_indices;
     batch->image_bytes.resize(rows * static_cast<size_t>(spec_.image_bytes()));
     pipeline::NormalizeBatch(permuted, kShape, in.rows, spec_,
                              pipeline::SampleKeys{in.epoch, copy, permuted_indices},
@@ -100,15 +108,6 @@ class HostStage final : public cuda::DeviceStage {
   int loads = 0;
   int emits = 0;
 
- private:
-  struct Input {
-    std::vector<uint8_t> images;
-    std::vector<uint8_t> group;
-    size_t batch_indices_offset = 0;
-    size_t orders_offset = 0;
-    int64_t rows = 0;
-    int64_t epoch = 0;
-  };
   struct Batch final : cuda::DeviceBatch {
     Batch(HostStage* stage, int output) : stage_(stage), output_(output) {}
     ~Batch() override {
@@ -120,8 +119,19 @@ class HostStage final : public cuda::DeviceStage {
     void MakeReady() const override {}
     std::vector<uint8_t> image_bytes;
     std::vector<int64_t> label_values;
+    std::vector<int64_t> index_values;  // the rows the stage permuted by the copy's order
     HostStage* stage_;
     int output_;
+  };
+
+ private:
+  struct Input {
+    std::vector<uint8_t> images;
+    std::vector<uint8_t> group;
+    size_t batch_indices_offset = 0;
+    size_t orders_offset = 0;
+    int64_t rows = 0;
+    int64_t epoch = 0;
   };
 
   transform::OutputSpec spec_;
@@ -183,6 +193,26 @@ struct Run {
   pipeline::AssemblerOptions options;
 };
 
+// The assembler's loaded steps are 24 rows of sampler::Permutation(200, epoch): the first that
+// holds a row of chunk `chunk` (16 rows each), which fails when the chunk is corrupt.
+int64_t FirstStepOfChunk(int64_t chunk, int64_t epoch = 2) {
+  const std::vector<int64_t> order = sampler::Permutation(200, epoch);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] / 16 == chunk) return static_cast<int64_t>(i) / kBatch;
+  }
+  FAIL("chunk not in the order");
+  return -1;
+}
+
+std::string MessageOf(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 struct Delivered {
   int64_t step = 0;
   std::vector<uint8_t> images;
@@ -232,8 +262,11 @@ std::vector<Delivered> DevicePath(int echo, int64_t first_step, HostStage* stage
     d.images.assign(images,
                     images + delivery.labels.size() * static_cast<size_t>(Spec(7).image_bytes()));
     d.labels.assign(delivery.device->labels(), delivery.device->labels() + delivery.labels.size());
-    CHECK(d.labels == delivery.labels);  // host labels equal the device's
-    d.indices = delivery.indices;
+    // The host arrays are permuted by the order the device permuted the labels and images by.
+    CHECK(std::equal(d.labels.begin(), d.labels.end(), delivery.labels.begin(),
+                     delivery.labels.end()));
+    d.indices.assign(delivery.indices.begin(), delivery.indices.end());
+    CHECK(d.indices == dynamic_cast<const HostStage::Batch&>(*delivery.device).index_values);
     batches.push_back(std::move(d));
   }
   if (stage_out) {
@@ -308,6 +341,69 @@ TEST_CASE("restarting drops the batches made ahead and gives back the loaded inp
   DeviceEvent again = feed.Next(*assembler);
   REQUIRE(std::holds_alternative<DeviceDelivery>(again));
   CHECK(std::get<DeviceDelivery>(again).step == 0);
+}
+
+TEST_CASE("a copy's host labels and rows are its own: valid after its slot is reused") {
+  const std::vector<Delivered> cpu = CpuPath(3, 0);
+  Run run(3, true);
+  HostStage stage(Spec(7), 3);
+  DeviceFeed feed(stage, run.layout, 3);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  DeviceEvent first = feed.Next(*assembler);  // copy 0 of loaded step 0, held to the end
+  REQUIRE(std::holds_alternative<DeviceDelivery>(first));
+  int64_t delivered = 1;
+  while (std::holds_alternative<DeviceDelivery>(feed.Next(*assembler))) ++delivered;
+  CHECK(delivered == 27);  // every slot was reused several times meanwhile
+  const DeviceDelivery& held = std::get<DeviceDelivery>(first);
+  CHECK(std::vector<int64_t>(held.labels.begin(), held.labels.end()) == cpu[0].labels);
+  CHECK(std::vector<int64_t>(held.indices.begin(), held.indices.end()) == cpu[0].indices);
+}
+
+TEST_CASE("the run's error comes after the same batches as on the CPU path, then again") {
+  const int64_t failing = FirstStepOfChunk(5);
+  Run run(3, true);
+  run.data.Corrupt(5);
+  HostStage stage(Spec(7), 2);
+  DeviceFeed feed(stage, run.layout, 3);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  int64_t steps = 0;
+  DeviceEvent event = feed.Next(*assembler);
+  for (; std::holds_alternative<DeviceDelivery>(event); event = feed.Next(*assembler)) {
+    CHECK(std::get<DeviceDelivery>(event).step == steps++);
+  }
+  CHECK(steps == failing * 3);  // every copy of every step before the failing one
+  REQUIRE(std::holds_alternative<std::exception_ptr>(event));
+  const std::string message = MessageOf(std::get<std::exception_ptr>(event));
+  CHECK(message.find("chunk 5") != std::string::npos);
+  CHECK(message.find("step " + std::to_string(failing) + " of epoch 2") != std::string::npos);
+  // The same error at every later ask (the assembler's: the feed keeps no copy).
+  for (int ask = 0; ask < 3; ++ask) {
+    DeviceEvent again = feed.Next(*assembler);
+    REQUIRE(std::holds_alternative<std::exception_ptr>(again));
+    CHECK(std::get<std::exception_ptr>(again) == std::get<std::exception_ptr>(event));
+  }
+  CHECK(assembler->ended());
+  CHECK_FALSE(feed.ready());
+}
+
+TEST_CASE("once the run has ended, its end repeats and needs no free device buffer") {
+  Run run(1, true);
+  HostStage stage(Spec(7), 2);
+  DeviceFeed feed(stage, run.layout, 1);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  std::deque<DeviceEvent> held;  // the batch before the one asked for, and at the end both
+  for (int64_t step = 0; step < 9; ++step) {
+    while (held.size() > 1) held.pop_front();
+    held.push_back(feed.Next(*assembler));
+    REQUIRE(std::holds_alternative<DeviceDelivery>(held.back()));
+  }
+  CHECK(stage.free_outputs() == 0);
+  while (!assembler->ended()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(std::holds_alternative<pipeline::EndOfEpoch>(feed.Next(*assembler)));
+  CHECK(std::holds_alternative<pipeline::EndOfEpoch>(feed.Next(*assembler)));
 }
 
 }  // namespace
