@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "decode/jpeg_info.h"
-#include "decode/jpeg_region_decoder.h"
+#include "decode/decoder_table.h"
+#include "decode/image_decoder.h"
 #include "h5feed/error.h"
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
@@ -18,13 +18,12 @@ namespace {
 // Which source's chunk a thread holds: a number never reused, unlike a source's address.
 std::atomic<uint64_t> next_source_id{1};
 
-// One thread's decoded chunk and JPEG decoder, kept between reads of any source.
+// One thread's decoded chunk and decoders' scratch, kept between reads of any source.
 struct ThreadScratch {
   uint64_t source = 0;
   int64_t chunk = -1;
   std::vector<uint8_t> bytes;
-  std::vector<uint8_t> pixels;  // a decoded JPEG
-  decode::JpegRegionDecoder jpeg;
+  decode::DecodeScratch decode;
 };
 
 ThreadScratch& Scratch() {
@@ -72,19 +71,17 @@ class OwnSizeFileSource final : public SampleSource {
     const index::StoredImage& image = index_.images[static_cast<size_t>(i)];
     const std::span<const uint8_t> stored(scratch.bytes.data() + image.offset, image.bytes);
     const ImageShape shape = image.shape();
-    if (!image.jpeg()) {
-      std::memcpy(dest(shape).data(), stored.data(), stored.size());
-    } else {
-      const decode::JpegInfo expected{shape.height, shape.width, static_cast<int>(shape.channels)};
-      const decode::PixelBox whole{0, 0, shape.height, shape.width};
-      try {
-        scratch.jpeg.Decode(stored, expected, whole, shape.height, shape.width, scratch.pixels);
-      } catch (const Error& e) {
-        throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path,
-                        reader_.Describe(chunk), e.what());
-      }
-      std::memcpy(dest(shape).data(), scratch.pixels.data(), static_cast<size_t>(shape.bytes()));
+    // Decoded whole at full size: the region is the image (its pixels in place when raw).
+    const uint8_t* pixels = nullptr;
+    try {
+      pixels = decode::DecoderFor(image.encoding)
+                   .Decode(stored, shape, decode::CropNeeds::Whole(shape), scratch.decode)
+                   .pixels;
+    } catch (const Error& e) {
+      throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path, reader_.Describe(chunk),
+                      e.what());
     }
+    std::memcpy(dest(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
     return {index_.labels[static_cast<size_t>(i)], name(i)};
   }
 

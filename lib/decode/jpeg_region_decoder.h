@@ -12,24 +12,11 @@
 #include <vector>
 
 #include "decode/jpeg_info.h"
+#include "decode/pixel_region.h"
 
 namespace h5feed::decode {
 
 class JpegDecompressor;
-
-// A rectangle of pixels in the full-size image.
-struct PixelBox {
-  int64_t top = 0, left = 0, height = 0, width = 0;
-};
-
-// What Decode delivered.
-struct DecodedRegion {
-  int scale = 1;                  // decoded at 1/scale of the image's size: 1, 2, 4 or 8
-  int64_t top = 0, left = 0;      // the region's origin in that scaled image
-  int64_t height = 0, width = 0;  // its rows and columns (height*width*channels bytes in dest,
-                                  // row-major, channels last)
-  int channels = 0;
-};
 
 // Switches for benchmarks and tests; production decoding keeps both on.
 struct RegionOptions {

@@ -67,7 +67,7 @@ inline constexpr char kLayoutNHWC[] = "NHWC";  // version 1: (N, H, W, C), one s
 inline constexpr char kLayoutFlat[] = "flat";  // version 2: each image at its own size
 
 // How one image of a flat file is stored (/image_encodings): the public enum of
-// h5feed/writer.h, whose values are the stored bytes (0 raw, 1 JPEG).
+// h5feed/image_encoding.h, whose values are the stored bytes (0 raw, 1 JPEG).
 using ImageEncoding = ::h5feed::ImageEncoding;
 
 // The zstd filter's id in the HDF5 filter registry; cd_values[0] is the level.

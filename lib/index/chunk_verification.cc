@@ -14,9 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "decode/decoder_table.h"
+#include "decode/image_decoder.h"
 #include "h5feed/error.h"
 #include "index/chunk_reader.h"
-#include "index/own_size_jpeg_check.h"
 #include "io/random_access_file.h"
 #include "remote/open_file.h"
 
@@ -33,11 +34,12 @@ std::string ReasonOnly(const ChunkReader& reader, int64_t chunk, std::string mes
   return message;
 }
 
-// What one worker holds: a decoded chunk and a check of JPEG images (its decoder and the
-// pixels of one image).
+// What one worker holds: a decoded chunk, the decoders' scratch for an own-size file's images
+// (their state and the pixels of one image), and how many images their checks decoded.
 struct ChunkChecker {
   std::vector<uint8_t> chunk;
-  OwnSizeJpegCheck jpeg;
+  decode::DecodeScratch scratch;
+  int64_t decoded = 0;
 };
 
 // "checksum mismatch (...)" from "row 12: checksum mismatch (...)": the row is a field.
@@ -48,7 +50,7 @@ std::string WithoutRow(std::string problem, int64_t row) {
 }
 
 // The images of chunk c (decoded in checker.chunk): each against its own checksum, and an
-// own-size file's JPEGs decoded, every failure appended to `bad`.
+// own-size file's checked by their decoders, every failure appended to `bad`.
 void CheckImages(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
                  ChunkChecker& checker, std::vector<ImageProblem>& bad) {
   const std::span<const uint8_t> chunk(checker.chunk);
@@ -64,9 +66,12 @@ void CheckImages(const DatasetIndex& index, const ChunkReader& reader, int64_t c
         continue;  // damaged already: what its decode says would add nothing
       }
     }
-    if (index.own_size && index.images[static_cast<size_t>(row)].jpeg()) {
-      std::string problem = checker.jpeg.Problem(index.images[static_cast<size_t>(row)], stored);
-      if (!problem.empty()) bad.push_back({row, c, std::move(problem)});
+    if (index.own_size) {
+      const StoredImage& image = index.images[static_cast<size_t>(row)];
+      decode::ImageCheck check =
+          decode::DecoderFor(image.encoding).Check(stored, image.shape(), checker.scratch);
+      checker.decoded += check.decoded ? 1 : 0;
+      if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem)});
     }
   }
 }
@@ -79,6 +84,20 @@ std::string Summary(const std::vector<ImageProblem>& bad) {
     text += " (and " + std::to_string(bad.size() - 1) + " more rows of the chunk)";
   }
   return text;
+}
+
+// "JPEG images: all 13 decoded whole by libjpeg, ...": what the decoders' checks did, one line
+// per encoding whose check adds to the checksum and which the file holds.
+void AddImageChecks(const DatasetIndex& index, VerificationReport& report) {
+  for (const decode::ImageDecoder* decoder : decode::AllDecoders()) {
+    if (decoder->checked().empty()) continue;
+    const int64_t images = std::count_if(
+        index.images.begin(), index.images.end(),
+        [decoder](const StoredImage& image) { return image.encoding == decoder->encoding(); });
+    if (images == 0) continue;
+    report.checked.push_back(std::string(decoder->name()) + " images: all " +
+                             std::to_string(images) + " " + std::string(decoder->checked()));
+  }
 }
 
 }  // namespace
@@ -102,7 +121,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   }
   const int64_t total = index.chunk_count();
   std::mutex mutex;  // guards report.bad_chunks, report.bad_images and on_progress calls
-  std::atomic<int64_t> done{0}, jpeg_decoded{0};
+  std::atomic<int64_t> done{0}, decoded_images{0};
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1), [&](const auto& range) {
@@ -132,20 +151,17 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
         const int64_t now = ++done;
         if (options.on_progress) options.on_progress(now, total);
       }
-      jpeg_decoded += checker.jpeg.decoded();
+      decoded_images += checker.decoded;
     });
   });
   report.chunks_checked = done.load();
-  report.jpeg_images_decoded = jpeg_decoded.load();
+  report.jpeg_images_decoded = decoded_images.load();
   std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
                     std::string(ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";
   if (!index.row_checksums.empty()) how += ", and every image against its own";
   report.checked.push_back(how);
-  if (index.own_size && report.jpeg_images > 0) {
-    report.checked.push_back("JPEG images: all " + std::to_string(report.jpeg_images) +
-                             " decoded whole by libjpeg, each header against /image_shapes");
-  }
+  if (index.own_size) AddImageChecks(index, report);
   if (!index.has_checksums) {
     report.not_checked.push_back(
         "chunk contents: the file has no checksums (not written by h5feed), so damage that "

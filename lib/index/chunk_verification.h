@@ -2,12 +2,12 @@
 // How `h5feed verify` checks the chunks of a file (h5feed/verify.h): each read and decoded
 // through the Loader's own ChunkReader, so verify judges what the Loader would deliver; a chunk
 // that fails its checksum is decoded again without it to find the bad images. Where the file
-// checksums each image, every image is checked against its own; an own-size file's JPEG images
-// are decoded whole (own_size_jpeg_check.h).
+// checksums each image, every image is checked against its own; an own-size file's images are
+// checked by their decoders (decode/image_decoder.h: a JPEG is decoded whole).
 //
 // Chunks are checked in parallel (TBB, options.threads) outside HDF5's lock, each worker
-// holding one decoded chunk, one JPEG check and the pixels of one image. Stateless functions;
-// the report is written under a mutex, on_progress called one call at a time.
+// holding one decoded chunk and one decode scratch (the pixels of one image). Stateless
+// functions; the report is written under a mutex, on_progress called one call at a time.
 
 #include <cstdint>
 #include <string>

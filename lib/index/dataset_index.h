@@ -50,7 +50,6 @@ struct StoredImage {
   format::schema::ImageEncoding encoding = format::schema::ImageEncoding::kRaw;
 
   ImageShape shape() const { return {height, width, channels}; }
-  bool jpeg() const { return encoding == format::schema::ImageEncoding::kJpeg; }
 };
 
 // How ChunkReader gets the bytes of chunk c (rows c*K .. c*K + K - 1).

@@ -9,6 +9,7 @@
 
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "h5feed/image_encoding.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
@@ -45,14 +46,16 @@ void CheckCount(hid_t file, const char* dataset, int64_t expected, const std::st
 }
 
 // Whether image `image` is stored as the encoding attribute asks ("raw", "jpeg:Q", "smart:Q"
-// with `smart_threshold`); nullopt for an attribute of another form.
+// with `smart_threshold`: the writer's choice of each image's encoding, StoredEncoding);
+// nullopt for an attribute of another form.
 std::optional<bool> AsAsked(std::string_view encoding, int64_t smart_threshold,
                             const StoredImage& image) {
-  if (encoding == "raw") return !image.jpeg();
-  if (encoding.starts_with("jpeg:")) return image.jpeg();
+  const bool jpeg = image.encoding == ImageEncoding::kJpeg;
+  if (encoding == "raw") return !jpeg;
+  if (encoding.starts_with("jpeg:")) return jpeg;
   if (encoding.starts_with("smart:")) {
     const int64_t raw = int64_t{image.height} * image.width * image.channels;
-    return image.jpeg() == (raw > smart_threshold);
+    return jpeg == (raw > smart_threshold);
   }
   return std::nullopt;
 }

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "decode/decoder_table.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "h5feed/image_shape.h"
 #include "hdf5/attributes.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
@@ -83,8 +85,10 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
       Damaged(path, "{} has shape {} x {} x {}", Image(i), h, w, c);
     }
     const auto encoding = static_cast<schema::ImageEncoding>(encodings[i]);
-    if (encoding != schema::ImageEncoding::kRaw && encoding != schema::ImageEncoding::kJpeg) {
-      Damaged(path, "{} has encoding {}", Image(i), encodings[i]);
+    const decode::ImageDecoder* decoder = decode::FindDecoder(encoding);
+    if (decoder == nullptr) {
+      Damaged(path, "{} has encoding {}, not one of {}", Image(i), encodings[i],
+              decode::KnownEncodings());
     }
     const uint64_t raw = uint64_t(h) * uint64_t(w) * uint64_t(c);
     if ((max_side > 0 && std::max(h, w) > max_side) ||
@@ -94,7 +98,7 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
           "{} claims {} x {} x {}, more than the file's max_side ({}) or {} bytes decoded allow",
           Image(i), h, w, c, max_side, io::limits::kMaxImageBytes);
     }
-    if (bytes[i] == 0 || (encoding == schema::ImageEncoding::kRaw && bytes[i] != raw)) {
+    if (bytes[i] == 0 || !decoder->StoredSizeFits(ImageShape{h, w, c}, bytes[i])) {
       Damaged(path, "{} is stored in {} bytes for {} x {} x {}", Image(i), bytes[i], h, w, c);
     }
     const uint64_t offset = offsets[i];

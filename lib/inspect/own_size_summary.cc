@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "decode/decoder_table.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
@@ -72,18 +73,18 @@ void SummarizeEncodings(hid_t file, int64_t samples, const std::string& path, Ow
   if (!Rows(encodings, samples, 1, schema::kImageEncodings, s)) return;
   int64_t unknown = 0;
   for (int64_t e : encodings) {
-    if (e == static_cast<int64_t>(schema::ImageEncoding::kRaw)) {
-      ++s.raw_images;
-    } else if (e == static_cast<int64_t>(schema::ImageEncoding::kJpeg)) {
-      ++s.jpeg_images;
-    } else {
+    const auto encoding = static_cast<schema::ImageEncoding>(e);
+    if (e < 0 || e > 255 || decode::FindDecoder(encoding) == nullptr) {
       ++unknown;
+    } else if (encoding == schema::ImageEncoding::kRaw) {
+      ++s.raw_images;
+    } else if (encoding == schema::ImageEncoding::kJpeg) {
+      ++s.jpeg_images;
     }
   }
   if (unknown > 0) {
-    s.notes.push_back(std::to_string(unknown) +
-                      " images have an encoding that is neither raw (0) nor JPEG (1): the file "
-                      "is damaged (h5feed verify)");
+    s.notes.push_back(std::to_string(unknown) + " images have an encoding that is not one of " +
+                      decode::KnownEncodings() + ": the file is damaged (h5feed verify)");
   }
 }
 

@@ -72,7 +72,7 @@ pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(const index::DatasetInde
              int64_t epoch, int64_t row, std::span<const uint8_t> stored, uint8_t* dest) {
     const index::StoredImage& image = dataset.images[static_cast<size_t>(row)];
     try {
-      pipeline::MakeOwnSizeSample(crop, epoch, row, {image.shape(), image.jpeg()}, stored, dest,
+      pipeline::MakeOwnSizeSample(crop, epoch, row, {image.shape(), image.encoding}, stored, dest,
                                   region_decode);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;

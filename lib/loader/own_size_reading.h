@@ -36,8 +36,9 @@ struct ReadingPlan {
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset);
 
 // The gatherer's sample maker for an own-size file read as `reading` says
-// (pipeline/own_size_sample.h), with or without JPEG region decoding. A damaged image's error
-// names the row, the file and the chunk. Borrows `dataset`, which must outlive it.
+// (pipeline/own_size_sample.h), with or without region decoding
+// (LoaderOptions::jpeg_region_decode). A damaged image's error names the row, the file and the
+// chunk. Borrows `dataset`, which must outlive it.
 pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(const index::DatasetIndex& dataset,
                                                         const ReadingPlan& reading,
                                                         bool region_decode);

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
-#include "decode/jpeg_info.h"
-#include "decode/jpeg_region_decoder.h"
+#include "decode/decoder_table.h"
+#include "decode/image_decoder.h"
 #include "transform/output_spec.h"
 #include "transform/resize_sample.h"
 
@@ -14,13 +13,7 @@ namespace {
 
 // The part of the image the crop reads, in its coordinates, and the smallest size it may be
 // decoded at without the resize enlarging what it shrinks.
-struct CropNeeds {
-  decode::PixelBox box;
-  int64_t min_height = 0;
-  int64_t min_width = 0;
-};
-
-CropNeeds NeedsOf(const transform::SampleTransform& t) {
+decode::CropNeeds NeedsOf(const transform::SampleTransform& t) {
   return {{t.rows.src_begin, t.columns.src_begin, t.rows.src_size, t.columns.src_size},
           std::min<int64_t>(t.rows.resized, t.rows.src_size),
           std::min<int64_t>(t.columns.resized, t.columns.src_size)};
@@ -28,7 +21,8 @@ CropNeeds NeedsOf(const transform::SampleTransform& t) {
 
 // `axis` (in the full image) moved into a region decoded at 1/scale whose first pixel is
 // `region_begin` of the scaled image and which is `region_size` long. At full scale the
-// window is the same pixels; scaled, its ends are rounded to the nearest scaled pixel.
+// window is the same pixels (for a whole image, the same window); scaled, its ends are rounded
+// to the nearest scaled pixel.
 transform::ResizeAxis IntoRegion(transform::ResizeAxis axis, int scale, int64_t region_begin,
                                  int64_t region_size) {
   const auto scaled = [scale](int64_t x) {
@@ -52,24 +46,16 @@ void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int6
       transform::ForImage(crop, sample.shape.height, sample.shape.width);
   transform::SampleTransform t = transform::DrawTransform(params, epoch, row, 0);
   t.flip = false;  // the flip comes after, with every file's normalization
-  const int32_t out_rows = params.out_height;
-  if (!sample.jpeg) {
-    transform::ResizeSampleRows(stored.data(), sample.shape, t, params.antialias, 0, out_rows,
-                                dest);
-    return;
-  }
-  thread_local decode::JpegRegionDecoder decoder;
-  thread_local std::vector<uint8_t> pixels;
-  const CropNeeds needs = NeedsOf(t);
-  const decode::JpegInfo expected{sample.shape.height, sample.shape.width,
-                                  static_cast<int>(sample.shape.channels)};
-  const decode::DecodedRegion region =
-      decoder.Decode(stored, expected, needs.box, needs.min_height, needs.min_width, pixels,
-                     decode::RegionOptions{region_decode, region_decode});
+  thread_local decode::DecodeScratch scratch;
+  const decode::DecodedImage decoded =
+      decode::DecoderFor(sample.encoding)
+          .Decode(stored, sample.shape, NeedsOf(t), scratch, decode::DecodeOptions{region_decode});
+  const decode::DecodedRegion& region = decoded.region;
   t.rows = IntoRegion(t.rows, region.scale, region.top, region.height);
   t.columns = IntoRegion(t.columns, region.scale, region.left, region.width);
-  const ImageShape decoded{region.height, region.width, region.channels};
-  transform::ResizeSampleRows(pixels.data(), decoded, t, params.antialias, 0, out_rows, dest);
+  const ImageShape shape{region.height, region.width, region.channels};
+  transform::ResizeSampleRows(decoded.pixels, shape, t, params.antialias, 0, params.out_height,
+                              dest);
 }
 
 }  // namespace h5feed::pipeline

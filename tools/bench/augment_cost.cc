@@ -86,7 +86,7 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
     arena.execute([&] {
       tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
         const index::StoredImage& image = dataset.images[static_cast<size_t>(i)];
-        pipeline::MakeOwnSizeSample(*plan.crop, epoch, i, {image.shape(), image.jpeg()},
+        pipeline::MakeOwnSizeSample(*plan.crop, epoch, i, {image.shape(), image.encoding},
                                     stored[static_cast<size_t>(i)],
                                     gathered.data() + i * plan.gathered.bytes());
       });

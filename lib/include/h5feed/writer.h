@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "h5feed/compression.h"
+#include "h5feed/image_encoding.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/option_names.h"
 #include "h5feed/skipped_source.h"
@@ -121,12 +122,6 @@ struct DatasetDescription {
   std::optional<uint64_t> shuffle_seed;  // the seed of the stored order; empty = source order
   std::optional<PartRecord> part;        // set in a part of a conversion in parts
   std::optional<MergeRecord> merged;     // set in a file merged from parts
-};
-
-// How one image of a flat file is stored (/image_encodings; docs/format.md, "Encodings").
-enum class ImageEncoding : uint8_t {
-  kRaw = 0,   // H x W x C uint8 pixels, row-major, channels last
-  kJpeg = 1,  // the bytes of a JPEG file that decodes to H x W x C
 };
 
 // One image of a flat file's chunk: its row of /image_shapes, /image_bytes,

@@ -77,7 +77,7 @@ TEST_CASE("a raw own-size sample equals the same crop of a file of images of its
       const std::vector<uint8_t> pixels =
           PhotoPixels(static_cast<int>(shape.height), static_cast<int>(shape.width), 3, 5);
       for (int64_t row = 0; row < 20; ++row) {
-        CHECK(Sample(crop, row, {shape, false}, pixels) ==
+        CHECK(Sample(crop, row, {shape, ImageEncoding::kRaw}, pixels) ==
               AsFixedSizeFile(augment, shape, pixels, 0, row));
       }
     }
@@ -104,9 +104,9 @@ TEST_CASE("a JPEG decoded only where the crop reads gives the full decode's crop
     const transform::AugmentParams crop = Crop(RandomResizedCrop(size));
     double worst_scaled = 0;
     for (int64_t row = 0; row < 40; ++row) {
-      const std::vector<uint8_t> full = Sample(crop, row, {shape, false}, decoded);
-      CHECK(Sample(crop, row, {shape, true}, jpeg, false) == full);
-      const std::vector<uint8_t> region = Sample(crop, row, {shape, true}, jpeg);
+      const std::vector<uint8_t> full = Sample(crop, row, {shape, ImageEncoding::kRaw}, decoded);
+      CHECK(Sample(crop, row, {shape, ImageEncoding::kJpeg}, jpeg, false) == full);
+      const std::vector<uint8_t> region = Sample(crop, row, {shape, ImageEncoding::kJpeg}, jpeg);
       if (size == 224) {
         CHECK(region == full);  // boxes of at most 375 rows: never scaled, so exact
       } else {
@@ -128,11 +128,12 @@ TEST_CASE("a damaged JPEG or one whose header lies is corrupt data") {
   std::vector<uint8_t> jpeg = EncodeTestJpeg(pixels, 64, 80, TJSAMP_420, 90);
   const transform::AugmentParams crop = Crop(RandomResizedCrop(32));
   std::vector<uint8_t> out(32 * 32 * 3);
-  CHECK_THROWS_AS(MakeOwnSizeSample(crop, 0, 1, {ImageShape{64, 81, 3}, true}, jpeg, out.data()),
+  CHECK_THROWS_AS(MakeOwnSizeSample(crop, 0, 1, {ImageShape{64, 81, 3}, ImageEncoding::kJpeg}, jpeg,
+                                    out.data()),
                   Error);
   jpeg.resize(jpeg.size() / 2);
   try {
-    MakeOwnSizeSample(crop, 0, 1, {shape, true}, jpeg, out.data());
+    MakeOwnSizeSample(crop, 0, 1, {shape, ImageEncoding::kJpeg}, jpeg, out.data());
     FAIL("a truncated JPEG decoded");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kCorrupt);
