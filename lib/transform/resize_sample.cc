@@ -76,16 +76,25 @@ void FilterPixelScalar(const float* pixel, const float* w, int taps, float* out)
 
 // The same for 3 or 4 channels with the channels in the lanes of one SSE register: per lane
 // the same multiplies and adds in the same order as FilterPixelScalar (no FMA), so the same
-// bits, at a third of the instructions. Reads 4 floats per tap (for RGB one past the pixel:
-// the caller's row has room) and writes 4 floats (for RGB one past the pixel: the caller's row
-// has room, and the next pixel overwrites it).
+// bits, at a third of the instructions. `kPixels` consecutive delivered pixels at a time, their
+// sums independent, so that several are in flight instead of one chain of dependent adds;
+// pixel j reads from pixels[j] with weights w + j * taps and writes out + j * stride. Reads 4
+// floats per tap (for RGB one past the pixel: the caller's row has room) and writes 4 floats
+// (for RGB one past the pixel: the caller's row has room, and the next pixel, stored after,
+// overwrites it).
 #if defined(__SSE2__)
-void FilterPixelLanes(const float* pixel, int stride, const float* w, int taps, float* out) {
-  __m128 sum = _mm_setzero_ps();
+template <int kPixels>
+void FilterPixelsLanes(const float* const (&pixels)[kPixels], int stride, const float* w, int taps,
+                       float* out) {
+  __m128 sums[kPixels];
+  for (__m128& sum : sums) sum = _mm_setzero_ps();
   for (int k = 0; k < taps; ++k) {
-    sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(w[k]), _mm_loadu_ps(pixel + k * stride)));
+    for (int j = 0; j < kPixels; ++j) {
+      sums[j] = _mm_add_ps(
+          sums[j], _mm_mul_ps(_mm_set1_ps(w[j * taps + k]), _mm_loadu_ps(pixels[j] + k * stride)));
+    }
   }
-  _mm_storeu_ps(out, sum);
+  for (int j = 0; j < kPixels; ++j) _mm_storeu_ps(out + j * stride, sums[j]);
 }
 #endif
 
@@ -95,40 +104,26 @@ template <int kChannels>
 void FilterRow(const float* in, int64_t in_first, const AxisTaps& columns, int64_t width,
                float* out) {
   const int taps = columns.taps;
+  const auto pixel = [&](int64_t x) {
+    return in + (int64_t{columns.first[static_cast<size_t>(x)]} - in_first) * kChannels;
+  };
   int64_t x = 0;
 #if defined(__SSE2__)
   if constexpr (kChannels >= 3) {
-    // Two delivered pixels at a time: two independent sums in flight instead of one chain of
-    // dependent adds. The first is stored first: its fourth lane (for RGB) is the second's
-    // first float, which the second's store then overwrites.
     for (; x + 2 <= width; x += 2) {
-      const auto at = static_cast<size_t>(x);
-      const float* p0 = in + (int64_t{columns.first[at]} - in_first) * kChannels;
-      const float* p1 = in + (int64_t{columns.first[at + 1]} - in_first) * kChannels;
-      const float* w0 = columns.weights.data() + x * taps;
-      const float* w1 = w0 + taps;
-      __m128 sum0 = _mm_setzero_ps();
-      __m128 sum1 = _mm_setzero_ps();
-      for (int k = 0; k < taps; ++k) {
-        sum0 = _mm_add_ps(sum0, _mm_mul_ps(_mm_set1_ps(w0[k]), _mm_loadu_ps(p0 + k * kChannels)));
-        sum1 = _mm_add_ps(sum1, _mm_mul_ps(_mm_set1_ps(w1[k]), _mm_loadu_ps(p1 + k * kChannels)));
-      }
-      _mm_storeu_ps(out + x * kChannels, sum0);
-      _mm_storeu_ps(out + (x + 1) * kChannels, sum1);
+      FilterPixelsLanes<2>({pixel(x), pixel(x + 1)}, kChannels, columns.weights.data() + x * taps,
+                           taps, out + x * kChannels);
     }
+    if (x < width) {
+      FilterPixelsLanes<1>({pixel(x)}, kChannels, columns.weights.data() + x * taps, taps,
+                           out + x * kChannels);
+    }
+    return;
   }
 #endif
   for (; x < width; ++x) {
-    const float* pixel =
-        in + (int64_t{columns.first[static_cast<size_t>(x)]} - in_first) * kChannels;
-    const float* w = columns.weights.data() + x * taps;
-#if defined(__SSE2__)
-    if constexpr (kChannels >= 3) {
-      FilterPixelLanes(pixel, kChannels, w, taps, out + x * kChannels);
-      continue;
-    }
-#endif
-    FilterPixelScalar<kChannels>(pixel, w, taps, out + x * kChannels);
+    FilterPixelScalar<kChannels>(pixel(x), columns.weights.data() + x * taps, taps,
+                                 out + x * kChannels);
   }
 }
 
