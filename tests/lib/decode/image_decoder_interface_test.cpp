@@ -9,25 +9,17 @@
 #include "decode/jpeg_region_decoder.h"
 #include "decode/raw_image_decoder.h"
 #include "h5feed/error.h"
+#include "support/caught_error.h"
 #include "test_jpegs.h"
 
 namespace h5feed::decode {
 namespace {
 
+using h5feed::testing::CodeOf;
 using testing::Bytes;
 using testing::EncodeTestJpeg;
 using testing::PhotoPixels;
 using testing::TurboDecode;
-
-ErrorCode CodeOf(const auto& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  FAIL("no error");
-  return ErrorCode::kInternal;
-}
 
 TEST_CASE("raw pixels are delivered in place, whole, whatever the box") {
   const ImageShape shape{37, 53, 3};
