@@ -56,14 +56,14 @@ void DeliveryPlan::Configure(const LoaderOptions& options,
   if (!stage) assembler.output = views;
 }
 
-DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape) {
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading) {
+  const ImageShape& shape = reading.gathered;
   DeliveryPlan plan;
   if (options.normalize) {
     plan.normalize = transform::MakeNormalizeParams(options.mean.data(), options.std.data(),
                                                     static_cast<int>(options.mean.size()),
                                                     static_cast<int>(shape.channels));
-    plan.views = transform::MakeOutputViews(plan.normalize, shape, options.output, options.seed,
-                                            options.option_names);
+    plan.views = reading.MakeViews(plan.normalize, options.output, nullptr);
   }
   if (plan.views && DeviceUsable(options)) {
     cuda::DeviceStageOptions stage;

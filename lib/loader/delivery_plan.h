@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "cuda/device_stage.h"
-#include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
+#include "loader/own_size_reading.h"
 #include "memory/slot_layout.h"
 #include "pipeline/batch_assembler.h"
 #include "transform/output_views.h"
@@ -32,9 +32,9 @@ struct DeliveryPlan {
   void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;
 };
 
-// Throws what MakeNormalizeParams / MakeOutputViews throw for bad normalization options,
-// Error(kInvalidArgument) for a device index that does not exist, Error(kCuda) when the device
-// cannot be set up.
-DeliveryPlan PlanDelivery(const LoaderOptions& options, const ImageShape& shape);
+// The slots hold reading.gathered images. Throws what MakeNormalizeParams / reading.MakeViews throw
+// for bad normalization options, Error(kInvalidArgument) for a device index that does not exist,
+// Error(kCuda) when the device cannot be set up.
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading);
 
 }  // namespace h5feed::loader

@@ -88,15 +88,15 @@ pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
 
 // How the gatherer fills the slot's rows: copies of the stored rows, or for an own-size file
 // each sample cropped and resized from its stored bytes (own_size_reading.h).
-pipeline::BatchGatherer::Options GathererOptions(const LoaderOptions& options,
-                                                 const index::DatasetIndex& dataset,
-                                                 const loader::ReadingPlan& reading,
-                                                 const index::ChunkReader& reader) {
+pipeline::BatchGatherer::Options GathererOptions(
+    const LoaderOptions& options, const index::DatasetIndex& dataset,
+    const loader::ReadingPlan& reading, const index::ChunkReader& reader,
+    const std::shared_ptr<const transform::OutputViews>& run_views) {
   pipeline::BatchGatherer::Options gather{options.skip_corrupt_chunks, options.on_warning,
                                           RowCheck(reader), nullptr, nullptr};
-  if (reading.crop) {
+  if (reading.own_size) {
     gather.locate = [&dataset](int64_t row) { return dataset.row_in_chunk(row); };
-    gather.make_sample = loader::OwnSizeSampleMaker(dataset, reading, options.jpeg_region_decode);
+    gather.make_sample = loader::OwnSizeSampleMaker(dataset, run_views, options.jpeg_region_decode);
   }
   return gather;
 }
@@ -146,7 +146,7 @@ struct Loader::Impl {
                 return source->Load(chunk, target);
               }),
         geometry(dataset.chunk_rows()),
-        delivery(loader::PlanDelivery(options, reading.gathered)),
+        delivery(loader::PlanDelivery(options, reading)),
         samples_per_rank(
             CheckedSamplesPerRank(geometry, options, dataset, reading.gathered, delivery)),
         steps(sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
@@ -156,7 +156,7 @@ struct Loader::Impl {
         layout(options.batch_size, reading.gathered, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, source->reader())),
+                 GathererOptions(options, dataset, reading, source->reader(), form.views)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)) {
     info.path = path;
@@ -272,8 +272,8 @@ struct Loader::Impl {
   }
 
   const index::DatasetIndex dataset;
-  const loader::ReadingPlan reading;  // own-size files: the crop made as samples are gathered
-  const LoaderOptions& options;       // reading's: the user's, less what the gather does
+  const loader::ReadingPlan reading;  // own-size files: the crops made as samples are gathered
+  const LoaderOptions& options;       // reading's copy of the user's
   const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
@@ -284,6 +284,10 @@ struct Loader::Impl {
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const memory::SlotLayout layout;
   memory::SlotPool pool;
+  // Normalizing: the views of the current run (its batches share them; an own-size file's
+  // gather makes their crops). Changed only between runs.
+  loader::BatchForm form{reading.gathered, options.normalize, nullptr, options.batch_size,
+                         options.output.cuda_device};
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;
   const loader::StateIdentity identity;  // what a LoaderState of this loader carries
@@ -300,12 +304,8 @@ struct Loader::Impl {
   int64_t next_step = 0;  // of the current stretch: already handed out (or skipped)
   loader::EpochOrders orders{geometry, options.sampler, options.shard, options.seed,
                              options.batch_size};
-  // Normalizing: the views of later runs; `form` holds those of the current run (its batches
-  // share them).
-  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, reading.gathered, options.output,
-                               options.seed};
-  loader::BatchForm form{reading.gathered, options.normalize, nullptr, options.batch_size,
-                         options.output.cuda_device};
+  // Normalizing: the views of later runs.
+  loader::ViewSizes view_sizes{delivery.views, delivery.normalize, reading, options.output};
   uint64_t batches = 0;
   uint64_t samples = 0;
   double wait_seconds = 0;

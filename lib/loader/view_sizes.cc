@@ -7,9 +7,9 @@
 namespace h5feed::loader {
 
 ViewSizes::ViewSizes(const std::optional<transform::OutputViews>& opened,
-                     const transform::NormalizeParams& normalize, const ImageShape& shape,
-                     const OutputOptions& output, uint64_t seed)
-    : opened_(opened), normalize_(normalize), shape_(shape), seed_(seed), output_(output) {
+                     const transform::NormalizeParams& normalize, const ReadingPlan& reading,
+                     const OutputOptions& output)
+    : opened_(opened), normalize_(normalize), reading_(reading), output_(output) {
   if (opened_) next_ = std::make_shared<const transform::OutputViews>(*opened_);
 }
 
@@ -20,7 +20,7 @@ void ViewSizes::SetOutputSize(int64_t height, int64_t width, int spec) {
                 "normalize = true and a random resized crop or a center crop to size");
   }
   const OutputOptions output = transform::WithOutputSize(output_, spec, height, width);
-  transform::OutputViews views = transform::MakeOutputViews(normalize_, shape_, output, seed_);
+  transform::OutputViews views = reading_.MakeViews(normalize_, output, &*opened_);
   transform::CheckFitsRoom(*opened_, views);
   views.room_bytes = opened_->room_bytes;  // the buffers keep Open's layout
   output_ = output;

@@ -10,8 +10,8 @@
 #include <memory>
 #include <optional>
 
-#include "h5feed/image_shape.h"
 #include "h5feed/output_options.h"
+#include "loader/own_size_reading.h"
 #include "transform/normalize.h"
 #include "transform/output_views.h"
 
@@ -19,10 +19,11 @@ namespace h5feed::loader {
 
 class ViewSizes {
  public:
-  // `opened`: the views of Open (none when not normalizing).
+  // `opened`: the views of Open (none when not normalizing), made by `reading` (borrowed: it
+  // must outlive this) as later sizes are.
   ViewSizes(const std::optional<transform::OutputViews>& opened,
-            const transform::NormalizeParams& normalize, const ImageShape& shape,
-            const OutputOptions& output, uint64_t seed);
+            const transform::NormalizeParams& normalize, const ReadingPlan& reading,
+            const OutputOptions& output);
 
   // View spec `spec` delivers height x width from the next run on. Throws
   // Error(kInvalidArgument) as Loader::SetOutputSize documents.
@@ -34,8 +35,7 @@ class ViewSizes {
  private:
   const std::optional<transform::OutputViews> opened_;
   const transform::NormalizeParams normalize_;
-  const ImageShape shape_;
-  const uint64_t seed_;
+  const ReadingPlan& reading_;
   OutputOptions output_;  // with the sizes set so far
   std::shared_ptr<const transform::OutputViews> next_;
 };

@@ -1,11 +1,11 @@
 #pragma once
 // The slot image of one sample of a file of images at their own size (docs/format.md, version
-// 2): its stored bytes, in whatever encoding the file's table says, cropped and resized as the
-// view's crop says into Ho x Wo x C uint8. RandomResizedCrop draws its box from the image's own
-// height and width, exactly as torchvision's get_params does on that image
-// (transform/resized_crop.h); Resize then CenterCrop resizes the image's own shorter side. The
-// flip and the normalization follow as for every file, on the CPU or the GPU, so an own-size
-// file's samples meet the rest of the pipeline as rows of one size.
+// 2): its stored bytes, in whatever encoding the file's table says, cropped and resized as each
+// view's crop says into Ho x Wo x C uint8 (transform/own_size_views.h places them).
+// RandomResizedCrop draws its box from the image's own height and width, exactly as torchvision's
+// get_params does on that image (transform/resized_crop.h); Resize then CenterCrop resizes the
+// image's own shorter side. The flip and the normalization follow as for every file, on the CPU or
+// the GPU, so an own-size file's samples meet the rest of the pipeline as rows of one shape.
 //
 // The image's decoder (decode/decoder_table.h) delivers only what the crop reads: the box and
 // the smallest size it may be decoded at go to it, and the crop reads the region it returns, at
@@ -30,12 +30,26 @@ struct OwnSizeSample {
   ImageEncoding encoding = ImageEncoding::kRaw;
 };
 
-// Writes crop.out_height x crop.out_width x shape.channels bytes to `dest`: the sample's crop
-// (kRandomResized or kResize, at the base size of `crop`, transform::ForImage giving this
-// image's) for epoch `epoch`, dataset row `row`, echo copy 0. `region_decode` false decodes
-// every image whole at full scale first (what FFCV does; for comparison). Throws
-// Error(kCorrupt) for stored bytes that do not decode to `sample`'s shape, or an encoding no
-// decoder has.
+// One crop to make of a sample: `crop` (kRandomResized or kResize at its base size;
+// transform::ForImage gives this image's), written as crop.out_height rows of crop.out_width x
+// C bytes from `dest`, each `row_stride` bytes after the one before (0: packed).
+struct SampleCrop {
+  transform::AugmentParams crop;
+  uint8_t* dest = nullptr;
+  int64_t row_stride = 0;
+};
+
+// Makes every crop of `crops` of the sample (its views: transform/own_size_views.h) for epoch
+// `epoch`, dataset row `row`, echo copy 0, decoding the stored bytes once: the region that
+// covers every crop's box, at the coarsest scale at which each box still spans its crop's
+// output. `region_decode` false decodes every image whole at full scale first (what FFCV does;
+// for comparison). Throws Error(kCorrupt) for stored bytes that do not decode to `sample`'s
+// shape, or an encoding no decoder has.
+void MakeOwnSizeSample(std::span<const SampleCrop> crops, int64_t epoch, int64_t row,
+                       const OwnSizeSample& sample, std::span<const uint8_t> stored,
+                       bool region_decode = true);
+
+// The one-crop case: crop.out_height x crop.out_width x C packed bytes at `dest`.
 void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int64_t row,
                        const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest,
                        bool region_decode = true);

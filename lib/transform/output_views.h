@@ -27,6 +27,9 @@ struct OutputViews {
   std::vector<OutputSpec> views;    // at the current sizes
   std::vector<int64_t> room_bytes;  // per view: bytes per image at its largest size
   std::vector<int> spec_of_view;    // the index in OutputOptions::views (0 without)
+  // A file of images at their own size: view v's crop, made as each sample is gathered into
+  // its band of the slot's image (own_size_views.h). Empty for a file of one image size.
+  std::vector<AugmentParams> gather_crops;
 
   int count() const { return static_cast<int>(views.size()); }
   // Bytes per sample of all views at their largest sizes: what a slot holds per row.

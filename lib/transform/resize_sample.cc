@@ -129,7 +129,7 @@ void FilterRow(const float* in, int64_t in_first, const AxisTaps& columns, int64
 
 template <int kChannels>
 void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t, bool antialias,
-            int64_t y_begin, int64_t y_end, uint8_t* out_rows) {
+            int64_t y_begin, int64_t y_end, uint8_t* out_rows, int64_t row_stride) {
   Scratch& s = ThreadScratch();
   const int64_t wo = t.columns.out;
   s.columns.Compute(t.columns, antialias, 0, wo);
@@ -173,7 +173,7 @@ void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform
       const float* row = in + k * line_size;
       for (int64_t i = 0; i < line_size; ++i) line[i] = line[i] + weight * row[i];
     }
-    uint8_t* out = out_rows + (y - y_begin) * line_size;
+    uint8_t* out = out_rows + (y - y_begin) * row_stride;
     for (int64_t i = 0; i < line_size; ++i) out[i] = RoundToByte(line[i]);
   }
 }
@@ -181,13 +181,15 @@ void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform
 }  // namespace
 
 void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
-                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows) {
+                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows,
+                      int64_t row_stride) {
   if (y_begin >= y_end) return;
+  if (row_stride == 0) row_stride = int64_t{t.columns.out} * shape.channels;
   switch (shape.channels) {
-    case 1: return Resize<1>(image, shape, t, antialias, y_begin, y_end, rows);
-    case 2: return Resize<2>(image, shape, t, antialias, y_begin, y_end, rows);
-    case 3: return Resize<3>(image, shape, t, antialias, y_begin, y_end, rows);
-    case 4: return Resize<4>(image, shape, t, antialias, y_begin, y_end, rows);
+    case 1: return Resize<1>(image, shape, t, antialias, y_begin, y_end, rows, row_stride);
+    case 2: return Resize<2>(image, shape, t, antialias, y_begin, y_end, rows, row_stride);
+    case 3: return Resize<3>(image, shape, t, antialias, y_begin, y_end, rows, row_stride);
+    case 4: return Resize<4>(image, shape, t, antialias, y_begin, y_end, rows, row_stride);
     default:
       throw MakeError(ErrorCode::kUnsupported, "resize: {} channels (1 to 4 handled)",
                       shape.channels);

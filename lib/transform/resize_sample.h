@@ -20,8 +20,10 @@ namespace h5feed::transform {
 
 // Delivered rows [y_begin, y_end) (0 <= y_begin < y_end <= t.rows.out) of the resize that
 // `t` describes (t.rows, t.columns), of `image` (shape.height x shape.width x C uint8): writes
-// (y_end - y_begin) rows of t.columns.out x C bytes to `rows`, unflipped. Thread-safe.
+// (y_end - y_begin) rows of t.columns.out x C bytes to `rows`, unflipped, each `row_stride`
+// bytes after the one before (0: packed, t.columns.out x C). Thread-safe.
 void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
-                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows);
+                      bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows,
+                      int64_t row_stride = 0);
 
 }  // namespace h5feed::transform

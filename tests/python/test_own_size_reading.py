@@ -2,7 +2,8 @@
 different aspect ratios converted raw and as JPEG, read with the validation transform against
 torchvision on the stored images (read with h5py the way docs/format.md documents), the
 training crop reproducible across threads and resumed runs and split across ranks, read over
-HTTP as locally, a clear refusal without a crop, and a damaged JPEG caught and named."""
+HTTP as locally, several views of each sample, a size changed between epochs, a clear refusal
+without a crop, and a damaged JPEG caught and named."""
 import io
 import os
 import shutil
@@ -195,3 +196,69 @@ def test_echoed_batches_repeat_their_rows_with_the_same_crops(own_size_file):
         by_row = {int(r): image for r, image in zip(rows, first)}
         for r, image in zip(copy_rows, copy):
             assert torch.equal(image, by_row[int(r)])
+
+
+def views_of(path, views, **options):
+    loader = h5feed.Loader(path, 8, mean=MEAN, std=STD, with_indices=True, views=views, seed=5,
+                           sampler="sequential", **options)
+    return [(tuple(v.clone() for v in images), indices.clone()) for images, _, indices in loader]
+
+
+def test_each_view_is_the_crop_a_loader_of_that_view_alone_makes(own_size_file):
+    # Every view of a sample is cropped from one decode of its stored image, into its own part
+    # of the slot (docs/reader.md, "Several views of images at their own size").
+    path, encoding = own_size_file
+    with h5py.File(path, "r") as f:
+        stored_images = [stored_image(f, n) for n in range(len(f["labels"]))]
+    views = [h5feed.Augment(random_resized_crop=32, random_flip=True, count=2),
+             h5feed.Augment(random_resized_crop=16, scale=(0.05, 0.4), count=3),
+             h5feed.Augment(resize=48, center_crop=(40, 40))]
+    several = views_of(path, views)
+    alone = views_of(path, [views[0]])  # its view 0 draws as view 0 of `several` does
+    level = 1 / (255 * torch.tensor(STD).view(3, 1, 1))
+    assert len(several) == len(alone) == 6
+    for (images, rows), (single, single_rows) in zip(several, alone):
+        assert [tuple(v.shape[1:]) for v in images] == \
+            [(3, 32, 32)] * 2 + [(3, 16, 16)] * 3 + [(3, 40, 40)]
+        assert torch.equal(rows, single_rows)
+        if encoding == "raw":
+            assert torch.equal(images[0], single[0])
+        else:  # the shared decode may be at a finer DCT scale than view 0 alone needs
+            assert ((images[0] - single[0]).abs() / level).mean() < 3
+        assert not torch.equal(images[0], images[1]) and not torch.equal(images[2], images[3])
+        for image, n in zip(images[5], rows.tolist()):
+            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
+            expected = F.normalize(F.convert_image_dtype(
+                F.center_crop(F.resize(stored, [48], antialias=True), [40, 40]),
+                torch.float32), MEAN, STD)
+            difference = (image - expected).abs() / level
+            if encoding == "raw":
+                assert torch.all(difference <= 1.001)
+            else:
+                assert difference.mean() < 3
+
+
+def test_the_output_size_changes_between_epochs_as_if_opened_at_that_size(own_size_file):
+    path, _ = own_size_file
+
+    def crops(loader):
+        return [(images.clone(), indices.clone()) for images, _, indices in loader]
+
+    def opened(size, **extra):
+        return h5feed.Loader(path, 8, mean=MEAN, std=STD, with_indices=True, seed=5,
+                             augment=h5feed.Augment(random_resized_crop=size, random_flip=True,
+                                                    **extra))
+    loader = opened(16, max_size=32)
+    loader.set_epoch(1)
+    assert {tuple(images.shape[2:]) for images, _ in crops(loader)} == {(16, 16)}
+    loader.set_output_size((24, 32))
+    loader.set_epoch(1)
+    grown = crops(loader)
+    reference = opened((24, 32))
+    reference.set_epoch(1)
+    # The boxes and flips do not depend on the size: the same crops, resized to 24 x 32.
+    for (a, ia), (b, ib) in zip(grown, crops(reference), strict=True):
+        assert a.shape[2:] == (24, 32)
+        assert torch.equal(ia, ib) and torch.equal(a, b)
+    with pytest.raises(h5feed.InvalidArgumentError, match="max_size"):
+        loader.set_output_size(40)

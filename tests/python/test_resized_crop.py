@@ -156,5 +156,5 @@ def test_the_output_size_changes_between_epochs_up_to_its_maximum(photo_file):
     loader.set_output_size((24, 32))
     loader.set_epoch(1)
     assert {tuple(images.shape[2:]) for images, _, _ in loader} == {(24, 32)}
-    with pytest.raises(h5feed.InvalidArgumentError, match="max_output"):
+    with pytest.raises(h5feed.InvalidArgumentError, match="Augment.max_size is 32x32"):
         loader.set_output_size(40)

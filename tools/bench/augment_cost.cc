@@ -17,6 +17,7 @@
 #include "pipeline/own_size_sample.h"
 #include "transform/normalize.h"
 #include "transform/output_spec.h"
+#include "transform/output_views.h"
 
 namespace h5feed::bench {
 
@@ -73,10 +74,11 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
   options.output.augment = augment;
   const loader::ReadingPlan plan = loader::PlanReading(options, dataset);
   const LoaderOptions defaults;
-  const transform::OutputSpec spec = transform::MakeOutputSpec(
-      transform::MakeNormalizeParams(defaults.mean.data(), defaults.std.data(), 3,
-                                     static_cast<int>(plan.gathered.channels)),
-      plan.gathered, plan.options.output, seed);
+  const transform::OutputViews views =
+      plan.MakeViews(transform::MakeNormalizeParams(defaults.mean.data(), defaults.std.data(), 3,
+                                                    static_cast<int>(plan.gathered.channels)),
+                     options.output, nullptr);
+  const transform::OutputSpec& spec = views.views[0];
   std::vector<int64_t> rows(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) rows[static_cast<size_t>(i)] = i;
   std::vector<uint8_t> gathered(static_cast<size_t>(count * plan.gathered.bytes()));
@@ -86,8 +88,8 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
     arena.execute([&] {
       tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
         const index::StoredImage& image = dataset.images[static_cast<size_t>(i)];
-        pipeline::MakeOwnSizeSample(*plan.crop, epoch, i, {image.shape(), image.encoding},
-                                    stored[static_cast<size_t>(i)],
+        pipeline::MakeOwnSizeSample(views.gather_crops[0], epoch, i,
+                                    {image.shape(), image.encoding}, stored[static_cast<size_t>(i)],
                                     gathered.data() + i * plan.gathered.bytes());
       });
       pipeline::NormalizeBatch(gathered, plan.gathered, count, spec,

@@ -170,7 +170,7 @@ struct Run {
     options.echo = device_echo ? 1 : echo;
     options.device_echo = device_echo ? echo : 0;
     if (!device_echo) {
-      options.output = transform::OutputViews{{Spec(7)}, {Spec(7).image_bytes()}, {0}};
+      options.output = transform::OutputViews{{Spec(7)}, {Spec(7).image_bytes()}, {0}, {}};
     }
   }
 

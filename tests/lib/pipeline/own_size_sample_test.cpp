@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -138,6 +139,96 @@ TEST_CASE("a damaged JPEG or one whose header lies is corrupt data") {
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kCorrupt);
   }
+}
+
+// Crops of views 0, 1, ... (each view's draws its own) made together into one buffer of
+// rows `stride` bytes long, one view below the other, the rest of each row left as it was.
+struct Views {
+  std::vector<transform::AugmentParams> crops;
+  int64_t stride = 0;
+  std::vector<int64_t> tops;
+  std::vector<uint8_t> buffer;
+
+  explicit Views(const std::vector<AugmentOptions>& augments) {
+    int64_t rows = 0;
+    for (size_t v = 0; v < augments.size(); ++v) {
+      crops.push_back(Crop(augments[v]));
+      crops.back().view = static_cast<int32_t>(v);
+      tops.push_back(rows);
+      rows += crops.back().out_height;
+      stride = std::max<int64_t>(stride, crops.back().out_width * 3);
+    }
+    buffer.assign(static_cast<size_t>(rows * stride), kUntouched);
+  }
+  void Make(int64_t row, const OwnSizeSample& sample, const std::vector<uint8_t>& stored) {
+    std::vector<SampleCrop> targets;
+    for (size_t v = 0; v < crops.size(); ++v) {
+      targets.push_back({crops[v], buffer.data() + tops[v] * stride, stride});
+    }
+    MakeOwnSizeSample(targets, 0, row, sample, stored);
+  }
+  // View v's crop, packed; CHECKs that the bytes right of it were not written.
+  std::vector<uint8_t> View(size_t v) const {
+    const transform::AugmentParams& crop = crops[v];
+    std::vector<uint8_t> packed;
+    for (int64_t y = 0; y < crop.out_height; ++y) {
+      const uint8_t* line = buffer.data() + (tops[v] + y) * stride;
+      packed.insert(packed.end(), line, line + crop.out_width * 3);
+      for (int64_t x = crop.out_width * 3; x < stride; ++x) REQUIRE(line[x] == kUntouched);
+    }
+    return packed;
+  }
+
+  static constexpr uint8_t kUntouched = 0xA5;
+};
+
+std::vector<AugmentOptions> DinoLikeViews() {
+  return {RandomResizedCrop(224), RandomResizedCrop(224), RandomResizedCrop(96),
+          RandomResizedCrop(96), Validation()};
+}
+
+TEST_CASE("several views of a raw sample, made together, are each the view made alone") {
+  const ImageShape shape{375, 500, 3};
+  const std::vector<uint8_t> pixels = PhotoPixels(375, 500, 3, 4);
+  Views views(DinoLikeViews());
+  for (int64_t row = 0; row < 10; ++row) {
+    views.Make(row, {shape, ImageEncoding::kRaw}, pixels);
+    for (size_t v = 0; v < views.crops.size(); ++v) {
+      CHECK(views.View(v) == Sample(views.crops[v], row, {shape, ImageEncoding::kRaw}, pixels));
+    }
+  }
+  // The views' draws differ: two views of one spec crop different boxes.
+  CHECK(views.View(0) != views.View(1));
+}
+
+TEST_CASE("several views of a JPEG decode it once, fine enough for every view") {
+  const ImageShape shape{375, 500, 3};
+  const std::vector<uint8_t> pixels = PhotoPixels(375, 500, 3, 11);
+  const std::vector<uint8_t> jpeg = EncodeTestJpeg(pixels, 375, 500, TJSAMP_420, 90);
+  decode::JpegRegionDecoder decoder;
+  std::vector<uint8_t> decoded;
+  decoder.Decode(jpeg, {375, 500, 3}, {0, 0, 375, 500}, 375, 500, decoded);
+  // Views of 224 are never scaled: exact, whatever else the sample's decode covers.
+  Views exact({RandomResizedCrop(224), RandomResizedCrop(224), RandomResizedCrop(224)});
+  // Small views shrink their boxes enough to be decoded at a coarser scale together.
+  Views mixed({RandomResizedCrop(96), RandomResizedCrop(96), RandomResizedCrop(64)});
+  double worst = 0;
+  for (int64_t row = 0; row < 20; ++row) {
+    exact.Make(row, {shape, ImageEncoding::kJpeg}, jpeg);
+    for (size_t v = 0; v < exact.crops.size(); ++v) {
+      CHECK(exact.View(v) == Sample(exact.crops[v], row, {shape, ImageEncoding::kRaw}, decoded));
+    }
+    mixed.Make(row, {shape, ImageEncoding::kJpeg}, jpeg);
+    for (size_t v = 0; v < mixed.crops.size(); ++v) {
+      worst = std::max(
+          worst, MeanDifference(mixed.View(v), Sample(mixed.crops[v], row,
+                                                      {shape, ImageEncoding::kRaw}, decoded)));
+    }
+  }
+  // At most the difference of each view's own scaled decode (the test above).
+  MESSAGE("largest mean difference of a view decoded with others: " << worst);
+  CHECK(worst > 0.0);  // some samples were decoded scaled
+  CHECK(worst < 6.0);
 }
 
 }  // namespace
