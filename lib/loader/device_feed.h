@@ -60,8 +60,10 @@ class DeviceFeed {
   // when the trainer holds every device buffer (before the run's end, which needs none),
   // Error(kCuda) when the stage fails.
   DeviceEvent Next(pipeline::BatchAssembler& assembler);
-  // Whether Next has a batch made ahead and need not wait (the run's end: ask the assembler).
-  bool ready() const { return !ahead_.empty(); }
+  // Whether Next need not wait for the assembler: a batch made ahead, or copies of the loaded
+  // batch still to make (which need only a free device buffer; without one Next fails at
+  // once). The run's end: ask the assembler.
+  bool ready() const { return !ahead_.empty() || loaded_ != nullptr; }
 
  private:
   struct Loaded;

@@ -325,6 +325,24 @@ TEST_CASE("a trainer holding every device buffer gets an error, then batches onc
   CHECK(std::get<DeviceDelivery>(next).step == 2);  // nothing was skipped
 }
 
+TEST_CASE("copies of a loaded batch still to make are ready without the host pipeline") {
+  Run run(3, true);
+  HostStage stage(Spec(7), 2);
+  DeviceFeed feed(stage, run.layout, 3);
+  feed.Restart(0);
+  auto assembler = run.Start(0);
+  std::vector<DeviceEvent> held;
+  held.push_back(feed.Next(*assembler));  // copy 0; copy 1 is made ahead in the other buffer
+  held.push_back(feed.Next(*assembler));  // copy 1; copy 2 waits for a buffer
+  CHECK(stage.free_outputs() == 0);
+  held.erase(held.begin());
+  // Copy 2 needs only the buffer just released, not another batch of the assembler.
+  CHECK(feed.ready());
+  DeviceEvent next = feed.Next(*assembler);
+  REQUIRE(std::holds_alternative<DeviceDelivery>(next));
+  CHECK(std::get<DeviceDelivery>(next).step == 2);
+}
+
 TEST_CASE("restarting drops the batches made ahead and gives back the loaded input") {
   Run run(3, true);
   HostStage stage(Spec(7), 3);
