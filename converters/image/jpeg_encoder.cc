@@ -2,8 +2,14 @@
 
 #include <turbojpeg.h>
 
+// jpeglib.h needs FILE and size_t declared first.
+#include <csetjmp>
+#include <cstdio>
 #include <optional>
 #include <string>
+
+#include <jerror.h>
+#include <jpeglib.h>
 
 #include "h5feed/error.h"
 #include "make_error.h"
@@ -13,6 +19,9 @@ namespace {
 
 // JPEG stores each side in 16 bits, and libjpeg refuses sides over 65500 (JPEG_MAX_DIMENSION).
 constexpr int64_t kMaxSide = 65500;
+// What a restart marker at the end of each MCU row adds at most: the marker, and the bits that
+// pad the row's entropy-coded data to a whole byte.
+constexpr int64_t kRestartBytes = 3;
 
 void CheckShape(int64_t height, int64_t width, int channels) {
   if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide ||
@@ -26,28 +35,87 @@ void CheckShape(int64_t height, int64_t width, int channels) {
 
 int Subsampling(int channels) { return channels == 1 ? TJSAMP_GRAY : TJSAMP_420; }
 
-// Owns one TurboJPEG compressor (the libjpeg state and its working buffers), kept per thread.
+// libjpeg reports a failure by calling error_exit, which must not return: it jumps back to the
+// guarded function that made the call (jpeg_decompressor.h in lib/decode explains the rule:
+// no object with a destructor lives in the frames the jump leaves).
+struct EncodeTrap {
+  jpeg_error_mgr manager;  // first member: libjpeg's callbacks get a pointer to it
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = {};
+};
+
+void JumpOnError(j_common_ptr cinfo) {
+  auto* trap = reinterpret_cast<EncodeTrap*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, trap->message);
+  std::longjmp(trap->jump, 1);
+}
+
+// Writes into a buffer sized for the largest JPEG the image can give (MaxJpegBytes), so it is
+// never full: being asked for more space is a libjpeg error.
+void StartDestination(j_compress_ptr) {}
+boolean DestinationFull(j_compress_ptr cinfo) {
+  cinfo->err->msg_code = JERR_BUFFER_SIZE;
+  (*cinfo->err->error_exit)(reinterpret_cast<j_common_ptr>(cinfo));
+  return FALSE;
+}
+void EndDestination(j_compress_ptr) {}
+
+// One libjpeg compressor (its state and working buffers), kept per thread.
 class Compressor {
  public:
-  Compressor() : handle_(tjInitCompress()) {
-    if (handle_ == nullptr) {
-      throw MakeError(ErrorCode::kInternal, "cannot create a TurboJPEG compressor: {}",
-                      tjGetErrorStr2(nullptr));
-    }
+  Compressor() {
+    cinfo_.err = jpeg_std_error(&trap_.manager);
+    trap_.manager.error_exit = JumpOnError;
+    jpeg_create_compress(&cinfo_);
+    destination_.init_destination = StartDestination;
+    destination_.empty_output_buffer = DestinationFull;
+    destination_.term_destination = EndDestination;
+    cinfo_.dest = &destination_;
   }
   Compressor(const Compressor&) = delete;
   Compressor& operator=(const Compressor&) = delete;
-  ~Compressor() { tjDestroy(handle_); }
+  ~Compressor() { jpeg_destroy_compress(&cinfo_); }
 
-  tjhandle get() const { return handle_; }
+  jpeg_compress_struct* cinfo() { return &cinfo_; }
+  EncodeTrap* trap() { return &trap_; }
+  jpeg_destination_mgr* destination() { return &destination_; }
 
  private:
-  tjhandle handle_;
+  EncodeTrap trap_;
+  jpeg_destination_mgr destination_{};
+  jpeg_compress_struct cinfo_{};
 };
 
-// A failed call may leave libjpeg's state mid-image, so it is discarded and the next call makes
-// a new one (as converters/image/jpeg_decoder.cc does for its decompressor).
 thread_local std::optional<Compressor> t_compressor;
+
+// PIL's and TurboJPEG's settings (baseline, accurate integer DCT, 4:2:0 for colour), and a
+// restart marker at the end of every MCU row: a reader that needs only the rows below some row
+// starts decoding at the marker above it instead of entropy-decoding every row before
+// (decode/jpeg_row_start.h). Returns false when the trap fired.
+bool GuardedEncode(jpeg_compress_struct* cinfo, EncodeTrap* trap, const uint8_t* pixels,
+                   JDIMENSION height, JDIMENSION width, int channels, int quality, uint8_t* out,
+                   size_t capacity) {
+  if (setjmp(trap->jump) != 0) return false;
+  cinfo->dest->next_output_byte = out;
+  cinfo->dest->free_in_buffer = capacity;
+  cinfo->image_height = height;
+  cinfo->image_width = width;
+  cinfo->input_components = channels;
+  cinfo->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(cinfo);
+  jpeg_set_quality(cinfo, quality, TRUE);
+  cinfo->dct_method = JDCT_ISLOW;
+  cinfo->restart_in_rows = 1;
+  jpeg_start_compress(cinfo, TRUE);
+  const size_t row_bytes = size_t{width} * static_cast<size_t>(channels);
+  while (cinfo->next_scanline < cinfo->image_height) {
+    // libjpeg's row type is not const, but compression only reads the rows.
+    JSAMPROW row = const_cast<uint8_t*>(pixels) + cinfo->next_scanline * row_bytes;
+    jpeg_write_scanlines(cinfo, &row, 1);
+  }
+  jpeg_finish_compress(cinfo);
+  return true;
+}
 
 }  // namespace
 
@@ -59,7 +127,7 @@ int64_t MaxJpegBytes(int64_t height, int64_t width, int channels) {
     throw MakeError(ErrorCode::kInvalidArgument, "tjBufSize refused the image: {}",
                     tjGetErrorStr2(nullptr));
   }
-  return static_cast<int64_t>(bytes);
+  return static_cast<int64_t>(bytes) + kRestartBytes * (height / 8 + 1);
 }
 
 void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, int channels,
@@ -72,25 +140,20 @@ void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, 
     throw MakeError(ErrorCode::kInvalidArgument, "cannot encode {} bytes as a {}x{}x{} image",
                     pixels.size(), height, width, channels);
   }
-  // TurboJPEG writes into `out` in place: sized to the most it can need, then cut to what it
-  // wrote. TJFLAG_NOREALLOC keeps it from replacing the buffer; TJFLAG_ACCURATEDCT is libjpeg's
-  // JDCT_ISLOW, what PIL encodes with (TurboJPEG's default when compressing is the fast DCT).
   out.resize(static_cast<size_t>(MaxJpegBytes(height, width, channels)));
-  unsigned char* buffer = out.data();
-  unsigned long size = out.size();
   if (!t_compressor) t_compressor.emplace();
-  const int rc =
-      tjCompress2(t_compressor->get(), pixels.data(), static_cast<int>(width), 0,
-                  static_cast<int>(height), channels == 1 ? TJPF_GRAY : TJPF_RGB, &buffer, &size,
-                  Subsampling(channels), quality, TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT);
-  if (rc != 0) {
-    const std::string message = tjGetErrorStr2(t_compressor->get());
+  Compressor& compressor = *t_compressor;
+  if (!GuardedEncode(compressor.cinfo(), compressor.trap(), pixels.data(),
+                     static_cast<JDIMENSION>(height), static_cast<JDIMENSION>(width), channels,
+                     quality, out.data(), out.size())) {
+    const std::string message = compressor.trap()->message;
+    // A failed call may leave libjpeg's state mid-image: the next call starts a new one.
     t_compressor.reset();
     out.clear();
-    throw MakeError(ErrorCode::kInternal, "TurboJPEG could not encode a {}x{} image: {}", height,
+    throw MakeError(ErrorCode::kInternal, "libjpeg could not encode a {}x{} image: {}", height,
                     width, message);
   }
-  out.resize(size);
+  out.resize(out.size() - compressor.destination()->free_in_buffer);
 }
 
 }  // namespace h5feed::image

@@ -1,9 +1,10 @@
 #pragma once
 // JPEG encoding for the converter's stored images (docs/format.md, "Images at their own size"):
-// baseline JFIF with TurboJPEG, accurate integer DCT, 4:2:0 chroma subsampling for RGB (PIL's
-// and FFCV's default), grayscale for one channel.
+// baseline JFIF with libjpeg(-turbo), accurate integer DCT, 4:2:0 chroma subsampling for RGB
+// (PIL's and FFCV's default), grayscale for one channel, and a restart marker after every MCU
+// row, so that a reader decoding a crop starts at the row above it (decode/jpeg_row_start.h).
 //
-// Thread-safety: each thread uses its own TurboJPEG compressor, created on its first call and
+// Thread-safety: each thread uses its own libjpeg compressor, created on its first call and
 // reused until the thread ends.
 
 #include <cstdint>
@@ -18,8 +19,9 @@ namespace h5feed::image {
 void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, int channels,
                 int quality, std::vector<uint8_t>& out);
 
-// The most bytes EncodeJpeg can produce for such an image (TurboJPEG's tjBufSize): what a chunk
-// must be able to hold. Throws Error(kInvalidArgument) as EncodeJpeg does.
+// The most bytes EncodeJpeg can produce for such an image (TurboJPEG's tjBufSize, plus the
+// restart markers): what a chunk must be able to hold. Throws Error(kInvalidArgument) as EncodeJpeg
+// does.
 int64_t MaxJpegBytes(int64_t height, int64_t width, int channels);
 
 }  // namespace h5feed::image

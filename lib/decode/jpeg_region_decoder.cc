@@ -5,6 +5,7 @@
 #include <string>
 
 #include "decode/jpeg_decompressor.h"
+#include "decode/jpeg_row_start.h"
 #include "h5feed/error.h"
 #include "make_error.h"
 
@@ -106,6 +107,25 @@ DecodedRegion JpegRegionDecoder::Decode(std::span<const uint8_t> jpeg, const Jpe
         box.height, box.width, box.top, box.left,
         Describe(expected.height, expected.width, expected.channels));
   }
+  // Rows above the box are not entropy-decoded at all when the JPEG can start below them.
+  int64_t dropped = 0;
+  JpegInfo expected_cut = expected;
+  PixelBox box_cut = box;
+  if (options.crop) {
+    dropped = CutAboveRow(jpeg, expected.height, expected.width, box.top, cut_);
+    if (dropped > 0) {
+      jpeg = cut_;
+      expected_cut.height -= dropped;
+      box_cut.top -= dropped;
+    }
+  }
+  return DecodeFrom(jpeg, expected_cut, box_cut, dropped, min_height, min_width, dest, options);
+}
+
+DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const JpegInfo& expected,
+                                            const PixelBox& box, int64_t dropped,
+                                            int64_t min_height, int64_t min_width,
+                                            std::vector<uint8_t>& dest, RegionOptions options) {
   JpegDecompressor& decompressor = *decompressor_;
   const JpegInfo header = decompressor.ReadHeader(jpeg);
   if (header.height != expected.height || header.width != expected.width ||
@@ -146,7 +166,7 @@ DecodedRegion JpegRegionDecoder::Decode(std::span<const uint8_t> jpeg, const Jpe
     }
     decompressor.Abort();
     return DecodedRegion{.scale = scale,
-                         .top = window.top,
+                         .top = window.top + dropped / scale,
                          .left = window.left,
                          .height = rows,
                          .width = window.right - window.left,

@@ -4,6 +4,7 @@ stored bytes (text and --json, checked against h5py's reading of the table); ver
 sound file, names the row of a JPEG whose bytes were flipped, and still names it, as a JPEG that
 does not decode, when the row and chunk checksums were rewritten to match the damage."""
 import json
+import math
 import shutil
 
 import h5py
@@ -147,7 +148,9 @@ def test_inspect_text_reports_layout_encoding_sizes_aspect_chunks_and_ratio(conv
     assert f"height {h['min']} / {h['median']} / {h['max']}" in lines["sizes"]
     assert f"width {w['min']} / {w['median']} / {w['max']}" in lines["sizes"]
     assert "4 portrait, 3 square, 7 landscape" in lines["aspect"]
-    assert f"{own['chunks']} chunks of {own['chunk_bytes'] / 1024:.1f} KiB" in lines["chunks"]
+    # Sizes are written in tenths of their unit, rounded up (lib/byte_size.h).
+    kib = math.ceil(own["chunk_bytes"] * 10 / 1024) / 10
+    assert f"{own['chunks']} chunks of {kib:.1f} KiB" in lines["chunks"]
     assert f"{own['images_per_chunk']['min']} to {own['images_per_chunk']['max']}" \
         in lines["chunks"]
     assert lines["compression"].split()[1].rstrip(",") == "none"

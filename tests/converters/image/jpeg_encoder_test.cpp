@@ -87,6 +87,32 @@ TEST_CASE("an RGB JPEG is baseline JFIF with 4:2:0 chroma subsampling") {
   CHECK(sof[17] == 0x11);
 }
 
+TEST_CASE("a restart marker ends every MCU row but the last") {
+  // 4:2:0 colour: MCUs of 16 x 16 pixels; grayscale: 8 x 8.
+  for (const auto& [height, width, channels, mcu] :
+       {std::tuple{100, 75, 3, 16}, {64, 48, 3, 16}, {37, 53, 1, 8}}) {
+    CAPTURE(height);
+    const Bytes pixels = PhotoPixels(height, width, channels, 6);
+    Bytes jpeg;
+    EncodeJpeg(pixels, height, width, channels, 90, jpeg);
+    // The restart interval (DRI) is one row of MCUs.
+    const auto dri = FindMarker(jpeg, 0xDD);
+    REQUIRE(dri != jpeg.end());
+    CHECK(dri[4] * 256 + dri[5] == (width + mcu - 1) / mcu);
+    // RST0, RST1, ... in turn, one per MCU row boundary, in the entropy-coded data.
+    const auto sos = FindMarker(jpeg, 0xDA);
+    REQUIRE(sos != jpeg.end());
+    int restarts = 0;
+    for (auto at = sos + 2 + (sos[2] * 256 + sos[3]); at + 1 < jpeg.end(); ++at) {
+      if (at[0] == 0xFF && at[1] >= 0xD0 && at[1] <= 0xD7) {
+        CHECK(at[1] == 0xD0 + restarts % 8);
+        ++restarts;
+      }
+    }
+    CHECK(restarts == (height + mcu - 1) / mcu - 1);
+  }
+}
+
 TEST_CASE("a grayscale image is encoded with one component") {
   const Bytes gray = PhotoPixels(37, 53, 1, 3);
   Bytes jpeg;

@@ -31,12 +31,20 @@ std::vector<Sample> Samples() {
     const char* name;
     int subsampling;
     int flags;
+    int restart_rows;
   };
-  const Layout layouts[] = {{"4:2:0", TJSAMP_420, 0},
-                            {"4:4:4", TJSAMP_444, 0},
-                            {"4:2:2", TJSAMP_422, 0},
-                            {"gray", TJSAMP_GRAY, 0},
-                            {"4:2:0 progressive", TJSAMP_420, TJFLAG_PROGRESSIVE}};
+  // With a restart marker at every MCU row (h5feed's converter), a region starts below the
+  // rows above its box (jpeg_row_start.h); every 2 rows, it cannot.
+  const Layout layouts[] = {{"4:2:0", TJSAMP_420, 0, 0},
+                            {"4:4:4", TJSAMP_444, 0, 0},
+                            {"4:2:2", TJSAMP_422, 0, 0},
+                            {"gray", TJSAMP_GRAY, 0, 0},
+                            {"4:2:0 progressive", TJSAMP_420, TJFLAG_PROGRESSIVE, 0},
+                            {"4:2:0 restart rows", TJSAMP_420, 0, 1},
+                            {"4:4:4 restart rows", TJSAMP_444, 0, 1},
+                            {"4:2:2 restart rows", TJSAMP_422, 0, 1},
+                            {"gray restart rows", TJSAMP_GRAY, 0, 1},
+                            {"4:2:0 restart every 2 rows", TJSAMP_420, 0, 2}};
   const int sizes[][2] = {{375, 500}, {500, 375}, {37, 53}, {129, 200}, {64, 48}};
   std::vector<Sample> samples;
   uint32_t seed = 1;
@@ -46,7 +54,8 @@ std::vector<Sample> Samples() {
       const Bytes pixels = PhotoPixels(size[0], size[1], channels, seed++);
       samples.push_back(
           {std::string(layout.name) + " " + std::to_string(size[0]) + "x" + std::to_string(size[1]),
-           EncodeTestJpeg(pixels, size[0], size[1], layout.subsampling, 90, layout.flags),
+           EncodeTestJpeg(pixels, size[0], size[1], layout.subsampling, 90, layout.flags, -1,
+                          layout.restart_rows),
            JpegInfo{size[0], size[1], channels}});
     }
   }

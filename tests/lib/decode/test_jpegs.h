@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -36,10 +37,19 @@ inline Bytes PhotoPixels(int height, int width, int channels, uint32_t seed) {
 }
 
 // subsampling: TJSAMP_420, TJSAMP_444, TJSAMP_422, TJSAMP_GRAY (1-channel pixels);
-// flags: TJFLAG_PROGRESSIVE for a progressive file.
+// flags: TJFLAG_PROGRESSIVE for a progressive file. restart_rows > 0: a restart marker after
+// every that many MCU rows (as h5feed's converter writes them at every row; TurboJPEG 2.1 takes
+// it from the environment only, which tests, on one thread, may set).
 inline Bytes EncodeTestJpeg(std::span<const uint8_t> pixels, int height, int width, int subsampling,
-                            int quality = 90, int flags = 0, int pixel_format = -1) {
+                            int quality = 90, int flags = 0, int pixel_format = -1,
+                            int restart_rows = 0) {
   if (pixel_format < 0) pixel_format = subsampling == TJSAMP_GRAY ? TJPF_GRAY : TJPF_RGB;
+  struct RestartSetting {
+    explicit RestartSetting(int rows) {
+      if (rows > 0) setenv("TJ_RESTART", std::to_string(rows).c_str(), 1);
+    }
+    ~RestartSetting() { unsetenv("TJ_RESTART"); }
+  } restart(restart_rows);
   tjhandle handle = tjInitCompress();
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
