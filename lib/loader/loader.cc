@@ -165,6 +165,11 @@ struct Loader::Impl {
     info.chunk_samples = dataset.chunk_samples;
     info.chunks = dataset.chunk_count();
     info.own_size = dataset.own_size;
+    if (dataset.own_size) {
+      for (int64_t c = 0; c <= dataset.chunk_count(); ++c) {
+        info.chunk_first_rows.push_back(dataset.first_row_of_chunk(c));
+      }
+    }
     info.classes = dataset.classes;
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use. Chunks used in place in the file

@@ -234,7 +234,9 @@ class Loader:
 
     @property
     def dataset(self) -> dict:
-        """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, classes."""
+        """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, own_size,
+        chunk_first_rows (own-size files: chunk c holds rows [rows[c], rows[c + 1]); else
+        empty), classes."""
         return self._native.dataset
 
     @property

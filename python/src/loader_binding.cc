@@ -131,6 +131,7 @@ class NativeLoader {
     dataset["chunk_samples"] = info.chunk_samples;
     dataset["chunks"] = info.chunks;
     dataset["own_size"] = info.own_size;
+    dataset["chunk_first_rows"] = info.chunk_first_rows;
     dataset["classes"] = info.classes;
     return dataset;
   }

@@ -262,3 +262,15 @@ def test_the_output_size_changes_between_epochs_as_if_opened_at_that_size(own_si
         assert torch.equal(ia, ib) and torch.equal(a, b)
     with pytest.raises(h5feed.InvalidArgumentError, match="max_size"):
         loader.set_output_size(40)
+
+
+def test_the_loader_says_which_rows_each_chunk_holds(own_size_file):
+    path, _ = own_size_file
+    with h5py.File(path, "r") as f:
+        chunk_of_row = f["image_offsets"][:] // int(f.attrs["chunk_bytes"])
+    first_rows = [0] + [n for n in range(1, len(chunk_of_row))
+                        if chunk_of_row[n] != chunk_of_row[n - 1]] + [len(chunk_of_row)]
+    dataset = h5feed.Loader(path, 8, mean=MEAN, std=STD,
+                            augment=h5feed.Augment(random_resized_crop=32)).dataset
+    assert dataset["own_size"] and dataset["chunks"] == len(first_rows) - 1 > 1
+    assert dataset["chunk_first_rows"] == first_rows

@@ -57,17 +57,22 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   return options;
 }
 
+// Which rows each of the file's chunks holds, as the loader's samplers see them.
+ChunkRows RowsOfChunks(const DatasetInfo& dataset) {
+  if (dataset.chunk_first_rows.empty()) return ChunkRows(dataset.samples, dataset.chunk_samples);
+  return ChunkRows(dataset.chunk_first_rows);
+}
+
 // The `random` sampler's first epoch on the same rows, measured like the run's own order: the
 // figure users compare a chunk-aware sampler's quality with.
 sampler::ShuffleQuality RandomSamplerQuality(const DatasetInfo& dataset, int64_t batch,
                                              uint64_t seed) {
   SamplerOptions random;
   random.kind = SamplerOptions::Kind::kRandom;
-  std::vector<int64_t> order = sampler::EpochOrder(
-      ChunkRows(dataset.samples, dataset.chunk_samples), random, ShardOptions{}, seed, 0);
+  std::vector<int64_t> order =
+      sampler::EpochOrder(RowsOfChunks(dataset), random, ShardOptions{}, seed, 0);
   if (order.size() > kMaxOrderSamples) order.resize(kMaxOrderSamples);
-  return sampler::MeasureShuffleQuality(order, ChunkRows(dataset.samples, dataset.chunk_samples),
-                                        batch);
+  return sampler::MeasureShuffleQuality(order, RowsOfChunks(dataset), batch);
 }
 
 // The delivered samples' labels in batches of `batch`, as the loader's check measures an
@@ -199,8 +204,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.stats = loader.stats();
   result.peak_rss_mib = PeakRssMib();
   if (order.size() >= 2) {
-    result.quality = sampler::MeasureShuffleQuality(
-        order, ChunkRows(result.dataset.samples, result.dataset.chunk_samples), settings.batch);
+    result.quality =
+        sampler::MeasureShuffleQuality(order, RowsOfChunks(result.dataset), settings.batch);
     result.random_quality = RandomSamplerQuality(result.dataset, settings.batch, settings.seed);
     result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }

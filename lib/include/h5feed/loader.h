@@ -154,6 +154,10 @@ struct DatasetInfo {
   int64_t chunks = 0;
   // Images stored each at its own size (docs/format.md, version 2): read through a crop.
   bool own_size = false;
+  // Own-size files: chunk c holds rows [chunk_first_rows[c], chunk_first_rows[c + 1]) (chunks
+  // + 1 entries, the last `samples`). Empty for a file of one image size, whose chunks hold
+  // chunk_samples rows each (the last one fewer).
+  std::vector<int64_t> chunk_first_rows;
   std::vector<std::string> classes;
 };
 
