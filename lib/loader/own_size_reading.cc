@@ -53,10 +53,10 @@ pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(
     const transform::OutputViews& views = *run_views;
     const index::StoredImage& image = dataset.images[static_cast<size_t>(row)];
     std::array<pipeline::SampleCrop, transform::OutputViews::kMaxViews> crops;
-    const int64_t stride = transform::BandRowStride(views);
+    const int64_t stride = transform::StackedRowStride(views);
     for (int v = 0; v < views.count(); ++v) {
       crops[static_cast<size_t>(v)] = {views.gather_crops[static_cast<size_t>(v)],
-                                       transform::BandOf(views, v, dest), stride};
+                                       transform::PlaceOf(views, v, dest), stride};
     }
     try {
       pipeline::MakeOwnSizeSample(std::span(crops).first(static_cast<size_t>(views.count())), epoch,

@@ -43,6 +43,34 @@ void CheckGivesOneSize(const AugmentOptions& augment, const std::string& spec,
   }
 }
 
+// A view's room in the stacked image: its largest size, at (top, left).
+struct Place {
+  int64_t height = 0, width = 0;
+  int64_t top = 0, left = 0;
+};
+
+// Places the rooms in view order on shelves as wide as the widest room: a room goes to the
+// right of the last one when it fits there and is no taller than that shelf, else it starts a
+// new shelf below. Views of one spec (DINO's local crops) so share rows instead of each taking
+// a band of the full width.
+void PackOnShelves(std::vector<Place>& places, int64_t& height, int64_t& width) {
+  width = 0;
+  for (const Place& place : places) width = std::max(width, place.width);
+  height = 0;
+  int64_t shelf_top = 0, shelf_height = 0, shelf_used = width;  // no shelf yet: "full"
+  for (Place& place : places) {
+    if (shelf_used + place.width > width || place.height > shelf_height) {
+      shelf_top = height;
+      shelf_height = place.height;
+      shelf_used = 0;
+      height += place.height;
+    }
+    place.top = shelf_top;
+    place.left = shelf_used;
+    shelf_used += place.width;
+  }
+}
+
 const AugmentOptions& SpecOf(const OutputOptions& output, int spec) {
   return output.views.empty() ? output.augment : output.views[static_cast<size_t>(spec)];
 }
@@ -64,23 +92,29 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
   }
   OutputViews views = MakeOutputViews(normalize, largest, crop_only, seed, names);
 
-  std::vector<int64_t> tops;
+  // Each view's room: its largest size, and where it lies in the stacked image.
+  const int count = views.count();
+  std::vector<Place> places(static_cast<size_t>(count));
+  for (int v = 0; v < count; ++v) {
+    const auto i = static_cast<size_t>(v);
+    const AugmentOptions& augment = SpecOf(output, views.spec_of_view[i]);
+    const AugmentParams& at_open = (opened != nullptr ? opened->views[i] : views.views[i]).augment;
+    places[i].height =
+        augment.max_output_height > 0 ? augment.max_output_height : at_open.out_height;
+    places[i].width = augment.max_output_width > 0 ? augment.max_output_width : at_open.out_width;
+  }
   int64_t height = 0;
   int64_t width = 0;
   if (opened != nullptr) {
     const ImageShape stacked = StackedShape(*opened);
-    for (const OutputSpec& spec : opened->views) tops.push_back(spec.augment.crop_top);
     height = stacked.height;
     width = stacked.width;
-  } else {
-    for (int v = 0; v < views.count(); ++v) {
-      const AugmentOptions& augment = SpecOf(output, views.spec_of_view[static_cast<size_t>(v)]);
-      const AugmentParams& crop = views.views[static_cast<size_t>(v)].augment;
-      tops.push_back(height);
-      height += augment.max_output_height > 0 ? augment.max_output_height : crop.out_height;
-      width = std::max<int64_t>(
-          width, augment.max_output_width > 0 ? augment.max_output_width : crop.out_width);
+    for (size_t i = 0; i < places.size(); ++i) {
+      places[i].top = opened->views[i].augment.crop_top;
+      places[i].left = opened->views[i].augment.crop_left;
     }
+  } else {
+    PackOnShelves(places, height, width);
     if (height > kMaxStackedRows) {
       throw MakeError(ErrorCode::kInvalidArgument,
                       "{}: the views of each sample take {} rows at their largest sizes, more than "
@@ -91,21 +125,19 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
     }
   }
 
-  for (int v = 0; v < views.count(); ++v) {
-    const size_t i = static_cast<size_t>(v);
-    const AugmentParams& crop = views.views[i].augment;
-    const int64_t band = (i + 1 < tops.size() ? tops[i + 1] : height) - tops[i];
-    if (crop.out_height > band || crop.out_width > width) {
+  for (int v = 0; v < count; ++v) {
+    const auto i = static_cast<size_t>(v);
+    const Place& place = places[i];
+    AugmentParams& window = views.views[i].augment;
+    const AugmentParams crop = window;
+    if (crop.out_height > place.height || crop.out_width > place.width) {
       throw MakeError(ErrorCode::kInvalidArgument,
                       "SetOutputSize: {}x{} is larger than the loader made room for at Open (view "
                       "spec {}: {}x{}); open it with max_output_height and max_output_width "
                       "(Python: Augment's max_size) at least that large",
-                      crop.out_height, crop.out_width, views.spec_of_view[i], band, width);
+                      crop.out_height, crop.out_width, views.spec_of_view[i], place.height,
+                      place.width);
     }
-  }
-  for (int v = 0; v < views.count(); ++v) {
-    AugmentParams& window = views.views[static_cast<size_t>(v)].augment;
-    const AugmentParams crop = window;
     views.gather_crops.push_back(crop);
     window = AugmentParams{};
     window.seed = crop.seed;
@@ -113,10 +145,11 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
     window.crop = CropKind::kWindow;
     window.out_height = crop.out_height;
     window.out_width = crop.out_width;
-    window.crop_top = static_cast<int32_t>(tops[static_cast<size_t>(v)]);
+    window.crop_top = static_cast<int32_t>(place.top);
+    window.crop_left = static_cast<int32_t>(place.left);
     window.image_height = static_cast<int32_t>(height);
     window.image_width = static_cast<int32_t>(width);
-    window.random_flip = SpecOf(output, views.spec_of_view[static_cast<size_t>(v)]).random_flip;
+    window.random_flip = SpecOf(output, views.spec_of_view[i]).random_flip;
   }
   return views;
 }
@@ -126,11 +159,13 @@ ImageShape StackedShape(const OutputViews& views) {
   return {first.augment.image_height, first.augment.image_width, first.normalize.channels};
 }
 
-uint8_t* BandOf(const OutputViews& views, int view, uint8_t* sample) {
-  return sample + views.views[static_cast<size_t>(view)].augment.crop_top * BandRowStride(views);
+uint8_t* PlaceOf(const OutputViews& views, int view, uint8_t* sample) {
+  const AugmentParams& window = views.views[static_cast<size_t>(view)].augment;
+  return sample + window.crop_top * StackedRowStride(views) +
+         int64_t{window.crop_left} * views.views.front().normalize.channels;
 }
 
-int64_t BandRowStride(const OutputViews& views) {
+int64_t StackedRowStride(const OutputViews& views) {
   const ImageShape stacked = StackedShape(views);
   return stacked.width * stacked.channels;
 }

@@ -3,16 +3,16 @@
 // 2). A batch needs one size per view, so each view's crop (RandomResizedCrop, or Resize then
 // CenterCrop) is made as a sample is gathered, from its stored bytes
 // (pipeline/own_size_sample.h), at the view's size. What a slot then holds per sample is one
-// image of all its views' crops stacked in bands:
+// image of all its views' crops: each view has a room there, its largest size
+// (max_output_height/width, else its size at Open), the rooms placed on shelves in view order
+// (a room to the right of the one before when it fits in the widest room's width and is no
+// taller than that shelf, else on a new shelf below), and the view's crop lies at its room's
+// top left, at the view's current size.
 //
-//   band v: rows [top_v, top_v + room height of view v), all as wide as the widest room;
-//           view v's crop at its top left, at the view's current size
-//
-// (a view's room is its largest size: max_output_height/width, else its size at Open). Each
-// delivered view is then a window of that image, flipped and normalized as for every file, so
-// everything after the gather (CPU or GPU normalization, echo, the device copy) reads the slot
-// as rows of one image shape, and a size changed between epochs (Loader::SetOutputSize) moves
-// nothing: the bands keep Open's rooms.
+// Each delivered view is then a window of that image, flipped and normalized as for every file,
+// so everything after the gather (CPU or GPU normalization, echo, the device copy) reads the
+// slot as rows of one image shape, and a size changed between epochs (Loader::SetOutputSize)
+// moves nothing: the rooms keep Open's places.
 //
 // A value type; thread-safe as any value.
 
@@ -27,23 +27,24 @@
 namespace h5feed::transform {
 
 // The views `output` asks for of a file whose largest image is `largest`: in the result, view
-// v's spec is its window of the stacked image (kWindow at band v, the view's flip) and
+// v's spec is its window of the stacked image (kWindow at its room, the view's flip) and
 // gather_crops[v] its crop (flip off; ForImage adapts it to each image). `opened`: null at
-// Open; for a later run's sizes, the views of Open, whose bands are kept.
+// Open; for a later run's sizes, the views of Open, whose rooms and places are kept.
 //
 // Throws Error(kInvalidArgument) naming the options to set for a view without a crop that
 // gives one size (random_resized_crop, or resize_shorter with a center_crop no larger) or with
-// random_crop_padding, and what MakeOutputViews throws.
+// random_crop_padding, a view larger than its room (a later size), and what MakeOutputViews
+// throws.
 OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape& largest,
                              const OutputOptions& output, uint64_t seed,
                              const OptionNames& names = {}, const OutputViews* opened = nullptr);
 
-// The image a slot holds per sample for `views` (MakeOwnSizeViews): every band.
+// The image a slot holds per sample for `views` (MakeOwnSizeViews): every room.
 ImageShape StackedShape(const OutputViews& views);
 
 // Where view `view`'s crop starts in a sample's stacked image at `sample`, and the bytes from
-// one of its rows to the next.
-uint8_t* BandOf(const OutputViews& views, int view, uint8_t* sample);
-int64_t BandRowStride(const OutputViews& views);
+// one of the image's rows to the next.
+uint8_t* PlaceOf(const OutputViews& views, int view, uint8_t* sample);
+int64_t StackedRowStride(const OutputViews& views);
 
 }  // namespace h5feed::transform

@@ -25,7 +25,8 @@ AugmentOptions RandomResizedCrop(int64_t size, int count = 1) {
   return augment;
 }
 
-// Two flipped global views of 32, three local ones of 16 that may grow to 24, a validation view.
+// Two flipped global views of 32, three local ones of 16 that may grow to 24, a validation view
+// of 64.
 OutputOptions SeveralViews() {
   OutputOptions output;
   AugmentOptions global = RandomResizedCrop(32, 2);
@@ -34,9 +35,9 @@ OutputOptions SeveralViews() {
   local.max_output_height = 24;
   local.max_output_width = 24;
   AugmentOptions validation;
-  validation.resize_shorter = 48;
-  validation.center_crop_height = 40;
-  validation.center_crop_width = 40;
+  validation.resize_shorter = 72;
+  validation.center_crop_height = 64;
+  validation.center_crop_width = 64;
   output.views = {global, local, validation};
   return output;
 }
@@ -52,25 +53,27 @@ std::string ErrorOf(const OutputOptions& output) {
   return "";
 }
 
-TEST_CASE("each view is a window of its band of the stacked crops, its crop made at the gather") {
+TEST_CASE("each view is a window of its room in the stacked crops, its crop made at the gather") {
   const OutputViews views = MakeOwnSizeViews(Normalize(), kLargest, SeveralViews(), 9);
   REQUIRE(views.count() == 6);
   REQUIRE(views.gather_crops.size() == 6);
-  // Bands as tall as each view's largest size, as wide as the widest: 32 + 32 + 3 x 24 + 40.
-  CHECK(StackedShape(views) == ImageShape{176, 40, 3});
-  CHECK(BandRowStride(views) == 120);
-  const int tops[] = {0, 32, 64, 88, 112, 136};
-  const int sizes[] = {32, 32, 16, 16, 16, 40};
+  // Shelves as wide as the widest room (64): the two global rooms side by side, two local
+  // rooms (24 x 24) on the next shelf and the third below them, the validation room last.
+  CHECK(StackedShape(views) == ImageShape{144, 64, 3});
+  CHECK(StackedRowStride(views) == 192);
+  const int tops[] = {0, 0, 32, 32, 56, 80};
+  const int lefts[] = {0, 32, 0, 24, 0, 0};
+  const int sizes[] = {32, 32, 16, 16, 16, 64};
   for (int v = 0; v < 6; ++v) {
     CAPTURE(v);
     const AugmentParams& window = views.views[static_cast<size_t>(v)].augment;
     const AugmentParams& crop = views.gather_crops[static_cast<size_t>(v)];
     CHECK(window.crop == CropKind::kWindow);
     CHECK(window.crop_top == tops[v]);
-    CHECK(window.crop_left == 0);
+    CHECK(window.crop_left == lefts[v]);
     CHECK(window.padding == 0);
-    CHECK(window.image_height == 176);
-    CHECK(window.image_width == 40);
+    CHECK(window.image_height == 144);
+    CHECK(window.image_width == 64);
     CHECK(window.out_height == sizes[v]);
     CHECK(window.out_width == sizes[v]);
     CHECK(window.view == v);
@@ -80,14 +83,14 @@ TEST_CASE("each view is a window of its band of the stacked crops, its crop made
     CHECK(crop.out_height == sizes[v]);
     CHECK_FALSE(crop.random_flip);
     uint8_t sample[1];
-    CHECK(BandOf(views, v, sample) == sample + tops[v] * 120);
+    CHECK(PlaceOf(views, v, sample) == sample + tops[v] * 192 + lefts[v] * 3);
   }
   // The delivered room is the views' own (3 local views of up to 24 x 24 floats).
   CHECK(views.room_bytes[2] == 24 * 24 * 3 * 4);
   CHECK(views.spec_of_view == std::vector<int>{0, 0, 1, 1, 1, 2});
 }
 
-TEST_CASE("a later size keeps Open's bands, and one larger than its band is refused") {
+TEST_CASE("a later size keeps Open's places, and one larger than its room is refused") {
   const OutputOptions output = SeveralViews();
   const OutputViews opened = MakeOwnSizeViews(Normalize(), kLargest, output, 9);
   const OutputViews larger =
@@ -96,6 +99,8 @@ TEST_CASE("a later size keeps Open's bands, and one larger than its band is refu
   for (int v = 0; v < 6; ++v) {
     CHECK(larger.views[static_cast<size_t>(v)].augment.crop_top ==
           opened.views[static_cast<size_t>(v)].augment.crop_top);
+    CHECK(larger.views[static_cast<size_t>(v)].augment.crop_left ==
+          opened.views[static_cast<size_t>(v)].augment.crop_left);
   }
   CHECK(larger.views[2].augment.out_height == 24);
   CHECK(larger.views[2].augment.out_width == 20);
@@ -127,7 +132,7 @@ TEST_CASE("a view without a crop of one size, or with padding, is refused, namin
   CHECK(ErrorOf(resize_only).find("output.views[1].random_resized_crop") != std::string::npos);
 
   OutputOptions crop_too_large = SeveralViews();
-  crop_too_large.views[2].center_crop_height = 64;  // more than the resized shorter side
+  crop_too_large.views[2].center_crop_height = 80;  // more than the resized shorter side
   CHECK(ErrorOf(crop_too_large).find("output.views[2].center_crop") != std::string::npos);
 
   OutputOptions padded = SeveralViews();
