@@ -89,9 +89,9 @@ TEST_CASE("an RGB JPEG is baseline JFIF with 4:2:0 chroma subsampling") {
 
 TEST_CASE("a restart marker ends every MCU row but the last") {
   // 4:2:0 colour: MCUs of 16 x 16 pixels; grayscale: 8 x 8.
-  for (const auto& [height, width, channels, mcu] :
-       {std::tuple{100, 75, 3, 16}, {64, 48, 3, 16}, {37, 53, 1, 8}}) {
-    CAPTURE(height);
+  for (const auto& size : {std::tuple{100, 75, 3, 16}, {64, 48, 3, 16}, {37, 53, 1, 8}}) {
+    const auto [height, width, channels, mcu] = size;
+    CAPTURE(std::get<0>(size));
     const Bytes pixels = PhotoPixels(height, width, channels, 6);
     Bytes jpeg;
     EncodeJpeg(pixels, height, width, channels, 90, jpeg);
