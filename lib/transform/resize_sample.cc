@@ -6,11 +6,13 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "transform/resize_avx2.h"
 #include "transform/resize_taps.h"
 
 namespace h5feed::transform {
@@ -54,14 +56,27 @@ struct AxisTaps {
 struct Scratch {
   AxisTaps columns;
   AxisTaps rows;
-  std::vector<float> source;    // the stored columns the taps read, of one row, x C
-  std::vector<float> filtered;  // stored rows x delivered columns x C
-  std::vector<float> line;      // one delivered row, x C
+  std::vector<float> column_pairs;  // PairWeightsAvx2 of `columns`
+  std::vector<float> source;        // the stored columns the taps read, of one row, x C
+  std::vector<float> filtered;      // stored rows x delivered columns x C
 };
 
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
   return scratch;
+}
+
+ResizeKernels DetectKernels() {
+#if defined(H5FEED_RESIZE_AVX2)
+  if (CpuHasAvx2()) return ResizeKernels::kAvx2;
+#endif
+  return ResizeKernels::kBaseline;
+}
+
+// The kernels every thread runs: the CPU's best at first use, switched by UseResizeKernels.
+std::atomic<ResizeKernels>& KernelsChoice() {
+  static std::atomic<ResizeKernels> choice{DetectKernels()};
+  return choice;
 }
 
 // Delivered column x of one stored row, every channel: sum_k w[k] x pixel[k] per channel.
@@ -127,10 +142,52 @@ void FilterRow(const float* in, int64_t in_first, const AxisTaps& columns, int64
   }
 }
 
+// One delivered row of the vertical pass: out[i] = RoundToByte(sum over k of w[k] x
+// rows[k x line + i]), each sum from 0 in tap order, for i in [begin, line).
+void SumRowsScalar(const float* rows, int64_t line, const float* w, int taps, int64_t begin,
+                   uint8_t* out) {
+  for (int64_t i = begin; i < line; ++i) {
+    float sum = 0.0f;
+    for (int k = 0; k < taps; ++k) sum = sum + w[k] * rows[k * line + i];
+    out[i] = RoundToByte(sum);
+  }
+}
+
+#if defined(__SSE2__)
+// RoundToByte of 4 lanes, as int32: the same add and subtract, the same clamps.
+__m128i RoundToBytes(__m128 sum) {
+  const __m128 round = _mm_set1_ps(12582912.0f);  // RoundToByte's 1.5 x 2^23
+  const __m128 rounded = _mm_sub_ps(_mm_add_ps(sum, round), round);
+  return _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(rounded, _mm_setzero_ps()), _mm_set1_ps(255.0f)));
+}
+
+// SumRowsScalar with 16 sums in registers at a time (4 independent chains), each lane's
+// multiplies and adds in the same order, rounded and packed to bytes without a float line.
+void SumRowsSse2(const float* rows, int64_t line, const float* w, int taps, uint8_t* out) {
+  int64_t i = 0;
+  for (; i + 16 <= line; i += 16) {
+    __m128 sums[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+    for (int k = 0; k < taps; ++k) {
+      const __m128 weight = _mm_set1_ps(w[k]);
+      const float* row = rows + k * line + i;
+      for (int j = 0; j < 4; ++j) {
+        sums[j] = _mm_add_ps(sums[j], _mm_mul_ps(weight, _mm_loadu_ps(row + 4 * j)));
+      }
+    }
+    const __m128i low = _mm_packs_epi32(RoundToBytes(sums[0]), RoundToBytes(sums[1]));
+    const __m128i high = _mm_packs_epi32(RoundToBytes(sums[2]), RoundToBytes(sums[3]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packus_epi16(low, high));
+  }
+  SumRowsScalar(rows, line, w, taps, i, out);
+}
+#endif
+
 template <int kChannels>
 void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform& t, bool antialias,
             int64_t y_begin, int64_t y_end, uint8_t* out_rows, int64_t row_stride) {
   Scratch& s = ThreadScratch();
+  [[maybe_unused]] const bool avx2 =
+      KernelsChoice().load(std::memory_order_relaxed) == ResizeKernels::kAvx2;
   const int64_t wo = t.columns.out;
   s.columns.Compute(t.columns, antialias, 0, wo);
   s.rows.Compute(t.rows, antialias, y_begin, y_end);
@@ -148,37 +205,57 @@ void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform
   s.source.resize(static_cast<size_t>(source_size + 1));
   s.source.back() = 0.0f;
   s.filtered.resize(static_cast<size_t>((row_end - row_first) * line_size + 1));
-  s.line.resize(static_cast<size_t>(line_size));
 
   // Horizontal pass: each needed stored row to delivered columns, in floats, in row order
   // (a row's lanes past its end are the next row's first floats, written after). Each stored
   // pixel is read by several taps: converted to float once, where the taps read it.
+#if defined(H5FEED_RESIZE_AVX2)
+  const bool pairs = avx2 && kChannels >= 3;
+  if (pairs) PairWeightsAvx2(s.columns.weights.data(), s.columns.taps, wo, &s.column_pairs);
+#endif
   for (int64_t r = row_first; r < row_end; ++r) {
     const uint8_t* in = image + (r * shape.width + column_first) * kChannels;
     float* source = s.source.data();
+    float* filtered = s.filtered.data() + (r - row_first) * line_size;
+#if defined(H5FEED_RESIZE_AVX2)
+    if (pairs) {
+      FilterRowAvx2(kChannels, in, source_size, source, column_first, s.columns.first.data(),
+                    s.columns.weights.data(), s.column_pairs.data(), s.columns.taps, wo, filtered);
+      continue;
+    }
+#endif
     for (int64_t i = 0; i < source_size; ++i) source[i] = static_cast<float>(in[i]);
-    FilterRow<kChannels>(source, column_first, s.columns, wo,
-                         s.filtered.data() + (r - row_first) * line_size);
+    FilterRow<kChannels>(source, column_first, s.columns, wo, filtered);
   }
-  // Vertical pass, a delivered row at a time: the sum over taps in tap order, each step a
-  // contiguous multiply-add over the row.
-  float* line = s.line.data();
+  // Vertical pass, a delivered row at a time: per value the sum over taps in tap order.
   for (int64_t y = y_begin; y < y_end; ++y) {
     const auto p = static_cast<size_t>(y - y_begin);
     const float* w = s.rows.weights.data() + p * static_cast<size_t>(ky);
     const float* in = s.filtered.data() + (s.rows.first[p] - row_first) * line_size;
-    std::fill(line, line + line_size, 0.0f);
-    for (int k = 0; k < ky; ++k) {
-      const float weight = w[k];
-      const float* row = in + k * line_size;
-      for (int64_t i = 0; i < line_size; ++i) line[i] = line[i] + weight * row[i];
-    }
     uint8_t* out = out_rows + (y - y_begin) * row_stride;
-    for (int64_t i = 0; i < line_size; ++i) out[i] = RoundToByte(line[i]);
+#if defined(H5FEED_RESIZE_AVX2)
+    if (avx2) {
+      SumRowsAvx2(in, line_size, w, ky, out);
+      continue;
+    }
+#endif
+#if defined(__SSE2__)
+    SumRowsSse2(in, line_size, w, ky, out);
+#else
+    SumRowsScalar(in, line_size, w, ky, 0, out);
+#endif
   }
 }
 
 }  // namespace
+
+ResizeKernels ResizeKernelsInUse() { return KernelsChoice().load(std::memory_order_relaxed); }
+
+bool UseResizeKernels(ResizeKernels kernels) {
+  if (kernels == ResizeKernels::kAvx2 && DetectKernels() != ResizeKernels::kAvx2) return false;
+  KernelsChoice().store(kernels, std::memory_order_relaxed);
+  return true;
+}
 
 void ResizeSampleRows(const uint8_t* image, const ImageShape& shape, const SampleTransform& t,
                       bool antialias, int64_t y_begin, int64_t y_end, uint8_t* rows,

@@ -127,20 +127,28 @@ std::vector<uint8_t> Definition(const std::vector<uint8_t>& image, const ImageSh
   return out;
 }
 
-TEST_CASE("the resize equals its definition bit for bit, for 1 to 4 channels and any row split") {
+// Random images, boxes and output sizes (odd widths, row lengths that are no multiple of the
+// kernels' register widths) through `kernels`, against Definition.
+void CheckDefinition(ResizeKernels kernels) {
+  REQUIRE(UseResizeKernels(kernels));
   uint64_t state = 26;
   const auto next = [&state](int64_t bound) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<int32_t>((state >> 33) % static_cast<uint64_t>(bound));
   };
-  for (int trial = 0; trial < 48; ++trial) {
-    const int channels = 1 + trial % 4;
-    const ImageShape shape{8 + next(120), 8 + next(120), channels};
+  for (int trial = 0; trial < 66; ++trial) {
+    // The last two: RandomResizedCrop(224) of a 384 x 512 photo, RGB and RGBA.
+    const bool photo = trial >= 64;
+    const int channels = photo ? 3 + trial % 2 : 1 + trial % 4;
+    const ImageShape shape =
+        photo ? ImageShape{384, 512, channels} : ImageShape{8 + next(300), 8 + next(300), channels};
     std::vector<uint8_t> image(static_cast<size_t>(shape.bytes()));
     for (uint8_t& v : image) v = static_cast<uint8_t>(next(256));
     SampleTransform t;
-    const int32_t box_height = 1 + next(shape.height), box_width = 1 + next(shape.width);
-    const int32_t out_height = 1 + next(64), out_width = 1 + next(64);
+    const int32_t box_height = photo ? 301 : 1 + next(shape.height);
+    const int32_t box_width = photo ? 397 : 1 + next(shape.width);
+    const int32_t out_height = photo ? 224 : 1 + next(120);
+    const int32_t out_width = photo ? 224 : 1 + next(120);
     t.rows = {next(shape.height - box_height + 1), box_height, out_height, 0, out_height};
     t.columns = {next(shape.width - box_width + 1), box_width, out_width, 0, out_width};
     const bool antialias = trial % 3 != 0;
@@ -154,6 +162,17 @@ TEST_CASE("the resize equals its definition bit for bit, for 1 to 4 channels and
                      ours.data() + static_cast<size_t>(split) * row_bytes);
     CHECK(ours == expected);
   }
+}
+
+TEST_CASE("the resize equals its definition bit for bit, for 1 to 4 channels and any row split") {
+  const ResizeKernels chosen = ResizeKernelsInUse();
+  const std::string path = chosen == ResizeKernels::kAvx2 ? "AVX2" : "baseline";
+  MESSAGE("this CPU runs the resize's " << path << " kernels");
+  SUBCASE("the baseline kernels") { CheckDefinition(ResizeKernels::kBaseline); }
+  SUBCASE("the AVX2 kernels, where the CPU has AVX2") {
+    if (chosen == ResizeKernels::kAvx2) CheckDefinition(ResizeKernels::kAvx2);
+  }
+  REQUIRE(UseResizeKernels(chosen));
 }
 
 TEST_CASE("a resized crop equals torchvision's resized_crop on uint8 photos within 1") {
