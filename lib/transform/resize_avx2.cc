@@ -77,7 +77,12 @@ __attribute__((target("avx2"))) __m256i RoundToBytesAvx2(__m256 sum) {
 
 }  // namespace
 
-bool CpuHasAvx2() { return __builtin_cpu_supports("avx2"); }
+bool CpuHasAvx2() {
+  // The CPU model is read by a constructor of the runtime library; this call makes sure it has
+  // been, should the first resize run from another constructor.
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
 
 void PairWeightsAvx2(const float* weights, int taps, int64_t pixels, std::vector<float>* pairs) {
   const auto n = static_cast<size_t>(taps);

@@ -164,15 +164,21 @@ void CheckDefinition(ResizeKernels kernels) {
   }
 }
 
+// Puts back the kernels the CPU chose, whichever way the test case ends: the other tests of the
+// program run after it.
+struct RestoreKernels {
+  ResizeKernels chosen = ResizeKernelsInUse();
+  ~RestoreKernels() { UseResizeKernels(chosen); }
+};
+
 TEST_CASE("the resize equals its definition bit for bit, for 1 to 4 channels and any row split") {
-  const ResizeKernels chosen = ResizeKernelsInUse();
-  const std::string path = chosen == ResizeKernels::kAvx2 ? "AVX2" : "baseline";
+  const RestoreKernels restore;
+  const std::string path = restore.chosen == ResizeKernels::kAvx2 ? "AVX2" : "baseline";
   MESSAGE("this CPU runs the resize's " << path << " kernels");
   SUBCASE("the baseline kernels") { CheckDefinition(ResizeKernels::kBaseline); }
   SUBCASE("the AVX2 kernels, where the CPU has AVX2") {
-    if (chosen == ResizeKernels::kAvx2) CheckDefinition(ResizeKernels::kAvx2);
+    if (restore.chosen == ResizeKernels::kAvx2) CheckDefinition(ResizeKernels::kAvx2);
   }
-  REQUIRE(UseResizeKernels(chosen));
 }
 
 TEST_CASE("a resized crop equals torchvision's resized_crop on uint8 photos within 1") {
