@@ -392,6 +392,8 @@ LoaderStats Loader::stats() const {
   stats.corrupt_chunks_skipped = impl_->gatherer.corrupt_chunks_skipped();
   stats.samples_skipped = impl_->gatherer.samples_skipped();
   stats.wait_seconds = impl_->wait_seconds;
+  stats.slot_bytes =
+      static_cast<uint64_t>(impl_->layout.bytes()) * static_cast<uint64_t>(impl_->options.slots);
   return stats;
 }
 

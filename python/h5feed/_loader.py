@@ -247,7 +247,8 @@ class Loader:
     def stats(self) -> dict:
         """Counters since opening: batches, samples, chunk_reads (chunk_reads_ahead of them
         for the next epoch's start, read while an epoch ends), cache_hits, cache_misses,
-        bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds."""
+        bytes_read, bytes_decoded, corrupt_chunks_skipped, samples_skipped, wait_seconds,
+        slot_bytes (host memory of the batch slots, held beside the cache)."""
         return self._native.stats()
 
 

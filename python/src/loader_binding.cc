@@ -150,6 +150,7 @@ class NativeLoader {
     result["corrupt_chunks_skipped"] = stats.corrupt_chunks_skipped;
     result["samples_skipped"] = stats.samples_skipped;
     result["wait_seconds"] = stats.wait_seconds;
+    result["slot_bytes"] = stats.slot_bytes;
     return result;
   }
 

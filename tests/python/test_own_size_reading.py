@@ -274,3 +274,13 @@ def test_the_loader_says_which_rows_each_chunk_holds(own_size_file):
                             augment=h5feed.Augment(random_resized_crop=32)).dataset
     assert dataset["own_size"] and dataset["chunks"] == len(first_rows) - 1 > 1
     assert dataset["chunk_first_rows"] == first_rows
+
+
+def test_the_slots_hold_the_crops_not_the_largest_image(own_size_file):
+    path, _ = own_size_file
+    loader = h5feed.Loader(path, 8, mean=MEAN, std=STD, slots=3,
+                           augment=h5feed.Augment(random_resized_crop=32))
+    # Per slot: 8 gathered 32 x 32 crops and their float32 images, plus labels, rows and
+    # alignment; the largest image (120 x 160) would take 57,600 bytes a row more.
+    per_slot = 8 * (32 * 32 * 3 + 32 * 32 * 3 * 4)
+    assert 3 * per_slot <= loader.stats()["slot_bytes"] <= 3 * (per_slot + 16 * 4096)

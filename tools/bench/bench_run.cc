@@ -15,10 +15,7 @@
 
 #include "bench/augment_spec.h"
 #include "bench/bench_option_names.h"
-#include "memory/slot_layout.h"
 #include "sampler/epoch_order.h"
-#include "transform/normalize.h"
-#include "transform/output_views.h"
 
 namespace h5feed::bench {
 namespace {
@@ -123,20 +120,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
   result.open_seconds = std::chrono::duration<double>(Clock::now() - open_start).count();
   result.dataset = loader.dataset();
   result.threads = settings.threads > 0 ? settings.threads : UsableCores();
-  // A slot holds the normalized images too, at every view's largest size (output_views.h).
-  size_t output_bytes = 0;
-  if (options.normalize) {
-    const ImageShape& shape = result.dataset.image_shape;
-    output_bytes =
-        static_cast<size_t>(transform::MakeOutputViews(transform::MakeNormalizeParams(
-                                                           options.mean.data(), options.std.data(),
-                                                           3, static_cast<int>(shape.channels)),
-                                                       shape, options.output, options.seed)
-                                .room_per_sample());
-  }
-  const memory::SlotLayout layout(settings.batch, result.dataset.image_shape,
-                                  memory::SlotContents{output_bytes, 0});
-  result.slot_mib = static_cast<double>(layout.bytes()) * settings.slots / (1 << 20);
+  result.slot_mib = static_cast<double>(loader.stats().slot_bytes) / (1 << 20);
 
   const int64_t total = settings.epochs * loader.samples_per_epoch();
   std::vector<int64_t> order, labels;  // of the first epoch's samples, as delivered

@@ -144,6 +144,9 @@ struct LoaderStats {
   uint64_t corrupt_chunks_skipped = 0;  // distinct chunks, with skip_corrupt_chunks
   uint64_t samples_skipped = 0;         // rows left out of batches for those chunks
   double wait_seconds = 0;              // time Next() spent waiting for a batch
+  // Host memory of the batch slots (LoaderOptions::slots of them: the gathered images and, on
+  // the CPU path, every view's normalized images), held beside the cache for the loader's life.
+  uint64_t slot_bytes = 0;
 };
 
 struct DatasetInfo {
