@@ -117,6 +117,15 @@ std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& datas
   return source::OpenChunkSource(dataset, source_options);
 }
 
+DatasetInfo Describe(const std::string& path, const index::DatasetIndex& d) {
+  DatasetInfo info{path,       d.samples, d.shape,  d.chunk_samples, d.chunk_count(),
+                   d.own_size, {},        d.classes};
+  for (int64_t c = 0; d.own_size && c <= d.chunk_count(); ++c) {
+    info.chunk_first_rows.push_back(d.first_row_of_chunk(c));
+  }
+  return info;
+}
+
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const loader::CacheBudget& cache_budget,
                                                 const loader::DeliveryPlan& delivery) {
@@ -158,19 +167,8 @@ struct Loader::Impl {
         gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
                  GathererOptions(options, dataset, reading, source->reader(), form.views)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
-        identity(loader::IdentifyState(dataset, options)) {
-    info.path = path;
-    info.samples = dataset.samples;
-    info.image_shape = dataset.shape;
-    info.chunk_samples = dataset.chunk_samples;
-    info.chunks = dataset.chunk_count();
-    info.own_size = dataset.own_size;
-    if (dataset.own_size) {
-      for (int64_t c = 0; c <= dataset.chunk_count(); ++c) {
-        info.chunk_first_rows.push_back(dataset.first_row_of_chunk(c));
-      }
-    }
-    info.classes = dataset.classes;
+        identity(loader::IdentifyState(dataset, options)),
+        info(Describe(path, dataset)) {
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
@@ -296,7 +294,7 @@ struct Loader::Impl {
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;
   const loader::StateIdentity identity;  // what a LoaderState of this loader carries
-  DatasetInfo info;
+  const DatasetInfo info;
 
   // Position and counters (trainer's thread).
   int64_t epoch = 0;
