@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "transform/output_views.h"
@@ -82,8 +83,8 @@ TEST_CASE("each view is a window of its room in the stacked crops, its crop made
     CHECK(crop.view == v);  // each view draws its own box
     CHECK(crop.out_height == sizes[v]);
     CHECK_FALSE(crop.random_flip);
-    uint8_t sample[1];
-    CHECK(PlaceOf(views, v, sample) == sample + tops[v] * 192 + lefts[v] * 3);
+    std::vector<uint8_t> sample(144 * 192);
+    CHECK(PlaceOf(views, v, sample.data()) == sample.data() + tops[v] * 192 + lefts[v] * 3);
   }
   // The delivered room is the views' own (3 local views of up to 24 x 24 floats).
   CHECK(views.room_bytes[2] == 24 * 24 * 3 * 4);
