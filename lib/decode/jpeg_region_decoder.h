@@ -4,9 +4,8 @@
 // the rows above the crop (jpeg_skip_scanlines), stops after its last row, and decodes only the
 // iMCU columns around it (jpeg_crop_scanline); a JPEG with a restart marker at every MCU row
 // starts at the row above the box without entropy-decoding the rows before (jpeg_row_start.h).
-// The pixels are those of a whole-image decode at
-// the same scale with PIL's settings (accurate integer IDCT, fancy upsampling), exactly
-// (tests/lib/decode/jpeg_region_decoder_test.cpp).
+// The pixels are those of a whole-image decode at the same scale with PIL's settings (accurate
+// integer IDCT, fancy upsampling), exactly (tests/lib/decode/jpeg_region_decoder_test.cpp).
 
 #include <cstdint>
 #include <memory>

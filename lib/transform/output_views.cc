@@ -9,10 +9,6 @@
 namespace h5feed::transform {
 namespace {
 
-std::string SpecName(const OutputOptions& output, int spec) {
-  return output.views.empty() ? "output.augment" : "output.views[" + std::to_string(spec) + "]";
-}
-
 template <typename... Args>
 [[noreturn]] void Reject(fmt::format_string<Args...> format, Args&&... args) {
   throw MakeError(ErrorCode::kInvalidArgument, format, std::forward<Args>(args)...);
@@ -44,6 +40,22 @@ int64_t RoomBytes(const OutputSpec& spec, const AugmentOptions& augment, const s
 
 }  // namespace
 
+int SpecCount(const OutputOptions& output) {
+  return output.views.empty() ? 1 : static_cast<int>(output.views.size());
+}
+
+const AugmentOptions& SpecOf(const OutputOptions& output, int spec) {
+  return output.views.empty() ? output.augment : output.views[static_cast<size_t>(spec)];
+}
+
+AugmentOptions& SpecOf(OutputOptions& output, int spec) {
+  return output.views.empty() ? output.augment : output.views[static_cast<size_t>(spec)];
+}
+
+std::string SpecName(const OutputOptions& output, int spec) {
+  return output.views.empty() ? "output.augment" : "output.views[" + std::to_string(spec) + "]";
+}
+
 int64_t OutputViews::room_per_sample() const {
   int64_t bytes = 0;
   for (int64_t room : room_bytes) bytes += room;
@@ -65,11 +77,9 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
                             const OutputOptions& output, uint64_t seed, const OptionNames& names) {
   OutputViews result;
   const bool several = !output.views.empty();
-  const std::vector<AugmentOptions> specs =
-      several ? output.views : std::vector<AugmentOptions>{output.augment};
-  for (size_t s = 0; s < specs.size(); ++s) {
-    const AugmentOptions& augment = specs[s];
-    const std::string name = SpecName(output, static_cast<int>(s));
+  for (int s = 0; s < SpecCount(output); ++s) {
+    const AugmentOptions& augment = SpecOf(output, s);
+    const std::string name = SpecName(output, s);
     if (several && (augment.count < 1 || augment.count > OutputViews::kMaxViews)) {
       Reject("{} is {}; it must be in [1, {}]", NameOption(names, "LoaderOptions", name + ".count"),
              augment.count, OutputViews::kMaxViews);
@@ -84,23 +94,22 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
       result.views.push_back(
           MakeViewSpec(normalize, shape, augment, output, seed, view, name, names));
       result.room_bytes.push_back(RoomBytes(result.views.back(), augment, name, names));
-      result.spec_of_view.push_back(static_cast<int>(s));
+      result.spec_of_view.push_back(s);
     }
   }
   return result;
 }
 
 OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width) {
-  const size_t specs = output.views.empty() ? 1 : output.views.size();
-  if (spec < 0 || static_cast<size_t>(spec) >= specs) {
-    Reject("SetOutputSize: view spec {} does not exist (the loader has {})", spec, specs);
+  if (spec < 0 || spec >= SpecCount(output)) {
+    Reject("SetOutputSize: view spec {} does not exist (the loader has {})", spec,
+           SpecCount(output));
   }
   if (height < 1 || width < 1) {
     Reject("SetOutputSize: {}x{}; both sides must be at least 1", height, width);
   }
   OutputOptions resized = output;
-  AugmentOptions& augment =
-      output.views.empty() ? resized.augment : resized.views[static_cast<size_t>(spec)];
+  AugmentOptions& augment = SpecOf(resized, spec);
   if (augment.random_resized_crop.height > 0) {
     augment.random_resized_crop.height = height;
     augment.random_resized_crop.width = width;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "h5feed/image_shape.h"
@@ -28,7 +29,7 @@ struct OutputViews {
   std::vector<int64_t> room_bytes;  // per view: bytes per image at its largest size
   std::vector<int> spec_of_view;    // the index in OutputOptions::views (0 without)
   // A file of images at their own size: view v's crop, made as each sample is gathered into
-  // its band of the slot's image (own_size_views.h). Empty for a file of one image size.
+  // its room of the slot's image (own_size_views.h). Empty for a file of one image size.
   std::vector<AugmentParams> gather_crops;
 
   int count() const { return static_cast<int>(views.size()); }
@@ -41,6 +42,14 @@ struct OutputViews {
   // room_bytes per sample (several views, or one smaller than its room).
   bool renormalize_copies() const;
 };
+
+// The view specs of `output`: output.views in order, or output.augment alone when it has none.
+// SpecOf is spec `spec`'s options (0 <= spec < SpecCount), SpecName their path in messages
+// ("output.augment", "output.views[1]").
+int SpecCount(const OutputOptions& output);
+const AugmentOptions& SpecOf(const OutputOptions& output, int spec);
+AugmentOptions& SpecOf(OutputOptions& output, int spec);
+std::string SpecName(const OutputOptions& output, int spec);
 
 // The views `output` asks for, for images of `shape` normalized with `normalize`. Throws what
 // MakeViewSpec throws, naming the view spec's options as `names` spells them, and

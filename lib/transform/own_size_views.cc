@@ -13,10 +13,6 @@ namespace {
 // Kept within the kernels' int32 pixel arithmetic, as a stored image is (output_spec.cc).
 constexpr int64_t kMaxStackedRows = int64_t{1} << 16;
 
-std::string SpecName(const OutputOptions& output, size_t spec) {
-  return output.views.empty() ? "output.augment" : "output.views[" + std::to_string(spec) + "]";
-}
-
 // A crop the gather can make at one size whatever the image's: a random resized crop, or a
 // resize with a center crop no larger than the resized shorter side.
 void CheckGivesOneSize(const AugmentOptions& augment, const std::string& spec,
@@ -71,10 +67,6 @@ void PackOnShelves(std::vector<Place>& places, int64_t& height, int64_t& width) 
   }
 }
 
-const AugmentOptions& SpecOf(const OutputOptions& output, int spec) {
-  return output.views.empty() ? output.augment : output.views[static_cast<size_t>(spec)];
-}
-
 }  // namespace
 
 OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape& largest,
@@ -83,10 +75,8 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
   // The crops, checked and set up as for a file of the largest image's size, without the flip,
   // which each delivered view makes of its window.
   OutputOptions crop_only = output;
-  const size_t specs = output.views.empty() ? 1 : output.views.size();
-  for (size_t s = 0; s < specs; ++s) {
-    AugmentOptions& augment =
-        output.views.empty() ? crop_only.augment : crop_only.views[static_cast<size_t>(s)];
+  for (int s = 0; s < SpecCount(output); ++s) {
+    AugmentOptions& augment = SpecOf(crop_only, s);
     CheckGivesOneSize(augment, SpecName(output, s), names);
     augment.random_flip = false;
   }

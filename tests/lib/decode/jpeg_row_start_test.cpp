@@ -43,7 +43,7 @@ std::vector<int> RestartNumbers(const Bytes& jpeg) {
 
 TEST_CASE("the cut JPEG decodes to the same rows, from the MCU row above the one asked for") {
   for (const Case& c : kCases) {
-    for (const std::pair<int, int> size : {std::pair{375, 500}, {131, 77}}) {
+    for (const std::pair<int, int>& size : {std::pair{375, 500}, {131, 77}}) {
       const int height = size.first;
       const int width = size.second;
       CAPTURE(c.name);
