@@ -107,24 +107,25 @@ DecodedRegion JpegRegionDecoder::Decode(std::span<const uint8_t> jpeg, const Jpe
         box.height, box.width, box.top, box.left,
         Describe(expected.height, expected.width, expected.channels));
   }
-  // Rows above the box are not entropy-decoded at all when the JPEG can start below them.
+  const int scale = ChooseScale(box, min_height, min_width, options.scale);
+  // Rows above the box are not entropy-decoded at all when the JPEG can start below them. At
+  // 1/s the region starts at the scaled row holding the box's first: pixel row s x (top / s).
   int64_t dropped = 0;
   JpegInfo expected_cut = expected;
   PixelBox box_cut = box;
   if (options.crop) {
-    dropped = CutAboveRow(jpeg, expected.height, expected.width, box.top, cut_);
+    dropped = CutAboveRow(jpeg, expected.height, expected.width, box.top / scale * scale, cut_);
     if (dropped > 0) {
       jpeg = cut_;
       expected_cut.height -= dropped;
       box_cut.top -= dropped;
     }
   }
-  return DecodeFrom(jpeg, expected_cut, box_cut, dropped, min_height, min_width, dest, options);
+  return DecodeFrom(jpeg, expected_cut, box_cut, dropped, scale, dest, options);
 }
 
 DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const JpegInfo& expected,
-                                            const PixelBox& box, int64_t dropped,
-                                            int64_t min_height, int64_t min_width,
+                                            const PixelBox& box, int64_t dropped, int scale,
                                             std::vector<uint8_t>& dest, RegionOptions options) {
   JpegDecompressor& decompressor = *decompressor_;
   const JpegInfo header = decompressor.ReadHeader(jpeg);
@@ -135,7 +136,6 @@ DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const
                       Describe(expected.height, expected.width, expected.channels));
   }
   try {
-    const int scale = ChooseScale(box, min_height, min_width, options.scale);
     Window window;
     window.left = static_cast<JDIMENSION>(box.left / scale);
     window.right = static_cast<JDIMENSION>(CeilDiv(box.left + box.width, scale));
@@ -153,7 +153,8 @@ DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const
     const JDIMENSION rows =
         options.crop ? bottom - window.top : decompressor.cinfo()->output_height;
     const size_t row_bytes = size_t{window.right - window.left} * header.channels;
-    dest.resize(row_bytes * rows);
+    // Grown, never shrunk: a vector zero-fills what it grows by, and regions vary in size.
+    if (dest.size() < row_bytes * rows) dest.resize(row_bytes * rows);
     uint8_t* row = nullptr;
     if (window.crop_left != window.left || window.crop_width != window.right - window.left) {
       row_.resize(size_t{window.crop_width} * header.channels);

@@ -37,9 +37,9 @@ class JpegRegionDecoder {
 
   // Decodes the part of `jpeg` covering `box` (inside the image) at the coarsest scale 1/s,
   // s in {1, 2, 4, 8}, at which the box still spans at least min_height rows and min_width
-  // columns (box.height >= s * min_height and box.width >= s * min_width), into dest (resized
-  // to the region; its capacity reused). The region covers box/s entirely: rows and columns
-  // from the floor of the box's start / s to the ceiling of its end / s.
+  // columns (box.height >= s * min_height and box.width >= s * min_width), into the start of
+  // dest (grown to hold the region where it is smaller, never shrunk). The region covers box/s
+  // entirely: rows and columns from the floor of the box's start / s to the ceiling of its end / s.
   //
   // `expected` is what the file's table says: a header whose size or components differ throws
   // Error(kCorrupt) before anything is allocated for pixels (a header claiming 65535 x 65535
@@ -53,11 +53,11 @@ class JpegRegionDecoder {
                        RegionOptions options = {});
 
  private:
-  // Decode of a JPEG whose first `dropped` rows were cut away (jpeg_row_start.h): `expected`
-  // and `box` are the cut JPEG's, the region returned the whole image's.
+  // Decode at 1/scale of a JPEG whose first `dropped` rows were cut away (jpeg_row_start.h):
+  // `expected` and `box` are the cut JPEG's, the region returned the whole image's.
   DecodedRegion DecodeFrom(std::span<const uint8_t> jpeg, const JpegInfo& expected,
-                           const PixelBox& box, int64_t dropped, int64_t min_height,
-                           int64_t min_width, std::vector<uint8_t>& dest, RegionOptions options);
+                           const PixelBox& box, int64_t dropped, int scale,
+                           std::vector<uint8_t>& dest, RegionOptions options);
 
   std::unique_ptr<JpegDecompressor> decompressor_;
   std::vector<uint8_t> cut_;  // the JPEG from the row above the box, when it can start there

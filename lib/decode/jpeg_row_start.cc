@@ -31,6 +31,7 @@ struct Layout {
   int64_t mcu_height = 0;
   int64_t mcus_per_row = 0;
   int64_t restart_interval = 0;
+  bool chroma_upsampled_vertically = false;  // a component with fewer rows than another
 };
 
 // Reads the markers from SOI to the first SOS. False for anything CutAboveRow leaves whole.
@@ -39,7 +40,7 @@ bool ReadLayout(std::span<const uint8_t> jpeg, int64_t height, int64_t width, La
   if (size < 4 || jpeg[0] != 0xFF || jpeg[1] != kSoi) return false;
   size_t at = 2;
   int components = 0;
-  int max_h = 0, max_v = 0;
+  int max_h = 0, max_v = 0, min_v = 16;
   while (true) {
     if (at + 4 > size || jpeg[at] != 0xFF) return false;
     while (at + 4 <= size && jpeg[at + 1] == 0xFF) ++at;  // fill bytes
@@ -61,6 +62,7 @@ bool ReadLayout(std::span<const uint8_t> jpeg, int64_t height, int64_t width, La
       for (int c = 0; c < components; ++c) {
         max_h = std::max(max_h, segment[7 + 3 * c] >> 4);
         max_v = std::max(max_v, segment[7 + 3 * c] & 15);
+        min_v = std::min(min_v, segment[7 + 3 * c] & 15);
       }
     } else if (marker == kDri) {
       if (length != 4) return false;
@@ -71,6 +73,7 @@ bool ReadLayout(std::span<const uint8_t> jpeg, int64_t height, int64_t width, La
       const int64_t mcu_width = components == 1 ? 8 : 8 * max_h;
       layout.mcu_height = components == 1 ? 8 : 8 * max_v;
       layout.mcus_per_row = (width + mcu_width - 1) / mcu_width;
+      layout.chroma_upsampled_vertically = components > 1 && min_v < max_v;
       layout.data_at = at + 2 + length;
       return layout.restart_interval == layout.mcus_per_row;
     } else if (marker == kEoi || (marker >= kRst0 && marker <= kRst7)) {
@@ -102,7 +105,9 @@ int64_t CutAboveRow(std::span<const uint8_t> jpeg, int64_t height, int64_t width
                     std::vector<uint8_t>& out) {
   Layout layout;
   if (row < 0 || row >= height || !ReadLayout(jpeg, height, width, layout)) return 0;
-  const int64_t first_row = row / layout.mcu_height - 1;  // one MCU row of margin
+  // With chroma upsampled vertically, the cut's first row is not the original's: start above.
+  const int64_t last_start = layout.chroma_upsampled_vertically ? row - 1 : row;
+  const int64_t first_row = last_start / layout.mcu_height;
   if (first_row < 1) return 0;
   // The first MCU row's data starts after the marker that ends row first_row - 1: RST k ends
   // row k, numbered modulo 8.

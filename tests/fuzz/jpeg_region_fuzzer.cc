@@ -31,8 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (int64_t min : {int64_t{0}, box.height / 2}) {
         try {
           const DecodedRegion region = decoder.Decode(jpeg, info, box, min, min, dest);
-          if (static_cast<int64_t>(dest.size()) != region.height * region.width * region.channels) {
-            h5feed::fuzzing::Finding("the region's size is not the bytes delivered");
+          if (static_cast<int64_t>(dest.size()) < region.height * region.width * region.channels) {
+            h5feed::fuzzing::Finding("the region holds more bytes than were delivered");
           }
         } catch (const h5feed::Error& error) {
           if (error.code() != h5feed::ErrorCode::kCorrupt) throw;

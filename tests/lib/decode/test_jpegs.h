@@ -37,19 +37,19 @@ inline Bytes PhotoPixels(int height, int width, int channels, uint32_t seed) {
 }
 
 // subsampling: TJSAMP_420, TJSAMP_444, TJSAMP_422, TJSAMP_GRAY (1-channel pixels);
-// flags: TJFLAG_PROGRESSIVE for a progressive file. restart_rows > 0: a restart marker after
-// every that many MCU rows (as h5feed's converter writes them at every row; TurboJPEG 2.1 takes
-// it from the environment only, which tests, on one thread, may set).
+// flags: TJFLAG_PROGRESSIVE for a progressive file. restart: "" none, "N" a restart marker after
+// every N MCU rows (h5feed's converter writes them at every row), "NB" after every N MCUs
+// (TurboJPEG 2.1 takes it from the environment only, which tests, on one thread, may set).
 inline Bytes EncodeTestJpeg(std::span<const uint8_t> pixels, int height, int width, int subsampling,
                             int quality = 90, int flags = 0, int pixel_format = -1,
-                            int restart_rows = 0) {
+                            const char* restart = "") {
   if (pixel_format < 0) pixel_format = subsampling == TJSAMP_GRAY ? TJPF_GRAY : TJPF_RGB;
   struct RestartSetting {
-    explicit RestartSetting(int rows) {
-      if (rows > 0) setenv("TJ_RESTART", std::to_string(rows).c_str(), 1);
+    explicit RestartSetting(const char* interval) {
+      if (*interval != '\0') setenv("TJ_RESTART", interval, 1);
     }
     ~RestartSetting() { unsetenv("TJ_RESTART"); }
-  } restart(restart_rows);
+  } restart_setting(restart);
   tjhandle handle = tjInitCompress();
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
@@ -61,6 +61,14 @@ inline Bytes EncodeTestJpeg(std::span<const uint8_t> pixels, int height, int wid
   Bytes out(jpeg, jpeg + size);
   tjFree(jpeg);
   return out;
+}
+
+// The region's bytes at the start of a decode's destination, which holds at least them (it is
+// grown, never shrunk).
+inline Bytes RegionBytes(const Bytes& dest, int64_t height, int64_t width, int channels) {
+  const auto size = static_cast<size_t>(height * width * channels);
+  if (dest.size() < size) throw std::runtime_error("the destination is smaller than the region");
+  return Bytes(dest.begin(), dest.begin() + static_cast<ptrdiff_t>(size));
 }
 
 // TurboJPEG's whole-image decode at 1/scale (libjpeg's scale_denom), with PIL's settings.
