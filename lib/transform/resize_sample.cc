@@ -18,6 +18,10 @@
 namespace h5feed::transform {
 namespace {
 
+void GrowTo(std::vector<float>& buffer, int64_t size) {
+  if (buffer.size() < static_cast<size_t>(size)) buffer.resize(static_cast<size_t>(size));
+}
+
 // One axis's taps for a range of delivered pixels, padded to the same count (`taps`) for every
 // pixel so the filtering loops have a fixed trip count. Padding taps have weight 0: adding
 // 0 x pixel (+0) to a sum of non-negative terms changes no bit, so the padded sum equals the
@@ -202,9 +206,10 @@ void Resize(const uint8_t* image, const ImageShape& shape, const SampleTransform
   const int64_t source_size = (*last_column + s.columns.taps - column_first) * kChannels;
   const int64_t line_size = wo * kChannels;
   // One float more than the pixels: FilterPixelLanes's fourth lane past the last RGB pixel.
-  s.source.resize(static_cast<size_t>(source_size + 1));
-  s.source.back() = 0.0f;
-  s.filtered.resize(static_cast<size_t>((row_end - row_first) * line_size + 1));
+  // Grown, never shrunk: a vector zero-fills what it grows by, and every sample's sizes differ.
+  GrowTo(s.source, source_size + 1);
+  s.source[static_cast<size_t>(source_size)] = 0.0f;
+  GrowTo(s.filtered, (row_end - row_first) * line_size + 1);
 
   // Horizontal pass: each needed stored row to delivered columns, in floats, in row order
   // (a row's lanes past its end are the next row's first floats, written after). Each stored
