@@ -1,6 +1,7 @@
 // A whole Loader run through the GPU stage equals the same run on the CPU path, batch for
 // batch and bit for bit (images, labels, dataset rows), for every element type and layout,
-// with augmentation and device-side echo; resuming mid-echo gives the uninterrupted batches.
+// with augmentation, views (of images at their own size too) and device-side echo; resuming
+// mid-echo gives the uninterrupted batches.
 
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -148,6 +149,56 @@ TEST_CASE("resizing views on the GPU equal the CPU's bit for bit, also after Set
       const std::vector<Delivered> cpu = run(-1, resized);
       const std::vector<Delivered> gpu = run(0, resized);
       REQUIRE(gpu.size() == cpu.size());
+      for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
+    }
+  }
+}
+
+TEST_CASE("views of images at their own size on the GPU equal the CPU's bit for bit") {
+  // Each sample's crops are made on the host into rooms of one stacked image
+  // (transform/own_size_views.h) and each view is a window of its room, flipped and normalized
+  // on the device as for any file. Raw pixels stand for every encoding: a JPEG is decoded on
+  // the host before the same crops.
+  TempFolder folder;
+  const std::string path = folder / "own_size.h5";
+  testing::WriteOwnSizeFile(path, 150);
+  cuda::testing::OwnedStream trainer;
+  for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+    LoaderOptions options;
+    options.batch_size = 32;
+    options.normalize = true;
+    options.seed = 7;
+    options.echo = 2;
+    options.slots = 3;
+    options.output.type = ElementType::kFloat16;
+    options.output.layout = layout;
+    AugmentOptions global;
+    global.random_resized_crop.height = global.random_resized_crop.width = 48;
+    global.random_flip = true;
+    global.count = 2;
+    global.max_output_height = global.max_output_width = 56;
+    AugmentOptions local;
+    local.random_resized_crop.height = local.random_resized_crop.width = 20;
+    local.random_resized_crop.scale_max = 0.4;
+    local.random_flip = true;
+    local.count = 3;
+    AugmentOptions validation;
+    validation.resize_shorter = 40;
+    validation.center_crop_height = validation.center_crop_width = 32;
+    options.output.views = {global, local, validation};
+    options.output.cuda_stream = trainer.stream;
+    const auto run = [&](int device, bool resized) {
+      options.output.cuda_device = device;
+      return Epoch(path, options, nullptr, [&](Loader& loader) {
+        if (resized) loader.SetOutputSize(56, 40, 0);
+      });
+    };
+    for (bool resized : {false, true}) {
+      CAPTURE(resized);
+      const std::vector<Delivered> cpu = run(-1, resized);
+      const std::vector<Delivered> gpu = run(0, resized);
+      REQUIRE(gpu.size() == cpu.size());
+      CHECK(gpu.size() == 10);  // ceil(150 / 32) loaded batches, 2 copies each
       for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
     }
   }

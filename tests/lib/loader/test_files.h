@@ -1,9 +1,10 @@
 #pragma once
-// Files for the Loader's contract tests: h5feed files written with h5feed::Writer, foreign
-// files written with h5py (NHWC or NCHW, gzip or raw), h5py's own read of any of them, and a
-// chunk damaged in place. Byte j of row r of every file is FilePixel(r, j) (NHWC order); the
-// label of row r is r % 7. Python runs as H5FEED_PYTHON (Debian's /usr/bin/python3, which has
-// h5py and numpy); HDF5_PLUGIN_PATH comes from ctest so h5py reads h5feed's zstd chunks.
+// Files for the Loader's contract tests: h5feed files written with h5feed::Writer (of one image
+// size, or of images at their own size), foreign files written with h5py (NHWC or NCHW, gzip or
+// raw), h5py's own read of any of them, and a chunk damaged in place. Byte j of row r of every file
+// is FilePixel(r, j) (NHWC order); the label of row r is r % 7. Python runs as H5FEED_PYTHON
+// (Debian's /usr/bin/python3, which has h5py and numpy); HDF5_PLUGIN_PATH comes from ctest so h5py
+// reads h5feed's zstd chunks.
 
 #include <algorithm>
 #include <cstdint>
@@ -57,6 +58,46 @@ inline void WriteH5feedFile(const std::string& path, int64_t samples, const Imag
     writer.Append(writer.Encode(pixels, images));
   }
   description.source_kind = "npy";
+  writer.Finish(description);
+}
+
+// The shape of row r of WriteOwnSizeFile's files: heights 40-91, widths 36-99, landscape and
+// portrait.
+inline ImageShape OwnSizeShape(int64_t row) { return {40 + row * 7 % 52, 36 + row * 13 % 64, 3}; }
+
+// A file of images at their own size (format version 2, raw pixels, zstd): row r is
+// FileImage(r, OwnSizeShape(r)), packed whole into chunks of `chunk_bytes`; labels r % 7.
+inline void WriteOwnSizeFile(const std::string& path, int64_t samples,
+                             int64_t chunk_bytes = int64_t{64} << 10) {
+  WriterOptions options;
+  options.compression = Compression::Parse("zstd");
+  FlatLayout flat;
+  flat.chunk_bytes = chunk_bytes;
+  options.flat = flat;
+  Writer writer = Writer::Create(path, options);
+  DatasetDescription description;
+  for (int c = 0; c < 7; ++c) description.classes.push_back("class" + std::to_string(c));
+  std::vector<uint8_t> chunk;
+  std::vector<StoredImage> images;
+  EncodedChunk encoded;
+  const auto append = [&] {
+    writer.EncodePackedInto(chunk, images, encoded);
+    writer.Append(encoded);
+    chunk.clear();
+    images.clear();
+  };
+  for (int64_t r = 0; r < samples; ++r) {
+    const ImageShape shape = OwnSizeShape(r);
+    if (static_cast<int64_t>(chunk.size()) + shape.bytes() > chunk_bytes) append();
+    const std::vector<uint8_t> image = FileImage(r, shape);
+    chunk.insert(chunk.end(), image.begin(), image.end());
+    images.push_back({static_cast<int32_t>(shape.height), static_cast<int32_t>(shape.width), 3,
+                      ImageEncoding::kRaw, static_cast<uint64_t>(shape.bytes()), 0});
+    description.labels.push_back(r % 7);
+    description.sources.push_back("img" + std::to_string(r) + ".png");
+  }
+  if (!images.empty()) append();
+  description.source_kind = "imagefolder";
   writer.Finish(description);
 }
 
