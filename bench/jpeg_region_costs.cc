@@ -3,10 +3,11 @@
 // ratio log-uniform in [3/4, 4/3], the whole image when ten tries fail) resized to crop x crop
 // is all that is needed: (a) the whole image at full scale, (b) only the box's rows and iMCU
 // columns, (c) those at the coarsest DCT scale that keeps crop x crop (lib/decode). Every
-// variant decodes the same boxes; the rounds interleave a b c d and keep each one's best.
+// variant decodes the same boxes; the rounds interleave a b c d e and keep each one's best.
 // (d) decodes only the image's last row: every row above is entropy-decoded and discarded
-// (jpeg_skip_scanlines), which is what no region decode with libjpeg-turbo 2.1 avoids for the
-// rows above its box and the columns beside it.
+// (jpeg_skip_scanlines), unless the JPEG has a restart marker at every MCU row
+// (lib/decode/jpeg_row_start.h). (e) is TurboJPEG's own whole-image decode (tjDecompress2 with
+// PIL's accurate IDCT), the reference for what the machine decodes, which (a) should match.
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <turbojpeg.h>
 
 #include "decode/jpeg_info.h"
 #include "decode/jpeg_region_decoder.h"
@@ -128,10 +131,12 @@ int main(int argc, char** argv) {
                                     {.scale = false, .crop = true},
                                     {.scale = true, .crop = true},
                                     {.scale = false, .crop = true}};
-  const char* names[] = {"full decode", "region", "region + scale", "last row only"};
-  constexpr int kVariants = 4;
-  double best[kVariants] = {1e300, 1e300, 1e300, 1e300};
+  const char* names[] = {"full decode", "region", "region + scale", "last row only", "TurboJPEG"};
+  constexpr int kVariants = 5;
+  constexpr int kTurbo = 4;
+  double best[kVariants] = {1e300, 1e300, 1e300, 1e300, 1e300};
   JpegRegionDecoder decoder;
+  tjhandle turbo = tjInitDecompress();
   std::vector<uint8_t> dest;
   std::mt19937_64 random(0);
   for (int round = 0; round < options.rounds; ++round) {
@@ -141,6 +146,15 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       for (size_t i = 0; i < images.size(); ++i) {
         const JpegInfo& info = images[i].info;
+        if (v == kTurbo) {
+          dest.resize(static_cast<size_t>(info.height * info.width * info.channels));
+          if (tjDecompress2(turbo, images[i].bytes.data(), images[i].bytes.size(), dest.data(),
+                            static_cast<int>(info.width), 0, static_cast<int>(info.height),
+                            info.channels == 1 ? TJPF_GRAY : TJPF_RGB, TJFLAG_ACCURATEDCT) != 0) {
+            Usage(std::string("TurboJPEG: ") + tjGetErrorStr2(turbo));
+          }
+          continue;
+        }
         const PixelBox box = v == 3 ? PixelBox{info.height - 1, 0, 1, info.width} : boxes[i];
         decoder.Decode(images[i].bytes, info, box, options.crop, options.crop, dest, variants[v]);
       }
@@ -148,14 +162,16 @@ int main(int argc, char** argv) {
       best[v] = std::min(best[v], took.count());
     }
   }
+  tjDestroy(turbo);
   const double n = static_cast<double>(images.size());
   if (options.json) {
     std::printf(
         "{\"images\": %zu, \"rounds\": %d, \"crop\": %lld, \"full_per_s\": %.1f, "
         "\"region_per_s\": %.1f, \"region_scale_per_s\": %.1f, \"region_over_full\": %.3f, "
-        "\"region_scale_over_full\": %.3f, \"entropy_share\": %.3f}\n",
+        "\"region_scale_over_full\": %.3f, \"entropy_share\": %.3f, \"turbojpeg_per_s\": %.1f}\n",
         images.size(), options.rounds, static_cast<long long>(options.crop), n / best[0],
-        n / best[1], n / best[2], best[0] / best[1], best[0] / best[2], best[3] / best[0]);
+        n / best[1], n / best[2], best[0] / best[1], best[0] / best[2], best[3] / best[0],
+        n / best[kTurbo]);
     return 0;
   }
   std::printf("%zu JPEGs, RandomResizedCrop boxes to %lldx%lld, best of %d rounds, one thread\n",
@@ -164,7 +180,7 @@ int main(int argc, char** argv) {
   for (int v = 0; v < kVariants; ++v) {
     std::printf("  %-16s %10.1f images/s\n", names[v], n / best[v]);
   }
-  std::printf("  speed-up b/a %.2fx, c/a %.2fx; d takes %.2f of a's time\n", best[0] / best[1],
-              best[0] / best[2], best[3] / best[0]);
+  std::printf("  speed-up b/a %.2fx, c/a %.2fx, a/e %.2fx; d takes %.2f of a's time\n",
+              best[0] / best[1], best[0] / best[2], best[kTurbo] / best[0], best[3] / best[0]);
   return 0;
 }

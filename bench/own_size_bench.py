@@ -8,23 +8,26 @@ Files (page cache warm), all from the same photos:
   fixed-384x512  `--size 384x512 --resize stretch`: a fixed-size file with about as many pixels
             per image as the own-size files (1.3x their mean at a 512 cap)
   raw       each image at its own size, longer side capped at --max-side (512), zstd:3
-  jpeg      the same, `--encoding jpeg:90` (chunks uncompressed)
+  raw-256   the same capped at 256 px, the side of `fixed`: each image holds at most the
+            pixels of fixed's square (0.75x them for 4:3), none of them cropped away
+  jpeg      the same as raw, `--encoding jpeg:90` (chunks uncompressed)
 
 Size: the bytes of `jpeg` against `raw` (target <= 0.2x at a 512 px cap).
 
 Rates, best of --repeats interleaved rounds, each run a fresh process with an untimed first
 epoch, then --epochs timed epochs back to back (images/s; default 3: one epoch of the faster
 files is a fraction of a second, too short to time on a shared machine):
-  fixed, fixed-384x512, raw, jpeg   h5feed.Loader(FILE, B, threads=T, augment=Augment(random_resized_crop=224,
-                     random_flip=True)), float32 N x 3 x 224 x 224 with ImageNet's mean and std
+  fixed, fixed-384x512, raw, raw-256, jpeg   h5feed.Loader(FILE, B, threads=T,
+                     augment=Augment(random_resized_crop=224, random_flip=True)), float32
+                     N x 3 x 224 x 224 with ImageNet's mean and std
   jpeg-full          the same on `jpeg` with jpeg_region_decode=False: every JPEG decoded whole
                      first, as FFCV does (target: jpeg >= 1.3x it)
   dataloader         DataLoader(B, shuffle=True, num_workers=T) whose Dataset reads each image's
                      JPEG bytes from the `jpeg` file with h5py and applies PIL decode +
                      torchvision's RandomResizedCrop(224), RandomHorizontalFlip, ToTensor,
                      Normalize (target: jpeg >= 3x it)
-Targets: raw >= 0.8x fixed (of the file with as many pixels, and of the 256 px one). The JPEG ceiling is T x TurboJPEG's single-thread full-decode rate
-on the file's own JPEGs (`build/bench/jpeg_region_costs` on them, its full-decode figure).
+Targets: raw >= 0.8x fixed (of the file with as many pixels; of the 256 px one, at either cap). The JPEG ceiling is T x TurboJPEG's single-thread full-decode rate
+on the file's own JPEGs (`build/bench/jpeg_region_costs` on them, its TurboJPEG figure).
 
     /usr/bin/python3 bench/own_size_bench.py --build build --workdir /tmp/h5feed-own-size
 """
@@ -47,7 +50,8 @@ from bench_support import (BenchError, cpu_model, executable, positive_int, publ
 BENCH_DIR = Path(__file__).resolve().parent
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 SIZE = 224
-VARIANTS = ("fixed", "fixed-384x512", "raw", "jpeg", "jpeg-full", "dataloader")
+VARIANTS = ("fixed", "fixed-384x512", "raw", "raw-256", "jpeg", "jpeg-full", "dataloader")
+FILES = ("fixed", "fixed-384x512", "raw", "raw-256", "jpeg")
 
 
 def timed(batches) -> dict:
@@ -116,6 +120,16 @@ def run_dataloader(args) -> dict:
     return timed(epochs())
 
 
+def mean_pixels(path: Path) -> float:
+    """Pixels per stored image: of its own size, or of the fixed size."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        if "image_shapes" in f:
+            shapes = f["image_shapes"][:]
+            return float((shapes[:, 0].astype("f8") * shapes[:, 1]).mean())
+        return float(f["images"].shape[1] * f["images"].shape[2])
+
+
 def convert(h5feed: str, photos: Path, out: Path, *options: str) -> Path:
     if not out.exists():
         run_checked([h5feed, "convert", "imagefolder", str(photos), str(out), "--quiet",
@@ -124,7 +138,7 @@ def convert(h5feed: str, photos: Path, out: Path, *options: str) -> Path:
 
 
 def jpeg_ceiling(tools, jpeg_file: Path, workdir: Path, threads: int) -> float:
-    """T x the single-thread full-decode rate of the file's own JPEGs."""
+    """T x TurboJPEG's single-thread whole-image decode rate on the file's own JPEGs."""
     import h5py
     folder = workdir / "stored-jpegs"
     if not folder.exists():
@@ -137,7 +151,7 @@ def jpeg_ceiling(tools, jpeg_file: Path, workdir: Path, threads: int) -> float:
                     f["images"][start:start + int(sizes[i])].tobytes())
     done = run_checked([tools["jpeg_region_costs"], str(folder), "--rounds", "3", "--json"],
                        timeout=600)
-    return threads * float(json.loads(done.stdout)["full_per_s"])
+    return threads * float(json.loads(done.stdout)["turbojpeg_per_s"])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,11 +177,12 @@ def run(args: argparse.Namespace) -> int:
              "fixed-384x512": convert(tools["h5feed"], photos, args.workdir / "fixed384x512.h5",
                                       "--size", "384x512", "--resize", "stretch"),
              "raw": convert(tools["h5feed"], photos, args.workdir / f"raw{cap}.h5", "--max-side", cap),
+             "raw-256": convert(tools["h5feed"], photos, args.workdir / "raw256.h5",
+                                "--max-side", "256"),
              "jpeg": convert(tools["h5feed"], photos, args.workdir / f"jpeg90-{cap}.h5",
                              "--max-side", cap, "--encoding", "jpeg:90")}
     files["jpeg-full"] = files["dataloader"] = files["jpeg"]
-    sizes = {name: files[name].stat().st_size
-             for name in ("fixed", "fixed-384x512", "raw", "jpeg")}
+    sizes = {name: (files[name].stat().st_size, mean_pixels(files[name])) for name in FILES}
     for path in set(files.values()):
         path.read_bytes()  # into the page cache
     ceiling = jpeg_ceiling(tools, files["jpeg"], args.workdir, args.threads)
@@ -189,7 +204,10 @@ def run(args: argparse.Namespace) -> int:
 
 def report(args, sizes, rates, ceiling, started, load) -> str:
     best = {v: max(r) for v, r in rates.items()}
-    mib = {k: v / 2**20 for k, v in sizes.items()}
+    raw_bytes, raw_pixels = sizes["raw"]
+    labels = {"fixed": "fixed 256x256, zstd:3", "fixed-384x512": "fixed 384x512 (stretched), zstd:3",
+              "raw": f"own size, raw, zstd:3, cap {args.max_side}",
+              "raw-256": "own size, raw, zstd:3, cap 256", "jpeg": f"own size, jpeg:90, cap {args.max_side}"}
     lines = [
         "# Images at their own size: size and RandomResizedCrop(224) rates", "",
         f"Measured {datetime.date.today().isoformat()} on {cpu_model()}, {os.cpu_count()} cores "
@@ -198,19 +216,19 @@ def report(args, sizes, rates, ceiling, started, load) -> str:
         f"files capped at {args.max_side} px; batch {args.batch}; {args.threads} threads "
         f"(h5feed) and {args.threads} workers (DataLoader); best of {args.repeats} interleaved "
         f"rounds, each run a fresh process with an untimed first epoch, then {args.epochs} timed; page cache warm.", "",
-        "| file | MiB | of raw |", "| --- | ---: | ---: |",
-        f"| fixed 256x256, zstd:3 | {mib['fixed']:,.1f} | {sizes['fixed'] / sizes['raw']:.2f} |",
-        f"| fixed 384x512 (stretched), zstd:3 | {mib['fixed-384x512']:,.1f} | "
-        f"{sizes['fixed-384x512'] / sizes['raw']:.2f} |",
-        f"| own size, raw, zstd:3 | {mib['raw']:,.1f} | 1.00 |",
-        f"| own size, jpeg:90 | {mib['jpeg']:,.1f} | **{sizes['jpeg'] / sizes['raw']:.3f}** "
-        "(target <= 0.2) |", "",
-        "| read with RRC 224 + flip + normalize | images/s (best) | rounds | ratio |",
-        "| --- | ---: | --- | --- |"]
-    ratios = {"fixed": "reference (256 px squares: 0.45x the own-size files' pixels)",
-              "fixed-384x512": "reference (1.3x the own-size files' pixels)",
+        "| file | MiB | of raw | pixels per image | of raw |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name in FILES:
+        size, pixels = sizes[name]
+        of_raw = f"{size / raw_bytes:.3f}"
+        lines.append(f"| {labels[name]} | {size / 2**20:,.1f} | "
+                     f"{f'**{of_raw}** (target <= 0.2)' if name == 'jpeg' else of_raw} | "
+                     f"{pixels:,.0f} | {pixels / raw_pixels:.2f} |")
+    lines += ["", "| read with RRC 224 + flip + normalize | images/s (best) | rounds | ratio |", "| --- | ---: | --- | --- |"]
+    ratios = {"fixed": "reference",
+              "fixed-384x512": "reference",
               "raw": (f"{best['raw'] / best['fixed-384x512']:.2f}x fixed-384x512, "
                       f"{best['raw'] / best['fixed']:.2f}x fixed (target >= 0.8)"),
+              "raw-256": f"{best['raw-256'] / best['fixed']:.2f}x fixed (target >= 0.8)",
               "jpeg": (f"{best['jpeg'] / best['jpeg-full']:.2f}x jpeg-full (target >= 1.3), "
                        f"{best['jpeg'] / best['dataloader']:.1f}x dataloader (target >= 3), "
                        f"{best['jpeg'] / ceiling:.2f} of the JPEG ceiling ({ceiling:,.0f} images/s)"),
@@ -242,10 +260,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repeats", type=positive_int, default=3)
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--timeout", type=float, default=1200)
-    parser.add_argument("--output", type=Path, default=BENCH_DIR / "results" / "own_size.md")
+    parser.add_argument("--output", type=Path,
+                        help="default: bench/results/own_size.md at a 512 px cap, "
+                             "own_size_capN.md at another")
     parser.add_argument("--run", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--run-file", help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.output is None:
+        name = "own_size.md" if args.max_side == 512 else f"own_size_cap{args.max_side}.md"
+        args.output = BENCH_DIR / "results" / name
+    return args
 
 
 if __name__ == "__main__":
