@@ -5,8 +5,8 @@
 // columns, (c) those at the coarsest DCT scale that keeps crop x crop (lib/decode). Every
 // variant decodes the same boxes; the rounds interleave a b c d e and keep each one's best.
 // (d) decodes only the image's last row: every row above is entropy-decoded and discarded
-// (jpeg_skip_scanlines), unless the JPEG has a restart marker at every MCU row
-// (lib/decode/jpeg_row_start.h). (e) is TurboJPEG's own whole-image decode (tjDecompress2 with
+// (jpeg_skip_scanlines), unless the JPEG's restart markers let it be cut to its last MCU row
+// (lib/decode/jpeg_restart_cut.h). (e) is TurboJPEG's own whole-image decode (tjDecompress2 with
 // PIL's accurate IDCT), the reference for what the machine decodes, which (a) should match.
 
 #include <algorithm>

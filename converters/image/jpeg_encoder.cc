@@ -19,9 +19,20 @@ namespace {
 
 // JPEG stores each side in 16 bits, and libjpeg refuses sides over 65500 (JPEG_MAX_DIMENSION).
 constexpr int64_t kMaxSide = 65500;
-// What a restart marker at the end of each MCU row adds at most: the marker, and the bits that
-// pad the row's entropy-coded data to a whole byte.
+// What a restart marker adds at most: the marker, and the bits that pad the entropy-coded data
+// before it to a whole byte.
 constexpr int64_t kRestartBytes = 3;
+
+// The sides of an MCU: 16 x 16 pixels at 4:2:0, 8 x 8 in grayscale.
+int64_t McuSide(int channels) { return channels == 1 ? 8 : 16; }
+
+// The restart interval, in MCUs: a segment of 2 MCUs where a row holds an even count of them,
+// else 1, so that every row is whole segments (decode/jpeg_restart_cut.h). Markers after every
+// 2 MCUs made photos 3.8% larger than markers after every row, after every MCU 7.8%.
+int64_t RestartInterval(int64_t width, int channels) {
+  const int64_t mcus_per_row = (width + McuSide(channels) - 1) / McuSide(channels);
+  return mcus_per_row % 2 == 0 ? 2 : 1;
+}
 
 void CheckShape(int64_t height, int64_t width, int channels) {
   if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide ||
@@ -89,9 +100,9 @@ class Compressor {
 thread_local std::optional<Compressor> t_compressor;
 
 // PIL's and TurboJPEG's settings (baseline, accurate integer DCT, 4:2:0 for colour), and a
-// restart marker at the end of every MCU row: a reader that needs only the rows below some row
-// starts decoding at the marker above it instead of entropy-decoding every row before
-// (decode/jpeg_row_start.h). Returns false when the trap fired.
+// restart marker after every segment of RestartInterval MCUs: a reader that needs only a box of
+// the image decodes the segments around it instead of entropy-decoding every MCU before and
+// beside it (decode/jpeg_restart_cut.h). Returns false when the trap fired.
 bool GuardedEncode(jpeg_compress_struct* cinfo, EncodeTrap* trap, const uint8_t* pixels,
                    JDIMENSION height, JDIMENSION width, int channels, int quality, uint8_t* out,
                    size_t capacity) {
@@ -105,7 +116,7 @@ bool GuardedEncode(jpeg_compress_struct* cinfo, EncodeTrap* trap, const uint8_t*
   jpeg_set_defaults(cinfo);
   jpeg_set_quality(cinfo, quality, TRUE);
   cinfo->dct_method = JDCT_ISLOW;
-  cinfo->restart_in_rows = 1;
+  cinfo->restart_interval = static_cast<unsigned int>(RestartInterval(width, channels));
   jpeg_start_compress(cinfo, TRUE);
   const size_t row_bytes = size_t{width} * static_cast<size_t>(channels);
   while (cinfo->next_scanline < cinfo->image_height) {
@@ -127,7 +138,9 @@ int64_t MaxJpegBytes(int64_t height, int64_t width, int channels) {
     throw MakeError(ErrorCode::kInvalidArgument, "tjBufSize refused the image: {}",
                     tjGetErrorStr2(nullptr));
   }
-  return static_cast<int64_t>(bytes) + kRestartBytes * (height / 8 + 1);
+  const int64_t mcus = (height + McuSide(channels) - 1) / McuSide(channels) *
+                       ((width + McuSide(channels) - 1) / McuSide(channels));
+  return static_cast<int64_t>(bytes) + kRestartBytes * mcus / RestartInterval(width, channels);
 }
 
 void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, int channels,

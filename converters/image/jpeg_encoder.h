@@ -1,8 +1,9 @@
 #pragma once
 // JPEG encoding for the converter's stored images (docs/format.md, "Images at their own size"):
 // baseline JFIF with libjpeg(-turbo), accurate integer DCT, 4:2:0 chroma subsampling for RGB
-// (PIL's and FFCV's default), grayscale for one channel, and a restart marker after every MCU
-// row, so that a reader decoding a crop starts at the row above it (decode/jpeg_row_start.h).
+// (PIL's and FFCV's default), grayscale for one channel, and a restart marker after every 2
+// MCUs (every MCU in rows of an odd count), so that a reader decoding a crop decodes only the
+// rows and segments around it (decode/jpeg_restart_cut.h).
 //
 // Thread-safety: each thread uses its own libjpeg compressor, created on its first call and
 // reused until the thread ends.

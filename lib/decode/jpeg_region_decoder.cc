@@ -5,7 +5,7 @@
 #include <string>
 
 #include "decode/jpeg_decompressor.h"
-#include "decode/jpeg_row_start.h"
+#include "decode/jpeg_restart_cut.h"
 #include "h5feed/error.h"
 #include "make_error.h"
 
@@ -108,24 +108,28 @@ DecodedRegion JpegRegionDecoder::Decode(std::span<const uint8_t> jpeg, const Jpe
         Describe(expected.height, expected.width, expected.channels));
   }
   const int scale = ChooseScale(box, min_height, min_width, options.scale);
-  // Rows above the box are not entropy-decoded at all when the JPEG can start below them. At
-  // 1/s the region starts at the scaled row holding the box's first: pixel row s x (top / s).
-  int64_t dropped = 0;
-  JpegInfo expected_cut = expected;
-  PixelBox box_cut = box;
+  // The rows and columns outside the part around the box are not entropy-decoded at all when
+  // the JPEG can be cut there. At 1/s the region holds the scaled pixels the box touches: the
+  // pixels from s x floor(start / s) to s x ceil(end / s).
+  PixelBox part{0, 0, expected.height, expected.width};
   if (options.crop) {
-    dropped = CutAboveRow(jpeg, expected.height, expected.width, box.top / scale * scale, cut_);
-    if (dropped > 0) {
+    const int64_t top = box.top / scale * scale;
+    const int64_t left = box.left / scale * scale;
+    const PixelBox aligned{
+        top, left, std::min(expected.height, CeilDiv(box.top + box.height, scale) * scale) - top,
+        std::min(expected.width, CeilDiv(box.left + box.width, scale) * scale) - left};
+    if (const auto cut = CutAroundBox(jpeg, expected.height, expected.width, aligned, cut_)) {
+      part = *cut;
       jpeg = cut_;
-      expected_cut.height -= dropped;
-      box_cut.top -= dropped;
     }
   }
-  return DecodeFrom(jpeg, expected_cut, box_cut, dropped, scale, dest, options);
+  const PixelBox box_in_part{box.top - part.top, box.left - part.left, box.height, box.width};
+  return DecodeFrom(jpeg, JpegInfo{part.height, part.width, expected.channels}, box_in_part, part,
+                    scale, dest, options);
 }
 
 DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const JpegInfo& expected,
-                                            const PixelBox& box, int64_t dropped, int scale,
+                                            const PixelBox& box, const PixelBox& part, int scale,
                                             std::vector<uint8_t>& dest, RegionOptions options) {
   JpegDecompressor& decompressor = *decompressor_;
   const JpegInfo header = decompressor.ReadHeader(jpeg);
@@ -167,8 +171,8 @@ DecodedRegion JpegRegionDecoder::DecodeFrom(std::span<const uint8_t> jpeg, const
     }
     decompressor.Abort();
     return DecodedRegion{.scale = scale,
-                         .top = window.top + dropped / scale,
-                         .left = window.left,
+                         .top = window.top + part.top / scale,
+                         .left = window.left + part.left / scale,
                          .height = rows,
                          .width = window.right - window.left,
                          .channels = header.channels};

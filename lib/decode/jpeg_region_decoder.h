@@ -2,8 +2,9 @@
 // Decoding only the part of a stored JPEG that a crop needs, at the coarsest DCT scale (1/2,
 // 1/4, 1/8) whose output the crop can still be resized from without upsampling: libjpeg skips
 // the rows above the crop (jpeg_skip_scanlines), stops after its last row, and decodes only the
-// iMCU columns around it (jpeg_crop_scanline); a JPEG with a restart marker at every MCU row
-// starts at the row above the box without entropy-decoding the rows before (jpeg_row_start.h).
+// iMCU columns around it (jpeg_crop_scanline); a JPEG whose restart markers split its MCU rows
+// into segments is first cut to the rows and segments around the box, so that nothing outside
+// them is even entropy-decoded (jpeg_restart_cut.h).
 // The pixels are those of a whole-image decode at the same scale with PIL's settings (accurate
 // integer IDCT, fancy upsampling), exactly (tests/lib/decode/jpeg_region_decoder_test.cpp).
 
@@ -46,21 +47,22 @@ class JpegRegionDecoder {
   // costs nothing). Corrupt or truncated data throws Error(kCorrupt), libjpeg's warnings
   // included (stored images are checksummed: a warning means damage). A box outside the image
   // or negative minimums throw Error(kInvalidArgument). The decoder stays usable after any
-  // error. `jpeg` is read in place, or from the row above the box in a copy of its own
-  // (jpeg_row_start.h).
+  // error. `jpeg` is read in place, or cut around the box into a copy of its own
+  // (jpeg_restart_cut.h).
   DecodedRegion Decode(std::span<const uint8_t> jpeg, const JpegInfo& expected, const PixelBox& box,
                        int64_t min_height, int64_t min_width, std::vector<uint8_t>& dest,
                        RegionOptions options = {});
 
  private:
-  // Decode at 1/scale of a JPEG whose first `dropped` rows were cut away (jpeg_row_start.h):
-  // `expected` and `box` are the cut JPEG's, the region returned the whole image's.
+  // Decode at 1/scale of `jpeg`, the `part` of the image cut around the box
+  // (jpeg_restart_cut.h; the whole image when not cut): `expected` and `box` are the part's,
+  // the region returned the whole image's.
   DecodedRegion DecodeFrom(std::span<const uint8_t> jpeg, const JpegInfo& expected,
-                           const PixelBox& box, int64_t dropped, int scale,
+                           const PixelBox& box, const PixelBox& part, int scale,
                            std::vector<uint8_t>& dest, RegionOptions options);
 
   std::unique_ptr<JpegDecompressor> decompressor_;
-  std::vector<uint8_t> cut_;  // the JPEG from the row above the box, when it can start there
+  std::vector<uint8_t> cut_;  // the JPEG cut around the box, when it can be
   std::vector<uint8_t> row_;  // one decoded row of the cropped span, when wider than the region
 };
 

@@ -87,19 +87,27 @@ TEST_CASE("an RGB JPEG is baseline JFIF with 4:2:0 chroma subsampling") {
   CHECK(sof[17] == 0x11);
 }
 
-TEST_CASE("a restart marker ends every MCU row but the last") {
-  // 4:2:0 colour: MCUs of 16 x 16 pixels; grayscale: 8 x 8.
-  for (const auto& size : {std::tuple{100, 75, 3, 16}, {64, 48, 3, 16}, {37, 53, 1, 8}}) {
+TEST_CASE("a restart marker ends every segment of 2 MCUs, or of 1 in rows of an odd count") {
+  // 4:2:0 colour: MCUs of 16 x 16 pixels; grayscale: 8 x 8. Rows of 5, 3 and 7 MCUs take
+  // segments of 1, rows of 4 and 8 of 2.
+  for (const auto& size : {std::tuple{100, 75, 3, 16},
+                           {64, 48, 3, 16},
+                           {37, 53, 1, 8},
+                           {64, 64, 3, 16},
+                           {30, 64, 1, 8}}) {
     const auto [height, width, channels, mcu] = size;
-    CAPTURE(std::get<0>(size));
+    CAPTURE(height);
+    CAPTURE(width);
     const Bytes pixels = PhotoPixels(height, width, channels, 6);
     Bytes jpeg;
     EncodeJpeg(pixels, height, width, channels, 90, jpeg);
-    // The restart interval (DRI) is one row of MCUs.
+    CHECK(static_cast<int64_t>(jpeg.size()) <= MaxJpegBytes(height, width, channels));
+    const int mcus_per_row = (width + mcu - 1) / mcu;
+    const int interval = mcus_per_row % 2 == 0 ? 2 : 1;
     const auto dri = FindMarker(jpeg, 0xDD);
     REQUIRE(dri != jpeg.end());
-    CHECK(dri[4] * 256 + dri[5] == (width + mcu - 1) / mcu);
-    // RST0, RST1, ... in turn, one per MCU row boundary, in the entropy-coded data.
+    CHECK(dri[4] * 256 + dri[5] == interval);
+    // RST0, RST1, ... in turn, one between every two segments, in the entropy-coded data.
     const auto sos = FindMarker(jpeg, 0xDA);
     REQUIRE(sos != jpeg.end());
     int restarts = 0;
@@ -109,7 +117,7 @@ TEST_CASE("a restart marker ends every MCU row but the last") {
         ++restarts;
       }
     }
-    CHECK(restarts == (height + mcu - 1) / mcu - 1);
+    CHECK(restarts == (height + mcu - 1) / mcu * mcus_per_row / interval - 1);
   }
 }
 

@@ -34,8 +34,9 @@ std::vector<Sample> Samples() {
     int flags;
     const char* restart;  // test_jpegs.h
   };
-  // With a restart marker at every MCU row (h5feed's converter), a region starts below the
-  // rows above its box (jpeg_row_start.h); every 2 rows, or every 5 MCUs (other writers'
+  // With restart markers splitting the MCU rows into segments (h5feed's converter: every 2
+  // MCUs, or every MCU; before, every row), a region is decoded from the rows and segments
+  // around its box (jpeg_restart_cut.h); every 2 rows, or every 5 MCUs (other writers'
   // intervals, across row ends), it cannot.
   const Layout layouts[] = {{"4:2:0", TJSAMP_420, 0, ""},
                             {"4:4:4", TJSAMP_444, 0, ""},
@@ -48,6 +49,9 @@ std::vector<Sample> Samples() {
                             {"gray restart rows", TJSAMP_GRAY, 0, "1"},
                             {"4:2:0 restart every 2 rows", TJSAMP_420, 0, "2"},
                             {"4:2:0 restart every 5 MCUs", TJSAMP_420, 0, "5B"},
+                            {"4:2:0 restart every 2 MCUs", TJSAMP_420, 0, "2B"},
+                            {"4:2:0 restart every MCU", TJSAMP_420, 0, "1B"},
+                            {"4:2:2 restart every MCU", TJSAMP_422, 0, "1B"},
                             {"gray restart every MCU", TJSAMP_GRAY, 0, "1B"}};
   const int sizes[][2] = {{375, 500}, {500, 375}, {37, 53}, {129, 200}, {64, 48}};
   std::vector<Sample> samples;
