@@ -71,6 +71,29 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
   return batches;
 }
 
+// An epoch of `options` on the CPU and on the GPU, as opened and with view spec 0 set to
+// height x width before it (SetOutputSize): the GPU's batches must equal the CPU's. Returns how
+// many batches an epoch delivered.
+size_t CheckViewsOnGpu(const std::string& path, LoaderOptions options, int64_t height,
+                       int64_t width) {
+  size_t batches = 0;
+  for (bool resized : {false, true}) {
+    CAPTURE(resized);
+    const auto run = [&](int device) {
+      options.output.cuda_device = device;
+      return Epoch(path, options, nullptr, [&](Loader& loader) {
+        if (resized) loader.SetOutputSize(height, width, 0);
+      });
+    };
+    const std::vector<Delivered> cpu = run(-1);
+    const std::vector<Delivered> gpu = run(0);
+    REQUIRE(gpu.size() == cpu.size());
+    for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
+    batches = gpu.size();
+  }
+  return batches;
+}
+
 TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
   TempFolder folder;
   const std::string path = folder / "train.h5";
@@ -138,19 +161,7 @@ TEST_CASE("resizing views on the GPU equal the CPU's bit for bit, also after Set
     validation.antialias = false;
     options.output.views = {global, local, validation};
     options.output.cuda_stream = trainer.stream;
-    const auto run = [&](int device, bool resized) {
-      options.output.cuda_device = device;
-      return Epoch(path, options, nullptr, [&](Loader& loader) {
-        if (resized) loader.SetOutputSize(64, 48, 0);
-      });
-    };
-    for (bool resized : {false, true}) {
-      CAPTURE(resized);
-      const std::vector<Delivered> cpu = run(-1, resized);
-      const std::vector<Delivered> gpu = run(0, resized);
-      REQUIRE(gpu.size() == cpu.size());
-      for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
-    }
+    CheckViewsOnGpu(path, options, 64, 48);
   }
 }
 
@@ -187,20 +198,8 @@ TEST_CASE("views of images at their own size on the GPU equal the CPU's bit for 
     validation.center_crop_height = validation.center_crop_width = 32;
     options.output.views = {global, local, validation};
     options.output.cuda_stream = trainer.stream;
-    const auto run = [&](int device, bool resized) {
-      options.output.cuda_device = device;
-      return Epoch(path, options, nullptr, [&](Loader& loader) {
-        if (resized) loader.SetOutputSize(56, 40, 0);
-      });
-    };
-    for (bool resized : {false, true}) {
-      CAPTURE(resized);
-      const std::vector<Delivered> cpu = run(-1, resized);
-      const std::vector<Delivered> gpu = run(0, resized);
-      REQUIRE(gpu.size() == cpu.size());
-      CHECK(gpu.size() == 10);  // ceil(150 / 32) loaded batches, 2 copies each
-      for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
-    }
+    // ceil(150 / 32) loaded batches, 2 copies each.
+    CHECK(CheckViewsOnGpu(path, options, 56, 40) == 10);
   }
 }
 
