@@ -123,11 +123,22 @@ def image_corpus() -> None:
         out = io.BytesIO()
         image.save(out, fmt, **options)
         return out.getvalue()
-    save("jpeg_decoder", "rgb_420.jpg", encoded(rgb, "JPEG", quality=80))
-    save("jpeg_decoder", "gray.jpg", encoded(rgb.convert("L"), "JPEG"))
-    save("jpeg_decoder", "cmyk.jpg", encoded(rgb.convert("CMYK"), "JPEG"))
-    save("jpeg_decoder", "progressive_444.jpg",
-         encoded(rgb, "JPEG", progressive=True, subsampling=0))
+    jpegs = {"rgb_420.jpg": encoded(rgb, "JPEG", quality=80),
+             "gray.jpg": encoded(rgb.convert("L"), "JPEG"),
+             "cmyk.jpg": encoded(rgb.convert("CMYK"), "JPEG"),
+             "progressive_444.jpg": encoded(rgb, "JPEG", progressive=True, subsampling=0)}
+    for name, data in jpegs.items():
+        save("jpeg_decoder", name, data)
+        save("jpeg_region", name, data)
+    # Restart markers as h5feed's converter writes them (after every 2 MCUs; every MCU) and as
+    # its previous release did (every MCU row): JPEGs the region decoder cuts around a box
+    # (lib/decode/jpeg_restart_cut.h). 40 x 64 at 4:2:0: 3 rows of 4 MCUs.
+    wide = encoded(Image.fromarray(pattern(40, 64)), "JPEG", quality=80)
+    for name, interval in (("restart_2mcus.jpg", "2B"), ("restart_mcu.jpg", "1B"),
+                           ("restart_rows.jpg", "1")):
+        marked = subprocess.run(["jpegtran", "-restart", interval], input=wide,
+                                capture_output=True, check=True).stdout
+        save("jpeg_region", name, marked)
     save("png_decoder", "rgb.png", encoded(rgb, "PNG"))
     save("png_decoder", "rgba_interlaced.png", encoded(rgb.convert("RGBA"), "PNG", interlace=1))
     save("png_decoder", "palette.png", encoded(rgb.convert("P"), "PNG"))
