@@ -163,14 +163,17 @@ std::optional<PixelBox> CutAroundBox(std::span<const uint8_t> jpeg, int64_t heig
   // (modulo 8) after segment g, the scan's end after the image's last.
   const int64_t last_segment = rows.last * segments_per_row + columns.last;
   const int64_t segments = mcu_rows * segments_per_row;
-  std::vector<size_t> ends(static_cast<size_t>(last_segment + 1));
+  // Grown as markers are found: a frame's size claims up to 67 million segments, the data's
+  // length bounds the markers it holds.
+  std::vector<size_t> ends;
+  ends.reserve(std::min(static_cast<size_t>(last_segment) + 1, jpeg.size() / 2));
   size_t at = layout.data_at;
   for (int64_t g = 0; g <= last_segment; ++g) {
     const size_t marker = NextMarker(jpeg, at);
     if (marker >= jpeg.size()) return std::nullopt;
     const uint8_t code = jpeg[marker + 1];
     if (g == segments - 1 ? IsRestart(code) : code != kRst0 + g % 8) return std::nullopt;
-    ends[static_cast<size_t>(g)] = marker;
+    ends.push_back(marker);
     at = marker + 2;
   }
 

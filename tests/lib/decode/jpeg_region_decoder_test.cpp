@@ -261,6 +261,11 @@ TEST_CASE("a header claiming 65535x65535 is refused before anything is allocated
   CheckCorruptThenRecovers(decoder, huge, {64, 48, 3}, {0, 0, 64, 48});
   // Even a table agreeing with it: libjpeg refuses sides over 65500 while reading the header.
   CheckCorruptThenRecovers(decoder, huge, {65535, 65535, 3}, {0, 0, 64, 48});
+  // With a marker after every MCU, a box at the bottom right: the cut looks for millions of
+  // segments' markers in 2 KB of data and leaves the JPEG whole.
+  const Bytes marked =
+      WithClaimedSize(EncodeTestJpeg(pixels, 64, 48, TJSAMP_420, 90, 0, -1, "1B"), 65535, 65535);
+  CheckCorruptThenRecovers(decoder, marked, {65535, 65535, 3}, {65000, 65000, 10, 10});
 }
 
 TEST_CASE("truncated data is corrupt, never gray padding") {
