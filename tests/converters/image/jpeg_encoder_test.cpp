@@ -96,8 +96,8 @@ TEST_CASE("a restart marker ends every segment of 2 MCUs, or of 1 in rows of an 
                            {64, 64, 3, 16},
                            {30, 64, 1, 8}}) {
     const auto [height, width, channels, mcu] = size;
-    CAPTURE(height);
-    CAPTURE(width);
+    CAPTURE(std::get<0>(size));  // clang 14 captures no structured binding
+    CAPTURE(std::get<1>(size));
     const Bytes pixels = PhotoPixels(height, width, channels, 6);
     Bytes jpeg;
     EncodeJpeg(pixels, height, width, channels, 90, jpeg);

@@ -45,10 +45,14 @@ std::vector<int> RestartNumbers(const Bytes& jpeg) {
   return numbers;
 }
 
-// The first and last unit of `unit` pixels that the cut keeps for pixels [first, last] of an
-// axis of `extent`: one pixel more on each side where chroma is upsampled along it.
-std::pair<int64_t, int64_t> Kept(int64_t first, int64_t last, int64_t extent, int64_t unit,
-                                 bool margin) {
+// The pixels [begin, end) of an axis of `extent` that the cut keeps for pixels [first, last],
+// in whole units of `unit` pixels: one pixel more on each side where chroma is upsampled along
+// it.
+struct Kept {
+  int64_t begin = 0, end = 0;
+};
+
+Kept KeptAround(int64_t first, int64_t last, int64_t extent, int64_t unit, bool margin) {
   if (margin) {
     first = std::max<int64_t>(first - 1, 0);
     last = std::min(last + 1, extent - 1);
@@ -85,28 +89,30 @@ TEST_CASE("the cut JPEG decodes the box's pixels as the whole JPEG does") {
           CAPTURE(box.left);
           Bytes cut;
           const std::optional<PixelBox> part = CutAroundBox(jpeg, height, width, box, cut);
-          const auto [top, bottom] = Kept(box.top, box.top + box.height - 1, height, c.mcu_height,
-                                          c.chroma_upsampled_vertically);
+          const Kept rows = KeptAround(box.top, box.top + box.height - 1, height, c.mcu_height,
+                                       c.chroma_upsampled_vertically);
           const int64_t segment = std::string(restart) == "1" ? width : interval * c.mcu_width;
-          auto [left, right] = Kept(box.left, box.left + box.width - 1, width, segment,
+          Kept columns = KeptAround(box.left, box.left + box.width - 1, width, segment,
                                     c.chroma_upsampled_horizontally);
           // Wider than 16 pixels where chroma is upsampled (fancy upsampling needs 3 samples).
-          while (c.chroma_upsampled_horizontally && right - left <= 16 && right - left < width) {
-            if (left > 0) {
-              left -= segment;
+          while (c.chroma_upsampled_horizontally && columns.end - columns.begin <= 16 &&
+                 columns.end - columns.begin < width) {
+            if (columns.begin > 0) {
+              columns.begin -= segment;
             } else {
-              right = std::min<int64_t>(width, right + segment);
+              columns.end = std::min<int64_t>(width, columns.end + segment);
             }
           }
-          if (!cuttable || (top == 0 && bottom == height && left == 0 && right == width)) {
+          if (!cuttable || (rows.begin == 0 && rows.end == height && columns.begin == 0 &&
+                            columns.end == width)) {
             CHECK(!part);  // not such a file, or nothing to leave out
             continue;
           }
           REQUIRE(part);
-          CHECK(part->top == top);
-          CHECK(part->top + part->height == bottom);
-          CHECK(part->left == left);
-          CHECK(part->left + part->width == right);
+          CHECK(part->top == rows.begin);
+          CHECK(part->top + part->height == rows.end);
+          CHECK(part->left == columns.begin);
+          CHECK(part->left + part->width == columns.end);
           // Markers from RST0 again, in sequence.
           const std::vector<int> numbers = RestartNumbers(cut);
           for (size_t i = 0; i < numbers.size(); ++i) CHECK(numbers[i] == static_cast<int>(i % 8));
