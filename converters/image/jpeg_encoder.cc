@@ -23,15 +23,17 @@ constexpr int64_t kMaxSide = 65500;
 // before it to a whole byte.
 constexpr int64_t kRestartBytes = 3;
 
-// The sides of an MCU: 16 x 16 pixels at 4:2:0, 8 x 8 in grayscale.
-int64_t McuSide(int channels) { return channels == 1 ? 8 : 16; }
+// The MCUs along a side of `pixels`: MCUs are 16 x 16 pixels at 4:2:0, 8 x 8 in grayscale.
+int64_t McusAlong(int64_t pixels, int channels) {
+  const int64_t side = channels == 1 ? 8 : 16;
+  return (pixels + side - 1) / side;
+}
 
 // The restart interval, in MCUs: a segment of 2 MCUs where a row holds an even count of them,
 // else 1, so that every row is whole segments (decode/jpeg_restart_cut.h). Markers after every
 // 2 MCUs made photos 3.8% larger than markers after every row, after every MCU 7.8%.
 int64_t RestartInterval(int64_t width, int channels) {
-  const int64_t mcus_per_row = (width + McuSide(channels) - 1) / McuSide(channels);
-  return mcus_per_row % 2 == 0 ? 2 : 1;
+  return McusAlong(width, channels) % 2 == 0 ? 2 : 1;
 }
 
 void CheckShape(int64_t height, int64_t width, int channels) {
@@ -138,8 +140,7 @@ int64_t MaxJpegBytes(int64_t height, int64_t width, int channels) {
     throw MakeError(ErrorCode::kInvalidArgument, "tjBufSize refused the image: {}",
                     tjGetErrorStr2(nullptr));
   }
-  const int64_t mcus = (height + McuSide(channels) - 1) / McuSide(channels) *
-                       ((width + McuSide(channels) - 1) / McuSide(channels));
+  const int64_t mcus = McusAlong(height, channels) * McusAlong(width, channels);
   return static_cast<int64_t>(bytes) + kRestartBytes * mcus / RestartInterval(width, channels);
 }
 

@@ -21,6 +21,8 @@ constexpr uint8_t kDri = 0xDD;
 
 int Big16(const uint8_t* at) { return at[0] << 8 | at[1]; }
 
+bool IsRestart(uint8_t marker) { return marker >= kRst0 && marker <= kRst7; }
+
 bool IsFrame(uint8_t marker) {
   return marker >= 0xC0 && marker <= 0xCF && marker != kDht && marker != 0xC8 && marker != kDac;
 }
@@ -81,7 +83,7 @@ bool ReadLayout(std::span<const uint8_t> jpeg, int64_t height, int64_t width, La
       layout.chroma_upsampled_horizontally = components > 1 && min_h < max_h;
       layout.data_at = at + 2 + length;
       return layout.restart_interval > 0 && layout.mcus_per_row % layout.restart_interval == 0;
-    } else if (marker == kEoi || (marker >= kRst0 && marker <= kRst7)) {
+    } else if (marker == kEoi || IsRestart(marker)) {
       return false;
     }
     at += 2 + length;
@@ -102,8 +104,6 @@ size_t NextMarker(std::span<const uint8_t> data, size_t at) {
   }
   return size;
 }
-
-bool IsRestart(uint8_t marker) { return marker >= kRst0 && marker <= kRst7; }
 
 void Put16(std::vector<uint8_t>& out, size_t at, int64_t value) {
   out[at] = static_cast<uint8_t>(value >> 8);
