@@ -13,15 +13,15 @@ int64_t CacheBudget::prefetch_chunks() const {
   return std::max<int64_t>(0, cache_chunks - working_set);
 }
 
-CacheBudget MeasureCacheBudget(const LoaderOptions& options, const ChunkRows& chunks,
-                               int64_t chunk_bytes) {
+CacheBudget MeasureCacheBudget(const LoaderOptions& options, int64_t batch_capacity,
+                               const ChunkRows& chunks, int64_t chunk_bytes) {
   CacheBudget budget;
   budget.chunk_bytes = chunk_bytes;
   if (budget.chunk_bytes <= 0 || chunks.chunks() == 0) return budget;
   budget.cache_chunks = options.cache_bytes / budget.chunk_bytes;
   const int64_t threads = options.threads > 0 ? options.threads : 1;
   const auto rows_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(chunks.mean_rows()));
-  const int64_t in_flight = options.slots * (options.batch_size / rows_per_chunk + 1);
+  const int64_t in_flight = options.slots * (batch_capacity / rows_per_chunk + 1);
   budget.working_set = budget.cache_chunks / 2;
   switch (options.sampler.kind) {
     case SamplerOptions::Kind::kSequential: budget.working_set = 1 + in_flight + threads; break;

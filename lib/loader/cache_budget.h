@@ -30,9 +30,10 @@ struct CacheBudget {
   int64_t prefetch_chunks() const;
 };
 
-// The budget of options.cache_bytes for `chunks`, each `chunk_bytes` decoded.
-CacheBudget MeasureCacheBudget(const LoaderOptions& options, const ChunkRows& chunks,
-                               int64_t chunk_bytes);
+// The budget of options.cache_bytes for `chunks`, each `chunk_bytes` decoded, read in batches
+// of `batch_capacity` rows.
+CacheBudget MeasureCacheBudget(const LoaderOptions& options, int64_t batch_capacity,
+                               const ChunkRows& chunks, int64_t chunk_bytes);
 
 // What Open warns of, or nullopt. chunks:W moves to a new window of W chunks every
 // W x K / batch steps; with room for that window beside the working set, the assembler loads

@@ -56,7 +56,8 @@ void DeliveryPlan::Configure(const LoaderOptions& options,
   if (!stage) assembler.output = views;
 }
 
-DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading) {
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading,
+                          int64_t capacity) {
   const ImageShape& shape = reading.gathered;
   DeliveryPlan plan;
   if (options.normalize) {
@@ -69,7 +70,7 @@ DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& readi
     cuda::DeviceStageOptions stage;
     stage.device = options.output.cuda_device;
     stage.trainer_stream = options.output.cuda_stream;
-    stage.capacity = options.batch_size;
+    stage.capacity = capacity;
     stage.shape = shape;
     stage.views = *plan.views;
     stage.echo = options.echo;

@@ -32,9 +32,10 @@ struct DeliveryPlan {
   void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;
 };
 
-// The slots hold reading.gathered images. Throws what MakeNormalizeParams / reading.MakeViews throw
-// for bad normalization options, Error(kInvalidArgument) for a device index that does not exist,
-// Error(kCuda) when the device cannot be set up.
-DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading);
+// The slots hold `capacity` rows of reading.gathered images. Throws what MakeNormalizeParams /
+// reading.MakeViews throw for bad normalization options, Error(kInvalidArgument) for a device index
+// that does not exist, Error(kCuda) when the device cannot be set up.
+DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading,
+                          int64_t capacity);
 
 }  // namespace h5feed::loader

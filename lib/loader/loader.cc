@@ -66,17 +66,26 @@ index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& opti
   return dataset;
 }
 
-// SamplesPerRank, checked against the batch size, and the memory the options ask for against
-// the machine's, before any slot or cache memory is allocated.
-int64_t CheckedSamplesPerRank(const sampler::SampleGeometry& geometry, const LoaderOptions& options,
-                              const index::DatasetIndex& dataset, const ImageShape& gathered,
-                              const loader::DeliveryPlan& delivery) {
-  const int64_t samples = sampler::SamplesPerRank(geometry, options.shard);
+// The rows a slot holds: a batch, or a rank's whole share when that is smaller (a batch never
+// holds more rows than the rank reads in an epoch), so a batch_size beyond the file's rows
+// reserves no memory that no batch could fill.
+int64_t BatchCapacity(const LoaderOptions& options, int64_t samples_per_rank) {
+  return std::max<int64_t>(1, std::min(options.batch_size, samples_per_rank));
+}
+
+// The epoch's steps, once the options are checked against the dataset: drop_last_batch against
+// the rows, and the memory the slots and the cache ask for against the machine's, before any
+// slot or cache memory is allocated.
+sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::DatasetIndex& dataset,
+                                 int64_t samples_per_rank, int64_t batch_capacity,
+                                 const ImageShape& gathered, const loader::DeliveryPlan& delivery) {
   loader::CheckOptionsForDataset(
       options, dataset.path,
-      loader::DatasetFootprint{samples, gathered.bytes(), delivery.slot_contents(options),
-                               dataset.chunk_bytes(), dataset.chunk_count()});
-  return samples;
+      loader::DatasetFootprint{samples_per_rank, batch_capacity, gathered.bytes(),
+                               delivery.slot_contents(options), dataset.chunk_bytes(),
+                               dataset.chunk_count()});
+  return sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
+                               options.echo);
 }
 
 // The gatherer checks each sample as it copies it when the file has per-sample checksums (the
@@ -155,14 +164,15 @@ struct Loader::Impl {
                 return source->Load(chunk, target);
               }),
         geometry(dataset.chunk_rows()),
-        delivery(loader::PlanDelivery(options, reading)),
-        samples_per_rank(
-            CheckedSamplesPerRank(geometry, options, dataset, reading.gathered, delivery)),
-        steps(sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
-                                    options.echo)),
-        cache_budget(loader::MeasureCacheBudget(options, geometry, dataset.chunk_bytes())),
+        samples_per_rank(sampler::SamplesPerRank(geometry, options.shard)),
+        batch_capacity(BatchCapacity(options, samples_per_rank)),
+        delivery(loader::PlanDelivery(options, reading, batch_capacity)),
+        steps(CheckedSteps(options, dataset, samples_per_rank, batch_capacity, reading.gathered,
+                           delivery)),
+        cache_budget(
+            loader::MeasureCacheBudget(options, batch_capacity, geometry, dataset.chunk_bytes())),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
-        layout(options.batch_size, reading.gathered, delivery.slot_contents(options)),
+        layout(batch_capacity, reading.gathered, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
         gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
                  GathererOptions(options, dataset, reading, source->reader(), form.views)),
@@ -280,16 +290,17 @@ struct Loader::Impl {
   const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
-  const loader::DeliveryPlan delivery;     // host or GPU; the GPU stage when used
   const int64_t samples_per_rank;
-  const sampler::EpochSteps steps;  // this rank's epoch, echoes counted
+  const int64_t batch_capacity;         // rows a slot holds (BatchCapacity)
+  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
+  const sampler::EpochSteps steps;      // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
   pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
   const memory::SlotLayout layout;
   memory::SlotPool pool;
   // Normalizing: the views of the current run (its batches share them; an own-size file's
   // gather makes their crops). Changed only between runs.
-  loader::BatchForm form{reading.gathered, options.normalize, nullptr, options.batch_size,
+  loader::BatchForm form{reading.gathered, options.normalize, nullptr, batch_capacity,
                          options.output.cuda_device};
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;

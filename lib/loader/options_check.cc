@@ -94,10 +94,10 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
         OptionName(options, "batch_size"), samples_per_rank, OptionName(options, "drop_last_batch"),
         (shard.world_size > 1 ? ", or use fewer ranks" : ""));
   }
-  // A slot as SlotLayout lays it out (saturating where batch_size x image bytes overflows, for
-  // absurd values).
+  // A slot as SlotLayout lays it out (saturating where rows x image bytes overflows, for absurd
+  // values).
   const auto slot_bytes = static_cast<double>(memory::SlotLayout::Bytes(
-      options.batch_size, static_cast<size_t>(dataset.image_bytes), dataset.slot));
+      dataset.batch_capacity, static_cast<size_t>(dataset.image_bytes), dataset.slot));
   const double cache_bytes =
       std::min(static_cast<double>(options.cache_bytes),
                static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
@@ -110,7 +110,7 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
         ErrorCode::kInvalidArgument,
         "{} slots of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
         "machine's {} of memory ({}); lower {}, {} or {}",
-        options.slots, options.batch_size, size(slot_bytes), size(cache_bytes), size(wanted),
+        options.slots, dataset.batch_capacity, size(slot_bytes), size(cache_bytes), size(wanted),
         size(memory), path, OptionName(options, "slots"), OptionName(options, "batch_size"),
         OptionName(options, "cache_bytes"));
   }

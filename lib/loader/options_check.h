@@ -30,6 +30,7 @@ void CheckOptions(const LoaderOptions& options);
 // What the opened dataset asks of memory, for CheckOptionsForDataset.
 struct DatasetFootprint {
   int64_t samples_per_rank = 0;  // SamplesPerRank of its geometry
+  int64_t batch_capacity = 0;    // rows a slot holds: batch_size, or fewer rows per rank
   int64_t image_bytes = 0;       // one decoded image
   memory::SlotContents slot;     // what a host slot holds besides the images (DeliveryPlan)
   int64_t chunk_bytes = 0;       // one decoded chunk (what the cache holds per entry)
@@ -38,8 +39,8 @@ struct DatasetFootprint {
 
 // Options against the opened dataset: a rank's share holds a whole batch when drop_last_batch
 // drops a short one (without it, fewer rows than a batch are one short batch), and the memory the
-// loader would commit at Open (slots x batch bytes, plus the cache as far as the file fills
-// it) fits the machine's physical memory; refused before any of it is allocated.
+// loader would commit at Open (slots x the bytes of batch_capacity rows, plus the cache as far as
+// the file fills it) fits the machine's physical memory; refused before any of it is allocated.
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
                             const DatasetFootprint& dataset);
 

@@ -28,7 +28,8 @@ LoaderOptions Options(const char* sampler, int64_t cache_chunks) {
 }
 
 CacheBudget Budget(const LoaderOptions& options) {
-  return MeasureCacheBudget(options, ChunkRows(1000 * kChunkSamples, kChunkSamples),
+  return MeasureCacheBudget(options, options.batch_size,
+                            ChunkRows(1000 * kChunkSamples, kChunkSamples),
                             kChunkSamples * kSampleBytes);
 }
 
@@ -62,8 +63,8 @@ TEST_CASE("what the working set leaves of the cache is prefetched ahead, never l
 
 TEST_CASE("a file without chunk bytes has no budget and no warning") {
   const LoaderOptions options = Options("chunks:4", 1);
-  const CacheBudget budget =
-      MeasureCacheBudget(options, ChunkRows(1000 * kChunkSamples, kChunkSamples), 0);
+  const CacheBudget budget = MeasureCacheBudget(options, options.batch_size,
+                                                ChunkRows(1000 * kChunkSamples, kChunkSamples), 0);
   CHECK(budget.cache_chunks == 0);
   CHECK(budget.working_set == 0);
   CHECK(budget.prefetch_chunks() == 0);

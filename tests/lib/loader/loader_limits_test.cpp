@@ -10,6 +10,7 @@
 
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "memory/slot_layout.h"
 #include "support/caught_error.h"
 #include "support/run_python.h"
 #include "support/temp_folder.h"
@@ -129,6 +130,31 @@ TEST_CASE("slots x batch bytes or a cache beyond the machine's memory are refuse
   e = OpenError(path, options);
   CHECK(e.code() == ErrorCode::kInvalidArgument);
   CHECK(Contains(e.what(), "plus a cache of"));
+}
+
+TEST_CASE("a batch size beyond the file's rows reserves slots for the rows, not the batch size") {
+  // Five 64 x 64 images read with batch_size 5000: a slot of 5000 images would be 58 MiB
+  // (17.9 GiB at 224 x 224), yet no batch can hold more than the 5 rows there are.
+  TempFolder folder;
+  const std::string path = folder / "five.h5";
+  const ImageShape shape{64, 64, 3};
+  testing::WriteH5feedFile(path, 5, shape, 2, Compression{});
+  LoaderOptions options = Small();
+  options.batch_size = 5000;
+  options.slots = 3;
+  Loader loader = Loader::Open(path, options);
+  const uint64_t five_rows = 3 * memory::SlotLayout::Bytes(5, shape.bytes(), {});
+  CHECK(loader.stats().slot_bytes == five_rows);
+  auto batch = loader.Next();
+  REQUIRE(batch);
+  CHECK(batch->size() == 5);
+  CHECK_FALSE(loader.Next());
+  // Two ranks of five rows read three each (the shard pads by repeating a row).
+  options.shard.world_size = 2;
+  options.shard.rank = 1;
+  Loader half = Loader::Open(path, options);
+  CHECK(half.stats().slot_bytes == 3 * memory::SlotLayout::Bytes(3, shape.bytes(), {}));
+  CHECK(half.Next()->size() == 3);
 }
 
 TEST_CASE("the memory check counts every view's outputs, not the stored image's size") {
