@@ -24,9 +24,10 @@ foreach(line IN LISTS h5feed_table_lines)
   endif()
   string(REGEX REPLACE "[ \t]+" ";" fields "${line}")
   list(POP_FRONT fields name)
-  if(name MATCHES "^h5feed/" OR name MATCHES "/$" OR name STREQUAL "surface")
-    # A public header's module, a front end's row, the converters' surface: the include
-    # check's business, not the build's.
+  if(name MATCHES "^h5feed/" OR name MATCHES "/$" OR name STREQUAL "surface" OR
+     name STREQUAL "only")
+    # A public header's module, a front end's row, the converters' surface, a header only
+    # some modules may include: the include check's business, not the build's.
     continue()
   elseif(name MATCHES "/")
     set(H5FEED_PROGRAM_USES_${name} ${fields})

@@ -1,5 +1,6 @@
 #include "merge.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -8,11 +9,10 @@
 
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
-#include "index/chunk_reader.h"
-#include "io/random_access_file.h"
 #include "make_error.h"
 #include "part_set.h"
 #include "sampler/permutation.h"
+#include "source/open_chunk_source.h"
 
 namespace h5feed {
 namespace {
@@ -26,12 +26,27 @@ void StopIfCancelled(const MergeOptions& options, Writer& writer) {
                   temporary, writer.path());
 }
 
+// Whether the merged file's chunks each hold K rows (version 1), so that a part's short last
+// chunk cannot be copied into its middle; a version 2 chunk holds whole images of any number.
+bool ChunksHoldKRows(const index::DatasetIndex& index) {
+  return index.stored_layout != StoredLayout::kFlat;
+}
+
 // The chunks a part hands over untouched: all of a version 2 part's; a version 1 part's but a
 // last one of fewer than K images.
 int64_t CopiedChunks(const index::DatasetIndex& index) {
   const int64_t chunks = index.chunk_count();
-  if (index.own_size || chunks == 0) return chunks;
+  if (!ChunksHoldKRows(index) || chunks == 0) return chunks;
   return index.samples_in_chunk(chunks - 1) < index.chunk_samples ? chunks - 1 : chunks;
+}
+
+// Each part's chunks, read as any reader reads them: its whole chunks checked.
+std::vector<std::unique_ptr<source::ChunkSource>> OpenSources(const PartSet& set) {
+  std::vector<std::unique_ptr<source::ChunkSource>> sources;
+  for (const PartFile& part : set.parts) {
+    sources.push_back(source::OpenChunkSource(part.index, source::ChunkSourceOptions{}));
+  }
+  return sources;
 }
 
 // Which part each copied chunk of the merged file comes from, in file order: every part's
@@ -58,11 +73,20 @@ class MergedFile {
         options_(options),
         progress_{0, chunks_total} {}
 
-  // Chunk `chunk` of `part`, as stored, with its rows.
-  void Copy(PartFile& part, int64_t chunk) {
+  // Chunk `chunk` of `part` (read from `source`), as stored, with its rows.
+  void Copy(PartFile& part, const source::ChunkSource& source, int64_t chunk) {
     const index::DatasetIndex& index = part.index;
-    ReadStoredChunk(part, chunk, encoded_.bytes);
-    encoded_.checksum = index.chunks[static_cast<size_t>(chunk)].checksum;
+    const index::ChunkLocation& at = index.chunks[static_cast<size_t>(chunk)];
+    if (at.filter_mask != 0) {
+      // h5feed's writer applies every filter to every chunk: a merged chunk is stored with mask 0.
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} skips filters (mask {}), which h5feed never writes: the file was changed by another "
+          "program; convert that part again",
+          source.Describe(chunk), at.filter_mask);
+    }
+    source.ReadStored(chunk, encoded_.bytes);
+    encoded_.checksum = at.checksum;
     const int64_t first = index.first_row_of_chunk(chunk);
     encoded_.images = index.samples_in_chunk(chunk);
     encoded_.image_checksums.clear();
@@ -70,10 +94,12 @@ class MergedFile {
     uint64_t packed = 0;
     for (int64_t row = first; row < first + encoded_.images; ++row) {
       const size_t r = static_cast<size_t>(row);
-      if (index.own_size) {
+      if (ChunksHoldKRows(index)) {
+        encoded_.image_checksums.push_back(index.row_checksums[r]);
+      } else {
         // The Writer places a chunk's images one after another from its first byte, as the
         // part's writer did: a table with gaps would put them elsewhere in the merged file.
-        const index::StoredImage& image = index.images[r];
+        const StoredRow image = index.rows.at(row);
         if (image.offset != packed) {
           throw MakeError(
               ErrorCode::kCorrupt,
@@ -81,10 +107,10 @@ class MergedFile {
               part.path, row, image.offset, packed);
         }
         packed += image.bytes;
-        encoded_.stored.push_back({image.height, image.width, image.channels, image.encoding,
+        encoded_.stored.push_back({static_cast<int32_t>(image.shape.height),
+                                   static_cast<int32_t>(image.shape.width),
+                                   static_cast<int32_t>(image.shape.channels), image.encoding,
                                    image.bytes, index.row_checksums[r]});
-      } else {
-        encoded_.image_checksums.push_back(index.row_checksums[r]);
       }
       description_.labels.push_back(index.labels[r]);
       description_.sources.push_back(std::move(part.sources[r]));
@@ -120,7 +146,9 @@ class MergedFile {
 
 // Version 1: the rows of every part's short last chunk, in part order, decompressed and
 // written again in chunks of K, the last one short.
-void RepackShortChunks(PartSet& set, MergedFile& merged, DatasetDescription& description) {
+void RepackShortChunks(PartSet& set,
+                       const std::vector<std::unique_ptr<source::ChunkSource>>& sources,
+                       MergedFile& merged, DatasetDescription& description) {
   const int64_t k = set.writer.chunk_images;
   const int64_t image_bytes = set.writer.image_shape.bytes();
   std::vector<uint8_t> pending;  // rows waiting for a chunk
@@ -134,19 +162,19 @@ void RepackShortChunks(PartSet& set, MergedFile& merged, DatasetDescription& des
     pending_rows -= rows;
     merged.Encode(chunk, rows);
   };
-  for (PartFile& part : set.parts) {
+  for (size_t p = 0; p < set.parts.size(); ++p) {
+    PartFile& part = set.parts[p];
     const index::DatasetIndex& index = part.index;
     const int64_t last = index.chunk_count() - 1;
     if (CopiedChunks(index) == index.chunk_count()) continue;
-    const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(part.path);
-    const index::ChunkReader reader(index, *file, index::ChunkReaderOptions{});
-    decoded.resize(static_cast<size_t>(reader.chunk_bytes()));
-    reader.Read(last, decoded);  // its checksum checked
+    decoded.resize(static_cast<size_t>(sources[p]->chunk_bytes()));
+    sources[p]->Read(last, decoded);  // its checksum checked
     const int64_t rows = index.samples_in_chunk(last);
     pending.insert(pending.end(), decoded.begin(),
                    decoded.begin() + static_cast<std::ptrdiff_t>(rows * image_bytes));
     pending_rows += rows;
-    for (int64_t row = last * k; row < last * k + rows; ++row) {
+    const int64_t first = index.first_row_of_chunk(last);
+    for (int64_t row = first; row < first + rows; ++row) {
       description.labels.push_back(index.labels[static_cast<size_t>(row)]);
       description.sources.push_back(std::move(part.sources[static_cast<size_t>(row)]));
     }
@@ -161,17 +189,16 @@ MergeReport MergeParts(const std::vector<std::string>& parts, const std::string&
                        const MergeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PartSet set = OpenParts(parts);
-  const bool own_size = set.writer.flat.has_value();
+  const std::vector<std::unique_ptr<source::ChunkSource>> sources = OpenSources(set);
   std::vector<int64_t> copied;
-  int64_t short_rows = 0;
+  int64_t short_rows = 0;  // of version 1 parts' short last chunks
   for (const PartFile& part : set.parts) {
     copied.push_back(CopiedChunks(part.index));
-    if (!own_size) short_rows += part.index.samples - copied.back() * part.index.chunk_samples;
+    short_rows += part.index.samples - part.index.first_row_of_chunk(copied.back());
   }
   const std::vector<int32_t> owners = Interleaving(copied, options.seed);
-  const int64_t k = set.writer.chunk_images;
-  const int64_t chunks_total =
-      static_cast<int64_t>(owners.size()) + (own_size ? 0 : (short_rows + k - 1) / k);
+  const int64_t k = std::max<int64_t>(set.writer.chunk_images, 1);
+  const int64_t chunks_total = static_cast<int64_t>(owners.size()) + (short_rows + k - 1) / k;
 
   WriterOptions writer_options = set.writer;
   writer_options.overwrite = options.overwrite;
@@ -182,9 +209,10 @@ MergeReport MergeParts(const std::vector<std::string>& parts, const std::string&
   MergedFile merged(writer, description, report, options, chunks_total);
   std::vector<int64_t> next(set.parts.size(), 0);  // each part's next chunk
   for (int32_t owner : owners) {
-    merged.Copy(set.parts[static_cast<size_t>(owner)], next[static_cast<size_t>(owner)]++);
+    const auto k_owner = static_cast<size_t>(owner);
+    merged.Copy(set.parts[k_owner], *sources[k_owner], next[k_owner]++);
   }
-  if (!own_size) RepackShortChunks(set, merged, description);
+  RepackShortChunks(set, sources, merged, description);
   StopIfCancelled(options, writer);
   for (PartFile& part : set.parts) {
     for (SkippedSource& skipped : part.skipped) description.skipped.push_back(std::move(skipped));

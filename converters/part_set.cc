@@ -1,6 +1,7 @@
 #include "part_set.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <utility>
 
@@ -52,7 +53,11 @@ std::string Quoted(const std::string& value) { return value.empty() ? "none" : "
 PartFile OpenPart(const std::string& path) {
   PartFile part;
   part.path = path;
-  part.index = index::OpenDatasetIndex(path, index::IndexOptions{});
+  index::IndexOptions index_options;
+  // Every row of the chunk table against HDF5's own index (one B-tree lookup each): the merge
+  // copies chunks from where the table says they lie.
+  index_options.verify_table_entries = std::numeric_limits<int>::max();
+  part.index = index::OpenDatasetIndex(path, index_options);
   if (!part.index.is_h5feed) {
     throw MakeError(
         ErrorCode::kInvalidArgument,
@@ -62,8 +67,9 @@ PartFile OpenPart(const std::string& path) {
   }
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  part.file = std::move(hdf5::OpenHdf5File(path, part.index.file_locking).file);
-  for (hdf5::AttributeText& attribute : hdf5::ReadAllAttributesText(part.file.get())) {
+  const hdf5::File file =
+      std::move(hdf5::OpenHdf5File(part.index.location, part.index.file_locking).file);
+  for (hdf5::AttributeText& attribute : hdf5::ReadAllAttributesText(file.get())) {
     part.attributes[attribute.name] = std::move(attribute.value);
   }
   if (!part.attributes.count(schema::kAttrPartIndex)) {
@@ -80,19 +86,17 @@ PartFile OpenPart(const std::string& path) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{} has no /row_checksums, which every part h5feed writes has", path);
   }
-  part.sources = hdf5::ReadStringDataset(part.file.get(), schema::kSources);
+  part.sources = hdf5::ReadStringDataset(file.get(), schema::kSources);
   const std::vector<std::string> skipped =
-      hdf5::ReadStringDataset(part.file.get(), schema::kSkippedSources);
+      hdf5::ReadStringDataset(file.get(), schema::kSkippedSources);
   const std::vector<std::string> reasons =
-      hdf5::ReadStringDataset(part.file.get(), schema::kSkippedReasons);
+      hdf5::ReadStringDataset(file.get(), schema::kSkippedReasons);
   if (part.sources.size() != rows || skipped.size() != reasons.size()) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{} has {} /sources for {} images and {} /skipped_sources for {} reasons", path,
                     part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
-  part.images = hdf5::Dataset(H5Dopen2(part.file.get(), schema::kImages, H5P_DEFAULT));
-  if (!part.images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", path);
   return part;
 }
 
@@ -112,7 +116,7 @@ void CheckAlike(const PartFile& first, const PartFile& part) {
   }
   const ImageShape& a = first.index.shape;
   const ImageShape& b = part.index.shape;
-  if (!first.index.own_size && a != b) {
+  if (first.index.stored_layout != StoredLayout::kFlat && a != b) {
     auto text = [](const ImageShape& s) {
       return std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
              std::to_string(s.channels);
@@ -197,9 +201,9 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   }
 
   set.writer.compression = Compression::Parse(Attribute(first, schema::kAttrCompression));
-  if (first.index.own_size) {
+  if (first.index.stored_layout == StoredLayout::kFlat) {
     FlatLayout layout;
-    layout.chunk_bytes = first.index.own_size_chunk_bytes;
+    layout.chunk_bytes = first.index.chunk_bytes();
     layout.max_side = first.index.max_side;
     layout.encoding = StoredEncoding::Parse(first.index.encoding);
     if (layout.encoding.kind == StoredEncoding::Kind::kSmart) {
@@ -216,41 +220,6 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
     set.description.shuffle_seed = std::stoull(Attribute(first, schema::kAttrShuffleSeed));
   }
   return set;
-}
-
-void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes) {
-  const index::DatasetIndex& index = part.index;
-  const index::ChunkLocation& row = index.chunks[static_cast<size_t>(chunk)];
-  const std::string where = "chunk " + std::to_string(chunk) + " of /images";
-  hsize_t offset[4] = {0, 0, 0, 0};
-  offset[0] = static_cast<hsize_t>(
-      chunk * (index.own_size ? index.own_size_chunk_bytes : index.chunk_samples));
-  auto lock = hdf5::Lock();
-  hdf5::SilenceErrors silence;
-  hsize_t size = 0;
-  if (H5Dget_chunk_storage_size(part.images.get(), offset, &size) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "sizing " + where, part.path);
-  }
-  if (size != row.stored_bytes) {
-    throw MakeError(
-        ErrorCode::kCorrupt,
-        "{} of {} is {} bytes by HDF5 but {} by its chunk table: the file was changed after it was "
-        "written; convert that part again",
-        where, part.path, size, row.stored_bytes);
-  }
-  bytes.resize(static_cast<size_t>(size));
-  uint32_t filter_mask = 0;
-  if (H5Dread_chunk(part.images.get(), H5P_DEFAULT, offset, &filter_mask, bytes.data()) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, part.path);
-  }
-  if (filter_mask != 0 || row.filter_mask != 0) {
-    // h5feed's writer applies every filter to every chunk: a merged chunk is stored with mask 0.
-    throw MakeError(
-        ErrorCode::kCorrupt,
-        "{} of {} skips filters (mask {}), which h5feed never writes: the file was changed by "
-        "another program; convert that part again",
-        where, part.path, filter_mask);
-  }
 }
 
 }  // namespace h5feed

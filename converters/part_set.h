@@ -4,9 +4,9 @@
 // which part it is, all of one conversion (the same fingerprint, options, classes and layout),
 // each part number present exactly once and each holding as many inputs as its slice.
 //
-// A PartSet holds every part's file open (one descriptor each) and its tables in memory: the
-// chunk table, labels, sources and row checksums, as the Writer holds them for the merged file.
-// Its HDF5 handles are used under hdf5::Lock() (ReadStoredChunk takes it); one thread at a time.
+// A PartSet holds every part's tables in memory: the chunk table (checked against HDF5's own,
+// every row), labels, sources and row checksums, as the Writer holds them for the merged file.
+// The parts' chunks are read through their chunk sources (source/chunk_source.h).
 
 #include <cstdint>
 #include <map>
@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "h5feed/writer.h"
-#include "hdf5/handle.h"
 #include "index/dataset_index.h"
 
 namespace h5feed {
@@ -28,8 +27,6 @@ struct PartFile {
   std::map<std::string, std::string> attributes;  // every root attribute, as text
   std::vector<std::string> sources;
   std::vector<SkippedSource> skipped;
-  hdf5::File file;
-  hdf5::Dataset images;
 };
 
 struct PartSet {
@@ -47,10 +44,5 @@ struct PartSet {
 // when a part number is missing or given twice, or when a part holds another number of inputs
 // than its slice.
 PartSet OpenParts(const std::vector<std::string>& paths);
-
-// The stored bytes of chunk `chunk` of part `part`, as HDF5's direct chunk read returns them
-// (H5Dread_chunk: still compressed), into `bytes` (resized). Throws Error(kCorrupt) when HDF5
-// cannot read it, or its size or filter mask is not what the part's chunk table says.
-void ReadStoredChunk(PartFile& part, int64_t chunk, std::vector<uint8_t>& bytes);
 
 }  // namespace h5feed

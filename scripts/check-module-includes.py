@@ -15,6 +15,9 @@
   - the CMakeLists.txt files: lib/<M>/ never links another module by hand (h5feed_add_module
     links by the table), and tests/lib/ never links the whole library (h5feed::h5feed) or a
     module its module does not reach;
+  - the `only` rows: a header that only the modules a row lists (and its own) may include,
+    whatever their rows say, and no front end (index/chunk_reader.h: chunks are read through
+    the chunk source, so a remote chunk corrupted on its way is fetched again everywhere);
   - every #include "..." of the front ends (converters/, tools/, python/: the table's rows
     whose names end in '/'): public headers, the front end's own files, and what its row
     lists: modules of lib/ by name, and `converters` for the converters' surface (the table's
@@ -36,6 +39,7 @@ NAMESPACE = re.compile(r"^\s*namespace\s+h5feed::(\w+)")
 BASICS = "basics"
 CONVERTERS = "converters"  # a front end's word for the converters' surface; also their folder
 SURFACE = "surface"  # a row naming a header of that surface
+ONLY = "only"  # a row naming a header and the only modules that may include it
 
 
 class Table:
@@ -49,6 +53,7 @@ class Table:
         self.public = {}  # "h5feed/x.h" -> module or basics
         self.front = {}  # "tools/" -> what it may include: modules, basics, `converters`
         self.surface = {}  # "conversion.h" (from converters/) -> line number
+        self.only = {}  # "index/chunk_reader.h" -> (modules that may include it, line number)
         self.lines = {}  # row name -> line number
         self._read(problems)
 
@@ -69,6 +74,13 @@ class Table:
                                         f"(line {self.surface[values[0]]})")
                     else:
                         self.surface[values[0]] = number
+                    continue
+                if name == ONLY:
+                    if len(values) < 2:
+                        problems.append(f"{where}: an only row names a header of lib/ and the "
+                                        "modules that may include it")
+                    else:
+                        self.only[values[0]] = (values[1:], number)
                     continue
                 if name in self.lines:
                     problems.append(f"{where}: a second row for {name} "
@@ -108,6 +120,14 @@ class Table:
             if module != BASICS and module not in self.uses:
                 problems.append(f"{where(header)}: {header} belongs to '{module}', which has "
                                 "no row")
+        for header, (modules, number) in self.only.items():
+            if not os.path.isfile(os.path.join(ROOT, "lib", header)):
+                problems.append(f"{rel(self.path)}:{number}: only row {header} names no file "
+                                "of lib/")
+            for module in modules:
+                if module not in self.uses:
+                    problems.append(f"{rel(self.path)}:{number}: only row {header} names "
+                                    f"'{module}', which has no row")
         cycle = self.find_cycle()
         if cycle:
             problems.append(f"{where(cycle[0])}: the table has a cycle: "
@@ -148,6 +168,17 @@ class Table:
                 seen.append(used)
                 pending.extend(self.uses.get(used, []))
         return seen
+
+    def only_problem(self, included, module):
+        """Why `module` (a module, or None for a front end) may not include `included` by an
+        only row; None when it may."""
+        if included not in self.only:
+            return None
+        modules = self.only[included][0]
+        if module is not None and (module in modules or included.startswith(module + "/")):
+            return None
+        return (f"only {describe(modules)} may include {included} "
+                f"(lib/modules.txt, line {self.only[included][1]})")
 
     def allowed(self, module):
         """What files of `module` may include: itself, basics and its row."""
@@ -249,6 +280,10 @@ def check_lib(table, problems):
                 problems.append(f"{rel(path)}:{number}: #include \"{included}\" uses {owner}, "
                                 f"but {who} may use only {describe(allowed)} "
                                 "(lib/modules.txt)")
+            else:
+                why = table.only_problem(included, who if who in table.uses else None)
+                if why:
+                    problems.append(f"{rel(path)}:{number}: #include \"{included}\": {why}")
 
 
 def check_namespaces(path, module, problems):
@@ -295,6 +330,10 @@ def check_tests(table, problems):
                                     f"{owner}, but a test of {module} is linked with "
                                     f"{describe(reach)} only (lib/modules.txt); a test that "
                                     "needs more is misplaced or shows a use the table lacks")
+                    continue
+                why = table.only_problem(included, module)
+                if why:
+                    problems.append(f"{rel(path)}:{number}: #include \"{included}\": {why}")
 
 
 def front_row(table, inside):
@@ -342,6 +381,10 @@ def check_front_include(table, path, root, folder, allowed, number, included, pr
     if os.path.isfile(beside) or os.path.isfile(os.path.join(ROOT, root, included)):
         return  # the front end's own file (beside it, or from its include root)
     owner = include_owner(table, included)
+    why = table.only_problem(included, None)
+    if why:
+        problems.append(f"{here}: {why}")
+        return
     if owner is not None:
         if owner not in allowed:
             problems.append(f"{here} uses {owner}, but {folder} may use only the public "

@@ -76,7 +76,7 @@ OpenedFile Open(const std::string& path, const std::string& images) {
   hdf5::SilenceErrors silence;
   OpenedFile opened;
   // Reading needs no lock where the file system has none (NFS, Lustre): kAuto falls back.
-  opened.file = std::move(hdf5::OpenHdf5File(path, FileLocking::kAuto).file);
+  opened.file = std::move(hdf5::OpenHdf5File(Location(path), FileLocking::kAuto).file);
   opened.datasets = hdf5::ListDatasets(opened.file.get(), path);
   opened.encoded = FindEncoded(opened.file.get(), opened.datasets, images, path);
   return opened;

@@ -181,7 +181,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.path = path;
   // Reading needs no lock where the file system has none (NFS, Lustre): kAuto falls back.
   // The conversion reports no warnings, so the fallback goes unmentioned here.
-  parts.file = std::move(hdf5::OpenHdf5File(path, FileLocking::kAuto).file);
+  parts.file = std::move(hdf5::OpenHdf5File(Location(path), FileLocking::kAuto).file);
   hid_t file = parts.file.get();
   const std::vector<hdf5::DatasetEntry> datasets = hdf5::ListDatasets(file, path);
   // The loader's rule (hdf5/image_dataset.h): rechunk takes the images the loader would read.

@@ -7,10 +7,9 @@
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
 #include "h5feed/error.h"
-#include "index/chunk_reader.h"
 #include "index/dataset_index.h"
-#include "io/random_access_file.h"
 #include "make_error.h"
+#include "source/open_chunk_source.h"
 
 namespace h5feed {
 namespace {
@@ -35,8 +34,7 @@ class OwnSizeFileSource final : public SampleSource {
  public:
   explicit OwnSizeFileSource(index::DatasetIndex index)
       : index_(std::move(index)),
-        file_(io::OpenPosixFile(index_.path)),
-        reader_(index_, *file_, index::ChunkReaderOptions{}),
+        chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
         id_(next_source_id.fetch_add(1)) {}
 
   std::string_view kind() const override { return "h5feed"; }
@@ -60,17 +58,17 @@ class OwnSizeFileSource final : public SampleSource {
                       index_.path, i, index_.samples);
     }
     ThreadScratch& scratch = Scratch();
-    const int64_t chunk = index_.own_size_rows.chunk_of(i);
+    const int64_t chunk = index_.chunk_rows().chunk_of(i);
     if (scratch.source != id_ || scratch.chunk != chunk) {
       scratch.chunk = -1;  // stays unset if the read throws
-      scratch.bytes.resize(static_cast<size_t>(reader_.chunk_bytes()));
-      reader_.Read(chunk, scratch.bytes);
+      scratch.bytes.resize(static_cast<size_t>(chunks_->chunk_bytes()));
+      chunks_->Read(chunk, scratch.bytes);
       scratch.source = id_;
       scratch.chunk = chunk;
     }
-    const index::StoredImage& image = index_.images[static_cast<size_t>(i)];
+    const StoredRow image = index_.rows.at(i);
     const std::span<const uint8_t> stored(scratch.bytes.data() + image.offset, image.bytes);
-    const ImageShape shape = image.shape();
+    const ImageShape shape = image.shape;
     // Decoded whole at full size: the region is the image (its pixels in place when raw).
     const uint8_t* pixels = nullptr;
     try {
@@ -78,7 +76,7 @@ class OwnSizeFileSource final : public SampleSource {
                    .Decode(stored, shape, decode::CropNeeds::Whole(shape), scratch.decode)
                    .pixels;
     } catch (const Error& e) {
-      throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path, reader_.Describe(chunk),
+      throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path, chunks_->Describe(chunk),
                       e.what());
     }
     std::memcpy(dest(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
@@ -87,8 +85,7 @@ class OwnSizeFileSource final : public SampleSource {
 
  private:
   index::DatasetIndex index_;
-  std::unique_ptr<io::RandomAccessFile> file_;
-  index::ChunkReader reader_;  // borrows index_ and file_
+  std::unique_ptr<source::ChunkSource> chunks_;  // borrows index_
   uint64_t id_;
 };
 
@@ -96,7 +93,7 @@ class OwnSizeFileSource final : public SampleSource {
 
 std::unique_ptr<SampleSource> OpenOwnSizeFile(const std::string& path) {
   index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
-  if (!index.own_size) {
+  if (index.stored_layout != StoredLayout::kFlat) {
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "{} stores its images at one size ({}x{}): it is not a file of images at their own size "

@@ -10,7 +10,7 @@
 #include "inspect/file_summary.h"
 #include "make_error.h"
 #include "probe/open_probe.h"
-#include "remote/options_check.h"
+#include "remote_options_check.h"
 
 namespace h5feed {
 
@@ -20,7 +20,7 @@ FileSummary InspectFile(const std::string& path, const InspectOptions& options) 
                     "InspectOptions.open_probe_stall_seconds is {}; it must be >= 1",
                     options.open_probe_stall_seconds);
   }
-  remote::CheckOptions(options.remote, [](std::string_view field) {
+  CheckRemoteOptions(options.remote, [](std::string_view field) {
     return "InspectOptions.remote." + std::string(field);
   });
   if (options.open_probe) {  // HDF5 1.10.8 crashes or hangs on some damaged files: not here

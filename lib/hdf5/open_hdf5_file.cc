@@ -8,10 +8,10 @@
 #include <optional>
 
 #include "h5feed/error.h"
-#include "h5feed/remote_options.h"
 #include "hdf5/error.h"
 #include "hdf5/range_driver.h"
 #include "make_error.h"
+#include "remote/open_remote_file.h"
 
 namespace h5feed::hdf5 {
 namespace {
@@ -33,9 +33,8 @@ bool HasHdf5Signature(const io::RandomAccessFile& file) {
   return false;
 }
 
-std::shared_ptr<const remote::RemoteFile> OpenRemoteHdf5(const std::string& location,
-                                                         const remote::RemoteOpen& how) {
-  std::shared_ptr<const remote::RemoteFile> source = remote::OpenRemoteFile(location, how);
+std::shared_ptr<const remote::RemoteFile> OpenRemoteHdf5(const Location& location) {
+  std::shared_ptr<const remote::RemoteFile> source = remote::OpenRemoteFile(location);
   const std::string& shown = source->path();
   if (source->size() == 0)
     throw MakeError(ErrorCode::kCorrupt, "{} is empty, not an HDF5 file", shown);
@@ -62,8 +61,8 @@ uint64_t CheckLocalHdf5(const std::string& path) {
   return ec ? 0 : bytes;
 }
 
-ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& how) {
-  std::shared_ptr<const remote::RemoteFile> source = OpenRemoteHdf5(location, how);
+ReadOnlyFile OpenRemote(const Location& location) {
+  std::shared_ptr<const remote::RemoteFile> source = OpenRemoteHdf5(location);
   const std::string& shown = source->path();
   ReadOnlyFile result;
   result.bytes = source->size();
@@ -84,20 +83,19 @@ ReadOnlyFile OpenRemote(const std::string& location, const remote::RemoteOpen& h
 
 }  // namespace
 
-ReadOnlyFile OpenHdf5File(const std::string& path, FileLocking locking,
-                          const remote::RemoteOpen& remote) {
-  if (IsRemoteLocation(path)) return OpenRemote(path, remote);
-  const uint64_t bytes = CheckLocalHdf5(path);
-  ReadOnlyFile result = OpenReadOnlyFile(path, locking);
+ReadOnlyFile OpenHdf5File(const Location& location, FileLocking locking) {
+  if (location.remote()) return OpenRemote(location);
+  const uint64_t bytes = CheckLocalHdf5(location.text());
+  ReadOnlyFile result = OpenReadOnlyFile(location.text(), locking);
   result.bytes = bytes;
   return result;
 }
 
-void CheckHdf5Start(const std::string& path, const remote::RemoteOpen& remote) {
-  if (IsRemoteLocation(path)) {
-    OpenRemoteHdf5(path, remote);
+void CheckHdf5Start(const Location& location) {
+  if (location.remote()) {
+    OpenRemoteHdf5(location);
   } else {
-    CheckLocalHdf5(path);
+    CheckLocalHdf5(location.text());
   }
 }
 

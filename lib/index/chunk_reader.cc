@@ -54,7 +54,8 @@ ChunkReader::ChunkReader(const DatasetIndex& index, const io::RandomAccessFile& 
                     "the index of {} has no chunk geometry; build it with OpenDatasetIndex",
                     index_.path);
   }
-  if (index_.direct && static_cast<int64_t>(index_.chunks.size()) != index_.chunk_count()) {
+  if (ReadsByAddress(index_.read_path) &&
+      static_cast<int64_t>(index_.chunks.size()) != index_.chunk_count()) {
     throw MakeError(ErrorCode::kInvalidArgument, "the index of {} locates {} chunks of {}",
                     index_.path, index_.chunks.size(), index_.chunk_count());
   }
@@ -88,7 +89,8 @@ auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
   }
 }
 
-ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
+ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest,
+                                 bool check_checksum) const {
   return Described(chunk, [&] {
     if (dest.size() < static_cast<size_t>(chunk_bytes())) {
       throw MakeError(ErrorCode::kInvalidArgument,
@@ -97,8 +99,8 @@ ChunkReadStats ChunkReader::Read(int64_t chunk, std::span<uint8_t> dest) const {
     }
     switch (index_.read_path) {
       case ReadPath::kStoredTable:
-      case ReadPath::kContiguous: return ReadStored(chunk, dest);
-      case ReadPath::kHdf5Chunk: return ReadHdf5Chunk(chunk, dest);
+      case ReadPath::kContiguous: return ReadStored(chunk, dest, check_checksum);
+      case ReadPath::kHdf5Chunk: return ReadHdf5Chunk(chunk, dest, check_checksum);
       case ReadPath::kHdf5Hyperslab: return ReadHyperslab(chunk, dest);
     }
     throw Error(ErrorCode::kInternal, "unknown read path");
@@ -117,12 +119,12 @@ std::unique_ptr<io::MappedRange> ChunkReader::MapInPlace(int64_t chunk) const {
     CheckUnfilteredSize(where.stored_bytes, static_cast<uint64_t>(chunk_bytes()));
     std::unique_ptr<io::MappedRange> mapped =
         file_.MapAt(where.address, static_cast<size_t>(where.stored_bytes));
-    if (mapped) VerifyChecksum(chunk, mapped->bytes());
+    if (mapped) VerifyChecksum(chunk, mapped->bytes(), true);
     return mapped;
   });
 }
 
-ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) const {
+ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest, bool check) const {
   const ChunkLocation& where = index_.chunks[static_cast<size_t>(chunk)];
   // h5feed chunks are stored whole, padding included; contiguous blocks hold their rows only.
   const size_t bytes =
@@ -142,12 +144,13 @@ ChunkReadStats ChunkReader::ReadStored(int64_t chunk, std::span<uint8_t> dest) c
     file_.ReadAt(where.address, stored);
     DecodeChunk(index_.filters, where.filter_mask, stored, decoded, scratch.decode);
   }
-  VerifyChecksum(chunk, decoded);
+  VerifyChecksum(chunk, decoded, check);
   if (planar) Interleave(decoded, index_.samples_in_chunk(chunk), dest);
   return {where.stored_bytes, bytes};
 }
 
-ChunkReadStats ChunkReader::ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest) const {
+ChunkReadStats ChunkReader::ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest,
+                                          bool check) const {
   const size_t bytes = static_cast<size_t>(chunk_bytes());
   ThreadScratch& scratch = Scratch();
   const bool planar = index_.layout == Layout::kNCHW;
@@ -162,7 +165,7 @@ ChunkReadStats ChunkReader::ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest
   } else {
     DecodeChunk(index_.filters, raw.filter_mask, raw.bytes, decoded, scratch.decode);
   }
-  VerifyChecksum(chunk, decoded);
+  VerifyChecksum(chunk, decoded, check);
   if (planar) Interleave(decoded, index_.samples_in_chunk(chunk), dest);
   return {raw.bytes.size(), bytes};
 }
@@ -192,8 +195,9 @@ void ChunkReader::VerifyRow(int64_t row, std::span<const uint8_t> sample) const 
   }
 }
 
-void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded) const {
-  if (!options_.verify_checksums || !index_.has_checksums) return;
+void ChunkReader::VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded,
+                                 bool check) const {
+  if (!check || !options_.verify_checksums || !index_.has_checksums) return;
   if (ChecksRows()) return;  // each row is checked as it is copied out (VerifyRow)
   const uint64_t stored = index_.chunks[static_cast<size_t>(chunk)].checksum;
   const uint64_t computed = codec::ChunkChecksum(decoded);

@@ -48,11 +48,11 @@ class ChunkReader {
   int64_t chunk_bytes() const;
 
   // Decodes chunk c into dest (at least chunk_bytes() bytes; only those are written), its
-  // checksum checked unless ChecksRows(). Throws Error(kCorrupt) naming the file, the dataset,
-  // the chunk index and its rows for a checksum mismatch, a decompression failure or a
-  // truncated file; Error(kIo) when the read fails; Error(kInvalidArgument) for a chunk out
-  // of range or a dest too small.
-  ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest) const;
+  // checksum checked unless ChecksRows() or !check_checksum. Throws Error(kCorrupt) naming the
+  // file, the dataset, the chunk index and its rows for a checksum mismatch, a decompression
+  // failure or a truncated file; Error(kIo) when the read fails; Error(kInvalidArgument) for a
+  // chunk out of range or a dest too small.
+  ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest, bool check_checksum = true) const;
 
   // Whether MapInPlace can serve this dataset's chunks: an h5feed file (chunks stored whole,
   // padding included) in NHWC with no filters, and map_file on.
@@ -79,10 +79,11 @@ class ChunkReader {
   // Runs read(), naming the chunk in what it throws (and advising verify for damage).
   template <typename ReadFunction>
   auto Described(int64_t chunk, ReadFunction read) const;
-  ChunkReadStats ReadStored(int64_t chunk, std::span<uint8_t> dest) const;
-  ChunkReadStats ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest) const;
+  ChunkReadStats ReadStored(int64_t chunk, std::span<uint8_t> dest, bool check) const;
+  ChunkReadStats ReadHdf5Chunk(int64_t chunk, std::span<uint8_t> dest, bool check) const;
   ChunkReadStats ReadHyperslab(int64_t chunk, std::span<uint8_t> dest) const;
-  void VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded) const;
+  // Checks the decoded chunk against its stored checksum when `check` and the options ask.
+  void VerifyChecksum(int64_t chunk, std::span<const uint8_t> decoded, bool check) const;
   // NCHW rows of `planar` into NHWC `dest`; NHWC data is decoded in place and not passed here.
   void Interleave(std::span<const uint8_t> planar, int64_t rows, std::span<uint8_t> dest) const;
 

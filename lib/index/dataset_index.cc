@@ -17,7 +17,6 @@
 #include "index/foreign_index.h"
 #include "index/h5feed_index.h"
 #include "make_error.h"
-#include "remote/location.h"
 
 namespace h5feed::index {
 namespace {
@@ -44,12 +43,11 @@ bool NamesDefaultImages(const std::string& images) {
          images == std::string("/") + format::schema::kImages;
 }
 
-hdf5::ReadOnlyFile OpenReadOnly(const std::string& path, FileLocking locking,
-                                const RemoteOptions& remote) {
+hdf5::ReadOnlyFile OpenReadOnly(const Location& location, FileLocking locking) {
   try {
-    return hdf5::OpenHdf5File(path, locking, remote::RemoteOpen{remote, ""});
+    return hdf5::OpenHdf5File(location, locking);
   } catch (const Error& e) {
-    if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(path)) throw;
+    if (e.code() != ErrorCode::kCorrupt || !NamedLikePartial(location.text())) throw;
     throw MakeError(e.code(), "{}; its name says it is an interrupted conversion", e.what());
   }
 }
@@ -66,6 +64,10 @@ const char* ToString(ReadPath path) {
   return "unknown";
 }
 
+bool ReadsByAddress(ReadPath path) {
+  return path == ReadPath::kStoredTable || path == ReadPath::kContiguous;
+}
+
 DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& options) {
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
   hdf5::RegisterZstdFilter();
@@ -73,14 +75,13 @@ DatasetIndex OpenDatasetIndex(const std::string& path, const IndexOptions& optio
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // Declared after the lock: closed while it is held.
-  hdf5::ReadOnlyFile opened = OpenReadOnly(path, options.file_locking, options.remote);
+  const Location location(path, options.remote);
+  hdf5::ReadOnlyFile opened = OpenReadOnly(location, options.file_locking);
   const hdf5::File& file = opened.file;
   DatasetIndex index;
-  index.path = remote::DisplayName(path);
-  index.location = path;
-  index.remote = remote::RemoteOpen{options.remote, opened.version};
+  index.path = location.display();
+  index.location = location.AtVersion(opened.version);
   index.file_bytes = opened.bytes;
-  index.over_network = opened.over_network;
   index.file_locking = opened.locked ? FileLocking::kOn : FileLocking::kOff;
   if (!opened.note.empty()) index.warnings.push_back(opened.note);
   if (hdf5::HasAttribute(file.get(), format::schema::kAttrFormat)) {

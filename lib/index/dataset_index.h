@@ -15,9 +15,11 @@
 #include "format/schema.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/location.h"
 #include "h5feed/output_options.h"
 #include "h5feed/remote_options.h"
-#include "remote/open_file.h"
+#include "h5feed/stored_layout.h"
+#include "row_locator.h"
 
 namespace h5feed::index {
 
@@ -39,19 +41,6 @@ struct ChunkLocation {
   uint64_t checksum = 0;      // XXH3-64 of the uncompressed chunk (h5feed files only)
 };
 
-// Where one image of an own-size file lies in its decoded chunk, and in what form
-// (docs/format.md, "Images at their own size").
-struct StoredImage {
-  uint64_t offset = 0;  // its first byte in the decoded chunk
-  uint64_t bytes = 0;   // how many bytes it is stored in
-  int32_t height = 0;
-  int32_t width = 0;
-  int32_t channels = 0;
-  format::schema::ImageEncoding encoding = format::schema::ImageEncoding::kRaw;
-
-  ImageShape shape() const { return {height, width, channels}; }
-};
-
 // How ChunkReader gets the bytes of chunk c (rows c*K .. c*K + K - 1).
 enum class ReadPath {
   // h5feed file: pread at the stored table's address, filters undone outside HDF5's lock.
@@ -68,42 +57,45 @@ enum class ReadPath {
 
 const char* ToString(ReadPath path);
 
+// Whether chunks read this way are read with pread at known addresses, outside HDF5
+// (kStoredTable, kContiguous): their byte ranges can be fetched ahead, and a chunk that fails
+// its check can be fetched again. The others go through HDF5, whose byte ranges are its own.
+bool ReadsByAddress(ReadPath path);
+
 struct DatasetIndex {
   std::string path;     // the file, as messages name it (a URL without its query)
   std::string dataset;  // e.g. "/images"
   int64_t samples = 0;  // N
-  // Of one sample, as H x W x C whatever the stored layout. Own-size files: the largest
-  // height, width and channels of any image (each image's own are in `images`).
+  // Of one sample, as H x W x C whatever the stored layout; where each row has its own shape,
+  // the largest height, width and channels of any (rows.largest()).
   ImageShape shape;
   // The order of a sample's bytes as read: NCHW for a planar dataset, else NHWC (a grayscale
-  // (N, H, W) dataset is NHWC with C = 1; own-size images are stored H x W x C). The output
-  // layout's enum: the same two orders.
+  // (N, H, W) dataset is NHWC with C = 1; images at their own size are stored H x W x C). The
+  // output layout's enum: the same two orders.
   Layout layout = Layout::kNHWC;
-  // Samples per chunk along the first dimension: K (>= 1). For kContiguous and for datasets
-  // read by kHdf5Hyperslab without chunks, a block of K rows chosen for reading (about 4 MiB).
-  // Own-size files: the most images any chunk holds (own_size_rows says which).
+  // How the file stores its images, as `h5feed inspect` names it: what messages and reports
+  // say. The reading asks `rows`.
+  StoredLayout stored_layout = StoredLayout::kNHWC;
+  // Where every row lies in its chunk, and which rows each chunk holds.
+  RowLocator rows;
+  // Rows per chunk along the first dimension: K (>= 1). For kContiguous and for datasets read
+  // by kHdf5Hyperslab without chunks, a block of K rows chosen for reading (about 4 MiB).
+  // Where chunks hold whole images of a number of bytes, the most rows any chunk holds.
   int64_t chunk_samples = 0;
-  // Own-size files (h5feed format 2, layout "flat"): each chunk is own_size_chunk_bytes bytes
-  // holding the whole images own_size_rows assigns it, image n described by images[n].
-  bool own_size = false;
-  int64_t own_size_chunk_bytes = 0;
-  ChunkRows own_size_rows;
-  std::vector<StoredImage> images;
-  int64_t max_side = 0;    // the converter's cap on the longer side; 0: none
-  std::string encoding;    // as the converter was asked: "raw", "jpeg:90", "smart:90"
+  // The chunks' extent along the dataset's first dimension in HDF5's chunk shape: chunk c's
+  // coordinate there is c x chunk_extent (K rows, or C bytes for images at their own size).
+  int64_t chunk_extent = 0;
+  int64_t max_side = 0;    // h5feed files of images at their own size: the converter's cap; 0: none
+  std::string encoding;    // ... and their encoding as asked: "raw", "jpeg:90", "smart:90"
   bool is_h5feed = false;  // written by h5feed (format checked) with a stored chunk table
   ReadPath read_path = ReadPath::kStoredTable;
-  // Fast path: every chunk holds K whole samples, is located in `chunks`, and every filter is
-  // one h5feed undoes itself (kStoredTable, kContiguous). Otherwise blocks of K rows are read
-  // through HDF5 (serialised behind the project's one HDF5 lock).
-  bool direct = false;
   bool has_checksums = false;  // chunks[i].checksum is meaningful
   // XXH3-64 of each sample's NHWC bytes (h5feed files with /row_checksums: N entries), else
   // empty. The loader checks these as it copies samples, in place of the chunk checksums.
   std::vector<uint64_t> row_checksums;
   std::vector<FilterStep> filters;
-  // ceil(N / K) entries when direct. kContiguous: block c at offset + c*K*sample_bytes,
-  // min(K, N - c*K) rows long (the last block is short: nothing pads it).
+  // One entry per chunk when ReadsByAddress(read_path). kContiguous: block c at offset +
+  // c*K*sample_bytes, min(K, N - c*K) rows long (the last block is short: nothing pads it).
   std::vector<ChunkLocation> chunks;
   // What HDF5 returns for pixels never written (a chunk with no storage, kHdf5Chunk).
   uint8_t fill_value = 0;
@@ -115,49 +107,22 @@ struct DatasetIndex {
   // Loader's chunk reads): kOn (locked) or kOff (IndexOptions::file_locking was kOff, or kAuto
   // fell back on a file system that refuses locks).
   FileLocking file_locking = FileLocking::kOn;
-  // The path or URL as given (a pre-signed URL's query included), and for a remote file the
-  // options and the version it was opened with: every later open must find that version
-  // (remote::OpenFile), so chunks are never read from another one than the index describes.
-  std::string location;
-  remote::RemoteOpen remote;
+  // The path or URL as given, with for a remote file the options and the version it was
+  // opened with: every later open must find that version, so chunks are never read from
+  // another one than the index describes. `path` is its display().
+  Location location;
   uint64_t file_bytes = 0;  // the file's size when opened
-  // Read over a network (hdf5::ReadOnlyFile::over_network): the open asked once, and every
-  // later reader (the chunk source, the index's own checks) takes its answer from here.
-  bool over_network = false;
   // What the user should know about the open (the lock fallback): for LoaderOptions::on_warning.
   std::vector<std::string> warnings;
 
   int64_t sample_bytes() const { return shape.bytes(); }
-  // Which rows each chunk holds: K each (the last one fewer), or as own_size_rows says.
-  ChunkRows chunk_rows() const {
-    return own_size ? own_size_rows : ChunkRows(samples, chunk_samples);
-  }
-  int64_t chunk_count() const {
-    return own_size ? own_size_rows.chunks() : (samples + chunk_samples - 1) / chunk_samples;
-  }
-  // Samples in chunk c: K, or fewer for the last one; own-size files, as many as it holds.
-  int64_t samples_in_chunk(int64_t c) const {
-    if (own_size) return own_size_rows.rows_in(c);
-    int64_t rest = samples - c * chunk_samples;
-    return rest < chunk_samples ? rest : chunk_samples;
-  }
-  // The first row of chunk c.
-  int64_t first_row_of_chunk(int64_t c) const {
-    return own_size ? own_size_rows.first_row(c) : c * chunk_samples;
-  }
-  // Where row `row`'s stored bytes lie in its decoded chunk: {offset, length}.
-  std::pair<uint64_t, uint64_t> row_in_chunk(int64_t row) const {
-    if (own_size) {
-      const StoredImage& image = images[static_cast<size_t>(row)];
-      return {image.offset, image.bytes};
-    }
-    const auto bytes = static_cast<uint64_t>(sample_bytes());
-    return {static_cast<uint64_t>(row % chunk_samples) * bytes, bytes};
-  }
+  // Which rows each chunk holds (rows.chunks()), and their conveniences.
+  const ChunkRows& chunk_rows() const { return rows.chunks(); }
+  int64_t chunk_count() const { return rows.chunks().chunks(); }
+  int64_t samples_in_chunk(int64_t c) const { return rows.chunks().rows_in(c); }
+  int64_t first_row_of_chunk(int64_t c) const { return rows.chunks().first_row(c); }
   // Bytes of one decoded chunk.
-  int64_t chunk_bytes() const {
-    return own_size ? own_size_chunk_bytes : chunk_samples * sample_bytes();
-  }
+  int64_t chunk_bytes() const { return rows.chunk_bytes(); }
 };
 
 struct IndexOptions {

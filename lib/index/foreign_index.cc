@@ -54,7 +54,6 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
       }
       const int64_t k = RowsFor(kBlockBytes, sample_bytes, info.samples);
       index.read_path = ReadPath::kContiguous;
-      index.direct = true;
       index.chunk_samples = k;
       for (int64_t first = 0; first < info.samples; first += k) {
         const int64_t rows = std::min(k, info.samples - first);
@@ -101,7 +100,10 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   index.has_checksums = false;
   index.filters = info.filters;
   index.fill_value = info.fill_value;
+  index.stored_layout = chosen.layout;
   ChooseReadPath(dataset.get(), info, index);
+  index.rows = RowLocator(info.samples, index.chunk_samples, info.shape);
+  index.chunk_extent = index.chunk_samples;
 
   if (!options.labels.empty()) {
     if (hdf5::FindDataset(entries, options.labels) == nullptr) {

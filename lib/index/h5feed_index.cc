@@ -1,6 +1,7 @@
 #include "index/h5feed_index.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -195,10 +196,69 @@ std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t
   // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
   // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
   // moves it too), the checksums catch the rest.
-  const int checked_entries =
-      index.over_network ? std::min(options.verify_table_entries, 1) : options.verify_table_entries;
+  const int checked_entries = index.location.remote() ? std::min(options.verify_table_entries, 1)
+                                                      : options.verify_table_entries;
   VerifyAgainstHdf5(images, records, extent, checked_entries, path);
   return records;
+}
+
+// The stored chunk table, each row as the chunk reader takes it.
+void SetChunks(const std::vector<format::schema::ChunkRecord>& records, DatasetIndex& index) {
+  index.chunks.reserve(records.size());
+  for (const format::schema::ChunkRecord& r : records) {
+    index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
+  }
+}
+
+// /images and what locates its rows in a version 1 file: N images of H x W x C in chunks of
+// K; files written before /row_checksums existed have none, and their chunks are checked
+// instead.
+ImageStorage ReadFixedSizeLayout(hid_t file, hid_t images, const IndexOptions& options,
+                                 DatasetIndex& index) {
+  const std::string& path = index.path;
+  ImageStorage info = ReadFixedSizeImages(file, images, path);
+  const int64_t k = info.chunk[0];
+  RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
+  RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
+  SetChunks(ReadCheckedChunkTable(file, images, (info.samples + k - 1) / k, k * info.shape.bytes(),
+                                  k, options, index),
+            index);
+  index.samples = info.samples;
+  index.shape = info.shape;
+  index.chunk_samples = k;
+  index.chunk_extent = k;
+  index.stored_layout = StoredLayout::kNHWC;
+  index.rows = RowLocator(info.samples, k, info.shape);
+  index.row_checksums =
+      format::ReadRowChecksums(file, info.samples).value_or(std::vector<uint64_t>{});
+  return info;
+}
+
+// The same of a version 2 file of images at their own size: B bytes in chunks of C, each
+// image located by the per-image table, each checked by /row_checksums as stored.
+ImageStorage ReadFlatLayout(hid_t file, hid_t images, const IndexOptions& options,
+                            DatasetIndex& index) {
+  const std::string& path = index.path;
+  ImageStorage info = ReadOwnSizeImages(file, images, path);
+  const int64_t samples = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumImages);
+  const int64_t chunk_bytes = info.chunk[0];
+  const int64_t chunks = info.dims[0] / chunk_bytes;
+  SetChunks(ReadCheckedChunkTable(file, images, chunks, chunk_bytes, chunk_bytes, options, index),
+            index);
+  index.samples = samples;
+  index.chunk_extent = chunk_bytes;
+  index.stored_layout = StoredLayout::kFlat;
+  ReadOwnSizeTable(file, samples, chunk_bytes, chunks, index);
+  std::optional<std::vector<uint64_t>> checksums = format::ReadRowChecksums(file, samples);
+  if (!checksums) {
+    throw MakeError(
+        ErrorCode::kCorrupt,
+        "{} holds images at their own size without /{}: the file is damaged; convert the source "
+        "again",
+        path, format::schema::kRowChecksums);
+  }
+  index.row_checksums = std::move(*checksums);
+  return info;
 }
 
 }  // namespace
@@ -225,11 +285,11 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
         path);
   }
   const hdf5::Dataset images = hdf5::OpenDataset(file, kImagesName, path);
-  const bool own_size =
+  const bool flat =
       version >= format::schema::kOwnSizeFormatVersion &&
       hdf5::ReadStringAttribute(file, format::schema::kAttrLayout) == format::schema::kLayoutFlat;
-  const ImageStorage info = own_size ? ReadOwnSizeImages(file, images.get(), path)
-                                     : ReadFixedSizeImages(file, images.get(), path);
+  const ImageStorage info = flat ? ReadFlatLayout(file, images.get(), options, index)
+                                 : ReadFixedSizeLayout(file, images.get(), options, index);
   if (!CanDecode(info.filters)) {
     throw MakeError(
         ErrorCode::kUnsupported,
@@ -237,50 +297,16 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
         "rechunk on it",
         path, PipelineText(info.filters));
   }
-  const int64_t samples = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumImages);
-  std::vector<format::schema::ChunkRecord> records;
-  if (own_size) {
-    const int64_t chunk_bytes = info.chunk[0];
-    const int64_t chunks = info.dims[0] / chunk_bytes;
-    records =
-        ReadCheckedChunkTable(file, images.get(), chunks, chunk_bytes, chunk_bytes, options, index);
-    ReadOwnSizeTable(file, samples, chunk_bytes, chunks, index);
-  } else {
-    const int64_t k = info.chunk[0];
-    RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
-    RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
-    records = ReadCheckedChunkTable(file, images.get(), (info.samples + k - 1) / k,
-                                    k * info.shape.bytes(), k, options, index);
-    index.shape = info.shape;
-    index.chunk_samples = k;
-  }
-
   index.dataset = kImagesName;
-  index.samples = samples;
   index.layout = Layout::kNHWC;
   index.is_h5feed = true;
   index.read_path = ReadPath::kStoredTable;
-  index.direct = true;
   index.has_checksums = true;
   index.filters = info.filters;
   index.fill_value = info.fill_value;
-  index.chunks.reserve(records.size());
-  for (const format::schema::ChunkRecord& r : records) {
-    index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
-  }
-  // Files written before /row_checksums existed have none: their chunks are checked instead.
-  // Own-size files always have them: an image is checked as stored, before it is decoded.
-  index.row_checksums = format::ReadRowChecksums(file, samples).value_or(std::vector<uint64_t>{});
-  if (own_size && index.row_checksums.empty()) {
-    throw MakeError(
-        ErrorCode::kCorrupt,
-        "{} holds images at their own size without /{}: the file is damaged; convert the source "
-        "again",
-        path, format::schema::kRowChecksums);
-  }
   const std::string labels =
       options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
-  index.labels = ReadLabels(file, labels, samples, path);
+  index.labels = ReadLabels(file, labels, index.samples, path);
   index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
   RequireAttribute(file, format::schema::kAttrNumClasses,
                    static_cast<int64_t>(index.classes.size()), path, "/classes");

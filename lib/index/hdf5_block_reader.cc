@@ -63,7 +63,7 @@ Hdf5BlockReader::Hdf5BlockReader(const DatasetIndex& index)
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // As the index was opened: without the lock when it fell back (or was asked to).
-  file_ = std::move(hdf5::OpenHdf5File(index.location, index.file_locking, index.remote).file);
+  file_ = std::move(hdf5::OpenHdf5File(index.location, index.file_locking).file);
   hdf5::PropertyList cache = CacheFor(index, file_.get());
   dataset_ = hdf5::Dataset(H5Dopen2(file_.get(), dataset_name_.c_str(), cache.get()));
   if (!dataset_) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + dataset_name_, path_);

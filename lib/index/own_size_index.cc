@@ -63,19 +63,17 @@ std::string Image(size_t n) { return "image " + std::to_string(n); }
 
 }  // namespace
 
-OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
-                               const std::vector<uint64_t>& bytes,
-                               const std::vector<int32_t>& shapes,
-                               const std::vector<uint8_t>& encodings, int64_t chunk_bytes,
-                               int64_t chunks, int64_t max_side, const std::string& path) {
+RowLocator CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
+                             const std::vector<uint64_t>& bytes, const std::vector<int32_t>& shapes,
+                             const std::vector<uint8_t>& encodings, int64_t chunk_bytes,
+                             int64_t chunks, int64_t max_side, const std::string& path) {
   const size_t n = offsets.size();
   if (bytes.size() != n || encodings.size() != n || shapes.size() != 3 * n) {
     Damaged(path, "the image table's datasets have different lengths");
   }
   if (chunk_bytes < 1) Damaged(path, "chunk_bytes is {}", chunk_bytes);
   const auto capacity = static_cast<uint64_t>(chunk_bytes);
-  OwnSizeTable table;
-  table.images.resize(n);
+  std::vector<StoredRow> table(n);
   std::vector<int64_t> first_rows;
   first_rows.reserve(static_cast<size_t>(chunks) + 1);
   uint64_t next = 0;  // where the next image must start if it continues the current chunk
@@ -84,7 +82,7 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
     if (h < 1 || w < 1 || (c != 1 && c != 3)) {
       Damaged(path, "{} has shape {} x {} x {}", Image(i), h, w, c);
     }
-    const auto encoding = static_cast<schema::ImageEncoding>(encodings[i]);
+    const auto encoding = static_cast<ImageEncoding>(encodings[i]);
     const decode::ImageDecoder* decoder = decode::FindDecoder(encoding);
     if (decoder == nullptr) {
       Damaged(path, "{} has encoding {}, not one of {}", Image(i), encodings[i],
@@ -122,17 +120,13 @@ OwnSizeTable CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
               bytes[i], offset, capacity);
     }
     next = offset + bytes[i];
-    table.images[i] = StoredImage{offset - chunk * capacity, bytes[i], h, w, c, encoding};
-    table.largest.height = std::max<int64_t>(table.largest.height, h);
-    table.largest.width = std::max<int64_t>(table.largest.width, w);
-    table.largest.channels = std::max<int64_t>(table.largest.channels, c);
+    table[i] = StoredRow{offset - chunk * capacity, bytes[i], ImageShape{h, w, c}, encoding};
   }
   if (static_cast<int64_t>(first_rows.size()) != chunks) {
     Damaged(path, "its images fill {} chunks but /images holds {}", first_rows.size(), chunks);
   }
   first_rows.push_back(static_cast<int64_t>(n));
-  table.rows = ChunkRows(std::move(first_rows));
-  return table;
+  return RowLocator(std::move(table), ChunkRows(std::move(first_rows)), chunk_bytes);
 }
 
 void ReadOwnSizeTable(hid_t file, int64_t samples, int64_t chunk_bytes, int64_t chunks,
@@ -147,14 +141,10 @@ void ReadOwnSizeTable(hid_t file, int64_t samples, int64_t chunk_bytes, int64_t 
   const auto encodings =
       ReadTable<uint8_t>(file, schema::kImageEncodings, H5T_NATIVE_UINT8, false, samples, 1, path);
   const int64_t max_side = hdf5::ReadInt64Attribute(file, schema::kAttrMaxSide);
-  OwnSizeTable table =
+  index.rows =
       CheckOwnSizeTable(offsets, bytes, shapes, encodings, chunk_bytes, chunks, max_side, path);
-  index.own_size = true;
-  index.own_size_chunk_bytes = chunk_bytes;
-  index.own_size_rows = std::move(table.rows);
-  index.images = std::move(table.images);
-  index.shape = table.largest;
-  index.chunk_samples = index.own_size_rows.max_rows();
+  index.shape = index.rows.largest();
+  index.chunk_samples = index.rows.chunks().max_rows();
   index.max_side = max_side;
   index.encoding = hdf5::ReadStringAttribute(file, schema::kAttrEncoding);
 }

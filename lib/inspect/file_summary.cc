@@ -22,7 +22,6 @@
 #include "inspect/class_summary.h"
 #include "inspect/own_size_summary.h"
 #include "io/resource_limits.h"
-#include "remote/location.h"
 
 namespace h5feed::inspect {
 namespace {
@@ -208,13 +207,13 @@ const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view n
 }
 
 FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) {
+  const Location location(path, remote);
   FileSummary s;
-  s.path = remote::DisplayName(path);
+  s.path = location.display();
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   // Reading needs no lock on file systems without locking (NFS, Lustre): kAuto falls back.
-  hdf5::ReadOnlyFile opened =
-      hdf5::OpenHdf5File(path, FileLocking::kAuto, remote::RemoteOpen{remote, ""});
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(location, FileLocking::kAuto);
   const hdf5::File& file = opened.file;
   s.file_bytes = opened.bytes;
   const bool local = !opened.over_network;

@@ -10,7 +10,7 @@
 
 #include "cuda/device_stage.h"
 #include "h5feed/loader_options.h"
-#include "loader/own_size_reading.h"
+#include "loader/reading_plan.h"
 #include "memory/slot_layout.h"
 #include "pipeline/batch_assembler.h"
 #include "transform/output_views.h"

@@ -16,7 +16,6 @@
 
 #include "cache/chunk_cache.h"
 #include "h5feed/error.h"
-#include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "loader/batch_impl.h"
 #include "loader/cache_budget.h"
@@ -26,7 +25,7 @@
 #include "loader/label_mixing_warning.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
-#include "loader/own_size_reading.h"
+#include "loader/reading_plan.h"
 #include "loader/resume_point.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
@@ -90,24 +89,19 @@ sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::Data
 
 // The gatherer checks each sample as it copies it when the file has per-sample checksums (the
 // reader then skips the chunk checksum): the copy finds the sample in the cache.
-pipeline::BatchGatherer::RowCheck RowCheck(const index::ChunkReader& reader) {
-  if (!reader.ChecksRows()) return nullptr;
-  return [&reader](int64_t row, std::span<const uint8_t> sample) { reader.VerifyRow(row, sample); };
+pipeline::BatchGatherer::RowCheck RowCheck(const source::ChunkSource& source) {
+  if (!source.ChecksRows()) return nullptr;
+  return [&source](int64_t row, std::span<const uint8_t> sample) { source.VerifyRow(row, sample); };
 }
 
-// How the gatherer fills the slot's rows: copies of the stored rows, or for an own-size file
-// each sample cropped and resized from its stored bytes (own_size_reading.h).
+// How the gatherer fills the slot's rows: copies of the stored rows, or each sample cropped and
+// resized from its stored bytes (reading_plan.h).
 pipeline::BatchGatherer::Options GathererOptions(
     const LoaderOptions& options, const index::DatasetIndex& dataset,
-    const loader::ReadingPlan& reading, const index::ChunkReader& reader,
+    const loader::ReadingPlan& reading, const source::ChunkSource& source,
     const std::shared_ptr<const transform::OutputViews>& run_views) {
-  pipeline::BatchGatherer::Options gather{options.skip_corrupt_chunks, options.on_warning,
-                                          RowCheck(reader), nullptr, nullptr};
-  if (reading.own_size) {
-    gather.locate = [&dataset](int64_t row) { return dataset.row_in_chunk(row); };
-    gather.make_sample = loader::OwnSizeSampleMaker(dataset, run_views, options.jpeg_region_decode);
-  }
-  return gather;
+  return {options.skip_corrupt_chunks, options.on_warning, RowCheck(source),
+          loader::SampleMakerOf(reading, dataset, run_views)};
 }
 
 // The source of the dataset's chunks: at its location, or over the file a test's opener gives
@@ -117,6 +111,7 @@ std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& datas
                                                 const loader::ChunkFileOpener& open_chunk_file) {
   const source::ChunkSourceOptions source_options{
       .verify_checksums = options.verify_checksums,
+      .rows_checked_by_caller = true,  // the gatherer checks each row as it copies it
       .map_file = options.map_file,
       // A remote source's bytes ahead take at most a quarter of the cache's budget more.
       .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
@@ -127,9 +122,15 @@ std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& datas
 }
 
 DatasetInfo Describe(const std::string& path, const index::DatasetIndex& d) {
-  DatasetInfo info{path,       d.samples, d.shape,  d.chunk_samples, d.chunk_count(),
-                   d.own_size, {},        d.classes};
-  for (int64_t c = 0; d.own_size && c <= d.chunk_count(); ++c) {
+  DatasetInfo info{path,
+                   d.samples,
+                   d.shape,
+                   d.chunk_samples,
+                   d.chunk_count(),
+                   d.stored_layout == StoredLayout::kFlat,
+                   {},
+                   d.classes};
+  for (int64_t c = 0; c <= d.chunk_count(); ++c) {
     info.chunk_first_rows.push_back(d.first_row_of_chunk(c));
   }
   return info;
@@ -159,7 +160,7 @@ struct Loader::Impl {
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
         source(OpenSource(dataset, options, open_chunk_file)),
-        cache(source->reader().chunk_bytes(), options.cache_bytes, options.eviction,
+        cache(source->chunk_bytes(), options.cache_bytes, options.eviction,
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
                 return source->Load(chunk, target);
               }),
@@ -174,8 +175,8 @@ struct Loader::Impl {
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(batch_capacity, reading.gathered, delivery.slot_contents(options)),
         pool(options.slots, layout.bytes(), delivery.host_allocator()),
-        gatherer(cache, geometry, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, source->reader(), form.views)),
+        gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
+                 GathererOptions(options, dataset, reading, *source, form.views)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
         info(Describe(path, dataset)) {
@@ -205,13 +206,10 @@ struct Loader::Impl {
     if (delivery.stage) delivery.stage->Synchronize();
   }
 
-  // Stops the current run, if any: its loads waiting on a network end at once (a remote
-  // source's; the run's errors go nowhere), and its tasks are joined.
-  void StopRun() {
-    source->CancelLoads();
-    assembler.reset();
-    source->ResumeLoads();
-  }
+  // Stops the current run, if any: its loads waiting on a network end at once (its stop
+  // reaches the source: ChunkSource::StopLoadsOn; the run's errors go nowhere), and its tasks
+  // are joined.
+  void StopRun() { assembler.reset(); }
 
   // Stops the current run (if any) and starts one at (epoch, next_step).
   void StartRun() {
@@ -285,8 +283,9 @@ struct Loader::Impl {
   }
 
   const index::DatasetIndex dataset;
-  const loader::ReadingPlan reading;  // own-size files: the crops made as samples are gathered
-  const LoaderOptions& options;       // reading's copy of the user's
+  const loader::ReadingPlan
+      reading;                   // copies of the stored rows, or crops made as they are gathered
+  const LoaderOptions& options;  // reading's copy of the user's
   const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds

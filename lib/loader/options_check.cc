@@ -6,7 +6,7 @@
 
 #include "io/resource_limits.h"
 #include "memory/slot_layout.h"
-#include "remote/options_check.h"
+#include "remote_options_check.h"
 
 #include "byte_size.h"
 #include "h5feed/error.h"
@@ -47,7 +47,7 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
-  remote::CheckOptions(options.remote, [&options](std::string_view field) {
+  CheckRemoteOptions(options.remote, [&options](std::string_view field) {
     return OptionName(options, "remote." + std::string(field));
   });
   // The element type, layout, augmentation and device describe normalized images; uint8

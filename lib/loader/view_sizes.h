@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "h5feed/output_options.h"
-#include "loader/own_size_reading.h"
+#include "loader/reading_plan.h"
 #include "transform/normalize.h"
 #include "transform/output_views.h"
 

@@ -39,6 +39,14 @@ const AssemblerResources& Complete(const AssemblerResources& resources) {
   return resources;
 }
 
+// The run's chunk source, told that its loads end once the run's stop is requested (before the
+// run's first read, the prefetcher's included), and asked for its read-ahead.
+source::ReadAhead* StartLoads(source::ChunkSource* source, std::stop_token stop) {
+  if (!source) return nullptr;
+  source->StopLoadsOn(std::move(stop));
+  return source->read_ahead();
+}
+
 }  // namespace
 
 BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t first_step,
@@ -50,7 +58,7 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
       first_copy_(options_.echo >= 1 ? EchoStep::Of(first_step, options_.echo).copy : 0),
       prefetcher_(*plan_->access(), *resources_.cache, *resources_.arena, first_loaded_step_,
                   ChunkPrefetcher::Limits{options_.prefetch_steps, options_.prefetch_chunks},
-                  resources_.source),
+                  StartLoads(resources_.source, stop_.get_token())),
       next_step_(first_loaded_step_) {
   if (options_.echo < 1 || resources_.pool->slots() < options_.echo) {
     throw MakeError(ErrorCode::kInvalidArgument,

@@ -46,6 +46,7 @@
 #include "pipeline/batch_queue.h"
 #include "pipeline/chunk_prefetcher.h"
 #include "pipeline/epoch_plan.h"
+#include "source/chunk_source.h"
 #include "transform/output_views.h"
 
 namespace h5feed::pipeline {
@@ -56,7 +57,8 @@ struct AssemblerResources {
   const memory::SlotLayout* layout = nullptr;
   BatchGatherer* gatherer = nullptr;
   tbb::task_arena* arena = nullptr;
-  // The cache's chunk source, told which chunks come ahead (ChunkPrefetcher); null: none.
+  // The cache's chunk source: its loads end when the run stops, and its read-ahead is told
+  // which chunks come next (ChunkPrefetcher); null: none.
   source::ChunkSource* source = nullptr;
 };
 

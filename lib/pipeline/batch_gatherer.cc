@@ -16,19 +16,21 @@
 
 namespace h5feed::pipeline {
 
-BatchGatherer::BatchGatherer(cache::ChunkCache& cache, ChunkRows chunks, int64_t row_bytes,
+BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t row_bytes,
                              std::span<const int64_t> labels, Options options)
     : cache_(cache),
-      chunks_(std::move(chunks)),
+      rows_(std::move(rows)),
       row_bytes_(row_bytes),
       labels_(labels),
       options_(std::move(options)) {
-  if (chunks_.chunks() < 1 || row_bytes < 1 ||
-      (options_.locate == nullptr) != (options_.make_sample == nullptr)) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "batch gatherer: {} chunks, rows of {} bytes, a locator only with a sample maker",
-        chunks_.chunks(), row_bytes);
+  const bool copies_as_stored = rows_.uniform() && rows_.largest().bytes() == row_bytes;
+  if (rows_.chunks().chunks() < 1 || row_bytes < 1 ||
+      (options_.make_sample == nullptr && !copies_as_stored)) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "batch gatherer: {} chunks, slot rows of {} bytes, rows stored as {} bytes of "
+                    "one shape ({}) and no sample maker",
+                    rows_.chunks().chunks(), row_bytes, rows_.largest().bytes(),
+                    rows_.uniform() ? "yes" : "no");
   }
 }
 
@@ -65,7 +67,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   // (chunk, position in the batch), sorted: each chunk's rows form one run.
   std::vector<std::pair<int64_t, int64_t>> by_chunk(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    by_chunk[i] = {chunks_.chunk_of(rows[i]), static_cast<int64_t>(i)};
+    by_chunk[i] = {rows_.chunks().chunk_of(rows[i]), static_cast<int64_t>(i)};
   }
   std::sort(by_chunk.begin(), by_chunk.end());
   std::vector<size_t> group_begin;
@@ -90,22 +92,19 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
           wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
       if (!ref) return false;
       const std::span<const uint8_t> data = ref->data();
-      const int64_t first_row = chunks_.first_row(chunk);
       for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
         const auto position = static_cast<size_t>(by_chunk[k].second);
         const int64_t row = rows[position];
         uint8_t* dest = slot.images.data() + position * row_bytes;
-        if (options_.make_sample) {
-          const auto [offset, length] = options_.locate(row);
-          const std::span<const uint8_t> stored = data.subspan(offset, length);
-          if (options_.check_row) options_.check_row(row, stored);
-          options_.make_sample(epoch, row, stored, dest);
-          continue;
-        }
-        const uint8_t* from = data.data() + static_cast<size_t>(row - first_row) * row_bytes;
+        const StoredRow at = rows_.at(row);
+        const std::span<const uint8_t> stored = data.subspan(at.offset, at.bytes);
         // Checked first: the check brings the row into the cache, where the copy finds it.
-        if (options_.check_row) options_.check_row(row, {from, row_bytes});
-        CopyRow(dest, from, row_bytes, writes);
+        if (options_.check_row) options_.check_row(row, stored);
+        if (options_.make_sample) {
+          options_.make_sample(epoch, row, at, stored, dest);
+        } else {
+          CopyRow(dest, stored.data(), row_bytes, writes);
+        }
       }
     } catch (const Error& error) {
       if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;

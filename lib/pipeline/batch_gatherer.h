@@ -29,8 +29,8 @@
 #include <utility>
 
 #include "cache/chunk_cache.h"
-#include "chunk_rows.h"
 #include "memory/slot_layout.h"
+#include "row_locator.h"
 
 namespace h5feed::pipeline {
 
@@ -41,27 +41,25 @@ class BatchGatherer {
   // Throws Error(kCorrupt) when the bytes of dataset row `row` are not what was stored.
   using RowCheck = std::function<void(int64_t row, std::span<const uint8_t> bytes)>;
 
-  // Files of images at their own size: where row `row`'s stored bytes lie in its decoded
-  // chunk, {offset, length}.
-  using RowLocator = std::function<std::pair<uint64_t, uint64_t>(int64_t row)>;
-  // ... and how they become the slot's row of `row_bytes` at `dest`: decoded, cropped and
-  // resized for epoch `epoch` (own_size_sample.h). Called from worker threads at once.
-  using SampleMaker = std::function<void(int64_t epoch, int64_t row,
+  // How the stored bytes of row `row` (`at` in its chunk) become the slot's row of
+  // `row_bytes` at `dest`: decoded, cropped and resized for epoch `epoch` (own_size_sample.h).
+  // Called from worker threads at once.
+  using SampleMaker = std::function<void(int64_t epoch, int64_t row, const StoredRow& at,
                                          std::span<const uint8_t> stored, uint8_t* dest)>;
 
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
     RowCheck check_row;    // null: rows are copied unchecked
-    // Both set for a file of images at their own size; both null for one of a single size,
-    // whose rows are copied as stored (row_bytes each, chunk by chunk).
-    RowLocator locate;
+    // Null: rows are copied as they lie in their chunks, which `rows` must then store as raw
+    // pixels of row_bytes each.
     SampleMaker make_sample;
   };
 
-  // `labels`: one per dataset row. `chunks` says which rows each chunk holds; each row fills
-  // `row_bytes` bytes of the slot.
-  BatchGatherer(cache::ChunkCache& cache, ChunkRows chunks, int64_t row_bytes,
+  // `labels`: one per dataset row. `rows` says which chunk holds each row and where it lies
+  // there; each row fills `row_bytes` bytes of the slot. Throws Error(kInvalidArgument) when
+  // rows are to be copied (no sample maker) that are not raw pixels of row_bytes each.
+  BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t row_bytes,
                 std::span<const int64_t> labels, Options options);
 
   // Gathers `rows` (dataset rows of epoch `epoch`, at most the slot's capacity) for cache
@@ -78,7 +76,7 @@ class BatchGatherer {
   void RecordCorrupt(int64_t chunk, const std::string& what);
 
   cache::ChunkCache& cache_;
-  const ChunkRows chunks_;
+  const RowLocator rows_;
   const int64_t row_bytes_;
   const std::span<const int64_t> labels_;
   const Options options_;

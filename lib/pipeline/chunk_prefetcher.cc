@@ -7,17 +7,17 @@ namespace h5feed::pipeline {
 
 ChunkPrefetcher::ChunkPrefetcher(const cache::AccessPlan& plan, cache::ChunkCache& cache,
                                  tbb::task_arena& arena, int64_t first_step, Limits limits,
-                                 source::ChunkSource* source)
+                                 source::ReadAhead* read_ahead)
     : plan_(plan),
       cache_(cache),
       arena_(arena),
       limits_(limits),
       next_step_(first_step),
       requested_through_(first_step),
-      source_(source && source->FetchesAhead() ? source : nullptr),
+      read_ahead_(read_ahead),
       fetch_cursor_(first_step) {
-  if (!source_) return;
-  source_->DropAllAhead();  // the last run's, for steps this one may never take
+  if (!read_ahead_) return;
+  read_ahead_->DropAll();  // the last run's, for steps this one may never take
   fetched_for_.assign(static_cast<size_t>(plan_.chunk_count()), -1);
   FetchBytesAhead();
 }
@@ -29,7 +29,7 @@ ChunkPrefetcher::~ChunkPrefetcher() {
 
 void ChunkPrefetcher::StepTaken(int64_t step) {
   next_step_.store(step + 1, std::memory_order_relaxed);
-  if (source_) FetchBytesAhead();
+  if (read_ahead_) FetchBytesAhead();
   if (limits_.steps <= 0) return;
   while (!requested_steps_.empty() && requested_steps_.front().first <= step) {
     chunks_ahead_ -= requested_steps_.front().second;
@@ -68,7 +68,7 @@ void ChunkPrefetcher::FetchBytesAhead() {
     const Fetch passed = fetches_.front();
     fetches_.pop_front();
     if (fetched_for_[static_cast<size_t>(passed.chunk)] == passed.step) {
-      source_->DropAhead(passed.chunk);
+      read_ahead_->Drop(passed.chunk);
     }
   }
   fetch_cursor_ = std::max(fetch_cursor_, horizon);
@@ -76,9 +76,9 @@ void ChunkPrefetcher::FetchBytesAhead() {
     for (const int64_t chunk : plan_.chunks_of(fetch_cursor_)) {
       int64_t& fetched = fetched_for_[static_cast<size_t>(chunk)];
       if (fetched >= horizon || cache_.Holds(chunk)) continue;
-      const source::ChunkSource::Ahead result = source_->FetchAhead(chunk);
-      if (result == source::ChunkSource::Ahead::kFull) return;  // this step again, next time
-      if (result == source::ChunkSource::Ahead::kNotNeeded) continue;
+      const io::Ahead result = read_ahead_->Fetch(chunk);
+      if (result == io::Ahead::kFull) return;  // this step again, next time
+      if (result == io::Ahead::kNotNeeded) continue;
       fetched = fetch_cursor_;
       fetches_.push_back({fetch_cursor_, chunk});
     }
@@ -103,7 +103,7 @@ void ChunkPrefetcher::Run(int64_t chunk, int64_t step) {
   } catch (...) {
     // Not lost: the Get of the step that needs the chunk loads it again and reports.
   }
-  if (source_) FetchBytesAhead();
+  if (read_ahead_) FetchBytesAhead();
 }
 
 void ChunkPrefetcher::Release() {

@@ -20,7 +20,7 @@
 // evicted), as is every request once Cancel is called. A failed load is dropped too: the Get of
 // the step that needs the chunk retries it and reports the error in order (chunk_cache.h).
 //
-// Bytes ahead (ChunkSource::FetchAhead, for a source that FetchesAhead): from the oldest step
+// Bytes ahead (source/read_ahead.h, for a source whose medium reads ahead): from the oldest step
 // still being assembled (ChunkCache::horizon), each chunk of the steps ahead that the cache
 // does not hold, in the order the steps need them, until the source says it holds enough
 // (kFull); again at every step taken and every chunk a prefetch task loaded (a load takes its
@@ -46,7 +46,7 @@
 
 #include "cache/access_plan.h"
 #include "cache/chunk_cache.h"
-#include "source/chunk_source.h"
+#include "source/read_ahead.h"
 
 namespace h5feed::pipeline {
 
@@ -57,10 +57,10 @@ class ChunkPrefetcher {
     int64_t chunks = 0;  // chunks ahead the horizon may grow to beyond `steps`
   };
 
-  // A run that starts at loaded step `first_step` of `plan`'s epoch. `source`: the cache's
-  // chunk source, told of the chunks ahead (null: none is).
+  // A run that starts at loaded step `first_step` of `plan`'s epoch. `read_ahead`: the cache's
+  // chunk source's, told of the chunks ahead (null: none is).
   ChunkPrefetcher(const cache::AccessPlan& plan, cache::ChunkCache& cache, tbb::task_arena& arena,
-                  int64_t first_step, Limits limits, source::ChunkSource* source = nullptr);
+                  int64_t first_step, Limits limits, source::ReadAhead* read_ahead = nullptr);
   ~ChunkPrefetcher();
   ChunkPrefetcher(const ChunkPrefetcher&) = delete;
   ChunkPrefetcher& operator=(const ChunkPrefetcher&) = delete;
@@ -100,7 +100,7 @@ class ChunkPrefetcher {
   // Chunks requested for each step ahead, oldest first, and their sum.
   std::deque<std::pair<int64_t, int64_t>> requested_steps_;
   int64_t chunks_ahead_ = 0;
-  source::ChunkSource* const source_;  // null: no bytes ahead
+  source::ReadAhead* const read_ahead_;  // null: no bytes ahead
   std::mutex fetch_mutex_;
   // State below is protected by fetch_mutex_.
   int64_t fetch_cursor_;              // the first step with chunks not yet fetched ahead

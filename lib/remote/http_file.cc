@@ -61,7 +61,7 @@ void HttpFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
 
 HttpFile::Prefetch HttpFile::PrefetchAt(uint64_t offset, uint64_t length) {
   if (length == 0 || offset > version_.size || length > version_.size - offset) {
-    return Prefetch::kIgnored;  // ReadAt reports it
+    return Prefetch::kNotNeeded;  // ReadAt reports it
   }
   if (offset + length <= head_.size() && head_trusted_.load(std::memory_order_relaxed)) {
     return Prefetch::kHeld;

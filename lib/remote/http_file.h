@@ -28,7 +28,7 @@ namespace h5feed::remote {
 // Where requests go and how they are signed (for s3://, s3_location.h resolves them).
 struct HttpTarget {
   std::string url;      // with a pre-signed URL's query
-  std::string display;  // for messages (location.h's DisplayName)
+  std::string display;  // for messages (Location::display)
   RequestAuth auth;
 };
 

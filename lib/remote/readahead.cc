@@ -42,7 +42,7 @@ void Readahead::Abandon(Fetch fetch) {
 }
 
 Prefetch Readahead::Start(uint64_t offset, uint64_t length) {
-  if (length == 0) return Prefetch::kIgnored;
+  if (length == 0) return Prefetch::kNotNeeded;
   std::lock_guard lock(mutex_);
   ReapAbandoned();
   if (fetches_.contains({offset, length})) return Prefetch::kHeld;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "io/ahead.h"
 #include "io/random_access_file.h"
 
 namespace h5feed::remote {
@@ -25,8 +26,8 @@ class RemoteFile : public io::RandomAccessFile {
   // Starts fetching [offset, offset + length) so that a later ReadAt of exactly that range
   // finds its bytes here or on their way. kFull: the file holds as many fetched bytes as it
   // should (the link's bandwidth x round trip, within LimitPrefetch): ask again later.
-  // kIgnored: a range outside the object (ReadAt reports it).
-  enum class Prefetch { kStarted, kHeld, kFull, kIgnored };
+  // kNotNeeded: an empty range or one outside the object (ReadAt reports it).
+  using Prefetch = io::Ahead;
   virtual Prefetch PrefetchAt(uint64_t offset, uint64_t length) = 0;
   // Drops what was fetched (or is on its way) for that range, or for every range: it will not
   // be read after all.

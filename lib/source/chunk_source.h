@@ -1,23 +1,25 @@
 #pragma once
 // Where the chunks of one dataset come from: everything between "chunk c of this dataset" and
-// its decoded bytes in the cache, for every medium. A source reads the chunk's stored bytes,
-// undoes its filters and checks it (index::ChunkReader), and adds what its medium needs: a
-// local file hands over uncompressed chunks where they lie in the page cache; a remote object
-// fetches bytes ahead of their loads, fetches a chunk again when it fails its check (a
-// response corrupted on its way), and cuts loads short when a run stops. Whether a location
-// is local or remote is asked once, when its source is opened (open_chunk_source.h); nothing
-// above this module asks again.
+// its decoded bytes, for every medium and every reader of chunks (the Loader's cache, verify,
+// merge, rechunk, the bench). A source reads a chunk's stored bytes, undoes its filters and
+// checks it, and adds what its medium needs: a local file hands uncompressed chunks over where
+// they lie in the page cache; a remote object fetches a chunk again when it fails its check (a
+// response corrupted on its way), fetches bytes ahead of their loads (read_ahead()), and cuts
+// loads short when a run stops. Whether a location is local or remote is asked once, when its
+// source is opened (open_chunk_source.h); nothing above this module asks again, and nothing
+// above it reads a chunk another way (lib/modules.txt keeps index/chunk_reader.h and
+// remote/open_file.h to this module).
 //
-// The cache decides which chunks to decode ahead; the walker of the run's plan
-// (pipeline/chunk_prefetcher.h) tells the source which chunks come next through FetchAhead,
-// and the source decides how many bytes ahead its medium needs.
-//
-// Thread-safety: Load, reader() and FetchAhead may be called from many threads at once;
-// DropAhead, DropAllAhead, CancelLoads and ResumeLoads from one thread at a time, concurrently
-// with loads. Borrows the dataset's index, which must outlive it; owns its file.
+// Thread-safety: every member may be called from many threads at once, but StopLoadsOn, which
+// is called between runs (no load in flight). Borrows the dataset's index, which must outlive
+// it; owns its file.
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
 
 #include "cache/chunk_cache.h"
 #include "index/chunk_reader.h"
@@ -26,8 +28,15 @@
 
 namespace h5feed::source {
 
+class ReadAhead;
+
 struct ChunkSourceOptions {
   bool verify_checksums = true;  // LoaderOptions::verify_checksums
+  // Where the file checksums every row, the caller checks each row it uses (VerifyRow) and
+  // reads skip the chunk checksum, as the Loader's gather does; false checks every chunk whole
+  // as it is read (verify, merge, rechunk). A remote source checks chunks whole either way, so
+  // that one failing is fetched again.
+  bool rows_checked_by_caller = false;
   // A local file: uncompressed chunks used where they lie in the page cache (mapped); false
   // reads every chunk with pread.
   bool map_file = true;
@@ -41,34 +50,45 @@ class ChunkSource {
   ChunkSource(const ChunkSource&) = delete;
   ChunkSource& operator=(const ChunkSource&) = delete;
 
-  // How chunks are decoded: their size, the per-row checks left to the caller (ChecksRows),
-  // how errors name a chunk.
-  const index::ChunkReader& reader() const { return reader_; }
+  // Decodes chunk c into `dest` (at least chunk_bytes()), its checksum checked unless
+  // `check_checksum` is false (verify's second look at a damaged chunk, to find its bad rows)
+  // or the caller checks rows (ChecksRows()). Throws Error as index::ChunkReader::Read does:
+  // kCorrupt naming the chunk, kIo, kCancelled once a run's stop is requested (StopLoadsOn).
+  virtual index::ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest,
+                                     bool check_checksum = true) = 0;
 
-  // Loads chunk c for the cache: decoded into target.Buffer(), or handed over where it lies
-  // (target.Adopt). Throws Error as ChunkReader::Read does: kCorrupt naming the chunk, kIo,
-  // kCancelled after CancelLoads.
-  virtual cache::LoadResult Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) = 0;
+  // The medium's reading ahead of loads, told which chunks come next (pipeline/
+  // chunk_prefetcher.h); null where reads do not wait on anyone.
+  virtual ReadAhead* read_ahead() { return nullptr; }
 
+  // Loads waiting on the medium, and those that start later, end at once with
+  // Error(kCancelled) once `stop` is requested: a run that stops does not wait for a stalled
+  // server. Called at the start of each run, with the run's token, before its first load.
+  virtual void StopLoadsOn(std::stop_token /*stop*/) {}
+
+  // Loads chunk c for the cache: handed over where it lies (mapped in place, LoadsInPlace), or
+  // Read into the cache's buffer.
+  cache::LoadResult Load(int64_t chunk, cache::ChunkCache::LoadTarget& target);
   // Whether loads hand chunks over where they lie, so the cache needs no buffers for them.
-  virtual bool LoadsInPlace() const { return false; }
+  bool LoadsInPlace() const { return reader_.MapsInPlace(); }
 
-  // Fetching a chunk's stored bytes ahead of its Load, for a medium whose reads wait (a
-  // network). kFull: the source holds as many bytes ahead as its medium needs; ask again
-  // later. kNotNeeded: nothing to fetch for this chunk.
-  enum class Ahead { kStarted, kHeld, kFull, kNotNeeded };
-  // Whether FetchAhead ever does anything: a walker need not ask otherwise.
-  virtual bool FetchesAhead() const { return false; }
-  virtual Ahead FetchAhead(int64_t /*chunk*/) { return Ahead::kNotNeeded; }
-  // What was fetched ahead for the chunk, or for every chunk, will not be loaded after all.
-  virtual void DropAhead(int64_t /*chunk*/) {}
-  virtual void DropAllAhead() {}
+  // The bytes of chunk c as stored (compressed as they are, unchecked): copied as they are by
+  // a merge. Only for datasets whose chunks lie at known addresses (ReadsByAddress: h5feed
+  // files); Error(kUnsupported) otherwise.
+  void ReadStored(int64_t chunk, std::vector<uint8_t>& bytes) const;
 
-  // Loads waiting on the medium, and those that start before ResumeLoads, end at once with
-  // Error(kCancelled): a run that stops does not wait for a stalled server. A local file's
-  // reads do not wait on anyone: it ignores them.
-  virtual void CancelLoads() {}
-  virtual void ResumeLoads() {}
+  // Bytes of a decoded chunk (index::ChunkReader::chunk_bytes).
+  int64_t chunk_bytes() const { return reader_.chunk_bytes(); }
+  // Whether the caller must check the rows it uses with VerifyRow (rows_checked_by_caller, on
+  // a file with per-row checksums and checksums verified).
+  bool ChecksRows() const { return reader_.ChecksRows(); }
+  // Checks dataset row `row`'s stored bytes against their checksum: Error(kCorrupt) naming the
+  // file, the chunk and the row when they differ.
+  void VerifyRow(int64_t row, std::span<const uint8_t> stored) const {
+    reader_.VerifyRow(row, stored);
+  }
+  // "chunk 17 of /images in train.h5 (rows 4352-4607)": how errors name chunk c.
+  std::string Describe(int64_t chunk) const { return reader_.Describe(chunk); }
 
  protected:
   ChunkSource(const index::DatasetIndex& dataset, std::unique_ptr<io::RandomAccessFile> file,

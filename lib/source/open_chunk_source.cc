@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "remote/open_file.h"
+#include "remote/open_remote_file.h"
 #include "source/local_chunk_source.h"
 #include "source/remote_chunk_source.h"
 
@@ -11,11 +11,12 @@ namespace h5feed::source {
 
 std::unique_ptr<ChunkSource> OpenChunkSource(const index::DatasetIndex& dataset,
                                              const ChunkSourceOptions& options) {
-  if (dataset.over_network) {
-    return std::make_unique<RemoteChunkSource>(
-        dataset, remote::OpenRemoteFile(dataset.location, dataset.remote), options);
+  if (dataset.location.remote()) {
+    return std::make_unique<RemoteChunkSource>(dataset, remote::OpenRemoteFile(dataset.location),
+                                               options);
   }
-  return std::make_unique<LocalChunkSource>(dataset, io::OpenPosixFile(dataset.location), options);
+  return std::make_unique<LocalChunkSource>(dataset, io::OpenPosixFile(dataset.location.text()),
+                                            options);
 }
 
 std::unique_ptr<ChunkSource> ChunkSourceOver(const index::DatasetIndex& dataset,

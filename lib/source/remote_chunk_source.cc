@@ -19,34 +19,31 @@ RemoteChunkSource::RemoteChunkSource(const index::DatasetIndex& dataset,
   remote_.LimitPrefetch(options.fetch_ahead_bytes);
 }
 
-cache::LoadResult RemoteChunkSource::Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-  const std::span<uint8_t> buffer = target.Buffer();
+index::ChunkReadStats RemoteChunkSource::Read(int64_t chunk, std::span<uint8_t> dest,
+                                              bool check_checksum) {
   try {
-    const index::ChunkReadStats read = reader_.Read(chunk, buffer);
-    return cache::LoadResult{read.bytes_read, read.bytes_decoded};
+    return reader_.Read(chunk, dest, check_checksum);
   } catch (const Error& e) {
-    if (e.code() != ErrorCode::kCorrupt || !dataset_.direct) throw;
+    if (e.code() != ErrorCode::kCorrupt || !index::ReadsByAddress(dataset_.read_path)) throw;
     const index::ChunkLocation& at = dataset_.chunks[static_cast<size_t>(chunk)];
     remote_.Forget(at.address, at.stored_bytes);
   }
-  const index::ChunkReadStats read = reader_.Read(chunk, buffer);
-  return cache::LoadResult{read.bytes_read, read.bytes_decoded};
+  return reader_.Read(chunk, dest, check_checksum);
 }
 
-ChunkSource::Ahead RemoteChunkSource::FetchAhead(int64_t chunk) {
-  if (!dataset_.direct) return Ahead::kNotNeeded;
+void RemoteChunkSource::StopLoadsOn(std::stop_token stop) {
+  // The last run's loads have all ended (its tasks were joined): reads may wait again.
+  on_stop_.reset();
+  remote_.ResumeReads();
+  on_stop_.emplace(std::move(stop), CancelReads{&remote_});
+}
+
+io::Ahead RemoteChunkSource::Fetch(int64_t chunk) {
   const index::ChunkLocation& at = dataset_.chunks[static_cast<size_t>(chunk)];
-  switch (remote_.PrefetchAt(at.address, at.stored_bytes)) {
-    case remote::RemoteFile::Prefetch::kStarted: return Ahead::kStarted;
-    case remote::RemoteFile::Prefetch::kHeld: return Ahead::kHeld;
-    case remote::RemoteFile::Prefetch::kFull: return Ahead::kFull;
-    case remote::RemoteFile::Prefetch::kIgnored: break;
-  }
-  return Ahead::kNotNeeded;
+  return remote_.PrefetchAt(at.address, at.stored_bytes);
 }
 
-void RemoteChunkSource::DropAhead(int64_t chunk) {
-  if (!dataset_.direct) return;
+void RemoteChunkSource::Drop(int64_t chunk) {
   const index::ChunkLocation& at = dataset_.chunks[static_cast<size_t>(chunk)];
   remote_.DropPrefetch(at.address, at.stored_bytes);
 }

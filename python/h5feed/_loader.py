@@ -235,8 +235,7 @@ class Loader:
     @property
     def dataset(self) -> dict:
         """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, own_size,
-        chunk_first_rows (own-size files: chunk c holds rows [rows[c], rows[c + 1]); else
-        empty), classes."""
+        chunk_first_rows (chunk c holds rows [rows[c], rows[c + 1])), classes."""
         return self._native.dataset
 
     @property

@@ -131,10 +131,14 @@ def test_not_hdf5_and_too_large_a_batch_for_memory_are_clear_errors(tiny, tmp_pa
     junk.write_bytes(b"not an HDF5 file" * 100)
     result = run_h5feed("bench", junk, check=1)
     assert result.stderr.startswith("h5feed bench: error:") and "junk.h5" in result.stderr
-    # A batch larger than the file is one short batch (test_first_use.py); one larger than
-    # memory is refused, naming the flags.
-    result = run_h5feed("bench", tiny, "--batch", 10**12, check=1)
-    assert "--batch" in result.stderr
+    # A batch larger than the file is one short batch, its slots sized for the file's rows
+    # (test_first_use.py); slots of batches larger than memory are refused, naming the flags.
+    report = bench_json(tiny, "--batch", 10**12, "--no-ceilings")
+    assert report["images"] == SAMPLES
+    assert report["slot_mb"] * 2**20 < 4 * 2 * SAMPLES * 8 * 6 * 3
+    result = run_h5feed("bench", tiny, "--batch", SAMPLES, "--slots", 1024, "--augment",
+                        "rrc=2048", check=1)
+    assert "--slots" in result.stderr and "--batch" in result.stderr
     assert "Traceback" not in result.stderr and "terminate" not in result.stderr
 
 

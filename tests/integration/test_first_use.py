@@ -41,10 +41,11 @@ def test_a_sweep_of_a_file_smaller_than_one_batch_succeeds(small, tmp_path):
 
 
 def test_a_sweep_whose_every_run_fails_exits_1_saying_why(small, tmp_path):
-    # Every run needs more memory than any machine has: each fails at Open.
+    # Every run needs more memory than any machine has (1024 slots of large crops): each fails
+    # at Open.
     result = run_h5feed("bench", "sweep", small, "--out", tmp_path / "sweep", "--chunks", 16,
                         "--compression", "none", "--cache-mb", 64, "--sampler", "chunks:4",
-                        "--batch", 10**12, "--max-seconds", 5)
+                        "--slots", 1024, "--augment", "rrc=2048", "--max-seconds", 5)
     assert result.returncode == 1, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("h5feed bench sweep: error: all ")
@@ -124,7 +125,8 @@ def test_an_existing_output_names_the_flag_that_replaces_it(small, tmp_path):
 
 
 def test_bench_errors_name_its_flags_not_the_library_fields(small):
-    result = run_h5feed("bench", small, "--batch", 10**12, "--no-ceilings", check=1)
+    result = run_h5feed("bench", small, "--slots", 1024, "--augment", "rrc=2048",
+                        "--no-ceilings", check=1)
     assert result.stderr.startswith("h5feed bench: error: ")
     assert "--slots, --batch or --cache-mb" in result.stderr
     assert "cache_bytes" not in result.stderr and "LoaderOptions" not in result.stderr

@@ -9,12 +9,11 @@
 #include <vector>
 
 #include "h5feed/loader.h"
-#include "index/chunk_reader.h"
 #include "index/dataset_index.h"
-#include "io/random_access_file.h"
-#include "loader/own_size_reading.h"
+#include "loader/reading_plan.h"
 #include "pipeline/cpu_normalize.h"
 #include "pipeline/own_size_sample.h"
+#include "source/open_chunk_source.h"
 #include "transform/normalize.h"
 #include "transform/output_spec.h"
 #include "transform/output_views.h"
@@ -47,32 +46,29 @@ AugmentCost TimeRounds(int64_t count, double seconds, int threads,
   return cost;
 }
 
-// For a file of images at their own size: the crop made from each image's stored bytes (a JPEG
-// decoded where the crop reads), as the loader's gather makes it, then the flip and the
-// normalization. The first `batch` images' stored bytes are read once, outside the timing.
-AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
-                                      const AugmentOptions& augment, int threads, int64_t batch,
-                                      uint64_t seed, double seconds) {
-  const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(dataset.path);
-  const index::ChunkReader reader(dataset, *file, index::ChunkReaderOptions{});
+// For a file whose rows are cropped as they are gathered (images at their own size): the crop
+// made from each image's stored bytes (a JPEG decoded where the crop reads), as the loader's
+// gather makes it, then the flip and the normalization. The first `batch` images' stored bytes
+// are read once, outside the timing.
+AugmentCost MeasureGatherCropCost(const index::DatasetIndex& dataset,
+                                  const loader::ReadingPlan& plan, int threads, int64_t batch,
+                                  double seconds) {
+  const std::unique_ptr<source::ChunkSource> source =
+      source::OpenChunkSource(dataset, source::ChunkSourceOptions{});
   const int64_t count = std::min(batch, dataset.samples);
   std::vector<std::vector<uint8_t>> stored;
-  std::vector<uint8_t> chunk(static_cast<size_t>(reader.chunk_bytes()));
+  std::vector<uint8_t> chunk(static_cast<size_t>(source->chunk_bytes()));
   for (int64_t c = 0; static_cast<int64_t>(stored.size()) < count; ++c) {
-    reader.Read(c, chunk);
+    source->Read(c, chunk);
     for (int64_t row = dataset.first_row_of_chunk(c);
          row < dataset.first_row_of_chunk(c + 1) && static_cast<int64_t>(stored.size()) < count;
          ++row) {
-      const auto [offset, length] = dataset.row_in_chunk(row);
-      stored.emplace_back(chunk.begin() + static_cast<std::ptrdiff_t>(offset),
-                          chunk.begin() + static_cast<std::ptrdiff_t>(offset + length));
+      const StoredRow at = dataset.rows.at(row);
+      stored.emplace_back(chunk.begin() + static_cast<std::ptrdiff_t>(at.offset),
+                          chunk.begin() + static_cast<std::ptrdiff_t>(at.offset + at.bytes));
     }
   }
-  LoaderOptions options;
-  options.normalize = true;
-  options.seed = seed;
-  options.output.augment = augment;
-  const loader::ReadingPlan plan = loader::PlanReading(options, dataset);
+  const LoaderOptions& options = plan.options;
   const LoaderOptions defaults;
   const transform::OutputViews views =
       plan.MakeViews(transform::MakeNormalizeParams(defaults.mean.data(), defaults.std.data(), 3,
@@ -87,9 +83,9 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
   return TimeRounds(count, seconds, threads, spec, plan.gathered.channels, [&](int64_t epoch) {
     arena.execute([&] {
       tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
-        const index::StoredImage& image = dataset.images[static_cast<size_t>(i)];
-        pipeline::MakeOwnSizeSample(views.gather_crops[0], epoch, i,
-                                    {image.shape(), image.encoding}, stored[static_cast<size_t>(i)],
+        const StoredRow image = dataset.rows.at(i);
+        pipeline::MakeOwnSizeSample(views.gather_crops[0], epoch, i, {image.shape, image.encoding},
+                                    stored[static_cast<size_t>(i)],
                                     gathered.data() + i * plan.gathered.bytes());
       });
       pipeline::NormalizeBatch(gathered, plan.gathered, count, spec,
@@ -103,9 +99,12 @@ AugmentCost MeasureOwnSizeAugmentCost(const index::DatasetIndex& dataset,
 AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment, int threads,
                                int64_t batch, uint64_t seed, double seconds) {
   const index::DatasetIndex dataset = index::OpenDatasetIndex(path, index::IndexOptions{});
-  if (dataset.own_size) {
-    return MeasureOwnSizeAugmentCost(dataset, augment, threads, batch, seed, seconds);
-  }
+  LoaderOptions reading;
+  reading.normalize = true;
+  reading.seed = seed;
+  reading.output.augment = augment;
+  const loader::ReadingPlan plan = loader::PlanReading(reading, dataset);
+  if (plan.crops_at_gather) return MeasureGatherCropCost(dataset, plan, threads, batch, seconds);
   LoaderOptions options;
   options.batch_size = batch;
   options.sampler.kind = SamplerOptions::Kind::kSequential;

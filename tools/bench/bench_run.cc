@@ -55,10 +55,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
 }
 
 // Which rows each of the file's chunks holds, as the loader's samplers see them.
-ChunkRows RowsOfChunks(const DatasetInfo& dataset) {
-  if (dataset.chunk_first_rows.empty()) return ChunkRows(dataset.samples, dataset.chunk_samples);
-  return ChunkRows(dataset.chunk_first_rows);
-}
+ChunkRows RowsOfChunks(const DatasetInfo& dataset) { return ChunkRows(dataset.chunk_first_rows); }
 
 // The `random` sampler's first epoch on the same rows, measured like the run's own order: the
 // figure users compare a chunk-aware sampler's quality with.

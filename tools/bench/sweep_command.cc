@@ -51,7 +51,8 @@ bool OptionsFitInput(const SweepFlags& f) {
   const bench::SweepOptions& o = f.options;
   index::IndexOptions index_options;
   index_options.remote = o.remote;
-  const bool own_size = index::OpenDatasetIndex(o.input, index_options).own_size;
+  const bool own_size =
+      index::OpenDatasetIndex(o.input, index_options).stored_layout == StoredLayout::kFlat;
   const char* problem = nullptr;
   if (own_size && o.augment.empty()) {
     problem =

@@ -19,6 +19,7 @@
 #include "ceilings.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
+#include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
@@ -26,7 +27,6 @@
 #include "number_text.h"
 #include "page_cache.h"
 #include "rechunked_files.h"
-#include "remote/location.h"
 #include "results_csv.h"
 #include "subprocess.h"
 #include "sweep_report.h"
@@ -63,7 +63,7 @@ FileVariant InputVariant(const index::DatasetIndex& input) {
   file.compression = Compression::Parse(stored == "other" ? "none" : stored);
   file.own_size = true;
   file.encoding = StoredEncoding::Parse(input.encoding.empty() ? "raw" : input.encoding);
-  file.chunk_bytes = input.own_size_chunk_bytes;
+  file.chunk_bytes = input.chunk_bytes();
   return file;
 }
 
@@ -88,9 +88,9 @@ void SetOwnSizeGrid(SweepGrid& grid, const SweepOptions& o, const index::Dataset
 // Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
 // compression and level), so that rechunking it would only copy it.
 bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
-  if (input.over_network) return true;  // PlanRemoteSweep planned nothing else
-  if (input.own_size != variant.own_size) return false;
-  if (input.own_size) {
+  if (input.location.remote()) return true;  // PlanRemoteSweep planned nothing else
+  if ((input.stored_layout == StoredLayout::kFlat) != variant.own_size) return false;
+  if ((input.stored_layout == StoredLayout::kFlat)) {
     return variant == InputVariant(input);
   }
   if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
@@ -105,9 +105,10 @@ SweepPlan PlanRemoteSweep(SweepGrid grid, const index::DatasetIndex& input,
                           const std::function<void(const std::string&)>& say) {
   const std::string stored = CompressionOf(input);
   const FileVariant as_stored =
-      input.own_size ? InputVariant(input)
-                     : FileVariant{input.chunk_samples,
-                                   Compression::Parse(stored == "other" ? "none" : stored)};
+      (input.stored_layout == StoredLayout::kFlat)
+          ? InputVariant(input)
+          : FileVariant{input.chunk_samples,
+                        Compression::Parse(stored == "other" ? "none" : stored)};
   say("sweep " + input.path + " is remote: measured as it is stored (" + as_stored.Name() +
       "), over the caches and samplers asked for; to compare chunk sizes and compressions, "
       "sweep a local copy, then upload the best");
@@ -301,14 +302,15 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
   // measured as it is stored, over caches and samplers, and its ceiling is its link.
   const bool remote = IsRemoteLocation(o.input);
-  if (input.own_size && o.augment.empty()) {
+  if ((input.stored_layout == StoredLayout::kFlat) && o.augment.empty()) {
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "{} stores its images at their own sizes: every run must crop them to one size; give "
         "--augment, e.g. --augment rrc=224,flip",
         input.path);
   }
-  if (!input.own_size && (!o.encodings.empty() || !o.chunk_bytes.empty())) {
+  if (!(input.stored_layout == StoredLayout::kFlat) &&
+      (!o.encodings.empty() || !o.chunk_bytes.empty())) {
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "--encodings and --chunk-bytes sweep files of images at their own size (format version 2); "
@@ -316,10 +318,10 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         input.path);
   }
   SweepGrid grid = o.grid;
-  if (input.own_size) SetOwnSizeGrid(grid, o, input);
+  if ((input.stored_layout == StoredLayout::kFlat)) SetOwnSizeGrid(grid, o, input);
   const SweepPlan plan =
       remote ? PlanRemoteSweep(grid, input, say)
-      : input.own_size
+      : (input.stored_layout == StoredLayout::kFlat)
           ? PlanSweep(grid, DefaultOwnSizeRun(), InputVariant(input))
           : PlanSweep(grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
   std::error_code error;
@@ -327,9 +329,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   if (error) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", o.out_dir, error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
   uint64_t pixel_bytes = 0;  // own size: the sum of the images' H x W x C
-  for (const index::StoredImage& image : input.images) pixel_bytes += image.shape().bytes();
+  for (int64_t row = 0; row < input.samples; ++row) pixel_bytes += input.rows.at(row).shape.bytes();
   const uint64_t needed =
-      input.own_size
+      (input.stored_layout == StoredLayout::kFlat)
           ? OwnSizeVariantDiskBound(plan, input.samples, pixel_bytes, input.sample_bytes())
           : VariantDiskBound(plan, input.samples, input.sample_bytes());
   CheckDiskBudget(work, needed, o.disk_budget);
@@ -347,7 +349,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         ", /proc/meminfo) at the start of the sweep. A file that does not fit is read from disk "
         "in every epoch once the page cache drops it.");
   }
-  if (input.own_size) {
+  if ((input.stored_layout == StoredLayout::kFlat)) {
     context.notes.push_back(
         "The input stores its images at their own sizes (" + input.encoding +
         "): its variants are encodings x chunk bytes, each made by decoding the input's images "
@@ -423,20 +425,20 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     }
   }  // the rechunked files are removed here, Ctrl-C or not
   // h5py reads a URL through HDF5's ROS3 driver, which has no s3:// form.
-  const bool h5py_reads_it = remote::SchemeOf(o.input) != remote::Scheme::kS3;
-  if (o.compare_h5py && !h5py_reads_it && !input.own_size) {
+  const bool h5py_reads_it = Location(o.input).scheme() != Location::Scheme::kS3;
+  if (o.compare_h5py && !h5py_reads_it && !(input.stored_layout == StoredLayout::kFlat)) {
     context.notes.push_back(
         "No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
         "s3://; sweep a pre-signed URL of the object to compare");
     say(context.notes.back());
   }
-  if (o.compare_h5py && input.own_size) {
+  if (o.compare_h5py && (input.stored_layout == StoredLayout::kFlat)) {
     context.notes.push_back(
         "No reference loaders (--compare-h5py): they read a file of one image size, and this "
         "one stores its images at their own sizes");
     say(context.notes.back());
   }
-  if (o.compare_h5py && h5py_reads_it && !input.own_size && !cancel) {
+  if (o.compare_h5py && h5py_reads_it && !(input.stored_layout == StoredLayout::kFlat) && !cancel) {
     if (!o.cold && !remote) WarmPageCache(o.input);
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;

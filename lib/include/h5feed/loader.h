@@ -157,9 +157,9 @@ struct DatasetInfo {
   int64_t chunks = 0;
   // Images stored each at its own size (docs/format.md, version 2): read through a crop.
   bool own_size = false;
-  // Own-size files: chunk c holds rows [chunk_first_rows[c], chunk_first_rows[c + 1]) (chunks
-  // + 1 entries, the last `samples`). Empty for a file of one image size, whose chunks hold
-  // chunk_samples rows each (the last one fewer).
+  // Chunk c holds rows [chunk_first_rows[c], chunk_first_rows[c + 1]) (chunks + 1 entries, the
+  // first 0, the last `samples`): chunk_samples rows each (the last one fewer) in a file of one
+  // image size, as many whole images as fit a chunk's bytes in a file of images at their own size.
   std::vector<int64_t> chunk_first_rows;
   std::vector<std::string> classes;
 };

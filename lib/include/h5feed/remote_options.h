@@ -40,6 +40,8 @@ struct RemoteOptions {
   // store, addressed path-style: ENDPOINT/BUCKET/KEY). "" keeps the environment's.
   std::string s3_region;
   std::string s3_endpoint;
+
+  friend bool operator==(const RemoteOptions&, const RemoteOptions&) = default;
 };
 
 // Whether `location` names a remote file (http://, https:// or s3://) rather than a path.

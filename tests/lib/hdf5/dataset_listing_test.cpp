@@ -39,7 +39,7 @@ TEST_CASE("every dataset is listed in name order with its type, shape, chunks an
       "    f[\"scalar\"] = 3.5");
   auto lock = Lock();
   SilenceErrors silence;
-  const ReadOnlyFile opened = OpenHdf5File(path, FileLocking::kAuto);
+  const ReadOnlyFile opened = OpenHdf5File(Location(path), FileLocking::kAuto);
   const std::vector<DatasetEntry> datasets = ListDatasets(opened.file.get(), path);
   REQUIRE(datasets.size() == 6);
   std::vector<std::string> names;

@@ -38,7 +38,7 @@ std::string Write(const testing::TempFolder& folder, const std::string& name,
 ImageDatasetChoice Choose(const std::string& path, const std::string& requested = "") {
   auto lock = Lock();
   SilenceErrors silence;
-  const ReadOnlyFile opened = OpenHdf5File(path, FileLocking::kAuto);
+  const ReadOnlyFile opened = OpenHdf5File(Location(path), FileLocking::kAuto);
   return ChooseImageDataset(opened.file.get(), ListDatasets(opened.file.get(), path), requested,
                             path);
 }

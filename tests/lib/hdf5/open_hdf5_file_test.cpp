@@ -24,7 +24,9 @@ TEST_CASE("a missing file, a folder, an empty file and a text file are told apar
   testing::TempFolder folder;
   auto lock = Lock();
   SilenceErrors silence;
-  const auto open = [](const std::string& path) { OpenHdf5File(path, FileLocking::kAuto); };
+  const auto open = [](const std::string& path) {
+    OpenHdf5File(Location(path), FileLocking::kAuto);
+  };
   const Error absent = CaughtError([&] { open(folder / "absent.h5"); });
   CHECK(absent.code() == ErrorCode::kNotFound);
   CHECK(std::string(absent.what()) == (folder / "absent.h5") + " does not exist");
@@ -45,7 +47,7 @@ TEST_CASE("an HDF5 file opens read-only, locked") {
   testing::RunPython("import h5py; h5py.File(\"" + path + "\", \"w\")[\"x\"] = [1, 2]");
   auto lock = Lock();
   SilenceErrors silence;
-  const ReadOnlyFile opened = OpenHdf5File(path, FileLocking::kOn);
+  const ReadOnlyFile opened = OpenHdf5File(Location(path), FileLocking::kOn);
   CHECK(opened.file.valid());
   CHECK(opened.locked);
   unsigned intent = 0;

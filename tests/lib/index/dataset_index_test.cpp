@@ -65,7 +65,9 @@ TEST_CASE("an h5feed file's index holds its geometry, labels, classes and every 
     CHECK(index.samples_in_chunk(6) == 2);
     CHECK(index.is_h5feed);
     CHECK(index.read_path == ReadPath::kStoredTable);
-    CHECK(index.direct);
+    CHECK(ReadsByAddress(index.read_path));
+    CHECK(index.rows.uniform());
+    CHECK(index.stored_layout == StoredLayout::kNHWC);
     CHECK(index.has_checksums);
     const std::string text = compression;
     REQUIRE(index.filters.size() == (text == "none" ? 0u : 1u));
@@ -285,8 +287,9 @@ TEST_CASE("an h5py file's index says how its layout and storage are read") {
     CHECK(index.chunk_samples == c.chunk_samples);
     CHECK_FALSE(index.is_h5feed);
     CHECK_FALSE(index.has_checksums);
-    CHECK(index.direct == (c.path == ReadPath::kContiguous));
-    CHECK(index.chunks.size() == (index.direct ? size_t(index.chunk_count()) : 0u));
+    CHECK(ReadsByAddress(index.read_path) == (c.path == ReadPath::kContiguous));
+    CHECK(index.chunks.size() ==
+          (ReadsByAddress(index.read_path) ? size_t(index.chunk_count()) : 0u));
     CHECK(index.labels.size() == size_t(c.samples));
   }
   DatasetIndex labelled = OpenDatasetIndex(ForeignFile("nhwc_gzip_shuffle"), {});

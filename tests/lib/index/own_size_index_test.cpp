@@ -41,21 +41,26 @@ struct Table {
     }
   }
 
-  OwnSizeTable Check(int64_t chunk, int64_t max_side = 0) const {
+  RowLocator Check(int64_t chunk, int64_t max_side = 0) const {
     return CheckOwnSizeTable(offsets, bytes, shapes, encodings, chunk, chunks, max_side, "f.h5");
   }
 };
 
 TEST_CASE("a packed table gives each chunk its run of rows and each image its place") {
   const Table t({30, 60, 30, 90, 15, 15}, 100);  // chunks: {30, 60}, {30}, {90}, {15, 15}
-  const OwnSizeTable table = t.Check(100);
-  CHECK(table.rows.chunks() == 4);
-  CHECK(table.rows.first_row(1) == 2);
-  CHECK(table.rows.rows_in(3) == 2);
-  CHECK(table.rows.chunk_of(3) == 2);
-  CHECK(table.images[1].offset == 30);  // within its chunk
-  CHECK(table.images[5].offset == 15);
-  CHECK(table.largest.width == 30);
+  const RowLocator table = t.Check(100);
+  CHECK_FALSE(table.uniform());
+  CHECK(table.chunks().chunks() == 4);
+  CHECK(table.chunks().first_row(1) == 2);
+  CHECK(table.chunks().rows_in(3) == 2);
+  CHECK(table.chunks().chunk_of(3) == 2);
+  CHECK(table.at(1).offset == 30);  // within its chunk
+  CHECK(table.at(1).bytes == 60);
+  CHECK(table.at(5).offset == 15);
+  CHECK(table.at(5).shape == ImageShape{1, 5, 3});
+  CHECK(table.largest().width == 30);
+  CHECK(table.chunk_bytes() == 100);
+  CHECK(table.count(ImageEncoding::kRaw) == 6);
 }
 
 TEST_CASE("a table that breaks the packing rule is damage, named by its first bad image") {

@@ -163,8 +163,8 @@ struct Run {
                device_echo ? memory::SlotContents{0, echo}
                            : memory::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
         pool(slots, layout.bytes(), nullptr),
-        gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 16), kShape.bytes(),
-                 data.labels(), {}),
+        gatherer(cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
+                 kShape.bytes(), data.labels(), {}),
         arena(2) {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;

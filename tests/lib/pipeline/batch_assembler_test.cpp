@@ -48,7 +48,8 @@ struct Rig {
               data.LoadFunction()),
         layout(o.batch, o.shape, o.normalize),
         pool(o.slots, layout.bytes(), nullptr),
-        gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), o.chunk_samples),
+        gatherer(cache,
+                 RowLocator(static_cast<int64_t>(data.labels().size()), o.chunk_samples, o.shape),
                  o.shape.bytes(), data.labels(), {}),
         arena(o.threads) {}
 

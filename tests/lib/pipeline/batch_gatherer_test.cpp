@@ -38,7 +38,8 @@ TEST_CASE("rows are gathered from their chunks with their labels, in the batch's
   SyntheticDataset data(100, 8, {4, 3, 3});
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
                           data.LoadFunction());
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 8),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 8, data.shape()),
                          data.shape().bytes(), data.labels(), {});
   TestSlot slot(10, data.shape());
   const std::vector<int64_t> rows = {99, 3, 50, 4, 17, 96, 0, 51};
@@ -83,7 +84,8 @@ TEST_CASE("a chunk another task is loading is gathered last, after the chunks no
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru, load);
   std::thread other([&] { cache.Get(0, 0); });
   chunk0_started.wait();
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 8),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 8, data.shape()),
                          data.shape().bytes(), data.labels(), {});
   TestSlot slot(6, data.shape());
   const std::vector<int64_t> rows = {2, 9, 0, 15, 7, 8};
@@ -105,7 +107,8 @@ TEST_CASE("a slot of several MiB, written with streaming stores, gets every row 
   SyntheticDataset data(1200, 50, {37, 41, 3});
   cache::ChunkCache cache(data.chunk_bytes(), 64 << 20, cache::EvictionPolicy::kLru,
                           data.LoadFunction());
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 50),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 50, data.shape()),
                          data.shape().bytes(), data.labels(), {});
   TestSlot slot(1000, data.shape());
   const auto bytes = static_cast<size_t>(data.shape().bytes());
@@ -130,7 +133,8 @@ TEST_CASE("a corrupt chunk fails the gather with its error") {
   data.Corrupt(3);
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
                           data.LoadFunction());
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 4),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                          data.shape().bytes(), data.labels(), {});
   TestSlot slot(4, data.shape());
   const std::vector<int64_t> rows = {1, 13, 30};
@@ -150,7 +154,8 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
                           data.LoadFunction());
   std::vector<std::string> warnings;
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 4),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                          data.shape().bytes(), data.labels(),
                          {true, [&](const std::string& m) { warnings.push_back(m); }, nullptr});
   TestSlot slot(6, data.shape());
@@ -196,7 +201,8 @@ TEST_CASE("every row is checked with its bytes before it is copied; a failing ro
   const std::vector<int64_t> bad = {12, 1, 13, 30, 15, 2};  // 12, 13, 15 lie in chunk 3
   TestSlot slot(6, data.shape());
 
-  BatchGatherer strict(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 4),
+  BatchGatherer strict(cache,
+                       RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                        data.shape().bytes(), data.labels(), {false, nullptr, check_row});
   CHECK(strict.Gather(good, 0, slot.view) == 4);
   std::sort(checked.begin(), checked.end());
@@ -211,7 +217,8 @@ TEST_CASE("every row is checked with its bytes before it is copied; a failing ro
 
   // Skipping: the chunk of the failing row is dropped from the step and from every later one.
   std::vector<std::string> warnings;
-  BatchGatherer skipping(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 4),
+  BatchGatherer skipping(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                          data.shape().bytes(), data.labels(),
                          {true, [&](const std::string& m) { warnings.push_back(m); }, check_row});
   REQUIRE(skipping.Gather(bad, 2, slot.view) == 3);
@@ -236,7 +243,8 @@ TEST_CASE("errors other than corruption are never skipped") {
                           [](int64_t, cache::ChunkCache::LoadTarget&) -> cache::LoadResult {
                             throw Error(ErrorCode::kIo, "pread failed");
                           });
-  BatchGatherer gatherer(cache, ChunkRows(static_cast<int64_t>(data.labels().size()), 4),
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                          data.shape().bytes(), data.labels(), {true, nullptr, nullptr});
   TestSlot slot(2, data.shape());
   const std::vector<int64_t> rows = {0, 5};

@@ -18,8 +18,7 @@
 
 #include "cache/access_plan.h"
 #include "cache/chunk_cache.h"
-#include "index/dataset_index.h"
-#include "source/chunk_source.h"
+#include "source/read_ahead.h"
 #include "synthetic_dataset.h"
 
 namespace h5feed::pipeline {
@@ -176,28 +175,24 @@ TEST_CASE("after Cancel no request starts, and with no steps ahead none is made"
   CHECK(rig.cache.stats().failed_loads == 0);
 }
 
-// A source of a medium whose reads wait: records what the walker tells it, and holds at most
-// `room` chunks' bytes ahead (a remote file's bandwidth x round trip, in chunks). Its loads
-// are not the walker's business (the cache's LoadFunction is the synthetic dataset's).
-class RecordingSource final : public source::ChunkSource {
+// The read-ahead of a medium whose reads wait: records what the walker tells it, and holds at
+// most `room` chunks' bytes ahead (a remote file's bandwidth x round trip, in chunks).
+class RecordingReadAhead final : public source::ReadAhead {
  public:
-  RecordingSource(const index::DatasetIndex& dataset, size_t room)
-      : ChunkSource(dataset, std::make_unique<NoFile>(), {}), room_(room) {}
+  explicit RecordingReadAhead(size_t room) : room_(room) {}
 
-  cache::LoadResult Load(int64_t, cache::ChunkCache::LoadTarget&) override { return {}; }
-  bool FetchesAhead() const override { return true; }
-  Ahead FetchAhead(int64_t chunk) override {
-    if (held.contains(chunk)) return Ahead::kHeld;
-    if (held.size() >= room_) return Ahead::kFull;
+  io::Ahead Fetch(int64_t chunk) override {
+    if (held.contains(chunk)) return io::Ahead::kHeld;
+    if (held.size() >= room_) return io::Ahead::kFull;
     held.insert(chunk);
     fetched.push_back(chunk);
-    return Ahead::kStarted;
+    return io::Ahead::kStarted;
   }
-  void DropAhead(int64_t chunk) override {
+  void Drop(int64_t chunk) override {
     held.erase(chunk);
     dropped.push_back(chunk);
   }
-  void DropAllAhead() override {
+  void DropAll() override {
     held.clear();
     ++drops_of_all;
   }
@@ -208,28 +203,12 @@ class RecordingSource final : public source::ChunkSource {
   int drops_of_all = 0;
 
  private:
-  struct NoFile final : io::RandomAccessFile {
-    void ReadAt(uint64_t, std::span<uint8_t>) const override {}
-    uint64_t size() const override { return 0; }
-    const std::string& path() const override { return name; }
-    std::string name = "no file";
-  };
   const size_t room_;
 };
 
-// The index a ChunkReader accepts for the synthetic dataset's geometry (never read).
-index::DatasetIndex GeometryOnly() {
-  index::DatasetIndex dataset;
-  dataset.samples = kSamples;
-  dataset.chunk_samples = kChunkSamples;
-  dataset.shape = ImageShape{2, 2, 1};
-  return dataset;
-}
-
 TEST_CASE("the source is told the chunks ahead in the order steps need them, until it is full") {
   Rig rig(Iota(kSamples), 4);  // step s reads chunk s
-  const index::DatasetIndex dataset = GeometryOnly();
-  RecordingSource source(dataset, 5);
+  RecordingReadAhead source(5);
   ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0},
                              &source);
   // At the run's start, before any request is released: bytes take no worker thread.
@@ -246,8 +225,7 @@ TEST_CASE("the source is told the chunks ahead in the order steps need them, unt
 
 TEST_CASE("chunks the cache holds are not fetched ahead, and a new run drops the last one's") {
   Rig rig(Iota(kSamples), 4);
-  const index::DatasetIndex dataset = GeometryOnly();
-  RecordingSource source(dataset, 3);
+  RecordingReadAhead source(3);
   {
     ChunkPrefetcher prefetcher(*rig.plan, rig.cache, rig.arena, 0, {.steps = 2, .chunks = 0},
                                &source);

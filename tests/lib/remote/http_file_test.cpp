@@ -14,7 +14,7 @@
 
 #include "h5feed/error.h"
 #include "remote/http_file.h"
-#include "remote/open_file.h"
+#include "remote/open_remote_file.h"
 #include "support/caught_error.h"
 #include "support/http_server.h"
 #include "support/temp_folder.h"
@@ -45,7 +45,7 @@ TEST_CASE("a served file reads the bytes of the local one, from many threads on 
   HttpServer server({"nginx", folder.path()});
   RemoteOptions options;
   options.connections = 4;
-  const auto file = OpenRemoteFile(server.Url("data.bin"), RemoteOpen{options, ""});
+  const auto file = OpenRemoteFile(Location(server.Url("data.bin"), options));
   CHECK(file->size() == size);
   CHECK(file->path() == server.Url("data.bin"));
   CHECK_FALSE(file->version().empty());
@@ -83,7 +83,7 @@ TEST_CASE("a missing object is kNotFound naming its URL, never a pre-signed URL'
   HttpServer server({"nginx", folder.path()});
   const std::string url =
       server.Url("missing.h5") + "?X-Amz-Credential=AKIDEXAMPLE&X-Amz-Signature=f00dcafe";
-  const Error error = CaughtError([&] { OpenRemoteFile(url); });
+  const Error error = CaughtError([&] { OpenRemoteFile(Location(url)); });
   CHECK(error.code() == ErrorCode::kNotFound);
   const std::string text = error.what();
   CHECK(text.find(server.Url("missing.h5")) != std::string::npos);
@@ -95,7 +95,7 @@ TEST_CASE("an object replaced after it was opened is reported as changed, never 
   TempFolder folder;
   WritePattern(folder / "data.bin", 1 << 20);
   HttpServer server({"nginx", folder.path()});
-  const auto file = OpenRemoteFile(server.Url("data.bin"));
+  const auto file = OpenRemoteFile(Location(server.Url("data.bin")));
   std::vector<uint8_t> before(1000);
   file->ReadAt(500000, before);
   // Replaced (as an upload does: a new file renamed over the old one), another size.
@@ -106,12 +106,11 @@ TEST_CASE("an object replaced after it was opened is reported as changed, never 
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("changed") != std::string::npos);
   // A new open finds the new version, and refuses to be the old one.
-  const auto reopened = OpenRemoteFile(server.Url("data.bin"));
+  const auto reopened = OpenRemoteFile(Location(server.Url("data.bin")));
   CHECK(reopened->size() == (1 << 20) + 1);
   CHECK(reopened->version() != file->version());
-  RemoteOpen old_version;
-  old_version.version = file->version();
-  const Error pinned = CaughtError([&] { OpenRemoteFile(server.Url("data.bin"), old_version); });
+  const Location old_version = Location(server.Url("data.bin")).AtVersion(file->version());
+  const Error pinned = CaughtError([&] { OpenRemoteFile(old_version); });
   CHECK(pinned.code() == ErrorCode::kIo);
   CHECK(std::string(pinned.what()).find("changed") != std::string::npos);
 }
@@ -120,7 +119,7 @@ TEST_CASE("a read past the end of the object is a truncation, and sends nothing"
   TempFolder folder;
   WritePattern(folder / "data.bin", 4096);
   HttpServer server({"nginx", folder.path()});
-  const auto file = OpenRemoteFile(server.Url("data.bin"));
+  const auto file = OpenRemoteFile(Location(server.Url("data.bin")));
   const size_t requests = server.Requests().size();
   std::vector<uint8_t> dest(100);
   CHECK(CaughtError([&] { file->ReadAt(4000, dest); }).code() == ErrorCode::kCorrupt);
@@ -140,7 +139,7 @@ TEST_CASE("an unreachable server fails after its retries with the reason, not a 
   }
   const auto start = std::chrono::steady_clock::now();
   const Error error = CaughtError([&] {
-    OpenRemoteFile("http://127.0.0.1:" + std::to_string(port) + "/a.h5", RemoteOpen{options, ""});
+    OpenRemoteFile(Location("http://127.0.0.1:" + std::to_string(port) + "/a.h5", options));
   });
   CHECK(error.code() == ErrorCode::kIo);
   CHECK(std::string(error.what()).find("3 times") != std::string::npos);
@@ -152,7 +151,7 @@ TEST_CASE("prefetched ranges are fetched once, and read from what was prefetched
   const uint64_t size = 4 << 20;
   WritePattern(folder / "data.bin", size);
   HttpServer server({"nginx", folder.path()});
-  const auto file = OpenRemoteFile(server.Url("data.bin"));
+  const auto file = OpenRemoteFile(Location(server.Url("data.bin")));
   const uint64_t length = 100000;
   std::vector<uint64_t> offsets;
   // Six: before anything is measured, a file holds up to eight requests' worth.
@@ -177,7 +176,7 @@ TEST_CASE("prefetches stop at the memory granted, and go on when some is dropped
   TempFolder folder;
   WritePattern(folder / "data.bin", 4 << 20);
   HttpServer server({"nginx", folder.path()});
-  const auto file = OpenRemoteFile(server.Url("data.bin"));
+  const auto file = OpenRemoteFile(Location(server.Url("data.bin")));
   const uint64_t length = 100000;
   file->LimitPrefetch(3 * length);
   using Prefetch = RemoteFile::Prefetch;
@@ -200,7 +199,7 @@ TEST_CASE("cancelling reads ends a read waiting on a stalled server at once") {
   HttpServer proxy({"proxy", folder.path()});
   RemoteOptions options;
   options.stall_seconds = 30;
-  const auto file = OpenRemoteFile(proxy.Url("data.bin"), RemoteOpen{options, ""});
+  const auto file = OpenRemoteFile(Location(proxy.Url("data.bin"), options));
   proxy.Control("faults=stall:1");
   std::vector<uint8_t> dest(500000);
   const auto start = std::chrono::steady_clock::now();

@@ -9,12 +9,12 @@
 
 #include "h5feed/remote_options.h"
 
-namespace h5feed::remote {
+namespace h5feed {
 
 // Throws Error(kInvalidArgument) for the first field out of range, named as `name` gives the
 // field ("retries" -> "LoaderOptions.remote.retries", or a front end's own spelling):
 // "LoaderOptions.remote.connections is 0; it must be in [1, 1024]".
-void CheckOptions(const RemoteOptions& options,
-                  const std::function<std::string(std::string_view field)>& name);
+void CheckRemoteOptions(const RemoteOptions& options,
+                        const std::function<std::string(std::string_view field)>& name);
 
-}  // namespace h5feed::remote
+}  // namespace h5feed

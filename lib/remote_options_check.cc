@@ -1,16 +1,16 @@
-// CheckOptions (options_check.h).
+// CheckRemoteOptions (remote_options_check.h).
 
-#include "remote/options_check.h"
+#include "remote_options_check.h"
 
 #include <cstdint>
 
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed::remote {
+namespace h5feed {
 
-void CheckOptions(const RemoteOptions& options,
-                  const std::function<std::string(std::string_view field)>& name) {
+void CheckRemoteOptions(const RemoteOptions& options,
+                        const std::function<std::string(std::string_view field)>& name) {
   const auto require = [&name](bool holds, const char* field, int64_t value, const char* rule) {
     if (!holds) {
       throw MakeError(ErrorCode::kInvalidArgument, "{} is {}; it must be {}", name(field), value,
@@ -27,4 +27,4 @@ void CheckOptions(const RemoteOptions& options,
   require(options.spill_bytes >= 0, "spill_bytes", options.spill_bytes, ">= 0 (0 = keep nothing)");
 }
 
-}  // namespace h5feed::remote
+}  // namespace h5feed

@@ -1,6 +1,6 @@
 // ChunkProblemAt and CheckChunks (chunk_verification.h).
 
-#include "index/chunk_verification.h"
+#include "verify/chunk_verification.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -17,17 +17,18 @@
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
 #include "h5feed/error.h"
-#include "index/chunk_reader.h"
-#include "io/random_access_file.h"
-#include "remote/open_file.h"
+#include "index/dataset_index.h"
+#include "source/open_chunk_source.h"
 
-namespace h5feed::index {
+namespace h5feed::verify {
 namespace {
+
+using index::DatasetIndex;
 
 // The reason alone: ChunkReader's message names the chunk and advises verify, which the
 // report does already.
-std::string ReasonOnly(const ChunkReader& reader, int64_t chunk, std::string message) {
-  const std::string prefix = reader.Describe(chunk) + ": ";
+std::string ReasonOnly(const source::ChunkSource& chunks, int64_t chunk, std::string message) {
+  const std::string prefix = chunks.Describe(chunk) + ": ";
   if (message.starts_with(prefix)) message.erase(0, prefix.size());
   constexpr std::string_view kAdvice = ": the file is damaged; h5feed verify lists every bad chunk";
   if (message.ends_with(kAdvice)) message.resize(message.size() - kAdvice.size());
@@ -49,30 +50,27 @@ std::string WithoutRow(std::string problem, int64_t row) {
   return problem;
 }
 
-// The images of chunk c (decoded in checker.chunk): each against its own checksum, and an
-// own-size file's checked by their decoders, every failure appended to `bad`.
-void CheckImages(const DatasetIndex& index, const ChunkReader& reader, int64_t c,
+// The images of chunk c (decoded in checker.chunk): each against its own checksum and checked
+// by its encoding's decoder, every failure appended to `bad`.
+void CheckImages(const DatasetIndex& index, const source::ChunkSource& chunks, int64_t c,
                  ChunkChecker& checker, std::vector<ImageProblem>& bad) {
   const std::span<const uint8_t> chunk(checker.chunk);
   for (int64_t i = 0; i < index.samples_in_chunk(c); ++i) {
     const int64_t row = index.first_row_of_chunk(c) + i;
-    const auto [offset, bytes] = index.row_in_chunk(row);
-    const std::span<const uint8_t> stored = chunk.subspan(offset, bytes);
+    const StoredRow image = index.rows.at(row);
+    const std::span<const uint8_t> stored = chunk.subspan(image.offset, image.bytes);
     if (!index.row_checksums.empty()) {
       try {
-        reader.VerifyRow(row, stored);
+        chunks.VerifyRow(row, stored);
       } catch (const Error& e) {
-        bad.push_back({row, c, WithoutRow(ReasonOnly(reader, c, e.what()), row)});
+        bad.push_back({row, c, WithoutRow(ReasonOnly(chunks, c, e.what()), row)});
         continue;  // damaged already: what its decode says would add nothing
       }
     }
-    if (index.own_size) {
-      const StoredImage& image = index.images[static_cast<size_t>(row)];
-      decode::ImageCheck check =
-          decode::DecoderFor(image.encoding).Check(stored, image.shape(), checker.scratch);
-      checker.decoded += check.decoded ? 1 : 0;
-      if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem)});
-    }
+    decode::ImageCheck check =
+        decode::DecoderFor(image.encoding).Check(stored, image.shape, checker.scratch);
+    checker.decoded += check.decoded ? 1 : 0;
+    if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem)});
   }
 }
 
@@ -91,9 +89,7 @@ std::string Summary(const std::vector<ImageProblem>& bad) {
 void AddImageChecks(const DatasetIndex& index, VerificationReport& report) {
   for (const decode::ImageDecoder* decoder : decode::AllDecoders()) {
     if (decoder->checked().empty()) continue;
-    const int64_t images = std::count_if(
-        index.images.begin(), index.images.end(),
-        [decoder](const StoredImage& image) { return image.encoding == decoder->encoding(); });
+    const int64_t images = index.rows.count(decoder->encoding());
     if (images == 0) continue;
     report.checked.push_back(std::string(decoder->name()) + " images: all " +
                              std::to_string(images) + " " + std::string(decoder->checked()));
@@ -110,15 +106,9 @@ ChunkProblem ChunkProblemAt(const DatasetIndex& index, int64_t chunk, std::strin
 
 void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
                  VerificationReport& report) {
-  std::unique_ptr<io::RandomAccessFile> file = remote::OpenFile(index.location, index.remote);
-  const ChunkReader reader(index, *file, ChunkReaderOptions{true});
-  // Per-image checks can tell which images of a chunk that fails its checksum are damaged: the
-  // chunk is decoded again without the chunk checksum for them.
-  const bool per_image = !index.row_checksums.empty() || index.own_size;
-  std::unique_ptr<ChunkReader> unchecked;
-  if (per_image && index.has_checksums) {
-    unchecked = std::make_unique<ChunkReader>(index, *file, ChunkReaderOptions{false});
-  }
+  // Every chunk checked whole (where the Loader checks rows instead), and every row below.
+  const std::unique_ptr<source::ChunkSource> chunks =
+      source::OpenChunkSource(index, source::ChunkSourceOptions{});
   const int64_t total = index.chunk_count();
   std::mutex mutex;  // guards report.bad_chunks, report.bad_images and on_progress calls
   std::atomic<int64_t> done{0}, decoded_images{0};
@@ -126,24 +116,26 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1), [&](const auto& range) {
       ChunkChecker checker;
-      checker.chunk.resize(static_cast<size_t>(reader.chunk_bytes()));
+      checker.chunk.resize(static_cast<size_t>(chunks->chunk_bytes()));
       for (int64_t c = range.begin(); c != range.end(); ++c) {
         std::string problem;
         bool decoded = false;
         try {
-          reader.Read(c, checker.chunk);
+          chunks->Read(c, checker.chunk);
           decoded = true;
         } catch (const Error& e) {
-          problem = ReasonOnly(reader, c, e.what());
+          problem = ReasonOnly(*chunks, c, e.what());
         }
-        if (!decoded && unchecked) {  // a checksum mismatch still decodes: find the images
+        // A chunk failing its checksum may still decode: its images' own checks (their
+        // checksums, their decoders') tell which of them are damaged.
+        if (!decoded && index.has_checksums) {
           try {
-            unchecked->Read(c, checker.chunk);
+            chunks->Read(c, checker.chunk, /*check_checksum=*/false);
             decoded = true;
           } catch (const Error&) {}
         }
         std::vector<ImageProblem> bad;
-        if (decoded && per_image) CheckImages(index, reader, c, checker, bad);
+        if (decoded) CheckImages(index, *chunks, c, checker, bad);
         if (!bad.empty()) problem += (problem.empty() ? "" : "; ") + Summary(bad);
         std::lock_guard guard(mutex);
         if (!problem.empty()) report.bad_chunks.push_back(ChunkProblemAt(index, c, problem));
@@ -157,19 +149,19 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   report.chunks_checked = done.load();
   report.jpeg_images_decoded = decoded_images.load();
   std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
-                    std::string(ToString(index.read_path)) + ")";
+                    std::string(index::ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";
   if (!index.row_checksums.empty()) how += ", and every image against its own";
   report.checked.push_back(how);
-  if (index.own_size) AddImageChecks(index, report);
+  AddImageChecks(index, report);
   if (!index.has_checksums) {
     report.not_checked.push_back(
         "chunk contents: the file has no checksums (not written by h5feed), so damage that "
         "still decodes cannot be told from data" +
-        std::string(index.read_path == ReadPath::kHdf5Hyperslab
+        std::string(index.read_path == index::ReadPath::kHdf5Hyperslab
                         ? "; HDF5 decoded the chunks and checked what its filters check"
                         : ""));
   }
 }
 
-}  // namespace h5feed::index
+}  // namespace h5feed::verify

@@ -10,11 +10,15 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
-#include "index_test_files.h"
+#include "lib/index/index_test_files.h"
 #include "support/caught_error.h"
 
-namespace h5feed::index {
+namespace h5feed::verify {
 namespace {
+
+using index::ChunkLocation;
+using index::IndexOptions;
+using index::OpenDatasetIndex;
 
 using testing::Contains;
 using testing::TempFolder;
@@ -324,4 +328,4 @@ TEST_CASE("a truncated file is damaged; a missing file cannot be judged") {
 }
 
 }  // namespace
-}  // namespace h5feed::index
+}  // namespace h5feed::verify

@@ -1,4 +1,4 @@
-#include "loader/own_size_reading.h"
+#include "loader/reading_plan.h"
 
 #include <array>
 #include <span>
@@ -14,7 +14,7 @@ namespace h5feed::loader {
 transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& normalize,
                                               const OutputOptions& output,
                                               const transform::OutputViews* opened) const {
-  if (!own_size) {
+  if (!crops_at_gather) {
     return transform::MakeOutputViews(normalize, stored, output, options.seed,
                                       options.option_names);
   }
@@ -23,8 +23,8 @@ transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& 
 }
 
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  ReadingPlan plan{options, dataset.shape, dataset.shape, dataset.own_size};
-  if (!dataset.own_size) return plan;
+  ReadingPlan plan{options, dataset.shape, dataset.shape, !dataset.rows.uniform()};
+  if (!plan.crops_at_gather) return plan;
   if (!options.normalize) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} holds images at their own size, and a batch needs one size: read it with "
@@ -45,13 +45,14 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
   return plan;
 }
 
-pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(
-    const index::DatasetIndex& dataset,
-    const std::shared_ptr<const transform::OutputViews>& run_views, bool region_decode) {
-  return [&dataset, &run_views, region_decode](int64_t epoch, int64_t row,
+pipeline::BatchGatherer::SampleMaker SampleMakerOf(
+    const ReadingPlan& plan, const index::DatasetIndex& dataset,
+    const std::shared_ptr<const transform::OutputViews>& run_views) {
+  if (!plan.crops_at_gather) return nullptr;
+  const bool region_decode = plan.options.jpeg_region_decode;
+  return [&dataset, &run_views, region_decode](int64_t epoch, int64_t row, const StoredRow& image,
                                                std::span<const uint8_t> stored, uint8_t* dest) {
     const transform::OutputViews& views = *run_views;
-    const index::StoredImage& image = dataset.images[static_cast<size_t>(row)];
     std::array<pipeline::SampleCrop, transform::OutputViews::kMaxViews> crops;
     const int64_t stride = transform::StackedRowStride(views);
     for (int v = 0; v < views.count(); ++v) {
@@ -60,11 +61,11 @@ pipeline::BatchGatherer::SampleMaker OwnSizeSampleMaker(
     }
     try {
       pipeline::MakeOwnSizeSample(std::span(crops).first(static_cast<size_t>(views.count())), epoch,
-                                  row, {image.shape(), image.encoding}, stored, region_decode);
+                                  row, {image.shape, image.encoding}, stored, region_decode);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
       throw MakeError(ErrorCode::kCorrupt, "row {} of {} (chunk {}): {}", row, dataset.path,
-                      dataset.own_size_rows.chunk_of(row), e.what());
+                      dataset.chunk_rows().chunk_of(row), e.what());
     }
   };
 }

@@ -1,6 +1,6 @@
 // CheckH5feedMetadata and CheckLabels (metadata_verification.h).
 
-#include "index/metadata_verification.h"
+#include "verify/metadata_verification.h"
 
 #include <algorithm>
 #include <optional>
@@ -16,12 +16,14 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
-#include "index/chunk_verification.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
+#include "verify/chunk_verification.h"
 
-namespace h5feed::index {
+namespace h5feed::verify {
 namespace {
+
+using index::DatasetIndex;
 
 // Bad labels listed one by one up to this many; the rest are counted.
 constexpr int64_t kLabelsListed = 10;
@@ -49,19 +51,16 @@ void CheckCount(hid_t file, const char* dataset, int64_t expected, const std::st
 // with `smart_threshold`: the writer's choice of each image's encoding, StoredEncoding);
 // nullopt for an attribute of another form.
 std::optional<bool> AsAsked(std::string_view encoding, int64_t smart_threshold,
-                            const StoredImage& image) {
+                            const StoredRow& image) {
   const bool jpeg = image.encoding == ImageEncoding::kJpeg;
   if (encoding == "raw") return !jpeg;
   if (encoding.starts_with("jpeg:")) return jpeg;
-  if (encoding.starts_with("smart:")) {
-    const int64_t raw = int64_t{image.height} * image.width * image.channels;
-    return jpeg == (raw > smart_threshold);
-  }
+  if (encoding.starts_with("smart:")) return jpeg == (image.shape.bytes() > smart_threshold);
   return std::nullopt;
 }
 
-// Own-size files: every image stored as the encoding attribute says (docs/format.md,
-// "Encodings"), and max_side, when set, caps every image's longer side.
+// Files with an encoding attribute (images at their own size): every image stored as it says
+// (docs/format.md, "Encodings"), and max_side, when set, caps every image's longer side.
 void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationReport& report) {
   int64_t smart_threshold = 0;
   if (index.encoding.starts_with("smart:")) {
@@ -73,18 +72,18 @@ void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationR
     }
   }
   int64_t unlike = 0, first_unlike = -1, oversize = 0, first_oversize = -1;
-  for (size_t row = 0; row < index.images.size(); ++row) {
-    const StoredImage& image = index.images[row];
+  for (int64_t row = 0; row < index.samples; ++row) {
+    const StoredRow image = index.rows.at(row);
     const std::optional<bool> as_asked = AsAsked(index.encoding, smart_threshold, image);
     if (!as_asked) {
       report.problems.push_back("attribute encoding is \"" + index.encoding +
                                 "\", not raw, jpeg:Q or smart:Q");
       return;
     }
-    if (!*as_asked && unlike++ == 0) first_unlike = static_cast<int64_t>(row);
-    if (index.max_side > 0 && std::max(image.height, image.width) > index.max_side &&
+    if (!*as_asked && unlike++ == 0) first_unlike = row;
+    if (index.max_side > 0 && std::max(image.shape.height, image.shape.width) > index.max_side &&
         oversize++ == 0) {
-      first_oversize = static_cast<int64_t>(row);
+      first_oversize = row;
     }
   }
   if (unlike > 0) {
@@ -93,11 +92,11 @@ void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationR
                               "\" says (the first: row " + std::to_string(first_unlike) + ")");
   }
   if (oversize > 0) {
-    const StoredImage& image = index.images[static_cast<size_t>(first_oversize)];
+    const ImageShape shape = index.rows.at(first_oversize).shape;
     report.problems.push_back(
         std::to_string(oversize) + " images have a side longer than " + "attribute max_side " +
         std::to_string(index.max_side) + " (the first: row " + std::to_string(first_oversize) +
-        ", " + std::to_string(image.height) + "x" + std::to_string(image.width) + ")");
+        ", " + std::to_string(shape.height) + "x" + std::to_string(shape.width) + ")");
   }
 }
 
@@ -109,16 +108,15 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
                          VerificationReport& report) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking, index.remote);
+  hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking);
   const hid_t file = opened.file.get();
   hdf5::Dataset images(H5Dopen2(file, format::schema::kImages, H5P_DEFAULT));
   if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
     try {
-      const int64_t extent = index.own_size ? index.own_size_chunk_bytes : index.chunk_samples;
-      mismatch = TableRowMismatch(images.get(), c, extent, index.chunks[static_cast<size_t>(c)],
-                                  index.path);
+      mismatch = index::TableRowMismatch(images.get(), c, index.chunk_extent,
+                                         index.chunks[static_cast<size_t>(c)], index.path);
     } catch (const Error& e) {
       mismatch = e.what();
     }
@@ -139,18 +137,17 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
     }
   };
   const std::string layout = attribute_text(format::schema::kAttrLayout);
-  const std::string expected_layout =
-      index.own_size ? format::schema::kLayoutFlat : format::schema::kLayoutNHWC;
+  const std::string_view expected_layout = ToString(index.stored_layout);
   if (!layout.empty() && layout != expected_layout) {
-    report.problems.push_back(
-        "attribute layout is \"" + layout + "\"; format " +
-        (index.own_size ? "2 stores images at their own size as flat" : "1 stores NHWC"));
+    report.problems.push_back("attribute layout is \"" + layout + "\", but /images is stored as " +
+                              std::string(expected_layout));
   }
-  if (index.own_size) CheckEncodingAttribute(index, file, report);
+  if (!index.encoding.empty()) CheckEncodingAttribute(index, file, report);
   const std::string compression = attribute_text(format::schema::kAttrCompression);
-  if (!compression.empty() && compression != PipelineText(index.filters)) {
+  if (!compression.empty() && compression != index::PipelineText(index.filters)) {
     report.problems.push_back("attribute compression is \"" + compression +
-                              "\" but /images is filtered with " + PipelineText(index.filters));
+                              "\" but /images is filtered with " +
+                              index::PipelineText(index.filters));
   }
   CheckCount(file, format::schema::kSources, index.samples, "images", report);
   int64_t skipped = -1;
@@ -165,14 +162,14 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
     CheckCount(file, format::schema::kSkippedReasons, skipped, "skipped sources (num_skipped)",
                report);
   }
+  // The attributes that say how chunks hold images, which the index checked against /images.
+  const std::string chunking = index.encoding.empty()
+                                   ? "chunk_images"
+                                   : "chunk_bytes, max_side, encoding (against every image's)";
   report.checked.push_back(
-      index.own_size
-          ? "attributes: format name and version, layout, compression, num_images, "
-            "chunk_bytes, max_side, encoding (against every image's), num_classes, "
-            "num_skipped; /sources, /classes and the skipped lists against them"
-          : "attributes: format name and version, layout, compression, num_images, "
-            "chunk_images, num_classes, num_skipped; /sources, /classes and the skipped lists "
-            "against them");
+      "attributes: format name and version, layout, compression, num_images, " + chunking +
+      ", num_classes, num_skipped; /sources, /classes and the skipped lists "
+      "against them");
 }
 
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
@@ -199,4 +196,4 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
                            std::to_string(classes) + ")");
 }
 
-}  // namespace h5feed::index
+}  // namespace h5feed::verify

@@ -12,15 +12,15 @@
 #include "h5feed/verify.h"
 #include "index/dataset_index.h"
 
-namespace h5feed::index {
+namespace h5feed::verify {
 
 // The table against HDF5's chunk index, every row (a mismatch is a bad chunk, ChunkProblemAt);
 // the attributes and the string lists against the counts. h5feed files only. Throws
 // Error(kCorrupt) when the file has no /images to compare with.
-void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
+void CheckH5feedMetadata(const index::DatasetIndex& index, FileLocking locking,
                          VerificationReport& report);
 
 // Every label in [0, classes): the first bad ones listed by row, the rest counted.
-void CheckLabels(const DatasetIndex& index, VerificationReport& report);
+void CheckLabels(const index::DatasetIndex& index, VerificationReport& report);
 
-}  // namespace h5feed::index
+}  // namespace h5feed::verify

@@ -13,19 +13,20 @@
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
-#include "index/chunk_verification.h"
 #include "index/dataset_index.h"
-#include "index/metadata_verification.h"
 #include "make_error.h"
-#include "remote/location.h"
-#include "remote/open_file.h"
+#include "verify/chunk_verification.h"
+#include "verify/metadata_verification.h"
 
-namespace h5feed::index {
+namespace h5feed::verify {
 namespace {
+
+using index::DatasetIndex;
+using index::IndexOptions;
 
 VerificationReport Verify(const std::string& path, const VerifyOptions& options) {
   VerificationReport report;
-  report.path = remote::DisplayName(path);
+  report.path = Location(path).display();
   IndexOptions index_options;
   index_options.verify_table_entries = 0;  // CheckH5feedMetadata compares every row
   index_options.file_locking = options.file_locking;
@@ -37,11 +38,11 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   {
     auto lock = hdf5::Lock();
     hdf5::SilenceErrors silence;
-    hdf5::CheckHdf5Start(path, remote::RemoteOpen{options.remote, ""});
+    hdf5::CheckHdf5Start(Location(path, options.remote));
   }
   DatasetIndex index;
   try {
-    index = OpenDatasetIndex(path, index_options);
+    index = index::OpenDatasetIndex(path, index_options);
   } catch (const Error& e) {
     // The file exists: a dataset it lacks (kNotFound) is damage too. Anything else (an I/O
     // failure, a newer format) leaves the file unjudged.
@@ -55,12 +56,10 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   report.samples = index.samples;
   report.chunks = index.chunk_count();
   report.chunk_samples = index.chunk_samples;
-  report.read_path = ToString(index.read_path);
+  report.read_path = index::ToString(index.read_path);
   report.warnings = index.warnings;
-  report.own_size = index.own_size;
-  report.jpeg_images = std::count_if(
-      index.images.begin(), index.images.end(),
-      [](const StoredImage& image) { return image.encoding == ImageEncoding::kJpeg; });
+  report.own_size = index.stored_layout == StoredLayout::kFlat;
+  report.jpeg_images = index.rows.count(ImageEncoding::kJpeg);
   if (index.is_h5feed) {
     CheckH5feedMetadata(index, index.file_locking, report);
   } else {
@@ -89,12 +88,12 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
 }
 
 }  // namespace
-}  // namespace h5feed::index
+}  // namespace h5feed::verify
 
 namespace h5feed {
 
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options) {
-  return index::Verify(path, options);
+  return verify::Verify(path, options);
 }
 
 }  // namespace h5feed
