@@ -25,11 +25,11 @@
 
 namespace {
 
+using h5feed::EpochStretch;
 using h5feed::SamplerOptions;
 using h5feed::ShardOptions;
 using h5feed::sampler::SampleGeometry;
 using h5feed::sampler::StepRules;
-using h5feed::sampler::Stretch;
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr,
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     const double same = MedianMs(static_cast<int>(runs), [&] {
       h5feed::sampler::EpochOrder(geometry, sampler, rank0, kSeed, kEpoch);
     });
-    const std::vector<Stretch> one{{3, PlainSteps(geometry, 3) / 2}};
+    const std::vector<EpochStretch> one{{3, PlainSteps(geometry, 3) / 2}};
     const double elastic = MedianMs(static_cast<int>(runs), [&] {
       h5feed::sampler::ElasticOrder(geometry, sampler, rank0, kSeed, kEpoch, rules, one);
     });
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     const int64_t eight = PlainSteps(geometry, 8) / 3;
     const int64_t left = rows - 8 * eight * kBatch;
     const int64_t three = (left / 3 + kBatch - 1) / kBatch / 3;
-    const std::vector<Stretch> two{{8, eight}, {3, three}};
+    const std::vector<EpochStretch> two{{8, eight}, {3, three}};
     const double twice = MedianMs(static_cast<int>(runs), [&] {
       h5feed::sampler::ElasticOrder(geometry, sampler, rank0, kSeed, kEpoch, rules, two);
     });

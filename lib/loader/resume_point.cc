@@ -119,14 +119,10 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
     point.stretch_steps = plain_steps;
     return point;
   }
-  std::vector<sampler::Stretch> stretches;
-  for (const EpochStretch& stretch : point.stretches) {
-    stretches.push_back(sampler::Stretch{stretch.world_size, stretch.steps});
-  }
   const sampler::StepRules rules{options.batch_size, options.drop_last_batch, options.echo};
   try {
     point.order = sampler::ElasticOrder(geometry, options.sampler, options.shard, options.seed,
-                                        point.epoch, rules, stretches);
+                                        point.epoch, rules, point.stretches);
   } catch (const Error& error) {
     Refuse("{}", error.what());
   }

@@ -271,7 +271,7 @@ Sequence Remainder(const Epoch& epoch, const Deal& deal, int64_t steps) {
 
 std::vector<int64_t> ElasticOrder(const SampleGeometry& geometry, const SamplerOptions& sampler,
                                   const ShardOptions& shard, uint64_t seed, int64_t epoch,
-                                  const StepRules& rules, std::span<const Stretch> stretches) {
+                                  const StepRules& rules, std::span<const EpochStretch> stretches) {
   SamplesPerRank(geometry, shard);  // the checks of a plain order on the new shard
   if (sampler.window < 1) {
     RejectElastic("sampler {} has window {}; it must be at least 1", sampler.ToString(),

@@ -56,16 +56,6 @@
 
 namespace h5feed::sampler {
 
-// A finished stretch of an epoch: `world_size` ranks each delivered `steps` steps (echo copies
-// counted) before the job changed size. steps >= 1: a stretch that delivered nothing changes
-// nothing and is not recorded.
-struct Stretch {
-  int world_size = 1;
-  int64_t steps = 0;
-
-  friend bool operator==(const Stretch&, const Stretch&) = default;
-};
-
 // How every rank cuts its order into steps (epoch_steps.h): the loader's batch options.
 struct StepRules {
   int64_t batch_size = 1;
@@ -81,6 +71,6 @@ struct StepRules {
 // stretch).
 std::vector<int64_t> ElasticOrder(const SampleGeometry& geometry, const SamplerOptions& sampler,
                                   const ShardOptions& shard, uint64_t seed, int64_t epoch,
-                                  const StepRules& rules, std::span<const Stretch> stretches);
+                                  const StepRules& rules, std::span<const EpochStretch> stretches);
 
 }  // namespace h5feed::sampler

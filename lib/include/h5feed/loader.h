@@ -98,15 +98,6 @@ class Batch {
   std::shared_ptr<const Impl> impl_;  // holds the slot until the last copy is destroyed
 };
 
-// A stretch of an epoch that ran on another number of ranks before the job changed size
-// (docs/reader.md, "Resuming on another number of ranks").
-struct EpochStretch {
-  int world_size = 0;
-  int64_t steps = 0;  // batches each of its ranks delivered in it, echoes counted; >= 1
-
-  friend bool operator==(const EpochStretch&, const EpochStretch&) = default;
-};
-
 // Where a loader stands: enough to resume exactly, on the same file with the same order options,
 // on any number of ranks. Nothing in it is rank-local: with synchronous training every rank is
 // at the same step, so every rank's state is the same and rank 0's alone resumes the job.

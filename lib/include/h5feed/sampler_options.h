@@ -72,4 +72,15 @@ struct ShardOptions {
   friend bool operator==(const ShardOptions&, const ShardOptions&) = default;
 };
 
+// A finished stretch of an epoch that ran on another number of ranks before the job changed
+// size (docs/reader.md, "Resuming on another number of ranks"): `world_size` ranks each
+// delivered `steps` steps, echo copies counted. steps >= 1: a stretch that delivered nothing
+// changes nothing and is not recorded.
+struct EpochStretch {
+  int world_size = 0;
+  int64_t steps = 0;
+
+  friend bool operator==(const EpochStretch&, const EpochStretch&) = default;
+};
+
 }  // namespace h5feed

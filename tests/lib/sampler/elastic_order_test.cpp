@@ -74,7 +74,8 @@ std::vector<Rows> PlainOrders(const Case& c, int world) {
   return orders;
 }
 
-std::vector<Rows> ElasticOrders(const Case& c, int world, const std::vector<Stretch>& stretches) {
+std::vector<Rows> ElasticOrders(const Case& c, int world,
+                                const std::vector<EpochStretch>& stretches) {
   std::vector<Rows> orders;
   for (int rank = 0; rank < world; ++rank) {
     orders.push_back(ElasticOrder(c.geometry, c.sampler, {rank, world, c.drop_last}, kSeed, c.epoch,
@@ -219,7 +220,7 @@ TEST_CASE("several changes of world size in one epoch still deliver each row onc
       if (c.drop_last && c.geometry.samples() < 5) continue;
       INFO(c.Describe() << " ranks " << worlds[0] << " -> " << worlds[1] << " -> " << worlds[2]);
       Counts delivered;
-      std::vector<Stretch> stretches;
+      std::vector<EpochStretch> stretches;
       std::vector<Rows> orders = PlainOrders(c, worlds[0]);
       for (size_t j = 0; j < worlds.size(); ++j) {
         const Cut whole = CutOf(c, static_cast<int64_t>(orders[0].size()), 0);
@@ -261,7 +262,7 @@ TEST_CASE("elastic orders are a pure function of their arguments; the history ch
 
 TEST_CASE("a stretch longer than its ranks' share, or an empty one, is refused by name") {
   const Case c{{203, 16}, {Kind::kRandom, 8}, false, {10, false, 1}, 0};
-  const std::vector<Stretch> too_long{{2, 5}, {3, 30}};
+  const std::vector<EpochStretch> too_long{{2, 5}, {3, 30}};
   try {
     ElasticOrder(c.geometry, c.sampler, {0, 2}, kSeed, 0, c.rules, too_long);
     FAIL("expected an error");
@@ -270,9 +271,9 @@ TEST_CASE("a stretch longer than its ranks' share, or an empty one, is refused b
     CHECK(std::string(error.what()).find("stretch 1") != std::string::npos);
     CHECK(std::string(error.what()).find("3 ranks for 30 steps") != std::string::npos);
   }
-  const std::vector<Stretch> empty{{2, 0}};
+  const std::vector<EpochStretch> empty{{2, 0}};
   CHECK_THROWS_AS(ElasticOrder(c.geometry, c.sampler, {0, 2}, kSeed, 0, c.rules, empty), Error);
-  const std::vector<Stretch> no_ranks{{0, 3}};
+  const std::vector<EpochStretch> no_ranks{{0, 3}};
   CHECK_THROWS_AS(ElasticOrder(c.geometry, c.sampler, {0, 2}, kSeed, 0, c.rules, no_ranks), Error);
   CHECK_THROWS_AS(ElasticOrder(c.geometry, c.sampler, {0, 2}, kSeed, 0, c.rules, {}), Error);
   CHECK_THROWS_AS(ElasticOrder(c.geometry, c.sampler, {2, 2}, kSeed, 0, c.rules, {{{2, 1}}}),

@@ -33,13 +33,12 @@ int Count(const std::string& stats, const std::string& kind) {
 // is read over a sound link first, as the faults are the chunks' business here.
 VerificationReport CheckServedChunks(const std::string& faults) {
   TempFolder folder;
-  testing::WriteH5feedFile(folder / "train.h5", Compression{Compression::Kind::kNone}, kSamples,
-                           16, kShape);
+  testing::WriteH5feedFile(folder / "train.h5", Compression{Compression::Kind::kNone}, kSamples, 16,
+                           kShape);
   HttpServer proxy({"proxy", folder.path()});
   index::IndexOptions options;
   options.check_labels = false;
-  const index::DatasetIndex dataset =
-      index::OpenDatasetIndex(proxy.Url("train.h5"), options);
+  const index::DatasetIndex dataset = index::OpenDatasetIndex(proxy.Url("train.h5"), options);
   proxy.Control(faults);
   VerificationReport report;
   CheckChunks(dataset, VerifyOptions{}, report);
