@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "h5feed/error.h"
-#include "h5feed/image_encoding.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
@@ -58,9 +57,7 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   report.read_path = ToString(index.read_path);
   report.warnings = index.warnings;
   report.own_size = index.own_size;
-  report.jpeg_images = std::count_if(
-      index.images.begin(), index.images.end(),
-      [](const StoredImage& image) { return image.encoding == ImageEncoding::kJpeg; });
+  for (const StoredImage& image : index.images) report.encodings.Add(image.encoding);
   if (index.is_h5feed) {
     CheckH5feedMetadata(index, index.file_locking, report);
   } else {
