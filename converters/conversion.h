@@ -25,7 +25,9 @@
 
 #include "conversion_part.h"
 #include "h5feed/compression.h"
+#include "h5feed/encoding_counts.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/report_value.h"
 #include "h5feed/writer.h"
 #include "memory_budget.h"
 #include "sample_source.h"
@@ -94,7 +96,7 @@ struct ConvertReport {
   int64_t max_side = 0;
   StoredEncoding encoding;
   int64_t smart_threshold = 0;
-  int64_t jpeg_images = 0;  // of `images`, how many are stored as JPEG
+  EncodingCounts encodings;  // own size: `images` by how each is stored; version 1: empty
   uint64_t payload_bytes = 0;
   std::vector<SkippedSource> skipped;
   Compression compression;
@@ -111,5 +113,11 @@ struct ConvertReport {
 // `part` has no input (more parts than inputs), kCancelled when `cancel` was set.
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
+
+// Every field of `report` as named values, with the figures derived from them (chunk fill, the
+// pixels' bytes against the stored bytes, the inputs read and their rate): what `h5feed
+// convert --json` and `rechunk --json` write and h5feed.convert_*() and rechunk() return.
+// The keys of images at their own size are there only for an own-size report.
+ReportValue ConversionValue(const ConvertReport& report);
 
 }  // namespace h5feed

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "h5feed/option_names.h"
+#include "h5feed/report_value.h"
 
 namespace h5feed {
 
@@ -67,5 +68,9 @@ struct MergeReport {
 // set. The output is then not written and no temporary file is left.
 MergeReport MergeParts(const std::vector<std::string>& parts, const std::string& path,
                        const MergeOptions& options);
+
+// Every field of `report` as named values, with the rate the stored bytes were written at:
+// what `h5feed merge --json` writes and h5feed.merge() returns.
+ReportValue MergeValue(const MergeReport& report);
 
 }  // namespace h5feed

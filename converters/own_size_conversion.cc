@@ -282,7 +282,7 @@ ConvertReport ConvertOwnSize(const SampleSource& source, const std::string& path
       for (const StoredImage& image : group->encoded.stored) {
         report.payload_bytes += image.bytes;
         report.raw_bytes += uint64_t(image.height) * uint64_t(image.width) * image.channels;
-        if (image.encoding == ImageEncoding::kJpeg) ++report.jpeg_images;
+        report.encodings.Add(image.encoding);
       }
       description.labels.insert(description.labels.end(), group->labels.begin(),
                                 group->labels.end());

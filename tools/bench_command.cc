@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -34,6 +33,7 @@
 #include "parsed_option.h"
 #include "progress_bar.h"
 #include "remote_options_flags.h"
+#include "reports/report_json.h"
 #include "units.h"
 
 namespace h5feed::cli {
@@ -90,93 +90,97 @@ std::string SamplerName(const BenchFlags& flags) {
 std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   const bench::BenchResult& r = report.result;
   const bench::BenchSettings& s = flags.settings;
-  nlohmann::ordered_json j;
-  j["file"] = DisplayLocation(s.path);
-  j["samples"] = r.dataset.samples;
-  j["image_shape"] = {r.dataset.image_shape.height, r.dataset.image_shape.width,
-                      r.dataset.image_shape.channels};
-  j["chunk_samples"] = r.dataset.chunk_samples;
-  j["chunks"] = r.dataset.chunks;
-  j["sampler"] = SamplerName(flags);
-  j["batch"] = s.batch;
-  j["threads"] = r.threads;
-  j["cache_mb"] = s.cache_mb;
-  j["slots"] = s.slots;
-  j["seed"] = s.seed;
-  j["normalize"] = s.normalize || !s.augment.empty();
-  j["augment"] = s.augment;
-  j["verify_checksums"] = s.verify_checksums;
-  j["map_file"] = s.map_file;
-  j["step_ms"] = s.step_ms;
-  j["epochs"] = r.epochs_done;
-  j["images"] = r.images;
-  j["batches"] = r.stats.batches;
-  j["open_seconds"] = r.open_seconds;
-  j["seconds"] = r.seconds;
-  j["images_per_s"] = bench::ImagesPerSecond(r);
-  j["mb_per_s"] = bench::PixelMbPerSecond(r);
-  j["chunk_reads"] = r.stats.chunk_reads;
-  j["chunk_reads_per_chunk"] = bench::ReadsPerChunk(r);
-  j["chunk_reads_next_epoch"] = r.chunk_reads_next_epoch;
-  j["cache_hits"] = r.stats.cache_hits;
-  j["cache_misses"] = r.stats.cache_misses;
-  j["cache_hit_rate"] = bench::HitRate(r.stats);
-  j["bytes_read"] = r.stats.bytes_read;
-  j["bytes_decoded"] = r.stats.bytes_decoded;
-  j["read_mb_per_s"] =
-      r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
-  j["wait_seconds"] = r.stats.wait_seconds;
-  j["wait_share"] = bench::WaitShare(r);
-  j["consumer_seconds"] = r.consumer_seconds;
-  j["cpu_cores_used"] = bench::CoresUsed(r);
-  j["peak_rss_mb"] = r.peak_rss_mib;
-  j["slot_mb"] = r.slot_mib;
+  ReportValue::Object j;
+  auto put = [&j](const char* key, ReportValue value) { j.emplace_back(key, std::move(value)); };
+  put("file", DisplayLocation(s.path));
+  put("samples", r.dataset.samples);
+  put("image_shape", ReportValue::List{r.dataset.image_shape.height, r.dataset.image_shape.width,
+                                       r.dataset.image_shape.channels});
+  put("chunk_samples", r.dataset.chunk_samples);
+  put("chunks", r.dataset.chunks);
+  put("sampler", SamplerName(flags));
+  put("batch", s.batch);
+  put("threads", r.threads);
+  put("cache_mb", s.cache_mb);
+  put("slots", s.slots);
+  put("seed", s.seed);
+  put("normalize", s.normalize || !s.augment.empty());
+  put("augment", s.augment);
+  put("verify_checksums", s.verify_checksums);
+  put("map_file", s.map_file);
+  put("step_ms", s.step_ms);
+  put("epochs", r.epochs_done);
+  put("images", r.images);
+  put("batches", r.stats.batches);
+  put("open_seconds", r.open_seconds);
+  put("seconds", r.seconds);
+  put("images_per_s", bench::ImagesPerSecond(r));
+  put("mb_per_s", bench::PixelMbPerSecond(r));
+  put("chunk_reads", r.stats.chunk_reads);
+  put("chunk_reads_per_chunk", bench::ReadsPerChunk(r));
+  put("chunk_reads_next_epoch", r.chunk_reads_next_epoch);
+  put("cache_hits", r.stats.cache_hits);
+  put("cache_misses", r.stats.cache_misses);
+  put("cache_hit_rate", bench::HitRate(r.stats));
+  put("bytes_read", r.stats.bytes_read);
+  put("bytes_decoded", r.stats.bytes_decoded);
+  put("read_mb_per_s",
+      r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0);
+  put("wait_seconds", r.stats.wait_seconds);
+  put("wait_share", bench::WaitShare(r));
+  put("consumer_seconds", r.consumer_seconds);
+  put("cpu_cores_used", bench::CoresUsed(r));
+  put("peak_rss_mb", r.peak_rss_mib);
+  put("slot_mb", r.slot_mib);
   if (r.quality && r.random_quality) {
-    j["shuffle_quality"] = r.quality->delta_entropy_ratio;
-    j["delta_entropy_bits"] = r.quality->delta_entropy_bits;
-    j["chunks_per_batch"] = r.quality->chunks_per_batch;
-    j["random_shuffle_quality"] = r.random_quality->delta_entropy_ratio;
-    j["random_delta_entropy_bits"] = r.random_quality->delta_entropy_bits;
-    j["random_chunks_per_batch"] = r.random_quality->chunks_per_batch;
+    put("shuffle_quality", r.quality->delta_entropy_ratio);
+    put("delta_entropy_bits", r.quality->delta_entropy_bits);
+    put("chunks_per_batch", r.quality->chunks_per_batch);
+    put("random_shuffle_quality", r.random_quality->delta_entropy_ratio);
+    put("random_delta_entropy_bits", r.random_quality->delta_entropy_bits);
+    put("random_chunks_per_batch", r.random_quality->chunks_per_batch);
   }
   if (r.label_mixing) {
     const sampler::LabelMixing& m = *r.label_mixing;
-    j["classes_per_batch"] = m.order.classes_per_batch;
-    j["random_classes_per_batch"] = m.random.classes_per_batch;
-    j["label_entropy_bits"] = m.order.entropy_bits;
-    j["random_label_entropy_bits"] = m.random.entropy_bits;
-    j["label_entropy_ratio"] = m.entropy_ratio;
-    j["few_classes_per_batch"] = sampler::MixesTooFewClasses(m);
+    put("classes_per_batch", m.order.classes_per_batch);
+    put("random_classes_per_batch", m.random.classes_per_batch);
+    put("label_entropy_bits", m.order.entropy_bits);
+    put("random_label_entropy_bits", m.random.entropy_bits);
+    put("label_entropy_ratio", m.entropy_ratio);
+    put("few_classes_per_batch", sampler::MixesTooFewClasses(m));
   }
   if (report.eviction) {
-    j["cold"] = true;
-    j["resident_before_cold"] = report.eviction->before.fraction();
-    j["resident_after_cold"] = report.eviction->after.fraction();
-    j["cold_took_effect"] = report.eviction->took_effect();
+    put("cold", true);
+    put("resident_before_cold", report.eviction->before.fraction());
+    put("resident_after_cold", report.eviction->after.fraction());
+    put("cold_took_effect", report.eviction->took_effect());
   } else {
-    j["cold"] = false;
+    put("cold", false);
   }
   if (report.ceilings) {
     const bench::Ceilings& c = *report.ceilings;
-    j["page_cache_mb_per_s"] = c.page_cache_mb_per_s;
-    j["compression_ratio"] = c.compression_ratio;
-    j["zstd_mb_per_s"] = c.zstd_mb_per_s;
-    j["memcpy_mb_per_s"] = c.memcpy_mb_per_s;
-    j["ceiling_mb_per_s"] = c.PixelMbPerSecond();
-    j["ceiling"] = c.Binding();
-    j["fraction_of_ceiling"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond());
-    j["fraction_of_memcpy"] = bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s);
+    put("page_cache_mb_per_s", c.page_cache_mb_per_s);
+    put("compression_ratio", c.compression_ratio);
+    put("zstd_mb_per_s", c.zstd_mb_per_s);
+    put("memcpy_mb_per_s", c.memcpy_mb_per_s);
+    put("ceiling_mb_per_s", c.PixelMbPerSecond());
+    put("ceiling", c.Binding());
+    put("fraction_of_ceiling", bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond()));
+    put("fraction_of_memcpy", bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
   }
   if (report.augment) {
     const bench::AugmentCost& a = *report.augment;
-    j["augment_images_per_s"] = a.images_per_s;
-    j["augment_output_mb_per_s"] = a.output_mb_per_s;
-    j["augment_output_shape"] = {a.channels, a.out_height, a.out_width};
-    j["fraction_of_augment"] = bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s);
+    put("augment_images_per_s", a.images_per_s);
+    put("augment_output_mb_per_s", a.output_mb_per_s);
+    put("augment_output_shape", ReportValue::List{a.channels, a.out_height, a.out_width});
+    put("fraction_of_augment", bench::FractionOf(bench::ImagesPerSecond(r), a.images_per_s));
   }
-  j["complete"] = !r.interrupted && !r.time_limited;
-  j["interrupted"] = r.interrupted;
-  return j.dump() + "\n";
+  put("complete", !r.interrupted && !r.time_limited);
+  put("interrupted", r.interrupted);
+  // The Loader's own reports, as Python's Loader.dataset and Loader.stats() return them.
+  put("dataset", DatasetValue(r.dataset));
+  put("stats", StatsValue(r.stats));
+  return reports::ToJsonLine(j);
 }
 
 std::string Format(const char* format, double a, double b = 0, double c = 0) {  // <= 3 numbers

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "byte_size.h"
 #include "conversion.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
@@ -15,7 +14,8 @@
 #include "number_checks.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
-#include "units.h"
+#include "reports/conversion_report.h"
+#include "reports/report_json.h"
 
 namespace h5feed::cli {
 
@@ -54,6 +54,9 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
       ->capture_default_str();
   command.add_flag("--force", flags.force, "Replace OUT if it exists (never replaced otherwise)");
   command.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors");
+  command.add_flag("--json", flags.json,
+                   "Print the report as one JSON object (for scripts; h5feed.convert_* return "
+                   "the same keys) instead of the summary, even with --quiet");
   command.add_flag("--strict", flags.strict,
                    "Fail on the first broken input instead of skipping and recording it");
   command
@@ -124,60 +127,6 @@ OptionNames WriterFlagNames() {
   };
 }
 
-namespace {
-
-void PrintSummary(const std::string& input, const ConvertReport& report, int64_t offered) {
-  double rate = report.seconds > 0 ? offered / report.seconds : 0;
-  std::printf("converted %s of %s images from %s to %s in %s (%s images/s)\n",
-              FormatCount(report.images).c_str(), FormatCount(offered).c_str(), input.c_str(),
-              report.path.c_str(), FormatDuration(report.seconds).c_str(),
-              FormatCount(static_cast<int64_t>(rate)).c_str());
-  double ratio = report.stored_bytes > 0 ? double(report.raw_bytes) / report.stored_bytes : 0;
-  const std::string order =
-      report.shuffled ? "shuffled with seed " + std::to_string(report.seed) : "in source order";
-  if (report.own_size) {
-    std::string encoding = report.encoding.ToString();
-    if (report.encoding.kind == StoredEncoding::Kind::kSmart) {
-      encoding += " (JPEG 4:2:0 above " + ToString(ByteSize(report.smart_threshold)) +
-                  " of pixels: " + FormatCount(report.jpeg_images) + " images)";
-    } else if (report.encoding.kind == StoredEncoding::Kind::kJpeg) {
-      encoding += " (JPEG 4:2:0)";
-    }
-    const std::string cap = report.max_side > 0
-                                ? "longer side at most " + std::to_string(report.max_side)
-                                : "no cap on the longer side";
-    const double per_chunk = report.chunks > 0 ? double(report.images) / report.chunks : 0;
-    const double fill = report.chunks > 0 ? 100.0 * double(report.payload_bytes) /
-                                                (double(report.chunks) * report.chunk_bytes)
-                                          : 0;
-    std::printf(
-        "  each image at its own size (%s), %s, %s chunks of %s (%.1f images a chunk, "
-        "%.0f%% full), %s: %s of pixels -> %s (%.2fx), %s\n",
-        cap.c_str(), encoding.c_str(), FormatCount(report.chunks).c_str(),
-        ToString(ByteSize(report.chunk_bytes)).c_str(), per_chunk, fill,
-        report.compression.ToString().c_str(), ToString(ByteSize(report.raw_bytes)).c_str(),
-        ToString(ByteSize(report.stored_bytes)).c_str(), ratio, order.c_str());
-  } else {
-    std::printf("  %lldx%lldx%lld uint8, %s %s of %s images, %s: %s -> %s (%.2fx), %s\n",
-                static_cast<long long>(report.shape.height),
-                static_cast<long long>(report.shape.width),
-                static_cast<long long>(report.shape.channels), FormatCount(report.chunks).c_str(),
-                report.chunks == 1 ? "chunk" : "chunks", FormatCount(report.chunk_images).c_str(),
-                report.compression.ToString().c_str(), ToString(ByteSize(report.raw_bytes)).c_str(),
-                ToString(ByteSize(report.stored_bytes)).c_str(), ratio, order.c_str());
-  }
-  if (!report.skipped.empty()) {
-    std::printf("  %s skipped (recorded in %s:/skipped_sources):\n",
-                FormatCount(static_cast<int64_t>(report.skipped.size())).c_str(),
-                report.path.c_str());
-    for (const SkippedSource& skipped : report.skipped) {
-      std::printf("    %s: %s\n", skipped.source.c_str(), skipped.reason.c_str());
-    }
-  }
-}
-
-}  // namespace
-
 int RunConversion(const std::string& command_name, const std::string& input,
                   const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
                   const ConversionFlags& flags, bool shuffle_by_default) {
@@ -234,9 +183,14 @@ int RunConversion(const std::string& command_name, const std::string& input,
         bar.Message("warning: skipped " + s.source + ": " + s.reason);
       };
     }
-    ConvertReport report = Convert(*source, output, options);
+    const ConvertReport report = Convert(*source, output, options);
     bar.Finish();
-    if (!flags.quiet) PrintSummary(input, report, offered);
+    const ReportValue value = ConversionValue(report);
+    if (flags.json) {
+      std::fputs(reports::ToJson(value).c_str(), stdout);
+    } else if (!flags.quiet) {
+      std::fputs(reports::ConversionText(value, input).c_str(), stdout);
+    }
     // A part's skipped inputs are recorded in it, and merge exits kExitSkipped for them: a part
     // exits 0, since mpirun ends every other part of the job when one exits non-zero.
     return report.skipped.empty() || !options.part.whole() ? kExitOk : kExitSkipped;

@@ -39,13 +39,14 @@ struct ConversionFlags {
   int threads = 0;
   bool force = false;
   bool quiet = false;
+  bool json = false;  // the report as JSON (ConversionValue) instead of the text summary
   bool strict = false;
   std::string memory_limit = "2G";  // kDefaultMemoryLimit, as ParseMemorySize reads it
   std::string part;                 // --part K/N or auto; empty: the whole conversion
 };
 
 // Adds --chunk, --compression, --seed, --no-shuffle, --threads, --memory-limit, --force,
-// --quiet, --strict, --part.
+// --quiet, --json, --strict, --part.
 // `shuffle_by_default`: whether the stored order is shuffled when neither --seed nor
 // --no-shuffle is given.
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default);

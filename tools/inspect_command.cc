@@ -11,6 +11,7 @@
 #include "h5feed/inspect.h"
 #include "remote_options_flags.h"
 #include "reports/file_summary_report.h"
+#include "reports/report_json.h"
 
 namespace h5feed::cli {
 
@@ -55,8 +56,9 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
         options.on_warning = [](const std::string& warning) {
           std::cerr << "h5feed inspect: warning: " << warning << "\n";
         };
-        const FileSummary summary = InspectFile(*path, options);
-        std::cout << (*json ? reports::ToJson(summary) : reports::ToText(summary)) << std::flush;
+        const ReportValue summary = SummaryValue(InspectFile(*path, options));
+        std::cout << (*json ? reports::ToJson(summary) : reports::SummaryText(summary))
+                  << std::flush;
         return kExitOk;
       } catch (const Error& e) {
         std::cerr << "h5feed inspect: " << e.what() << "\n";

@@ -9,7 +9,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "byte_size.h"
 #include "commands.h"
 #include "conversion_runner.h"
 #include "exit_codes.h"
@@ -17,7 +16,8 @@
 #include "interrupt_guard.h"
 #include "merge.h"
 #include "progress_bar.h"
-#include "units.h"
+#include "reports/merge_report.h"
+#include "reports/report_json.h"
 
 namespace h5feed::cli {
 namespace {
@@ -27,28 +27,8 @@ struct MergeFlags {
   uint64_t seed = 0;
   bool force = false;
   bool quiet = false;
+  bool json = false;
 };
-
-void PrintSummary(const MergeReport& report) {
-  const double rate = report.seconds > 0 ? double(report.stored_bytes) / report.seconds : 0;
-  std::printf("merged %s parts into %s in %s (%s/s): %s images, %s chunks, %s\n",
-              FormatCount(report.parts).c_str(), report.path.c_str(),
-              FormatDuration(report.seconds).c_str(),
-              ToString(ByteSize(static_cast<int64_t>(rate))).c_str(),
-              FormatCount(report.images).c_str(), FormatCount(report.chunks).c_str(),
-              ToString(ByteSize(report.stored_bytes)).c_str());
-  std::printf("  %s chunks copied untouched (%s)", FormatCount(report.copied_chunks).c_str(),
-              ToString(ByteSize(report.copied_bytes)).c_str());
-  if (report.repacked_rows > 0) {
-    std::printf(", %s images of the parts' short last chunks compressed again",
-                FormatCount(report.repacked_rows).c_str());
-  }
-  std::printf("\n");
-  if (report.skipped > 0) {
-    std::printf("  %s inputs the parts skipped are recorded in %s:/skipped_sources\n",
-                FormatCount(report.skipped).c_str(), report.path.c_str());
-  }
-}
 
 int RunMerge(const MergeFlags& flags) {
   const std::vector<std::string> parts(flags.paths.begin(), flags.paths.end() - 1);
@@ -67,7 +47,12 @@ int RunMerge(const MergeFlags& flags) {
   try {
     const MergeReport report = MergeParts(parts, flags.paths.back(), options);
     if (bar) bar->Finish();
-    if (!flags.quiet) PrintSummary(report);
+    const ReportValue value = MergeValue(report);
+    if (flags.json) {
+      std::fputs(reports::ToJson(value).c_str(), stdout);
+    } else if (!flags.quiet) {
+      std::fputs(reports::MergeText(value).c_str(), stdout);
+    }
     return report.skipped > 0 ? kExitSkipped : kExitOk;
   } catch (const Error& e) {
     if (bar) bar->Finish();
@@ -101,6 +86,9 @@ void AddMergeCommand(CLI::App& app, Runner& run) {
                       "Seed of the interleaving of the parts' chunks (default 0)");
   command->add_flag("--force", flags->force, "Replace OUT if it exists (never replaced otherwise)");
   command->add_flag("-q,--quiet", flags->quiet, "Print nothing but errors");
+  command->add_flag("--json", flags->json,
+                    "Print the report as one JSON object (for scripts; h5feed.merge returns the "
+                    "same keys) instead of the summary, even with --quiet");
   command->callback([flags, &run] { run = [flags] { return RunMerge(*flags); }; });
 }
 

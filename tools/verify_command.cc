@@ -23,6 +23,7 @@
 #include "isolated_run.h"
 #include "progress_bar.h"
 #include "remote_options_flags.h"
+#include "reports/report_json.h"
 #include "reports/verification_report.h"
 
 namespace h5feed::cli {
@@ -53,7 +54,9 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   try {
     const VerificationReport report = VerifyFile(flags.path, options);
     if (bar) bar->Finish();
-    std::cout << (flags.json ? reports::ToJson(report) : reports::ToText(report)) << std::flush;
+    const ReportValue value = VerificationValue(report);
+    std::cout << (flags.json ? reports::ToJson(value) : reports::VerificationText(value))
+              << std::flush;
     return report.ok() ? kExitOk : kExitDamaged;
   } catch (const std::exception& e) {  // Error, or a bug / out of memory: one line, no abort
     if (bar) bar->Finish();

@@ -98,6 +98,10 @@ class ImageDecoder {
   virtual ImageEncoding encoding() const = 0;
   // For messages and reports: "raw pixels", "JPEG".
   virtual std::string_view name() const = 0;
+  // The encoding's key in reports, where each encoding's images are counted under it
+  // (h5feed/encoding_counts.h): lower case, one word, never changed once released (scripts
+  // read it): "raw", "jpeg".
+  virtual std::string_view key() const = 0;
 
   // Whether an image of `shape` may be stored in `bytes` bytes (at least 1): the index's check
   // of the file's table, before anything is read.

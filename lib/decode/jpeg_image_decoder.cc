@@ -29,6 +29,7 @@ class JpegDecoder final : public ImageDecoder {
  public:
   ImageEncoding encoding() const override { return ImageEncoding::kJpeg; }
   std::string_view name() const override { return "JPEG"; }
+  std::string_view key() const override { return "jpeg"; }
 
   bool StoredSizeFits(const ImageShape&, uint64_t bytes) const override { return bytes > 0; }
 

@@ -26,6 +26,7 @@ class RawDecoder final : public ImageDecoder {
  public:
   ImageEncoding encoding() const override { return ImageEncoding::kRaw; }
   std::string_view name() const override { return "raw pixels"; }
+  std::string_view key() const override { return "raw"; }
 
   bool StoredSizeFits(const ImageShape& shape, uint64_t bytes) const override {
     return bytes == static_cast<uint64_t>(shape.bytes());

@@ -76,10 +76,8 @@ void SummarizeEncodings(hid_t file, int64_t samples, const std::string& path, Ow
     const auto encoding = static_cast<schema::ImageEncoding>(e);
     if (e < 0 || e > 255 || decode::FindDecoder(encoding) == nullptr) {
       ++unknown;
-    } else if (encoding == schema::ImageEncoding::kRaw) {
-      ++s.raw_images;
-    } else if (encoding == schema::ImageEncoding::kJpeg) {
-      ++s.jpeg_images;
+    } else {
+      s.encodings.Add(encoding);
     }
   }
   if (unknown > 0) {

@@ -26,8 +26,7 @@ ReportValue SpreadValue(const SizeSpread& spread) {
 ReportValue OwnSizeValue(const OwnSizeSummary& o) {
   return Object{{"encoding", o.encoding},
                 {"smart_threshold", o.smart_threshold},
-                {"raw_images", o.raw_images},
-                {"jpeg_images", o.jpeg_images},
+                {"encodings", EncodingCountsValue(o.encodings)},
                 {"max_side", o.max_side},
                 {"chunk_bytes", o.chunk_bytes},
                 {"chunks", o.chunks},
@@ -47,6 +46,13 @@ ReportValue OwnSizeValue(const OwnSizeSummary& o) {
                 {"pixel_ratio", o.pixel_ratio}};
 }
 
+// A chunk's bytes before compression: C of an own-size file; K x H x W x C of a chunked file of
+// one image size; 0 when the images are not chunked.
+int64_t ChunkBytes(const FileSummary& s) {
+  if (s.own_size) return s.own_size->chunk_bytes;
+  return s.chunk_images * s.height * s.width * s.channels;
+}
+
 ReportValue ImagesValue(const FileSummary& s) {
   if (!s.has_images) return nullptr;
   return Object{{"dataset", s.images},
@@ -58,6 +64,7 @@ ReportValue ImagesValue(const FileSummary& s) {
                 {"channels", s.channels},
                 {"chunk_images", s.chunk_images},
                 {"chunk_count", s.chunk_count},
+                {"chunk_bytes", ChunkBytes(s)},
                 {"compression", s.compression},
                 {"compression_ratio", s.compression_ratio},
                 {"own_size", s.own_size ? OwnSizeValue(*s.own_size) : nullptr}};

@@ -147,7 +147,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
     });
   });
   report.chunks_checked = done.load();
-  report.jpeg_images_decoded = decoded_images.load();
+  report.images_decoded = decoded_images.load();
   std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
                     std::string(index::ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "h5feed/error.h"
-#include "h5feed/image_encoding.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
@@ -59,7 +58,10 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   report.read_path = index::ToString(index.read_path);
   report.warnings = index.warnings;
   report.own_size = index.stored_layout == StoredLayout::kFlat;
-  report.jpeg_images = index.rows.count(ImageEncoding::kJpeg);
+  for (int e = 0; e < RowLocator::kEncodings; ++e) {
+    const auto encoding = static_cast<ImageEncoding>(e);
+    report.encodings.Add(encoding, index.rows.count(encoding));
+  }
   if (index.is_h5feed) {
     CheckH5feedMetadata(index, index.file_locking, report);
   } else {

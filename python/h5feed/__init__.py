@@ -17,13 +17,14 @@ from ._hdf5_plugins import register as _register_hdf5_plugins
 from ._errors import (AlreadyExistsError, CancelledError, CorruptDataError, CudaError, Error,
                       ErrorCode, InternalError, InvalidArgumentError, IoError, NoSpaceError,
                       NotFoundError, UnsupportedError)
-from ._convert import convert_cifar, convert_imagefolder, convert_npy, inspect, rechunk
+from ._convert import (convert_cifar, convert_imagefolder, convert_npy, inspect, merge, rechunk,
+                       verify)
 
 # h5py (and HDF5 programs this process starts) read h5feed's zstd files from here on.
 _register_hdf5_plugins()
 
 # Only the loader needs torch: it is imported on first use, so that data-preparation scripts
-# (convert_*, rechunk, inspect) run where PyTorch is not installed.
+# (convert_*, rechunk, merge, inspect, verify) run where PyTorch is not installed.
 _NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options"}
 
 
@@ -38,7 +39,7 @@ def __getattr__(name):
         raise ImportError(
             f"h5feed.{name} needs PyTorch, which this Python cannot import ({missing}); on "
             "Debian: apt install python3-torch. h5feed.convert_imagefolder, convert_cifar, "
-            "convert_npy, rechunk and inspect work without it") from missing
+            "convert_npy, rechunk, merge, inspect and verify work without it") from missing
     value = getattr(module, name)
     globals()[name] = value
     return value
@@ -52,7 +53,7 @@ def __dir__():
 
 __all__ = [
     "Loader", "Augment", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",
-    "inspect", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
+    "merge", "inspect", "verify", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
     "AlreadyExistsError", "IoError", "NoSpaceError", "CorruptDataError", "UnsupportedError",
     "CancelledError", "CudaError", "InternalError", "__version__",
 ]

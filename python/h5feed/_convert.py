@@ -1,9 +1,12 @@
-"""Conversions and inspection for scripts: what `h5feed convert`, `h5feed rechunk` and
-`h5feed inspect --json` do, with the same options, through the same library functions (no
-subprocess). Each conversion returns a report dict: path, images, image_shape (H, W, C),
-chunks, chunk_images, compression, shuffled, seed, raw_bytes, stored_bytes, seconds, and
-skipped, a list of (source, reason) for the inputs left out as broken (each also warned about).
-Ctrl-C stops a conversion at the next image and leaves nothing at `out` (KeyboardInterrupt)."""
+"""Conversions, merging, inspection and verification for scripts: what `h5feed convert`,
+`h5feed rechunk`, `h5feed merge`, `h5feed inspect` and `h5feed verify` do, with the same
+options, through the same library functions (no subprocess). Each returns its report as a
+dict with the keys the command's `--json` prints (docs/python.md, "Reports"). A conversion's
+report: path, format_version, images, inputs, image_shape [H, W, C], chunks, chunk_images,
+compression, shuffled, seed, raw_bytes, stored_bytes, compression_ratio, seconds,
+inputs_per_s, own_size, and skipped, a list of {"source", "reason"} for the inputs left out as
+broken (each also warned about). Ctrl-C stops a conversion or a merge at the next image or
+chunk and leaves nothing at `out` (KeyboardInterrupt)."""
 
 from __future__ import annotations
 
@@ -27,8 +30,8 @@ def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
 
 
 def _reported(report: dict) -> dict:
-    for source, reason in report["skipped"]:
-        warnings.warn(f"h5feed: skipped {source}: {reason}", stacklevel=3)
+    for skipped in report["skipped"]:
+        warnings.warn(f"h5feed: skipped {skipped['source']}: {skipped['reason']}", stacklevel=3)
     return report
 
 
@@ -96,9 +99,10 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     chunk before compression (int, or "4M"; None: 4 MiB), raised to the largest image. When the
     images do not all have one (capped) size, or the encoding is not raw, the file is version
     2 (docs/format.md, "Images at their own size") and chunk must be None; otherwise version 1,
-    as before. compression: None = zstd:3, or none with encoding "jpeg". The report then also
-    has own_size, format_version, chunk_bytes, max_side, encoding, jpeg_images, payload_bytes
-    and chunk_fill. size together with max_side or a non-raw encoding is a ValueError."""
+    as before. compression: None = zstd:3, or none with encoding "jpeg". The report of a
+    version 2 file also has chunk_bytes, max_side, encoding, smart_threshold, encodings (the
+    images by how each is stored: {"raw": n, "jpeg": m}), images_per_chunk, payload_bytes and
+    chunk_fill. size together with max_side or a non-raw encoding is a ValueError."""
     common = _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
                                       memory_limit), compression, encoding, smart_threshold,
                               chunk_bytes)
@@ -182,3 +186,34 @@ def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
     for note in notes:
         warnings.warn(f"h5feed: {note}", stacklevel=2)
     return summary
+
+
+def merge(parts, out, seed: int = 0, overwrite: bool = False) -> dict:
+    """`h5feed merge PART... OUT`: the parts of a conversion in parts (convert_* or rechunk of
+    the command with --part K/N) joined into one h5feed file, their compressed chunks copied
+    without decompressing, interleaved in an order seeded by `seed`. parts: every part once, in
+    any order. overwrite: replace `out`. Returns what `h5feed merge --json` prints: path, parts,
+    images, skipped, chunks, copied_chunks, repacked_rows, copied_bytes, stored_bytes, seconds,
+    bytes_per_s."""
+    return _h5feed.merge([os.fspath(part) for part in parts], os.fspath(out), seed=seed,
+                         overwrite=overwrite)
+
+
+def verify(path, threads: int | None = None, file_locking: str = "auto",
+           remote: Mapping | None = None) -> dict:
+    """What `h5feed verify --json PATH` prints, as a dict: whether the file is sound ("ok"),
+    every bad chunk with its rows, every bad image with its row, the problems of the file as a
+    whole, and what was and was not checked. Damage is reported, never raised; a file that
+    cannot be judged raises (h5feed.NotFoundError, h5feed.IoError, ...), as the command exits 1.
+
+    threads: None = all cores. file_locking: "auto" | "on" | "off", as the Loader takes it.
+    remote: for a URL, a dict of RemoteOptions' fields, as inspect takes it.
+
+    Unlike the command, which checks in a child process, this checks in the calling process: a
+    file whose damage crashes HDF5 itself (docs/reliability.md) ends the interpreter. For files
+    from sources you do not trust, run `h5feed verify` instead."""
+    remote = dict(remote or {})
+    if remote.get("spill_dir") is not None:
+        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    return _h5feed.verify(os.fspath(path), threads=0 if threads is None else threads,
+                          file_locking=file_locking, remote=remote)

@@ -3,21 +3,19 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
-#include <exception>
 #include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 
+#include "cancellable_run.h"
 #include "conversion.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
-#include "interruptible_wait.h"
 #include "make_error.h"
+#include "report_value_object.h"
 #include "sources/cifar_source.h"
 #include "sources/encoded_hdf5_source.h"
 #include "sources/hdf5_source.h"
@@ -55,72 +53,18 @@ ConvertOptions MakeConvertOptions(const py::dict& common) {
   return options;
 }
 
-py::dict ToDict(const ConvertReport& report) {
-  py::dict result;
-  result["path"] = report.path;
-  result["images"] = report.images;
-  result["image_shape"] =
-      py::make_tuple(report.shape.height, report.shape.width, report.shape.channels);
-  result["chunks"] = report.chunks;
-  result["chunk_images"] = report.chunk_images;
-  result["compression"] = report.compression.ToString();
-  result["shuffled"] = report.shuffled;
-  result["seed"] = report.seed;
-  result["raw_bytes"] = report.raw_bytes;
-  result["own_size"] = report.own_size;
-  if (report.own_size) {
-    result["format_version"] = 2;
-    result["chunk_bytes"] = report.chunk_bytes;
-    result["max_side"] = report.max_side;
-    result["encoding"] = report.encoding.ToString();
-    result["jpeg_images"] = report.jpeg_images;
-    result["payload_bytes"] = report.payload_bytes;
-    result["chunk_fill"] = report.chunks > 0 ? double(report.payload_bytes) /
-                                                   (double(report.chunks) * report.chunk_bytes)
-                                             : 0.0;
-  } else {
-    result["format_version"] = 1;
-  }
-  result["stored_bytes"] = report.stored_bytes;
-  result["seconds"] = report.seconds;
-  py::list skipped;
-  for (const SkippedSource& entry : report.skipped) {
-    skipped.append(py::make_tuple(entry.source, entry.reason));
-  }
-  result["skipped"] = skipped;
-  return result;
-}
-
-// Opens the source and converts it on a worker thread; this thread waits interruptibly. On
-// Ctrl-C the conversion is cancelled and joined before KeyboardInterrupt propagates, so the
-// temporary file is gone by then.
-py::dict RunConversion(const SourceOpener& open_source, const std::string& out,
-                       const py::dict& common) {
+// Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h).
+py::object RunConversion(const SourceOpener& open_source, const std::string& out,
+                         const py::dict& common) {
   ConvertOptions options = MakeConvertOptions(common);
   MemoryBudget budget(ParseMemorySize(common["memory_limit"].cast<std::string>()));
   options.memory = &budget;
-  std::atomic<bool> cancel{false};
-  options.cancel = &cancel;
-  std::packaged_task<ConvertReport()> task([&] {
+  const ConvertReport report = RunCancellable([&](const std::atomic<bool>& cancel) {
+    options.cancel = &cancel;
     std::unique_ptr<SampleSource> source = open_source(budget);
     return Convert(*source, out, options);
   });
-  std::future<ConvertReport> result = task.get_future();
-  std::thread worker(std::move(task));
-  try {
-    WaitInterruptibly([&](std::chrono::milliseconds slice) {
-      return result.wait_for(slice) == std::future_status::ready;
-    });
-  } catch (...) {
-    cancel.store(true);
-    {
-      py::gil_scoped_release without_gil;
-      worker.join();
-    }
-    throw;  // KeyboardInterrupt (the conversion's own kCancelled error is not what happened)
-  }
-  worker.join();
-  return ToDict(result.get());  // rethrows the conversion's h5feed::Error
+  return ReportValueObject(ConversionValue(report));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "interruptible_wait.h"
 #include "loader_option_table.h"
 #include "pending_warnings.h"
+#include "report_value_object.h"
 
 namespace py = pybind11;
 
@@ -121,38 +122,9 @@ class NativeLoader {
   int64_t batches_per_epoch() const { return loader_.batches_per_epoch(); }
   int64_t samples_per_epoch() const { return loader_.samples_per_epoch(); }
 
-  py::dict Dataset() const {
-    const DatasetInfo& info = loader_.dataset();
-    py::dict dataset;
-    dataset["path"] = info.path;
-    dataset["samples"] = info.samples;
-    dataset["image_shape"] =
-        py::make_tuple(info.image_shape.height, info.image_shape.width, info.image_shape.channels);
-    dataset["chunk_samples"] = info.chunk_samples;
-    dataset["chunks"] = info.chunks;
-    dataset["own_size"] = info.own_size;
-    dataset["chunk_first_rows"] = info.chunk_first_rows;
-    dataset["classes"] = info.classes;
-    return dataset;
-  }
-
-  py::dict Stats() const {
-    const LoaderStats stats = loader_.stats();
-    py::dict result;
-    result["batches"] = stats.batches;
-    result["samples"] = stats.samples;
-    result["chunk_reads"] = stats.chunk_reads;
-    result["chunk_reads_ahead"] = stats.chunk_reads_ahead;
-    result["cache_hits"] = stats.cache_hits;
-    result["cache_misses"] = stats.cache_misses;
-    result["bytes_read"] = stats.bytes_read;
-    result["bytes_decoded"] = stats.bytes_decoded;
-    result["corrupt_chunks_skipped"] = stats.corrupt_chunks_skipped;
-    result["samples_skipped"] = stats.samples_skipped;
-    result["wait_seconds"] = stats.wait_seconds;
-    result["slot_bytes"] = stats.slot_bytes;
-    return result;
-  }
+  // Loader.dataset and Loader.stats(): the library's trees (DatasetValue, StatsValue) as dicts.
+  py::object Dataset() const { return ReportValueObject(DatasetValue(loader_.dataset())); }
+  py::object Stats() const { return ReportValueObject(StatsValue(loader_.stats())); }
 
  private:
   static Loader Open(const std::string& path, LoaderOptions options,

@@ -8,6 +8,8 @@
 #include "hdf5_plugin_path.h"
 #include "inspect_binding.h"
 #include "loader_binding.h"
+#include "merge_binding.h"
+#include "verify_binding.h"
 
 PYBIND11_MODULE(_h5feed, module) {
   module.doc() = "h5feed's native extension; use the h5feed package, not this module";
@@ -16,5 +18,7 @@ PYBIND11_MODULE(_h5feed, module) {
   h5feed::python::BindLoader(module);
   h5feed::python::BindConvert(module);
   h5feed::python::BindInspect(module);
+  h5feed::python::BindVerify(module);
+  h5feed::python::BindMerge(module);
   h5feed::python::BindHdf5PluginPath(module);
 }

@@ -228,7 +228,8 @@ def test_the_summary_reports_the_size_ratio_chunks_and_fill(converted):
         match = re.search(r"of pixels -> .* \((\d+\.\d+)x\)", stdout)
         assert match, stdout
         assert float(match.group(1)) == pytest.approx(raw / stored, abs=0.006), stdout
-        assert f"{chunks} chunks of" in stdout and f"{fill * 100:.0f}% full" in stdout, stdout
+        of = "chunk of" if chunks == 1 else "chunks of"
+        assert f"{chunks} {of}" in stdout and f"{fill * 100:.0f}% full" in stdout, stdout
         assert encoding in stdout
         if encoding != "raw":
             assert "4:2:0" in stdout

@@ -101,10 +101,10 @@ def test_inspect_json_reports_the_own_size_table(converted, name):
     assert images["compression"] == ("zstd:3" if name == "raw" else "none")
     own = images["own_size"]
     assert own["encoding"] == ("raw" if name == "raw" else "jpeg:90")
-    assert own["raw_images"] == int((t["encodings"] == 0).sum())
-    assert own["jpeg_images"] == int((t["encodings"] == 1).sum())
-    assert (own["raw_images"], own["jpeg_images"]) == \
-        ((len(PHOTOS), 0) if name == "raw" else (0, len(PHOTOS)))
+    assert own["encodings"] == {"raw": int((t["encodings"] == 0).sum()),
+                                "jpeg": int((t["encodings"] == 1).sum())}
+    assert own["encodings"] == ({"raw": len(PHOTOS), "jpeg": 0} if name == "raw"
+                                else {"raw": 0, "jpeg": len(PHOTOS)})
     assert own["max_side"] == MAX_SIDE
     assert own["chunk_bytes"] == t["chunk"] and own["chunks"] == t["chunks"] > 1
     assert images["chunk_count"] == t["chunks"]
@@ -142,7 +142,7 @@ def test_inspect_text_reports_layout_encoding_sizes_aspect_chunks_and_ratio(conv
     assert "h5feed version 2" in lines["format"]
     assert f"{len(PHOTOS)} images at their own size" in lines["images"]
     assert "layout flat" in lines["images"]
-    assert f"jpeg:90: {len(PHOTOS)} JPEG, 0 raw" in lines["encoding"]
+    assert f"jpeg:90: 0 raw, {len(PHOTOS)} jpeg" in lines["encoding"]
     assert str(MAX_SIDE) in lines["max"]
     h, w = own["height"], own["width"]
     assert f"height {h['min']} / {h['median']} / {h['max']}" in lines["sizes"]
@@ -165,7 +165,8 @@ def test_verify_passes_a_sound_own_size_file(converted, name):
     assert report["ok"] and report["own_size"] and report["bad_images"] == []
     assert report["samples"] == len(PHOTOS) and report["chunks_checked"] == report["chunks"]
     expected_jpeg = 0 if name == "raw" else len(PHOTOS)
-    assert report["jpeg_images"] == report["jpeg_images_decoded"] == expected_jpeg
+    assert report["encodings"] == {"raw": len(PHOTOS) - expected_jpeg, "jpeg": expected_jpeg}
+    assert report["images_decoded"] == expected_jpeg
     assert report["problems"] == []
     assert any("every image against its own" in line for line in report["checked"])
     if name == "jpeg":
@@ -267,4 +268,4 @@ def test_verify_decodes_each_jpeg_so_damage_with_matching_checksums_is_found(
     assert "checksum" not in problem
     assert [bad["chunk"] for bad in report["bad_chunks"]] == [chunk]
     assert f"row {ROW}: JPEG" in report["bad_chunks"][0]["problem"]
-    assert report["jpeg_images_decoded"] == len(PHOTOS)
+    assert report["images_decoded"] == len(PHOTOS)

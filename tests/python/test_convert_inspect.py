@@ -47,7 +47,7 @@ def test_convert_imagefolder_writes_what_the_command_writes(image_folder, tmp_pa
     np.testing.assert_array_equal(ours[0], theirs[0])
     np.testing.assert_array_equal(ours[1], theirs[1])
     assert ours[2:] == theirs[2:]
-    assert report["images"] == 40 and report["image_shape"] == (24, 32, 3)
+    assert report["images"] == 40 and report["image_shape"] == [24, 32, 3]
     assert report["chunks"] == 5 and report["chunk_images"] == 8
     assert report["shuffled"] and report["seed"] == 5 and report["skipped"] == []
 
@@ -59,7 +59,8 @@ def test_broken_images_are_skipped_with_a_warning_and_reported(image_folder, tmp
     with pytest.warns(UserWarning, match="broken.jpg"):
         report = h5feed.convert_imagefolder(folder, tmp_path / "out.h5", size=16)
     assert report["images"] == 40
-    assert [source for source, _ in report["skipped"]] == ["class_000/broken.jpg"]
+    assert report["skipped"][0]["source"] == "class_000/broken.jpg"
+    assert report["inputs"] == 41 and len(report["skipped"]) == 1
     with pytest.raises(h5feed.CorruptDataError, match="broken.jpg"):
         h5feed.convert_imagefolder(folder, tmp_path / "strict.h5", size=16, strict=True)
     assert not (tmp_path / "strict.h5").exists()
@@ -76,7 +77,7 @@ def test_memory_limit_and_max_pixels_work_as_on_the_command_line(image_folder, t
     np.testing.assert_array_equal(ours[0], theirs[0])
     # The photos are 40 to 90 pixels a side: those over 4000 pixels are refused as bombs.
     assert 0 < report["images"] < 40
-    assert all("--max-pixels" in reason for _, reason in report["skipped"])
+    assert all("--max-pixels" in skipped["reason"] for skipped in report["skipped"])
     assert len(report["skipped"]) + report["images"] == 40
     assert h5feed.convert_imagefolder(folder, tmp_path / "bytes.h5", size=16,
                                       memory_limit=48 << 20)["images"] == 40

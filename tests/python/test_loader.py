@@ -202,7 +202,7 @@ def test_random_flip_mirrors_some_samples_and_leaves_the_others(small_file):
 def test_the_file_geometry_and_classes_are_reported(small_file):
     loader = h5feed.Loader(small_file, 32)
     assert loader.dataset["samples"] == SAMPLES
-    assert loader.dataset["image_shape"] == (8, 6, 3)
+    assert loader.dataset["image_shape"] == [8, 6, 3]
     assert loader.dataset["chunk_samples"] == CHUNK
     assert loader.dataset["classes"] == ["0", "1", "2", "3", "4"]
     for _ in loader:

@@ -1,5 +1,6 @@
-// `h5feed inspect`'s rendering (tools/reports/file_summary_report.h) of summaries built here:
-// the summary is data, so what the text and the JSON show is checked without a file.
+// `h5feed inspect`'s rendering (tools/reports/file_summary_report.h, report_json.h) of
+// summaries built here, through their tree (SummaryValue): the summary is data, so what the
+// text and the JSON show is checked without a file.
 #include "reports/file_summary_report.h"
 
 #include <doctest/doctest.h>
@@ -7,12 +8,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "h5feed/file_summary.h"
+#include "reports/report_json.h"
+
 namespace h5feed::reports {
 namespace {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
+
+std::string Text(const FileSummary& s) { return SummaryText(SummaryValue(s)); }
+std::string Json(const FileSummary& s) { return ToJson(SummaryValue(s)); }
 
 // What SummarizeFile returns for ten 8x6x3 images in zstd chunks of 4, three classes.
 FileSummary H5feedSummary() {
@@ -70,8 +77,8 @@ FileSummary FlatSummary() {
   OwnSizeSummary o;
   o.encoding = "smart:90";
   o.smart_threshold = 30;
-  o.raw_images = 3;
-  o.jpeg_images = 3;
+  o.encodings.Add(ImageEncoding::kRaw, 3);
+  o.encodings.Add(ImageEncoding::kJpeg, 3);
   o.max_side = 6;
   o.chunk_bytes = 100;
   o.chunks = 2;
@@ -91,12 +98,12 @@ FileSummary FlatSummary() {
 }
 
 TEST_CASE("an own-size file shows its encodings, sizes, aspect ratios, chunks and stored bytes") {
-  const std::string text = ToText(FlatSummary());
+  const std::string text = Text(FlatSummary());
   CHECK(Contains(text, "format       h5feed version 2\n"));
   CHECK(Contains(text,
                  "images       images: 6 images at their own size, up to 6x6x3 (HxWxC), "
                  "layout flat\n"));
-  CHECK(Contains(text, "encoding     smart:90 (JPEG above 30 bytes of pixels): 3 JPEG, 3 raw\n"));
+  CHECK(Contains(text, "encoding     smart:90 (JPEG above 30 bytes of pixels): 3 raw, 3 jpeg\n"));
   CHECK(Contains(text, "max side     6 (longer side capped)\n"));
   CHECK(Contains(text, "sizes        height 1 / 3 / 6, width 1 / 3 / 6 (min / median / max)\n"));
   CHECK(Contains(text, "aspect       1 portrait, 2 square, 3 landscape\n"));
@@ -104,21 +111,21 @@ TEST_CASE("an own-size file shows its encodings, sizes, aspect ratios, chunks an
   CHECK(Contains(text, "compression  none, ratio 1.00\n"));
   CHECK(Contains(text, "stored       234 B of pixels (H*W*C) -> 200 B stored (1.17x)\n"));
 
-  const nlohmann::json json = nlohmann::json::parse(ToJson(FlatSummary()));
+  const nlohmann::json json = nlohmann::json::parse(Json(FlatSummary()));
   const nlohmann::json& own = json["images"]["own_size"];
   CHECK(json["images"]["layout"] == "flat");
   CHECK(own["encoding"] == "smart:90");
-  CHECK(own["raw_images"] == 3);
-  CHECK(own["jpeg_images"] == 3);
+  CHECK(own["encodings"] == nlohmann::json{{"raw", 3}, {"jpeg", 3}});
+  CHECK(json["images"]["chunk_bytes"] == 100);
   CHECK(own["images_per_chunk"]["max"] == 4);
   CHECK(own["height"]["median"] == 3);
   CHECK(own["aspect"]["landscape"] == 3);
   CHECK(own["pixel_ratio"] == doctest::Approx(1.17));
-  CHECK(nlohmann::json::parse(ToJson(H5feedSummary()))["images"]["own_size"].is_null());
+  CHECK(nlohmann::json::parse(Json(H5feedSummary()))["images"]["own_size"].is_null());
 }
 
 TEST_CASE("the JSON holds every field of the summary, in the order the summary declares them") {
-  const nlohmann::ordered_json json = nlohmann::ordered_json::parse(ToJson(H5feedSummary()));
+  const nlohmann::ordered_json json = nlohmann::ordered_json::parse(Json(H5feedSummary()));
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"path", "file_bytes", "is_h5feed", "format_version",
@@ -143,13 +150,13 @@ TEST_CASE("what a file lacks is null in the JSON and said in the text") {
   FileSummary s;
   s.path = "/data/none.h5";
   s.notes = {"no image dataset in /data/none.h5"};
-  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  const nlohmann::json json = nlohmann::json::parse(Json(s));
   CHECK(json["images"].is_null());
   CHECK(json["labels"].is_null());
   CHECK(json["label_order"].is_null());
   CHECK(json["skipped"].is_null());
   CHECK(json["notes"][0] == "no image dataset in /data/none.h5");
-  const std::string text = ToText(s);
+  const std::string text = Text(s);
   CHECK(Contains(text, "images       none found"));
   CHECK(Contains(text, "format       HDF5 (not written by h5feed)"));
   CHECK(Contains(text, "note: no image dataset in /data/none.h5"));
@@ -158,7 +165,7 @@ TEST_CASE("what a file lacks is null in the JSON and said in the text") {
 }
 
 TEST_CASE("the text shows the essentials of an h5feed file on aligned lines") {
-  const std::string text = ToText(H5feedSummary());
+  const std::string text = Text(H5feedSummary());
   INFO(text);
   for (const char* expected :
        {"file         /data/train.h5 (4.9 KiB)", "format       h5feed version 1",
@@ -180,10 +187,10 @@ TEST_CASE("grayscale images show their one channel, and an inferred layout says 
   FileSummary s = H5feedSummary();
   s.layout = StoredLayout::kNHW;
   s.channels = 1;
-  CHECK(Contains(ToText(s), "10 images of 8x6x1 (HxWxC), layout NHW\n"));
+  CHECK(Contains(Text(s), "10 images of 8x6x1 (HxWxC), layout NHW\n"));
   s.layout = StoredLayout::kNCHW;
   s.layout_guessed = true;
-  CHECK(Contains(ToText(s), "layout NCHW (inferred)"));
+  CHECK(Contains(Text(s), "layout NCHW (inferred)"));
 }
 
 TEST_CASE("long class and skipped lists are cut in the text, whole in the JSON") {
@@ -195,14 +202,14 @@ TEST_CASE("long class and skipped lists are cut in the text, whole in the JSON")
   for (int i = 0; i < 25; ++i) {
     s.skipped.push_back({std::string("s").append(std::to_string(i)), "bad"});
   }
-  const std::string text = ToText(s);
+  const std::string text = Text(s);
   CHECK(Contains(text, "c49"));
   CHECK_FALSE(Contains(text, "c50"));
   CHECK(Contains(text, "... 10 more (--json lists all)"));
   CHECK(Contains(text, "s19: bad"));
   CHECK_FALSE(Contains(text, "s20: bad"));
   CHECK(Contains(text, "... 5 more (--json lists all)"));
-  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  const nlohmann::json json = nlohmann::json::parse(Json(s));
   CHECK(json["classes"].size() == 60);
   CHECK(json["skipped"].size() == 25);
 }
@@ -211,10 +218,10 @@ TEST_CASE("UTF-8 class names line up by characters; bytes that are not UTF-8 are
   FileSummary s;
   s.path = "names.h5";
   s.classes = {{"\xc3\xa9meu", 1}, {"ox", 2}};  // "émeu": 5 bytes, 4 characters
-  const std::string text = ToText(s);
+  const std::string text = Text(s);
   CHECK(Contains(text, "  0  \xc3\xa9meu  1\n  1  ox    2\n"));
   s.classes = {{"bad\xff", 3}};
-  const nlohmann::json json = nlohmann::json::parse(ToJson(s));
+  const nlohmann::json json = nlohmann::json::parse(Json(s));
   CHECK(json["classes"][0]["name"] == "bad\xef\xbf\xbd");  // U+FFFD
 }
 

@@ -1,114 +1,114 @@
-// ToJson and ToText of FileSummary (file_summary_report.h).
+// SummaryText (file_summary_report.h).
 
 #include "reports/file_summary_report.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <functional>
-#include <nlohmann/json.hpp>
-#include <type_traits>
-#include <variant>
+#include <optional>
+#include <vector>
 
-#include "byte_size.h"
+#include "reports/report_view.h"
+#include "reports/text_lines.h"
 #include "units.h"
 
 namespace h5feed::reports {
 namespace {
 
-// "(10, 8, 6, 3)", and "(5,)" for one dimension, as Python writes a shape.
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "(";
-  for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + (dims.size() == 1 ? ",)" : ")");
-}
+using cli::FormatCount;
 
-// The dataset of `s` named `name`, or nullptr.
-const DatasetSummary* FindDataset(const FileSummary& s, const std::string& name) {
-  for (const DatasetSummary& d : s.datasets) {
-    if (d.name == name) return &d;
+// The dataset of the summary named `name`, if it lists one.
+std::optional<ReportView> FindDataset(const ReportView& s, const std::string& name) {
+  for (const ReportView& d : s["datasets"].Items()) {
+    if (d["name"].Text() == name) return d;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // "images uint8 (50000, 32, 32, 3) chunks (64, 32, 32, 3) zstd:3".
-std::string Describe(const DatasetSummary& d) {
-  std::string text = d.name + " " + d.dtype + " " + ShapeText(d.shape);
-  if (!d.chunk_shape.empty()) text += " chunks " + ShapeText(d.chunk_shape);
-  for (const std::string& filter : d.filters) text += " " + filter;
+std::string Describe(const ReportView& d) {
+  std::string text = d["name"].Text() + " " + d["dtype"].Text() + " " + ShapeText(d["shape"]);
+  if (!d["chunk_shape"].Items().empty()) text += " chunks " + ShapeText(d["chunk_shape"]);
+  for (const ReportView& filter : d["filters"].Items()) text += " " + filter.Text();
   return text;
 }
 
-std::string Fixed(double value, int decimals) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  return buffer;
-}
-
 // "96 / 100 / 128": smallest, median, largest.
-std::string SpreadText(const SizeSpread& spread) {
-  return std::to_string(spread.min) + " / " + std::to_string(spread.median) + " / " +
-         std::to_string(spread.max);
+std::string SpreadText(const ReportView& spread) {
+  return std::to_string(spread["min"].Int()) + " / " + std::to_string(spread["median"].Int()) +
+         " / " + std::to_string(spread["max"].Int());
 }
 
-// `value` as JSON, keys in the order it holds them (nlohmann's default json sorts them).
-nlohmann::ordered_json Json(const ReportValue& value) {
-  using json = nlohmann::ordered_json;
-  return std::visit(
-      [](const auto& v) -> json {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return nullptr;
-        } else if constexpr (std::is_same_v<T, ReportValue::List>) {
-          json list = json::array();
-          for (const ReportValue& item : v) list.push_back(Json(item));
-          return list;
-        } else if constexpr (std::is_same_v<T, ReportValue::Object>) {
-          json object = json::object();
-          for (const auto& entry : v) object[entry.first] = Json(entry.second);
-          return object;
-        } else {
-          return v;
-        }
-      },
-      value.value);
-}
-
-// "13 JPEG, 2 raw" in the order the encoding attribute suggests.
-std::string EncodingCounts(const OwnSizeSummary& o) {
-  const std::string jpeg = cli::FormatCount(o.jpeg_images) + " JPEG";
-  const std::string raw = cli::FormatCount(o.raw_images) + " raw";
-  return o.encoding.starts_with("raw") ? raw + ", " + jpeg : jpeg + ", " + raw;
+// "12x10x3", the largest image's (HxWxC).
+std::string ShapeOf(const ReportView& images) {
+  return std::to_string(images["height"].Int()) + "x" + std::to_string(images["width"].Int()) +
+         "x" + std::to_string(images["channels"].Int());
 }
 
 // The lines of an own-size file between "images" and the classes.
-void OwnSizeText(const FileSummary& s, const OwnSizeSummary& o,
-                 const std::function<void(const std::string&, const std::string&)>& line) {
-  std::string encoding = o.encoding.empty() ? "(no attribute)" : o.encoding;
-  if (o.encoding.starts_with("smart") && o.smart_threshold > 0) {
-    encoding += " (JPEG above " + cli::FormatCount(o.smart_threshold) + " bytes of pixels)";
+std::string OwnSizeText(const ReportView& images, const ReportView& o) {
+  const std::string& attribute = o["encoding"].Text();
+  std::string encoding = attribute.empty() ? "(no attribute)" : attribute;
+  if (o["smart_threshold"].Int() > 0) {
+    encoding += " (JPEG above " + FormatCount(o["smart_threshold"].Int()) + " bytes of pixels)";
   }
-  line("encoding", encoding + ": " + EncodingCounts(o));
-  line("max side",
-       o.max_side > 0 ? std::to_string(o.max_side) + " (longer side capped)" : "none (not capped)");
-  line("sizes",
-       "height " + SpreadText(o.height) + ", width " + SpreadText(o.width) +
-           " (min / median / max)" +
-           (o.gray_images > 0 ? ", " + cli::FormatCount(o.gray_images) + " grayscale" : ""));
-  line("aspect", cli::FormatCount(o.aspect.portrait) + " portrait, " +
-                     cli::FormatCount(o.aspect.square) + " square, " +
-                     cli::FormatCount(o.aspect.landscape) + " landscape");
-  line("chunks", cli::FormatCount(o.chunks) + (o.chunks == 1 ? " chunk of " : " chunks of ") +
-                     ToString(ByteSize(o.chunk_bytes)) + " (" + Fixed(o.mean_images_per_chunk, 1) +
-                     " images a chunk, " + std::to_string(o.min_images_per_chunk) + " to " +
-                     std::to_string(o.max_images_per_chunk) + "), " + Fixed(100 * o.chunk_fill, 0) +
-                     "% full");
-  std::string ratio = s.compression_ratio > 0 ? ", ratio " + Fixed(s.compression_ratio, 2) : "";
-  line("compression", s.compression + ratio);
-  std::string stored = ToString(ByteSize(o.pixel_bytes)) + " of pixels (H*W*C) -> ";
-  stored += o.stored_bytes > 0
-                ? ToString(ByteSize(o.stored_bytes)) + " stored (" + Fixed(o.pixel_ratio, 2) + "x)"
-                : "storage size unknown";
-  line("stored", stored);
+  const int64_t chunks = o["chunks"].Int();
+  const ReportView per_chunk = o["images_per_chunk"];
+  const ReportView aspect = o["aspect"];
+  const int64_t gray = o["gray_images"].Int();
+  const double ratio = images["compression_ratio"].Real();
+  std::string stored = BytesText(o["pixel_bytes"]) + " of pixels (H*W*C) -> ";
+  stored += o["stored_bytes"].Int() > 0 ? BytesText(o["stored_bytes"]) + " stored (" +
+                                              Fixed(o["pixel_ratio"].Real(), 2) + "x)"
+                                        : "storage size unknown";
+  return Line("encoding", encoding + ": " + EncodingCountsText(o["encodings"])) +
+         Line("max side", o["max_side"].Int() > 0
+                              ? std::to_string(o["max_side"].Int()) + " (longer side capped)"
+                              : "none (not capped)") +
+         Line("sizes", "height " + SpreadText(o["height"]) + ", width " + SpreadText(o["width"]) +
+                           " (min / median / max)" +
+                           (gray > 0 ? ", " + FormatCount(gray) + " grayscale" : "")) +
+         Line("aspect", FormatCount(aspect["portrait"].Int()) + " portrait, " +
+                            FormatCount(aspect["square"].Int()) + " square, " +
+                            FormatCount(aspect["landscape"].Int()) + " landscape") +
+         Line("chunks", FormatCount(chunks) + (chunks == 1 ? " chunk of " : " chunks of ") +
+                            BytesText(o["chunk_bytes"]) + " (" +
+                            Fixed(per_chunk["mean"].Real(), 1) + " images a chunk, " +
+                            std::to_string(per_chunk["min"].Int()) + " to " +
+                            std::to_string(per_chunk["max"].Int()) + "), " +
+                            Fixed(100 * o["chunk_fill"].Real(), 0) + "% full") +
+         Line("compression",
+              images["compression"].Text() + (ratio > 0 ? ", ratio " + Fixed(ratio, 2) : "")) +
+         Line("stored", stored);
+}
+
+// The lines of a file of one image size (or of foreign images) after "file" and "format".
+std::string ImagesText(const ReportView& s, const ReportView& images) {
+  const std::string name = images["dataset"].Text();
+  const std::string counted = name + ": " + std::to_string(images["num_images"].Int());
+  const std::string layout = ", layout " + images["layout"].Text();
+  if (!images["own_size"].IsNull()) {
+    return Line("images", counted + " images at their own size, up to " + ShapeOf(images) +
+                              " (HxWxC)" + layout) +
+           OwnSizeText(images, images["own_size"]);
+  }
+  std::string text =
+      Line("images", counted + " images of " + ShapeOf(images) + " (HxWxC)" + layout +
+                         (images["layout_guessed"].Bool() ? " (inferred)" : ""));
+  const std::optional<ReportView> dataset = FindDataset(s, name);
+  if (images["chunk_images"].Int() > 0) {
+    text += Line("chunks",
+                 std::to_string(images["chunk_count"].Int()) + " chunks of " +
+                     std::to_string(images["chunk_images"].Int()) + " images (" +
+                     BytesText(images["chunk_bytes"]) + " uncompressed)" +
+                     (dataset ? ", chunk shape " + ShapeText((*dataset)["chunk_shape"]) : ""));
+  } else {
+    text += Line("chunks", "none (contiguous storage)");
+  }
+  const double ratio = images["compression_ratio"].Real();
+  const std::string stored = dataset ? BytesText((*dataset)["stored_bytes"]) : "0 B";
+  return text +
+         Line("compression",
+              images["compression"].Text() +
+                  (ratio > 0 ? ", ratio " + Fixed(ratio, 2) + " (" + stored + " stored)" : ""));
 }
 
 // Characters, not bytes, so UTF-8 class names ("émeu") line up: continuation bytes are
@@ -123,104 +123,80 @@ size_t DisplayWidth(const std::string& text) {
 constexpr size_t kMaxClassLines = 50;
 constexpr size_t kMaxSkippedLines = 20;
 
-}  // namespace
-
-std::string ToJson(const FileSummary& s) {
-  // Source names and class names need not be valid UTF-8 (fixed-length strings from h5py
-  // may hold anything): replace bad bytes instead of throwing.
-  return Json(SummaryValue(s))
-             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+std::string ClassesText(const ReportView& s) {
+  const std::vector<ReportView> classes = s["classes"].Items();
+  const bool labeled = !s["labels"].IsNull();
+  if (!labeled && classes.empty()) return "";
+  std::string text = Line(
+      "classes", std::to_string(classes.size()) +
+                     (labeled ? ", counts from " + s["labels"].Text() : " (no labels dataset)"));
+  const size_t shown = std::min(classes.size(), kMaxClassLines);
+  size_t name_width = 0;
+  for (size_t i = 0; i < shown; ++i) {
+    name_width = std::max(name_width, DisplayWidth(classes[i]["name"].Text()));
+  }
+  const size_t index_width = std::to_string(shown > 0 ? shown - 1 : 0).size();
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const std::string index = std::to_string(i);
+    const std::string& name = classes[i]["name"].Text();
+    lines.push_back(std::string(index_width - std::min(index_width, index.size()), ' ') + index +
+                    "  " + name +
+                    std::string(name_width - std::min(name_width, DisplayWidth(name)) + 2, ' ') +
+                    std::to_string(classes[i]["count"].Int()));
+  }
+  return text + CutList(lines, kMaxClassLines, "  ");
 }
 
-std::string ToText(const FileSummary& s) {
-  std::string t;
-  auto line = [&t](const std::string& label, const std::string& value) {
-    t += value.empty()
-             ? label + "\n"
-             : label + std::string(label.size() < 13 ? 13 - label.size() : 1, ' ') + value + "\n";
-  };
-  line("file", s.path + " (" + ToString(ByteSize(s.file_bytes)) + ")");
-  line("format", s.is_h5feed ? "h5feed version " + std::to_string(s.format_version)
-                             : "HDF5 (not written by h5feed)");
-  if (s.has_images && s.own_size) {
-    line("images", s.images + ": " + std::to_string(s.num_images) +
-                       " images at their own size, up to " + std::to_string(s.height) + "x" +
-                       std::to_string(s.width) + "x" + std::to_string(s.channels) +
-                       " (HxWxC), layout " + std::string(ToString(s.layout)));
-    OwnSizeText(s, *s.own_size, line);
-  } else if (s.has_images) {
-    line("images", s.images + ": " + std::to_string(s.num_images) + " images of " +
-                       std::to_string(s.height) + "x" + std::to_string(s.width) + "x" +
-                       std::to_string(s.channels) + " (HxWxC), layout " +
-                       std::string(ToString(s.layout)) + (s.layout_guessed ? " (inferred)" : ""));
-    const DatasetSummary* images = FindDataset(s, s.images);
-    if (s.chunk_images > 0) {
-      uint64_t chunk_bytes =
-          static_cast<uint64_t>(s.chunk_images * s.height * s.width * s.channels);
-      line("chunks",
-           std::to_string(s.chunk_count) + " chunks of " + std::to_string(s.chunk_images) +
-               " images (" + ToString(ByteSize(chunk_bytes)) + " uncompressed)" +
-               (images != nullptr ? ", chunk shape " + ShapeText(images->chunk_shape) : ""));
-    } else {
-      line("chunks", "none (contiguous storage)");
-    }
-    std::string ratio = s.compression_ratio > 0
-                            ? ", ratio " + Fixed(s.compression_ratio, 2) + " (" +
-                                  ToString(ByteSize(images ? images->stored_bytes : 0)) + " stored)"
-                            : "";
-    line("compression", s.compression + ratio);
-  } else {
-    line("images", "none found");
+std::string LabelOrderText(const ReportView& order) {
+  if (order.IsNull()) return "";
+  // LabelOrder::Describe's words.
+  const std::string& word = order["order"].Text();
+  return Line("label order", (word == "mixed" ? word : word + " by label") + ": " +
+                                 std::to_string(order["runs"].Int()) + " runs of one label for " +
+                                 std::to_string(order["classes"].Int()) +
+                                 " classes (a random order has about " +
+                                 Fixed(order["random_runs"].Real(), 0) + ")");
+}
+
+std::string SkippedText(const ReportView& skipped) {
+  if (skipped.IsNull()) return "";
+  std::vector<std::string> lines;
+  for (const ReportView& e : skipped.Items()) {
+    lines.push_back(e["source"].Text() + ": " + e["reason"].Text());
   }
-  if (!s.labels.empty() || !s.classes.empty()) {
-    line("classes", std::to_string(s.classes.size()) +
-                        (s.labels.empty() ? " (no labels dataset)" : ", counts from " + s.labels));
-    const size_t shown = std::min(s.classes.size(), kMaxClassLines);
-    size_t name_width = 0;
-    for (size_t i = 0; i < shown; ++i) {
-      name_width = std::max(name_width, DisplayWidth(s.classes[i].name));
-    }
-    const size_t index_width = std::to_string(shown > 0 ? shown - 1 : 0).size();
-    for (size_t i = 0; i < shown; ++i) {
-      const ClassCount& c = s.classes[i];
-      std::string index = std::to_string(i);
-      t += "  " + std::string(index_width - index.size(), ' ') + index + "  " + c.name +
-           std::string(name_width - DisplayWidth(c.name) + 2, ' ') + std::to_string(c.count) + "\n";
-    }
-    if (s.classes.size() > kMaxClassLines) {
-      t += "  ... " + std::to_string(s.classes.size() - kMaxClassLines) +
-           " more (--json lists all)\n";
+  return Line("skipped",
+              std::to_string(lines.size()) + (lines.size() == 1 ? " source" : " sources")) +
+         CutList(lines, kMaxSkippedLines, "  ");
+}
+
+}  // namespace
+
+std::string SummaryText(const ReportValue& value) {
+  const ReportView s(value);
+  std::string t = Line("file", s["path"].Text() + " (" + BytesText(s["file_bytes"]) + ")");
+  t += Line("format", s["is_h5feed"].Bool()
+                          ? "h5feed version " + std::to_string(s["format_version"].Int())
+                          : "HDF5 (not written by h5feed)");
+  const ReportView images = s["images"];
+  t += images.IsNull() ? Line("images", "none found") : ImagesText(s, images);
+  t += ClassesText(s) + LabelOrderText(s["label_order"]) + SkippedText(s["skipped"]);
+  const ReportValue::Object& attributes = s["attributes"].Entries();
+  if (!attributes.empty()) {
+    t += Line("attributes", "");
+    for (const auto& [name, text] : attributes) {
+      t += "  " + name + " = " + ReportView(text, name).Text() + "\n";
     }
   }
-  if (const std::optional<LabelOrder>& order = s.label_order) {
-    line("label order", order->Describe() + ": " + std::to_string(order->runs) +
-                            " runs of one label for " + std::to_string(order->classes) +
-                            " classes (a random order has about " + Fixed(order->random_runs, 0) +
-                            ")");
-  }
-  if (s.has_skipped) {
-    line("skipped",
-         std::to_string(s.skipped.size()) + (s.skipped.size() == 1 ? " source" : " sources"));
-    for (size_t i = 0; i < s.skipped.size() && i < kMaxSkippedLines; ++i) {
-      t += "  " + s.skipped[i].source + ": " + s.skipped[i].reason + "\n";
-    }
-    if (s.skipped.size() > kMaxSkippedLines) {
-      t += "  ... " + std::to_string(s.skipped.size() - kMaxSkippedLines) +
-           " more (--json lists all)\n";
-    }
-  }
-  if (!s.attributes.empty()) {
-    line("attributes", "");
-    for (const AttributeText& a : s.attributes) t += "  " + a.name + " = " + a.value + "\n";
-  }
-  line("datasets", std::to_string(s.datasets.size()));
-  for (const DatasetSummary& d : s.datasets) {
-    t += "  " + Describe(d) + ", " + ToString(ByteSize(d.stored_bytes)) + " stored";
-    if (d.ratio > 0 && (d.ratio < 0.995 || d.ratio > 1.005)) t += ", ratio " + Fixed(d.ratio, 2);
+  const std::vector<ReportView> datasets = s["datasets"].Items();
+  t += Line("datasets", std::to_string(datasets.size()));
+  for (const ReportView& d : datasets) {
+    const double ratio = d["ratio"].Real();
+    t += "  " + Describe(d) + ", " + BytesText(d["stored_bytes"]) + " stored";
+    if (ratio > 0 && (ratio < 0.995 || ratio > 1.005)) t += ", ratio " + Fixed(ratio, 2);
     t += "\n";
   }
-  for (const std::string& note : s.notes) t += "note: " + note + "\n";
+  for (const ReportView& note : s["notes"].Items()) t += "note: " + note.Text() + "\n";
   return t;
 }
 

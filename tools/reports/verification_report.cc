@@ -1,8 +1,11 @@
-// ToText and ToJson of VerificationReport (verification_report.h).
+// VerificationText (verification_report.h).
 
 #include "reports/verification_report.h"
 
-#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "reports/report_view.h"
+#include "reports/text_lines.h"
 
 namespace h5feed::reports {
 namespace {
@@ -11,87 +14,51 @@ namespace {
 // otherwise print thousands of lines.
 constexpr size_t kTextListed = 50;
 
-std::string Rows(const ChunkProblem& p) {
-  return "rows " + std::to_string(p.first_row) + "-" + std::to_string(p.last_row);
+std::string Verdict(const ReportView& r) {
+  const std::string path = r["path"].Text();
+  const std::string chunks = std::to_string(r["chunks"].Int());
+  const std::string images = std::to_string(r["samples"].Int());
+  if (r["ok"].Bool()) {
+    return path + ": OK: nothing wrong found in " + chunks + " chunks (" + images + " images)" +
+           (r["not_checked"].Items().empty() ? "" : "; some things could not be checked (below)") +
+           "\n";
+  }
+  std::string text = path + ": DAMAGED: ";
+  if (!r["indexed"].Bool()) return text + "the file cannot be read as an image file\n";
+  const size_t bad_images = r["bad_images"].Items().size();
+  const size_t problems = r["problems"].Items().size();
+  text += std::to_string(r["bad_chunks"].Items().size()) + " of " + chunks + " chunks bad";
+  if (bad_images > 0) text += " (" + std::to_string(bad_images) + " of " + images + " images bad)";
+  if (problems > 0) text += ", " + std::to_string(problems) + " other problems";
+  return text + "\n";
 }
 
-std::string Verdict(const VerificationReport& r) {
-  if (r.ok()) {
-    return r.path + ": OK: nothing wrong found in " + std::to_string(r.chunks) + " chunks (" +
-           std::to_string(r.samples) + " images)" +
-           (r.not_checked.empty() ? "" : "; some things could not be checked (below)") + "\n";
-  }
-  std::string text = r.path + ": DAMAGED: ";
-  if (!r.indexed) return text + "the file cannot be read as an image file\n";
-  text += std::to_string(r.bad_chunks.size()) + " of " + std::to_string(r.chunks) + " chunks bad";
-  if (!r.bad_images.empty()) {
-    text += " (" + std::to_string(r.bad_images.size()) + " of " + std::to_string(r.samples) +
-            " images bad)";
-  }
-  if (!r.problems.empty()) text += ", " + std::to_string(r.problems.size()) + " other problems";
-  return text + "\n";
+// Each line of the list under `key` after `prefix`: "  problem: ...".
+std::string Prefixed(const ReportView& r, const char* key, const std::string& prefix) {
+  std::string text;
+  for (const ReportView& line : r[key].Items()) text += "  " + prefix + line.Text() + "\n";
+  return text;
 }
 
 }  // namespace
 
-std::string ToText(const VerificationReport& r) {
-  std::string text = Verdict(r);
-  for (size_t i = 0; i < r.bad_chunks.size() && i < kTextListed; ++i) {
-    const ChunkProblem& p = r.bad_chunks[i];
-    text += "  bad chunk " + std::to_string(p.chunk) + " (" + Rows(p) + "): " + p.problem + "\n";
+std::string VerificationText(const ReportValue& value) {
+  const ReportView r(value);
+  std::vector<std::string> chunks;
+  for (const ReportView& p : r["bad_chunks"].Items()) {
+    chunks.push_back("bad chunk " + std::to_string(p["chunk"].Int()) + " (rows " +
+                     std::to_string(p["first_row"].Int()) + "-" +
+                     std::to_string(p["last_row"].Int()) + "): " + p["problem"].Text());
   }
-  if (r.bad_chunks.size() > kTextListed) {
-    text += "  ... and " + std::to_string(r.bad_chunks.size() - kTextListed) +
-            " more bad chunks (--json lists all)\n";
+  std::vector<std::string> images;
+  for (const ReportView& p : r["bad_images"].Items()) {
+    images.push_back("bad image row " + std::to_string(p["row"].Int()) + " (chunk " +
+                     std::to_string(p["chunk"].Int()) + "): " + p["problem"].Text());
   }
-  for (size_t i = 0; i < r.bad_images.size() && i < kTextListed; ++i) {
-    const ImageProblem& p = r.bad_images[i];
-    text += "  bad image row " + std::to_string(p.row) + " (chunk " + std::to_string(p.chunk) +
-            "): " + p.problem + "\n";
-  }
-  if (r.bad_images.size() > kTextListed) {
-    text += "  ... and " + std::to_string(r.bad_images.size() - kTextListed) +
-            " more bad images (--json lists all)\n";
-  }
-  for (const std::string& problem : r.problems) text += "  problem: " + problem + "\n";
-  for (const std::string& warning : r.warnings) text += "  warning: " + warning + "\n";
-  for (const std::string& line : r.checked) text += "  checked: " + line + "\n";
-  for (const std::string& line : r.not_checked) text += "  not checked: " + line + "\n";
-  return text;
-}
-
-std::string ToJson(const VerificationReport& r) {
-  using json = nlohmann::ordered_json;
-  json bad = json::array();
-  for (const ChunkProblem& p : r.bad_chunks) {
-    bad.push_back({{"chunk", p.chunk},
-                   {"first_row", p.first_row},
-                   {"last_row", p.last_row},
-                   {"problem", p.problem}});
-  }
-  json images = json::array();
-  for (const ImageProblem& p : r.bad_images) {
-    images.push_back({{"row", p.row}, {"chunk", p.chunk}, {"problem", p.problem}});
-  }
-  json out = {{"path", r.path},
-              {"ok", r.ok()},
-              {"indexed", r.indexed},
-              {"is_h5feed", r.is_h5feed},
-              {"samples", r.samples},
-              {"chunks", r.chunks},
-              {"chunk_samples", r.chunk_samples},
-              {"read_path", r.read_path},
-              {"chunks_checked", r.chunks_checked},
-              {"bad_chunks", bad},
-              {"own_size", r.own_size},
-              {"jpeg_images", r.jpeg_images},
-              {"jpeg_images_decoded", r.jpeg_images_decoded},
-              {"bad_images", images},
-              {"problems", r.problems},
-              {"checked", r.checked},
-              {"not_checked", r.not_checked},
-              {"warnings", r.warnings}};
-  return out.dump(2) + "\n";
+  return Verdict(r) + CutList(chunks, kTextListed, "  ", "bad chunks") +
+         CutList(images, kTextListed, "  ", "bad images") + Prefixed(r, "problems", "problem: ") +
+         Prefixed(r, "warnings", "warning: ") + Prefixed(r, "checked", "checked: ") +
+         Prefixed(r, "not_checked", "not checked: ");
 }
 
 }  // namespace h5feed::reports

@@ -1,18 +1,16 @@
 #pragma once
-// `h5feed verify`'s output, from the report the library returns (h5feed/verify.h):
-// a few lines for a person (the verdict, every bad chunk, bad image and problem, what was and
-// was not checked) or one JSON object with every field, for scripts (`h5feed verify --json`).
-// Thread-safe: pure functions of the report.
+// `h5feed verify`'s text: the verdict, every bad chunk, bad image and problem, what was and was
+// not checked, written from the report tree (VerificationValue of h5feed/verify.h), which
+// `--json` writes whole (report_json.h) and h5feed.verify() returns as a dict. Thread-safe: a
+// pure function of the tree.
 
 #include <string>
 
-#include "h5feed/verify.h"
+#include "h5feed/report_value.h"
 
 namespace h5feed::reports {
 
-// The verdict first; bad chunks and bad images are listed up to 50 each (ToJson has them all).
-std::string ToText(const VerificationReport& report);
-// Every field, and "ok".
-std::string ToJson(const VerificationReport& report);
+// The verdict first; bad chunks and bad images are listed up to 50 each (the JSON has them all).
+std::string VerificationText(const ReportValue& report);
 
 }  // namespace h5feed::reports

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/encoding_counts.h"
 #include "h5feed/report_value.h"
 #include "h5feed/skipped_source.h"
 #include "h5feed/stored_layout.h"
@@ -100,8 +101,7 @@ struct AspectCounts {
 struct OwnSizeSummary {
   std::string encoding;         // the root attribute: "raw", "jpeg:Q" or "smart:Q"
   int64_t smart_threshold = 0;  // with "smart:Q": images of more raw bytes are JPEG; else 0
-  int64_t raw_images = 0;       // /image_encodings 0
-  int64_t jpeg_images = 0;      // /image_encodings 1
+  EncodingCounts encodings;     // the images by their value of /image_encodings
   int64_t max_side = 0;         // the converter's cap on the longer side; 0: none
   int64_t chunk_bytes = 0;      // C, every chunk's bytes before compression
   int64_t chunks = 0;           // the chunks /images holds (its length / C)
@@ -161,7 +161,9 @@ struct FileSummary {
 
 // Every field of `summary` as named values, keys in the order FileSummary declares them: what
 // `h5feed inspect --json` writes and h5feed.inspect() returns. Absent parts (no images, no
-// label order, no skipped list) are null.
+// label order, no skipped list) are null. The images also have "chunk_bytes", a chunk's bytes
+// before compression (C of an own-size file, K x H x W x C of another; 0: not chunked), and an
+// own-size file's images their counts per encoding under "encodings" (EncodingCountsValue).
 ReportValue SummaryValue(const FileSummary& summary);
 
 }  // namespace h5feed

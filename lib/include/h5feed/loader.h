@@ -48,6 +48,7 @@
 
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
+#include "h5feed/report_value.h"
 
 namespace h5feed {
 
@@ -154,6 +155,14 @@ struct DatasetInfo {
   std::vector<int64_t> chunk_first_rows;
   std::vector<std::string> classes;
 };
+
+// Every field of `stats` as named values, keys in the order LoaderStats declares them: what
+// Python's Loader.stats() returns and `h5feed bench --json` writes as "stats".
+ReportValue StatsValue(const LoaderStats& stats);
+// Every field of `dataset` as named values, keys in the order DatasetInfo declares them,
+// image_shape as [height, width, channels]: Python's Loader.dataset, and `h5feed bench --json`'s
+// "dataset".
+ReportValue DatasetValue(const DatasetInfo& dataset);
 
 class Loader {
  public:

@@ -9,7 +9,8 @@
 // chunk size and encoding attributes checked against its images, and every JPEG image decoded
 // whole: its header must match /image_shapes and libjpeg must decode it without an error or a
 // warning, which catches damage that the checksums cannot (bytes rewritten with checksums to
-// match). The report is data: `h5feed verify` renders it as text or JSON.
+// match). The report is data: VerificationValue names its fields once, and `h5feed verify`
+// renders that as text or JSON, h5feed.verify() in Python as a dict.
 //
 // Verifying runs HDF5 in the calling process: HDF5 1.10.8 crashes or spins forever on some
 // damaged structures, so a caller that must survive those runs it in a child process, as
@@ -23,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/encoding_counts.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/remote_options.h"
+#include "h5feed/report_value.h"
 
 namespace h5feed {
 
@@ -65,10 +68,12 @@ struct VerificationReport {
   std::string read_path;                 // how chunks were read (ToString(ReadPath))
   int64_t chunks_checked = 0;            // read and decoded (bad ones included)
   std::vector<ChunkProblem> bad_chunks;  // in chunk order
-  // Images at their own size (format version 2, layout "flat"), of which jpeg_images are JPEG.
+  // Images at their own size (format version 2, layout "flat"), counted by how each is
+  // stored; images_decoded of them decoded whole by their decoder's check (JPEG images: bad
+  // ones included; raw pixels need none beyond their checksum).
   bool own_size = false;
-  int64_t jpeg_images = 0;
-  int64_t jpeg_images_decoded = 0;       // decoded whole (bad ones included)
+  EncodingCounts encodings;
+  int64_t images_decoded = 0;
   std::vector<ImageProblem> bad_images;  // in row order; each one's chunk is in bad_chunks too
   std::vector<std::string> problems;     // of the file as a whole (attributes, labels, counts)
   std::vector<std::string> checked;      // what was checked, one line each
@@ -86,5 +91,10 @@ struct VerificationReport {
 // read it, a writer holds it locked, a remote object changed while it was read), kUnsupported
 // (a newer format, a filter nothing here decodes).
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options = {});
+
+// Every field of `report` as named values, keys in the order VerificationReport declares them,
+// with "ok" (ok()) after "path": what `h5feed verify --json` writes and h5feed.verify()
+// returns. `encodings` is null for a file not of images at their own size.
+ReportValue VerificationValue(const VerificationReport& report);
 
 }  // namespace h5feed

@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
+#include "h5feed/encoding_counts.h"
 #include "h5feed/error.h"
 
 namespace h5feed::decode {
@@ -39,6 +41,41 @@ TEST_CASE("an encoding no decoder has is an error naming it and the known ones")
     CHECK(message.find("image encoding 7 ") != std::string::npos);
     CHECK(message.find(KnownEncodings()) != std::string::npos);
   }
+}
+
+TEST_CASE("every decoder has its own key, one lower-case word, which names its count") {
+  CHECK(DecoderFor(ImageEncoding::kRaw).key() == "raw");
+  CHECK(DecoderFor(ImageEncoding::kJpeg).key() == "jpeg");
+  std::set<std::string_view> keys;
+  for (const ImageDecoder* decoder : AllDecoders()) {
+    const std::string_view key = decoder->key();
+    CAPTURE(key);
+    CHECK(keys.insert(key).second);
+    CHECK(!key.empty());
+    CHECK(key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string_view::npos);
+  }
+}
+
+TEST_CASE("encoding counts name every encoding of the table, in its order, counted or not") {
+  EncodingCounts counts;
+  counts.Add(ImageEncoding::kJpeg, 3);
+  counts.Add(ImageEncoding::kJpeg);
+  CHECK(counts.of(ImageEncoding::kJpeg) == 4);
+  CHECK(counts.of(ImageEncoding::kRaw) == 0);
+  CHECK(counts.total() == 4);
+  const ReportValue value = EncodingCountsValue(counts);
+  const auto& object = std::get<ReportValue::Object>(value.value);
+  REQUIRE(object.size() == AllDecoders().size());
+  for (size_t i = 0; i < object.size(); ++i) {
+    CHECK(object[i].first == AllDecoders()[i]->key());
+    CHECK(object[i].second == ReportValue(counts.of(AllDecoders()[i]->encoding())));
+  }
+  EncodingCounts same;
+  same.Add(ImageEncoding::kRaw, 0);
+  same.Add(ImageEncoding::kJpeg, 4);
+  CHECK(same == counts);  // a count of 0 equals one never added
+  same.Add(ImageEncoding::kRaw);
+  CHECK_FALSE(same == counts);
 }
 
 }  // namespace

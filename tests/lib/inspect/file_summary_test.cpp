@@ -175,8 +175,8 @@ TEST_CASE("an own-size file is summarized with encodings, sizes, aspect ratios a
   const OwnSizeSummary& o = *s.own_size;
   CHECK(o.encoding == "smart:90");
   CHECK(o.smart_threshold == 30);
-  CHECK(o.raw_images == 3);
-  CHECK(o.jpeg_images == 3);
+  CHECK(o.encodings.of(ImageEncoding::kRaw) == 3);
+  CHECK(o.encodings.of(ImageEncoding::kJpeg) == 3);
   CHECK(o.max_side == 6);
   CHECK(o.chunk_bytes == 100);
   CHECK(o.chunks == 2);

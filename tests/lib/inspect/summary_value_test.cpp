@@ -46,7 +46,7 @@ TEST_CASE("images, their own sizes and the skipped sources are written when pres
   s.layout = StoredLayout::kFlat;
   s.num_images = 7;
   s.own_size = OwnSizeSummary{};
-  s.own_size->jpeg_images = 5;
+  s.own_size->encodings.Add(ImageEncoding::kJpeg, 5);
   s.own_size->height = SizeSpread{10, 20, 30};
   s.has_skipped = true;
   s.skipped.push_back(SkippedSource{"a.jpg", "truncated"});
@@ -55,7 +55,8 @@ TEST_CASE("images, their own sizes and the skipped sources are written when pres
   CHECK(*Field(images, "layout") == ReportValue("flat"));
   CHECK(*Field(images, "num_images") == ReportValue(7));
   const ReportValue& own_size = *Field(images, "own_size");
-  CHECK(*Field(own_size, "jpeg_images") == ReportValue(5));
+  // Every encoding the decoder table knows, counted or not, under its decoder's key.
+  CHECK(*Field(own_size, "encodings") == ReportValue(ReportValue::Object{{"raw", 0}, {"jpeg", 5}}));
   CHECK(*Field(*Field(own_size, "height"), "median") == ReportValue(20));
   const auto& skipped = std::get<ReportValue::List>(Field(value, "skipped")->value);
   REQUIRE(skipped.size() == 1);

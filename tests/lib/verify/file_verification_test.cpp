@@ -219,8 +219,9 @@ TEST_CASE("a sound own-size file verifies, every JPEG decoded whole") {
   CHECK(report.ok());
   CHECK(report.own_size);
   CHECK(report.chunks == 2);
-  CHECK(report.jpeg_images == 3);
-  CHECK(report.jpeg_images_decoded == 3);
+  CHECK(report.encodings.of(ImageEncoding::kJpeg) == 3);
+  CHECK(report.encodings.total() == 3);
+  CHECK(report.images_decoded == 3);
   CHECK(report.bad_images.empty());
   CHECK(report.problems.empty());
   CHECK(Mentions(report.checked, "JPEG images: all 3 decoded whole"));
@@ -231,7 +232,9 @@ TEST_CASE("a sound own-size file verifies, every JPEG decoded whole") {
   WriteFlatFile(raw, {{Raw(4, 5, 1), Raw(6, 2, 2)}, {Raw(3, 3, 3)}}, StoredEncoding::Kind::kRaw);
   const VerificationReport raw_report = VerifyFile(raw, VerifyOptions{});
   CHECK(raw_report.ok());
-  CHECK(raw_report.jpeg_images == 0);
+  CHECK(raw_report.encodings.of(ImageEncoding::kRaw) == 3);
+  CHECK(raw_report.encodings.of(ImageEncoding::kJpeg) == 0);
+  CHECK(raw_report.images_decoded == 0);
   CHECK_FALSE(Mentions(raw_report.checked, "JPEG images"));
 }
 
@@ -246,7 +249,7 @@ TEST_CASE("JPEGs that pass their checksums but do not decode are listed by row a
   WriteFlatFile(path, {{a, b}, {taller, c}, {truncated}}, StoredEncoding::Kind::kJpeg);
   const VerificationReport report = VerifyFile(path, VerifyOptions{});
   CHECK_FALSE(report.ok());
-  CHECK(report.jpeg_images_decoded == 5);
+  CHECK(report.images_decoded == 5);
   REQUIRE(report.bad_images.size() == 2);
   CHECK(report.bad_images[0].row == 2);
   CHECK(report.bad_images[0].chunk == 1);
