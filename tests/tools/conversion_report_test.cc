@@ -65,12 +65,15 @@ ConvertReport OwnSize() {
 TEST_CASE("a conversion's summary says what was written, from how many inputs, and each skip") {
   const std::string text = ConversionText(ConversionValue(FixedSize()), "photos/");
   INFO(text);
-  CHECK(text.starts_with("converted 40 of 41 images from photos/ to train.h5 in 2.0 s "
-                         "(20 images/s)\n"));
-  CHECK(Contains(text, "  24x32x3 uint8, 5 chunks of 8 images, zstd:3: 90.0 KiB -> 22.5 KiB "
-                       "(4.00x), shuffled with seed 5\n"));
-  CHECK(Contains(text, "  1 skipped (recorded in train.h5:/skipped_sources):\n"
-                       "    class_000/broken.jpg: not a JPEG\n"));
+  CHECK(
+      text.starts_with("converted 40 of 41 images from photos/ to train.h5 in 2.0 s "
+                       "(20 images/s)\n"));
+  CHECK(Contains(text,
+                 "  24x32x3 uint8, 5 chunks of 8 images, zstd:3: 90.0 KiB -> 22.5 KiB "
+                 "(4.00x), shuffled with seed 5\n"));
+  CHECK(Contains(text,
+                 "  1 skipped (recorded in train.h5:/skipped_sources):\n"
+                 "    class_000/broken.jpg: not a JPEG\n"));
   const nlohmann::json json = nlohmann::json::parse(ToJson(ConversionValue(FixedSize())));
   CHECK(json["format_version"] == 1);
   CHECK(json["inputs"] == 41);
@@ -84,10 +87,11 @@ TEST_CASE("a conversion's summary says what was written, from how many inputs, a
 TEST_CASE("an own-size conversion reports its chunk fill and its images by encoding") {
   const std::string text = ConversionText(ConversionValue(OwnSize()), "photos/");
   INFO(text);
-  CHECK(Contains(text, "  each image at its own size (longer side at most 64), smart:90 (JPEG "
-                       "4:2:0 above 3.0 KiB of pixels: 6 raw, 4 jpeg), 2 chunks of 1000 B (5.0 "
-                       "images a chunk, 75% full), none: 11.8 KiB of pixels -> 2.0 KiB (6.00x), "
-                       "shuffled with seed 5\n"));
+  CHECK(Contains(text,
+                 "  each image at its own size (longer side at most 64), smart:90 (JPEG "
+                 "4:2:0 above 3.0 KiB of pixels: 6 raw, 4 jpeg), 2 chunks of 1000 B (5.0 "
+                 "images a chunk, 75% full), none: 11.8 KiB of pixels -> 2.0 KiB (6.00x), "
+                 "shuffled with seed 5\n"));
   const nlohmann::json json = nlohmann::json::parse(ToJson(ConversionValue(OwnSize())));
   CHECK(json["format_version"] == 2);
   CHECK(json["chunk_fill"] == doctest::Approx(0.75));
@@ -121,11 +125,12 @@ TEST_CASE("a merge's summary says what was copied and what was compressed again"
   r.seconds = 2;
   const std::string text = MergeText(MergeValue(r));
   INFO(text);
-  CHECK(text == "merged 4 parts into train.h5 in 2.0 s (2.0 MiB/s): 5,000 images, 40 chunks, "
-                "4.0 MiB\n"
-                "  37 chunks copied untouched (3.0 MiB), 100 images of the parts' short last "
-                "chunks compressed again\n"
-                "  2 inputs the parts skipped are recorded in train.h5:/skipped_sources\n");
+  CHECK(text ==
+        "merged 4 parts into train.h5 in 2.0 s (2.0 MiB/s): 5,000 images, 40 chunks, "
+        "4.0 MiB\n"
+        "  37 chunks copied untouched (3.0 MiB), 100 images of the parts' short last "
+        "chunks compressed again\n"
+        "  2 inputs the parts skipped are recorded in train.h5:/skipped_sources\n");
   const nlohmann::json json = nlohmann::json::parse(ToJson(MergeValue(r)));
   CHECK(json["bytes_per_s"] == doctest::Approx(2 << 20));
   CHECK(json["copied_chunks"] == 37);

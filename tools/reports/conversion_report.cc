@@ -39,10 +39,10 @@ std::string StorageText(const ReportView& r) {
            (max_side > 0 ? "longer side at most " + std::to_string(max_side)
                          : std::string("no cap on the longer side")) +
            "), " + EncodingText(r) + ", " + FormatCount(chunks) +
-           (chunks == 1 ? " chunk of " : " chunks of ") +
-           BytesText(r["chunk_bytes"]) + " (" + Fixed(r["images_per_chunk"].Real(), 1) +
-           " images a chunk, " + Fixed(100 * r["chunk_fill"].Real(), 0) + "% full), " +
-           compression + ": " + SizesText(r, " of pixels") + ", " + order + "\n";
+           (chunks == 1 ? " chunk of " : " chunks of ") + BytesText(r["chunk_bytes"]) + " (" +
+           Fixed(r["images_per_chunk"].Real(), 1) + " images a chunk, " +
+           Fixed(100 * r["chunk_fill"].Real(), 0) + "% full), " + compression + ": " +
+           SizesText(r, " of pixels") + ", " + order + "\n";
   }
   const std::vector<ReportView> shape = r["image_shape"].Items();
   return "  " + std::to_string(shape[0].Int()) + "x" + std::to_string(shape[1].Int()) + "x" +
@@ -59,8 +59,8 @@ std::string ConversionText(const ReportValue& value, const std::string& input) {
   std::string text = "converted " + FormatCount(r["images"].Int()) + " of " +
                      FormatCount(r["inputs"].Int()) + " images from " + input + " to " + path +
                      " in " + cli::FormatDuration(r["seconds"].Real()) + " (" +
-                     FormatCount(static_cast<int64_t>(r["inputs_per_s"].Real())) +
-                     " images/s)\n" + StorageText(r);
+                     FormatCount(static_cast<int64_t>(r["inputs_per_s"].Real())) + " images/s)\n" +
+                     StorageText(r);
   const std::vector<ReportView> skipped = r["skipped"].Items();
   if (!skipped.empty()) {
     text += "  " + FormatCount(static_cast<int64_t>(skipped.size())) + " skipped (recorded in " +

@@ -12,12 +12,12 @@ std::string MergeText(const ReportValue& value) {
   using cli::FormatCount;
   const ReportView r(value);
   const std::string path = r["path"].Text();
-  std::string text =
-      "merged " + FormatCount(r["parts"].Int()) + " parts into " + path + " in " +
-      cli::FormatDuration(r["seconds"].Real()) + " (" +
-      ToString(ByteSize(static_cast<int64_t>(r["bytes_per_s"].Real()))) + "/s): " +
-      FormatCount(r["images"].Int()) + " images, " + FormatCount(r["chunks"].Int()) + " chunks, " +
-      ToString(ByteSize(r["stored_bytes"].Int())) + "\n";
+  std::string text = "merged " + FormatCount(r["parts"].Int()) + " parts into " + path + " in " +
+                     cli::FormatDuration(r["seconds"].Real()) + " (" +
+                     ToString(ByteSize(static_cast<int64_t>(r["bytes_per_s"].Real()))) +
+                     "/s): " + FormatCount(r["images"].Int()) + " images, " +
+                     FormatCount(r["chunks"].Int()) + " chunks, " +
+                     ToString(ByteSize(r["stored_bytes"].Int())) + "\n";
   text += "  " + FormatCount(r["copied_chunks"].Int()) + " chunks copied untouched (" +
           ToString(ByteSize(r["copied_bytes"].Int())) + ")";
   if (r["repacked_rows"].Int() > 0) {

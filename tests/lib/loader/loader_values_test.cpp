@@ -29,11 +29,10 @@ TEST_CASE("the loader's counters keep LoaderStats' names and order") {
   stats.chunk_reads = 19;
   stats.wait_seconds = 0.5;
   const ReportValue value = StatsValue(stats);
-  CHECK(Keys(value) == std::vector<std::string>{"batches", "samples", "chunk_reads",
-                                                "chunk_reads_ahead", "cache_hits", "cache_misses",
-                                                "bytes_read", "bytes_decoded",
-                                                "corrupt_chunks_skipped", "samples_skipped",
-                                                "wait_seconds", "slot_bytes"});
+  CHECK(Keys(value) == std::vector<std::string>{
+                           "batches", "samples", "chunk_reads", "chunk_reads_ahead", "cache_hits",
+                           "cache_misses", "bytes_read", "bytes_decoded", "corrupt_chunks_skipped",
+                           "samples_skipped", "wait_seconds", "slot_bytes"});
   CHECK(Field(value, "chunk_reads") == ReportValue(19));
   CHECK(Field(value, "wait_seconds") == ReportValue(0.5));
 }

@@ -35,8 +35,7 @@ TEST_CASE("a verify report's keys come in its order, with the verdict after the 
                                                 "chunks", "chunk_samples", "read_path",
                                                 "chunks_checked", "bad_chunks", "own_size",
                                                 "encodings", "images_decoded", "bad_images",
-                                                "problems", "checked", "not_checked",
-                                                "warnings"});
+                                                "problems", "checked", "not_checked", "warnings"});
   CHECK(Field(value, "ok") == ReportValue(false));
   CHECK(Field(value, "encodings") == ReportValue());  // not a file of images at their own size
   CHECK(Field(value, "problems") == ReportValue(ReportValue::List{r.problems[0]}));
@@ -55,10 +54,9 @@ TEST_CASE("bad chunks and images are listed with their rows, images counted by e
   CHECK(Field(value, "encodings") == ReportValue(ReportValue::Object{{"raw", 0}, {"jpeg", 7}}));
   const auto& chunks = std::get<ReportValue::List>(Field(value, "bad_chunks").value);
   REQUIRE(chunks.size() == 1);
-  CHECK(chunks[0] == ReportValue(ReportValue::Object{{"chunk", 2},
-                                                     {"first_row", 10},
-                                                     {"last_row", 17},
-                                                     {"problem", "checksum mismatch"}}));
+  CHECK(chunks[0] ==
+        ReportValue(ReportValue::Object{
+            {"chunk", 2}, {"first_row", 10}, {"last_row", 17}, {"problem", "checksum mismatch"}}));
   const auto& images = std::get<ReportValue::List>(Field(value, "bad_images").value);
   REQUIRE(images.size() == 1);
   CHECK(Field(images[0], "row") == ReportValue(12));
