@@ -26,6 +26,7 @@
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
+#include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
 #include "interrupt_guard.h"
@@ -40,6 +41,7 @@ namespace h5feed::cli {
 namespace {
 
 struct BenchFlags {
+  Location input;  // FILE; settings.path is its text
   bench::BenchSettings settings;
   bool no_verify = false;
   bool no_map = false;
@@ -66,7 +68,7 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   bar.Finish();
   // After the run: measuring reads the file, which would warm the cache a cold run needs.
   // A remote file's ceiling is its link, which bench measures as the rate it read at.
-  if (!flags.no_ceilings && !report.result.interrupted && !IsRemoteLocation(flags.settings.path)) {
+  if (!flags.no_ceilings && !report.result.interrupted && !flags.input.remote()) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
@@ -231,7 +233,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          Format("; Next() waited %.0f%% of the time; %.1f cores busy", 100 * bench::WaitShare(r),
                 bench::CoresUsed(r)) +
          "\n";
-  if (IsRemoteLocation(f.path) && r.seconds > 0) {
+  if (flags.input.remote() && r.seconds > 0) {
     out += Format(
         "  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
         "folder); a remote file's ceiling is its link (docs/remote.md)\n",
@@ -309,7 +311,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "fraction reached. Batches are consumed as fast as they come (or every --step-ms), so a "
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
-  command->add_option("FILE", s.path,
+  command->add_option("FILE", flags->input,
                       "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
                       "path, or an http(s):// or s3:// URL (docs/remote.md)");
   command
@@ -394,10 +396,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
     if (command->got_subcommand(sweep)) return;
-    if (flags->settings.path.empty()) {
+    if (flags->input.text().empty()) {
       throw CLI::RequiredError("FILE");
     }
-    if (flags->cold && IsRemoteLocation(flags->settings.path)) {
+    flags->settings.path = flags->input.text();
+    if (flags->cold && flags->input.remote()) {
       throw CLI::ValidationError("--cold",
                                  "applies to a local file (its page cache); a remote "
                                  "file's first epoch is cold: give --spill-dir an "

@@ -72,9 +72,11 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                    "K/N|auto"));
 }
 
-OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
-                             const std::string& applies) {
-  OwnSizeFlags given;
+void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope scope) {
+  OwnSizeFlags& given = flags.own_size_flags;
+  given.scope = scope;
+  const std::string applies =
+      scope == OwnSizeScope::kWithoutSize ? "Without --size" : "Encoded images only";
   command
       .add_option("--max-pixels", flags.max_pixels,
                   "Skip (and record) images of more pixels than this, as decompression bombs; "
@@ -110,13 +112,40 @@ OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags,
                      "of 1024). Images at their own size are packed whole into chunks of this "
                      "size, raised to the largest image that may be stored; a version 1 file "
                      "takes the images per chunk nearest it. Default 4M");
-  return given;
 }
 
-int CheckOwnSizeFlags(const std::string& command_name, const OwnSizeFlags& given,
-                      const ConversionFlags& flags) {
-  if (given.smart_threshold->count() > 0 && flags.encoding.rfind("smart", 0) != 0) {
-    return ReportUsageError(command_name, "--smart-threshold applies to --encoding smart only");
+int CheckLayoutFlags(const std::string& command_name, const std::string& input,
+                     const ConversionFlags& flags, const SampleSource* source) {
+  const OwnSizeFlags& given = flags.own_size_flags;
+  const bool max_side = given.max_side && given.max_side->count() > 0;
+  if (!source) {
+    if (flags.one_size && (max_side || flags.encoding != "raw")) {
+      return ReportUsageError(command_name,
+                              "--size stores every image at one size, which leaves nothing for " +
+                                  (max_side ? "--max-side" : "--encoding " + flags.encoding) +
+                                  " to do: give --size, or --max-side and --encoding");
+    }
+    if (given.smart_threshold && given.smart_threshold->count() > 0 &&
+        flags.encoding.rfind("smart", 0) != 0) {
+      return ReportUsageError(command_name, "--smart-threshold applies to --encoding smart only");
+    }
+    return kExitOk;
+  }
+  if (given.scope == OwnSizeScope::kEncodedImages && max_side && !source->own_size()) {
+    return ReportError(command_name,
+                       MakeError(ErrorCode::kInvalidArgument,
+                                 "--max-side applies to encoded images; {} holds an array of "
+                                 "pixels, all of one size, rewritten as they are",
+                                 input));
+  }
+  if (source->own_size() && flags.chunk > 0) {
+    return ReportUsageError(
+        command_name,
+        "--chunk " + std::to_string(flags.chunk) + " counts images per chunk, but the images of " +
+            input +
+            " have different sizes and are stored each at its own (a version 2 file), in "
+            "chunks of whole images of a number of bytes: give --chunk-bytes instead (default "
+            "4M)");
   }
   return kExitOk;
 }
@@ -164,15 +193,7 @@ int RunConversion(const std::string& command_name, const std::string& input,
   options.cancel = &interrupt.flag();
   try {
     std::unique_ptr<SampleSource> source = open_source(*budget);
-    if (source->own_size() && flags.chunk > 0) {
-      return ReportUsageError(
-          command_name,
-          "--chunk " + std::to_string(flags.chunk) +
-              " counts images per chunk, but the images of " + input +
-              " have different sizes and are stored each at its own (a version 2 file), in "
-              "chunks of whole images of a number of bytes: give --chunk-bytes instead (default "
-              "4M)");
-    }
+    if (const int code = CheckLayoutFlags(command_name, input, flags, source.get())) return code;
     const auto [first, end] = PartSlice(source->count(), options.part);
     const int64_t offered = end - first;
     bool show_bar = !flags.quiet && ProgressBar::StderrIsTerminal();

@@ -21,6 +21,21 @@ class Option;
 
 namespace h5feed::cli {
 
+// Which images the options of images at their own size (--max-side, --encoding,
+// --smart-threshold) shape: those of an image folder converted without --size, or a rechunked
+// file's encoded images (an array of pixels is rewritten as it is).
+enum class OwnSizeScope { kWithoutSize, kEncodedImages };
+
+// The options of images at their own size, as AddOwnSizeFlags added them (null for a command
+// without them: `convert cifar`, `convert npy`), so that CheckLayoutFlags can tell which were
+// given.
+struct OwnSizeFlags {
+  OwnSizeScope scope = OwnSizeScope::kWithoutSize;
+  CLI::Option* max_side = nullptr;
+  CLI::Option* encoding = nullptr;
+  CLI::Option* smart_threshold = nullptr;
+};
+
 struct ConversionFlags {
   std::string output;
   int64_t chunk = 0;
@@ -33,6 +48,8 @@ struct ConversionFlags {
   std::string chunk_bytes;
   int max_side = kDefaultMaxSide;
   int64_t max_pixels = kDefaultMaxPixels;
+  OwnSizeFlags own_size_flags;
+  bool one_size = false;  // `convert imagefolder --size`: every image stored at one size
   uint64_t seed = 0;
   bool seed_given = false;
   bool no_shuffle = false;
@@ -51,29 +68,28 @@ struct ConversionFlags {
 // --no-shuffle is given.
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default);
 
-// The options of images decoded and stored each at its own size, as `convert imagefolder`
-// and `rechunk` (of encoded images) take them.
-struct OwnSizeFlags {
-  CLI::Option* max_side = nullptr;
-  CLI::Option* encoding = nullptr;
-  CLI::Option* smart_threshold = nullptr;
-};
+// Adds --max-pixels, --max-side, --encoding, --smart-threshold and --chunk-bytes, and records
+// the options in flags.own_size_flags. The help of --max-side and --encoding begins with the
+// images `scope` names ("Without --size", "Encoded images only").
+void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope scope);
 
-// Adds --max-pixels, --max-side, --encoding, --smart-threshold and --chunk-bytes. `applies`
-// says to which images --max-side and --encoding apply, as the help begins them ("Without
-// --size").
-OwnSizeFlags AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, const std::string& applies);
-
-// Reports (as `command_name`) and returns kExitUsage for --smart-threshold without --encoding
-// smart; kExitOk otherwise.
-int CheckOwnSizeFlags(const std::string& command_name, const OwnSizeFlags& given,
-                      const ConversionFlags& flags);
+// The one check of the options that apply to one layout only: --max-side and --encoding shape
+// images stored each at its own size, --smart-threshold goes with --encoding smart, and --chunk
+// counts images of one size per chunk (images at their own size are packed into chunks of
+// --chunk-bytes). With `source` null (before it is opened), the options against each other:
+// --size with --max-side or another --encoding than raw; with the source opened (`input`, as
+// messages name it), the options against the images it stores. Reports (as `command_name`)
+// and returns the exit code: kExitUsage, or kExitFailed for --max-side given to an array of
+// pixels; kExitOk when the options fit.
+int CheckLayoutFlags(const std::string& command_name, const std::string& input,
+                     const ConversionFlags& flags, const SampleSource* source);
 
 // ConvertOptions::option_names (and MergeOptions') for the command line: "overwrite" is
 // --force.
 OptionNames WriterFlagNames();
 
-// Opens the source (errors reported as such), converts it to flags.output and reports.
+// Opens the source (errors reported as such), checks the options against it
+// (CheckLayoutFlags), converts it to flags.output and reports.
 // `open_source` gets the memory budget of --memory-limit, for a source that decodes within it
 // (ImageFolderOptions::memory). Returns the exit code (exit_codes.h).
 int RunConversion(const std::string& command_name, const std::string& input,

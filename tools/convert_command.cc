@@ -66,26 +66,17 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
                 "center-crop), stretch, or pad (fit inside, zero borders)");
   command->add_flag("--allow-empty", *allow_empty,
                     "Accept class folders with no image (their label is kept)");
-  const OwnSizeFlags own_size = AddOwnSizeFlags(*command, *flags, "Without --size");
+  AddOwnSizeFlags(*command, *flags, OwnSizeScope::kWithoutSize);
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
-      const bool raw = flags->encoding == "raw";
-      if (!size->empty() && (own_size.max_side->count() > 0 || !raw)) {
-        ReportError(
-            "convert imagefolder",
-            MakeError(
-                ErrorCode::kInvalidArgument,
-                "--size stores every image at one size, which leaves nothing for {} to do: give "
-                "--size, or --max-side and --encoding",
-                (own_size.max_side->count() > 0 ? "--max-side" : "--encoding " + flags->encoding)));
-        return kExitUsage;
-      }
-      if (const int usage = CheckOwnSizeFlags("convert imagefolder", own_size, *flags))
+      flags->one_size = !size->empty();
+      if (const int usage = CheckLayoutFlags("convert imagefolder", *input, *flags, nullptr)) {
         return usage;
+      }
       ImageFolderOptions options;
       options.max_side = flags->max_side;
-      options.own_size = !raw;
+      options.own_size = flags->encoding != "raw";
       options.allow_empty = *allow_empty;
       options.max_pixels = flags->max_pixels;
       options.threads = flags->threads;

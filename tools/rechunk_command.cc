@@ -9,8 +9,6 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
-#include "h5feed/error.h"
-#include "make_error.h"
 #include "sources/encoded_hdf5_source.h"
 
 namespace h5feed::cli {
@@ -32,11 +30,11 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
                       "else the only 3-D one, else the only 1-D dataset of encoded images)");
   command->add_option("--labels", options->labels,
                       "The integer label dataset (default: 'labels' if present, else all 0)");
-  const OwnSizeFlags own_size = AddOwnSizeFlags(*command, *flags, "Encoded images only");
+  AddOwnSizeFlags(*command, *flags, OwnSizeScope::kEncodedImages);
   AddConversionFlags(*command, *flags, false);
   command->callback([=, &run] {
     run = [=] {
-      if (const int usage = CheckOwnSizeFlags("rechunk", own_size, *flags)) return usage;
+      if (const int usage = CheckLayoutFlags("rechunk", *input, *flags, nullptr)) return usage;
       return RunConversion(
           "rechunk", *input,
           [&](MemoryBudget& memory) {
@@ -45,15 +43,7 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
             source.max_pixels = flags->max_pixels;
             source.threads = flags->threads;
             source.memory = &memory;
-            std::unique_ptr<SampleSource> opened = OpenRechunkSource(*input, source);
-            if (!opened->own_size() && own_size.max_side->count() > 0) {
-              throw MakeError(
-                  ErrorCode::kInvalidArgument,
-                  "--max-side applies to encoded images; {} holds an array of pixels, all of one "
-                  "size, rewritten as they are",
-                  *input);
-            }
-            return opened;
+            return OpenRechunkSource(*input, source);
           },
           *flags, false);
     };

@@ -42,9 +42,18 @@ TEST_CASE("a bad item is an InvalidArgument error naming the option and the item
   CHECK(ParseNumberList("0", "--cache-mb", 0) == std::vector<int64_t>{0});
 }
 
+// The variants of a file of one image size: each chunk size x each compression.
+std::vector<FileVariant> Variants(const SweepGrid& grid) {
+  std::vector<FileVariant> files;
+  for (int64_t chunk : grid.chunks) {
+    for (const Compression& compression : grid.compressions) files.emplace_back(chunk, compression);
+  }
+  return files;
+}
+
 TEST_CASE("the plan runs every combination grouped by file, adding random and the defaults") {
   const SweepGrid grid = ParseGrid("16,64", "none,zstd:3", "64,256", "chunks:4");
-  const SweepPlan plan = PlanSweep(grid, DefaultRun(36));
+  const SweepPlan plan = PlanSweep(Variants(grid), grid, DefaultRun(36));
   // 2 chunks x 2 compressions, plus the defaults' own file (chunk 36, zstd:3).
   REQUIRE(plan.files.size() == 5);
   CHECK(plan.files[4] == FileVariant{36, Compression::Parse("zstd:3")});
@@ -68,7 +77,7 @@ TEST_CASE("the plan runs every combination grouped by file, adding random and th
 
 TEST_CASE("defaults already in the grid are marked, not run twice") {
   const SweepGrid grid = ParseGrid("36", "zstd:3", "512", "chunks:8,random");
-  const SweepPlan plan = PlanSweep(grid, DefaultRun(36));
+  const SweepPlan plan = PlanSweep(Variants(grid), grid, DefaultRun(36));
   REQUIRE(plan.runs.size() == 2);
   CHECK(plan.runs[0].is_default);
   CHECK(plan.runs[0].in_grid);
@@ -77,21 +86,29 @@ TEST_CASE("defaults already in the grid are marked, not run twice") {
 
 TEST_CASE("an added defaults run sits beside its file variant when the grid has it") {
   const SweepGrid grid = ParseGrid("36,64", "zstd:3", "256", "random");
-  const SweepPlan plan = PlanSweep(grid, DefaultRun(36));
+  const SweepPlan plan = PlanSweep(Variants(grid), grid, DefaultRun(36));
   REQUIRE(plan.files.size() == 2);
   REQUIRE(plan.runs.size() == 3);
   CHECK(plan.runs[1].is_default);
   CHECK(plan.runs[1].file == plan.files[0]);
 }
 
-TEST_CASE("the disk bound covers the largest variant with padding and zstd's worst case") {
-  const SweepGrid grid = ParseGrid("16,1000", "none,zstd:1", "64", "random");
-  const SweepPlan plan = PlanSweep(grid, DefaultRun(16));
-  const int64_t samples = 1001, sample_bytes = 1000;
-  const uint64_t bound = VariantDiskBound(plan, samples, sample_bytes);
-  // chunk 1000 pads 1,001 images to 2,000; zstd may add 0.4%.
-  CHECK(bound >= static_cast<uint64_t>(2000 * 1000 * 1.004));
-  CHECK(bound < (uint64_t{32} << 20));
+TEST_CASE("encodings and chunk bytes parse in canonical names, and bad ones name the option") {
+  const std::vector<StoredEncoding> encodings = ParseEncodings("raw,jpeg,jpeg:90,smart:75");
+  REQUIRE(encodings.size() == 3);
+  CHECK(encodings[1].ToString() == "jpeg:90");
+  CHECK(ParseChunkBytes("64K,1M,1024K") == std::vector<int64_t>{64 << 10, 1 << 20});
+  std::string message;
+  CHECK(CodeOf([] { ParseEncodings("raw,png"); }, &message) == ErrorCode::kInvalidArgument);
+  CHECK(message.find("--encodings: 'png'") != std::string::npos);
+  CHECK(CodeOf([] { ParseChunkBytes("0"); }, &message) == ErrorCode::kInvalidArgument);
+  CHECK(message.find("--chunk-bytes: '0'") != std::string::npos);
+}
+
+TEST_CASE("a variant is named as its rows name it") {
+  CHECK(FileVariant{64, Compression::Parse("zstd:3")}.Name() == "chunk 64, zstd:3");
+  CHECK(FileVariant{StoredEncoding::Parse("jpeg:90"), 4 << 20, Compression::Parse("none")}.Name() ==
+        "jpeg:90, chunks of 4.0 MiB, none");
 }
 
 }  // namespace

@@ -15,10 +15,24 @@
 #include "conversion.h"
 #include "h5feed/error.h"
 #include "make_error.h"
-#include "sources/hdf5_source.h"
-#include "sources/own_size_file_source.h"
 
 namespace h5feed::bench {
+namespace {
+
+// The variant's name as a file name: "chunk 64, zstd:3" is chunk64-zstd:3.
+std::string FileNameOf(const FileVariant& variant) {
+  std::string name;
+  for (const char c : variant.Name()) {
+    if (c == ',') {
+      name += '-';
+    } else if (c != ' ') {
+      name += c;
+    }
+  }
+  return name;
+}
+
+}  // namespace
 
 uint64_t FreeDiskBytes(const std::string& path) {
   struct statvfs info {};
@@ -48,8 +62,9 @@ void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget
   }
 }
 
-RechunkedFiles::RechunkedFiles(std::string source, const std::string& work_folder)
-    : source_(std::move(source)) {
+RechunkedFiles::RechunkedFiles(std::function<std::unique_ptr<SampleSource>()> open_images,
+                               const std::string& work_folder)
+    : open_images_(std::move(open_images)) {
   std::string pattern = work_folder + "/.h5feed-sweep-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     throw MakeError(ErrorCode::kIo, "cannot create a temporary folder in {}: {}", work_folder,
@@ -71,18 +86,12 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
     std::filesystem::remove(current_, ignored);
     current_.clear();
   }
-  const std::string path = folder_ + "/" +
-                           (variant.own_size ? variant.encoding.ToString() + "-bytes" +
-                                                   std::to_string(variant.chunk_bytes)
-                                             : "chunk" + std::to_string(variant.chunk_samples)) +
-                           "-" + variant.compression.ToString() + ".h5";
+  const std::string path = folder_ + "/" + FileNameOf(variant) + ".h5";
   ConvertOptions options;
   options.chunk_images = variant.chunk_samples;
+  options.chunk_bytes = variant.chunk_bytes;
+  options.encoding = variant.encoding;
   options.compression = variant.compression;
-  if (variant.own_size) {
-    options.encoding = variant.encoding;
-    options.chunk_bytes = variant.chunk_bytes;
-  }
   options.shuffle = false;  // keep the source's order: the samplers do the shuffling
   options.threads = threads;
   options.overwrite = true;
@@ -91,10 +100,7 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
   if (progress) {
     options.on_progress = [&progress](const ConvertProgress& p) { progress(p.done, p.total); };
   }
-  // An own-size file's images are decoded at their stored sizes and written again (a JPEG
-  // written as JPEG again is a second generation: own_size_file_source.h).
-  std::unique_ptr<SampleSource> source =
-      variant.own_size ? OpenOwnSizeFile(source_) : OpenHdf5(source_, Hdf5SourceOptions{});
+  const std::unique_ptr<SampleSource> source = open_images_();
   Convert(*source, path, options);
   current_ = path;
   return path;

@@ -1,12 +1,11 @@
 #pragma once
-// The temporary rechunked copies of the sweep's input file: one file variant (chunk size x
-// compression; an own-size file's encoding x chunk bytes) at a time, written through the
-// converter's own code (Convert over an Hdf5 source, as `h5feed rechunk` does; over an
-// own-size file's images decoded at their stored sizes, sources/own_size_file_source.h) into a
-// private folder that is removed with everything in it when this object goes away: at the end of
-// the sweep, on an error, and on Ctrl-C (the sweep's interrupt flag cancels a conversion in
-// progress, which removes its partial file). Only `kill -9` can leave the folder
-// (".h5feed-sweep-XXXXXX" in the work folder) behind.
+// The temporary rechunked copies of the sweep's input file: one file variant at a time,
+// written through the converter's own code (Convert, as `h5feed rechunk` does, over the
+// input's images as FileKind::OpenImages reads them) into a private folder that is removed
+// with everything in it when this object goes away: at the end of the sweep, on an error, and
+// on Ctrl-C (the sweep's interrupt flag cancels a conversion in progress, which removes its
+// partial file). Only `kill -9` can leave the folder (".h5feed-sweep-XXXXXX" in the work
+// folder) behind.
 //
 // The disk is checked before anything is written: the largest variant must fit in the free
 // space of the work folder's filesystem (statvfs) and in the user's budget.
@@ -14,8 +13,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "sample_source.h"
 #include "sweep_plan.h"
 
 namespace h5feed::bench {
@@ -29,22 +30,25 @@ void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget
 
 class RechunkedFiles {
  public:
-  // Creates a fresh private folder in `work_folder`. Throws Error(kIo).
-  RechunkedFiles(std::string source, const std::string& work_folder);
+  // Creates a fresh private folder in `work_folder`. `open_images` opens the input's images
+  // for each variant made. Throws Error(kIo).
+  RechunkedFiles(std::function<std::unique_ptr<SampleSource>()> open_images,
+                 const std::string& work_folder);
   ~RechunkedFiles();  // removes the folder and everything in it
   RechunkedFiles(const RechunkedFiles&) = delete;
   RechunkedFiles& operator=(const RechunkedFiles&) = delete;
 
   const std::string& folder() const { return folder_; }
 
-  // Removes the previous variant, then writes the source as `variant` (source order kept) and
-  // returns its path. `progress(done, total)` is called as images are written. Throws what the
-  // conversion throws: Error(kCancelled) when `cancel` is set, kNoSpace when the disk fills.
+  // Removes the previous variant, then writes the input's images as `variant` (their order
+  // kept) and returns its path. `progress(done, total)` is called as images are written. Throws
+  // what the conversion throws: Error(kCancelled) when `cancel` is set, kNoSpace when the disk
+  // fills.
   std::string Make(const FileVariant& variant, int threads, const std::atomic<bool>* cancel,
                    const std::function<void(int64_t, int64_t)>& progress);
 
  private:
-  std::string source_;
+  std::function<std::unique_ptr<SampleSource>()> open_images_;
   std::string folder_;
   std::string current_;
 };

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "h5feed/error.h"
-#include "h5feed/remote_options.h"
 #include "make_error.h"
 #include "subprocess.h"
 
@@ -51,7 +50,7 @@ std::string LocateReferenceLoaders(const std::string& override_path,
 }
 
 SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string& loader,
-                            const std::string& file, int64_t chunk_samples,
+                            const Location& file, int64_t chunk_samples,
                             const std::string& compression) {
   SweepRow row;
   row.kind = "reference";
@@ -62,7 +61,7 @@ SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string
   row.threads = settings.workers;
   std::vector<std::string> argv = {settings.python, settings.script,
                                    "--loader",      loader,
-                                   "--file",        file,
+                                   "--file",        file.text(),
                                    "--batch",       std::to_string(settings.batch),
                                    "--workers",     std::to_string(settings.workers),
                                    "--json"};
@@ -71,7 +70,7 @@ SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string
   }
   if (!settings.plugin_dir.empty()) argv.insert(argv.end(), {"--plugin-dir", settings.plugin_dir});
   // h5py reads a URL through HDF5's read-only S3 driver (http(s) only: it has no s3:// form).
-  if (IsRemoteLocation(file)) argv.insert(argv.end(), {"--driver", "ros3"});
+  if (file.remote()) argv.insert(argv.end(), {"--driver", "ros3"});
   try {
     const ProcessResult result = RunProcess(argv);
     if (result.exit_code != 0) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/location.h"
 #include "sweep_row.h"
 
 namespace h5feed::bench {
@@ -32,10 +33,11 @@ struct ReferenceSettings {
   double max_seconds = 0;  // 0 = a whole epoch
 };
 
-// Runs one loader on `file` and returns its row (status "failed" with the script's error when
-// it fails; never throws for a failing script). chunk_samples and compression describe the file.
+// Runs one loader on `file` (a URL through HDF5's read-only S3 driver, which reads http(s)://
+// only) and returns its row (status "failed" with the script's error when it fails; never
+// throws for a failing script). chunk_samples and compression describe the file.
 SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string& loader,
-                            const std::string& file, int64_t chunk_samples,
+                            const Location& file, int64_t chunk_samples,
                             const std::string& compression);
 
 }  // namespace h5feed::bench

@@ -10,12 +10,14 @@
 #include <string>
 
 #include "bench/augment_spec.h"
+#include "bench/file_kind.h"
 #include "bench/recommendation.h"
 #include "bench/reference_loaders.h"
 #include "bench/sweep_runner.h"
 #include "command_error.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "index/dataset_index.h"
 #include "interrupt_guard.h"
@@ -34,6 +36,8 @@ struct SweepFlags {
   bench::SweepOptions options;
   std::string chunks = "16,64,256,1024";
   std::string compressions = "none,zstd:1,zstd:3";
+  std::string encodings;    // empty: FileKind's defaults
+  std::string chunk_bytes;  // empty: the input's
   std::string cache_mb = "64,256,1024";
   std::string samplers = "random,chunks:4,chunks:16,quasi";
   int64_t disk_budget_mb = 0;
@@ -44,31 +48,20 @@ struct SweepFlags {
   CLI::Option* compressions_given = nullptr;
 };
 
-// What the input's kind asks of the options (exit 2 when broken): an own-size file's runs must
-// crop to one size (--augment), and its variants are --encodings x --chunk-bytes; a file of one
-// size takes neither. Throws what opening the index throws.
+// What the input's kind asks of the options (exit 2 when broken; file_kind.h). Throws what
+// opening the index throws.
 bool OptionsFitInput(const SweepFlags& f) {
   const bench::SweepOptions& o = f.options;
   index::IndexOptions index_options;
   index_options.remote = o.remote;
-  const bool own_size =
-      index::OpenDatasetIndex(o.input, index_options).stored_layout == StoredLayout::kFlat;
-  const char* problem = nullptr;
-  if (own_size && o.augment.empty()) {
-    problem =
-        "FILE stores its images at their own sizes: every run must crop them to one size; "
-        "give --augment, e.g. --augment rrc=224,flip";
-  } else if (own_size && (f.chunks_given->count() > 0 || f.compressions_given->count() > 0)) {
-    problem =
-        "FILE stores its images at their own sizes, in chunks of a number of bytes: sweep "
-        "--encodings and --chunk-bytes instead of --chunks and --compression";
-  } else if (!own_size && (!o.encodings.empty() || !o.chunk_bytes.empty())) {
-    problem =
-        "--encodings and --chunk-bytes sweep files of images at their own size (format "
-        "version 2); FILE stores one image size: sweep --chunks and --compression";
-  }
-  if (problem) ReportUsageError("bench sweep", problem);
-  return problem == nullptr;
+  const auto kind = bench::FileKind::Of(index::OpenDatasetIndex(o.input.text(), index_options));
+  const std::string problem = kind->OptionsProblem(
+      {.chunks_or_compression = f.chunks_given->count() > 0 || f.compressions_given->count() > 0,
+       .encodings_or_chunk_bytes = !f.encodings.empty() || !f.chunk_bytes.empty(),
+       .augment = !o.augment.empty()},
+      "FILE");
+  if (!problem.empty()) ReportUsageError("bench sweep", problem);
+  return problem.empty();
 }
 
 // The command as it would be typed to reproduce the sweep (the report starts with it).
@@ -83,10 +76,10 @@ std::string CommandLine(const SweepFlags& f) {
   for (const std::string& flag : o.remote_flags) remote += " " + flag;
   // A pre-signed URL's query is left out: the report may be shared.
   std::string variants;
-  if (!o.encodings.empty()) variants += " --encodings " + o.encodings;
-  if (!o.chunk_bytes.empty()) variants += " --chunk-bytes " + o.chunk_bytes;
+  if (!f.encodings.empty()) variants += " --encodings " + f.encodings;
+  if (!f.chunk_bytes.empty()) variants += " --chunk-bytes " + f.chunk_bytes;
   if (variants.empty()) variants = " --chunks " + f.chunks + " --compression " + f.compressions;
-  return "h5feed bench sweep " + DisplayLocation(o.input) + " --out " + o.out_dir + variants +
+  return "h5feed bench sweep " + o.input.display() + " --out " + o.out_dir + variants +
          " --cache-mb " + f.cache_mb + " --sampler " + f.samplers + numbers +
          (o.augment.empty() ? "" : " --augment " + o.augment) + (o.cold ? " --cold" : "") +
          (o.compare_h5py ? " --compare-h5py" : "") + remote;
@@ -96,12 +89,12 @@ int RunSweepCommand(SweepFlags& flags) {
   bench::SweepOptions& o = flags.options;
   try {
     o.grid = bench::ParseGrid(flags.chunks, flags.compressions, flags.cache_mb, flags.samplers);
-    if (!o.encodings.empty()) bench::ParseEncodings(o.encodings);
-    if (!o.chunk_bytes.empty()) bench::ParseChunkBytes(o.chunk_bytes);
+    if (!flags.encodings.empty()) o.grid.encodings = bench::ParseEncodings(flags.encodings);
+    if (!flags.chunk_bytes.empty()) o.grid.chunk_bytes = bench::ParseChunkBytes(flags.chunk_bytes);
   } catch (const Error& e) {
     return ReportUsageError("bench sweep", e.what());
   }
-  if (o.cold && IsRemoteLocation(o.input)) {
+  if (o.cold && o.input.remote()) {
     return ReportUsageError("bench sweep",
                             "--cold applies to a local file (its page cache); a remote file is "
                             "read over its link in every run");
@@ -182,7 +175,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->required()
       ->check(CLI::Validator(
           [](const std::string& file) {
-            return IsRemoteLocation(file) ? std::string() : CLI::ExistingFile(file);
+            return Location(file).remote() ? std::string() : CLI::ExistingFile(file);
           },
           "FILE or URL"));
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
@@ -196,12 +189,12 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                        "Compressions, comma-separated: none, zstd[:L], gzip[:L]")
           ->capture_default_str();
   command->add_option(
-      "--encodings", o.encodings,
+      "--encodings", flags->encodings,
       "For a file of images at their own size (format version 2), in place of --chunks and "
       "--compression: how the variants store each image, comma-separated: raw, jpeg[:Q], "
       "smart[:Q] (default: the file's own, raw and jpeg:90); each is compressed as 'h5feed "
       "convert' does by default (jpeg: none, else zstd:3)");
-  command->add_option("--chunk-bytes", o.chunk_bytes,
+  command->add_option("--chunk-bytes", flags->chunk_bytes,
                       "For a file of images at their own size: bytes of a chunk before "
                       "compression, comma-separated, e.g. 1M,4M (default: the file's)");
   command->add_option("--cache-mb", flags->cache_mb, "Cache sizes in MiB, comma-separated")

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <charconv>
 
-#include "byte_size.h"
 #include "h5feed/error.h"
 #include "make_error.h"
 #include "memory_budget.h"
+#include "sweep_row.h"
 
 namespace h5feed::bench {
 namespace {
@@ -101,20 +101,7 @@ std::vector<int64_t> ParseChunkBytes(std::string_view text) {
 }
 
 std::string FileVariant::Name() const {
-  if (own_size) {
-    return encoding.ToString() + ", chunks of " + ToString(ByteSize(chunk_bytes)) + ", " +
-           compression.ToString();
-  }
-  return "chunk " + std::to_string(chunk_samples) + ", " + compression.ToString();
-}
-
-SweepRun DefaultOwnSizeRun() {
-  SweepRun run = DefaultRun(0);
-  run.file.own_size = true;
-  run.file.encoding = StoredEncoding{};  // raw
-  run.file.chunk_bytes = kDefaultChunkBytes;
-  run.file.compression = run.file.encoding.DefaultCompression();
-  return run;
+  return FileVariantWords(chunk_samples, encoding.ToString(), chunk_bytes, compression.ToString());
 }
 
 SweepRun DefaultRun(int64_t default_chunk_samples) {
@@ -128,37 +115,8 @@ SweepRun DefaultRun(int64_t default_chunk_samples) {
   return run;
 }
 
-namespace {
-
-// The file variants of the grid, in the order they are made.
-std::vector<FileVariant> GridFiles(const SweepGrid& grid, const FileVariant& input) {
-  std::vector<FileVariant> files;
-  if (!grid.own_size) {
-    for (int64_t chunk : grid.chunks) {
-      for (const Compression& compression : grid.compressions) {
-        files.push_back(FileVariant{chunk, compression});
-      }
-    }
-    return files;
-  }
-  for (int64_t bytes : grid.chunk_bytes) {
-    for (const StoredEncoding& encoding : grid.encodings) {
-      FileVariant file;
-      file.own_size = true;
-      file.encoding = encoding;
-      file.chunk_bytes = bytes;
-      const bool is_input =
-          input.own_size && input.encoding == encoding && input.chunk_bytes == bytes;
-      file.compression = is_input ? input.compression : encoding.DefaultCompression();
-      files.push_back(file);
-    }
-  }
-  return files;
-}
-
-}  // namespace
-
-SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults, const FileVariant& input) {
+SweepPlan PlanSweep(const std::vector<FileVariant>& files, const SweepGrid& grid,
+                    const SweepRun& defaults) {
   std::vector<SamplerOptions> samplers = grid.samplers;
   SamplerOptions random;
   random.kind = SamplerOptions::Kind::kRandom;
@@ -167,7 +125,7 @@ SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults, const FileV
   }
   SweepPlan plan;
   bool defaults_in_grid = false;
-  for (const FileVariant& file : GridFiles(grid, input)) {
+  for (const FileVariant& file : files) {
     plan.files.push_back(file);
     for (int64_t cache : grid.cache_mb) {
       for (const SamplerOptions& sampler : samplers) {
@@ -191,33 +149,6 @@ SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults, const FileV
     }
   }
   return plan;
-}
-
-uint64_t VariantDiskBound(const SweepPlan& plan, int64_t samples, int64_t sample_bytes) {
-  uint64_t largest = 0;
-  for (const FileVariant& file : plan.files) {
-    const int64_t chunks = (samples + file.chunk_samples - 1) / file.chunk_samples;
-    const double pixels = double(chunks) * double(file.chunk_samples) * double(sample_bytes);
-    const double stored =
-        file.compression.kind == Compression::Kind::kNone ? pixels : pixels * 1.004 + chunks * 64.0;
-    largest = std::max(largest, static_cast<uint64_t>(stored));
-  }
-  // Labels (8 bytes each), sources, the chunk table, HDF5 metadata: a generous allowance.
-  return largest + static_cast<uint64_t>(samples) * 512 + (uint64_t{16} << 20);
-}
-
-uint64_t OwnSizeVariantDiskBound(const SweepPlan& plan, int64_t samples, uint64_t pixel_bytes,
-                                 int64_t largest_image_bytes) {
-  uint64_t largest = 0;
-  for (const FileVariant& file : plan.files) {
-    const double chunk = static_cast<double>(std::max(file.chunk_bytes, largest_image_bytes));
-    const double stored = file.compression.kind == Compression::Kind::kNone
-                              ? 2.0 * double(pixel_bytes) + 2 * chunk
-                              : double(pixel_bytes) * 1.004 + 2 * chunk;
-    largest = std::max(largest, static_cast<uint64_t>(stored));
-  }
-  // The per-image table (shapes, offsets, sizes, encodings, checksums) beside the labels.
-  return largest + static_cast<uint64_t>(samples) * 1024 + (uint64_t{16} << 20);
 }
 
 }  // namespace h5feed::bench

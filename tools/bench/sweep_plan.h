@@ -1,16 +1,14 @@
 #pragma once
 // What `h5feed bench sweep` runs: the grid of its options, parsed and checked before anything
-// is done, and the order of the runs. Runs are grouped by file variant (chunk size x
-// compression), so each variant is rechunked once and only one exists on disk at a time.
-//
-// A file of images at their own size (format version 2) has no images per chunk: its variants
-// are encodings x chunk bytes (--encodings, --chunk-bytes), each compressed as `h5feed convert`
-// compresses that encoding by default (JPEG: none; raw and smart: zstd:3), except the variant
-// that is how the input is stored, which keeps the input's compression (it is the input).
+// is done, and the order of the runs. Runs are grouped by file variant, so each variant is
+// rechunked once and only one exists on disk at a time. Which variants the grid makes of the
+// input, and h5feed's defaults for it, depend on how the input stores its images: file_kind.h
+// says.
 //
 // Two runs are added to the grid when absent, because the recommendation is stated against
 // them: the `random` sampler (the baseline of shuffle quality and of speed), and h5feed's
-// defaults (the default chunk size for the image shape, zstd:3, a 512 MiB cache, chunks:8).
+// defaults (for a file of one image size: the default chunk size for the image shape, zstd:3,
+// a 512 MiB cache, chunks:8).
 
 #include <cstdint>
 #include <string>
@@ -24,15 +22,16 @@
 namespace h5feed::bench {
 
 struct SweepGrid {
-  std::vector<int64_t> chunks;  // images per chunk
+  // The variants of a file of one image size: images per chunk x compressions.
+  std::vector<int64_t> chunks;
   std::vector<Compression> compressions;
+  // The variants of a file of images at their own size: encodings x C, bytes of a chunk
+  // before compression (empty: FileKind's defaults, from the input).
+  std::vector<StoredEncoding> encodings;
+  std::vector<int64_t> chunk_bytes;
+  // The runs of every variant: cache sizes x samplers.
   std::vector<int64_t> cache_mb;
   std::vector<SamplerOptions> samplers;
-  // Own-size inputs (own_size set): the variants are encodings x chunk bytes, and `chunks` and
-  // `compressions` are unused.
-  bool own_size = false;
-  std::vector<StoredEncoding> encodings;
-  std::vector<int64_t> chunk_bytes;  // C, bytes of a chunk before compression
 };
 
 // "16,64,256" -> {16, 64, 256}: whole numbers from `min` up, duplicates dropped, order kept.
@@ -52,18 +51,24 @@ std::vector<StoredEncoding> ParseEncodings(std::string_view text);
 // Throws Error(kInvalidArgument) naming --chunk-bytes and the bad item.
 std::vector<int64_t> ParseChunkBytes(std::string_view text);
 
+// How one copy of the input stores its images: how its chunks are packed (K images each, or
+// whole images up to C bytes: one of chunk_samples and chunk_bytes is set), how each image is
+// encoded, and how chunks are compressed. These are ConvertOptions' fields of the same names.
 struct FileVariant {
   FileVariant() = default;
-  // A variant of a file of one image size.
+  // Chunks of K images of one size (format version 1), stored raw.
   FileVariant(int64_t chunks, Compression stored) : chunk_samples(chunks), compression(stored) {}
+  // Chunks of C bytes of whole images, each at its own size and stored as `encoding` (format
+  // version 2).
+  FileVariant(StoredEncoding each, int64_t bytes, Compression stored)
+      : compression(stored), encoding(each), chunk_bytes(bytes) {}
 
-  int64_t chunk_samples = 0;  // version 1 files; 0 for own-size ones
+  int64_t chunk_samples = 0;  // K
   Compression compression;
-  // Own-size files (own_size set): each image stored as `encoding`, in chunks of chunk_bytes.
-  bool own_size = false;
-  StoredEncoding encoding;
-  int64_t chunk_bytes = 0;
-  std::string Name() const;  // "chunk 64, zstd:3"; own size: "jpeg:90, chunks of 4 MiB, none"
+  StoredEncoding encoding;  // raw, for chunks of K images
+  int64_t chunk_bytes = 0;  // C
+  // As SweepRow::FileName says it: "chunk 64, zstd:3", or "jpeg:90, chunks of 4 MiB, none".
+  std::string Name() const;
   friend bool operator==(const FileVariant&, const FileVariant&) = default;
 };
 
@@ -80,29 +85,14 @@ struct SweepPlan {
   std::vector<SweepRun> runs;      // grouped by file, in `files` order
 };
 
-// h5feed's default settings for a file whose default chunk size is `default_chunk_samples`.
+// h5feed's default settings (zstd:3, a 512 MiB cache, chunks:8) for a file whose default chunk
+// size is `default_chunk_samples`; FileKind::Defaults puts the file variant right for a file of
+// images at their own size.
 SweepRun DefaultRun(int64_t default_chunk_samples);
 
-// The defaults of an own-size file: `h5feed convert`'s (raw, chunks of 4 MiB, zstd:3), a 512 MiB
-// cache, chunks:8.
-SweepRun DefaultOwnSizeRun();
-
-// Every combination of the grid (plus `random` when absent), and `defaults` when the grid does
-// not hold it. Own-size grids: `input` is how the input is stored; the variant of its encoding
-// and chunk bytes takes its compression.
-SweepPlan PlanSweep(const SweepGrid& grid, const SweepRun& defaults, const FileVariant& input = {});
-
-// The most disk one rechunked variant of `samples` images of `sample_bytes` can take: chunks
-// are padded to full size, zstd can grow incompressible data by ~0.4%, and HDF5 metadata, the
-// chunk table and the labels need a little more. The sweep holds one variant at a time.
-uint64_t VariantDiskBound(const SweepPlan& plan, int64_t samples, int64_t sample_bytes);
-
-// The same for an own-size file whose images' pixels (the sum of H x W x C) are `pixel_bytes`:
-// a variant's stored images are at most their pixels (a JPEG of a photo is smaller), and an
-// uncompressed chunk's zero tail can at most double them (packing starts a new chunk only for an
-// image that does not fit, so every full chunk is more than half full when images are at most
-// half a chunk; the bound allows for larger ones with the chunk size once more).
-uint64_t OwnSizeVariantDiskBound(const SweepPlan& plan, int64_t samples, uint64_t pixel_bytes,
-                                 int64_t largest_image_bytes);
+// Every combination of `files` x the grid's cache sizes x its samplers (plus `random` when
+// absent), and `defaults` when the grid does not hold it.
+SweepPlan PlanSweep(const std::vector<FileVariant>& files, const SweepGrid& grid,
+                    const SweepRun& defaults);
 
 }  // namespace h5feed::bench

@@ -3,15 +3,19 @@
 #include "sweep_row.h"
 
 #include "byte_size.h"
-#include "sweep_plan.h"
 
 namespace h5feed::bench {
 
-std::string SweepRow::FileName() const {
+std::string FileVariantWords(int64_t chunk_samples, const std::string& encoding,
+                             int64_t chunk_bytes, const std::string& compression) {
   if (chunk_bytes > 0) {
     return encoding + ", chunks of " + ToString(ByteSize(chunk_bytes)) + ", " + compression;
   }
   return "chunk " + std::to_string(chunk_samples) + ", " + compression;
+}
+
+std::string SweepRow::FileName() const {
+  return FileVariantWords(chunk_samples, encoding, chunk_bytes, compression);
 }
 
 std::string SweepRow::Settings() const {

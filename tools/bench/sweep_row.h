@@ -74,8 +74,13 @@ struct SweepRow {
   // Settings in words: "chunk 64, zstd:3, cache 256 MiB, chunks:4"; own size: "jpeg:90,
   // chunks of 4 MiB, none, cache 256 MiB, chunks:4".
   std::string Settings() const;
-  // The file variant in words: "chunk 64, zstd:3"; own size: "jpeg:90, chunks of 4 MiB, none".
+  // The file variant in words (FileVariantWords).
   std::string FileName() const;
 };
+
+// A file variant in words: "chunk 64, zstd:3" for chunks of K images, "jpeg:90, chunks of
+// 4 MiB, none" for chunks of C bytes (chunk_bytes > 0) of whole images at their own size.
+std::string FileVariantWords(int64_t chunk_samples, const std::string& encoding,
+                             int64_t chunk_bytes, const std::string& compression);
 
 }  // namespace h5feed::bench

@@ -17,11 +17,9 @@
 #include "bench_run.h"
 #include "byte_size.h"
 #include "ceilings.h"
-#include "enum_names.h"
+#include "file_kind.h"
 #include "h5feed/error.h"
-#include "h5feed/location.h"
 #include "h5feed/remote_options.h"
-#include "h5feed/writer.h"
 #include "index/dataset_index.h"
 #include "make_error.h"
 #include "number_text.h"
@@ -41,85 +39,16 @@ std::string Elapsed(Clock::time_point start) {
   return cli::FormatDuration(std::chrono::duration<double>(Clock::now() - start).count());
 }
 
-// The input's compression in the sweep's words (Compression::ToString: "none", "zstd:3",
-// "gzip:6"), or "other" for a filter h5feed does not write.
-std::string CompressionOf(const index::DatasetIndex& index) {
-  if (index.filters.empty()) return Compression{Compression::Kind::kNone, 0}.ToString();
-  for (const index::FilterStep& f : index.filters) {
-    if (f.kind != index::FilterKind::kZstd && f.kind != index::FilterKind::kDeflate) continue;
-    const Compression::Kind kind =
-        f.kind == index::FilterKind::kZstd ? Compression::Kind::kZstd : Compression::Kind::kDeflate;
-    Compression compression = Compression::Parse(NameOf(kind));  // at the kind's default level
-    if (!f.client_data.empty()) compression.level = static_cast<int>(f.client_data[0]);
-    return compression.ToString();
-  }
-  return "other";
-}
-
-// How an own-size input is stored, as a file variant.
-FileVariant InputVariant(const index::DatasetIndex& input) {
-  const std::string stored = CompressionOf(input);
-  FileVariant file;
-  file.compression = Compression::Parse(stored == "other" ? "none" : stored);
-  file.own_size = true;
-  file.encoding = StoredEncoding::Parse(input.encoding.empty() ? "raw" : input.encoding);
-  file.chunk_bytes = input.chunk_bytes();
-  return file;
-}
-
-// The variants of an own-size input: --encodings (default: the input's own, raw and jpeg:90)
-// x --chunk-bytes (default: the input's).
-void SetOwnSizeGrid(SweepGrid& grid, const SweepOptions& o, const index::DatasetIndex& input) {
-  const FileVariant stored = InputVariant(input);
-  grid.own_size = true;
-  if (o.encodings.empty()) {
-    grid.encodings = {stored.encoding};
-    for (const char* other : {"raw", "jpeg:90"}) {
-      const StoredEncoding encoding = StoredEncoding::Parse(other);
-      if (!(encoding == stored.encoding)) grid.encodings.push_back(encoding);
-    }
-  } else {
-    grid.encodings = ParseEncodings(o.encodings);
-  }
-  grid.chunk_bytes = o.chunk_bytes.empty() ? std::vector<int64_t>{stored.chunk_bytes}
-                                           : ParseChunkBytes(o.chunk_bytes);
-}
-
-// Whether `variant` is exactly how the input h5feed file is stored (same images per chunk, same
-// compression and level), so that rechunking it would only copy it.
-bool IsInputItself(const index::DatasetIndex& input, const FileVariant& variant) {
-  if (input.location.remote()) return true;  // PlanRemoteSweep planned nothing else
-  if ((input.stored_layout == StoredLayout::kFlat) != variant.own_size) return false;
-  if ((input.stored_layout == StoredLayout::kFlat)) {
-    return variant == InputVariant(input);
-  }
-  if (!input.is_h5feed || input.chunk_samples != variant.chunk_samples) return false;
-  const std::string stored = CompressionOf(input);
-  if (stored == "other") return false;
-  return Compression::Parse(stored) == variant.compression;
-}
-
 // The plan for a remote input: the grid's caches and samplers (and h5feed's defaults) over the
 // file as it is stored.
-SweepPlan PlanRemoteSweep(SweepGrid grid, const index::DatasetIndex& input,
+SweepPlan PlanRemoteSweep(const SweepGrid& grid, const FileKind& kind, const std::string& path,
                           const std::function<void(const std::string&)>& say) {
-  const std::string stored = CompressionOf(input);
-  const FileVariant as_stored =
-      (input.stored_layout == StoredLayout::kFlat)
-          ? InputVariant(input)
-          : FileVariant{input.chunk_samples,
-                        Compression::Parse(stored == "other" ? "none" : stored)};
-  say("sweep " + input.path + " is remote: measured as it is stored (" + as_stored.Name() +
+  say("sweep " + path + " is remote: measured as it is stored (" + kind.stored().Name() +
       "), over the caches and samplers asked for; to compare chunk sizes and compressions, "
       "sweep a local copy, then upload the best");
-  grid.chunks = {as_stored.chunk_samples};
-  grid.compressions = {as_stored.compression};
-  grid.own_size = as_stored.own_size;
-  grid.encodings = {as_stored.encoding};
-  grid.chunk_bytes = {as_stored.chunk_bytes};
-  SweepRun defaults = DefaultRun(as_stored.chunk_samples);
-  defaults.file = as_stored;
-  return PlanSweep(grid, defaults, as_stored);
+  SweepRun defaults = kind.Defaults();
+  defaults.file = kind.stored();
+  return PlanSweep({kind.stored()}, grid, defaults);
 }
 
 // Reading the file once brings it into the page cache, so no run pays for the first disk read
@@ -168,7 +97,7 @@ double Number(const nlohmann::json& j, const char* key) {
 // With --augment: what the augmentation alone costs on the input, the most any run delivers.
 std::string AugmentNote(const SweepOptions& o, int threads) {
   const AugmentCost cost =
-      MeasureAugmentCost(o.input, ParseAugmentSpec(o.augment), threads, o.batch, 0);
+      MeasureAugmentCost(o.input.text(), ParseAugmentSpec(o.augment), threads, o.batch, 0);
   return "Every run augments (--augment " + o.augment + ", float32 " +
          std::to_string(cost.out_height) + "x" + std::to_string(cost.out_width) +
          "): the augmentation alone transforms " + Fixed("%.0f", cost.images_per_s) +
@@ -176,15 +105,12 @@ std::string AugmentNote(const SweepOptions& o, int threads) {
 }
 
 // One combination: `h5feed bench FILE --json ...` in a child. Returns false when Ctrl-C
-// stopped it (the row is then dropped).
+// stopped it (the row is then dropped). The caller fills in the file's chunk_samples.
 bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file, SweepRow& row) {
   row.kind = run.in_grid ? "grid" : "defaults";
-  row.chunk_samples = run.file.chunk_samples;
   row.compression = run.file.compression.ToString();
-  if (run.file.own_size) {
-    row.encoding = run.file.encoding.ToString();
-    row.chunk_bytes = run.file.chunk_bytes;
-  }
+  row.encoding = run.file.encoding.ToString();
+  row.chunk_bytes = run.file.chunk_bytes;
   row.cache_mb = run.cache_mb;
   row.sampler = run.sampler.ToString();
   row.is_default = run.is_default;
@@ -298,42 +224,23 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   SweepOutcome outcome;
   index::IndexOptions index_options;
   index_options.remote = o.remote;
-  const index::DatasetIndex input = index::OpenDatasetIndex(o.input, index_options);
+  const index::DatasetIndex input = index::OpenDatasetIndex(o.input.text(), index_options);
+  const std::unique_ptr<const FileKind> kind = FileKind::Of(input);
+  const std::string problem = kind->OptionsProblem(
+      {.encodings_or_chunk_bytes = !o.grid.encodings.empty() || !o.grid.chunk_bytes.empty(),
+       .augment = !o.augment.empty()},
+      input.path);
+  if (!problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
   // A remote file cannot be rewritten where it is served, nor has it a page cache: it is
   // measured as it is stored, over caches and samplers, and its ceiling is its link.
-  const bool remote = IsRemoteLocation(o.input);
-  if ((input.stored_layout == StoredLayout::kFlat) && o.augment.empty()) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} stores its images at their own sizes: every run must crop them to one size; give "
-        "--augment, e.g. --augment rrc=224,flip",
-        input.path);
-  }
-  if (!(input.stored_layout == StoredLayout::kFlat) &&
-      (!o.encodings.empty() || !o.chunk_bytes.empty())) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "--encodings and --chunk-bytes sweep files of images at their own size (format version 2); "
-        "{} stores one image size: sweep --chunks and --compression",
-        input.path);
-  }
-  SweepGrid grid = o.grid;
-  if ((input.stored_layout == StoredLayout::kFlat)) SetOwnSizeGrid(grid, o, input);
-  const SweepPlan plan =
-      remote ? PlanRemoteSweep(grid, input, say)
-      : (input.stored_layout == StoredLayout::kFlat)
-          ? PlanSweep(grid, DefaultOwnSizeRun(), InputVariant(input))
-          : PlanSweep(grid, DefaultRun(DefaultChunkImages(input.shape, input.samples)));
+  const bool remote = o.input.remote();
+  const SweepPlan plan = remote ? PlanRemoteSweep(o.grid, *kind, input.path, say)
+                                : PlanSweep(kind->Variants(o.grid), o.grid, kind->Defaults());
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", o.out_dir, error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
-  uint64_t pixel_bytes = 0;  // own size: the sum of the images' H x W x C
-  for (int64_t row = 0; row < input.samples; ++row) pixel_bytes += input.rows.at(row).shape.bytes();
-  const uint64_t needed =
-      (input.stored_layout == StoredLayout::kFlat)
-          ? OwnSizeVariantDiskBound(plan, input.samples, pixel_bytes, input.sample_bytes())
-          : VariantDiskBound(plan, input.samples, input.sample_bytes());
+  const uint64_t needed = kind->DiskBound(plan);
   CheckDiskBudget(work, needed, o.disk_budget);
   say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
       std::to_string(plan.files.size()) + " file variants; up to " + ToString(ByteSize(needed)) +
@@ -349,14 +256,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         ", /proc/meminfo) at the start of the sweep. A file that does not fit is read from disk "
         "in every epoch once the page cache drops it.");
   }
-  if ((input.stored_layout == StoredLayout::kFlat)) {
-    context.notes.push_back(
-        "The input stores its images at their own sizes (" + input.encoding +
-        "): its variants are encodings x chunk bytes, each made by decoding the input's images "
-        "at their stored sizes and writing them again. The input's own encoding and chunk "
-        "size are measured on the input itself; any other JPEG variant made from a JPEG input "
-        "is a second generation of JPEG compression.");
-    say(context.notes.back());
+  if (const std::string note = kind->Note(); !note.empty()) {
+    context.notes.push_back(note);
+    say(note);
   }
   const int threads = o.threads > 0 ? o.threads : UsableCores();
   if (!o.augment.empty()) {
@@ -372,7 +274,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   ResultsCsv csv(outcome.csv_path);
   const auto start = Clock::now();
   {
-    RechunkedFiles files(o.input, work);
+    RechunkedFiles files([&] { return kind->OpenImages(o.input.text()); }, work);
     size_t done = 0;
     for (size_t f = 0; f < plan.files.size() && !cancel; ++f) {
       const FileVariant& variant = plan.files[f];
@@ -380,12 +282,12 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       std::string files_done = "[";
       files_done += std::to_string(f + 1) + "/" + std::to_string(plan.files.size()) + " files] ";
       std::string path;
-      if (IsInputItself(input, variant)) {
+      if (remote || kind->IsInput(variant)) {
         // Rewriting it would give the same file, minutes later (rechunking dominates a sweep).
         say(files_done + variant.Name() +
             " is how the input is stored: measured as it is, "
             "not rewritten; measuring the ceilings ...");
-        path = o.input;
+        path = o.input.text();
       } else {
         say(files_done + "rechunking to " + variant.Name() + " ...");
         const auto rechunk_start = Clock::now();
@@ -402,16 +304,16 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       ceiling_options.threads = threads;
       const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
       FileSize file_size{remote ? input.file_bytes : fs::file_size(path), available};
-      // An own-size variant's chunks hold as many images as fit: the most any holds.
+      // The rows name the most images a chunk of the file holds: K, or as many as fit C bytes.
       const int64_t chunk_samples =
-          variant.own_size && !remote && path != o.input
-              ? index::OpenDatasetIndex(path, index::IndexOptions{}).chunk_samples
-              : input.chunk_samples;
+          path == o.input.text()
+              ? input.chunk_samples
+              : index::OpenDatasetIndex(path, index::IndexOptions{}).chunk_samples;
       for (const SweepRun& run : plan.runs) {
         if (!(run.file == variant) || cancel) continue;
         SweepRow row;
         if (!RunOne(o, run, path, row)) break;
-        if (variant.own_size) row.chunk_samples = chunk_samples;
+        row.chunk_samples = chunk_samples;
         if (remote) {
           ApplyRemoteFile(row, file_size);
         } else {
@@ -425,24 +327,21 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     }
   }  // the rechunked files are removed here, Ctrl-C or not
   // h5py reads a URL through HDF5's ROS3 driver, which has no s3:// form.
-  const bool h5py_reads_it = Location(o.input).scheme() != Location::Scheme::kS3;
-  if (o.compare_h5py && !h5py_reads_it && !(input.stored_layout == StoredLayout::kFlat)) {
-    context.notes.push_back(
-        "No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not "
-        "s3://; sweep a pre-signed URL of the object to compare");
-    say(context.notes.back());
+  std::string no_reference = kind->NoReferenceLoaders();
+  if (no_reference.empty() && o.input.scheme() == Location::Scheme::kS3) {
+    no_reference =
+        "No h5py reference: h5py's ROS3 driver reads http(s):// URLs, not s3://; sweep a "
+        "pre-signed URL of the object to compare";
   }
-  if (o.compare_h5py && (input.stored_layout == StoredLayout::kFlat)) {
-    context.notes.push_back(
-        "No reference loaders (--compare-h5py): they read a file of one image size, and this "
-        "one stores its images at their own sizes");
-    say(context.notes.back());
-  }
-  if (o.compare_h5py && h5py_reads_it && !(input.stored_layout == StoredLayout::kFlat) && !cancel) {
-    if (!o.cold && !remote) WarmPageCache(o.input);
+  if (o.compare_h5py && !no_reference.empty()) {
+    context.notes.push_back(no_reference);
+    say(no_reference);
+  } else if (o.compare_h5py && !cancel) {
+    if (!o.cold && !remote) WarmPageCache(o.input.text());
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;
-    const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(o.input, ceiling_options);
+    const Ceilings ceilings =
+        remote ? Ceilings{} : MeasureCeilings(o.input.text(), ceiling_options);
     for (const std::string& loader : ReferenceLoaderNames()) {
       if (cancel) break;
       say("reference: DataLoader + h5py, " + loader + " ...");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "recommendation.h"
 #include "reference_loaders.h"
@@ -26,17 +27,14 @@
 namespace h5feed::bench {
 
 struct SweepOptions {
-  std::string input;       // the file to sweep
+  Location input;          // the file to sweep
   std::string out_dir;     // results.csv, report.md, throughput.png (created when absent)
   std::string work_dir;    // where the rechunked copies go; empty = out_dir
   std::string executable;  // this h5feed, run as `h5feed bench --json` per combination
   std::string command_line;
+  // The variants' axes the input's kind takes (file_kind.h: encodings and chunk bytes are
+  // refused, kInvalidArgument, for a file of one image size) and the runs' caches x samplers.
   SweepGrid grid;
-  // Own-size inputs (format version 2): the encodings and chunk bytes to sweep, as
-  // ParseEncodings and ParseChunkBytes read them; empty: the input's encoding, raw and jpeg:90,
-  // and the input's chunk bytes. Refused (kInvalidArgument) for other inputs.
-  std::string encodings;
-  std::string chunk_bytes;
   int64_t batch = 256;
   int threads = 0;  // 0 = all usable cores
   int slots = 4;
@@ -61,7 +59,8 @@ struct SweepOutcome {
 };
 
 // Throws Error for what stops the sweep before it starts (unreadable input, no disk space,
-// unwritable DIR; kInvalidArgument for an own-size input without `augment`, whose runs need a
+// unwritable DIR; kInvalidArgument for options the input's kind refuses, FileKind::
+// OptionsProblem: a file of images at their own size without `augment`, whose runs need a
 // crop to one size); a failing run becomes a "failed" row instead. `say` gets progress lines.
 SweepOutcome RunSweep(const SweepOptions& options, const std::atomic<bool>& cancel,
                       const std::function<void(const std::string&)>& say);
