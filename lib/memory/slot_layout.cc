@@ -52,14 +52,6 @@ Regions Place(int64_t capacity, size_t image_bytes, const SlotContents& contents
   return r;
 }
 
-SlotContents FloatImages(const ImageShape& shape, bool normalized) {
-  SlotContents contents;
-  if (normalized && shape.bytes() > 0) {
-    contents.output_image_bytes = static_cast<size_t>(shape.bytes()) * sizeof(float);
-  }
-  return contents;
-}
-
 }  // namespace
 
 SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents)
@@ -95,11 +87,6 @@ size_t SlotLayout::LabelsGroupBytes(int64_t capacity, int64_t row_orders) noexce
   return regions.labels_group_end - regions.labels;
 }
 
-SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, bool normalized)
-    : SlotLayout(capacity, shape, FloatImages(shape, normalized)) {
-  float_images_ = normalized;
-}
-
 SlotView SlotLayout::View(std::span<uint8_t> slot) const {
   if (slot.size() < bytes_) {
     throw MakeError(ErrorCode::kInternal, "slot layout: slot of {} bytes, layout needs {}",
@@ -117,10 +104,6 @@ SlotView SlotLayout::View(std::span<uint8_t> slot) const {
   }
   if (normalized()) {
     view.output = {base + output_offset_, rows * contents_.output_image_bytes};
-    if (float_images_) {
-      view.normalized = {reinterpret_cast<float*>(base + output_offset_),
-                         rows * static_cast<size_t>(shape_.bytes())};
-    }
   }
   return view;
 }

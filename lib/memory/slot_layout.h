@@ -25,10 +25,8 @@ struct SlotView {
   std::span<uint8_t> images;
   std::span<int64_t> labels;
   std::span<int64_t> indices;
-  std::span<int64_t> orders;    // row_orders x capacity; empty unless the layout has them
-  std::span<uint8_t> output;    // normalized images, any type and layout; empty unless normalizing
-  std::span<float> normalized;  // `output` as floats when its images are float32 CxHxW
-                                // (the bool constructor); empty otherwise
+  std::span<int64_t> orders;  // row_orders x capacity; empty unless the layout has them
+  std::span<uint8_t> output;  // normalized images, any type and layout; empty unless normalizing
 };
 
 // What a slot holds beyond images, labels and indices.
@@ -45,8 +43,6 @@ class SlotLayout {
   // Throws Error(kInvalidArgument) for capacity < 1, an empty image shape, or a slot larger
   // than size_t counts.
   SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents);
-  // normalized: float32 C x H x W images in `output` (and `normalized`).
-  SlotLayout(int64_t capacity, const ImageShape& shape, bool normalized);
 
   // The rule the constructor lays slots out by, for who sizes memory before there is a layout
   // or without one: bytes() of a slot of `capacity` rows of `image_bytes` images holding
@@ -78,7 +74,6 @@ class SlotLayout {
   int64_t capacity_;
   ImageShape shape_;
   SlotContents contents_;
-  bool float_images_ = false;
   size_t labels_offset_ = 0;
   size_t indices_offset_ = 0;
   size_t orders_offset_ = 0;

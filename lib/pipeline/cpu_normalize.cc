@@ -69,15 +69,4 @@ void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64
   }
 }
 
-void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const transform::NormalizeParams& params, std::span<float> dest) {
-  if (params.channels != shape.channels) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "normalize: parameters for {} channels applied to images of {}",
-                    params.channels, shape.channels);
-  }
-  NormalizeBatch(src, shape, images, transform::PlainOutputSpec(params, shape), SampleKeys{},
-                 {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});
-}
-
 }  // namespace h5feed::pipeline

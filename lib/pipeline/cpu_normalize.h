@@ -36,8 +36,4 @@ void NormalizeViews(std::span<const uint8_t> src, const ImageShape& shape, int64
                     const transform::OutputViews& views, const SampleKeys& keys, int64_t capacity,
                     std::span<uint8_t> dest);
 
-// The plain case: float32 NCHW, no augmentation (what normalize = true delivers by default).
-void NormalizeBatch(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
-                    const transform::NormalizeParams& params, std::span<float> dest);
-
 }  // namespace h5feed::pipeline

@@ -200,8 +200,4 @@ OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& sh
   return MakeViewSpec(normalize, shape, output.augment, output, seed, 0, "output.augment", names);
 }
 
-OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape) {
-  return MakeOutputSpec(normalize, shape, OutputOptions{}, 0);
-}
-
 }  // namespace h5feed::transform

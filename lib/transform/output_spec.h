@@ -63,7 +63,4 @@ OutputSpec MakeOutputSpec(const NormalizeParams& normalize, const ImageShape& sh
                           const OutputOptions& output, uint64_t seed,
                           const OptionNames& names = {});
 
-// float32 NCHW at the stored size, no augmentation (the default OutputOptions).
-OutputSpec PlainOutputSpec(const NormalizeParams& normalize, const ImageShape& shape);
-
 }  // namespace h5feed::transform

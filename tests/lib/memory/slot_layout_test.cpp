@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "float_slots.h"
 #include "h5feed/error.h"
 
 namespace h5feed::memory {
@@ -16,14 +17,14 @@ bool Aligned(const void* p) {
 }
 
 TEST_CASE("a slot holds images, labels and indices in aligned, disjoint regions") {
-  SlotLayout layout(5, {3, 3, 3}, false);  // 27-byte images: nothing is naturally aligned
+  SlotLayout layout(5, {3, 3, 3}, SlotContents{});  // 27-byte images: nothing is naturally aligned
   alignas(256) static uint8_t slot[4096];
   REQUIRE(layout.bytes() <= sizeof(slot));
   SlotView view = layout.View(slot);
   CHECK(view.images.size() == 5 * 27);
   CHECK(view.labels.size() == 5);
   CHECK(view.indices.size() == 5);
-  CHECK(view.normalized.empty());
+  CHECK(view.output.empty());
   CHECK(Aligned(view.images.data()));
   CHECK(Aligned(view.labels.data()));
   CHECK(Aligned(view.indices.data()));
@@ -33,23 +34,22 @@ TEST_CASE("a slot holds images, labels and indices in aligned, disjoint regions"
 }
 
 TEST_CASE("a normalizing slot adds a float region after the others") {
-  SlotLayout plain(4, {8, 8, 3}, false);
-  SlotLayout layout(4, {8, 8, 3}, true);
+  SlotLayout plain(4, {8, 8, 3}, SlotContents{});
+  SlotLayout layout(4, {8, 8, 3}, testing::FloatImages({8, 8, 3}));
   std::vector<uint8_t> storage(layout.bytes() + 256);
   auto base = reinterpret_cast<uintptr_t>(storage.data());
   std::span<uint8_t> slot(storage.data() + (256 - base % 256) % 256, layout.bytes());
   SlotView view = layout.View(slot);
-  CHECK(view.normalized.size() == 4 * 8 * 8 * 3);
-  CHECK(Aligned(view.normalized.data()));
-  CHECK(reinterpret_cast<uint8_t*>(view.normalized.data()) >=
-        reinterpret_cast<uint8_t*>(view.indices.data() + 4));
+  CHECK(testing::Floats(view.output).size() == 4 * 8 * 8 * 3);
+  CHECK(Aligned(view.output.data()));
+  CHECK(view.output.data() >= reinterpret_cast<uint8_t*>(view.indices.data() + 4));
   CHECK(layout.bytes() == plain.bytes() + 4 * 8 * 8 * 3 * sizeof(float));
 }
 
 TEST_CASE("a slot smaller than its layout or an empty shape is refused") {
-  CHECK_THROWS_AS(SlotLayout(0, {2, 2, 3}, false), Error);
-  CHECK_THROWS_AS(SlotLayout(2, {0, 2, 3}, false), Error);
-  SlotLayout layout(2, {2, 2, 3}, false);
+  CHECK_THROWS_AS(SlotLayout(0, {2, 2, 3}, SlotContents{}), Error);
+  CHECK_THROWS_AS(SlotLayout(2, {0, 2, 3}, SlotContents{}), Error);
+  SlotLayout layout(2, {2, 2, 3}, SlotContents{});
   std::vector<uint8_t> small(layout.bytes() - 1);
   CHECK_THROWS_AS(layout.View(small), Error);
 }
@@ -66,7 +66,7 @@ TEST_CASE("the static sizes are the layout's own, and a slot too large to count 
 
   constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
   CHECK(SlotLayout::Bytes(kHuge, 1 << 20, SlotContents{}) == std::numeric_limits<size_t>::max());
-  CHECK_THROWS_AS(SlotLayout(kHuge, {1024, 1024, 3}, false), Error);
+  CHECK_THROWS_AS(SlotLayout(kHuge, {1024, 1024, 3}, SlotContents{}), Error);
 }
 
 }  // namespace

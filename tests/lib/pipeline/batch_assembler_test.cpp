@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "lib/memory/float_slots.h"
 #include "pipeline/cpu_normalize.h"
 #include "pipeline/echo.h"
+#include "plain_normalize.h"
 #include "sampler/permutation.h"
 #include "synthetic_dataset.h"
 
@@ -26,6 +28,9 @@ using transform::MakeOutputViews;
 using transform::NormalizeParams;
 
 using namespace std::chrono_literals;
+using testing::FloatImages;
+using testing::Floats;
+using testing::NormalizePlain;
 using testing::SyntheticDataset;
 
 struct RigOptions {
@@ -46,7 +51,7 @@ struct Rig {
         data(o.samples, o.chunk_samples, o.shape),
         cache(data.chunk_bytes(), o.cache_bytes, cache::EvictionPolicy::kBelady,
               data.LoadFunction()),
-        layout(o.batch, o.shape, o.normalize),
+        layout(o.batch, o.shape, o.normalize ? FloatImages(o.shape) : memory::SlotContents{}),
         pool(o.slots, layout.bytes(), nullptr),
         gatherer(cache,
                  RowLocator(static_cast<int64_t>(data.labels().size()), o.chunk_samples, o.shape),
@@ -213,8 +218,8 @@ TEST_CASE("normalized batches hold NormalizeBatch of their images") {
     CheckContents(rig.data, batch);
     std::vector<float> expected(static_cast<size_t>(batch.rows * options.shape.bytes()));
     arena.execute(
-        [&] { NormalizeBatch(batch.view.images, options.shape, batch.rows, params, expected); });
-    CHECK(std::equal(expected.begin(), expected.end(), batch.view.normalized.begin()));
+        [&] { NormalizePlain(batch.view.images, options.shape, batch.rows, params, expected); });
+    CHECK(std::equal(expected.begin(), expected.end(), Floats(batch.view.output).begin()));
     ++batches;
   }
   CHECK(batches == 18);

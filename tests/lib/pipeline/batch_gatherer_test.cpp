@@ -25,7 +25,7 @@ using testing::SyntheticDataset;
 // A slot-sized buffer with its layout, aligned as SlotLayout asks.
 struct TestSlot {
   TestSlot(int64_t capacity, const ImageShape& shape)
-      : layout(capacity, shape, false), storage(layout.bytes() + 256) {
+      : layout(capacity, shape, memory::SlotContents{}), storage(layout.bytes() + 256) {
     auto base = reinterpret_cast<uintptr_t>(storage.data());
     view = layout.View({storage.data() + (256 - base % 256) % 256, layout.bytes()});
   }

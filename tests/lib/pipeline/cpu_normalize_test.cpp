@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "plain_normalize.h"
 #include "transform/float_convert.h"
 
 namespace h5feed::pipeline {
@@ -48,7 +49,7 @@ void CheckAgainstReference(const ImageShape& shape, int64_t images, int threads)
   std::vector<uint8_t> src = Pattern(static_cast<size_t>(images * shape.bytes()));
   std::vector<float> dest(src.size(), -100.0f);
   tbb::task_arena arena(threads);
-  arena.execute([&] { NormalizeBatch(src, shape, images, params, dest); });
+  arena.execute([&] { testing::NormalizePlain(src, shape, images, params, dest); });
   int64_t mismatches = 0;
   int64_t not_exact = 0;
   for (int64_t n = 0; n < images; ++n) {
@@ -225,9 +226,9 @@ TEST_CASE("normalizing rows outside the batch or with the wrong channels is refu
   const NormalizeParams params = MakeNormalizeParams(kMean.data(), kStd.data(), 3, 3);
   std::vector<uint8_t> src(2 * 12);
   std::vector<float> dest(2 * 12);
-  CHECK_THROWS_AS(NormalizeBatch(src, {2, 2, 3}, 3, params, dest), Error);
-  CHECK_THROWS_AS(NormalizeBatch(src, {2, 6, 1}, 2, params, dest), Error);
-  CHECK_NOTHROW(NormalizeBatch(src, {2, 2, 3}, 0, params, dest));
+  CHECK_THROWS_AS(testing::NormalizePlain(src, {2, 2, 3}, 3, params, dest), Error);
+  CHECK_THROWS_AS(testing::NormalizePlain(src, {2, 6, 1}, 2, params, dest), Error);
+  CHECK_NOTHROW(testing::NormalizePlain(src, {2, 2, 3}, 0, params, dest));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "lib/memory/float_slots.h"
 #include "sampler/permutation.h"
 
 namespace h5feed::pipeline {
@@ -41,7 +42,7 @@ TEST_CASE("the echo seed is the documented chain of SplitMix64 steps") {
 }
 
 TEST_CASE("a permuted copy moves every array of a row together") {
-  memory::SlotLayout layout(6, {2, 3, 3}, true);
+  memory::SlotLayout layout(6, {2, 3, 3}, testing::FloatImages({2, 3, 3}));
   std::vector<uint8_t> a(layout.bytes() + 256), b(layout.bytes() + 256);
   auto aligned = [&](std::vector<uint8_t>& v) {
     auto base = reinterpret_cast<uintptr_t>(v.data());
@@ -49,11 +50,13 @@ TEST_CASE("a permuted copy moves every array of a row together") {
   };
   memory::SlotView from = layout.View(aligned(a));
   memory::SlotView to = layout.View(aligned(b));
+  const std::span<float> from_floats = testing::Floats(from.output);
+  const std::span<float> to_floats = testing::Floats(to.output);
   const int64_t image = layout.shape().bytes();
   for (int64_t r = 0; r < 6; ++r) {
     for (int64_t j = 0; j < image; ++j) {
       from.images[static_cast<size_t>(r * image + j)] = static_cast<uint8_t>(r * 10 + j);
-      from.normalized[static_cast<size_t>(r * image + j)] = static_cast<float>(r) + j / 100.0f;
+      from_floats[static_cast<size_t>(r * image + j)] = static_cast<float>(r) + j / 100.0f;
     }
     from.labels[static_cast<size_t>(r)] = 100 + r;
     from.indices[static_cast<size_t>(r)] = 1000 + r;
@@ -67,7 +70,7 @@ TEST_CASE("a permuted copy moves every array of a row together") {
     CHECK(to.indices[i] == 1000 + r);
     for (int64_t j = 0; j < image; ++j) {
       CHECK(to.images[i * static_cast<size_t>(image) + static_cast<size_t>(j)] == r * 10 + j);
-      CHECK(to.normalized[i * static_cast<size_t>(image) + static_cast<size_t>(j)] ==
+      CHECK(to_floats[i * static_cast<size_t>(image) + static_cast<size_t>(j)] ==
             static_cast<float>(r) + j / 100.0f);
     }
   }
