@@ -19,9 +19,9 @@
 #include "enum_names.h"
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
-#include "inspect/file_summary.h"
 #include "probe/open_probe_protocol.h"
 #include "source/open_chunk_source.h"
+#include "summary/file_summary.h"
 
 namespace {
 
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     if (request.what == "index") {
       OpenAsLoader(request);
     } else {
-      inspect::SummarizeFile(request.path, request.remote);
+      summary::SummarizeFile(request.path, request.remote);
     }
   } catch (const Error& e) {  // ordinary: the caller throws it (open_probe_protocol.h)
     std::fprintf(stderr, "%s%s\n", probe::kErrorMarker, e.what());

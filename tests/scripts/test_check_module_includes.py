@@ -128,10 +128,10 @@ def test_internal_code_outside_its_module_namespace_fails(tree):
 
 
 def test_the_command_including_an_internal_header_fails(tree):
-    add_line(tree / "tools" / "inspect_command.cc", '#include "inspect/file_summary.h"', at=2)
+    add_line(tree / "tools" / "inspect_command.cc", '#include "summary/file_summary.h"', at=2)
     status, output = check(tree)
     assert status == 1
-    assert ('tools/inspect_command.cc:3: #include "inspect/file_summary.h" uses inspect, but '
+    assert ('tools/inspect_command.cc:3: #include "summary/file_summary.h" uses summary, but '
             "tools/ may use only the public headers and") in output
 
 

@@ -17,10 +17,9 @@ namespace h5feed::testing {
 // images', rows outside `src`.
 inline void NormalizePlain(std::span<const uint8_t> src, const ImageShape& shape, int64_t images,
                            const transform::NormalizeParams& params, std::span<float> dest) {
-  pipeline::NormalizeBatch(src, shape, images,
-                           transform::MakeOutputSpec(params, shape, OutputOptions{}, 0),
-                           pipeline::SampleKeys{},
-                           {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});
+  pipeline::NormalizeBatch(
+      src, shape, images, transform::MakeOutputSpec(params, shape, OutputOptions{}, 0),
+      pipeline::SampleKeys{}, {reinterpret_cast<uint8_t*>(dest.data()), dest.size_bytes()});
 }
 
 }  // namespace h5feed::testing

@@ -7,10 +7,10 @@
 #include <chrono>
 
 #include "h5feed/error.h"
-#include "inspect/file_summary.h"
 #include "make_error.h"
 #include "probe/open_probe.h"
 #include "remote_options_check.h"
+#include "summary/file_summary.h"
 
 namespace h5feed {
 
@@ -32,7 +32,7 @@ FileSummary InspectFile(const std::string& path, const InspectOptions& options) 
       if (options.on_warning) options.on_warning(warning);
     });
   }
-  return inspect::SummarizeFile(path, options.remote);
+  return summary::SummarizeFile(path, options.remote);
 }
 
 }  // namespace h5feed

@@ -1,6 +1,6 @@
 // SummarizeClasses (class_summary.h).
 
-#include "inspect/class_summary.h"
+#include "summary/class_summary.h"
 
 #include <algorithm>
 
@@ -8,10 +8,10 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
-#include "inspect/label_order.h"
 #include "io/resource_limits.h"
+#include "summary/label_order.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 namespace {
 
 // Without class names, the classes are "0".."max label": a table of at most this many rows
@@ -73,4 +73,4 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
   }
 }
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

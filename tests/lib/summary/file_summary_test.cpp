@@ -1,4 +1,4 @@
-#include "inspect/file_summary.h"
+#include "summary/file_summary.h"
 
 #include <doctest/doctest.h>
 
@@ -14,7 +14,7 @@
 #include "support/caught_error.h"
 #include "support/temp_folder.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 namespace {
 
 using testing::TempFolder;
@@ -371,4 +371,4 @@ TEST_CASE("missing, non-HDF5 and truncated files are clear errors") {
 }
 
 }  // namespace
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

@@ -1,4 +1,4 @@
-#include "inspect/file_summary.h"
+#include "summary/file_summary.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,11 +19,11 @@
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
-#include "inspect/class_summary.h"
-#include "inspect/own_size_summary.h"
 #include "io/resource_limits.h"
+#include "summary/class_summary.h"
+#include "summary/own_size_summary.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 namespace {
 
 namespace fs = std::filesystem;
@@ -254,4 +254,4 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
   return s;
 }
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

@@ -7,13 +7,13 @@
 
 #include <hdf5.h>
 
-#include "inspect/file_summary.h"
+#include "summary/file_summary.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 
 // Fills summary.labels, classes and label_order, and adds notes, from `file`, whose datasets
 // summary.datasets lists (and whose images are summarized already). Throws Error(kCorrupt)
 // when the labels or class names cannot be read or claim more rows than memory holds.
 void SummarizeClasses(hid_t file, FileSummary& summary);
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

@@ -10,10 +10,10 @@
 
 #include "h5feed/file_summary.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 
 // The order of `labels` (one per row, in stored order); nullopt with fewer than two distinct
 // labels (nothing to mix). O(N) time, O(classes) memory.
 std::optional<LabelOrder> DescribeLabelOrder(std::span<const int64_t> labels);
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

@@ -1,6 +1,6 @@
 #pragma once
 // SummarizeFile: the FileSummary of a file (h5feed/file_summary.h), read in this process. The
-// public entry, h5feed::InspectFile (h5feed/inspect.h, lib/examine/), runs the open probe
+// public entry, h5feed::InspectFile (h5feed/inspect.h, lib/inspect/), runs the open probe
 // first and then this; the open probe program runs this alone (its own process).
 //
 // Summarizing reads only metadata, the labels, the small string datasets and an own-size file's
@@ -19,7 +19,7 @@
 #include "h5feed/file_summary.h"
 #include "h5feed/remote_options.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 
 // Summarizes the file at `path` (a local path or a remote URL, read with `remote`). Throws
 // Error(kNotFound) when it does not exist, Error(kCorrupt) when it is not an HDF5 file or is
@@ -29,4 +29,4 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote =
 // The dataset of `summary` named `name` (without a leading '/'), or nullptr.
 const DatasetSummary* FindDataset(const FileSummary& summary, std::string_view name);
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

@@ -1,6 +1,6 @@
 // SummarizeOwnSize (own_size_summary.h).
 
-#include "inspect/own_size_summary.h"
+#include "summary/own_size_summary.h"
 
 #include <algorithm>
 #include <utility>
@@ -13,7 +13,7 @@
 #include "io/resource_limits.h"
 #include "make_error.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 namespace {
 
 namespace schema = format::schema;
@@ -156,4 +156,4 @@ OwnSizeSummary SummarizeOwnSize(hid_t file, int64_t samples, int64_t images_byte
   return s;
 }
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

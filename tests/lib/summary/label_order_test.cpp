@@ -1,4 +1,4 @@
-#include "inspect/label_order.h"
+#include "summary/label_order.h"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 namespace {
 
 std::optional<LabelOrder> Of(const std::vector<int64_t>& labels) {
@@ -69,4 +69,4 @@ TEST_CASE("no labels, or one class, have no order to describe") {
 }
 
 }  // namespace
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

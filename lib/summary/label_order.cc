@@ -1,6 +1,6 @@
 // DescribeLabelOrder (inspect/label_order.h), and LabelOrder::Describe (h5feed/file_summary.h).
 
-#include "inspect/label_order.h"
+#include "summary/label_order.h"
 
 #include <unordered_map>
 
@@ -10,7 +10,7 @@ std::string LabelOrder::Describe() const { return order == "mixed" ? order : ord
 
 }  // namespace h5feed
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 
 std::optional<LabelOrder> DescribeLabelOrder(std::span<const int64_t> labels) {
   std::unordered_map<int64_t, int64_t> counts;
@@ -39,4 +39,4 @@ std::optional<LabelOrder> DescribeLabelOrder(std::span<const int64_t> labels) {
   return result;
 }
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary

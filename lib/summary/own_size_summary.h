@@ -17,7 +17,7 @@
 
 #include "h5feed/file_summary.h"
 
-namespace h5feed::inspect {
+namespace h5feed::summary {
 
 // Summarizes the own-size table of `file` (named `path` in messages), whose /images holds
 // `images_bytes` bytes (B) for `samples` images. Call under hdf5::Lock(). Throws Error(kCorrupt)
@@ -27,4 +27,4 @@ namespace h5feed::inspect {
 OwnSizeSummary SummarizeOwnSize(hid_t file, int64_t samples, int64_t images_bytes,
                                 const std::string& path);
 
-}  // namespace h5feed::inspect
+}  // namespace h5feed::summary
