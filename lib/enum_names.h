@@ -18,6 +18,7 @@
 
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
+#include "h5feed/field.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/loader_options.h"
 #include "h5feed/output_options.h"
@@ -74,6 +75,25 @@ struct EnumNames<ElementType> {
                                                       {ElementType::kFloat32, "float32"},
                                                       {ElementType::kFloat16, "float16"},
                                                       {ElementType::kBFloat16, "bfloat16"}};
+};
+
+template <>
+struct EnumNames<FieldKind> {
+  static constexpr std::string_view what = "field kind";
+  static constexpr NamedValue<FieldKind> names[] = {
+      {FieldKind::kArray, "array"}, {FieldKind::kBytes, "bytes"}, {FieldKind::kText, "text"}};
+};
+
+template <>
+struct EnumNames<FieldType> {
+  static constexpr std::string_view what = "field type";
+  static constexpr NamedValue<FieldType> names[] = {
+      {FieldType::kBool, "bool"},       {FieldType::kInt8, "int8"},
+      {FieldType::kInt16, "int16"},     {FieldType::kInt32, "int32"},
+      {FieldType::kInt64, "int64"},     {FieldType::kUint8, "uint8"},
+      {FieldType::kUint16, "uint16"},   {FieldType::kUint32, "uint32"},
+      {FieldType::kUint64, "uint64"},   {FieldType::kFloat16, "float16"},
+      {FieldType::kFloat32, "float32"}, {FieldType::kFloat64, "float64"}};
 };
 
 template <>

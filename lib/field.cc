@@ -1,0 +1,113 @@
+// FieldSpec, FieldColumn and the field enums' words (h5feed/field.h).
+#include "h5feed/field.h"
+
+#include <array>
+#include <limits>
+#include <string>
+
+#include "enum_names.h"
+#include "h5feed/error.h"
+#include "make_error.h"
+
+namespace h5feed {
+namespace {
+
+// The datasets of an h5feed file (lib/format/schema.h, docs/format.md) and the keys a loader's
+// batch dict has besides its fields (docs/python.md): a field named so would hide one of them.
+constexpr std::array<std::string_view, 15> kReserved = {
+    "images",       "labels",        "indices",       "classes",         "sources",
+    "skipped_sources", "skipped_reasons", "chunk_index", "row_checksums",  "image_shapes",
+    "image_offsets", "image_bytes",  "image_encodings", "field_checksums", "boxes_count"};
+
+// A row's bytes must fit a chunk and an index: 2 GiB is far past any real field value.
+constexpr int64_t kMaxRowBytes = int64_t{1} << 31;
+
+std::string Listed(std::span<const std::string_view> words) {
+  std::string text;
+  for (std::string_view word : words) text += (text.empty() ? "" : ", ") + std::string(word);
+  return text;
+}
+
+}  // namespace
+
+std::string_view ToString(FieldKind kind) noexcept { return NameOf(kind); }
+FieldKind ParseFieldKind(std::string_view text) { return ParseName<FieldKind>(text); }
+std::string_view ToString(FieldType type) noexcept { return NameOf(type); }
+FieldType ParseFieldType(std::string_view text) { return ParseName<FieldType>(text); }
+
+size_t ElementBytes(FieldType type) noexcept {
+  switch (type) {
+    case FieldType::kBool:
+    case FieldType::kInt8:
+    case FieldType::kUint8: return 1;
+    case FieldType::kInt16:
+    case FieldType::kUint16:
+    case FieldType::kFloat16: return 2;
+    case FieldType::kInt32:
+    case FieldType::kUint32:
+    case FieldType::kFloat32: return 4;
+    case FieldType::kInt64:
+    case FieldType::kUint64:
+    case FieldType::kFloat64: return 8;
+  }
+  return 1;
+}
+
+int64_t FieldSpec::row_bytes() const {
+  if (kind != FieldKind::kArray) return 0;
+  int64_t bytes = static_cast<int64_t>(ElementBytes(type));
+  for (int64_t dim : shape) {
+    if (dim < 1 || bytes > kMaxRowBytes / dim) return -1;  // refused by CheckFieldSpec
+    bytes *= dim;
+  }
+  return bytes;
+}
+
+std::string FieldSpec::Describe() const {
+  if (kind != FieldKind::kArray) return std::string(ToString(kind));
+  std::string text(ToString(type));
+  if (shape.empty()) return text;
+  text += "[";
+  for (size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(shape[d]);
+  return text + "]";
+}
+
+std::span<const std::string_view> ReservedFieldNames() { return kReserved; }
+
+void CheckFieldSpec(const FieldSpec& spec) {
+  if (spec.name.empty()) {
+    throw Error(ErrorCode::kInvalidArgument, "a field needs a name");
+  }
+  for (char c : spec.name) {
+    if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "field name \"{}\" holds '/' or a control character; a field is a dataset "
+                      "at the file's root, named after it",
+                      spec.name);
+    }
+  }
+  for (std::string_view reserved : kReserved) {
+    if (spec.name == reserved) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "a field cannot be named \"{}\": the file (or a batch) has one of that name "
+                      "already. Reserved: {}",
+                      spec.name, Listed(kReserved));
+    }
+  }
+  if (spec.kind != FieldKind::kArray) return;
+  const int64_t bytes = spec.row_bytes();
+  if (bytes < 1 || bytes > kMaxRowBytes) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "field \"{}\" is {}: every dimension must be at least 1 and a row at most 2 "
+                    "GiB",
+                    spec.name, spec.Describe());
+  }
+}
+
+void FieldColumn::Append(const FieldColumn& other) {
+  const uint64_t base = data_.size();
+  data_.insert(data_.end(), other.data_.begin(), other.data_.end());
+  for (uint64_t end : other.ends_) ends_.push_back(base + end);
+}
+
+}  // namespace h5feed

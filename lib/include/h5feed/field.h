@@ -1,0 +1,113 @@
+#pragma once
+// Fields: named values a file holds for each row beside its image and label (docs/format.md,
+// "Fields"): multi-label targets, attributes, regression targets, landmarks, embeddings
+// (arrays of a fixed shape), captions, ids and JSON records (bytes or text of any length).
+// A FieldSpec says what a field is; a FieldColumn holds its values of consecutive rows, the one
+// form in which they travel from a source through a conversion into the Writer, and out of a
+// file into a loader's batches.
+//
+// Value types: copy them, compare them, hand them between threads like a std::vector.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace h5feed {
+
+enum class FieldKind {
+  kArray,  // every row an array of one shape and element type
+  kBytes,  // every row bytes of its own length
+  kText,   // every row UTF-8 text of its own length
+};
+
+// An array's element type, numpy's names ("bool", "int8", ... "float64"). Stored little-endian.
+enum class FieldType {
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUint8,
+  kUint16,
+  kUint32,
+  kUint64,
+  kFloat16,
+  kFloat32,
+  kFloat64,
+};
+
+// "array", "bytes", "text".
+std::string_view ToString(FieldKind kind) noexcept;
+FieldKind ParseFieldKind(std::string_view text);  // throws Error(kInvalidArgument)
+// "bool", "int8", ..., "float64" (numpy's dtype names).
+std::string_view ToString(FieldType type) noexcept;
+FieldType ParseFieldType(std::string_view text);  // throws Error(kInvalidArgument)
+// Bytes of one element: 1 for bool.
+size_t ElementBytes(FieldType type) noexcept;
+
+struct FieldSpec {
+  std::string name;
+  FieldKind kind = FieldKind::kArray;
+  FieldType type = FieldType::kUint8;  // arrays only
+  std::vector<int64_t> shape;          // arrays only: one row's shape; empty for a scalar
+
+  // Arrays: the bytes of one row (the product of `shape` x ElementBytes); 0 otherwise.
+  int64_t row_bytes() const;
+  // "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text": how messages, inspect and
+  // the command line show a field's kind, type and shape.
+  std::string Describe() const;
+
+  friend bool operator==(const FieldSpec&, const FieldSpec&) = default;
+};
+
+// Throws Error(kInvalidArgument) naming `spec` and what is wrong: a name that is empty, holds
+// '/' or a control character, or is reserved (ReservedFieldNames); an array dimension below 1,
+// or a row over 2 GiB.
+void CheckFieldSpec(const FieldSpec& spec);
+
+// The names no field may take: the file's own datasets ("images", "labels", "classes", ...) and
+// the keys a loader's batch dict already has ("indices", ...), for messages.
+std::span<const std::string_view> ReservedFieldNames();
+
+// One field's values for a run of consecutive rows: each row's bytes one after another in
+// `data`, row i in [begin(i), end(i)). An array's rows are row_bytes each (little-endian
+// elements, row-major); bytes and text rows are as long as they are (text: UTF-8, no NUL).
+class FieldColumn {
+ public:
+  FieldColumn() = default;
+
+  int64_t rows() const { return static_cast<int64_t>(ends_.size()); }
+  uint64_t begin(int64_t row) const { return row == 0 ? 0 : ends_[static_cast<size_t>(row) - 1]; }
+  uint64_t end(int64_t row) const { return ends_[static_cast<size_t>(row)]; }
+  std::span<const uint8_t> row(int64_t i) const {
+    return std::span<const uint8_t>(data_).subspan(begin(i), end(i) - begin(i));
+  }
+  std::span<const uint8_t> data() const { return data_; }
+  std::span<const uint64_t> ends() const { return ends_; }
+
+  // Appends one row, or every row of `other`.
+  void Append(std::span<const uint8_t> value) {
+    data_.insert(data_.end(), value.begin(), value.end());
+    ends_.push_back(data_.size());
+  }
+  void Append(const FieldColumn& other);
+  void Clear() {
+    data_.clear();
+    ends_.clear();
+  }
+  void Reserve(size_t rows, size_t bytes) {
+    ends_.reserve(rows);
+    data_.reserve(bytes);
+  }
+
+  friend bool operator==(const FieldColumn&, const FieldColumn&) = default;
+
+ private:
+  std::vector<uint8_t> data_;
+  std::vector<uint64_t> ends_;
+};
+
+}  // namespace h5feed
