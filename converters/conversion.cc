@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <tbb/concurrent_queue.h>
 #include <tbb/info.h>
@@ -14,133 +14,188 @@
 #include <tbb/task_arena.h>
 
 #include "chunk_buffer_reservation.h"
+#include "chunk_packer.h"
 #include "conversion_ending.h"
+#include "fixed_chunk_packer.h"
+#include "flat_chunk_packer.h"
 #include "h5feed/error.h"
 #include "make_error.h"
-#include "own_size_conversion.h"
 #include "sampler/permutation.h"
 
 namespace h5feed {
 namespace {
 
-// One token of the pipeline: a group of up to K consecutive samples of the stored order, and
-// the chunk (if any) that packing them completed. Recycled through a pool, so its buffers
-// are allocated once per token rather than once per chunk.
-struct Group {
-  int64_t first = 0;            // position of its first sample in the stored order
-  int64_t count = 0;            // samples in the group; 0 for the final flush token
-  std::vector<uint8_t> pixels;  // count x image bytes, as read
-  std::vector<SampleInfo> infos;
-  std::vector<char> ok;
-  std::vector<SkippedSource> skipped;
-
-  std::vector<uint8_t> chunk;  // a completed chunk, chunk_count images
-  int64_t chunk_count = 0;
-  std::vector<int64_t> labels;
-  std::vector<std::string> sources;
-  EncodedChunk encoded;
-  ConvertProgress progress;  // as of this group, reported when its chunk is written
-};
-
-// Moves the readable samples of consecutive groups into chunks of exactly K images (a
-// skipped sample shifts all later ones). Serial: called in stored order from one thread.
-class ChunkPacker {
+// One conversion's pipeline: plan -> read -> pack -> encode -> write, over its tokens
+// (sample_group.h), with what differs by layout asked of `packer`. Made and run on the
+// converting thread; its filters run on the arena's threads as tbb::parallel_pipeline
+// schedules them (the serial ones one token at a time, in order).
+class ConversionPipeline {
  public:
-  ChunkPacker(int64_t chunk_images, int64_t image_bytes)
-      : k_(chunk_images), image_bytes_(image_bytes) {}
+  // `order`: the source rows to convert, in stored order. Everything given must outlive Run.
+  ConversionPipeline(const SampleSource& source, const std::vector<int64_t>& order,
+                     const ConvertOptions& options, ChunkPacker& packer, Writer& writer,
+                     DatasetDescription& description)
+      : source_(source),
+        order_(order),
+        options_(options),
+        packer_(packer),
+        writer_(writer),
+        description_(description),
+        progress_{0, static_cast<int64_t>(order.size()), 0} {}
 
-  // A group holds at most K samples and the partial chunk fewer than K, so packing one group
-  // completes at most one chunk: it is handed to the group.
-  void Pack(Group& group) {
-    group.chunk_count = 0;
-    group.labels.clear();
-    group.sources.clear();
-    bool all_ok =
-        std::all_of(group.ok.begin(), group.ok.begin() + group.count, [](char c) { return c; });
-    if (count_ == 0 && all_ok && group.count == k_) {
-      // The common case: a whole group read cleanly is a chunk as it stands, no copy.
-      std::swap(group.chunk, group.pixels);
-      group.chunk_count = k_;
-      for (int64_t j = 0; j < k_; ++j) {
-        group.labels.push_back(group.infos[j].label);
-        group.sources.push_back(std::move(group.infos[j].source));
-      }
-      return;
-    }
-    for (int64_t j = 0; j < group.count; ++j) {
-      if (!group.ok[j]) continue;
-      partial_.resize(static_cast<size_t>(k_ * image_bytes_));
-      std::memcpy(partial_.data() + count_ * image_bytes_, group.pixels.data() + j * image_bytes_,
-                  static_cast<size_t>(image_bytes_));
-      labels_.push_back(group.infos[j].label);
-      sources_.push_back(std::move(group.infos[j].source));
-      if (++count_ == k_) HandOver(group);
-    }
-  }
-
-  // Hands the last, partial chunk to the flush token.
-  void Flush(Group& group) {
-    group.chunk_count = 0;
-    if (count_ > 0) HandOver(group);
+  // Runs the pipeline on `threads` threads with at most `live_groups` groups in flight.
+  WrittenChunks Run(int threads, size_t live_groups) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      tbb::parallel_pipeline(
+          live_groups,
+          tbb::make_filter<void, SampleGroup*>(
+              tbb::filter_mode::serial_in_order,
+              [this](tbb::flow_control& control) { return Plan(control); }) &
+              tbb::make_filter<SampleGroup*, SampleGroup*>(
+                  tbb::filter_mode::parallel, [this](SampleGroup* group) { return Read(group); }) &
+              tbb::make_filter<SampleGroup*, SampleGroup*>(
+                  tbb::filter_mode::serial_in_order,
+                  [this](SampleGroup* group) { return Pack(group); }) &
+              tbb::make_filter<SampleGroup*, SampleGroup*>(
+                  tbb::filter_mode::parallel,
+                  [this](SampleGroup* group) { return Encode(group); }) &
+              tbb::make_filter<SampleGroup*, void>(tbb::filter_mode::serial_in_order,
+                                                   [this](SampleGroup* group) { Write(group); }));
+    });
+    return written_;
   }
 
  private:
-  void HandOver(Group& group) {
-    std::swap(group.chunk, partial_);
-    group.chunk_count = count_;
-    group.labels = std::move(labels_);
-    group.sources = std::move(sources_);
-    labels_.clear();
-    sources_.clear();
-    count_ = 0;
+  SampleGroup* Plan(tbb::flow_control& control) {
+    if (flushed_ || Cancelled(options_)) {
+      control.stop();
+      return nullptr;
+    }
+    SampleGroup* group = nullptr;
+    if (!pool_.try_pop(group)) group = groups_.emplace_back(std::make_unique<SampleGroup>()).get();
+    const int64_t offered = static_cast<int64_t>(order_.size());
+    group->first = next_first_;
+    group->count = std::min(packer_.plan().samples, offered - next_first_);
+    next_first_ += group->count;
+    flushed_ = group->count == 0;  // the token after the last group flushes the packer
+    return group;
   }
 
-  int64_t k_;
-  int64_t image_bytes_;
-  std::vector<uint8_t> partial_;
-  int64_t count_ = 0;
-  std::vector<int64_t> labels_;
-  std::vector<std::string> sources_;
+  SampleGroup* Read(SampleGroup* group) const {
+    group->StartReading(static_cast<size_t>(packer_.plan().chunk_bytes));
+    for (int64_t j = 0; j < group->count && !Cancelled(options_); ++j) {
+      const int64_t row = order_[static_cast<size_t>(group->first + j)];
+      const size_t before = group->samples.size();
+      try {
+        group->infos[static_cast<size_t>(j)] = packer_.Read(source_, row, *group, j);
+        group->ok[static_cast<size_t>(j)] = 1;
+      } catch (const Error& e) {
+        group->samples.Truncate(before);
+        if (e.code() != ErrorCode::kCorrupt) throw;
+        if (options_.strict) {
+          throw MakeError(
+              ErrorCode::kCorrupt,
+              "{} (--strict makes a broken input an error; without it the input is skipped and "
+              "recorded)",
+              e.what());
+        }
+        group->skipped.push_back({source_.name(row), e.what()});
+      }
+    }
+    return group;
+  }
+
+  SampleGroup* Pack(SampleGroup* group) {
+    if (group->count == 0) {
+      packer_.Flush(*group);
+    } else {
+      packer_.Pack(*group);
+    }
+    for (SkippedSource& skipped : group->skipped) {
+      if (options_.on_skip) options_.on_skip(skipped);
+      description_.skipped.push_back(std::move(skipped));
+    }
+    progress_.done += group->count;
+    progress_.skipped = static_cast<int64_t>(description_.skipped.size());
+    group->progress = progress_;
+    return group;
+  }
+
+  SampleGroup* Encode(SampleGroup* group) const {
+    if (!group->chunk.empty()) packer_.Encode(writer_, *group);
+    return group;
+  }
+
+  void Write(SampleGroup* group) {
+    PackedChunk& chunk = group->chunk;
+    if (!chunk.empty() && !Cancelled(options_)) {
+      writer_.Append(group->encoded);
+      written_.stored_bytes += group->encoded.bytes.size();
+      for (const StoredImage& image : chunk.images) {
+        written_.raw_bytes += uint64_t(image.height) * uint64_t(image.width) * image.channels;
+        written_.payload_bytes += image.bytes;
+        written_.encodings.Add(image.encoding);
+      }
+      description_.labels.insert(description_.labels.end(), chunk.labels.begin(),
+                                 chunk.labels.end());
+      for (std::string& name : chunk.sources) description_.sources.push_back(std::move(name));
+    }
+    if (options_.on_progress) options_.on_progress(group->progress);
+    pool_.push(group);
+  }
+
+  const SampleSource& source_;
+  const std::vector<int64_t>& order_;
+  const ConvertOptions& options_;
+  ChunkPacker& packer_;
+  Writer& writer_;
+  DatasetDescription& description_;
+
+  // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool_`
+  // holds the ones free for reuse. At most live_groups exist.
+  std::vector<std::unique_ptr<SampleGroup>> groups_;
+  tbb::concurrent_queue<SampleGroup*> pool_;
+  int64_t next_first_ = 0;    // Plan's
+  bool flushed_ = false;      // Plan's
+  ConvertProgress progress_;  // Pack's
+  WrittenChunks written_;     // Write's
 };
 
-}  // namespace
-
-ConvertReport Convert(const SampleSource& source, const std::string& path,
-                      const ConvertOptions& options) {
-  auto start = std::chrono::steady_clock::now();
-  const int64_t n = source.count();
-  if (n == 0) {
-    throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
-  }
-  if (options.chunk_bytes < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--chunk-bytes must be positive (or 0 for 4 MiB), got {}", options.chunk_bytes);
-  }
+// The budget the conversion's chunk buffers share with the source's decoding: the one given,
+// the source's own, or a default one made in `fallback`.
+MemoryBudget& SharedBudget(const SampleSource& source, const ConvertOptions& options,
+                           std::unique_ptr<MemoryBudget>& fallback) {
   MemoryBudget* source_budget = source.memory_budget();
   if (options.memory && source_budget && options.memory != source_budget) {
     throw Error(ErrorCode::kInvalidArgument,
                 "the conversion and its source were given different memory budgets; give "
                 "ConvertOptions::memory the one the source decodes within");
   }
-  std::unique_ptr<MemoryBudget> own_budget;
-  if (!options.memory && !source_budget) {
-    own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
-  }
-  MemoryBudget& budget = options.memory  ? *options.memory
-                         : source_budget ? *source_budget
-                                         : *own_budget;
-  std::vector<int64_t> order;
-  if (options.shuffle) {
-    order = sampler::Permutation(n, options.seed);
-  } else {
-    order.resize(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), int64_t{0});
-  }
+  if (options.memory) return *options.memory;
+  if (source_budget) return *source_budget;
+  fallback = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
+  return *fallback;
+}
+
+// The stored order of the source's `n` rows: shuffled by the seed, or the source's own.
+std::vector<int64_t> StoredOrder(int64_t n, const ConvertOptions& options) {
+  if (options.shuffle) return sampler::Permutation(n, options.seed);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  return order;
+}
+
+// What the file records about its input before any row is read. With a part, `order` becomes
+// that part's slice of the whole order. Throws when the part has no input.
+DatasetDescription DescribeInput(const SampleSource& source, const ConvertOptions& options,
+                                 std::vector<int64_t>& order) {
   DatasetDescription description;
   description.classes = source.classes();
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
   if (!options.part.whole()) {
+    const int64_t n = static_cast<int64_t>(order.size());
     description.part = DescribePart(source, order, description.shuffle_seed, options.part);
     const auto [first, end] = PartSlice(n, options.part);
     if (first == end) {
@@ -150,138 +205,53 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     }
     order = std::vector<int64_t>(order.begin() + first, order.begin() + end);
   }
-  if (source.own_size()) {
-    return ConvertOwnSize(source, path, options, budget, order, std::move(description), start);
-  }
-  if (options.encoding.kind != StoredEncoding::Kind::kRaw) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "encoding {} stores images at their own size, which a {} source does not offer",
-                    options.encoding.ToString(), source.kind());
-  }
+  return description;
+}
 
-  const ImageShape shape = source.shape();
-  const int64_t image_bytes = shape.bytes();
-  // The samples this conversion reads: all n, or its part's. Chunk sizes follow n, so the
-  // parts of one conversion share them.
-  const int64_t offered = static_cast<int64_t>(order.size());
+// The one choice that depends on the layout.
+std::unique_ptr<ChunkPacker> PackerFor(const SampleSource& source, const ConvertOptions& options) {
+  return source.own_size() ? MakeFlatChunkPacker(source, options)
+                           : MakeFixedChunkPacker(source, options);
+}
+
+}  // namespace
+
+ConvertReport Convert(const SampleSource& source, const std::string& path,
+                      const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (source.count() == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
+  }
+  if (options.chunk_bytes < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--chunk-bytes must be positive (or 0 for 4 MiB), got {}", options.chunk_bytes);
+  }
+  std::unique_ptr<MemoryBudget> fallback_budget;
+  MemoryBudget& budget = SharedBudget(source, options, fallback_budget);
+  // The rows this conversion reads: all, or its part's. Chunk sizes follow the whole source,
+  // so the parts of one conversion share them.
+  std::vector<int64_t> order = StoredOrder(source.count(), options);
+  DatasetDescription description = DescribeInput(source, options, order);
+  const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 
   WriterOptions writer_options;
-  writer_options.image_shape = shape;
-  writer_options.chunk_images = options.chunk_images;
-  if (writer_options.chunk_images == 0) {
-    writer_options.chunk_images =
-        options.chunk_bytes > 0
-            ? std::clamp<int64_t>((options.chunk_bytes + image_bytes / 2) / image_bytes, 1, n)
-            : DefaultChunkImages(shape, n);
-  }
+  packer->SetLayout(writer_options);
   writer_options.compression = options.compression;
   writer_options.overwrite = options.overwrite;
   writer_options.option_names = options.option_names;
   Writer writer = Writer::Create(path, writer_options);
-  const int64_t k = writer.chunk_images();
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-  const ChunkBufferReservation reservation(budget, k * image_bytes, 0, threads, "--chunk");
-  const size_t live_groups = reservation.groups();
-  // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool`
-  // holds the ones free for reuse. At most live_groups exist.
-  std::vector<std::unique_ptr<Group>> groups;
-  tbb::concurrent_queue<Group*> pool;
-  ChunkPacker packer(k, image_bytes);
-  int64_t next_first = 0;
-  bool flushed = false;
-  ConvertProgress progress{0, offered, 0};
+  const GroupPlan& plan = packer->plan();
+  const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes, threads,
+                                           plan.chunk_option);
+  ConversionPipeline pipeline(source, order, options, *packer, writer, description);
+  const WrittenChunks written = pipeline.Run(threads, reservation.groups());
+
   ConvertReport report;
-
-  auto plan = [&](tbb::flow_control& control) -> Group* {
-    if (flushed || Cancelled(options)) {
-      control.stop();
-      return nullptr;
-    }
-    Group* group = nullptr;
-    if (!pool.try_pop(group)) group = groups.emplace_back(std::make_unique<Group>()).get();
-    group->first = next_first;
-    group->count = std::min(k, offered - next_first);
-    next_first += group->count;
-    flushed = group->count == 0;  // the token after the last group flushes the packer
-    return group;
-  };
-  auto read = [&](Group* group) -> Group* {
-    group->pixels.resize(static_cast<size_t>(group->count * image_bytes));
-    group->infos.assign(static_cast<size_t>(group->count), SampleInfo{});
-    group->ok.assign(static_cast<size_t>(group->count), 0);
-    group->skipped.clear();
-    for (int64_t j = 0; j < group->count && !Cancelled(options); ++j) {
-      int64_t row = order[static_cast<size_t>(group->first + j)];
-      std::span<uint8_t> dest(group->pixels.data() + j * image_bytes,
-                              static_cast<size_t>(image_bytes));
-      try {
-        group->infos[j] = source.Read(row, dest);
-        group->ok[j] = 1;
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::kCorrupt) throw;
-        if (options.strict) {
-          throw MakeError(
-              ErrorCode::kCorrupt,
-              "{} (--strict makes a broken input an error; without it the input is skipped and "
-              "recorded)",
-              e.what());
-        }
-        group->skipped.push_back({source.name(row), e.what()});
-      }
-    }
-    return group;
-  };
-  auto pack = [&](Group* group) -> Group* {
-    if (group->count == 0) {
-      packer.Flush(*group);
-    } else {
-      packer.Pack(*group);
-    }
-    for (SkippedSource& skipped : group->skipped) {
-      if (options.on_skip) options.on_skip(skipped);
-      description.skipped.push_back(std::move(skipped));
-    }
-    progress.done += group->count;
-    progress.skipped = static_cast<int64_t>(description.skipped.size());
-    group->progress = progress;
-    return group;
-  };
-  auto encode = [&](Group* group) -> Group* {
-    if (group->chunk_count > 0) {
-      group->chunk.resize(static_cast<size_t>(group->chunk_count * image_bytes));
-      writer.EncodeInto(group->chunk, group->chunk_count, group->encoded);
-    }
-    return group;
-  };
-  auto write = [&](Group* group) {
-    if (group->chunk_count > 0 && !Cancelled(options)) {
-      writer.Append(group->encoded);
-      report.stored_bytes += group->encoded.bytes.size();
-      description.labels.insert(description.labels.end(), group->labels.begin(),
-                                group->labels.end());
-      for (std::string& name : group->sources) description.sources.push_back(std::move(name));
-    }
-    if (options.on_progress) options.on_progress(group->progress);
-    pool.push(group);
-  };
-
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_pipeline(
-        live_groups, tbb::make_filter<void, Group*>(tbb::filter_mode::serial_in_order, plan) &
-                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, read) &
-                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::serial_in_order, pack) &
-                         tbb::make_filter<Group*, Group*>(tbb::filter_mode::parallel, encode) &
-                         tbb::make_filter<Group*, void>(tbb::filter_mode::serial_in_order, write));
-  });
-
-  EndConversion(writer, description, options, path, offered, report);
-  report.shape = shape;
-  // K was chosen before any input was read; when the inputs that could be read fill less than
-  // one chunk (broken ones skipped), the file's one chunk holds only those.
-  report.chunk_images = std::min(k, report.images);
-  report.raw_bytes = static_cast<uint64_t>(report.images * image_bytes);
+  EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
+  report.stored_bytes = written.stored_bytes;
+  packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "conversion.h"
+#include "convert_options.h"
+#include "convert_report.h"
+#include "h5feed/writer.h"
 
 namespace h5feed {
 

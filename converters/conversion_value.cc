@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "conversion.h"
+#include "convert_report.h"
 
 namespace h5feed {
 namespace {

@@ -2,22 +2,21 @@
 // A SampleSource is whatever a conversion reads from: an image folder, CIFAR binaries, a NumPy
 // array, an existing HDF5 file. It knows how many samples there are, their stored shape and
 // their classes, and writes sample i, already at its stored size, into memory the conversion
-// owns (a slot of the chunk being assembled).
+// owns (a place in the chunk being assembled) that it asks for with the sample's shape
+// (sample_destination.h).
 //
-// A source of images at their own size (own_size(): an image folder without --size whose
-// images differ in size) has no one stored shape: it says each sample's when it reads it
-// (ReadOwnSize), and the conversion writes a version 2 "flat" file.
+// Whether the samples share one shape is a property of the source, not a second way to read
+// them: a source of one shape asks every time for shape(); a source of images at their own
+// size (own_size(): an image folder without --size whose images differ in size) asks for each
+// sample's, and the conversion writes a version 2 "flat" file.
 
 #include <cstdint>
-#include <functional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "h5feed/error.h"
 #include "h5feed/image_shape.h"
-#include "make_error.h"
+#include "sample_destination.h"
 
 namespace h5feed {
 
@@ -39,22 +38,15 @@ class SampleSource {
   virtual ImageShape shape() const = 0;
   virtual std::vector<std::string> classes() const = 0;  // label i names classes()[i]
 
-  // Writes sample i (0 <= i < count()) into `dest` (shape().bytes() bytes) and says what it
-  // is. Throws Error(kCorrupt) for a sample that is broken but may be skipped (a damaged
-  // image); any other error stops the conversion.
-  virtual SampleInfo Read(int64_t i, std::span<uint8_t> dest) const = 0;
+  // Writes sample i (0 <= i < count()) into the memory `dest` gives for its stored shape
+  // (shape() unless own_size()), and says what it is. Throws Error(kCorrupt) for a sample that
+  // is broken but may be skipped (a damaged image); any other error stops the conversion.
+  virtual SampleInfo Read(int64_t i, SampleDestination& dest) const = 0;
 
-  // Whether each sample is stored at its own shape (read with ReadOwnSize, not Read).
+  // Whether each sample is stored at its own shape: shape() then only bounds them.
   virtual bool own_size() const { return false; }
   // With own_size(): the cap on a stored image's longer side it applied; 0 = none.
   virtual int64_t max_side() const { return 0; }
-
-  // Where ReadOwnSize decodes: called once with the sample's stored shape, it returns
-  // shape.bytes() bytes of memory.
-  using Destination = std::function<std::span<uint8_t>(const ImageShape&)>;
-  // With own_size(): writes sample i at its stored shape into the memory `dest` gives for it.
-  // Throws as Read does; Error(kUnsupported) from a source of one shape.
-  virtual SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const;
 
   // The name a skipped sample i is recorded under (SampleInfo::source of a readable one).
   virtual std::string name(int64_t i) const { return "sample " + std::to_string(i); }
@@ -67,9 +59,5 @@ class SampleSource {
   // its own buffers; null for a source that needs no memory beyond `dest`.
   virtual MemoryBudget* memory_budget() const { return nullptr; }
 };
-
-inline SampleInfo SampleSource::ReadOwnSize(int64_t, const Destination&) const {
-  throw MakeError(ErrorCode::kUnsupported, "a {} source stores every sample at one shape", kind());
-}
 
 }  // namespace h5feed

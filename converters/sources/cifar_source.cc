@@ -138,14 +138,10 @@ class CifarSource final : public SampleSource {
     return names_[file] + "#" + std::to_string(record);
   }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     if (i < 0 || i >= count()) {
       throw MakeError(ErrorCode::kInvalidArgument, "CIFAR sample {} is out of range [0, {})", i,
                       count());
-    }
-    if (static_cast<int64_t>(dest.size()) != kPixelBytes) {
-      throw MakeError(ErrorCode::kInvalidArgument,
-                      "CIFAR sample needs a buffer of 3072 bytes, got {}", dest.size());
     }
     auto [file, record] = Position(i);
     const uint8_t* bytes = files_[file].bytes().data() + record * record_bytes();
@@ -161,7 +157,7 @@ class CifarSource final : public SampleSource {
     const uint8_t* red = bytes + label_bytes_;
     const uint8_t* green = red + kPlane;
     const uint8_t* blue = green + kPlane;
-    uint8_t* out = dest.data();
+    uint8_t* out = dest.MemoryFor(shape()).data();
     for (int64_t p = 0; p < kPlane; ++p) {
       out[3 * p] = red[p];
       out[3 * p + 1] = green[p];

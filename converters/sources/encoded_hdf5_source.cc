@@ -143,19 +143,13 @@ class EncodedHdf5Source final : public SampleSource {
   }
   std::string name(int64_t i) const override { return p_.element_prefix + std::to_string(i) + "]"; }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t>) const override {
-    throw MakeError(ErrorCode::kUnsupported,
-                    "{} is an encoded image, stored at its own size: read it with ReadOwnSize",
-                    name(i));
-  }
-
-  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     CheckRow(i);
     reader_.ReadAtOwnSize(
         name(i), [&](const ImageFileReader::Place& place) { return FetchElement(i, place); },
         p_.options.max_side,
         [&](image::Size size) {
-          return dest({size.height, size.width, 3});
+          return dest.MemoryFor({size.height, size.width, 3});
         });
     return {p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)], name(i)};
   }

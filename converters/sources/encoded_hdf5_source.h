@@ -10,7 +10,7 @@
 // dataset's name and the element). Labels and classes are read as hdf5_source.h reads them
 // (hdf5_labels.h).
 //
-// Thread-safety: ReadOwnSize() may run on many threads; an element's bytes are read under
+// Thread-safety: Read() may run on many threads; an element's bytes are read under
 // hdf5::Lock() into memory leased from the budget (never waiting for memory under the lock),
 // and decoded outside it.
 

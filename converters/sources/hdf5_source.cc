@@ -106,26 +106,22 @@ class Hdf5Source final : public SampleSource {
                               : p_.sources[static_cast<size_t>(i)];
   }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     if (i < 0 || i >= p_.count) {
       throw MakeError(ErrorCode::kInvalidArgument, "{}: row {} is out of range [0, {})", p_.path, i,
                       p_.count);
     }
-    const size_t bytes = static_cast<size_t>(p_.shape.bytes());
-    if (dest.size() != bytes) {
-      throw MakeError(ErrorCode::kInvalidArgument, "{}: a row needs a buffer of {} bytes, got {}",
-                      p_.path, bytes, dest.size());
-    }
+    const std::span<uint8_t> pixels = dest.MemoryFor(p_.shape);
     // NCHW rows land in a per-thread buffer first: reading them strided through an HDF5
     // memory space would run HDF5's slow element-wise gather under the global lock.
     thread_local std::vector<uint8_t> planar;
-    std::span<uint8_t> target = dest;
+    std::span<uint8_t> target = pixels;
     if (p_.nchw) {
-      planar.resize(bytes);
+      planar.resize(pixels.size());
       target = planar;
     }
     ReadRow(i, target);
-    if (p_.nchw) ToInterleaved(planar.data(), dest.data());
+    if (p_.nchw) ToInterleaved(planar.data(), pixels.data());
     SampleInfo info;
     info.label = p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)];
     info.source = name(i);

@@ -46,21 +46,19 @@ class ImageFolderSource final : public SampleSource {
   bool own_size() const override { return sizes_.own_size; }
   int64_t max_side() const override { return options_.size ? 0 : options_.max_side; }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     const ImageFolderEntry& entry = listing_.files[static_cast<size_t>(i)];
-    const image::Size target{static_cast<int>(sizes_.shape.height),
-                             static_cast<int>(sizes_.shape.width)};
-    reader_->Read(listing_.root + "/" + entry.path, target,
-                  options_.size ? std::optional(options_.resize) : sizes_.fit, dest);
-    return {entry.label, entry.path};
-  }
-
-  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
-    const ImageFolderEntry& entry = listing_.files[static_cast<size_t>(i)];
-    reader_->ReadAtOwnSize(listing_.root + "/" + entry.path, options_.max_side,
-                           [&](image::Size size) {
-                             return dest({size.height, size.width, 3});
-                           });
+    const std::string path = listing_.root + "/" + entry.path;
+    if (sizes_.own_size) {
+      reader_->ReadAtOwnSize(path, options_.max_side, [&](image::Size size) {
+        return dest.MemoryFor({size.height, size.width, 3});
+      });
+    } else {
+      const image::Size target{static_cast<int>(sizes_.shape.height),
+                               static_cast<int>(sizes_.shape.width)};
+      reader_->Read(path, target, options_.size ? std::optional(options_.resize) : sizes_.fit,
+                    dest.MemoryFor(sizes_.shape));
+    }
     return {entry.label, entry.path};
   }
 

@@ -115,17 +115,13 @@ class NpySource final : public SampleSource {
   std::vector<std::string> classes() const override { return classes_; }
   std::string name(int64_t i) const override { return name_ + "#" + std::to_string(i); }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     if (i < 0 || i >= count_) {
       throw MakeError(ErrorCode::kInvalidArgument, "{}: row {} is out of range [0, {})",
                       images_.path(), i, count_);
     }
     const int64_t bytes = shape_.bytes();
-    if (static_cast<int64_t>(dest.size()) != bytes) {
-      throw MakeError(ErrorCode::kInvalidArgument, "{}: a row needs a buffer of {} bytes, got {}",
-                      images_.path(), bytes, dest.size());
-    }
-    std::memcpy(dest.data(), images_.bytes().data() + data_offset_ + i * bytes,
+    std::memcpy(dest.MemoryFor(shape_).data(), images_.bytes().data() + data_offset_ + i * bytes,
                 static_cast<size_t>(bytes));
     SampleInfo info;
     info.label = labels_.empty() ? 0 : labels_[static_cast<size_t>(i)];

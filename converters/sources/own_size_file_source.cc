@@ -46,13 +46,7 @@ class OwnSizeFileSource final : public SampleSource {
   bool prefers_sequential_reads() const override { return true; }
   std::string name(int64_t i) const override { return "images[" + std::to_string(i) + "]"; }
 
-  SampleInfo Read(int64_t i, std::span<uint8_t>) const override {
-    throw MakeError(ErrorCode::kUnsupported,
-                    "{} of {} is stored at its own size: read it with ReadOwnSize", name(i),
-                    index_.path);
-  }
-
-  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     if (i < 0 || i >= index_.samples) {
       throw MakeError(ErrorCode::kInvalidArgument, "{}: image {} is out of range [0, {})",
                       index_.path, i, index_.samples);
@@ -79,7 +73,7 @@ class OwnSizeFileSource final : public SampleSource {
       throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path, chunks_->Describe(chunk),
                       e.what());
     }
-    std::memcpy(dest(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
+    std::memcpy(dest.MemoryFor(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
     return {index_.labels[static_cast<size_t>(i)], name(i)};
   }
 

@@ -13,7 +13,7 @@
 // bounds a chunk's largest image, not the input's cap (a cap of 512 would raise JPEG chunks to
 // TurboJPEG's bound for 512 x 512, about 0.8 MB, for images of 80 x 60).
 //
-// Thread-safety: ReadOwnSize() may run on many threads. Each thread decodes the chunk holding
+// Thread-safety: Read() may run on many threads. Each thread decodes the chunk holding
 // the image it reads into a buffer of its own and keeps it for the next read, so reading rows in
 // order (as a conversion of a source that prefers_sequential_reads does) decompresses each
 // chunk once per thread that reads it.

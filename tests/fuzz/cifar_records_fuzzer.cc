@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "converters/sample_buffer.h"
 #include "fuzz_support.h"
 #include "sources/cifar_source.h"
 
@@ -74,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (source->count() != expected_records) h5feed::fuzzing::Finding("wrong record count");
     if (source->shape().bytes() != 3072) h5feed::fuzzing::Finding("wrong sample shape");
     const int64_t classes = static_cast<int64_t>(source->classes().size());
-    std::vector<uint8_t> pixels(3072);
+    h5feed::testing::SampleBuffer pixels;
     for (int64_t i = 0; i < source->count(); ++i) {
       h5feed::fuzzing::ExpectCleanErrorsOnly([&] {  // a damaged record is skipped, not fatal
         const h5feed::SampleInfo info = source->Read(i, pixels);

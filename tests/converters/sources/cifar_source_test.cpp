@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
@@ -13,6 +14,7 @@
 namespace h5feed {
 namespace {
 
+using testing::SampleBuffer;
 using testing::ScratchDir;
 using testing::WriteFile;
 using testing::WriteText;
@@ -38,14 +40,15 @@ std::vector<uint8_t> CifarFile(int file, const std::vector<std::vector<uint8_t>>
 // Requires sample `sample` of `source` to be record `record` of file `file`, interleaved.
 void CheckSample(const SampleSource& source, int64_t sample, int file, int record, int64_t label,
                  const std::string& name) {
-  std::vector<uint8_t> pixels(3072);
-  SampleInfo info = source.Read(sample, pixels);
+  SampleBuffer buffer;
+  SampleInfo info = source.Read(sample, buffer);
+  CHECK(buffer.shape == ImageShape{32, 32, 3});
   CHECK(info.label == label);
   CHECK(info.source == name);
   CHECK(source.name(sample) == name);
   int wrong = 0;
   for (int p = 0; p < 1024; ++p) {
-    for (int c = 0; c < 3; ++c) wrong += pixels[3 * p + c] != PixelValue(file, record, c, p);
+    for (int c = 0; c < 3; ++c) wrong += buffer.pixels[3 * p + c] != PixelValue(file, record, c, p);
   }
   CHECK(wrong == 0);
 }
@@ -196,7 +199,7 @@ TEST_CASE("a record whose label is out of range is a corrupt sample naming the r
   WriteCifar10(dir.path());
   WriteFile(dir / "data_batch_3.bin", CifarFile(3, {{1}, {10}}));
   auto source = OpenCifar(dir.path(), {});
-  std::vector<uint8_t> pixels(3072);
+  SampleBuffer pixels;
   CHECK_THROWS_WITH_AS(source->Read(5, pixels), doctest::Contains("data_batch_3.bin#1"), Error);
   CHECK(CodeOf([&] { source->Read(5, pixels); }) == ErrorCode::kCorrupt);
   CheckSample(*source, 4, 3, 0, 1, "data_batch_3.bin#0");  // its neighbour reads fine

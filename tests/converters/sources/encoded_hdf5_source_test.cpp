@@ -7,9 +7,11 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "converters/image/test_images.h"
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
@@ -92,12 +94,11 @@ struct Stored {
 };
 
 Stored ReadStored(const SampleSource& source, int64_t i) {
+  testing::SampleBuffer buffer;
   Stored stored;
-  stored.info = source.ReadOwnSize(i, [&](const ImageShape& shape) {
-    stored.shape = shape;
-    stored.pixels.resize(static_cast<size_t>(shape.bytes()));
-    return std::span<uint8_t>(stored.pixels);
-  });
+  stored.info = source.Read(i, buffer);
+  stored.shape = buffer.shape;
+  stored.pixels = std::move(buffer.pixels);
   return stored;
 }
 

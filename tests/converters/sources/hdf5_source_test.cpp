@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "hdf5/handle.h"
@@ -23,6 +24,7 @@ namespace h5feed {
 namespace {
 
 using testing::RunPython;
+using testing::SampleBuffer;
 using testing::ScratchDir;
 
 // Element k (in storage order) of every test image dataset.
@@ -89,16 +91,17 @@ hdf5::File CreateFile(const std::string& path) {
 void CheckEveryPixel(const SampleSource& source, bool nchw) {
   const ImageShape shape = source.shape();
   const int64_t bytes = shape.bytes();
-  std::vector<uint8_t> row(static_cast<size_t>(bytes));
+  SampleBuffer row;
   int64_t wrong = 0;
   for (int64_t n = 0; n < source.count(); ++n) {
     source.Read(n, row);
+    CHECK(row.shape == shape);
     for (int64_t h = 0; h < shape.height; ++h) {
       for (int64_t w = 0; w < shape.width; ++w) {
         for (int64_t c = 0; c < shape.channels; ++c) {
           int64_t stored = nchw ? ((c * shape.height) + h) * shape.width + w
                                 : ((h * shape.width) + w) * shape.channels + c;
-          wrong += row[static_cast<size_t>((h * shape.width + w) * shape.channels + c)] !=
+          wrong += row.pixels[static_cast<size_t>((h * shape.width + w) * shape.channels + c)] !=
                    Stored(n * bytes + stored);
         }
       }
@@ -130,7 +133,7 @@ TEST_CASE("a gzip NHWC dataset whose chunks split rows reads back every pixel") 
   CHECK(source->prefers_sequential_reads());
   CHECK(source->classes() == std::vector<std::string>{"0", "1", "2", "3", "4"});
   CheckEveryPixel(*source, false);
-  std::vector<uint8_t> row(180);
+  SampleBuffer row;
   SampleInfo info = source->Read(4, row);
   CHECK(info.label == 2);
   CHECK(info.source == "nhwc.h5#4");
@@ -152,7 +155,7 @@ TEST_CASE("an h5py NCHW dataset with shuffle and fletcher32 is read as NHWC") {
   CHECK(source->shape() == ImageShape{8, 6, 3});
   CHECK(source->classes() == std::vector<std::string>{"cat", "dog"});
   CheckEveryPixel(*source, true);
-  std::vector<uint8_t> row(144);
+  SampleBuffer row;
   CHECK(source->Read(3, row).label == 1);
   CHECK(source->Read(4, row).label == 0);
 }
@@ -226,13 +229,13 @@ TEST_CASE("reads from many threads at once return the right rows") {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      std::vector<uint8_t> row(108);
+      SampleBuffer row;
       for (int64_t n = t; n < 40; n += 4) {
         source->Read(n, row);
         for (int64_t h = 0; h < 6; ++h)
           for (int64_t w = 0; w < 6; ++w)
             for (int64_t c = 0; c < 3; ++c)
-              wrong[t] += row[(h * 6 + w) * 3 + c] != Stored(n * 108 + (c * 6 + h) * 6 + w);
+              wrong[t] += row.pixels[(h * 6 + w) * 3 + c] != Stored(n * 108 + (c * 6 + h) * 6 + w);
       }
     });
   }
@@ -250,7 +253,7 @@ TEST_CASE("an h5feed file keeps its sample names and classes") {
             "f[\"sources\"] = [\"fish/1.jpg\", \"fish/2.png\", \"bird/3.jpg\"]; "
             "f.attrs[\"layout\"] = \"NHWC\"");
   auto source = OpenHdf5(path, {});
-  std::vector<uint8_t> row(12);
+  SampleBuffer row;
   SampleInfo info = source->Read(2, row);
   CHECK(info.source == "bird/3.jpg");
   CHECK(info.label == 0);
@@ -285,7 +288,7 @@ TEST_CASE("a file the Writer wrote (zstd, zero-padded last chunk) reads back eve
   CHECK(source->shape() == ImageShape{5, 4, 3});
   CHECK(source->classes() == std::vector<std::string>{"a", "b", "c"});
   CheckEveryPixel(*source, false);
-  std::vector<uint8_t> row(60);
+  SampleBuffer row;
   SampleInfo info = source->Read(9, row);
   CHECK(info.source == "s9.png");
   CHECK(info.label == 0);

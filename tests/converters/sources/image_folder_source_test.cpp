@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "converters/image/test_images.h"
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
@@ -18,6 +19,7 @@ namespace {
 using image::testing::Bytes;
 using image::testing::PatternPng;
 using testing::CaughtError;
+using testing::SampleBuffer;
 using testing::ScratchDir;
 using testing::WriteFile;
 
@@ -37,7 +39,7 @@ Bytes WithDeclaredHeight(Bytes png, uint32_t height) {
 }
 
 std::string ReadError(const SampleSource& source, int64_t i) {
-  Bytes out(static_cast<size_t>(source.shape().bytes()));
+  SampleBuffer out;
   const Error e = CaughtError([&] { source.Read(i, out); });
   CHECK(e.code() == ErrorCode::kCorrupt);
   return e.what();
@@ -67,13 +69,14 @@ TEST_CASE(
   const std::unique_ptr<SampleSource> source = OpenImageFolder(dir.path(), options);
   CHECK(source->shape().height == 16);
   CHECK(source->shape().width == 16);
-  Bytes out(16 * 16 * 3);
+  SampleBuffer out;
   int good = 0;
   for (int64_t i = 0; i < source->count(); ++i) {
     const std::string name = source->name(i);
     CAPTURE(name);
     if (name.find("good") != std::string::npos) {
       source->Read(i, out);
+      CHECK(out.shape == ImageShape{16, 16, 3});
       ++good;
       continue;
     }
@@ -85,16 +88,11 @@ TEST_CASE(
   CHECK(good == 3);
 }
 
-// Reads sample i at its own size; returns its shape.
+// Reads sample i; returns the shape it is stored at.
 ImageShape ReadOwn(const SampleSource& source, int64_t i) {
-  Bytes out;
-  ImageShape shape;
-  source.ReadOwnSize(i, [&](const ImageShape& s) {
-    shape = s;
-    out.resize(static_cast<size_t>(s.bytes()));
-    return std::span<uint8_t>(out);
-  });
-  return shape;
+  SampleBuffer out;
+  source.Read(i, out);
+  return out.shape;
 }
 
 TEST_CASE("two sizes that both decode make a source of images at their own size") {
@@ -141,9 +139,9 @@ TEST_CASE("images above the cap are stored shrunk: one capped size is one shape,
   CHECK(!source->own_size());
   CHECK(source->shape().height == 20);
   CHECK(source->shape().width == 15);
-  Bytes out(20 * 15 * 3);
-  source->Read(0, out);
-  source->Read(1, out);
+  // Both fitted to the one shape, which the source asks for every time.
+  CHECK(ReadOwn(*source, 0) == ImageShape{20, 15, 3});
+  CHECK(ReadOwn(*source, 1) == ImageShape{20, 15, 3});
 
   options.own_size = true;  // what a JPEG encoding asks for: each at its own size anyway
   const std::unique_ptr<SampleSource> own = OpenImageFolder(dir.path(), options);

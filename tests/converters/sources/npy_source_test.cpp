@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
@@ -16,6 +17,7 @@ namespace h5feed {
 namespace {
 
 using testing::RunPython;
+using testing::SampleBuffer;
 using testing::ScratchDir;
 
 // The value numpy computes for element k of the test arrays: (k * 7) % 251.
@@ -34,11 +36,12 @@ using testing::CodeOf;
 
 void CheckAllRows(const SampleSource& source) {
   const int64_t bytes = source.shape().bytes();
-  std::vector<uint8_t> row(static_cast<size_t>(bytes));
+  SampleBuffer row;
   int64_t wrong = 0;
   for (int64_t i = 0; i < source.count(); ++i) {
     source.Read(i, row);
-    for (int64_t k = 0; k < bytes; ++k) wrong += row[k] != Expected(i * bytes + k);
+    CHECK(row.shape == source.shape());
+    for (int64_t k = 0; k < bytes; ++k) wrong += row.pixels[k] != Expected(i * bytes + k);
   }
   CHECK(wrong == 0);
 }
@@ -53,7 +56,7 @@ TEST_CASE("an (N, H, W, C) uint8 array is read row by row with its labels") {
   CHECK(source->shape() == ImageShape{5, 4, 3});
   CHECK(source->classes() == std::vector<std::string>{"0", "1", "2", "3"});
   CheckAllRows(*source);
-  std::vector<uint8_t> row(60);
+  SampleBuffer row;
   SampleInfo info = source->Read(4, row);
   CHECK(info.label == 2);
   CHECK(info.source == "images.npy#4");
@@ -67,7 +70,7 @@ TEST_CASE("an (N, H, W) array keeps one channel and without labels every label i
   CHECK(source->shape() == ImageShape{7, 9, 1});
   CHECK(source->classes() == std::vector<std::string>{"0"});
   CheckAllRows(*source);
-  std::vector<uint8_t> row(63);
+  SampleBuffer row;
   CHECK(source->Read(2, row).label == 0);
 }
 
@@ -82,7 +85,7 @@ TEST_CASE("labels of every integer dtype and byte order are read") {
     RunPython("import numpy as np; np.save(\"" + labels + "\", np.array([5, 0, 120, 7], dtype=\"" +
               dtype + "\"))");
     auto source = OpenNpy(dir / "images.npy", labels);
-    std::vector<uint8_t> row(4);
+    SampleBuffer row;
     CHECK(source->Read(0, row).label == 5);
     CHECK(source->Read(2, row).label == 120);
     CHECK(source->Read(3, row).label == 7);
@@ -95,7 +98,7 @@ TEST_CASE("labels of shape (N, 1) are accepted") {
   RunPython(SaveImages(dir / "images.npy", "(3, 2, 2, 3)") + "; np.save(\"" + (dir / "labels.npy") +
             "\", np.array([[1], [0], [1]]))");
   auto source = OpenNpy(dir / "images.npy", dir / "labels.npy");
-  std::vector<uint8_t> row(12);
+  SampleBuffer row;
   CHECK(source->Read(0, row).label == 1);
   CHECK(source->Read(1, row).label == 0);
 }
@@ -108,10 +111,10 @@ TEST_CASE("reads from many threads at once return the right rows") {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      std::vector<uint8_t> row(192);
+      SampleBuffer row;
       for (int64_t i = t; i < 64; i += 4) {
         source->Read(i, row);
-        for (int64_t k = 0; k < 192; ++k) wrong[t] += row[k] != Expected(i * 192 + k);
+        for (int64_t k = 0; k < 192; ++k) wrong[t] += row.pixels[k] != Expected(i * 192 + k);
       }
     });
   }

@@ -4,9 +4,11 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conversion.h"
+#include "converters/sample_buffer.h"
 #include "h5feed/error.h"
 #include "scratch_dir.h"
 #include "support/caught_error.h"
@@ -43,14 +45,10 @@ class GradientSource final : public SampleSource {
   ImageShape shape() const override { return own_size_ ? ImageShape{41, 38, 3} : ShapeOf(0); }
   std::vector<std::string> classes() const override { return {"a", "b", "c"}; }
   bool own_size() const override { return own_size_; }
-  SampleInfo Read(int64_t i, std::span<uint8_t> dest) const override {
-    const std::vector<uint8_t> pixels = PixelsOf(0);
-    std::copy(pixels.begin(), pixels.end(), dest.begin());
-    return {i % 3, std::to_string(i)};
-  }
-  SampleInfo ReadOwnSize(int64_t i, const Destination& dest) const override {
-    const std::vector<uint8_t> pixels = PixelsOf(i);
-    std::span<uint8_t> into = dest(ShapeOf(i));
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
+    const int64_t shown = own_size_ ? i : 0;
+    const std::vector<uint8_t> pixels = PixelsOf(shown);
+    std::span<uint8_t> into = dest.MemoryFor(ShapeOf(shown));
     std::copy(pixels.begin(), pixels.end(), into.begin());
     return {i % 3, std::to_string(i)};
   }
@@ -81,15 +79,11 @@ struct Delivered {
 };
 
 Delivered ReadOne(const SampleSource& source, int64_t i) {
+  testing::SampleBuffer buffer;
   Delivered d;
-  d.label = source
-                .ReadOwnSize(i,
-                             [&](const ImageShape& shape) {
-                               d.shape = shape;
-                               d.pixels.resize(static_cast<size_t>(shape.bytes()));
-                               return std::span<uint8_t>(d.pixels);
-                             })
-                .label;
+  d.label = source.Read(i, buffer).label;
+  d.shape = buffer.shape;
+  d.pixels = std::move(buffer.pixels);
   return d;
 }
 
@@ -155,7 +149,7 @@ TEST_CASE("reading outside the file's images is refused") {
   const std::string path = Write(GradientSource(4, true), dir.path() + "/raw.h5", "raw");
   const std::unique_ptr<SampleSource> source = OpenOwnSizeFile(path);
   CHECK(CaughtError([&] { ReadOne(*source, 4); }).code() == ErrorCode::kInvalidArgument);
-  CHECK(CaughtError([&] { source->Read(0, {}); }).code() == ErrorCode::kUnsupported);
+  CHECK(CaughtError([&] { ReadOne(*source, -1); }).code() == ErrorCode::kInvalidArgument);
 }
 
 }  // namespace
