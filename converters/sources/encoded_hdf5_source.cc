@@ -240,14 +240,7 @@ bool HoldsEncodedImages(const std::string& path, const std::string& images) {
 
 std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
                                               const EncodedHdf5Options& options) {
-  if (options.max_pixels < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-pixels must be 0 (no limit) or positive, got {}", options.max_pixels);
-  }
-  if (options.max_side < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-side must be 0 (no cap) or positive, got {}", options.max_side);
-  }
+  CheckImageLimits(options.max_pixels, options.max_side);
   std::unique_ptr<EncodedHdf5Source> source;
   {
     auto lock = hdf5::Lock();

@@ -42,6 +42,17 @@ int64_t FileBytes(const std::string& path) {
 
 }  // namespace
 
+void CheckImageLimits(int64_t max_pixels, int64_t max_side) {
+  if (max_pixels < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-pixels must be 0 (no limit) or positive, got {}", max_pixels);
+  }
+  if (max_side < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--max-side must be 0 (no cap) or positive, got {}", max_side);
+  }
+}
+
 struct ImageFileReader::Scratch {
   std::vector<uint8_t> encoded;
   std::vector<uint8_t> decoded;

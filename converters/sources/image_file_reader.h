@@ -38,6 +38,10 @@ namespace h5feed {
 // (89,478,485) pixels, so h5feed converts exactly the images PIL opens.
 inline constexpr int64_t kDefaultMaxPixels = 2 * int64_t{89'478'485};
 
+// Throws Error(kInvalidArgument) for a negative `max_pixels` (ImageFileReader's) or
+// `max_side` (ReadAtOwnSize's cap), named as the options that set them: --max-pixels, --max-side.
+void CheckImageLimits(int64_t max_pixels, int64_t max_side);
+
 class ImageFileReader {
  public:
   // `budget` must outlive the reader. max_pixels: 0 = no limit (the decoders' own caps remain:

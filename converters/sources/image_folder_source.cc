@@ -186,14 +186,7 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
   if (options.size && (options.size->height <= 0 || options.size->width <= 0)) {
     throw Error(ErrorCode::kInvalidArgument, "--size must be positive, as HxW (e.g. 224x224)");
   }
-  if (options.max_pixels < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-pixels must be 0 (no limit) or positive, got {}", options.max_pixels);
-  }
-  if (options.max_side < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-side must be 0 (no cap) or positive, got {}", options.max_side);
-  }
+  CheckImageLimits(options.max_pixels, options.max_side);
   std::unique_ptr<MemoryBudget> own_budget;
   if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
   MemoryBudget& budget = options.memory ? *options.memory : *own_budget;
