@@ -54,7 +54,7 @@
 namespace {
 
 using h5feed::Compression;
-using h5feed::image::Size;
+using h5feed::converters::image::Size;
 
 struct Options {
   std::string dir;
@@ -247,22 +247,25 @@ class ConvertCosts {
     for (const std::string& name : paths_) {
       Clock clock;
       try {
-        h5feed::ReadFileInto(name, file_);
+        h5feed::converters::ReadFileInto(name, file_);
         clock.Lap(seconds[kRead]);
         const std::span<const uint8_t> file = file_;
-        const h5feed::image::DecodePlan full = h5feed::image::PlanDecode(file, name);
+        const h5feed::converters::image::DecodePlan full =
+            h5feed::converters::image::PlanDecode(file, name);
         full_.resize(static_cast<size_t>(full.bytes()));
-        h5feed::image::Decode(file, full, name, full_);
+        h5feed::converters::image::Decode(file, full, name, full_);
         clock.Lap(seconds[kDecodeFull]);
-        const Size scaled = h5feed::image::ScaledSourceSize(
-            {full.full_height, full.full_width}, options_.size, h5feed::image::ResizeMode::kCrop);
-        const h5feed::image::DecodePlan plan =
-            h5feed::image::PlanDecode(file, name, scaled.height, scaled.width);
+        const Size scaled = h5feed::converters::image::ScaledSourceSize(
+            {full.full_height, full.full_width}, options_.size,
+            h5feed::converters::image::ResizeMode::kCrop);
+        const h5feed::converters::image::DecodePlan plan =
+            h5feed::converters::image::PlanDecode(file, name, scaled.height, scaled.width);
         decoded_.resize(static_cast<size_t>(plan.bytes()));
-        h5feed::image::Decode(file, plan, name, decoded_);
+        h5feed::converters::image::Decode(file, plan, name, decoded_);
         clock.Lap(seconds[kDecodeScaled]);
-        h5feed::image::ResizeInto(
-            decoded_, {plan.height, plan.width}, options_.size, h5feed::image::ResizeMode::kCrop,
+        h5feed::converters::image::ResizeInto(
+            decoded_, {plan.height, plan.width}, options_.size,
+            h5feed::converters::image::ResizeMode::kCrop,
             std::span<uint8_t>(chunk_).subspan(static_cast<size_t>(in_chunk * image_bytes_),
                                                static_cast<size_t>(image_bytes_)));
         clock.Lap(seconds[kResize]);
@@ -292,7 +295,8 @@ class ConvertCosts {
 
 // The first --images files of DIR in the converter's (torchvision's) order.
 std::vector<std::string> ListInputs(const Options& options) {
-  const h5feed::ImageFolderListing listing = h5feed::ListImageFolder(options.dir, true);
+  const h5feed::converters::ImageFolderListing listing =
+      h5feed::converters::ListImageFolder(options.dir, true);
   const size_t count = options.images > 0
                            ? std::min(listing.files.size(), static_cast<size_t>(options.images))
                            : listing.files.size();

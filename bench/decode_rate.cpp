@@ -119,25 +119,26 @@ int Run(int argc, char** argv) {
   tbb::task_arena arena(options.threads);
   const auto start = std::chrono::steady_clock::now();
   arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, files.size()), [&](const tbb::blocked_range<size_t>& range) {
-          thread_local std::vector<uint8_t> rgb;
-          for (size_t i = range.begin(); i != range.end(); ++i) {
-            const std::string name = paths[i].string();
-            try {
-              const h5feed::image::DecodePlan plan = h5feed::image::PlanDecode(files[i], name);
-              if (rgb.size() < static_cast<size_t>(plan.bytes())) {
-                rgb.resize(static_cast<size_t>(plan.bytes()));
-              }
-              h5feed::image::Decode(
-                  files[i], plan, name,
-                  std::span<uint8_t>(rgb.data(), static_cast<size_t>(plan.bytes())));
-            } catch (const h5feed::Error& e) {
-              if (e.code() != h5feed::ErrorCode::kCorrupt) throw;
-              failed.fetch_add(1, std::memory_order_relaxed);
-            }
-          }
-        });
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, files.size()),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        thread_local std::vector<uint8_t> rgb;
+                        for (size_t i = range.begin(); i != range.end(); ++i) {
+                          const std::string name = paths[i].string();
+                          try {
+                            const h5feed::converters::image::DecodePlan plan =
+                                h5feed::converters::image::PlanDecode(files[i], name);
+                            if (rgb.size() < static_cast<size_t>(plan.bytes())) {
+                              rgb.resize(static_cast<size_t>(plan.bytes()));
+                            }
+                            h5feed::converters::image::Decode(
+                                files[i], plan, name,
+                                std::span<uint8_t>(rgb.data(), static_cast<size_t>(plan.bytes())));
+                          } catch (const h5feed::Error& e) {
+                            if (e.code() != h5feed::ErrorCode::kCorrupt) throw;
+                            failed.fetch_add(1, std::memory_order_relaxed);
+                          }
+                        }
+                      });
   });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

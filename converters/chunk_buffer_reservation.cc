@@ -6,7 +6,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 ChunkBufferReservation::ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes,
                                                int64_t group_extra, int threads,
@@ -30,4 +30,4 @@ ChunkBufferReservation::ChunkBufferReservation(MemoryBudget& budget, int64_t chu
 
 ChunkBufferReservation::~ChunkBufferReservation() { budget_.Unreserve(bytes_); }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 
 #include "memory_budget.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 class ChunkBufferReservation {
  public:
@@ -36,4 +36,4 @@ class ChunkBufferReservation {
   int64_t bytes_ = 0;
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

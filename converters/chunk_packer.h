@@ -23,7 +23,7 @@
 #include "sample_group.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // How a layout sizes the pipeline's groups.
 struct GroupPlan {
@@ -83,4 +83,4 @@ inline void RequireAsked(const SampleDestination& dest, const SampleSource& sour
   }
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

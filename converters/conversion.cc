@@ -22,7 +22,7 @@
 #include "make_error.h"
 #include "sampler/permutation.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // One conversion's pipeline: plan -> read -> pack -> encode -> write, over its tokens
@@ -256,4 +256,4 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   return report;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -25,7 +25,7 @@
 #include "memory_budget.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // Throws Error: whatever the source or the writer throws (the temporary file is removed),
 // kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read,
@@ -35,4 +35,4 @@ namespace h5feed {
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

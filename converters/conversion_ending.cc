@@ -5,7 +5,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 void EndConversion(Writer& writer, DatasetDescription& description, const ConvertOptions& options,
                    const std::string& path, int64_t offered, ConvertReport& report) {
@@ -31,4 +31,4 @@ void EndConversion(Writer& writer, DatasetDescription& description, const Conver
   report.seed = options.seed;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -12,7 +12,7 @@
 #include "convert_report.h"
 #include "h5feed/writer.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // Whether options.cancel was set: a conversion stops at the next sample.
 inline bool Cancelled(const ConvertOptions& options) {
@@ -26,4 +26,4 @@ inline bool Cancelled(const ConvertOptions& options) {
 void EndConversion(Writer& writer, DatasetDescription& description, const ConvertOptions& options,
                    const std::string& path, int64_t offered, ConvertReport& report);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

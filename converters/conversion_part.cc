@@ -9,7 +9,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // Six digits of part numbers ("-00000-of-00003") would still sort; five is the convention of
@@ -140,4 +140,4 @@ PartRecord DescribePart(const SampleSource& source, const std::vector<int64_t>& 
   return PartRecord{part.index, part.count, static_cast<int64_t>(order.size()), hex};
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

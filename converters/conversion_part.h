@@ -19,7 +19,7 @@
 #include "h5feed/writer.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct ConversionPart {
   int64_t index = 0;  // K, 0 <= K < N
@@ -60,4 +60,4 @@ std::pair<int64_t, int64_t> PartSlice(int64_t inputs, ConversionPart part);
 PartRecord DescribePart(const SampleSource& source, const std::vector<int64_t>& order,
                         const std::optional<uint64_t>& shuffle_seed, ConversionPart part);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

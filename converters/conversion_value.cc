@@ -5,7 +5,7 @@
 
 #include "convert_report.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using Object = ReportValue::Object;
@@ -53,4 +53,4 @@ ReportValue ConversionValue(const ConvertReport& r) {
   return value;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

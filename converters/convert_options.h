@@ -13,7 +13,7 @@
 #include "h5feed/skipped_source.h"
 #include "h5feed/writer.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 class MemoryBudget;
 
@@ -63,4 +63,4 @@ struct ConvertOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -14,7 +14,7 @@
 #include "h5feed/skipped_source.h"
 #include "h5feed/writer.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct ConvertReport {
   std::string path;
@@ -49,4 +49,4 @@ struct ConvertReport {
 // The keys of images at their own size are there only for an own-size report.
 ReportValue ConversionValue(const ConvertReport& report);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

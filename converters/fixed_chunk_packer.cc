@@ -5,7 +5,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // The group's room for a sample of the file's one shape. A source of one shape asks for it
@@ -133,4 +133,4 @@ std::unique_ptr<ChunkPacker> MakeFixedChunkPacker(const SampleSource& source,
   return std::make_unique<FixedChunkPacker>(source, options);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -10,7 +10,7 @@
 #include "convert_options.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // K is options.chunk_images, or the K whose chunks are nearest options.chunk_bytes (default
 // 4 MiB), at most the source's count() (the whole dataset's, so the parts of a conversion in
@@ -21,4 +21,4 @@ namespace h5feed {
 std::unique_ptr<ChunkPacker> MakeFixedChunkPacker(const SampleSource& source,
                                                   const ConvertOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -8,7 +8,7 @@
 #include "image/jpeg_encoder.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // Whether an image of `raw_bytes` pixel bytes is stored as JPEG.
@@ -174,4 +174,4 @@ std::unique_ptr<ChunkPacker> MakeFlatChunkPacker(const SampleSource& source,
   return std::make_unique<FlatChunkPacker>(source, options);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

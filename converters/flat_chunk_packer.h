@@ -14,14 +14,14 @@
 #include "convert_options.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // Its Read decodes each sample at its own size and JPEG-encodes it when the encoding asks; its
 // report gives the largest shape, C, the cap, the encoding, and the images' bytes (pixels and
-// as stored) and how many are stored in each encoding. Throws Error(kInvalidArgument) for options.chunk_images (K
-// counts images; these chunks are sized in bytes), a negative smart_threshold, or a C of 4 GiB
-// or more (HDF5's limit).
+// as stored) and how many are stored in each encoding. Throws Error(kInvalidArgument) for
+// options.chunk_images (K counts images; these chunks are sized in bytes), a negative
+// smart_threshold, or a C of 4 GiB or more (HDF5's limit).
 std::unique_ptr<ChunkPacker> MakeFlatChunkPacker(const SampleSource& source,
                                                  const ConvertOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 int64_t ParseMemorySize(std::string_view text) {
   const auto fail = [&]() -> int64_t {
@@ -169,4 +169,4 @@ void MemoryBudget::Give(int64_t bytes) {
   turn_.notify_all();
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -19,7 +19,7 @@
 #include <mutex>
 #include <string_view>
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // 2 GiB: enough for the chunk buffers of 40 threads (2 x threads + 2 groups of about 12 MiB at
 // the default chunk size) and for decoding, alone, the largest image --max-pixels lets through
@@ -97,4 +97,4 @@ class MemoryBudget {
   uint64_t serving_ticket_ = 0;  // the waiting request whose turn it is
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

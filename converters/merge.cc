@@ -14,7 +14,7 @@
 #include "sampler/permutation.h"
 #include "source/open_chunk_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // Throws Error(kCancelled), the temporary file removed, once options.cancel is set.
@@ -229,4 +229,4 @@ MergeReport MergeParts(const std::vector<std::string>& parts, const std::string&
   return report;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

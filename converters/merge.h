@@ -26,7 +26,7 @@
 #include "h5feed/option_names.h"
 #include "h5feed/report_value.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct MergeProgress {
   int64_t chunks_done = 0;   // chunks of the merged file written
@@ -73,4 +73,4 @@ MergeReport MergeParts(const std::vector<std::string>& parts, const std::string&
 // what `h5feed merge --json` writes and h5feed.merge() returns.
 ReportValue MergeValue(const MergeReport& report);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

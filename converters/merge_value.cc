@@ -2,7 +2,7 @@
 
 #include "merge.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 ReportValue MergeValue(const MergeReport& r) {
   return ReportValue::Object{
@@ -19,4 +19,4 @@ ReportValue MergeValue(const MergeReport& r) {
       {"bytes_per_s", r.seconds > 0 ? double(r.stored_bytes) / r.seconds : 0.0}};
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

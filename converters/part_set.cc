@@ -16,7 +16,7 @@
 #include "hdf5/strings.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 namespace schema = format::schema;
@@ -222,4 +222,4 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   return set;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

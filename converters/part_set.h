@@ -16,7 +16,7 @@
 #include "h5feed/writer.h"
 #include "index/dataset_index.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct PartFile {
   std::string path;
@@ -45,4 +45,4 @@ struct PartSet {
 // than its slice.
 PartSet OpenParts(const std::vector<std::string>& paths);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include "h5feed/image_shape.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 class SampleDestination {
  public:
@@ -45,4 +45,4 @@ class SampleDestination {
   bool asked_ = false;
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -17,7 +17,7 @@
 #include "h5feed/writer.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // The stored bytes of a group's samples, one after another, in memory kept from one group to
 // the next. Room for a sample is taken before the source writes it, and is not zeroed first as
@@ -132,4 +132,4 @@ struct SampleGroup {
   }
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

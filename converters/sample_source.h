@@ -18,7 +18,7 @@
 #include "h5feed/image_shape.h"
 #include "sample_destination.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 class MemoryBudget;
 
@@ -60,4 +60,4 @@ class SampleSource {
   virtual MemoryBudget* memory_budget() const { return nullptr; }
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

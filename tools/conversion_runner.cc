@@ -67,9 +67,11 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
           "merge` to join; auto: K and N from the launcher (mpirun, torchrun, srun). "
           "Every part must be given the same input and options. A part exits 0 when it skipped "
           "broken inputs (mpirun would end the others otherwise); merge exits 3 for them")
-      ->check(
-          ParsedBy([](const std::string& text) { ParseConversionPart(text, ProcessEnvironment); },
-                   "K/N|auto"));
+      ->check(ParsedBy(
+          [](const std::string& text) {
+            converters::ParseConversionPart(text, converters::ProcessEnvironment);
+          },
+          "K/N|auto"));
 }
 
 void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope scope) {
@@ -115,7 +117,7 @@ void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope sco
 }
 
 int CheckLayoutFlags(const std::string& command_name, const std::string& input,
-                     const ConversionFlags& flags, const SampleSource* source) {
+                     const ConversionFlags& flags, const converters::SampleSource* source) {
   const OwnSizeFlags& given = flags.own_size_flags;
   const bool max_side = given.max_side && given.max_side->count() > 0;
   if (!source) {
@@ -156,24 +158,28 @@ OptionNames WriterFlagNames() {
   };
 }
 
-int RunConversion(const std::string& command_name, const std::string& input,
-                  const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
-                  const ConversionFlags& flags, bool shuffle_by_default) {
-  ConvertOptions options;
-  std::unique_ptr<MemoryBudget> budget;
+int RunConversion(
+    const std::string& command_name, const std::string& input,
+    const std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>&
+        open_source,
+    const ConversionFlags& flags, bool shuffle_by_default) {
+  converters::ConvertOptions options;
+  std::unique_ptr<converters::MemoryBudget> budget;
   try {
     options.encoding = StoredEncoding::Parse(flags.encoding);
     options.compression = flags.compression.empty() ? options.encoding.DefaultCompression()
                                                     : Compression::Parse(flags.compression);
     if (!flags.chunk_bytes.empty()) {
-      options.chunk_bytes = ParseMemorySize(flags.chunk_bytes);
+      options.chunk_bytes = converters::ParseMemorySize(flags.chunk_bytes);
       if (options.chunk_bytes <= 0) {
         throw MakeError(ErrorCode::kInvalidArgument, "--chunk-bytes {} is not a positive size",
                         flags.chunk_bytes);
       }
     }
-    budget = std::make_unique<MemoryBudget>(ParseMemorySize(flags.memory_limit));
-    if (!flags.part.empty()) options.part = ParseConversionPart(flags.part, ProcessEnvironment);
+    budget =
+        std::make_unique<converters::MemoryBudget>(converters::ParseMemorySize(flags.memory_limit));
+    if (!flags.part.empty())
+      options.part = converters::ParseConversionPart(flags.part, converters::ProcessEnvironment);
   } catch (const std::exception& e) {
     ReportError(command_name, e);
     return kExitUsage;
@@ -187,26 +193,28 @@ int RunConversion(const std::string& command_name, const std::string& input,
   options.option_names = WriterFlagNames();
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
-  const std::string output = PartPath(flags.output, options.part);
+  const std::string output = converters::PartPath(flags.output, options.part);
 
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   try {
-    std::unique_ptr<SampleSource> source = open_source(*budget);
+    std::unique_ptr<converters::SampleSource> source = open_source(*budget);
     if (const int code = CheckLayoutFlags(command_name, input, flags, source.get())) return code;
-    const auto [first, end] = PartSlice(source->count(), options.part);
+    const auto [first, end] = converters::PartSlice(source->count(), options.part);
     const int64_t offered = end - first;
     bool show_bar = !flags.quiet && ProgressBar::StderrIsTerminal();
     ProgressBar bar("converting", "img", offered, show_bar);
-    options.on_progress = [&bar](const ConvertProgress& p) { bar.Update(p.done, p.skipped); };
+    options.on_progress = [&bar](const converters::ConvertProgress& p) {
+      bar.Update(p.done, p.skipped);
+    };
     if (!flags.quiet) {
       options.on_skip = [&bar](const SkippedSource& s) {
         bar.Message("warning: skipped " + s.source + ": " + s.reason);
       };
     }
-    const ConvertReport report = Convert(*source, output, options);
+    const converters::ConvertReport report = converters::Convert(*source, output, options);
     bar.Finish();
-    const ReportValue value = ConversionValue(report);
+    const ReportValue value = converters::ConversionValue(report);
     if (flags.json) {
       std::fputs(reports::ToJson(value).c_str(), stdout);
     } else if (!flags.quiet) {

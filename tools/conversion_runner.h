@@ -46,8 +46,8 @@ struct ConversionFlags {
   std::string encoding = "raw";
   int64_t smart_threshold = kDefaultSmartThreshold;
   std::string chunk_bytes;
-  int max_side = kDefaultMaxSide;
-  int64_t max_pixels = kDefaultMaxPixels;
+  int max_side = converters::kDefaultMaxSide;
+  int64_t max_pixels = converters::kDefaultMaxPixels;
   OwnSizeFlags own_size_flags;
   bool one_size = false;  // `convert imagefolder --size`: every image stored at one size
   uint64_t seed = 0;
@@ -82,7 +82,7 @@ void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope sco
 // and returns the exit code: kExitUsage, or kExitFailed for --max-side given to an array of
 // pixels; kExitOk when the options fit.
 int CheckLayoutFlags(const std::string& command_name, const std::string& input,
-                     const ConversionFlags& flags, const SampleSource* source);
+                     const ConversionFlags& flags, const converters::SampleSource* source);
 
 // ConvertOptions::option_names (and MergeOptions') for the command line: "overwrite" is
 // --force.
@@ -92,8 +92,10 @@ OptionNames WriterFlagNames();
 // (CheckLayoutFlags), converts it to flags.output and reports.
 // `open_source` gets the memory budget of --memory-limit, for a source that decodes within it
 // (ImageFolderOptions::memory). Returns the exit code (exit_codes.h).
-int RunConversion(const std::string& command_name, const std::string& input,
-                  const std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>& open_source,
-                  const ConversionFlags& flags, bool shuffle_by_default);
+int RunConversion(
+    const std::string& command_name, const std::string& input,
+    const std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>&
+        open_source,
+    const ConversionFlags& flags, bool shuffle_by_default);
 
 }  // namespace h5feed::cli

@@ -22,7 +22,7 @@ namespace h5feed::cli {
 namespace {
 
 // "224x224" (height x width, like torchvision's Resize) or "224" (square).
-image::Size ParseSize(const std::string& text) {
+converters::image::Size ParseSize(const std::string& text) {
   size_t x = text.find_first_of("xX");
   try {
     size_t used = 0;
@@ -45,7 +45,8 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
   auto size = std::make_shared<std::string>();
-  auto resize = std::make_shared<image::ResizeMode>(image::ResizeMode::kCrop);
+  auto resize =
+      std::make_shared<converters::image::ResizeMode>(converters::image::ResizeMode::kCrop);
   auto allow_empty = std::make_shared<bool>(false);
   CLI::App* command = convert.add_subcommand(
       "imagefolder",
@@ -74,7 +75,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       if (const int usage = CheckLayoutFlags("convert imagefolder", *input, *flags, nullptr)) {
         return usage;
       }
-      ImageFolderOptions options;
+      converters::ImageFolderOptions options;
       options.max_side = flags->max_side;
       options.own_size = flags->encoding != "raw";
       options.allow_empty = *allow_empty;
@@ -91,9 +92,9 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       }
       return RunConversion(
           "convert imagefolder", *input,
-          [&](MemoryBudget& memory) {
+          [&](converters::MemoryBudget& memory) {
             options.memory = &memory;
-            return OpenImageFolder(*input, options);
+            return converters::OpenImageFolder(*input, options);
           },
           *flags, true);
     };
@@ -103,8 +104,10 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
 void AddCifar(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
-  auto split = std::make_shared<CifarOptions::Split>(CifarOptions::Split::kTrain);
-  auto labels = std::make_shared<CifarOptions::Labels>(CifarOptions::Labels::kFine);
+  auto split =
+      std::make_shared<converters::CifarOptions::Split>(converters::CifarOptions::Split::kTrain);
+  auto labels =
+      std::make_shared<converters::CifarOptions::Labels>(converters::CifarOptions::Labels::kFine);
   CLI::App* command = convert.add_subcommand(
       "cifar",
       "Convert the CIFAR-10 or CIFAR-100 binary version (data_batch_*.bin / test_batch.bin, or "
@@ -118,12 +121,13 @@ void AddCifar(CLI::App& convert, Runner& run) {
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
-      CifarOptions options;
+      converters::CifarOptions options;
       options.split = *split;
       options.labels = *labels;
       return RunConversion(
-          "convert cifar", *input, [&](MemoryBudget&) { return OpenCifar(*input, options); },
-          *flags, true);
+          "convert cifar", *input,
+          [&](converters::MemoryBudget&) { return converters::OpenCifar(*input, options); }, *flags,
+          true);
     };
   });
 }
@@ -147,7 +151,8 @@ void AddNpy(CLI::App& convert, Runner& run) {
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
       return RunConversion(
-          "convert npy", images, [&](MemoryBudget&) { return OpenNpy(images, labels); },
+          "convert npy", images,
+          [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); },
           with_output, true);
     };
   });

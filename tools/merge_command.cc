@@ -32,7 +32,7 @@ struct MergeFlags {
 
 int RunMerge(const MergeFlags& flags) {
   const std::vector<std::string> parts(flags.paths.begin(), flags.paths.end() - 1);
-  MergeOptions options;
+  converters::MergeOptions options;
   options.seed = flags.seed;
   options.overwrite = flags.force;
   options.option_names = WriterFlagNames();
@@ -40,14 +40,15 @@ int RunMerge(const MergeFlags& flags) {
   options.cancel = &interrupt.flag();
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
   const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();
-  options.on_progress = [&](const MergeProgress& progress) {
+  options.on_progress = [&](const converters::MergeProgress& progress) {
     if (!bar) bar = std::make_unique<ProgressBar>("merging", "chunks", progress.chunks_total, draw);
     bar->Update(progress.chunks_done, 0);
   };
   try {
-    const MergeReport report = MergeParts(parts, flags.paths.back(), options);
+    const converters::MergeReport report =
+        converters::MergeParts(parts, flags.paths.back(), options);
     if (bar) bar->Finish();
-    const ReportValue value = MergeValue(report);
+    const ReportValue value = converters::MergeValue(report);
     if (flags.json) {
       std::fputs(reports::ToJson(value).c_str(), stdout);
     } else if (!flags.quiet) {

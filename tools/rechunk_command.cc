@@ -16,7 +16,7 @@ namespace h5feed::cli {
 void AddRechunkCommand(CLI::App& app, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto input = std::make_shared<std::string>();
-  auto options = std::make_shared<EncodedHdf5Options>();
+  auto options = std::make_shared<converters::EncodedHdf5Options>();
   CLI::App* command = app.add_subcommand(
       "rechunk",
       "Rewrite any HDF5 file with a uint8 image dataset (NHWC, NCHW, or N x H x W grayscale, "
@@ -37,13 +37,13 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
       if (const int usage = CheckLayoutFlags("rechunk", *input, *flags, nullptr)) return usage;
       return RunConversion(
           "rechunk", *input,
-          [&](MemoryBudget& memory) {
-            EncodedHdf5Options source = *options;
+          [&](converters::MemoryBudget& memory) {
+            converters::EncodedHdf5Options source = *options;
             source.max_side = flags->max_side;
             source.max_pixels = flags->max_pixels;
             source.threads = flags->threads;
             source.memory = &memory;
-            return OpenRechunkSource(*input, source);
+            return converters::OpenRechunkSource(*input, source);
           },
           *flags, false);
     };

@@ -9,7 +9,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 // Weights are integers summing to 2^14 per output sample. The vertical pass keeps 7
@@ -267,4 +267,4 @@ void AreaResize(const uint8_t* src, int src_height, int src_width, size_t src_st
   }
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

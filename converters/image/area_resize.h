@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // `src` is src_height x src_width RGB with rows `src_stride` bytes apart; `dst` likewise.
 // Requires 1 <= dst_height <= src_height and 1 <= dst_width <= src_width (an axis of equal
@@ -48,4 +48,4 @@ class AreaRowShrinker {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // 65535 is the largest side PNG readers commonly accept and above JPEG's 65500 limit; no
 // training image comes close.
@@ -26,4 +26,4 @@ inline constexpr int64_t kMaxImageBytes = int64_t{1} << 31;
 void CheckImageSize(int64_t height, int64_t width, int channels, std::string_view format,
                     std::string_view name);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -14,7 +14,7 @@
 #include "image/webp_decoder.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 // The format is told by the first bytes, never by the file name: ImageFolder trees often hold
@@ -111,4 +111,4 @@ void DecodeRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   DecodePngRows(encoded, plan, name, sink);
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

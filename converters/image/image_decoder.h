@@ -10,7 +10,7 @@
 #include <span>
 #include <string_view>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 enum class Format { kJpeg, kPng, kWebp, kOther /* BMP, PNM, TIFF: through OpenCV */ };
 
@@ -53,4 +53,4 @@ using RowSink = std::function<void(std::span<const uint8_t> rgb_row)>;
 void DecodeRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                 const RowSink& sink);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -10,7 +10,7 @@
 #include "image/decode_checks.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 constexpr std::string_view kJpeg = "JPEG";
@@ -276,4 +276,4 @@ void DecodeJpeg(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   WithFreshStateOnError([&] { DecodeWithThreadDecompressor(encoded, plan, name, rgb); });
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

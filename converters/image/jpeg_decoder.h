@@ -13,7 +13,7 @@
 
 #include "image/image_decoder.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // Reads the JPEG header. With min_height/min_width > 0, picks the smallest DCT scale among
 // 1/2, 1/4 and 1/8 whose output is at least that large in both dimensions (none if full size
@@ -26,4 +26,4 @@ DecodePlan PlanJpeg(std::span<const uint8_t> encoded, std::string_view name, int
 void DecodeJpeg(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                 std::span<uint8_t> rgb);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -14,7 +14,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 // JPEG stores each side in 16 bits, and libjpeg refuses sides over 65500 (JPEG_MAX_DIMENSION).
@@ -170,4 +170,4 @@ void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, 
   out.resize(out.size() - compressor.destination()->free_in_buffer);
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

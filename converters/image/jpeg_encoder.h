@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // Encodes height x width x channels (1 or 3) uint8 pixels, row-major, channels last, at
 // `quality` (1-100). `out` is replaced by the JPEG's bytes (its capacity reused). Throws
@@ -25,4 +25,4 @@ void EncodeJpeg(std::span<const uint8_t> pixels, int64_t height, int64_t width, 
 // does.
 int64_t MaxJpegBytes(int64_t height, int64_t width, int channels);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

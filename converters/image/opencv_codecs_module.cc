@@ -23,7 +23,7 @@ int Fail(int status, const std::string& reason, char* message, size_t message_si
 extern "C" __attribute__((visibility("default"))) int h5feed_opencv_decode_rgb(
     const uint8_t* encoded, size_t encoded_size, int height, int width, uint8_t* rgb, char* message,
     size_t message_size) {
-  using namespace h5feed::image;
+  using namespace h5feed::converters::image;
   static_assert(std::is_same_v<decltype(&h5feed_opencv_decode_rgb), OpenCvDecodeFunction>);
   cv::Mat bgr;
   try {

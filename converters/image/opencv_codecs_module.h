@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // What the module's function returns.
 enum OpenCvDecodeStatus : int {
@@ -32,4 +32,4 @@ inline constexpr const char* kOpenCvDecodeSymbol = "h5feed_opencv_decode_rgb";
 // $H5FEED_OPENCV_CODECS, when set, names the module to load (only that is tried).
 inline constexpr const char* kOpenCvCodecsVariable = "H5FEED_OPENCV_CODECS";
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -13,7 +13,7 @@
 #include "make_error.h"
 #include "process/helper_location.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 enum class Kind { kBmp, kPnm, kTiff };
@@ -254,4 +254,4 @@ void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan, std:
   if (status != kOpenCvDecoded) ThrowCorrupt(KindName(kind), name, message.data());
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

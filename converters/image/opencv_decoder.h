@@ -20,7 +20,7 @@
 
 #include "image/image_decoder.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 // Whether the bytes start like a BMP, PNM or TIFF file.
 bool IsOpenCvFormat(std::span<const uint8_t> encoded);
@@ -30,4 +30,4 @@ DecodePlan PlanOpenCv(std::span<const uint8_t> encoded, std::string_view name);
 void DecodeOpenCv(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                   std::span<uint8_t> rgb);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -12,7 +12,7 @@
 #include "image/decode_checks.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 constexpr std::string_view kPng = "PNG";
@@ -241,4 +241,4 @@ void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std
   }
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -28,7 +28,7 @@
 
 #include "image/image_decoder.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 DecodePlan PlanPng(std::span<const uint8_t> encoded, std::string_view name);
 
@@ -41,4 +41,4 @@ void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::st
 void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                    const RowSink& sink);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

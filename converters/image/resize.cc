@@ -11,7 +11,7 @@
 #include "image/area_resize.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 int64_t RoundDiv(int64_t a, int64_t b) { return (2 * a + b) / (2 * b); }
@@ -270,4 +270,4 @@ int64_t RowResizer::ScratchBytes(Size src_size, Size target, ResizeMode mode) {
   return ResizeScratchBytes(src_size, target, mode);
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -7,7 +7,7 @@
 
 #include "enum_names.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 enum class ResizeMode {
   kCrop,     // scale so the image covers the target (shorter side fits), center-crop: the default
@@ -15,23 +15,22 @@ enum class ResizeMode {
   kPad,      // scale so the image fits inside the target (longer side fits), center it on zeros
 };
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image
 
 namespace h5feed {
 
 // The words of `h5feed convert imagefolder --resize` and convert_imagefolder(resize=...).
 template <>
-struct EnumNames<image::ResizeMode> {
+struct EnumNames<converters::image::ResizeMode> {
+  using Mode = converters::image::ResizeMode;
   static constexpr std::string_view what = "resize";
-  static constexpr NamedValue<image::ResizeMode> names[] = {
-      {image::ResizeMode::kCrop, "crop"},
-      {image::ResizeMode::kStretch, "stretch"},
-      {image::ResizeMode::kPad, "pad"}};
+  static constexpr NamedValue<Mode> names[] = {
+      {Mode::kCrop, "crop"}, {Mode::kStretch, "stretch"}, {Mode::kPad, "pad"}};
 };
 
 }  // namespace h5feed
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 struct Size {
   int height = 0;
@@ -87,4 +86,4 @@ class RowResizer {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

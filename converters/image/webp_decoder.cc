@@ -8,7 +8,7 @@
 #include "image/decode_checks.h"
 #include "make_error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 constexpr std::string_view kWebp = "WebP";
@@ -85,4 +85,4 @@ void DecodeWebp(std::span<const uint8_t> encoded, const DecodePlan& plan, std::s
   }
 }
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -12,11 +12,11 @@
 
 #include "image/image_decoder.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 
 DecodePlan PlanWebp(std::span<const uint8_t> encoded, std::string_view name);
 
 void DecodeWebp(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                 std::span<uint8_t> rgb);
 
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -11,7 +11,7 @@
 #include "make_error.h"
 #include "sources/mapped_file.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 namespace fs = std::filesystem;
@@ -239,4 +239,4 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
                                        std::move(classes));
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -18,7 +18,7 @@
 #include "enum_names.h"
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct CifarOptions {
   enum class Split { kTrain, kTest } split = Split::kTrain;
@@ -27,20 +27,29 @@ struct CifarOptions {
   enum class Labels { kFine, kCoarse } labels = Labels::kFine;
 };
 
+}  // namespace h5feed::converters
+
+namespace h5feed {
+
 // The words of `h5feed convert cifar --split / --labels` and convert_cifar(split=, labels=).
 template <>
-struct EnumNames<CifarOptions::Split> {
+struct EnumNames<converters::CifarOptions::Split> {
+  using Split = converters::CifarOptions::Split;
   static constexpr std::string_view what = "split";
-  static constexpr NamedValue<CifarOptions::Split> names[] = {
-      {CifarOptions::Split::kTrain, "train"}, {CifarOptions::Split::kTest, "test"}};
+  static constexpr NamedValue<Split> names[] = {{Split::kTrain, "train"}, {Split::kTest, "test"}};
 };
 
 template <>
-struct EnumNames<CifarOptions::Labels> {
+struct EnumNames<converters::CifarOptions::Labels> {
+  using Labels = converters::CifarOptions::Labels;
   static constexpr std::string_view what = "labels";
-  static constexpr NamedValue<CifarOptions::Labels> names[] = {
-      {CifarOptions::Labels::kFine, "fine"}, {CifarOptions::Labels::kCoarse, "coarse"}};
+  static constexpr NamedValue<Labels> names[] = {{Labels::kFine, "fine"},
+                                                 {Labels::kCoarse, "coarse"}};
 };
+
+}  // namespace h5feed
+
+namespace h5feed::converters {
 
 // Opens the CIFAR binaries in `dir`: the folder holding the .bin files, or the folder the
 // archive was extracted into (holding cifar-10-batches-bin/ or cifar-100-binary/).
@@ -50,4 +59,4 @@ struct EnumNames<CifarOptions::Labels> {
 // by Read() as Error(kCorrupt), so it is skipped like a damaged image.
 std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -20,7 +20,7 @@
 #include "make_error.h"
 #include "sources/hdf5_labels.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 constexpr std::string_view kImagesName = "images";
@@ -288,4 +288,4 @@ std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
   return OpenHdf5(path, pixels);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -24,7 +24,7 @@
 #include "sources/image_file_reader.h"
 #include "sources/image_folder_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct EncodedHdf5Options {
   // The images dataset's path in the file. Empty: "images" when it holds encoded images, else
@@ -61,4 +61,4 @@ std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
 std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
                                                 const EncodedHdf5Options& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

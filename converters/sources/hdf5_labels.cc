@@ -8,7 +8,7 @@
 #include "hdf5/strings.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // More classes than this means the labels are ids, not class indices.
@@ -70,4 +70,4 @@ Hdf5Labels ReadHdf5Labels(hid_t file, const std::vector<hdf5::DatasetEntry>& dat
   return result;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 
 #include "hdf5/dataset_listing.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct Hdf5Labels {
   std::vector<int64_t> labels;  // empty: every label is 0
@@ -28,4 +28,4 @@ struct Hdf5Labels {
 Hdf5Labels ReadHdf5Labels(hid_t file, const std::vector<hdf5::DatasetEntry>& datasets,
                           const std::string& requested, int64_t count, const std::string& path);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -18,7 +18,7 @@
 #include "make_error.h"
 #include "sources/hdf5_labels.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 namespace fs = std::filesystem;
@@ -206,4 +206,4 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   return std::make_unique<Hdf5Source>(std::move(parts));
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

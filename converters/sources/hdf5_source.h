@@ -23,7 +23,7 @@
 
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct Hdf5SourceOptions {
   // The image dataset's path in the file. Empty: "images", else the only 4-D uint8 dataset,
@@ -41,4 +41,4 @@ struct Hdf5SourceOptions {
 // named, or the labels do not number N.
 std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5SourceOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

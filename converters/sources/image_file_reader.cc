@@ -12,7 +12,7 @@
 #include "make_error.h"
 #include "sources/read_file.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // A header fits in the first 256 KiB unless a huge metadata block precedes it. A file to be
@@ -341,4 +341,4 @@ void ImageFileReader::DecodeResized(const std::string& path, Scratch& scratch, c
   image::ResizeInto(scratch.decoded, decoded, target, mode, dest);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -32,7 +32,7 @@
 #include "image/resize.h"
 #include "memory_budget.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // PIL's limit: Image.open raises DecompressionBombError above 2 x Image.MAX_IMAGE_PIXELS
 // (89,478,485) pixels, so h5feed converts exactly the images PIL opens.
@@ -127,4 +127,4 @@ class ImageFileReader {
   mutable std::vector<std::unique_ptr<Scratch>> idle_;  // guarded by mutex_
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -11,7 +11,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace fs = std::filesystem;
 
 bool HasImageExtension(std::string_view filename) {
@@ -117,4 +117,4 @@ ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
   return listing;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace h5feed {
+namespace h5feed::converters {
 
 inline constexpr std::array<std::string_view, 9> kImageExtensions = {
     ".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
@@ -38,4 +38,4 @@ struct ImageFolderListing {
 // Error(kInvalidArgument) for empty classes unless allow_empty.
 ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include "make_error.h"
 #include "sources/image_folder.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // How the images of a folder without --size are stored.
@@ -209,4 +209,4 @@ std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
                                              std::move(own_budget), std::move(reader));
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

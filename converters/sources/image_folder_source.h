@@ -13,7 +13,7 @@
 #include "sample_source.h"
 #include "sources/image_file_reader.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // 512: FFCV's ImageNet configurations store images with their longer side capped at 400 to
 // 512 (its examples' max_resolution), which keeps the 224-256 pixel crops training takes at
@@ -53,4 +53,4 @@ struct ImageFolderOptions {
 std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
                                               const ImageFolderOptions& options);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -12,7 +12,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // Closes the descriptor once the mapping exists (a mapping outlives its descriptor).
@@ -79,4 +79,4 @@ void MappedFile::Unmap() noexcept {
   size_ = 0;
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-namespace h5feed {
+namespace h5feed::converters {
 
 class MappedFile {
  public:
@@ -35,4 +35,4 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 constexpr uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -248,4 +248,4 @@ int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype) {
   return static_cast<int64_t>(bits);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace h5feed {
+namespace h5feed::converters {
 
 struct NpyDtype {
   std::string descr;  // as written, e.g. "<i8", "|u1"
@@ -47,4 +47,4 @@ NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path)
 // uint64 value above INT64_MAX.
 int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -12,7 +12,7 @@
 #include "sources/mapped_file.h"
 #include "sources/npy_header.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // More classes than this means the array holds ids, not class indices; "0".."max" would be
@@ -154,4 +154,4 @@ std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
                                      std::move(labels));
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -16,7 +16,7 @@
 
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // Throws Error(kNotFound) for a missing file, Error(kUnsupported) for a dtype, rank, channel
 // count or Fortran order it does not take (saying how to convert the array), Error(kCorrupt)
@@ -25,4 +25,4 @@ namespace h5feed {
 std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
                                       const std::string& labels_path);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -11,7 +11,7 @@
 #include "make_error.h"
 #include "source/open_chunk_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // Which source's chunk a thread holds: a number never reused, unlike a source's address.
@@ -97,4 +97,4 @@ std::unique_ptr<SampleSource> OpenOwnSizeFile(const std::string& path) {
   return std::make_unique<OwnSizeFileSource>(std::move(index));
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -23,10 +23,10 @@
 
 #include "sample_source.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 // Throws Error(kInvalidArgument) when `path` is an h5feed file of one image size (version 1),
 // or not an h5feed file, and what opening its index throws (kNotFound, kCorrupt, kUnsupported).
 std::unique_ptr<SampleSource> OpenOwnSizeFile(const std::string& path);
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -11,7 +11,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 
 void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t limit) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -42,4 +42,4 @@ void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t 
   ::close(fd);
 }
 
-}  // namespace h5feed
+}  // namespace h5feed::converters

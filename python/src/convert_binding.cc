@@ -28,13 +28,14 @@ namespace h5feed::python {
 namespace {
 
 // Opens the source, given the conversion's memory budget (for a source that decodes in it).
-using SourceOpener = std::function<std::unique_ptr<SampleSource>(MemoryBudget&)>;
+using SourceOpener =
+    std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>;
 
 // The options every conversion takes (the CLI's AddConversionFlags), as the dict
 // h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict
 // (memory_limit is read by RunConversion).
-ConvertOptions MakeConvertOptions(const py::dict& common) {
-  ConvertOptions options;
+converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
+  converters::ConvertOptions options;
   options.chunk_images = common["chunk"].cast<int64_t>();
   options.compression = Compression::Parse(common["compression"].cast<std::string>());
   options.shuffle = common["shuffle"].cast<bool>();
@@ -48,7 +49,7 @@ ConvertOptions MakeConvertOptions(const py::dict& common) {
   if (common.contains("encoding")) {
     options.encoding = StoredEncoding::Parse(common["encoding"].cast<std::string>());
     options.smart_threshold = common["smart_threshold"].cast<int64_t>();
-    options.chunk_bytes = ParseMemorySize(common["chunk_bytes"].cast<std::string>());
+    options.chunk_bytes = converters::ParseMemorySize(common["chunk_bytes"].cast<std::string>());
   }
   return options;
 }
@@ -56,15 +57,16 @@ ConvertOptions MakeConvertOptions(const py::dict& common) {
 // Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h).
 py::object RunConversion(const SourceOpener& open_source, const std::string& out,
                          const py::dict& common) {
-  ConvertOptions options = MakeConvertOptions(common);
-  MemoryBudget budget(ParseMemorySize(common["memory_limit"].cast<std::string>()));
+  converters::ConvertOptions options = MakeConvertOptions(common);
+  converters::MemoryBudget budget(
+      converters::ParseMemorySize(common["memory_limit"].cast<std::string>()));
   options.memory = &budget;
-  const ConvertReport report = RunCancellable([&](const std::atomic<bool>& cancel) {
+  const converters::ConvertReport report = RunCancellable([&](const std::atomic<bool>& cancel) {
     options.cancel = &cancel;
-    std::unique_ptr<SampleSource> source = open_source(budget);
-    return Convert(*source, out, options);
+    std::unique_ptr<converters::SampleSource> source = open_source(budget);
+    return converters::Convert(*source, out, options);
   });
-  return ReportValueObject(ConversionValue(report));
+  return ReportValueObject(converters::ConversionValue(report));
 }
 
 }  // namespace
@@ -75,7 +77,7 @@ void BindConvert(py::module_& module) {
       [](const std::string& src, const std::string& out, std::optional<std::pair<int, int>> size,
          const std::string& resize, bool allow_empty, int64_t max_pixels,
          std::optional<int> max_side, const py::dict& common) {
-        ImageFolderOptions source;
+        converters::ImageFolderOptions source;
         const StoredEncoding encoding =
             StoredEncoding::Parse(common["encoding"].cast<std::string>());
         if (size && (max_side || encoding.kind != StoredEncoding::Kind::kRaw)) {
@@ -85,35 +87,37 @@ void BindConvert(py::module_& module) {
               "or max_side and encoding",
               (max_side ? "max_side" : "encoding " + encoding.ToString()));
         }
-        if (size) source.size = image::Size{size->first, size->second};
-        source.max_side = max_side.value_or(kDefaultMaxSide);
+        if (size) source.size = converters::image::Size{size->first, size->second};
+        source.max_side = max_side.value_or(converters::kDefaultMaxSide);
         source.own_size = encoding.kind != StoredEncoding::Kind::kRaw;
-        source.resize = ParseName<image::ResizeMode>(resize);
+        source.resize = ParseName<converters::image::ResizeMode>(resize);
         source.allow_empty = allow_empty;
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
         return RunConversion(
-            [&](MemoryBudget& memory) {
+            [&](converters::MemoryBudget& memory) {
               source.memory = &memory;
-              return OpenImageFolder(src, source);
+              return converters::OpenImageFolder(src, source);
             },
             out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("size"), py::arg("resize"),
       py::arg("allow_empty"), py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
-  module.attr("DEFAULT_MAX_PIXELS") = kDefaultMaxPixels;
-  module.attr("DEFAULT_MAX_SIDE") = kDefaultMaxSide;
+  module.attr("DEFAULT_MAX_PIXELS") = converters::kDefaultMaxPixels;
+  module.attr("DEFAULT_MAX_SIDE") = converters::kDefaultMaxSide;
   module.attr("DEFAULT_SMART_THRESHOLD") = kDefaultSmartThreshold;
-  module.attr("DEFAULT_MEMORY_LIMIT") = kDefaultMemoryLimit;
+  module.attr("DEFAULT_MEMORY_LIMIT") = converters::kDefaultMemoryLimit;
 
   module.def(
       "convert_cifar",
       [](const std::string& src, const std::string& out, const std::string& split,
          const std::string& labels, const py::dict& common) {
-        CifarOptions source;
-        source.split = ParseName<CifarOptions::Split>(split);
-        source.labels = ParseName<CifarOptions::Labels>(labels);
-        return RunConversion([&](MemoryBudget&) { return OpenCifar(src, source); }, out, common);
+        converters::CifarOptions source;
+        source.split = ParseName<converters::CifarOptions::Split>(split);
+        source.labels = ParseName<converters::CifarOptions::Labels>(labels);
+        return RunConversion(
+            [&](converters::MemoryBudget&) { return converters::OpenCifar(src, source); }, out,
+            common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("split"), py::arg("labels"),
       py::arg("common"));
@@ -122,7 +126,9 @@ void BindConvert(py::module_& module) {
       "convert_npy",
       [](const std::string& images, const std::string& labels, const std::string& out,
          const py::dict& common) {
-        return RunConversion([&](MemoryBudget&) { return OpenNpy(images, labels); }, out, common);
+        return RunConversion(
+            [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); }, out,
+            common);
       },
       py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("common"));
 
@@ -131,16 +137,17 @@ void BindConvert(py::module_& module) {
       [](const std::string& src, const std::string& out, const std::string& images,
          const std::string& labels, std::optional<int> max_side, int64_t max_pixels,
          const py::dict& common) {
-        EncodedHdf5Options source;
+        converters::EncodedHdf5Options source;
         source.images = images;
         source.labels = labels;
-        source.max_side = max_side.value_or(kDefaultMaxSide);
+        source.max_side = max_side.value_or(converters::kDefaultMaxSide);
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
         return RunConversion(
-            [&](MemoryBudget& memory) {
+            [&](converters::MemoryBudget& memory) {
               source.memory = &memory;
-              std::unique_ptr<SampleSource> opened = OpenRechunkSource(src, source);
+              std::unique_ptr<converters::SampleSource> opened =
+                  converters::OpenRechunkSource(src, source);
               if (!opened->own_size() && max_side) {
                 throw MakeError(
                     ErrorCode::kInvalidArgument,

@@ -21,17 +21,17 @@ void BindMerge(py::module_& module) {
       "merge",
       [](const std::vector<std::string>& parts, const std::string& out, uint64_t seed,
          bool overwrite) {
-        MergeOptions options;
+        converters::MergeOptions options;
         options.seed = seed;
         options.overwrite = overwrite;
         options.option_names = [](std::string_view path) {
           return path == "overwrite" ? std::string("overwrite=True") : std::string();
         };
-        const MergeReport report = RunCancellable([&](const std::atomic<bool>& cancel) {
+        const converters::MergeReport report = RunCancellable([&](const std::atomic<bool>& cancel) {
           options.cancel = &cancel;
-          return MergeParts(parts, out, options);
+          return converters::MergeParts(parts, out, options);
         });
-        return ReportValueObject(MergeValue(report));
+        return ReportValueObject(converters::MergeValue(report));
       },
       py::arg("parts"), py::arg("out"), py::kw_only(), py::arg("seed"), py::arg("overwrite"));
 }

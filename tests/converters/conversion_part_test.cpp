@@ -8,7 +8,7 @@
 #include "h5feed/error.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::CaughtError;
@@ -93,4 +93,4 @@ TEST_CASE("--part auto without a launcher, or with one half set or inconsistent,
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

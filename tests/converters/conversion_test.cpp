@@ -16,7 +16,7 @@
 #include "support/caught_error.h"
 #include "support/temp_folder.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::CaughtError;
@@ -206,4 +206,4 @@ TEST_CASE("options that do not suit the source's layout are refused before anyth
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -12,7 +12,7 @@
 #include "h5feed/error.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::CaughtError;
@@ -173,4 +173,4 @@ TEST_CASE("many threads leasing at random never hold more than the limit, and al
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -11,7 +11,7 @@
 
 namespace h5feed::testing {
 
-class SampleBuffer final : public SampleDestination {
+class SampleBuffer final : public converters::SampleDestination {
  public:
   ImageShape shape;             // the last sample's
   std::vector<uint8_t> pixels;  // its pixels, H x W x C

@@ -52,10 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   h5feed::fuzzing::ByteReader in(data, size);
   const uint8_t choice = in.Byte();
   const bool cifar100 = choice & 1;
-  h5feed::CifarOptions options;
-  options.split = h5feed::CifarOptions::Split::kTest;
-  options.labels =
-      (choice & 2) ? h5feed::CifarOptions::Labels::kCoarse : h5feed::CifarOptions::Labels::kFine;
+  h5feed::converters::CifarOptions options;
+  options.split = h5feed::converters::CifarOptions::Split::kTest;
+  options.labels = (choice & 2) ? h5feed::converters::CifarOptions::Labels::kCoarse
+                                : h5feed::converters::CifarOptions::Labels::kFine;
   const size_t names_bytes = std::min<size_t>(in.U16(), in.Rest().size());
   const std::span<const uint8_t> names = in.Rest().first(names_bytes);
   const std::span<const uint8_t> records = in.Rest().subspan(names_bytes);
@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!names.empty()) Write(folder / names_file, names);
 
   h5feed::fuzzing::ExpectCleanErrorsOnly([&] {
-    std::unique_ptr<h5feed::SampleSource> source = h5feed::OpenCifar(folder.string(), options);
+    std::unique_ptr<h5feed::converters::SampleSource> source =
+        h5feed::converters::OpenCifar(folder.string(), options);
     const int64_t expected_records =
         static_cast<int64_t>(records.size()) / (cifar100 ? 3074 : 3073);
     if (source->count() != expected_records) h5feed::fuzzing::Finding("wrong record count");
@@ -78,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     h5feed::testing::SampleBuffer pixels;
     for (int64_t i = 0; i < source->count(); ++i) {
       h5feed::fuzzing::ExpectCleanErrorsOnly([&] {  // a damaged record is skipped, not fatal
-        const h5feed::SampleInfo info = source->Read(i, pixels);
+        const h5feed::converters::SampleInfo info = source->Read(i, pixels);
         if (info.label < 0 || info.label >= classes) {
           h5feed::fuzzing::Finding("a label outside the classes was accepted");
         }

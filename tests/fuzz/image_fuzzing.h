@@ -17,6 +17,8 @@
 
 namespace h5feed::fuzzing {
 
+namespace image = converters::image;
+
 // The harness decodes images of at most 16 MiB (a 2364 x 2364 RGB image): larger ones are legal
 // (image/decode_checks.h allows up to 2 GiB) but a 60-byte header asking for 2 GiB would turn
 // every fuzzing run into an out-of-memory report about the harness's own buffer.

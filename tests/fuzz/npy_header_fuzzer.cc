@@ -11,7 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> file(data, size);
   h5feed::fuzzing::ExpectCleanErrorsOnly([&] {
-    const h5feed::NpyHeader header = h5feed::ParseNpyHeader(file, "fuzzed.npy");
+    const h5feed::converters::NpyHeader header =
+        h5feed::converters::ParseNpyHeader(file, "fuzzed.npy");
     if (header.data_offset < 0 || static_cast<uint64_t>(header.data_offset) > size) {
       h5feed::fuzzing::Finding("the data starts outside the file");
     }
@@ -27,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const int64_t count = std::min<int64_t>(header.elements(), 4096);
     for (int64_t i = 0; i < count; ++i) {
-      h5feed::ReadNpyInteger(data + header.data_offset + i * header.dtype.item_bytes, header.dtype);
+      h5feed::converters::ReadNpyInteger(data + header.data_offset + i * header.dtype.item_bytes,
+                                         header.dtype);
     }
   });
   return 0;

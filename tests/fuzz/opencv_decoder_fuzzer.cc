@@ -5,5 +5,5 @@
 #include "image_fuzzing.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return h5feed::fuzzing::DecodeAndResize({data, size}, h5feed::image::Format::kOther);
+  return h5feed::fuzzing::DecodeAndResize({data, size}, h5feed::converters::image::Format::kOther);
 }

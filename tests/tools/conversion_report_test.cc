@@ -23,8 +23,8 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 // Forty 24x32x3 images of 41 inputs in chunks of 8, one input skipped.
-ConvertReport FixedSize() {
-  ConvertReport r;
+converters::ConvertReport FixedSize() {
+  converters::ConvertReport r;
   r.path = "train.h5";
   r.shape = {24, 32, 3};
   r.images = 40;
@@ -41,8 +41,8 @@ ConvertReport FixedSize() {
 }
 
 // Ten images at their own size, "smart:90": 4 JPEG and 6 raw, in 2 chunks of 1000 bytes.
-ConvertReport OwnSize() {
-  ConvertReport r = FixedSize();
+converters::ConvertReport OwnSize() {
+  converters::ConvertReport r = FixedSize();
   r.shape = {64, 48, 3};
   r.images = 10;
   r.chunks = 2;
@@ -63,7 +63,7 @@ ConvertReport OwnSize() {
 }
 
 TEST_CASE("a conversion's summary says what was written, from how many inputs, and each skip") {
-  const std::string text = ConversionText(ConversionValue(FixedSize()), "photos/");
+  const std::string text = ConversionText(converters::ConversionValue(FixedSize()), "photos/");
   INFO(text);
   CHECK(
       text.starts_with("converted 40 of 41 images from photos/ to train.h5 in 2.0 s "
@@ -74,7 +74,8 @@ TEST_CASE("a conversion's summary says what was written, from how many inputs, a
   CHECK(Contains(text,
                  "  1 skipped (recorded in train.h5:/skipped_sources):\n"
                  "    class_000/broken.jpg: not a JPEG\n"));
-  const nlohmann::json json = nlohmann::json::parse(ToJson(ConversionValue(FixedSize())));
+  const nlohmann::json json =
+      nlohmann::json::parse(ToJson(converters::ConversionValue(FixedSize())));
   CHECK(json["format_version"] == 1);
   CHECK(json["inputs"] == 41);
   CHECK(json["image_shape"] == nlohmann::json{24, 32, 3});
@@ -85,34 +86,36 @@ TEST_CASE("a conversion's summary says what was written, from how many inputs, a
 }
 
 TEST_CASE("an own-size conversion reports its chunk fill and its images by encoding") {
-  const std::string text = ConversionText(ConversionValue(OwnSize()), "photos/");
+  const std::string text = ConversionText(converters::ConversionValue(OwnSize()), "photos/");
   INFO(text);
   CHECK(Contains(text,
                  "  each image at its own size (longer side at most 64), smart:90 (JPEG "
                  "4:2:0 above 3.0 KiB of pixels: 6 raw, 4 jpeg), 2 chunks of 1000 B (5.0 "
                  "images a chunk, 75% full), none: 11.8 KiB of pixels -> 2.0 KiB (6.00x), "
                  "shuffled with seed 5\n"));
-  const nlohmann::json json = nlohmann::json::parse(ToJson(ConversionValue(OwnSize())));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(converters::ConversionValue(OwnSize())));
   CHECK(json["format_version"] == 2);
   CHECK(json["chunk_fill"] == doctest::Approx(0.75));
   CHECK(json["images_per_chunk"] == doctest::Approx(5.0));
   CHECK(json["encodings"] == nlohmann::json{{"raw", 6}, {"jpeg", 4}});
   CHECK(json["smart_threshold"] == 3072);
-  ConvertReport jpeg = OwnSize();
+  converters::ConvertReport jpeg = OwnSize();
   jpeg.encoding = StoredEncoding::Parse("jpeg:90");
-  CHECK(Contains(ConversionText(ConversionValue(jpeg), "x"), ", jpeg:90 (JPEG 4:2:0), "));
-  CHECK(nlohmann::json::parse(ToJson(ConversionValue(jpeg)))["smart_threshold"] == 0);
+  CHECK(
+      Contains(ConversionText(converters::ConversionValue(jpeg), "x"), ", jpeg:90 (JPEG 4:2:0), "));
+  CHECK(nlohmann::json::parse(ToJson(converters::ConversionValue(jpeg)))["smart_threshold"] == 0);
 }
 
 TEST_CASE("a seed beyond int64's range is written as it is") {
-  ConvertReport r = FixedSize();
+  converters::ConvertReport r = FixedSize();
   r.seed = 18446744073709551615u;
-  CHECK(Contains(ConversionText(ConversionValue(r), "x"), "seed 18446744073709551615\n"));
-  CHECK(nlohmann::json::parse(ToJson(ConversionValue(r)))["seed"] == r.seed);
+  CHECK(
+      Contains(ConversionText(converters::ConversionValue(r), "x"), "seed 18446744073709551615\n"));
+  CHECK(nlohmann::json::parse(ToJson(converters::ConversionValue(r)))["seed"] == r.seed);
 }
 
 TEST_CASE("a merge's summary says what was copied and what was compressed again") {
-  MergeReport r;
+  converters::MergeReport r;
   r.path = "train.h5";
   r.parts = 4;
   r.images = 5000;
@@ -123,7 +126,7 @@ TEST_CASE("a merge's summary says what was copied and what was compressed again"
   r.copied_bytes = 3 << 20;
   r.stored_bytes = 4 << 20;
   r.seconds = 2;
-  const std::string text = MergeText(MergeValue(r));
+  const std::string text = MergeText(converters::MergeValue(r));
   INFO(text);
   CHECK(text ==
         "merged 4 parts into train.h5 in 2.0 s (2.0 MiB/s): 5,000 images, 40 chunks, "
@@ -131,13 +134,13 @@ TEST_CASE("a merge's summary says what was copied and what was compressed again"
         "  37 chunks copied untouched (3.0 MiB), 100 images of the parts' short last "
         "chunks compressed again\n"
         "  2 inputs the parts skipped are recorded in train.h5:/skipped_sources\n");
-  const nlohmann::json json = nlohmann::json::parse(ToJson(MergeValue(r)));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(converters::MergeValue(r)));
   CHECK(json["bytes_per_s"] == doctest::Approx(2 << 20));
   CHECK(json["copied_chunks"] == 37);
 }
 
 TEST_CASE("a text that asks a tree for a key it lacks is a bug named by the key's path") {
-  const ReportValue value = ConversionValue(FixedSize());
+  const ReportValue value = converters::ConversionValue(FixedSize());
   const ReportView view(value);
   CHECK(view["skipped"].Items()[0]["source"].Text() == "class_000/broken.jpg");
   try {

@@ -67,8 +67,8 @@ class OneSizeFile final : public FileKind {
     return largest + Allowance(samples_, 512);
   }
 
-  std::unique_ptr<SampleSource> OpenImages(const std::string& path) const override {
-    return OpenHdf5(path, Hdf5SourceOptions{});
+  std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const override {
+    return converters::OpenHdf5(path, converters::Hdf5SourceOptions{});
   }
 
  private:
@@ -158,8 +158,8 @@ class OwnSizeFile final : public FileKind {
   }
 
   // A JPEG written as JPEG again is a second generation (own_size_file_source.h).
-  std::unique_ptr<SampleSource> OpenImages(const std::string& path) const override {
-    return OpenOwnSizeFile(path);
+  std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const override {
+    return converters::OpenOwnSizeFile(path);
   }
 
   std::string Note() const override {

@@ -64,7 +64,7 @@ class FileKind {
   // The most disk one variant of `plan` can take: the sweep holds one variant at a time.
   virtual uint64_t DiskBound(const SweepPlan& plan) const = 0;
   // The input's images, as every variant is rewritten from them; `path` is the input.
-  virtual std::unique_ptr<SampleSource> OpenImages(const std::string& path) const = 0;
+  virtual std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const = 0;
   // What the report says of this kind of input; empty: nothing.
   virtual std::string Note() const { return {}; }
   // Why the reference loaders (DataLoader + h5py) do not read the input; empty: they do.

@@ -62,8 +62,9 @@ void CheckDiskBudget(const std::string& folder, uint64_t needed, uint64_t budget
   }
 }
 
-RechunkedFiles::RechunkedFiles(std::function<std::unique_ptr<SampleSource>()> open_images,
-                               const std::string& work_folder)
+RechunkedFiles::RechunkedFiles(
+    std::function<std::unique_ptr<converters::SampleSource>()> open_images,
+    const std::string& work_folder)
     : open_images_(std::move(open_images)) {
   std::string pattern = work_folder + "/.h5feed-sweep-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -87,7 +88,7 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
     current_.clear();
   }
   const std::string path = folder_ + "/" + FileNameOf(variant) + ".h5";
-  ConvertOptions options;
+  converters::ConvertOptions options;
   options.chunk_images = variant.chunk_samples;
   options.chunk_bytes = variant.chunk_bytes;
   options.encoding = variant.encoding;
@@ -98,10 +99,12 @@ std::string RechunkedFiles::Make(const FileVariant& variant, int threads,
   options.strict = true;
   options.cancel = cancel;
   if (progress) {
-    options.on_progress = [&progress](const ConvertProgress& p) { progress(p.done, p.total); };
+    options.on_progress = [&progress](const converters::ConvertProgress& p) {
+      progress(p.done, p.total);
+    };
   }
-  const std::unique_ptr<SampleSource> source = open_images_();
-  Convert(*source, path, options);
+  const std::unique_ptr<converters::SampleSource> source = open_images_();
+  converters::Convert(*source, path, options);
   current_ = path;
   return path;
 }

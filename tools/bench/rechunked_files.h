@@ -32,7 +32,7 @@ class RechunkedFiles {
  public:
   // Creates a fresh private folder in `work_folder`. `open_images` opens the input's images
   // for each variant made. Throws Error(kIo).
-  RechunkedFiles(std::function<std::unique_ptr<SampleSource>()> open_images,
+  RechunkedFiles(std::function<std::unique_ptr<converters::SampleSource>()> open_images,
                  const std::string& work_folder);
   ~RechunkedFiles();  // removes the folder and everything in it
   RechunkedFiles(const RechunkedFiles&) = delete;
@@ -48,7 +48,7 @@ class RechunkedFiles {
                    const std::function<void(int64_t, int64_t)>& progress);
 
  private:
-  std::function<std::unique_ptr<SampleSource>()> open_images_;
+  std::function<std::unique_ptr<converters::SampleSource>()> open_images_;
   std::string folder_;
   std::string current_;
 };

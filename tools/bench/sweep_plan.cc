@@ -91,7 +91,7 @@ std::vector<int64_t> ParseChunkBytes(std::string_view text) {
   return ParseList<int64_t>(text, "--chunk-bytes", [](std::string_view item) {
     int64_t bytes = 0;
     try {
-      bytes = ParseMemorySize(item);
+      bytes = converters::ParseMemorySize(item);
     } catch (const Error& e) {
       BadItem("--chunk-bytes", item, std::string("is not a size: ") + e.what());
     }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 cv::Mat Random(int height, int width, uint64_t seed) {
@@ -116,4 +116,4 @@ TEST_CASE("a row-by-row shrink holds memory proportional to the width, not the h
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

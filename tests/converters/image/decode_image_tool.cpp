@@ -36,10 +36,10 @@ int Run(int argc, char** argv) {
   }
   const std::string in_path = argv[1], out_path = argv[2];
   const std::vector<uint8_t> encoded = ReadFile(in_path);
-  const h5feed::image::DecodePlan plan =
-      h5feed::image::PlanDecode(encoded, in_path, min_height, min_width);
+  const h5feed::converters::image::DecodePlan plan =
+      h5feed::converters::image::PlanDecode(encoded, in_path, min_height, min_width);
   std::vector<uint8_t> rgb(static_cast<size_t>(plan.bytes()));
-  h5feed::image::Decode(encoded, plan, in_path, rgb);
+  h5feed::converters::image::Decode(encoded, plan, in_path, rgb);
 
   std::ofstream out(out_path, std::ios::binary);
   out << plan.height << ' ' << plan.width << '\n';

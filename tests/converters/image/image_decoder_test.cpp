@@ -9,7 +9,7 @@
 #include "h5feed/error.h"
 #include "test_images.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using testing::Bytes;
@@ -145,4 +145,4 @@ TEST_CASE("decoding from several threads at once gives the same pixels as from o
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -7,7 +7,7 @@
 #include "h5feed/error.h"
 #include "test_images.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using testing::Bytes;
@@ -183,4 +183,4 @@ TEST_CASE("a CMYK JPEG's plan counts the 4-byte buffer it decodes into first") {
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

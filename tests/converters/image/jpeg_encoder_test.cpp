@@ -10,7 +10,7 @@
 #include "h5feed/error.h"
 #include "image/jpeg_decoder.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -185,4 +185,4 @@ TEST_CASE("bad arguments are invalid arguments") {
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

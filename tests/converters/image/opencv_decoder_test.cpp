@@ -7,7 +7,7 @@
 #include "h5feed/error.h"
 #include "test_images.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using testing::Bytes;
@@ -104,4 +104,4 @@ TEST_CASE("other formats are not taken for BMP, PNM or TIFF") {
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -11,7 +11,7 @@
 #include "h5feed/error.h"
 #include "test_images.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using testing::Bytes;
@@ -188,4 +188,4 @@ TEST_CASE("the plan's scratch counts the rows and the metadata libspng keeps, no
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -7,7 +7,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -247,4 +247,4 @@ TEST_CASE("the resize scratch estimate grows with the width and the target, not 
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace h5feed::image::testing {
+namespace h5feed::converters::image::testing {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -146,4 +146,4 @@ inline int MaxAbsDiff(std::span<const uint8_t> a, std::span<const uint8_t> b) {
   return worst;
 }
 
-}  // namespace h5feed::image::testing
+}  // namespace h5feed::converters::image::testing

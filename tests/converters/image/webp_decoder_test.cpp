@@ -7,7 +7,7 @@
 #include "h5feed/error.h"
 #include "test_images.h"
 
-namespace h5feed::image {
+namespace h5feed::converters::image {
 namespace {
 
 using testing::Bytes;
@@ -73,4 +73,4 @@ TEST_CASE("a lossless WebP's plan counts the ARGB image libwebp decodes into, a 
 }
 
 }  // namespace
-}  // namespace h5feed::image
+}  // namespace h5feed::converters::image

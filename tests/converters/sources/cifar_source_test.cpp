@@ -11,7 +11,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::SampleBuffer;
@@ -213,4 +213,4 @@ TEST_CASE("a class name file with the wrong number of names is an error") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -18,7 +18,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using image::testing::Bytes;
@@ -280,4 +280,4 @@ TEST_CASE("labels that do not number the images are refused, as the hdf5 source 
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

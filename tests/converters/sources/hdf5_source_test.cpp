@@ -20,7 +20,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::RunPython;
@@ -421,4 +421,4 @@ TEST_CASE("a truncated HDF5 file is reported as damaged") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using image::testing::Bytes;
@@ -217,4 +217,4 @@ TEST_CASE("threads whose images each need most of the budget take turns, and all
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using image::testing::Bytes;
@@ -179,4 +179,4 @@ TEST_CASE(
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

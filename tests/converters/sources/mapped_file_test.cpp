@@ -7,7 +7,7 @@
 #include "h5feed/error.h"
 #include "scratch_dir.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::ScratchDir;
@@ -47,4 +47,4 @@ TEST_CASE("a missing file is not found and a folder is refused") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

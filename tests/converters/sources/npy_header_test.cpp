@@ -9,7 +9,7 @@
 
 #include "h5feed/error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 // A .npy preamble and header as numpy.lib.format writes it: magic, version, header length
@@ -141,4 +141,4 @@ TEST_CASE("integers are read in either byte order and sign-extended") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

@@ -13,7 +13,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::RunPython;
@@ -172,4 +172,4 @@ TEST_CASE("a truncated array file is reported as truncated") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters

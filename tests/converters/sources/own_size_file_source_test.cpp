@@ -13,7 +13,7 @@
 #include "scratch_dir.h"
 #include "support/caught_error.h"
 
-namespace h5feed {
+namespace h5feed::converters {
 namespace {
 
 using testing::CaughtError;
@@ -153,4 +153,4 @@ TEST_CASE("reading outside the file's images is refused") {
 }
 
 }  // namespace
-}  // namespace h5feed
+}  // namespace h5feed::converters
