@@ -31,8 +31,7 @@ std::vector<StoredJpeg> SampleJpegs(const index::DatasetIndex& dataset, int64_t 
   const std::unique_ptr<source::ChunkSource> chunks =
       source::OpenChunkSource(dataset, source::ChunkSourceOptions{});
   std::vector<uint8_t> chunk;
-  for (int64_t c = 0; c < dataset.chunk_count() && static_cast<int64_t>(jpegs.size()) < most;
-       ++c) {
+  for (int64_t c = 0; c < dataset.chunk_count() && static_cast<int64_t>(jpegs.size()) < most; ++c) {
     bool read = false;
     for (int64_t row = dataset.first_row_of_chunk(c);
          row < dataset.first_row_of_chunk(c + 1) && static_cast<int64_t>(jpegs.size()) < most;
@@ -45,7 +44,8 @@ std::vector<StoredJpeg> SampleJpegs(const index::DatasetIndex& dataset, int64_t 
         read = true;
       }
       const auto first = chunk.begin() + static_cast<std::ptrdiff_t>(at.offset);
-      jpegs.push_back({row, at, std::vector<uint8_t>(first, first + static_cast<std::ptrdiff_t>(at.bytes))});
+      jpegs.push_back(
+          {row, at, std::vector<uint8_t>(first, first + static_cast<std::ptrdiff_t>(at.bytes))});
     }
   }
   return jpegs;
@@ -67,9 +67,10 @@ JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds
     for (const StoredJpeg& jpeg : jpegs) {
       const ImageShape& shape = jpeg.at.shape;
       pixels.resize(static_cast<size_t>(shape.height * shape.width * 3));
-      if (tjDecompress2(turbo.get(), jpeg.bytes.data(), static_cast<unsigned long>(jpeg.bytes.size()),
-                        pixels.data(), static_cast<int>(shape.width), 0,
-                        static_cast<int>(shape.height), TJPF_RGB, 0) != 0) {
+      if (tjDecompress2(turbo.get(), jpeg.bytes.data(),
+                        static_cast<unsigned long>(jpeg.bytes.size()), pixels.data(),
+                        static_cast<int>(shape.width), 0, static_cast<int>(shape.height), TJPF_RGB,
+                        0) != 0) {
         throw MakeError(ErrorCode::kCorrupt, "row {} of {}: TurboJPEG cannot decode it ({})",
                         jpeg.row, dataset.path, tjGetErrorStr2(turbo.get()));
       }
