@@ -22,10 +22,9 @@ namespace h5feed::format {
 // and 1 MiB for object headers, attributes and B-tree nodes. The Writer reserves it first.
 uint64_t DescriptionBytes(const DatasetDescription& description, size_t chunks);
 
-// Writes /labels, /classes, /sources and the skipped lists to `root`, the file `path`. Throws
-// Error (kIo, or kNoSpace when the disk is full) naming the dataset and the file.
-void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description,
-                              const std::string& path);
+// Writes /labels, /classes, /sources and the skipped lists to `root`. Throws Error (kIo, or
+// kNoSpace when the disk is full) naming the dataset and the file.
+void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description);
 
 // What the root attributes say about /images.
 struct ImagesWritten {

@@ -183,21 +183,21 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   ReserveBeyondEnd(format::DescriptionBytes(d, chunks.size()) +
                        (flat ? format::ImageRecordBytes(stored.size()) : 0),
                    "writing labels, sources and the chunk table");
-  format::WriteDescriptionDatasets(root, d, temporary_path);
+  format::WriteDescriptionDatasets(root, d);
   format::WriteChunkIndex(root, chunks);
   if (flat) {
-    format::WriteImageRecords(root, stored, offsets, temporary_path);
+    format::WriteImageRecords(root, stored, offsets);
     image_checksums.clear();
     for (const StoredImage& image : stored) image_checksums.push_back(image.checksum);
   }
   format::WriteRowChecksums(root, image_checksums);
-  if (H5Dclose(images.release()) < 0) {
+  if (!images.close()) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);
   }
   format::WriteRootAttributes(root, d, {images_written, chunk_images, compression, flat});
 
   // H5Fclose flushes HDF5's metadata cache: a full disk often shows here, not earlier.
-  if (H5Fclose(file.release()) < 0) {
+  if (!file.close()) {
     throw hdf5::StackError(ErrorCode::kIo, "closing (flushing)", temporary_path);
   }
 }

@@ -7,10 +7,9 @@
 // its disk reservation and its early writeback. Not thread-safe: the Writer's one thread uses
 // it, and the HDF5 handles only under hdf5::Lock().
 
-#include <hdf5.h>
-
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,10 +74,12 @@ struct Writer::State {
   // whole images).
   void AppendImages(const EncodedChunk& chunk);
   void AppendPacked(const EncodedChunk& chunk);
-  // images_dataset.cc: extends /images to `dims`, writes the encoded chunk at `offset` and
-  // returns its row of the chunk table. Takes hdf5::Lock().
-  format::schema::ChunkRecord WriteChunk(const EncodedChunk& chunk, const hsize_t* dims,
-                                         const hsize_t* offset, const std::string& where);
+  // images_dataset.cc: extends /images to `dims`, writes the encoded chunk at `offset` (the
+  // coordinates of its first element) and returns its row of the chunk table. Takes
+  // hdf5::Lock().
+  format::schema::ChunkRecord WriteChunk(const EncodedChunk& chunk, std::span<const uint64_t> dims,
+                                         std::span<const uint64_t> offset,
+                                         const std::string& where);
   // writer.cc: everything Finish() writes, then the close.
   void WriteEverythingButPixels(const DatasetDescription& description);
   // images_dataset.cc: reserves `more` bytes past HDF5's current end of allocation. Call
