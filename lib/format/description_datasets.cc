@@ -37,8 +37,8 @@ uint64_t DescriptionBytes(const DatasetDescription& d, size_t chunks) {
   return bytes;
 }
 
-void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d) {
-  hdf5::WriteIntegerDataset<int64_t>(root, schema::kLabels, d.labels);
+void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, bool labelled) {
+  if (labelled) hdf5::WriteIntegerDataset<int64_t>(root, schema::kLabels, d.labels);
 
   std::vector<std::string> skipped_sources, skipped_reasons;
   for (const SkippedSource& skipped : d.skipped) {
@@ -85,6 +85,7 @@ void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWr
     hdf5::WriteAttribute(root, schema::kAttrMergedParts, d.merged->parts);
     hdf5::WriteAttribute(root, schema::kAttrMergeSeed, d.merged->seed);
   }
+  if (!images.labelled) hdf5::WriteAttribute(root, schema::kAttrLabelled, int32_t{0});
   hdf5::WriteAttribute(root, schema::kAttrFormatVersion,
                        flat ? schema::kOwnSizeFormatVersion : schema::kFixedSizeFormatVersion);
   hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));
