@@ -15,6 +15,7 @@
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
+#include "index/field_specs.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
@@ -76,6 +77,20 @@ void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkReco
         "rechunk on it to rebuild the table",
         path, mismatch);
   }
+}
+
+// The root attribute `labelled`: absent (every file written before it existed) or 1 for a
+// file with labels, 0 for one without.
+bool ReadLabelled(hid_t file, const std::string& path) {
+  if (!hdf5::HasAttribute(file, format::schema::kAttrLabelled)) return true;
+  const int64_t labelled = hdf5::ReadInt64Attribute(file, format::schema::kAttrLabelled);
+  if (labelled != 0 && labelled != 1) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{}: attribute {} is {}, neither 1 (labelled) nor 0 (no labels): the file is "
+                    "damaged; convert the source again",
+                    path, format::schema::kAttrLabelled, labelled);
+  }
+  return labelled == 1;
 }
 
 // Labels name classes: with class names stored, every label must index one (the Writer's
@@ -307,13 +322,18 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   index.has_checksums = true;
   index.filters = info.filters;
   index.fill_value = info.fill_value;
-  const std::string labels =
-      options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
-  index.labels = ReadLabels(file, labels, index.samples, path);
+  // A file written without labels has no /labels; labels named by the caller are read anyway.
+  index.labelled = !options.labels.empty() || ReadLabelled(file, path);
+  if (index.labelled) {
+    const std::string labels =
+        options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
+    index.labels = ReadLabels(file, labels, index.samples, path);
+  }
   index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
   RequireAttribute(file, format::schema::kAttrNumClasses,
                    static_cast<int64_t>(index.classes.size()), path, "/classes");
   if (options.check_labels) CheckLabelsInRange(index);
+  index.fields = ReadFieldSpecs(file, index.samples, path);
 }
 
 }  // namespace h5feed::index
