@@ -40,8 +40,15 @@ size_t Utf8SequenceLength(std::span<const uint8_t> text, size_t i) {
 std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row) {
   if (spec.kind == FieldKind::kArray) {
     const int64_t expected = spec.row_bytes();
-    if (static_cast<int64_t>(row.size()) == expected) return {};
-    return fmt::format("is {} bytes, not the {} of {}", row.size(), expected, spec.Describe());
+    if (static_cast<int64_t>(row.size()) != expected) {
+      return fmt::format("is {} bytes, not the {} of {}", row.size(), expected, spec.Describe());
+    }
+    if (spec.type != FieldType::kBool) return {};
+    for (size_t i = 0; i < row.size(); ++i) {
+      // Stored as h5py's enum of FALSE = 0 and TRUE = 1, which names no other value.
+      if (row[i] > 1) return fmt::format("holds {} at element {}; a bool is 0 or 1", row[i], i);
+    }
+    return {};
   }
   if (static_cast<int64_t>(row.size()) > kMaxFieldRowBytes) {
     return fmt::format("is {} bytes, more than a row may hold ({})", row.size(), kMaxFieldRowBytes);

@@ -1,7 +1,8 @@
 #pragma once
-// What a field's row must be (docs/format.md, "Fields"): an array row exactly row_bytes long;
-// a bytes or text row at most kMaxFieldRowBytes; a text row valid UTF-8 without a NUL byte
-// (a NUL would end HDF5's variable-length string, and h5py's str, early). The Writer refuses a
+// What a field's row must be (docs/format.md, "Fields"): an array row exactly row_bytes long,
+// each bool element 0 or 1; a bytes or text row at most kMaxFieldRowBytes; a text row valid
+// UTF-8 without a NUL byte (a NUL would end HDF5's variable-length string, and h5py's str,
+// early). The Writer refuses a
 // column that breaks them (kInvalidArgument) and a reader treats one as damage (kCorrupt); both
 // say it in the same words. Stateless; thread-safe.
 
@@ -20,7 +21,8 @@ namespace h5feed {
 inline constexpr int64_t kMaxFieldRowBytes = int64_t{1} << 31;
 
 // "" when `row` is a valid value of `spec`, else what is wrong with it: "is 12 bytes, not the
-// 40 of uint8[40]", "is not valid UTF-8 (byte 7)", "holds a NUL byte (byte 3)".
+// 40 of uint8[40]", "holds 2 at element 4; a bool is 0 or 1", "is not valid UTF-8 (byte 7)",
+// "holds a NUL byte (byte 3)".
 std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row);
 
 // Throws Error(code) for the first row of `column` with a problem: "row 1212 of field caption

@@ -117,6 +117,18 @@ TEST_CASE("AppendFields refuses columns it cannot write, naming the field and th
   CHECK(
       refused({Rows({"abcd"}), Rows({std::string("a\0b", 3)})}).find("holds a NUL byte (byte 1)") !=
       std::string::npos);
+  {  // bool elements are 0 or 1
+    const FieldSpec flags{"flags", FieldKind::kArray, FieldType::kBool, {2}};
+    Writer with_flags = Writer::Create(folder / "flags.h5", Options({flags}));
+    const Error bool_value = CaughtError([&] {
+      with_flags.AppendFields(
+          std::vector<FieldColumn>{Rows({std::string("\x01\x00", 2), std::string("\x00\x02", 2)})});
+    });
+    CHECK(std::string(bool_value.what()).find("row 1 of field flags (bool[2])") !=
+          std::string::npos);
+    CHECK(std::string(bool_value.what()).find("holds 2 at element 1; a bool is 0 or 1") !=
+          std::string::npos);
+  }
   // Nothing of a refused call was taken, and the writer goes on.
   CHECK(writer.field_rows_written() == 3);
   AppendImages(writer, 4);
