@@ -17,9 +17,9 @@
 #include "hdf5/attributes.h"
 #include "hdf5/error.h"
 #include "hdf5/field_dataset.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/string_list_attribute.h"
-#include "hdf5/uint64_dataset.h"
 #include "hdf5/untimed_creation.h"
 #include "io/resource_limits.h"
 #include "make_error.h"
@@ -164,8 +164,8 @@ void FieldWriter::Finish(hid_t file, int64_t images, const ReserveFunction& rese
   const hdf5::Group group = hdf5::CreateUntimedGroup(file, schema::kFieldChecksums);
   std::vector<std::string> names;
   for (size_t f = 0; f < specs_.size(); ++f) {
-    const hdf5::Dataset checksums =
-        hdf5::WriteUint64Dataset(group.get(), specs_[f].name.c_str(), state_[f].checksums);
+    const hdf5::Dataset checksums = hdf5::WriteIntegerDataset<uint64_t>(
+        group.get(), specs_[f].name.c_str(), state_[f].checksums);
     WriteChecksumAttribute(checksums.get());
     names.push_back(specs_[f].name);
   }

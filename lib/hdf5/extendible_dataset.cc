@@ -29,19 +29,24 @@ Dataset CreateExtendibleBytes(hid_t file, const char* name, std::span<const uint
   if (!space || H5Pset_chunk(create.get(), rank, chunk.data()) < 0) {
     throw StackError(ErrorCode::kIo, what, file);
   }
-  herr_t status = 0;
-  if (compression.kind == Compression::Kind::kZstd) {
-    RegisterZstdFilter();
-    const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
-    status = H5Pset_filter(create.get(), kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level);
-  } else if (compression.kind == Compression::Kind::kDeflate) {
-    status = H5Pset_deflate(create.get(), static_cast<unsigned int>(compression.level));
-  }
-  if (status < 0) throw StackError(ErrorCode::kIo, what, file);
+  if (!SetCompressionFilter(create.get(), compression))
+    throw StackError(ErrorCode::kIo, what, file);
   Dataset dataset(
       H5Dcreate2(file, name, H5T_STD_U8LE, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
   if (!dataset) throw StackError(ErrorCode::kIo, what, file);
   return dataset;
+}
+
+bool SetCompressionFilter(hid_t create, const Compression& compression) {
+  if (compression.kind == Compression::Kind::kZstd) {
+    RegisterZstdFilter();
+    const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
+    return H5Pset_filter(create, kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level) >= 0;
+  }
+  if (compression.kind == Compression::Kind::kDeflate) {
+    return H5Pset_deflate(create, static_cast<unsigned int>(compression.level)) >= 0;
+  }
+  return true;
 }
 
 bool ExtendDataset(hid_t dataset, std::span<const uint64_t> dims) {

@@ -22,6 +22,11 @@ namespace h5feed::hdf5 {
 Dataset CreateExtendibleBytes(hid_t file, const char* name, std::span<const uint64_t> row_shape,
                               uint64_t chunk_rows, const Compression& compression);
 
+// Adds the filter `compression` names to dataset creation list `create`: zstd (filter 32015,
+// registered here) set optional as above, HDF5's deflate, or none. False when HDF5 fails,
+// leaving its error stack for the caller's StackError. (Fields are filtered as /images are.)
+bool SetCompressionFilter(hid_t create, const Compression& compression);
+
 // Sets the extent of `dataset` to `dims`, one per dimension. False when HDF5 fails, leaving its
 // error stack for the caller's StackError.
 bool ExtendDataset(hid_t dataset, std::span<const uint64_t> dims);

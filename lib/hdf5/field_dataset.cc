@@ -6,9 +6,9 @@
 
 #include "h5feed/error.h"
 #include "hdf5/error.h"
+#include "hdf5/extendible_dataset.h"
 #include "hdf5/field_types.h"
 #include "hdf5/untimed_creation.h"
-#include "hdf5/zstd_filter.h"
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
@@ -28,19 +28,6 @@ Datatype StoredType(const FieldSpec& spec) {
   return text;
 }
 
-bool SetFilter(hid_t create, const Compression& compression) {
-  if (compression.kind == Compression::Kind::kZstd) {
-    RegisterZstdFilter();
-    // Optional, as /images: a program without the filter still opens the file.
-    const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
-    return H5Pset_filter(create, kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level) >= 0;
-  }
-  if (compression.kind == Compression::Kind::kDeflate) {
-    return H5Pset_deflate(create, static_cast<unsigned int>(compression.level)) >= 0;
-  }
-  return true;
-}
-
 }  // namespace
 
 Dataset CreateFieldDataset(hid_t file, const FieldSpec& spec, int64_t chunk_rows,
@@ -56,7 +43,7 @@ Dataset CreateFieldDataset(hid_t file, const FieldSpec& spec, int64_t chunk_rows
   PropertyList create = UntimedDatasetCreation();
   PropertyList access(H5Pcreate(H5P_DATASET_ACCESS));
   if (!space || !access || H5Pset_chunk(create.get(), rank, chunk.data()) < 0 ||
-      (spec.kind == FieldKind::kArray && !SetFilter(create.get(), compression)) ||
+      (spec.kind == FieldKind::kArray && !SetCompressionFilter(create.get(), compression)) ||
       H5Pset_chunk_cache(access.get(), 0, 0, 1.0) < 0) {
     throw StackError(ErrorCode::kIo, what, path);
   }

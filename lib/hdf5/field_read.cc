@@ -52,8 +52,6 @@ class ValueAllocations {
   std::unordered_set<void*> blocks_;
 };
 
-ErrorCode CodeOfStack() { return ErrorStackErrno() != 0 ? ErrorCode::kIo : ErrorCode::kCorrupt; }
-
 }  // namespace
 
 FieldValueType FieldValueTypeOf(hid_t dataset) {
@@ -75,9 +73,7 @@ FieldValueType FieldValueTypeOf(hid_t dataset) {
 std::optional<FieldDatasetEntry> DescribeFieldDataset(hid_t file, const std::string& name,
                                                       const char* kind_attribute,
                                                       const std::string& path) {
-  const htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
-  if (exists < 0) throw StackError(CodeOfStack(), "looking for dataset /" + name, path);
-  if (exists == 0) return std::nullopt;
+  if (!LinkExists(file, name)) return std::nullopt;
   const Dataset dataset = OpenDataset(file, name, path);
   FieldDatasetEntry entry;
   entry.dataset = DescribeDataset(dataset.get(), "/" + name);
@@ -101,7 +97,7 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
   if (!file_space || !memory_space ||
       H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
                           nullptr) < 0) {
-    throw StackError(CodeOfStack(), what, path);
+    throw StackError(ReadFailureCode(), what, path);
   }
   if (spec.kind == FieldKind::kArray) {
     const Datatype type = FieldElementType(spec.type);
@@ -109,7 +105,7 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
     std::vector<uint8_t> values(static_cast<size_t>(rows) * row_bytes);
     if (H5Dread(dataset, type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
                 values.data()) < 0) {
-      throw StackError(CodeOfStack(), what, path);
+      throw StackError(ReadFailureCode(), what, path);
     }
     for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
       column.Append(std::span<const uint8_t>(values).subspan(r * row_bytes, row_bytes));
@@ -121,12 +117,12 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
   // Text is read in the type it is stored in (UTF-8 or ASCII): HDF5 converts no character set.
   Datatype type(spec.kind == FieldKind::kBytes ? H5Tvlen_create(H5T_NATIVE_UINT8)
                                                : H5Dget_type(dataset));
-  if (!transfer || !type) throw StackError(CodeOfStack(), what, path);
+  if (!transfer || !type) throw StackError(ReadFailureCode(), what, path);
   if (spec.kind == FieldKind::kBytes) {
     std::vector<hvl_t> values(static_cast<size_t>(rows), hvl_t{0, nullptr});
     if (H5Dread(dataset, type.get(), memory_space.get(), file_space.get(), transfer.get(),
                 values.data()) < 0) {
-      throw StackError(CodeOfStack(), what, path);
+      throw StackError(ReadFailureCode(), what, path);
     }
     for (const hvl_t& value : values) {
       column.Append({static_cast<const uint8_t*>(value.p), value.len});
@@ -136,7 +132,7 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
   std::vector<char*> values(static_cast<size_t>(rows), nullptr);
   if (H5Dread(dataset, type.get(), memory_space.get(), file_space.get(), transfer.get(),
               values.data()) < 0) {
-    throw StackError(CodeOfStack(), what, path);
+    throw StackError(ReadFailureCode(), what, path);
   }
   for (const char* value : values) {
     const size_t length = value ? std::strlen(value) : 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "make_error.h"
@@ -16,8 +17,6 @@ namespace {
 // A chunk of descriptors may hold more rows than the dataset (a file of fewer rows than a
 // chunk of images): its buffer is bounded by this, or by the dataset's own descriptors.
 constexpr uint64_t kMaxChunkBufferBytes = uint64_t{64} << 20;
-
-ErrorCode FailureCode() { return ErrorStackErrno() != 0 ? ErrorCode::kIo : ErrorCode::kCorrupt; }
 
 uint32_t LittleEndian32(const uint8_t* bytes) {
   return static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
@@ -38,7 +37,7 @@ VariableLengthClaims ReadVariableLengthClaims(hid_t dataset, int64_t rows, const
   size_t address_bytes = 0, length_bytes = 0;
   if (!create || !file_create || H5Pget_chunk(create.get(), 1, &chunk_rows) != 1 ||
       H5Pget_sizes(file_create.get(), &address_bytes, &length_bytes) < 0) {
-    throw StackError(FailureCode(), "reading the storage of " + name, path);
+    throw StackError(ReadFailureCode(), "reading the storage of " + name, path);
   }
   const uint64_t descriptor = 4 + address_bytes + 4;
   const uint64_t chunk_bytes = chunk_rows * descriptor;
@@ -52,25 +51,23 @@ VariableLengthClaims ReadVariableLengthClaims(hid_t dataset, int64_t rows, const
   std::vector<uint8_t> buffer(chunk_bytes);
   const uint64_t total_rows = static_cast<uint64_t>(rows);
   for (uint64_t first = 0; first < total_rows; first += chunk_rows) {
-    const hsize_t offset[1] = {first};
-    unsigned mask = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t stored = 0;
-    if (H5Dget_chunk_info_by_coord(dataset, offset, &mask, &address, &stored) < 0) {
-      throw StackError(FailureCode(),
+    const uint64_t offset[1] = {first};
+    ChunkPlace place;
+    if (!LocateChunk(dataset, offset, place)) {
+      throw StackError(ReadFailureCode(),
                        fmt::format("locating the chunk of row {} of {}", first, name), path);
     }
-    if (address == HADDR_UNDEF) continue;  // never written: every row empty
-    if (stored != chunk_bytes || mask != 0) {
+    if (!place.stored) continue;  // never written: every row empty
+    if (place.stored_bytes != chunk_bytes || place.filter_mask != 0) {
       throw MakeError(ErrorCode::kCorrupt,
                       "the chunk of row {} of {} is stored in {} bytes (filter mask {}), not as "
                       "{} unfiltered descriptors of {} bytes: the file is damaged",
-                      first, where, stored, mask, chunk_rows, descriptor);
+                      first, where, place.stored_bytes, place.filter_mask, chunk_rows, descriptor);
     }
     uint32_t read_mask = 0;
-    if (H5Dread_chunk(dataset, H5P_DEFAULT, offset, &read_mask, buffer.data()) < 0) {
-      throw StackError(FailureCode(), fmt::format("reading the chunk of row {} of {}", first, name),
-                       path);
+    if (!ReadStoredChunk(dataset, offset, buffer, read_mask)) {
+      throw StackError(ReadFailureCode(),
+                       fmt::format("reading the chunk of row {} of {}", first, name), path);
     }
     const uint64_t in_chunk = std::min<uint64_t>(chunk_rows, total_rows - first);
     for (uint64_t r = 0; r < in_chunk; ++r) {

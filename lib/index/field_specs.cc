@@ -11,7 +11,6 @@
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/string_list_attribute.h"
-#include "hdf5/uint64_dataset.h"
 #include "make_error.h"
 
 namespace h5feed::index {
@@ -106,13 +105,17 @@ std::vector<FieldSpec> ReadFieldSpecs(hid_t file, int64_t rows, const std::strin
                       name, name, kDamaged);
     }
     specs.push_back(FieldSpecOf(*entry, name, rows, path));
-    if (!hdf5::HoldsUint64Rows(file, FieldChecksumsName(name), rows)) {
+    const hdf5::Dataset checksums = hdf5::TryOpenDataset(file, FieldChecksumsName(name));
+    const std::optional<hdf5::DatasetEntry> table =
+        checksums ? std::optional(hdf5::DescribeDataset(checksums.get(), FieldChecksumsName(name)))
+                  : std::nullopt;
+    if (!table || !table->is_integer || table->element_bytes != 8 ||
+        table->dtype.rfind("uint", 0) != 0 || table->dims != std::vector<int64_t>{rows}) {
       throw MakeError(ErrorCode::kCorrupt,
                       "field {} in {} has no checksums: /{} is missing or not {} uint64 values, "
                       "one per row: {}",
                       name, path, FieldChecksumsName(name), rows, kDamaged);
     }
-    const hdf5::Dataset checksums = hdf5::OpenDataset(file, FieldChecksumsName(name), path);
     format::RequireKnownChecksum(checksums.get(),
                                  "dataset /" + FieldChecksumsName(name) + " in " + path);
   }

@@ -15,9 +15,9 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/field_read.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
-#include "hdf5/uint64_dataset.h"
 #include "hdf5/variable_length_claims.h"
 #include "hdf5/zstd_filter.h"
 #include "index/field_specs.h"
@@ -137,8 +137,12 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name,
                       claims.largest, kMaxFieldRowBytes);
     }
   }
+  const hdf5::Dataset checksum_table = hdf5::TryOpenDataset(file.get(), FieldChecksumsName(name));
+  const int64_t shape[1] = {rows};
   const std::optional<std::vector<uint64_t>> checksums =
-      hdf5::ReadUint64Dataset(file.get(), FieldChecksumsName(name), rows, path);
+      checksum_table ? hdf5::ReadIntegers<uint64_t>(checksum_table.get(), shape,
+                                                    "/" + FieldChecksumsName(name))
+                     : std::nullopt;
   if (!checksums) {
     throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
                     where);
