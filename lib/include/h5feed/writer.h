@@ -208,11 +208,11 @@ class Writer {
   // Appends the values of the next rows of every field: one column per field of
   // WriterOptions::fields, in that order, each holding the same number of rows (any number:
   // a conversion may call it once per chunk it appends, before or after the chunk). Array rows
-  // must be exactly row_bytes() long, text rows valid UTF-8 without NUL, bytes and text rows
-  // at most 2 GiB; otherwise throws Error(kInvalidArgument) naming the field and the row
-  // (counted from the file's first) and takes nothing of the call. Memory stays bounded: each
-  // field keeps at most one HDF5 chunk of rows and writes it as it fills, checksumming rows as
-  // they come. Write failures throw as Append's do.
+  // must be exactly row_bytes() long (bool elements 0 or 1), text rows valid UTF-8 without NUL,
+  // bytes and text rows at most 2 GiB; otherwise throws Error(kInvalidArgument) naming the
+  // field and the row (counted from the file's first) and takes nothing of the call. Memory
+  // stays bounded: each field keeps at most one HDF5 chunk of rows and writes it as it fills,
+  // checksumming rows as they come. Write failures throw as Append's do.
   void AppendFields(std::span<const FieldColumn> columns);
 
   int64_t images_written() const;
