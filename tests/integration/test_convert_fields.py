@@ -166,3 +166,66 @@ def test_convert_npy_refuses_a_bad_field_naming_it(tmp_path, flag, message):
     assert result.returncode != 0
     assert message in result.stderr
     assert not (tmp_path / "out.h5").exists()
+
+
+def merge_parts(tmp_path, convert_args, out_name, parts=3):
+    """Converts in `parts` parts (`--part K/N`, one process each) and merges them (--seed 5);
+    returns the merged file's path."""
+    out = tmp_path / out_name
+    paths = []
+    for k in range(parts):
+        run_h5feed(*convert_args, out, "--part", f"{k}/{parts}", "-q", check=0)
+        paths.append(out.with_name(f"{out.stem}-{k:05d}-of-{parts:05d}{out.suffix}"))
+    merged = tmp_path / ("merged-" + out_name)
+    run_h5feed("merge", *paths, merged, "--seed", "5", "-q", check=0)
+    return merged
+
+
+def test_merged_parts_carry_every_field_row_with_its_image(tmp_path):
+    rng = np.random.default_rng(4)
+    images = rng.integers(0, 256, (N, 5, 4, 3), dtype=np.uint8)
+    attrs = rng.integers(0, 2, (N, 40)).astype(bool)
+    captions = np.array(["x" * (i % 7) + f" {i}" for i in range(N)])
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "attrs.npy", attrs)
+    np.save(tmp_path / "captions.npy", captions)
+    # Chunks of 3 leave each part a short last chunk, which the merge packs again.
+    merged = merge_parts(tmp_path, ["convert", "npy", "--field", f"attrs={tmp_path / 'attrs.npy'}",
+                                    "--field", f"caption={tmp_path / 'captions.npy'}",
+                                    tmp_path / "images.npy", "--chunk", "3"], "npy.h5")
+    with h5py.File(merged) as f:
+        rows = source_rows(f)
+        assert sorted(rows) == list(range(N))
+        assert list(f.attrs["fields"]) == ["attrs", "caption"]
+        assert np.array_equal(f["images"][...], images[rows])
+        assert np.array_equal(f["attrs"][...], attrs[rows])
+        assert list(f["caption"].asstr()[...]) == list(captions[rows])
+    run_h5feed("verify", merged, check=0)
+
+
+def test_a_file_without_labels_keeps_none_through_rechunk_parts_and_merge(tmp_path):
+    values = write_celeba(tmp_path / "celeba.h5")
+    labelled = tmp_path / "labelled.h5"
+    run_h5feed("rechunk", tmp_path / "celeba.h5", labelled, "--chunk", "4", check=0)
+    with h5py.File(labelled, "a") as f:  # as a writer of self-supervised data leaves it
+        del f["labels"], f["classes"]
+        f.attrs["labelled"] = 0
+        f.attrs["num_classes"] = 0
+    merged = merge_parts(tmp_path, ["rechunk", labelled, "--chunk", "3"], "unlabelled.h5")
+    with h5py.File(merged) as f:
+        assert f.attrs["labelled"] == 0 and "labels" not in f and len(f["classes"]) == 0
+    check_fields(merged, values, ["attrs", "caption", "landmarks"])
+    run_h5feed("verify", merged, check=0)
+
+
+def test_parts_with_other_fields_are_not_merged(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((N, 4, 4, 3), np.uint8))
+    np.save(tmp_path / "a.npy", np.zeros(N, np.int32))
+    out = tmp_path / "out.h5"
+    for k, fields in ((0, ["--field", f"a={tmp_path / 'a.npy'}"]), (1, [])):
+        run_h5feed("convert", "npy", *fields, tmp_path / "images.npy", out, "--part", f"{k}/2",
+                   "-q", check=0)
+    result = run_h5feed("merge", out.with_name("out-00000-of-00002.h5"),
+                        out.with_name("out-00001-of-00002.h5"), tmp_path / "merged.h5", check=1)
+    assert "the parts are not of one conversion" in result.stderr
+    assert "fields none" in result.stderr and "a (int32)" in result.stderr
