@@ -229,3 +229,34 @@ def test_parts_with_other_fields_are_not_merged(tmp_path):
                         out.with_name("out-00001-of-00002.h5"), tmp_path / "merged.h5", check=1)
     assert "the parts are not of one conversion" in result.stderr
     assert "fields none" in result.stderr and "a (int32)" in result.stderr
+
+
+def test_inspect_lists_each_field_and_verify_finds_a_damaged_row(tmp_path):
+    values = write_celeba(tmp_path / "celeba.h5")
+    out = tmp_path / "out.h5"
+    run_h5feed("rechunk", tmp_path / "celeba.h5", out, "--chunk", "5", check=0)
+    text = run_h5feed("inspect", out, check=0).stdout
+    assert "fields       3\n" in text
+    assert "  attrs      array of bool, shape (40,): 920 B of values, " in text
+    assert "  caption    text: " in text
+    assert "  landmarks  array of float32, shape (10,): 920 B of values, " in text
+    summary = json.loads(run_h5feed("inspect", out, "--json", check=0).stdout)
+    assert summary["labelled"] is True
+    attrs = summary["fields"][0]
+    assert (attrs["name"], attrs["kind"], attrs["dtype"], attrs["shape"], attrs["type"]) == \
+        ("attrs", "array", "bool", [40], "bool[40]")
+    caption = summary["fields"][1]
+    assert caption["dtype"] is None and caption["kind"] == "text"
+    assert caption["value_bytes"] == sum(len(c.encode()) for c in values["caption"])
+
+    report = json.loads(run_h5feed("verify", out, "--json", check=0).stdout)
+    assert any(line.startswith("fields: every row of attrs (bool[40]), caption (text), "
+                               "landmarks (float32[10])") for line in report["checked"])
+    with h5py.File(out, "a") as f:  # a value changed behind the checksums' back
+        landmarks = f["landmarks"][...]
+        landmarks[7, 3] += 1
+        f["landmarks"][...] = landmarks
+    result = run_h5feed("verify", out)
+    assert result.returncode != 0
+    assert "row 7 (chunk 1) of field landmarks in" in result.stdout + result.stderr
+    assert "checksum mismatch" in result.stdout + result.stderr
