@@ -260,3 +260,30 @@ def test_inspect_lists_each_field_and_verify_finds_a_damaged_row(tmp_path):
     assert result.returncode != 0
     assert "row 7 (chunk 1) of field landmarks in" in result.stdout + result.stderr
     assert "checksum mismatch" in result.stdout + result.stderr
+
+
+def test_rechunk_of_encoded_images_carries_fields_into_a_version_2_file(tmp_path):
+    import io
+
+    from PIL import Image
+    rng = np.random.default_rng(5)
+    encoded = []
+    for i in range(N):
+        buffer = io.BytesIO()
+        Image.fromarray(rng.integers(0, 256, (6 + i % 4, 5, 3), dtype=np.uint8)).save(buffer, "PNG")
+        encoded.append(np.frombuffer(buffer.getvalue(), np.uint8))
+    attrs = rng.integers(0, 2, (N, 40)).astype(bool)
+    with h5py.File(tmp_path / "encoded.h5", "w") as f:
+        f.create_dataset("images", (N,), dtype=h5py.vlen_dtype(np.uint8))[...] = encoded
+        f["labels"] = np.arange(N) % 3
+        f["attrs"] = attrs
+    out = tmp_path / "out.h5"
+    result = run_h5feed("rechunk", tmp_path / "encoded.h5", out, "--seed", "2", check=0)
+    assert "fields: attrs (bool[40])" in result.stdout
+    with h5py.File(out) as f:
+        assert f.attrs["h5feed_format_version"] == 2
+        names = [s.decode() if isinstance(s, bytes) else s for s in f["sources"][()]]
+        rows = np.array([int(name[len("images["):-1]) for name in names])
+        assert sorted(rows) == list(range(N))
+        assert np.array_equal(f["attrs"][...], attrs[rows])
+    run_h5feed("verify", out, check=0)
