@@ -5,7 +5,9 @@
 //   response time  the least time a read ahead took among recent ones (a request alone on the
 //                  device; queueing behind others only adds to it)
 //   bandwidth      the most bytes completed per window (0.1 s, or two response times when
-//                  longer) over recent windows (5 s)
+//                  longer) over recent windows (1 s: a disk's share changes as soon as another
+//                  reader starts, and a reader that kept an old, larger share longer would keep
+//                  more requests queued than the others)
 // The target is twice their product plus one request. Too small a target measures a bandwidth
 // that is too small, but the doubling makes the next target larger, until the device itself
 // limits what is measured. A virtual disk that serves one stream at half the rate of four
@@ -13,7 +15,9 @@
 // needs dozens of requests at once.
 //
 // Several processes reading one device each measure the bandwidth they get and the response
-// time they see, so each keeps about its share in flight: none takes the queue for itself.
+// time they see. Their requests wait in one queue, so each gets bandwidth in proportion to the
+// bytes it has in flight, and the target settles where every reader keeps the same: request /
+// (1 - 2 x least response / response now). None takes the queue for itself.
 //
 // Thread-safety: every member may be called from many threads at once (internal mutex).
 
@@ -40,7 +44,7 @@ class DeviceEstimator {
 
  private:
   static constexpr double kWindowSeconds = 0.1;
-  static constexpr double kHistorySeconds = 5;
+  static constexpr double kHistorySeconds = 1;
   struct RateSample {
     Clock::time_point at;
     double bytes_per_second;
