@@ -2,6 +2,7 @@
 #include "io/device_estimator.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace h5feed::io {
 namespace {
@@ -19,7 +20,7 @@ void DeviceEstimator::Roll(Clock::time_point now) {
     window_start_ = now;
     return;
   }
-  const double window = std::max(kWindowSeconds, 2 * LeastResponse());
+  const double window = std::max(kWindowSeconds, 2 * LowResponse());
   const double elapsed = Seconds(now - window_start_);
   if (elapsed < window) return;
   rates_.push_back({now, static_cast<double>(window_bytes_) / elapsed});
@@ -40,12 +41,14 @@ void DeviceEstimator::Record(uint64_t bytes, Clock::time_point start, Clock::tim
   if (responses_.size() > kResponseSamples) responses_.pop_front();
 }
 
-double DeviceEstimator::LeastResponse() const {
-  double least = 0;
-  for (const TimeSample& sample : responses_) {
-    if (least == 0 || sample.seconds < least) least = sample.seconds;
-  }
-  return least;
+double DeviceEstimator::LowResponse() const {
+  if (responses_.empty()) return 0;
+  std::vector<double> seconds;
+  seconds.reserve(responses_.size());
+  for (const TimeSample& sample : responses_) seconds.push_back(sample.seconds);
+  const auto at = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 10);
+  std::nth_element(seconds.begin(), at, seconds.end());
+  return *at;
 }
 
 double DeviceEstimator::MostRate() const {
@@ -57,7 +60,7 @@ double DeviceEstimator::MostRate() const {
 uint64_t DeviceEstimator::InFlightTarget(uint64_t request_bytes) const {
   std::lock_guard lock(mutex_);
   const double rate = MostRate();
-  const double response = LeastResponse();
+  const double response = LowResponse();
   if (rate <= 0 || response <= 0) return 4 * request_bytes;
   const auto product = static_cast<uint64_t>(2 * rate * response);
   return std::max(product + request_bytes, 2 * request_bytes);
@@ -65,7 +68,7 @@ uint64_t DeviceEstimator::InFlightTarget(uint64_t request_bytes) const {
 
 double DeviceEstimator::response_seconds() const {
   std::lock_guard lock(mutex_);
-  return LeastResponse();
+  return LowResponse();
 }
 
 double DeviceEstimator::bytes_per_second() const {

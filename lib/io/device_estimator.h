@@ -2,8 +2,10 @@
 // How many bytes a local file should have on their way at once to keep its device busy: the
 // bytes in flight that hide a request's time are bandwidth x response time (Little's law), as
 // for a network link (remote/link_estimator.h), measured from the reads ahead themselves:
-//   response time  the least time a read ahead took among recent ones (a request alone on the
-//                  device; queueing behind others only adds to it)
+//   response time  the time a read ahead took, at the 10th percentile of recent ones: about a
+//                  request alone on the device (queueing behind others only adds to it), but
+//                  not the odd read a virtual disk's host served from its own cache, whose
+//                  least time would make every later target too small
 //   bandwidth      the most bytes completed per window (0.1 s, or two response times when
 //                  longer) over recent windows (1 s: a disk's share changes as soon as another
 //                  reader starts, and a reader that kept an old, larger share longer would keep
@@ -39,7 +41,7 @@ class DeviceEstimator {
   // response time + request_bytes, at least two requests; before anything was measured, four.
   uint64_t InFlightTarget(uint64_t request_bytes) const;
 
-  double response_seconds() const;  // 0 before any sample
+  double response_seconds() const;  // the 10th percentile; 0 before any sample
   double bytes_per_second() const;  // 0 before a window closed
 
  private:
@@ -55,7 +57,7 @@ class DeviceEstimator {
   };
   // Under mutex_:
   void Roll(Clock::time_point now);  // closes the window when it is over
-  double LeastResponse() const;
+  double LowResponse() const;
   double MostRate() const;
 
   mutable std::mutex mutex_;

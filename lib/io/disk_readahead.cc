@@ -50,12 +50,13 @@ struct DiskReadahead::Home {
 };
 
 DiskReadahead::DiskReadahead(int fd, std::string path, uint64_t size, bool direct,
-                             uint64_t advice_piece)
+                             uint64_t advice_piece, const PageCacheView* view)
     : fd_(fd),
       path_(std::move(path)),
       size_(size),
       direct_(direct),
       advice_piece_(std::max<uint64_t>(advice_piece, kDirectAlignment)),
+      view_(view),
       home_(std::make_shared<Home>()) {
   home_->owner = this;
 }
@@ -120,9 +121,10 @@ void DiskReadahead::ReadingThread() {
     if (direct_) buffer = ReuseBuffer(EnclosingAlignedRange(range->offset, range->length).length);
     lock.unlock();
     const Clock::time_point start = Clock::now();
-    const bool ok = ReadRange(*range, buffer);
+    bool timed = false;
+    const bool ok = ReadRange(*range, buffer, timed);
     const Clock::time_point end = Clock::now();
-    if (ok) estimator_.Record(range->length, start, end);
+    if (ok && timed) estimator_.Record(range->length, start, end);
     lock.lock();
     range->state = ok ? State::kArrived : State::kFailed;
     if (range->held && ok) {
@@ -134,13 +136,18 @@ void DiskReadahead::ReadingThread() {
   }
 }
 
-bool DiskReadahead::ReadRange(const Range& range, std::unique_ptr<AlignedBuffer>& buffer) const {
+bool DiskReadahead::ReadRange(const Range& range, std::unique_ptr<AlignedBuffer>& buffer,
+                              bool& timed) const {
+  timed = true;
   if (direct_) {
     const AlignedRange aligned = EnclosingAlignedRange(range.offset, range.length);
     if (!buffer) buffer = std::make_unique<AlignedBuffer>(aligned.length);
     const int64_t got = ReadUpTo(fd_, buffer->data(), aligned.length, aligned.offset);
     return got >= static_cast<int64_t>(aligned.skip + range.length);
   }
+  const std::vector<uint64_t> missing =
+      view_ ? view_->MissingPages(range.offset, range.length) : std::vector<uint64_t>{};
+  timed = !missing.empty();
   // Advice is never refused for a readable range, and a range it did not bring (memory short)
   // is read by the reader's own read: nothing to report here.
   const uint64_t end = range.offset + range.length;
@@ -148,10 +155,13 @@ bool DiskReadahead::ReadRange(const Range& range, std::unique_ptr<AlignedBuffer>
     ::posix_fadvise(fd_, static_cast<off_t>(at),
                     static_cast<off_t>(std::min(advice_piece_, end - at)), POSIX_FADV_WILLNEED);
   }
-  // The last page is asked for last, so it arrives about when the range has: waiting for it
-  // times the range without copying it.
-  uint8_t last = 0;
-  return ReadUpTo(fd_, &last, 1, end - 1) == 1;
+  // Pages are asked for in file order, so the last missing one arrives about when the range
+  // has: waiting for them times the range without copying it.
+  for (const uint64_t page : missing) {
+    uint8_t byte = 0;
+    if (ReadUpTo(fd_, &byte, 1, page) != 1) return false;
+  }
+  return true;
 }
 
 DiskReadahead::Taken DiskReadahead::Take(uint64_t offset, uint64_t length) {

@@ -6,10 +6,12 @@
 //
 //   page cache  posix_fadvise(WILLNEED) over the range, in pieces the kernel takes whole (it
 //               reads at most max(read_ahead_kb, max_sectors_kb) per call), then a one-byte
-//               read of its last page, which returns when the range has arrived: the time the
-//               range took. The pages stay in the page cache, where the reader's own read or
-//               mapping of the range finds them (or waits for those still on their way): no
-//               copy of ours, and a mapped chunk is used in place as a cached one is.
+//               read of each sampled page the page cache lacked before (page_cache_view.h), in
+//               file order: the last returns when the range has arrived, which times it (a
+//               page the kernel's own read-ahead had brought would return at once). The pages
+//               stay in the page cache, where the reader's own read or mapping of the range
+//               finds them (or waits for those still on their way): no copy of ours, and a
+//               mapped chunk is used in place as a cached one is.
 //   direct      (O_DIRECT) the range's aligned enclosing range read into a buffer of ours
 //               (aligned_buffer.h); the read of exactly that range takes the buffer.
 //
@@ -36,15 +38,17 @@
 #include "io/ahead.h"
 #include "io/aligned_buffer.h"
 #include "io/device_estimator.h"
+#include "io/page_cache_view.h"
 
 namespace h5feed::io {
 
 class DiskReadahead {
  public:
   // Reads ranges of `fd` (open for reading, with O_DIRECT when `direct`; `path` names it in
-  // errors, `size` bytes long), which must outlive this object. `advice_piece`: the most bytes
-  // one WILLNEED is asked for (page-cache reads).
-  DiskReadahead(int fd, std::string path, uint64_t size, bool direct, uint64_t advice_piece);
+  // errors, `size` bytes long), which must outlive this object, as `view` (of the same file;
+  // page-cache reads only) must. `advice_piece`: the most bytes one WILLNEED is asked for.
+  DiskReadahead(int fd, std::string path, uint64_t size, bool direct, uint64_t advice_piece,
+                const PageCacheView* view);
   ~DiskReadahead();
   DiskReadahead(const DiskReadahead&) = delete;
   DiskReadahead& operator=(const DiskReadahead&) = delete;
@@ -95,8 +99,9 @@ class DiskReadahead {
 
   void ReadingThread();
   // Reads `range` outside the mutex: advises it and waits for it, or fills `buffer` (made when
-  // null). Whether the range arrived.
-  bool ReadRange(const Range& range, std::unique_ptr<AlignedBuffer>& buffer) const;
+  // null). Whether the range arrived; `timed`: whether its time is the device's (false when
+  // the page cache held the sampled pages already).
+  bool ReadRange(const Range& range, std::unique_ptr<AlignedBuffer>& buffer, bool& timed) const;
   // `buffer`'s bytes from `skip` on, given back here when their last holder lets go.
   std::shared_ptr<const uint8_t> HandOver(std::unique_ptr<AlignedBuffer> buffer, uint64_t skip);
   void Recycle(std::unique_ptr<AlignedBuffer> buffer);
@@ -114,6 +119,7 @@ class DiskReadahead {
   const uint64_t size_;
   const bool direct_;
   const uint64_t advice_piece_;
+  const PageCacheView* const view_;
   DeviceEstimator estimator_;
   const std::shared_ptr<Home> home_;
 

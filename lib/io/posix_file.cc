@@ -18,6 +18,7 @@
 #include "io/disk_readahead.h"
 #include "io/io_errors.h"
 #include "io/local_file.h"
+#include "io/page_cache_view.h"
 #include "make_error.h"
 
 namespace h5feed::io {
@@ -56,29 +57,6 @@ uint64_t AdvicePiece(dev_t device) {
   return kib > 0 ? kib << 10 : uint64_t{128} << 10;
 }
 
-// Whether the page cache holds the pages [base, base + bytes) of a mapping of the file, judged
-// by a sample of its pages: the first, the last and evenly spaced ones between (mincore(2), a
-// page-cache lookup per page asked about, no read). Asking about every page of a chunk made the
-// check a visible share of the loader's time on a cached uncompressed file (docs/reader.md,
-// "What it costs"). The pages of a chunk are read in, and evicted, together, so a sample
-// tells; a page it misses costs speed, never correctness (MADV_POPULATE_READ reads it in, or
-// reports the error).
-bool Resident(const void* base, size_t bytes) {
-  constexpr uint64_t kSampledPages = 16;
-  const uint64_t pages = (bytes + PageSize() - 1) / PageSize();
-  const uint64_t asked = std::min(pages, kSampledPages);
-  for (uint64_t i = 0; i < asked; ++i) {
-    const uint64_t page = asked == 1 ? 0 : i * (pages - 1) / (asked - 1);
-    unsigned char state = 0;
-    if (::mincore(const_cast<uint8_t*>(static_cast<const uint8_t*>(base)) + page * PageSize(), 1,
-                  &state) != 0 ||
-        (state & 1) == 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Closes a descriptor when destroyed.
 struct OwnedDescriptor {
   explicit OwnedDescriptor(int descriptor) : fd(descriptor) {}
@@ -101,17 +79,10 @@ class PosixFile final : public LocalFile {
         size_(static_cast<uint64_t>(info.st_size)),
         direct_(options.direct),
         map_(options.map && !options.direct),
-        readahead_(fd, path_, size_, options.direct, AdvicePiece(info.st_dev)) {
-    // A mapping of the whole file that nothing touches: mincore on it tells which ranges the
-    // page cache holds (PrefetchAt skips those), for the cost of address space only.
-    if (!direct_ && size_ > 0) {
-      void* whole = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
-      if (whole != MAP_FAILED) whole_ = static_cast<const uint8_t*>(whole);
-    }
-  }
-  ~PosixFile() override {
-    if (whole_ != nullptr) ::munmap(const_cast<uint8_t*>(whole_), size_);
-  }
+        // A direct file's reads never use the page cache: nothing there to ask about.
+        view_(options.direct ? -1 : fd, options.direct ? 0 : size_),
+        readahead_(fd, path_, size_, options.direct, AdvicePiece(info.st_dev),
+                   options.direct ? nullptr : &view_) {}
   PosixFile(const PosixFile&) = delete;
   PosixFile& operator=(const PosixFile&) = delete;
 
@@ -171,7 +142,7 @@ class PosixFile final : public LocalFile {
     // page nobody asked for would be read from the disk by a page fault, in read_ahead_kb
     // pieces, where ReadAt asks for the whole range at once, which the disk serves faster
     // (docs/reader.md, "What it costs"). Pages on their way are waited for by the populate.
-    if (!asked && !Resident(base, mapped_bytes)) return nullptr;
+    if (!asked && !view_.Holds(offset, length)) return nullptr;
     // Every page present now, or an errno instead of a SIGBUS at the first touch.
     int result = 0;
     do {
@@ -196,34 +167,14 @@ class PosixFile final : public LocalFile {
 
   Ahead PrefetchAt(uint64_t offset, uint64_t length) override {
     if (length == 0 || offset >= size_ || length > size_ - offset) return Ahead::kNotNeeded;
-    bool cached = false;
-    if (whole_ != nullptr) {
-      const uint64_t start = offset - offset % PageSize();
-      cached = Resident(whole_ + start, static_cast<size_t>(offset - start + length));
-    }
-    return readahead_.Start(offset, length, cached);
+    return readahead_.Start(offset, length, !direct_ && view_.Holds(offset, length));
   }
   void DropPrefetch(uint64_t offset, uint64_t length) override { readahead_.Drop(offset, length); }
   void DropAllPrefetches() override { readahead_.DropAll(); }
   void LimitPrefetch(uint64_t bytes) override { readahead_.SetLimit(bytes); }
   bool direct() const override { return direct_; }
 
-  bool InPageCache() const override {
-    if (whole_ == nullptr) return false;
-    // A sample of the file's pages, spread evenly: a page-cache lookup each.
-    constexpr uint64_t kSampledPages = 256;
-    const uint64_t pages = (size_ + PageSize() - 1) / PageSize();
-    const uint64_t asked = std::min(pages, kSampledPages);
-    for (uint64_t i = 0; i < asked; ++i) {
-      const uint64_t page = asked == 1 ? 0 : i * (pages - 1) / (asked - 1);
-      unsigned char state = 0;
-      if (::mincore(const_cast<uint8_t*>(whole_) + page * PageSize(), 1, &state) != 0 ||
-          (state & 1) == 0) {
-        return false;
-      }
-    }
-    return true;
-  }
+  bool InPageCache() const override { return !direct_ && view_.HoldsFile(); }
 
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
@@ -236,7 +187,7 @@ class PosixFile final : public LocalFile {
   const bool direct_;
   const bool map_;
   mutable std::atomic<bool> mappable_{true};
-  const uint8_t* whole_ = nullptr;  // the whole file mapped for mincore only; never touched
+  const PageCacheView view_;  // which ranges the page cache holds
   mutable DiskReadahead readahead_;
 };
 
