@@ -6,8 +6,8 @@
 #
 #   asan  PREFIX-asan: every unit and integration test under AddressSanitizer, LeakSanitizer
 #         and UndefinedBehaviorSanitizer.
-#   tsan  PREFIX-tsan: the tests of the threaded modules (memory, cache, index, pipeline,
-#         loader) under ThreadSanitizer, against a oneTBB built with TSan
+#   tsan  PREFIX-tsan: the tests of the threaded modules (io, memory, cache, index, source,
+#         pipeline, loader) under ThreadSanitizer, against a oneTBB built with TSan
 #         (scripts/tsan-onetbb.sh).
 #
 # Any report fails the run: ASan and TSan stop at the first one (halt_on_error), UBSan too
@@ -79,10 +79,11 @@ run_tsan() {
   }
   echo "sanitize: oneTBB with TSan in $tbb_lib ($((SECONDS - start)) s)"
   bash "$root/scripts/configure-sanitized.sh" tsan "$dir" || return 1
-  # Only the tests of the modules that run threads (the cache's prefetch, the TBB batch
-  # assembly, the loader, verify's parallel chunk checks): their folders' `all` targets.
-  local folders=(tests/lib/memory tests/lib/cache tests/lib/index tests/lib/pipeline
-                 tests/lib/loader)
+  # Only the tests of the modules that run threads (a local file's reading threads, the
+  # cache's prefetch, the TBB batch assembly, the chunk sources, the loader, verify's parallel
+  # chunk checks): their folders' `all` targets.
+  local folders=(tests/lib/io tests/lib/memory tests/lib/cache tests/lib/index tests/lib/source
+                 tests/lib/pipeline tests/lib/loader)
   cmake --build "$dir" -j"$jobs" --target "${folders[@]/%//all}" h5feed_zstd_plugin || return 1
   local folder failed=0
   for folder in "${folders[@]}"; do

@@ -48,7 +48,9 @@ struct LoaderOptions {
   bool check_label_mixing = true;
   ShardOptions shard;  // rank, world_size, drop_last (DistributedSampler's contract)
 
-  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
+  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes, and at
+  // most a quarter of cache_bytes more for bytes read ahead of their loads into buffers of the
+  // loader's (a remote file's, or with direct; through the page cache they are the kernel's).
   // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the
   // sampler's window (chunks:W, quasi:W) plus the chunks of the prefetched batches; for
   // `random` it must hold the whole file. For chunks:W to load the next window while the
