@@ -20,7 +20,7 @@ void DeviceEstimator::Roll(Clock::time_point now) {
     window_start_ = now;
     return;
   }
-  const double window = std::max(kWindowSeconds, 2 * LowResponse());
+  const double window = std::max(kWindowSeconds, 2 * MedianResponse());
   const double elapsed = Seconds(now - window_start_);
   if (elapsed < window) return;
   rates_.push_back({now, static_cast<double>(window_bytes_) / elapsed});
@@ -41,12 +41,12 @@ void DeviceEstimator::Record(uint64_t bytes, Clock::time_point start, Clock::tim
   if (responses_.size() > kResponseSamples) responses_.pop_front();
 }
 
-double DeviceEstimator::LowResponse() const {
+double DeviceEstimator::MedianResponse() const {
   if (responses_.empty()) return 0;
   std::vector<double> seconds;
   seconds.reserve(responses_.size());
   for (const TimeSample& sample : responses_) seconds.push_back(sample.seconds);
-  const auto at = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 10);
+  const auto at = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
   std::nth_element(seconds.begin(), at, seconds.end());
   return *at;
 }
@@ -60,7 +60,7 @@ double DeviceEstimator::MostRate() const {
 uint64_t DeviceEstimator::InFlightTarget(uint64_t request_bytes) const {
   std::lock_guard lock(mutex_);
   const double rate = MostRate();
-  const double response = LowResponse();
+  const double response = MedianResponse();
   if (rate <= 0 || response <= 0) return 4 * request_bytes;
   const auto product = static_cast<uint64_t>(2 * rate * response);
   return std::max(product + request_bytes, 2 * request_bytes);
@@ -68,7 +68,7 @@ uint64_t DeviceEstimator::InFlightTarget(uint64_t request_bytes) const {
 
 double DeviceEstimator::response_seconds() const {
   std::lock_guard lock(mutex_);
-  return LowResponse();
+  return MedianResponse();
 }
 
 double DeviceEstimator::bytes_per_second() const {

@@ -2,24 +2,24 @@
 // How many bytes a local file should have on their way at once to keep its device busy: the
 // bytes in flight that hide a request's time are bandwidth x response time (Little's law), as
 // for a network link (remote/link_estimator.h), measured from the reads ahead themselves:
-//   response time  the time a read ahead took, at the 10th percentile of recent ones: about a
-//                  request alone on the device (queueing behind others only adds to it), but
-//                  not the odd read a virtual disk's host served from its own cache, whose
-//                  least time would make every later target too small
+//   response time  the median time of recent reads ahead (64)
 //   bandwidth      the most bytes completed per window (0.1 s, or two response times when
 //                  longer) over recent windows (1 s: a disk's share changes as soon as another
-//                  reader starts, and a reader that kept an old, larger share longer would keep
-//                  more requests queued than the others)
-// The target is twice their product plus one request. Too small a target measures a bandwidth
-// that is too small, but the doubling makes the next target larger, until the device itself
-// limits what is measured. A virtual disk that serves one stream at half the rate of four
-// (docs/reader.md, "Reading from the disk") is such a device; so is an NVMe drive, whose rate
-// needs dozens of requests at once.
+//                  reader starts)
+// The target is twice their product plus one request. Where the reader uses chunks more slowly
+// than the disk serves them, the bandwidth is that use and the response a request's own time:
+// the target is what hides a response at that rate, a few requests. Where the disk is the
+// limit, its response grows with what is queued, and the target with it, so the reader keeps
+// deepening its queue up to the limit it is granted (LocalFile::LimitPrefetch). Not the least
+// response time, as a network link's estimate takes (propagation delay, which queueing only
+// adds to): a disk's time per request is not one delay, and on the project's virtual disk the
+// least was a read its host served from its own cache, a quarter of the usual, which held the
+// target at two requests where the disk served four streams twice as fast as one
+// (docs/reader.md, "Reading from the disk").
 //
-// Several processes reading one device each measure the bandwidth they get and the response
-// time they see. Their requests wait in one queue, so each gets bandwidth in proportion to the
-// bytes it has in flight, and the target settles where every reader keeps the same: request /
-// (1 - 2 x least response / response now). None takes the queue for itself.
+// Several processes reading one device share its queue, each getting bandwidth in proportion
+// to the bytes it has in flight; each one's target follows what it gets, up to the same limit,
+// so none keeps the queue for itself.
 //
 // Thread-safety: every member may be called from many threads at once (internal mutex).
 
@@ -41,7 +41,7 @@ class DeviceEstimator {
   // response time + request_bytes, at least two requests; before anything was measured, four.
   uint64_t InFlightTarget(uint64_t request_bytes) const;
 
-  double response_seconds() const;  // the 10th percentile; 0 before any sample
+  double response_seconds() const;  // the median; 0 before any sample
   double bytes_per_second() const;  // 0 before a window closed
 
  private:
@@ -57,7 +57,7 @@ class DeviceEstimator {
   };
   // Under mutex_:
   void Roll(Clock::time_point now);  // closes the window when it is over
-  double LowResponse() const;
+  double MedianResponse() const;
   double MostRate() const;
 
   mutable std::mutex mutex_;
