@@ -27,8 +27,11 @@ the disk").
 
 The Markdown report is printed and written to bench/results/cold_read.md with the command,
 machine, revision and date. The page cache must be one that posix_fadvise empties (not tmpfs),
-and the machine quiet: a shared virtual disk's rate moves 2x from minute to minute. From the
-repository root, after building:
+and the machine quiet: a shared virtual disk's rate moves 2x from minute to minute. A virtual
+disk's host may also keep what was just read: on the project's VM a `dd x4` right after another
+read 2.7-3.1 GB/s, and right after an h5feed run over the same file 0.8-1.2 GB/s, about what
+h5feed itself read. Alternating which side of a pair goes first spreads that over both; read
+each pair's ratios, not one figure alone. From the repository root, after building:
 
     /usr/bin/python3 bench/cold_read_bench.py --h5feed build/tools/h5feed \\
         --workdir /var/tmp/h5feed-cold-bench
