@@ -56,7 +56,7 @@ def test_four_processes_reading_their_shards_cold_all_progress_together(train, d
     drop_from_page_cache(train)
     processes = [subprocess.Popen(
         [PROBE, "read", str(train), "--rank", str(rank), "--world-size", str(RANKS),
-         "--direct", direct, "--cache-mb", "16", "--threads", "2", "--together", "on"],
+         "--direct", direct, "--cache-mb", "16", "--threads", "1", "--together", "on"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for rank in range(RANKS)]
     try:
