@@ -12,8 +12,6 @@ Files (generated in --workdir when absent, as bench/loader_bench.py and bench/co
 generate them), all converted by the baseline, so both builds read the same bytes:
   cifar    --cifar-images x 32x32x3, none and zstd:3      `h5feed bench FILE --sampler chunks:8`
   celeba   --celeba-images x 218x178x3, none and zstd:3
-  own size the same photos at their own size (longer side at most 512) as jpeg:90,
-           `h5feed bench FILE --augment rrc=224,flip`: the own-size JPEG path
   convert  a folder of --convert-images JPEG and PNG photos `h5feed convert imagefolder`
   own size the same folder converted at its own size (raw and JPEG), and those files read
            with `--augment rrc=224,flip`
@@ -86,17 +84,6 @@ def make_cases(args: argparse.Namespace) -> list[Case]:
                 str(args.threads), "--epochs", "2", "--json", "--no-ceilings"], 0))
     folder = convert_bench.ensure_folder(args, args.convert_images)
     convert_bench.warm_page_cache(folder)
-    # The own-size JPEG path: the same photos at their own size, stored as JPEG by A, read
-    # with the ImageNet training crops (each JPEG decoded only where its crop reads).
-    own_size = args.workdir / f"ab-own-size-jpeg-{args.convert_images}.h5"
-    if not own_size.exists():
-        run_checked([args.a, "convert", "imagefolder", str(folder), str(own_size), "--quiet",
-                     "--max-side", "512", "--encoding", "jpeg:90"], args.timeout)
-    loader_bench.warm_page_cache(own_size)
-    cases.append(Case("own size jpeg:90, rrc=224,flip", lambda h: [
-        h, "bench", str(own_size), "--sampler", "chunks:8", "--batch", "64", "--threads",
-        str(args.threads), "--epochs", "2", "--augment", "rrc=224,flip", "--json",
-        "--no-ceilings"], 0))
     out = args.workdir / "ab-convert.h5"
     cases.append(Case("convert imagefolder zstd:3", lambda h: [
         h, "convert", "imagefolder", str(folder), str(out), "--size", "224x224", "--threads",
