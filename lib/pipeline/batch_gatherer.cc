@@ -155,6 +155,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
     }
     const auto row = static_cast<size_t>(rows[from]);
     slot.indices[to] = rows[from];
+    // A file without labels has none to deliver: its slots' labels stay unset.
     if (!labels_.empty()) slot.labels[to] = labels_[row];
     for (size_t k = 0; k < options_.array_fields.size(); ++k) {
       const std::span<const uint8_t> value = options_.array_fields[k]->row(rows[from]);

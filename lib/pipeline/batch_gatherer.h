@@ -62,9 +62,8 @@ class BatchGatherer {
     std::vector<std::shared_ptr<const FieldColumn>> array_fields;
   };
 
-  // `labels`: one per dataset row, or none for a file without labels (the slot's labels are
-  // then left as they are, and no batch delivers them). `rows` says which chunk holds each row and
-  // where it lies there; each row fills `row_bytes` bytes of the slot. Throws
+  // `labels`: one per dataset row, or none (a file without labels). `rows` says which chunk holds
+  // each row and where it lies there; each row fills `row_bytes` bytes of the slot. Throws
   // Error(kInvalidArgument) when rows are to be copied (no sample maker) that are not raw pixels of
   // row_bytes each.
   BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t row_bytes,
