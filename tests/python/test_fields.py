@@ -234,3 +234,17 @@ def test_lists_and_widened_copies_hold_nothing_of_the_loader(files):
     asked = ["caption", "blob", "a_uint16", "a_uint32"]
     kept = [fields for _, _, *fields, _ in loader(files["labelled"], asked, slots=1)]
     assert len(kept) == (IMAGES + 11) // 12
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no usable CUDA device in torch")
+def test_with_the_gpu_stage_fields_are_host_values_of_their_rows(files):
+    """device="cuda": images and labels on the device, every field on the host (docs/gpu.md),
+    each echo copy's rows the file's at its indices."""
+    rows = {}
+    for images, labels, *fields, indices in loader(files["labelled"], ALL, device="cuda",
+                                                   dtype=torch.float32, echo=2, slots=4):
+        assert images.is_cuda and labels.is_cuda
+        assert torch.equal(labels.cpu(), indices % 3)
+        read_checked([(images, labels, *fields, indices)], ALL, rows)
+    assert sorted(rows) == list(range(IMAGES))
+    assert set(rows.values()) == {2}

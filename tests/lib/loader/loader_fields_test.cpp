@@ -4,8 +4,9 @@
 // value is a function of its row), with and without labels. Every field of every delivered row
 // equals the file's row at the batch's index, in a plain epoch, under 2 ranks, after a resume
 // mid-epoch on another number of ranks, with echo 2, with corrupt chunks skipped, with
-// normalized views resized between epochs, and from a file served over http; a file without
-// labels delivers none; what is asked wrongly is refused, naming what there is.
+// normalized views resized between epochs, with several augmented views, and from a file served
+// over http; a file without labels delivers none; what is asked wrongly is refused, naming what
+// there is. The GPU stage's fields: gpu_fields_test.cpp (also on the CUDA emulation).
 
 #include <doctest/doctest.h>
 
@@ -18,6 +19,7 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "lib/format/field_test_columns.h"
+#include "lib/loader/field_test_file.h"
 #include "support/caught_error.h"
 #include "support/http_server.h"
 #include "support/temp_folder.h"
@@ -26,7 +28,9 @@
 namespace h5feed {
 namespace {
 
+using testing::AllTestFieldNames;
 using testing::CaughtError;
+using testing::CheckBatchFields;
 using testing::TempFolder;
 
 constexpr int64_t kSamples = 157;  // divisible by none of 2, 3, 7, 16
@@ -37,34 +41,8 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// kSamples rows of kShape (testing::FileImage), zstd chunks of kChunk, every test field
-// (field_test_columns.h) appended a chunk of rows at a time; labels r % 7 unless !labelled.
 void WriteFieldFile(const std::string& path, bool labelled) {
-  WriterOptions options;
-  options.image_shape = kShape;
-  options.chunk_images = kChunk;
-  options.compression = Compression::Parse("zstd");
-  options.fields = testing::TestFieldSpecs();
-  options.labelled = labelled;
-  Writer writer = Writer::Create(path, options);
-  DatasetDescription description;
-  for (int64_t first = 0; first < kSamples; first += kChunk) {
-    const int64_t images = std::min(kChunk, kSamples - first);
-    std::vector<uint8_t> pixels;
-    for (int64_t r = first; r < first + images; ++r) {
-      const std::vector<uint8_t> image = testing::FileImage(r, kShape);
-      pixels.insert(pixels.end(), image.begin(), image.end());
-      if (labelled) description.labels.push_back(r % 7);
-      description.sources.push_back("img" + std::to_string(r) + ".png");
-    }
-    writer.Append(writer.Encode(pixels, images));
-    writer.AppendFields(testing::TestFieldColumns(options.fields, first, images));
-  }
-  if (labelled) {
-    for (int c = 0; c < 7; ++c) description.classes.push_back("class" + std::to_string(c));
-  }
-  description.source_kind = "npy";
-  writer.Finish(description);
+  testing::WriteFieldTestFile(path, kSamples, kShape, kChunk, labelled);
 }
 
 const std::string& FieldFile(bool labelled) {
@@ -82,12 +60,6 @@ const std::string& FieldFile(bool labelled) {
   return labelled ? with_labels : without_labels;
 }
 
-std::vector<std::string> AllFieldNames() {
-  std::vector<std::string> names;
-  for (const FieldSpec& spec : testing::TestFieldSpecs()) names.push_back(spec.name);
-  return names;
-}
-
 LoaderOptions Options(const std::vector<std::string>& fields,
                       const std::string& sampler = "chunks:2") {
   LoaderOptions options;
@@ -102,59 +74,18 @@ LoaderOptions Options(const std::vector<std::string>& fields,
   return options;
 }
 
-// Checks every field of every row of `batch` against the file's value at the row's index (by
-// position, by name, as a tensor and row by row); returns the rows delivered.
-std::vector<int64_t> CheckFields(const Batch& batch, const std::vector<std::string>& asked) {
-  const std::vector<FieldSpec> specs = testing::TestFieldSpecs();
-  REQUIRE(batch.fields() == static_cast<int>(asked.size()));
-  for (int k = 0; k < batch.fields(); ++k) {
-    const FieldSpec& spec = batch.field_spec(k);
-    CAPTURE(spec.name);
-    REQUIRE(spec.name == asked[static_cast<size_t>(k)]);
-    CHECK(batch.field_index(spec.name) == k);
-    CHECK(*std::find_if(specs.begin(), specs.end(),
-                        [&](const FieldSpec& s) { return s.name == spec.name; }) == spec);
-    const bool array = spec.kind == FieldKind::kArray;
-    FieldTensor tensor;
-    if (array) {
-      tensor = batch.field_tensor(spec.name);
-      std::vector<int64_t> shape = {batch.size()};
-      shape.insert(shape.end(), spec.shape.begin(), spec.shape.end());
-      CHECK(tensor.shape == shape);
-      CHECK(tensor.type == spec.type);
-      CHECK(tensor.cuda_device == -1);
-      CHECK(tensor.elements() * static_cast<int64_t>(ElementBytes(spec.type)) ==
-            batch.size() * spec.row_bytes());
-    }
-    for (int64_t i = 0; i < batch.size(); ++i) {
-      const int64_t row = batch.indices()[static_cast<size_t>(i)];
-      CAPTURE(row);
-      const std::vector<uint8_t> expected = testing::TestFieldRow(spec, row);
-      const std::span<const uint8_t> got = batch.field_bytes(k, i);
-      CHECK(std::vector<uint8_t>(got.begin(), got.end()) == expected);
-      CHECK(batch.field_text(k, i) == std::string(expected.begin(), expected.end()));
-      if (array) {
-        const auto* rows = static_cast<const uint8_t*>(tensor.data);
-        const auto bytes = static_cast<size_t>(spec.row_bytes());
-        CHECK(std::equal(expected.begin(), expected.end(), rows + static_cast<size_t>(i) * bytes));
-      }
-    }
-  }
-  return std::vector<int64_t>(batch.indices().begin(), batch.indices().end());
-}
-
 // The rest of the current epoch, every batch's fields checked; the rows delivered counted.
 void ReadChecked(Loader& loader, const std::vector<std::string>& asked,
                  std::map<int64_t, int>& rows, int64_t steps = -1) {
   for (int64_t n = 0; steps < 0 || n < steps; ++n) {
     std::optional<Batch> batch = loader.Next();
     if (!batch) break;
-    for (int64_t row : CheckFields(*batch, asked)) ++rows[row];
+    for (int64_t row : CheckBatchFields(*batch, asked)) ++rows[row];
   }
 }
 
 TEST_CASE("every field of every delivered row is the file's row at the batch's index") {
-  const std::vector<std::string> asked = AllFieldNames();
+  const std::vector<std::string> asked = AllTestFieldNames();
   for (const bool labelled : {true, false}) {
     for (const std::string sampler : {"sequential", "chunks:2", "random"}) {
       CAPTURE(labelled);
@@ -200,7 +131,7 @@ TEST_CASE("a file without labels delivers none, and is not measured for label mi
     CHECK(labels.rank == 0);
     CHECK(labels.data == nullptr);
     CHECK(batch->indices().size() == static_cast<size_t>(batch->size()));
-    CheckFields(*batch, {"a_uint8"});
+    CheckBatchFields(*batch, {"a_uint8"});
     delivered += batch->size();
   }
   CHECK(delivered == kSamples);
@@ -251,7 +182,7 @@ TEST_CASE("after a resume mid-epoch on another number of ranks the fields follow
 }
 
 TEST_CASE("with echo 2 every copy's fields are permuted with its rows") {
-  const std::vector<std::string> asked = AllFieldNames();
+  const std::vector<std::string> asked = AllTestFieldNames();
   LoaderOptions options = Options(asked);
   options.echo = 2;
   Loader loader = Loader::Open(FieldFile(true), options);
@@ -259,7 +190,7 @@ TEST_CASE("with echo 2 every copy's fields are permuted with its rows") {
   int64_t batches = 0;
   std::vector<int64_t> first_copy;
   while (auto batch = loader.Next()) {
-    const std::vector<int64_t> indices = CheckFields(*batch, asked);
+    const std::vector<int64_t> indices = CheckBatchFields(*batch, asked);
     for (int64_t row : indices) ++rows[row];
     if (batch->step() % 2 == 0) first_copy = indices;
     if (batch->step() % 2 == 1 && indices.size() > 2) CHECK(indices != first_copy);  // reshuffled
@@ -288,7 +219,7 @@ TEST_CASE("rows of a corrupt chunk left out by skip_corrupt_chunks take their fi
       CHECK(std::equal(image.begin(), image.end(), batch->images().begin() + i * kShape.bytes()));
       CHECK(batch->labels()[static_cast<size_t>(i)] == row % 7);
     }
-    for (int64_t row : CheckFields(*batch, asked)) ++rows[row];
+    for (int64_t row : CheckBatchFields(*batch, asked)) ++rows[row];
   }
   CHECK(loader.stats().corrupt_chunks_skipped == 1);
   for (int64_t row = 0; row < kSamples; ++row) {
@@ -313,10 +244,35 @@ TEST_CASE("normalized views resized between epochs carry the same fields") {
     std::map<int64_t, int> rows;
     while (auto batch = loader.Next()) {
       CHECK(batch->image_tensor().shape[2] == 3 + epoch);
-      for (int64_t row : CheckFields(*batch, asked)) ++rows[row];
+      for (int64_t row : CheckBatchFields(*batch, asked)) ++rows[row];
     }
     CHECK(rows.size() == static_cast<size_t>(kSamples));
   }
+}
+
+TEST_CASE("several augmented views of each sample, echoed, carry the sample's fields once") {
+  const std::vector<std::string> asked = {"a_float32", "blob", "a_int64"};
+  LoaderOptions options = Options(asked, "random");
+  options.normalize = true;
+  options.echo = 2;
+  AugmentOptions global;
+  global.random_resized_crop = {3, 3};
+  global.random_flip = true;
+  global.count = 2;
+  AugmentOptions local = global;
+  local.random_resized_crop = {2, 2};
+  local.count = 3;
+  options.output.views = {global, local};
+  Loader loader = Loader::Open(FieldFile(true), options);
+  std::map<int64_t, int> rows;
+  while (auto batch = loader.Next()) {
+    REQUIRE(batch->views() == 5);
+    CHECK(batch->image_tensor(4).shape[0] == batch->size());
+    CHECK(batch->field_tensor("a_float32").shape[0] == batch->size());
+    for (int64_t row : CheckBatchFields(*batch, asked)) ++rows[row];
+  }
+  CHECK(rows.size() == static_cast<size_t>(kSamples));
+  for (const auto& [row, count] : rows) CHECK(count == 2);
 }
 
 TEST_CASE("a served file's fields are read over http as the local file's are") {
@@ -339,7 +295,7 @@ TEST_CASE("a batch holds its fields past its loader") {
     batch = loader.Next();
   }
   REQUIRE(batch);
-  CheckFields(*batch, {"blob", "a_uint32"});
+  CheckBatchFields(*batch, {"blob", "a_uint32"});
 }
 
 TEST_CASE("fields asked wrongly are refused, naming the fields there are") {
