@@ -44,8 +44,7 @@ struct Delivered {
 };
 
 // One epoch (epoch 1), every batch's fields checked against the file.
-std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options,
-                             bool labelled) {
+std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options, bool labelled) {
   Loader loader = Loader::Open(path, options);
   loader.SetEpoch(1);
   std::vector<Delivered> batches;
