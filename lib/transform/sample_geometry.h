@@ -74,9 +74,10 @@ H5FEED_HOST_DEVICE inline SampleGeometry GeometryOf(const AugmentParams& params,
 // The geometry of a conversion's resize: the source rows [source_top, source_top +
 // source_height) resized to target_height rows placed at target_top of a stored image of
 // stored_height rows (and so for columns); stored pixels outside the placed target are the
-// padding. The converter's modes (converters/image/resize.h) place them as: stretch and
-// --max-side, the whole source onto the whole stored image; crop, a centered part of the source
-// onto the whole stored image; pad, the whole source onto a centered part of it.
+// padding. The converter's modes (converters/image/resize.h, PlaceResize, which gives the two
+// parts) place them as: stretch and --max-side, the whole source onto the whole stored image;
+// crop, a centered part of the source onto the whole stored image; pad, the whole source onto a
+// centered part of it.
 struct Placement1D {
   int32_t source_begin = 0;
   int32_t source_size = 0;
