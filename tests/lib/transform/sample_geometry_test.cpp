@@ -58,6 +58,31 @@ TEST_CASE("a random resized crop's geometry is the box the image's resize reads"
   CHECK(flipped < 140);
 }
 
+TEST_CASE("each view of a sample has its own box, the one that view's image gets") {
+  AugmentParams params;
+  params.seed = 3;
+  params.crop = CropKind::kRandomResized;
+  params.image_height = 480;
+  params.image_width = 640;
+  params.out_height = 96;
+  params.out_width = 96;
+  params.resized_crop.log_ratio_min = std::log(params.resized_crop.ratio_min);
+  params.resized_crop.log_ratio_max = std::log(params.resized_crop.ratio_max);
+  std::vector<int32_t> lefts;
+  for (int32_t view = 0; view < 4; ++view) {
+    params.view = view;
+    const SampleGeometry geometry = GeometryOf(params, DrawTransform(params, 0, 17, 0));
+    const CropBox box = DrawResizedCrop(params.resized_crop, 480, 640,
+                                        StreamKey(3, 0, RandomStream::kResizedCrop, 17, 0, view));
+    CHECK(geometry.columns.src_begin == box.left);
+    CHECK(geometry.columns.src_size == box.width);
+    CHECK(geometry.rows.src_begin == box.top);
+    CHECK(geometry.rows.src_size == box.height);
+    lefts.push_back(box.left);
+  }
+  CHECK_FALSE((lefts[0] == lefts[1] && lefts[1] == lefts[2] && lefts[2] == lefts[3]));
+}
+
 TEST_CASE("a resize with a center crop reads the whole image and delivers from the crop's origin") {
   AugmentParams params;
   params.crop = CropKind::kResize;
