@@ -1,6 +1,7 @@
 // `h5feed rechunk IN.h5 OUT.h5`: an existing HDF5 image dataset into h5feed's format: an array
 // of pixels (hdf5_source.h) as a version 1 file, or a dataset of encoded image files
-// (encoded_hdf5_source.h) with each image at its own size, as a version 2 file; the file's other
+// (encoded_hdf5_source.h) with each image at its own size, as a version 2 file, as is an h5feed
+// file of images at their own size (own_size_file_source.h); the file's other
 // datasets of a value per image carried as fields (hdf5_fields.h).
 
 #include <memory>
@@ -24,7 +25,8 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
       "Rewrite any HDF5 file with a uint8 image dataset (NHWC, NCHW, or N x H x W grayscale, "
       "written as H x W x 1; any chunking and filters, e.g. written by h5py) in h5feed's "
       "format, with new chunking and compression; or one whose images are encoded files (a "
-      "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size");
+      "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size; or "
+      "an h5feed file of images at their own size, with new chunks, compression or encoding");
   command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,

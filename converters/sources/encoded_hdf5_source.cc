@@ -12,6 +12,7 @@
 
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
 #include "hdf5/byte_sequences.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
@@ -22,6 +23,7 @@
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
 #include "sources/hdf5_labels.h"
+#include "sources/own_size_file_source.h"
 
 namespace h5feed::converters {
 namespace {
@@ -207,6 +209,15 @@ class EncodedHdf5Source final : public SampleSource {
 
 }  // namespace
 
+bool HoldsOwnSizeImages(const std::string& path) {
+  auto lock = hdf5::Lock();
+  OpenedFile opened = Open(path, {});
+  const hid_t root = opened.file.get();
+  return hdf5::HasAttribute(root, format::schema::kAttrLayout) &&
+         hdf5::ReadStringAttribute(root, format::schema::kAttrLayout) ==
+             format::schema::kLayoutFlat;
+}
+
 bool HoldsEncodedImages(const std::string& path, const std::string& images) {
   auto lock = hdf5::Lock();
   return Open(path, images).encoded != nullptr;
@@ -255,6 +266,15 @@ std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
 
 std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
                                                 const EncodedHdf5Options& options) {
+  if (HoldsOwnSizeImages(path)) {
+    if (options.fields) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "{} is an h5feed file of images at their own size: rechunk keeps all its "
+                      "fields; choosing them (--field, --no-fields) is not supported for it",
+                      path);
+    }
+    return OpenOwnSizeFile(path);
+  }
   if (HoldsEncodedImages(path, options.images)) return OpenEncodedHdf5(path, options);
   Hdf5SourceOptions pixels;
   pixels.images = options.images;

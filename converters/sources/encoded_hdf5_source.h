@@ -57,9 +57,16 @@ bool HoldsEncodedImages(const std::string& path, const std::string& images);
 std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
                                               const EncodedHdf5Options& options);
 
-// What `h5feed rechunk` reads: the encoded images of `path` when it holds them
-// (HoldsEncodedImages), else its array of pixels (OpenHdf5, which ignores max_side, max_pixels
-// and memory). Either carries the file's fields as `options.fields` chooses.
+// Whether `path` is an h5feed file of images at their own size (format version 2, layout
+// "flat"). Throws as OpenHdf5 does for a file it cannot open.
+bool HoldsOwnSizeImages(const std::string& path);
+
+// What `h5feed rechunk` reads: an h5feed file of images at their own size through
+// OpenOwnSizeFile (its images, labels and fields as stored; Error(kInvalidArgument) when
+// `options.fields` chooses some); the
+// encoded images of `path` when it holds them (HoldsEncodedImages); else its array of pixels
+// (OpenHdf5, which ignores max_side, max_pixels and memory). The last two carry the file's
+// fields as `options.fields` chooses.
 std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
                                                 const EncodedHdf5Options& options);
 
