@@ -1,0 +1,368 @@
+"""h5feed.write: any Python dataset written as an h5feed file, checked against what `convert
+imagefolder` writes for the same images (row for row: pixels, labels, sources), and h5py's read
+of every kind of field. A row's source is its dataset index as text ("7"), or the image's path
+when the sample gave a path; the tests map both to the image file they came from."""
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import h5py
+import numpy as np
+import pytest
+import torchvision
+from PIL import Image
+
+import h5feed
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """An ImageFolder of 3 classes, PNG and JPEG files of many sizes (some above the cap of
+    max_side=64, one grayscale)."""
+    root = tmp_path_factory.mktemp("write") / "images"
+    rng = np.random.default_rng(0)
+    for c in range(3):
+        (root / f"class{c}").mkdir(parents=True)
+        for i in range(24):
+            height, width = (int(s) for s in rng.integers(20, 100, 2))
+            pixels = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+            image = Image.fromarray(pixels).convert("L" if i == 5 else "RGB")
+            image.save(root / f"class{c}" / f"{i:03d}.{'png' if i % 3 else 'jpg'}", quality=90)
+    return root
+
+
+@pytest.fixture(scope="module")
+def png_folder(tmp_path_factory):
+    """An ImageFolder of PNG files only: PIL's decoded pixels are the file's, exactly."""
+    root = tmp_path_factory.mktemp("write_png") / "images"
+    rng = np.random.default_rng(1)
+    for c in range(4):
+        (root / f"c{c}").mkdir(parents=True)
+        for i in range(15):
+            height, width = (int(s) for s in rng.integers(16, 90, 2))
+            pixels = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+            Image.fromarray(pixels).save(root / f"c{c}" / f"{i:02d}.png")
+    return root
+
+
+class Paths:
+    """The files of an ImageFolder as (path, label)."""
+
+    def __init__(self, root):
+        folder = torchvision.datasets.ImageFolder(root)
+        self.samples, self.classes = folder.samples, folder.classes
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        return self.samples[i]
+
+
+class EncodedBytes(Paths):
+    def __getitem__(self, i):
+        path, label = self.samples[i]
+        with open(path, "rb") as f:
+            return {"image": f.read(), "label": label}
+
+
+def file_of(source, root, samples):
+    """The file (relative to root) that row's source names: a path, or a dataset index."""
+    text = source.decode()
+    return os.path.relpath(samples[int(text)][0] if text.isdigit() else text, root)
+
+
+def assert_same_rows(converted, written, root):
+    """`written` (h5feed.write) holds what `converted` (convert imagefolder) does, row for row:
+    the same image from the same file with the same label, and the same stored layout."""
+    samples = torchvision.datasets.ImageFolder(root).samples
+    with h5py.File(converted) as f, h5py.File(written) as g:
+        assert [file_of(s, root, samples) for s in g["sources"][:]] == \
+            [s.decode() for s in f["sources"][:]]
+        np.testing.assert_array_equal(g["labels"][:], f["labels"][:])
+        for name in ("images", "image_shapes", "image_offsets", "image_bytes"):
+            if name in f:
+                np.testing.assert_array_equal(g[name][:], f[name][:], err_msg=name)
+        differ = {name for name in set(f.attrs) | set(g.attrs)
+                  if name not in g.attrs or name not in f.attrs
+                  or np.any(g.attrs[name] != f.attrs[name])}
+        assert differ == {"source_kind"}, differ
+        assert g.attrs["source_kind"] == "python"
+
+
+@pytest.mark.parametrize("stored", [dict(size=(40, 56)), dict(size=32, resize="pad"),
+                                    dict(max_side=64), dict(max_side=48, encoding="jpeg:85")])
+def test_a_torchvision_imagefolder_writes_the_file_convert_imagefolder_writes(
+        png_folder, tmp_path, stored):
+    converted = tmp_path / "converted.h5"
+    h5feed.convert_imagefolder(png_folder, converted, **stored)
+    written = tmp_path / "written.h5"
+    report = h5feed.write(written, torchvision.datasets.ImageFolder(png_folder), workers=2,
+                          progress=False, **stored)
+    assert report["images"] == 60 and report["own_size"] == ("size" not in stored)
+    assert_same_rows(converted, written, png_folder)
+    with h5py.File(written) as g:
+        assert [c.decode() for c in g["classes"][:]] == ["c0", "c1", "c2", "c3"]
+
+
+@pytest.mark.parametrize("dataset", [Paths, EncodedBytes])
+@pytest.mark.parametrize("stored", [dict(size=(24, 24)), dict(max_side=64)])
+def test_paths_and_encoded_bytes_are_decoded_as_convert_imagefolder_decodes_files(
+        folder, tmp_path, dataset, stored):
+    # JPEG files too: the native decoder (DCT scaling included) decodes them in both.
+    converted = tmp_path / "converted.h5"
+    h5feed.convert_imagefolder(folder, converted, **stored)
+    written = tmp_path / "written.h5"
+    h5feed.write(written, dataset(folder), workers=0 if dataset is Paths else 2,
+                 progress=False, **stored)
+    assert_same_rows(converted, written, folder)
+
+
+def test_a_dataset_of_paths_records_each_path_as_its_source(folder, tmp_path):
+    h5feed.write(tmp_path / "out.h5", Paths(folder), size=16, workers=0, progress=False)
+    with h5py.File(tmp_path / "out.h5") as g:
+        sources = [s.decode() for s in g["sources"][:]]
+    assert sorted(sources) == sorted(path for path, _ in Paths(folder).samples)
+
+
+def test_an_iterable_is_written_as_the_same_samples_in_a_list(tmp_path):
+    rng = np.random.default_rng(5)
+    samples = [(rng.integers(0, 256, (12, 10, 3), dtype=np.uint8), int(i % 4)) for i in range(90)]
+    h5feed.write(tmp_path / "list.h5", samples, size=(12, 10), workers=0, progress=False)
+    h5feed.write(tmp_path / "iterable.h5", (s for s in samples), size=(12, 10), progress=False)
+    with h5py.File(tmp_path / "list.h5") as f, h5py.File(tmp_path / "iterable.h5") as g:
+        for name in ("images", "labels", "sources"):
+            np.testing.assert_array_equal(f[name][:], g[name][:])
+        rows = [int(s) for s in f["sources"][:]]
+        np.testing.assert_array_equal(f["images"][:], np.stack([samples[r][0] for r in rows]))
+    assert not [p for p in os.listdir(tmp_path) if "spool" in p]
+
+
+def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
+    import torch
+    rng = np.random.default_rng(2)
+    pixels = rng.integers(0, 256, (30, 20, 14, 3), dtype=np.uint8)
+
+    class Mixed:
+        def __len__(self):
+            return 30
+
+        def __getitem__(self, i):
+            kinds = [pixels[i], Image.fromarray(pixels[i]), torch.from_numpy(pixels[i]),
+                     torch.from_numpy(pixels[i]).permute(2, 0, 1)]  # torchvision's C x H x W
+            return kinds[i % 4], torch.tensor(i % 3)
+
+    h5feed.write(tmp_path / "out.h5", Mixed(), size=(20, 14), workers=2, progress=False)
+    with h5py.File(tmp_path / "out.h5") as g:
+        rows = [int(s) for s in g["sources"][:]]
+        np.testing.assert_array_equal(g["images"][:], pixels[rows])
+        np.testing.assert_array_equal(g["labels"][:], [r % 3 for r in rows])
+
+
+def test_grayscale_images_make_a_one_channel_file(tmp_path):
+    rng = np.random.default_rng(3)
+    gray = rng.integers(0, 256, (20, 9, 7), dtype=np.uint8)
+    h5feed.write(tmp_path / "gray.h5", [(g, 0) for g in gray], size=(9, 7), workers=0,
+                 progress=False, shuffle=False)
+    with h5py.File(tmp_path / "gray.h5") as g:
+        np.testing.assert_array_equal(g["images"][:], gray[..., None])
+
+
+class Attributes:
+    """Dict samples: an image, a label and fields of every kind."""
+
+    def __init__(self, n=40, broken=None):
+        rng = np.random.default_rng(4)
+        self.pixels = rng.integers(0, 256, (n, 10, 12, 3), dtype=np.uint8)
+        self.attrs = rng.integers(0, 2, (n, 40)).astype(np.uint8)
+        self.landmarks = rng.normal(size=(n, 5, 2)).astype(np.float32)
+        self.broken = broken or {}
+
+    def __len__(self):
+        return len(self.pixels)
+
+    def __getitem__(self, i):
+        sample = {"image": self.pixels[i], "label": i % 7, "attrs": self.attrs[i],
+                  "landmarks": self.landmarks[i], "score": float(i) / 3,
+                  "id": np.int64(1000 + i), "flag": bool(i % 2), "half": np.float16(i),
+                  "caption": f"sample {i}: ü" * (i % 4), "meta": bytes(range(i % 9))}
+        sample.update(self.broken.get(i, {}))
+        return sample
+
+
+def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(tmp_path):
+    out = tmp_path / "out.h5"
+    broken = Attributes(broken={17: {"attrs": np.zeros(41, np.uint8)}})
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[17\]: field 'attrs' is "
+                       r"uint8\[41\], but the field is uint8\[40\] \(the first sample's\)"):
+        h5feed.write(out, broken, size=(10, 12), workers=2, progress=False, shuffle=False)
+    assert not os.listdir(tmp_path)
+    wrong_type = Attributes(broken={3: {"landmarks": np.zeros((5, 2), np.float64)}})
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[3\]: field 'landmarks'"):
+        h5feed.write(out, wrong_type, size=(10, 12), workers=0, progress=False, shuffle=False)
+    missing = Attributes(broken={5: {"label": None}})
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[5\] has no label"):
+        h5feed.write(out, missing, size=(10, 12), workers=0, progress=False, shuffle=False)
+    assert not os.listdir(tmp_path)
+
+
+def test_a_field_named_images_is_refused_with_the_library_message(tmp_path):
+    samples = [{"image": np.zeros((4, 4, 3), np.uint8), "images": np.zeros(3)}]
+    with pytest.raises(h5feed.InvalidArgumentError, match='a field cannot be named "images"'):
+        h5feed.write(tmp_path / "out.h5", samples, size=4, workers=0, progress=False)
+    with pytest.raises(h5feed.InvalidArgumentError, match='a field cannot be named "labels"'):
+        h5feed.write(tmp_path / "out.h5", Attributes(), size=(10, 12), progress=False,
+                     fields={"labels": "int64"})
+    assert not os.listdir(tmp_path)
+
+
+class Failing:
+    def __len__(self):
+        return 50
+
+    def __getitem__(self, i):
+        if i == 23:
+            raise KeyError(f"no record for sample {i}")
+        return np.zeros((4, 4, 3), np.uint8), 0
+
+
+def test_an_exception_in_a_workers_getitem_is_raised_with_the_row_and_its_traceback(tmp_path):
+    with pytest.raises(RuntimeError) as raised:
+        h5feed.write(tmp_path / "out.h5", Failing(), size=4, workers=2, progress=False)
+    message = str(raised.value)
+    assert "dataset[23] raised KeyError in h5feed.write's worker process" in message
+    assert "Traceback" in message and "no record for sample 23" in message
+    assert "in __getitem__" in message and "test_write.py" in message
+    assert not os.listdir(tmp_path)
+    with pytest.raises(KeyError) as raised:
+        h5feed.write(tmp_path / "out.h5", Failing(), size=4, workers=0, progress=False)
+    assert "h5feed.write: raised by dataset[23]" in str(raised.value.__notes__)
+    assert not os.listdir(tmp_path)
+
+
+def test_an_image_that_does_not_decode_is_skipped_with_its_row_unless_strict(folder, tmp_path):
+    class Damaged(EncodedBytes):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i in (4, 30):
+                sample["image"] = sample["image"][:40]  # a truncated file
+            return sample
+
+    with pytest.warns(UserWarning, match=r"h5feed: skipped 4: "):
+        report = h5feed.write(tmp_path / "out.h5", Damaged(folder), size=16, progress=False)
+    assert report["images"] == 70 and report["inputs"] == 72
+    assert sorted(s["source"] for s in report["skipped"]) == ["30", "4"]
+    with h5py.File(tmp_path / "out.h5") as g:
+        assert sorted(s.decode() for s in g["skipped_sources"][:]) == ["30", "4"]
+        assert "4" not in {s.decode() for s in g["sources"][:]}
+    with pytest.raises(h5feed.CorruptDataError, match=r"dataset\[(4|30)\]"):
+        h5feed.write(tmp_path / "strict.h5", Damaged(folder), size=16, strict=True,
+                     progress=False)
+    assert not (tmp_path / "strict.h5").exists()
+
+
+def test_an_existing_output_is_kept_unless_overwrite(tmp_path):
+    out = tmp_path / "out.h5"
+    out.write_bytes(b"mine")
+    samples = [(np.zeros((4, 4, 3), np.uint8), 1)] * 3
+    with pytest.raises(h5feed.AlreadyExistsError, match="overwrite=True"):
+        h5feed.write(out, samples, size=4, workers=0, progress=False)
+    assert out.read_bytes() == b"mine"
+    h5feed.write(out, samples, size=4, workers=0, progress=False, overwrite=True)
+    with h5py.File(out) as g:
+        assert len(g["images"]) == 3
+
+
+def interrupt_when_ready(script, timeout=60):
+    """Runs `script` in a child python3 and sends it SIGINT a second after it prints 'ready'.
+    Returns (exit code, output after 'ready')."""
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ))
+    try:
+        line = child.stdout.readline()
+        assert line.strip() == "ready", line + child.stdout.read()
+        time.sleep(1)
+        child.send_signal(signal.SIGINT)
+        output, _ = child.communicate(timeout=timeout)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return child.returncode, output
+
+
+@pytest.mark.parametrize("workers", [0, 3])
+def test_ctrl_c_stops_writing_leaves_no_file_and_ends_the_workers(tmp_path, workers):
+    out = tmp_path / "out.h5"
+    code, output = interrupt_when_ready(f"""
+        import multiprocessing, os, sys, time
+        import numpy as np
+        import h5feed
+
+        class Slow:
+            def __len__(self):
+                return 100000
+
+            def __getitem__(self, i):
+                if i == 0 or multiprocessing.parent_process() is None:
+                    pass
+                time.sleep(0.002)
+                return np.full((64, 64, 3), i % 256, np.uint8), i % 10
+
+        print("ready", flush=True)
+        try:
+            h5feed.write({str(out)!r}, Slow(), size=64, workers={workers}, progress=False)
+        except KeyboardInterrupt:
+            print("interrupted; children:", multiprocessing.active_children(), flush=True)
+            print("left:", sorted(os.listdir({str(tmp_path)!r})), flush=True)
+            sys.exit(0)
+        print("finished", flush=True)
+        sys.exit(1)
+        """)
+    assert code == 0, output
+    assert "interrupted; children: []" in output, output
+    assert "left: []" in output, output
+    assert not out.exists()
+
+
+def test_memory_stays_bounded_whatever_the_datasets_size(tmp_path):
+    # 120,000 samples of 3 KiB (350 MiB of pixels) under a 64 MiB budget: what the writing
+    # process holds grows by a fraction of that (its per-row lists: order, labels, sources).
+    code = f"""
+        import resource
+        import numpy as np
+        import h5feed
+
+        pool = np.random.default_rng(0).integers(0, 256, (16, 32, 32, 3), dtype=np.uint8)
+
+        class Large:
+            def __init__(self, n):
+                self.n = n
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return pool[i % 16].copy(), i % 100
+
+        # Imports, HDF5, the allocator's arenas, a worker process: at rest before measuring.
+        h5feed.write({str(tmp_path / "warm.h5")!r}, Large(2000), size=32, workers=1,
+                     progress=False, memory_limit="64M")
+        import os; os.remove({str(tmp_path / "warm.h5")!r})
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        report = h5feed.write({str(tmp_path / "out.h5")!r}, Large(120000), size=32, workers=1,
+                              progress=False, memory_limit="64M")
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(report["images"], before // 1024, after // 1024)
+        """
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                            text=True, timeout=600, env=dict(os.environ))
+    assert result.returncode == 0, result.stdout + result.stderr
+    images, before_mib, after_mib = map(int, result.stdout.split())
+    assert images == 120000
+    assert after_mib - before_mib < 100, result.stdout
