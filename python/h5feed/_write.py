@@ -113,12 +113,12 @@ class _Checks:
             if spec.name not in given:
                 raise SampleRefused(f"{row_name(row)} has no value of field {spec.name!r}; every "
                                     "sample has one of each field")
-        for name in given:
-            if name not in self.names:
-                raise SampleRefused(
-                    f"{row_name(row)} has field {name!r}, which the file has not (its fields: "
-                    f"{', '.join(self.names) or 'none'}, from "
-                    f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
+        extra = [name for name in given if name not in self.names]
+        if extra:
+            raise SampleRefused(
+                f"{row_name(row)} has {', '.join(map(repr, extra))}, which the file has not as "
+                f"fields (its fields: {', '.join(self.names) or 'none'}, from "
+                f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
         return [conform(given[spec.name], spec, row) for spec in self.specs]
 
 

@@ -84,7 +84,7 @@ std::string PythonSampleSource::name(int64_t i) const {
 
 converters::SampleInfo PythonSampleSource::Read(int64_t i,
                                                 converters::SampleDestination& dest) const {
-  const SamplePayload payload = queue_.Take(i);
+  SamplePayload payload = queue_.Take(i);
   const bool is_path = payload.image == SamplePayload::Image::kPath;
   std::string path = is_path ? std::string(payload.bytes.begin(), payload.bytes.end()) : "";
   try {
@@ -103,6 +103,7 @@ converters::SampleInfo PythonSampleSource::Read(int64_t i,
   converters::SampleInfo info;
   info.label = payload.label;
   info.source = is_path ? std::move(path) : std::to_string(i);
+  info.fields = std::move(payload.fields);
   return info;
 }
 

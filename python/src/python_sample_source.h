@@ -62,6 +62,8 @@ class PythonSampleSource final : public converters::SampleSource {
   int64_t count() const override { return options_.count; }
   ImageShape shape() const override;
   std::vector<std::string> classes() const override { return options_.classes; }
+  std::vector<FieldSpec> fields() const override { return options_.fields; }
+  bool labelled() const override { return options_.labelled; }
   bool own_size() const override { return !options_.size; }
   int64_t max_side() const override { return options_.size ? 0 : options_.max_side; }
   converters::MemoryBudget* memory_budget() const override { return &budget_; }

@@ -194,6 +194,70 @@ class Attributes:
         return sample
 
 
+@pytest.mark.parametrize("stored", [dict(size=(10, 12)), dict(max_side=8, encoding="smart")])
+def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_path, stored):
+    dataset = Attributes()
+    report = h5feed.write(tmp_path / "out.h5", dataset, workers=2, progress=False,
+                          memory_limit="64M", **stored)
+    assert report["images"] == 40
+    expected = {"attrs": ("uint8", (40,)), "landmarks": ("float32", (5, 2)),
+                "score": ("float64", ()), "id": ("int64", ()), "flag": ("bool", ()),
+                "half": ("float16", ())}
+    with h5py.File(tmp_path / "out.h5") as g:
+        assert list(g.attrs["fields"]) == [*expected, "caption", "meta"]
+        rows = [int(s) for s in g["sources"][:]]
+        for name, (dtype, shape) in expected.items():
+            assert g[name].dtype == np.dtype(dtype) and g[name].shape == (40, *shape), name
+            assert g[name].attrs["h5feed_field"] == "array"
+            values = np.stack([np.asarray(dataset[r][name]) for r in rows])
+            np.testing.assert_array_equal(g[name][:], values.astype(dtype), err_msg=name)
+        assert g["caption"].attrs["h5feed_field"] == "text"
+        assert list(g["caption"].asstr()[:]) == [dataset[r]["caption"] for r in rows]
+        assert g["meta"].attrs["h5feed_field"] == "bytes"
+        assert [g["meta"][n].tobytes() for n in range(40)] == [dataset[r]["meta"] for r in rows]
+        np.testing.assert_array_equal(g["labels"][:], [r % 7 for r in rows])
+
+
+def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_path):
+    dataset = Attributes()
+    h5feed.write(tmp_path / "out.h5", dataset, size=(10, 12), workers=0, progress=False,
+                 fields={"caption": None, "id": "int32", "attrs": ("bool", 40),
+                         "landmarks": {"kind": "array", "dtype": "float16", "shape": [5, 2]},
+                         "score": "float32", "flag": "uint8", "half": "float64",
+                         "meta": "bytes"})
+    with h5py.File(tmp_path / "out.h5") as g:
+        assert list(g.attrs["fields"]) == ["caption", "id", "attrs", "landmarks", "score",
+                                           "flag", "half", "meta"]
+        rows = [int(s) for s in g["sources"][:]]
+        assert g["id"].dtype == np.int32 and list(g["id"][:]) == [1000 + r for r in rows]
+        assert g["attrs"].dtype == bool
+        np.testing.assert_array_equal(g["attrs"][:], dataset.attrs[rows].astype(bool))
+        np.testing.assert_array_equal(g["landmarks"][:],
+                                      dataset.landmarks[rows].astype(np.float16))
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"field 'id' is int64, but the field "
+                       r"is uint8 \(as fields= says\)"):
+        h5feed.write(tmp_path / "small.h5", dataset, size=(10, 12), workers=0, progress=False,
+                     fields={"id": "uint8", "attrs": None, "landmarks": None, "score": None,
+                             "flag": None, "half": None, "caption": None, "meta": None})
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"has 'landmarks', 'score', 'id', 'flag', "
+                       r"'half', 'caption', 'meta', which the file has not as fields \(its "
+                       r"fields: attrs, from fields=\)"):
+        h5feed.write(tmp_path / "fewer.h5", dataset, size=(10, 12), workers=0, progress=False,
+                     fields={"attrs": "uint8[40]"})
+
+
+def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
+    rng = np.random.default_rng(6)
+    images = rng.integers(0, 256, (25, 6, 6, 3), dtype=np.uint8)
+    h5feed.write(tmp_path / "out.h5", [(image,) for image in images], size=6, progress=False,
+                 classes=["ignored"])
+    with h5py.File(tmp_path / "out.h5") as g:
+        assert "labels" not in g and len(g.get("classes", [])) == 0
+        assert g.attrs["labelled"] == 0
+        np.testing.assert_array_equal(g["images"][:],
+                                      images[[int(s) for s in g["sources"][:]]])
+
+
 def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(tmp_path):
     out = tmp_path / "out.h5"
     broken = Attributes(broken={17: {"attrs": np.zeros(41, np.uint8)}})
