@@ -41,6 +41,13 @@ void PayloadQueue::Close() {
   changed_.notify_all();
 }
 
+void PayloadQueue::Clear() {
+  std::lock_guard lock(mutex_);
+  payloads_.clear();
+  held_ = 0;
+  changed_.notify_all();
+}
+
 int64_t PayloadQueue::held_bytes() const {
   std::lock_guard lock(mutex_);
   return held_;

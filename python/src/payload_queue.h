@@ -39,6 +39,8 @@ class PayloadQueue {
 
   // Wakes every waiter: puts are refused and takes of absent rows throw from now on.
   void Close();
+  // Drops every payload it holds.
+  void Clear();
 
   int64_t held_bytes() const;
 

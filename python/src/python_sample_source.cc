@@ -136,7 +136,7 @@ void PythonSampleSource::DecodeRgb(
     return;
   }
   // The reader takes the bytes into memory it leases from the budget, as an HDF5 element's.
-  const std::vector<uint8_t>& bytes = payload.bytes;
+  const std::span<const uint8_t> bytes = payload.bytes;
   const converters::ImageFileReader::Fetch fetch =
       [&](const converters::ImageFileReader::Place& place) {
         uint8_t* where = place(static_cast<int64_t>(bytes.size()));

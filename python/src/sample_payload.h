@@ -7,6 +7,8 @@
 // A value type, moved from the binding's thread to the conversion's.
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace h5feed::python {
@@ -18,7 +20,10 @@ struct SamplePayload {
     kPixels,   // `bytes` is height x width x channels uint8 pixels, row-major, channels last
   };
   Image image = Image::kEncoded;
-  std::vector<uint8_t> bytes;
+  // The image's bytes, which `owner` keeps alive (the Python object they were put from, or a
+  // copy): they are not copied on their way to the conversion's threads.
+  std::span<const uint8_t> bytes;
+  std::shared_ptr<const void> owner;
   int height = 0;  // kPixels only
   int width = 0;
   int channels = 0;

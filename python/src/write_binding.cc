@@ -16,6 +16,7 @@
 
 #include "conversion.h"
 #include "convert_binding.h"
+#include "deferred_release.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
 #include "h5feed/field.h"
@@ -32,8 +33,8 @@ namespace py = pybind11;
 namespace h5feed::python {
 namespace {
 
-// A payload larger than this is copied in without the GIL: the copy then costs the other
-// Python threads nothing, and a small one is not worth the GIL's hand-over.
+// A buffer larger than this is copied without the GIL: the copy then costs the other Python
+// threads nothing, and a small one is not worth the GIL's hand-over.
 constexpr size_t kCopyWithoutGilBytes = 64 << 10;
 
 void CopyBuffer(const py::buffer& buffer, std::vector<uint8_t>& into) {
@@ -72,6 +73,8 @@ class SampleWriter {
 
   ~SampleWriter() {
     Stop();
+    queue_.Clear();
+    releases_.Drain();
     budget_.Unreserve(queue_bytes_);
   }
 
@@ -83,9 +86,20 @@ class SampleWriter {
     if (image < 0 || image > static_cast<int>(SamplePayload::Image::kPixels)) {
       throw MakeError(ErrorCode::kInvalidArgument, "no image kind {}", image);
     }
+    releases_.Drain();
     SamplePayload payload;
     payload.image = static_cast<SamplePayload::Image>(image);
-    CopyBuffer(data, payload.bytes);
+    if (PyBytes_CheckExact(data.ptr())) {
+      // Immutable: read where it is, by the conversion's threads, until they drop it.
+      payload.bytes = {reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(data.ptr())),
+                       static_cast<size_t>(PyBytes_GET_SIZE(data.ptr()))};
+      payload.owner = releases_.Hold(data);
+    } else {
+      auto copy = std::make_shared<std::vector<uint8_t>>();
+      CopyBuffer(data, *copy);
+      payload.bytes = *copy;
+      payload.owner = std::move(copy);
+    }
     payload.height = height;
     payload.width = width;
     payload.channels = channels;
@@ -114,6 +128,7 @@ class SampleWriter {
       return ended_cv_.wait_for(lock, slice, [&] { return ended_; });
     });
     RaiseEnd();
+    releases_.Drain();
     return ReportValueObject(converters::ConversionValue(*report_));
   }
 
@@ -158,6 +173,9 @@ class SampleWriter {
   }
 
   const std::string out_;
+  // Before queue_ and source_: their payloads' owners may give references back to it until
+  // they are destroyed.
+  DeferredRelease releases_;
   converters::MemoryBudget budget_;
   const int64_t queue_bytes_;
   PayloadQueue queue_;
