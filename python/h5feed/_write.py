@@ -122,7 +122,7 @@ class _Checks:
         return [conform(given[spec.name], spec, row) for spec in self.specs]
 
 
-def write(path, dataset, *, size=None, resize: str = "crop", max_side: int | None = None,
+def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | None = None,
           encoding: str = "raw", smart_threshold: int | None = None,
           compression: str | None = None, chunk: int | None = None,
           chunk_bytes: int | str | None = None, shuffle: bool = True, seed: int = 0,
@@ -130,8 +130,9 @@ def write(path, dataset, *, size=None, resize: str = "crop", max_side: int | Non
           overwrite: bool = False, strict: bool = False,
           max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, workers: int | None = None,
           fields: Mapping | None = None, classes=None, progress: bool = True) -> dict:
-    """Writes any dataset as an h5feed file at `path`; returns the conversion's report (the
-    dict convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
+    """Writes any dataset as an h5feed file at `path` (the input first, then the file, as
+    convert_imagefolder(folder, out)); returns the conversion's report (the dict
+    convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
 
     dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
     iterable of samples (kept in a temporary file beside `path` first, then written in the
@@ -149,6 +150,11 @@ def write(path, dataset, *, size=None, resize: str = "crop", max_side: int | Non
     labels' names (None: dataset.classes when it has them). workers: processes that call
     dataset[i] (None: the cores, at most 8; 0: this process). progress: a progress line on
     stderr. The other options are convert_imagefolder's."""
+    if isinstance(dataset, (str, bytes, os.PathLike)) or \
+            not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"h5feed.write(dataset, path): the dataset comes first, then the file "
+                        f"to write (as convert_imagefolder(folder, out)); given "
+                        f"{type(dataset).__name__} and {type(path).__name__}")
     path = os.fspath(path)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "

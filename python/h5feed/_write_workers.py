@@ -84,8 +84,13 @@ def _raise_from_worker(row: int, worker: int, module: str, qualname: str, text: 
     raise error if error is not None else RuntimeError(message)
 
 
-def _work(dataset, connection, worker: int):
-    """A worker process: makes the payloads of each run of rows it is sent, until None."""
+def _work(dataset, connection, worker: int, inherited: list):
+    """A worker process: makes the payloads of each run of rows it is sent, until None.
+    `inherited`: the writing process's ends of the pipes, which a forked worker holds copies
+    of; closed, so that the writing process's death (even by SIGKILL) closes its pipe, and the
+    worker, waiting for a task or sending a run, sees it and ends."""
+    for end in inherited:
+        end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -109,7 +114,10 @@ def _work(dataset, connection, worker: int):
                 failure = ("raised", row, type(error).__module__, type(error).__qualname__,
                            traceback.format_exc())
                 break
-        connection.send((first, payloads, failure))
+        try:
+            connection.send((first, payloads, failure))
+        except OSError:  # the writing process is gone
+            return
 
 
 class WorkerPool:
@@ -122,7 +130,11 @@ class WorkerPool:
         try:
             for worker in range(workers):
                 ours, theirs = context.Pipe()
-                process = context.Process(target=_work, args=(dataset, theirs, worker),
+                # Only fork copies them; other start methods would pass them to the worker.
+                inherited = [*self._connections, ours] \
+                    if context.get_start_method() == "fork" else []
+                process = context.Process(target=_work,
+                                          args=(dataset, theirs, worker, inherited),
                                           name=f"h5feed.write worker {worker}", daemon=True)
                 process.start()
                 theirs.close()

@@ -101,7 +101,7 @@ def test_a_torchvision_imagefolder_writes_the_file_convert_imagefolder_writes(
     converted = tmp_path / "converted.h5"
     h5feed.convert_imagefolder(png_folder, converted, **stored)
     written = tmp_path / "written.h5"
-    report = h5feed.write(written, torchvision.datasets.ImageFolder(png_folder), workers=2,
+    report = h5feed.write(torchvision.datasets.ImageFolder(png_folder), written, workers=2,
                           progress=False, **stored)
     assert report["images"] == 60 and report["own_size"] == ("size" not in stored)
     assert_same_rows(converted, written, png_folder)
@@ -117,13 +117,13 @@ def test_paths_and_encoded_bytes_are_decoded_as_convert_imagefolder_decodes_file
     converted = tmp_path / "converted.h5"
     h5feed.convert_imagefolder(folder, converted, **stored)
     written = tmp_path / "written.h5"
-    h5feed.write(written, dataset(folder), workers=0 if dataset is Paths else 2,
+    h5feed.write(dataset(folder), written, workers=0 if dataset is Paths else 2,
                  progress=False, **stored)
     assert_same_rows(converted, written, folder)
 
 
 def test_a_dataset_of_paths_records_each_path_as_its_source(folder, tmp_path):
-    h5feed.write(tmp_path / "out.h5", Paths(folder), size=16, workers=0, progress=False)
+    h5feed.write(Paths(folder), tmp_path / "out.h5", size=16, workers=0, progress=False)
     with h5py.File(tmp_path / "out.h5") as g:
         sources = [s.decode() for s in g["sources"][:]]
     assert sorted(sources) == sorted(path for path, _ in Paths(folder).samples)
@@ -132,14 +132,102 @@ def test_a_dataset_of_paths_records_each_path_as_its_source(folder, tmp_path):
 def test_an_iterable_is_written_as_the_same_samples_in_a_list(tmp_path):
     rng = np.random.default_rng(5)
     samples = [(rng.integers(0, 256, (12, 10, 3), dtype=np.uint8), int(i % 4)) for i in range(90)]
-    h5feed.write(tmp_path / "list.h5", samples, size=(12, 10), workers=0, progress=False)
-    h5feed.write(tmp_path / "iterable.h5", (s for s in samples), size=(12, 10), progress=False)
+    h5feed.write(samples, tmp_path / "list.h5", size=(12, 10), workers=0, progress=False)
+    h5feed.write((s for s in samples), tmp_path / "iterable.h5", size=(12, 10), progress=False)
     with h5py.File(tmp_path / "list.h5") as f, h5py.File(tmp_path / "iterable.h5") as g:
         for name in ("images", "labels", "sources"):
             np.testing.assert_array_equal(f[name][:], g[name][:])
         rows = [int(s) for s in f["sources"][:]]
         np.testing.assert_array_equal(f["images"][:], np.stack([samples[r][0] for r in rows]))
     assert not [p for p in os.listdir(tmp_path) if "spool" in p]
+
+
+class TorchSamples:
+    """torch datasets (map-style and iterable) of dict samples: a tensor image (C x H x W, as
+    torchvision's transforms give), a tensor label and fields of several kinds."""
+
+    @staticmethod
+    def sample(i):
+        import torch
+        generator = torch.Generator().manual_seed(i)
+        return {"image": torch.randint(0, 256, (3, 16, 12), dtype=torch.uint8,
+                                       generator=generator),
+                "label": torch.tensor(i % 5), "embedding": torch.arange(4.0) + i,
+                "tags": torch.tensor([i % 2, i % 3], dtype=torch.int16), "id": f"img-{i:04d}"}
+
+
+def torch_map_dataset(n):
+    import torch
+
+    class MapStyle(torch.utils.data.Dataset):
+        def __len__(self):
+            return n
+
+        def __getitem__(self, i):
+            return TorchSamples.sample(i)
+
+    return MapStyle()
+
+
+def torch_iterable_dataset(n):
+    import torch
+
+    class Iterable(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return (TorchSamples.sample(i) for i in range(n))
+
+    return Iterable()
+
+
+def test_a_torch_dataset_written_by_workers_is_read_back_by_h5py_and_the_loader(tmp_path):
+    import torch
+    out = tmp_path / "out.h5"
+    report = h5feed.write(torch_map_dataset(150), out, size=(16, 12), workers=3, chunk=16,
+                          progress=False)
+    assert report["images"] == 150
+    with h5py.File(out) as g:
+        rows = [int(s) for s in g["sources"][:]]
+        assert sorted(rows) == list(range(150)) and rows != list(range(150))  # shuffled
+        expected = [TorchSamples.sample(r) for r in rows]
+        np.testing.assert_array_equal(
+            g["images"][:], np.stack([s["image"].permute(1, 2, 0).numpy() for s in expected]))
+        np.testing.assert_array_equal(g["labels"][:], [r % 5 for r in rows])
+        assert g["embedding"].dtype == np.float32 and g["tags"].dtype == np.int16
+        np.testing.assert_array_equal(g["embedding"][:],
+                                      np.stack([s["embedding"].numpy() for s in expected]))
+        np.testing.assert_array_equal(g["tags"][:],
+                                      np.stack([s["tags"].numpy() for s in expected]))
+        assert list(g["id"].asstr()[:]) == [f"img-{r:04d}" for r in rows]
+        images = g["images"][:]
+    loader = h5feed.Loader(out, 32, sampler="sequential", dtype=None, with_indices=True,
+                           threads=2)
+    seen = 0
+    for batch_images, labels, indices in loader:
+        np.testing.assert_array_equal(batch_images.numpy(), images[indices.numpy()])
+        assert labels.tolist() == [rows[n] % 5 for n in indices.tolist()]
+        seen += len(indices)
+    assert seen == 150 and isinstance(labels, torch.Tensor)
+
+
+def test_a_torch_iterable_dataset_is_written_as_the_same_samples_in_a_map_style_one(tmp_path):
+    h5feed.write(torch_map_dataset(40), tmp_path / "map.h5", size=(16, 12), workers=0,
+                 progress=False)
+    h5feed.write(torch_iterable_dataset(40), tmp_path / "iterable.h5", size=(16, 12),
+                 progress=False)
+    with h5py.File(tmp_path / "map.h5") as f, h5py.File(tmp_path / "iterable.h5") as g:
+        assert list(f.attrs["fields"]) == list(g.attrs["fields"]) == ["embedding", "tags", "id"]
+        for name in ("images", "labels", "sources", "embedding", "tags", "id"):
+            np.testing.assert_array_equal(f[name][:], g[name][:], err_msg=name)
+
+
+def test_the_dataset_comes_before_the_path_and_swapped_arguments_are_refused(tmp_path):
+    samples = [(np.zeros((4, 4, 3), np.uint8), 0)]
+    with pytest.raises(TypeError, match=r"h5feed.write\(dataset, path\): the dataset comes "
+                       r"first, then the file to write"):
+        h5feed.write(str(tmp_path / "out.h5"), samples, size=4, progress=False)
+    with pytest.raises(TypeError, match="the dataset comes first"):
+        h5feed.write(tmp_path / "out.h5", samples, size=4, progress=False)
+    assert not os.listdir(tmp_path)
 
 
 def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
@@ -156,7 +244,7 @@ def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
                      torch.from_numpy(pixels[i]).permute(2, 0, 1)]  # torchvision's C x H x W
             return kinds[i % 4], torch.tensor(i % 3)
 
-    h5feed.write(tmp_path / "out.h5", Mixed(), size=(20, 14), workers=2, progress=False)
+    h5feed.write(Mixed(), tmp_path / "out.h5", size=(20, 14), workers=2, progress=False)
     with h5py.File(tmp_path / "out.h5") as g:
         rows = [int(s) for s in g["sources"][:]]
         np.testing.assert_array_equal(g["images"][:], pixels[rows])
@@ -166,7 +254,7 @@ def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
 def test_grayscale_images_make_a_one_channel_file(tmp_path):
     rng = np.random.default_rng(3)
     gray = rng.integers(0, 256, (20, 9, 7), dtype=np.uint8)
-    h5feed.write(tmp_path / "gray.h5", [(g, 0) for g in gray], size=(9, 7), workers=0,
+    h5feed.write([(g, 0) for g in gray], tmp_path / "gray.h5", size=(9, 7), workers=0,
                  progress=False, shuffle=False)
     with h5py.File(tmp_path / "gray.h5") as g:
         np.testing.assert_array_equal(g["images"][:], gray[..., None])
@@ -197,7 +285,7 @@ class Attributes:
 @pytest.mark.parametrize("stored", [dict(size=(10, 12)), dict(max_side=8, encoding="smart")])
 def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_path, stored):
     dataset = Attributes()
-    report = h5feed.write(tmp_path / "out.h5", dataset, workers=2, progress=False,
+    report = h5feed.write(dataset, tmp_path / "out.h5", workers=2, progress=False,
                           memory_limit="64M", **stored)
     assert report["images"] == 40
     expected = {"attrs": ("uint8", (40,)), "landmarks": ("float32", (5, 2)),
@@ -220,7 +308,7 @@ def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_pat
 
 def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_path):
     dataset = Attributes()
-    h5feed.write(tmp_path / "out.h5", dataset, size=(10, 12), workers=0, progress=False,
+    h5feed.write(dataset, tmp_path / "out.h5", size=(10, 12), workers=0, progress=False,
                  fields={"caption": None, "id": "int32", "attrs": ("bool", 40),
                          "landmarks": {"kind": "array", "dtype": "float16", "shape": [5, 2]},
                          "score": "float32", "flag": "uint8", "half": "float64",
@@ -236,20 +324,20 @@ def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_pat
                                       dataset.landmarks[rows].astype(np.float16))
     with pytest.raises(h5feed.InvalidArgumentError, match=r"field 'id' is int64, but the field "
                        r"is uint8 \(as fields= says\)"):
-        h5feed.write(tmp_path / "small.h5", dataset, size=(10, 12), workers=0, progress=False,
+        h5feed.write(dataset, tmp_path / "small.h5", size=(10, 12), workers=0, progress=False,
                      fields={"id": "uint8", "attrs": None, "landmarks": None, "score": None,
                              "flag": None, "half": None, "caption": None, "meta": None})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"has 'landmarks', 'score', 'id', 'flag', "
                        r"'half', 'caption', 'meta', which the file has not as fields \(its "
                        r"fields: attrs, from fields=\)"):
-        h5feed.write(tmp_path / "fewer.h5", dataset, size=(10, 12), workers=0, progress=False,
+        h5feed.write(dataset, tmp_path / "fewer.h5", size=(10, 12), workers=0, progress=False,
                      fields={"attrs": "uint8[40]"})
 
 
 def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
     rng = np.random.default_rng(6)
     images = rng.integers(0, 256, (25, 6, 6, 3), dtype=np.uint8)
-    h5feed.write(tmp_path / "out.h5", [(image,) for image in images], size=6, progress=False,
+    h5feed.write([(image,) for image in images], tmp_path / "out.h5", size=6, progress=False,
                  classes=["ignored"])
     with h5py.File(tmp_path / "out.h5") as g:
         assert "labels" not in g and len(g.get("classes", [])) == 0
@@ -263,23 +351,23 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
     broken = Attributes(broken={17: {"attrs": np.zeros(41, np.uint8)}})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[17\]: field 'attrs' is "
                        r"uint8\[41\], but the field is uint8\[40\] \(the first sample's\)"):
-        h5feed.write(out, broken, size=(10, 12), workers=2, progress=False, shuffle=False)
+        h5feed.write(broken, out, size=(10, 12), workers=2, progress=False, shuffle=False)
     assert not os.listdir(tmp_path)
     wrong_type = Attributes(broken={3: {"landmarks": np.zeros((5, 2), np.float64)}})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[3\]: field 'landmarks'"):
-        h5feed.write(out, wrong_type, size=(10, 12), workers=0, progress=False, shuffle=False)
+        h5feed.write(wrong_type, out, size=(10, 12), workers=0, progress=False, shuffle=False)
     missing = Attributes(broken={5: {"label": None}})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[5\] has no label"):
-        h5feed.write(out, missing, size=(10, 12), workers=0, progress=False, shuffle=False)
+        h5feed.write(missing, out, size=(10, 12), workers=0, progress=False, shuffle=False)
     assert not os.listdir(tmp_path)
 
 
 def test_a_field_named_images_is_refused_with_the_library_message(tmp_path):
     samples = [{"image": np.zeros((4, 4, 3), np.uint8), "images": np.zeros(3)}]
     with pytest.raises(h5feed.InvalidArgumentError, match='a field cannot be named "images"'):
-        h5feed.write(tmp_path / "out.h5", samples, size=4, workers=0, progress=False)
+        h5feed.write(samples, tmp_path / "out.h5", size=4, workers=0, progress=False)
     with pytest.raises(h5feed.InvalidArgumentError, match='a field cannot be named "labels"'):
-        h5feed.write(tmp_path / "out.h5", Attributes(), size=(10, 12), progress=False,
+        h5feed.write(Attributes(), tmp_path / "out.h5", size=(10, 12), progress=False,
                      fields={"labels": "int64"})
     assert not os.listdir(tmp_path)
 
@@ -296,14 +384,14 @@ class Failing:
 
 def test_an_exception_in_a_workers_getitem_is_raised_with_the_row_and_its_traceback(tmp_path):
     with pytest.raises(RuntimeError) as raised:
-        h5feed.write(tmp_path / "out.h5", Failing(), size=4, workers=2, progress=False)
+        h5feed.write(Failing(), tmp_path / "out.h5", size=4, workers=2, progress=False)
     message = str(raised.value)
     assert "dataset[23] raised KeyError in h5feed.write's worker process" in message
     assert "Traceback" in message and "no record for sample 23" in message
     assert "in __getitem__" in message and "test_write.py" in message
     assert not os.listdir(tmp_path)
     with pytest.raises(KeyError) as raised:
-        h5feed.write(tmp_path / "out.h5", Failing(), size=4, workers=0, progress=False)
+        h5feed.write(Failing(), tmp_path / "out.h5", size=4, workers=0, progress=False)
     assert "h5feed.write: raised by dataset[23]" in str(raised.value.__notes__)
     assert not os.listdir(tmp_path)
 
@@ -317,14 +405,14 @@ def test_an_image_that_does_not_decode_is_skipped_with_its_row_unless_strict(fol
             return sample
 
     with pytest.warns(UserWarning, match=r"h5feed: skipped 4: "):
-        report = h5feed.write(tmp_path / "out.h5", Damaged(folder), size=16, progress=False)
+        report = h5feed.write(Damaged(folder), tmp_path / "out.h5", size=16, progress=False)
     assert report["images"] == 70 and report["inputs"] == 72
     assert sorted(s["source"] for s in report["skipped"]) == ["30", "4"]
     with h5py.File(tmp_path / "out.h5") as g:
         assert sorted(s.decode() for s in g["skipped_sources"][:]) == ["30", "4"]
         assert "4" not in {s.decode() for s in g["sources"][:]}
     with pytest.raises(h5feed.CorruptDataError, match=r"dataset\[(4|30)\]"):
-        h5feed.write(tmp_path / "strict.h5", Damaged(folder), size=16, strict=True,
+        h5feed.write(Damaged(folder), tmp_path / "strict.h5", size=16, strict=True,
                      progress=False)
     assert not (tmp_path / "strict.h5").exists()
 
@@ -334,9 +422,9 @@ def test_an_existing_output_is_kept_unless_overwrite(tmp_path):
     out.write_bytes(b"mine")
     samples = [(np.zeros((4, 4, 3), np.uint8), 1)] * 3
     with pytest.raises(h5feed.AlreadyExistsError, match="overwrite=True"):
-        h5feed.write(out, samples, size=4, workers=0, progress=False)
+        h5feed.write(samples, out, size=4, workers=0, progress=False)
     assert out.read_bytes() == b"mine"
-    h5feed.write(out, samples, size=4, workers=0, progress=False, overwrite=True)
+    h5feed.write(samples, out, size=4, workers=0, progress=False, overwrite=True)
     with h5py.File(out) as g:
         assert len(g["images"]) == 3
 
@@ -380,7 +468,7 @@ def test_ctrl_c_stops_writing_leaves_no_file_and_ends_the_workers(tmp_path, work
 
         print("ready", flush=True)
         try:
-            h5feed.write({str(out)!r}, Slow(), size=64, workers={workers}, progress=False)
+            h5feed.write(Slow(), {str(out)!r}, size=64, workers={workers}, progress=False)
         except KeyboardInterrupt:
             print("interrupted; children:", multiprocessing.active_children(), flush=True)
             print("left:", sorted(os.listdir({str(tmp_path)!r})), flush=True)
@@ -392,6 +480,59 @@ def test_ctrl_c_stops_writing_leaves_no_file_and_ends_the_workers(tmp_path, work
     assert "interrupted; children: []" in output, output
     assert "left: []" in output, output
     assert not out.exists()
+
+
+def test_a_killed_writing_leaves_no_valid_looking_file_and_its_workers_end(tmp_path):
+    out, pids = tmp_path / "out.h5", tmp_path / "pids"
+    pids.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import os, time
+        import numpy as np
+        import h5feed
+
+        pool = np.random.default_rng(0).integers(0, 256, (16, 64, 64, 3), dtype=np.uint8)
+
+        class Slow:
+            def __len__(self):
+                return 100000
+
+            def __getitem__(self, i):
+                open(os.path.join({str(pids)!r}, str(os.getpid())), "w").close()
+                time.sleep(0.001)
+                return pool[i % 16], i % 10
+
+        h5feed.write(Slow(), {str(out)!r}, size=64, workers=2, progress=False, chunk=8)
+        """)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+    try:
+        deadline = time.monotonic() + 60
+        while not [p for p in os.listdir(tmp_path) if ".partial" in p and
+                   os.path.getsize(tmp_path / p) > 1 << 20]:
+            assert child.poll() is None and time.monotonic() < deadline, child.stdout.read()
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    assert not out.exists()
+    partials = [p for p in os.listdir(tmp_path) if ".partial" in p]
+    assert [p for p in partials if not p.startswith(".out.h5.partial-")] == []
+    for name in partials:
+        try:
+            with h5py.File(tmp_path / name) as f:
+                assert "h5feed_format" not in f.attrs  # the format attributes come last
+        except OSError:
+            pass  # not even readable as HDF5: certainly not valid-looking
+        with pytest.raises(h5feed.Error):
+            h5feed.Loader(tmp_path / name, 8)
+    # The workers see the writing process gone (their pipe closed) and end.
+    workers = [int(p) for p in os.listdir(pids) if int(p) != child.pid]
+    assert len(workers) == 2
+    deadline = time.monotonic() + 30
+    while any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        assert time.monotonic() < deadline, "the workers outlived the writing process"
+        time.sleep(0.1)
+    # The next writing of the same output removes the dead process's leftover.
+    h5feed.write([(np.zeros((4, 4, 3), np.uint8), 0)], out, size=4, progress=False)
+    assert sorted(os.listdir(tmp_path)) == ["out.h5", "pids"]
 
 
 def test_memory_stays_bounded_whatever_the_datasets_size(tmp_path):
@@ -415,11 +556,11 @@ def test_memory_stays_bounded_whatever_the_datasets_size(tmp_path):
                 return pool[i % 16].copy(), i % 100
 
         # Imports, HDF5, the allocator's arenas, a worker process: at rest before measuring.
-        h5feed.write({str(tmp_path / "warm.h5")!r}, Large(2000), size=32, workers=1,
+        h5feed.write(Large(2000), {str(tmp_path / "warm.h5")!r}, size=32, workers=1,
                      progress=False, memory_limit="64M")
         import os; os.remove({str(tmp_path / "warm.h5")!r})
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        report = h5feed.write({str(tmp_path / "out.h5")!r}, Large(120000), size=32, workers=1,
+        report = h5feed.write(Large(120000), {str(tmp_path / "out.h5")!r}, size=32, workers=1,
                               progress=False, memory_limit="64M")
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(report["images"], before // 1024, after // 1024)
