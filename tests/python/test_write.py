@@ -327,7 +327,8 @@ def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_pat
         h5feed.write(dataset, tmp_path / "small.h5", size=(10, 12), workers=0, progress=False,
                      fields={"id": "uint8", "attrs": None, "landmarks": None, "score": None,
                              "flag": None, "half": None, "caption": None, "meta": None})
-    with pytest.raises(h5feed.InvalidArgumentError, match=r"has 'landmarks', 'score', 'id', 'flag', "
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"has 'landmarks', 'score', 'id', 'flag', "
                        r"'half', 'caption', 'meta', which the file has not as fields \(its "
                        r"fields: attrs, from fields=\)"):
         h5feed.write(dataset, tmp_path / "fewer.h5", size=(10, 12), workers=0, progress=False,
@@ -373,12 +374,15 @@ def test_a_field_named_images_is_refused_with_the_library_message(tmp_path):
 
 
 class Failing:
+    def __init__(self, error=KeyError):
+        self.error = error
+
     def __len__(self):
         return 50
 
     def __getitem__(self, i):
         if i == 23:
-            raise KeyError(f"no record for sample {i}")
+            raise self.error(f"no record for sample {i}")
         return np.zeros((4, 4, 3), np.uint8), 0
 
 
@@ -389,6 +393,13 @@ def test_an_exception_in_a_workers_getitem_is_raised_with_the_row_and_its_traceb
     assert "dataset[23] raised KeyError in h5feed.write's worker process" in message
     assert "Traceback" in message and "no record for sample 23" in message
     assert "in __getitem__" in message and "test_write.py" in message
+    assert not os.listdir(tmp_path)
+    # A type that takes a message is raised as itself (a KeyError would print as one line).
+    with pytest.raises(ValueError, match=r"dataset\[23\] raised ValueError in h5feed.write's "
+                       r"worker process \d; its traceback:\nTraceback") as raised:
+        h5feed.write(Failing(ValueError), tmp_path / "out.h5", size=4, workers=2,
+                     progress=False)
+    assert str(raised.value).rstrip().endswith("ValueError: no record for sample 23")
     assert not os.listdir(tmp_path)
     with pytest.raises(KeyError) as raised:
         h5feed.write(Failing(), tmp_path / "out.h5", size=4, workers=0, progress=False)
