@@ -71,6 +71,10 @@ class SampleSource {
   // chunks are compressed). A conversion then keeps the source order unless told otherwise.
   virtual bool prefers_sequential_reads() const { return false; }
 
+  // What the user should know about how the input is read, one line each (an HDF5 dataset
+  // not carried as a field, and why): the conversion's report lists them.
+  virtual std::vector<std::string> notes() const { return {}; }
+
   // The memory budget Read() decodes within (memory_budget.h), which the conversion shares for
   // its own buffers; null for a source that needs no memory beyond `dest`.
   virtual MemoryBudget* memory_budget() const { return nullptr; }

@@ -1,9 +1,11 @@
 // `h5feed rechunk IN.h5 OUT.h5`: an existing HDF5 image dataset into h5feed's format: an array
 // of pixels (hdf5_source.h) as a version 1 file, or a dataset of encoded image files
-// (encoded_hdf5_source.h) with each image at its own size, as a version 2 file.
+// (encoded_hdf5_source.h) with each image at its own size, as a version 2 file; the file's other
+// datasets of a value per image carried as fields (hdf5_fields.h).
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -30,6 +32,19 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
                       "else the only 3-D one, else the only 1-D dataset of encoded images)");
   command->add_option("--labels", options->labels,
                       "The integer label dataset (default: 'labels' if present, else all 0)");
+  auto chosen = std::make_shared<std::vector<std::string>>();
+  auto no_fields = std::make_shared<bool>(false);
+  CLI::Option* field =
+      command
+          ->add_option("--field", *chosen,
+                       "Carry this dataset as a field (repeatable; these only, in this "
+                       "order). Default: every dataset of one value per image (first "
+                       "dimension N) but the images, labels and h5feed's own: numeric "
+                       "arrays, strings (text), variable-length uint8 and fixed-length byte "
+                       "strings (bytes); the report notes the datasets left out")
+          ->allow_extra_args(false);  // one value an occurrence: `--field a IN OUT`
+  command->add_flag("--no-fields", *no_fields, "Carry no field: the images and labels only")
+      ->excludes(field);
   AddOwnSizeFlags(*command, *flags, OwnSizeScope::kEncodedImages);
   AddConversionFlags(*command, *flags, false);
   command->callback([=, &run] {
@@ -39,6 +54,11 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
           "rechunk", *input,
           [&](converters::MemoryBudget& memory) {
             converters::EncodedHdf5Options source = *options;
+            if (*no_fields) {
+              source.fields = std::vector<std::string>{};
+            } else if (!chosen->empty()) {
+              source.fields = *chosen;
+            }
             source.max_side = flags->max_side;
             source.max_pixels = flags->max_pixels;
             source.threads = flags->threads;
