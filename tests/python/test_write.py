@@ -287,7 +287,9 @@ def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_pat
     dataset = Attributes()
     report = h5feed.write(dataset, tmp_path / "out.h5", workers=2, progress=False,
                           memory_limit="64M", **stored)
-    assert report["images"] == 40
+    assert report["images"] == 40 and report["labelled"]
+    assert [(f["name"], f["type"]) for f in report["fields"]][:3] == \
+        [("attrs", "uint8[40]"), ("landmarks", "float32[5,2]"), ("score", "float64")]
     expected = {"attrs": ("uint8", (40,)), "landmarks": ("float32", (5, 2)),
                 "score": ("float64", ()), "id": ("int64", ()), "flag": ("bool", ()),
                 "half": ("float16", ())}
@@ -338,8 +340,9 @@ def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_pat
 def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
     rng = np.random.default_rng(6)
     images = rng.integers(0, 256, (25, 6, 6, 3), dtype=np.uint8)
-    h5feed.write([(image,) for image in images], tmp_path / "out.h5", size=6, progress=False,
-                 classes=["ignored"])
+    report = h5feed.write([(image,) for image in images], tmp_path / "out.h5", size=6,
+                          progress=False, classes=["ignored"])
+    assert report["labelled"] is False and report["fields"] == []
     with h5py.File(tmp_path / "out.h5") as g:
         assert "labels" not in g and len(g.get("classes", [])) == 0
         assert g.attrs["labelled"] == 0
@@ -438,6 +441,16 @@ def test_an_existing_output_is_kept_unless_overwrite(tmp_path):
     h5feed.write(samples, out, size=4, workers=0, progress=False, overwrite=True)
     with h5py.File(out) as g:
         assert len(g["images"]) == 3
+
+
+def test_progress_prints_a_line_of_samples_written_on_stderr(tmp_path, capfd):
+    samples = [(np.zeros((4, 4, 3), np.uint8), 0)] * 30
+    h5feed.write(samples, tmp_path / "out.h5", size=4, workers=0, progress=True)
+    line = capfd.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"h5feed.write {tmp_path / 'out.h5'}: 30/30 samples (100%), "), line
+    assert line.endswith("/s"), line
+    h5feed.write(samples, tmp_path / "quiet.h5", size=4, workers=0, progress=False)
+    assert capfd.readouterr().err == ""
 
 
 def interrupt_when_ready(script, timeout=60):
