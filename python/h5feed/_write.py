@@ -92,10 +92,10 @@ def _classes(classes, dataset) -> list:
 class _Checks:
     """What every sample must agree on with the first, checked in the writing process."""
 
-    def __init__(self, first: tuple, specs: list, labelled: bool):
+    def __init__(self, first_row: int, specs: list, labelled: bool):
         self.specs, self.labelled = specs, labelled
         self.names = tuple(spec.name for spec in specs)
-        self.first_row_name = None
+        self.first_row_name = row_name(first_row)
 
     def values(self, row: int, payload: tuple) -> list:
         """The sample's field values as rows of the file's fields, in their order."""
@@ -223,8 +223,7 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     row, first = next(samples)
     specs = _file_fields(fields, first)
     labelled = first[5] is not None
-    checks = _Checks(first, specs, labelled)
-    checks.first_row_name = row_name(row)
+    checks = _Checks(row, specs, labelled)
     native = _h5feed.SampleWriter(
         path, count, size=_size(size), resize=resize,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
