@@ -59,7 +59,8 @@ for i in range(n):
 f["meta"] = np.zeros(n, [("a", "i4"), ("b", "f4")])
 f["other"] = np.zeros(n + 1, np.int32)
 f["scalar"] = 3
-)" + extra + R"(
+)" + extra +
+         R"(
 f.close()
 )";
 }
