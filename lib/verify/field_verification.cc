@@ -18,7 +18,8 @@ void CheckFields(const index::DatasetIndex& index, VerificationReport& report) {
   for (const FieldSpec& spec : index.fields) {
     const std::string described = spec.name + " (" + spec.Describe() + ")";
     try {
-      index::ReadFieldColumn(index, spec.name, max_bytes);
+      index::ReadFieldColumn(index, spec.name, max_bytes,
+                             "verify reads a field whole: it is left unchecked here");
       checked += (checked.empty() ? "" : ", ") + described;
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kInvalidArgument) {

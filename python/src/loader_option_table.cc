@@ -43,11 +43,13 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"verify_checksums", [](auto& o) -> auto& { return o.verify_checksums; }},
       {"skip_corrupt_chunks", [](auto& o) -> auto& { return o.skip_corrupt_chunks; }},
       {"map_file", [](auto& o) -> auto& { return o.map_file; }},
+      {"direct", [](auto& o) -> auto& { return o.direct; }},
       {"jpeg_region_decode", [](auto& o) -> auto& { return o.jpeg_region_decode; }},
       {"open_probe", [](auto& o) -> auto& { return o.open_probe; }},
       {"open_probe_stall_seconds", [](auto& o) -> auto& { return o.open_probe_stall_seconds; }},
       {"images_dataset", [](auto& o) -> auto& { return o.images_dataset; }},
       {"labels_dataset", [](auto& o) -> auto& { return o.labels_dataset; }},
+      {"fields", [](auto& o) -> auto& { return o.fields; }},
       {"check_label_mixing", [](auto& o) -> auto& { return o.check_label_mixing; }},
       {"remote", [](auto& o) -> auto& { return o.remote; }},
   };

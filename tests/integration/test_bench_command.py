@@ -1,8 +1,10 @@
 """`h5feed bench` end to end: its JSON keys and their consistency on a tiny file, the text
 report, its errors (usage errors exit 2, a missing or broken file exits 1), the simulated
-trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixing figures
-(docs/bench.md). The sweep is test_bench_sweep.py."""
+trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixing figures,
+fields delivered with the images (--fields) (docs/bench.md). The sweep is test_bench_sweep.py."""
 import json
+import os
+import subprocess
 
 import h5py
 import numpy as np
@@ -202,6 +204,28 @@ def test_cold_runs_report_whether_the_eviction_took_effect(tiny):
     assert bench_json(tiny, "--no-ceilings")["cold"] is False
 
 
+@pytest.mark.parametrize("direct", [False, True])
+def test_cold_runs_are_judged_against_the_disks_rate_for_the_file(tiny, direct):
+    flags = ["--epochs", 3, "--cold-each-epoch", *(["--direct"] if direct else [])]
+    report = bench_json(tiny, *flags)
+    assert report["cold"] is True and report["cold_each_epoch"] is True
+    assert report["direct"] is direct
+    assert report["cold_drops"] == 2  # before epochs 1 and 2; epoch 0's is --cold's
+    assert 0 <= report["most_resident_after_drop"] <= 1
+    assert report["disk_readers"] == 4
+    assert report["disk_mb_per_s"] > 0
+    assert report["fraction_of_disk"] == pytest.approx(
+        report["read_mb_per_s"] / report["disk_mb_per_s"], rel=1e-6)
+    text = run_h5feed("bench", tiny, *flags, check=0).stdout
+    assert "dropped again before each of the 2 later epochs" in text
+    assert "with 4 readers at once" in text and "of stored bytes:" in text
+    assert (", O_DIRECT" in text) == direct
+    # Warm runs have no disk figure; a remote file cannot be read with O_DIRECT.
+    assert "disk_mb_per_s" not in bench_json(tiny)
+    refused = run_h5feed("bench", "http://127.0.0.1:9/x.h5", "--direct", check=2)
+    assert "--direct" in refused.stderr
+
+
 @pytest.fixture(scope="module")
 def ordered(tmp_path_factory):
     """2,048 rows in chunks of 16, enough rows for the shuffle-quality figure to separate
@@ -342,3 +366,22 @@ def test_a_jpeg_file_reports_its_fraction_of_the_decode_ceiling(tmp_path):
     assert report["fraction_of_ceiling"] > 0.01
     text = run_h5feed("bench", out, "--augment", "rrc=32", "--threads", 2, check=0).stdout
     assert "of the JPEG decode ceiling" in text and "TurboJPEG" in text
+
+
+# --- Issue 38: fields delivered with the images ---
+
+
+def test_fields_are_delivered_and_reported_and_a_missing_one_named(tmp_path):
+    path = tmp_path / "fields.h5"
+    subprocess.run([os.environ["WRITE_FIELD_TEST_FILE"], str(path), "--images", "157",
+                    "--chunk", "16"], check=True)
+    report = bench_json(path, "--fields", "a_uint8,caption", "--epochs", 2, "--no-ceilings")
+    assert report["fields"] == ["a_uint8", "caption"]
+    assert report["images"] == 2 * 157
+    assert bench_json(path, "--no-ceilings")["fields"] == []
+    text = run_h5feed("bench", path, "--fields", "blob,a_float16", "--no-ceilings",
+                      check=0).stdout
+    assert "fields blob,a_float16" in text
+    result = run_h5feed("bench", path, "--fields", "attrs", check=1)
+    assert "--fields" in result.stderr and "attrs" in result.stderr
+    assert "a_uint8 (uint8[40])" in result.stderr

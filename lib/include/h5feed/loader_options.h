@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "h5feed/file_locking.h"
 #include "h5feed/option_names.h"
@@ -31,6 +32,13 @@ struct LoaderOptions {
   // grayscale, delivered as H x W x 1).
   std::string images_dataset;
   std::string labels_dataset;  // "" = "labels" if present, else every label is 0
+  // The file's fields (docs/format.md, "Fields") each batch delivers beside its images, in
+  // this order: Batch::field_spec(k) is fields[k]'s. Open reads each one whole, checking every
+  // row against its checksum, and the loader holds it in memory for its life, shared by every
+  // batch (a sharded job holds them once per rank); that memory counts with the slots' and the
+  // cache's against the machine's, and Open refuses fields that would not fit it, a name the
+  // file lacks (listing its fields) and a name given twice. Empty: no fields, no cost.
+  std::vector<std::string> fields;
 
   // --- Batches and order.
   int64_t batch_size = 256;
@@ -48,7 +56,9 @@ struct LoaderOptions {
   bool check_label_mixing = true;
   ShardOptions shard;  // rank, world_size, drop_last (DistributedSampler's contract)
 
-  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
+  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes, and at
+  // most a quarter of cache_bytes more for bytes read ahead of their loads into buffers of the
+  // loader's (a remote file's, or with direct; through the page cache they are the kernel's).
   // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the
   // sampler's window (chunks:W, quasi:W) plus the chunks of the prefetched batches; for
   // `random` it must hold the whole file. For chunks:W to load the next window while the
@@ -102,6 +112,16 @@ struct LoaderOptions {
   // a chunk of it is mapped can then end the process with SIGBUS at the next access; false
   // reads everything with pread (docs/reader.md has what each way costs).
   bool map_file = true;
+  // Read the file with O_DIRECT: every chunk from the disk into the loader's own buffers (4 KiB
+  // aligned), none through the page cache. For a data set larger than memory, where caching
+  // the file only evicts what the trainer's process needs; a run then leaves the file out of
+  // the page cache (but for HDF5's metadata). Each chunk is still read ahead of its batch, as
+  // many at once as the disk needs (docs/reader.md, "Reading from the disk"). Files h5feed
+  // writes align chunks to 4 KiB; older ones are read through the aligned range around each
+  // chunk. A local file only (Error(kInvalidArgument) for a remote one), on a file system that
+  // reads with O_DIRECT (Error(kUnsupported) otherwise: tmpfs before Linux 6.6, some FUSE and
+  // network file systems). Chunks a foreign file has HDF5 read are read as HDF5 reads them.
+  bool direct = false;
   // Files of images stored as JPEG: decode only what each crop reads (rows above and below it
   // skipped, columns narrowed to it, and 1/2, 1/4 or 1/8 scale in the DCT when the crop shrinks
   // by that much; docs/reader.md, "Images at their own size"). false decodes every JPEG whole
