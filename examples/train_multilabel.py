@@ -9,11 +9,10 @@ data set's would be: a PIL image, a class label (the background's tint), 6 binar
 (which marks the image shows: each a coloured bar at its own place), and a caption naming
 them. h5feed.write runs its __getitem__ in --workers processes and writes every value: the
 image and label as convert_imagefolder would, the attributes as a uint8 (6,) field, the
-caption as a text field (docs/python.md, "Writing any dataset"). Training reads the images
-through h5feed.Loader with with_indices=True, and each batch's attributes by those indices
-from the field, read whole at the start with h5py (a (N, 6) uint8 array: small). The model has
-two heads: the class (cross-entropy) and the attributes (a binary cross-entropy per
-attribute). Trains on the GPU when torch sees one, else on the CPU. Needs `import h5feed`: run
+caption as a text field (docs/python.md, "Writing any dataset"). Training reads the images,
+the labels and the attributes through h5feed.Loader(..., fields=["attrs"], as_dict=True), the
+attributes a (B, 6) uint8 tensor beside each batch. The model has two heads: the class
+(cross-entropy) and the attributes (a binary cross-entropy per attribute). Trains on the GPU when torch sees one, else on the CPU. Needs `import h5feed`: run
 from an installed prefix or with PYTHONPATH=build/python.
 """
 
@@ -83,29 +82,29 @@ class TwoHeads(nn.Module):
         return self.classes(features), self.attributes(features)
 
 
-def write(path: Path, dataset, workers: int, threads: int | None) -> np.ndarray:
-    """The dataset written to `path` (once); returns its attributes field, row by row."""
+def write(path: Path, dataset, workers: int, threads: int | None) -> None:
+    """The dataset written to `path` (once)."""
     if not path.exists():
         report = h5feed.write(dataset, path, size=32, workers=workers, threads=threads,
                               progress=False)
         print(f"wrote {report['images']} images to {path} in {report['seconds']:.1f} s "
               f"({workers} worker processes)")
+    # The fields are plain HDF5 datasets too (docs/format.md, "Fields").
     with h5py.File(path) as f:
         print(f"{path.name}: fields {list(f.attrs['fields'])}, row 0's caption: "
               f"{f['caption'].asstr()[0]!r}")
-        return f["attrs"][:]
 
 
-def evaluate(model: nn.Module, loader: h5feed.Loader, attrs: torch.Tensor,
+def evaluate(model: nn.Module, loader: h5feed.Loader,
              device: torch.device) -> tuple[float, float]:
     """(class accuracy, attribute accuracy: the share of (image, attribute) pairs right)."""
     model.eval()
     right_classes = right_attributes = total = 0
     with torch.no_grad():
-        for images, labels, indices in loader:
-            classes, attributes = model(images.to(device))
-            right_classes += int((classes.argmax(1) == labels.to(device)).sum())
-            targets = attrs[indices.to(device)]
+        for batch in loader:
+            classes, attributes = model(batch["images"].to(device))
+            labels, targets = batch["labels"].to(device), batch["attrs"].to(device)
+            right_classes += int((classes.argmax(1) == labels).sum())
             right_attributes += int(((attributes > 0) == targets.bool()).sum())
             total += labels.shape[0]
     model.train()
@@ -132,18 +131,15 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
 
     train_h5, test_h5 = args.workdir / "train.h5", args.workdir / "test.h5"
-    # Each file's attributes, on the device: each batch's are picked by its indices there.
-    train_attrs = torch.from_numpy(write(train_h5, MarkedImages(args.images, args.seed),
-                                         args.workers, args.threads)).to(device)
-    test_attrs = torch.from_numpy(write(test_h5, MarkedImages(args.images // 5, args.seed + 1),
-                                        args.workers, args.threads)).to(device)
+    write(train_h5, MarkedImages(args.images, args.seed), args.workers, args.threads)
+    write(test_h5, MarkedImages(args.images // 5, args.seed + 1), args.workers, args.threads)
 
-    # with_indices=True: each batch's rows, which pick their attributes out of the field.
+    # Each batch: {"images", "labels", "attrs"}; the attributes in host memory, (B, 6) uint8.
     train = h5feed.Loader(train_h5, args.batch_size, sampler="chunks:8", seed=args.seed,
                           device=device, threads=args.threads, drop_last=True,
-                          with_indices=True)
+                          fields=["attrs"], as_dict=True)
     test = h5feed.Loader(test_h5, 200, sampler="sequential", device=device,
-                         threads=args.threads, with_indices=True)
+                         threads=args.threads, fields=["attrs"], as_dict=True)
 
     model = TwoHeads().to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
@@ -152,10 +148,11 @@ def main() -> None:
     first_loss = last_loss = None
     for epoch in range(args.epochs):
         train.set_epoch(epoch)
-        for images, labels, indices in train:
-            classes, attributes = model(images.to(device, non_blocking=True))
-            targets = train_attrs[indices.to(device)].float()
-            loss = class_loss(classes, labels.to(device)) + attribute_loss(attributes, targets)
+        for batch in train:
+            classes, attributes = model(batch["images"].to(device, non_blocking=True))
+            targets = batch["attrs"].to(device, non_blocking=True).float()
+            loss = class_loss(classes, batch["labels"].to(device)) + \
+                attribute_loss(attributes, targets)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -169,7 +166,7 @@ def main() -> None:
         if step == args.steps:
             break
     seconds = time.perf_counter() - started
-    class_accuracy, attribute_accuracy = evaluate(model, test, test_attrs, device)
+    class_accuracy, attribute_accuracy = evaluate(model, test, device)
     print(f"final: steps {step}, first loss {first_loss:.3f}, last loss {last_loss:.3f}, "
           f"test class accuracy {class_accuracy:.3f}, test attribute accuracy "
           f"{attribute_accuracy:.3f}, {step * args.batch_size / seconds:.0f} images/s training "

@@ -1,7 +1,7 @@
 """examples/train_multilabel.py runs briefly: it writes a torch Dataset of dict samples (PIL
 image, label, a uint8 (6,) attributes field, a text caption) with h5feed.write in worker
-processes, trains two heads through h5feed.Loader with the attributes picked by each batch's
-indices, and the model learns both (the generated attributes are easy: a few dozen steps take
+processes, trains two heads through h5feed.Loader(..., fields=["attrs"]), and the model learns
+both (the generated attributes are easy: a few dozen steps take
 the loss well down and the accuracies far above chance)."""
 import os
 import re

@@ -179,7 +179,7 @@ def torch_iterable_dataset(n):
     return Iterable()
 
 
-def test_a_torch_dataset_written_by_workers_is_read_back_by_h5py_and_the_loader(tmp_path):
+def test_a_torch_dataset_written_by_workers_comes_back_from_h5py_and_the_loader(tmp_path):
     import torch
     out = tmp_path / "out.h5"
     report = h5feed.write(torch_map_dataset(150), out, size=(16, 12), workers=3, chunk=16,
@@ -199,14 +199,21 @@ def test_a_torch_dataset_written_by_workers_is_read_back_by_h5py_and_the_loader(
                                       np.stack([s["tags"].numpy() for s in expected]))
         assert list(g["id"].asstr()[:]) == [f"img-{r:04d}" for r in rows]
         images = g["images"][:]
-    loader = h5feed.Loader(out, 32, sampler="sequential", dtype=None, with_indices=True,
-                           threads=2)
-    seen = 0
-    for batch_images, labels, indices in loader:
-        np.testing.assert_array_equal(batch_images.numpy(), images[indices.numpy()])
-        assert labels.tolist() == [rows[n] % 5 for n in indices.tolist()]
-        seen += len(indices)
-    assert seen == 150 and isinstance(labels, torch.Tensor)
+    # The fields in another order than the file's, by name.
+    loader = h5feed.Loader(out, 32, sampler="chunks:2", dtype=None, with_indices=True,
+                           threads=2, fields=["id", "tags", "embedding"], as_dict=True)
+    seen = []
+    for batch in loader:
+        indices = batch["indices"].tolist()
+        np.testing.assert_array_equal(batch["images"].numpy(), images[indices])
+        samples = [TorchSamples.sample(rows[n]) for n in indices]
+        assert batch["labels"].tolist() == [rows[n] % 5 for n in indices]
+        assert batch["id"] == [s["id"] for s in samples]
+        assert batch["tags"].dtype == torch.int16
+        assert torch.equal(batch["tags"], torch.stack([s["tags"] for s in samples]))
+        assert torch.equal(batch["embedding"], torch.stack([s["embedding"] for s in samples]))
+        seen += indices
+    assert sorted(seen) == list(range(150))
 
 
 def test_a_torch_iterable_dataset_is_written_as_the_same_samples_in_a_map_style_one(tmp_path):
@@ -283,7 +290,7 @@ class Attributes:
 
 
 @pytest.mark.parametrize("stored", [dict(size=(10, 12)), dict(max_side=8, encoding="smart")])
-def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_path, stored):
+def test_fields_of_every_kind_come_back_from_h5py_and_the_loader_as_written(tmp_path, stored):
     dataset = Attributes()
     report = h5feed.write(dataset, tmp_path / "out.h5", workers=2, progress=False,
                           memory_limit="64M", **stored)
@@ -306,6 +313,22 @@ def test_fields_of_every_kind_are_read_back_by_h5py_equal_to_the_samples(tmp_pat
         assert g["meta"].attrs["h5feed_field"] == "bytes"
         assert [g["meta"][n].tobytes() for n in range(40)] == [dataset[r]["meta"] for r in rows]
         np.testing.assert_array_equal(g["labels"][:], [r % 7 for r in rows])
+    # The Loader delivers every field of every row equal to the sample's.
+    names = [*expected, "caption", "meta"]
+    crop = {} if "size" in stored else {"augment": h5feed.Augment(resize=8, center_crop=8)}
+    loader = h5feed.Loader(tmp_path / "out.h5", 16, sampler="sequential", with_indices=True,
+                           threads=2, fields=names, as_dict=True, **crop)
+    seen = []
+    for batch in loader:
+        samples = [dataset[rows[n]] for n in batch["indices"].tolist()]
+        for name, (dtype, shape) in expected.items():
+            values = np.stack([np.asarray(s[name]) for s in samples]).astype(dtype)
+            np.testing.assert_array_equal(batch[name].numpy(), values, err_msg=name)
+        assert batch["caption"] == [s["caption"] for s in samples]
+        assert batch["meta"] == [s["meta"] for s in samples]
+        assert batch["labels"].tolist() == [s["label"] for s in samples]
+        seen += batch["indices"].tolist()
+    assert seen == list(range(40))
 
 
 def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_path):
@@ -346,8 +369,13 @@ def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
     with h5py.File(tmp_path / "out.h5") as g:
         assert "labels" not in g and len(g.get("classes", [])) == 0
         assert g.attrs["labelled"] == 0
-        np.testing.assert_array_equal(g["images"][:],
-                                      images[[int(s) for s in g["sources"][:]]])
+        rows = [int(s) for s in g["sources"][:]]
+        np.testing.assert_array_equal(g["images"][:], images[rows])
+    for batch_images, labels, indices in h5feed.Loader(tmp_path / "out.h5", 10, dtype=None,
+                                                       sampler="sequential", with_indices=True):
+        assert labels is None  # none invented
+        np.testing.assert_array_equal(batch_images.numpy(),
+                                      images[[rows[n] for n in indices.tolist()]])
 
 
 def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(tmp_path):
