@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +20,7 @@
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
 #include "make_error.h"
-#include "sampler/permutation.h"
+#include "stored_order.h"
 
 namespace h5feed::converters {
 namespace {
@@ -211,14 +210,6 @@ MemoryBudget& SharedBudget(const SampleSource& source, const ConvertOptions& opt
   return *fallback;
 }
 
-// The stored order of the source's `n` rows: shuffled by the seed, or the source's own.
-std::vector<int64_t> StoredOrder(int64_t n, const ConvertOptions& options) {
-  if (options.shuffle) return sampler::Permutation(n, options.seed);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  return order;
-}
-
 // What the file records about its input before any row is read. With a part, `order` becomes
 // that part's slice of the whole order. Throws when the part has no input.
 DatasetDescription DescribeInput(const SampleSource& source, const ConvertOptions& options,
@@ -271,7 +262,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   MemoryBudget& budget = SharedBudget(source, options, fallback_budget);
   // The rows this conversion reads: all, or its part's. Chunk sizes follow the whole source,
   // so the parts of one conversion share them.
-  std::vector<int64_t> order = StoredOrder(source.count(), options);
+  std::vector<int64_t> order = StoredOrder(source.count(), options.shuffle, options.seed);
   DatasetDescription description = DescribeInput(source, options, order);
   const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 

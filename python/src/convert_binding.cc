@@ -31,9 +31,8 @@ namespace {
 using SourceOpener =
     std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>;
 
-// The options every conversion takes (the CLI's AddConversionFlags), as the dict
-// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict
-// (memory_limit is read by RunConversion).
+}  // namespace
+
 converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
   converters::ConvertOptions options;
   options.chunk_images = common["chunk"].cast<int64_t>();
@@ -53,6 +52,8 @@ converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
   }
   return options;
 }
+
+namespace {
 
 // Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h).
 py::object RunConversion(const SourceOpener& open_source, const std::string& out,
