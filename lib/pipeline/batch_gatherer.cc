@@ -32,6 +32,9 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
                     rows_.chunks().chunks(), row_bytes, rows_.largest().bytes(),
                     rows_.uniform() ? "yes" : "no");
   }
+  for (const auto& column : options_.array_fields) {
+    field_row_bytes_.push_back(column->rows() == 0 ? 0 : column->end(0));
+  }
 }
 
 bool BatchGatherer::IsKnownCorrupt(int64_t chunk) const {
@@ -79,6 +82,16 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   std::vector<char> skipped(groups, 0);  // one writer per element
   const SlotWrites writes = SlotWritesFor(slot.images.size());
 
+  // Row `row`'s value of each asked array field, to `position` of the slot's field regions:
+  // in the group's task, beside the image, so that the fields are copied in parallel too.
+  auto copy_fields = [&](size_t position, int64_t row) {
+    for (size_t k = 0; k < options_.array_fields.size(); ++k) {
+      const size_t bytes = field_row_bytes_[k];
+      std::memcpy(slot.fields[k].data() + position * bytes,
+                  options_.array_fields[k]->data().data() + static_cast<size_t>(row) * bytes,
+                  bytes);
+    }
+  };
   // Copies group g's rows from its chunk: waiting for it when `wait`, else only if no other
   // task is loading it (returns false then, having done nothing).
   auto gather_group = [&](size_t g, bool wait) {
@@ -105,6 +118,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
         } else {
           CopyRow(dest, stored.data(), row_bytes, writes);
         }
+        copy_fields(position, row);
       }
     } catch (const Error& error) {
       if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;
@@ -152,15 +166,12 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
     if (to != from) {
       std::memcpy(slot.images.data() + to * row_bytes, slot.images.data() + from * row_bytes,
                   row_bytes);
+      copy_fields(to, rows[from]);
     }
     const auto row = static_cast<size_t>(rows[from]);
     slot.indices[to] = rows[from];
     // A file without labels has none to deliver: its slots' labels stay unset.
     if (!labels_.empty()) slot.labels[to] = labels_[row];
-    for (size_t k = 0; k < options_.array_fields.size(); ++k) {
-      const std::span<const uint8_t> value = options_.array_fields[k]->row(rows[from]);
-      std::memcpy(slot.fields[k].data() + to * value.size(), value.data(), value.size());
-    }
   }
   if (kept != count) samples_skipped_ += static_cast<uint64_t>(count - kept);
   return kept;

@@ -87,6 +87,8 @@ class BatchGatherer {
   const int64_t row_bytes_;
   const std::span<const int64_t> labels_;
   const Options options_;
+  // Each array field's bytes a row (all its rows alike): row r lies at r times this.
+  std::vector<size_t> field_row_bytes_;
 
   mutable std::mutex corrupt_mutex_;
   std::unordered_set<int64_t> corrupt_;  // guarded by corrupt_mutex_

@@ -77,7 +77,10 @@ TEST_CASE("a direct file reads and hands over exactly the bytes at any offset an
   auto file = OpenLocalFile(path, {.direct = true});
   CHECK(file->direct());
   CHECK(file->size() == size);
-  for (const auto& [offset, length] : Ranges(size)) {
+  for (const auto& range : Ranges(size)) {
+    // Named copies: clang 14 cannot capture a structured binding (CAPTURE's lambda).
+    const auto offset = range.first;
+    const auto length = range.second;
     CAPTURE(offset);
     CAPTURE(length);
     std::vector<uint8_t> read(length);
@@ -114,7 +117,9 @@ TEST_CASE("ranges read ahead are what their reads then get, through the page cac
     CHECK(file->PrefetchAt(10, 0) == Ahead::kNotNeeded);
     // Every other range mapped (handed over, or used in place), the rest read.
     bool map = false;
-    for (const auto& [offset, length] : ranges) {
+    for (const auto& range : ranges) {
+      const auto offset = range.first;  // clang 14 cannot CAPTURE a structured binding
+      const auto length = range.second;
       CAPTURE(offset);
       CAPTURE(length);
       map = !map;
