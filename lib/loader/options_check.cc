@@ -41,9 +41,18 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.echo >= 1, "echo", options.echo, "it must be >= 1 (1 = no echoing)");
   Require(options.cache_bytes >= 0, "cache_bytes", options.cache_bytes,
           "it must be >= 0 (0 = keep only the chunks in use)");
-  Require(options.slots >= options.echo, "slots", options.slots,
-          OptionName(options, "echo") + " = " + std::to_string(options.echo) +
-              " needs at least as many slots (each echo copy is a batch in its own slot)");
+  Require(options.held_batches >= 0 && options.held_batches <= kMaxSlots, "held_batches",
+          options.held_batches, "it must be in [0, " + std::to_string(kMaxSlots) + "]");
+  // Each echo copy of a step is a batch in a slot of its own: a step needs `echo` free slots,
+  // and with fewer the loader would wait for a slot that never comes free.
+  if (options.slots < options.echo) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is {} and {} is {}: each echo copy of a batch is a batch in a slot of its "
+                    "own, so {} must be at least {}; raise {} to {} or lower {}",
+                    OptionName(options, "echo"), options.echo, OptionName(options, "slots"),
+                    options.slots, OptionName(options, "slots"), OptionName(options, "echo"),
+                    OptionName(options, "slots"), options.echo, OptionName(options, "echo"));
+  }
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
@@ -101,18 +110,21 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
   const double cache_bytes =
       std::min(static_cast<double>(options.cache_bytes),
                static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
-  const double wanted = options.slots * slot_bytes + cache_bytes;
+  const double wanted = SlotCount(options) * slot_bytes + cache_bytes;
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
     // Clamped where llround could not hold it (a saturated slot size).
     const auto size = [](double bytes) { return ByteSize(std::llround(std::min(bytes, 9e18))); };
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} slots of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
-        "machine's {} of memory ({}); lower {}, {} or {}",
-        options.slots, dataset.batch_capacity, size(slot_bytes), size(cache_bytes), size(wanted),
-        size(memory), path, OptionName(options, "slots"), OptionName(options, "batch_size"),
-        OptionName(options, "cache_bytes"));
+    std::string buffers = Count(options.slots, "slot");
+    if (options.held_batches > 0) {
+      buffers += " and " + std::to_string(options.held_batches) + " held by the caller";
+    }
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
+                    "machine's {} of memory ({}); lower {}, {} or {}",
+                    buffers, dataset.batch_capacity, size(slot_bytes), size(cache_bytes),
+                    size(wanted), size(memory), path, OptionName(options, "slots"),
+                    OptionName(options, "batch_size"), OptionName(options, "cache_bytes"));
   }
 }
 

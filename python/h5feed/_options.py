@@ -283,10 +283,10 @@ LOADER_OPTIONS = (
     _cpp_default("echo"),
     LoaderOption("with_indices", False, None),  # Loader's own: also yield the dataset rows
     # A for loop's variables keep the previous batch alive while next() waits for the new one
-    # (C++'s `while (auto batch = loader.Next())` does not): one slot more gives Python the
-    # prefetch depth `slots` gives C++.
-    LoaderOption("slots", _CPP_DEFAULTS["slots"], lambda a: dict(slots=a["slots"] + 1),
-                 ("slots",)),
+    # (C++'s `while (auto batch = loader.Next())` does not): the library adds a buffer for it
+    # (held_batches), so that `slots` is the prefetch depth it is in C++ and is checked as given.
+    LoaderOption("slots", _CPP_DEFAULTS["slots"],
+                 lambda a: dict(slots=a["slots"], held_batches=1), ("slots",)),
     _cpp_default("verify_checksums"),
     LoaderOption("memory_format", torch.contiguous_format, _memory_format, ("layout",)),
     LoaderOption("shard_drop_last", None, _shard_drop_last,  # None: drop_last

@@ -31,6 +31,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"cache_bytes", [](auto& o) -> auto& { return o.cache_bytes; }},
       {"threads", [](auto& o) -> auto& { return o.threads; }},
       {"slots", [](auto& o) -> auto& { return o.slots; }},
+      {"held_batches", [](auto& o) -> auto& { return o.held_batches; }},
       {"echo", [](auto& o) -> auto& { return o.echo; }},
       {"normalize", [](auto& o) -> auto& { return o.normalize; }},
       {"mean", [](auto& o) -> auto& { return o.mean; }},

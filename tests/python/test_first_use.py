@@ -38,6 +38,25 @@ def test_drop_last_with_fewer_rows_than_a_batch_is_refused_saying_what_to_change
     assert "ranks" not in message and "LoaderOptions" not in message
 
 
+@pytest.mark.parametrize("arguments, message", [
+    (dict(slots=0), "slots is 0; it must be in [1, "),
+    (dict(echo=2, slots=1), "echo is 2 and slots is 1"),
+    (dict(echo=5), "echo is 5 and slots is 4"),
+])
+def test_echo_beyond_slots_is_refused_at_open_naming_both(small_file, arguments, message):
+    # Accepted before, these stalled the first epoch for 5 s and then blamed image tensors the
+    # trainer did not hold.
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16, dtype=None, **arguments)
+    assert message in str(caught.value)
+    assert "LoaderOptions" not in str(caught.value)
+
+
+def test_echo_equal_to_slots_reads_an_epoch_in_a_for_loop(small_file):
+    loader = h5feed.Loader(small_file, 16, echo=2, slots=2, dtype=None)
+    assert sum(images.shape[0] for images, _ in loader) == 2 * SAMPLES
+
+
 @pytest.mark.parametrize("argument, instead", [
     ("num_workers", "threads="), ("pin_memory", "device='cuda'"), ("prefetch_factor", "slots="),
     ("shuffle", "sampler='sequential'"), ("persistent_workers", "leave it out"),

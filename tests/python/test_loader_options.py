@@ -71,7 +71,8 @@ def test_defaults_are_the_cpp_defaults():
                 "layout", "threads", "rank", "world_size", "cuda_device", "cuda_stream",
                 "images_dataset", "labels_dataset"):
         assert keywords[key] == cpp[key], key
-    assert keywords["slots"] == cpp["slots"] + 1  # the one a for loop's variables hold
+    assert keywords["slots"] == cpp["slots"]
+    assert keywords["held_batches"] == 1  # the batch a for loop's variables hold
     # mean and std are float32 in C++, written in Python with the decimals they were given.
     for key in ("mean", "std"):
         assert np.allclose(np.float32(keywords[key]), np.float32(cpp[key]), rtol=0, atol=0)
