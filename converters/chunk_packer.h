@@ -34,7 +34,7 @@ struct GroupPlan {
   // What a group holds beside its chunk-sized buffers, for the memory budget
   // (chunk_buffer_reservation.h).
   int64_t scratch_bytes = 0;
-  // The option that makes chunks smaller, for the budget's message.
+  // The ConvertOptions field that makes chunks smaller, for the budget's message.
   std::string chunk_option;
 };
 

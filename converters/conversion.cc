@@ -96,9 +96,9 @@ class ConversionPipeline {
         if (options_.strict) {
           throw MakeError(
               ErrorCode::kCorrupt,
-              "{} (--strict makes a broken input an error; without it the input is skipped and "
+              "{} ({} makes a broken input an error; without it the input is skipped and "
               "recorded)",
-              e.what());
+              e.what(), NameOption(options_.option_names, "ConvertOptions", "strict"));
         }
         group->skipped.push_back({source_.name(row), e.what()});
       }
@@ -223,8 +223,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
   }
   if (options.chunk_bytes < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--chunk-bytes must be positive (or 0 for 4 MiB), got {}", options.chunk_bytes);
+    throw MakeError(ErrorCode::kInvalidArgument, "{} must be positive (or 0 for 4 MiB), got {}",
+                    NameOption(options.option_names, "ConvertOptions", "chunk_bytes"),
+                    options.chunk_bytes);
   }
   std::unique_ptr<MemoryBudget> fallback_budget;
   MemoryBudget& budget = SharedBudget(source, options, fallback_budget);
@@ -244,7 +245,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
   const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes, threads,
-                                           plan.chunk_option);
+                                           options.option_names, plan.chunk_option);
   ConversionPipeline pipeline(source, order, options, *packer, writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 

@@ -52,7 +52,7 @@ class FixedChunkPacker final : public ChunkPacker {
     image_.bytes = static_cast<uint64_t>(image_bytes);
     plan_.samples = k_;
     plan_.chunk_bytes = k_ * image_bytes;
-    plan_.chunk_option = "--chunk";
+    plan_.chunk_option = "chunk_images";
   }
 
   const GroupPlan& plan() const override { return plan_; }

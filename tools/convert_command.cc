@@ -81,6 +81,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       options.allow_empty = *allow_empty;
       options.max_pixels = flags->max_pixels;
       options.threads = flags->threads;
+      options.option_names = ConversionFlagNames();
       options.resize = *resize;
       if (!size->empty()) {
         try {

@@ -35,7 +35,7 @@ int RunMerge(const MergeFlags& flags) {
   converters::MergeOptions options;
   options.seed = flags.seed;
   options.overwrite = flags.force;
-  options.option_names = WriterFlagNames();
+  options.option_names = ConversionFlagNames();
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known

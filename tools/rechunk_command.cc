@@ -43,6 +43,7 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
             source.max_pixels = flags->max_pixels;
             source.threads = flags->threads;
             source.memory = &memory;
+            source.option_names = ConversionFlagNames();
             return converters::OpenRechunkSource(*input, source);
           },
           *flags, false);

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import torch
 
 from . import _h5feed
+from ._convert import threads_argument
 
 if TYPE_CHECKING:  # ParamSpec is Python 3.10's; annotations are never evaluated at run time
     from typing import ParamSpec, TypeVar
@@ -271,8 +272,8 @@ LOADER_OPTIONS = (
     LoaderOption("world_size", None, None, ("world_size",)),
     _cpp_default("drop_last", "drop_last_batch"),
     _cpp_default("cache_bytes"),
-    LoaderOption("threads", None, lambda a: dict(threads=a["threads"] or 0),  # None: all cores
-                 ("threads",)),
+    LoaderOption("threads", None, lambda a: dict(threads=threads_argument(a["threads"])),
+                 ("threads",)),  # None: all cores
     LoaderOption("device", "cpu", _device, ("cuda_device", "cuda_stream")),
     LoaderOption("dtype", torch.float32, _dtype, ("normalize", "output_type")),
     LoaderOption("mean", IMAGENET_MEAN, lambda a: dict(mean=_per_channel("mean", a["mean"])),

@@ -105,12 +105,23 @@ std::string NameByTable(const OptionTable<Options>& table, std::string_view path
   return argument == arguments.end() ? field->key : argument->second;
 }
 
+// h5feed.Loader's methods by the C++ Loader's (option_names.h: a method's path ends in "()").
+constexpr std::pair<std::string_view, std::string_view> kMethods[] = {
+    {"SetEpoch()", "set_epoch"},
+    {"Restore()", "load_state_dict"},
+    {"State()", "state_dict"},
+    {"SetOutputSize()", "set_output_size"},
+};
+
 }  // namespace
 
 OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> arguments,
                               std::map<std::string, std::string, std::less<>> augment_arguments) {
   return [arguments = std::move(arguments),
           augment_arguments = std::move(augment_arguments)](std::string_view path) -> std::string {
+    for (const auto& [method, name] : kMethods) {
+      if (path == method) return std::string(name);
+    }
     if (const auto named = arguments.find(path); named != arguments.end()) return named->second;
     // A view spec's field: output.augment.F is Augment(F=...) given as augment, output.views[i].F
     // the same in views[i].

@@ -130,3 +130,24 @@ def test_bench_errors_name_its_flags_not_the_library_fields(small):
     assert result.stderr.startswith("h5feed bench: error: ")
     assert "--slots, --batch or --cache-mb" in result.stderr
     assert "cache_bytes" not in result.stderr and "LoaderOptions" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def own_size(tmp_path_factory):
+    """A file of 6 images at their own sizes (format version 2)."""
+    root = tmp_path_factory.mktemp("own_size") / "folder"
+    (root / "class").mkdir(parents=True)
+    for i, (height, width) in enumerate([(20, 30), (28, 18)] * 3):
+        Image.new("RGB", (width, height), (40 * i, 90, 10)).save(root / "class" / f"{i}.png")
+    out = root.parent / "own_size.h5"
+    run_h5feed("convert", "imagefolder", root, out, "--quiet", check=0)
+    return out
+
+
+def test_bench_of_images_at_their_own_size_names_its_flags(own_size):
+    result = run_h5feed("bench", own_size, "--no-ceilings", check=1)
+    message = result.stderr
+    assert "--normalize" in message and "--augment rrc" in message
+    assert "--augment resize" in message and "--augment center" in message
+    for cpp in ("normalize = true", "output.augment", "resize_shorter", "Python"):
+        assert cpp not in message, cpp

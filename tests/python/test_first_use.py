@@ -119,3 +119,62 @@ def test_the_examples_help_shows_each_default(script):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "(default:" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def own_size_file(tmp_path_factory):
+    """A file of 6 images at their own sizes (format version 2)."""
+    from PIL import Image
+    root = tmp_path_factory.mktemp("own_size_folder")
+    (root / "class").mkdir()
+    for i, (height, width) in enumerate([(20, 30), (28, 18)] * 3):
+        Image.new("RGB", (width, height), (40 * i, 90, 10)).save(root / "class" / f"{i}.png")
+    out = root.parent / "own_size.h5"
+    h5feed.convert_imagefolder(root, out)
+    return out
+
+
+def test_loader_messages_name_python_arguments_and_methods(small_file, own_size_file):
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(own_size_file, 4, dtype=None)
+    message = str(caught.value)
+    assert "dtype" in message and "Augment.random_resized_crop" in message
+    assert "Augment.resize" in message and "Augment.center_crop" in message
+    for cpp in ("normalize", "resize_shorter", "output.augment", "LoaderOptions"):
+        assert cpp not in message, cpp
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(own_size_file, 4, augment=h5feed.Augment(resize=8))
+    assert "Augment.resize" in str(caught.value) and "resize_shorter" not in str(caught.value)
+    state = h5feed.Loader(small_file, 32).state_dict()
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16).load_state_dict(state)
+    assert str(caught.value).startswith("load_state_dict: ")
+    assert "set_epoch" in str(caught.value) and "SetEpoch" not in str(caught.value)
+    loader = h5feed.Loader(small_file, 32, augment=h5feed.Augment(random_resized_crop=4))
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        loader.set_output_size(6)
+    message = str(caught.value)
+    assert message.startswith("set_output_size: ") and "Augment.max_size" in message
+    assert "SetOutputSize" not in message and "max_output" not in message
+
+
+@pytest.mark.parametrize("arguments, python, command", [
+    (dict(size=0), "size", "--size"),
+    (dict(max_side=-1), "max_side", "--max-side"),
+    (dict(max_pixels=-1), "max_pixels", "--max-pixels"),
+    (dict(chunk_bytes=2**40), "chunk_bytes", "--chunk-bytes"),
+    (dict(encoding="smart", smart_threshold=-1), "smart_threshold", "--smart-threshold"),
+])
+def test_conversion_errors_name_the_python_arguments(own_size_file, tmp_path, arguments, python,
+                                                     command):
+    folder = own_size_file.parent / "own_size_folder0"
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.convert_imagefolder(folder, tmp_path / "out.h5", **arguments)
+    assert python in str(caught.value) and command not in str(caught.value)
+
+
+def test_a_negative_seed_is_a_value_error_naming_seed(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match=r"seed=-1") as caught:
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5", seed=-1)
+    assert "Unable to cast" not in str(caught.value)
