@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -31,15 +32,17 @@ namespace {
 // schedules them (the serial ones one token at a time, in order).
 class ConversionPipeline {
  public:
-  // `order`: the source rows to convert, in stored order. Everything given must outlive Run.
+  // `order`: the source rows to convert, in stored order. `make_writer` makes `writer` anew
+  // for the packer's layout, when its Flush changed it. Everything given must outlive Run.
   ConversionPipeline(const SampleSource& source, const std::vector<int64_t>& order,
                      const ConvertOptions& options, ChunkPacker& packer, Writer& writer,
-                     DatasetDescription& description)
+                     const std::function<Writer()>& make_writer, DatasetDescription& description)
       : source_(source),
         order_(order),
         options_(options),
         packer_(packer),
         writer_(writer),
+        make_writer_(make_writer),
         description_(description),
         progress_{0, static_cast<int64_t>(order.size()), 0} {}
 
@@ -108,7 +111,11 @@ class ConversionPipeline {
 
   SampleGroup* Pack(SampleGroup* group) {
     if (group->count == 0) {
-      packer_.Flush(*group);
+      // No chunk was handed before a layout change, so no other filter is using the writer.
+      if (packer_.Flush(*group)) {
+        writer_.Abandon();  // its temporary file's name is the new one's
+        writer_ = make_writer_();
+      }
     } else {
       packer_.Pack(*group);
     }
@@ -150,6 +157,7 @@ class ConversionPipeline {
   const ConvertOptions& options_;
   ChunkPacker& packer_;
   Writer& writer_;
+  const std::function<Writer()>& make_writer_;
   DatasetDescription& description_;
 
   // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool_`
@@ -235,18 +243,23 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   DatasetDescription description = DescribeInput(source, options, order);
   const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 
-  WriterOptions writer_options;
-  packer->SetLayout(writer_options);
-  writer_options.compression = options.compression;
-  writer_options.overwrite = options.overwrite;
-  writer_options.option_names = options.option_names;
-  Writer writer = Writer::Create(path, writer_options);
+  // Made before any input is read, so that an output that exists or cannot be written is
+  // refused at once; made anew only if the packer's layout changes (ChunkPacker::Flush).
+  const std::function<Writer()> make_writer = [&] {
+    WriterOptions writer_options;
+    packer->SetLayout(writer_options);
+    writer_options.compression = options.compression;
+    writer_options.overwrite = options.overwrite;
+    writer_options.option_names = options.option_names;
+    return Writer::Create(path, writer_options);
+  };
+  Writer writer = make_writer();
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
   const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes, threads,
                                            options.option_names, plan.chunk_option);
-  ConversionPipeline pipeline(source, order, options, *packer, writer, description);
+  ConversionPipeline pipeline(source, order, options, *packer, writer, make_writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
   ConvertReport report;

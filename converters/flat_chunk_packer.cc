@@ -143,9 +143,10 @@ class FlatChunkPacker final : public ChunkPacker {
     }
   }
 
-  void Flush(SampleGroup& group) override {
+  bool Flush(SampleGroup& group) override {
     group.chunk.Clear();
     if (!partial_.empty()) partial_.HandTo(group.chunk, 0);
+    return false;  // C was raised to the largest image that may be stored: it stands
   }
 
   void Encode(const Writer& writer, SampleGroup& group) const override {

@@ -3,6 +3,7 @@ a sweep whose every run fails, a folder with a few broken images, and the errors
 command line, each printed as `h5feed COMMAND: error: MESSAGE` and agreeing with --help."""
 import json
 
+import h5py
 import numpy as np
 import pytest
 from PIL import Image
@@ -64,6 +65,9 @@ def test_a_broken_image_is_not_counted_in_the_chunk_it_never_joined(tmp_path):
                         check=3)
     assert f"converted {ROWS} of {ROWS + 3} images" in result.stdout
     assert f"1 chunk of {ROWS} images" in result.stdout
+    # The file holds what the report says: its chunk shape counts the images stored.
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["images"].chunks == (ROWS, 8, 8, 3)
 
 
 def test_a_number_out_of_range_says_the_range_in_words(small):
