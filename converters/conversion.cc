@@ -21,6 +21,7 @@
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "path_role.h"
 #include "sampler/permutation.h"
 
 namespace h5feed::converters {
@@ -224,9 +225,20 @@ std::unique_ptr<ChunkPacker> PackerFor(const SampleSource& source, const Convert
 
 }  // namespace
 
+void CheckOutputPath(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the output {} ends in .npy, as a NumPy input does: is it an input given in "
+                    "the output's place? Give the h5feed file to write (an .h5 path) as the "
+                    "output; it is left as it is",
+                    path);
+  }
+}
+
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  CheckOutputPath(path);
   if (source.count() == 0) {
     throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
   }
@@ -251,7 +263,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     writer_options.compression = options.compression;
     writer_options.overwrite = options.overwrite;
     writer_options.option_names = options.option_names;
-    return Writer::Create(path, writer_options);
+    return InRole("output", path, [&] { return Writer::Create(path, writer_options); });
   };
   Writer writer = make_writer();
 

@@ -197,6 +197,7 @@ int RunConversion(
         std::make_unique<converters::MemoryBudget>(converters::ParseMemorySize(flags.memory_limit));
     if (!flags.part.empty())
       options.part = converters::ParseConversionPart(flags.part, converters::ProcessEnvironment);
+    converters::CheckOutputPath(flags.output);
   } catch (const std::exception& e) {
     ReportError(command_name, e);
     return kExitUsage;

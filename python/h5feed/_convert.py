@@ -149,13 +149,17 @@ def convert_cifar(src, out, split: str = "train", labels: str = "fine",
                        memory_limit)))
 
 
-def convert_npy(images, out, labels=None, chunk: int | None = None,
+def convert_npy(images, out, *, labels=None, chunk: int | None = None,
                 compression: str = "zstd:3", shuffle: bool = True, seed: int = 0,
                 threads: int | None = None, overwrite: bool = False,
                 strict: bool = False, memory_limit: int | str = "2G") -> dict:
     """`h5feed convert npy IMAGES.npy [LABELS.npy] OUT`: a uint8 (N, H, W, C) or (N, H, W)
     .npy file (memory-mapped), with optional integer labels (N). Other options as
-    convert_imagefolder."""
+    convert_imagefolder.
+
+    The labels are a keyword (labels="labels.npy"), so that the command's order,
+    convert_npy(images, labels, out), is a TypeError rather than a conversion to the labels'
+    path; an `out` ending in .npy is refused (InvalidArgumentError) and left as it is."""
     return _reported(_h5feed.convert_npy(
         os.fspath(images), "" if labels is None else os.fspath(labels), os.fspath(out),
         common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,

@@ -155,3 +155,22 @@ def test_bench_of_images_at_their_own_size_names_its_flags(own_size):
     assert "--augment resize" in message and "--augment center" in message
     for cpp in ("normalize = true", "output.augment", "resize_shorter", "Python"):
         assert cpp not in message, cpp
+
+
+def test_an_output_ending_in_npy_is_refused_and_left_alone(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.arange(4))
+    before = (tmp_path / "labels.npy").read_bytes()
+    # LABELS given, OUT forgotten: the labels file is taken for the output.
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "labels.npy",
+                        "--force", check=2)
+    assert "labels.npy ends in .npy" in result.stderr
+    assert (tmp_path / "labels.npy").read_bytes() == before
+
+
+def test_a_missing_labels_file_is_named_as_the_labels(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "small.h5",
+                        tmp_path / "out.h5")
+    assert result.returncode != 0
+    assert "labels file " in result.stderr and "small.h5" in result.stderr

@@ -178,3 +178,27 @@ def test_a_negative_seed_is_a_value_error_naming_seed(tmp_path):
     with pytest.raises(ValueError, match=r"seed=-1") as caught:
         h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5", seed=-1)
     assert "Unable to cast" not in str(caught.value)
+
+
+def test_convert_npy_in_the_commands_order_never_touches_the_labels(tmp_path):
+    # The command's order is IMAGES [LABELS] OUT; Python's labels are a keyword.
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.arange(4))
+    before = (tmp_path / "labels.npy").read_bytes()
+    with pytest.raises(TypeError):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "labels.npy", tmp_path / "out.h5")
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"labels\.npy ends in \.npy"):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "labels.npy", overwrite=True)
+    assert (tmp_path / "labels.npy").read_bytes() == before
+    assert not (tmp_path / "out.h5").exists()
+
+
+def test_a_missing_path_is_named_by_its_role(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(h5feed.NotFoundError, match=r"^labels file .*small\.h5 does not exist"):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5",
+                           labels=tmp_path / "small.h5")
+    with pytest.raises(h5feed.NotFoundError, match=r"^images file .*gone\.npy does not exist"):
+        h5feed.convert_npy(tmp_path / "gone.npy", tmp_path / "out.h5")
+    with pytest.raises(h5feed.NotFoundError, match=r"^output "):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "no" / "out.h5")
