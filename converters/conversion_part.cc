@@ -68,11 +68,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
     if (part.index < 0 || part.count < 1 || part.index >= part.count) {
       throw MakeError(
           ErrorCode::kInvalidArgument,
-          "--part auto found {} (set by {}), which are not a rank and a size with 0 <= rank < "
-          "size; give the part as --part K/N",
+          "auto found {} (set by {}), which are not a rank and a size with 0 <= rank < size; "
+          "give the part as K/N",
           variables, launcher.name);
     }
-    CheckPart(part, "--part auto (" + variables + ")");
+    CheckPart(part, "auto (" + variables + ")");
     return part;
   }
   std::string names;
@@ -82,15 +82,15 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
   }
   throw MakeError(
       ErrorCode::kInvalidArgument,
-      "--part auto found no launcher's rank and size in the environment: none of {} is set; start "
-      "the parts with one of those launchers, or give --part K/N",
+      "auto found no launcher's rank and size in the environment: none of {} is set; start the "
+      "parts with one of those launchers, or give the part as K/N",
       names);
 }
 
 ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLookup& environment) {
   if (text == "auto") return PartFromEnvironment(environment);
   const size_t slash = text.find('/');
-  const std::string given = "--part " + std::string(text);
+  const std::string given(text);
   if (slash == std::string_view::npos) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} is neither K/N (part K of N, from 0, e.g. 0/4) nor auto", given);

@@ -33,7 +33,8 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 const char* ProcessEnvironment(const char* name);
 
 // Parses --part: "K/N" (0 <= K < N), or "auto" for the launcher's rank and size
-// (PartFromEnvironment). Throws Error(kInvalidArgument) saying what is accepted.
+// (PartFromEnvironment). Throws Error(kInvalidArgument) saying what is accepted, led by the
+// text given, not the flag: the command line's check names the flag.
 ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLookup& environment);
 
 // The rank and world size the process was started with, from the first launcher whose

@@ -226,8 +226,8 @@ int RunConversion(
       bar.Update(p.done, p.skipped);
     };
     if (!flags.quiet) {
-      options.on_skip = [&bar](const SkippedSource& s) {
-        bar.Message("warning: skipped " + s.source + ": " + s.reason);
+      options.on_skip = [&bar, &command_name](const SkippedSource& s) {
+        bar.Message("h5feed " + command_name + ": warning: skipped " + s.source + ": " + s.reason);
       };
     }
     const converters::ConvertReport report = converters::Convert(*source, output, options);

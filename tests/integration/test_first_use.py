@@ -174,3 +174,40 @@ def test_a_missing_labels_file_is_named_as_the_labels(tmp_path):
                         tmp_path / "out.h5")
     assert result.returncode != 0
     assert "labels file " in result.stderr and "small.h5" in result.stderr
+
+
+def test_inspect_and_verify_errors_have_the_one_prefix(tmp_path):
+    (tmp_path / "text.h5").write_text("not hdf5\n")
+    for command in ("inspect", "verify"):
+        result = run_h5feed(command, tmp_path / "text.h5", check=1)
+        assert result.stderr.startswith(f"h5feed {command}: error: "), result.stderr
+
+
+def test_skip_warnings_and_part_errors_name_the_command_and_the_flag_once(tmp_path):
+    root = tmp_path / "folder" / "class"
+    root.mkdir(parents=True)
+    for i in range(3):
+        Image.new("RGB", (8, 8), (i, i, i)).save(root / f"{i}.png")
+    (root / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    result = run_h5feed("convert", "imagefolder", root.parent, tmp_path / "out.h5", "--size", 8,
+                        check=3)
+    [warning] = [line for line in result.stderr.splitlines() if "broken.jpg" in line]
+    assert warning.startswith("h5feed convert imagefolder: warning: skipped ")
+    result = run_h5feed("convert", "imagefolder", root.parent, tmp_path / "part.h5", "--size", 8,
+                        "--part", "2/2", check=2)
+    assert result.stderr.count("--part") == 1, result.stderr
+    assert "--part: 2/2 is not a part K of N" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["inspect", "verify"])
+def test_json_of_a_file_that_cannot_be_read_is_an_error_object(command, tmp_path):
+    (tmp_path / "text.h5").write_text("not hdf5\n")
+    for path, code in ((tmp_path / "text.h5", "corrupt data"),
+                       (tmp_path / "missing.h5", "not found")):
+        result = run_h5feed(command, path, "--json", check=1)
+        report = json.loads(result.stdout)  # one JSON object, not empty input
+        assert report["path"] == str(path)
+        assert report["error"]["code"] == code
+        assert str(path) in report["error"]["message"]
+        if command == "verify":
+            assert report["ok"] is False

@@ -103,6 +103,9 @@ def test_a_zero_size_in_augment_is_refused_naming_the_keyword(keyword):
 def test_dir_lists_loader_and_augment_before_their_first_use():
     names = dir(h5feed)
     assert "Loader" in names and "Augment" in names and "convert_npy" in names
+    # The public API only: no module the package imports, no private name.
+    assert "importlib" not in names and "_NEEDS_TORCH" not in names
+    assert [n for n in names if n.startswith("_") and not n.startswith("__")] == []
 
 
 def test_help_of_loader_explains_the_samplers_and_the_memory_arguments():
