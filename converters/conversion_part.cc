@@ -117,6 +117,18 @@ std::string PartPath(const std::string& output, ConversionPart part) {
   return output.substr(0, dot) + tag + output.substr(dot);
 }
 
+std::optional<std::string> WholePath(const std::string& part_path, ConversionPart part) {
+  // PartPath put the tag before the suffix it found, so the tag is found the same way: a
+  // PartPath of the candidate must give part_path back.
+  const std::string tag = PartPath("", part);
+  const size_t at = part_path.rfind(tag);
+  if (at == std::string::npos) return std::nullopt;
+  std::string whole = part_path;
+  whole.erase(at, tag.size());
+  if (PartPath(whole, part) != part_path) return std::nullopt;
+  return whole;
+}
+
 std::pair<int64_t, int64_t> PartSlice(int64_t inputs, ConversionPart part) {
   // floor(k x M / N) without forming k x M: k x (M mod N) < N^2 cannot overflow.
   auto at = [&](int64_t k) {

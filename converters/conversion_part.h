@@ -51,6 +51,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment);
 // `output` itself for a whole conversion.
 std::string PartPath(const std::string& output, ConversionPart part);
 
+// The inverse of PartPath: the output that `part_path`, the file of `part`, was named from
+// ("train-00001-of-00003.h5", part 1 of 3: "train.h5"); nullopt when its name lacks that
+// part's tag (a renamed file).
+std::optional<std::string> WholePath(const std::string& part_path, ConversionPart part);
+
 // The positions [first, end) of a stored order of `inputs` entries that `part` converts.
 std::pair<int64_t, int64_t> PartSlice(int64_t inputs, ConversionPart part);
 

@@ -211,3 +211,18 @@ def test_json_of_a_file_that_cannot_be_read_is_an_error_object(command, tmp_path
         assert str(path) in report["error"]["message"]
         if command == "verify":
             assert report["ok"] is False
+
+
+def test_merge_names_the_missing_part_and_its_usage_reads_part_out(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((6, 2, 2, 3), np.uint8))
+    for k in range(3):
+        run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "photos.h5", "--part",
+                   f"{k}/3", "--quiet", check=0)
+    result = run_h5feed("merge", tmp_path / "photos-00000-of-00003.h5", tmp_path / "merged.h5",
+                        check=1)
+    assert "2 of the 3 parts are missing: part 1 (" in result.stderr
+    assert str(tmp_path / "photos-00001-of-00003.h5") in result.stderr
+    assert str(tmp_path / "photos-00002-of-00003.h5") in result.stderr
+    assert "-00000-of-00003-" not in result.stderr
+    usage = run_h5feed("merge", "--help", check=0).stdout
+    assert "Usage: h5feed merge [OPTIONS] PART... OUT\n" in usage
