@@ -161,7 +161,7 @@ LoaderOptions LoaderOptionsFromKeywords(py::dict keywords) {
   if (keywords.contains("augment")) Assign(keywords.attr("pop")("augment"), specs);
   const bool several_views =
       keywords.contains("several_views") && keywords.attr("pop")("several_views").cast<bool>();
-  LoaderOptions options = OptionTableOf<LoaderOptions>::Get().FromDict(keywords);
+  LoaderOptions options = OptionTableOf<LoaderOptions>::Get().FromDict(keywords, arguments);
   options.option_names = PythonOptionNames(std::move(arguments), std::move(augment_arguments));
   if (several_views) {
     options.output.views = std::move(specs);

@@ -77,6 +77,15 @@ def test_a_number_out_of_range_says_the_range_in_words(small):
     assert len(line) < 200  # no limits of a double spelled out
 
 
+def test_a_number_beyond_what_h5feed_counts_is_a_usage_error_not_clamped(small):
+    result = run_h5feed("bench", small, "--batch", "99999999999999999999999", check=2)
+    assert result.stderr.startswith("h5feed bench: error: --batch: must be at most "
+                                    "9223372036854775807, not 99999999999999999999999")
+    report = json.loads(run_h5feed("bench", small, "--batch", 2**63 - 1, "--json",
+                                   "--no-ceilings", check=0).stdout.strip().splitlines()[-1])
+    assert report["images"] == ROWS  # the whole file, one batch
+
+
 def test_a_bad_augment_item_is_named_once_with_the_valid_items(small):
     result = run_h5feed("bench", small, "--augment", "rrc=224,flop", check=2)
     line = result.stderr.strip()

@@ -205,3 +205,22 @@ def test_a_missing_path_is_named_by_its_role(tmp_path):
         h5feed.convert_npy(tmp_path / "gone.npy", tmp_path / "out.h5")
     with pytest.raises(h5feed.NotFoundError, match=r"^output "):
         h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "no" / "out.h5")
+
+
+def test_a_value_of_the_wrong_kind_or_range_says_what_the_argument_takes(small_file):
+    with pytest.raises(ValueError) as caught:
+        h5feed.Loader(small_file, 2**70)
+    assert "batch_size=1180591620717411303424" in str(caught.value)
+    assert "is out of range: batch_size takes an int from" in str(caught.value)
+    assert "to 9223372036854775807" in str(caught.value)
+    assert "default" not in str(caught.value)  # batch_size has none
+    with pytest.raises(TypeError) as caught:
+        h5feed.Loader(small_file, "64")
+    assert "batch_size='64': batch_size takes an int, not a str" in str(caught.value)
+    with pytest.raises(TypeError, match=r"drop_last=.*drop_last takes True or False"):
+        h5feed.Loader(small_file, 16, drop_last="yes")
+
+
+def test_the_largest_batch_size_reads_the_whole_file_as_one_batch(small_file):
+    loader = h5feed.Loader(small_file, 2**63 - 1, dtype=None)
+    assert [images.shape[0] for images, _ in loader] == [SAMPLES]

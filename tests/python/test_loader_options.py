@@ -101,10 +101,12 @@ def test_a_wrong_or_missing_argument_is_a_type_error_as_for_any_function(small_f
         h5feed.Loader(small_file, 16, batch_size=8)
 
 
-def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_default(
+def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_kind(
         small_file):
-    with pytest.raises(TypeError, match=r"seed='7': seed takes a value like its default, 0"):
+    with pytest.raises(TypeError, match=r"seed='7': seed takes an int, not a str"):
         h5feed.Loader(small_file, 16, seed="7")
+    with pytest.raises(ValueError, match=r"seed=-1 is out of range: seed takes an int from 0 "):
+        h5feed.Loader(small_file, 16, seed=-1)
     with pytest.raises(TypeError, match="open_probe_stall_seconds"):
         h5feed.Loader(small_file, 16, open_probe_stall_seconds=None)
 
