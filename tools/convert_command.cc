@@ -35,6 +35,11 @@ converters::image::Size ParseSize(const std::string& text) {
       if (used != rest.size()) throw std::invalid_argument(text);
     }
     if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
+    // A size, but not one an image can have.
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--size {}: each side must be from 1 to 65535 pixels, as HxW (height first) "
+                    "or one number for a square",
+                    text);
   } catch (const std::logic_error&) {}
   throw MakeError(ErrorCode::kInvalidArgument,
                   "--size {} is not a size: give HxW (height first), e.g. 224x224, or one number",

@@ -114,6 +114,14 @@ def test_zero_images_per_chunk_is_refused_not_taken_for_the_default(small, tmp_p
     assert "leave --chunk out for the default" in result.stderr
 
 
+@pytest.mark.parametrize("size", ["0", "0x5", "70000"])
+def test_a_size_of_no_pixels_says_the_sides_range(tmp_path, size):
+    result = run_h5feed("convert", "imagefolder", tmp_path, tmp_path / "out.h5", "--size", size,
+                        check=2)
+    assert f"--size {size}: each side must be from 1 to 65535 pixels" in result.stderr
+    assert "is not a size" not in result.stderr
+
+
 def test_the_compression_levels_of_help_and_error_agree_with_what_is_accepted(tmp_path):
     help_text = " ".join(run_h5feed("convert", "npy", "--help", check=0).stdout.split())
     assert "zstd[:LEVEL] (1-22" in help_text and "gzip[:LEVEL] (1-9" in help_text

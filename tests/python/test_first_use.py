@@ -224,3 +224,20 @@ def test_a_value_of_the_wrong_kind_or_range_says_what_the_argument_takes(small_f
 def test_the_largest_batch_size_reads_the_whole_file_as_one_batch(small_file):
     loader = h5feed.Loader(small_file, 2**63 - 1, dtype=None)
     assert [images.shape[0] for images, _ in loader] == [SAMPLES]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(chunk=0), "chunk=0: give the images per chunk, at least 1, or leave chunk out (None)"),
+    (dict(threads=0), "threads=0: give a number of threads, at least 1, or None for every core"),
+    (dict(threads=-1), "threads=-1: give a number of threads"),
+])
+def test_a_zero_or_negative_count_is_refused_where_none_means_the_default(tmp_path, small_file,
+                                                                          arguments, message):
+    # As --chunk 0 is on the command line; None is Python's spelling of the default.
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(ValueError) as caught:
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5", **arguments)
+    assert message in str(caught.value)
+    if "threads" in arguments:
+        with pytest.raises(ValueError, match=message.split(":")[0]):
+            h5feed.Loader(small_file, 16, **arguments)
