@@ -29,6 +29,7 @@
 #include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
+#include "input_paths.h"
 #include "interrupt_guard.h"
 #include "number_checks.h"
 #include "parsed_option.h"
@@ -311,9 +312,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "fraction reached. Batches are consumed as fast as they come (or every --step-ms), so a "
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
-  command->add_option("FILE", flags->input,
-                      "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
-                      "path, or an http(s):// or s3:// URL (docs/remote.md)");
+  command
+      ->add_option("FILE", flags->input,
+                   "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
+                   "path, or an http(s):// or s3:// URL (docs/remote.md)")
+      ->check(ExistingInput(InputKind::kFileOrUrl));
   command
       ->add_option("--sampler", s.sampler,
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "

@@ -7,11 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command_error.h"
 #include "commands.h"
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "input_paths.h"
 #include "make_error.h"
 #include "parsed_option.h"
 #include "sources/cifar_source.h"
@@ -59,7 +61,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       "subfolders sorted by name, labels their index, as torchvision's ImageFolder");
   command->add_option("SRC_DIR", *input, "The image folder")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingInput(InputKind::kFolder));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option(
       "--size", *size,
@@ -120,7 +122,7 @@ void AddCifar(CLI::App& convert, Runner& run) {
       "train.bin / test.bin), with class names from batches.meta.txt or *_label_names.txt");
   command->add_option("SRC", *input, "The folder holding the .bin files")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingInput(InputKind::kFolder));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   AddEnumOption(*command, "--split", *split, "train or test");
   AddEnumOption(*command, "--labels", *labels, "CIFAR-100 only: fine (100 classes) or coarse (20)");
@@ -156,6 +158,12 @@ void AddNpy(CLI::App& convert, Runner& run) {
       with_output.output = paths->back();
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
+      for (const auto& [role, path] :
+           {std::pair("images file ", images), {"labels file ", labels}}) {
+        if (path.empty()) continue;
+        const std::string problem = InputProblem(path, InputKind::kFile);
+        if (!problem.empty()) return ReportUsageError("convert npy", role + problem);
+      }
       return RunConversion(
           "convert npy", images,
           [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); },
@@ -169,10 +177,25 @@ void AddNpy(CLI::App& convert, Runner& run) {
 void AddConvertCommand(CLI::App& app, Runner& run) {
   CLI::App* convert = app.add_subcommand(
       "convert", "Convert an image dataset to one chunked, compressed uint8 HDF5 file");
-  convert->require_subcommand(1);
   AddImageFolder(*convert, run);
   AddCifar(*convert, run);
   AddNpy(*convert, run);
+  // One source, named: CLI11's own check would say only "A subcommand is required", also for
+  // a source it does not know ("convert segmentation ..."), which the extras collect.
+  convert->require_subcommand(0, 1);
+  convert->allow_extras();
+  convert->callback([convert] {
+    if (!convert->get_subcommands().empty()) return;
+    std::string sources;
+    for (const CLI::App* source : convert->get_subcommands({})) {
+      sources += (sources.empty() ? "" : ", ") + source->get_name();
+    }
+    const std::vector<std::string> rest = convert->remaining();
+    throw CLI::ValidationError(
+        "SOURCE", (rest.empty() ? "give the source to convert: "
+                                : "'" + rest.front() + "' is not a source h5feed converts: ") +
+                      sources + " (an HDF5 file: h5feed rechunk)");
+  });
 }
 
 }  // namespace h5feed::cli

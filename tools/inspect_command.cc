@@ -10,6 +10,7 @@
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/inspect.h"
+#include "input_paths.h"
 #include "remote_options_flags.h"
 #include "reports/error_report.h"
 #include "reports/file_summary_report.h"
@@ -50,6 +51,13 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {
     run = [=] {
+      // Checked here, not while parsing, so that --json gets its error object too.
+      if (const std::string problem = InputProblem(*path, InputKind::kFileOrUrl);
+          !problem.empty()) {
+        const Error missing(ErrorCode::kNotFound, problem);
+        if (*json) std::cout << reports::ToJson(reports::ErrorValue(*path, missing)) << std::flush;
+        return ReportUsageError("inspect", problem);
+      }
       try {
         InspectOptions options;
         options.open_probe = !*no_open_probe;

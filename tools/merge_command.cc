@@ -13,6 +13,7 @@
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "input_paths.h"
 #include "interrupt_guard.h"
 #include "merge.h"
 #include "progress_bar.h"
@@ -32,6 +33,10 @@ struct MergeFlags {
 
 int RunMerge(const MergeFlags& flags) {
   const std::vector<std::string> parts(flags.paths.begin(), flags.paths.end() - 1);
+  for (const std::string& part : parts) {
+    const std::string problem = InputProblem(part, InputKind::kFile);
+    if (!problem.empty()) return ReportUsageError("merge", "part " + problem);
+  }
   converters::MergeOptions options;
   options.seed = flags.seed;
   options.overwrite = flags.force;

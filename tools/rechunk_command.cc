@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
+#include "input_paths.h"
 #include "sources/encoded_hdf5_source.h"
 
 namespace h5feed::cli {
@@ -23,7 +24,9 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
       "written as H x W x 1; any chunking and filters, e.g. written by h5py) in h5feed's "
       "format, with new chunking and compression; or one whose images are encoded files (a "
       "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size");
-  command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
+  command->add_option("IN", *input, "The HDF5 file to read")
+      ->required()
+      ->check(ExistingInput(InputKind::kFile));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,
                       "The image dataset (default: 'images', else the only 4-D uint8 dataset, "

@@ -1,7 +1,7 @@
 // `h5feed verify FILE.h5 [--json]`: checks a whole file (h5feed/verify.h) and says whether it
 // is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed; 1: it
-// could not be judged (missing, unreadable, not an HDF5 file at all, a newer format), with the
-// message inspect gives for it.
+// could not be judged (unreadable, not an HDF5 file at all, a newer format), with the message
+// inspect gives for it; 2: a wrong command line, a FILE that does not exist among them.
 //
 // The checking runs in a child process (isolated_run.h): HDF5 1.10.8 crashes or spins forever
 // on some damaged structures, and verify is the command people run on exactly those files, so
@@ -21,6 +21,7 @@
 #include "file_locking_option.h"
 #include "h5feed/error.h"
 #include "h5feed/verify.h"
+#include "input_paths.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
 #include "remote_options_flags.h"
@@ -76,6 +77,12 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
 }
 
 int RunVerify(const VerifyFlags& flags) {
+  // Checked here, not while parsing, so that --json gets its error object too.
+  if (const std::string problem = InputProblem(flags.path, InputKind::kFileOrUrl);
+      !problem.empty()) {
+    if (flags.json) WriteJsonError(flags, Error(ErrorCode::kNotFound, problem));
+    return ReportUsageError("verify", problem);
+  }
   const IsolatedResult result =
       RunIsolated([&](const Heartbeat& heartbeat) { return VerifyInThisProcess(flags, heartbeat); },
                   std::chrono::seconds(flags.stall_seconds));

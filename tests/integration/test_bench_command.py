@@ -120,7 +120,7 @@ def test_missing_file_argument_is_a_usage_error():
 
 def test_missing_file_is_a_clear_error(tmp_path):
     missing = tmp_path / "nope.h5"
-    result = run_h5feed("bench", missing, "--json", check=1)
+    result = run_h5feed("bench", missing, "--json", check=2)  # a wrong command line
     assert result.stdout == ""
     assert result.stderr.startswith("h5feed bench: error:")
     assert "nope.h5" in result.stderr

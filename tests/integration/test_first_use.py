@@ -219,9 +219,9 @@ def test_skip_warnings_and_part_errors_name_the_command_and_the_flag_once(tmp_pa
 @pytest.mark.parametrize("command", ["inspect", "verify"])
 def test_json_of_a_file_that_cannot_be_read_is_an_error_object(command, tmp_path):
     (tmp_path / "text.h5").write_text("not hdf5\n")
-    for path, code in ((tmp_path / "text.h5", "corrupt data"),
-                       (tmp_path / "missing.h5", "not found")):
-        result = run_h5feed(command, path, "--json", check=1)
+    for path, code, exit_code in ((tmp_path / "text.h5", "corrupt data", 1),
+                                  (tmp_path / "missing.h5", "not found", 2)):
+        result = run_h5feed(command, path, "--json", check=exit_code)
         report = json.loads(result.stdout)  # one JSON object, not empty input
         assert report["path"] == str(path)
         assert report["error"]["code"] == code
@@ -243,3 +243,31 @@ def test_merge_names_the_missing_part_and_its_usage_reads_part_out(tmp_path):
     assert "-00000-of-00003-" not in result.stderr
     usage = run_h5feed("merge", "--help", check=0).stdout
     assert "Usage: h5feed merge [OPTIONS] PART... OUT\n" in usage
+
+
+@pytest.mark.parametrize("args", [
+    ("convert", "imagefolder", "{missing}", "{out}"),
+    ("convert", "cifar", "{missing}", "{out}"),
+    ("convert", "npy", "{missing}", "{out}"),
+    ("rechunk", "{missing}", "{out}"),
+    ("merge", "{missing}", "{missing}", "{out}"),
+    ("inspect", "{missing}"),
+    ("verify", "{missing}"),
+    ("bench", "{missing}"),
+    ("bench", "sweep", "{missing}", "--out", "{out}"),
+])
+def test_a_missing_input_is_a_usage_error_in_every_command(tmp_path, args):
+    missing, out = tmp_path / "missing", tmp_path / "out.h5"
+    argv = [a.format(missing=missing, out=out) for a in args]
+    result = run_h5feed(*argv, check=2)
+    assert f"{missing} does not exist" in result.stderr, result.stderr
+
+
+def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_path):
+    result = run_h5feed("convert", "segmentation", tmp_path, tmp_path / "out.h5", check=2)
+    assert result.stderr.startswith("h5feed convert: error: ")
+    assert "segmentation" in result.stderr
+    assert "imagefolder, cifar, npy" in result.stderr
+    assert "A subcommand is required" not in result.stderr
+    result = run_h5feed("convert", check=2)
+    assert "imagefolder, cifar, npy" in result.stderr
