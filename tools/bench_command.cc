@@ -203,7 +203,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                             std::to_string(d.image_shape.channels);
   out += "bench " + DisplayLocation(f.path) + ": " + FormatCount(d.samples) +
          (d.own_size ? " images at their own size (up to " + shape + ")" : " images " + shape) +
-         " in " + FormatCount(d.chunks) + (d.own_size ? " chunks of up to " : " chunks of ") +
+         " in " + CountOf(d.chunks, "chunk") + (d.own_size ? " of up to " : " of ") +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
   out += "  sampler " + SamplerName(flags) + ", batch " + FormatCount(f.batch) + ", " +
          std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +

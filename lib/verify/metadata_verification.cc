@@ -18,6 +18,7 @@
 #include "hdf5/open_hdf5_file.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
+#include "verify/checked_count.h"
 #include "verify/chunk_verification.h"
 
 namespace h5feed::verify {
@@ -125,8 +126,8 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
           ChunkProblemAt(index, c, "the stored chunk table does not match HDF5's: " + mismatch));
     }
   }
-  report.checked.push_back("chunk table: all " + std::to_string(index.chunk_count()) +
-                           " rows against HDF5's own chunk index");
+  report.checked.push_back("chunk table: " + All(index.chunk_count(), " row") +
+                           " against HDF5's own chunk index");
 
   const auto attribute_text = [&](const char* name) -> std::string {
     try {
@@ -192,8 +193,8 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
     report.problems.push_back(std::to_string(bad - kLabelsListed) +
                               " more labels are outside the classes");
   }
-  report.checked.push_back("labels: all " + std::to_string(index.labels.size()) + " in [0, " +
-                           std::to_string(classes) + ")");
+  report.checked.push_back("labels: " + All(static_cast<int64_t>(index.labels.size())) +
+                           " in [0, " + std::to_string(classes) + ")");
 }
 
 }  // namespace h5feed::verify

@@ -271,3 +271,26 @@ def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_
     assert "A subcommand is required" not in result.stderr
     result = run_h5feed("convert", check=2)
     assert "imagefolder, cifar, npy" in result.stderr
+
+
+def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small, tmp_path):
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((5, 2, 2, 3), np.uint8))
+    run_h5feed("convert", "npy", images, tmp_path / "one.h5", "--quiet", check=0)
+    assert "1 chunk of 5 images" in run_h5feed("inspect", tmp_path / "one.h5", check=0).stdout
+    verified = run_h5feed("verify", tmp_path / "one.h5", check=0).stdout
+    assert "nothing wrong found in 1 chunk (5 images)" in verified
+    assert "chunk table: 1 row against" in verified and "all 1 " not in verified
+    bench = run_h5feed("bench", tmp_path / "one.h5", "--no-ceilings", check=0).stdout
+    assert "5 images 2x2x3 in 1 chunk of 5" in bench
+    # The grid is the file as stored (h5feed's defaults for it): one file variant.
+    sweep = run_h5feed("bench", "sweep", tmp_path / "one.h5", "--out", tmp_path / "sweep",
+                       "--chunks", 5, "--compression", "zstd:3", "--cache-mb", 512, "--sampler",
+                       "chunks:8", "--max-seconds", 2, check=0)
+    assert ": 2 runs over 1 file variant;" in sweep.stderr
+
+
+def test_a_sweep_refusal_names_the_file_not_the_word_file(own_size, tmp_path):
+    result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "sweep", check=2)
+    assert f"{own_size} stores its images at their own sizes" in result.stderr
+    assert "FILE stores" not in result.stderr

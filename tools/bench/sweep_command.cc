@@ -60,7 +60,7 @@ bool OptionsFitInput(const SweepFlags& f) {
       {.chunks_or_compression = f.chunks_given->count() > 0 || f.compressions_given->count() > 0,
        .encodings_or_chunk_bytes = !f.encodings.empty() || !f.chunk_bytes.empty(),
        .augment = !o.augment.empty()},
-      "FILE");
+      o.input.display());
   if (!problem.empty()) ReportUsageError("bench sweep", problem);
   return problem.empty();
 }
