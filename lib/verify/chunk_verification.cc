@@ -64,14 +64,14 @@ void CheckImages(const DatasetIndex& index, const source::ChunkSource& chunks, i
       try {
         chunks.VerifyRow(row, stored);
       } catch (const Error& e) {
-        bad.push_back({row, c, WithoutRow(ReasonOnly(chunks, c, e.what()), row)});
+        bad.push_back({row, c, WithoutRow(ReasonOnly(chunks, c, e.what()), row), {}});
         continue;  // damaged already: what its decode says would add nothing
       }
     }
     decode::ImageCheck check =
         decode::DecoderFor(image.encoding).Check(stored, image.shape, checker.scratch);
     checker.decoded += check.decoded ? 1 : 0;
-    if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem)});
+    if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem), {}});
   }
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/schema.h"
 #include "h5feed/error.h"
@@ -16,6 +17,7 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
+#include "hdf5/strings.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
 #include "verify/checked_count.h"
@@ -171,6 +173,28 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
       "attributes: format name and version, layout, compression, num_images, " + chunking +
       ", num_classes, num_skipped; /sources, /classes and the skipped lists "
       "against them");
+}
+
+void NameBadImageSources(const DatasetIndex& index, FileLocking locking,
+                         VerificationReport& report) {
+  if (report.bad_images.empty()) return;
+  std::vector<std::string> sources;
+  {
+    auto lock = hdf5::Lock();
+    hdf5::SilenceErrors silence;
+    const hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking);
+    if (RowsOf(opened.file.get(), format::schema::kSources) != index.samples) return;
+    try {
+      sources = hdf5::ReadStringDataset(opened.file.get(), format::schema::kSources);
+    } catch (const Error&) {
+      return;  // a /sources that does not read is a problem CheckCount and HDF5's own report
+    }
+  }
+  for (ImageProblem& problem : report.bad_images) {
+    if (problem.row >= 0 && problem.row < static_cast<int64_t>(sources.size())) {
+      problem.source = sources[static_cast<size_t>(problem.row)];
+    }
+  }
 }
 
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {

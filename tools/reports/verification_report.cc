@@ -62,7 +62,9 @@ std::string VerificationText(const ReportValue& value) {
   std::vector<std::string> images;
   for (const ReportView& p : r["bad_images"].Items()) {
     images.push_back("bad image row " + std::to_string(p["row"].Int()) + " (chunk " +
-                     std::to_string(p["chunk"].Int()) + "): " + p["problem"].Text());
+                     std::to_string(p["chunk"].Int()) +
+                     (p["source"].IsNull() ? "" : ", source " + p["source"].Text()) +
+                     "): " + p["problem"].Text());
   }
   return Verdict(r) + CutList(chunks, kTextListed, "  ", "bad chunks") +
          CutList(images, kTextListed, "  ", "bad images") + Prefixed(r, "problems", "problem: ") +
