@@ -97,7 +97,7 @@ def test_normalize_and_no_verify_are_reported(tiny):
 
 def test_text_report_names_the_figures(tiny):
     out = run_h5feed("bench", tiny, "--batch", 64, check=0).stdout
-    for words in ("images/s", "MB/s", "chunk reads", "hit rate", "decoded", "waited",
+    for words in ("images/s", "MB/s", "chunk reads", "hit rate", "decoded", "set the pace",
                   "peak RSS", "shuffle quality"):
         assert words in out, out
 

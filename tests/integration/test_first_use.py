@@ -294,3 +294,11 @@ def test_a_sweep_refusal_names_the_file_not_the_word_file(own_size, tmp_path):
     result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "sweep", check=2)
     assert f"{own_size} stores its images at their own sizes" in result.stderr
     assert "FILE stores" not in result.stderr
+
+
+def test_without_step_ms_bench_says_the_reader_set_the_pace_not_a_wait_share(small):
+    text = run_h5feed("bench", small, "--no-ceilings", check=0).stdout
+    assert "Next() waited" not in text
+    assert "batches taken as they came (no --step-ms), so the reader set the pace" in text
+    paced = run_h5feed("bench", small, "--no-ceilings", "--step-ms", 1, check=0).stdout
+    assert "Next() waited" in paced and "simulated trainer: 1.0 ms per batch" in paced
