@@ -106,8 +106,9 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     """`h5feed convert imagefolder SRC OUT`: a torchvision-style ImageFolder (one subfolder per
     class, sorted; labels are their indices) to one h5feed file.
 
-    size: every image stored at (height, width) (an int: square; "HxW" also taken); None: all
-    images that decode must already share one size. resize: crop | stretch | pad. chunk:
+    size: every image stored at (height, width) (an int: square; "HxW" also taken); None: each
+    image at its own size, its longer side capped at max_side (below), in a version 1 file
+    when they all share one size and the encoding is raw. resize: crop | stretch | pad. chunk:
     images per chunk (None: about 4 MiB). compression: none | zstd[:L] | gzip[:L].
     shuffle/seed: the stored order is a seeded shuffle unless shuffle=False. threads: None =
     all cores. overwrite: replace `out`. strict: a broken image is an error instead of a skip.

@@ -241,3 +241,32 @@ def test_a_zero_or_negative_count_is_refused_where_none_means_the_default(tmp_pa
     if "threads" in arguments:
         with pytest.raises(ValueError, match=message.split(":")[0]):
             h5feed.Loader(small_file, 16, **arguments)
+
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("converter", ["convert_imagefolder", "convert_cifar", "convert_npy",
+                                       "rechunk"])
+def test_docs_python_md_names_every_argument_of_the_converters(converter):
+    import inspect
+    # The sentence that lists the options (the report's keys, after it, share some names).
+    text = (DOCS / "python.md").read_text()
+    section = text.split("The options are the command's:", 1)[1].split("The report dict", 1)[0]
+    parameters = list(inspect.signature(getattr(h5feed, converter)).parameters)[2:]
+    missing = [name for name in parameters if f"`{name}`" not in section]
+    assert missing == [], f"docs/python.md's Conversions do not name {missing}"
+
+
+def test_convert_imagefolders_docstring_says_what_size_none_does_now():
+    doc = " ".join(h5feed.convert_imagefolder.__doc__.split())
+    assert "must already share one size" not in doc
+    assert "None: each image at its own size" in doc
+
+
+def test_install_md_says_how_to_build_for_installation_only():
+    text = (DOCS / "install.md").read_text()
+    top = (DOCS.parent / "CMakeLists.txt").read_text()
+    for option in ("H5FEED_BUILD_TESTS", "H5FEED_BUILD_BENCH", "H5FEED_BUILD_EXAMPLES"):
+        assert f"-D{option}=OFF" in text, option
+        assert f"option({option} " in top, option
