@@ -65,15 +65,22 @@ void CheckOptions(const LoaderOptions& options) {
   const OutputOptions& output = options.output;
   Require(output.cuda_device >= -1, "output.cuda_device", output.cuda_device,
           "it must be a CUDA device index, or -1 for host batches");
-  const bool default_output = output.type == ElementType::kFloat32 &&
-                              output.layout == Layout::kNCHW && !output.augment.any() &&
-                              output.cuda_device < 0;
-  if (!options.normalize && !default_output) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} asks for another type, layout, augmentation or a CUDA device, which apply to "
-        "normalized images: ask for those ({}); uint8 batches are delivered on the host, as stored",
-        OptionName(options, "output"), OptionName(options, "normalize"));
+  // The options of normalized batches that are set, each as the caller spells it.
+  std::string for_normalized;
+  const auto set = [&](bool given, std::string_view field) {
+    if (given) for_normalized += (for_normalized.empty() ? "" : ", ") + OptionName(options, field);
+  };
+  set(output.type != ElementType::kFloat32, "output.type");
+  set(output.layout != Layout::kNCHW, "output.layout");
+  set(output.augment.any(), "output.augment");
+  set(output.cuda_device >= 0, "output.cuda_device");
+  if (!options.normalize && !for_normalized.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} apply to normalized batches, but {} asks for uint8 batches as stored, "
+                    "which are delivered on the host: ask for normalized batches ({}), or leave "
+                    "those out",
+                    for_normalized, OptionName(options, "normalize"),
+                    OptionName(options, "normalize"));
   }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");

@@ -280,7 +280,7 @@ LOADER_OPTIONS = (
                  ("mean",)),
     LoaderOption("std", IMAGENET_STD, lambda a: dict(std=_per_channel("std", a["std"])),
                  ("std",)),
-    LoaderOption("augment", None, _augment_and_views),  # with views
+    LoaderOption("augment", None, _augment_and_views, ("output.augment",)),  # with views
     _cpp_default("echo"),
     LoaderOption("with_indices", False, None),  # Loader's own: also yield the dataset rows
     # A for loop's variables keep the previous batch alive while next() waits for the new one

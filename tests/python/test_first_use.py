@@ -161,6 +161,16 @@ def test_loader_messages_name_python_arguments_and_methods(small_file, own_size_
     assert "SetOutputSize" not in message and "max_output" not in message
 
 
+def test_options_for_normalized_batches_with_dtype_none_are_named_as_python_spells_them(
+        small_file):
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16, dtype=None, augment=h5feed.Augment(random_flip=True),
+                      memory_format=torch.channels_last)
+    message = str(caught.value)
+    assert "memory_format" in message and "augment" in message and "dtype" in message
+    assert "LoaderOptions" not in message and "output" not in message
+
+
 @pytest.mark.parametrize("arguments, python, command", [
     (dict(size=0), "size", "--size"),
     (dict(max_side=-1), "max_side", "--max-side"),
