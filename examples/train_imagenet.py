@@ -19,8 +19,8 @@ float32 batches ready to use, with no per-sample Python.
 
 The data are converted once into --workdir: each split to one file, images stored at --store px
 with `resize crop` (the shorter side scaled to it, then center-cropped: what `h5feed convert
-imagefolder SRC OUT --size 256 --resize crop` does; README, "The ImageNet recipe", what each
-stored size costs on disk). --data DIR takes an ImageFolder with train/ and val/ (ImageNet's
+imagefolder SRC OUT --size 256 --resize crop` does; docs/augment.md, "Storing for the recipe":
+what each stored size costs on disk). --data DIR takes an ImageFolder with train/ and val/ (ImageNet's
 layout), or a single ImageFolder, whose every fifth file of each class (in sorted order) is
 linked into a validation folder and the rest into a training one. Without --data, photos are
 generated with tests/data/make_image_folder.py. It trains on the GPU when torch sees one

@@ -18,6 +18,8 @@
   - the `only` rows: a header that only the modules a row lists (and its own) may include,
     whatever their rows say, and no front end (index/chunk_reader.h: chunks are read through
     the chunk source, so a remote chunk corrupted on its way is fetched again everywhere);
+  - HDF5's C API is called in lib/hdf5/ only (its RAII handles, the one HDF5 lock, its errors):
+    no H5...( call in the rest of lib/ or in the front ends;
   - every #include "..." of the front ends (converters/, tools/, python/: the table's rows
     whose names end in '/'): public headers, the front end's own files, and what its row
     lists: modules of lib/ by name, and `converters` for the converters' surface (the table's
@@ -404,6 +406,28 @@ def check_front_include(table, path, root, folder, allowed, number, included, pr
                     "converters")
 
 
+# An HDF5 function (H5Dopen2, H5open, H5PLget), not a macro of h5feed's own (H5FEED_...).
+HDF5_CALL = re.compile(r"\bH5(?!FEED)[A-Za-z][A-Za-z0-9_]*\s*\(")
+
+
+def check_hdf5_calls(table, problems):
+    """HDF5's C API only in lib/hdf5/: everyone else goes through its wrappers."""
+    roots = [os.path.join(ROOT, "lib")] + [os.path.join(ROOT, folder.split("/", 1)[0])
+                                           for folder in table.front]
+    for root in sorted(set(roots)):
+        for path in source_files(root):
+            if rel(path).replace(os.sep, "/").startswith("lib/hdf5/"):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as source:
+                for number, line in enumerate(source, 1):
+                    code = line.split("//", 1)[0]
+                    match = HDF5_CALL.search(code)
+                    if match:
+                        problems.append(f"{rel(path)}:{number}: calls {match.group(0)[:-1].strip()}"
+                                        ": HDF5's C API is called in lib/hdf5/ only (its "
+                                        "handles, lock and errors); add or use a wrapper there")
+
+
 def cmake_lines(path):
     with open(path, encoding="utf-8") as listing:
         for number, line in enumerate(listing, 1):
@@ -456,6 +480,7 @@ def main():
     check_tests(table, problems)
     check_cmake(table, problems)
     check_front_ends(table, problems)
+    check_hdf5_calls(table, problems)
     for problem in problems:
         print(problem)
     if problems:

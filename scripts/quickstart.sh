@@ -10,7 +10,10 @@ images=${1:-2000}
 
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)"
+# What this script runs, and no more: the command, the Python module, the zstd plugin and the
+# helpers they start (the wheel's files). The tests, benchmarks and examples are
+# scripts/test.sh's to build.
+cmake --build build -j"$(nproc)" --target h5feed_wheel_files
 
 mkdir -p quickstart
 if [ ! -d quickstart/photos ]; then

@@ -170,6 +170,15 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     put("ceiling", c.Binding());
     put("fraction_of_ceiling", bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond()));
     put("fraction_of_memcpy", bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+    if (c.decodes_jpeg()) {
+      // Decoding binds a file of JPEGs: its ceiling and the fraction reached, in images/s.
+      put("jpeg_decode_images_per_s", c.jpeg_images_per_s);
+      put("jpeg_share", c.jpeg_share);
+      put("ceiling_images_per_s", c.JpegImagesPerSecond());
+      put("ceiling", "jpeg decode x " + std::to_string(c.threads));
+      put("fraction_of_ceiling",
+          bench::FractionOf(bench::ImagesPerSecond(r), c.JpegImagesPerSecond()));
+    }
   }
   if (report.augment) {
     const bench::AugmentCost& a = *report.augment;
@@ -276,14 +285,27 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                   c.page_cache_mb_per_s, c.compression_ratio);
     if (c.compressed())
       out += Format(", zstd %.0f MB/s x %.0f threads", c.zstd_mb_per_s, c.threads);
+    if (c.decodes_jpeg()) {
+      out += Format(", TurboJPEG %.0f images/s x %.0f threads", c.jpeg_images_per_s, c.threads);
+    }
     out += Format(", memcpy %.0f MB/s\n", c.memcpy_mb_per_s);
-    out += "  reached " +
-           Format("%.2f of the ceiling (%.0f MB/s, ",
-                  bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond()),
-                  c.PixelMbPerSecond()) +
-           c.Binding() +
-           Format("), %.2f of memcpy\n",
-                  bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+    if (c.decodes_jpeg()) {
+      out += Format(
+                 "  reached %.2f of the JPEG decode ceiling (%.0f images/s: TurboJPEG's whole "
+                 "decode x %.0f threads",
+                 bench::FractionOf(bench::ImagesPerSecond(r), c.JpegImagesPerSecond()),
+                 c.JpegImagesPerSecond(), c.threads) +
+             (c.jpeg_share < 1 ? Format(", %.0f%% of the rows JPEG", 100 * c.jpeg_share) : "") +
+             ")\n";
+    } else {
+      out += "  reached " +
+             Format("%.2f of the ceiling (%.0f MB/s, ",
+                    bench::FractionOf(bench::PixelMbPerSecond(r), c.PixelMbPerSecond()),
+                    c.PixelMbPerSecond()) +
+             c.Binding() +
+             Format("), %.2f of memcpy\n",
+                    bench::FractionOf(bench::PixelMbPerSecond(r), c.memcpy_mb_per_s));
+    }
   }
   if (report.augment) {
     const bench::AugmentCost& a = *report.augment;

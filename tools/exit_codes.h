@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of the h5feed command, documented in README.md ("Exit codes").
+// Exit codes of the h5feed command, documented in docs/command.md ("Exit codes and messages").
 
 namespace h5feed::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Inputs named on the command line that must exist: one that does not is a wrong command line
-// (exit 2, nothing done, README "Exit codes"), in every command alike, said as "PATH does not
+// (exit 2, nothing done, docs/command.md "Exit codes"), in every command alike, said as "PATH does not
 // exist". A URL (http://, https://, s3://) is found or not only when it is read.
 
 #include <CLI/CLI.hpp>

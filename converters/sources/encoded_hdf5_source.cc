@@ -1,8 +1,9 @@
 #include "sources/encoded_hdf5_source.h"
 
 #include <algorithm>
-#include <exception>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include <tbb/task_arena.h>
 
 #include "h5feed/error.h"
+#include "hdf5/byte_sequences.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
@@ -29,12 +31,8 @@ constexpr std::string_view kImagesName = "images";
 // (h5py.vlen_dtype(np.uint8), or of int8: bytes either way).
 bool HoldsEncoded(hid_t file, const hdf5::DatasetEntry& entry) {
   if (entry.dims.size() != 1) return false;
-  hdf5::Dataset dataset(H5Dopen2(file, entry.name.c_str(), H5P_DEFAULT));
-  if (!dataset) return false;
-  hdf5::Datatype type(H5Dget_type(dataset.get()));
-  if (!type || H5Tget_class(type.get()) != H5T_VLEN) return false;
-  hdf5::Datatype base(H5Tget_super(type.get()));
-  return base && H5Tget_class(base.get()) == H5T_INTEGER && H5Tget_size(base.get()) == 1;
+  const hdf5::Dataset dataset = hdf5::TryOpenDataset(file, entry.name);
+  return dataset && hdf5::HoldsByteSequences(dataset.get());
 }
 
 // The dataset of encoded images by EncodedHdf5Options::images's rule, or nullptr.
@@ -82,35 +80,12 @@ OpenedFile Open(const std::string& path, const std::string& images) {
   return opened;
 }
 
-// Where HDF5 puts an element's bytes when reading it (H5Pset_vlen_mem_manager): the memory the
-// reader's Place gives. HDF5 calls these from C, so nothing may be thrown through them.
-struct ElementMemory {
-  const ImageFileReader::Place* place = nullptr;
-  bool refused = false;      // Place had no memory without waiting
-  std::exception_ptr error;  // Place threw
-};
-
-void* PlaceElement(size_t bytes, void* info) {
-  auto* memory = static_cast<ElementMemory*>(info);
-  try {
-    uint8_t* where = (*memory->place)(static_cast<int64_t>(bytes));
-    if (where == nullptr) memory->refused = true;
-    return where;
-  } catch (...) {
-    memory->error = std::current_exception();
-    return nullptr;
-  }
-}
-
-void KeepElement(void*, void*) {}  // the reader owns the memory
-
 class EncodedHdf5Source final : public SampleSource {
  public:
   struct Parts {
     std::string path;
     hdf5::File file;
     hdf5::Dataset images;
-    hdf5::Datatype bytes_type;   // variable-length uint8, in memory
     std::string element_prefix;  // "images[": the dataset's name, without the leading '/'
     int64_t count = 0;
     bool chunked = false;
@@ -126,7 +101,6 @@ class EncodedHdf5Source final : public SampleSource {
 
   ~EncodedHdf5Source() override {
     auto lock = hdf5::Lock();
-    p_.bytes_type.reset();
     p_.images.reset();
     p_.file.reset();
   }
@@ -193,31 +167,22 @@ class EncodedHdf5Source final : public SampleSource {
 
   // Reads element i's bytes into the memory `place` gives (ImageFileReader::Fetch).
   bool FetchElement(int64_t i, const ImageFileReader::Place& place) const {
-    ElementMemory memory;
-    memory.place = &place;
-    hvl_t element{0, nullptr};
+    bool refused = false;  // Place had no memory without waiting
+    std::optional<std::span<uint8_t>> element;
     {
       auto lock = hdf5::Lock();
       hdf5::SilenceErrors silence;
-      hdf5::Dataspace file_space(H5Dget_space(p_.images.get()));
-      const hsize_t start[1] = {static_cast<hsize_t>(i)};
-      const hsize_t one[1] = {1};
-      hdf5::Dataspace memory_space(H5Screate_simple(1, one, nullptr));
-      hdf5::PropertyList transfer(H5Pcreate(H5P_DATASET_XFER));
-      const bool ok = file_space && memory_space && transfer &&
-                      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, one,
-                                          nullptr) >= 0 &&
-                      H5Pset_vlen_mem_manager(transfer.get(), PlaceElement, &memory, KeepElement,
-                                              nullptr) >= 0 &&
-                      H5Dread(p_.images.get(), p_.bytes_type.get(), memory_space.get(),
-                              file_space.get(), transfer.get(), &element) >= 0;
-      if (memory.error) std::rethrow_exception(memory.error);
-      if (!ok && memory.refused) return false;
-      if (!ok) {
+      element = hdf5::ReadByteSequence(p_.images.get(), i, [&](size_t bytes) {
+        uint8_t* where = place(static_cast<int64_t>(bytes));
+        if (where == nullptr) refused = true;
+        return where;
+      });
+      if (!element && refused) return false;
+      if (!element) {
         throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + name(i), p_.path);
       }
     }
-    if (element.len == 0 || element.p == nullptr) {
+    if (element->empty() || element->data() == nullptr) {
       throw MakeError(ErrorCode::kCorrupt, "{} in {} holds no bytes: not an image", name(i),
                       p_.path);
     }
@@ -259,12 +224,8 @@ std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
     const hdf5::DatasetEntry& images = *opened.encoded;
     parts.element_prefix = images.name.substr(images.name.front() == '/' ? 1 : 0) + "[";
     parts.count = images.dims[0];
-    parts.chunked = !images.chunk.empty();
+    parts.chunked = !images.storage.chunk.empty();
     parts.images = hdf5::OpenDataset(opened.file.get(), images.name, path);
-    parts.bytes_type = hdf5::Datatype(H5Tvlen_create(H5T_NATIVE_UINT8));
-    if (!parts.bytes_type) {
-      throw hdf5::StackError(ErrorCode::kInternal, "creating a variable-length type", path);
-    }
     Hdf5Labels labels =
         ReadHdf5Labels(opened.file.get(), opened.datasets, options.labels, parts.count, path);
     parts.labels = std::move(labels.labels);

@@ -7,12 +7,15 @@
 
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/chunk_cache.h"
 #include "hdf5/dataset_listing.h"
+#include "hdf5/dataset_storage.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
+#include "hdf5/row_read.h"
 #include "hdf5/strings.h"
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
@@ -25,27 +28,17 @@ namespace fs = std::filesystem;
 
 // HDF5's default chunk cache; kept as the floor so small chunks still share a cache line.
 constexpr size_t kMinCacheBytes = size_t{1} << 20;
-// A prime well above the number of chunks the cache holds, so consecutive chunks (slot =
-// linear chunk index mod nslots) never collide (HDF5's H5Pset_chunk_cache advice: ~100x).
-constexpr size_t kCacheSlots = 10007;
 
 // Fails at open, not at every Read(), when a filter of the pipeline cannot run here.
-void CheckFilters(hid_t dataset, const hdf5::DatasetEntry& images, const std::string& path) {
-  hdf5::PropertyList dcpl(H5Dget_create_plist(dataset));
-  int count = dcpl ? H5Pget_nfilters(dcpl.get()) : 0;
-  for (int i = 0; i < count; ++i) {
-    unsigned flags = 0, config = 0;
-    size_t cd_count = 0;
-    H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &cd_count,
-                                     nullptr, 0, nullptr, &config);
-    if (H5Zfilter_avail(id) > 0) continue;
-    std::string name = i < static_cast<int>(images.filters.size()) ? images.filters[i] : "";
+void CheckFilters(const hdf5::DatasetEntry& images, const std::string& path) {
+  for (const hdf5::Filter& filter : images.storage.filters) {
+    if (hdf5::FilterAvailable(filter.id)) continue;
     throw MakeError(
         ErrorCode::kUnsupported,
         "dataset {} in {} is compressed with {} (HDF5 filter {}), which this HDF5 cannot decode. "
         "Point HDF5_PLUGIN_PATH at a folder holding that filter's plugin, or rewrite the dataset "
         "with gzip (h5py: compression='gzip')",
-        images.name, path, name, id);
+        images.name, path, filter.name, filter.id);
   }
 }
 
@@ -53,18 +46,16 @@ void CheckFilters(hid_t dataset, const hdf5::DatasetEntry& images, const std::st
 // decompress each chunk once (the default 1 MiB cache re-decompresses any larger chunk on
 // every row: measured in hdf5_source_test, "rows read in order decode each chunk once").
 hdf5::PropertyList ChunkCacheAccess(const hdf5::DatasetEntry& images) {
-  hdf5::PropertyList dapl(H5Pcreate(H5P_DATASET_ACCESS));
-  if (images.chunk.empty()) return dapl;
+  const std::vector<int64_t>& chunk = images.storage.chunk;
+  if (chunk.empty()) return hdf5::ChunkCacheAccess(0);
   size_t chunk_bytes = 1;
   size_t chunks_per_row = 1;
   for (size_t d = 0; d < images.dims.size(); ++d) {
-    size_t extent = static_cast<size_t>(std::max<int64_t>(images.chunk[d], 1));
+    size_t extent = static_cast<size_t>(std::max<int64_t>(chunk[d], 1));
     chunk_bytes *= extent;
     if (d > 0) chunks_per_row *= (static_cast<size_t>(images.dims[d]) + extent - 1) / extent;
   }
-  size_t bytes = std::max(2 * chunks_per_row * chunk_bytes, kMinCacheBytes);
-  H5Pset_chunk_cache(dapl.get(), kCacheSlots, bytes, 0.75);
-  return dapl;
+  return hdf5::ChunkCacheAccess(std::max(2 * chunks_per_row * chunk_bytes, kMinCacheBytes));
 }
 
 // Thread-safety: Read() may run on many threads; every HDF5 call is made under hdf5::Lock(),
@@ -76,7 +67,6 @@ class Hdf5Source final : public SampleSource {
     hdf5::File file;
     hdf5::Dataset images;
     std::string images_name;
-    int rank = 4;  // 3: (N, H, W) grayscale, stored as H x W x 1
     bool nchw = false;
     bool chunked = false;
     int64_t count = 0;
@@ -132,21 +122,8 @@ class Hdf5Source final : public SampleSource {
   void ReadRow(int64_t i, std::span<uint8_t> out) const {
     auto lock = hdf5::Lock();
     hdf5::SilenceErrors silence;
-    hdf5::Dataspace file_space(H5Dget_space(p_.images.get()));
     // Row i whole: (1, H, W, C), (1, C, H, W) or (1, H, W).
-    hsize_t start[4] = {static_cast<hsize_t>(i), 0, 0, 0};
-    hsize_t extent[4] = {1, 0, 0, 0};
-    hsize_t dims[4] = {};
-    bool ok = file_space && H5Sget_simple_extent_dims(file_space.get(), dims, nullptr) == p_.rank;
-    for (int d = 1; d < p_.rank; ++d) extent[d] = dims[d];
-    hsize_t memory_dims[1] = {out.size()};
-    hdf5::Dataspace memory_space(H5Screate_simple(1, memory_dims, nullptr));
-    ok = ok && memory_space &&
-         H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, extent, nullptr) >=
-             0 &&
-         H5Dread(p_.images.get(), H5T_NATIVE_UINT8, memory_space.get(), file_space.get(),
-                 H5P_DEFAULT, out.data()) >= 0;
-    if (!ok) {
+    if (!hdf5::ReadRows(p_.images.get(), i, 1, out)) {
       // A chunk that fails to decompress spoils only its rows: kCorrupt lets them be skipped.
       throw hdf5::StackError(ErrorCode::kCorrupt,
                              fmt::format("reading row {} of {}", i, p_.images_name), p_.path);
@@ -185,15 +162,14 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
       hdf5::ChooseImageDataset(file, datasets, options.images, path).Use();
   const hdf5::DatasetEntry& images = chosen.dataset;
   parts.images_name = images.name;
-  parts.rank = static_cast<int>(images.dims.size());
   parts.nchw = chosen.layout == StoredLayout::kNCHW;
-  parts.chunked = !images.chunk.empty();
+  parts.chunked = !images.storage.chunk.empty();
   parts.count = chosen.count;
   parts.shape = chosen.shape;
 
   hdf5::PropertyList dapl = ChunkCacheAccess(images);
   parts.images = hdf5::OpenDataset(file, images.name, path, dapl.get());
-  CheckFilters(parts.images.get(), images, path);
+  CheckFilters(images, path);
 
   Hdf5Labels labels = ReadHdf5Labels(file, datasets, options.labels, parts.count, path);
   parts.labels = std::move(labels.labels);

@@ -8,10 +8,8 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
-#include "hdf5/error.h"
-#include "hdf5/handle.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
-#include "hdf5/untimed_creation.h"
 
 #ifndef H5FEED_VERSION
 #error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
@@ -39,19 +37,8 @@ uint64_t DescriptionBytes(const DatasetDescription& d, size_t chunks) {
   return bytes;
 }
 
-void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, const std::string& path) {
-  const hsize_t label_dims[1] = {d.labels.size()};
-  hdf5::Dataspace label_space(H5Screate_simple(1, label_dims, nullptr));
-  const hdf5::PropertyList untimed = hdf5::UntimedDatasetCreation();
-  hdf5::Dataset labels(label_space
-                           ? H5Dcreate2(root, schema::kLabels, H5T_STD_I64LE, label_space.get(),
-                                        H5P_DEFAULT, untimed.get(), H5P_DEFAULT)
-                           : H5I_INVALID_HID);
-  if (!labels || (!d.labels.empty() && H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-                                                H5P_DEFAULT, d.labels.data()) < 0)) {
-    throw hdf5::StackError(ErrorCode::kIo, "writing dataset /labels", path);
-  }
-  labels.reset();
+void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, bool labelled) {
+  if (labelled) hdf5::WriteIntegerDataset<int64_t>(root, schema::kLabels, d.labels);
 
   std::vector<std::string> skipped_sources, skipped_reasons;
   for (const SkippedSource& skipped : d.skipped) {
@@ -98,6 +85,7 @@ void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWr
     hdf5::WriteAttribute(root, schema::kAttrMergedParts, d.merged->parts);
     hdf5::WriteAttribute(root, schema::kAttrMergeSeed, d.merged->seed);
   }
+  if (!images.labelled) hdf5::WriteAttribute(root, schema::kAttrLabelled, int32_t{0});
   hdf5::WriteAttribute(root, schema::kAttrFormatVersion,
                        flat ? schema::kOwnSizeFormatVersion : schema::kFixedSizeFormatVersion);
   hdf5::WriteAttribute(root, schema::kAttrFormat, std::string_view(schema::kFormatName));

@@ -22,10 +22,10 @@ namespace h5feed::format {
 // and 1 MiB for object headers, attributes and B-tree nodes. The Writer reserves it first.
 uint64_t DescriptionBytes(const DatasetDescription& description, size_t chunks);
 
-// Writes /labels, /classes, /sources and the skipped lists to `root`, the file `path`. Throws
-// Error (kIo, or kNoSpace when the disk is full) naming the dataset and the file.
-void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description,
-                              const std::string& path);
+// Writes /labels (unless the samples have no labels: not `labelled`), /classes, /sources and
+// the skipped lists to `root`. Throws Error (kIo, or kNoSpace when the disk is full) naming the
+// dataset and the file.
+void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description, bool labelled);
 
 // What the root attributes say about /images.
 struct ImagesWritten {
@@ -34,6 +34,7 @@ struct ImagesWritten {
   Compression compression;
   // Version 2 files of images at their own size: their layout, with chunk_bytes resolved.
   std::optional<FlatLayout> flat;
+  bool labelled = true;  // false: the `labelled` attribute says 0
 };
 
 // Writes every root attribute of docs/format.md for the file's version (1, or 2 with `flat`),

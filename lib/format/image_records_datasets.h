@@ -8,16 +8,15 @@
 
 #include <cstdint>
 #include <span>
-#include <string>
 
 #include "h5feed/writer.h"
 
 namespace h5feed::format {
 
-// Writes the four datasets of `images` (in row order) at `offsets` (one per image) to `root`,
-// the file `path`. Throws Error (kIo, or kNoSpace when the disk is full) naming the dataset.
+// Writes the four datasets of `images` (in row order) at `offsets` (one per image) to `root`.
+// Throws Error (kIo, or kNoSpace when the disk is full) naming the dataset and the file.
 void WriteImageRecords(hid_t root, std::span<const StoredImage> images,
-                       std::span<const uint64_t> offsets, const std::string& path);
+                       std::span<const uint64_t> offsets);
 
 // The bytes those datasets take in the file: 29 per image.
 inline uint64_t ImageRecordBytes(size_t images) { return 29 * uint64_t{images}; }

@@ -3,16 +3,19 @@
 // checks a chunk must pass first and its row of the chunk table (docs/format.md, "Writing
 // protocol", step 3). Disk space for every write is reserved before HDF5 makes it.
 
-#include <cerrno>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "format/require.h"
 #include "format/schema.h"
 #include "format/writer_state.h"
 #include "h5feed/error.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
+#include "hdf5/extendible_dataset.h"
 #include "hdf5/lock.h"
-#include "hdf5/untimed_creation.h"
+#include "hdf5/new_file.h"
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
 
@@ -29,74 +32,35 @@ constexpr uint64_t kMetadataSlack = uint64_t{64} << 10;
 }  // namespace
 
 void Writer::State::ReserveBeyondEnd(uint64_t more, std::string_view what) {
-  haddr_t end = 0;
-  if (H5Fget_eoa(file.get(), &end) < 0) {
-    throw hdf5::StackError(ErrorCode::kIo, "finding the end of the file", temporary_path);
-  }
-  disk->Reserve(static_cast<uint64_t>(end) + more, what);
+  disk->Reserve(hdf5::AllocatedEnd(file.get(), temporary_path) + more, what);
 }
 
 void Writer::State::CreateImagesDataset() {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  const std::string what = "creating the temporary file";
-  hdf5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
-  // The default (earliest) file format on purpose: HDF5 1.10.8 then indexes the chunks of an
-  // extendible dataset with a version-1 B-tree, which it walks several times faster than the
-  // latest format's extensible array (docs/format.md, "HDF5 file-format level"). Use file
-  // locks where the file system has them and go on without where it does not (NFS, Lustre).
-  if (!access || H5Pset_file_locking(access.get(), true, true) < 0) {
-    throw hdf5::StackError(ErrorCode::kInternal, what, temporary_path);
-  }
-  // EXCL: this process's own temporary name exists only if another Writer here writes the same
-  // output right now.
-  const hdf5::PropertyList root = hdf5::UntimedFileCreation();
-  file = hdf5::File(H5Fcreate(temporary_path.c_str(), H5F_ACC_EXCL, root.get(), access.get()));
-  if (!file) {
-    if (hdf5::ErrorStackErrno() == EEXIST) {
-      removed = true;  // not ours: never remove it
-      throw MakeError(
-          ErrorCode::kAlreadyExists,
-          "another writer in this process is already writing {} (its temporary file {} exists)",
-          path, temporary_path);
-    }
-    throw hdf5::StackError(ErrorCode::kIo, what, temporary_path);
+  try {
+    file = hdf5::CreateNewFile(temporary_path, "creating the temporary file");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kAlreadyExists) throw;
+    // This process's own temporary name exists only if another Writer here writes the same
+    // output right now.
+    removed = true;  // not ours: never remove it
+    throw MakeError(
+        ErrorCode::kAlreadyExists,
+        "another writer in this process is already writing {} (its temporary file {} exists)", path,
+        temporary_path);
   }
   disk.emplace(temporary_path);
   writeback.emplace(temporary_path);
   ReserveBeyondEnd(kMetadataSlack, "creating dataset /images");
 
-  const hsize_t h = static_cast<hsize_t>(shape.height);
-  const hsize_t w = static_cast<hsize_t>(shape.width);
-  const hsize_t c = static_cast<hsize_t>(shape.channels);
-  hsize_t dims[4] = {0, h, w, c};
-  hsize_t max_dims[4] = {H5S_UNLIMITED, h, w, c};
-  hsize_t chunk[4] = {static_cast<hsize_t>(chunk_images), h, w, c};
-  int rank = 4;
-  if (flat) {  // a flat byte array in chunks of C bytes
-    rank = 1;
-    chunk[0] = static_cast<hsize_t>(chunk_bytes);
-  }
-  const std::string dataset_what = "creating dataset /" + std::string(format::schema::kImages);
-  hdf5::Dataspace space(H5Screate_simple(rank, dims, max_dims));
-  hdf5::PropertyList create = hdf5::UntimedDatasetCreation();
-  if (!space || H5Pset_chunk(create.get(), rank, chunk) < 0) {
-    throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
-  }
-  herr_t status = 0;
-  if (compression.kind == Compression::Kind::kZstd) {
-    hdf5::RegisterZstdFilter();
-    // Optional, as h5py and hdf5plugin set it: a program without the filter can still open
-    // the file and read everything but the pixels.
-    const unsigned int level[1] = {static_cast<unsigned int>(compression.level)};
-    status = H5Pset_filter(create.get(), hdf5::kZstdFilterId, H5Z_FLAG_OPTIONAL, 1, level);
-  } else if (compression.kind == Compression::Kind::kDeflate) {
-    status = H5Pset_deflate(create.get(), static_cast<unsigned int>(compression.level));
-  }
-  if (status < 0) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
-  images = hdf5::Dataset(H5Dcreate2(file.get(), format::schema::kImages, H5T_STD_U8LE, space.get(),
-                                    H5P_DEFAULT, create.get(), H5P_DEFAULT));
-  if (!images) throw hdf5::StackError(ErrorCode::kIo, dataset_what, temporary_path);
+  // Chunks of K whole images, or a flat byte array in chunks of C bytes.
+  const std::vector<uint64_t> image_shape = {static_cast<uint64_t>(shape.height),
+                                             static_cast<uint64_t>(shape.width),
+                                             static_cast<uint64_t>(shape.channels)};
+  images = hdf5::CreateExtendibleBytes(
+      file.get(), format::schema::kImages, flat ? std::span<const uint64_t>() : image_shape,
+      static_cast<uint64_t>(flat ? chunk_bytes : chunk_images), compression);
 }
 
 void Writer::State::AppendPacked(const EncodedChunk& chunk) {
@@ -117,8 +81,8 @@ void Writer::State::AppendPacked(const EncodedChunk& chunk) {
     format::Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_bytes),
                     "uncompressed {} is not one whole chunk of {} bytes", where, s.chunk_bytes);
   }
-  const hsize_t offset[1] = {static_cast<hsize_t>(index * s.chunk_bytes)};
-  const hsize_t dims[1] = {static_cast<hsize_t>((index + 1) * s.chunk_bytes)};
+  const uint64_t offset[1] = {static_cast<uint64_t>(index * s.chunk_bytes)};
+  const uint64_t dims[1] = {static_cast<uint64_t>((index + 1) * s.chunk_bytes)};
   s.chunks.push_back(WriteChunk(chunk, dims, offset, where));
   uint64_t next = offset[0];
   for (const StoredImage& image : chunk.stored) {
@@ -130,44 +94,40 @@ void Writer::State::AppendPacked(const EncodedChunk& chunk) {
 }
 
 format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
-                                                      const hsize_t* dims, const hsize_t* offset,
+                                                      std::span<const uint64_t> dims,
+                                                      std::span<const uint64_t> offset,
                                                       const std::string& where) {
   State& s = *this;
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   s.ReserveBeyondEnd(chunk.bytes.size() + kMetadataSlack, "writing " + where);
-  if (H5Dset_extent(s.images.get(), dims) < 0) {
+  if (!hdf5::ExtendDataset(s.images.get(), dims)) {
     throw hdf5::StackError(ErrorCode::kIo, "extending /images for " + where, s.temporary_path);
   }
   // Filter mask 0: every filter of the pipeline was applied (by Encode), exactly as HDF5
   // would have stored the chunk itself.
-  if (H5Dwrite_chunk(s.images.get(), H5P_DEFAULT, 0, offset, chunk.bytes.size(),
-                     chunk.bytes.data()) < 0) {
+  if (!hdf5::WriteStoredChunk(s.images.get(), offset, chunk.bytes)) {
     throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
   }
-  // One B-tree lookup by coordinates (logarithmic). H5Dget_chunk_info(i) would walk the
-  // index from the start on every call: quadratic in the chunks (docs/format.md, "`/chunk_index`:
-  // the chunk table").
-  format::schema::ChunkRecord record{};
-  record.checksum = chunk.checksum;
-  hsize_t stored_size = 0;
-  unsigned filter_mask = 0;
-  haddr_t address = HADDR_UNDEF;
-  if (H5Dget_chunk_info_by_coord(s.images.get(), offset, &filter_mask, &address, &stored_size) <
-      0) {
+  // One B-tree lookup by coordinates (logarithmic), not a walk of the index (docs/format.md,
+  // "`/chunk_index`: the chunk table").
+  hdf5::ChunkPlace place;
+  if (!hdf5::LocateChunk(s.images.get(), offset, place)) {
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
   }
-  if (address == HADDR_UNDEF || stored_size != chunk.bytes.size() || filter_mask != 0) {
+  if (!place.stored || place.stored_bytes != chunk.bytes.size() || place.filter_mask != 0) {
     throw MakeError(
         ErrorCode::kInternal,
         "{} in {} was stored as {} bytes with filter mask {}, not the {} bytes written; please "
         "report this",
-        where, s.temporary_path, stored_size, filter_mask, chunk.bytes.size());
+        where, s.temporary_path, place.stored_bytes, place.filter_mask, chunk.bytes.size());
   }
-  record.address = address;
-  record.stored_bytes = stored_size;
-  record.filter_mask = filter_mask;
-  writeback->Start(address, stored_size);
+  format::schema::ChunkRecord record{};
+  record.checksum = chunk.checksum;
+  record.address = place.address;
+  record.stored_bytes = place.stored_bytes;
+  record.filter_mask = place.filter_mask;
+  writeback->Start(place.address, place.stored_bytes);
   return record;
 }
 
@@ -193,10 +153,10 @@ void Writer::State::AppendImages(const EncodedChunk& chunk) {
   }
   const std::string where = "chunk " + std::to_string(index) + " of /" + format::schema::kImages;
   const int64_t extent = s.images_written + chunk.images;
-  const hsize_t dims[4] = {static_cast<hsize_t>(extent), static_cast<hsize_t>(s.shape.height),
-                           static_cast<hsize_t>(s.shape.width),
-                           static_cast<hsize_t>(s.shape.channels)};
-  const hsize_t offset[4] = {static_cast<hsize_t>(s.images_written), 0, 0, 0};
+  const uint64_t dims[4] = {static_cast<uint64_t>(extent), static_cast<uint64_t>(s.shape.height),
+                            static_cast<uint64_t>(s.shape.width),
+                            static_cast<uint64_t>(s.shape.channels)};
+  const uint64_t offset[1] = {static_cast<uint64_t>(s.images_written)};
   s.chunks.push_back(WriteChunk(chunk, dims, offset, where));
   s.image_checksums.insert(s.image_checksums.end(), chunk.image_checksums.begin(),
                            chunk.image_checksums.end());

@@ -34,6 +34,17 @@ inline constexpr char kImageOffsets[] = "image_offsets";  // uint64 (N): first b
 inline constexpr char kImageBytes[] = "image_bytes";      // uint64 (N): bytes stored
 inline constexpr char kImageEncodings[] = "image_encodings";  // uint8 (N): ImageEncoding
 
+// Fields (docs/format.md, "Fields"): each field is a dataset at the root named after it, with
+// the attribute kAttrField; its checksums are the dataset kFieldChecksums/NAME.
+inline constexpr char kFieldChecksums[] = "field_checksums";  // group of uint64 (N) datasets
+inline constexpr char kAttrField[] = "h5feed_field";  // string on a field: "array", "bytes", "text"
+// A field's chunks: K rows in a version 1 file (in step with /images); in a flat file, about
+// this many bytes of an array's rows, or this many rows of bytes or text, no more than N.
+inline constexpr int64_t kFlatFieldChunkBytes = int64_t{1} << 20;
+inline constexpr int64_t kFlatFieldChunkRows = 4096;
+// The most fields a file holds: their names fit the root group's object header.
+inline constexpr int64_t kMaxFields = 1024;
+
 // Root attributes. Written last, so a file without them is an interrupted conversion.
 inline constexpr char kAttrFormat[] = "h5feed_format";                 // string "h5feed"
 inline constexpr char kAttrFormatVersion[] = "h5feed_format_version";  // int32
@@ -51,6 +62,10 @@ inline constexpr char kAttrShuffled[] = "shuffled";         // int32: 1 = stored
 inline constexpr char kAttrShuffleSeed[] = "shuffle_seed";  // uint64 (0 when not shuffled)
 inline constexpr char kAttrSourceKind[] = "source_kind";    // "imagefolder", "cifar", "npy", "hdf5"
 inline constexpr char kAttrCreatedBy[] = "created_by";      // "h5feed 0.1.0"
+// Files with fields only: the fields' names in the writer's order (1-D, UTF-8 strings).
+inline constexpr char kAttrFields[] = "fields";
+// Files whose samples have no labels only: int32 0 (no /labels). Absent or 1: labelled.
+inline constexpr char kAttrLabelled[] = "labelled";
 // A part of a conversion in parts only (docs/format.md, "Conversion in parts").
 inline constexpr char kAttrPartIndex[] = "part_index";                // int64 K, from 0
 inline constexpr char kAttrPartCount[] = "part_count";                // int64 N

@@ -15,6 +15,7 @@
 #include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
 #include "format/description_datasets.h"
+#include "format/field_writer.h"
 #include "format/image_records_datasets.h"
 #include "format/partial_file.h"
 #include "format/require.h"
@@ -74,6 +75,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
         chunk_images, shape.bytes());
     chunk_bytes = chunk_images * shape.bytes();
   }
+  format::CheckFields(options.fields, chunk_images);
 
   std::string folder = format::FolderOf(path);
   std::error_code error;
@@ -102,6 +104,9 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   state->compression = options.compression;
   state->overwrite = options.overwrite;
   state->overwrite_option = NameOption(options.option_names, "WriterOptions", "overwrite");
+  state->labelled = options.labelled;
+  state->fields = format::FieldWriter(options.fields, chunk_images, options.compression, path,
+                                      state->temporary_path);
   Writer writer(std::move(state));  // from here on, a failure removes the temporary file
   writer.state_->CreateImagesDataset();
   return writer;
@@ -126,6 +131,7 @@ const std::string& Writer::path() const { return state_->path; }
 const std::string& Writer::temporary_path() const { return state_->temporary_path; }
 int64_t Writer::images_written() const { return state_->images_written; }
 int64_t Writer::chunks_written() const { return static_cast<int64_t>(state_->chunks.size()); }
+int64_t Writer::field_rows_written() const { return state_->fields.rows(); }
 
 EncodedChunk Writer::Encode(std::span<const uint8_t> pixels, int64_t images) const {
   std::vector<uint8_t> chunk(pixels.begin(), pixels.end());
@@ -176,6 +182,21 @@ void Writer::Append(const EncodedChunk& chunk) {
   }
 }
 
+void Writer::AppendFields(std::span<const FieldColumn> columns) {
+  State& s = *state_;
+  s.CheckUsable("AppendFields()");
+  try {
+    s.fields.Append(columns, s.file.get(), s.Reserve());
+  } catch (const Error& e) {
+    // Columns the caller got wrong are refused before anything is written.
+    if (e.code() != ErrorCode::kInvalidArgument) s.failed = true;
+    throw;
+  } catch (...) {
+    s.failed = true;
+    throw;
+  }
+}
+
 void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
@@ -183,21 +204,22 @@ void Writer::State::WriteEverythingButPixels(const DatasetDescription& d) {
   ReserveBeyondEnd(format::DescriptionBytes(d, chunks.size()) +
                        (flat ? format::ImageRecordBytes(stored.size()) : 0),
                    "writing labels, sources and the chunk table");
-  format::WriteDescriptionDatasets(root, d, temporary_path);
+  format::WriteDescriptionDatasets(root, d, labelled);
   format::WriteChunkIndex(root, chunks);
   if (flat) {
-    format::WriteImageRecords(root, stored, offsets, temporary_path);
+    format::WriteImageRecords(root, stored, offsets);
     image_checksums.clear();
     for (const StoredImage& image : stored) image_checksums.push_back(image.checksum);
   }
   format::WriteRowChecksums(root, image_checksums);
-  if (H5Dclose(images.release()) < 0) {
+  if (!images.close()) {
     throw hdf5::StackError(ErrorCode::kIo, "closing /images", temporary_path);
   }
-  format::WriteRootAttributes(root, d, {images_written, chunk_images, compression, flat});
+  fields.Finish(root, images_written, Reserve());
+  format::WriteRootAttributes(root, d, {images_written, chunk_images, compression, flat, labelled});
 
   // H5Fclose flushes HDF5's metadata cache: a full disk often shows here, not earlier.
-  if (H5Fclose(file.release()) < 0) {
+  if (!file.close()) {
     throw hdf5::StackError(ErrorCode::kIo, "closing (flushing)", temporary_path);
   }
 }
@@ -206,9 +228,20 @@ void Writer::Finish(const DatasetDescription& description) {
   State& s = *state_;
   s.CheckUsable("Finish()");
   const size_t n = static_cast<size_t>(s.images_written);
-  format::Require(description.labels.size() == n,
-                  "{} labels for {} images written to {}; give one label per image",
-                  description.labels.size(), n, s.path);
+  if (s.labelled) {
+    format::Require(description.labels.size() == n,
+                    "{} labels for {} images written to {}; give one label per image",
+                    description.labels.size(), n, s.path);
+  } else {
+    format::Require(description.labels.empty() && description.classes.empty(),
+                    "{} labels and {} classes for {}, written without labels "
+                    "(WriterOptions::labelled is false); give none",
+                    description.labels.size(), description.classes.size(), s.path);
+  }
+  format::Require(s.fields.fields().empty() || s.fields.rows() == s.images_written,
+                  "the fields of {} got {} rows for {} images written; give every field one "
+                  "row per image (AppendFields)",
+                  s.path, s.fields.rows(), s.images_written);
   format::Require(description.sources.size() == n,
                   "{} sources for {} images written to {}; give one source per image",
                   description.sources.size(), n, s.path);
@@ -248,6 +281,7 @@ void Writer::Abandon() noexcept {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   s.images.reset();
+  s.fields.Close();
   // Succeeds after any failure h5feed reported itself (a full disk is found by the
   // reservation, before HDF5 writes); see disk_reservation.h for the one case that does not.
   s.file.reset();

@@ -7,15 +7,15 @@
 // its disk reservation and its early writeback. Not thread-safe: the Writer's one thread uses
 // it, and the HDF5 handles only under hdf5::Lock().
 
-#include <hdf5.h>
-
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "format/early_writeback.h"
+#include "format/field_writer.h"
 #include "format/schema.h"
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
@@ -37,6 +37,7 @@ struct Writer::State {
   std::string overwrite_option;    // how the caller spells `overwrite` (option_names.h)
   std::optional<FlatLayout> flat;  // version 2, its chunk_bytes resolved
   int64_t chunk_bytes = 0;         // C: K x image bytes, or flat->chunk_bytes
+  bool labelled = true;            // false: no /labels (WriterOptions::labelled)
 
   // HDF5 objects: used under hdf5::Lock() only.
   hdf5::File file;
@@ -44,6 +45,7 @@ struct Writer::State {
   // Space for HDF5's next writes, reserved before each is made (disk_reservation.h).
   std::optional<io::DiskReservation> disk;
   std::optional<format::EarlyWriteback> writeback;  // each chunk's bytes sent to disk early
+  format::FieldWriter fields;  // the fields' datasets, written a chunk at a time
 
   int64_t images_written = 0;
   std::vector<format::schema::ChunkRecord> chunks;
@@ -75,15 +77,21 @@ struct Writer::State {
   // whole images).
   void AppendImages(const EncodedChunk& chunk);
   void AppendPacked(const EncodedChunk& chunk);
-  // images_dataset.cc: extends /images to `dims`, writes the encoded chunk at `offset` and
-  // returns its row of the chunk table. Takes hdf5::Lock().
-  format::schema::ChunkRecord WriteChunk(const EncodedChunk& chunk, const hsize_t* dims,
-                                         const hsize_t* offset, const std::string& where);
+  // images_dataset.cc: extends /images to `dims`, writes the encoded chunk at `offset` (the
+  // coordinates of its first element) and returns its row of the chunk table. Takes
+  // hdf5::Lock().
+  format::schema::ChunkRecord WriteChunk(const EncodedChunk& chunk, std::span<const uint64_t> dims,
+                                         std::span<const uint64_t> offset,
+                                         const std::string& where);
   // writer.cc: everything Finish() writes, then the close.
   void WriteEverythingButPixels(const DatasetDescription& description);
   // images_dataset.cc: reserves `more` bytes past HDF5's current end of allocation. Call
   // under hdf5::Lock().
   void ReserveBeyondEnd(uint64_t more, std::string_view what);
+  // ReserveBeyondEnd as the field writer takes it.
+  format::ReserveFunction Reserve() {
+    return [this](uint64_t more, std::string_view what) { ReserveBeyondEnd(more, what); };
+  }
 };
 
 }  // namespace h5feed

@@ -11,43 +11,11 @@
 namespace h5feed::hdf5 {
 namespace {
 
-// H5Pget_filter2 reports at most this many client values here (the level, or an element size,
-// is the first; none of the filters named needs more).
-constexpr size_t kMaxClientValues = 8;
-
 herr_t CollectDataset(hid_t, const char* name, const H5O_info_t* info, void* data) {
   if (info->type == H5O_TYPE_DATASET) {
     static_cast<std::vector<std::string>*>(data)->push_back(std::string("/") + name);
   }
   return 0;
-}
-
-// Chunk shape and filters, from the creation property list (part of the object header). What
-// cannot be read is left out: a listing says what a file holds, damaged or not; whoever reads
-// the data (the index, the HDF5 source) checks the storage of that dataset again.
-void DescribeStorage(hid_t dataset, DatasetEntry& entry) {
-  PropertyList dcpl(H5Dget_create_plist(dataset));
-  if (!dcpl) return;
-  const int rank = static_cast<int>(entry.dims.size());
-  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED && rank > 0) {
-    std::vector<hsize_t> chunk(static_cast<size_t>(rank));
-    if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) == rank) {
-      entry.chunk.assign(chunk.begin(), chunk.end());
-    }
-  }
-  const int filters = H5Pget_nfilters(dcpl.get());
-  for (int i = 0; i < filters; ++i) {
-    unsigned flags = 0, config = 0;
-    unsigned values[kMaxClientValues] = {};
-    size_t count = kMaxClientValues;
-    char stored_name[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &count,
-                                           values, sizeof(stored_name), stored_name, &config);
-    entry.filters.push_back(id < 0 ? "unreadable filter"
-                                   : FilterName(static_cast<int>(id),
-                                                {values, std::min(count, kMaxClientValues)},
-                                                stored_name));
-  }
 }
 
 }  // namespace
@@ -72,7 +40,7 @@ DatasetEntry DescribeDataset(hid_t dataset, const std::string& name) {
   entry.is_integer = type_class == H5T_INTEGER;
   entry.is_uint8 = entry.is_integer && size == 1 && H5Tget_sign(type.get()) == H5T_SGN_NONE;
   entry.is_string = type_class == H5T_STRING;
-  DescribeStorage(dataset, entry);
+  entry.storage = ReadDatasetStorage(dataset, dims.size(), name);
   return entry;
 }
 
@@ -102,6 +70,16 @@ Dataset OpenDataset(hid_t file, const std::string& name, const std::string& path
   Dataset dataset(H5Dopen2(file, name.c_str(), access));
   if (!dataset) throw StackError(ErrorCode::kCorrupt, "opening dataset " + name, path);
   return dataset;
+}
+
+Dataset TryOpenDataset(hid_t location, const std::string& name) {
+  SilenceErrors silence;
+  return Dataset(H5Dopen2(location, name.c_str(), H5P_DEFAULT));
+}
+
+bool LinkExists(hid_t location, const std::string& name) {
+  SilenceErrors silence;
+  return H5Lexists(location, name.c_str(), H5P_DEFAULT) > 0;
 }
 
 uint64_t StoredBytes(hid_t dataset) { return H5Dget_storage_size(dataset); }

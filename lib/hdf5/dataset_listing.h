@@ -1,9 +1,9 @@
 #pragma once
-// The datasets of a file: name, type, shape, and how each is stored (chunk shape, filters).
-// Enough to pick the image and label datasets (image_dataset.h) and to say what a file holds.
-// Reads object headers only: never the data, and never a chunk index (StoredBytes does, for
-// `h5feed inspect` alone: walking it is quadratic in HDF5 1.10.8, docs/format.md).
-// Call under hdf5::Lock().
+// The datasets of a file: name, type, shape, and how each is stored (dataset_storage.h); finding
+// and opening one by name. Enough to pick the image and label datasets (image_dataset.h) and to
+// say what a file holds. Reads object headers only: never the data, and never a chunk index
+// (StoredBytes does, for `h5feed inspect` alone: walking it is quadratic in HDF5 1.10.8,
+// docs/format.md). Call under hdf5::Lock().
 
 #include <hdf5.h>
 
@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hdf5/dataset_storage.h"
 #include "hdf5/handle.h"
 
 namespace h5feed::hdf5 {
@@ -24,12 +25,13 @@ struct DatasetEntry {
   bool is_uint8 = false;
   bool is_integer = false;
   bool is_string = false;
-  std::vector<int64_t> chunk;        // the chunk shape; empty: contiguous or compact storage
-  std::vector<std::string> filters;  // in pipeline order: "zstd:3", "gzip:6", "shuffle", ...
+  // Chunk shape (empty unless chunked), filters, fill value, ...; what of it HDF5 could not
+  // read is its `problem`, which readers of the data throw.
+  DatasetStorage storage;
 };
 
 // Type, shape and storage of an open dataset. Throws Error(kCorrupt) naming `name` and its
-// file when HDF5 cannot read them.
+// file when HDF5 cannot read the type or shape.
 DatasetEntry DescribeDataset(hid_t dataset, const std::string& name);
 
 // Every dataset reachable from the root of `file` (named `path` in messages), in name order.
@@ -40,9 +42,18 @@ std::vector<DatasetEntry> ListDatasets(hid_t file, const std::string& path);
 const DatasetEntry* FindDataset(const std::vector<DatasetEntry>& datasets, std::string_view name);
 
 // Opens dataset `name` of `file` (named `path`) with dataset access list `access`. Throws
-// Error(kCorrupt) "opening NAME" with HDF5's reason when it cannot.
+// Error(kCorrupt) "opening dataset NAME" with HDF5's reason when it cannot.
 Dataset OpenDataset(hid_t file, const std::string& name, const std::string& path,
                     hid_t access = H5P_DEFAULT);
+
+// Dataset `name` of `location` when it exists and HDF5 opens it as a dataset; else an empty
+// Dataset (a file may hold a group, or a broken link, under a name h5feed looks for).
+Dataset TryOpenDataset(hid_t location, const std::string& name);
+
+// Whether `location` holds a link named `name` ("labels", "/g/labels"). False also when HDF5
+// cannot tell: HDF5 1.10.8 fails, rather than answer no, when a group on the way does not
+// exist, and a reader then finds nothing to read either way.
+bool LinkExists(hid_t location, const std::string& name);
 
 // What the dataset occupies in the file (H5Dget_storage_size). For a chunked dataset HDF5
 // walks its whole chunk index for this, quadratic in the chunks in HDF5 1.10.8.

@@ -73,6 +73,10 @@ std::string ErrorStackText() { return Join(CollectStack()); }
 
 int ErrorStackErrno() { return ErrnoIn(CollectStack()); }
 
+ErrorCode ReadFailureCode() {
+  return ErrorStackErrno() != 0 ? ErrorCode::kIo : ErrorCode::kCorrupt;
+}
+
 Error StackError(ErrorCode code, std::string_view what, std::string_view file) {
   return Build(code, what, file, CollectStack());
 }
@@ -93,6 +97,14 @@ std::string FileName(hid_t object) {
 
 std::string DatasetWhere(hid_t location, std::string_view name) {
   return fmt::format("dataset /{} in {}", name, FileName(location));
+}
+
+void KeepErrorStack::Keep() {
+  if (kept_ < 0) kept_ = H5Eget_current_stack();
+}
+
+KeepErrorStack::~KeepErrorStack() {
+  if (kept_ >= 0) H5Eset_current_stack(kept_);  // closes kept_
 }
 
 SilenceErrors::SilenceErrors() {

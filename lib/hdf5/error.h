@@ -24,6 +24,11 @@ std::string ErrorStackText();
 // The errno HDF5 recorded in this thread's stack ("errno = N" in a file-driver message), or 0.
 int ErrorStackErrno();
 
+// The code for a failed read: kIo when this thread's error stack records an errno (the system
+// failed to read), else kCorrupt (HDF5 found the file's contents damaged: a bad B-tree node, a
+// filter that failed).
+ErrorCode ReadFailureCode();
+
 // The Error for a failed HDF5 call. `what` says what failed ("writing chunk 3 of /images"),
 // `file` where. When the stack records ENOSPC, EDQUOT or EFBIG the code is kNoSpace and the
 // message says the disk is full and what to do (io/os_error.h); when the call failed on a
@@ -40,6 +45,23 @@ std::string FileName(hid_t object);
 // "dataset /<name> in <file>", the file being the one that holds `location`: how messages
 // name a dataset of h5feed's schema.
 std::string DatasetWhere(hid_t location, std::string_view name);
+
+// Keeps a failure's error stack past the closing of handles: every HDF5 API call, H5Sclose
+// and H5Pclose included, clears this thread's stack as it starts. Declare it before the handles
+// of a function that returns false on failure, and call Keep() at the failure: once those
+// handles are closed, its destructor puts the failure's stack back for the caller's StackError.
+class KeepErrorStack {
+ public:
+  KeepErrorStack() = default;
+  ~KeepErrorStack();
+  KeepErrorStack(const KeepErrorStack&) = delete;
+  KeepErrorStack& operator=(const KeepErrorStack&) = delete;
+
+  void Keep();
+
+ private:
+  hid_t kept_ = H5I_INVALID_HID;
+};
 
 // Scope guard: no automatic error printing on this thread while it lives; the previous
 // setting is restored on destruction. Cheap (two calls that touch per-thread state only).

@@ -34,11 +34,14 @@ class Handle {
   explicit operator bool() const { return valid(); }
 
   // Closes now; a failure to close is not reportable from here (H5Fclose's real errors are
-  // surfaced by the explicit close paths that need them, such as Writer::Finish).
+  // surfaced by close(), for the paths that need them, such as Writer::Finish).
   void reset() {
     if (id_ >= 0) Close(id_);
     id_ = H5I_INVALID_HID;
   }
+  // Closes now and says whether HDF5 succeeded: H5Fclose flushes HDF5's metadata cache, where a
+  // full disk often shows first. On false, build the Error with StackError at once.
+  [[nodiscard]] bool close() { return id_ < 0 || Close(std::exchange(id_, H5I_INVALID_HID)) >= 0; }
   hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
 
  private:

@@ -32,7 +32,7 @@ ImageDatasetChoice Problem(Error problem) {
 std::string DeclaredLayout(hid_t file, const std::string& name) {
   const std::string attribute(kLayoutAttribute);
   SilenceErrors silence;
-  Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+  const Dataset dataset = TryOpenDataset(file, name);
   std::string declared = dataset ? ReadAttributeText(dataset.get(), attribute.c_str()) : "";
   return declared.empty() ? ReadAttributeText(file, attribute.c_str()) : declared;
 }

@@ -27,4 +27,15 @@ PropertyList UntimedDatasetCreation() {
   return Untimed(H5P_DATASET_CREATE, "making a dataset creation property list");
 }
 
+PropertyList UntimedGroupCreation() {
+  return Untimed(H5P_GROUP_CREATE, "making a group creation property list");
+}
+
+Group CreateUntimedGroup(hid_t location, const char* name) {
+  const PropertyList untimed = UntimedGroupCreation();
+  Group group(H5Gcreate2(location, name, H5P_DEFAULT, untimed.get(), H5P_DEFAULT));
+  if (!group) throw StackError(ErrorCode::kIo, "creating group " + std::string(name), location);
+  return group;
+}
+
 }  // namespace h5feed::hdf5

@@ -8,6 +8,8 @@
 // temporary name by a kill before the rename is the very file the rename would have named.
 // (h5py does the same with track_times=False.)
 
+#include <hdf5.h>
+
 #include "hdf5/handle.h"
 
 namespace h5feed::hdf5 {
@@ -17,5 +19,11 @@ namespace h5feed::hdf5 {
 PropertyList UntimedFileCreation();
 // For H5Dcreate2: a dataset without a time; add chunking and filters to it as needed.
 PropertyList UntimedDatasetCreation();
+// For H5Gcreate2: a group without a time.
+PropertyList UntimedGroupCreation();
+
+// Creates group `name` in `location` without a time. Throws Error (kIo, or kNoSpace) "creating
+// group NAME failed for FILE". Call under hdf5::Lock().
+Group CreateUntimedGroup(hid_t location, const char* name);
 
 }  // namespace h5feed::hdf5

@@ -9,6 +9,7 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
+#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
@@ -32,8 +33,8 @@ bool NamedLikePartial(const std::string& path) {
 // A file with /images and no h5feed_format attribute that h5feed started to write: the
 // writer sets that attribute last of all, so it is missing exactly when conversion stopped.
 bool LooksInterrupted(hid_t file, const std::string& path) {
-  if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) return false;
-  return NamedLikePartial(path) || H5Lexists(file, format::schema::kChunkIndex, H5P_DEFAULT) > 0 ||
+  if (!hdf5::LinkExists(file, format::schema::kImages)) return false;
+  return NamedLikePartial(path) || hdf5::LinkExists(file, format::schema::kChunkIndex) ||
          hdf5::HasAttribute(file, format::schema::kAttrFormatVersion) ||
          hdf5::HasAttribute(file, format::schema::kAttrChunkImages);
 }

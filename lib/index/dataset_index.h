@@ -13,6 +13,7 @@
 
 #include "chunk_rows.h"
 #include "format/schema.h"
+#include "h5feed/field.h"
 #include "h5feed/file_locking.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/location.h"
@@ -100,8 +101,17 @@ struct DatasetIndex {
   // What HDF5 returns for pixels never written (a chunk with no storage, kHdf5Chunk).
   uint8_t fill_value = 0;
 
-  std::vector<int64_t> labels;       // N entries (all 0 when the file has none)
+  // N entries; a foreign file without labels has all 0. An h5feed file whose samples have no
+  // labels (`labelled` false) has none.
+  std::vector<int64_t> labels;
   std::vector<std::string> classes;  // may be empty for foreign files
+  // False for an h5feed file written without labels (docs/format.md, the root attribute
+  // `labelled`): `labels` is then empty, and readers deliver no labels, never invented ones.
+  bool labelled = true;
+  // The fields of an h5feed file, in its order (docs/format.md, "Fields"), read and checked at
+  // open from metadata alone; their values are read by ReadFieldColumn (field_values.h) or by
+  // the loader. Empty for a foreign file.
+  std::vector<FieldSpec> fields;
 
   // How the file was opened, for every later open of it (Hdf5BlockReader, verify, the
   // Loader's chunk reads): kOn (locked) or kOff (IndexOptions::file_locking was kOff, or kAuto

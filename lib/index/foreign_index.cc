@@ -7,8 +7,6 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
-#include "hdf5/error.h"
-#include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
@@ -31,38 +29,38 @@ int64_t RowsFor(int64_t bytes, int64_t sample_bytes, int64_t samples) {
 }
 
 // Chooses how ChunkReader reads the dataset and fills the read-path fields of `index`.
-void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index) {
+void ChooseReadPath(const ImageStorage& info, DatasetIndex& index) {
   const std::string& path = index.path;
   const int64_t sample_bytes = info.shape.bytes();
-  if (info.storage == H5D_CHUNKED && info.chunks_hold_samples && CanDecode(info.filters)) {
+  if (info.storage == hdf5::StorageKind::kChunked && info.chunks_hold_samples &&
+      CanDecode(info.filters)) {
     // No stored table, and listing chunk addresses is quadratic: read each chunk through
     // H5Dread_chunk (one B-tree lookup) and decode it outside the lock.
     index.read_path = ReadPath::kHdf5Chunk;
     index.chunk_samples = info.chunk[0];
     return;
   }
-  if (info.storage == H5D_CONTIGUOUS && info.external_files == 0) {
-    const haddr_t offset = H5Dget_offset(dataset);
-    if (offset != HADDR_UNDEF) {
-      const uint64_t total = static_cast<uint64_t>(info.samples) * sample_bytes;
-      const uint64_t file_bytes = index.file_bytes;
-      if (offset > file_bytes || total > file_bytes - offset) {
-        throw MakeError(
-            ErrorCode::kCorrupt,
-            "{} in {} needs bytes {} to {} but the file holds {}: it is truncated; copy it again",
-            index.dataset, path, offset, offset + total, file_bytes);
-      }
-      const int64_t k = RowsFor(kBlockBytes, sample_bytes, info.samples);
-      index.read_path = ReadPath::kContiguous;
-      index.chunk_samples = k;
-      for (int64_t first = 0; first < info.samples; first += k) {
-        const int64_t rows = std::min(k, info.samples - first);
-        index.chunks.push_back({offset + static_cast<uint64_t>(first * sample_bytes),
-                                static_cast<uint64_t>(rows * sample_bytes), 0, 0});
-      }
-      return;
+  // Contiguous data never written has no address: HDF5 returns the fill value, through the
+  // hyperslab path below.
+  if (info.storage == hdf5::StorageKind::kContiguous && info.address) {
+    const uint64_t offset = *info.address;
+    const uint64_t total = static_cast<uint64_t>(info.samples) * sample_bytes;
+    const uint64_t file_bytes = index.file_bytes;
+    if (offset > file_bytes || total > file_bytes - offset) {
+      throw MakeError(
+          ErrorCode::kCorrupt,
+          "{} in {} needs bytes {} to {} but the file holds {}: it is truncated; copy it again",
+          index.dataset, path, offset, offset + total, file_bytes);
     }
-    // Never written: HDF5 returns the fill value, through the hyperslab path below.
+    const int64_t k = RowsFor(kBlockBytes, sample_bytes, info.samples);
+    index.read_path = ReadPath::kContiguous;
+    index.chunk_samples = k;
+    for (int64_t first = 0; first < info.samples; first += k) {
+      const int64_t rows = std::min(k, info.samples - first);
+      index.chunks.push_back({offset + static_cast<uint64_t>(first * sample_bytes),
+                              static_cast<uint64_t>(rows * sample_bytes), 0, 0});
+    }
+    return;
   }
   const std::vector<int> missing = FiltersHdf5Lacks(info.filters);
   if (!missing.empty()) {
@@ -74,7 +72,7 @@ void ChooseReadPath(hid_t dataset, const ImageStorage& info, DatasetIndex& index
         index.dataset, path, PipelineText(info.filters), missing.front());
   }
   index.read_path = ReadPath::kHdf5Hyperslab;
-  if (info.storage == H5D_CHUNKED) {
+  if (info.storage == hdf5::StorageKind::kChunked) {
     index.chunk_samples =
         std::min(info.chunk[0], RowsFor(kMaxHyperslabBlockBytes, sample_bytes, info.samples));
   } else {
@@ -89,8 +87,7 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   const std::vector<hdf5::DatasetEntry> entries = hdf5::ListDatasets(file, path);
   const hdf5::ImageDataset chosen =
       hdf5::ChooseImageDataset(file, entries, options.images, path).Use();
-  const hdf5::Dataset dataset = hdf5::OpenDataset(file, chosen.dataset.name, path);
-  const ImageStorage info = ReadImageStorage(dataset.get(), chosen, path);
+  const ImageStorage info = ReadImageStorage(chosen);
 
   index.dataset = info.name;
   index.samples = info.samples;
@@ -101,7 +98,7 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   index.filters = info.filters;
   index.fill_value = info.fill_value;
   index.stored_layout = chosen.layout;
-  ChooseReadPath(dataset.get(), info, index);
+  ChooseReadPath(info, index);
   index.rows = RowLocator(info.samples, index.chunk_samples, info.shape);
   index.chunk_extent = index.chunk_samples;
 

@@ -11,9 +11,11 @@
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
+#include "index/field_specs.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
@@ -77,6 +79,20 @@ void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkReco
   }
 }
 
+// The root attribute `labelled`: absent (every file written before it existed) or 1 for a
+// file with labels, 0 for one without.
+bool ReadLabelled(hid_t file, const std::string& path) {
+  if (!hdf5::HasAttribute(file, format::schema::kAttrLabelled)) return true;
+  const int64_t labelled = hdf5::ReadInt64Attribute(file, format::schema::kAttrLabelled);
+  if (labelled != 0 && labelled != 1) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{}: attribute {} is {}, neither 1 (labelled) nor 0 (no labels): the file is "
+                    "damaged; convert the source again",
+                    path, format::schema::kAttrLabelled, labelled);
+  }
+  return labelled == 1;
+}
+
 // Labels name classes: with class names stored, every label must index one (the Writer's
 // rule). A label past them would make a trainer's loss index out of range: on a GPU, an
 // assertion far from here.
@@ -98,19 +114,20 @@ void CheckLabelsInRange(const DatasetIndex& index) {
 
 std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
                              const ChunkLocation& row, const std::string& path) {
-  const hsize_t offset[4] = {static_cast<hsize_t>(chunk * chunk_images), 0, 0, 0};
-  unsigned mask = 0;
-  haddr_t address = HADDR_UNDEF;
-  hsize_t size = 0;
-  if (H5Dget_chunk_info_by_coord(images, offset, &mask, &address, &size) < 0) {
+  const uint64_t offset[1] = {static_cast<uint64_t>(chunk * chunk_images)};
+  hdf5::ChunkPlace place;
+  if (!hdf5::LocateChunk(images, offset, place)) {
     throw hdf5::StackError(ErrorCode::kCorrupt, fmt::format("locating chunk {} of /images", chunk),
                            path);
   }
-  if (address == row.address && size == row.stored_bytes && mask == row.filter_mask) return {};
+  if (place.stored && place.address == row.address && place.stored_bytes == row.stored_bytes &&
+      place.filter_mask == row.filter_mask) {
+    return {};
+  }
   const std::string actual =
-      address == HADDR_UNDEF
-          ? "not stored at all"
-          : "at " + Location(format::schema::ChunkRecord{address, size, mask, 0});
+      place.stored ? "at " + Location(format::schema::ChunkRecord{place.address, place.stored_bytes,
+                                                                  place.filter_mask, 0})
+                   : "not stored at all";
   return "chunk " + std::to_string(chunk) + " is at " +
          Location(format::schema::ChunkRecord{row.address, row.stored_bytes, row.filter_mask, 0}) +
          " by the table but " + actual + " by HDF5";
@@ -123,9 +140,9 @@ ImageStorage ReadFixedSizeImages(hid_t file, hid_t images, const std::string& pa
   const std::vector<hdf5::DatasetEntry> entries = {hdf5::DescribeDataset(images, kImagesName)};
   const hdf5::ImageDataset chosen =
       hdf5::ChooseImageDataset(file, entries, kImagesName, path).Use();
-  ImageStorage info = ReadImageStorage(images, chosen, path);
-  if (info.dims.size() != 4 || info.layout != Layout::kNHWC || info.storage != H5D_CHUNKED ||
-      !info.chunks_hold_samples) {
+  ImageStorage info = ReadImageStorage(chosen);
+  if (info.dims.size() != 4 || info.layout != Layout::kNHWC ||
+      info.storage != hdf5::StorageKind::kChunked || !info.chunks_hold_samples) {
     throw MakeError(
         ErrorCode::kCorrupt,
         "/images in {} has shape {} and chunks {}; h5feed format 1 stores (N, H, W, C) in chunks "
@@ -139,10 +156,11 @@ ImageStorage ReadFixedSizeImages(hid_t file, hid_t images, const std::string& pa
 ImageStorage ReadOwnSizeImages(hid_t file, hid_t images, const std::string& path) {
   hdf5::ImageDataset flat;
   flat.dataset = hdf5::DescribeDataset(images, kImagesName);
-  ImageStorage info = ReadImageStorage(images, flat, path);
+  ImageStorage info = ReadImageStorage(flat);
   const int64_t chunk_bytes = hdf5::ReadInt64Attribute(file, format::schema::kAttrChunkBytes);
-  if (!flat.dataset.is_uint8 || info.dims.size() != 1 || info.storage != H5D_CHUNKED ||
-      info.chunk.size() != 1 || info.chunk[0] != chunk_bytes || info.dims[0] % chunk_bytes != 0) {
+  if (!flat.dataset.is_uint8 || info.dims.size() != 1 ||
+      info.storage != hdf5::StorageKind::kChunked || info.chunk.size() != 1 ||
+      info.chunk[0] != chunk_bytes || info.dims[0] % chunk_bytes != 0) {
     throw MakeError(
         ErrorCode::kCorrupt,
         "/images in {} is {} of shape {} in chunks {}; an h5feed file of images at their own size "
@@ -278,7 +296,7 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
                     "{} says h5feed format version {}, which never existed: the file is damaged",
                     path, version);
   }
-  if (H5Lexists(file, format::schema::kImages, H5P_DEFAULT) <= 0) {
+  if (!hdf5::LinkExists(file, format::schema::kImages)) {
     throw MakeError(
         ErrorCode::kCorrupt,
         "{} is an h5feed file without /images: the file is damaged; convert the source again",
@@ -304,13 +322,18 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   index.has_checksums = true;
   index.filters = info.filters;
   index.fill_value = info.fill_value;
-  const std::string labels =
-      options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
-  index.labels = ReadLabels(file, labels, index.samples, path);
+  // A file written without labels has no /labels; labels named by the caller are read anyway.
+  index.labelled = !options.labels.empty() || ReadLabelled(file, path);
+  if (index.labelled) {
+    const std::string labels =
+        options.labels.empty() ? std::string("/") + format::schema::kLabels : options.labels;
+    index.labels = ReadLabels(file, labels, index.samples, path);
+  }
   index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
   RequireAttribute(file, format::schema::kAttrNumClasses,
                    static_cast<int64_t>(index.classes.size()), path, "/classes");
   if (options.check_labels) CheckLabelsInRange(index);
+  index.fields = ReadFieldSpecs(file, index.samples, path);
 }
 
 }  // namespace h5feed::index

@@ -46,11 +46,9 @@ class Hdf5BlockReader {
  private:
   std::string path_;
   std::string dataset_name_;
-  int rank_ = 0;
   uint64_t max_stored_bytes_ = 0;  // limits::MaxStoredChunkBytes of a decoded chunk
-  hsize_t dims_[4] = {};
-  hdf5::File file_;        // guarded by hdf5::Lock()
-  hdf5::Dataset dataset_;  // guarded by hdf5::Lock()
+  hdf5::File file_;                // guarded by hdf5::Lock()
+  hdf5::Dataset dataset_;          // guarded by hdf5::Lock()
 };
 
 }  // namespace h5feed::index

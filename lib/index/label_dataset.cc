@@ -2,7 +2,6 @@
 
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
-#include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
@@ -14,8 +13,9 @@ namespace h5feed::index {
 std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t count,
                                 const std::string& path) {
   const std::string where = "labels dataset " + name + " in " + path;
-  htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
-  if (exists <= 0) throw MakeError(ErrorCode::kNotFound, "{} does not exist", where);
+  if (!hdf5::LinkExists(file, name)) {
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist", where);
+  }
   const hdf5::DatasetEntry entry =
       hdf5::DescribeDataset(hdf5::OpenDataset(file, name, path).get(), name);
   const std::vector<int64_t>& d = entry.dims;
@@ -36,9 +36,8 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::string& name, int64_t cou
 
 std::vector<std::string> ReadClassesIfAny(hid_t file, const std::string& name,
                                           const std::string& path) {
-  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) return {};
   {
-    hdf5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+    const hdf5::Dataset dataset = hdf5::TryOpenDataset(file, name);
     if (!dataset) return {};
     hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
     if (!entry.is_string || entry.dims.size() != 1) return {};

@@ -1,6 +1,8 @@
 #include "index/own_size_index.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -9,8 +11,9 @@
 #include "h5feed/error.h"
 #include "h5feed/image_shape.h"
 #include "hdf5/attributes.h"
-#include "hdf5/error.h"
+#include "hdf5/dataset_listing.h"
 #include "hdf5/handle.h"
+#include "hdf5/integer_dataset.h"
 #include "io/resource_limits.h"
 #include "make_error.h"
 
@@ -26,37 +29,22 @@ template <typename... Args>
                   path, fmt::format(what, std::forward<Args>(args)...));
 }
 
-// Reads dataset `name`, which must be of integer class with `element` bytes and signedness
-// `is_signed`, shaped (rows) or (rows, columns), into `values` as `memory_type`.
+// Reads dataset `name`, which must hold integers of T's size and signedness shaped (rows) or
+// (rows, columns).
 template <typename T>
-std::vector<T> ReadTable(hid_t file, const char* name, hid_t memory_type, bool is_signed,
-                         int64_t rows, int64_t columns, const std::string& path) {
+std::vector<T> ReadTable(hid_t file, const char* name, int64_t rows, int64_t columns,
+                         const std::string& path) {
   const std::string where = std::string("/") + name;
-  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
-  if (exists <= 0) Damaged(path, "an own-size file without {}", where);
-  hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
-  if (!dataset) throw hdf5::StackError(ErrorCode::kCorrupt, "opening " + where, path);
-  hdf5::Datatype type(H5Dget_type(dataset.get()));
-  hdf5::Dataspace space(H5Dget_space(dataset.get()));
-  const bool type_ok = type && H5Tget_class(type.get()) == H5T_INTEGER &&
-                       H5Tget_size(type.get()) == sizeof(T) &&
-                       (H5Tget_sign(type.get()) == H5T_SGN_2) == is_signed;
-  const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
-  hsize_t dims[2] = {0, 0};
-  if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  const bool shape_ok = columns == 1
-                            ? rank == 1 && int64_t(dims[0]) == rows
-                            : rank == 2 && int64_t(dims[0]) == rows && int64_t(dims[1]) == columns;
-  if (!type_ok || !shape_ok) {
+  if (!hdf5::LinkExists(file, name)) Damaged(path, "an own-size file without {}", where);
+  const hdf5::Dataset dataset = hdf5::OpenDataset(file, where, path);
+  const int64_t table[2] = {rows, columns};
+  const std::span<const int64_t> shape(table, columns == 1 ? 1 : 2);
+  std::optional<std::vector<T>> values = hdf5::ReadIntegers<T>(dataset.get(), shape, where);
+  if (!values) {
     Damaged(path, "{} is not {}{} integers of {} bytes, as docs/format.md says", where, rows,
             (columns == 1 ? "" : " x " + std::to_string(columns)), sizeof(T));
   }
-  std::vector<T> values(static_cast<size_t>(rows * columns));
-  if (!values.empty() &&
-      H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, "reading " + where, path);
-  }
-  return values;
+  return std::move(*values);
 }
 
 std::string Image(size_t n) { return "image " + std::to_string(n); }
@@ -132,14 +120,10 @@ RowLocator CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
 void ReadOwnSizeTable(hid_t file, int64_t samples, int64_t chunk_bytes, int64_t chunks,
                       DatasetIndex& index) {
   const std::string& path = index.path;
-  const auto offsets =
-      ReadTable<uint64_t>(file, schema::kImageOffsets, H5T_NATIVE_UINT64, false, samples, 1, path);
-  const auto bytes =
-      ReadTable<uint64_t>(file, schema::kImageBytes, H5T_NATIVE_UINT64, false, samples, 1, path);
-  const auto shapes =
-      ReadTable<int32_t>(file, schema::kImageShapes, H5T_NATIVE_INT32, true, samples, 3, path);
-  const auto encodings =
-      ReadTable<uint8_t>(file, schema::kImageEncodings, H5T_NATIVE_UINT8, false, samples, 1, path);
+  const auto offsets = ReadTable<uint64_t>(file, schema::kImageOffsets, samples, 1, path);
+  const auto bytes = ReadTable<uint64_t>(file, schema::kImageBytes, samples, 1, path);
+  const auto shapes = ReadTable<int32_t>(file, schema::kImageShapes, samples, 3, path);
+  const auto encodings = ReadTable<uint8_t>(file, schema::kImageEncodings, samples, 1, path);
   const int64_t max_side = hdf5::ReadInt64Attribute(file, schema::kAttrMaxSide);
   index.rows =
       CheckOwnSizeTable(offsets, bytes, shapes, encodings, chunk_bytes, chunks, max_side, path);

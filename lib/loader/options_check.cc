@@ -82,6 +82,15 @@ void CheckOptions(const LoaderOptions& options) {
                     for_normalized, OptionName(options, "normalize"),
                     OptionName(options, "normalize"));
   }
+  // uint8 views are the crops for a trainer's own GPU transforms: it copies them (a quarter of
+  // float32's bytes) and normalizes there; the GPU stage makes normalized images.
+  if (options.normalize && output.type == ElementType::kUint8 && output.cuda_device >= 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is uint8, which is delivered on the host: set {} to -1 and copy the batch "
+                    "to the GPU yourself (torch: images.cuda(non_blocking=True)), or ask for "
+                    "float32, float16 or bfloat16 from the GPU stage",
+                    OptionName(options, "output.type"), OptionName(options, "output.cuda_device"));
+  }
   Require(options.shard.world_size >= 1, "shard.world_size", options.shard.world_size,
           "it must be >= 1");
   Require(options.shard.rank >= 0 && options.shard.rank < options.shard.world_size, "shard.rank",

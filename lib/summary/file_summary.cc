@@ -14,6 +14,7 @@
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
 #include "hdf5/dataset_listing.h"
+#include "hdf5/dataset_storage.h"
 #include "hdf5/error.h"
 #include "hdf5/image_dataset.h"
 #include "hdf5/lock.h"
@@ -46,8 +47,8 @@ DatasetSummary Summarize(hid_t file, const hdf5::DatasetEntry& entry, const std:
   d.is_uint8 = entry.is_uint8;
   d.is_integer = entry.is_integer;
   d.is_string = entry.is_string;
-  d.chunk_shape = entry.chunk;
-  d.filters = entry.filters;
+  d.chunk_shape = entry.storage.chunk;
+  d.filters = hdf5::FilterNames(entry.storage.filters);
   if (chunked_storage || d.chunk_shape.empty()) {
     d.stored_bytes = hdf5::StoredBytes(hdf5::OpenDataset(file, entry.name, path).get());
   }
@@ -96,17 +97,18 @@ void SummarizeImages(const hdf5::ImageDataset& images, FileSummary& s) {
   s.height = images.shape.height;
   s.width = images.shape.width;
   s.channels = images.shape.channels;
-  if (!d.chunk.empty()) {
-    s.chunk_images = d.chunk[0];
+  const std::vector<int64_t>& chunk = d.storage.chunk;
+  if (!chunk.empty()) {
+    s.chunk_images = chunk[0];
     s.chunk_count = 1;
     for (size_t i = 0; i < d.dims.size(); ++i) {
-      const int64_t c = d.chunk[i];
+      const int64_t c = chunk[i];
       s.chunk_count *= c > 0 ? (d.dims[i] + c - 1) / c : 0;
     }
   }
   std::string compression;
-  for (const std::string& filter : d.filters) {
-    compression += (compression.empty() ? "" : "+") + filter;
+  for (const hdf5::Filter& filter : d.storage.filters) {
+    compression += (compression.empty() ? "" : "+") + filter.name;
   }
   s.compression = compression.empty() ? "none" : compression;
   if (const DatasetSummary* summary = FindDataset(s, s.images)) {

@@ -87,18 +87,28 @@ void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int6
   width = portrait ? shorter : long_resized;
 }
 
+// uint8 views deliver the pixels as they are: x * 1 + 0 is x exactly in float, and stored back
+// as uint8 unchanged.
+NormalizeParams Identity(int channels) {
+  NormalizeParams identity;
+  identity.channels = channels;
+  for (int c = 0; c < NormalizeParams::kMaxChannels; ++c) {
+    identity.scale[c] = 1.0f;
+    identity.bias[c] = 0.0f;
+  }
+  return identity;
+}
+
 }  // namespace
 
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
                         int view, const std::string& option, const OptionNames& names) {
-  if (output.type != ElementType::kFloat32 && output.type != ElementType::kFloat16 &&
-      output.type != ElementType::kBFloat16) {
-    throw MakeError(
-        ErrorCode::kUnsupported,
-        "{}: normalized images are float32, float16 or bfloat16 (uint8 is what normalize = false "
-        "delivers; int64 is for labels)",
-        NameOption(names, "LoaderOptions", "output.type"));
+  if (output.type == ElementType::kInt64) {
+    throw MakeError(ErrorCode::kUnsupported,
+                    "{}: images are delivered as uint8, float32, float16 or bfloat16 (int64 is for "
+                    "labels)",
+                    NameOption(names, "LoaderOptions", "output.type"));
   }
   const Checker check(names, option);
   const std::string image = Size(shape.height, shape.width);
@@ -114,7 +124,7 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   check.Require(augment.resize_shorter == 0 || augment.random_crop_padding == 0, "resize_shorter",
                 "and {} cannot be combined", check.Name("random_crop_padding"));
   OutputSpec spec;
-  spec.normalize = normalize;
+  spec.normalize = output.type == ElementType::kUint8 ? Identity(normalize.channels) : normalize;
   spec.type = output.type;
   spec.layout = output.layout;
   AugmentParams& a = spec.augment;

@@ -35,19 +35,22 @@ struct OutputSpec {
     return int64_t{augment.out_height} * augment.out_width * normalize.channels;
   }
   H5FEED_HOST_DEVICE int64_t image_bytes() const {
-    return image_elements() * (type == ElementType::kFloat32 ? 4 : 2);
+    const int64_t element = type == ElementType::kFloat32 ? 4 : type == ElementType::kUint8 ? 1 : 2;
+    return image_elements() * element;
   }
 };
 
 // View `view` of images of `shape`, normalized with `normalize` (MakeNormalizeParams),
-// augmented as `augment` says and delivered as output.type and output.layout; `seed` keys the
+// augmented as `augment` says and delivered as output.type and output.layout (uint8: the
+// augmented pixels as they are, `normalize` left out: a trainer's own GPU transforms take
+// them); `seed` keys the
 // augmentation draws (the loader's seed). `option` is the path of the view spec's options
 // ("output.augment", "output.views[1]"), which errors name as `names` spells it
 // (option_names.h; empty: "LoaderOptions.output.augment.center_crop"). Throws
 // Error(kInvalidArgument) naming the option for a center crop larger than the image (or the resized
 // image) or with one side only, a negative padding or one above 4096, a random resized crop
 // combined with another crop or with sizes, scales or ratios out of range, and Error(kUnsupported)
-// for an element type that is not float32, float16 or bfloat16.
+// for an element type that is not uint8, float32, float16 or bfloat16.
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
                         int view, const std::string& option, const OptionNames& names = {});

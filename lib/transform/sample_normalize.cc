@@ -19,6 +19,12 @@ namespace {
 template <ElementType kType>
 struct Element;
 template <>
+struct Element<ElementType::kUint8> {
+  using Stored = uint8_t;
+  // Exact: a uint8 view's value is the pixel itself (identity normalization, output_spec.h).
+  static uint8_t From(float value) { return static_cast<uint8_t>(value); }
+};
+template <>
 struct Element<ElementType::kFloat32> {
   using Stored = float;
   static float From(float value) { return value; }
@@ -117,6 +123,7 @@ RowsFunction ForType(ElementType type, Layout layout) {
   switch (type) {
     case ElementType::kFloat16: return ForLayout<kChannels, ElementType::kFloat16>(layout);
     case ElementType::kBFloat16: return ForLayout<kChannels, ElementType::kBFloat16>(layout);
+    case ElementType::kUint8: return ForLayout<kChannels, ElementType::kUint8>(layout);
     default: return ForLayout<kChannels, ElementType::kFloat32>(layout);
   }
 }

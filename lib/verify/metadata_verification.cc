@@ -33,8 +33,7 @@ constexpr int64_t kLabelsListed = 10;
 
 // Rows of dataset `name` (its first dimension); -1 when it does not exist.
 int64_t RowsOf(hid_t file, const char* name) {
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
-  hdf5::Dataset dataset(H5Dopen2(file, name, H5P_DEFAULT));
+  const hdf5::Dataset dataset = hdf5::TryOpenDataset(file, name);
   if (!dataset) return -1;
   hdf5::DatasetEntry entry = hdf5::DescribeDataset(dataset.get(), name);
   return entry.dims.empty() ? 1 : entry.dims[0];
@@ -113,8 +112,8 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
   hdf5::SilenceErrors silence;
   hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking);
   const hid_t file = opened.file.get();
-  hdf5::Dataset images(H5Dopen2(file, format::schema::kImages, H5P_DEFAULT));
-  if (!images) throw hdf5::StackError(ErrorCode::kCorrupt, "opening /images", index.path);
+  const hdf5::Dataset images =
+      hdf5::OpenDataset(file, std::string("/") + format::schema::kImages, index.path);
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
     try {

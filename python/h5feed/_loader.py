@@ -15,7 +15,8 @@ from torch.utils.dlpack import from_dlpack
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
-                       cuda_device_and_stream, hints_for_dataloader_arguments, native_keywords)
+                       cuda_device_and_stream, hints_for_dataloader_arguments, native_keywords,
+                       view_dtype)
 
 
 class Loader:
@@ -24,7 +25,10 @@ class Loader:
 
     - images: `dtype` (float32 by default), N x C x H x W, (x / 255 - mean) / std per channel
       (in torch.channels_last memory with memory_format=torch.channels_last); with dtype=None
-      the stored uint8 N x H x W x C, untouched.
+      the stored uint8 N x H x W x C, untouched, or with augment (or views) the crops as
+      uint8 N x C x H x W, not normalized (for the trainer's own GPU transforms:
+      images.cuda(non_blocking=True), then normalize there); dtype=torch.uint8 asks for uint8
+      views in any case.
     - labels: int64 [N], on the images' device; indices: int64 [N], the dataset row of every
       sample (host memory).
 
@@ -141,7 +145,7 @@ class Loader:
         self.with_indices = arguments["with_indices"]
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
         # same memory seen as N x C x H x W, which a permuted view gives without a copy.
-        self._channels_last = (arguments["dtype"] is not None and
+        self._channels_last = (view_dtype(arguments) is not None and
                                arguments["memory_format"] == torch.channels_last)
         self._epoch = 0
         self._restored = False  # load_state_dict set a position the next iteration starts at

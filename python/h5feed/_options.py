@@ -32,10 +32,10 @@ _CPP_AUGMENT_DEFAULTS = _h5feed.augment_option_defaults()
 IMAGENET_MEAN = (0.485, 0.456, 0.406)  # LoaderOptions' defaults, on the 0..1 scale (float32
 IMAGENET_STD = (0.229, 0.224, 0.225)   # there: these are the decimals they were written as)
 
-# dtype -> output.type: the normalized element types, by torch's name, which is the library's
-# word for them (h5feed::ToString(ElementType)).
+# dtype -> output.type: the views' element types, by torch's name, which is the library's word
+# for them (h5feed::ToString(ElementType)): normalized floats, or uint8 crops not normalized.
 _OUTPUT_TYPES = {dtype: str(dtype).removeprefix("torch.")
-                 for dtype in (torch.float32, torch.float16, torch.bfloat16)}
+                 for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.uint8)}
 # memory_format -> output.layout.
 _LAYOUTS = {torch.contiguous_format: "NCHW", torch.channels_last: "NHWC"}
 
@@ -167,11 +167,22 @@ def cuda_device_and_stream(device) -> tuple[int, torch.cuda.Stream | None]:
     return index, torch.cuda.current_stream(index)
 
 
-def _dtype(arguments: Mapping[str, Any]) -> dict:
+def view_dtype(arguments: Mapping[str, Any]) -> torch.dtype | None:
+    """The element type of the delivered views, or None for the stored uint8 images as they
+    are. dtype=None with augment or views: the crops as uint8, not normalized (for a trainer's
+    own GPU transforms)."""
     dtype = arguments["dtype"]
     if dtype is not None and dtype not in _OUTPUT_TYPES:
-        raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16, or "
-                         "None for the stored uint8 NHWC images")
+        raise ValueError(f"dtype {dtype}: use torch.float32, torch.float16, torch.bfloat16 "
+                         "(normalized), torch.uint8 (not normalized), or None for the stored "
+                         "uint8 N x H x W x C images (the crops as uint8 with augment or views)")
+    if dtype is None and (arguments["augment"] is not None or arguments["views"] is not None):
+        return torch.uint8
+    return dtype
+
+
+def _dtype(arguments: Mapping[str, Any]) -> dict:
+    dtype = view_dtype(arguments)
     return dict(normalize=dtype is not None,
                 output_type=_OUTPUT_TYPES.get(dtype, _CPP_DEFAULTS["output_type"]))
 

@@ -314,3 +314,31 @@ def test_an_augmentation_is_applied_and_its_cost_reported(tiny):
                       check=0).stdout
     assert "augment resize=6,center=5x5" in text
     assert "augmentation resize=6,center=5x5 alone (to 5x5x3 float32)" in text
+
+
+# --- Issue 42: a file of JPEGs is judged against its decode ceiling, not the page cache ---
+
+
+def test_a_jpeg_file_reports_its_fraction_of_the_decode_ceiling(tmp_path):
+    from PIL import Image
+    folder = tmp_path / "photos" / "class0"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(42)
+    for i in range(24):
+        y, x = np.mgrid[0:64, 0:96]
+        picture = np.stack([(x * 2 + y + 40 * c) % 256 for c in range(3)], axis=-1)
+        picture = np.clip(picture + rng.integers(0, 30, picture.shape), 0, 255)
+        Image.fromarray(picture.astype(np.uint8)).save(folder / f"{i}.png")
+    out = tmp_path / "photos.h5"
+    run_h5feed("convert", "imagefolder", tmp_path / "photos", out, "--encoding", "jpeg:90",
+               "--quiet", check=0)
+    report = bench_json(out, "--augment", "rrc=32", "--threads", 2)
+    assert report["ceiling"] == "jpeg decode x 2"
+    assert report["jpeg_share"] == 1.0 and report["jpeg_decode_images_per_s"] > 0
+    assert report["ceiling_images_per_s"] == pytest.approx(2 * report["jpeg_decode_images_per_s"])
+    assert report["fraction_of_ceiling"] == pytest.approx(
+        report["images_per_s"] / report["ceiling_images_per_s"])
+    # Not the page cache's rate times pixels per stored byte, which called it "0.00".
+    assert report["fraction_of_ceiling"] > 0.01
+    text = run_h5feed("bench", out, "--augment", "rrc=32", "--threads", 2, check=0).stdout
+    assert "of the JPEG decode ceiling" in text and "TurboJPEG" in text

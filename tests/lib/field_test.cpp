@@ -56,11 +56,12 @@ TEST_CASE("a field named like the file's own datasets, or badly, is refused with
   }
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"", FieldKind::kText}); }).what(), "name"));
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"a/b", FieldKind::kText}); }).what(), "'/'"));
-  const Error zero = CaughtError(
-      [] { CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}}); });
+  const Error zero = CaughtError([] {
+    CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}});
+  });
   CHECK(Contains(zero.what(), "uint8[3,0]"));
-  CHECK_THROWS_AS(
-      CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint64, {1 << 20, 1 << 20}}), Error);
+  CHECK_THROWS_AS(CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint64, {1 << 20, 1 << 20}}),
+                  Error);
   CHECK_NOTHROW(CheckFieldSpec({"attrs", FieldKind::kArray, FieldType::kBool, {40}}));
 }
 

@@ -150,3 +150,24 @@ def test_a_converter_including_a_module_its_row_lacks_fails(tree):
     assert status == 1
     assert ('converters/sources/hdf5_source.cc:2: #include "cache/eviction.h" uses cache, but '
             "converters/sources/ may use only") in output
+
+
+def test_a_chunk_reader_outside_the_chunk_source_fails_by_its_only_row(tree):
+    # The loader's row lists index, but every chunk is read through source/ (an `only` row).
+    add_line(tree / "lib" / "loader" / "loader.cc", '#include "index/chunk_reader.h"', at=4)
+    add_line(tree / "tools" / "bench" / "ceilings.cc", '#include "index/chunk_reader.h"', at=2)
+    status, output = check(tree)
+    assert status == 1
+    assert ('lib/loader/loader.cc:5: #include "index/chunk_reader.h": only source may include '
+            "index/chunk_reader.h") in output
+    assert 'tools/bench/ceilings.cc:3: #include "index/chunk_reader.h": only source' in output
+
+
+def test_an_hdf5_call_outside_lib_hdf5_fails_naming_the_call(tree):
+    add_line(tree / "lib" / "index" / "dataset_index.cc", "static int x = H5open();", at=30)
+    add_line(tree / "converters" / "merge.cc", "// H5Fflush(file) in a comment is no call", at=1)
+    status, output = check(tree)
+    assert status == 1
+    assert "lib/index/dataset_index.cc:31: calls H5open: HDF5's C API is called in lib/hdf5/" \
+        in output
+    assert "converters/merge.cc" not in output

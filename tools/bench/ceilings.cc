@@ -10,6 +10,7 @@
 
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
+#include "jpeg_rate.h"
 #include "zstd_rate.h"
 
 namespace h5feed::bench {
@@ -90,6 +91,9 @@ Ceilings MeasureCeilings(const std::string& path, const CeilingOptions& options)
     const StoredZstdChunks stored = ReadStoredZstdChunks(path, options.max_zstd_bytes);
     ceilings.zstd_mb_per_s = MeasureZstdRate(stored, options.rounds, 1).single_mb_per_s;
   }
+  const JpegRate jpeg = MeasureJpegRate(path, options.max_jpegs, options.rounds);
+  ceilings.jpeg_images_per_s = jpeg.images_per_s;
+  ceilings.jpeg_share = jpeg.share;
   ceilings.memcpy_mb_per_s = MemcpyMbPerSecond(options.rounds);
   return ceilings;
 }

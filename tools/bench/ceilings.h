@@ -13,8 +13,13 @@
 //               cache a chunk-aware sampler copies each byte once from the cache, and threads
 //               copy in parallel).
 //
+//   jpeg        (files storing images as JPEG) one thread's TurboJPEG whole-decode rate of the
+//               file's own JPEGs (jpeg_rate.h), x threads, over the share of rows stored so:
+//               in images/s, as decoding, not reading, binds such a file.
+//
 // The binding ceiling is the lower of page cache x ratio and zstd x threads: the pixel rate no
-// reader on this machine can beat for this file, whatever its cache does.
+// reader on this machine can beat for this file, whatever its cache does; for a file of JPEGs,
+// the decode ceiling, in images/s.
 
 #include <cstdint>
 #include <string>
@@ -25,6 +30,7 @@ struct CeilingOptions {
   int threads = 1;                                // the reader's threads (zstd ceiling x this)
   uint64_t max_read_bytes = uint64_t{512} << 20;  // of the file read for the page-cache rate
   uint64_t max_zstd_bytes = uint64_t{128} << 20;  // compressed bytes decompressed per round
+  int64_t max_jpegs = 256;                        // JPEGs decoded per round
   int rounds = 2;
 };
 
@@ -33,9 +39,17 @@ struct Ceilings {
   double compression_ratio = 1;    // pixel bytes / stored chunk bytes
   double zstd_mb_per_s = 0;        // one thread, decompressed; 0 when the file is not zstd
   double memcpy_mb_per_s = 0;
+  double jpeg_images_per_s = 0;  // one thread; 0 when the file holds no JPEG
+  double jpeg_share = 0;         // of the rows, stored as JPEG
   int threads = 1;
 
   bool compressed() const { return zstd_mb_per_s > 0; }
+  bool decodes_jpeg() const { return jpeg_images_per_s > 0; }
+  // The images/s decoding allows: threads x the one-thread rate, over the JPEG share (raw rows
+  // cost nothing beside them); 0 for a file without JPEGs.
+  double JpegImagesPerSecond() const {
+    return decodes_jpeg() ? jpeg_images_per_s * threads / jpeg_share : 0;
+  }
   // The lower of page cache x ratio and (compressed files) zstd x threads, in MB/s of pixels.
   double PixelMbPerSecond() const;
   // "page cache" or "zstd x N": which one binds.

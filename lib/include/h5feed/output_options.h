@@ -82,8 +82,10 @@ struct AugmentOptions {
 };
 
 struct OutputOptions {
-  // Element type and layout of normalized images (LoaderOptions::normalize): float32, float16
-  // or bfloat16; NCHW or NHWC.
+  // Element type and layout of the delivered views (LoaderOptions::normalize): float32,
+  // float16 or bfloat16, normalized with mean and std; or uint8, the views' pixels as they are
+  // (cropped, resized and flipped, not normalized: for a trainer's own GPU transforms; host
+  // batches only). NCHW or NHWC.
   ElementType type = ElementType::kFloat32;
   Layout layout = Layout::kNCHW;
   AugmentOptions augment;

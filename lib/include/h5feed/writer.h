@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "h5feed/compression.h"
+#include "h5feed/field.h"
 #include "h5feed/image_encoding.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/option_names.h"
@@ -87,6 +88,14 @@ struct WriterOptions {
   // Set: write a version 2 file of images at their own size, in chunks of flat->chunk_bytes
   // (image_shape and chunk_images are then unused). Empty: a version 1 file.
   std::optional<FlatLayout> flat;
+  // The fields the file holds beside the images, one value per image (h5feed/field.h,
+  // docs/format.md "Fields"), in this order; their values come through AppendFields. Each
+  // must pass CheckFieldSpec, and their names differ. Empty: a file without fields, exactly as
+  // h5feed wrote before fields existed.
+  std::vector<FieldSpec> fields;
+  // false: the samples have no labels (self-supervised data): the file has no /labels, no
+  // classes, and says so (`labelled` = 0), and readers deliver no labels for it.
+  bool labelled = true;
 };
 
 // The K that makes a chunk of `shape` images about 4 MiB, but no more than the dataset's
@@ -112,9 +121,11 @@ struct MergeRecord {
   uint64_t seed = 0;  // the seed of the interleaving of their chunks
 };
 
-// Everything Finish() writes besides the pixels.
+// Everything Finish() writes besides the pixels and the fields.
 struct DatasetDescription {
-  std::vector<int64_t> labels;       // one per stored image, in stored order
+  // One per stored image, in stored order; empty for a writer without labels
+  // (WriterOptions::labelled false), which also takes no classes.
+  std::vector<int64_t> labels;
   std::vector<std::string> sources;  // one per stored image: where it came from
   std::vector<std::string> classes;  // label i names classes[i]
   std::vector<SkippedSource> skipped;
@@ -148,13 +159,14 @@ struct EncodedChunk {
 };
 
 // Thread-safety: Encode() may be called from many threads at once (it touches no HDF5 and
-// keeps one compression context per thread). Append(), Finish() and Abandon() must be called
-// from one thread at a time, chunks in stored order.
+// keeps one compression context per thread). Append(), AppendFields(), Finish() and Abandon()
+// must be called from one thread at a time, chunks and rows in stored order.
 class Writer {
  public:
   // Creates the temporary file and the /images dataset. Throws Error: kAlreadyExists when
-  // `path` exists and !options.overwrite, kInvalidArgument for a bad shape or chunk size,
-  // kIo when the folder is not writable.
+  // `path` exists and !options.overwrite, kInvalidArgument for a bad shape or chunk size, a
+  // field CheckFieldSpec refuses, two fields of one name or more than 1024 fields, kIo when the
+  // folder is not writable.
   static Writer Create(const std::string& path, const WriterOptions& options);
 
   Writer(Writer&&) noexcept;
@@ -193,12 +205,25 @@ class Writer {
   // other write failures; the Writer is then unusable and its file is removed on destruction.
   void Append(const EncodedChunk& chunk);
 
+  // Appends the values of the next rows of every field: one column per field of
+  // WriterOptions::fields, in that order, each holding the same number of rows (any number:
+  // a conversion may call it once per chunk it appends, before or after the chunk). Array rows
+  // must be exactly row_bytes() long (bool elements 0 or 1), text rows valid UTF-8 without NUL,
+  // bytes and text rows at most 2 GiB; otherwise throws Error(kInvalidArgument) naming the
+  // field and the row (counted from the file's first) and takes nothing of the call. Memory
+  // stays bounded: each field keeps at most one HDF5 chunk of rows and writes it as it fills,
+  // checksumming rows as they come. Write failures throw as Append's do.
+  void AppendFields(std::span<const FieldColumn> columns);
+
   int64_t images_written() const;
   int64_t chunks_written() const;
+  int64_t field_rows_written() const;  // the rows AppendFields took, of every field
 
-  // Writes labels, classes, sources, skipped sources, the chunk table, the images' checksums
-  // and the attributes, closes, fsyncs and renames the file to path(). description.labels and
-  // .sources must hold images_written() entries.
+  // Writes labels, classes, sources, skipped sources, the chunk table, the images' checksums,
+  // the fields' last chunks and checksums and the attributes, closes, fsyncs and renames the
+  // file to path(). description.labels (unless the writer has no labels: then none) and
+  // .sources must hold images_written() entries, and every field as many rows; otherwise
+  // throws Error(kInvalidArgument), the writer still usable.
   void Finish(const DatasetDescription& description);
 
   // Removes the temporary file now. Safe to call at any time and more than once.

@@ -52,19 +52,20 @@ TEST_CASE("every dataset is listed in name order with its type, shape, chunks an
   CHECK(images.is_uint8);
   CHECK(images.element_bytes == 1);
   CHECK(images.dims == std::vector<int64_t>{10, 4, 4, 3});
-  CHECK(images.chunk == std::vector<int64_t>{5, 4, 4, 3});
-  CHECK(images.filters == std::vector<std::string>{"shuffle", "gzip:4"});
+  CHECK(images.storage.chunk == std::vector<int64_t>{5, 4, 4, 3});
+  CHECK(FilterNames(images.storage.filters) == std::vector<std::string>{"shuffle", "gzip:4"});
   CHECK(FindDataset(datasets, "/images") == &images);
 
   const DatasetEntry& labels = *FindDataset(datasets, "g/labels");
   CHECK(labels.dtype == "int16 (big-endian)");
   CHECK(labels.is_integer);
   CHECK_FALSE(labels.is_uint8);
-  CHECK(labels.chunk.empty());
+  CHECK(labels.storage.chunk.empty());
   CHECK(FindDataset(datasets, "names")->dtype == "string");
   CHECK(FindDataset(datasets, "names")->element_bytes == 0);
   CHECK(FindDataset(datasets, "fixed")->dtype == "string[8]");
-  CHECK(FindDataset(datasets, "lzf")->filters == std::vector<std::string>{"lzf"});
+  CHECK(FilterNames(FindDataset(datasets, "lzf")->storage.filters) ==
+        std::vector<std::string>{"lzf"});
   CHECK(FindDataset(datasets, "scalar")->dims.empty());
   CHECK(FindDataset(datasets, "labels") == nullptr);
 

@@ -136,6 +136,9 @@ int64_t CountMismatches(const ImageShape& shape, int64_t images, const OutputOpt
             float got;
             std::memcpy(&got, dest.data() + element * 4, 4);
             mismatches += got != want_float;
+          } else if (spec.type == ElementType::kUint8) {
+            // Not normalized: the pixel itself (its identity normalization is exact).
+            mismatches += dest[static_cast<size_t>(element)] != want_float;
           } else {
             uint16_t got;
             std::memcpy(&got, dest.data() + element * 2, 2);
@@ -149,7 +152,8 @@ int64_t CountMismatches(const ImageShape& shape, int64_t images, const OutputOpt
 }
 
 TEST_CASE("every type, layout and augmentation equals the per-pixel definition") {
-  for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16}) {
+  for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16,
+                           ElementType::kUint8}) {
     for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
       OutputOptions output;
       output.type = type;

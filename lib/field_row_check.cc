@@ -1,0 +1,76 @@
+// FieldRowProblem and CheckFieldColumn (field_row_check.h).
+
+#include "field_row_check.h"
+
+#include "make_error.h"
+
+namespace h5feed {
+namespace {
+
+// The length of the UTF-8 sequence starting at text[i], or 0 when it is not a valid one
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t Utf8SequenceLength(std::span<const uint8_t> text, size_t i) {
+  const uint8_t b = text[i];
+  if (b < 0x80) return 1;
+  size_t length = 0;
+  uint8_t low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    length = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    length = 3;
+    if (b == 0xE0) low = 0xA0;   // overlong
+    if (b == 0xED) high = 0x9F;  // surrogates
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    length = 4;
+    if (b == 0xF0) low = 0x90;   // overlong
+    if (b == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (text[i + 1] < low || text[i + 1] > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if (text[i + k] < 0x80 || text[i + k] > 0xBF) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row) {
+  if (spec.kind == FieldKind::kArray) {
+    const int64_t expected = spec.row_bytes();
+    if (static_cast<int64_t>(row.size()) != expected) {
+      return fmt::format("is {} bytes, not the {} of {}", row.size(), expected, spec.Describe());
+    }
+    if (spec.type != FieldType::kBool) return {};
+    for (size_t i = 0; i < row.size(); ++i) {
+      // Stored as h5py's enum of FALSE = 0 and TRUE = 1, which names no other value.
+      if (row[i] > 1) return fmt::format("holds {} at element {}; a bool is 0 or 1", row[i], i);
+    }
+    return {};
+  }
+  if (static_cast<int64_t>(row.size()) > kMaxFieldRowBytes) {
+    return fmt::format("is {} bytes, more than a row may hold ({})", row.size(), kMaxFieldRowBytes);
+  }
+  if (spec.kind != FieldKind::kText) return {};
+  for (size_t i = 0; i < row.size();) {
+    if (row[i] == 0) return fmt::format("holds a NUL byte (byte {})", i);
+    const size_t length = Utf8SequenceLength(row, i);
+    if (length == 0) return fmt::format("is not valid UTF-8 (byte {})", i);
+    i += length;
+  }
+  return {};
+}
+
+void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t first_row,
+                      ErrorCode code, std::string_view where) {
+  for (int64_t r = 0; r < column.rows(); ++r) {
+    const std::string problem = FieldRowProblem(spec, column.row(r));
+    if (problem.empty()) continue;
+    throw MakeError(code, "row {} of field {} ({}) in {} {}", first_row + r, spec.name,
+                    spec.Describe(), where, problem);
+  }
+}
+
+}  // namespace h5feed

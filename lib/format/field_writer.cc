@@ -1,0 +1,182 @@
+// FieldWriter, FieldChunkRows and CheckFields (field_writer.h).
+
+#include "format/field_writer.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "codec/checksum.h"
+#include "field_row_check.h"
+#include "format/checksum_attribute.h"
+#include "format/require.h"
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "h5feed/writer.h"
+#include "hdf5/attributes.h"
+#include "hdf5/error.h"
+#include "hdf5/field_dataset.h"
+#include "hdf5/integer_dataset.h"
+#include "hdf5/lock.h"
+#include "hdf5/string_list_attribute.h"
+#include "hdf5/untimed_creation.h"
+#include "io/resource_limits.h"
+#include "make_error.h"
+
+namespace h5feed::format {
+namespace {
+
+// Disk reserved beyond a chunk's own bytes for what HDF5 allocates with it: a B-tree node of
+// the chunk index, object header continuations (images_dataset.cc has the same margin).
+constexpr uint64_t kFieldMetadataSlack = uint64_t{64} << 10;
+// A variable-length value costs its bytes in a global heap collection plus a 16-byte object
+// header and alignment, and a 16-byte descriptor in the chunk.
+constexpr uint64_t kHeapBytesPerRow = 40;
+// N while it is unknown: a flat file's chunk rows are then the target's.
+constexpr int64_t kRowsUnknown = std::numeric_limits<int64_t>::max();
+
+// An upper bound of the file bytes a chunk of `rows` of `column` adds.
+uint64_t ChunkFileBytes(const FieldSpec& spec, const FieldColumn& column, int64_t chunk_rows) {
+  if (spec.kind == FieldKind::kArray) {
+    return io::limits::MaxStoredChunkBytes(static_cast<uint64_t>(chunk_rows) *
+                                           static_cast<uint64_t>(spec.row_bytes())) +
+           kFieldMetadataSlack;
+  }
+  return column.data().size() + kHeapBytesPerRow * static_cast<uint64_t>(chunk_rows) +
+         kFieldMetadataSlack;
+}
+
+}  // namespace
+
+int64_t FieldChunkRows(const FieldSpec& spec, int64_t chunk_images, int64_t rows) {
+  if (chunk_images > 0) return chunk_images;
+  int64_t target = schema::kFlatFieldChunkRows;
+  if (spec.kind == FieldKind::kArray) {
+    const int64_t row_bytes = spec.row_bytes();
+    target = (schema::kFlatFieldChunkBytes + row_bytes / 2) / row_bytes;
+  }
+  return std::max<int64_t>(1, std::min(rows, target));
+}
+
+void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images) {
+  Require(static_cast<int64_t>(fields.size()) <= schema::kMaxFields,
+          "{} fields; a file holds at most {}", fields.size(), schema::kMaxFields);
+  std::set<std::string> names;
+  for (const FieldSpec& spec : fields) {
+    CheckFieldSpec(spec);
+    Require(names.insert(spec.name).second, "two fields are named \"{}\"; names must differ",
+            spec.name);
+    if (spec.kind != FieldKind::kArray || chunk_images <= 0) continue;
+    Require(spec.row_bytes() <= kMaxChunkBytes / chunk_images,
+            "field {} ({}) in chunks of {} rows (the images per chunk) makes chunks of 4 GiB or "
+            "more, which HDF5 cannot store; use fewer images per chunk",
+            spec.name, spec.Describe(), chunk_images);
+  }
+}
+
+FieldWriter::FieldWriter(std::vector<FieldSpec> fields, int64_t chunk_images,
+                         Compression compression, std::string path, std::string temporary_path)
+    : specs_(std::move(fields)),
+      state_(specs_.size()),
+      chunk_images_(chunk_images),
+      compression_(compression),
+      path_(std::move(path)),
+      temporary_path_(std::move(temporary_path)) {}
+
+void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
+                         const ReserveFunction& reserve) {
+  Require(columns.size() == specs_.size(),
+          "AppendFields for {} got {} columns for its {} fields; give one per field, in the "
+          "order of WriterOptions::fields",
+          path_, columns.size(), specs_.size());
+  if (columns.empty()) return;
+  const int64_t rows = columns[0].rows();
+  for (size_t f = 0; f < columns.size(); ++f) {
+    Require(columns[f].rows() == rows,
+            "AppendFields for {}: field {} got {} rows and field {} {}; give every field the "
+            "same rows",
+            path_, specs_[f].name, columns[f].rows(), specs_[0].name, rows);
+    CheckFieldColumn(specs_[f], columns[f], rows_, ErrorCode::kInvalidArgument, path_);
+  }
+  // Chunks are written in the order appending one row at a time would write them (by the row
+  // that fills them, then by field), so the file is the same however the rows are split into
+  // calls: each pass takes the rows up to the next chunk that fills.
+  for (int64_t first = 0; first < rows;) {
+    int64_t end = rows;
+    for (size_t f = 0; f < columns.size(); ++f) {
+      end = std::min(end, first + ChunkRowsOf(f) - state_[f].pending.rows());
+    }
+    for (size_t f = 0; f < columns.size(); ++f) {
+      Field& field = state_[f];
+      for (int64_t r = first; r < end; ++r) {
+        const std::span<const uint8_t> value = columns[f].row(r);
+        field.checksums.push_back(codec::RowChecksum(value));
+        field.pending.Append(value);
+      }
+    }
+    for (size_t f = 0; f < columns.size(); ++f) {
+      if (state_[f].pending.rows() == ChunkRowsOf(f)) Write(f, file, ChunkRowsOf(f), reserve);
+    }
+    first = end;
+  }
+  rows_ += rows;
+}
+
+int64_t FieldWriter::ChunkRowsOf(size_t f) const {
+  return state_[f].chunk_rows > 0 ? state_[f].chunk_rows
+                                  : FieldChunkRows(specs_[f], chunk_images_, kRowsUnknown);
+}
+
+void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve) {
+  const FieldSpec& spec = specs_[f];
+  Field& field = state_[f];
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  if (!field.dataset) {
+    reserve(kFieldMetadataSlack, "creating dataset /" + spec.name);
+    field.dataset = hdf5::CreateFieldDataset(file, spec, chunk_rows, compression_, temporary_path_);
+    hdf5::WriteAttribute(field.dataset.get(), schema::kAttrField,
+                         std::string_view(ToString(spec.kind)));
+    field.chunk_rows = chunk_rows;
+  }
+  reserve(ChunkFileBytes(spec, field.pending, chunk_rows), "writing rows of field " + spec.name);
+  hdf5::WriteFieldRows(field.dataset.get(), spec, field.written, field.pending, temporary_path_);
+  field.written += field.pending.rows();
+  field.pending.Clear();
+}
+
+void FieldWriter::Finish(hid_t file, int64_t images, const ReserveFunction& reserve) {
+  if (specs_.empty()) return;
+  for (size_t f = 0; f < specs_.size(); ++f) {
+    Field& field = state_[f];
+    if (!field.dataset || field.pending.rows() > 0) {
+      const int64_t chunk_rows = field.chunk_rows > 0
+                                     ? field.chunk_rows
+                                     : FieldChunkRows(specs_[f], chunk_images_, images);
+      Write(f, file, chunk_rows, reserve);
+    }
+  }
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  reserve(specs_.size() * (8 * static_cast<uint64_t>(images) + kFieldMetadataSlack),
+          "writing the fields' checksums");
+  const hdf5::Group group = hdf5::CreateUntimedGroup(file, schema::kFieldChecksums);
+  std::vector<std::string> names;
+  for (size_t f = 0; f < specs_.size(); ++f) {
+    const hdf5::Dataset checksums = hdf5::WriteIntegerDataset<uint64_t>(
+        group.get(), specs_[f].name.c_str(), state_[f].checksums);
+    WriteChecksumAttribute(checksums.get());
+    names.push_back(specs_[f].name);
+  }
+  hdf5::WriteStringListAttribute(file, schema::kAttrFields, names);
+  Close();
+}
+
+void FieldWriter::Close() noexcept {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  for (Field& field : state_) field.dataset.reset();
+}
+
+}  // namespace h5feed::format

@@ -1,0 +1,90 @@
+#pragma once
+// The fields of a file being written (docs/format.md, "Fields"): each field's rows gathered
+// into one HDF5 chunk at a time and written whole as it fills (the last one, short, at
+// Finish), each row checksummed as it comes; at Finish, /field_checksums and the root
+// attribute `fields`. Memory: at most one chunk of rows per field, and 8 bytes a row per field
+// for the checksums (as the images' own).
+//
+// Owned by the Writer's state and used by its one thread; it takes hdf5::Lock() for its HDF5
+// calls. A field's dataset is created when its first chunk is written: a flat file's chunk
+// rows depend on N when a field has fewer rows than a chunk.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "h5feed/compression.h"
+#include "h5feed/field.h"
+#include "hdf5/handle.h"
+
+namespace h5feed::format {
+
+// The rows of one HDF5 chunk of a field (docs/format.md, "Fields"): in a version 1 file
+// (`chunk_images` K > 0), K, so that chunk c holds the rows of image chunk c; in a flat file
+// (`chunk_images` 0), max(1, min(rows, round(1 MiB / row_bytes))) for an array and
+// min(rows, 4096) for bytes and text (at least 1). `rows` is N, or larger while unknown.
+int64_t FieldChunkRows(const FieldSpec& spec, int64_t chunk_images, int64_t rows);
+
+// Throws Error(kInvalidArgument) for what a Writer cannot write: a spec CheckFieldSpec
+// refuses, two fields of one name, more than schema::kMaxFields, or (with `chunk_images` K > 0)
+// an array whose chunk of K rows reaches HDF5's 4 GiB limit.
+void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images);
+
+// Makes sure `bytes` more than HDF5 has allocated in the file can be written (the Writer's
+// disk reservation, io/disk_reservation.h), naming `what` when they cannot.
+using ReserveFunction = std::function<void(uint64_t bytes, std::string_view what)>;
+
+class FieldWriter {
+ public:
+  FieldWriter() = default;
+  // `fields` passed CheckFields. Messages about the caller's values name `path` (the output);
+  // those about HDF5's writes, `temporary_path`.
+  FieldWriter(std::vector<FieldSpec> fields, int64_t chunk_images, Compression compression,
+              std::string path, std::string temporary_path);
+
+  const std::vector<FieldSpec>& fields() const { return specs_; }
+  int64_t rows() const { return rows_; }  // every field's rows so far (0 without fields)
+
+  // Writer::AppendFields: checks every column first (one per field, in order, as many rows
+  // each, each row a valid value: Error(kInvalidArgument) naming the field and the row counted
+  // from the file's first), so a refused call changes nothing; then checksums the rows and
+  // writes each chunk that fills into `file`. Throws Error (kIo, kNoSpace) when a write fails.
+  void Append(std::span<const FieldColumn> columns, hid_t file, const ReserveFunction& reserve);
+
+  // Writes every field's last chunk (creating the datasets of fields with fewer rows than a
+  // chunk), /field_checksums and the `fields` attribute, and closes the datasets. rows() is
+  // `images` (the caller checked). Nothing at all without fields.
+  void Finish(hid_t file, int64_t images, const ReserveFunction& reserve);
+
+  // Closes the datasets (a Writer abandoned: its file closes only when they are).
+  void Close() noexcept;
+
+ private:
+  struct Field {
+    int64_t chunk_rows = 0;           // 0 until the dataset is created (flat files)
+    int64_t written = 0;              // rows in the dataset
+    FieldColumn pending;              // rows not yet written: fewer than chunk_rows
+    std::vector<uint64_t> checksums;  // one per row given
+    hdf5::Dataset dataset;
+  };
+
+  // Field f's rows per chunk: its dataset's, or what they will be while N is unknown.
+  int64_t ChunkRowsOf(size_t f) const;
+  void Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve);
+
+  std::vector<FieldSpec> specs_;
+  std::vector<Field> state_;
+  int64_t chunk_images_ = 0;
+  Compression compression_;
+  std::string path_;
+  std::string temporary_path_;
+  int64_t rows_ = 0;
+};
+
+}  // namespace h5feed::format

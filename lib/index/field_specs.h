@@ -1,0 +1,35 @@
+#pragma once
+// The fields of an h5feed file (docs/format.md, "Fields"), read and checked when the file is
+// opened, from metadata alone (no value is read): the root attribute `fields` lists them, in the
+// writer's order, and each is a dataset at the root whose type, shape and h5feed_field
+// attribute say what it is. A reader lists fields from the attribute, never by scanning
+// datasets. Call under hdf5::Lock().
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "h5feed/field.h"
+#include "hdf5/field_read.h"
+
+namespace h5feed::index {
+
+// The fields of `file` (named `path` in messages), whose images are `rows`; empty when it has
+// none (no `fields` attribute). Throws Error(kCorrupt) naming the file and the field when the
+// attribute is not a list of distinct valid names, or a field is missing, has another number
+// of rows, a type that is no field's or another kind than its attribute says, an array shape
+// CheckFieldSpec refuses, variable-length values stored chunked or filtered (bytes and text are
+// stored in unfiltered chunks), or lacks its checksums (/field_checksums/NAME, uint64 (rows)).
+std::vector<FieldSpec> ReadFieldSpecs(hid_t file, int64_t rows, const std::string& path);
+
+// The spec `entry` (the dataset of field `name`, described by hdf5::DescribeFieldDataset) makes,
+// checked as ReadFieldSpecs checks each field (its checksums apart).
+FieldSpec FieldSpecOf(const hdf5::FieldDatasetEntry& entry, const std::string& name, int64_t rows,
+                      const std::string& path);
+
+// "/field_checksums/NAME": where the checksums of field `name` lie.
+std::string FieldChecksumsName(const std::string& name);
+
+}  // namespace h5feed::index

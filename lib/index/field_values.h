@@ -1,0 +1,38 @@
+#pragma once
+// A field's values read whole (docs/format.md, "Fields"): every row of one field of an
+// h5feed file, each checked against its checksum, for a caller that holds a field in memory
+// (a small field, read once at open as labels are; a tool that copies or verifies fields).
+//
+// Reads through HDF5 under hdf5::Lock() (HDF5 undoes the field's filter, h5feed's zstd
+// registered in this process), a chunk's worth of rows at a time, so the only memory of the
+// field's size is the column returned. Thread-safe: any thread may call it, the lock
+// serializes the reads.
+
+#include <cstdint>
+#include <string>
+
+#include "h5feed/field.h"
+#include "index/dataset_index.h"
+
+namespace h5feed::index {
+
+// The bytes a column of `spec`'s `rows` rows of `value_bytes` value bytes takes: the values and
+// 8 bytes a row for where each ends (FieldColumn).
+uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes);
+
+// Every row of field `name` of the file `index` describes (opened again as the index was), in
+// stored order. Throws Error:
+//  - kNotFound when the file has no such field (the message lists its fields);
+//  - kInvalidArgument when the column would take more than `max_bytes` (FieldColumnBytes):
+//    an array's size is its shape's, a bytes or text field's what its rows claim, read from
+//    the dataset's chunks (hdf5/variable_length_claims.h) before anything of that size is
+//    allocated;
+//  - kCorrupt when it would take more than the machine's physical memory (a damaged file:
+//    no such field can be read whole), checked as max_bytes is;
+//  - kCorrupt naming the file, the field, the row and its image chunk when a row differs from
+//    its checksum ("row 1212 (chunk 18) of field attrs in train.h5: checksum mismatch ..."),
+//    a text row is not UTF-8, a row claims more than 2 GiB, or the field changed since the
+//    file was opened; kIo when reading fails.
+FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes);
+
+}  // namespace h5feed::index

@@ -1,0 +1,248 @@
+// The Writer's fields (docs/format.md, "Fields"): what Create, AppendFields and Finish refuse,
+// a file without labels, the chunk rows of each layout, and rows written as their chunk fills.
+// test_h5py_reads_fields.py checks what h5py reads of them; tests/lib/index/field_index_test.cpp
+// what h5feed reads.
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "field_test_columns.h"
+#include "format/field_writer.h"
+#include "h5feed/error.h"
+#include "h5feed/writer.h"
+#include "hdf5/attributes.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "support/caught_error.h"
+#include "support/temp_folder.h"
+
+namespace h5feed {
+namespace {
+
+using testing::CaughtError;
+const ImageShape kShape{2, 2, 3};
+
+WriterOptions Options(std::vector<FieldSpec> fields, int64_t chunk_images = 4) {
+  WriterOptions options;
+  options.image_shape = kShape;
+  options.chunk_images = chunk_images;
+  options.compression = Compression{Compression::Kind::kNone, 0};
+  options.fields = std::move(fields);
+  return options;
+}
+
+void AppendImages(Writer& writer, int64_t images) {
+  const int64_t k = writer.chunk_images();
+  for (int64_t first = 0; first < images; first += k) {
+    const int64_t count = std::min(k, images - first);
+    std::vector<uint8_t> pixels(static_cast<size_t>(count * kShape.bytes()), 7);
+    writer.Append(writer.Encode(pixels, count));
+  }
+}
+
+DatasetDescription Describe(int64_t images, bool labelled = true) {
+  DatasetDescription d;
+  for (int64_t i = 0; i < images; ++i) {
+    if (labelled) d.labels.push_back(0);
+    d.sources.push_back("img" + std::to_string(i));
+  }
+  if (labelled) d.classes = {"only"};
+  d.source_kind = "npy";
+  return d;
+}
+
+FieldColumn Rows(std::vector<std::string> values) {
+  FieldColumn column;
+  for (const std::string& value : values) {
+    column.Append({reinterpret_cast<const uint8_t*>(value.data()), value.size()});
+  }
+  return column;
+}
+
+const FieldSpec kAttrs{"attrs", FieldKind::kArray, FieldType::kUint8, {4}};
+const FieldSpec kCaption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+
+TEST_CASE("a reserved, repeated or malformed field is refused at Create, before any file") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  const Error reserved = CaughtError([&] {
+    Writer::Create(path, Options({{"images", FieldKind::kArray, FieldType::kUint8, {1}}}));
+  });
+  CHECK(reserved.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(reserved.what()).find("\"images\"") != std::string::npos);
+  CHECK(std::string(reserved.what()).find("Reserved: images, labels") != std::string::npos);
+  const Error twice = CaughtError([&] { Writer::Create(path, Options({kAttrs, kAttrs})); });
+  CHECK(twice.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(twice.what()).find("two fields are named \"attrs\"") != std::string::npos);
+  CHECK(CaughtError([&] {
+          Writer::Create(path, Options({{"e", FieldKind::kArray, FieldType::kInt8, {3, 0}}}));
+        }).code() == ErrorCode::kInvalidArgument);
+  CHECK(CaughtError([&] {
+          Writer::Create(path, Options({{"a/b", FieldKind::kText, FieldType::kUint8, {}}}));
+        }).code() == ErrorCode::kInvalidArgument);
+  // A chunk of K rows of a 2 GiB row passes 4 GiB, which HDF5 cannot store.
+  const Error too_large = CaughtError([&] {
+    Writer::Create(path,
+                   Options({{"big", FieldKind::kArray, FieldType::kUint8, {int64_t{1} << 31}}}));
+  });
+  CHECK(std::string(too_large.what()).find("use fewer images per chunk") != std::string::npos);
+  CHECK(folder.List().empty());
+}
+
+TEST_CASE("AppendFields refuses columns it cannot write, naming the field and the row") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  Writer writer = Writer::Create(path, Options({kAttrs, kCaption}));
+  const FieldColumn attrs = Rows({"abcd", "efgh", "ijkl"});
+  writer.AppendFields(std::vector<FieldColumn>{attrs, Rows({"a", "", "é"})});
+  CHECK(writer.field_rows_written() == 3);
+
+  auto refused = [&](std::vector<FieldColumn> columns) {
+    const Error error = CaughtError([&] { writer.AppendFields(columns); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    return std::string(error.what());
+  };
+  CHECK(refused({attrs}).find("got 1 columns for its 2 fields") != std::string::npos);
+  CHECK(refused({attrs, Rows({"a"})}).find("field caption got 1 rows and field attrs 3") !=
+        std::string::npos);
+  CHECK(refused({Rows({"abcd", "abc"}), Rows({"x", "y"})})
+            .find("row 4 of field attrs (uint8[4]) in " + path + " is 3 bytes, not the 4") !=
+        std::string::npos);
+  CHECK(refused({Rows({"abcd"}), Rows({"\xC3\x28"})})
+            .find("row 3 of field caption (text) in " + path + " is not valid UTF-8 (byte 0)") !=
+        std::string::npos);
+  CHECK(
+      refused({Rows({"abcd"}), Rows({std::string("a\0b", 3)})}).find("holds a NUL byte (byte 1)") !=
+      std::string::npos);
+  {  // bool elements are 0 or 1
+    const FieldSpec flags{"flags", FieldKind::kArray, FieldType::kBool, {2}};
+    Writer with_flags = Writer::Create(folder / "flags.h5", Options({flags}));
+    const Error bool_value = CaughtError([&] {
+      with_flags.AppendFields(
+          std::vector<FieldColumn>{Rows({std::string("\x01\x00", 2), std::string("\x00\x02", 2)})});
+    });
+    CHECK(std::string(bool_value.what()).find("row 1 of field flags (bool[2])") !=
+          std::string::npos);
+    CHECK(std::string(bool_value.what()).find("holds 2 at element 1; a bool is 0 or 1") !=
+          std::string::npos);
+  }
+  // Nothing of a refused call was taken, and the writer goes on.
+  CHECK(writer.field_rows_written() == 3);
+  AppendImages(writer, 4);
+  writer.AppendFields(std::vector<FieldColumn>{Rows({"mnop"}), Rows({"d"})});
+  writer.Finish(Describe(4));
+  CHECK(folder.List() == std::vector<std::string>{"out.h5"});
+}
+
+TEST_CASE("Finish refuses fields without a row per image; a writer abandoned leaves no file") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  {
+    Writer writer = Writer::Create(path, Options({kAttrs, kCaption}));
+    AppendImages(writer, 5);
+    writer.AppendFields(std::vector<FieldColumn>{Rows({"abcd", "efgh", "ijkl", "mnop"}),
+                                                 Rows({"1", "2", "3", "4"})});
+    const Error missing = CaughtError([&] { writer.Finish(Describe(5)); });
+    CHECK(missing.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(missing.what()).find("got 4 rows for 5 images written") != std::string::npos);
+    CHECK(folder.List().size() == 1);  // the temporary file, still being written
+    // The writer is still usable: the missing row completes it.
+    writer.AppendFields(std::vector<FieldColumn>{Rows({"qrst"}), Rows({"5"})});
+    writer.Finish(Describe(5));
+  }
+  CHECK(folder.List() == std::vector<std::string>{"out.h5"});
+  {
+    Writer writer = Writer::Create(folder / "abandoned.h5", Options({kAttrs}));
+    AppendImages(writer, 8);
+    writer.AppendFields(std::vector<FieldColumn>{testing::TestFieldColumns({kAttrs}, 0, 8)[0]});
+  }
+  CHECK(folder.List() == std::vector<std::string>{"out.h5"});
+}
+
+TEST_CASE("a writer without labels writes no labels and no classes, and says so") {
+  testing::TempFolder folder;
+  const std::string path = folder / "unlabelled.h5";
+  WriterOptions options = Options({});
+  options.labelled = false;
+  Writer writer = Writer::Create(path, options);
+  AppendImages(writer, 6);
+  const Error labels = CaughtError([&] { writer.Finish(Describe(6, true)); });
+  CHECK(labels.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(labels.what()).find("WriterOptions::labelled is false") != std::string::npos);
+  writer.Finish(Describe(6, false));
+
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  REQUIRE(file.valid());
+  CHECK(H5Lexists(file.get(), "labels", H5P_DEFAULT) == 0);
+  CHECK(H5Lexists(file.get(), "classes", H5P_DEFAULT) > 0);
+  CHECK(hdf5::ReadInt64Attribute(file.get(), "labelled") == 0);
+  CHECK(hdf5::ReadInt64Attribute(file.get(), "num_classes") == 0);
+  CHECK(!hdf5::HasAttribute(file.get(), "fields"));
+}
+
+TEST_CASE("a field's chunk holds K rows, or in a flat file about 1 MiB or 4096 rows, at most N") {
+  const FieldSpec floats{"f", FieldKind::kArray, FieldType::kFloat32, {3}};  // 12 bytes a row
+  CHECK(format::FieldChunkRows(floats, 28, 5) == 28);  // version 1: in step with the images
+  CHECK(format::FieldChunkRows(floats, 0, 1'000'000) == 87381);  // round(1 MiB / 12)
+  CHECK(format::FieldChunkRows(floats, 0, 10) == 10);
+  CHECK(format::FieldChunkRows(floats, 0, 0) == 1);
+  const FieldSpec huge{"h", FieldKind::kArray, FieldType::kUint8, {int64_t{4} << 20}};
+  CHECK(format::FieldChunkRows(huge, 0, 100) == 1);
+  CHECK(format::FieldChunkRows(kCaption, 0, 1'000'000) == 4096);
+  CHECK(format::FieldChunkRows(kCaption, 0, 7) == 7);
+
+  // A flat file of three images: each field's dataset is chunked by its rule with N = 3.
+  testing::TempFolder folder;
+  const std::string path = folder / "flat.h5";
+  WriterOptions options = Options({floats, kCaption});
+  options.flat = FlatLayout{};
+  options.flat->chunk_bytes = 100;
+  Writer writer = Writer::Create(path, options);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<uint8_t> chunk(12, static_cast<uint8_t>(i + 1));
+    EncodedChunk encoded;
+    writer.EncodePackedInto(chunk, {{2, 2, 3, ImageEncoding::kRaw, 12, 0}}, encoded);
+    writer.Append(encoded);
+  }
+  writer.AppendFields(testing::TestFieldColumns({floats, kCaption}, 0, 3));
+  writer.Finish(Describe(3));
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  for (const char* name : {"f", "caption"}) {
+    CAPTURE(name);
+    hdf5::Dataset dataset(H5Dopen2(file.get(), name, H5P_DEFAULT));
+    hdf5::PropertyList create(H5Dget_create_plist(dataset.get()));
+    hsize_t chunk[2] = {};
+    REQUIRE(H5Pget_chunk(create.get(), 2, chunk) >= 1);
+    CHECK(chunk[0] == 3);
+  }
+}
+
+TEST_CASE("a field's rows reach the file as each chunk fills: the writer holds at most one") {
+  // 64 rows of 1 KiB a chunk, appended 7 rows a call: after every call the temporary file
+  // holds every whole chunk given so far (HDF5's chunk cache is off for fields).
+  testing::TempFolder folder;
+  const FieldSpec wide{"wide", FieldKind::kArray, FieldType::kUint8, {1024}};
+  Writer writer = Writer::Create(folder / "wide.h5", Options({wide}, 64));
+  const int64_t rows = 64 * 40;
+  AppendImages(writer, rows);
+  struct stat before {};
+  REQUIRE(stat(writer.temporary_path().c_str(), &before) == 0);
+  for (int64_t first = 0; first < rows; first += 7) {
+    const int64_t count = std::min<int64_t>(7, rows - first);
+    writer.AppendFields(testing::TestFieldColumns({wide}, first, count));
+    const int64_t whole_chunks = (first + count) / 64;
+    struct stat now {};
+    REQUIRE(stat(writer.temporary_path().c_str(), &now) == 0);
+    CAPTURE(first);
+    CHECK(now.st_size >= before.st_size + whole_chunks * 64 * 1024);
+  }
+  writer.Finish(Describe(rows));
+}
+
+}  // namespace
+}  // namespace h5feed

@@ -1,0 +1,278 @@
+// The fields of an h5feed file as the index reads them (docs/format.md, "Fields"): listed and
+// checked at open, read whole by ReadFieldColumn with every row's checksum, from files the
+// Writer wrote and files whose fields h5py added following the format; what a reader must
+// refuse, and a field claiming 2^40 bytes refused before anything of its size is allocated.
+
+#include <doctest/doctest.h>
+#include <hdf5.h>
+
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "h5feed/writer.h"
+#include "hdf5/handle.h"
+#include "hdf5/lock.h"
+#include "index/dataset_index.h"
+#include "index/field_values.h"
+#include "index_test_files.h"
+#include "lib/format/field_test_columns.h"
+
+namespace h5feed::index {
+namespace {
+
+using testing::CaughtError;
+using testing::Contains;
+using testing::TempFolder;
+
+const ImageShape kShape{2, 2, 3};
+constexpr int64_t kImages = 30;
+constexpr int64_t kChunk = 8;
+constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
+
+// Writes kImages images in chunks of kChunk with the fields `specs` (field_test_columns.h's
+// values), appended `rows_per_call` rows a call.
+void WriteWithFields(const std::string& path, const std::vector<FieldSpec>& specs,
+                     Compression compression, bool labelled = true, int64_t images = kImages,
+                     int64_t rows_per_call = 5) {
+  WriterOptions options;
+  options.image_shape = kShape;
+  options.chunk_images = kChunk;
+  options.compression = compression;
+  options.overwrite = true;
+  options.fields = specs;
+  options.labelled = labelled;
+  Writer writer = Writer::Create(path, options);
+  DatasetDescription d;
+  for (int64_t first = 0; first < images; first += kChunk) {
+    const int64_t count = std::min(kChunk, images - first);
+    std::vector<uint8_t> pixels(static_cast<size_t>(count * kShape.bytes()), 9);
+    writer.Append(writer.Encode(pixels, count));
+  }
+  for (int64_t first = 0; first < images; first += rows_per_call) {
+    writer.AppendFields(
+        testing::TestFieldColumns(specs, first, std::min(rows_per_call, images - first)));
+  }
+  for (int64_t i = 0; i < images; ++i) {
+    if (labelled) d.labels.push_back(i % 2);
+    d.sources.push_back(std::to_string(i));
+  }
+  if (labelled) d.classes = {"x", "y"};
+  d.source_kind = "npy";
+  writer.Finish(d);
+}
+
+void Edit(const std::string& arguments) {
+  testing::Run(std::string(H5FEED_PYTHON) + " " + H5FEED_EDIT_FIELD_FILES + " " + arguments);
+}
+
+// The process's peak resident memory so far (VmHWM), in bytes.
+uint64_t PeakResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  FAIL("no VmHWM in /proc/self/status");
+  return 0;
+}
+
+TEST_CASE("the index lists a file's fields in its order, with kind, type and shape") {
+  TempFolder folder;
+  const std::string path = folder / "fields.h5";
+  const std::vector<FieldSpec> specs = testing::TestFieldSpecs();
+  WriteWithFields(path, specs, Compression::Parse("gzip:1"));
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  CHECK(index.fields == specs);
+  CHECK(index.labelled);
+  CHECK(index.labels.size() == kImages);
+
+  const std::string plain = folder / "plain.h5";
+  testing::WriteH5feedFile(plain, Compression::Parse("none"), 10, 4, kShape);
+  CHECK(OpenDatasetIndex(plain, {}).fields.empty());
+  CHECK(OpenDatasetIndex(testing::ForeignFile("nhwc_contiguous"), {}).fields.empty());
+}
+
+TEST_CASE("every row of every field reads back as written, each checked by its checksum") {
+  TempFolder folder;
+  const std::vector<FieldSpec> specs = testing::TestFieldSpecs();
+  const std::vector<FieldColumn> expected = testing::TestFieldColumns(specs, 0, kImages);
+  for (const char* compression : {"zstd:3", "gzip:6", "none"}) {
+    const std::string path = folder / (std::string(compression) + ".h5");
+    WriteWithFields(path, specs, Compression::Parse(compression));
+    const DatasetIndex index = OpenDatasetIndex(path, {});
+    for (size_t f = 0; f < specs.size(); ++f) {
+      CAPTURE(compression);
+      CAPTURE(specs[f].name);
+      const FieldColumn column = ReadFieldColumn(index, specs[f].name, kNoLimit);
+      CHECK(column == expected[f]);
+    }
+  }
+}
+
+TEST_CASE("fields h5py added as docs/format.md says read back with their checksums") {
+  TempFolder folder;
+  const std::string path = folder / "h5py.h5";
+  for (const char* compression : {"gzip:4", "none"}) {
+    CAPTURE(compression);
+    testing::WriteH5feedFile(path, Compression::Parse(compression), kImages, kChunk, kShape);
+    Edit("add " + path);
+    const DatasetIndex index = OpenDatasetIndex(path, {});
+    const std::vector<FieldSpec> written = testing::TestFieldSpecs();
+    REQUIRE(index.fields.size() == written.size());
+    for (size_t f = 0; f < written.size(); ++f) {
+      FieldSpec spec = written[f];
+      spec.name =
+          "h_" + (spec.kind == FieldKind::kArray ? std::string(ToString(spec.type)) : spec.name);
+      CAPTURE(spec.name);
+      CHECK(index.fields[f] == spec);
+      CHECK(ReadFieldColumn(index, spec.name, kNoLimit) ==
+            testing::TestFieldColumns({written[f]}, 0, kImages)[0]);
+    }
+  }
+}
+
+TEST_CASE("a file without labels opens with none, and its fields") {
+  TempFolder folder;
+  const std::string path = folder / "unlabelled.h5";
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+  WriteWithFields(path, {caption}, Compression::Parse("none"), false);
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  CHECK(!index.labelled);
+  CHECK(index.labels.empty());
+  CHECK(index.classes.empty());
+  CHECK(index.samples == kImages);
+  CHECK(ReadFieldColumn(index, "caption", kNoLimit).rows() == kImages);
+}
+
+TEST_CASE("a damaged row is named with its field, its row and its image chunk") {
+  TempFolder folder;
+  const std::string path = folder / "damaged.h5";
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}};
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+  WriteWithFields(path, {attrs, caption}, Compression::Parse("none"));
+  // Row 13 lies in chunk 1 (rows 8 to 15) of the uncompressed field, 5 rows of 40 bytes in.
+  uint64_t address = 0;
+  {
+    auto lock = hdf5::Lock();
+    hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    hdf5::Dataset dataset(H5Dopen2(file.get(), "attrs", H5P_DEFAULT));
+    const hsize_t offset[2] = {8, 0};
+    unsigned mask = 0;
+    haddr_t where = HADDR_UNDEF;
+    hsize_t size = 0;
+    REQUIRE(H5Dget_chunk_info_by_coord(dataset.get(), offset, &mask, &where, &size) >= 0);
+    REQUIRE(size == 8 * 40);
+    address = where;
+  }
+  testing::FlipByteInFile(path, address + 5 * 40 + 17, 0x01);
+  const DatasetIndex index = OpenDatasetIndex(path, {});  // opening reads no value
+  const Error row = CaughtError([&] { ReadFieldColumn(index, "attrs", kNoLimit); });
+  CHECK(row.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(row.what(), "row 13 (chunk 1) of field attrs in " + path + ": checksum mismatch"));
+
+  Edit("checksum " + path + " caption 17");
+  const Error text = CaughtError([&] { ReadFieldColumn(index, "caption", kNoLimit); });
+  CHECK(text.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(text.what(), "row 17 (chunk 2) of field caption in " + path));
+}
+
+TEST_CASE("a bytes field claiming 2^40 bytes is refused before anything of its size exists") {
+  // 300 rows each claiming 2^32 - 1 bytes: 2^40 and more in all. HDF5 1.10.8 itself would
+  // allocate and zero each claimed row before any allocator of ours is asked
+  // (hdf5/variable_length_claims.h); the claims are read from the chunks instead.
+  TempFolder folder;
+  const std::string path = folder / "claims.h5";
+  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}};
+  WriteWithFields(path, {blob}, Compression::Parse("none"), true, 300, 300);
+  Edit("claim " + path + " blob");
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  const uint64_t peak_before = PeakResidentBytes();
+  const Error limited = CaughtError([&] { ReadFieldColumn(index, "blob", uint64_t{1} << 30); });
+  INFO(std::string(limited.what()));
+  CHECK(limited.code() == ErrorCode::kCorrupt);  // more than any machine here holds
+  CHECK(Contains(limited.what(), "field blob in " + path));
+  CHECK(Contains(limited.what(), "300 rows claiming 1.2 TiB"));
+  CHECK(PeakResidentBytes() < peak_before + (uint64_t{256} << 20));
+
+  // A row claiming more than a row may hold is damage too, whatever the caller allows.
+  const std::string one = folder / "one.h5";
+  WriteWithFields(one, {blob}, Compression::Parse("none"), true, 1, 1);
+  Edit("claim " + one + " blob");
+  const Error row =
+      CaughtError([&] { ReadFieldColumn(OpenDatasetIndex(one, {}), "blob", kNoLimit); });
+  INFO(std::string(row.what()));
+  CHECK(row.code() == ErrorCode::kCorrupt);
+  CHECK(
+      Contains(row.what(), "row 0 (chunk 0) of field blob in " + one + " claims 4294967295 bytes"));
+  CHECK(PeakResidentBytes() < peak_before + (uint64_t{256} << 20));
+}
+
+TEST_CASE("a field is refused at open when it is not what the file says it is") {
+  TempFolder folder;
+  const std::vector<FieldSpec> specs = testing::TestFieldSpecs();
+  const std::string original = folder / "original.h5";
+  WriteWithFields(original, specs, Compression::Parse("none"));
+  struct Case {
+    const char* name;
+    std::string edit;  // PATH is put after the command
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"rows", "rows PATH a_uint8 31",
+       "field a_uint8 in PATH has shape (31, 40); an array field has one row per image (30)"},
+      {"kind", "kind PATH a_uint8 text", "field a_uint8 in PATH says it is text but holds uint8"},
+      {"unknown_kind", "kind PATH blob list",
+       "field blob in PATH has attribute h5feed_field = \"list\""},
+      {"matrix", "matrix PATH blob", "field blob in PATH has shape (30, 2)"},
+      {"contiguous", "contiguous PATH caption", "field caption in PATH is stored contiguous"},
+      {"missing", "list PATH a_bool nope", "PATH lists field nope but has no dataset /nope"},
+      {"twice", "list PATH a_bool a_bool", "lists field a_bool twice"},
+      {"reserved", "list PATH labels", "lists a field that cannot be"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string path = testing::CopyTo(original, folder / (std::string(c.name) + ".h5"));
+    std::string edit = c.edit;
+    edit.replace(edit.find("PATH"), 4, path);
+    Edit(edit);
+    std::string says = c.says;
+    if (says.find("PATH") != std::string::npos) says.replace(says.find("PATH"), 4, path);
+    const Error error = CaughtError([&] { OpenDatasetIndex(path, {}); });
+    INFO(std::string(error.what()));
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(Contains(error.what(), says));
+  }
+}
+
+TEST_CASE("an unknown field is not found, and one over max_bytes refused before it is read") {
+  TempFolder folder;
+  const std::string path = folder / "fields.h5";
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kFloat32, {40}};
+  WriteWithFields(path, {attrs}, Compression::Parse("none"));
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  const Error unknown = CaughtError([&] { ReadFieldColumn(index, "atrs", kNoLimit); });
+  CHECK(unknown.code() == ErrorCode::kNotFound);
+  CHECK(Contains(unknown.what(), "no field atrs in " + path + "; its fields: attrs (float32[40])"));
+  // 30 rows of 160 bytes and 8 bytes for each row's end: 5040 bytes.
+  CHECK(ReadFieldColumn(index, "attrs", 5040).rows() == kImages);
+  const Error over = CaughtError([&] { ReadFieldColumn(index, "attrs", 5039); });
+  INFO(std::string(over.what()));
+  CHECK(over.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(over.what(), "field attrs in " + path + " (30 rows of float32[40]) would take"));
+
+  // A bytes field's size is what its rows claim: 30 rows of 0 to 6 bytes, 85 in all.
+  const std::string blobs = folder / "blobs.h5";
+  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}};
+  WriteWithFields(blobs, {blob}, Compression::Parse("none"));
+  const DatasetIndex with_blobs = OpenDatasetIndex(blobs, {});
+  CHECK(ReadFieldColumn(with_blobs, "blob", 30 * 8 + 85).data().size() == 85);
+  const Error claimed = CaughtError([&] { ReadFieldColumn(with_blobs, "blob", 30 * 8 + 84); });
+  CHECK(claimed.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(claimed.what(), "(30 rows claiming 85 B) would take"));
+}
+
+}  // namespace
+}  // namespace h5feed::index
