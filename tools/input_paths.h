@@ -1,7 +1,8 @@
 #pragma once
 // Inputs named on the command line that must exist: one that does not is a wrong command line
-// (exit 2, nothing done, docs/command.md "Exit codes"), in every command alike, said as "PATH does not
-// exist". A URL (http://, https://, s3://) is found or not only when it is read.
+// (exit 2, nothing done; docs/command.md, "Exit codes and messages"), in every command alike,
+// said as "PATH does not exist". A URL (http://, https://, s3://) is found or not only when it
+// is read.
 
 #include <CLI/CLI.hpp>
 #include <string>
