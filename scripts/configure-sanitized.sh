@@ -11,8 +11,10 @@
 #
 # Both at -O1 (what the sanitizers recommend: the tests run at a useful speed, the build is
 # quicker than -O2) with line tables only (-g1: all a report's stack needs, at a fraction of
-# -g's compile time) and assertions on; without the CUDA stage (no kernel is followed by these
-# sanitizers) and without the benchmarks. The configure log is BUILD_DIR/configure.log.
+# -g's compile time) and assertions on; without nvcc (the sanitizers follow no GPU code: the
+# GPU stage's files, kernels included, run under them on the CUDA emulation,
+# tests/support/cuda_emulation/, label gpu-emulated) and without the benchmarks. The configure
+# log is BUILD_DIR/configure.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:?usage: $0 asan|tsan BUILD_DIR [cmake arguments...]}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prepares the GPU checks of the CUDA stage (docs/gpu.md) on a development machine, which has
-# nvcc but no GPU, and prints the one command that runs them all on a GPU machine:
+# nvcc but no GPU, and prints the one command that runs them all on a GPU machine (the same
+# test files that every build runs on the CUDA emulation, label gpu-emulated, here at their
+# full sizes on the device):
 #   1. builds the GPU tests and the GPU benchmark for Hopper (sm_90) in build-gpu/;
 #   2. bundles them with every shared library they need ($GPU_BUNDLER: the GPU runner's
 #      script, called as `$GPU_BUNDLER DIR EXECUTABLE...`) and the zstd HDF5 plugin into

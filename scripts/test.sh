@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (unit and integration) with ctest.
-# GPU tests are labelled 'gpu' and skip themselves without a device.
+# GPU tests are labelled 'gpu' and skip themselves without a device; the same tests run on the
+# CUDA emulation everywhere, labelled 'gpu-emulated' (docs/gpu.md).
 #
 #   bash scripts/test.sh [ctest arguments...]    e.g. -L unit, -R convert
 set -euo pipefail

@@ -174,10 +174,13 @@ std::shared_ptr<Ring> MakeRing(const DeviceStageOptions& options) {
   return std::make_shared<Ring>(options);
 }
 
-void CUDART_CB ReturnSlot(void* lease) {
-  // On the CUDA runtime's callback thread, after the copies: returns the host slot to its
-  // pool (a mutex and a notify; no CUDA call, as host functions require). The loader drains
-  // the copy stream before its pool can go, so this is never the pool's last reference.
+void CUDART_CB ReturnSlot(cudaStream_t, cudaError_t, void* lease) {
+  // On the CUDA runtime's callback thread, after the copies, or once the device has failed:
+  // returns the host slot to its pool (a mutex and a notify; no CUDA call, as callbacks
+  // require). A stream callback runs exactly once, also after a device error, where a host
+  // function (cudaLaunchHostFunc) never runs: the slot would be lost, and the host pipeline
+  // wait for it forever. The loader drains the copy stream before its pool can go, so this is
+  // never the pool's last reference.
   delete static_cast<memory::SlotLease*>(lease);
 }
 
@@ -211,7 +214,7 @@ class Stage final : public DeviceStage {
           "copying a batch's labels to the device");
     Check(cudaEventRecord(in.copied.event, copy), "recording a copy's event");
     auto* lease = new memory::SlotLease(std::move(batch.lease));
-    const cudaError_t queued = cudaLaunchHostFunc(copy, ReturnSlot, lease);
+    const cudaError_t queued = cudaStreamAddCallback(copy, ReturnSlot, lease, 0);
     if (queued != cudaSuccess) delete lease;  // not queued: return the slot now
     Check(queued, "queueing the host slot's return");
     ring_->free_inputs.pop_back();

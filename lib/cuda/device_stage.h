@@ -6,7 +6,8 @@
 //   Load: on its own copy stream, waits until the device input buffer it takes was last read
 //         (event `consumed`), copies the images and the labels/indices/orders group H2D with
 //         cudaMemcpyAsync, records `copied`, and returns the host slot to its pool from a
-//         cudaLaunchHostFunc after the copies: a host slot is reused only once its copy is done.
+//         stream callback after the copies (cudaStreamAddCallback, which also runs once the
+//         device has failed): a host slot is reused only once its copy is done.
 //   Emit: on its compute stream, waits on `copied` and on the output buffer's `released` (the
 //         trainer's stream passed the release of the batch that last used it), runs the
 //         normalize kernel for one echo copy (rows permuted on the device by that copy's order)

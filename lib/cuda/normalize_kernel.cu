@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
+#include "cuda/dynamic_shared.h"
 #include "cuda/resize_kernel.h"
 #include "cuda/store_element.h"
 #include "h5feed/error.h"
@@ -22,7 +23,7 @@ constexpr size_t kMaxSharedBytes = 48 << 10;  // the default per-block limit, an
 // that scheduling blocks is not what limits the kernel.
 template <typename Stored>
 __global__ void __launch_bounds__(kThreads) NormalizeRows(NormalizeLaunch p, int row_groups) {
-  extern __shared__ uint4 shared_words[];
+  H5FEED_DYNAMIC_SHARED(uint4, shared_words);
   const auto* row_bytes = reinterpret_cast<const uint8_t*>(shared_words);
   const transform::AugmentParams& a = p.spec.augment;
   const int ho = a.out_height;
@@ -109,13 +110,14 @@ void LaunchNormalize(const NormalizeLaunch& launch, cudaStream_t stream) {
   if (blocks > 0x7fffffff) {
     throw Error(ErrorCode::kUnsupported, "GPU normalize: batch x height / 4 above 2^31 blocks");
   }
-  const dim3 grid(static_cast<unsigned>(blocks));
-  if (launch.spec.type == ElementType::kFloat32) {
-    NormalizeRows<float><<<grid, kThreads, shared, stream>>>(launch, row_groups);
-  } else {
-    NormalizeRows<uint16_t><<<grid, kThreads, shared, stream>>>(launch, row_groups);
-  }
-  Check(cudaGetLastError(), "launching the normalize kernel");
+  // cudaLaunchKernelEx, not <<<...>>>: the tests' CUDA emulation compiles this file with the
+  // host compiler, which has no such syntax (docs/gpu.md, "The CUDA emulation").
+  const cudaLaunchConfig_t config = {
+      dim3(static_cast<unsigned>(blocks)), dim3(kThreads), shared, stream, nullptr, 0};
+  Check(launch.spec.type == ElementType::kFloat32
+            ? cudaLaunchKernelEx(&config, NormalizeRows<float>, launch, row_groups)
+            : cudaLaunchKernelEx(&config, NormalizeRows<uint16_t>, launch, row_groups),
+        "launching the normalize kernel");
 }
 
 }  // namespace h5feed::cuda

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
+#include "cuda/dynamic_shared.h"
 #include "cuda/store_element.h"
 #include "h5feed/error.h"
 #include "transform/augment.h"
@@ -47,7 +48,7 @@ __device__ void Store(const transform::ResizeAxis& axis, int32_t* f) {
 
 template <typename Stored>
 __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, ResizePlan plan) {
-  extern __shared__ float shared[];
+  H5FEED_DYNAMIC_SHARED(float, shared);
   __shared__ TileGeometry geometry;
   __shared__ int32_t column_first[kTileColumns];
   __shared__ int32_t column_count[kTileColumns];
@@ -204,13 +205,14 @@ void LaunchResize(const NormalizeLaunch& launch, cudaStream_t stream) {
   if (blocks > 0x7fffffff) {
     throw Error(ErrorCode::kUnsupported, "GPU resize: batch x tiles above 2^31 blocks");
   }
-  const dim3 grid(static_cast<unsigned>(blocks));
-  if (launch.spec.type == ElementType::kFloat32) {
-    ResizeTiles<float><<<grid, kThreads, plan.shared_bytes, stream>>>(launch, plan);
-  } else {
-    ResizeTiles<uint16_t><<<grid, kThreads, plan.shared_bytes, stream>>>(launch, plan);
-  }
-  Check(cudaGetLastError(), "launching the resize kernel");
+  // cudaLaunchKernelEx, not <<<...>>>: the tests' CUDA emulation compiles this file with the
+  // host compiler, which has no such syntax (docs/gpu.md, "The CUDA emulation").
+  const cudaLaunchConfig_t config = {
+      dim3(static_cast<unsigned>(blocks)), dim3(kThreads), plan.shared_bytes, stream, nullptr, 0};
+  Check(launch.spec.type == ElementType::kFloat32
+            ? cudaLaunchKernelEx(&config, ResizeTiles<float>, launch, plan)
+            : cudaLaunchKernelEx(&config, ResizeTiles<uint16_t>, launch, plan),
+        "launching the resize kernel");
 }
 
 }  // namespace h5feed::cuda

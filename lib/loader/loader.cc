@@ -29,6 +29,7 @@
 #include "loader/resume_point.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
+#include "make_error.h"
 #include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
 #include "pipeline/batch_assembler.h"
@@ -231,6 +232,7 @@ struct Loader::Impl {
     const pipeline::EchoStep first = pipeline::EchoStep::Of(next_step, options.echo);
     const int64_t first_loaded = feed ? first.loaded : next_step;
     if (feed) feed->Restart(first.copy);
+    device_failure = nullptr;
     assembler = std::make_unique<pipeline::BatchAssembler>(std::move(plan), first_loaded, resources,
                                                            assembler_options);
   }
@@ -254,14 +256,31 @@ struct Loader::Impl {
     return loader::MakeBatchImpl(std::move(std::get<Delivered>(event)), form);
   }
 
+  // The GPU path's next event. The GPU stage failing (Error(kCuda): a device fault, which
+  // every later CUDA call meets again) ends the run there: its error, naming the step the
+  // trainer asked for, is the run's end from then on, without asking the feed again (whose
+  // host slots the failed device may never give back: the pipeline would wait for them).
+  loader::DeviceEvent DeviceNext() {
+    if (device_failure) return device_failure;
+    try {
+      return feed->Next(*assembler);
+    } catch (const Error& error) {
+      if (error.code() != ErrorCode::kCuda) throw;
+      device_failure = std::make_exception_ptr(
+          MakeError(ErrorCode::kCuda, "{} [on the GPU, step {} of epoch {}]", error.what(),
+                    first_step + next_step, epoch));
+      return device_failure;
+    }
+  }
+
   // Host and device batches alike: the run's next event, waited for; with the GPU stage the
   // feed makes device batches of the assembler's host batches on the way.
   std::optional<Batch> Next() {
     if (!assembler) StartRun();
     while (true) {
-      std::shared_ptr<Batch::Impl> batch =
-          feed ? BatchOf(Waited([&] { return feed->Next(*assembler); }))
-               : BatchOf(Waited([&] { return assembler->Next(); }));
+      std::shared_ptr<Batch::Impl> batch = feed
+                                               ? BatchOf(Waited([&] { return DeviceNext(); }))
+                                               : BatchOf(Waited([&] { return assembler->Next(); }));
       if (!batch) {
         next_step = stretch_steps;
         return std::nullopt;
@@ -278,7 +297,7 @@ struct Loader::Impl {
 
   bool WaitReady(std::chrono::milliseconds timeout) {
     if (!assembler) StartRun();
-    if (feed && feed->ready()) return true;
+    if (feed && (device_failure || feed->ready())) return true;
     return Waited([&] { return assembler->WaitReady(timeout); });
   }
 
@@ -324,6 +343,7 @@ struct Loader::Impl {
   double wait_seconds = 0;
 
   std::unique_ptr<loader::DeviceFeed> feed;  // GPU delivery: the device side of every run
+  std::exception_ptr device_failure;         // the GPU stage failed: the current run's end
   std::unique_ptr<pipeline::BatchAssembler> assembler;  // the current run; last member
 };
 

@@ -155,7 +155,8 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
                   row_bytes);
     }
     slot.indices[to] = rows[from];
-    slot.labels[to] = labels_[static_cast<size_t>(rows[from])];
+    // A file without labels has none to deliver: its slots' labels stay unset.
+    if (!labels_.empty()) slot.labels[to] = labels_[static_cast<size_t>(rows[from])];
   }
   if (kept != count) samples_skipped_ += static_cast<uint64_t>(count - kept);
   return kept;

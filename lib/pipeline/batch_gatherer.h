@@ -56,9 +56,10 @@ class BatchGatherer {
     SampleMaker make_sample;
   };
 
-  // `labels`: one per dataset row. `rows` says which chunk holds each row and where it lies
-  // there; each row fills `row_bytes` bytes of the slot. Throws Error(kInvalidArgument) when
-  // rows are to be copied (no sample maker) that are not raw pixels of row_bytes each.
+  // `labels`: one per dataset row, or none (a file without labels). `rows` says which chunk holds
+  // each row and where it lies there; each row fills `row_bytes` bytes of the slot. Throws
+  // Error(kInvalidArgument) when rows are to be copied (no sample maker) that are not raw pixels of
+  // row_bytes each.
   BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t row_bytes,
                 std::span<const int64_t> labels, Options options);
 

@@ -1,7 +1,9 @@
 #include "test_kernels.h"
 
+#if defined(__CUDACC__)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#endif
 
 #include "cuda/cuda_check.h"
 #include "transform/float_convert.h"
@@ -9,6 +11,7 @@
 namespace h5feed::cuda::testing {
 namespace {
 
+#if defined(__CUDACC__)  // CUDA's own conversions: there are none in the emulation
 __global__ void CompareConversions(uint64_t begin, unsigned long long* mismatches) {
   const uint64_t bits = begin + blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
   const float f = __uint_as_float(static_cast<uint32_t>(bits));
@@ -25,6 +28,7 @@ __global__ void CompareConversions(uint64_t begin, unsigned long long* mismatche
   }
   if (wrong) atomicAdd(mismatches, 1ull);
 }
+#endif
 
 __global__ void CheckBatch(const void* images, int element_bytes, int64_t elements,
                            uint32_t expected_bits, const int64_t* labels, int64_t rows,
@@ -53,6 +57,7 @@ __global__ void CheckBatch(const void* images, int element_bytes, int64_t elemen
 
 }  // namespace
 
+#if defined(__CUDACC__)
 int64_t DeviceConversionMismatches() {
   unsigned long long* count = nullptr;
   Check(cudaMalloc(&count, sizeof *count), "cudaMalloc");
@@ -67,13 +72,16 @@ int64_t DeviceConversionMismatches() {
   cudaFree(count);
   return static_cast<int64_t>(result);
 }
+#endif
 
-void LaunchCheckBatch(cudaStream_t stream, const void* images, int element_bytes, int64_t elements,
-                      uint32_t expected_bits, const int64_t* labels, int64_t rows,
-                      int64_t expected_label, int64_t spin_ns, unsigned long long* mismatches) {
-  CheckBatch<<<64, 256, 0, stream>>>(images, element_bytes, elements, expected_bits, labels, rows,
-                                     expected_label, spin_ns, mismatches);
-  Check(cudaGetLastError(), "launching CheckBatch");
+void LaunchCheckBatch(cudaStream_t stream, unsigned blocks, unsigned threads, const void* images,
+                      int element_bytes, int64_t elements, uint32_t expected_bits,
+                      const int64_t* labels, int64_t rows, int64_t expected_label, int64_t spin_ns,
+                      unsigned long long* mismatches) {
+  const cudaLaunchConfig_t config = {dim3(blocks), dim3(threads), 0, stream, nullptr, 0};
+  Check(cudaLaunchKernelEx(&config, CheckBatch, images, element_bytes, elements, expected_bits,
+                           labels, rows, expected_label, spin_ns, mismatches),
+        "launching CheckBatch");
 }
 
 }  // namespace h5feed::cuda::testing

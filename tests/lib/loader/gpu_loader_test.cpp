@@ -6,7 +6,10 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,18 @@ namespace h5feed {
 namespace {
 
 using testing::TempFolder;
+
+// On the CUDA emulation (tests/support/cuda_emulation/) each block's 256 threads are host
+// threads, about a millisecond for each __syncthreads on two cores: the emulated runs take
+// files of a few dozen small images (still several loaded batches, a short last one, every
+// echo copy) and smaller views, with the same options otherwise, and each type, layout and
+// SetOutputSize once rather than in every combination (gpu_normalize_test's kernel cases
+// take every type and layout).
+#if defined(H5FEED_CUDA_EMULATION)
+constexpr bool kEmulated = true;
+#else
+constexpr bool kEmulated = false;
+#endif
 
 struct Delivered {
   std::vector<uint8_t> images;
@@ -78,6 +93,8 @@ size_t CheckViewsOnGpu(const std::string& path, LoaderOptions options, int64_t h
                        int64_t width) {
   size_t batches = 0;
   for (bool resized : {false, true}) {
+    // Emulated: NCHW as opened, NHWC after SetOutputSize.
+    if (kEmulated && resized != (options.output.layout == Layout::kNHWC)) continue;
     CAPTURE(resized);
     const auto run = [&](int device) {
       options.output.cuda_device = device;
@@ -97,14 +114,20 @@ size_t CheckViewsOnGpu(const std::string& path, LoaderOptions options, int64_t h
 TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
   TempFolder folder;
   const std::string path = folder / "train.h5";
-  testing::WriteH5feedFile(path, 301, {32, 30, 3}, 16, Compression::Parse("zstd"));
+  const int64_t samples = kEmulated ? 20 : 301;
+  const int64_t batch_size = kEmulated ? 8 : 32;
+  const int64_t crop = kEmulated ? 6 : 28;
+  testing::WriteH5feedFile(path, samples, kEmulated ? ImageShape{9, 8, 3} : ImageShape{32, 30, 3},
+                           kEmulated ? 4 : 16, Compression::Parse("zstd"));
   cuda::testing::OwnedStream trainer;
   for (ElementType type : {ElementType::kFloat32, ElementType::kFloat16, ElementType::kBFloat16}) {
     for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+      // Emulated: each type in one layout, both layouts (the kernel tests take every pair).
+      if (kEmulated && (static_cast<int>(type) + static_cast<int>(layout)) % 2 != 0) continue;
       CAPTURE(static_cast<int>(type));
       CAPTURE(static_cast<int>(layout));
       LoaderOptions options;
-      options.batch_size = 32;
+      options.batch_size = batch_size;
       options.normalize = true;
       options.seed = 3;
       options.echo = 2;
@@ -113,8 +136,8 @@ TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
       options.output.layout = layout;
       options.output.augment.random_flip = true;
       options.output.augment.random_crop_padding = 4;
-      options.output.augment.center_crop_height = 28;
-      options.output.augment.center_crop_width = 28;
+      options.output.augment.center_crop_height = crop;
+      options.output.augment.center_crop_width = crop;
       options.output.cuda_stream = trainer.stream;
       std::vector<std::string> warnings;
       options.on_warning = [&](const std::string& w) { warnings.push_back(w); };
@@ -123,7 +146,8 @@ TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
       const std::vector<Delivered> gpu = Epoch(path, options);
       CHECK(warnings.empty());
       REQUIRE(gpu.size() == cpu.size());
-      CHECK(gpu.size() == 20);  // ceil(301 / 32) loaded batches, 2 copies each
+      // ceil(samples / batch_size) loaded batches, 2 copies each.
+      CHECK(gpu.size() == static_cast<size_t>((samples + batch_size - 1) / batch_size * 2));
       for (size_t i = 0; i < gpu.size(); ++i) CHECK(gpu[i] == cpu[i]);
     }
   }
@@ -132,11 +156,14 @@ TEST_CASE("a loader run on the GPU equals the CPU run bit for bit") {
 TEST_CASE("resizing views on the GPU equal the CPU's bit for bit, also after SetOutputSize") {
   TempFolder folder;
   const std::string path = folder / "train.h5";
-  testing::WriteH5feedFile(path, 150, {64, 80, 3}, 16, Compression::Parse("zstd"));
+  // Emulated: a quarter of the sizes (and 33 x 16 after SetOutputSize: two tiles across).
+  const int64_t k = kEmulated ? 4 : 1;
+  testing::WriteH5feedFile(path, kEmulated ? 12 : 150, {64 / k, 80 / k, 3}, kEmulated ? 4 : 16,
+                           Compression::Parse("zstd"));
   cuda::testing::OwnedStream trainer;
   for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
     LoaderOptions options;
-    options.batch_size = 32;
+    options.batch_size = kEmulated ? 8 : 32;
     options.normalize = true;
     options.seed = 5;
     options.echo = 2;
@@ -144,24 +171,24 @@ TEST_CASE("resizing views on the GPU equal the CPU's bit for bit, also after Set
     options.output.type = ElementType::kBFloat16;
     options.output.layout = layout;
     AugmentOptions global;
-    global.random_resized_crop.height = global.random_resized_crop.width = 56;
+    global.random_resized_crop.height = global.random_resized_crop.width = 56 / k;
     global.random_resized_crop.scale_min = 0.4;
     global.random_flip = true;
     global.count = 2;
-    global.max_output_height = global.max_output_width = 64;
+    global.max_output_height = global.max_output_width = kEmulated ? 33 : 64;
     AugmentOptions local = global;
-    local.random_resized_crop.height = local.random_resized_crop.width = 24;
+    local.random_resized_crop.height = local.random_resized_crop.width = 24 / k;
     local.random_resized_crop.scale_min = 0.05;
     local.random_resized_crop.scale_max = 0.4;
     local.count = 3;
     local.max_output_height = local.max_output_width = 0;
     AugmentOptions validation;
-    validation.resize_shorter = 72;
-    validation.center_crop_height = validation.center_crop_width = 64;
+    validation.resize_shorter = 72 / k;
+    validation.center_crop_height = validation.center_crop_width = 64 / k;
     validation.antialias = false;
     options.output.views = {global, local, validation};
     options.output.cuda_stream = trainer.stream;
-    CheckViewsOnGpu(path, options, 64, 48);
+    CheckViewsOnGpu(path, options, kEmulated ? 16 : 64, kEmulated ? 33 : 48);
   }
 }
 
@@ -172,11 +199,15 @@ TEST_CASE("views of images at their own size on the GPU equal the CPU's bit for 
   // the host before the same crops.
   TempFolder folder;
   const std::string path = folder / "own_size.h5";
-  testing::WriteOwnSizeFile(path, 150);
+  // Emulated: 6 images, views of a quarter of the sizes.
+  const int64_t k = kEmulated ? 4 : 1;
+  const int64_t samples = kEmulated ? 6 : 150;
+  const int64_t batch_size = kEmulated ? 4 : 32;
+  testing::WriteOwnSizeFile(path, samples);
   cuda::testing::OwnedStream trainer;
   for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
     LoaderOptions options;
-    options.batch_size = 32;
+    options.batch_size = batch_size;
     options.normalize = true;
     options.seed = 7;
     options.echo = 2;
@@ -184,32 +215,35 @@ TEST_CASE("views of images at their own size on the GPU equal the CPU's bit for 
     options.output.type = ElementType::kFloat16;
     options.output.layout = layout;
     AugmentOptions global;
-    global.random_resized_crop.height = global.random_resized_crop.width = 48;
+    global.random_resized_crop.height = global.random_resized_crop.width = 48 / k;
     global.random_flip = true;
     global.count = 2;
-    global.max_output_height = global.max_output_width = 56;
+    global.max_output_height = global.max_output_width = 56 / k;
     AugmentOptions local;
-    local.random_resized_crop.height = local.random_resized_crop.width = 20;
+    local.random_resized_crop.height = local.random_resized_crop.width = 20 / k;
     local.random_resized_crop.scale_max = 0.4;
     local.random_flip = true;
     local.count = 3;
     AugmentOptions validation;
-    validation.resize_shorter = 40;
-    validation.center_crop_height = validation.center_crop_width = 32;
+    validation.resize_shorter = 40 / k;
+    validation.center_crop_height = validation.center_crop_width = 32 / k;
     options.output.views = {global, local, validation};
     options.output.cuda_stream = trainer.stream;
-    // ceil(150 / 32) loaded batches, 2 copies each.
-    CHECK(CheckViewsOnGpu(path, options, 56, 40) == 10);
+    // ceil(samples / batch_size) loaded batches, 2 copies each.
+    CHECK(CheckViewsOnGpu(path, options, 56 / k, 40 / k) ==
+          static_cast<size_t>((samples + batch_size - 1) / batch_size * 2));
   }
 }
 
 TEST_CASE("a GPU run resumed mid-echo delivers the batches the uninterrupted run did") {
   TempFolder folder;
   const std::string path = folder / "train.h5";
-  testing::WriteH5feedFile(path, 200, {16, 16, 3}, 8, Compression::Parse("none"));
+  testing::WriteH5feedFile(path, kEmulated ? 24 : 200,
+                           kEmulated ? ImageShape{8, 8, 3} : ImageShape{16, 16, 3}, 8,
+                           Compression::Parse("none"));
   cuda::testing::OwnedStream trainer;
   LoaderOptions options;
-  options.batch_size = 16;
+  options.batch_size = kEmulated ? 4 : 16;
   options.normalize = true;
   options.echo = 3;
   options.output.augment.random_flip = true;
@@ -240,6 +274,32 @@ TEST_CASE("a trainer holding every device buffer gets an error from Next, not a 
   held.push_back(*loader.Next());
   CHECK_THROWS_AS(loader.Next(), Error);
   held.clear();
+  CHECK(loader.Next().has_value());
+}
+
+TEST_CASE("the run's end comes while the trainer holds every device buffer") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, 24, {8, 8, 3}, 8, Compression::Parse("none"));
+  LoaderOptions options;
+  options.batch_size = 8;
+  options.normalize = true;
+  options.slots = 2;  // two device buffers
+  options.output.cuda_device = 0;
+  Loader loader = Loader::Open(path, options);
+  std::deque<Batch> held;  // the batch before the one asked for; at the end, both buffers
+  for (int step = 0; step < 3; ++step) {
+    while (held.size() > 1) held.pop_front();
+    std::optional<Batch> batch = loader.Next();
+    REQUIRE(batch.has_value());
+    held.push_back(std::move(*batch));
+  }
+  // Once the run has ended (WaitReady: Next returns at once), its end needs no buffer.
+  REQUIRE(loader.WaitReady(std::chrono::minutes(1)));
+  CHECK_FALSE(loader.Next().has_value());
+  CHECK_FALSE(loader.Next().has_value());
+  held.clear();
+  loader.SetEpoch(1);
   CHECK(loader.Next().has_value());
 }
 
