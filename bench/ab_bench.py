@@ -13,6 +13,8 @@ generate them), all converted by the baseline, so both builds read the same byte
   cifar    --cifar-images x 32x32x3, none and zstd:3      `h5feed bench FILE --sampler chunks:8`
   celeba   --celeba-images x 218x178x3, none and zstd:3
   convert  a folder of --convert-images JPEG and PNG photos `h5feed convert imagefolder`
+  own size the same folder converted at its own size (raw and JPEG), and those files read
+           with `--augment rrc=224,flip`
   remote   with --remote: bench/remote_bench.py's files (zstd:3, the default chunks and small
            ones) read over http:// from Debian's nginx behind tests/support/fault_proxy.py
            (--rtt-ms round trip, --mbps cap), `h5feed bench URL --epochs 1`: every chunk
@@ -87,6 +89,26 @@ def make_cases(args: argparse.Namespace) -> list[Case]:
         h, "convert", "imagefolder", str(folder), str(out), "--size", "224x224", "--threads",
         str(args.threads), "--quiet", "--force", "--compression", "zstd:3"],
         args.convert_images))
+    return cases + own_size_cases(args, folder)
+
+
+def own_size_cases(args: argparse.Namespace, folder: Path) -> list[Case]:
+    """Images at their own size (raw and JPEG): converting the folder, and reading the file
+    the baseline wrote with random resized crops, as a training epoch does."""
+    cases = []
+    for encoding in ("raw", "jpeg"):
+        flags = ["--encoding", encoding, "--threads", str(args.threads), "--quiet", "--force"]
+        cases.append(Case(f"convert imagefolder own size {encoding}", lambda h, f=flags: [
+            h, "convert", "imagefolder", str(folder),
+            str(args.workdir / "ab-own-size-out.h5"), *f], args.convert_images))
+        kept = args.workdir / f"ab-own-size-{encoding}-read.h5"
+        if not kept.exists():
+            run_checked([args.a, "convert", "imagefolder", str(folder), str(kept), *flags],
+                        args.timeout)
+        loader_bench.warm_page_cache(kept)
+        cases.append(Case(f"bench own size {encoding}, rrc=224", lambda h, p=kept: [
+            h, "bench", str(p), "--augment", "rrc=224,flip", "--batch", "64", "--threads",
+            str(args.threads), "--epochs", "2", "--json", "--no-ceilings"], 0))
     return cases
 
 

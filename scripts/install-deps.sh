@@ -15,6 +15,7 @@ packages=(
   libjpeg62-turbo-dev               # libjpeg's API: stored JPEGs decoded in part (lib/decode)
   libopencv-imgproc-dev libopencv-imgcodecs-dev  # resize; BMP, PNM and TIFF decoding
   libxxhash-dev                     # per-chunk and per-image checksums (XXH3-64)
+  liburing-dev                      # bench/cold_read_costs' io_uring lines (the library does not use it)
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   libfmt-dev                        # messages and byte sizes (lib/make_error.h, byte_size.h)
   libcurl4-openssl-dev              # remote files: http(s):// and s3:// (SigV4), lib/remote

@@ -6,9 +6,9 @@
 #
 #   asan  PREFIX-asan: every unit and integration test under AddressSanitizer, LeakSanitizer
 #         and UndefinedBehaviorSanitizer.
-#   tsan  PREFIX-tsan: the tests of the threaded modules (memory, cache, index, pipeline,
-#         loader) and the GPU stage on the CUDA emulation (cuda) under ThreadSanitizer,
-#         against a oneTBB built with TSan (scripts/tsan-onetbb.sh).
+#   tsan  PREFIX-tsan: the tests of the threaded modules (io, memory, cache, index, source,
+#         pipeline, loader) and the GPU stage on the CUDA emulation (cuda) under
+#         ThreadSanitizer, against a oneTBB built with TSan (scripts/tsan-onetbb.sh).
 #
 # Any report fails the run: ASan and TSan stop at the first one (halt_on_error), UBSan too
 # (-fno-sanitize-recover=all), LSan reports leaks at exit. Each part prints its wall time.
@@ -79,11 +79,12 @@ run_tsan() {
   }
   echo "sanitize: oneTBB with TSan in $tbb_lib ($((SECONDS - start)) s)"
   bash "$root/scripts/configure-sanitized.sh" tsan "$dir" || return 1
-  # Only the tests of the modules that run threads (the cache's prefetch, the TBB batch
-  # assembly, the loader, verify's parallel chunk checks, the GPU stage's streams and kernels
-  # on the CUDA emulation): their folders' `all` targets.
-  local folders=(tests/lib/memory tests/lib/cache tests/lib/index tests/lib/pipeline
-                 tests/lib/loader tests/lib/cuda)
+  # Only the tests of the modules that run threads (a local file's reading threads, the
+  # cache's prefetch, the TBB batch assembly, the chunk sources, the loader, verify's parallel
+  # chunk checks, the GPU stage's streams and kernels on the CUDA emulation): their folders'
+  # `all` targets.
+  local folders=(tests/lib/io tests/lib/memory tests/lib/cache tests/lib/index tests/lib/source
+                 tests/lib/pipeline tests/lib/loader tests/lib/cuda)
   cmake --build "$dir" -j"$jobs" --target "${folders[@]/%//all}" h5feed_zstd_plugin || return 1
   # Left to the plain and ASan runs, for CI's time (docs/gpu.md, "The CUDA emulation"): the
   # kernels' bit-for-bit cases on the emulation (about 26 s of CPU here). They catch a missing

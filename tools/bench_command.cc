@@ -18,6 +18,7 @@
 #include "bench/augment_spec.h"
 #include "bench/bench_run.h"
 #include "bench/ceilings.h"
+#include "bench/disk_rate.h"
 #include "bench/page_cache.h"
 #include "bench/sweep_command.h"
 #include "byte_size.h"
@@ -58,6 +59,7 @@ struct BenchReport {
   std::optional<bench::AugmentCost> augment;  // with --augment, unless --no-ceilings
   std::optional<bench::Eviction> eviction;    // with --cold
   std::optional<bench::Ceilings> ceilings;    // unless --no-ceilings
+  std::optional<bench::DiskRate> disk;        // with --cold, unless --no-ceilings
 };
 
 BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
@@ -73,6 +75,9 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
+      // First: the device's rate needs the file out of the page cache, which the page-cache
+      // ceiling then fills.
+      if (flags.cold) report.disk = bench::MeasureDiskRate(flags.settings.path);
       report.ceilings = bench::MeasureCeilings(flags.settings.path, options);
       if (!flags.settings.augment.empty()) {
         report.augment = bench::MeasureAugmentCost(
@@ -84,6 +89,11 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
     }
   }
   return report;
+}
+
+// Stored bytes read from the file per second (MB = 10^6 bytes): from the disk, on a cold run.
+double ReadMbPerSecond(const bench::BenchResult& r) {
+  return r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0;
 }
 
 std::string SamplerName(const BenchFlags& flags) {
@@ -107,10 +117,13 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   put("cache_mb", s.cache_mb);
   put("slots", s.slots);
   put("seed", s.seed);
+  put("rank", s.rank);
+  put("world_size", s.world_size);
   put("normalize", s.normalize || !s.augment.empty());
   put("augment", s.augment);
   put("verify_checksums", s.verify_checksums);
   put("map_file", s.map_file);
+  put("direct", s.direct);
   put("step_ms", s.step_ms);
   put("epochs", r.epochs_done);
   put("images", r.images);
@@ -127,8 +140,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   put("cache_hit_rate", bench::HitRate(r.stats));
   put("bytes_read", r.stats.bytes_read);
   put("bytes_decoded", r.stats.bytes_decoded);
-  put("read_mb_per_s",
-      r.seconds > 0 ? static_cast<double>(r.stats.bytes_read) / 1e6 / r.seconds : 0);
+  put("read_mb_per_s", ReadMbPerSecond(r));
   put("wait_seconds", r.stats.wait_seconds);
   put("wait_share", bench::WaitShare(r));
   put("consumer_seconds", r.consumer_seconds);
@@ -159,6 +171,17 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
     put("cold_took_effect", report.eviction->took_effect());
   } else {
     put("cold", false);
+  }
+  put("cold_each_epoch", s.cold_each_epoch);
+  if (s.cold_each_epoch) {
+    put("cold_drops", r.cold_drops);
+    put("most_resident_after_drop", r.most_resident_after_drop);
+  }
+  if (report.disk) {
+    put("disk_mb_per_s", report.disk->mb_per_s);
+    put("disk_readers", report.disk->readers);
+    put("disk_cold", report.disk->cold);
+    put("fraction_of_disk", bench::FractionOf(ReadMbPerSecond(r), report.disk->mb_per_s));
   }
   if (report.ceilings) {
     const bench::Ceilings& c = *report.ceilings;
@@ -214,16 +237,28 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          (d.own_size ? " images at their own size (up to " + shape + ")" : " images " + shape) +
          " in " + CountOf(d.chunks, "chunk") + (d.own_size ? " of up to " : " of ") +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
-  out += "  sampler " + SamplerName(flags) + ", batch " + FormatCount(f.batch) + ", " +
-         std::to_string(r.threads) + (r.threads == 1 ? " thread, cache " : " threads, cache ") +
-         ToString(ByteSize(static_cast<uint64_t>(f.cache_mb) << 20)) + ", " +
-         std::to_string(f.slots) + " slots (" +
-         ToString(ByteSize(static_cast<int64_t>(r.slot_mib * (1 << 20)))) + "), " +
-         (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
-         (f.augment.empty() ? "" : ", augment " + f.augment) +
-         (f.verify_checksums ? "" : ", checksums not verified") +
-         (f.map_file ? "" : ", pread only") + "\n";
+  out +=
+      "  sampler " + SamplerName(flags) +
+      (f.world_size > 1 ? ", rank " + std::to_string(f.rank) + " of " + std::to_string(f.world_size)
+                        : std::string()) +
+      ", batch " + FormatCount(f.batch) + ", " + std::to_string(r.threads) +
+      (r.threads == 1 ? " thread, cache " : " threads, cache ") +
+      ToString(ByteSize(static_cast<uint64_t>(f.cache_mb) << 20)) + ", " + std::to_string(f.slots) +
+      " slots (" + ToString(ByteSize(static_cast<int64_t>(r.slot_mib * (1 << 20)))) + "), " +
+      (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
+      (f.augment.empty() ? "" : ", augment " + f.augment) +
+      (f.verify_checksums ? "" : ", checksums not verified") + (f.map_file ? "" : ", pread only") +
+      (f.direct ? ", O_DIRECT" : "") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
+  if (f.cold_each_epoch && r.cold_drops > 0) {
+    out += "  dropped again before each of the " + std::to_string(r.cold_drops) +
+           Format(" later epochs (at most %.0f%% of the file left resident)",
+                  100 * r.most_resident_after_drop) +
+           (r.most_resident_after_drop > bench::Eviction::kColdThreshold
+                ? ": some epochs were not read cold"
+                : "") +
+           "\n";
+  }
   out += "  " + std::to_string(r.epochs_done) + (r.epochs_done == 1 ? " epoch, " : " epochs, ") +
          FormatCount(r.images) + " images in " + FormatDuration(r.seconds) +
          (r.time_limited ? " (stopped by --max-seconds)" : "") + ": " +
@@ -278,6 +313,15 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                       ": batches mix few classes (docs/reader.md)"
                 : std::string()) +
            "\n";
+  }
+  if (report.disk) {
+    const bench::DiskRate& disk = *report.disk;
+    out += Format("  disk: %.0f MB/s for this file with %.0f readers at once (dd bs=16M over its ",
+                  disk.mb_per_s, disk.readers) +
+           (disk.cold ? "parts, page cache dropped first)"
+                      : "parts; the drop did not take effect: the page cache's rate)") +
+           Format("; the run read %.0f MB/s of stored bytes: %.2f of it\n", ReadMbPerSecond(r),
+                  bench::FractionOf(ReadMbPerSecond(r), disk.mb_per_s));
   }
   if (report.ceilings) {
     const bench::Ceilings& c = *report.ceilings;
@@ -371,6 +415,15 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       ->capture_default_str();
   command->add_option("--seed", s.seed, "Seed of the epoch orders")->capture_default_str();
   command
+      ->add_option("--rank", s.rank,
+                   "Read this rank's shard of FILE (of --world-size): one of several processes "
+                   "reading it at once, as one per GPU of a node")
+      ->check(AtLeast(0))
+      ->capture_default_str();
+  command->add_option("--world-size", s.world_size, "Processes sharing FILE (see --rank)")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  command
       ->add_option("--step-ms", s.step_ms,
                    "Simulate a trainer that spends this long on each batch (sleeping, as a CPU "
                    "thread waiting on its GPU does); the report then says which share of the "
@@ -385,7 +438,13 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       ->capture_default_str();
   command->add_flag("--cold", flags->cold,
                     "Drop FILE from the page cache first (posix_fadvise DONTNEED), so the run "
-                    "reads from the disk; the report says how much stayed resident");
+                    "reads from the disk; the report says how much stayed resident, and, after "
+                    "the run, the disk's rate for FILE (4 readers over its quarters, as dd "
+                    "bs=16M) and the fraction of it the run read");
+  command->add_flag("--cold-each-epoch", s.cold_each_epoch,
+                    "Drop FILE from the page cache before every epoch, not only the first "
+                    "(implies --cold; the drops are not timed): epochs read from the disk as "
+                    "they would for a file larger than memory");
   command->add_flag("--no-ceilings", flags->no_ceilings,
                     "Skip measuring the machine's ceilings after the run");
   command->add_flag("--normalize", s.normalize,
@@ -407,6 +466,9 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_flag("--no-map", flags->no_map,
                     "Read chunks with pread only, not through a mapping of FILE "
                     "(LoaderOptions::map_file): the reference for what mapping gains");
+  command->add_flag("--direct", s.direct,
+                    "Read FILE with O_DIRECT, never through the page cache "
+                    "(LoaderOptions::direct): for data sets larger than memory");
   command->add_flag("--full-jpeg-decode", flags->full_jpeg_decode,
                     "Decode every stored JPEG whole before cropping it "
                     "(LoaderOptions::jpeg_region_decode off): the reference for what decoding "
@@ -429,6 +491,12 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       throw CLI::RequiredError("FILE");
     }
     flags->settings.path = flags->input.text();
+    if (flags->settings.cold_each_epoch) flags->cold = true;
+    if (flags->settings.direct && flags->input.remote()) {
+      throw CLI::ValidationError("--direct",
+                                 "reads a local file with O_DIRECT; a remote file's chunks come "
+                                 "over the network");
+    }
     if (flags->cold && flags->input.remote()) {
       throw CLI::ValidationError("--cold",
                                  "applies to a local file (its page cache); a remote "

@@ -7,13 +7,15 @@
 #include "h5feed/error.h"
 #include "hdf5/error.h"
 #include "hdf5/untimed_creation.h"
+#include "io/aligned_buffer.h"
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
 
 File CreateNewFile(const std::string& path, std::string_view what) {
   PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
-  if (!access || H5Pset_file_locking(access.get(), true, true) < 0) {
+  if (!access || H5Pset_file_locking(access.get(), true, true) < 0 ||
+      H5Pset_alignment(access.get(), io::kDirectAlignment, io::kDirectAlignment) < 0) {
     throw StackError(ErrorCode::kInternal, what, path);
   }
   const PropertyList root = UntimedFileCreation();

@@ -1,7 +1,7 @@
 #pragma once
-// What asking for bytes ahead of their read found: the one answer of a remote file's
-// PrefetchAt (remote/remote_file.h) and of a chunk source's read-ahead
-// (source/fetch_ahead.h), which passes it on.
+// What asking for bytes ahead of their read found: the one answer of a remote file's and a
+// local file's PrefetchAt (remote/remote_file.h, io/local_file.h) and of a chunk source's
+// read-ahead (source/read_ahead.h), which passes it on.
 
 namespace h5feed::io {
 

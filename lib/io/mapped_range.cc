@@ -4,6 +4,8 @@
 
 namespace h5feed::io {
 
-MappedRange::~MappedRange() { ::munmap(base_, mapped_bytes_); }
+MappedRange::~MappedRange() {
+  if (base_ != nullptr) ::munmap(base_, mapped_bytes_);
+}
 
 }  // namespace h5feed::io

@@ -110,11 +110,18 @@ pipeline::BatchGatherer::Options GathererOptions(
 std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& dataset,
                                                 const LoaderOptions& options,
                                                 const loader::ChunkFileOpener& open_chunk_file) {
+  if (options.direct && dataset.location.remote()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} reads a local file with O_DIRECT, and {} is remote (its chunks come over "
+                    "the network, not from a disk here): leave it off",
+                    loader::OptionName(options, "direct"), dataset.path);
+  }
   const source::ChunkSourceOptions source_options{
       .verify_checksums = options.verify_checksums,
       .rows_checked_by_caller = true,  // the gatherer checks each row as it copies it
       .map_file = options.map_file,
-      // A remote source's bytes ahead take at most a quarter of the cache's budget more.
+      .direct = options.direct,
+      // Bytes read or fetched ahead take at most a quarter of the cache's budget more.
       .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
   if (open_chunk_file) {
     return source::ChunkSourceOver(dataset, open_chunk_file(dataset), source_options);

@@ -3,12 +3,12 @@
 // its decoded bytes, for every medium and every reader of chunks (the Loader's cache, verify,
 // merge, rechunk, the bench). A source reads a chunk's stored bytes, undoes its filters and
 // checks it, and adds what its medium needs: a local file hands uncompressed chunks over where
-// they lie in the page cache; a remote object fetches a chunk again when it fails its check (a
-// response corrupted on its way), fetches bytes ahead of their loads (read_ahead()), and cuts
-// loads short when a run stops. Whether a location is local or remote is asked once, when its
-// source is opened (open_chunk_source.h); nothing above this module asks again, and nothing
-// above it reads a chunk another way (lib/modules.txt keeps index/chunk_reader.h and
-// remote/open_file.h to this module).
+// they lie in the page cache, and reads ahead of its loads from the disk (read_ahead()); a
+// remote object fetches a chunk again when it fails its check (a response corrupted on its
+// way), fetches bytes ahead of their loads, and cuts loads short when a run stops. Whether a
+// location is local or remote is asked once, when its source is opened (open_chunk_source.h);
+// nothing above this module asks again, and nothing above it reads a chunk another way
+// (lib/modules.txt keeps index/chunk_reader.h and remote/open_file.h to this module).
 //
 // Thread-safety: every member may be called from many threads at once, but StopLoadsOn, which
 // is called between runs (no load in flight). Borrows the dataset's index, which must outlive
@@ -40,7 +40,10 @@ struct ChunkSourceOptions {
   // A local file: uncompressed chunks used where they lie in the page cache (mapped); false
   // reads every chunk with pread.
   bool map_file = true;
-  // A remote object: the most memory its bytes fetched ahead of their loads may take.
+  // A local file: read with O_DIRECT (io/local_file.h), never through the page cache
+  // (LoaderOptions::direct). Chunks read through HDF5 (a foreign layout) are HDF5's reads.
+  bool direct = false;
+  // The most memory bytes read or fetched ahead of their loads may take (read_ahead()).
   uint64_t fetch_ahead_bytes = 0;
 };
 
@@ -58,7 +61,8 @@ class ChunkSource {
                                      bool check_checksum = true) = 0;
 
   // The medium's reading ahead of loads, told which chunks come next (pipeline/
-  // chunk_prefetcher.h); null where reads do not wait on anyone.
+  // chunk_prefetcher.h), for this run; null where reads do not wait on anyone. Asked at the
+  // start of each run.
   virtual ReadAhead* read_ahead() { return nullptr; }
 
   // Loads waiting on the medium, and those that start later, end at once with

@@ -15,8 +15,11 @@ std::unique_ptr<ChunkSource> OpenChunkSource(const index::DatasetIndex& dataset,
     return std::make_unique<RemoteChunkSource>(dataset, remote::OpenRemoteFile(dataset.location),
                                                options);
   }
-  return std::make_unique<LocalChunkSource>(dataset, io::OpenPosixFile(dataset.location.text()),
-                                            options);
+  return std::make_unique<LocalChunkSource>(
+      dataset,
+      io::OpenLocalFile(dataset.location.text(),
+                        io::LocalFileOptions{.direct = options.direct, .map = options.map_file}),
+      options);
 }
 
 std::unique_ptr<ChunkSource> ChunkSourceOver(const index::DatasetIndex& dataset,

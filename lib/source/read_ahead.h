@@ -1,10 +1,11 @@
 #pragma once
-// What a chunk source whose reads wait on its medium (a network) does with the chunks that
-// come next: it fetches their stored bytes ahead of their loads, so a load finds them here or
-// on their way instead of waiting a round trip, and holds as many bytes ahead as its medium
-// needs (the link's bandwidth x round trip, within its memory). The walker of a run's plan
-// (pipeline/chunk_prefetcher.h) asks a source for it once (ChunkSource::read_ahead) and tells
-// it the chunks in the order the steps need them.
+// What a chunk source whose reads wait on its medium (a network, a disk) does with the chunks
+// that come next: it fetches their stored bytes ahead of their loads, so a load finds them
+// here or on their way instead of waiting a round trip or a disk's response, and holds as many
+// bytes ahead as its medium needs (the link's or the disk's bandwidth x response time, within
+// its memory). The walker of a run's plan (pipeline/chunk_prefetcher.h) asks a source for it
+// at the start of each run (ChunkSource::read_ahead) and tells it the chunks in the order the
+// steps need them.
 //
 // Thread-safety: Fetch may be called from many threads at once; Drop and DropAll from one
 // thread at a time, concurrently with fetches and loads.

@@ -89,6 +89,12 @@ class Loader:
     map_file=False reads with pread only, for files that another process may truncate while
     they are read (a mapped page that vanishes ends the process with SIGBUS).
 
+    direct=True reads the file with O_DIRECT, every chunk from the disk into the loader's own
+    buffers and none through the page cache: for a data set larger than memory, where caching
+    the file only evicts what the training process needs (DALI's file reader has the same
+    switch). Chunks are still read ahead of their batches, as many at once as the disk needs.
+    A local file only, on a file system that supports O_DIRECT (not tmpfs before Linux 6.6).
+
     jpeg_region_decode (on by default), for files of images stored as JPEG: decode only what
     each crop reads (rows and columns outside it skipped, DCT scaling when it shrinks by 2, 4
     or 8). False decodes every JPEG whole first, as FFCV does: the reference for the gain.
@@ -128,7 +134,7 @@ class Loader:
                  memory_format: torch.memory_format = torch.contiguous_format,
                  shard_drop_last: bool | None = None, skip_corrupt_chunks: bool = False,
                  file_locking: str = "auto", images: str | None = None,
-                 labels: str | None = None, map_file: bool = True,
+                 labels: str | None = None, map_file: bool = True, direct: bool = False,
                  jpeg_region_decode: bool = True, open_probe: bool = True,
                  open_probe_stall_seconds: int = 60, check_label_mixing: bool = True,
                  views: Sequence[Augment | Mapping] | None = None,

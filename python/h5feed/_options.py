@@ -310,6 +310,7 @@ LOADER_OPTIONS = (
     LoaderOption("labels", None, lambda a: dict(labels_dataset=a["labels"] or ""),
                  ("labels_dataset",)),
     _cpp_default("map_file"),
+    _cpp_default("direct"),
     _cpp_default("jpeg_region_decode"),
     _cpp_default("open_probe"),
     _cpp_default("open_probe_stall_seconds"),

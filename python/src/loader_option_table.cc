@@ -44,6 +44,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"verify_checksums", [](auto& o) -> auto& { return o.verify_checksums; }},
       {"skip_corrupt_chunks", [](auto& o) -> auto& { return o.skip_corrupt_chunks; }},
       {"map_file", [](auto& o) -> auto& { return o.map_file; }},
+      {"direct", [](auto& o) -> auto& { return o.direct; }},
       {"jpeg_region_decode", [](auto& o) -> auto& { return o.jpeg_region_decode; }},
       {"open_probe", [](auto& o) -> auto& { return o.open_probe; }},
       {"open_probe_stall_seconds", [](auto& o) -> auto& { return o.open_probe_stall_seconds; }},

@@ -1,21 +1,30 @@
-// A small program for the reliability tests (test_corruption.py, test_many_readers.py): it
+// A small program for the reliability tests (test_corruption.py, test_many_readers.py,
+// test_disk_readers.py): it
 // writes files with the pixel pattern of tests/lib/loader/test_files.h, and reads one full
 // epoch of a file with the Loader, checking every delivered pixel and label against that
 // pattern, so a test driving it in its own process can tell "refused with an error" from
 // "delivered wrong pixels" from "crashed or hung".
 //
 //   epoch_probe write PATH SAMPLES HxWxC CHUNK none|zstd:L|gzip:L|h5py-gzip|h5py-none
-//   epoch_probe read PATH [--file-locking auto|on|off] [--threads N]
+//   epoch_probe read PATH [--file-locking auto|on|off] [--threads N] [--rank R --world-size W]
+//                         [--direct on|off] [--cache-mb M] [--together on]
 //
-// read prints "ok rows=N digest=D" and exits 0 when every row came exactly once with its own
-// pixels and label (D: an order-independent digest of them, test_many_readers.py computes
-// the same from h5py's read); prints "error: MESSAGE" and exits 1 when the Loader refused
-// (at Open or from Next); prints "WRONG: ..." and exits 3 when it delivered anything else.
+// read prints "ok rows=N digest=D" and exits 0 when every row of its share (the whole file, or
+// rank R's of W) came exactly once with its own pixels and label (D: an order-independent
+// digest of them, test_many_readers.py computes the same from h5py's read); prints
+// "error: MESSAGE" and exits 1 when the Loader refused (at Open or from Next); prints
+// "WRONG: ..." and exits 3 when it delivered anything else. With --together, for several
+// processes started at once: it prints "ready" once the Loader is open, starts the epoch when
+// a line comes on stdin, and after "ok" prints "times START EIGHTH END BYTES": steady-clock
+// seconds (one clock for every process on the machine) when the epoch started, when an eighth
+// of its rows had come and when it ended, and the bytes it read from the file.
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -73,10 +82,21 @@ int Read(int argc, char** argv) {
   options.cache_bytes = int64_t{4} << 20;
   options.threads = 2;
   options.on_warning = [](const std::string& w) { std::printf("warning: %s\n", w.c_str()); };
+  bool together = false;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--threads") {
       options.threads = std::stoi(value);
+    } else if (flag == "--rank") {
+      options.shard.rank = std::stoi(value);
+    } else if (flag == "--world-size") {
+      options.shard.world_size = std::stoi(value);
+    } else if (flag == "--direct") {
+      options.direct = value == "on";
+    } else if (flag == "--cache-mb") {
+      options.cache_bytes = std::stoll(value) << 20;
+    } else if (flag == "--together") {
+      together = value == "on";
     } else if (flag == "--file-locking") {
       options.file_locking = value == "off"  ? h5feed::FileLocking::kOff
                              : value == "on" ? h5feed::FileLocking::kOn
@@ -88,11 +108,26 @@ int Read(int argc, char** argv) {
   std::vector<uint8_t> seen;
   uint64_t digest = 0;
   int64_t rows = 0;
+  double start = 0, eighth = 0, end = 0;
+  uint64_t bytes_read = 0;
+  const auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   try {
     h5feed::Loader loader = h5feed::Loader::Open(argv[2], options);
     const int64_t samples = loader.dataset().samples;
+    const int64_t share = loader.samples_per_epoch();
     const int64_t bytes = loader.dataset().image_shape.bytes();
     seen.assign(static_cast<size_t>(samples), 0);
+    if (together) {
+      std::printf("ready\n");
+      std::fflush(stdout);
+      std::string go;
+      std::getline(std::cin, go);
+    }
+    start = now();
+    loader.SetEpoch(0);
     while (std::optional<h5feed::Batch> batch = loader.Next()) {
       for (int64_t i = 0; i < batch->size(); ++i) {
         const int64_t row = batch->indices()[static_cast<size_t>(i)];
@@ -118,10 +153,13 @@ int Read(int argc, char** argv) {
         digest += RowDigest(label, pixels, bytes);
         ++rows;
       }
+      if (eighth == 0 && 8 * rows >= share) eighth = now();
     }
-    if (rows != samples) {
+    end = now();
+    bytes_read = loader.stats().bytes_read;
+    if (rows != share) {
       std::printf("WRONG: the epoch ended after %lld of %lld rows without an error\n",
-                  static_cast<long long>(rows), static_cast<long long>(samples));
+                  static_cast<long long>(rows), static_cast<long long>(share));
       return kExitWrong;
     }
   } catch (const h5feed::Error& e) {
@@ -130,6 +168,10 @@ int Read(int argc, char** argv) {
   }
   std::printf("ok rows=%lld digest=%llu\n", static_cast<long long>(rows),
               static_cast<unsigned long long>(digest));
+  if (together) {
+    std::printf("times %.6f %.6f %.6f %llu\n", start, eighth, end,
+                static_cast<unsigned long long>(bytes_read));
+  }
   return 0;
 }
 

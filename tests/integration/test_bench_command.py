@@ -202,6 +202,28 @@ def test_cold_runs_report_whether_the_eviction_took_effect(tiny):
     assert bench_json(tiny, "--no-ceilings")["cold"] is False
 
 
+@pytest.mark.parametrize("direct", [False, True])
+def test_cold_runs_are_judged_against_the_disks_rate_for_the_file(tiny, direct):
+    flags = ["--epochs", 3, "--cold-each-epoch", *(["--direct"] if direct else [])]
+    report = bench_json(tiny, *flags)
+    assert report["cold"] is True and report["cold_each_epoch"] is True
+    assert report["direct"] is direct
+    assert report["cold_drops"] == 2  # before epochs 1 and 2; epoch 0's is --cold's
+    assert 0 <= report["most_resident_after_drop"] <= 1
+    assert report["disk_readers"] == 4
+    assert report["disk_mb_per_s"] > 0
+    assert report["fraction_of_disk"] == pytest.approx(
+        report["read_mb_per_s"] / report["disk_mb_per_s"], rel=1e-6)
+    text = run_h5feed("bench", tiny, *flags, check=0).stdout
+    assert "dropped again before each of the 2 later epochs" in text
+    assert "with 4 readers at once" in text and "of stored bytes:" in text
+    assert (", O_DIRECT" in text) == direct
+    # Warm runs have no disk figure; a remote file cannot be read with O_DIRECT.
+    assert "disk_mb_per_s" not in bench_json(tiny)
+    refused = run_h5feed("bench", "http://127.0.0.1:9/x.h5", "--direct", check=2)
+    assert "--direct" in refused.stderr
+
+
 @pytest.fixture(scope="module")
 def ordered(tmp_path_factory):
     """2,048 rows in chunks of 16, enough rows for the shuffle-quality figure to separate

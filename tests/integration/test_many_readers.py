@@ -25,10 +25,10 @@ READERS = 8
 def expected_digest(path):
     """The probe's digest of h5py's read: the sum over rows of FNV-1a(label bytes, pixels)."""
     with h5py.File(path, "r") as f:
-        images = f["images"][()].reshape(SAMPLES, -1)
         labels = f["labels"][()].astype(np.int64)
-    row_bytes = np.concatenate([labels.view(np.uint8).reshape(SAMPLES, 8), images], axis=1)
-    h = np.full(SAMPLES, 1469598103934665603, dtype=np.uint64)
+        images = f["images"][()].reshape(len(labels), -1)
+    row_bytes = np.concatenate([labels.view(np.uint8).reshape(len(labels), 8), images], axis=1)
+    h = np.full(len(labels), 1469598103934665603, dtype=np.uint64)
     prime = np.uint64(1099511628211)
     with np.errstate(over="ignore"):
         for column in row_bytes.T:

@@ -1,6 +1,8 @@
 """h5feed.Loader's contract from Python: batches equal h5py's read of the same rows, an epoch
 covers every row once, orders follow (seed, epoch), state_dict resumes exactly, ranks get
 disjoint equal shares, and the options reach the C++ loader."""
+import os
+
 import h5py
 import numpy as np
 import pytest
@@ -28,17 +30,23 @@ def test_raw_batches_equal_h5py_read_of_the_same_rows(small_file):
     assert len(loader) == 10  # ceil(300 / 32), the short last batch kept
 
 
-@pytest.mark.parametrize("map_file", [True, False])
-def test_uncompressed_chunks_mapped_or_read_give_h5py_rows(tmp_path, map_file):
+@pytest.mark.parametrize("map_file, direct", [(True, False), (False, False), (True, True)])
+def test_uncompressed_chunks_mapped_read_or_read_directly_give_h5py_rows(tmp_path, map_file,
+                                                                           direct):
     images, labels = make_arrays()
     np.save(tmp_path / "images.npy", images)
     np.save(tmp_path / "labels.npy", labels)
     path = tmp_path / "none.h5"
     h5feed.convert_npy(tmp_path / "images.npy", path, labels=tmp_path / "labels.npy",
                        chunk=CHUNK, compression="none")
+    if direct:
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
+        except OSError:
+            pytest.skip("the file system of tmp_path refuses O_DIRECT")
     # A cache of two chunks: mapped chunks are unmapped and mapped again during the epoch.
     loader = h5feed.Loader(path, 32, dtype=None, with_indices=True, map_file=map_file,
-                           cache_bytes=2 * CHUNK * images[0].nbytes)
+                           direct=direct, cache_bytes=2 * CHUNK * images[0].nbytes)
     seen = []
     for batch, batch_labels, indices in loader:
         expected_images, expected_labels = read_rows(path, indices.numpy())

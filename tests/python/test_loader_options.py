@@ -67,7 +67,7 @@ def test_defaults_are_the_cpp_defaults():
     keywords = _options.native_arguments(batch_size=8)
     for key in ("sampler", "seed", "drop_last_batch", "shard_drop_last", "cache_bytes", "echo",
                 "verify_checksums", "skip_corrupt_chunks", "file_locking", "map_file",
-                "open_probe", "open_probe_stall_seconds", "check_label_mixing", "output_type",
+                "direct", "open_probe", "open_probe_stall_seconds", "check_label_mixing", "output_type",
                 "layout", "threads", "rank", "world_size", "cuda_device", "cuda_stream",
                 "images_dataset", "labels_dataset"):
         assert keywords[key] == cpp[key], key

@@ -2,8 +2,8 @@
 different aspect ratios converted raw and as JPEG, read with the validation transform against
 torchvision on the stored images (read with h5py the way docs/format.md documents), the
 training crop reproducible across threads and resumed runs and split across ranks, read over
-HTTP as locally, several views of each sample, a size changed between epochs, a clear refusal
-without a crop, and a damaged JPEG caught and named."""
+HTTP and with O_DIRECT as through the page cache, several views of each sample, a size changed
+between epochs, a clear refusal without a crop, and a damaged JPEG caught and named."""
 import io
 import os
 import shutil
@@ -97,9 +97,10 @@ def test_the_validation_transform_is_torchvisions_on_each_stored_image(own_size_
                 assert (difference / level).mean() < 3
 
 
-def run(path, threads=None, epoch=1, rank=0, world_size=1, state=None, steps=None):
+def run(path, threads=None, epoch=1, rank=0, world_size=1, state=None, steps=None, **extra):
     augment = h5feed.Augment(random_resized_crop=32, random_flip=True)
-    extra = {} if threads is None else {"threads": threads}
+    if threads is not None:
+        extra["threads"] = threads
     loader = h5feed.Loader(path, 8, mean=MEAN, std=STD, with_indices=True, augment=augment,
                            seed=5, rank=rank, world_size=world_size, **extra)
     if state is not None:
@@ -138,6 +139,21 @@ def test_a_served_file_gives_the_local_files_crops(own_size_file, tmp_path):
         assert any("/photos.h5" in line for line in server.requests())
     assert len(served) == len(local) == 6
     for (a, ia), (b, ib) in zip(local, served):
+        assert torch.equal(ia, ib) and torch.equal(a, b)
+
+
+def test_direct_reading_gives_the_crops_of_reading_through_the_page_cache(own_size_file):
+    # O_DIRECT reads each chunk's 4 KiB-aligned enclosing range into the loader's buffers:
+    # images are packed across 64 KiB chunks, so rows sit at every offset within them.
+    path, _ = own_size_file
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
+    except OSError:
+        pytest.skip("the file system of the test's folder refuses O_DIRECT")
+    cached, _ = run(path, threads=2)
+    direct, _ = run(path, threads=2, direct=True)
+    assert len(direct) == len(cached) == 6
+    for (a, ia), (b, ib) in zip(cached, direct):
         assert torch.equal(ia, ib) and torch.equal(a, b)
 
 

@@ -89,8 +89,12 @@ def test_verify_of_a_url_checks_every_chunk_and_finds_a_damaged_one(served, tmp_
     assert "nothing wrong found in 94 chunks" in ok.stdout
     damaged = folder / "damaged.h5"
     shutil.copy(folder / "train.h5", damaged)
-    with open(damaged, "r+b") as f:  # a byte in the middle of the images
-        f.seek(os.path.getsize(damaged) // 2)
+    with h5py.File(damaged, "r") as f:  # a byte in the middle of the middle chunk
+        table = f["chunk_index"][()]
+        middle = table[len(table) // 2]
+        offset = int(middle["address"]) + int(middle["stored_bytes"]) // 2
+    with open(damaged, "r+b") as f:
+        f.seek(offset)
         byte = f.read(1)
         f.seek(-1, 1)
         f.write(bytes([byte[0] ^ 0xFF]))

@@ -15,6 +15,7 @@
 
 #include "bench/augment_spec.h"
 #include "bench/bench_option_names.h"
+#include "bench/page_cache.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
@@ -39,6 +40,8 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.batch_size = s.batch;
   options.sampler = SamplerOptions::Parse(s.sampler);
   options.seed = s.seed;
+  options.shard.rank = s.rank;
+  options.shard.world_size = s.world_size;
   options.cache_bytes = s.cache_mb << 20;
   options.slots = s.slots;
   options.threads = s.threads;
@@ -46,6 +49,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   if (!s.augment.empty()) options.output.augment = ParseAugmentSpec(s.augment);
   options.verify_checksums = s.verify_checksums;
   options.map_file = s.map_file;
+  options.direct = s.direct;
   options.jpeg_region_decode = s.jpeg_region_decode;
   options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
@@ -137,7 +141,19 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
                             ? start + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(settings.max_seconds))
                             : Clock::time_point::max();
+  Clock::duration dropping{};  // spent dropping the file between epochs: not the reader's
+  double dropping_cpu = 0;
   for (int64_t epoch = 0; epoch < settings.epochs && !cancel && !result.time_limited; ++epoch) {
+    if (settings.cold_each_epoch && epoch > 0) {
+      const auto drop_start = Clock::now();
+      const double drop_cpu = CpuSeconds();
+      const Eviction eviction = EvictFromPageCache(settings.path);
+      ++result.cold_drops;
+      result.most_resident_after_drop =
+          std::max(result.most_resident_after_drop, eviction.after.fraction());
+      dropping += Clock::now() - drop_start;
+      dropping_cpu += CpuSeconds() - drop_cpu;
+    }
     loader.SetEpoch(epoch);
     const uint64_t ahead_before = loader.stats().chunk_reads_ahead;
     bool epoch_complete = true;
@@ -179,8 +195,8 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
       result.end_wait_seconds += std::chrono::duration<double>(Clock::now() - asked).count();
     }
   }
-  result.seconds = std::chrono::duration<double>(finished - start).count();
-  result.cpu_seconds = cpu_finished - cpu_start;
+  result.seconds = std::chrono::duration<double>(finished - start - dropping).count();
+  result.cpu_seconds = cpu_finished - cpu_start - dropping_cpu;
   result.interrupted = cancel;
   result.stats = loader.stats();
   result.peak_rss_mib = PeakRssMib();

@@ -30,10 +30,19 @@ struct BenchSettings {
   int slots = 4;
   int64_t epochs = 1;
   uint64_t seed = 0;
+  // This process's shard (LoaderOptions::shard): one of several processes reading the file at
+  // once, as one per GPU of a node do.
+  int rank = 0;
+  int world_size = 1;
   bool normalize = false;
   std::string augment;  // augment_spec.h's SPEC (implies normalize); empty = none
   bool verify_checksums = true;
-  bool map_file = true;            // LoaderOptions::map_file
+  bool map_file = true;  // LoaderOptions::map_file
+  bool direct = false;   // LoaderOptions::direct
+  // Drop the file from the page cache before every epoch after the first (the first is the
+  // caller's: --cold), outside the timed span: out-of-core epochs on a machine whose memory
+  // holds the file.
+  bool cold_each_epoch = false;
   bool jpeg_region_decode = true;  // LoaderOptions::jpeg_region_decode
   FileLocking file_locking = FileLocking::kAuto;
   bool open_probe = true;  // LoaderOptions::open_probe (its cost is in open_seconds)
@@ -69,6 +78,11 @@ struct BenchResult {
   // batch, beside a shuffle of the same samples' (the random sampler's order of them). None
   // when they hold fewer than two labels (a file without labels reads as all 0).
   std::optional<sampler::LabelMixing> label_mixing;
+  // With cold_each_epoch: the drops made before epochs after the first, and the largest share
+  // of the file any of them left resident (page_cache.h; above its threshold the epoch after
+  // it was not read cold).
+  int64_t cold_drops = 0;
+  double most_resident_after_drop = 0;
   bool interrupted = false;   // the cancel flag stopped it
   bool time_limited = false;  // max_seconds stopped it before the last epoch ended
 };

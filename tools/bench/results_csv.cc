@@ -87,6 +87,9 @@ const std::vector<Column>& Columns() {
       {"ceiling_mb_per_s", [](const SweepRow& r) { return Number(r.ceiling_mb_per_s); }},
       {"ceiling", [](const SweepRow& r) { return Text(r.ceiling); }},
       {"fraction_of_ceiling", [](const SweepRow& r) { return Number(r.fraction_of_ceiling); }},
+      {"read_mb_per_s", [](const SweepRow& r) { return Number(r.read_mb_per_s); }},
+      {"disk_mb_per_s", [](const SweepRow& r) { return Number(r.disk_mb_per_s); }},
+      {"fraction_of_disk", [](const SweepRow& r) { return Number(r.fraction_of_disk); }},
   };
   return columns;
 }

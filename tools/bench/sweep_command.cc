@@ -82,8 +82,11 @@ std::string CommandLine(const SweepFlags& f) {
   if (variants.empty()) variants = " --chunks " + f.chunks + " --compression " + f.compressions;
   return "h5feed bench sweep " + o.input.display() + " --out " + o.out_dir + variants +
          " --cache-mb " + f.cache_mb + " --sampler " + f.samplers + numbers +
-         (o.augment.empty() ? "" : " --augment " + o.augment) + (o.cold ? " --cold" : "") +
-         (o.compare_h5py ? " --compare-h5py" : "") + remote;
+         (o.augment.empty() ? "" : " --augment " + o.augment) +
+         (o.cold_each_epoch ? " --cold-each-epoch"
+          : o.cold          ? " --cold"
+                            : "") +
+         (o.direct ? " --direct" : "") + (o.compare_h5py ? " --compare-h5py" : "") + remote;
 }
 
 int RunSweepCommand(SweepFlags& flags) {
@@ -94,6 +97,12 @@ int RunSweepCommand(SweepFlags& flags) {
     if (!flags.chunk_bytes.empty()) o.grid.chunk_bytes = bench::ParseChunkBytes(flags.chunk_bytes);
   } catch (const Error& e) {
     return ReportUsageError("bench sweep", e.what());
+  }
+  if (o.cold_each_epoch) o.cold = true;
+  if (o.direct && o.input.remote()) {
+    return ReportUsageError("bench sweep",
+                            "--direct reads a local file with O_DIRECT; a remote file's chunks "
+                            "come over the network");
   }
   if (o.cold && o.input.remote()) {
     return ReportUsageError("bench sweep",
@@ -221,7 +230,14 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->check(InRange(0, 1e9))
       ->capture_default_str();
   command->add_flag("--cold", o.cold,
-                    "Drop the file from the page cache before each run (see 'h5feed bench')");
+                    "Drop the file from the page cache before each run (see 'h5feed bench'), and "
+                    "measure each file's disk rate (4 readers over its quarters) to judge the "
+                    "runs against");
+  command->add_flag("--cold-each-epoch", o.cold_each_epoch,
+                    "Drop the file before each epoch of every run, not only the first (implies "
+                    "--cold)");
+  command->add_flag("--direct", o.direct,
+                    "Every run reads with O_DIRECT (see 'h5feed bench --direct')");
   command
       ->add_option("--augment", o.augment,
                    "Augment in every run, as 'h5feed bench --augment' (for example rrc=224,flip); "

@@ -106,6 +106,22 @@ std::string CeilingTable(std::span<const SweepRow> rows) {
   return t;
 }
 
+// Cold runs (--cold): the stored bytes each read per second against the device's rate for its
+// file with 4 readers at once. Empty when no run was judged against the disk.
+std::string DiskTable(std::span<const SweepRow> rows) {
+  std::string t =
+      "| settings | read MB/s (stored bytes) | disk MB/s (4 readers) | of disk |\n"
+      "| --- | ---: | ---: | ---: |\n";
+  bool any = false;
+  for (const SweepRow& row : rows) {
+    if (!Measured(row.fraction_of_disk)) continue;
+    any = true;
+    t += "| " + Escape(row.Settings()) + " | " + Fixed("%.0f", row.read_mb_per_s) + " | " +
+         Fixed("%.0f", row.disk_mb_per_s) + " | " + Fixed("%.2f", row.fraction_of_disk) + " |\n";
+  }
+  return any ? t : std::string();
+}
+
 }  // namespace
 
 std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommendation& r,
@@ -134,6 +150,13 @@ std::string SweepReportMarkdown(std::span<const SweepRow> rows, const Recommenda
       "files) one thread's zstd decompression rate x threads, measured on the same file in "
       "the same run; \"of ceiling\" is MB/s of pixels delivered over it.\n\n";
   md += "## Ceilings of each file variant\n\n" + CeilingTable(rows) + "\n";
+  if (const std::string disk = DiskTable(rows); !disk.empty()) {
+    md +=
+        "## Cold runs against the disk\n\nEach run's stored bytes read per second, against "
+        "the disk's rate for its file: 4 readers at once over the file's quarters, the page "
+        "cache dropped first (as 4 `dd bs=16M`), measured once per file variant.\n\n" +
+        disk + "\n";
+  }
   if (!context.plot.empty()) {
     md += "## Throughput against chunk size\n\n![images/s against chunk size](" + context.plot +
           ")\n";

@@ -69,6 +69,11 @@ struct SweepRow {
   double ceiling_mb_per_s = kNotMeasured;  // the binding ceiling in pixel MB/s
   std::string ceiling;                     // which one binds: "page cache", "zstd x 2"
   double fraction_of_ceiling = kNotMeasured;
+  // Cold runs (disk_rate.h): the stored bytes the run read per second, the device's rate for
+  // the file with 4 readers at once (measured once per file variant), and their ratio.
+  double read_mb_per_s = kNotMeasured;
+  double disk_mb_per_s = kNotMeasured;
+  double fraction_of_disk = kNotMeasured;
 
   bool succeeded() const { return status != "failed"; }
   // Settings in words: "chunk 64, zstd:3, cache 256 MiB, chunks:4"; own size: "jpeg:90,

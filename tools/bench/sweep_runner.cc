@@ -17,6 +17,7 @@
 #include "bench_run.h"
 #include "byte_size.h"
 #include "ceilings.h"
+#include "disk_rate.h"
 #include "file_kind.h"
 #include "h5feed/error.h"
 #include "h5feed/remote_options.h"
@@ -79,6 +80,14 @@ void ApplyRemoteFile(SweepRow& row, const FileSize& file) {
   row.ceiling = "not measured (remote)";
 }
 
+// A cold run against the device's rate for its file (measured when the sweep runs cold).
+void ApplyDiskRate(SweepRow& row, const std::optional<DiskRate>& disk) {
+  if (!disk || !row.cold) return;
+  row.disk_mb_per_s = disk->mb_per_s;
+  row.fraction_of_disk =
+      Measured(row.read_mb_per_s) ? FractionOf(row.read_mb_per_s, disk->mb_per_s) : kNotMeasured;
+}
+
 void ApplyCeilings(SweepRow& row, const Ceilings& c, const FileSize& file) {
   ApplyFileSize(row, file);
   row.compression_ratio = c.compression_ratio;
@@ -136,6 +145,8 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
                                    "--max-seconds",
                                    Fixed("%g", o.max_seconds)};
   if (o.cold) argv.push_back("--cold");
+  if (o.cold_each_epoch) argv.push_back("--cold-each-epoch");
+  if (o.direct) argv.push_back("--direct");
   argv.insert(argv.end(), o.remote_flags.begin(), o.remote_flags.end());
   if (!o.augment.empty()) {
     argv.push_back("--augment");
@@ -171,6 +182,7 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
   row.label_entropy_bits = Number(j, "label_entropy_bits");
   row.random_label_entropy_bits = Number(j, "random_label_entropy_bits");
   row.few_classes = j.value("few_classes_per_batch", false);
+  row.read_mb_per_s = Number(j, "read_mb_per_s");
   row.cold = j.value("cold", false) && j.value("cold_took_effect", false);
   row.status = j.value("complete", true) ? "ok" : "time limit";
   return true;
@@ -303,6 +315,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
       const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
+      // Cold runs are judged against the device's rate for this file (it drops the file).
+      std::optional<DiskRate> disk;
+      if (o.cold && !remote) disk = MeasureDiskRate(path);
       FileSize file_size{remote ? input.file_bytes : fs::file_size(path), available};
       // The rows name the most images a chunk of the file holds: K, or as many as fit C bytes.
       const int64_t chunk_samples =
@@ -318,6 +333,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
           ApplyRemoteFile(row, file_size);
         } else {
           ApplyCeilings(row, ceilings, file_size);
+          ApplyDiskRate(row, disk);
         }
         csv.Append(row);
         outcome.rows.push_back(row);

@@ -39,10 +39,12 @@ struct SweepOptions {
   int threads = 0;  // 0 = all usable cores
   int slots = 4;
   double step_ms = 0;
-  std::string augment;       // every run's --augment (augment_spec.h); empty = none
-  double max_seconds = 30;   // per run; 0 = a whole epoch
-  bool cold = false;         // drop each file from the page cache before each run
-  uint64_t disk_budget = 0;  // bytes; 0 = the free space
+  std::string augment;           // every run's --augment (augment_spec.h); empty = none
+  double max_seconds = 30;       // per run; 0 = a whole epoch
+  bool cold = false;             // drop each file from the page cache before each run
+  bool cold_each_epoch = false;  // and before each of a run's epochs (implies cold)
+  bool direct = false;           // every run reads with O_DIRECT (LoaderOptions::direct)
+  uint64_t disk_budget = 0;      // bytes; 0 = the free space
   bool compare_h5py = false;
   ReferenceSettings reference;            // script located by the caller
   RemoteOptions remote;                   // for a remote input: every run reads it with these,

@@ -48,7 +48,9 @@ struct LoaderOptions {
   bool check_label_mixing = true;
   ShardOptions shard;  // rank, world_size, drop_last (DistributedSampler's contract)
 
-  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes.
+  // --- Memory and threads. Resident memory is about cache_bytes + slots x batch bytes, and at
+  // most a quarter of cache_bytes more for bytes read ahead of their loads into buffers of the
+  // loader's (a remote file's, or with direct; through the page cache they are the kernel's).
   // Decompressed chunks kept. For each chunk to be read once per epoch, it must hold the
   // sampler's window (chunks:W, quasi:W) plus the chunks of the prefetched batches; for
   // `random` it must hold the whole file. For chunks:W to load the next window while the
@@ -107,6 +109,16 @@ struct LoaderOptions {
   // a chunk of it is mapped can then end the process with SIGBUS at the next access; false
   // reads everything with pread (docs/reader.md has what each way costs).
   bool map_file = true;
+  // Read the file with O_DIRECT: every chunk from the disk into the loader's own buffers (4 KiB
+  // aligned), none through the page cache. For a data set larger than memory, where caching
+  // the file only evicts what the trainer's process needs; a run then leaves the file out of
+  // the page cache (but for HDF5's metadata). Each chunk is still read ahead of its batch, as
+  // many at once as the disk needs (docs/reader.md, "Reading from the disk"). Files h5feed
+  // writes align chunks to 4 KiB; older ones are read through the aligned range around each
+  // chunk. A local file only (Error(kInvalidArgument) for a remote one), on a file system that
+  // reads with O_DIRECT (Error(kUnsupported) otherwise: tmpfs before Linux 6.6, some FUSE and
+  // network file systems). Chunks a foreign file has HDF5 read are read as HDF5 reads them.
+  bool direct = false;
   // Files of images stored as JPEG: decode only what each crop reads (rows above and below it
   // skipped, columns narrowed to it, and 1/2, 1/4 or 1/8 scale in the DCT when the crop shrinks
   // by that much; docs/reader.md, "Images at their own size"). false decodes every JPEG whole
