@@ -251,9 +251,10 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
       (f.direct ? ", O_DIRECT" : "") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
   if (f.cold_each_epoch && r.cold_drops > 0) {
-    out += "  dropped again before each of the " + std::to_string(r.cold_drops) +
-           Format(" later epochs (at most %.0f%% of the file left resident)",
-                  100 * r.most_resident_after_drop) +
+    out += "  dropped again before " +
+           (r.cold_drops == 1 ? std::string("the later epoch")
+                              : "each of the " + std::to_string(r.cold_drops) + " later epochs") +
+           Format(" (at most %.0f%% of the file left resident)", 100 * r.most_resident_after_drop) +
            (r.most_resident_after_drop > bench::Eviction::kColdThreshold
                 ? ": some epochs were not read cold"
                 : "") +

@@ -283,6 +283,9 @@ def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small,
     assert "chunk table: 1 row against" in verified and "all 1 " not in verified
     bench = run_h5feed("bench", tmp_path / "one.h5", "--no-ceilings", check=0).stdout
     assert "5 images 2x2x3 in 1 chunk of 5" in bench
+    cold = run_h5feed("bench", tmp_path / "one.h5", "--no-ceilings", "--epochs", 2,
+                      "--cold-each-epoch", check=0).stdout
+    assert "dropped again before the later epoch (" in cold and "1 later epochs" not in cold
     # The grid is the file as stored (h5feed's defaults for it): one file variant.
     sweep = run_h5feed("bench", "sweep", tmp_path / "one.h5", "--out", tmp_path / "sweep",
                        "--chunks", 5, "--compression", "zstd:3", "--cache-mb", 512, "--sampler",
