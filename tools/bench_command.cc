@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/augment_cost.h"
 #include "bench/augment_spec.h"
@@ -121,6 +122,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   put("world_size", s.world_size);
   put("normalize", s.normalize || !s.augment.empty());
   put("augment", s.augment);
+  put("fields", ReportValue::List(s.fields.begin(), s.fields.end()));
   put("verify_checksums", s.verify_checksums);
   put("map_file", s.map_file);
   put("direct", s.direct);
@@ -224,6 +226,13 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {  
   return text;
 }
 
+// "attrs,caption": --fields as given.
+std::string JoinedFields(const std::vector<std::string>& fields) {
+  std::string text;
+  for (const std::string& field : fields) text += (text.empty() ? "" : ",") + field;
+  return text;
+}
+
 std::string ToText(const BenchFlags& flags, const BenchReport& report) {
   const bench::BenchResult& r = report.result;
   const bench::BenchSettings& f = flags.settings;
@@ -247,6 +256,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
       " slots (" + ToString(ByteSize(static_cast<int64_t>(r.slot_mib * (1 << 20)))) + "), " +
       (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
       (f.augment.empty() ? "" : ", augment " + f.augment) +
+      (f.fields.empty() ? "" : ", fields " + JoinedFields(f.fields)) +
       (f.verify_checksums ? "" : ", checksums not verified") + (f.map_file ? "" : ", pread only") +
       (f.direct ? ", O_DIRECT" : "") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
@@ -460,6 +470,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "recipe is rrc=224,flip, its validation resize=256,center=224. Implies "
                    "--normalize")
       ->check(CLI::Validator(bench::AugmentSpecProblem, "SPEC", "augment"));  // exit 2
+  command
+      ->add_option("--fields", s.fields,
+                   "Deliver these fields of FILE with the images (comma-separated names, "
+                   "LoaderOptions::fields), to measure what they cost beside the images")
+      ->delimiter(',');
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the checksums of images (or chunks, in files without per-image "
                     "ones): faster, but corruption then goes unnoticed");

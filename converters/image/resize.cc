@@ -198,6 +198,14 @@ void ResizeInto(std::span<const uint8_t> src, Size src_size, Size target, Resize
   ResizeMat(source(placement.source), inside);
 }
 
+ResizePlacement PlaceResize(Size source, Size target, ResizeMode mode) {
+  CheckSize(source, "source");
+  CheckSize(target, "target");
+  const Placement placement = Place(source, target, mode);
+  const auto rect = [](const cv::Rect& r) { return PixelRect{r.y, r.x, r.height, r.width}; };
+  return {rect(placement.source), rect(placement.target)};
+}
+
 int64_t ResizeScratchBytes(Size src_size, Size target, ResizeMode mode) {
   const Placement placement = Place(src_size, target, mode);
   const Size shrunk = ShrunkSize(placement);

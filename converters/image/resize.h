@@ -49,6 +49,26 @@ Size CappedSize(Size source, int max_side);
 // down to this size without loss of final quality.
 Size ScaledSourceSize(Size source, Size target, ResizeMode mode);
 
+// A rectangle of pixels: rows [top, top + height), columns [left, left + width).
+struct PixelRect {
+  int top = 0;
+  int left = 0;
+  int height = 0;
+  int width = 0;
+};
+
+// Where ResizeInto puts an image of `source` in `target` for `mode`: its part `from` (all of it,
+// but for kCrop the centered part that lands in the target) is resized to the size of `to` and
+// lands there (all of the target, but for kPad the centered inside, zero borders around). What
+// is converted with an image, a mask or boxes, follows it (transform/sample_geometry.h,
+// PlacedGeometry), computed on the source's full size: a JPEG decoded at a DCT scale places its
+// scaled pixels at this geometry to within a source pixel per scale step.
+struct ResizePlacement {
+  PixelRect from;
+  PixelRect to;
+};
+ResizePlacement PlaceResize(Size source, Size target, ResizeMode mode);
+
 // Resizes `src` (src_size, RGB, channels last) into `dest` (target, RGB, channels last).
 // Area interpolation when shrinking (OpenCV's INTER_AREA, computed by area_resize.h), bilinear
 // when enlarging (cv::resize INTER_LINEAR). Copies when the sizes are equal. Thread-safe.

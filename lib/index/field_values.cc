@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "byte_size.h"
@@ -62,7 +63,7 @@ int64_t BlockRows(const FieldSpec& spec, int64_t chunk_rows) {
 // Refuses a column of `column_bytes` (what `what` says of it) beyond the machine's memory (no
 // file that holds it can be read whole: damage) or the caller's `max_bytes`.
 void RequireWithin(uint64_t column_bytes, uint64_t max_bytes, const std::string& what,
-                   const std::string& where) {
+                   const std::string& where, std::string_view advice) {
   const uint64_t memory = io::limits::PhysicalMemoryBytes();
   if (column_bytes > memory) {
     throw MakeError(ErrorCode::kCorrupt,
@@ -72,10 +73,9 @@ void RequireWithin(uint64_t column_bytes, uint64_t max_bytes, const std::string&
   }
   if (column_bytes <= max_bytes) return;
   throw MakeError(ErrorCode::kInvalidArgument,
-                  "{} {} would take {} in memory, more than the {} allowed; read it in parts, or "
-                  "allow more",
-                  where, what, ByteSize(std::min(column_bytes, kLargest)),
-                  ByteSize(std::min(max_bytes, kLargest)));
+                  "{} {} would take {} in memory, more than the {} allowed; {}", where, what,
+                  ByteSize(std::min(column_bytes, kLargest)),
+                  ByteSize(std::min(max_bytes, kLargest)), advice);
 }
 
 }  // namespace
@@ -87,8 +87,8 @@ uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes) {
              : value_bytes + ends;
 }
 
-FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name,
-                            uint64_t max_bytes) {
+FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
+                            std::string_view advice) {
   const FieldSpec* found = FindField(index, name);
   if (found == nullptr) {
     throw MakeError(ErrorCode::kNotFound, "no field {} in {}; {}", name, index.path,
@@ -105,7 +105,7 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name,
                       ? std::numeric_limits<uint64_t>::max()
                       : row_bytes * static_cast<uint64_t>(rows);
     RequireWithin(FieldColumnBytes(rows, value_bytes), max_bytes,
-                  "(" + std::to_string(rows) + " rows of " + spec.Describe() + ")", where);
+                  "(" + std::to_string(rows) + " rows of " + spec.Describe() + ")", where, advice);
   }
 
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
@@ -128,7 +128,7 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name,
     RequireWithin(FieldColumnBytes(rows, value_bytes), max_bytes,
                   "(" + std::to_string(rows) + " rows claiming " +
                       ToString(ByteSize(std::min(value_bytes, kLargest))) + ")",
-                  where);
+                  where, advice);
     if (claims.largest > static_cast<uint64_t>(kMaxFieldRowBytes)) {
       throw MakeError(ErrorCode::kCorrupt,
                       "row {} (chunk {}) of {} claims {} bytes, more than a row may hold ({}): "

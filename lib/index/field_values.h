@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "h5feed/field.h"
 #include "index/dataset_index.h"
@@ -26,13 +27,14 @@ uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes);
 //  - kInvalidArgument when the column would take more than `max_bytes` (FieldColumnBytes):
 //    an array's size is its shape's, a bytes or text field's what its rows claim, read from
 //    the dataset's chunks (hdf5/variable_length_claims.h) before anything of that size is
-//    allocated;
+//    allocated; the message ends with `advice`, what the caller's user can do about it;
 //  - kCorrupt when it would take more than the machine's physical memory (a damaged file:
 //    no such field can be read whole), checked as max_bytes is;
 //  - kCorrupt naming the file, the field, the row and its image chunk when a row differs from
 //    its checksum ("row 1212 (chunk 18) of field attrs in train.h5: checksum mismatch ..."),
 //    a text row is not UTF-8, a row claims more than 2 GiB, or the field changed since the
 //    file was opened; kIo when reading fails.
-FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes);
+FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
+                            std::string_view advice = "read it in parts, or allow more");
 
 }  // namespace h5feed::index

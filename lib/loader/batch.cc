@@ -1,10 +1,29 @@
+#include <string>
 #include <utility>
 
+#include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "loader/batch_impl.h"
 #include "loader/device_feed.h"
+#include "make_error.h"
 
 namespace h5feed {
+
+int64_t FieldTensor::elements() const {
+  int64_t count = 1;
+  for (const int64_t dim : shape) count *= dim;
+  return count;
+}
+
+const loader::BatchField& Batch::Impl::field(int k) const {
+  if (k < 0 || k >= static_cast<int>(fields->fields.size())) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "batch field {}: the batch has {} field(s), numbered from 0 in the order the "
+                    "loader was asked for them ({})",
+                    k, fields->fields.size(), fields->Names());
+  }
+  return fields->fields[static_cast<size_t>(k)];
+}
 
 Batch::Batch(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
@@ -34,6 +53,7 @@ std::span<const float> Batch::normalized_images(int view) const {
 int Batch::views() const { return impl_->views ? impl_->views->count() : 1; }
 
 std::span<const int64_t> Batch::labels() const {
+  if (!impl_->labelled) return {};
   return impl_->batch.view.labels.first(static_cast<size_t>(size()));
 }
 
@@ -88,6 +108,7 @@ TensorView Batch::image_tensor(int view) const {
 }
 
 TensorView Batch::label_tensor() const {
+  if (!impl_->labelled) return TensorView{};
   if (impl_->device) {
     return Vector(impl_->device->labels(), ElementType::kInt64, size(), impl_->cuda_device);
   }
@@ -98,6 +119,58 @@ TensorView Batch::index_tensor() const {
   return Vector(indices().data(), ElementType::kInt64, size(), -1);
 }
 
+int Batch::fields() const { return static_cast<int>(impl_->fields->fields.size()); }
+
+const FieldSpec& Batch::field_spec(int k) const { return impl_->field(k).spec; }
+
+int Batch::field_index(std::string_view name) const {
+  const int k = impl_->fields->Find(name);
+  if (k < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "field {} is not among the fields this loader was asked for ({}); ask for it "
+                    "in LoaderOptions::fields",
+                    name, impl_->fields->Names());
+  }
+  return k;
+}
+
+FieldTensor Batch::field_tensor(int k) const {
+  const loader::BatchField& field = impl_->field(k);
+  if (field.slot_field < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "field {} is {}, whose rows have their own lengths: read them with "
+                    "field_bytes or field_text",
+                    field.spec.name, ToString(field.spec.kind));
+  }
+  FieldTensor tensor;
+  tensor.data = impl_->batch.view.fields[static_cast<size_t>(field.slot_field)].data();
+  tensor.type = field.spec.type;
+  tensor.shape.push_back(size());
+  tensor.shape.insert(tensor.shape.end(), field.spec.shape.begin(), field.spec.shape.end());
+  return tensor;
+}
+
+FieldTensor Batch::field_tensor(std::string_view name) const {
+  return field_tensor(field_index(name));
+}
+
+std::span<const uint8_t> Batch::field_bytes(int k, int64_t i) const {
+  const loader::BatchField& field = impl_->field(k);
+  if (i < 0 || i >= size()) {
+    throw MakeError(ErrorCode::kInvalidArgument, "field {}: row {} of a batch of {}",
+                    field.spec.name, i, size());
+  }
+  if (field.slot_field < 0) return field.column->row(indices()[static_cast<size_t>(i)]);
+  const auto row_bytes = static_cast<size_t>(field.spec.row_bytes());
+  return std::span<const uint8_t>(impl_->batch.view.fields[static_cast<size_t>(field.slot_field)])
+      .subspan(static_cast<size_t>(i) * row_bytes, row_bytes);
+}
+
+std::string_view Batch::field_text(int k, int64_t i) const {
+  const std::span<const uint8_t> bytes = field_bytes(k, i);
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
 namespace loader {
 namespace {
 
@@ -105,6 +178,8 @@ std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
   auto impl = std::make_shared<Batch::Impl>();
   impl->shape = form.shape;
   impl->normalized = form.normalized;
+  impl->labelled = form.labelled;
+  impl->fields = form.fields;
   impl->views = form.views;
   impl->capacity = form.capacity;
   return impl;
@@ -123,11 +198,13 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   impl->device = std::move(delivery.device);
   impl->cuda_device = form.cuda_device;
   impl->host_rows = std::move(delivery.host_rows);
+  impl->host_fields = std::move(delivery.host_fields);
   impl->batch.rows = static_cast<int64_t>(delivery.labels.size());
   impl->batch.epoch = delivery.epoch;
   impl->batch.step = delivery.step;
   impl->batch.view.labels = delivery.labels;
   impl->batch.view.indices = delivery.indices;
+  impl->batch.view.fields = std::move(delivery.fields);
   return impl;
 }
 

@@ -11,6 +11,7 @@
 #include "cuda/device_stage.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
+#include "loader/batch_fields.h"
 #include "pipeline/batch_queue.h"
 #include "transform/output_views.h"
 
@@ -19,10 +20,13 @@ namespace h5feed {
 // Immutable once made; shared read-only by Batch copies (any threads).
 struct Batch::Impl {
   // Host batches: the slot's arrays. GPU batches: no lease and no images; rows, epoch and step
-  // set, and labels / indices pointing into host_rows.
+  // set, labels / indices pointing into host_rows and array fields into host_fields.
   pipeline::AssembledBatch batch;
   ImageShape shape;
   bool normalized = false;
+  bool labelled = true;  // false: the file has no labels, and the batch delivers none
+  // The fields asked, their columns held (bytes and text rows are read there).
+  std::shared_ptr<const loader::BatchFields> fields;
   // Set when normalized: the run's views (their sizes), and the rows a view's region was laid
   // out for (output_views.h).
   std::shared_ptr<const transform::OutputViews> views;
@@ -31,9 +35,13 @@ struct Batch::Impl {
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;
   int cuda_device = -1;
-  // GPU stage: the host labels and dataset rows of the echo copies of one loaded batch
-  // (loader/device_feed.h), shared by them.
+  // GPU stage: the host labels, dataset rows and array fields of the echo copies of one loaded
+  // batch (loader/device_feed.h), shared by them.
   std::shared_ptr<std::vector<int64_t>> host_rows;
+  std::shared_ptr<std::vector<uint8_t>> host_fields;
+
+  // Field k by position, or Error(kInvalidArgument) naming those asked.
+  const loader::BatchField& field(int k) const;
 };
 
 namespace loader {
@@ -41,10 +49,12 @@ namespace loader {
 struct DeviceDelivery;  // loader/device_feed.h
 
 // What every batch of one run shares: the image shape, whether (and into which views) it was
-// normalized, and where the GPU stage's batches lie.
+// normalized, where the GPU stage's batches lie, whether they have labels, and the fields.
 struct BatchForm {
   ImageShape shape;
   bool normalized = false;
+  bool labelled = true;
+  std::shared_ptr<const BatchFields> fields;            // never null (no field asked: none)
   std::shared_ptr<const transform::OutputViews> views;  // set when normalized
   int64_t capacity = 0;                                 // rows a slot holds: the batch size
   int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says

@@ -1,6 +1,7 @@
 #include "loader/device_feed.h"
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,6 +21,8 @@ struct DeviceFeed::Loaded {
   int64_t rows = 0;
   // Copy e's labels at [2e x rows, (2e + 1) x rows), its dataset rows right after.
   std::shared_ptr<std::vector<int64_t>> host_rows;
+  // Copy e's array fields from e x rows x (the sum of their row bytes), one after another.
+  std::shared_ptr<std::vector<uint8_t>> host_fields;
 };
 
 namespace {
@@ -42,6 +45,52 @@ std::shared_ptr<std::vector<int64_t>> PermutedHostRows(const memory::SlotView& l
     }
   }
   return host_rows;
+}
+
+size_t FieldBytesPerRow(const memory::SlotLayout& layout) {
+  size_t bytes = 0;
+  for (int k = 0; k < layout.fields(); ++k) bytes += layout.field_row_bytes(k);
+  return bytes;
+}
+
+// The array fields of every echo copy of `loaded`, each permuted by its copy's order as
+// PermutedHostRows permutes the labels; null when the layout has no array field.
+std::shared_ptr<std::vector<uint8_t>> PermutedHostFields(const memory::SlotView& loaded,
+                                                         const memory::SlotLayout& layout,
+                                                         int64_t rows, int echo) {
+  if (layout.fields() == 0) return nullptr;
+  const auto n = static_cast<size_t>(rows);
+  const size_t copy_bytes = n * FieldBytesPerRow(layout);
+  auto host_fields = std::make_shared<std::vector<uint8_t>>(copy_bytes * static_cast<size_t>(echo));
+  for (int copy = 0; copy < echo; ++copy) {
+    const auto order = loaded.orders.subspan(static_cast<size_t>(copy * layout.capacity()), n);
+    uint8_t* out = host_fields->data() + copy_bytes * static_cast<size_t>(copy);
+    for (int k = 0; k < layout.fields(); ++k) {
+      const size_t bytes = layout.field_row_bytes(k);
+      const uint8_t* field = loaded.fields[static_cast<size_t>(k)].data();
+      for (size_t i = 0; i < n; ++i) {
+        std::memcpy(out + i * bytes, field + static_cast<size_t>(order[i]) * bytes, bytes);
+      }
+      out += n * bytes;
+    }
+  }
+  return host_fields;
+}
+
+// Copy `copy`'s array fields in `host_fields` (PermutedHostFields), one span per field.
+std::vector<std::span<uint8_t>> CopyFields(std::vector<uint8_t>* host_fields,
+                                           const memory::SlotLayout& layout, int64_t rows,
+                                           int copy) {
+  std::vector<std::span<uint8_t>> fields;
+  if (host_fields == nullptr) return fields;
+  const auto n = static_cast<size_t>(rows);
+  uint8_t* at = host_fields->data() + n * FieldBytesPerRow(layout) * static_cast<size_t>(copy);
+  for (int k = 0; k < layout.fields(); ++k) {
+    const size_t bytes = n * layout.field_row_bytes(k);
+    fields.emplace_back(at, bytes);
+    at += bytes;
+  }
+  return fields;
 }
 
 }  // namespace
@@ -71,6 +120,7 @@ void DeviceFeed::Restart(int first_copy) {
 void DeviceFeed::Load(pipeline::AssembledBatch batch) {
   auto loaded = std::make_unique<Loaded>();
   loaded->host_rows = PermutedHostRows(batch.view, layout_.capacity(), batch.rows, echo_);
+  loaded->host_fields = PermutedHostFields(batch.view, layout_, batch.rows, echo_);
   loaded->loaded_step = batch.loaded_step;
   loaded->epoch = batch.epoch;
   loaded->rows = batch.rows;
@@ -111,6 +161,8 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
       std::span(*loaded.host_rows).subspan(2 * rows * static_cast<size_t>(copy), 2 * rows);
   delivery.labels = copy_rows.first(rows);
   delivery.indices = copy_rows.last(rows);
+  delivery.host_fields = loaded.host_fields;
+  delivery.fields = CopyFields(loaded.host_fields.get(), layout_, loaded.rows, copy);
   ahead_.push_back(std::move(delivery));
   if (last) loaded_.reset();  // Emit freed its input
   return true;

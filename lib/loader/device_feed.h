@@ -8,7 +8,9 @@
 // Labels and dataset rows: the kernel permutes the labels on the device with the images; the
 // host arrays every Batch also has (labels(), indices()) are permuted on the host by the same
 // orders (the slot's, which the kernel reads after their copy), once per loaded batch for all
-// its copies, before the slot goes back to its pool (docs/gpu.md, "Labels and rows").
+// its copies, before the slot goes back to its pool (docs/gpu.md, "Labels and rows"). The
+// array fields a batch delivers are delivered on the host in the same way (the stage has no
+// kernel that permutes them on the device, and copies none of them there).
 //
 // The run's end (EndOfEpoch or its error) is the assembler's (pipeline/run_end.h): the feed
 // keeps no copy, and asks the assembler again, which answers with the same end every time.
@@ -37,6 +39,10 @@ struct DeviceDelivery {
   std::span<int64_t> labels;
   std::span<int64_t> indices;
   std::shared_ptr<std::vector<int64_t>> host_rows;
+  // On the host, in the delivered order: each array field's rows (memory::SlotView::fields'
+  // order), inside `host_fields` (shared as host_rows is; null without array fields).
+  std::vector<std::span<uint8_t>> fields;
+  std::shared_ptr<std::vector<uint8_t>> host_fields;
   int64_t epoch = 0;
   int64_t step = 0;  // loaded step x echo + copy
 };

@@ -64,13 +64,13 @@ std::string WindowAdvice(const LoaderOptions& options, const index::DatasetIndex
 
 }  // namespace
 
-bool ChecksLabelMixing(const LoaderOptions& options) {
-  return options.check_label_mixing && sampler::UsesWindow(options.sampler);
+bool ChecksLabelMixing(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  return options.check_label_mixing && sampler::UsesWindow(options.sampler) && dataset.labelled;
 }
 
 void WarnIfLabelsUnmixed(const LoaderOptions& options, const index::DatasetIndex& dataset,
                          std::span<const int64_t> order) {
-  if (!ChecksLabelMixing(options) || order.empty() ||
+  if (!ChecksLabelMixing(options, dataset) || order.empty() ||
       dataset.samples > sampler::LabelMixingMeter::kMaxRows) {
     return;
   }

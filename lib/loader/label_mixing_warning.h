@@ -13,10 +13,11 @@
 
 namespace h5feed::loader {
 
-// Whether Open measures label mixing: LoaderOptions::check_label_mixing is on and the sampler
-// shuffles within windows (chunks:W, quasi:W). `sequential` is file order by request (for
-// evaluation, where batches need not mix); `random` is the reference itself.
-bool ChecksLabelMixing(const LoaderOptions& options);
+// Whether Open measures label mixing: LoaderOptions::check_label_mixing is on, the sampler
+// shuffles within windows (chunks:W, quasi:W) and the file has labels. `sequential` is file
+// order by request (for evaluation, where batches need not mix); `random` is the reference
+// itself; a file without labels (self-supervised data) has nothing to mix.
+bool ChecksLabelMixing(const LoaderOptions& options, const index::DatasetIndex& dataset);
 
 // Measures `order` (this rank's order of epoch 0 under options.sampler) on dataset.labels and,
 // when its batches mix too few classes (MixesTooFewClasses), warns through Warn: the figures,

@@ -17,6 +17,7 @@
 #include "cache/chunk_cache.h"
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
+#include "loader/batch_fields.h"
 #include "loader/batch_impl.h"
 #include "loader/cache_budget.h"
 #include "loader/delivery_plan.h"
@@ -77,15 +78,20 @@ int64_t BatchCapacity(const LoaderOptions& options, int64_t samples_per_rank) {
 // the rows, and the memory the slots and the cache ask for against the machine's, before any
 // slot or cache memory is allocated.
 sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::DatasetIndex& dataset,
-                                 int64_t samples_per_rank, int64_t batch_capacity,
-                                 const ImageShape& gathered, const loader::DeliveryPlan& delivery) {
-  loader::CheckOptionsForDataset(
-      options, dataset.path,
-      loader::DatasetFootprint{samples_per_rank, batch_capacity, gathered.bytes(),
-                               delivery.slot_contents(options), dataset.chunk_bytes(),
-                               dataset.chunk_count()});
-  return sampler::CutIntoSteps(samples_per_rank, options.batch_size, options.drop_last_batch,
-                               options.echo);
+                                 const loader::DatasetFootprint& footprint) {
+  loader::CheckOptionsForDataset(options, dataset.path, footprint);
+  return sampler::CutIntoSteps(footprint.samples_per_rank, options.batch_size,
+                               options.drop_last_batch, options.echo);
+}
+
+// What a slot holds besides the images: the delivery's (normalized images or row orders) and
+// the asked array fields' rows.
+memory::SlotContents SlotContentsOf(const loader::DeliveryPlan& delivery,
+                                    const LoaderOptions& options,
+                                    const std::vector<FieldSpec>& asked_fields) {
+  memory::SlotContents contents = delivery.slot_contents(options);
+  contents.field_row_bytes = loader::ArrayRowBytes(asked_fields);
+  return contents;
 }
 
 // The gatherer checks each sample as it copies it when the file has per-sample checksums (the
@@ -100,9 +106,10 @@ pipeline::BatchGatherer::RowCheck RowCheck(const source::ChunkSource& source) {
 pipeline::BatchGatherer::Options GathererOptions(
     const LoaderOptions& options, const index::DatasetIndex& dataset,
     const loader::ReadingPlan& reading, const source::ChunkSource& source,
-    const std::shared_ptr<const transform::OutputViews>& run_views) {
+    const std::shared_ptr<const transform::OutputViews>& run_views,
+    const loader::BatchFields& fields) {
   return {options.skip_corrupt_chunks, options.on_warning, RowCheck(source),
-          loader::SampleMakerOf(reading, dataset, run_views)};
+          loader::SampleMakerOf(reading, dataset, run_views), loader::ArrayColumns(fields)};
 }
 
 // The source of the dataset's chunks: at its location, or over the file a test's opener gives
@@ -167,6 +174,7 @@ struct Loader::Impl {
       : dataset(OpenIndex(path, loader_options)),
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
+        asked_fields(loader::AskedFields(options, dataset)),
         source(OpenSource(dataset, options, open_chunk_file)),
         cache(source->chunk_bytes(), options.cache_bytes, options.eviction,
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
@@ -176,15 +184,23 @@ struct Loader::Impl {
         samples_per_rank(sampler::SamplesPerRank(geometry, options.shard)),
         batch_capacity(BatchCapacity(options, samples_per_rank)),
         delivery(loader::PlanDelivery(options, reading, batch_capacity)),
-        steps(CheckedSteps(options, dataset, samples_per_rank, batch_capacity, reading.gathered,
-                           delivery)),
+        footprint{.samples_per_rank = samples_per_rank,
+                  .batch_capacity = batch_capacity,
+                  .image_bytes = reading.gathered.bytes(),
+                  .slot = SlotContentsOf(delivery, options, asked_fields),
+                  .chunk_bytes = dataset.chunk_bytes(),
+                  .chunks = dataset.chunk_count()},
+        steps(CheckedSteps(options, dataset, footprint)),
         cache_budget(
             loader::MeasureCacheBudget(options, batch_capacity, geometry, dataset.chunk_bytes())),
+        // Read before the slots and the cache commit their memory, within what they leave.
+        fields(loader::ReadBatchFields(asked_fields, dataset,
+                                       loader::MemoryBesideCommitted(options, footprint), options)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
-        layout(batch_capacity, reading.gathered, delivery.slot_contents(options)),
+        layout(batch_capacity, reading.gathered, footprint.slot),
         pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, *source, form.views)),
+                 GathererOptions(options, dataset, reading, *source, form.views, *fields)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
         info(Describe(path, dataset)) {
@@ -196,7 +212,7 @@ struct Loader::Impl {
                                                     dataset.path)) {
       Warn(options, *warning);
     }
-    if (loader::ChecksLabelMixing(options)) {
+    if (loader::ChecksLabelMixing(options, dataset)) {
       // Measured on epoch 0's order, which the first run (epoch 0, usually) then takes
       // instead of computing it again.
       loader::WarnIfLabelsUnmixed(options, dataset, orders.ComputeAhead(0));
@@ -312,21 +328,29 @@ struct Loader::Impl {
   const loader::ReadingPlan
       reading;                   // copies of the stored rows, or crops made as they are gathered
   const LoaderOptions& options;  // reading's copy of the user's
+  const std::vector<FieldSpec> asked_fields;  // LoaderOptions::fields, checked against the file
   const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
   const int64_t samples_per_rank;
-  const int64_t batch_capacity;         // rows a slot holds (BatchCapacity)
-  const loader::DeliveryPlan delivery;  // host or GPU; the GPU stage when used
-  const sampler::EpochSteps steps;      // this rank's epoch, echoes counted
+  const int64_t batch_capacity;              // rows a slot holds (BatchCapacity)
+  const loader::DeliveryPlan delivery;       // host or GPU; the GPU stage when used
+  const loader::DatasetFootprint footprint;  // what the slots hold, for the memory checks
+  const sampler::EpochSteps steps;           // this rank's epoch, echoes counted
   const loader::CacheBudget cache_budget;
-  pipeline::AssemblerOptions assembler_options;  // output: the views of the next run
+  const std::shared_ptr<const loader::BatchFields> fields;  // read whole at Open
+  pipeline::AssemblerOptions assembler_options;             // output: the views of the next run
   const memory::SlotLayout layout;
   memory::SlotPool pool;
   // Normalizing: the views of the current run (its batches share them; an own-size file's
   // gather makes their crops). Changed only between runs.
-  loader::BatchForm form{reading.gathered, options.normalize, nullptr, batch_capacity,
-                         options.output.cuda_device};
+  loader::BatchForm form{.shape = reading.gathered,
+                         .normalized = options.normalize,
+                         .labelled = dataset.labelled,
+                         .fields = fields,
+                         .views = nullptr,
+                         .capacity = batch_capacity,
+                         .cuda_device = options.output.cuda_device};
   pipeline::BatchGatherer gatherer;
   tbb::task_arena arena;
   const loader::StateIdentity identity;  // what a LoaderState of this loader carries
@@ -412,6 +436,8 @@ int64_t Loader::batches_per_epoch() const { return impl_->first_step + impl_->st
 int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
 
 const DatasetInfo& Loader::dataset() const { return impl_->info; }
+
+const std::vector<FieldSpec>& Loader::fields() const { return impl_->asked_fields; }
 
 LoaderStats Loader::stats() const {
   const cache::CacheStats cache = impl_->cache.stats();

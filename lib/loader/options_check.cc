@@ -19,7 +19,30 @@ std::string Count(int64_t n, const char* thing) {
   return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
 }
 
+// A slot as SlotLayout lays it out (saturating where rows x image bytes overflows, for absurd
+// values).
+double SlotBytes(const DatasetFootprint& dataset) {
+  return static_cast<double>(memory::SlotLayout::Bytes(
+      dataset.batch_capacity, static_cast<size_t>(dataset.image_bytes), dataset.slot));
+}
+
+// The cache as far as the file's chunks fill it.
+double CacheBytes(const LoaderOptions& options, const DatasetFootprint& dataset) {
+  return std::min(static_cast<double>(options.cache_bytes),
+                  static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
+}
+
 }  // namespace
+
+double CommittedBytes(const LoaderOptions& options, const DatasetFootprint& dataset) {
+  return SlotCount(options) * SlotBytes(dataset) + CacheBytes(options, dataset);
+}
+
+uint64_t MemoryBesideCommitted(const LoaderOptions& options, const DatasetFootprint& dataset) {
+  const double left =
+      static_cast<double>(io::limits::PhysicalMemoryBytes()) - CommittedBytes(options, dataset);
+  return left <= 0 ? 0 : static_cast<uint64_t>(left);
+}
 
 std::string OptionName(const LoaderOptions& options, std::string_view field) {
   return NameOption(options.option_names, "LoaderOptions", field);
@@ -119,14 +142,9 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
         OptionName(options, "batch_size"), samples_per_rank, OptionName(options, "drop_last_batch"),
         (shard.world_size > 1 ? ", or use fewer ranks" : ""));
   }
-  // A slot as SlotLayout lays it out (saturating where rows x image bytes overflows, for absurd
-  // values).
-  const auto slot_bytes = static_cast<double>(memory::SlotLayout::Bytes(
-      dataset.batch_capacity, static_cast<size_t>(dataset.image_bytes), dataset.slot));
-  const double cache_bytes =
-      std::min(static_cast<double>(options.cache_bytes),
-               static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
-  const double wanted = SlotCount(options) * slot_bytes + cache_bytes;
+  const double slot_bytes = SlotBytes(dataset);
+  const double cache_bytes = CacheBytes(options, dataset);
+  const double wanted = CommittedBytes(options, dataset);
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
     // Clamped where llround could not hold it (a saturated slot size).

@@ -43,9 +43,18 @@ struct DatasetFootprint {
 
 // Options against the opened dataset: a rank's share holds a whole batch when drop_last_batch
 // drops a short one (without it, fewer rows than a batch are one short batch), and the memory the
-// loader would commit at Open (slots x the bytes of batch_capacity rows, plus the cache as far as
-// the file fills it) fits the machine's physical memory; refused before any of it is allocated.
+// loader would commit at Open (CommittedBytes) fits the machine's physical memory; refused before
+// any of it is allocated.
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
                             const DatasetFootprint& dataset);
+
+// What the loader commits at Open for its slots and cache: slots x the bytes of batch_capacity
+// rows, plus the cache as far as the file fills it. (A double: absurd options saturate, and
+// are refused above.)
+double CommittedBytes(const LoaderOptions& options, const DatasetFootprint& dataset);
+
+// The machine's physical memory less CommittedBytes, 0 at least: what the fields a loader holds
+// may take (loader/batch_fields.h).
+uint64_t MemoryBesideCommitted(const LoaderOptions& options, const DatasetFootprint& dataset);
 
 }  // namespace h5feed::loader

@@ -1,7 +1,9 @@
 #include "memory/slot_layout.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "make_error.h"
@@ -39,6 +41,19 @@ struct Regions {
   size_t end = 0;
 };
 
+// The array fields' regions from `start`, each on its boundary after the one before; returns
+// where the last ends, and writes where each starts to `offsets` when given.
+size_t PlaceFields(size_t start, size_t rows, const std::vector<size_t>& row_bytes,
+                   std::vector<size_t>* offsets) {
+  size_t end = start;
+  for (const size_t bytes : row_bytes) {
+    const size_t offset = AlignUp(end);
+    if (offsets != nullptr) offsets->push_back(offset);
+    end = Add(offset, Multiply(rows, bytes));
+  }
+  return end;
+}
+
 Regions Place(int64_t capacity, size_t image_bytes, const SlotContents& contents) {
   const auto rows = static_cast<size_t>(capacity);
   const size_t ids = Multiply(rows, sizeof(int64_t));
@@ -47,7 +62,7 @@ Regions Place(int64_t capacity, size_t image_bytes, const SlotContents& contents
   r.indices = AlignUp(Add(r.labels, ids));
   r.orders = AlignUp(Add(r.indices, ids));
   r.labels_group_end = Add(r.orders, Multiply(ids, static_cast<size_t>(contents.row_orders)));
-  r.output = AlignUp(r.labels_group_end);
+  r.output = AlignUp(PlaceFields(r.labels_group_end, rows, contents.field_row_bytes, nullptr));
   r.end = Add(r.output, Multiply(rows, contents.output_image_bytes));
   return r;
 }
@@ -56,8 +71,11 @@ Regions Place(int64_t capacity, size_t image_bytes, const SlotContents& contents
 
 SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents)
     : capacity_(capacity), shape_(shape), contents_(contents) {
+  const bool empty_field_row =
+      std::find(contents.field_row_bytes.begin(), contents.field_row_bytes.end(), size_t{0}) !=
+      contents.field_row_bytes.end();
   if (capacity < 1 || shape.height < 1 || shape.width < 1 || shape.channels < 1 ||
-      contents.row_orders < 0) {
+      contents.row_orders < 0 || empty_field_row) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "slot layout: batch capacity {} of {}x{}x{} images", capacity, shape.height,
                     shape.width, shape.channels);
@@ -71,6 +89,8 @@ SlotLayout::SlotLayout(int64_t capacity, const ImageShape& shape, const SlotCont
   labels_offset_ = regions.labels;
   indices_offset_ = regions.indices;
   orders_offset_ = regions.orders;
+  PlaceFields(regions.labels_group_end, static_cast<size_t>(capacity), contents.field_row_bytes,
+              &field_offsets_);
   output_offset_ = regions.output;
   bytes_ = regions.end;
 }
@@ -101,6 +121,9 @@ SlotView SlotLayout::View(std::span<uint8_t> slot) const {
   if (contents_.row_orders > 0) {
     view.orders = {reinterpret_cast<int64_t*>(base + orders_offset_),
                    rows * static_cast<size_t>(contents_.row_orders)};
+  }
+  for (size_t k = 0; k < field_offsets_.size(); ++k) {
+    view.fields.emplace_back(base + field_offsets_[k], rows * contents_.field_row_bytes[k]);
   }
   if (normalized()) {
     view.output = {base + output_offset_, rows * contents_.output_image_bytes};

@@ -5,16 +5,22 @@
 //
 //   [ images: capacity x H x W x C uint8 ][ labels: capacity int64 ][ indices: capacity int64 ]
 //   [ orders: row_orders x capacity int64 ]   (GPU stage: the echo copies' row orders)
+//   [ field k: capacity x field_row_bytes[k] ] (each array field a batch delivers, in order)
 //   [ output: capacity x output_image_bytes ] (only when normalizing on the CPU)
 //
 // Each region starts on a 256-byte boundary (cudaMalloc's alignment; wide vector loads and
 // cache lines need 64 or less). Labels, indices and orders follow each other, so the GPU stage
 // copies them with one cudaMemcpyAsync. Images stay in the slot when normalizing: they are what
 // the rows are gathered into, and the GPU stage copies them rather than 2-4x as many bytes.
+// The array fields' regions come right after that group and outside it: the GPU stage does not
+// deliver fields on the device (their host rows are delivered with the device batch, as its
+// host labels are: loader/device_feed.h), so its copy leaves them out; a stage that delivers
+// them there would count them into the group.
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "h5feed/image_shape.h"
 
@@ -26,6 +32,8 @@ struct SlotView {
   std::span<int64_t> labels;
   std::span<int64_t> indices;
   std::span<int64_t> orders;  // row_orders x capacity; empty unless the layout has them
+  // Array field k's rows, capacity x field_row_bytes(k) (row i at i x field_row_bytes(k)).
+  std::vector<std::span<uint8_t>> fields;
   std::span<uint8_t> output;  // normalized images, any type and layout; empty unless normalizing
 };
 
@@ -33,6 +41,9 @@ struct SlotView {
 struct SlotContents {
   size_t output_image_bytes = 0;  // normalized bytes per image (0: not normalizing on the CPU)
   int64_t row_orders = 0;         // row orders of `capacity` entries each
+  // The bytes of one row of each array field a batch delivers, in the order it delivers them
+  // (each at least 1).
+  std::vector<size_t> field_row_bytes;
 };
 
 // Immutable value; thread-safe.
@@ -40,8 +51,8 @@ class SlotLayout {
  public:
   static constexpr size_t kRegionAlignment = 256;
 
-  // Throws Error(kInvalidArgument) for capacity < 1, an empty image shape, or a slot larger
-  // than size_t counts.
+  // Throws Error(kInvalidArgument) for capacity < 1, an empty image shape, a field row of 0
+  // bytes, or a slot larger than size_t counts.
   SlotLayout(int64_t capacity, const ImageShape& shape, const SlotContents& contents);
 
   // The rule the constructor lays slots out by, for who sizes memory before there is a layout
@@ -57,6 +68,8 @@ class SlotLayout {
   bool normalized() const { return contents_.output_image_bytes > 0; }
   size_t output_image_bytes() const { return contents_.output_image_bytes; }
   int64_t row_orders() const { return contents_.row_orders; }
+  int fields() const { return static_cast<int>(contents_.field_row_bytes.size()); }
+  size_t field_row_bytes(int k) const { return contents_.field_row_bytes[static_cast<size_t>(k)]; }
   size_t bytes() const { return bytes_; }  // what one slot must hold
   // Byte offsets of labels (the start of the labels/indices/orders group) and of its end.
   size_t labels_offset() const { return labels_offset_; }
@@ -77,6 +90,7 @@ class SlotLayout {
   size_t labels_offset_ = 0;
   size_t indices_offset_ = 0;
   size_t orders_offset_ = 0;
+  std::vector<size_t> field_offsets_;
   size_t output_offset_ = 0;
   size_t bytes_ = 0;
 };

@@ -154,9 +154,14 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
       std::memcpy(slot.images.data() + to * row_bytes, slot.images.data() + from * row_bytes,
                   row_bytes);
     }
+    const auto row = static_cast<size_t>(rows[from]);
     slot.indices[to] = rows[from];
     // A file without labels has none to deliver: its slots' labels stay unset.
-    if (!labels_.empty()) slot.labels[to] = labels_[static_cast<size_t>(rows[from])];
+    if (!labels_.empty()) slot.labels[to] = labels_[row];
+    for (size_t k = 0; k < options_.array_fields.size(); ++k) {
+      const std::span<const uint8_t> value = options_.array_fields[k]->row(rows[from]);
+      std::memcpy(slot.fields[k].data() + to * value.size(), value.data(), value.size());
+    }
   }
   if (kept != count) samples_skipped_ += static_cast<uint64_t>(count - kept);
   return kept;

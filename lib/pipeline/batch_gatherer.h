@@ -1,9 +1,9 @@
 #pragma once
 // Fills a host slot with the rows of one step: each row's pixels copied out of its decoded
-// chunk (ChunkCache::Get pins the chunk while its rows are copied), its label and its dataset
-// row alongside. Rows are grouped by chunk so each chunk is looked up once per step, and the
-// chunks of a step are fetched in parallel (a step of the random sampler touches about one
-// chunk per row).
+// chunk (ChunkCache::Get pins the chunk while its rows are copied), its label, its dataset
+// row and its values of the array fields asked (held whole in memory) alongside. Rows are grouped
+// by chunk so each chunk is looked up once per step, and the chunks of a step are fetched in
+// parallel (a step of the random sampler touches about one chunk per row).
 //
 // Each row may be checked just before it is copied (Options::check_row), while the copy is about
 // to read it anyway: checking a chunk as a whole when it is loaded reads it from memory once
@@ -22,13 +22,16 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "cache/chunk_cache.h"
+#include "h5feed/field.h"
 #include "memory/slot_layout.h"
 #include "row_locator.h"
 
@@ -54,6 +57,9 @@ class BatchGatherer {
     // Null: rows are copied as they lie in their chunks, which `rows` must then store as raw
     // pixels of row_bytes each.
     SampleMaker make_sample;
+    // The array fields of the slot (memory::SlotView::fields), in its order: every dataset
+    // row's values, each as long as the slot's rows of that field.
+    std::vector<std::shared_ptr<const FieldColumn>> array_fields;
   };
 
   // `labels`: one per dataset row, or none (a file without labels). `rows` says which chunk holds
@@ -64,8 +70,8 @@ class BatchGatherer {
                 std::span<const int64_t> labels, Options options);
 
   // Gathers `rows` (dataset rows of epoch `epoch`, at most the slot's capacity) for cache
-  // step `step` into slot.images / labels / indices. Returns the rows delivered: rows.size()
-  // minus the rows of skipped corrupt chunks. Throws what the cache throws otherwise.
+  // step `step` into slot.images / labels / indices / fields. Returns the rows delivered:
+  // rows.size() minus the rows of skipped corrupt chunks. Throws what the cache throws otherwise.
   int64_t Gather(std::span<const int64_t> rows, int64_t step, const memory::SlotView& slot,
                  int64_t epoch = 0);
 

@@ -47,6 +47,12 @@ void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from
                         }
                         to.labels[dst] = from.labels[src];
                         to.indices[dst] = from.indices[src];
+                        for (int k = 0; k < layout.fields(); ++k) {
+                          const size_t bytes = layout.field_row_bytes(k);
+                          const auto field = static_cast<size_t>(k);
+                          std::memcpy(to.fields[field].data() + dst * bytes,
+                                      from.fields[field].data() + src * bytes, bytes);
+                        }
                       }
                     });
 }

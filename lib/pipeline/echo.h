@@ -47,8 +47,8 @@ uint64_t EchoSeed(uint64_t seed, int64_t epoch, int64_t step, int copy);
 std::vector<int64_t> EchoPermutation(int64_t rows, uint64_t seed, int64_t epoch, int64_t step,
                                      int copy);
 
-// to[i] = from[permutation[i]] for every array of the slot (images; labels; indices;
-// normalized images when the layout has them and with_output; not row orders), for
+// to[i] = from[permutation[i]] for every array of the slot (images; labels; indices; array
+// fields; normalized images when the layout has them and with_output; not row orders), for
 // i < permutation.size(). Parallel over rows in the calling arena. `from` and `to` must not
 // overlap. with_output = false when the copy is normalized afresh (its own augmentation draws).
 void CopyPermuted(const memory::SlotLayout& layout, const memory::SlotView& from,

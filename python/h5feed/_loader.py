@@ -20,8 +20,10 @@ from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
 
 
 class Loader:
-    """Iterating a Loader yields one epoch of (images, labels) tensors, or
-    (images, labels, indices) with with_indices=True:
+    """Iterating a Loader yields one epoch of (images, labels) tensors, then each field asked
+    (fields=[...]) in the order asked, then indices with with_indices=True: (images, labels,
+    *fields, indices); with as_dict=True a dict of the same with keys "images", "labels",
+    each field's name and "indices":
 
     - images: `dtype` (float32 by default), N x C x H x W, (x / 255 - mean) / std per channel
       (in torch.channels_last memory with memory_format=torch.channels_last); with dtype=None
@@ -29,8 +31,16 @@ class Loader:
       uint8 N x C x H x W, not normalized (for the trainer's own GPU transforms:
       images.cuda(non_blocking=True), then normalize there); dtype=torch.uint8 asks for uint8
       views in any case.
-    - labels: int64 [N], on the images' device; indices: int64 [N], the dataset row of every
-      sample (host memory).
+    - labels: int64 [N], on the images' device; None for a file without labels (written for
+      self-supervised training: none are invented). indices: int64 [N], the dataset row of
+      every sample (host memory).
+    - fields: the file's per-sample fields named in fields=['attrs', 'caption'] (h5feed.inspect
+      lists them): an array field as a host tensor (N, *shape) of its dtype (bool, int8-int64,
+      uint8, float16-float64; uint16 and uint32, which torch lacks, as int64, and uint64 as
+      int64 of the same bits, so values from 2**63 up read negative), a view of the loader's
+      buffer like the images (clone() what you keep beyond the step); a bytes field as a list
+      of N `bytes`, a text field as a list of N `str`. The loader reads each field whole when
+      it opens and holds it in memory.
 
     augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
     (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
@@ -138,7 +148,8 @@ class Loader:
                  jpeg_region_decode: bool = True, open_probe: bool = True,
                  open_probe_stall_seconds: int = 60, check_label_mixing: bool = True,
                  views: Sequence[Augment | Mapping] | None = None,
-                 remote: Mapping | None = None):
+                 remote: Mapping | None = None, fields: Sequence[str] | None = None,
+                 as_dict: bool = False):
         given = locals()  # first, so that it holds the arguments only
         arguments = {option.name: given[option.name] for option in LOADER_OPTIONS}
         # The stream the library makes wait for each batch (native_keywords passes the same
@@ -149,6 +160,9 @@ class Loader:
         self._issue_warnings(stacklevel=4)
         self.batch_size = arguments["batch_size"]
         self.with_indices = arguments["with_indices"]
+        self.as_dict = arguments["as_dict"]
+        # (name, kind, type, shape) of each field a batch carries, in the order asked.
+        self._fields = self._native.fields
         # The library delivers NHWC as an N x H x W x C array; torch's channels_last is the
         # same memory seen as N x C x H x W, which a permuted view gives without a copy.
         self._channels_last = (view_dtype(arguments) is not None and
@@ -192,21 +206,33 @@ class Loader:
             self._native.set_epoch(self._epoch)
         return self._batches(self._iteration)
 
-    def _batches(self, iteration: int) -> Iterator[tuple[torch.Tensor, ...]]:
+    def _batches(self, iteration: int) -> Iterator[tuple | dict]:
         native, with_indices = self._native, self.with_indices
         while iteration == self._iteration:
-            capsules = native.next(with_indices)
+            delivered = native.next(with_indices)
             self._issue_warnings(stacklevel=3)
-            if capsules is None:
+            if delivered is None:
                 return
-            images, rest = capsules[0], [from_dlpack(capsule) for capsule in capsules[1:]]
+            images, labels, fields, indices = delivered
             if isinstance(images, tuple):  # views: one tensor per view
                 images = tuple(self._images(capsule) for capsule in images)
             else:
                 images = self._images(images)
-            if rest[0].is_cuda:
-                rest[0] = _copied_on(self._stream, rest[0])
-            yield (images, *rest)
+            if labels is not None:  # None: the file has no labels
+                labels = from_dlpack(labels)
+                if labels.is_cuda:
+                    labels = _copied_on(self._stream, labels)
+            values = [_field_value(spec, value) for spec, value in zip(self._fields, fields)]
+            if with_indices:
+                indices = from_dlpack(indices)
+            if self.as_dict:
+                batch = {"images": images, "labels": labels}
+                batch.update((spec[0], value) for spec, value in zip(self._fields, values))
+                if with_indices:
+                    batch["indices"] = indices
+                yield batch
+            else:
+                yield (images, labels, *values, *((indices,) if with_indices else ()))
         raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
                            "epoch is iterated by one loop at a time")
 
@@ -296,6 +322,17 @@ def _state_fields(state) -> tuple:
         refuse("its seed and fingerprint must be unsigned 64-bit integers")
     return (integer("epoch"), integer("step"), seed, fingerprint, integer("world_size", 0),
             [(int(w), int(n)) for w, n in stretches], order_key)
+
+
+def _field_value(spec: tuple, value):
+    """A field of a batch as yielded: an array's capsule as a tensor (a bool array comes as
+    uint8, which torch 1.13's DLPack reader takes, and is seen as bool without a copy), a bytes
+    or text field's list as it is."""
+    _, kind, dtype, _ = spec
+    if kind != "array":
+        return value
+    tensor = from_dlpack(value)
+    return tensor.view(torch.bool) if dtype == "bool" else tensor
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:

@@ -222,6 +222,18 @@ def _augment_and_views(arguments: Mapping[str, Any]) -> dict:
     return dict(augment=specs, several_views=True)
 
 
+def _fields(arguments: Mapping[str, Any]) -> dict:
+    """fields= as LoaderOptions::fields: the names, in order (one name alone is refused: a
+    string is a sequence of one-letter names to Python)."""
+    fields = arguments["fields"]
+    if fields is None:
+        return dict(fields=[])
+    if isinstance(fields, (str, bytes)) or not all(isinstance(f, str) for f in fields):
+        raise TypeError(f"fields is a list of field names, e.g. fields=['attrs', 'caption'], "
+                        f"not {fields!r}")
+    return dict(fields=list(fields))
+
+
 def _remote(arguments: Mapping[str, Any]) -> dict:
     """remote= as RemoteOptions' dict (docs/remote.md, "Options"); spill_dir may be a Path."""
     remote = dict(arguments["remote"] or {})
@@ -317,6 +329,8 @@ LOADER_OPTIONS = (
     _cpp_default("check_label_mixing"),
     LoaderOption("views", None, None, ("output.views",)),  # with augment
     LoaderOption("remote", None, _remote, ("remote",)),  # None: RemoteOptions' defaults
+    LoaderOption("fields", None, _fields, ("fields",)),  # None: no fields
+    LoaderOption("as_dict", False, None),  # Loader's own: yield dicts instead of tuples
 )
 
 # Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for

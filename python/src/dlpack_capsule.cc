@@ -1,7 +1,8 @@
 #include "dlpack_capsule.h"
 
-#include <array>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -43,13 +44,13 @@ struct DLManagedTensor {
 };
 
 // The capsule's payload: the DLPack header, the arrays it points into, and the owner that
-// keeps the memory alive. One allocation, freed by the deleter (which needs no GIL: torch may
-// call it from any thread).
+// keeps the memory alive. Freed by the deleter (which needs no GIL: torch may call it from any
+// thread).
 struct BatchTensor {
   DLManagedTensor managed;
   std::shared_ptr<const void> owner;
-  std::array<int64_t, 4> shape;
-  std::array<int64_t, 4> strides;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
 };
 
 DLDataType ToDlpack(ElementType type) {
@@ -63,8 +64,25 @@ DLDataType ToDlpack(ElementType type) {
   throw Error(ErrorCode::kInternal, "a batch array has an element type DLPack cannot describe");
 }
 
-void DeleteBatchTensor(DLManagedTensor* self) {
-  delete static_cast<BatchTensor*>(self->manager_ctx);
+// An array field's element type as DLPack says it, as torch 1.13 reads it: bool as uint8 (it
+// refuses DLPack's kDLBool; h5feed/_loader.py views the tensor as bool), uint64 as int64 (the
+// same bits; torch 1.13 has no uint64). uint16 and uint32 have no DLPack type torch 1.13 reads.
+std::optional<DLDataType> FieldDlpackType(FieldType type) {
+  switch (type) {
+    case FieldType::kBool:
+    case FieldType::kUint8: return DLDataType{kDLUInt, 8, 1};
+    case FieldType::kInt8: return DLDataType{kDLInt, 8, 1};
+    case FieldType::kInt16: return DLDataType{kDLInt, 16, 1};
+    case FieldType::kInt32: return DLDataType{kDLInt, 32, 1};
+    case FieldType::kInt64:
+    case FieldType::kUint64: return DLDataType{kDLInt, 64, 1};
+    case FieldType::kFloat16: return DLDataType{kDLFloat, 16, 1};
+    case FieldType::kFloat32: return DLDataType{kDLFloat, 32, 1};
+    case FieldType::kFloat64: return DLDataType{kDLFloat, 64, 1};
+    case FieldType::kUint16:
+    case FieldType::kUint32: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 // The consumer renames a capsule it took to "used_dltensor" and owns the tensor from then on;
@@ -75,16 +93,26 @@ void DestroyCapsule(PyObject* capsule) {
   managed->deleter(managed);
 }
 
-}  // namespace
+// Strides in elements of a contiguous row-major array of `shape`.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
 
-pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const TensorView& view) {
-  const DLDataType dtype = ToDlpack(view.type);
-  auto* tensor = new BatchTensor{{}, std::move(owner), view.shape, view.strides};
+void DeleteBatchTensor(DLManagedTensor* self) {
+  delete static_cast<BatchTensor*>(self->manager_ctx);
+}
+
+pybind11::capsule MakeCapsule(std::shared_ptr<const void> owner, const void* data, int device_type,
+                              int device_id, DLDataType dtype, std::vector<int64_t> shape,
+                              std::vector<int64_t> strides) {
+  auto* tensor = new BatchTensor{{}, std::move(owner), std::move(shape), std::move(strides)};
   DLTensor& dl = tensor->managed.dl_tensor;
   // DLPack has no read-only flag; writing into a delivered batch changes only that batch.
-  dl.data = const_cast<void*>(view.data);
-  dl.device = view.cuda_device >= 0 ? DLDevice{kDLCUDA, view.cuda_device} : DLDevice{kDLCPU, 0};
-  dl.ndim = view.rank;
+  dl.data = const_cast<void*>(data);
+  dl.device = DLDevice{device_type, device_id};
+  dl.ndim = static_cast<int32_t>(tensor->shape.size());
   dl.dtype = dtype;
   dl.shape = tensor->shape.data();
   dl.strides = tensor->strides.data();
@@ -97,6 +125,44 @@ pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const Ten
     throw pybind11::error_already_set();
   }
   return pybind11::reinterpret_steal<pybind11::capsule>(capsule);
+}
+
+// The values of `tensor` (uint16 or uint32) widened to int64, in an array of their own.
+template <typename Unsigned>
+std::shared_ptr<const std::vector<int64_t>> Widened(const FieldTensor& tensor) {
+  const auto count = static_cast<size_t>(tensor.elements());
+  auto values = std::make_shared<std::vector<int64_t>>(count);
+  for (size_t i = 0; i < count; ++i) {
+    Unsigned value;
+    std::memcpy(&value, static_cast<const uint8_t*>(tensor.data) + i * sizeof(Unsigned),
+                sizeof(Unsigned));
+    (*values)[i] = static_cast<int64_t>(value);
+  }
+  return values;
+}
+
+}  // namespace
+
+pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const TensorView& view) {
+  const auto rank = static_cast<size_t>(view.rank);
+  const bool on_device = view.cuda_device >= 0;
+  return MakeCapsule(std::move(owner), view.data, on_device ? kDLCUDA : kDLCPU,
+                     on_device ? view.cuda_device : 0, ToDlpack(view.type),
+                     std::vector<int64_t>(view.shape.begin(), view.shape.begin() + rank),
+                     std::vector<int64_t>(view.strides.begin(), view.strides.begin() + rank));
+}
+
+pybind11::capsule MakeFieldDlpackCapsule(std::shared_ptr<const void> owner,
+                                         const FieldTensor& tensor) {
+  if (const std::optional<DLDataType> dtype = FieldDlpackType(tensor.type)) {
+    return MakeCapsule(std::move(owner), tensor.data, kDLCPU, 0, *dtype, tensor.shape,
+                       ContiguousStrides(tensor.shape));
+  }
+  const std::shared_ptr<const std::vector<int64_t>> values =
+      tensor.type == FieldType::kUint16 ? Widened<uint16_t>(tensor) : Widened<uint32_t>(tensor);
+  const void* data = values->data();
+  return MakeCapsule(values, data, kDLCPU, 0, DLDataType{kDLInt, 64, 1}, tensor.shape,
+                     ContiguousStrides(tensor.shape));
 }
 
 pybind11::capsule MakeCopiedDlpackCapsule(std::span<const int64_t> values) {

@@ -24,6 +24,13 @@ namespace h5feed::python {
 // else kDLCPU.
 pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const TensorView& view);
 
+// An array field of a batch (Batch::field_tensor), host memory kept alive by `owner`: the
+// batch's own rows for every element type torch 1.13 has, bool delivered as uint8 (torch
+// 1.13 reads no DLPack bool) and uint64 as int64 (the same bits); uint16 and uint32, which
+// torch 1.13 lacks, widened to int64 in a copy the capsule owns alone.
+pybind11::capsule MakeFieldDlpackCapsule(std::shared_ptr<const void> owner,
+                                         const FieldTensor& tensor);
+
 // A 1-D int64 host array over a copy of `values` that the capsule owns alone: labels and
 // indices (8 bytes a sample), which trainers keep beyond a step as they keep a DataLoader's.
 pybind11::capsule MakeCopiedDlpackCapsule(std::span<const int64_t> values);

@@ -43,10 +43,10 @@ void HeldBatches::CheckNotStarved() {
   throw MakeError(
       ErrorCode::kInvalidArgument,
       "h5feed.Loader: the image tensors of {} earlier batches are still alive and hold the buffers "
-      "the next batch needs (a batch's images are the loader's buffers, not copies; its labels and "
-      "indices are copies and hold nothing), so after {} s of waiting the next batch still cannot "
-      "be assembled. Keep .clone()s of the images you need beyond a step, or open the Loader with "
-      "more slots",
+      "the next batch needs (a batch's images and array fields are the loader's buffers, not "
+      "copies; its labels and indices are copies and hold nothing), so after {} s of waiting the "
+      "next batch still cannot be assembled. Keep .clone()s of the images and fields you need "
+      "beyond a step, or open the Loader with more slots",
       held_now, kStarvationLimit.count());
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The batches whose image tensors Python still holds (labels and indices are copies that hold
-// nothing; device labels are views only until h5feed/_loader.py has copied them). Each holds
+// The batches whose image (or array field) tensors Python still holds (labels and indices are
+// copies that hold nothing; device labels are views only until h5feed/_loader.py has copied
+// them). Each holds
 // a slot, and the loader assembles a step only once it has a slot for every echo copy of it,
 // so holding more than `slots - echo` of them leaves it nowhere to assemble the next batch: a
 // wait for it could end only if some other thread freed a tensor. `list(loader)` is the

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlpack_capsule.h"
+#include "field_objects.h"
 #include "h5feed/loader.h"
 #include "held_batches.h"
 #include "interruptible_wait.h"
@@ -40,14 +41,17 @@ class NativeLoader {
     loader_.SetEpoch(epoch);
   }
 
-  // (images, labels[, indices]) as DLPack capsules, or None at the end of the epoch. Waits
-  // without the GIL, in slices, so Ctrl-C interrupts a wait (KeyboardInterrupt), and raises
-  // instead of waiting forever when Python holds every slot (held_batches.h).
+  // (images, labels, fields, indices) as DLPack capsules, or None at the end of the epoch:
+  // labels None for a file without labels, fields a list with one object per field asked
+  // (field_objects.h), indices None unless with_indices. Waits without the GIL, in slices, so
+  // Ctrl-C interrupts a wait (KeyboardInterrupt), and raises instead of waiting forever when
+  // Python holds every slot (held_batches.h).
   //
-  // Only the images are the slot's memory (held_batches.h counts them). Labels and indices
-  // are host copies that hold nothing of the batch, so keeping them (targets.append(labels))
-  // never stalls the loader. Labels on the device are handed out as a view of the batch:
-  // h5feed/_loader.py copies them on the loader's stream at once and lets the view go.
+  // Only the images and the array fields are the slot's memory (held_batches.h counts the
+  // batches they hold). Labels and indices are host copies that hold nothing of the batch, so
+  // keeping them (targets.append(labels)) never stalls the loader. Labels on the device are
+  // handed out as a view of the batch: h5feed/_loader.py copies them on the loader's stream at
+  // once and lets the view go.
   py::object Next(bool with_indices) {
     std::optional<Batch> batch;
     WaitInterruptibly([&](std::chrono::milliseconds slice) {
@@ -65,13 +69,15 @@ class NativeLoader {
       image_views.push_back(batch->image_tensor(view));
     }
     const TensorView label_view = batch->label_tensor();
+    const bool labelled = label_view.rank > 0;  // a file without labels: an empty view
     const bool labels_on_device = label_view.cuda_device >= 0;
-    std::optional<py::capsule> labels;
-    if (!labels_on_device) labels = MakeCopiedDlpackCapsule(batch->labels());
-    std::optional<py::capsule> indices;
+    py::object labels = py::none();
+    if (labelled && !labels_on_device) labels = MakeCopiedDlpackCapsule(batch->labels());
+    py::object indices = py::none();
     if (with_indices) indices = MakeCopiedDlpackCapsule(batch->indices());
+    std::vector<PendingField> fields = ReadFields(*batch);
     std::shared_ptr<const void> owner = held_.Hold(std::move(*batch));
-    if (labels_on_device) labels = MakeDlpackCapsule(owner, label_view);
+    if (labelled && labels_on_device) labels = MakeDlpackCapsule(owner, label_view);
     // With output.views, a tuple of every view's images; else the one images tensor.
     py::object images = MakeDlpackCapsule(owner, image_views.front());
     if (several_views_) {
@@ -81,9 +87,11 @@ class NativeLoader {
       }
       images = std::move(views);
     }
-    if (!indices) return py::make_tuple(std::move(images), std::move(*labels));
-    return py::make_tuple(std::move(images), std::move(*labels), std::move(*indices));
+    return py::make_tuple(std::move(images), std::move(labels),
+                          FieldObjects(std::move(fields), owner), std::move(indices));
   }
+
+  py::list Fields() const { return FieldSpecTuples(loader_); }
 
   int held_batches() const { return held_.held(); }
 
@@ -162,6 +170,7 @@ void BindLoader(py::module_& module) {
       .def_property_readonly("batches_per_epoch", &NativeLoader::batches_per_epoch)
       .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
       .def_property_readonly("dataset", &NativeLoader::Dataset)
+      .def_property_readonly("fields", &NativeLoader::Fields)
       .def("stats", &NativeLoader::Stats)
       .def_property_readonly("held_batches", &NativeLoader::held_batches)
       .def("take_warnings", &NativeLoader::TakeWarnings);

@@ -50,6 +50,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"open_probe_stall_seconds", [](auto& o) -> auto& { return o.open_probe_stall_seconds; }},
       {"images_dataset", [](auto& o) -> auto& { return o.images_dataset; }},
       {"labels_dataset", [](auto& o) -> auto& { return o.labels_dataset; }},
+      {"fields", [](auto& o) -> auto& { return o.fields; }},
       {"check_label_mixing", [](auto& o) -> auto& { return o.check_label_mixing; }},
       {"remote", [](auto& o) -> auto& { return o.remote; }},
   };

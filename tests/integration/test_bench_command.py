@@ -1,8 +1,10 @@
 """`h5feed bench` end to end: its JSON keys and their consistency on a tiny file, the text
 report, its errors (usage errors exit 2, a missing or broken file exits 1), the simulated
-trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixing figures
-(docs/bench.md). The sweep is test_bench_sweep.py."""
+trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixing figures,
+fields delivered with the images (--fields) (docs/bench.md). The sweep is test_bench_sweep.py."""
 import json
+import os
+import subprocess
 
 import h5py
 import numpy as np
@@ -364,3 +366,22 @@ def test_a_jpeg_file_reports_its_fraction_of_the_decode_ceiling(tmp_path):
     assert report["fraction_of_ceiling"] > 0.01
     text = run_h5feed("bench", out, "--augment", "rrc=32", "--threads", 2, check=0).stdout
     assert "of the JPEG decode ceiling" in text and "TurboJPEG" in text
+
+
+# --- Issue 38: fields delivered with the images ---
+
+
+def test_fields_are_delivered_and_reported_and_a_missing_one_named(tmp_path):
+    path = tmp_path / "fields.h5"
+    subprocess.run([os.environ["WRITE_FIELD_TEST_FILE"], str(path), "--images", "157",
+                    "--chunk", "16"], check=True)
+    report = bench_json(path, "--fields", "a_uint8,caption", "--epochs", 2, "--no-ceilings")
+    assert report["fields"] == ["a_uint8", "caption"]
+    assert report["images"] == 2 * 157
+    assert bench_json(path, "--no-ceilings")["fields"] == []
+    text = run_h5feed("bench", path, "--fields", "blob,a_float16", "--no-ceilings",
+                      check=0).stdout
+    assert "fields blob,a_float16" in text
+    result = run_h5feed("bench", path, "--fields", "attrs", check=1)
+    assert "--fields" in result.stderr and "attrs" in result.stderr
+    assert "a_uint8 (uint8[40])" in result.stderr

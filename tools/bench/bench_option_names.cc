@@ -24,6 +24,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"jpeg_region_decode", "--full-jpeg-decode"},
     {"file_locking", "--file-locking"},
     {"open_probe", "--no-open-probe"},
+    {"fields", "--fields"},
     {"output.augment", "--augment"},
     {"output.augment.random_resized_crop", "--augment rrc"},
     {"output.augment.random_resized_crop.scale", "--augment scale"},

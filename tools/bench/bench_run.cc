@@ -54,6 +54,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.file_locking = s.file_locking;
   options.open_probe = s.open_probe;
   options.remote = s.remote;
+  options.fields = s.fields;
   options.option_names = BenchOptionNames();
   return options;
 }
@@ -161,14 +162,21 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     while (std::optional<Batch> batch = loader.Next()) {
       sink = sink + batch->images()[0];
       if (options.normalize) sink = sink + static_cast<unsigned>(batch->normalized_images()[0]);
+      for (int k = 0; k < batch->fields(); ++k) {
+        const std::span<const uint8_t> value = batch->field_bytes(k, 0);
+        if (!value.empty()) sink = sink + value[0];
+      }
       result.images += batch->size();
       result.pixel_bytes += static_cast<int64_t>(batch->images().size());
       if (epoch == 0 && order.size() < kMaxOrderSamples) {
         const size_t taken = std::min(batch->indices().size(), kMaxOrderSamples - order.size());
         const std::span<const int64_t> rows = batch->indices().first(taken);
-        const std::span<const int64_t> row_labels = batch->labels().first(taken);
         order.insert(order.end(), rows.begin(), rows.end());
-        labels.insert(labels.end(), row_labels.begin(), row_labels.end());
+        // A file without labels has none to measure (the mixing figures are then left out).
+        if (!batch->labels().empty()) {
+          const std::span<const int64_t> row_labels = batch->labels().first(taken);
+          labels.insert(labels.end(), row_labels.begin(), row_labels.end());
+        }
       }
       if (step.count() > 0) {
         const auto step_start = Clock::now();

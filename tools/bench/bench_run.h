@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "h5feed/loader.h"
 #include "sampler/label_mixing.h"
@@ -49,6 +50,9 @@ struct BenchSettings {
   double step_ms = 0;      // the simulated trainer's time per batch; 0 = none
   double max_seconds = 0;  // stop reading after this long (0 = read every epoch)
   RemoteOptions remote;    // LoaderOptions::remote, for a remote path
+  // LoaderOptions::fields: the file's fields delivered with the images (the consumer touches
+  // one byte of each, as of the images).
+  std::vector<std::string> fields;
 };
 
 struct BenchResult {

@@ -22,7 +22,8 @@
 // then rethrows that error until SetEpoch or Restore, and the loader can be destroyed cleanly.
 //
 // Memory: cache_bytes for decompressed chunks plus slots x batch bytes (a batch's images,
-// labels and indices, and its float32 images when normalizing), allocated at Open.
+// labels, indices and array fields, and its float32 images when normalizing), allocated at
+// Open, plus the fields asked, read whole at Open.
 //
 // Thread-safety: a Loader is used from one thread (the trainer's). Batches may be held and
 // released on any thread; holding a batch holds its slot, so a trainer holding all `slots`
@@ -35,7 +36,20 @@
 // it copies: labels() and indices() are 8 bytes a sample, on the host in every case,
 //   targets.insert(targets.end(), batch->labels().begin(), batch->labels().end());
 // and the batch can go. The Python module hands out labels and indices as such copies, and
-// only the images as views of the loader's buffers.
+// the images and array fields as views of the loader's buffers.
+//
+// Fields (LoaderOptions::fields, docs/format.md "Fields"): each asked field, by its position k
+// in that list or by name, for every sample of the batch. An array field is a FieldTensor, the
+// batch's rows of it one after another on the host (also with the GPU stage); a bytes or text
+// field's row i is field_bytes(k, i) or field_text(k, i), read where the loader holds the
+// field (nothing is copied for it). All of them live as long as the Batch, as labels() does
+// (past the Loader too): copy what you keep beyond it.
+//   const int attrs = batch->field_index("attrs");
+//   const h5feed::FieldTensor values = batch->field_tensor(attrs);  // uint8, size() x 40
+//   std::string caption(batch->field_text(batch->field_index("caption"), 0));
+//
+// Files without labels (written with WriterOptions::labelled false, for self-supervised
+// training): a batch has no labels (labels() is empty, label_tensor() an empty TensorView).
 
 #include <array>
 #include <chrono>
@@ -44,8 +58,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "h5feed/field.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "h5feed/report_value.h"
@@ -63,6 +79,18 @@ struct TensorView {
   int cuda_device = -1;                 // -1: host memory
 };
 
+// An array field of a batch as it lies in memory: shape[0] rows (the batch's samples) of the
+// field's shape, row-major and contiguous, little-endian elements of `type` (bool: one byte,
+// 0 or 1; float16: IEEE binary16). Valid while the Batch it came from is held.
+struct FieldTensor {
+  const void* data = nullptr;
+  FieldType type = FieldType::kUint8;
+  std::vector<int64_t> shape;  // (rows, *the field's shape)
+  int cuda_device = -1;        // -1: host memory (every field in this release)
+
+  int64_t elements() const;  // the product of shape
+};
+
 class Batch {
  public:
   int64_t size() const;  // samples in this batch
@@ -76,7 +104,8 @@ class Batch {
   // the host as float32.
   std::span<const float> normalized_images(int view = 0) const;
   // int64 host arrays, also with the GPU stage (its labels are on the device as well, in
-  // label_tensor()); copy them to keep them past the Batch (see "Holding" above).
+  // label_tensor()); copy them to keep them past the Batch (see "Holding" above). labels() is
+  // empty for a file without labels.
   std::span<const int64_t> labels() const;
   std::span<const int64_t> indices() const;  // the dataset row of every sample
   // The views of each sample a batch holds: output.views' count (1 without views).
@@ -87,8 +116,27 @@ class Batch {
   // N x H x W x C (NHWC), H x W the view's delivered size (a crop's, a resize's, or the
   // stored one). Sample i of every view is the same dataset row, whose label is labels()[i].
   TensorView image_tensor(int view = 0) const;
-  TensorView label_tensor() const;  // int64 [size()], on the device with the images
+  // int64 [size()], on the device with the images; an empty TensorView (rank 0, no data) for a
+  // file without labels.
+  TensorView label_tensor() const;
   TensorView index_tensor() const;  // int64 [size()], on the host
+
+  // The fields asked (LoaderOptions::fields), in that order; field k is fields[k]. Each of the
+  // calls below throws Error(kInvalidArgument) for a k outside [0, fields()), a name not asked
+  // (listing those asked), a row i outside [0, size()), or an array asked of a bytes or text
+  // field; their results live as long as the Batch.
+  int fields() const;
+  const FieldSpec& field_spec(int k) const;
+  int field_index(std::string_view name) const;
+  // Array field k: size() x its shape, on the host.
+  FieldTensor field_tensor(int k) const;
+  FieldTensor field_tensor(std::string_view name) const;
+  // Sample i's value of field k, any kind: an array row's row_bytes() bytes, a bytes or text
+  // row's bytes (text: UTF-8).
+  std::span<const uint8_t> field_bytes(int k, int64_t i) const;
+  // The same as text (the bytes as they are; a text field's are UTF-8).
+  std::string_view field_text(int k, int64_t i) const;
+
   int64_t epoch() const;
   int64_t step() const;  // position of this batch in the epoch, echoes counted
 
@@ -218,6 +266,8 @@ class Loader {
   int64_t batches_per_epoch() const;
   int64_t samples_per_epoch() const;  // this rank's share of a plain epoch (before drop_last_batch)
   const DatasetInfo& dataset() const;
+  // What each batch's fields are: the specs of LoaderOptions::fields, in that order.
+  const std::vector<FieldSpec>& fields() const;
   LoaderStats stats() const;
 
   // The implementation, opaque (as Batch's): Loaders come from Open.

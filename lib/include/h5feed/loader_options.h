@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "h5feed/file_locking.h"
 #include "h5feed/option_names.h"
@@ -31,6 +32,13 @@ struct LoaderOptions {
   // grayscale, delivered as H x W x 1).
   std::string images_dataset;
   std::string labels_dataset;  // "" = "labels" if present, else every label is 0
+  // The file's fields (docs/format.md, "Fields") each batch delivers beside its images, in
+  // this order: Batch::field_spec(k) is fields[k]'s. Open reads each one whole, checking every
+  // row against its checksum, and the loader holds it in memory for its life, shared by every
+  // batch (a sharded job holds them once per rank); that memory counts with the slots' and the
+  // cache's against the machine's, and Open refuses fields that would not fit it, a name the
+  // file lacks (listing its fields) and a name given twice. Empty: no fields, no cost.
+  std::vector<std::string> fields;
 
   // --- Batches and order.
   int64_t batch_size = 256;

@@ -1,7 +1,7 @@
 // DeviceFeed (lib/loader/device_feed.h), the GPU path's logic on the host side: echo copies
 // made from one load, step numbering, resuming mid-echo, the held-buffer error, the host
-// labels and rows permuted by the orders the device permutes by, and the run's end and error
-// handed out as the assembler keeps them. The CUDA
+// labels, rows and array fields permuted by the orders the device permutes by, and the run's
+// end and error handed out as the assembler keeps them. The CUDA
 // stage cannot run on a machine without a GPU, so HostStage implements the DeviceStage
 // interface in host memory with the CPU path's functions (the real stage is checked against
 // the CPU path bit for bit by tests/lib/cuda/ on a GPU).
@@ -34,6 +34,18 @@ namespace {
 
 constexpr ImageShape kShape{6, 5, 3};
 constexpr int64_t kBatch = 24;
+constexpr size_t kFieldBytes = 3;  // one array field's row: its dataset row's FieldRow
+
+std::vector<uint8_t> FieldRow(int64_t row) {
+  return {static_cast<uint8_t>(row), static_cast<uint8_t>(row >> 8), static_cast<uint8_t>(row * 7)};
+}
+
+// The array field every row of the runs below carries.
+std::shared_ptr<const FieldColumn> FieldValues(int64_t rows) {
+  auto column = std::make_shared<FieldColumn>();
+  for (int64_t row = 0; row < rows; ++row) column->Append(FieldRow(row));
+  return column;
+}
 
 // DeviceStage in host memory: Load copies the slot (and returns it at once: a host copy is
 // done when it returns), Emit permutes the rows by the copy's order and normalizes them.
@@ -160,11 +172,14 @@ struct Run {
       : data(200, 16, kShape),
         cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kBelady, data.LoadFunction()),
         layout(kBatch, kShape,
-               device_echo ? memory::SlotContents{0, echo}
-                           : memory::SlotContents{static_cast<size_t>(Spec(7).image_bytes()), 0}),
+               device_echo ? memory::SlotContents{0, echo, {kFieldBytes}}
+                           : memory::SlotContents{static_cast<size_t>(Spec(7).image_bytes()),
+                                                  0,
+                                                  {kFieldBytes}}),
         pool(slots, layout.bytes(), nullptr),
         gatherer(cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
-                 kShape.bytes(), data.labels(), {}),
+                 kShape.bytes(), data.labels(),
+                 {.array_fields = {FieldValues(static_cast<int64_t>(data.labels().size()))}}),
         arena(2) {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;
@@ -218,8 +233,20 @@ struct Delivered {
   std::vector<uint8_t> images;
   std::vector<int64_t> labels;
   std::vector<int64_t> indices;
+  std::vector<uint8_t> field;
   bool operator==(const Delivered&) const = default;
 };
+
+// The field's rows of a delivered batch, checked against its rows.
+std::vector<uint8_t> FieldOf(std::span<const uint8_t> field, const std::vector<int64_t>& indices) {
+  std::vector<uint8_t> values(field.begin(),
+                              field.begin() + static_cast<long>(indices.size() * kFieldBytes));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const std::vector<uint8_t> expected = FieldRow(indices[i]);
+    CHECK(std::equal(expected.begin(), expected.end(), values.begin() + static_cast<long>(i * 3)));
+  }
+  return values;
+}
 
 std::vector<Delivered> CpuPath(int echo, int64_t first_step) {
   Run run(echo, false);
@@ -237,6 +264,7 @@ std::vector<Delivered> CpuPath(int echo, int64_t first_step) {
         batch.view.output.begin() + static_cast<long>(rows * run.layout.output_image_bytes()));
     d.labels.assign(batch.view.labels.begin(), batch.view.labels.begin() + batch.rows);
     d.indices.assign(batch.view.indices.begin(), batch.view.indices.begin() + batch.rows);
+    d.field = FieldOf(batch.view.fields.at(0), d.indices);
     batches.push_back(std::move(d));
   }
   return batches;
@@ -267,6 +295,7 @@ std::vector<Delivered> DevicePath(int echo, int64_t first_step, HostStage* stage
                      delivery.labels.end()));
     d.indices.assign(delivery.indices.begin(), delivery.indices.end());
     CHECK(d.indices == dynamic_cast<const HostStage::Batch&>(*delivery.device).index_values);
+    d.field = FieldOf(delivery.fields.at(0), d.indices);
     batches.push_back(std::move(d));
   }
   if (stage_out) {

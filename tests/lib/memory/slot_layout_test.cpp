@@ -46,6 +46,38 @@ TEST_CASE("a normalizing slot adds a float region after the others") {
   CHECK(layout.bytes() == plain.bytes() + 4 * 8 * 8 * 3 * sizeof(float));
 }
 
+TEST_CASE("array fields have a region each after the labels group, before the float images") {
+  SlotContents contents = testing::FloatImages({3, 3, 3});
+  contents.row_orders = 2;
+  contents.field_row_bytes = {40, 3, 8};
+  SlotContents without = contents;
+  without.field_row_bytes.clear();
+  const SlotLayout layout(5, {3, 3, 3}, contents);
+  const SlotLayout plain(5, {3, 3, 3}, without);
+  CHECK(layout.fields() == 3);
+  CHECK(layout.field_row_bytes(1) == 3);
+  // The GPU stage's group (labels, indices, orders) is unchanged: the fields are not in it.
+  CHECK(layout.labels_group_bytes() == plain.labels_group_bytes());
+  CHECK(layout.bytes() == plain.bytes() + 3 * 256);  // each region under 256 bytes here
+  CHECK(SlotLayout::Bytes(5, 27, contents) == layout.bytes());
+  std::vector<uint8_t> storage(layout.bytes() + 256);
+  auto base = reinterpret_cast<uintptr_t>(storage.data());
+  std::span<uint8_t> slot(storage.data() + (256 - base % 256) % 256, layout.bytes());
+  const SlotView view = layout.View(slot);
+  REQUIRE(view.fields.size() == 3);
+  const uint8_t* end = reinterpret_cast<uint8_t*>(view.orders.data() + view.orders.size());
+  for (size_t k = 0; k < 3; ++k) {
+    CHECK(view.fields[k].size() == 5 * contents.field_row_bytes[k]);
+    CHECK(Aligned(view.fields[k].data()));
+    CHECK(view.fields[k].data() >= end);
+    end = view.fields[k].data() + view.fields[k].size();
+  }
+  CHECK(view.output.data() >= end);
+  CHECK(view.output.data() + view.output.size() <= slot.data() + slot.size());
+  contents.field_row_bytes = {0};
+  CHECK_THROWS_AS(SlotLayout(5, {3, 3, 3}, contents), Error);
+}
+
 TEST_CASE("a slot smaller than its layout or an empty shape is refused") {
   CHECK_THROWS_AS(SlotLayout(0, {2, 2, 3}, SlotContents{}), Error);
   CHECK_THROWS_AS(SlotLayout(2, {0, 2, 3}, SlotContents{}), Error);

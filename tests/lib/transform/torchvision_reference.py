@@ -115,9 +115,126 @@ def get_params(draws: int, height: int, width: int, scale_min: float, scale_max:
     return int(status)
 
 
+def geometry_steps(words: list[str]):
+    """The geometry of a case line as (steps, flip, fill): steps are ("crop", top, left, h, w),
+    ("resize", h, w) and ("pad", left, top, right, bottom), in order."""
+    kind, n = words[0], [int(w) for w in words[1:]]
+    if kind == "crop":
+        top, left, h, w, out_h, out_w, flip, fill = n
+        steps = [("crop", top, left, h, w), ("resize", out_h, out_w)]
+    elif kind == "resize":
+        resized_h, resized_w, top, left, out_h, out_w, flip, fill = n
+        steps = [("resize", resized_h, resized_w), ("crop", top, left, out_h, out_w)]
+    elif kind == "window":
+        top, left, out_h, out_w, padding, oy, ox, flip, fill = n
+        steps = [("crop", top, left, out_h, out_w), ("pad", padding, padding, padding, padding),
+                 ("crop", oy, ox, out_h, out_w)]
+    else:  # placed
+        top, left, h, w, to_top, to_left, to_h, to_w, out_h, out_w, flip, fill = n
+        steps = [("crop", top, left, h, w), ("resize", to_h, to_w),
+                 ("pad", to_left, to_top, out_w - to_left - to_w, out_h - to_top - to_h)]
+    return steps, bool(flip), fill
+
+
+def mask(cases_path: str, out_dir: str) -> int:
+    nearest = T.InterpolationMode.NEAREST
+    with open(cases_path) as cases:
+        for k, line in enumerate(cases):
+            words = line.split()
+            height, width, size = int(words[0]), int(words[1]), int(words[2])
+            stored = np.fromfile(os.path.join(out_dir, f"{k}.mask"),
+                                 dtype=np.uint8 if size == 1 else np.uint16)
+            out = torch.from_numpy(stored.reshape(1, height, width).astype(
+                np.uint8 if size == 1 else np.int32))
+            steps, flip, fill = geometry_steps(words[3:])
+            for step in steps:
+                if step[0] == "crop":
+                    out = F.crop(out, *step[1:])
+                elif step[0] == "resize":
+                    out = F.resize(out, list(step[1:]), interpolation=nearest)
+                else:
+                    out = F.pad(out, list(step[1:]), fill=fill)
+            if flip:
+                out = F.hflip(out)
+            out.numpy().astype(stored.dtype).tofile(os.path.join(out_dir, f"{k}.expected"))
+    return 0
+
+
+# torchvision 0.14 has no transforms.v2: its bounding-box kernels (torchvision/transforms/v2/
+# functional/_geometry.py and _meta.py, 0.16-0.20) and SanitizeBoundingBoxes (v2/_misc.py),
+# each computed as there, in float32 tensors.
+def v2_clamp_boxes(boxes, canvas):
+    boxes[:, 0::2].clamp_(min=0, max=canvas[1])  # clamp_bounding_boxes, XYXY
+    boxes[:, 1::2].clamp_(min=0, max=canvas[0])
+    return boxes, canvas
+
+
+def v2_crop_boxes(boxes, top, left, height, width):
+    boxes = boxes - torch.tensor([left, top, left, top], dtype=boxes.dtype)
+    return v2_clamp_boxes(boxes, (height, width))
+
+
+def v2_resize_boxes(boxes, canvas, height, width):
+    if (height, width) == canvas:
+        return boxes, canvas
+    ratios = torch.tensor([width / canvas[1], height / canvas[0]] * 2)
+    return boxes.mul(ratios).to(boxes.dtype), (height, width)
+
+
+def v2_pad_boxes(boxes, canvas, left, top, right, bottom):
+    boxes = boxes + torch.tensor([left, top, left, top], dtype=boxes.dtype)
+    return v2_clamp_boxes(boxes, (canvas[0] + top + bottom, canvas[1] + left + right))
+
+
+def v2_hflip_boxes(boxes, canvas):
+    boxes = boxes.clone()
+    boxes[:, [2, 0]] = boxes[:, [0, 2]].sub_(canvas[1]).neg_()
+    return boxes
+
+
+def v2_sanitize(boxes, canvas, min_size=1.0, min_area=1.0):
+    ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    valid = (ws >= min_size) & (hs >= min_size) & (boxes >= 0).all(dim=-1) & (ws * hs >= min_area)
+    valid &= (boxes[:, 0] <= canvas[1]) & (boxes[:, 2] <= canvas[1])
+    valid &= (boxes[:, 1] <= canvas[0]) & (boxes[:, 3] <= canvas[0])
+    return valid
+
+
+def boxes(cases_path: str, out_dir: str) -> int:
+    with open(cases_path) as cases:
+        for k, line in enumerate(cases):
+            words = line.split()
+            height, width = int(words[0]), int(words[1])
+            out = torch.from_numpy(np.fromfile(os.path.join(out_dir, f"{k}.boxes"),
+                                               dtype=np.float32).reshape(-1, 4))
+            canvas = (height, width)
+            steps, flip, _ = geometry_steps(words[3:])
+            for step in steps:
+                if step[0] == "crop":
+                    out, canvas = v2_crop_boxes(out, *step[1:])
+                elif step[0] == "resize":
+                    out, canvas = v2_resize_boxes(out, canvas, *step[1:])
+                else:
+                    out, canvas = v2_pad_boxes(out, canvas, *step[1:])
+            if flip:
+                out = v2_hflip_boxes(out, canvas)
+            # ClampBoundingBoxes before SanitizeBoundingBoxes, as torchvision's detection recipe
+            # (references/detection/presets.py) has them: resize multiplies by a float32 ratio,
+            # which can take an edge on the crop's border to 224.00002, and Sanitize alone would
+            # drop that box as outside the image.
+            out, canvas = v2_clamp_boxes(out, canvas)
+            valid = v2_sanitize(out, canvas)
+            out[valid].numpy().tofile(os.path.join(out_dir, f"{k}.expected"))
+            torch.nonzero(valid).flatten().to(torch.int32).numpy().tofile(
+                os.path.join(out_dir, f"{k}.kept"))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[1] == "resize":
         return resize(argv[2], argv[3])
+    if argv[1] in ("mask", "boxes"):
+        return (mask if argv[1] == "mask" else boxes)(argv[2], argv[3])
     if argv[1] == "get-params":
         draws, height, width = int(argv[2]), int(argv[3]), int(argv[4])
         return get_params(draws, height, width, *map(float, argv[5:9]), argv[9])

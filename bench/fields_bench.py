@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""What delivering a field costs the reader: `h5feed bench` on a CIFAR-shaped file with a
+(40,) uint8 field, reading the images alone and the images plus the field (`--fields attrs`),
+in the same rounds (issue 38's target: the field costs at most 3% of the rate).
+
+The file (generated in --workdir when absent): loader_bench.py's CIFAR-shaped images (seeded
+smooth colour fields plus noise, 32x32x3) and labels, written by bench/fields_file with the
+library's Writer, with an array field `attrs` of 40 uint8 per row (CelebA's attributes), once
+uncompressed and once zstd:3.
+
+Per round and file it runs, alternating the order, `h5feed bench FILE --sampler chunks:8
+--batch 256 --threads T --epochs 2 --json --no-ceilings` without the field (A), with
+`--fields attrs` (B) and without it again (A2): the per-round ratios B/A say what the field
+costs, A2/A what the machine's noise alone gives. The report has the median of each and their
+range.
+
+From the repository root, after building (`cmake --build build`):
+
+    /usr/bin/python3 bench/fields_bench.py --h5feed build/tools/h5feed \\
+        --fields-file build/bench/fields_file --workdir /tmp/h5feed-fields-bench
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench_support import (BenchError, cpu_model, executable, positive_int, publish, revision,
+                           run_checked, run_main)
+import loader_bench
+
+BENCH_DIR = Path(__file__).resolve().parent
+FIELD = "attrs"
+GENERATOR_VERSION = 1  # bump when the file's making changes
+
+
+@dataclass
+class Case:
+    name: str
+    path: Path
+    rates: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": [], "a2": []})
+
+    def ratios(self, over: str) -> list[float]:
+        return [x / a for x, a in zip(self.rates[over], self.rates["a"])]
+
+
+def ensure_files(args: argparse.Namespace) -> list[Case]:
+    """The two files with the field, made unless already there from the same settings."""
+    shape = loader_bench.Shape("cifar", "CIFAR-shaped", args.images, 32, 32)
+    base = args.workdir / f"cifar-fields-{args.images}"
+    marker = base.with_suffix(".json")
+    settings = {"version": GENERATOR_VERSION, "images": args.images, "seed": args.seed,
+                "loader_bench": loader_bench.GENERATOR_VERSION}
+    paths = {compression: Path(f"{base}-{compression.replace(':', '')}.h5")
+             for compression in ("none", "zstd:3")}
+    fresh = marker.is_file() and json.loads(marker.read_text()) == settings and all(
+        p.is_file() for p in paths.values())
+    if not fresh:
+        import numpy as np
+        marker.unlink(missing_ok=True)
+        npy, labels_npy = base.with_suffix(".npy"), Path(f"{base}-labels.npy")
+        print(f"generating {args.images} 32x32x3 images in {npy} ...", flush=True)
+        loader_bench.generate_images(npy, labels_npy, shape, args.seed)
+        raw_images, raw_labels = base.with_suffix(".images"), base.with_suffix(".labels")
+        np.load(npy, mmap_mode="r").tofile(raw_images)
+        np.load(labels_npy).astype("<i8").tofile(raw_labels)
+        for compression, path in paths.items():
+            run_checked([args.fields_file, str(path), "--images", str(raw_images), "--labels",
+                         str(raw_labels), "--count", str(args.images), "--shape", "32x32x3",
+                         "--compression", compression, "--field", FIELD], args.timeout)
+        for scratch in (npy, labels_npy, raw_images, raw_labels):
+            scratch.unlink()
+        marker.write_text(json.dumps(settings))
+    return [Case(f"CIFAR-shaped {compression}", path) for compression, path in paths.items()]
+
+
+def rate(args: argparse.Namespace, case: Case, with_field: bool) -> float:
+    argv = [args.h5feed, "bench", str(case.path), "--sampler", "chunks:8", "--batch", "256",
+            "--threads", str(args.threads), "--epochs", "2", "--json", "--no-ceilings"]
+    if with_field:
+        argv += ["--fields", FIELD]
+    report = loader_bench.run_json(argv, args.timeout)
+    if report["fields"] != ([FIELD] if with_field else []):
+        raise BenchError(f"h5feed bench read fields {report['fields']}: {' '.join(argv)}")
+    return float(report["images_per_s"])
+
+
+def run_rounds(args: argparse.Namespace, cases: list[Case]) -> None:
+    for round_index in range(args.rounds):
+        # Alternate the order, so neither variant always runs first (or right after the other).
+        order = ["a", "b", "a2"] if round_index % 2 == 0 else ["b", "a2", "a"]
+        for case in cases:
+            for key in order:
+                case.rates[key].append(rate(args, case, key == "b"))
+        line = ", ".join(f"{c.name} {statistics.median(c.ratios('b')):.3f}" for c in cases)
+        print(f"round {round_index + 1}/{args.rounds}, median with/without the field so far: "
+              f"{line}", flush=True)
+
+
+def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float]) -> str:
+    lines = [
+        "# Images plus a (40,) uint8 field against the images alone",
+        "",
+        f"Measured {datetime.date.today()} on {cpu_model()}, {os.cpu_count()} cores (load "
+        f"average {load[0]:.1f} before, {load[1]:.1f} after); revision {revision()}.",
+        f"{args.images} images, {args.threads} threads, {args.rounds} rounds, each running the "
+        "images alone (A), with `--fields attrs` (B) and alone again (A2), the order "
+        "alternating; the ratios are per round. Target: B/A at least 0.97.",
+        "",
+        "| file | A images/s (median) | B images/s (median) | B/A median | B/A range "
+        "| A2/A median | A2/A range | target |",
+        "| --- | ---: | ---: | ---: | --- | ---: | --- | --- |",
+    ]
+    for c in cases:
+        ab, aa = c.ratios("b"), c.ratios("a2")
+        met = "met" if statistics.median(ab) >= 0.97 else "not met"
+        lines.append(
+            f"| {c.name} | {statistics.median(c.rates['a']):,.0f} | "
+            f"{statistics.median(c.rates['b']):,.0f} | {statistics.median(ab):.3f} | "
+            f"{min(ab):.3f}-{max(ab):.3f} | {statistics.median(aa):.3f} | "
+            f"{min(aa):.3f}-{max(aa):.3f} | {met} |")
+    lines += ["", "Reproduce from the repository root after building:", "", "```sh",
+              " ".join(["/usr/bin/python3 bench/fields_bench.py"] + sys.argv[1:]), "```", ""]
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--h5feed", default="build/tools/h5feed",
+                        help="h5feed binary (default %(default)s)")
+    parser.add_argument("--fields-file", default="build/bench/fields_file",
+                        help="bench/fields_file binary (default %(default)s)")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-fields-bench"),
+                        help="generated data (default %(default)s)")
+    parser.add_argument("--images", type=positive_int, default=50000, help="default 50000")
+    parser.add_argument("--rounds", type=positive_int, default=5, help="default 5")
+    parser.add_argument("--threads", type=positive_int, default=2, help="default 2")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--timeout", type=float, default=900,
+                        help="seconds allowed per command (default 900)")
+    parser.add_argument("--output", type=Path, default=BENCH_DIR / "results" / "fields.md",
+                        help="report file (default %(default)s)")
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    hint = "build it first (cmake --build build)"
+    args.h5feed = executable(args.h5feed, "h5feed", hint)
+    args.fields_file = executable(args.fields_file, "fields_file", hint)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()[0]
+    cases = ensure_files(args)
+    for case in cases:
+        loader_bench.warm_page_cache(case.path)
+    run_rounds(args, cases)
+    publish(report(args, cases, (load_before, os.getloadavg()[0])), args.output)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    return run_main("fields_bench", parse_args, run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,112 @@
+#include "loader/batch_fields.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "h5feed/error.h"
+#include "index/field_values.h"
+#include "loader/options_check.h"
+#include "make_error.h"
+
+namespace h5feed::loader {
+namespace {
+
+const FieldSpec* FindSpec(const index::DatasetIndex& dataset, const std::string& name) {
+  for (const FieldSpec& spec : dataset.fields) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+std::string Listed(const std::vector<FieldSpec>& specs) {
+  std::string names;
+  for (const FieldSpec& spec : specs) {
+    names += (names.empty() ? "" : ", ") + spec.name + " (" + spec.Describe() + ")";
+  }
+  return names;
+}
+
+// The bytes a column holds (index::FieldColumnBytes' count of what it was read into).
+uint64_t HeldBytes(const FieldColumn& column) {
+  return index::FieldColumnBytes(column.rows(), column.data().size());
+}
+
+}  // namespace
+
+int BatchFields::Find(std::string_view name) const {
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].spec.name == name) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::string BatchFields::Names() const {
+  std::vector<FieldSpec> specs;
+  for (const BatchField& field : fields) specs.push_back(field.spec);
+  return specs.empty() ? "none" : Listed(specs);
+}
+
+std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
+                                   const index::DatasetIndex& dataset) {
+  std::vector<FieldSpec> asked;
+  for (const std::string& name : options.fields) {
+    const FieldSpec* spec = FindSpec(dataset, name);
+    if (spec == nullptr) {
+      throw MakeError(
+          ErrorCode::kNotFound, "{} asks for field {}, which {} does not have; {}",
+          OptionName(options, "fields"), name, dataset.path,
+          dataset.fields.empty() ? "it has no fields" : "its fields: " + Listed(dataset.fields));
+    }
+    if (std::any_of(asked.begin(), asked.end(),
+                    [&](const FieldSpec& other) { return other.name == name; })) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "{} names field {} twice; a batch delivers each field once",
+                      OptionName(options, "fields"), name);
+    }
+    asked.push_back(*spec);
+  }
+  return asked;
+}
+
+std::vector<size_t> ArrayRowBytes(const std::vector<FieldSpec>& asked) {
+  std::vector<size_t> row_bytes;
+  for (const FieldSpec& spec : asked) {
+    if (spec.kind == FieldKind::kArray) row_bytes.push_back(static_cast<size_t>(spec.row_bytes()));
+  }
+  return row_bytes;
+}
+
+std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
+                                                   const index::DatasetIndex& dataset,
+                                                   uint64_t memory, const LoaderOptions& options) {
+  auto fields = std::make_shared<BatchFields>();
+  // The loader's fields are held beside its slots and cache, within the machine's memory.
+  const std::string advice = fmt::format(
+      "a loader holds its fields beside its {} slots and its cache, and together they must fit "
+      "this machine's memory: lower {}, {} or {}, or leave the field out of {}",
+      options.slots, OptionName(options, "cache_bytes"), OptionName(options, "slots"),
+      OptionName(options, "batch_size"), OptionName(options, "fields"));
+  uint64_t left = memory;
+  int array_fields = 0;
+  for (const FieldSpec& spec : asked) {
+    auto column = std::make_shared<const FieldColumn>(
+        index::ReadFieldColumn(dataset, spec.name, left, advice));
+    left -= std::min(left, HeldBytes(*column));
+    const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;
+    fields->fields.push_back(BatchField{spec, std::move(column), slot_field});
+  }
+  return fields;
+}
+
+std::vector<std::shared_ptr<const FieldColumn>> ArrayColumns(const BatchFields& fields) {
+  std::vector<std::shared_ptr<const FieldColumn>> columns;
+  for (const BatchField& field : fields.fields) {
+    if (field.slot_field >= 0) columns.push_back(field.column);
+  }
+  return columns;
+}
+
+}  // namespace h5feed::loader

@@ -1,0 +1,66 @@
+#pragma once
+// The fields a loader delivers (LoaderOptions::fields; docs/format.md, "Fields"): which of the
+// file's fields, in the order asked, and their values, read whole at Open and held in memory
+// for the loader's life, shared by every batch it makes (a batch held past its loader keeps
+// them, as it keeps its slot).
+//
+// How each kind reaches a batch: an array field's rows are copied into the batch's slot beside
+// its labels (memory/slot_layout.h), so echo's permuted copies and the skip of corrupt chunks
+// move them with their rows as they move labels; a bytes or text field is not copied at all:
+// the batch holds the column, and its row i is the column's row at the batch's indices()[i],
+// which those same moves keep right.
+//
+// Every field is held whole in this release. A field too large for memory would be read in
+// step with the images instead (docs/reader.md, "Fields").
+//
+// Immutable once read: any thread may read a BatchFields.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "h5feed/field.h"
+#include "h5feed/loader_options.h"
+#include "index/dataset_index.h"
+
+namespace h5feed::loader {
+
+struct BatchField {
+  FieldSpec spec;
+  std::shared_ptr<const FieldColumn> column;  // every dataset row, in stored order
+  int slot_field = -1;  // an array field's region in the slot (SlotView::fields); else -1
+};
+
+struct BatchFields {
+  std::vector<BatchField> fields;  // in the order asked
+
+  // The position of field `name` among those asked, or -1.
+  int Find(std::string_view name) const;
+  // "attrs (uint8[40]), caption (text)", or "none" when no field was asked: for messages.
+  std::string Names() const;
+};
+
+// The specs of the fields `options` asks, in its order, checked against the file before
+// anything is read or allocated. Throws Error(kNotFound) for a name the file lacks (listing the
+// fields it has), Error(kInvalidArgument) for a name asked twice.
+std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
+                                   const index::DatasetIndex& dataset);
+
+// One row's bytes of each asked array field, in order: memory::SlotContents::field_row_bytes.
+std::vector<size_t> ArrayRowBytes(const std::vector<FieldSpec>& asked);
+
+// Reads every asked field whole (index::ReadFieldColumn, which checks each row), together
+// within `memory` bytes: what the machine holds beside the slots and the cache the loader
+// commits. Throws what ReadFieldColumn throws; its refusal of a field beyond `memory`
+// (kInvalidArgument) says which options to lower.
+std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
+                                                   const index::DatasetIndex& dataset,
+                                                   uint64_t memory, const LoaderOptions& options);
+
+// The array fields' columns, in the slot's order: what the gatherer copies rows from.
+std::vector<std::shared_ptr<const FieldColumn>> ArrayColumns(const BatchFields& fields);
+
+}  // namespace h5feed::loader

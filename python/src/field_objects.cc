@@ -1,0 +1,54 @@
+#include "field_objects.h"
+
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+
+#include "dlpack_capsule.h"
+
+namespace py = pybind11;
+
+namespace h5feed::python {
+
+std::vector<PendingField> ReadFields(const Batch& batch) {
+  std::vector<PendingField> fields(static_cast<size_t>(batch.fields()));
+  for (int k = 0; k < batch.fields(); ++k) {
+    PendingField& field = fields[static_cast<size_t>(k)];
+    const FieldKind kind = batch.field_spec(k).kind;
+    if (kind == FieldKind::kArray) {
+      field.array = batch.field_tensor(k);
+      continue;
+    }
+    py::list rows(static_cast<size_t>(batch.size()));
+    for (int64_t i = 0; i < batch.size(); ++i) {
+      const std::string_view value = batch.field_text(k, i);
+      // Text rows were checked as UTF-8 when the field was read (index/field_values.h).
+      rows[static_cast<size_t>(i)] = kind == FieldKind::kText
+                                         ? py::object(py::str(value.data(), value.size()))
+                                         : py::object(py::bytes(value.data(), value.size()));
+    }
+    field.list = std::move(rows);
+  }
+  return fields;
+}
+
+py::list FieldObjects(std::vector<PendingField> fields, const std::shared_ptr<const void>& owner) {
+  py::list objects;
+  for (PendingField& field : fields) {
+    objects.append(field.array ? py::object(MakeFieldDlpackCapsule(owner, *field.array))
+                               : std::move(field.list));
+  }
+  return objects;
+}
+
+py::list FieldSpecTuples(const Loader& loader) {
+  py::list specs;
+  for (const FieldSpec& spec : loader.fields()) {
+    specs.append(py::make_tuple(spec.name, std::string(ToString(spec.kind)),
+                                std::string(ToString(spec.type)), py::tuple(py::cast(spec.shape))));
+  }
+  return specs;
+}
+
+}  // namespace h5feed::python

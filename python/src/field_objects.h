@@ -1,0 +1,39 @@
+#pragma once
+// A batch's fields as h5feed.Loader yields them (fields=[...]; docs/python.md): an array field
+// as a DLPack capsule of shape (B, *shape) that torch.utils.dlpack.from_dlpack turns into a
+// tensor (dlpack_capsule.h says which element types are the batch's own memory and which are
+// copies), a bytes field as a list of `bytes`, a text field as a list of `str`, one per sample.
+//
+// Made in two steps because the capsules of a batch's memory share the owner HeldBatches makes
+// of the Batch (held_batches.h), which takes the Batch: ReadFields reads what it needs while the
+// caller still has it (the lists are made then, copies of the rows), and FieldObjects makes
+// the capsules once the owner exists. Both with the GIL held.
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "h5feed/loader.h"
+
+namespace h5feed::python {
+
+// One field of a batch on its way to Python: a list made already, or an array's view.
+struct PendingField {
+  pybind11::object list;             // bytes and text fields
+  std::optional<FieldTensor> array;  // array fields: the batch's rows (valid while it is held)
+};
+
+std::vector<PendingField> ReadFields(const Batch& batch);
+
+// One Python object per field, in order; the array capsules share `owner`.
+pybind11::list FieldObjects(std::vector<PendingField> fields,
+                            const std::shared_ptr<const void>& owner);
+
+// The specs of `loader`'s fields as (name, kind, type, shape) tuples, in order (kind and type
+// in the library's words: "array", "bool", ...): what h5feed/_loader.py needs to name them and
+// to see a bool array's uint8 capsule as bool.
+pybind11::list FieldSpecTuples(const Loader& loader);
+
+}  // namespace h5feed::python

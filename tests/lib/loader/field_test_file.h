@@ -1,0 +1,102 @@
+#pragma once
+// A file with fields for the Loader's field tests, CPU and GPU alike: images FileImage(r) of
+// one shape (test_files.h), labels r % 7 unless unlabelled, and every test field
+// (tests/lib/format/field_test_columns.h, each row's value a function of its row) appended
+// with Writer::AppendFields a chunk of rows at a time, as a converter appends them; and the
+// check that a delivered batch's fields are the file's rows at the batch's indices.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "h5feed/compression.h"
+#include "h5feed/image_shape.h"
+#include "h5feed/loader.h"
+#include "h5feed/writer.h"
+#include "lib/format/field_test_columns.h"
+#include "lib/loader/test_files.h"
+
+namespace h5feed::testing {
+
+// `samples` rows of `shape` in zstd chunks of `chunk` images, every test field beside them.
+inline void WriteFieldTestFile(const std::string& path, int64_t samples, const ImageShape& shape,
+                               int64_t chunk, bool labelled) {
+  WriterOptions options;
+  options.image_shape = shape;
+  options.chunk_images = chunk;
+  options.compression = Compression::Parse("zstd");
+  options.fields = TestFieldSpecs();
+  options.labelled = labelled;
+  Writer writer = Writer::Create(path, options);
+  DatasetDescription description;
+  for (int64_t first = 0; first < samples; first += chunk) {
+    const int64_t images = std::min(chunk, samples - first);
+    std::vector<uint8_t> pixels;
+    for (int64_t r = first; r < first + images; ++r) {
+      const std::vector<uint8_t> image = FileImage(r, shape);
+      pixels.insert(pixels.end(), image.begin(), image.end());
+      if (labelled) description.labels.push_back(r % 7);
+      description.sources.push_back("img" + std::to_string(r) + ".png");
+    }
+    writer.Append(writer.Encode(pixels, images));
+    writer.AppendFields(TestFieldColumns(options.fields, first, images));
+  }
+  if (labelled) {
+    for (int c = 0; c < 7; ++c) description.classes.push_back("class" + std::to_string(c));
+  }
+  description.source_kind = "npy";
+  writer.Finish(description);
+}
+
+inline std::vector<std::string> AllTestFieldNames() {
+  std::vector<std::string> names;
+  for (const FieldSpec& spec : TestFieldSpecs()) names.push_back(spec.name);
+  return names;
+}
+
+// Checks every field of every row of `batch` against the file's value at the row's index (by
+// position, by name, as a tensor on the host and row by row); returns the rows delivered.
+inline std::vector<int64_t> CheckBatchFields(const Batch& batch,
+                                             const std::vector<std::string>& asked) {
+  const std::vector<FieldSpec> specs = TestFieldSpecs();
+  REQUIRE(batch.fields() == static_cast<int>(asked.size()));
+  for (int k = 0; k < batch.fields(); ++k) {
+    const FieldSpec& spec = batch.field_spec(k);
+    CAPTURE(spec.name);
+    REQUIRE(spec.name == asked[static_cast<size_t>(k)]);
+    CHECK(batch.field_index(spec.name) == k);
+    CHECK(*std::find_if(specs.begin(), specs.end(),
+                        [&](const FieldSpec& s) { return s.name == spec.name; }) == spec);
+    const bool array = spec.kind == FieldKind::kArray;
+    FieldTensor tensor;
+    if (array) {
+      tensor = batch.field_tensor(spec.name);
+      std::vector<int64_t> shape = {batch.size()};
+      shape.insert(shape.end(), spec.shape.begin(), spec.shape.end());
+      CHECK(tensor.shape == shape);
+      CHECK(tensor.type == spec.type);
+      CHECK(tensor.cuda_device == -1);
+      CHECK(tensor.elements() * static_cast<int64_t>(ElementBytes(spec.type)) ==
+            batch.size() * spec.row_bytes());
+    }
+    for (int64_t i = 0; i < batch.size(); ++i) {
+      const int64_t row = batch.indices()[static_cast<size_t>(i)];
+      CAPTURE(row);
+      const std::vector<uint8_t> expected = TestFieldRow(spec, row);
+      const std::span<const uint8_t> got = batch.field_bytes(k, i);
+      CHECK(std::vector<uint8_t>(got.begin(), got.end()) == expected);
+      CHECK(batch.field_text(k, i) == std::string(expected.begin(), expected.end()));
+      if (array) {
+        const auto* rows = static_cast<const uint8_t*>(tensor.data);
+        const auto bytes = static_cast<size_t>(spec.row_bytes());
+        CHECK(std::equal(expected.begin(), expected.end(), rows + static_cast<size_t>(i) * bytes));
+      }
+    }
+  }
+  return std::vector<int64_t>(batch.indices().begin(), batch.indices().end());
+}
+
+}  // namespace h5feed::testing

@@ -1,0 +1,154 @@
+// The fields a Loader run through the GPU stage delivers (LoaderOptions::fields with
+// output.cuda_device; docs/gpu.md, "Labels and rows"): array fields on the host, each echo
+// copy's rows permuted with its images by the orders the device permutes by, bytes and text
+// read at the batch's indices. Batch for batch they equal the CPU run's, and every row is the
+// file's (written with Writer::AppendFields) at the batch's index, with augmentation,
+// device-side echo, several views, and a file without labels.
+
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.h"
+#include "h5feed/loader.h"
+#include "lib/cuda/owned_stream.h"
+#include "lib/loader/field_test_file.h"
+#include "support/temp_folder.h"
+
+namespace h5feed {
+namespace {
+
+using testing::TempFolder;
+
+// On the CUDA emulation every block's threads are host threads (gpu_loader_test.cpp says what
+// that costs): a file of a few dozen small images there.
+#if defined(H5FEED_CUDA_EMULATION)
+constexpr bool kEmulated = true;
+#else
+constexpr bool kEmulated = false;
+#endif
+
+const ImageShape kShape = kEmulated ? ImageShape{9, 8, 3} : ImageShape{32, 30, 3};
+constexpr int64_t kSamples = kEmulated ? 21 : 301;
+constexpr int64_t kBatch = kEmulated ? 8 : 32;
+
+struct Delivered {
+  std::vector<int64_t> labels;  // the host labels, and the device ones copied back
+  std::vector<int64_t> indices;
+  std::vector<std::vector<uint8_t>> fields;  // field k: every sample's bytes, one after another
+  int64_t step = 0;
+  bool operator==(const Delivered&) const = default;
+};
+
+// One epoch (epoch 1), every batch's fields checked against the file.
+std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options, bool labelled) {
+  Loader loader = Loader::Open(path, options);
+  loader.SetEpoch(1);
+  std::vector<Delivered> batches;
+  while (auto batch = loader.Next()) {
+    Delivered d;
+    d.indices = testing::CheckBatchFields(*batch, options.fields);
+    d.step = batch->step();
+    const TensorView labels = batch->label_tensor();
+    if (labelled) {
+      CHECK(labels.cuda_device == options.output.cuda_device);
+      d.labels.resize(static_cast<size_t>(batch->size()));
+      const cudaMemcpyKind kind =
+          labels.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+      const auto stream = options.output.cuda_stream.value();
+      cuda::Check(cudaMemcpyAsync(d.labels.data(), labels.data, d.labels.size() * 8, kind, stream),
+                  "copy");
+      cuda::Check(cudaStreamSynchronize(stream), "sync");
+      CHECK(std::vector<int64_t>(batch->labels().begin(), batch->labels().end()) == d.labels);
+      for (size_t i = 0; i < d.labels.size(); ++i) CHECK(d.labels[i] == d.indices[i] % 7);
+    } else {
+      CHECK(batch->labels().empty());
+      CHECK(labels.data == nullptr);
+    }
+    for (int k = 0; k < batch->fields(); ++k) {
+      std::vector<uint8_t>& values = d.fields.emplace_back();
+      for (int64_t i = 0; i < batch->size(); ++i) {
+        const std::span<const uint8_t> value = batch->field_bytes(k, i);
+        values.insert(values.end(), value.begin(), value.end());
+      }
+    }
+    batches.push_back(std::move(d));
+  }
+  return batches;
+}
+
+// The epoch of `options` on the CPU and on the GPU: the same batches, fields included.
+void CheckGpuAgainstCpu(const std::string& path, LoaderOptions options, bool labelled) {
+  options.output.cuda_device = -1;
+  const std::vector<Delivered> cpu = Epoch(path, options, labelled);
+  options.output.cuda_device = 0;
+  const std::vector<Delivered> gpu = Epoch(path, options, labelled);
+  // ceil(samples / batch) loaded batches, `echo` copies each.
+  CHECK(cpu.size() == static_cast<size_t>((kSamples + kBatch - 1) / kBatch * options.echo));
+  REQUIRE(gpu.size() == cpu.size());
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    CAPTURE(i);
+    CHECK(gpu[i] == cpu[i]);
+  }
+  std::map<int64_t, int> rows;
+  for (const Delivered& d : gpu) {
+    for (int64_t row : d.indices) ++rows[row];
+  }
+  CHECK(rows.size() == static_cast<size_t>(kSamples));
+  for (const auto& [row, count] : rows) CHECK(count == options.echo);
+}
+
+LoaderOptions Options(const cuda::testing::OwnedStream& trainer) {
+  LoaderOptions options;
+  options.batch_size = kBatch;
+  options.normalize = true;
+  options.seed = 3;
+  options.echo = 2;  // on the GPU: the device's echo copies, permuted from one load
+  options.slots = 3;
+  options.threads = 2;
+  options.open_probe = false;
+  options.output.cuda_stream = trainer.stream;
+  options.on_warning = [](const std::string&) {};
+  return options;
+}
+
+TEST_CASE("a GPU run delivers the CPU run's fields on the host, each echo copy's with its rows") {
+  TempFolder folder;
+  cuda::testing::OwnedStream trainer;
+  for (const bool labelled : {true, false}) {
+    CAPTURE(labelled);
+    const std::string path = folder / (labelled ? "labelled.h5" : "unlabelled.h5");
+    testing::WriteFieldTestFile(path, kSamples, kShape, 4, labelled);
+    LoaderOptions options = Options(trainer);
+    options.fields = testing::AllTestFieldNames();
+    options.output.augment.random_flip = true;
+    options.output.augment.random_crop_padding = 2;
+    CheckGpuAgainstCpu(path, options, labelled);
+  }
+}
+
+TEST_CASE("several views on the GPU carry each sample's fields once, as on the CPU") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteFieldTestFile(path, kSamples, kShape, 4, true);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  options.fields = {"caption", "a_uint8", "a_float16", "blob"};
+  options.sampler = SamplerOptions::Parse("random");
+  AugmentOptions global;
+  global.random_resized_crop.height = global.random_resized_crop.width = kEmulated ? 6 : 24;
+  global.random_flip = true;
+  global.count = 2;
+  AugmentOptions local = global;
+  local.random_resized_crop.height = local.random_resized_crop.width = kEmulated ? 4 : 12;
+  local.random_resized_crop.scale_max = 0.4;
+  local.count = 1;
+  options.output.views = {global, local};
+  CheckGpuAgainstCpu(path, options, true);
+}
+
+}  // namespace
+}  // namespace h5feed

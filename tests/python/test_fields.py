@@ -1,0 +1,250 @@
+"""h5feed.Loader(..., fields=[...]): the file's per-sample fields in every batch, after the
+labels in the order asked (then the indices), or by name with as_dict=True; arrays as tensors
+of their dtype and shape (B, *shape), bytes as lists of bytes, text as lists of str; a file
+without labels yields None in their place. Every field of every delivered row equals the
+file's row at its index, in a plain epoch, under 2 ranks, after a resume mid-epoch on another
+world size, with echo 2, with a corrupt chunk skipped and with progressive resizing.
+
+Files are written by the C++ Writer (tests/lib/format/write_field_test_file, whose values are
+tests/lib/format/field_test_columns.h's: the same functions as below)."""
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+import torch
+
+import h5feed
+
+WRITE = os.environ["WRITE_FIELD_TEST_FILE"]
+IMAGES, CHUNK = 157, 16  # 10 chunks, the last one short
+
+ARRAYS = {  # field name: numpy dtype, shape (field_test_columns.h's ArrayFieldCases)
+    "a_bool": ("bool", (5,)), "a_int8": ("int8", (2, 3)), "a_int16": ("int16", (3,)),
+    "a_int32": ("int32", ()), "a_int64": ("int64", (2,)), "a_uint8": ("uint8", (40,)),
+    "a_uint16": ("uint16", (2, 2)), "a_uint32": ("uint32", (1,)), "a_uint64": ("uint64", (3,)),
+    "a_float16": ("float16", (4,)), "a_float32": ("float32", (5, 2)),
+    "a_float64": ("float64", (2,)),
+}
+ALL = list(ARRAYS) + ["blob", "caption"]
+# The torch dtype each array field is delivered as (docs/python.md, "Fields").
+TORCH_TYPES = {"bool": torch.bool, "int8": torch.int8, "int16": torch.int16,
+               "int32": torch.int32, "int64": torch.int64, "uint8": torch.uint8,
+               "uint16": torch.int64, "uint32": torch.int64, "uint64": torch.int64,
+               "float16": torch.float16, "float32": torch.float32, "float64": torch.float64}
+
+
+def expected_array(dtype, shape, rows):
+    elements = int(np.prod(shape, dtype=np.int64))
+    n = np.asarray(rows, dtype=np.int64).reshape(-1, 1)
+    e = np.arange(elements, dtype=np.int64).reshape(1, -1)
+    v = (31 * n + 7 * e + 3) % 97
+    if dtype == "bool":
+        values = (v % 2).astype(bool)
+    elif dtype.startswith("float"):
+        values = ((v - 48) / 4).astype(dtype)
+    elif dtype.startswith("int"):
+        values = ((v - 48) * (0x0101010101010101 if dtype == "int64" else 1)).astype(dtype)
+    else:
+        values = v.astype(np.uint64) * np.uint64(0x0101010101010101 if dtype == "uint64" else 1)
+        values = values.astype(dtype)
+    return values.reshape((len(rows),) + shape)
+
+
+def expected(name, rows):
+    if name == "blob":
+        return [bytes((n + i) % 256 for i in range(n % 7)) for n in rows]
+    if name == "caption":
+        return ["" if n % 5 == 0 else f"caption {n} é✓" for n in rows]
+    return expected_array(*ARRAYS[name], rows)
+
+
+def check_field(name, value, rows):
+    """`value` (as yielded) is field `name` of dataset rows `rows`."""
+    want = expected(name, rows)
+    if name in ("blob", "caption"):
+        assert isinstance(value, list) and value == want
+        return
+    dtype = ARRAYS[name][0]
+    assert isinstance(value, torch.Tensor) and not value.is_cuda
+    assert value.dtype == TORCH_TYPES[dtype]
+    assert tuple(value.shape) == want.shape
+    got = value.numpy()
+    if dtype == "uint64":  # int64 of the same bits
+        got = got.view(np.uint64)
+    assert np.array_equal(got, want)
+
+
+def write(path, *extra):
+    subprocess.run([WRITE, str(path), "--images", str(IMAGES), "--chunk", str(CHUNK),
+                    "--compression", "zstd:3", *extra], check=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fields")
+    return {"labelled": write(folder / "labelled.h5"),
+            "unlabelled": write(folder / "unlabelled.h5", "--unlabelled")}
+
+
+def loader(path, fields, **kwargs):
+    kwargs.setdefault("sampler", "chunks:2")
+    kwargs.setdefault("dtype", None)
+    return h5feed.Loader(path, 12, fields=fields, with_indices=True, threads=2, open_probe=False,
+                         **kwargs)
+
+
+def read_checked(batches, fields, rows=None):
+    """Every batch's fields checked against the file at its indices; the rows counted."""
+    rows = {} if rows is None else rows
+    for batch in batches:
+        indices = batch[-1].tolist()
+        assert len(batch) == 2 + len(fields) + 1
+        for name, value in zip(fields, batch[2:-1]):
+            check_field(name, value, indices)
+        for row in indices:
+            rows[row] = rows.get(row, 0) + 1
+    return rows
+
+
+@pytest.mark.parametrize("labelled", ["labelled", "unlabelled"])
+@pytest.mark.parametrize("sampler", ["sequential", "chunks:2", "random"])
+def test_every_field_of_every_row_is_the_files_row_at_its_index(files, labelled, sampler):
+    rows = {}
+    for images, labels, *fields, indices in loader(files[labelled], ALL, sampler=sampler):
+        assert images.shape[1:] == (2, 2, 3)
+        if labelled == "labelled":
+            assert torch.equal(labels, indices % 3)
+        else:
+            assert labels is None
+        read_checked([(images, labels, *fields, indices)], ALL, rows)
+    assert sorted(rows) == list(range(IMAGES))
+
+
+def test_the_tuple_is_images_labels_the_fields_as_asked_then_the_indices(files):
+    asked = ["caption", "a_float16", "blob"]
+    plain = h5feed.Loader(files["labelled"], 12, dtype=None, fields=asked, open_probe=False)
+    batch = next(iter(plain))
+    assert len(batch) == 5
+    assert [type(v) for v in batch[2:]] == [list, torch.Tensor, list]
+    with_indices = next(iter(loader(files["labelled"], asked)))
+    assert len(with_indices) == 6 and with_indices[-1].dtype == torch.int64
+    read_checked([with_indices], asked)
+    # No fields: the pairs (and triples) of before.
+    assert len(next(iter(h5feed.Loader(files["labelled"], 12, dtype=None,
+                                       open_probe=False)))) == 2
+
+
+def test_as_dict_names_every_value(files):
+    asked = ["a_uint8", "caption"]
+    for path, has_labels in ((files["labelled"], True), (files["unlabelled"], False)):
+        batches = loader(path, asked, as_dict=True)
+        for batch in batches:
+            assert list(batch) == ["images", "labels", "a_uint8", "caption", "indices"]
+            assert (batch["labels"] is not None) == has_labels
+            read_checked([(batch["images"], batch["labels"], batch["a_uint8"],
+                           batch["caption"], batch["indices"])], asked)
+    plain = h5feed.Loader(files["labelled"], 12, dtype=None, as_dict=True, open_probe=False)
+    assert list(next(iter(plain))) == ["images", "labels"]
+
+
+def test_a_file_without_labels_yields_none_and_no_mixing_warning(files, recwarn):
+    batches = h5feed.Loader(files["unlabelled"], 12, dtype=None, sampler="chunks:1",
+                            open_probe=False)
+    count = 0
+    for images, labels in batches:
+        assert labels is None
+        count += images.shape[0]
+    assert count == IMAGES
+    assert not [w for w in recwarn if "mix" in str(w.message)]
+
+
+def test_two_ranks_deliver_every_row_with_its_fields(files):
+    rows = {}
+    for rank in range(2):
+        read_checked(loader(files["unlabelled"], ALL, rank=rank, world_size=2), ALL, rows)
+    assert sorted(rows) == list(range(IMAGES))
+
+
+def test_a_resume_mid_epoch_on_another_world_size_keeps_fields_with_their_rows(files):
+    asked = ["a_uint64", "a_bool", "blob"]
+    rows = {}
+    old = [loader(files["labelled"], asked, rank=rank, world_size=2) for rank in range(2)]
+    for job in old:
+        job.set_epoch(1)
+        iterator = iter(job)
+        read_checked([next(iterator) for _ in range(3)], asked, rows)
+    state = old[0].state_dict()
+    for rank in range(3):
+        resumed = loader(files["labelled"], asked, rank=rank, world_size=3)
+        resumed.load_state_dict(state)
+        resumed.set_epoch(1)
+        read_checked(resumed, asked, rows)
+    assert sorted(rows) == list(range(IMAGES))
+
+
+def test_echo_copies_carry_their_rows_fields(files):
+    rows = read_checked(loader(files["labelled"], ALL, echo=2, slots=4), ALL)
+    assert sorted(rows) == list(range(IMAGES))
+    assert set(rows.values()) == {2}
+
+
+def test_rows_of_a_skipped_corrupt_chunk_take_their_fields_along(tmp_path):
+    path = write(tmp_path / "damaged.h5")
+    with h5py.File(path, "r") as f:
+        info = f["images"].id.get_chunk_info(3)  # rows 48-63
+    with open(path, "r+b") as out:
+        out.seek(info.byte_offset + info.size // 2)
+        out.write(bytes(range(100, 116)))
+    asked = ["a_int32", "caption", "a_float64"]
+    with pytest.warns(UserWarning, match="corrupt chunk 3"):
+        rows = read_checked(loader(path, asked, sampler="sequential",
+                                   skip_corrupt_chunks=True), asked)
+    assert set(rows) == set(range(IMAGES)) - set(range(48, 64))
+
+
+def test_resized_views_carry_the_same_fields(files):
+    asked = ["a_int16", "caption"]
+    resized = loader(files["unlabelled"], asked, dtype=torch.float32,
+                     augment=h5feed.Augment(random_resized_crop=2, max_size=3, random_flip=True))
+    for epoch, side in ((0, 2), (1, 3)):
+        resized.set_output_size(side)
+        resized.set_epoch(epoch)
+        rows = {}
+        for batch in resized:
+            assert batch[0].shape[2:] == (side, side)
+            read_checked([batch], asked, rows)
+        assert sorted(rows) == list(range(IMAGES))
+
+
+def test_fields_asked_wrongly_are_refused_naming_those_there_are(files):
+    with pytest.raises(h5feed.NotFoundError, match=r"attrs.*a_uint8 \(uint8\[40\]\).*caption"):
+        loader(files["labelled"], ["a_uint8", "attrs"])
+    with pytest.raises(h5feed.InvalidArgumentError, match="blob twice"):
+        loader(files["labelled"], ["blob", "blob"])
+    with pytest.raises(TypeError, match="list of field names"):
+        loader(files["labelled"], "caption")
+
+
+def test_lists_and_widened_copies_hold_nothing_of_the_loader(files):
+    """Bytes and text lists and uint16/uint32 tensors (widened to int64) are copies: keeping
+    every batch's, as an evaluation loop keeps its targets, never stalls the loader."""
+    asked = ["caption", "blob", "a_uint16", "a_uint32"]
+    kept = [fields for _, _, *fields, _ in loader(files["labelled"], asked, slots=1)]
+    assert len(kept) == (IMAGES + 11) // 12
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no usable CUDA device in torch")
+def test_with_the_gpu_stage_fields_are_host_values_of_their_rows(files):
+    """device="cuda": images and labels on the device, every field on the host (docs/gpu.md),
+    each echo copy's rows the file's at its indices."""
+    rows = {}
+    for images, labels, *fields, indices in loader(files["labelled"], ALL, device="cuda",
+                                                   dtype=torch.float32, echo=2, slots=4):
+        assert images.is_cuda and labels.is_cuda
+        assert torch.equal(labels.cpu(), indices % 3)
+        read_checked([(images, labels, *fields, indices)], ALL, rows)
+    assert sorted(rows) == list(range(IMAGES))
+    assert set(rows.values()) == {2}
