@@ -17,6 +17,7 @@
 #include "chunk_buffer_reservation.h"
 #include "chunk_packer.h"
 #include "conversion_ending.h"
+#include "field_row_check.h"
 #include "fixed_chunk_packer.h"
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
@@ -26,6 +27,29 @@
 
 namespace h5feed::converters {
 namespace {
+
+// Throws Error(kInvalidArgument) when the values `info` carries do not fit the source's fields:
+// one value per field, each a valid row of it (field_row_check.h). A value that does not fit
+// is the source's or its data's fault, never a damaged input to skip: it would be a hole in
+// a column that every later row shifts into.
+void CheckSampleFields(const std::vector<FieldSpec>& fields, const SampleInfo& info,
+                       const SampleSource& source, int64_t row) {
+  if (fields.empty() && info.fields.empty()) return;
+  const std::string name = info.source.empty() ? source.name(row) : info.source;
+  if (info.fields.size() != fields.size()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} of a {} source carries {} field values, but the source has {} fields; "
+                    "give one value per field",
+                    name, source.kind(), info.fields.size(), fields.size());
+  }
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const std::string problem = FieldRowProblem(fields[f], info.fields[f]);
+    if (!problem.empty()) {
+      throw MakeError(ErrorCode::kInvalidArgument, "field {} ({}) of {} {}", fields[f].name,
+                      fields[f].Describe(), name, problem);
+    }
+  }
+}
 
 // One conversion's pipeline: plan -> read -> pack -> encode -> write, over its tokens
 // (sample_group.h), with what differs by layout asked of `packer`. Made and run on the
@@ -39,6 +63,8 @@ class ConversionPipeline {
                      const ConvertOptions& options, ChunkPacker& packer, Writer& writer,
                      const std::function<Writer()>& make_writer, DatasetDescription& description)
       : source_(source),
+        fields_(source.fields()),
+        labelled_(source.labelled()),
         order_(order),
         options_(options),
         packer_(packer),
@@ -92,7 +118,9 @@ class ConversionPipeline {
       const int64_t row = order_[static_cast<size_t>(group->first + j)];
       const size_t before = group->samples.size();
       try {
-        group->infos[static_cast<size_t>(j)] = packer_.Read(source_, row, *group, j);
+        SampleInfo& info = group->infos[static_cast<size_t>(j)];
+        info = packer_.Read(source_, row, *group, j);
+        CheckSampleFields(fields_, info, source_, row);
         group->ok[static_cast<size_t>(j)] = 1;
       } catch (const Error& e) {
         group->samples.Truncate(before);
@@ -139,14 +167,17 @@ class ConversionPipeline {
     PackedChunk& chunk = group->chunk;
     if (!chunk.empty() && !Cancelled(options_)) {
       writer_.Append(group->encoded);
+      if (!fields_.empty()) writer_.AppendFields(chunk.fields);
       written_.stored_bytes += group->encoded.bytes.size();
       for (const StoredImage& image : chunk.images) {
         written_.raw_bytes += uint64_t(image.height) * uint64_t(image.width) * image.channels;
         written_.payload_bytes += image.bytes;
         written_.encodings.Add(image.encoding);
       }
-      description_.labels.insert(description_.labels.end(), chunk.labels.begin(),
-                                 chunk.labels.end());
+      if (labelled_) {
+        description_.labels.insert(description_.labels.end(), chunk.labels.begin(),
+                                   chunk.labels.end());
+      }
       for (std::string& name : chunk.sources) description_.sources.push_back(std::move(name));
     }
     if (options_.on_progress) options_.on_progress(group->progress);
@@ -154,6 +185,8 @@ class ConversionPipeline {
   }
 
   const SampleSource& source_;
+  const std::vector<FieldSpec> fields_;  // the source's, asked once
+  const bool labelled_;
   const std::vector<int64_t>& order_;
   const ConvertOptions& options_;
   ChunkPacker& packer_;
@@ -200,7 +233,7 @@ std::vector<int64_t> StoredOrder(int64_t n, const ConvertOptions& options) {
 DatasetDescription DescribeInput(const SampleSource& source, const ConvertOptions& options,
                                  std::vector<int64_t>& order) {
   DatasetDescription description;
-  description.classes = source.classes();
+  if (source.labelled()) description.classes = source.classes();
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
   if (!options.part.whole()) {
@@ -215,6 +248,14 @@ DatasetDescription DescribeInput(const SampleSource& source, const ConvertOption
     order = std::vector<int64_t>(order.begin() + first, order.begin() + end);
   }
   return description;
+}
+
+// What a group holds of its samples' array fields: their values as read and in the chunk packed
+// (bytes and text values have no size known ahead; a caption's is small beside its image).
+int64_t FieldBytes(const std::vector<FieldSpec>& fields, int64_t samples) {
+  int64_t row_bytes = 0;
+  for (const FieldSpec& field : fields) row_bytes += field.row_bytes();
+  return 2 * samples * row_bytes;
 }
 
 // The one choice that depends on the layout.
@@ -263,20 +304,26 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     writer_options.compression = options.compression;
     writer_options.overwrite = options.overwrite;
     writer_options.option_names = options.option_names;
+    writer_options.fields = source.fields();
+    writer_options.labelled = source.labelled();
     return InRole("output", path, [&] { return Writer::Create(path, writer_options); });
   };
   Writer writer = make_writer();
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
-  const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes, threads,
-                                           options.option_names, plan.chunk_option);
+  const ChunkBufferReservation reservation(
+      budget, plan.chunk_bytes, plan.scratch_bytes + FieldBytes(source.fields(), plan.samples),
+      threads, options.option_names, plan.chunk_option);
   ConversionPipeline pipeline(source, order, options, *packer, writer, make_writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
   ConvertReport report;
   EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
   report.stored_bytes = written.stored_bytes;
+  report.fields = writer_options.fields;
+  report.labelled = writer_options.labelled;
+  report.notes = source.notes();
   packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

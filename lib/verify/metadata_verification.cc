@@ -197,6 +197,10 @@ void NameBadImageSources(const DatasetIndex& index, FileLocking locking,
 }
 
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
+  if (!index.labelled) {
+    report.checked.push_back("labels: none, as the file says (labelled = 0)");
+    return;
+  }
   const int64_t classes = static_cast<int64_t>(index.classes.size());
   if (classes == 0) {
     report.not_checked.push_back("labels against classes: the file names no classes");

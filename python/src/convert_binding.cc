@@ -145,21 +145,25 @@ void BindConvert(py::module_& module) {
   module.def(
       "convert_npy",
       [](const std::string& images, const std::string& labels, const std::string& out,
-         const py::dict& common) {
+         const std::vector<std::pair<std::string, std::string>>& fields, const py::dict& common) {
+        std::vector<converters::NpyFieldFile> files;
+        for (const auto& [name, path] : fields) files.push_back({name, path});
         return RunConversion(
-            [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); }, out,
-            common);
+            [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels, files); },
+            out, common);
       },
-      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("common"));
+      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("fields"),
+      py::arg("common"));
 
   module.def(
       "rechunk",
       [](const std::string& src, const std::string& out, const std::string& images,
-         const std::string& labels, std::optional<int> max_side, int64_t max_pixels,
-         const py::dict& common) {
+         const std::string& labels, std::optional<std::vector<std::string>> fields,
+         std::optional<int> max_side, int64_t max_pixels, const py::dict& common) {
         converters::EncodedHdf5Options source;
         source.images = images;
         source.labels = labels;
+        source.fields = std::move(fields);
         source.max_side = max_side.value_or(converters::kDefaultMaxSide);
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
@@ -181,7 +185,7 @@ void BindConvert(py::module_& module) {
             out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
-      py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
+      py::arg("fields"), py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
 }
 
 }  // namespace h5feed::python
