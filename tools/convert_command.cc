@@ -178,8 +178,12 @@ void AddNpy(CLI::App& convert, Runner& run) {
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
       std::vector<converters::NpyFieldFile> field_files;
       for (const std::string& text : *fields) field_files.push_back(NpyFieldOf(text));
-      for (const auto& [role, path] :
-           {std::pair("images file ", images), {"labels file ", labels}}) {
+      std::vector<std::pair<std::string, std::string>> inputs = {{"images file ", images},
+                                                                 {"labels file ", labels}};
+      for (const converters::NpyFieldFile& field : field_files) {
+        inputs.emplace_back("field " + field.name + "'s file ", field.path);
+      }
+      for (const auto& [role, path] : inputs) {
         if (path.empty()) continue;
         const std::string problem = InputProblem(path, InputKind::kFile);
         if (!problem.empty()) return ReportUsageError("convert npy", role + problem);

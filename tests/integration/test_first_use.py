@@ -263,6 +263,13 @@ def test_a_missing_input_is_a_usage_error_in_every_command(tmp_path, args):
     assert f"{missing} does not exist" in result.stderr, result.stderr
 
 
+def test_a_missing_field_file_is_a_usage_error_naming_the_field(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "out.h5",
+                        "--field", f"attrs={tmp_path / 'gone.npy'}", check=2)
+    assert f"field attrs's file {tmp_path / 'gone.npy'} does not exist" in result.stderr
+
+
 def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_path):
     result = run_h5feed("convert", "segmentation", tmp_path, tmp_path / "out.h5", check=2)
     assert result.stderr.startswith("h5feed convert: error: ")
