@@ -321,8 +321,8 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   ConvertReport report;
   EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
   report.stored_bytes = written.stored_bytes;
-  report.fields = writer_options.fields;
-  report.labelled = writer_options.labelled;
+  report.fields = source.fields();
+  report.labelled = source.labelled();
   report.notes = source.notes();
   packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
