@@ -206,7 +206,9 @@ class ConvertCosts {
                                                  static_cast<int64_t>(paths_.size()))),
         chunk_(static_cast<size_t>(chunk_images_ * image_bytes_)) {}
 
-  int64_t chunk_images() const { return chunk_images_; }
+  // K of the file the converter would write: its default K, or, when the images converted
+  // fill less than one chunk of it, those images (the converter counts K from them then).
+  int64_t chunk_images() const { return stored_chunk_images_; }
   int64_t converted() const { return converted_; }
   int64_t broken() const { return static_cast<int64_t>(paths_.size()) - converted_; }
 
@@ -229,16 +231,20 @@ class ConvertCosts {
     int64_t in_chunk = 0;
     converted_ = 0;
     auto finish_chunk = [&] {
-      // The last chunk is zero-padded to K images, as the writer stores it (not timed).
-      std::fill(chunk_.begin() + in_chunk * image_bytes_, chunk_.end(), 0);
+      // The last chunk is zero-padded to K images, as the writer stores it (not timed); a
+      // file's only chunk holds just the images converted, as the converter sizes it.
+      if (offset == 0) stored_chunk_images_ = in_chunk;
+      const std::span<uint8_t> chunk(chunk_.data(),
+                                     static_cast<size_t>(stored_chunk_images_ * image_bytes_));
+      std::fill(chunk.begin() + in_chunk * image_bytes_, chunk.end(), 0);
       Clock clock;
-      checksums_ ^= h5feed::codec::ChunkChecksum(chunk_);  // kept: not optimised away
+      checksums_ ^= h5feed::codec::ChunkChecksum(chunk);  // kept: not optimised away
       clock.Lap(seconds[kChecksum]);
       const bool compressed = options_.compression.kind != Compression::Kind::kNone;
-      if (compressed) CompressChunk(chunk_, options_.compression, compressed_);
+      if (compressed) CompressChunk(chunk, options_.compression, compressed_);
       clock.Lap(seconds[kCompress]);
       const std::span<const uint8_t> stored =
-          compressed ? std::span<const uint8_t>(compressed_) : std::span<const uint8_t>(chunk_);
+          compressed ? std::span<const uint8_t>(compressed_) : std::span<const uint8_t>(chunk);
       out.Write(stored, offset);
       offset += static_cast<off_t>(stored.size());
       clock.Lap(seconds[kWrite]);
@@ -284,6 +290,7 @@ class ConvertCosts {
   std::vector<std::string> paths_;
   int64_t image_bytes_;
   int64_t chunk_images_;
+  int64_t stored_chunk_images_ = 0;
   std::vector<uint8_t> chunk_;
   std::vector<uint8_t> compressed_;
   std::vector<uint8_t> file_;

@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+
+#include "h5feed/option_names.h"
 
 #include "memory_budget.h"
 
@@ -18,11 +21,11 @@ namespace h5feed::converters {
 class ChunkBufferReservation {
  public:
   // Reserves for 2 x threads + 2 groups, or as many as half the budget holds. `group_extra`:
-  // bytes a group holds beside its three chunk-sized buffers. `chunk_option` names the option
-  // that makes chunks smaller, for the message. Throws Error(kInvalidArgument) when not even
-  // one group fits.
+  // bytes a group holds beside its three chunk-sized buffers. `chunk_option`: the
+  // ConvertOptions field that makes chunks smaller, named by `names` (ConvertOptions'
+  // option_names) in the message. Throws Error(kInvalidArgument) when not even one group fits.
   ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int64_t group_extra,
-                         int threads, const std::string& chunk_option);
+                         int threads, const OptionNames& names, std::string_view chunk_option);
   ~ChunkBufferReservation();
   ChunkBufferReservation(const ChunkBufferReservation&) = delete;
   ChunkBufferReservation& operator=(const ChunkBufferReservation&) = delete;

@@ -34,7 +34,7 @@ struct GroupPlan {
   // What a group holds beside its chunk-sized buffers, for the memory budget
   // (chunk_buffer_reservation.h).
   int64_t scratch_bytes = 0;
-  // The option that makes chunks smaller, for the budget's message.
+  // The ConvertOptions field that makes chunks smaller, for the budget's message.
   std::string chunk_option;
 };
 
@@ -65,7 +65,10 @@ class ChunkPacker {
   // completes is handed to group.chunk (emptied first).
   virtual void Pack(SampleGroup& group) = 0;
   // Hands the last, partial chunk (if any) to group.chunk: the token after the last group.
-  virtual void Flush(SampleGroup& group) = 0;
+  // Returns true when it changed the file's layout (SetLayout) to fit what was stored, which
+  // a layout may do only while no chunk was handed before: the pipeline then makes the file
+  // anew with that layout, before the chunk is encoded.
+  virtual bool Flush(SampleGroup& group) = 0;
 
   // Compresses and checksums group.chunk (not empty) into group.encoded.
   virtual void Encode(const Writer& writer, SampleGroup& group) const = 0;

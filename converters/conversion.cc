@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "path_role.h"
 #include "stored_order.h"
 
 namespace h5feed::converters {
@@ -54,10 +56,11 @@ void CheckSampleFields(const std::vector<FieldSpec>& fields, const SampleInfo& i
 // schedules them (the serial ones one token at a time, in order).
 class ConversionPipeline {
  public:
-  // `order`: the source rows to convert, in stored order. Everything given must outlive Run.
+  // `order`: the source rows to convert, in stored order. `make_writer` makes `writer` anew
+  // for the packer's layout, when its Flush changed it. Everything given must outlive Run.
   ConversionPipeline(const SampleSource& source, const std::vector<int64_t>& order,
                      const ConvertOptions& options, ChunkPacker& packer, Writer& writer,
-                     DatasetDescription& description)
+                     const std::function<Writer()>& make_writer, DatasetDescription& description)
       : source_(source),
         fields_(source.fields()),
         labelled_(source.labelled()),
@@ -65,6 +68,7 @@ class ConversionPipeline {
         options_(options),
         packer_(packer),
         writer_(writer),
+        make_writer_(make_writer),
         description_(description),
         progress_{0, static_cast<int64_t>(order.size()), 0} {}
 
@@ -123,9 +127,9 @@ class ConversionPipeline {
         if (options_.strict) {
           throw MakeError(
               ErrorCode::kCorrupt,
-              "{} (--strict makes a broken input an error; without it the input is skipped and "
+              "{} ({} makes a broken input an error; without it the input is skipped and "
               "recorded)",
-              e.what());
+              e.what(), NameOption(options_.option_names, "ConvertOptions", "strict"));
         }
         group->skipped.push_back({source_.name(row), e.what()});
       }
@@ -135,7 +139,11 @@ class ConversionPipeline {
 
   SampleGroup* Pack(SampleGroup* group) {
     if (group->count == 0) {
-      packer_.Flush(*group);
+      // No chunk was handed before a layout change, so no other filter is using the writer.
+      if (packer_.Flush(*group)) {
+        writer_.Abandon();  // its temporary file's name is the new one's
+        writer_ = make_writer_();
+      }
     } else {
       packer_.Pack(*group);
     }
@@ -182,6 +190,7 @@ class ConversionPipeline {
   const ConvertOptions& options_;
   ChunkPacker& packer_;
   Writer& writer_;
+  const std::function<Writer()>& make_writer_;
   DatasetDescription& description_;
 
   // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool_`
@@ -248,15 +257,27 @@ std::unique_ptr<ChunkPacker> PackerFor(const SampleSource& source, const Convert
 
 }  // namespace
 
+void CheckOutputPath(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the output {} ends in .npy, as a NumPy input does: is it an input given in "
+                    "the output's place? Give the h5feed file to write (an .h5 path) as the "
+                    "output; it is left as it is",
+                    path);
+  }
+}
+
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  CheckOutputPath(path);
   if (source.count() == 0) {
     throw Error(ErrorCode::kInvalidArgument, "nothing to convert: the source has no sample");
   }
   if (options.chunk_bytes < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--chunk-bytes must be positive (or 0 for 4 MiB), got {}", options.chunk_bytes);
+    throw MakeError(ErrorCode::kInvalidArgument, "{} must be positive (or 0 for 4 MiB), got {}",
+                    NameOption(options.option_names, "ConvertOptions", "chunk_bytes"),
+                    options.chunk_bytes);
   }
   std::unique_ptr<MemoryBudget> fallback_budget;
   MemoryBudget& budget = SharedBudget(source, options, fallback_budget);
@@ -266,29 +287,33 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   DatasetDescription description = DescribeInput(source, options, order);
   const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 
-  WriterOptions writer_options;
-  packer->SetLayout(writer_options);
-  writer_options.compression = options.compression;
-  writer_options.overwrite = options.overwrite;
-  writer_options.option_names = options.option_names;
-  writer_options.fields = source.fields();
-  writer_options.labelled = source.labelled();
-  Writer writer = Writer::Create(path, writer_options);
+  // Made before any input is read, so that an output that exists or cannot be written is
+  // refused at once; made anew only if the packer's layout changes (ChunkPacker::Flush).
+  const std::function<Writer()> make_writer = [&] {
+    WriterOptions writer_options;
+    packer->SetLayout(writer_options);
+    writer_options.compression = options.compression;
+    writer_options.overwrite = options.overwrite;
+    writer_options.option_names = options.option_names;
+    writer_options.fields = source.fields();
+    writer_options.labelled = source.labelled();
+    return InRole("output", path, [&] { return Writer::Create(path, writer_options); });
+  };
+  Writer writer = make_writer();
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
   const ChunkBufferReservation reservation(
-      budget, plan.chunk_bytes,
-      plan.scratch_bytes + FieldBytes(writer_options.fields, plan.samples), threads,
-      plan.chunk_option);
-  ConversionPipeline pipeline(source, order, options, *packer, writer, description);
+      budget, plan.chunk_bytes, plan.scratch_bytes + FieldBytes(source.fields(), plan.samples),
+      threads, options.option_names, plan.chunk_option);
+  ConversionPipeline pipeline(source, order, options, *packer, writer, make_writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
   ConvertReport report;
   EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
   report.stored_bytes = written.stored_bytes;
-  report.fields = writer_options.fields;
-  report.labelled = writer_options.labelled;
+  report.fields = source.fields();
+  report.labelled = source.labelled();
   report.notes = source.notes();
   packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

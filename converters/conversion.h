@@ -31,12 +31,18 @@
 
 namespace h5feed::converters {
 
-// Throws Error: whatever the source or the writer throws (the temporary file is removed),
-// kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read,
-// the memory budget cannot hold one chunk's buffers, an option does not suit the source or
-// `part` has no input (more parts than inputs), a sample's field value does not fit its field
-// (naming the sample and the field; never skipped as broken), kCancelled when `cancel` was set,
-// kInternal when a source of one shape delivers a sample of another.
+// Throws Error(kInvalidArgument) for an output path no conversion writes: one ending in .npy,
+// a NumPy input given in the output's place (`convert npy IMAGES LABELS` without OUT), which
+// overwriting would destroy.
+void CheckOutputPath(const std::string& path);
+
+// Throws Error: what CheckOutputPath throws; whatever the source or the writer throws (the
+// temporary file is removed), kCorrupt for a broken sample under `strict`, kInvalidArgument when no
+// sample could be read, the memory budget cannot hold one chunk's buffers, an option does not suit
+// the source or `part` has no input (more parts than inputs), a sample's field value does not fit
+// its field (naming the sample and the field; never skipped as broken), kCancelled when `cancel`
+// was set, kInternal when a source of one shape delivers a sample of another. Errors about the
+// output name it as such ("output out.h5 already exists ...").
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
 

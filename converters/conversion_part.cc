@@ -68,11 +68,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
     if (part.index < 0 || part.count < 1 || part.index >= part.count) {
       throw MakeError(
           ErrorCode::kInvalidArgument,
-          "--part auto found {} (set by {}), which are not a rank and a size with 0 <= rank < "
-          "size; give the part as --part K/N",
+          "auto found {} (set by {}), which are not a rank and a size with 0 <= rank < size; "
+          "give the part as K/N",
           variables, launcher.name);
     }
-    CheckPart(part, "--part auto (" + variables + ")");
+    CheckPart(part, "auto (" + variables + ")");
     return part;
   }
   std::string names;
@@ -82,15 +82,15 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment) {
   }
   throw MakeError(
       ErrorCode::kInvalidArgument,
-      "--part auto found no launcher's rank and size in the environment: none of {} is set; start "
-      "the parts with one of those launchers, or give --part K/N",
+      "auto found no launcher's rank and size in the environment: none of {} is set; start the "
+      "parts with one of those launchers, or give the part as K/N",
       names);
 }
 
 ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLookup& environment) {
   if (text == "auto") return PartFromEnvironment(environment);
   const size_t slash = text.find('/');
-  const std::string given = "--part " + std::string(text);
+  const std::string given(text);
   if (slash == std::string_view::npos) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} is neither K/N (part K of N, from 0, e.g. 0/4) nor auto", given);
@@ -115,6 +115,18 @@ std::string PartPath(const std::string& output, ConversionPart part) {
   std::snprintf(tag, sizeof tag, "-%05lld-of-%05lld", static_cast<long long>(part.index),
                 static_cast<long long>(part.count));
   return output.substr(0, dot) + tag + output.substr(dot);
+}
+
+std::optional<std::string> WholePath(const std::string& part_path, ConversionPart part) {
+  // PartPath put the tag before the suffix it found, so the tag is found the same way: a
+  // PartPath of the candidate must give part_path back.
+  const std::string tag = PartPath("", part);
+  const size_t at = part_path.rfind(tag);
+  if (at == std::string::npos) return std::nullopt;
+  std::string whole = part_path;
+  whole.erase(at, tag.size());
+  if (PartPath(whole, part) != part_path) return std::nullopt;
+  return whole;
 }
 
 std::pair<int64_t, int64_t> PartSlice(int64_t inputs, ConversionPart part) {

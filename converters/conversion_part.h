@@ -33,7 +33,8 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 const char* ProcessEnvironment(const char* name);
 
 // Parses --part: "K/N" (0 <= K < N), or "auto" for the launcher's rank and size
-// (PartFromEnvironment). Throws Error(kInvalidArgument) saying what is accepted.
+// (PartFromEnvironment). Throws Error(kInvalidArgument) saying what is accepted, led by the
+// text given, not the flag: the command line's check names the flag.
 ConversionPart ParseConversionPart(std::string_view text, const EnvironmentLookup& environment);
 
 // The rank and world size the process was started with, from the first launcher whose
@@ -49,6 +50,11 @@ ConversionPart PartFromEnvironment(const EnvironmentLookup& environment);
 // ("train.h5", part 0 of 3: "train-00000-of-00003.h5"; "train": "train-00000-of-00003").
 // `output` itself for a whole conversion.
 std::string PartPath(const std::string& output, ConversionPart part);
+
+// The inverse of PartPath: the output that `part_path`, the file of `part`, was named from
+// ("train-00001-of-00003.h5", part 1 of 3: "train.h5"); nullopt when its name lacks that
+// part's tag (a renamed file).
+std::optional<std::string> WholePath(const std::string& part_path, ConversionPart part);
 
 // The positions [first, end) of a stored order of `inputs` entries that `part` converts.
 std::pair<int64_t, int64_t> PartSlice(int64_t inputs, ConversionPart part);

@@ -47,8 +47,11 @@ struct ConvertOptions {
   int threads = 0;         // 0 = all cores
   bool overwrite = false;  // replace an existing output
   bool strict = false;     // a broken sample is an error instead of a skip
-  // How errors name these options (option_names.h): a front end passes its own spelling of
-  // "overwrite". Empty: the C++ names.
+  // How errors name the options (option_names.h), by these fields' names ("chunk_images",
+  // "chunk_bytes", "smart_threshold", "strict", "overwrite", and "memory" for the memory
+  // limit) and by the fields of the source's options ("size", "max_side", "max_pixels",
+  // "allow_empty"), so that a front end gives one OptionNames to both: `--chunk-bytes` on the
+  // command line, `chunk_bytes` in Python. Empty: the C++ names.
   OptionNames option_names;
   // The memory budget for the chunk buffers and, shared with the source, decoding (a source
   // with a budget of its own, SampleSource::memory_budget(), must be given that one). Null: the

@@ -22,8 +22,7 @@ struct ConvertReport {
   ImageShape shape;    // version 1: the images' shape; own size: the largest that may be stored
   int64_t images = 0;  // written
   int64_t chunks = 0;
-  // Version 1: the images of a full chunk, K, or of the one chunk when fewer images than K were
-  // written (K is chosen before the broken inputs are skipped); own size: 0.
+  // Version 1: the images of a chunk, K, as the file's chunk shape has it; own size: 0.
   int64_t chunk_images = 0;
   // Own size (a version 2 file): the chunk size C, the cap applied, the encoding asked for,
   // its threshold, and the bytes of the stored images (JPEG files or pixels) before

@@ -41,6 +41,8 @@ class FixedChunkPacker final : public ChunkPacker {
     const int64_t n = source.count();
     const int64_t image_bytes = shape_.bytes();
     k_ = options.chunk_images;
+    // Only a K of the converter's choosing, for the whole dataset, follows what is stored.
+    k_follows_stored_ = k_ == 0 && options.part.whole();
     if (k_ == 0) {
       k_ = options.chunk_bytes > 0
                ? std::clamp<int64_t>((options.chunk_bytes + image_bytes / 2) / image_bytes, 1, n)
@@ -52,7 +54,7 @@ class FixedChunkPacker final : public ChunkPacker {
     image_.bytes = static_cast<uint64_t>(image_bytes);
     plan_.samples = k_;
     plan_.chunk_bytes = k_ * image_bytes;
-    plan_.chunk_option = "--chunk";
+    plan_.chunk_option = "chunk_images";
   }
 
   const GroupPlan& plan() const override { return plan_; }
@@ -81,6 +83,7 @@ class FixedChunkPacker final : public ChunkPacker {
       // The common case: a whole group read cleanly is a chunk as it stands, no copy.
       group.samples.SwapInto(group.chunk.bytes);
       for (SampleInfo& info : group.infos) group.chunk.Add(image_, info);
+      handed_ = true;
       return;
     }
     size_t offset = 0;
@@ -91,13 +94,22 @@ class FixedChunkPacker final : public ChunkPacker {
       offset += image_.bytes;
       if (static_cast<int64_t>(partial_.images.size()) == k_) {
         partial_.HandTo(group.chunk, static_cast<size_t>(plan_.chunk_bytes));
+        handed_ = true;
       }
     }
   }
 
-  void Flush(SampleGroup& group) override {
+  bool Flush(SampleGroup& group) override {
     group.chunk.Clear();
-    if (!partial_.empty()) partial_.HandTo(group.chunk, 0);
+    if (partial_.empty()) return false;
+    // The file's only chunk: with broken inputs skipped it holds fewer than the K counted
+    // from the inputs, and a chunk of K would only add padding, on disk and in every reader.
+    const auto stored = static_cast<int64_t>(partial_.images.size());
+    const bool resized = !handed_ && k_follows_stored_ && stored < k_;
+    if (resized) k_ = stored;
+    partial_.HandTo(group.chunk, 0);
+    handed_ = true;
+    return resized;
   }
 
   void Encode(const Writer& writer, SampleGroup& group) const override {
@@ -107,9 +119,7 @@ class FixedChunkPacker final : public ChunkPacker {
 
   void Report(const WrittenChunks& written, ConvertReport& report) const override {
     report.shape = shape_;
-    // K was chosen before any input was read; when the inputs that could be read fill less
-    // than one chunk (broken ones skipped), the file's one chunk holds only those.
-    report.chunk_images = std::min(k_, report.images);
+    report.chunk_images = k_;
     report.raw_bytes = written.raw_bytes;
   }
 
@@ -117,6 +127,8 @@ class FixedChunkPacker final : public ChunkPacker {
   ImageShape shape_;
   StoredImage image_;  // every image's record: the one shape, raw
   int64_t k_ = 0;
+  bool k_follows_stored_ = false;  // K was counted from the inputs, for the whole dataset
+  bool handed_ = false;            // a chunk was handed on: the file's layout is fixed
   GroupPlan plan_;
   PackedChunk partial_;  // fewer than K images
 };

@@ -14,7 +14,10 @@ namespace h5feed::converters {
 
 // K is options.chunk_images, or the K whose chunks are nearest options.chunk_bytes (default
 // 4 MiB), at most the source's count() (the whole dataset's, so the parts of a conversion in
-// parts share it). Its Read refuses (kInternal) a sample of another shape than shape(); its
+// parts share it). A K so chosen is counted before any input is read: when broken inputs
+// leave fewer images than K in all, the file's one chunk is sized by the images stored (Flush
+// changes the layout), except in a part of a conversion in parts, whose K the other parts
+// share. Its Read refuses (kInternal) a sample of another shape than shape(); its
 // report gives the shape, K (or the images written, when fewer) and the pixels' bytes. Throws
 // Error(kInvalidArgument) for an encoding other than raw, which only images at their own size
 // are stored in.

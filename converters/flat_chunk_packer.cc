@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "byte_size.h"
 #include "h5feed/error.h"
@@ -52,16 +53,19 @@ class FlatChunkPacker final : public ChunkPacker {
  public:
   FlatChunkPacker(const SampleSource& source, const ConvertOptions& options)
       : largest_(source.shape()) {
+    const auto name = [&options](std::string_view field) {
+      return NameOption(options.option_names, "ConvertOptions", field);
+    };
     if (options.chunk_images > 0) {
       throw MakeError(ErrorCode::kInvalidArgument,
-                      "--chunk {} counts images per chunk, but these images are stored at their "
-                      "own sizes, in chunks of whole images of a number of bytes: give "
-                      "--chunk-bytes instead (default 4M)",
-                      options.chunk_images);
+                      "{} {} counts images per chunk, but these images are stored at their own "
+                      "sizes, in chunks of whole images of a number of bytes: give {} instead "
+                      "(default 4M)",
+                      name("chunk_images"), options.chunk_images, name("chunk_bytes"));
     }
     if (options.smart_threshold < 0) {
-      throw MakeError(ErrorCode::kInvalidArgument,
-                      "--smart-threshold must be 0 or more bytes, got {}", options.smart_threshold);
+      throw MakeError(ErrorCode::kInvalidArgument, "{} must be 0 or more bytes, got {}",
+                      name("smart_threshold"), options.smart_threshold);
     }
     // The largest image that may be stored: the largest the source may decode (its headers'
     // sizes, capped), raw, or the worst JPEG file of the cap's square.
@@ -86,12 +90,12 @@ class FlatChunkPacker final : public ChunkPacker {
     if (c >= kMaxChunkBytes) {
       throw MakeError(ErrorCode::kInvalidArgument,
                       "a chunk must hold the largest image that may be stored ({}), and HDF5 "
-                      "cannot store chunks of 4 GiB or more; lower --max-side or --chunk-bytes",
-                      ByteSize(image_bound));
+                      "cannot store chunks of 4 GiB or more; lower {} or {}",
+                      ByteSize(image_bound), name("max_side"), name("chunk_bytes"));
     }
     plan_.samples = std::max<int64_t>(1, c / std::max<int64_t>(1, image_bound));
     plan_.chunk_bytes = c;
-    plan_.chunk_option = "--chunk-bytes";
+    plan_.chunk_option = "chunk_bytes";
     layout_.chunk_bytes = c;
     layout_.max_side = source.max_side();
     layout_.encoding = options.encoding;
@@ -139,9 +143,10 @@ class FlatChunkPacker final : public ChunkPacker {
     }
   }
 
-  void Flush(SampleGroup& group) override {
+  bool Flush(SampleGroup& group) override {
     group.chunk.Clear();
     if (!partial_.empty()) partial_.HandTo(group.chunk, 0);
+    return false;  // C was raised to the largest image that may be stored: it stands
   }
 
   void Encode(const Writer& writer, SampleGroup& group) const override {

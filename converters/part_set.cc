@@ -181,19 +181,22 @@ std::vector<PartFile> InPartOrder(std::vector<PartFile> opened) {
     }
     slot = &part;
   }
+  // Each missing part by the file it would be, named from a given part's file as
+  // `--part K/N` names them, where that file keeps its name.
+  const PartFile& given = opened.front();
+  const std::optional<std::string> whole = WholePath(given.path, {given.part, count});
   std::string missing;
   int64_t missing_count = 0;
   for (int64_t k = 0; k < count; ++k) {
     if (by_number[static_cast<size_t>(k)] != nullptr) continue;
-    if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    if (++missing_count > 8) continue;
+    missing += (missing.empty() ? "part " : ", part ") + std::to_string(k) +
+               (whole ? " (" + PartPath(*whole, {k, count}) + ")" : "");
   }
   if (missing_count > 0) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} of the {} parts are missing: part {}{} (named like {} when converted to the same OUT); "
-        "give every part",
-        missing_count, count, missing, (missing_count > 8 ? ", ..." : ""),
-        PartPath(opened.front().path, {0, count}));
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} of the {} parts are missing: {}{}; give every part", missing_count, count,
+                    missing, (missing_count > 8 ? ", ..." : ""));
   }
   std::vector<PartFile> ordered;
   for (PartFile* part : by_number) ordered.push_back(std::move(*part));

@@ -31,6 +31,7 @@
 #include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "h5feed/sampler_options.h"
+#include "input_paths.h"
 #include "interrupt_guard.h"
 #include "number_checks.h"
 #include "parsed_option.h"
@@ -243,7 +244,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
                             std::to_string(d.image_shape.channels);
   out += "bench " + DisplayLocation(f.path) + ": " + FormatCount(d.samples) +
          (d.own_size ? " images at their own size (up to " + shape + ")" : " images " + shape) +
-         " in " + FormatCount(d.chunks) + (d.own_size ? " chunks of up to " : " chunks of ") +
+         " in " + CountOf(d.chunks, "chunk") + (d.own_size ? " of up to " : " of ") +
          FormatCount(d.chunk_samples) + " (opened in " + FormatDuration(r.open_seconds) + ")\n";
   out +=
       "  sampler " + SamplerName(flags) +
@@ -260,9 +261,10 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
       (f.direct ? ", O_DIRECT" : "") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
   if (f.cold_each_epoch && r.cold_drops > 0) {
-    out += "  dropped again before each of the " + std::to_string(r.cold_drops) +
-           Format(" later epochs (at most %.0f%% of the file left resident)",
-                  100 * r.most_resident_after_drop) +
+    out += "  dropped again before " +
+           (r.cold_drops == 1 ? std::string("the later epoch")
+                              : "each of the " + std::to_string(r.cold_drops) + " later epochs") +
+           Format(" (at most %.0f%% of the file left resident)", 100 * r.most_resident_after_drop) +
            (r.most_resident_after_drop > bench::Eviction::kColdThreshold
                 ? ": some epochs were not read cold"
                 : "") +
@@ -282,11 +284,15 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          "); cache " + FormatCount(static_cast<int64_t>(s.cache_hits)) + " hits, " +
          FormatCount(static_cast<int64_t>(s.cache_misses)) + " misses" +
          Format(" (%.1f%% hit rate)", 100 * bench::HitRate(s)) + "\n";
+  // Without --step-ms the loop asks for the next batch at once, so Next() waits nearly all
+  // the time by construction: a share then would read as a fault. --step-ms gives one that
+  // means something (the simulated trainer's line below).
   out += "  read " + ToString(ByteSize(s.bytes_read)) + ", decoded " +
          ToString(ByteSize(s.bytes_decoded)) +
-         Format("; Next() waited %.0f%% of the time; %.1f cores busy", 100 * bench::WaitShare(r),
-                bench::CoresUsed(r)) +
-         "\n";
+         (f.step_ms > 0 ? Format("; Next() waited %.0f%% of the time", 100 * bench::WaitShare(r))
+                        : std::string("; batches taken as they came (no --step-ms), so the "
+                                      "reader set the pace")) +
+         Format("; %.1f cores busy", bench::CoresUsed(r)) + "\n";
   if (flags.input.remote() && r.seconds > 0) {
     out += Format(
         "  remote: read %.1f MB/s of stored bytes (from the network, or the spill "
@@ -387,9 +393,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       "fraction reached. Batches are consumed as fast as they come (or every --step-ms), so a "
       "trainer gets at most this rate. 'h5feed bench sweep' runs a grid of settings; "
       "docs/bench.md defines every figure");
-  command->add_option("FILE", flags->input,
-                      "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
-                      "path, or an http(s):// or s3:// URL (docs/remote.md)");
+  command
+      ->add_option("FILE", flags->input,
+                   "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
+                   "path, or an http(s):// or s3:// URL (docs/remote.md)")
+      ->check(ExistingInput(InputKind::kFileOrUrl));
   command
       ->add_option("--sampler", s.sampler,
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -152,9 +153,25 @@ int CheckLayoutFlags(const std::string& command_name, const std::string& input,
   return kExitOk;
 }
 
-OptionNames WriterFlagNames() {
+OptionNames ConversionFlagNames() {
+  // Each field (ConvertOptions::option_names) with the flag that sets it.
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"overwrite", "--force"},
+      {"chunk_images", "--chunk"},
+      {"chunk_bytes", "--chunk-bytes"},
+      {"smart_threshold", "--smart-threshold"},
+      {"strict", "--strict"},
+      {"memory", "--memory-limit"},
+      {"size", "--size"},
+      {"max_side", "--max-side"},
+      {"max_pixels", "--max-pixels"},
+      {"allow_empty", "--allow-empty"},
+  };
   return [](std::string_view path) {
-    return path == "overwrite" ? std::string("--force") : std::string();
+    for (const auto& [field, flag] : kFlags) {
+      if (field == path) return std::string(flag);
+    }
+    return std::string();
   };
 }
 
@@ -180,6 +197,7 @@ int RunConversion(
         std::make_unique<converters::MemoryBudget>(converters::ParseMemorySize(flags.memory_limit));
     if (!flags.part.empty())
       options.part = converters::ParseConversionPart(flags.part, converters::ProcessEnvironment);
+    converters::CheckOutputPath(flags.output);
   } catch (const std::exception& e) {
     ReportError(command_name, e);
     return kExitUsage;
@@ -190,7 +208,7 @@ int RunConversion(
   options.seed = flags.seed;
   options.threads = flags.threads;
   options.overwrite = flags.force;
-  options.option_names = WriterFlagNames();
+  options.option_names = ConversionFlagNames();
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
   const std::string output = converters::PartPath(flags.output, options.part);
@@ -208,8 +226,8 @@ int RunConversion(
       bar.Update(p.done, p.skipped);
     };
     if (!flags.quiet) {
-      options.on_skip = [&bar](const SkippedSource& s) {
-        bar.Message("warning: skipped " + s.source + ": " + s.reason);
+      options.on_skip = [&bar, &command_name](const SkippedSource& s) {
+        bar.Message("h5feed " + command_name + ": warning: skipped " + s.source + ": " + s.reason);
       };
     }
     const converters::ConvertReport report = converters::Convert(*source, output, options);

@@ -84,9 +84,9 @@ void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope sco
 int CheckLayoutFlags(const std::string& command_name, const std::string& input,
                      const ConversionFlags& flags, const converters::SampleSource* source);
 
-// ConvertOptions::option_names (and MergeOptions') for the command line: "overwrite" is
-// --force.
-OptionNames WriterFlagNames();
+// ConvertOptions::option_names (and MergeOptions', and the sources' options') for the command
+// line: the flag that sets each field ("chunk_bytes" is --chunk-bytes, "overwrite" --force).
+OptionNames ConversionFlagNames();
 
 // Opens the source (errors reported as such), checks the options against it
 // (CheckLayoutFlags), converts it to flags.output and reports.

@@ -7,11 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command_error.h"
 #include "commands.h"
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "input_paths.h"
 #include "make_error.h"
 #include "parsed_option.h"
 #include "sources/cifar_source.h"
@@ -35,6 +37,11 @@ converters::image::Size ParseSize(const std::string& text) {
       if (used != rest.size()) throw std::invalid_argument(text);
     }
     if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
+    // A size, but not one an image can have.
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--size {}: each side must be from 1 to 65535 pixels, as HxW (height first) "
+                    "or one number for a square",
+                    text);
   } catch (const std::logic_error&) {}
   throw MakeError(ErrorCode::kInvalidArgument,
                   "--size {} is not a size: give HxW (height first), e.g. 224x224, or one number",
@@ -54,7 +61,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       "subfolders sorted by name, labels their index, as torchvision's ImageFolder");
   command->add_option("SRC_DIR", *input, "The image folder")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingInput(InputKind::kFolder));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option(
       "--size", *size,
@@ -81,6 +88,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       options.allow_empty = *allow_empty;
       options.max_pixels = flags->max_pixels;
       options.threads = flags->threads;
+      options.option_names = ConversionFlagNames();
       options.resize = *resize;
       if (!size->empty()) {
         try {
@@ -114,7 +122,7 @@ void AddCifar(CLI::App& convert, Runner& run) {
       "train.bin / test.bin), with class names from batches.meta.txt or *_label_names.txt");
   command->add_option("SRC", *input, "The folder holding the .bin files")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingInput(InputKind::kFolder));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   AddEnumOption(*command, "--split", *split, "train or test");
   AddEnumOption(*command, "--labels", *labels, "CIFAR-100 only: fine (100 classes) or coarse (20)");
@@ -170,6 +178,16 @@ void AddNpy(CLI::App& convert, Runner& run) {
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
       std::vector<converters::NpyFieldFile> field_files;
       for (const std::string& text : *fields) field_files.push_back(NpyFieldOf(text));
+      std::vector<std::pair<std::string, std::string>> inputs = {{"images file ", images},
+                                                                 {"labels file ", labels}};
+      for (const converters::NpyFieldFile& field : field_files) {
+        inputs.emplace_back("field " + field.name + "'s file ", field.path);
+      }
+      for (const auto& [role, path] : inputs) {
+        if (path.empty()) continue;
+        const std::string problem = InputProblem(path, InputKind::kFile);
+        if (!problem.empty()) return ReportUsageError("convert npy", role + problem);
+      }
       return RunConversion(
           "convert npy", images,
           [&](converters::MemoryBudget&) {
@@ -185,10 +203,25 @@ void AddNpy(CLI::App& convert, Runner& run) {
 void AddConvertCommand(CLI::App& app, Runner& run) {
   CLI::App* convert = app.add_subcommand(
       "convert", "Convert an image dataset to one chunked, compressed uint8 HDF5 file");
-  convert->require_subcommand(1);
   AddImageFolder(*convert, run);
   AddCifar(*convert, run);
   AddNpy(*convert, run);
+  // One source, named: CLI11's own check would say only "A subcommand is required", also for
+  // a source it does not know ("convert segmentation ..."), which the extras collect.
+  convert->require_subcommand(0, 1);
+  convert->allow_extras();
+  convert->callback([convert] {
+    if (!convert->get_subcommands().empty()) return;
+    std::string sources;
+    for (const CLI::App* source : convert->get_subcommands({})) {
+      sources += (sources.empty() ? "" : ", ") + source->get_name();
+    }
+    const std::vector<std::string> rest = convert->remaining();
+    throw CLI::ValidationError(
+        "SOURCE", (rest.empty() ? "give the source to convert: "
+                                : "'" + rest.front() + "' is not a source h5feed converts: ") +
+                      sources + " (an HDF5 file: h5feed rechunk)");
+  });
 }
 
 }  // namespace h5feed::cli

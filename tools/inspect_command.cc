@@ -5,11 +5,14 @@
 #include <memory>
 #include <string>
 
+#include "command_error.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/inspect.h"
+#include "input_paths.h"
 #include "remote_options_flags.h"
+#include "reports/error_report.h"
 #include "reports/file_summary_report.h"
 #include "reports/report_json.h"
 
@@ -48,6 +51,13 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
   AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {
     run = [=] {
+      // Checked here, not while parsing, so that --json gets its error object too.
+      if (const std::string problem = InputProblem(*path, InputKind::kFileOrUrl);
+          !problem.empty()) {
+        const Error missing(ErrorCode::kNotFound, problem);
+        if (*json) std::cout << reports::ToJson(reports::ErrorValue(*path, missing)) << std::flush;
+        return ReportUsageError("inspect", problem);
+      }
       try {
         InspectOptions options;
         options.open_probe = !*no_open_probe;
@@ -60,12 +70,9 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
         std::cout << (*json ? reports::ToJson(summary) : reports::SummaryText(summary))
                   << std::flush;
         return kExitOk;
-      } catch (const Error& e) {
-        std::cerr << "h5feed inspect: " << e.what() << "\n";
-        return kExitFailed;
-      } catch (const std::exception& e) {  // a bug or out of memory: still one line, no abort
-        std::cerr << "h5feed inspect: " << e.what() << "\n";
-        return kExitFailed;
+      } catch (const std::exception& e) {  // a bug or out of memory too: one line, no abort
+        if (*json) std::cout << reports::ToJson(reports::ErrorValue(*path, e)) << std::flush;
+        return ReportError("inspect", e);
       }
     };
   });

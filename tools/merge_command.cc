@@ -13,6 +13,7 @@
 #include "conversion_runner.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "input_paths.h"
 #include "interrupt_guard.h"
 #include "merge.h"
 #include "progress_bar.h"
@@ -32,10 +33,14 @@ struct MergeFlags {
 
 int RunMerge(const MergeFlags& flags) {
   const std::vector<std::string> parts(flags.paths.begin(), flags.paths.end() - 1);
+  for (const std::string& part : parts) {
+    const std::string problem = InputProblem(part, InputKind::kFile);
+    if (!problem.empty()) return ReportUsageError("merge", "part " + problem);
+  }
   converters::MergeOptions options;
   options.seed = flags.seed;
   options.overwrite = flags.force;
-  options.option_names = WriterFlagNames();
+  options.option_names = ConversionFlagNames();
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
@@ -68,6 +73,21 @@ int RunMerge(const MergeFlags& flags) {
   }
 }
 
+// The parts and the output are one positional of CLI11's (with two, CLI11 2.1 gives every
+// argument to the first, or, with positionals_at_end, counts options among the last ones),
+// whose usage it writes "PART... OUT...": this writes it as it is read, "PART... OUT".
+class PartsThenOutUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const std::string repeated = "PART... OUT...";
+    if (const size_t at = usage.find(repeated); at != std::string::npos) {
+      usage.replace(at, repeated.size(), "PART... OUT");
+    }
+    return usage;
+  }
+};
+
 }  // namespace
 
 void AddMergeCommand(CLI::App& app, Runner& run) {
@@ -83,6 +103,7 @@ void AddMergeCommand(CLI::App& app, Runner& run) {
                    "The parts (any order, e.g. train-*-of-00004.h5), then the file to write")
       ->required()
       ->expected(2, -1);
+  command->formatter(std::make_shared<PartsThenOutUsage>());
   command->add_option("--seed", flags->seed,
                       "Seed of the interleaving of the parts' chunks (default 0)");
   command->add_flag("--force", flags->force, "Replace OUT if it exists (never replaced otherwise)");

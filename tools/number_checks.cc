@@ -1,5 +1,6 @@
 #include "number_checks.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,6 +15,20 @@ std::string Shortest(double value) {
   return text;
 }
 
+// "" when `text` is a whole number int64_t holds, or not a whole number at all; else the
+// complaint. CLI11 stores a whole number beyond int64_t's range as its limit, silently.
+std::string BeyondInt64(const std::string& text) {
+  const size_t digits = text.find_first_not_of("+-") == 1 ? 1 : 0;
+  if (text.size() <= digits || text.find_first_not_of("0123456789", digits) != std::string::npos) {
+    return "";
+  }
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno != ERANGE) return "";
+  return value < 0 ? "must be at least " + std::to_string(value) + ", not " + text
+                   : "must be at most " + std::to_string(value) + ", not " + text;
+}
+
 // The check: `accepts` on the number the text holds, else "must be RULE, not TEXT".
 template <typename Accepts>
 CLI::Validator NumberCheck(const std::string& rule, const std::string& hint, Accepts accepts) {
@@ -25,6 +40,7 @@ CLI::Validator NumberCheck(const std::string& rule, const std::string& hint, Acc
         if (text.empty() || *end != '\0') {
           return "must be a number " + rule + ", not " + text + after;
         }
+        if (std::string beyond = BeyondInt64(text); !beyond.empty()) return beyond;
         return accepts(value) ? std::string() : "must be " + rule + ", not " + text + after;
       },
       "");

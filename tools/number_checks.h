@@ -1,7 +1,8 @@
 #pragma once
 // Range checks of numeric flags that say the range in words: "--batch: must be at least 1, not
 // 0". (CLI11's PositiveNumber and NonNegativeNumber print the limits of a double in full, a
-// number of some 300 digits.)
+// number of some 300 digits.) A whole number beyond int64_t's range is refused by both, saying
+// the limit: CLI11 would store the limit itself without a word.
 
 #include <CLI/CLI.hpp>
 #include <string>

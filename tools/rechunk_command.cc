@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "conversion_runner.h"
+#include "input_paths.h"
 #include "sources/encoded_hdf5_source.h"
 
 namespace h5feed::cli {
@@ -27,7 +28,9 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
       "format, with new chunking and compression; or one whose images are encoded files (a "
       "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size; or "
       "an h5feed file of images at their own size, with new chunks, compression or encoding");
-  command->add_option("IN", *input, "The HDF5 file to read")->required()->check(CLI::ExistingFile);
+  command->add_option("IN", *input, "The HDF5 file to read")
+      ->required()
+      ->check(ExistingInput(InputKind::kFile));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,
                       "The image dataset (default: 'images', else the only 4-D uint8 dataset, "
@@ -65,6 +68,7 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
             source.max_pixels = flags->max_pixels;
             source.threads = flags->threads;
             source.memory = &memory;
+            source.option_names = ConversionFlagNames();
             return converters::OpenRechunkSource(*input, source);
           },
           *flags, false);

@@ -15,6 +15,12 @@ std::string FormatCount(int64_t n) {
   return n < 0 ? "-" + out : out;
 }
 
+std::string CountOf(int64_t n, std::string_view one, std::string_view many) {
+  std::string thing(n == 1 ? one : many);
+  if (n != 1 && many.empty()) thing = std::string(one) + "s";
+  return FormatCount(n) + " " + thing;
+}
+
 std::string FormatDuration(double seconds) {
   char text[32];
   if (seconds < 60) {

@@ -1,7 +1,7 @@
 // `h5feed verify FILE.h5 [--json]`: checks a whole file (h5feed/verify.h) and says whether it
 // is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed; 1: it
-// could not be judged (missing, unreadable, not an HDF5 file at all, a newer format), with the
-// message inspect gives for it.
+// could not be judged (unreadable, not an HDF5 file at all, a newer format), with the message
+// inspect gives for it; 2: a wrong command line, a FILE that does not exist among them.
 //
 // The checking runs in a child process (isolated_run.h): HDF5 1.10.8 crashes or spins forever
 // on some damaged structures, and verify is the command people run on exactly those files, so
@@ -15,14 +15,17 @@
 #include <memory>
 #include <string>
 
+#include "command_error.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "file_locking_option.h"
 #include "h5feed/error.h"
 #include "h5feed/verify.h"
+#include "input_paths.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
 #include "remote_options_flags.h"
+#include "reports/error_report.h"
 #include "reports/report_json.h"
 #include "reports/verification_report.h"
 
@@ -38,6 +41,14 @@ struct VerifyFlags {
   int stall_seconds = 120;  // no progress for this long: HDF5 is stuck on the file
   RemoteOptions remote;     // for a remote path
 };
+
+// With --json, the object a script reads on stdout when there is no report (error_report.h),
+// with "ok": false as a report of a file that is not sound has it.
+void WriteJsonError(const VerifyFlags& flags, const std::exception& error) {
+  ReportValue::Object value = reports::ErrorValue(flags.path, error);
+  value.insert(value.begin() + 1, {"ok", false});
+  std::cout << reports::ToJson(value) << std::flush;
+}
 
 int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   VerifyOptions options;
@@ -60,35 +71,49 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
     return report.ok() ? kExitOk : kExitDamaged;
   } catch (const std::exception& e) {  // Error, or a bug / out of memory: one line, no abort
     if (bar) bar->Finish();
-    std::cerr << "h5feed verify: " << e.what() << "\n";
-    return kExitFailed;
+    if (flags.json) WriteJsonError(flags, e);
+    return ReportError("verify", e);
   }
 }
 
 int RunVerify(const VerifyFlags& flags) {
+  // Checked here, not while parsing, so that --json gets its error object too.
+  if (const std::string problem = InputProblem(flags.path, InputKind::kFileOrUrl);
+      !problem.empty()) {
+    if (flags.json) WriteJsonError(flags, Error(ErrorCode::kNotFound, problem));
+    return ReportUsageError("verify", problem);
+  }
   const IsolatedResult result =
       RunIsolated([&](const Heartbeat& heartbeat) { return VerifyInThisProcess(flags, heartbeat); },
                   std::chrono::seconds(flags.stall_seconds));
   using Outcome = IsolatedResult::Outcome;
   if (result.outcome == Outcome::kExited) return result.exit_code;
-  if (result.outcome == Outcome::kStalled) {
-    std::cerr << "h5feed verify: " << flags.path << ": DAMAGED: reading it made no progress for "
-              << flags.stall_seconds
-              << " s, so the reader was stopped (HDF5 1.10.8 spins forever on some damaged "
-                 "structures, such as a damaged global heap; a very slow disk can do this "
-                 "too: raise --stall-seconds)\n";
+  // The child printed nothing on stdout: it was stopped, killed or crashed.
+  const auto damaged = [&flags](const std::string& why) {
+    const std::string message = flags.path + ": DAMAGED: " + why;
+    if (flags.json) WriteJsonError(flags, Error(ErrorCode::kCorrupt, message));
+    std::cerr << "h5feed verify: " << message << "\n";
     return kExitDamaged;
+  };
+  if (result.outcome == Outcome::kStalled) {
+    return damaged("reading it made no progress for " + std::to_string(flags.stall_seconds) +
+                   " s, so the reader was stopped (HDF5 1.10.8 spins forever on some damaged "
+                   "structures, such as a damaged global heap; a very slow disk can do this "
+                   "too: raise --stall-seconds)");
   }
   const int signal = result.signal;
   if (signal == SIGKILL) {  // not a fault of the file: the system (out of memory?) or a user
-    std::cerr << "h5feed verify: " << flags.path << ": the checking process was killed "
-              << "(SIGKILL; out of memory?) before it finished; the file was not judged\n";
-    return kExitFailed;
+    const Error killed(ErrorCode::kInternal,
+                       flags.path +
+                           ": the checking process was killed (SIGKILL; out of memory?) "
+                           "before it finished; the file was not judged");
+    if (flags.json) WriteJsonError(flags, killed);
+    return ReportError("verify", killed);
   }
-  std::cerr << "h5feed verify: " << flags.path << ": DAMAGED: reading it crashed the checking "
-            << "process (signal " << signal << ", " << strsignal(signal)
-            << "): HDF5 1.10.8 fails this way on some damaged structures\n";
-  return kExitDamaged;
+  return damaged("reading it crashed the checking process (signal " + std::to_string(signal) +
+                 ", " + strsignal(signal) +
+                 "): HDF5 1.10.8 fails this way on some damaged "
+                 "structures");
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ const hdf5::DatasetEntry* FindEncoded(hid_t file, const std::vector<hdf5::Datase
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "{} holds several datasets of encoded images ({}) and none is named images: name the one "
-        "to use (h5feed rechunk --images NAME)",
+        "to use as the images",
         path, names);
   }
   return candidates.empty() ? nullptr : candidates.front();
@@ -101,7 +101,7 @@ class EncodedHdf5Source final : public SampleSource {
   EncodedHdf5Source(Parts parts, std::unique_ptr<MemoryBudget> own_budget)
       : p_(std::move(parts)),
         own_budget_(std::move(own_budget)),
-        reader_(*memory_budget(), p_.options.max_pixels) {}
+        reader_(*memory_budget(), p_.options.max_pixels, p_.options.option_names) {}
 
   ~EncodedHdf5Source() override {
     auto lock = hdf5::Lock();
@@ -225,7 +225,7 @@ bool HoldsEncodedImages(const std::string& path, const std::string& images) {
 
 std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
                                               const EncodedHdf5Options& options) {
-  CheckImageLimits(options.max_pixels, options.max_side);
+  CheckImageLimits(options.max_pixels, options.max_side, options.option_names);
   std::unique_ptr<EncodedHdf5Source> source;
   {
     auto lock = hdf5::Lock();

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "h5feed/option_names.h"
 #include "memory_budget.h"
 #include "sample_source.h"
 #include "sources/hdf5_source.h"
@@ -44,6 +45,8 @@ struct EncodedHdf5Options {
   // The memory decoding may use, shared with the conversion (ConvertOptions::memory); it must
   // outlive the source. Null: a budget of kDefaultMemoryLimit of the source's own.
   MemoryBudget* memory = nullptr;
+  // How errors and skip reasons name these options: ConvertOptions::option_names.
+  OptionNames option_names;
 };
 
 // Whether `path` holds encoded images by the rule of EncodedHdf5Options::images (`images` is

@@ -29,7 +29,7 @@ std::vector<int64_t> ReadLabels(hid_t file, const std::vector<hdf5::DatasetEntry
     throw MakeError(ErrorCode::kUnsupported,
                     "dataset {} in {} is {} {}; labels must be integers of shape (N,) or (N, 1){}",
                     labels->name, path, labels->dtype, hdf5::ShapeText(s),
-                    (requested.empty() ? ": name another dataset with --labels" : ""));
+                    (requested.empty() ? ": name another dataset as the labels" : ""));
   }
   if (s[0] != count) {
     throw MakeError(

@@ -42,14 +42,14 @@ int64_t FileBytes(const std::string& path) {
 
 }  // namespace
 
-void CheckImageLimits(int64_t max_pixels, int64_t max_side) {
+void CheckImageLimits(int64_t max_pixels, int64_t max_side, const OptionNames& names) {
   if (max_pixels < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-pixels must be 0 (no limit) or positive, got {}", max_pixels);
+    throw MakeError(ErrorCode::kInvalidArgument, "{} must be 0 (no limit) or positive, got {}",
+                    NameOption(names, "ConvertOptions", "max_pixels"), max_pixels);
   }
   if (max_side < 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--max-side must be 0 (no cap) or positive, got {}", max_side);
+    throw MakeError(ErrorCode::kInvalidArgument, "{} must be 0 (no cap) or positive, got {}",
+                    NameOption(names, "ConvertOptions", "max_side"), max_side);
   }
 }
 
@@ -93,8 +93,11 @@ struct ImageFileReader::Header {
   const Fetch* fetch = nullptr;  // where the bytes come from; null: the file `path`
 };
 
-ImageFileReader::ImageFileReader(MemoryBudget& budget, int64_t max_pixels)
-    : budget_(budget), max_pixels_(max_pixels) {}
+ImageFileReader::ImageFileReader(MemoryBudget& budget, int64_t max_pixels, const OptionNames& names)
+    : budget_(budget),
+      max_pixels_(max_pixels),
+      max_pixels_option_(NameOption(names, "ConvertOptions", "max_pixels")),
+      memory_option_(NameOption(names, "ConvertOptions", "memory")) {}
 
 ImageFileReader::~ImageFileReader() = default;
 
@@ -119,9 +122,9 @@ void ImageFileReader::Cover(Scratch& scratch, const std::string& path, int64_t f
     throw MakeError(
         ErrorCode::kCorrupt,
         "refused image '{}': decoding it needs {} (its {} file, {}), more than the {} that "
-        "--memory-limit {} leaves for decoding; raise --memory-limit to convert it",
-        path, ByteSize(needed), ByteSize(file), why, ByteSize(budget_.lendable()),
-        ByteSize(budget_.limit()));
+        "{} {} leaves for decoding; raise {} to convert it",
+        path, ByteSize(needed), ByteSize(file), why, ByteSize(budget_.lendable()), memory_option_,
+        ByteSize(budget_.limit()), memory_option_);
   }
   // Buffers kept from earlier images count until they are given back.
   const int64_t with_kept =
@@ -163,10 +166,10 @@ void ImageFileReader::CheckPixels(const std::string& path, const image::DecodePl
   if (max_pixels_ > 0 && pixels > max_pixels_) {
     throw MakeError(
         ErrorCode::kCorrupt,
-        "refused image '{}': {} = {} pixels, more than --max-pixels {} allows (a decompression "
-        "bomb, or an image too large to train on); pass a larger --max-pixels, or 0 for no limit, "
-        "to convert it",
-        path, SizeText(plan.full_width, plan.full_height), pixels, max_pixels_);
+        "refused image '{}': {} = {} pixels, more than {} {} allows (a decompression bomb, or an "
+        "image too large to train on); pass a larger {}, or 0 for no limit, to convert it",
+        path, SizeText(plan.full_width, plan.full_height), pixels, max_pixels_option_, max_pixels_,
+        max_pixels_option_);
   }
 }
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/option_names.h"
 #include "image/image_decoder.h"
 #include "image/resize.h"
 #include "memory_budget.h"
@@ -39,14 +40,16 @@ namespace h5feed::converters {
 inline constexpr int64_t kDefaultMaxPixels = 2 * int64_t{89'478'485};
 
 // Throws Error(kInvalidArgument) for a negative `max_pixels` (ImageFileReader's) or
-// `max_side` (ReadAtOwnSize's cap), named as the options that set them: --max-pixels, --max-side.
-void CheckImageLimits(int64_t max_pixels, int64_t max_side);
+// `max_side` (ReadAtOwnSize's cap), named as `names` spells the options that set them
+// ("max_pixels", "max_side"; ConvertOptions::option_names).
+void CheckImageLimits(int64_t max_pixels, int64_t max_side, const OptionNames& names = {});
 
 class ImageFileReader {
  public:
   // `budget` must outlive the reader. max_pixels: 0 = no limit (the decoders' own caps remain:
-  // 65535 pixels a side, 2 GiB decoded).
-  ImageFileReader(MemoryBudget& budget, int64_t max_pixels);
+  // 65535 pixels a side, 2 GiB decoded). A refused image's reason names the options that would
+  // admit it ("max_pixels", "memory") as `names` spells them.
+  ImageFileReader(MemoryBudget& budget, int64_t max_pixels, const OptionNames& names = {});
   ~ImageFileReader();
   ImageFileReader(const ImageFileReader&) = delete;
   ImageFileReader& operator=(const ImageFileReader&) = delete;
@@ -127,6 +130,8 @@ class ImageFileReader {
 
   MemoryBudget& budget_;
   const int64_t max_pixels_;
+  const std::string max_pixels_option_;  // the options as the caller spells them
+  const std::string memory_option_;
   mutable std::mutex mutex_;
   mutable std::vector<std::unique_ptr<Scratch>> idle_;  // guarded by mutex_
 };

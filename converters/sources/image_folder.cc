@@ -63,7 +63,8 @@ void Walk(const fs::path& root, const std::string& relative,
 
 }  // namespace
 
-ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
+ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty,
+                                   const OptionNames& names) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     throw MakeError(ErrorCode::kNotFound, "image folder {} does not exist or is not a folder",
@@ -105,14 +106,13 @@ ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty) {
     if (listing.files.size() == before) empty_classes.push_back(listing.classes[label]);
   }
   if (!empty_classes.empty() && !allow_empty) {
-    std::string names;
-    for (const std::string& name : empty_classes) names += (names.empty() ? "" : ", ") + name;
+    std::string folders;
+    for (const std::string& name : empty_classes) folders += (folders.empty() ? "" : ", ") + name;
     throw MakeError(
         ErrorCode::kInvalidArgument,
         "no image in class folder(s) {} under {} (extensions .jpg .jpeg .png .ppm .bmp .pgm .tif "
-        ".tiff .webp); remove the folder(s), or pass --allow-empty to keep their labels with no "
-        "image",
-        names, root);
+        ".tiff .webp); remove the folder(s), or pass {} to keep their labels with no image",
+        folders, root, NameOption(names, "ConvertOptions", "allow_empty"));
   }
   return listing;
 }

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "h5feed/option_names.h"
+
 namespace h5feed::converters {
 
 inline constexpr std::array<std::string_view, 9> kImageExtensions = {
@@ -36,6 +38,8 @@ struct ImageFolderListing {
 
 // Throws Error(kNotFound) when `root` is not a folder or has no class folder, and
 // Error(kInvalidArgument) for empty classes unless allow_empty.
-ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty);
+// `names` spells the option "allow_empty" (ConvertOptions::option_names).
+ImageFolderListing ListImageFolder(const std::string& root, bool allow_empty,
+                                   const OptionNames& names = {});
 
 }  // namespace h5feed::converters

@@ -184,14 +184,15 @@ StoredSizes DecideStoredSizes(const ImageFolderListing& listing, const ImageFile
 std::unique_ptr<SampleSource> OpenImageFolder(const std::string& root,
                                               const ImageFolderOptions& options) {
   if (options.size && (options.size->height <= 0 || options.size->width <= 0)) {
-    throw Error(ErrorCode::kInvalidArgument, "--size must be positive, as HxW (e.g. 224x224)");
+    throw MakeError(ErrorCode::kInvalidArgument, "{} must be positive, as HxW (e.g. 224x224)",
+                    NameOption(options.option_names, "ImageFolderOptions", "size"));
   }
-  CheckImageLimits(options.max_pixels, options.max_side);
+  CheckImageLimits(options.max_pixels, options.max_side, options.option_names);
   std::unique_ptr<MemoryBudget> own_budget;
   if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
   MemoryBudget& budget = options.memory ? *options.memory : *own_budget;
-  auto reader = std::make_unique<ImageFileReader>(budget, options.max_pixels);
-  ImageFolderListing listing = ListImageFolder(root, options.allow_empty);
+  auto reader = std::make_unique<ImageFileReader>(budget, options.max_pixels, options.option_names);
+  ImageFolderListing listing = ListImageFolder(root, options.allow_empty, options.option_names);
   StoredSizes sizes;
   if (options.size) {
     sizes.shape = {options.size->height, options.size->width, 3};

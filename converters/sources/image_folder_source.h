@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "h5feed/option_names.h"
 #include "image/resize.h"
 #include "memory_budget.h"
 #include "sample_source.h"
@@ -42,6 +43,8 @@ struct ImageFolderOptions {
   // The memory decoding may use, shared with the conversion (ConvertOptions::memory); it must
   // outlive the source. Null: a budget of kDefaultMemoryLimit of the source's own.
   MemoryBudget* memory = nullptr;
+  // How errors and skip reasons name these options: ConvertOptions::option_names.
+  OptionNames option_names;
 };
 
 // Lists `root` (image_folder.h) and, without options.size, reads every image's header to find

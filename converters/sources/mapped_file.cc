@@ -36,8 +36,8 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     int err = errno;
-    throw MakeError(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo, "cannot open {}: {}",
-                    path, std::strerror(err));
+    if (err == ENOENT) throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
+    throw MakeError(ErrorCode::kIo, "cannot open {}: {}", path, std::strerror(err));
   }
   struct stat info;
   if (::fstat(fd.get(), &info) != 0) {

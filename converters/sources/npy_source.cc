@@ -4,11 +4,13 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "path_role.h"
 #include "sources/mapped_file.h"
 #include "sources/npy_header.h"
 
@@ -148,15 +150,22 @@ class NpySource final : public SampleSource {
 std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
                                       const std::string& labels_path,
                                       const std::vector<NpyFieldFile>& fields) {
-  MappedFile images(images_path);
-  NpyHeader header = ParseNpyHeader(images.bytes(), images_path);
-  ImageShape shape = ImagesShape(header, images_path);
-  CheckComplete(images, header);
-  int64_t count = header.shape[0];
+  std::optional<MappedFile> images;
+  NpyHeader header;
+  ImageShape shape;
+  InRole("images file", images_path, [&] {
+    images.emplace(images_path);
+    header = ParseNpyHeader(images->bytes(), images_path);
+    shape = ImagesShape(header, images_path);
+    CheckComplete(*images, header);
+  });
+  const int64_t count = header.shape[0];
   std::vector<int64_t> labels;
-  if (!labels_path.empty()) labels = ReadLabels(labels_path, count);
+  if (!labels_path.empty()) {
+    labels = InRole("labels file", labels_path, [&] { return ReadLabels(labels_path, count); });
+  }
   NpyFields field_values(fields, count);
-  return std::make_unique<NpySource>(std::move(images), header.data_offset, count, shape,
+  return std::make_unique<NpySource>(std::move(*images), header.data_offset, count, shape,
                                      std::move(labels), std::move(field_values));
 }
 

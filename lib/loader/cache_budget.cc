@@ -21,7 +21,7 @@ CacheBudget MeasureCacheBudget(const LoaderOptions& options, int64_t batch_capac
   budget.cache_chunks = options.cache_bytes / budget.chunk_bytes;
   const int64_t threads = options.threads > 0 ? options.threads : 1;
   const auto rows_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(chunks.mean_rows()));
-  const int64_t in_flight = options.slots * (batch_capacity / rows_per_chunk + 1);
+  const int64_t in_flight = SlotCount(options) * (batch_capacity / rows_per_chunk + 1);
   budget.working_set = budget.cache_chunks / 2;
   switch (options.sampler.kind) {
     case SamplerOptions::Kind::kSequential: budget.working_set = 1 + in_flight + threads; break;

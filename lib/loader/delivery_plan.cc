@@ -75,7 +75,7 @@ DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& readi
     stage.views = *plan.views;
     stage.echo = options.echo;
     stage.inputs = 2;
-    stage.outputs = std::max(2, options.slots);
+    stage.outputs = std::max(2, SlotCount(options));
     plan.stage = cuda::OpenDeviceStage(stage);
   }
   return plan;

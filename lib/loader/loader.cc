@@ -198,7 +198,7 @@ struct Loader::Impl {
                                        loader::MemoryBesideCommitted(options, footprint), options)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(batch_capacity, reading.gathered, footprint.slot),
-        pool(options.slots, layout.bytes(), delivery.host_allocator()),
+        pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
                  GathererOptions(options, dataset, reading, *source, form.views, *fields)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
@@ -453,8 +453,8 @@ LoaderStats Loader::stats() const {
   stats.corrupt_chunks_skipped = impl_->gatherer.corrupt_chunks_skipped();
   stats.samples_skipped = impl_->gatherer.samples_skipped();
   stats.wait_seconds = impl_->wait_seconds;
-  stats.slot_bytes =
-      static_cast<uint64_t>(impl_->layout.bytes()) * static_cast<uint64_t>(impl_->options.slots);
+  stats.slot_bytes = static_cast<uint64_t>(impl_->layout.bytes()) *
+                     static_cast<uint64_t>(loader::SlotCount(impl_->options));
   return stats;
 }
 

@@ -35,7 +35,7 @@ double CacheBytes(const LoaderOptions& options, const DatasetFootprint& dataset)
 }  // namespace
 
 double CommittedBytes(const LoaderOptions& options, const DatasetFootprint& dataset) {
-  return options.slots * SlotBytes(dataset) + CacheBytes(options, dataset);
+  return SlotCount(options) * SlotBytes(dataset) + CacheBytes(options, dataset);
 }
 
 uint64_t MemoryBesideCommitted(const LoaderOptions& options, const DatasetFootprint& dataset) {
@@ -64,9 +64,18 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.echo >= 1, "echo", options.echo, "it must be >= 1 (1 = no echoing)");
   Require(options.cache_bytes >= 0, "cache_bytes", options.cache_bytes,
           "it must be >= 0 (0 = keep only the chunks in use)");
-  Require(options.slots >= options.echo, "slots", options.slots,
-          OptionName(options, "echo") + " = " + std::to_string(options.echo) +
-              " needs at least as many slots (each echo copy is a batch in its own slot)");
+  Require(options.held_batches >= 0 && options.held_batches <= kMaxSlots, "held_batches",
+          options.held_batches, "it must be in [0, " + std::to_string(kMaxSlots) + "]");
+  // Each echo copy of a step is a batch in a slot of its own: a step needs `echo` free slots,
+  // and with fewer the loader would wait for a slot that never comes free.
+  if (options.slots < options.echo) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is {} and {} is {}: each echo copy of a batch is a batch in a slot of its "
+                    "own, so {} must be at least {}; raise {} to {} or lower {}",
+                    OptionName(options, "echo"), options.echo, OptionName(options, "slots"),
+                    options.slots, OptionName(options, "slots"), OptionName(options, "echo"),
+                    OptionName(options, "slots"), options.echo, OptionName(options, "echo"));
+  }
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
@@ -79,15 +88,22 @@ void CheckOptions(const LoaderOptions& options) {
   const OutputOptions& output = options.output;
   Require(output.cuda_device >= -1, "output.cuda_device", output.cuda_device,
           "it must be a CUDA device index, or -1 for host batches");
-  const bool default_output = output.type == ElementType::kFloat32 &&
-                              output.layout == Layout::kNCHW && !output.augment.any() &&
-                              output.cuda_device < 0;
-  if (!options.normalize && !default_output) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} asks for another type, layout, augmentation or a CUDA device, which apply to "
-        "normalized images: ask for those ({}); uint8 batches are delivered on the host, as stored",
-        OptionName(options, "output"), OptionName(options, "normalize"));
+  // The options of normalized batches that are set, each as the caller spells it.
+  std::string for_normalized;
+  const auto set = [&](bool given, std::string_view field) {
+    if (given) for_normalized += (for_normalized.empty() ? "" : ", ") + OptionName(options, field);
+  };
+  set(output.type != ElementType::kFloat32, "output.type");
+  set(output.layout != Layout::kNCHW, "output.layout");
+  set(output.augment.any(), "output.augment");
+  set(output.cuda_device >= 0, "output.cuda_device");
+  if (!options.normalize && !for_normalized.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} apply to normalized batches, but {} asks for uint8 batches as stored, "
+                    "which are delivered on the host: ask for normalized batches ({}), or leave "
+                    "those out",
+                    for_normalized, OptionName(options, "normalize"),
+                    OptionName(options, "normalize"));
   }
   // uint8 views are the crops for a trainer's own GPU transforms: it copies them (a quarter of
   // float32's bytes) and normalizes there; the GPU stage makes normalized images.
@@ -133,13 +149,16 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
   if (wanted > memory) {
     // Clamped where llround could not hold it (a saturated slot size).
     const auto size = [](double bytes) { return ByteSize(std::llround(std::min(bytes, 9e18))); };
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "{} slots of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
-        "machine's {} of memory ({}); lower {}, {} or {}",
-        options.slots, dataset.batch_capacity, size(slot_bytes), size(cache_bytes), size(wanted),
-        size(memory), path, OptionName(options, "slots"), OptionName(options, "batch_size"),
-        OptionName(options, "cache_bytes"));
+    std::string buffers = Count(options.slots, "slot");
+    if (options.held_batches > 0) {
+      buffers += " and " + std::to_string(options.held_batches) + " held by the caller";
+    }
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
+                    "machine's {} of memory ({}); lower {}, {} or {}",
+                    buffers, dataset.batch_capacity, size(slot_bytes), size(cache_bytes),
+                    size(wanted), size(memory), path, OptionName(options, "slots"),
+                    OptionName(options, "batch_size"), OptionName(options, "cache_bytes"));
   }
 }
 

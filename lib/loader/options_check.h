@@ -20,6 +20,10 @@ inline constexpr int kMaxThreads = 1024;
 // More batch slots than this is a typo; each is a batch of memory.
 inline constexpr int kMaxSlots = 1024;
 
+// The host batch buffers the loader has: the prefetch depth `slots` plus the batches the
+// caller holds while it asks for the next (LoaderOptions::held_batches).
+inline int SlotCount(const LoaderOptions& options) { return options.slots + options.held_batches; }
+
 // The caller's name for the LoaderOptions field at `field` ("batch_size", "remote.retries"):
 // LoaderOptions::option_names' answer, else "LoaderOptions.<field>".
 std::string OptionName(const LoaderOptions& options, std::string_view field);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "make_error.h"
 #include "pipeline/own_size_sample.h"
 #include "transform/own_size_views.h"
@@ -26,12 +27,15 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
   ReadingPlan plan{options, dataset.shape, dataset.shape, !dataset.rows.uniform()};
   if (!plan.crops_at_gather) return plan;
   if (!options.normalize) {
+    const auto name = [&options](const char* field) {
+      return NameOption(options.option_names, "LoaderOptions", field);
+    };
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} holds images at their own size, and a batch needs one size: read it with "
-                    "normalize = true and output.augment.random_resized_crop (training; Python "
-                    "augment=h5feed.Augment(random_resized_crop=224)) or resize_shorter with a "
-                    "center_crop no larger (validation; resize_shorter=256, center_crop=224)",
-                    dataset.path);
+                    "{} and {} (training, torchvision's RandomResizedCrop) or {} with a {} no "
+                    "larger (validation, Resize and CenterCrop)",
+                    dataset.path, name("normalize"), name("output.augment.random_resized_crop"),
+                    name("output.augment.resize_shorter"), name("output.augment.center_crop"));
   }
   try {
     const transform::NormalizeParams normalize = transform::MakeNormalizeParams(

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "make_error.h"
 #include "sampler/elastic_order.h"
 #include "sampler/epoch_steps.h"
@@ -11,11 +12,27 @@
 namespace h5feed::loader {
 namespace {
 
-template <typename... Args>
-[[noreturn]] void Refuse(fmt::format_string<Args...> format, Args&&... args) {
-  throw MakeError(ErrorCode::kInvalidArgument, "Restore: {}",
-                  fmt::format(format, std::forward<Args>(args)...));
-}
+// Throws Error(kInvalidArgument) for a state Restore cannot resume, the message led by Restore's
+// name as the caller spells it (option_names.h: Python's load_state_dict).
+class Refusal {
+ public:
+  explicit Refusal(const LoaderOptions& options)
+      : restore_(NameMethod(options.option_names, "Loader", "Restore")),
+        set_epoch_(NameMethod(options.option_names, "Loader", "SetEpoch")),
+        state_(NameMethod(options.option_names, "Loader", "State")) {}
+
+  template <typename... Args>
+  [[noreturn]] void operator()(fmt::format_string<Args...> format, Args&&... args) const {
+    throw MakeError(ErrorCode::kInvalidArgument, "{}: {}", restore_,
+                    fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  const std::string& set_epoch() const { return set_epoch_; }
+  const std::string& state() const { return state_; }
+
+ private:
+  std::string restore_, set_epoch_, state_;
+};
 
 int64_t StepsOf(const std::vector<EpochStretch>& stretches) {
   int64_t steps = 0;
@@ -27,21 +44,23 @@ int64_t StepsOf(const std::vector<EpochStretch>& stretches) {
 // consistency. Returns the state's world size (a legacy state's is this loader's).
 int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
                   const LoaderOptions& options) {
+  const Refusal refuse(options);
   if (state.seed != options.seed) {
-    Refuse(
+    refuse(
         "the state was taken with seed {} but this loader uses seed {}; open it with the state's "
         "seed",
         state.seed, options.seed);
   }
   if (state.world_size == 0 && state.stretches.empty() && state.order_key.empty()) {
     if (state.fingerprint == identity.fingerprint) {
-      Refuse(
+      refuse(
           "the state has this h5feed's fingerprint but no world_size: it was stored without "
-          "its world_size, stretches and order_key; keep every field of a LoaderState (in "
-          "Python the whole state_dict), or start an epoch with SetEpoch");
+          "its world_size, stretches and order_key; keep every field of the state {} returned, "
+          "or start an epoch with {}",
+          refuse.state(), refuse.set_epoch());
     }
     if (state.fingerprint != identity.legacy_fingerprint) {
-      Refuse(
+      refuse(
           "the state has no world_size (it was saved by an h5feed from before elastic resume), so "
           "it resumes only the same file with the same order options (batch_size, drop_last_batch, "
           "sampler, shard.world_size, shard.drop_last, echo), and {} opened with these options "
@@ -51,23 +70,24 @@ int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
     return options.shard.world_size;
   }
   if (state.world_size < 1) {
-    Refuse("the state's world_size is {}; it must be at least 1 (the state is damaged)",
+    refuse("the state's world_size is {}; it must be at least 1 (the state is damaged)",
            state.world_size);
   }
   if (!state.order_key.empty() && state.order_key != identity.order_key) {
-    Refuse(
+    refuse(
         "the state was taken on another file or with other order options than {} opened with these "
-        "options: {}; open the loader as the state was taken, or start an epoch with SetEpoch",
-        identity.path, OrderKeyDifferences(state.order_key, identity.order_key));
+        "options: {}; open the loader as the state was taken, or start an epoch with {}",
+        identity.path, OrderKeyDifferences(state.order_key, identity.order_key),
+        refuse.set_epoch());
   }
   if (state.fingerprint != identity.fingerprint) {
     if (state.order_key.empty()) {
-      Refuse(
+      refuse(
           "the state was taken on another file geometry or with other order options (batch_size, "
           "drop_last_batch, sampler, shard.drop_last, echo) than {} opened with these options",
           identity.path);
     }
-    Refuse(
+    refuse(
         "the state's fingerprint does not match its order_key ({}): the state was altered or "
         "damaged",
         state.order_key);
@@ -75,7 +95,7 @@ int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
   for (size_t j = 0; j < state.stretches.size(); ++j) {
     const EpochStretch& stretch = state.stretches[j];
     if (stretch.world_size < 1 || stretch.steps < 1) {
-      Refuse(
+      refuse(
           "stretch {} of the state has world_size {} and {} steps; both must be at least 1 (the "
           "state is damaged)",
           j, stretch.world_size, stretch.steps);
@@ -83,7 +103,7 @@ int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
   }
   const int64_t before = StepsOf(state.stretches);
   if (state.step < before) {
-    Refuse(
+    refuse(
         "the state's step {} lies before the end of its earlier stretches, at step {} (the state "
         "is damaged)",
         state.step, before);
@@ -91,9 +111,9 @@ int CheckIdentity(const LoaderState& state, const StateIdentity& identity,
   return state.world_size;
 }
 
-void CheckStep(int64_t step, int64_t steps, const std::string& of) {
+void CheckStep(const Refusal& refuse, int64_t step, int64_t steps, const std::string& of) {
   if (step < 0 || step > steps) {
-    Refuse("step {} is outside {}'s {} steps", step, of, steps);
+    refuse("step {} is outside {}'s {} steps", step, of, steps);
   }
 }
 
@@ -105,6 +125,7 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
                        const sampler::SampleGeometry& geometry, const LoaderOptions& options,
                        int64_t plain_steps) {
   const int state_world = CheckIdentity(state, identity, options);
+  const Refusal refuse(options);
   ResumePoint point;
   point.epoch = state.epoch;
   point.stretches = state.stretches;
@@ -115,7 +136,7 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
     point.step = 0;
   }
   if (point.stretches.empty()) {
-    CheckStep(point.step, plain_steps, "the epoch");
+    CheckStep(refuse, point.step, plain_steps, "the epoch");
     point.stretch_steps = plain_steps;
     return point;
   }
@@ -124,12 +145,12 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
     point.order = sampler::ElasticOrder(geometry, options.sampler, options.shard, options.seed,
                                         point.epoch, rules, point.stretches);
   } catch (const Error& error) {
-    Refuse("{}", error.what());
+    refuse("{}", error.what());
   }
   const sampler::EpochSteps rest =
       sampler::CutIntoSteps(static_cast<int64_t>(point.order.size()), options.batch_size,
                             options.drop_last_batch, options.echo);
-  CheckStep(point.step, rest.delivered(), "this rank's share of the rest of the epoch");
+  CheckStep(refuse, point.step, rest.delivered(), "this rank's share of the rest of the epoch");
   point.stretch_steps = rest.delivered();
   return point;
 }

@@ -49,13 +49,14 @@ void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
     if (!corrupt_.insert(chunk).second) return;
   }
   ++corrupt_chunks_;
-  std::string message = "h5feed: skipping corrupt chunk " + std::to_string(chunk) + " (" + what +
+  // Without a "h5feed: ": each front end leads a warning with its own prefix.
+  std::string message = "skipping corrupt chunk " + std::to_string(chunk) + " (" + what +
                         "); its rows are left out of every batch from here on";
   std::lock_guard lock(warn_mutex_);
   if (options_.warn) {
     options_.warn(message);
   } else {
-    std::cerr << message << '\n';
+    std::cerr << "h5feed: warning: " << message << '\n';
   }
 }
 

@@ -49,7 +49,9 @@ inline EpochSteps CutIntoSteps(int64_t rows, int64_t batch_size, bool drop_last_
   EpochSteps steps;
   steps.batch_size = batch_size;
   steps.rows = drop_last_batch ? rows - rows % batch_size : rows;
-  steps.loaded = (steps.rows + batch_size - 1) / batch_size;
+  // ceil(rows / batch_size), without rows + batch_size - 1, which overflows for a batch size
+  // near INT64_MAX (a whole file as one batch).
+  steps.loaded = steps.rows / batch_size + (steps.rows % batch_size != 0 ? 1 : 0);
   steps.echo = echo;
   return steps;
 }

@@ -23,8 +23,8 @@ int64_t RoomBytes(const OutputSpec& spec, const AugmentOptions& augment, const s
   if (augment.random_resized_crop.height == 0 && augment.center_crop_height == 0) {
     Reject(
         "{} is set, but this view has no random resized crop or center crop, whose size is what "
-        "SetOutputSize changes",
-        max_output);
+        "{} changes",
+        max_output, NameMethod(names, "Loader", "SetOutputSize"));
   }
   if (augment.max_output_height < spec.augment.out_height ||
       augment.max_output_width < spec.augment.out_width) {
@@ -100,13 +100,14 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
   return result;
 }
 
-OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width) {
+OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width,
+                             const OptionNames& names) {
+  const std::string method = NameMethod(names, "Loader", "SetOutputSize");
   if (spec < 0 || spec >= SpecCount(output)) {
-    Reject("SetOutputSize: view spec {} does not exist (the loader has {})", spec,
-           SpecCount(output));
+    Reject("{}: view spec {} does not exist (the loader has {})", method, spec, SpecCount(output));
   }
   if (height < 1 || width < 1) {
-    Reject("SetOutputSize: {}x{}; both sides must be at least 1", height, width);
+    Reject("{}: {}x{}; both sides must be at least 1", method, height, width);
   }
   OutputOptions resized = output;
   AugmentOptions& augment = SpecOf(resized, spec);
@@ -118,24 +119,26 @@ OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t heig
     augment.center_crop_width = width;
   } else {
     Reject(
-        "SetOutputSize: {} delivers {} without a crop; the size it sets is a random resized crop's "
-        "or a center crop's",
-        SpecName(output, spec),
+        "{}: {} delivers {} without a crop; the size it sets is a random resized crop's or a "
+        "center crop's",
+        method, NameOption(names, "LoaderOptions", SpecName(output, spec)),
         (augment.resize_shorter > 0 ? "the resized image" : "the stored size"));
   }
   return resized;
 }
 
-void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized) {
+void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized,
+                   const OutputOptions& output, const OptionNames& names) {
   for (int v = 0; v < resized.count() && v < opened.count(); ++v) {
     const OutputSpec& spec = resized.views[static_cast<size_t>(v)];
     if (spec.image_bytes() > opened.room_bytes[static_cast<size_t>(v)]) {
+      const int spec_index = resized.spec_of_view[static_cast<size_t>(v)];
       Reject(
-          "SetOutputSize: {}x{} is larger than the loader made room for at Open (view spec {}); "
-          "open it with max_output_height and max_output_width (Python: Augment's max_size) at "
-          "least that large",
-          spec.augment.out_height, spec.augment.out_width,
-          resized.spec_of_view[static_cast<size_t>(v)]);
+          "{}: {}x{} is larger than the loader made room for at Open (view spec {}); open it "
+          "with {} at least that large",
+          NameMethod(names, "Loader", "SetOutputSize"), spec.augment.out_height,
+          spec.augment.out_width, spec_index,
+          NameOption(names, "LoaderOptions", SpecName(output, spec_index) + ".max_output"));
     }
   }
   if (resized.count() != opened.count()) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "h5feed/image_shape.h"
+#include "h5feed/option_names.h"
 #include "h5feed/output_options.h"
 #include "transform/normalize.h"
 #include "transform/output_spec.h"
@@ -64,10 +65,14 @@ OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& 
 // Throws Error(kInvalidArgument) when the spec does not exist, delivers the stored size (no
 // crop or resize to resize), or the size exceeds the spec's max_output size (or its size at
 // Open when none is set).
-OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width);
+// Errors name SetOutputSize and the options as `names` spells them.
+OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t height, int64_t width,
+                             const OptionNames& names = {});
 
 // Throws Error(kInvalidArgument) unless `resized` fits the room `opened` made for each view
-// (same views, each no larger than its room).
-void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized);
+// (same views, each no larger than its room), naming the max_output of `output`'s spec as
+// `names` spells it.
+void CheckFitsRoom(const OutputViews& opened, const OutputViews& resized,
+                   const OutputOptions& output = {}, const OptionNames& names = {});
 
 }  // namespace h5feed::transform

@@ -26,9 +26,8 @@ void CheckGivesOneSize(const AugmentOptions& augment, const std::string& spec,
   };
   if (!random_resized && !resize_and_crop) {
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "a batch needs one size: set {} (training; Python augment=h5feed.Augment("
-                    "random_resized_crop=224)) or {} with a {} no larger (validation; "
-                    "resize_shorter=256, center_crop=224)",
+                    "a batch needs one size: set {} (training, torchvision's RandomResizedCrop) "
+                    "or {} with a {} no larger (validation, Resize and CenterCrop)",
                     name("random_resized_crop"), name("resize_shorter"), name("center_crop"));
   }
   if (augment.random_crop_padding > 0) {
@@ -121,12 +120,13 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
     AugmentParams& window = views.views[i].augment;
     const AugmentParams crop = window;
     if (crop.out_height > place.height || crop.out_width > place.width) {
+      const int spec = views.spec_of_view[i];
       throw MakeError(ErrorCode::kInvalidArgument,
-                      "SetOutputSize: {}x{} is larger than the loader made room for at Open (view "
-                      "spec {}: {}x{}); open it with max_output_height and max_output_width "
-                      "(Python: Augment's max_size) at least that large",
-                      crop.out_height, crop.out_width, views.spec_of_view[i], place.height,
-                      place.width);
+                      "{}: {}x{} is larger than the loader made room for at Open (view spec {}: "
+                      "{}x{}); open it with {} at least that large",
+                      NameMethod(names, "Loader", "SetOutputSize"), crop.out_height, crop.out_width,
+                      spec, place.height, place.width,
+                      NameOption(names, "LoaderOptions", SpecName(output, spec) + ".max_output"));
     }
     views.gather_crops.push_back(crop);
     window = AugmentParams{};

@@ -19,6 +19,7 @@
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
 #include "source/open_chunk_source.h"
+#include "verify/checked_count.h"
 
 namespace h5feed::verify {
 namespace {
@@ -63,14 +64,14 @@ void CheckImages(const DatasetIndex& index, const source::ChunkSource& chunks, i
       try {
         chunks.VerifyRow(row, stored);
       } catch (const Error& e) {
-        bad.push_back({row, c, WithoutRow(ReasonOnly(chunks, c, e.what()), row)});
+        bad.push_back({row, c, WithoutRow(ReasonOnly(chunks, c, e.what()), row), {}});
         continue;  // damaged already: what its decode says would add nothing
       }
     }
     decode::ImageCheck check =
         decode::DecoderFor(image.encoding).Check(stored, image.shape, checker.scratch);
     checker.decoded += check.decoded ? 1 : 0;
-    if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem)});
+    if (!check.problem.empty()) bad.push_back({row, c, std::move(check.problem), {}});
   }
 }
 
@@ -91,8 +92,8 @@ void AddImageChecks(const DatasetIndex& index, VerificationReport& report) {
     if (decoder->checked().empty()) continue;
     const int64_t images = index.rows.count(decoder->encoding());
     if (images == 0) continue;
-    report.checked.push_back(std::string(decoder->name()) + " images: all " +
-                             std::to_string(images) + " " + std::string(decoder->checked()));
+    report.checked.push_back(std::string(decoder->name()) + " images: " + All(images) + " " +
+                             std::string(decoder->checked()));
   }
 }
 
@@ -148,7 +149,7 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
   });
   report.chunks_checked = done.load();
   report.images_decoded = decoded_images.load();
-  std::string how = "chunks: all " + std::to_string(total) + " read and decoded (" +
+  std::string how = "chunks: " + All(total) + " read and decoded (" +
                     std::string(index::ToString(index.read_path)) + ")";
   if (index.has_checksums) how += ", each against its XXH3-64 checksum";
   if (!index.row_checksums.empty()) how += ", and every image against its own";

@@ -89,6 +89,7 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   bad = std::move(merged);
   std::sort(report.bad_images.begin(), report.bad_images.end(),
             [](const ImageProblem& a, const ImageProblem& b) { return a.row < b.row; });
+  if (index.is_h5feed) NameBadImageSources(index, index.file_locking, report);
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/schema.h"
 #include "h5feed/error.h"
@@ -16,8 +17,10 @@
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
+#include "hdf5/strings.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
+#include "verify/checked_count.h"
 #include "verify/chunk_verification.h"
 
 namespace h5feed::verify {
@@ -124,8 +127,8 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
           ChunkProblemAt(index, c, "the stored chunk table does not match HDF5's: " + mismatch));
     }
   }
-  report.checked.push_back("chunk table: all " + std::to_string(index.chunk_count()) +
-                           " rows against HDF5's own chunk index");
+  report.checked.push_back("chunk table: " + All(index.chunk_count(), " row") +
+                           " against HDF5's own chunk index");
 
   const auto attribute_text = [&](const char* name) -> std::string {
     try {
@@ -171,6 +174,28 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
       "against them");
 }
 
+void NameBadImageSources(const DatasetIndex& index, FileLocking locking,
+                         VerificationReport& report) {
+  if (report.bad_images.empty()) return;
+  std::vector<std::string> sources;
+  {
+    auto lock = hdf5::Lock();
+    hdf5::SilenceErrors silence;
+    const hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, locking);
+    if (RowsOf(opened.file.get(), format::schema::kSources) != index.samples) return;
+    try {
+      sources = hdf5::ReadStringDataset(opened.file.get(), format::schema::kSources);
+    } catch (const Error&) {
+      return;  // a /sources that does not read is a problem CheckCount and HDF5's own report
+    }
+  }
+  for (ImageProblem& problem : report.bad_images) {
+    if (problem.row >= 0 && problem.row < static_cast<int64_t>(sources.size())) {
+      problem.source = sources[static_cast<size_t>(problem.row)];
+    }
+  }
+}
+
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
   if (!index.labelled) {
     report.checked.push_back("labels: none, as the file says (labelled = 0)");
@@ -195,8 +220,8 @@ void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
     report.problems.push_back(std::to_string(bad - kLabelsListed) +
                               " more labels are outside the classes");
   }
-  report.checked.push_back("labels: all " + std::to_string(index.labels.size()) + " in [0, " +
-                           std::to_string(classes) + ")");
+  report.checked.push_back("labels: " + All(static_cast<int64_t>(index.labels.size())) +
+                           " in [0, " + std::to_string(classes) + ")");
 }
 
 }  // namespace h5feed::verify

@@ -20,6 +20,13 @@ namespace h5feed::verify {
 void CheckH5feedMetadata(const index::DatasetIndex& index, FileLocking locking,
                          VerificationReport& report);
 
+// Each of report.bad_images named by its row of /sources (ImageProblem::source), where the
+// file has as many sources as images; h5feed files only (others have no /sources). Takes
+// hdf5::Lock() itself. A /sources that cannot be read leaves the sources empty: CheckCount
+// reports it.
+void NameBadImageSources(const index::DatasetIndex& index, FileLocking locking,
+                         VerificationReport& report);
+
 // Every label in [0, classes): the first bad ones listed by row, the rest counted.
 void CheckLabels(const index::DatasetIndex& index, VerificationReport& report);
 

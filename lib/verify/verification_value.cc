@@ -25,7 +25,10 @@ ReportValue VerificationValue(const VerificationReport& r) {
   }
   List bad_images;
   for (const ImageProblem& p : r.bad_images) {
-    bad_images.push_back(Object{{"row", p.row}, {"chunk", p.chunk}, {"problem", p.problem}});
+    bad_images.push_back(Object{{"row", p.row},
+                                {"chunk", p.chunk},
+                                {"source", p.source.empty() ? ReportValue() : p.source},
+                                {"problem", p.problem}});
   }
   return Object{{"path", r.path},
                 {"ok", r.ok()},

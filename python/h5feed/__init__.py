@@ -10,7 +10,7 @@
 See docs/python.md for the API and for moving from DataLoader(H5Dataset, num_workers=...).
 """
 
-import importlib
+import importlib as _importlib
 
 from ._h5feed import __version__
 from ._hdf5_plugins import register as _register_hdf5_plugins
@@ -33,7 +33,7 @@ def __getattr__(name):
     if name not in _NEEDS_TORCH:
         raise AttributeError(f"module 'h5feed' has no attribute {name!r}")
     try:
-        module = importlib.import_module(_NEEDS_TORCH[name], __name__)
+        module = _importlib.import_module(_NEEDS_TORCH[name], __name__)
     except ModuleNotFoundError as missing:
         if missing.name is None or missing.name.split(".")[0] != "torch":
             raise
@@ -46,10 +46,10 @@ def __getattr__(name):
     return value
 
 
-
 def __dir__():
-    # Loader and Augment are attributes before their first use too (__getattr__ imports them).
-    return sorted(set(globals()) | set(_NEEDS_TORCH))
+    # The public API (Loader and Augment before their first use too: __getattr__ imports them)
+    # and the module's own dunders, not the modules and helpers it is built from.
+    return sorted(set(__all__) | {name for name in globals() if name.startswith("__")})
 
 
 __all__ = [

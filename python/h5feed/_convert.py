@@ -10,11 +10,34 @@ chunk and leaves nothing at `out` (KeyboardInterrupt)."""
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from collections.abc import Mapping
 
 from . import _h5feed
+
+
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def seed_argument(seed) -> int:
+    """A seed as the library takes it (uint64), or a ValueError naming `seed`."""
+    if not _whole(seed) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed={seed!r}: a seed is a whole number from 0 to 2**64 - 1")
+    return int(seed)
+
+
+def threads_argument(threads) -> int:
+    """None (every core) or a count of threads, as the library takes it (0: every core), or a
+    ValueError naming `threads`."""
+    if threads is None:
+        return 0
+    if not _whole(threads) or threads < 1:
+        raise ValueError(f"threads={threads!r}: give a number of threads, at least 1, or None "
+                         "for every core")
+    return int(threads)
 
 
 def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
@@ -24,8 +47,11 @@ def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
     if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, str)):
         raise TypeError(f"memory_limit {memory_limit!r}: give bytes (an int) or a size such "
                         "as '512M' or '2G'")
-    return dict(chunk=0 if chunk is None else chunk, compression=compression,
-                shuffle=shuffle, seed=seed, threads=0 if threads is None else threads,
+    if chunk is not None and (not _whole(chunk) or chunk < 1):
+        raise ValueError(f"chunk={chunk!r}: give the images per chunk, at least 1, or leave "
+                         "chunk out (None) for chunks of about 4 MiB")
+    return dict(chunk=0 if chunk is None else int(chunk), compression=compression,
+                shuffle=shuffle, seed=seed_argument(seed), threads=threads_argument(threads),
                 overwrite=overwrite, strict=strict, memory_limit=str(memory_limit))
 
 
@@ -80,8 +106,9 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     """`h5feed convert imagefolder SRC OUT`: a torchvision-style ImageFolder (one subfolder per
     class, sorted; labels are their indices) to one h5feed file.
 
-    size: every image stored at (height, width) (an int: square; "HxW" also taken); None: all
-    images that decode must already share one size. resize: crop | stretch | pad. chunk:
+    size: every image stored at (height, width) (an int: square; "HxW" also taken); None: each
+    image at its own size, its longer side capped at max_side (below), in a version 1 file
+    when they all share one size and the encoding is raw. resize: crop | stretch | pad. chunk:
     images per chunk (None: about 4 MiB). compression: none | zstd[:L] | gzip[:L].
     shuffle/seed: the stored order is a seeded shuffle unless shuffle=False. threads: None =
     all cores. overwrite: replace `out`. strict: a broken image is an error instead of a skip.
@@ -123,7 +150,7 @@ def convert_cifar(src, out, split: str = "train", labels: str = "fine",
                        memory_limit)))
 
 
-def convert_npy(images, out, labels=None, chunk: int | None = None,
+def convert_npy(images, out, *, labels=None, chunk: int | None = None,
                 compression: str = "zstd:3", shuffle: bool = True, seed: int = 0,
                 threads: int | None = None, overwrite: bool = False, strict: bool = False,
                 memory_limit: int | str = "2G", fields: dict | None = None) -> dict:
@@ -131,7 +158,11 @@ def convert_npy(images, out, labels=None, chunk: int | None = None,
     .npy file (memory-mapped), with optional integer labels (N). fields: {name: path of an
     .npy file}, each carried as a field, row i image i's value (`--field NAME=FILE.npy`): a
     numeric array (N, ...), or (N,) byte strings (bytes) or str (text). Other options as
-    convert_imagefolder."""
+    convert_imagefolder.
+
+    The labels are a keyword (labels="labels.npy"), so that the command's order,
+    convert_npy(images, labels, out), is a TypeError rather than a conversion to the labels'
+    path; an `out` ending in .npy is refused (InvalidArgumentError) and left as it is."""
     return _reported(_h5feed.convert_npy(
         os.fspath(images), "" if labels is None else os.fspath(labels), os.fspath(out),
         fields=[(str(name), os.fspath(path)) for name, path in (fields or {}).items()],
@@ -201,8 +232,8 @@ def merge(parts, out, seed: int = 0, overwrite: bool = False) -> dict:
     any order. overwrite: replace `out`. Returns what `h5feed merge --json` prints: path, parts,
     images, skipped, chunks, copied_chunks, repacked_rows, copied_bytes, stored_bytes, seconds,
     bytes_per_s."""
-    return _h5feed.merge([os.fspath(part) for part in parts], os.fspath(out), seed=seed,
-                         overwrite=overwrite)
+    return _h5feed.merge([os.fspath(part) for part in parts], os.fspath(out),
+                         seed=seed_argument(seed), overwrite=overwrite)
 
 
 def verify(path, threads: int | None = None, file_locking: str = "auto",
@@ -221,5 +252,5 @@ def verify(path, threads: int | None = None, file_locking: str = "auto",
     remote = dict(remote or {})
     if remote.get("spill_dir") is not None:
         remote["spill_dir"] = os.fspath(remote["spill_dir"])
-    return _h5feed.verify(os.fspath(path), threads=0 if threads is None else threads,
+    return _h5feed.verify(os.fspath(path), threads=threads_argument(threads),
                           file_locking=file_locking, remote=remote)

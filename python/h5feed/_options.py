@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import torch
 
 from . import _h5feed
+from ._convert import threads_argument
 
 if TYPE_CHECKING:  # ParamSpec is Python 3.10's; annotations are never evaluated at run time
     from typing import ParamSpec, TypeVar
@@ -294,22 +295,22 @@ LOADER_OPTIONS = (
     LoaderOption("world_size", None, None, ("world_size",)),
     _cpp_default("drop_last", "drop_last_batch"),
     _cpp_default("cache_bytes"),
-    LoaderOption("threads", None, lambda a: dict(threads=a["threads"] or 0),  # None: all cores
-                 ("threads",)),
+    LoaderOption("threads", None, lambda a: dict(threads=threads_argument(a["threads"])),
+                 ("threads",)),  # None: all cores
     LoaderOption("device", "cpu", _device, ("cuda_device", "cuda_stream")),
     LoaderOption("dtype", torch.float32, _dtype, ("normalize", "output_type")),
     LoaderOption("mean", IMAGENET_MEAN, lambda a: dict(mean=_per_channel("mean", a["mean"])),
                  ("mean",)),
     LoaderOption("std", IMAGENET_STD, lambda a: dict(std=_per_channel("std", a["std"])),
                  ("std",)),
-    LoaderOption("augment", None, _augment_and_views),  # with views
+    LoaderOption("augment", None, _augment_and_views, ("output.augment",)),  # with views
     _cpp_default("echo"),
     LoaderOption("with_indices", False, None),  # Loader's own: also yield the dataset rows
     # A for loop's variables keep the previous batch alive while next() waits for the new one
-    # (C++'s `while (auto batch = loader.Next())` does not): one slot more gives Python the
-    # prefetch depth `slots` gives C++.
-    LoaderOption("slots", _CPP_DEFAULTS["slots"], lambda a: dict(slots=a["slots"] + 1),
-                 ("slots",)),
+    # (C++'s `while (auto batch = loader.Next())` does not): the library adds a buffer for it
+    # (held_batches), so that `slots` is the prefetch depth it is in C++ and is checked as given.
+    LoaderOption("slots", _CPP_DEFAULTS["slots"],
+                 lambda a: dict(slots=a["slots"], held_batches=1), ("slots",)),
     _cpp_default("verify_checksums"),
     LoaderOption("memory_format", torch.contiguous_format, _memory_format, ("layout",)),
     LoaderOption("shard_drop_last", None, _shard_drop_last,  # None: drop_last

@@ -27,6 +27,27 @@ namespace py = pybind11;
 namespace h5feed::python {
 namespace {
 
+// ConvertOptions::option_names for the Python converters: each field by the keyword that sets
+// it, a flag by what turns it on ("overwrite=True").
+std::string ConvertArgumentOf(std::string_view path) {
+  static constexpr std::pair<std::string_view, std::string_view> kArguments[] = {
+      {"overwrite", "overwrite=True"},
+      {"chunk_images", "chunk"},
+      {"chunk_bytes", "chunk_bytes"},
+      {"smart_threshold", "smart_threshold"},
+      {"strict", "strict=True"},
+      {"memory", "memory_limit"},
+      {"size", "size"},
+      {"max_side", "max_side"},
+      {"max_pixels", "max_pixels"},
+      {"allow_empty", "allow_empty=True"},
+  };
+  for (const auto& [field, argument] : kArguments) {
+    if (field == path) return std::string(argument);
+  }
+  return "";
+}
+
 // Opens the source, given the conversion's memory budget (for a source that decodes in it).
 using SourceOpener =
     std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>;
@@ -41,9 +62,7 @@ converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
   options.seed = common["seed"].cast<uint64_t>();
   options.threads = common["threads"].cast<int>();
   options.overwrite = common["overwrite"].cast<bool>();
-  options.option_names = [](std::string_view path) {
-    return path == "overwrite" ? std::string("overwrite=True") : std::string();
-  };
+  options.option_names = ConvertArgumentOf;
   options.strict = common["strict"].cast<bool>();
   if (common.contains("encoding")) {
     options.encoding = StoredEncoding::Parse(common["encoding"].cast<std::string>());
@@ -95,6 +114,7 @@ void BindConvert(py::module_& module) {
         source.allow_empty = allow_empty;
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
+        source.option_names = ConvertArgumentOf;
         return RunConversion(
             [&](converters::MemoryBudget& memory) {
               source.memory = &memory;
@@ -148,6 +168,7 @@ void BindConvert(py::module_& module) {
         source.max_side = max_side.value_or(converters::kDefaultMaxSide);
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
+        source.option_names = ConvertArgumentOf;
         return RunConversion(
             [&](converters::MemoryBudget& memory) {
               source.memory = &memory;

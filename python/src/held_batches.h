@@ -27,6 +27,7 @@ class HeldBatches {
   // enough for another thread of the trainer to free a batch it is done with.
   static constexpr std::chrono::seconds kStarvationLimit{5};
 
+  // `slots`: the loader's host buffers, LoaderOptions' slots + held_batches.
   HeldBatches(int slots, int echo) : slots_(slots), echo_(echo) {}
 
   // The owner for the capsules of `batch`: the batch counts as held until all are freed.

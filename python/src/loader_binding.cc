@@ -29,7 +29,7 @@ class NativeLoader {
   NativeLoader(const std::string& path, LoaderOptions options)
       : warnings_(std::make_shared<PendingWarnings>()),
         loader_(Open(path, options, warnings_)),
-        held_(options.slots, options.echo),
+        held_(options.slots + options.held_batches, options.echo),
         several_views_(!options.output.views.empty()) {}
 
   void SetOutputSize(int64_t height, int64_t width, int spec) {

@@ -31,6 +31,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"cache_bytes", [](auto& o) -> auto& { return o.cache_bytes; }},
       {"threads", [](auto& o) -> auto& { return o.threads; }},
       {"slots", [](auto& o) -> auto& { return o.slots; }},
+      {"held_batches", [](auto& o) -> auto& { return o.held_batches; }},
       {"echo", [](auto& o) -> auto& { return o.echo; }},
       {"normalize", [](auto& o) -> auto& { return o.normalize; }},
       {"mean", [](auto& o) -> auto& { return o.mean; }},
@@ -106,12 +107,23 @@ std::string NameByTable(const OptionTable<Options>& table, std::string_view path
   return argument == arguments.end() ? field->key : argument->second;
 }
 
+// h5feed.Loader's methods by the C++ Loader's (option_names.h: a method's path ends in "()").
+constexpr std::pair<std::string_view, std::string_view> kMethods[] = {
+    {"SetEpoch()", "set_epoch"},
+    {"Restore()", "load_state_dict"},
+    {"State()", "state_dict"},
+    {"SetOutputSize()", "set_output_size"},
+};
+
 }  // namespace
 
 OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> arguments,
                               std::map<std::string, std::string, std::less<>> augment_arguments) {
   return [arguments = std::move(arguments),
           augment_arguments = std::move(augment_arguments)](std::string_view path) -> std::string {
+    for (const auto& [method, name] : kMethods) {
+      if (path == method) return std::string(name);
+    }
     if (const auto named = arguments.find(path); named != arguments.end()) return named->second;
     // A view spec's field: output.augment.F is Augment(F=...) given as augment, output.views[i].F
     // the same in views[i].
@@ -151,7 +163,7 @@ LoaderOptions LoaderOptionsFromKeywords(py::dict keywords) {
   if (keywords.contains("augment")) Assign(keywords.attr("pop")("augment"), specs);
   const bool several_views =
       keywords.contains("several_views") && keywords.attr("pop")("several_views").cast<bool>();
-  LoaderOptions options = OptionTableOf<LoaderOptions>::Get().FromDict(keywords);
+  LoaderOptions options = OptionTableOf<LoaderOptions>::Get().FromDict(keywords, arguments);
   options.option_names = PythonOptionNames(std::move(arguments), std::move(augment_arguments));
   if (several_views) {
     options.output.views = std::move(specs);

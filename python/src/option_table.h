@@ -23,6 +23,8 @@
 
 #include <functional>
 #include <initializer_list>
+#include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -109,6 +111,26 @@ void Assign(pybind11::handle value, std::tuple<T&...> fields) {
   fields = value.cast<std::tuple<std::remove_cv_t<T>...>>();
 }
 
+// What a field of type T takes, in Python's words, for the message of a value it cannot
+// take ("an int from 0 to 18446744073709551615"); "" for a field of several values or a
+// struct, whose message shows its default instead.
+template <typename T>
+std::string ValueWords() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "True or False";
+  } else if constexpr (std::is_integral_v<T>) {
+    return "an int from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+           std::to_string(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return "a number";
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T> ||
+                       std::is_same_v<T, SamplerOptions>) {
+    return "a str";
+  } else {
+    return "";
+  }
+}
+
 template <typename Options>
 struct OptionField {
   // `access(options)` returns the field (a reference) or the fields (std::tie) of `key`; it is
@@ -121,12 +143,19 @@ struct OptionField {
       : key(std::move(field_key)),
         path(std::move(field_path)),
         set([access](Options& options, pybind11::handle value) { Assign(value, access(options)); }),
-        get([access](const Options& options) { return ToPython(access(options)); }) {}
+        get([access](const Options& options) { return ToPython(access(options)); }),
+        words(&ValueWords<std::remove_cvref_t<decltype(access(std::declval<Options&>()))>>),
+        integral(
+            std::is_integral_v<std::remove_cvref_t<decltype(access(std::declval<Options&>()))>> &&
+            !std::is_same_v<std::remove_cvref_t<decltype(access(std::declval<Options&>()))>,
+                            bool>) {}
 
   std::string key;
   std::string path;
   std::function<void(Options&, pybind11::handle)> set;
   std::function<pybind11::object(const Options&)> get;
+  std::string (*words)();  // ValueWords of the field's type
+  bool integral;           // an integer field (not a bool)
 };
 
 template <typename Options>
@@ -135,9 +164,12 @@ class OptionTable {
   OptionTable(std::initializer_list<OptionField<Options>> fields) : fields_(fields) {}
 
   // Options with the fields `values` names set, the others at their defaults. Throws
-  // pybind11::type_error for a key the table lacks or a value of the wrong kind (naming the
-  // key, the value and the default), Error(kInvalidArgument) for a word or spec refused.
-  Options FromDict(const pybind11::dict& values) const {
+  // pybind11::type_error for a key the table lacks or a value of the wrong kind, and
+  // pybind11::value_error for an int outside its field's range (each naming the argument,
+  // by `names` where it has the key: the Python argument that sets it, the value and what it
+  // takes), Error(kInvalidArgument) for a word or spec refused.
+  Options FromDict(const pybind11::dict& values,
+                   const std::map<std::string, std::string, std::less<>>& names = {}) const {
     for (const auto& item : values) {
       const std::string key = pybind11::str(item.first);
       if (Find(key) == nullptr) {
@@ -152,9 +184,24 @@ class OptionTable {
       try {
         field.set(options, value);
       } catch (const pybind11::cast_error&) {
-        throw pybind11::type_error(field.key + "=" + Repr(value) + ": " + field.key +
-                                   " takes a value like its default, " +
-                                   Repr(field.get(Options{})));
+        const auto named = names.find(field.key);
+        const std::string name = named == names.end() ? field.key : named->second;
+        const std::string words = field.words();
+        if (words.empty()) {
+          throw pybind11::type_error(name + "=" + Repr(value) + ": " + name +
+                                     " takes a value like its default, " +
+                                     Repr(field.get(Options{})));
+        }
+        // An int the field cannot hold (pybind11 refuses it as a cast, as it does a str).
+        if (field.integral && pybind11::isinstance<pybind11::int_>(value) &&
+            !pybind11::isinstance<pybind11::bool_>(value)) {
+          throw pybind11::value_error(name + "=" + Repr(value) + " is out of range: " + name +
+                                      " takes " + words);
+        }
+        // The kind alone ("an int"): the range is about values of that kind.
+        throw pybind11::type_error(name + "=" + Repr(value) + ": " + name + " takes " +
+                                   words.substr(0, words.find(" from ")) + ", not " +
+                                   Article(value));
       }
     }
     return options;
@@ -204,6 +251,13 @@ class OptionTable {
 
   static std::string Repr(pybind11::handle value) {
     return pybind11::repr(value).cast<std::string>();
+  }
+
+  // "a str", "an int": the kind of `value`, by its Python type's name.
+  static std::string Article(pybind11::handle value) {
+    const std::string type = pybind11::str(pybind11::type::handle_of(value).attr("__name__"));
+    return (std::string_view("aeiou").find(type.front()) == std::string_view::npos ? "a " : "an ") +
+           type;
   }
 
   std::vector<OptionField<Options>> fields_;

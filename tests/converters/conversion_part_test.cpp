@@ -60,8 +60,18 @@ TEST_CASE("--part K/N is read, and anything else is refused saying what is accep
   CHECK(part.count == 5);
   for (const char* bad : {"5/5", "-1/4", "1", "a/b", "1/0", "1/2/3", "1/100000", " 1/2"}) {
     CAPTURE(bad);
-    CHECK(Message(bad).find("--part " + std::string(bad)) != std::string::npos);
+    // The command line's check names the flag itself ("--part: 5/5 is not ..."): the
+    // message leads with the value alone.
+    CHECK(Message(bad).rfind(std::string(bad) + " is ", 0) == 0);
   }
+}
+
+TEST_CASE("a part's file gives back the output it was named from, when it keeps its name") {
+  CHECK(WholePath("out/train-00001-of-00003.h5", {1, 3}) == "out/train.h5");
+  CHECK(WholePath("train-00002-of-00003", {2, 3}) == "train");
+  CHECK(WholePath(PartPath("a.b/c.d.h5", {4, 9}), {4, 9}) == "a.b/c.d.h5");
+  CHECK_FALSE(WholePath("renamed.h5", {1, 3}));
+  CHECK_FALSE(WholePath("train-00001-of-00003.h5", {0, 3}));  // another part's tag
 }
 
 TEST_CASE("--part auto takes the first launcher's rank and size, mpirun's before srun's") {

@@ -156,6 +156,28 @@ TEST_CASE("both layouts store the same samples in the same order, skipping the s
   for (int64_t row : broken) CHECK(rows.count(row) == 0);
 }
 
+TEST_CASE("the default chunk holds the samples stored, not the inputs offered") {
+  TempFolder folder;
+  ConvertOptions options;  // K by default: all 7 inputs fit in 4 MiB
+  options.threads = 2;
+  const ConvertReport report = Convert(PatternSource(7, {2, 5}, false), folder / "out.h5", options);
+  CHECK(report.images == 5);
+  CHECK(report.chunks == 1);
+  CHECK(report.chunk_images == 5);
+  // The file's chunk shape, as every reader sees it: the 5 images stored, not the 7 offered.
+  const index::DatasetIndex stored = index::OpenDatasetIndex(folder / "out.h5", {});
+  CHECK(stored.chunk_samples == 5);
+  CHECK(stored.samples == 5);
+  // K given, or a chunk filled by the images before the first broken one: the file keeps K.
+  options.chunk_images = 7;
+  CHECK(Convert(PatternSource(7, {2, 5}, false), folder / "given.h5", options).chunk_images == 7);
+  CHECK(index::OpenDatasetIndex(folder / "given.h5", {}).chunk_samples == 7);
+  options.chunk_images = 0;
+  options.chunk_bytes = 2 * kShape.bytes();  // K = 2: the first chunk is whole
+  CHECK(Convert(PatternSource(7, {2, 5}, false), folder / "two.h5", options).chunk_images == 2);
+  CHECK(index::OpenDatasetIndex(folder / "two.h5", {}).chunk_samples == 2);
+}
+
 // PatternSource's samples with a value of each of four fields (every kind, a bool array among
 // them, empty bytes rows among the others), labelled or not. Row `bad_row`'s value of field
 // `bad_field` is `bad_value` instead of its own.

@@ -99,7 +99,7 @@ def test_normalize_and_no_verify_are_reported(tiny):
 
 def test_text_report_names_the_figures(tiny):
     out = run_h5feed("bench", tiny, "--batch", 64, check=0).stdout
-    for words in ("images/s", "MB/s", "chunk reads", "hit rate", "decoded", "waited",
+    for words in ("images/s", "MB/s", "chunk reads", "hit rate", "decoded", "set the pace",
                   "peak RSS", "shuffle quality"):
         assert words in out, out
 
@@ -122,7 +122,7 @@ def test_missing_file_argument_is_a_usage_error():
 
 def test_missing_file_is_a_clear_error(tmp_path):
     missing = tmp_path / "nope.h5"
-    result = run_h5feed("bench", missing, "--json", check=1)
+    result = run_h5feed("bench", missing, "--json", check=2)  # a wrong command line
     assert result.stdout == ""
     assert result.stderr.startswith("h5feed bench: error:")
     assert "nope.h5" in result.stderr

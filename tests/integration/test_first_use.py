@@ -3,6 +3,7 @@ a sweep whose every run fails, a folder with a few broken images, and the errors
 command line, each printed as `h5feed COMMAND: error: MESSAGE` and agreeing with --help."""
 import json
 
+import h5py
 import numpy as np
 import pytest
 from PIL import Image
@@ -64,6 +65,9 @@ def test_a_broken_image_is_not_counted_in_the_chunk_it_never_joined(tmp_path):
                         check=3)
     assert f"converted {ROWS} of {ROWS + 3} images" in result.stdout
     assert f"1 chunk of {ROWS} images" in result.stdout
+    # The file holds what the report says: its chunk shape counts the images stored.
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["images"].chunks == (ROWS, 8, 8, 3)
 
 
 def test_a_number_out_of_range_says_the_range_in_words(small):
@@ -71,6 +75,15 @@ def test_a_number_out_of_range_says_the_range_in_words(small):
     line = result.stderr.strip()
     assert line.startswith("h5feed bench: error: --batch: must be at least 1, not 0")
     assert len(line) < 200  # no limits of a double spelled out
+
+
+def test_a_number_beyond_what_h5feed_counts_is_a_usage_error_not_clamped(small):
+    result = run_h5feed("bench", small, "--batch", "99999999999999999999999", check=2)
+    assert result.stderr.startswith("h5feed bench: error: --batch: must be at most "
+                                    "9223372036854775807, not 99999999999999999999999")
+    report = json.loads(run_h5feed("bench", small, "--batch", 2**63 - 1, "--json",
+                                   "--no-ceilings", check=0).stdout.strip().splitlines()[-1])
+    assert report["images"] == ROWS  # the whole file, one batch
 
 
 def test_a_bad_augment_item_is_named_once_with_the_valid_items(small):
@@ -99,6 +112,14 @@ def test_zero_images_per_chunk_is_refused_not_taken_for_the_default(small, tmp_p
                         "--chunk", 0, check=2)
     assert "--chunk: must be at least 1, not 0" in result.stderr
     assert "leave --chunk out for the default" in result.stderr
+
+
+@pytest.mark.parametrize("size", ["0", "0x5", "70000"])
+def test_a_size_of_no_pixels_says_the_sides_range(tmp_path, size):
+    result = run_h5feed("convert", "imagefolder", tmp_path, tmp_path / "out.h5", "--size", size,
+                        check=2)
+    assert f"--size {size}: each side must be from 1 to 65535 pixels" in result.stderr
+    assert "is not a size" not in result.stderr
 
 
 def test_the_compression_levels_of_help_and_error_agree_with_what_is_accepted(tmp_path):
@@ -130,3 +151,164 @@ def test_bench_errors_name_its_flags_not_the_library_fields(small):
     assert result.stderr.startswith("h5feed bench: error: ")
     assert "--slots, --batch or --cache-mb" in result.stderr
     assert "cache_bytes" not in result.stderr and "LoaderOptions" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def own_size(tmp_path_factory):
+    """A file of 6 images at their own sizes (format version 2)."""
+    root = tmp_path_factory.mktemp("own_size") / "folder"
+    (root / "class").mkdir(parents=True)
+    for i, (height, width) in enumerate([(20, 30), (28, 18)] * 3):
+        Image.new("RGB", (width, height), (40 * i, 90, 10)).save(root / "class" / f"{i}.png")
+    out = root.parent / "own_size.h5"
+    run_h5feed("convert", "imagefolder", root, out, "--quiet", check=0)
+    return out
+
+
+def test_bench_of_images_at_their_own_size_names_its_flags(own_size):
+    result = run_h5feed("bench", own_size, "--no-ceilings", check=1)
+    message = result.stderr
+    assert "--normalize" in message and "--augment rrc" in message
+    assert "--augment resize" in message and "--augment center" in message
+    for cpp in ("normalize = true", "output.augment", "resize_shorter", "Python"):
+        assert cpp not in message, cpp
+
+
+def test_an_output_ending_in_npy_is_refused_and_left_alone(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.arange(4))
+    before = (tmp_path / "labels.npy").read_bytes()
+    # LABELS given, OUT forgotten: the labels file is taken for the output.
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "labels.npy",
+                        "--force", check=2)
+    assert "labels.npy ends in .npy" in result.stderr
+    assert (tmp_path / "labels.npy").read_bytes() == before
+
+
+def test_a_missing_labels_file_is_named_as_the_labels(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "small.h5",
+                        tmp_path / "out.h5")
+    assert result.returncode != 0
+    assert "labels file " in result.stderr and "small.h5" in result.stderr
+
+
+def test_inspect_and_verify_errors_have_the_one_prefix(tmp_path):
+    (tmp_path / "text.h5").write_text("not hdf5\n")
+    for command in ("inspect", "verify"):
+        result = run_h5feed(command, tmp_path / "text.h5", check=1)
+        assert result.stderr.startswith(f"h5feed {command}: error: "), result.stderr
+
+
+def test_skip_warnings_and_part_errors_name_the_command_and_the_flag_once(tmp_path):
+    root = tmp_path / "folder" / "class"
+    root.mkdir(parents=True)
+    for i in range(3):
+        Image.new("RGB", (8, 8), (i, i, i)).save(root / f"{i}.png")
+    (root / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    result = run_h5feed("convert", "imagefolder", root.parent, tmp_path / "out.h5", "--size", 8,
+                        check=3)
+    [warning] = [line for line in result.stderr.splitlines() if "broken.jpg" in line]
+    assert warning.startswith("h5feed convert imagefolder: warning: skipped ")
+    result = run_h5feed("convert", "imagefolder", root.parent, tmp_path / "part.h5", "--size", 8,
+                        "--part", "2/2", check=2)
+    assert result.stderr.count("--part") == 1, result.stderr
+    assert "--part: 2/2 is not a part K of N" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["inspect", "verify"])
+def test_json_of_a_file_that_cannot_be_read_is_an_error_object(command, tmp_path):
+    (tmp_path / "text.h5").write_text("not hdf5\n")
+    for path, code, exit_code in ((tmp_path / "text.h5", "corrupt data", 1),
+                                  (tmp_path / "missing.h5", "not found", 2)):
+        result = run_h5feed(command, path, "--json", check=exit_code)
+        report = json.loads(result.stdout)  # one JSON object, not empty input
+        assert report["path"] == str(path)
+        assert report["error"]["code"] == code
+        assert str(path) in report["error"]["message"]
+        if command == "verify":
+            assert report["ok"] is False
+
+
+def test_merge_names_the_missing_part_and_its_usage_reads_part_out(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((6, 2, 2, 3), np.uint8))
+    for k in range(3):
+        run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "photos.h5", "--part",
+                   f"{k}/3", "--quiet", check=0)
+    result = run_h5feed("merge", tmp_path / "photos-00000-of-00003.h5", tmp_path / "merged.h5",
+                        check=1)
+    assert "2 of the 3 parts are missing: part 1 (" in result.stderr
+    assert str(tmp_path / "photos-00001-of-00003.h5") in result.stderr
+    assert str(tmp_path / "photos-00002-of-00003.h5") in result.stderr
+    assert "-00000-of-00003-" not in result.stderr
+    usage = run_h5feed("merge", "--help", check=0).stdout
+    assert "Usage: h5feed merge [OPTIONS] PART... OUT\n" in usage
+
+
+@pytest.mark.parametrize("args", [
+    ("convert", "imagefolder", "{missing}", "{out}"),
+    ("convert", "cifar", "{missing}", "{out}"),
+    ("convert", "npy", "{missing}", "{out}"),
+    ("rechunk", "{missing}", "{out}"),
+    ("merge", "{missing}", "{missing}", "{out}"),
+    ("inspect", "{missing}"),
+    ("verify", "{missing}"),
+    ("bench", "{missing}"),
+    ("bench", "sweep", "{missing}", "--out", "{out}"),
+])
+def test_a_missing_input_is_a_usage_error_in_every_command(tmp_path, args):
+    missing, out = tmp_path / "missing", tmp_path / "out.h5"
+    argv = [a.format(missing=missing, out=out) for a in args]
+    result = run_h5feed(*argv, check=2)
+    assert f"{missing} does not exist" in result.stderr, result.stderr
+
+
+def test_a_missing_field_file_is_a_usage_error_naming_the_field(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "out.h5",
+                        "--field", f"attrs={tmp_path / 'gone.npy'}", check=2)
+    assert f"field attrs's file {tmp_path / 'gone.npy'} does not exist" in result.stderr
+
+
+def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_path):
+    result = run_h5feed("convert", "segmentation", tmp_path, tmp_path / "out.h5", check=2)
+    assert result.stderr.startswith("h5feed convert: error: ")
+    assert "segmentation" in result.stderr
+    assert "imagefolder, cifar, npy" in result.stderr
+    assert "A subcommand is required" not in result.stderr
+    result = run_h5feed("convert", check=2)
+    assert "imagefolder, cifar, npy" in result.stderr
+
+
+def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small, tmp_path):
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((5, 2, 2, 3), np.uint8))
+    run_h5feed("convert", "npy", images, tmp_path / "one.h5", "--quiet", check=0)
+    assert "1 chunk of 5 images" in run_h5feed("inspect", tmp_path / "one.h5", check=0).stdout
+    verified = run_h5feed("verify", tmp_path / "one.h5", check=0).stdout
+    assert "nothing wrong found in 1 chunk (5 images)" in verified
+    assert "chunk table: 1 row against" in verified and "all 1 " not in verified
+    bench = run_h5feed("bench", tmp_path / "one.h5", "--no-ceilings", check=0).stdout
+    assert "5 images 2x2x3 in 1 chunk of 5" in bench
+    cold = run_h5feed("bench", tmp_path / "one.h5", "--no-ceilings", "--epochs", 2,
+                      "--cold-each-epoch", check=0).stdout
+    assert "dropped again before the later epoch (" in cold and "1 later epochs" not in cold
+    # The grid is the file as stored (h5feed's defaults for it): one file variant.
+    sweep = run_h5feed("bench", "sweep", tmp_path / "one.h5", "--out", tmp_path / "sweep",
+                       "--chunks", 5, "--compression", "zstd:3", "--cache-mb", 512, "--sampler",
+                       "chunks:8", "--max-seconds", 2, check=0)
+    assert ": 2 runs over 1 file variant;" in sweep.stderr
+
+
+def test_a_sweep_refusal_names_the_file_not_the_word_file(own_size, tmp_path):
+    result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "sweep", check=2)
+    assert f"{own_size} stores its images at their own sizes" in result.stderr
+    assert "FILE stores" not in result.stderr
+
+
+def test_without_step_ms_bench_says_the_reader_set_the_pace_not_a_wait_share(small):
+    text = run_h5feed("bench", small, "--no-ceilings", check=0).stdout
+    assert "Next() waited" not in text
+    assert "batches taken as they came (no --step-ms), so the reader set the pace" in text
+    paced = run_h5feed("bench", small, "--no-ceilings", "--step-ms", 1, check=0).stdout
+    assert "Next() waited" in paced and "simulated trainer: 1.0 ms per batch" in paced

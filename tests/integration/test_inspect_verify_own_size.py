@@ -219,6 +219,12 @@ def damaged_rows(report):
     return {image["row"]: image for image in report["bad_images"]}
 
 
+def source_of(path, row):
+    """The row's /sources entry: the file a bad image came from, which verify names."""
+    with h5py.File(path, "r") as f:
+        return f["sources"][row].decode()
+
+
 ROW = 4
 
 
@@ -229,11 +235,14 @@ def flip_middle(stored):
 def test_verify_names_the_row_of_a_jpeg_with_a_flipped_byte(converted, tmp_path):
     path, chunk = damaged_copy(converted, tmp_path, ROW, flip_middle)
     result = run_h5feed("verify", path, check=EXIT_DAMAGED)
-    assert f"bad image row {ROW} (chunk {chunk}): checksum mismatch" in result.stdout
+    source = source_of(path, ROW)
+    assert (f"bad image row {ROW} (chunk {chunk}, source {source}): checksum mismatch"
+            in result.stdout)
     assert f"bad chunk {chunk}" in result.stdout and "DAMAGED" in result.stdout
     report = json.loads(run_h5feed("verify", path, "--json", check=EXIT_DAMAGED).stdout)
     assert list(damaged_rows(report)) == [ROW]
     assert damaged_rows(report)[ROW]["chunk"] == chunk
+    assert damaged_rows(report)[ROW]["source"] == source
     assert [bad["chunk"] for bad in report["bad_chunks"]] == [chunk]
     assert "checksum mismatch" in report["bad_chunks"][0]["problem"]
 
@@ -260,7 +269,8 @@ def test_verify_decodes_each_jpeg_so_damage_with_matching_checksums_is_found(
     path, chunk = damaged_copy(converted, tmp_path, ROW, damage)
     rewrite_checksums(path, ROW, chunk)
     result = run_h5feed("verify", path, check=EXIT_DAMAGED)
-    assert f"bad image row {ROW} (chunk {chunk}): JPEG" in result.stdout
+    assert (f"bad image row {ROW} (chunk {chunk}, source {source_of(path, ROW)}): JPEG"
+            in result.stdout)
     report = json.loads(run_h5feed("verify", path, "--json", check=EXIT_DAMAGED).stdout)
     assert list(damaged_rows(report)) == [ROW]
     problem = damaged_rows(report)[ROW]["problem"]

@@ -38,6 +38,25 @@ def test_drop_last_with_fewer_rows_than_a_batch_is_refused_saying_what_to_change
     assert "ranks" not in message and "LoaderOptions" not in message
 
 
+@pytest.mark.parametrize("arguments, message", [
+    (dict(slots=0), "slots is 0; it must be in [1, "),
+    (dict(echo=2, slots=1), "echo is 2 and slots is 1"),
+    (dict(echo=5), "echo is 5 and slots is 4"),
+])
+def test_echo_beyond_slots_is_refused_at_open_naming_both(small_file, arguments, message):
+    # Accepted before, these stalled the first epoch for 5 s and then blamed image tensors the
+    # trainer did not hold.
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16, dtype=None, **arguments)
+    assert message in str(caught.value)
+    assert "LoaderOptions" not in str(caught.value)
+
+
+def test_echo_equal_to_slots_reads_an_epoch_in_a_for_loop(small_file):
+    loader = h5feed.Loader(small_file, 16, echo=2, slots=2, dtype=None)
+    assert sum(images.shape[0] for images, _ in loader) == 2 * SAMPLES
+
+
 @pytest.mark.parametrize("argument, instead", [
     ("num_workers", "threads="), ("pin_memory", "device='cuda'"), ("prefetch_factor", "slots="),
     ("shuffle", "sampler='sequential'"), ("persistent_workers", "leave it out"),
@@ -84,6 +103,9 @@ def test_a_zero_size_in_augment_is_refused_naming_the_keyword(keyword):
 def test_dir_lists_loader_and_augment_before_their_first_use():
     names = dir(h5feed)
     assert "Loader" in names and "Augment" in names and "convert_npy" in names
+    # The public API only: no module the package imports, no private name.
+    assert "importlib" not in names and "_NEEDS_TORCH" not in names
+    assert [n for n in names if n.startswith("_") and not n.startswith("__")] == []
 
 
 def test_help_of_loader_explains_the_samplers_and_the_memory_arguments():
@@ -101,3 +123,160 @@ def test_the_examples_help_shows_each_default(script):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "(default:" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def own_size_file(tmp_path_factory):
+    """A file of 6 images at their own sizes (format version 2)."""
+    from PIL import Image
+    root = tmp_path_factory.mktemp("own_size_folder")
+    (root / "class").mkdir()
+    for i, (height, width) in enumerate([(20, 30), (28, 18)] * 3):
+        Image.new("RGB", (width, height), (40 * i, 90, 10)).save(root / "class" / f"{i}.png")
+    out = root.parent / "own_size.h5"
+    h5feed.convert_imagefolder(root, out)
+    return out
+
+
+def test_loader_messages_name_python_arguments_and_methods(small_file, own_size_file):
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(own_size_file, 4, dtype=None)
+    message = str(caught.value)
+    assert "dtype" in message and "Augment.random_resized_crop" in message
+    assert "Augment.resize" in message and "Augment.center_crop" in message
+    for cpp in ("normalize", "resize_shorter", "output.augment", "LoaderOptions"):
+        assert cpp not in message, cpp
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(own_size_file, 4, augment=h5feed.Augment(resize=8))
+    assert "Augment.resize" in str(caught.value) and "resize_shorter" not in str(caught.value)
+    state = h5feed.Loader(small_file, 32).state_dict()
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16).load_state_dict(state)
+    assert str(caught.value).startswith("load_state_dict: ")
+    assert "set_epoch" in str(caught.value) and "SetEpoch" not in str(caught.value)
+    loader = h5feed.Loader(small_file, 32, augment=h5feed.Augment(random_resized_crop=4))
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        loader.set_output_size(6)
+    message = str(caught.value)
+    assert message.startswith("set_output_size: ") and "Augment.max_size" in message
+    assert "SetOutputSize" not in message and "max_output" not in message
+
+
+def test_options_for_normalized_batches_with_dtype_none_are_named_as_python_spells_them(
+        small_file):
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(small_file, 16, dtype=None, memory_format=torch.channels_last)
+    message = str(caught.value)
+    assert "memory_format" in message and "dtype" in message
+    assert "LoaderOptions" not in message and "output" not in message
+
+
+@pytest.mark.parametrize("arguments, python, command", [
+    (dict(size=0), "size", "--size"),
+    (dict(max_side=-1), "max_side", "--max-side"),
+    (dict(max_pixels=-1), "max_pixels", "--max-pixels"),
+    (dict(chunk_bytes=2**40), "chunk_bytes", "--chunk-bytes"),
+    (dict(encoding="smart", smart_threshold=-1), "smart_threshold", "--smart-threshold"),
+])
+def test_conversion_errors_name_the_python_arguments(own_size_file, tmp_path, arguments, python,
+                                                     command):
+    folder = own_size_file.parent / "own_size_folder0"
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.convert_imagefolder(folder, tmp_path / "out.h5", **arguments)
+    assert python in str(caught.value) and command not in str(caught.value)
+
+
+def test_a_negative_seed_is_a_value_error_naming_seed(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match=r"seed=-1") as caught:
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5", seed=-1)
+    assert "Unable to cast" not in str(caught.value)
+
+
+def test_convert_npy_in_the_commands_order_never_touches_the_labels(tmp_path):
+    # The command's order is IMAGES [LABELS] OUT; Python's labels are a keyword.
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.arange(4))
+    before = (tmp_path / "labels.npy").read_bytes()
+    with pytest.raises(TypeError):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "labels.npy", tmp_path / "out.h5")
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"labels\.npy ends in \.npy"):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "labels.npy", overwrite=True)
+    assert (tmp_path / "labels.npy").read_bytes() == before
+    assert not (tmp_path / "out.h5").exists()
+
+
+def test_a_missing_path_is_named_by_its_role(tmp_path):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(h5feed.NotFoundError, match=r"^labels file .*small\.h5 does not exist"):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5",
+                           labels=tmp_path / "small.h5")
+    with pytest.raises(h5feed.NotFoundError, match=r"^images file .*gone\.npy does not exist"):
+        h5feed.convert_npy(tmp_path / "gone.npy", tmp_path / "out.h5")
+    with pytest.raises(h5feed.NotFoundError, match=r"^output "):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "no" / "out.h5")
+
+
+def test_a_value_of_the_wrong_kind_or_range_says_what_the_argument_takes(small_file):
+    with pytest.raises(ValueError) as caught:
+        h5feed.Loader(small_file, 2**70)
+    assert "batch_size=1180591620717411303424" in str(caught.value)
+    assert "is out of range: batch_size takes an int from" in str(caught.value)
+    assert "to 9223372036854775807" in str(caught.value)
+    assert "default" not in str(caught.value)  # batch_size has none
+    with pytest.raises(TypeError) as caught:
+        h5feed.Loader(small_file, "64")
+    assert "batch_size='64': batch_size takes an int, not a str" in str(caught.value)
+    with pytest.raises(TypeError, match=r"drop_last=.*drop_last takes True or False"):
+        h5feed.Loader(small_file, 16, drop_last="yes")
+
+
+def test_the_largest_batch_size_reads_the_whole_file_as_one_batch(small_file):
+    loader = h5feed.Loader(small_file, 2**63 - 1, dtype=None)
+    assert [images.shape[0] for images, _ in loader] == [SAMPLES]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(chunk=0), "chunk=0: give the images per chunk, at least 1, or leave chunk out (None)"),
+    (dict(threads=0), "threads=0: give a number of threads, at least 1, or None for every core"),
+    (dict(threads=-1), "threads=-1: give a number of threads"),
+])
+def test_a_zero_or_negative_count_is_refused_where_none_means_the_default(tmp_path, small_file,
+                                                                          arguments, message):
+    # As --chunk 0 is on the command line; None is Python's spelling of the default.
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(ValueError) as caught:
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "out.h5", **arguments)
+    assert message in str(caught.value)
+    if "threads" in arguments:
+        with pytest.raises(ValueError, match=message.split(":")[0]):
+            h5feed.Loader(small_file, 16, **arguments)
+
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("converter", ["convert_imagefolder", "convert_cifar", "convert_npy",
+                                       "rechunk"])
+def test_docs_python_md_names_every_argument_of_the_converters(converter):
+    import inspect
+    # The sentence that lists the options (the report's keys, after it, share some names).
+    text = (DOCS / "python.md").read_text()
+    section = text.split("The options are the command's:", 1)[1].split("The report dict", 1)[0]
+    parameters = list(inspect.signature(getattr(h5feed, converter)).parameters)[2:]
+    missing = [name for name in parameters if f"`{name}`" not in section]
+    assert missing == [], f"docs/python.md's Conversions do not name {missing}"
+
+
+def test_convert_imagefolders_docstring_says_what_size_none_does_now():
+    doc = " ".join(h5feed.convert_imagefolder.__doc__.split())
+    assert "must already share one size" not in doc
+    assert "None: each image at its own size" in doc
+
+
+def test_install_md_says_how_to_build_for_installation_only():
+    text = (DOCS / "install.md").read_text()
+    top = (DOCS.parent / "CMakeLists.txt").read_text()
+    for option in ("H5FEED_BUILD_TESTS", "H5FEED_BUILD_BENCH", "H5FEED_BUILD_EXAMPLES"):
+        assert f"-D{option}=OFF" in text, option
+        assert f"option({option} " in top, option

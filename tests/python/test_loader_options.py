@@ -71,7 +71,8 @@ def test_defaults_are_the_cpp_defaults():
                 "layout", "threads", "rank", "world_size", "cuda_device", "cuda_stream",
                 "images_dataset", "labels_dataset"):
         assert keywords[key] == cpp[key], key
-    assert keywords["slots"] == cpp["slots"] + 1  # the one a for loop's variables hold
+    assert keywords["slots"] == cpp["slots"]
+    assert keywords["held_batches"] == 1  # the batch a for loop's variables hold
     # mean and std are float32 in C++, written in Python with the decimals they were given.
     for key in ("mean", "std"):
         assert np.allclose(np.float32(keywords[key]), np.float32(cpp[key]), rtol=0, atol=0)
@@ -100,10 +101,12 @@ def test_a_wrong_or_missing_argument_is_a_type_error_as_for_any_function(small_f
         h5feed.Loader(small_file, 16, batch_size=8)
 
 
-def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_default(
+def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_kind(
         small_file):
-    with pytest.raises(TypeError, match=r"seed='7': seed takes a value like its default, 0"):
+    with pytest.raises(TypeError, match=r"seed='7': seed takes an int, not a str"):
         h5feed.Loader(small_file, 16, seed="7")
+    with pytest.raises(ValueError, match=r"seed=-1 is out of range: seed takes an int from 0 "):
+        h5feed.Loader(small_file, 16, seed=-1)
     with pytest.raises(TypeError, match="open_probe_stall_seconds"):
         h5feed.Loader(small_file, 16, open_probe_stall_seconds=None)
 

@@ -25,7 +25,8 @@ def test_defaults_are_host_float32_nchw_without_augmentation():
     assert args["normalize"] and args["output_type"] == "float32" and args["layout"] == "NCHW"
     assert (args["cuda_device"], args["cuda_stream"]) == (-1, 0)
     assert (args["rank"], args["world_size"], args["threads"]) == (0, 1, 0)
-    assert args["slots"] == 4 + 1  # the one more a for loop's variables hold
+    assert args["slots"] == 4  # as given: the library adds the buffer a for loop holds
+    assert args["held_batches"] == 1
     assert args["std"] == [0.25] * 3
     [spec] = args["augment"]
     assert not args["several_views"]

@@ -163,3 +163,18 @@ def test_a_venv_without_torch_converts_and_says_what_the_loader_needs(bare_venv,
     assert images_line == "40"
     assert codecs.startswith(str(bare_venv))
     assert "h5feed.Loader needs PyTorch" in message and "convert_npy" in message
+
+
+def test_the_wheel_carries_what_bench_sweep_compare_h5py_runs(system_venv, place):
+    # `h5feed bench sweep --compare-h5py` runs bench/reference_loaders.py (with bench_support.py
+    # beside it), found installed beside the command: ../share/h5feed/bench from bin/h5feed.
+    code = ("import pathlib, h5feed\n"
+            "print(pathlib.Path(h5feed.__file__).parent / 'share' / 'h5feed' / 'bench')\n")
+    bench = pathlib.Path(python_in(system_venv, code, place).stdout.strip())
+    assert (bench / "reference_loaders.py").is_file()
+    assert (bench / "bench_support.py").is_file()
+    assert (bench.parents[2] / "bin" / "h5feed").is_file()
+    # It runs from there, with the venv's Python (its imports resolve beside it).
+    result = run([system_venv / "bin" / "python", bench / "reference_loaders.py", "--help"],
+                 place)
+    assert "--loader" in result.stdout

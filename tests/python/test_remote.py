@@ -78,7 +78,7 @@ def test_inspect_of_a_url_reports_what_inspect_of_the_file_does(served):
     text = subprocess.run([H5FEED, "inspect", server.url("train.h5")], capture_output=True,
                           text=True, timeout=60)
     assert text.returncode == 0, text.stderr
-    assert server.url("train.h5") in text.stdout and "3000 images" in text.stdout
+    assert server.url("train.h5") in text.stdout and "3,000 images" in text.stdout
 
 
 def test_verify_of_a_url_checks_every_chunk_and_finds_a_damaged_one(served, tmp_path):

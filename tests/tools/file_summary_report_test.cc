@@ -202,6 +202,33 @@ TEST_CASE("the text shows the essentials of an h5feed file on aligned lines") {
   }
 }
 
+TEST_CASE("counts are in the singular for one and grouped by thousands, every count alike") {
+  FileSummary s = H5feedSummary();
+  s.num_images = 2400;
+  s.chunk_images = 2400;
+  s.chunk_count = 1;
+  s.classes = {{"cat", 2400}};
+  s.label_order = LabelOrder{"sorted", 1, 1, 1.0};
+  s.skipped = {{"dog/broken.jpg", "truncated JPEG"}};
+  const std::string text = Text(s);
+  INFO(text);
+  CHECK(Contains(text, "images: 2,400 images of 8x6x3"));
+  CHECK(Contains(text, "chunks       1 chunk of 2,400 images ("));
+  CHECK(Contains(text, "  0  cat  2,400\n"));
+  CHECK(Contains(text, "1 run of one label for 1 class ("));
+  CHECK(Contains(text, "skipped      1 source\n"));
+  FileSummary flat = FlatSummary();
+  flat.num_images = 2400;
+  flat.own_size->encodings = {};
+  flat.own_size->encodings.Add(ImageEncoding::kJpeg, 2400);
+  flat.own_size->chunks = 1;
+  const std::string own = Text(flat);
+  INFO(own);
+  CHECK(Contains(own, "images: 2,400 images at their own size"));
+  CHECK(Contains(own, "2,400 jpeg"));
+  CHECK(Contains(own, "chunks       1 chunk of 100 B"));
+}
+
 TEST_CASE("grayscale images show their one channel, and an inferred layout says so") {
   FileSummary s = H5feedSummary();
   s.layout = StoredLayout::kNHW;

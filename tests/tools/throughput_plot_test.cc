@@ -24,7 +24,7 @@ std::vector<SweepRow> Grid() {
 TEST_CASE("one data block per compression x cache x sampler, points in chunk order") {
   std::vector<SweepRow> rows = Grid();
   SweepRow defaults = Row(36, "zstd:3", 512, "chunks:8", 2000, 0.95);
-  defaults.kind = "defaults";  // not a grid line
+  defaults.kind = "defaults";  // not a grid line: a block of its own, after them
   rows.push_back(defaults);
   SweepRow failed = Row(256, "none", 256, "random", 0, 0);
   failed.status = "failed";
@@ -32,7 +32,32 @@ TEST_CASE("one data block per compression x cache x sampler, points in chunk ord
   CHECK(ThroughputData(rows) ==
         "# none, cache 256 MiB, random\n16 1000.0\n64 800.0\n\n\n"
         "# zstd:3, cache 256 MiB, random\n16 600.0\n\n\n"
-        "# none, cache 1024 MiB, chunks:4\n16 3000.0\n64 5000.0\n\n\n");
+        "# none, cache 1024 MiB, chunks:4\n16 3000.0\n64 5000.0\n\n\n"
+        "# zstd:3, h5feed's defaults (cache 512 MiB, chunks:8)\n36 2000.0\n\n\n");
+}
+
+TEST_CASE("the plot shows h5feed's defaults and the reference loaders beside the grid") {
+  std::vector<SweepRow> rows = Grid();
+  SweepRow defaults = Row(36, "zstd:3", 512, "chunks:8", 2000, 0.95);
+  defaults.kind = "defaults";
+  defaults.is_default = true;
+  rows.push_back(defaults);
+  SweepRow reference = Row(16, "none", 0, "h5py random", 450, kNotMeasured);
+  reference.kind = "reference";
+  rows.push_back(reference);
+  const std::string gp = ThroughputScript(rows, "t.dat", "t.png");
+  INFO(gp);
+  // The defaults' point, in its compression's panel (index 3: after the grid's 3 lines).
+  CHECK(gp.find("\"t.dat\" index 3 using 1:2 with points pointtype 7 pointsize 2 title "
+                "\"h5feed's defaults (cache 512 MiB, chunks:8)\"") != std::string::npos);
+  // The reference, dashed across both panels.
+  const std::string line =
+      "450.0 with lines dashtype 2 linewidth 2 title \"DataLoader + h5py random (the input as "
+      "stored)\"";
+  const size_t first = gp.find(line);
+  REQUIRE(first != std::string::npos);
+  CHECK(gp.find(line, first + 1) != std::string::npos);
+  CHECK(gp.find("set xtics (16, 36, 64)") != std::string::npos);
 }
 
 TEST_CASE("the script draws one panel per compression, one line per cache x sampler") {

@@ -49,6 +49,30 @@ TEST_CASE("a sound file reads OK, with what was checked") {
   CHECK(json["encodings"].is_null());  // not a file of images at their own size
 }
 
+TEST_CASE("one chunk and one image are counted in the singular, thousands grouped") {
+  VerificationReport one = Sound();
+  one.chunks = 1;
+  one.samples = 1;
+  CHECK(Text(one).starts_with("train.h5: OK: nothing wrong found in 1 chunk (1 image)\n"));
+  VerificationReport many = Sound();
+  many.samples = 2400;
+  many.bad_chunks = {{3, 24, 31, "checksum mismatch"}};
+  many.bad_images = {{30, 3, "checksum mismatch", ""}};
+  CHECK(Text(many).starts_with("train.h5: DAMAGED: 1 of 7 chunks bad (1 of 2,400 images bad)\n"));
+}
+
+TEST_CASE("a bad image names its source where the file records one, in the text and the JSON") {
+  VerificationReport r = Sound();
+  r.bad_chunks = {{3, 24, 31, "checksum mismatch"}};
+  r.bad_images = {{30, 3, "checksum mismatch", "cats/0030.jpg"}, {31, 3, "checksum mismatch", ""}};
+  const std::string text = Text(r);
+  CHECK(Contains(text, "  bad image row 30 (chunk 3, source cats/0030.jpg): checksum mismatch\n"));
+  CHECK(Contains(text, "  bad image row 31 (chunk 3): checksum mismatch\n"));
+  const nlohmann::json json = nlohmann::json::parse(Json(r));
+  CHECK(json["bad_images"][0]["source"] == "cats/0030.jpg");
+  CHECK(json["bad_images"][1]["source"].is_null());
+}
+
 TEST_CASE("a damaged file lists every bad chunk with its rows in the JSON, 50 in the text") {
   VerificationReport r = Sound();
   for (int64_t c = 0; c < 60; ++c) {
@@ -57,7 +81,7 @@ TEST_CASE("a damaged file lists every bad chunk with its rows in the JSON, 50 in
   r.problems = {"label 9 of row 3 is outside the 3 classes"};
   r.warnings = {"opened without HDF5's lock"};
   const std::string text = Text(r);
-  CHECK(text.starts_with("train.h5: DAMAGED: 60 of 7 chunks bad, 1 other problems\n"));
+  CHECK(text.starts_with("train.h5: DAMAGED: 60 of 7 chunks bad, 1 other problem\n"));
   CHECK(Contains(text, "  bad chunk 1 (rows 8-15): checksum mismatch\n"));
   CHECK(Contains(text, "bad chunk 49 "));
   CHECK_FALSE(Contains(text, "bad chunk 50 "));
@@ -77,7 +101,7 @@ TEST_CASE("bad images are listed by row and chunk with their reason") {
   r.encodings.Add(ImageEncoding::kJpeg, 50);
   r.images_decoded = 50;
   r.bad_chunks = {{2, 10, 17, "row 12: JPEG: Premature end of JPEG file"}};
-  r.bad_images = {{12, 2, "JPEG: Premature end of JPEG file"}};
+  r.bad_images = {{12, 2, "JPEG: Premature end of JPEG file", ""}};
   const std::string text = Text(r);
   CHECK(text.starts_with("train.h5: DAMAGED: 1 of 7 chunks bad (1 of 50 images bad)\n"));
   CHECK(Contains(text, "  bad image row 12 (chunk 2): JPEG: Premature end of JPEG file\n"));

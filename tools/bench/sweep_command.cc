@@ -20,6 +20,7 @@
 #include "h5feed/location.h"
 #include "h5feed/remote_options.h"
 #include "index/dataset_index.h"
+#include "input_paths.h"
 #include "interrupt_guard.h"
 #include "make_error.h"
 #include "number_checks.h"
@@ -59,7 +60,7 @@ bool OptionsFitInput(const SweepFlags& f) {
       {.chunks_or_compression = f.chunks_given->count() > 0 || f.compressions_given->count() > 0,
        .encodings_or_chunk_bytes = !f.encodings.empty() || !f.chunk_bytes.empty(),
        .augment = !o.augment.empty()},
-      "FILE");
+      o.input.display());
   if (!problem.empty()) ReportUsageError("bench sweep", problem);
   return problem.empty();
 }
@@ -182,11 +183,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                    "The HDF5 file to sweep (any uint8 image dataset); a remote one "
                    "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
-      ->check(CLI::Validator(
-          [](const std::string& file) {
-            return Location(file).remote() ? std::string() : CLI::ExistingFile(file);
-          },
-          "FILE or URL"));
+      ->check(ExistingInput(InputKind::kFileOrUrl));
   command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
       ->required();
   flags->chunks_given =

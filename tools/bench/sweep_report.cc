@@ -75,8 +75,10 @@ std::string ResultsTable(std::span<const SweepRow> rows, const Recommendation& r
          Beside("%.1f", row.chunks_per_batch, row.random_chunks_per_batch) + " | " +
          Beside("%.1f", row.classes_per_batch, row.random_classes_per_batch) + " | " +
          Beside("%.2f", row.label_entropy_bits, row.random_label_entropy_bits) + " | " +
-         Fixed("%.2f", row.wait_share) + " | " + Fixed("%.0f", row.peak_rss_mb) + " | " +
-         row.encoding + " | " + Fixed("%.1f", row.file_mib) + " | " +
+         // Without --step-ms Next() waits nearly all the time by construction: no figure.
+         (row.step_ms > 0 ? Fixed("%.2f", row.wait_share) : "-") + " | " +
+         Fixed("%.0f", row.peak_rss_mb) + " | " + row.encoding + " | " +
+         Fixed("%.1f", row.file_mib) + " | " +
          (row.fits_page_cache.empty() ? "-" : row.fits_page_cache) + " | " + note + " |\n";
   }
   return t;

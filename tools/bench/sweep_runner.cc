@@ -254,9 +254,9 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
   const uint64_t needed = kind->DiskBound(plan);
   CheckDiskBudget(work, needed, o.disk_budget);
-  say("sweep " + input.path + ": " + std::to_string(plan.runs.size()) + " runs over " +
-      std::to_string(plan.files.size()) + " file variants; up to " + ToString(ByteSize(needed)) +
-      " of temporary files in " + work);
+  say("sweep " + input.path + ": " + cli::CountOf(static_cast<int64_t>(plan.runs.size()), "run") +
+      " over " + cli::CountOf(static_cast<int64_t>(plan.files.size()), "file variant") +
+      "; up to " + ToString(ByteSize(needed)) + " of temporary files in " + work);
 
   ReportContext context{o.command_line, input.path, Machine(), Today(), {}, ""};
   // What the page cache can hold of a file beside what runs now; read once, at the start.

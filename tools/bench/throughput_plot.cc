@@ -16,10 +16,18 @@ namespace h5feed::bench {
 namespace {
 
 struct Series {
-  std::string compression;
+  std::string compression;  // the panel
   int64_t cache_mb;
   std::string sampler;
   std::vector<std::pair<int64_t, double>> points;  // chunk, images/s
+  bool defaults = false;  // h5feed's defaults run: a marked point, not a line
+};
+
+// What the recommendation is measured against besides the grid: a reference loader's rate,
+// drawn across every panel (it reads the input as stored, whatever the grid's chunks).
+struct Reference {
+  std::string name;  // "h5py random"
+  double images_per_s;
 };
 
 // The panel a row is drawn in: its compression; an own-size file's encoding and compression
@@ -28,15 +36,24 @@ std::string Panel(const SweepRow& row) {
   return row.chunk_bytes > 0 ? row.encoding + ", " + row.compression : row.compression;
 }
 
-// Grid runs only: the added defaults run and the references have no line of their own.
+// A line per cache x sampler of the grid's runs, then a point per run of h5feed's defaults
+// (kind "defaults"; a grid run with the defaults' settings is on its line already).
 std::vector<Series> CollectSeries(std::span<const SweepRow> rows) {
   std::vector<Series> series;
   for (const SweepRow& row : rows) {
+    if (row.kind == "defaults" && row.succeeded() && row.images_per_s > 0) {
+      series.push_back(
+          {Panel(row), row.cache_mb, row.sampler, {{row.chunk_samples, row.images_per_s}}, true});
+    }
+  }
+  const size_t defaults = series.size();
+  for (const SweepRow& row : rows) {
     if (row.kind != "grid" || !row.succeeded() || row.images_per_s <= 0) continue;
     const std::string panel = Panel(row);
-    auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
-      return s.compression == panel && s.cache_mb == row.cache_mb && s.sampler == row.sampler;
-    });
+    auto it = std::find_if(
+        series.begin() + static_cast<std::ptrdiff_t>(defaults), series.end(), [&](const Series& s) {
+          return s.compression == panel && s.cache_mb == row.cache_mb && s.sampler == row.sampler;
+        });
     if (it == series.end()) {
       series.push_back({panel, row.cache_mb, row.sampler, {}});
       it = series.end() - 1;
@@ -44,7 +61,24 @@ std::vector<Series> CollectSeries(std::span<const SweepRow> rows) {
     it->points.emplace_back(row.chunk_samples, row.images_per_s);
   }
   for (Series& s : series) std::sort(s.points.begin(), s.points.end());
+  // The grid's lines first, in their order, the defaults' points after them.
+  std::rotate(series.begin(), series.begin() + static_cast<std::ptrdiff_t>(defaults), series.end());
   return series;
+}
+
+std::vector<Reference> CollectReferences(std::span<const SweepRow> rows) {
+  std::vector<Reference> references;
+  for (const SweepRow& row : rows) {
+    if (row.kind == "reference" && row.succeeded() && row.images_per_s > 0) {
+      references.push_back({row.sampler, row.images_per_s});
+    }
+  }
+  return references;
+}
+
+std::string SeriesTitle(const Series& s) {
+  const std::string settings = "cache " + std::to_string(s.cache_mb) + " MiB, " + s.sampler;
+  return s.defaults ? "h5feed's defaults (" + settings + ")" : settings;
 }
 
 std::vector<std::string> Compressions(const std::vector<Series>& series) {
@@ -71,8 +105,7 @@ std::string Quoted(const std::string& text) {
 std::string ThroughputData(std::span<const SweepRow> rows) {
   std::string data;
   for (const Series& s : CollectSeries(rows)) {
-    data += "# " + s.compression + ", cache " + std::to_string(s.cache_mb) + " MiB, " + s.sampler +
-            "\n";
+    data += "# " + s.compression + ", " + SeriesTitle(s) + "\n";
     for (const auto& [chunk, rate] : s.points) {
       char line[64];
       std::snprintf(line, sizeof line, "%lld %.1f\n", static_cast<long long>(chunk), rate);
@@ -86,6 +119,7 @@ std::string ThroughputData(std::span<const SweepRow> rows) {
 std::string ThroughputScript(std::span<const SweepRow> rows, const std::string& data_file,
                              const std::string& png_file) {
   const std::vector<Series> series = CollectSeries(rows);
+  const std::vector<Reference> references = CollectReferences(rows);
   const std::vector<std::string> compressions = Compressions(series);
   const size_t panels = std::max<size_t>(1, compressions.size());
   std::string gp;
@@ -117,8 +151,17 @@ std::string ThroughputScript(std::span<const SweepRow> rows, const std::string& 
     for (size_t i = 0; i < series.size(); ++i) {
       if (series[i].compression != compression) continue;
       plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + Quoted(data_file) + " index " +
-              std::to_string(i) + " using 1:2 with linespoints title " +
-              Quoted("cache " + std::to_string(series[i].cache_mb) + " MiB, " + series[i].sampler);
+              std::to_string(i) + " using 1:2 with " +
+              (series[i].defaults ? "points pointtype 7 pointsize 2" : "linespoints") + " title " +
+              Quoted(SeriesTitle(series[i]));
+    }
+    // The reference loaders read the input as stored: one rate, across the panel.
+    for (const Reference& reference : references) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%.1f", reference.images_per_s);
+      plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + rate +
+              " with lines dashtype 2 linewidth 2 title " +
+              Quoted("DataLoader + " + reference.name + " (the input as stored)");
     }
     gp += plot + "\n";
   }

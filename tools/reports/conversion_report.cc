@@ -9,6 +9,7 @@
 namespace h5feed::reports {
 namespace {
 
+using cli::CountOf;
 using cli::FormatCount;
 
 // "jpeg:90 (JPEG 4:2:0)", "smart:90 (JPEG 4:2:0 above 192 KiB of pixels: 3 raw, 5 jpeg)".
@@ -46,9 +47,9 @@ std::string StorageText(const ReportView& r) {
   }
   const std::vector<ReportView> shape = r["image_shape"].Items();
   return "  " + std::to_string(shape[0].Int()) + "x" + std::to_string(shape[1].Int()) + "x" +
-         std::to_string(shape[2].Int()) + " uint8, " + FormatCount(chunks) +
-         (chunks == 1 ? " chunk of " : " chunks of ") + FormatCount(r["chunk_images"].Int()) +
-         " images, " + compression + ": " + SizesText(r, "") + ", " + order + "\n";
+         std::to_string(shape[2].Int()) + " uint8, " + CountOf(chunks, "chunk") + " of " +
+         FormatCount(r["chunk_images"].Int()) + " images, " + compression + ": " +
+         SizesText(r, "") + ", " + order + "\n";
 }
 
 // "  fields: attrs (bool[40]), caption (text)", "  no labels", and the source's notes.

@@ -13,6 +13,7 @@
 namespace h5feed::reports {
 namespace {
 
+using cli::CountOf;
 using cli::FormatCount;
 
 // The dataset of the summary named `name`, if it lists one.
@@ -69,8 +70,7 @@ std::string OwnSizeText(const ReportView& images, const ReportView& o) {
          Line("aspect", FormatCount(aspect["portrait"].Int()) + " portrait, " +
                             FormatCount(aspect["square"].Int()) + " square, " +
                             FormatCount(aspect["landscape"].Int()) + " landscape") +
-         Line("chunks", FormatCount(chunks) + (chunks == 1 ? " chunk of " : " chunks of ") +
-                            BytesText(o["chunk_bytes"]) + " (" +
+         Line("chunks", CountOf(chunks, "chunk") + " of " + BytesText(o["chunk_bytes"]) + " (" +
                             Fixed(per_chunk["mean"].Real(), 1) + " images a chunk, " +
                             std::to_string(per_chunk["min"].Int()) + " to " +
                             std::to_string(per_chunk["max"].Int()) + "), " +
@@ -83,7 +83,7 @@ std::string OwnSizeText(const ReportView& images, const ReportView& o) {
 // The lines of a file of one image size (or of foreign images) after "file" and "format".
 std::string ImagesText(const ReportView& s, const ReportView& images) {
   const std::string name = images["dataset"].Text();
-  const std::string counted = name + ": " + std::to_string(images["num_images"].Int());
+  const std::string counted = name + ": " + FormatCount(images["num_images"].Int());
   const std::string layout = ", layout " + images["layout"].Text();
   if (!images["own_size"].IsNull()) {
     return Line("images", counted + " images at their own size, up to " + ShapeOf(images) +
@@ -96,8 +96,8 @@ std::string ImagesText(const ReportView& s, const ReportView& images) {
   const std::optional<ReportView> dataset = FindDataset(s, name);
   if (images["chunk_images"].Int() > 0) {
     text += Line("chunks",
-                 std::to_string(images["chunk_count"].Int()) + " chunks of " +
-                     std::to_string(images["chunk_images"].Int()) + " images (" +
+                 CountOf(images["chunk_count"].Int(), "chunk") + " of " +
+                     CountOf(images["chunk_images"].Int(), "image") + " (" +
                      BytesText(images["chunk_bytes"]) + " uncompressed)" +
                      (dataset ? ", chunk shape " + ShapeText((*dataset)["chunk_shape"]) : ""));
   } else {
@@ -128,7 +128,7 @@ std::string ClassesText(const ReportView& s) {
   const bool labeled = !s["labels"].IsNull();
   if (!labeled && classes.empty()) return "";
   std::string text = Line(
-      "classes", std::to_string(classes.size()) +
+      "classes", FormatCount(static_cast<int64_t>(classes.size())) +
                      (labeled ? ", counts from " + s["labels"].Text() : " (no labels dataset)"));
   const size_t shown = std::min(classes.size(), kMaxClassLines);
   size_t name_width = 0;
@@ -143,7 +143,7 @@ std::string ClassesText(const ReportView& s) {
     lines.push_back(std::string(index_width - std::min(index_width, index.size()), ' ') + index +
                     "  " + name +
                     std::string(name_width - std::min(name_width, DisplayWidth(name)) + 2, ' ') +
-                    std::to_string(classes[i]["count"].Int()));
+                    FormatCount(classes[i]["count"].Int()));
   }
   return text + CutList(lines, kMaxClassLines, "  ");
 }
@@ -153,9 +153,9 @@ std::string LabelOrderText(const ReportView& order) {
   // LabelOrder::Describe's words.
   const std::string& word = order["order"].Text();
   return Line("label order", (word == "mixed" ? word : word + " by label") + ": " +
-                                 std::to_string(order["runs"].Int()) + " runs of one label for " +
-                                 std::to_string(order["classes"].Int()) +
-                                 " classes (a random order has about " +
+                                 CountOf(order["runs"].Int(), "run") + " of one label for " +
+                                 CountOf(order["classes"].Int(), "class", "classes") +
+                                 " (a random order has about " +
                                  Fixed(order["random_runs"].Real(), 0) + ")");
 }
 
@@ -165,8 +165,7 @@ std::string SkippedText(const ReportView& skipped) {
   for (const ReportView& e : skipped.Items()) {
     lines.push_back(e["source"].Text() + ": " + e["reason"].Text());
   }
-  return Line("skipped",
-              std::to_string(lines.size()) + (lines.size() == 1 ? " source" : " sources")) +
+  return Line("skipped", CountOf(static_cast<int64_t>(lines.size()), "source")) +
          CutList(lines, kMaxSkippedLines, "  ");
 }
 

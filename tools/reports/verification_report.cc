@@ -6,9 +6,13 @@
 
 #include "reports/report_view.h"
 #include "reports/text_lines.h"
+#include "units.h"
 
 namespace h5feed::reports {
 namespace {
+
+using cli::CountOf;
+using cli::FormatCount;
 
 // Text lists are cut here (the JSON has them all): a file with every chunk damaged would
 // otherwise print thousands of lines.
@@ -16,10 +20,10 @@ constexpr size_t kTextListed = 50;
 
 std::string Verdict(const ReportView& r) {
   const std::string path = r["path"].Text();
-  const std::string chunks = std::to_string(r["chunks"].Int());
-  const std::string images = std::to_string(r["samples"].Int());
+  const std::string chunks = CountOf(r["chunks"].Int(), "chunk");
+  const std::string images = CountOf(r["samples"].Int(), "image");
   if (r["ok"].Bool()) {
-    return path + ": OK: nothing wrong found in " + chunks + " chunks (" + images + " images)" +
+    return path + ": OK: nothing wrong found in " + chunks + " (" + images + ")" +
            (r["not_checked"].Items().empty() ? "" : "; some things could not be checked (below)") +
            "\n";
   }
@@ -27,9 +31,14 @@ std::string Verdict(const ReportView& r) {
   if (!r["indexed"].Bool()) return text + "the file cannot be read as an image file\n";
   const size_t bad_images = r["bad_images"].Items().size();
   const size_t problems = r["problems"].Items().size();
-  text += std::to_string(r["bad_chunks"].Items().size()) + " of " + chunks + " chunks bad";
-  if (bad_images > 0) text += " (" + std::to_string(bad_images) + " of " + images + " images bad)";
-  if (problems > 0) text += ", " + std::to_string(problems) + " other problems";
+  text +=
+      FormatCount(static_cast<int64_t>(r["bad_chunks"].Items().size())) + " of " + chunks + " bad";
+  if (bad_images > 0) {
+    text += " (" + FormatCount(static_cast<int64_t>(bad_images)) + " of " + images + " bad)";
+  }
+  if (problems > 0) {
+    text += ", " + CountOf(static_cast<int64_t>(problems), "other problem");
+  }
   return text + "\n";
 }
 
@@ -53,7 +62,9 @@ std::string VerificationText(const ReportValue& value) {
   std::vector<std::string> images;
   for (const ReportView& p : r["bad_images"].Items()) {
     images.push_back("bad image row " + std::to_string(p["row"].Int()) + " (chunk " +
-                     std::to_string(p["chunk"].Int()) + "): " + p["problem"].Text());
+                     std::to_string(p["chunk"].Int()) +
+                     (p["source"].IsNull() ? "" : ", source " + p["source"].Text()) +
+                     "): " + p["problem"].Text());
   }
   return Verdict(r) + CutList(chunks, kTextListed, "  ", "bad chunks") +
          CutList(images, kTextListed, "  ", "bad images") + Prefixed(r, "problems", "problem: ") +

@@ -71,6 +71,11 @@ struct LoaderOptions {
   // also the number of delivered batches the device holds (at least 2). Their memory is
   // committed by Open, like the cache's, so the first epoch does not page-fault through it.
   int slots = 4;
+  // Delivered batches the caller keeps alive while it asks for the next one, beyond `slots`:
+  // a Python `for` loop's variables hold the previous batch while next() waits (the module
+  // sets 1), where C++'s `while (auto batch = loader.Next())` holds none. The loader has
+  // slots + held_batches buffers, so that the prefetch depth is `slots` for either.
+  int held_batches = 0;
   int threads = 0;  // worker threads; 0 = all cores
 
   // --- What a batch holds.

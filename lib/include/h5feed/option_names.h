@@ -12,6 +12,10 @@
 
 namespace h5feed {
 
+// A member function of the object the options configure is named the same way, by its C++
+// name followed by "()": "SetEpoch()", "Restore()", "State()", "SetOutputSize()" (Python's
+// set_epoch, load_state_dict, state_dict, set_output_size).
+//
 // The caller's name for the field at `path`; "" when the caller has none of its own (the
 // library then names the C++ field). Called on the thread that reports the error or warning,
 // worker threads included: it must be safe to call concurrently.
@@ -20,5 +24,9 @@ using OptionNames = std::function<std::string(std::string_view path)>;
 // The name `names` gives `path`, else the C++ one: `owner` + "." + path
 // ("LoaderOptions.batch_size").
 std::string NameOption(const OptionNames& names, std::string_view owner, std::string_view path);
+
+// The name `names` gives member function `method` of `owner` (its path: method + "()"), else
+// the C++ one: "Loader::SetEpoch".
+std::string NameMethod(const OptionNames& names, std::string_view owner, std::string_view method);
 
 }  // namespace h5feed

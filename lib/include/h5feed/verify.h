@@ -55,6 +55,9 @@ struct ImageProblem {
   // "checksum mismatch (stored 0x..., computed 0x...)", "JPEG: the header says 96x128x3, the
   // file's table 97x128x3", "JPEG: Premature end of JPEG file"
   std::string problem;
+  // Where the image came from (its row of /sources, relative to the converted folder): the
+  // file to check again or convert anew. Empty when the file records no sources.
+  std::string source;
 };
 
 struct VerificationReport {

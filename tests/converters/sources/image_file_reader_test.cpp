@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,13 @@ using testing::CaughtError;
 using testing::ScratchDir;
 using testing::WriteFile;
 constexpr int64_t kMiB = int64_t{1} << 20;
+
+// The command line's names of the options a refusal names (ConvertOptions::option_names).
+std::string CommandLineNames(std::string_view field) {
+  if (field == "max_pixels") return "--max-pixels";
+  if (field == "memory") return "--memory-limit";
+  return "";
+}
 
 // What the conversion stored before images were read within a budget: the whole image decoded,
 // then ResizeInto, in each mode.
@@ -123,7 +131,7 @@ TEST_CASE(
   ScratchDir dir;
   WriteFile(dir / "bomb.png", PngBomb(20000, 20000));  // 1.2 GB of RGB in a few hundred bytes
   MemoryBudget budget(32 * kMiB);
-  ImageFileReader reader(budget, kDefaultMaxPixels);
+  ImageFileReader reader(budget, kDefaultMaxPixels, CommandLineNames);
   Bytes out(16 * 16 * 3);
   for (const auto& call : {std::function<void()>([&] { reader.ReadSize(dir / "bomb.png"); }),
                            std::function<void()>([&] {
@@ -152,7 +160,7 @@ TEST_CASE("an image the budget can never lend enough for is refused naming --mem
   const Bytes rgb = image::testing::Pattern(2000, 2000);
   WriteFile(dir / "big.bmp", image::testing::EncodeOpenCv(".bmp", rgb, 2000, 2000));
   MemoryBudget budget(32 * kMiB);
-  ImageFileReader reader(budget, kDefaultMaxPixels);
+  ImageFileReader reader(budget, kDefaultMaxPixels, CommandLineNames);
   Bytes out(16 * 16 * 3);
   const Error e = CaughtError([&] {
     reader.Read(dir / "big.bmp", {16, 16}, image::ResizeMode::kCrop, out);

@@ -73,9 +73,35 @@ TEST_CASE("options out of range are refused at Open, naming the option") {
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.threads = -1; })), "threads"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 0; })), "echo"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.cache_bytes = -1; })), "cache_bytes"));
-  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 4; })), "echo = 4"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 4; })), "echo is 4"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.shard = {2, 2, false}; })), "rank"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.sampler.window = 0; })), "window"));
+}
+
+TEST_CASE("echo beyond slots is refused at Open naming both; held batches are slots beyond") {
+  File file;
+  LoaderOptions options = Sequential();
+  options.held_batches = 1;  // as the Python module: a for loop holds the previous batch
+  options.slots = 1;
+  options.echo = 2;
+  const std::string message = OpenError(file.path, options);
+  CHECK(Contains(message, "LoaderOptions.echo is 2 and LoaderOptions.slots is 1"));
+  CHECK(Contains(message, "raise LoaderOptions.slots to 2"));
+  options.slots = 0;
+  options.echo = 1;
+  CHECK(Contains(OpenError(file.path, options), "LoaderOptions.slots is 0"));
+  // slots = echo, with the held batch's buffer beside them: a loop that keeps the previous
+  // batch while it asks for the next reads the whole epoch.
+  options.slots = 2;
+  options.echo = 2;
+  Loader loader = Loader::Open(file.path, options);
+  std::optional<Batch> previous;
+  int64_t delivered = 0;
+  while (std::optional<Batch> batch = loader.Next()) {
+    delivered += batch->size();
+    previous = std::move(batch);
+  }
+  CHECK(delivered == 2 * 160);
 }
 
 TEST_CASE("a file of fewer rows than a batch gives one short batch per epoch, as DataLoader") {

@@ -115,7 +115,7 @@ TEST_CASE("a later size keeps Open's places, and one larger than its room is ref
   CHECK(StackedShape(fixed_opened) == ImageShape{32, 32, 3});
   CHECK_THROWS_WITH_AS(MakeOwnSizeViews(Normalize(), kLargest, WithOutputSize(fixed, 0, 16, 64), 9,
                                         {}, &fixed_opened),
-                       doctest::Contains("max_output_height"), Error);
+                       doctest::Contains("output.augment.max_output"), Error);
   CHECK(MakeOwnSizeViews(Normalize(), kLargest, WithOutputSize(fixed, 0, 16, 24), 9, {},
                          &fixed_opened)
             .views[0]

@@ -135,6 +135,11 @@ TEST_CASE("images whose stored checksums differ are listed by row; chunks that p
   CHECK(report.bad_chunks[1].chunk == 5);
   CHECK(Contains(report.bad_chunks[1].problem, "row 41: checksum mismatch"));
   CHECK_FALSE(Contains(report.bad_chunks[1].problem, "more rows"));
+  // Each bad image names its source (/sources), the file to check again or re-convert.
+  REQUIRE(report.bad_images.size() == 3);
+  CHECK(report.bad_images[0].row == 10);
+  CHECK(report.bad_images[0].source == "img10");
+  CHECK(report.bad_images[2].source == "img41");
 
   // Without /row_checksums (a file from before they existed) the chunks alone are checked.
   testing::RunPythonWithH5py("f = h5py.File(\"" + path +

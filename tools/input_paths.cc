@@ -1,0 +1,28 @@
+#include "input_paths.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "h5feed/location.h"
+
+namespace h5feed::cli {
+
+std::string InputProblem(const std::string& path, InputKind kind) {
+  if (kind == InputKind::kFileOrUrl && Location(path).remote()) return "";
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) return path + " does not exist";
+  const bool folder = std::filesystem::is_directory(status);
+  if (kind == InputKind::kFolder) return folder ? "" : path + " is not a folder";
+  return folder ? path + " is a folder, not a file" : "";
+}
+
+CLI::Validator ExistingInput(InputKind kind) {
+  const char* description = kind == InputKind::kFolder      ? "FOLDER"
+                            : kind == InputKind::kFileOrUrl ? "FILE or URL"
+                                                            : "FILE";
+  return CLI::Validator([kind](std::string& path) { return InputProblem(path, kind); },
+                        description);
+}
+
+}  // namespace h5feed::cli
