@@ -46,7 +46,7 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
                       std::span<const int64_t> indices) {
   const auto batch = static_cast<int64_t>(indices.size());
   const size_t element = ElementBytes(field.spec.type);
-  int64_t out_height = shape.height;
+  int64_t out_height = shape.height;  // without views, the stored size (one image size)
   int64_t out_width = shape.width;
   if (of.views) {
     out_height = of.views->views[static_cast<size_t>(view)].augment.out_height;
@@ -58,6 +58,7 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
   tensor.bytes.resize(static_cast<size_t>(batch) * sample_bytes);
   for (int64_t i = 0; i < batch; ++i) {
     const int64_t row = indices[static_cast<size_t>(i)];
+    // Its image's stored size; a mask row of another size is refused below.
     const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
     const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
     const std::span<const uint8_t> stored = field.column->row(row);
@@ -70,8 +71,8 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
     }
     const transform::SampleGeometry geometry = of.Geometry(view, row, height, width);
     const std::span<uint8_t> out =
-        std::span<uint8_t>(tensor.bytes).subspan(static_cast<size_t>(i) * sample_bytes,
-                                                 sample_bytes);
+        std::span<uint8_t>(tensor.bytes)
+            .subspan(static_cast<size_t>(i) * sample_bytes, sample_bytes);
     if (field.spec.type == FieldType::kUint16) {
       MaskInto<uint16_t>(geometry, stored, {height, width}, out);
     } else {
@@ -127,9 +128,11 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
 
 }  // namespace
 
-std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
-    const BatchFields& fields, const transform::OutputViews* views, const ImageShape& shape,
-    std::span<const int64_t> indices, int64_t epoch, int copy) {
+std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
+                                                              const transform::OutputViews* views,
+                                                              const ImageShape& shape,
+                                                              std::span<const int64_t> indices,
+                                                              int64_t epoch, int copy) {
   std::vector<std::vector<GeometricTensor>> tensors(fields.fields.size());
   const ViewOf of{views, epoch, copy};
   if (!views && !fields.image_sizes.empty()) {

@@ -280,7 +280,8 @@ TEST_CASE("masks, boxes and box labels are checked as they are written") {
   };
   const uint8_t pixels[4] = {0, 1, 2, 3};
   const FieldColumn masks = column({pixels});
-  writer.AppendFields(std::vector<FieldColumn>{masks, column({bytes(box)}), column({bytes(label)})});
+  writer.AppendFields(
+      std::vector<FieldColumn>{masks, column({bytes(box)}), column({bytes(label)})});
   auto refused = [&](std::vector<FieldColumn> columns) {
     const Error error = CaughtError([&] { writer.AppendFields(columns); });
     CHECK(error.code() == ErrorCode::kInvalidArgument);

@@ -48,11 +48,11 @@ inline std::vector<uint16_t> CoordinateMask(const ImageShape& shape) {
 inline std::vector<float> GeometryBoxes(int64_t row, const ImageShape& shape) {
   const auto w = static_cast<float>(shape.width);
   const auto h = static_cast<float>(shape.height);
-  const float all[4][4] = {{2.5f, 3.0f, w / 2, h / 2},
-                           {w / 3, h / 4, w - 1.25f, h - 0.5f},
-                           {w - 6.0f, 1.0f, w, 4.5f},
-                           {static_cast<float>(row % 7), 10.0f, static_cast<float>(row % 7) + 2.0f,
-                            h}};
+  const float all[4][4] = {
+      {2.5f, 3.0f, w / 2, h / 2},
+      {w / 3, h / 4, w - 1.25f, h - 0.5f},
+      {w - 6.0f, 1.0f, w, 4.5f},
+      {static_cast<float>(row % 7), 10.0f, static_cast<float>(row % 7) + 2.0f, h}};
   std::vector<float> boxes;
   for (int64_t k = 0; k < row % 4; ++k) boxes.insert(boxes.end(), all[k], all[k] + 4);
   return boxes;
@@ -123,9 +123,9 @@ inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool
   };
   for (int64_t r = 0; r < samples; ++r) {
     const ImageShape shape = GeometryShape(r, own_size);
-    const bool full = own_size ? static_cast<int64_t>(chunk.size()) + shape.bytes() >
-                                     options.flat->chunk_bytes
-                               : r - first == options.chunk_images;
+    const bool full =
+        own_size ? static_cast<int64_t>(chunk.size()) + shape.bytes() > options.flat->chunk_bytes
+                 : r - first == options.chunk_images;
     if (full) append(r);
     const std::vector<uint8_t> image = CoordinateImage(r, shape);
     chunk.insert(chunk.end(), image.begin(), image.end());

@@ -90,7 +90,8 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
   }
   std::vector<int> red(static_cast<size_t>(width)), green(static_cast<size_t>(height));
   for (int64_t x = 0; x < width; ++x) red[static_cast<size_t>(x)] = p[(height / 2 * width + x) * 3];
-  for (int64_t y = 0; y < height; ++y) green[static_cast<size_t>(y)] = p[(y * width + width / 2) * 3 + 1];
+  for (int64_t y = 0; y < height; ++y)
+    green[static_cast<size_t>(y)] = p[(y * width + width / 2) * 3 + 1];
   const bool flip = width > 1 && xs.front() > xs.back();
   if (flip) {
     std::reverse(xs.begin(), xs.end());
