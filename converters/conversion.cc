@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,14 +15,38 @@
 #include "chunk_buffer_reservation.h"
 #include "chunk_packer.h"
 #include "conversion_ending.h"
+#include "field_row_check.h"
 #include "fixed_chunk_packer.h"
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
 #include "make_error.h"
-#include "sampler/permutation.h"
+#include "stored_order.h"
 
 namespace h5feed::converters {
 namespace {
+
+// Throws Error(kInvalidArgument) when the values `info` carries do not fit the source's fields:
+// one value per field, each a valid row of it (field_row_check.h). A value that does not fit
+// is the source's or its data's fault, never a damaged input to skip: it would be a hole in
+// a column that every later row shifts into.
+void CheckSampleFields(const std::vector<FieldSpec>& fields, const SampleInfo& info,
+                       const SampleSource& source, int64_t row) {
+  if (fields.empty() && info.fields.empty()) return;
+  const std::string name = info.source.empty() ? source.name(row) : info.source;
+  if (info.fields.size() != fields.size()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} of a {} source carries {} field values, but the source has {} fields; "
+                    "give one value per field",
+                    name, source.kind(), info.fields.size(), fields.size());
+  }
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const std::string problem = FieldRowProblem(fields[f], info.fields[f]);
+    if (!problem.empty()) {
+      throw MakeError(ErrorCode::kInvalidArgument, "field {} ({}) of {} {}", fields[f].name,
+                      fields[f].Describe(), name, problem);
+    }
+  }
+}
 
 // One conversion's pipeline: plan -> read -> pack -> encode -> write, over its tokens
 // (sample_group.h), with what differs by layout asked of `packer`. Made and run on the
@@ -36,6 +59,8 @@ class ConversionPipeline {
                      const ConvertOptions& options, ChunkPacker& packer, Writer& writer,
                      DatasetDescription& description)
       : source_(source),
+        fields_(source.fields()),
+        labelled_(source.labelled()),
         order_(order),
         options_(options),
         packer_(packer),
@@ -88,7 +113,9 @@ class ConversionPipeline {
       const int64_t row = order_[static_cast<size_t>(group->first + j)];
       const size_t before = group->samples.size();
       try {
-        group->infos[static_cast<size_t>(j)] = packer_.Read(source_, row, *group, j);
+        SampleInfo& info = group->infos[static_cast<size_t>(j)];
+        info = packer_.Read(source_, row, *group, j);
+        CheckSampleFields(fields_, info, source_, row);
         group->ok[static_cast<size_t>(j)] = 1;
       } catch (const Error& e) {
         group->samples.Truncate(before);
@@ -131,14 +158,17 @@ class ConversionPipeline {
     PackedChunk& chunk = group->chunk;
     if (!chunk.empty() && !Cancelled(options_)) {
       writer_.Append(group->encoded);
+      if (!fields_.empty()) writer_.AppendFields(chunk.fields);
       written_.stored_bytes += group->encoded.bytes.size();
       for (const StoredImage& image : chunk.images) {
         written_.raw_bytes += uint64_t(image.height) * uint64_t(image.width) * image.channels;
         written_.payload_bytes += image.bytes;
         written_.encodings.Add(image.encoding);
       }
-      description_.labels.insert(description_.labels.end(), chunk.labels.begin(),
-                                 chunk.labels.end());
+      if (labelled_) {
+        description_.labels.insert(description_.labels.end(), chunk.labels.begin(),
+                                   chunk.labels.end());
+      }
       for (std::string& name : chunk.sources) description_.sources.push_back(std::move(name));
     }
     if (options_.on_progress) options_.on_progress(group->progress);
@@ -146,6 +176,8 @@ class ConversionPipeline {
   }
 
   const SampleSource& source_;
+  const std::vector<FieldSpec> fields_;  // the source's, asked once
+  const bool labelled_;
   const std::vector<int64_t>& order_;
   const ConvertOptions& options_;
   ChunkPacker& packer_;
@@ -178,20 +210,12 @@ MemoryBudget& SharedBudget(const SampleSource& source, const ConvertOptions& opt
   return *fallback;
 }
 
-// The stored order of the source's `n` rows: shuffled by the seed, or the source's own.
-std::vector<int64_t> StoredOrder(int64_t n, const ConvertOptions& options) {
-  if (options.shuffle) return sampler::Permutation(n, options.seed);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  return order;
-}
-
 // What the file records about its input before any row is read. With a part, `order` becomes
 // that part's slice of the whole order. Throws when the part has no input.
 DatasetDescription DescribeInput(const SampleSource& source, const ConvertOptions& options,
                                  std::vector<int64_t>& order) {
   DatasetDescription description;
-  description.classes = source.classes();
+  if (source.labelled()) description.classes = source.classes();
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
   if (!options.part.whole()) {
@@ -206,6 +230,14 @@ DatasetDescription DescribeInput(const SampleSource& source, const ConvertOption
     order = std::vector<int64_t>(order.begin() + first, order.begin() + end);
   }
   return description;
+}
+
+// What a group holds of its samples' array fields: their values as read and in the chunk packed
+// (bytes and text values have no size known ahead; a caption's is small beside its image).
+int64_t FieldBytes(const std::vector<FieldSpec>& fields, int64_t samples) {
+  int64_t row_bytes = 0;
+  for (const FieldSpec& field : fields) row_bytes += field.row_bytes();
+  return 2 * samples * row_bytes;
 }
 
 // The one choice that depends on the layout.
@@ -230,7 +262,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   MemoryBudget& budget = SharedBudget(source, options, fallback_budget);
   // The rows this conversion reads: all, or its part's. Chunk sizes follow the whole source,
   // so the parts of one conversion share them.
-  std::vector<int64_t> order = StoredOrder(source.count(), options);
+  std::vector<int64_t> order = StoredOrder(source.count(), options.shuffle, options.seed);
   DatasetDescription description = DescribeInput(source, options, order);
   const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 
@@ -239,18 +271,25 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   writer_options.compression = options.compression;
   writer_options.overwrite = options.overwrite;
   writer_options.option_names = options.option_names;
+  writer_options.fields = source.fields();
+  writer_options.labelled = source.labelled();
   Writer writer = Writer::Create(path, writer_options);
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
-  const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes, threads,
-                                           plan.chunk_option);
+  const ChunkBufferReservation reservation(
+      budget, plan.chunk_bytes,
+      plan.scratch_bytes + FieldBytes(writer_options.fields, plan.samples), threads,
+      plan.chunk_option);
   ConversionPipeline pipeline(source, order, options, *packer, writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
   ConvertReport report;
   EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
   report.stored_bytes = written.stored_bytes;
+  report.fields = writer_options.fields;
+  report.labelled = writer_options.labelled;
+  report.notes = source.notes();
   packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

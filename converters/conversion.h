@@ -12,6 +12,10 @@
 //   - a source of images at their own size (SampleSource::own_size()) as a version 2 "flat"
 //     file (docs/format.md, "Images at their own size"): whole images, raw or JPEG-encoded as
 //     the encoding asks, packed into chunks of C bytes in stored order (flat_chunk_packer.h).
+// A sample's field values (SampleSource::fields()) are checked as it is read, packed with its
+// image (a skipped sample's go with it) and appended right after the chunk holding it
+// (Writer::AppendFields), so row n of every field is image n's. A source that is not
+// labelled() gives a file without labels.
 // Memory is bounded by a budget (memory_budget.h), whatever the dataset size, the images'
 // dimensions and the thread count: each group in flight holds three chunk-sized buffers and its
 // packer's scratch, and `2 x threads + 2` groups are in flight when at most half the budget
@@ -30,8 +34,9 @@ namespace h5feed::converters {
 // Throws Error: whatever the source or the writer throws (the temporary file is removed),
 // kCorrupt for a broken sample under `strict`, kInvalidArgument when no sample could be read,
 // the memory budget cannot hold one chunk's buffers, an option does not suit the source or
-// `part` has no input (more parts than inputs), kCancelled when `cancel` was set, kInternal
-// when a source of one shape delivers a sample of another.
+// `part` has no input (more parts than inputs), a sample's field value does not fit its field
+// (naming the sample and the field; never skipped as broken), kCancelled when `cancel` was set,
+// kInternal when a source of one shape delivers a sample of another.
 ConvertReport Convert(const SampleSource& source, const std::string& path,
                       const ConvertOptions& options);
 

@@ -22,6 +22,12 @@ ReportValue ConversionValue(const ConvertReport& r) {
   for (const SkippedSource& s : r.skipped) {
     skipped.push_back(Object{{"source", s.source}, {"reason", s.reason}});
   }
+  List fields;
+  for (const FieldSpec& f : r.fields) {
+    fields.push_back(Object{{"name", f.name}, {"kind", ToString(f.kind)}, {"type", f.Describe()}});
+  }
+  List notes;
+  for (const std::string& note : r.notes) notes.push_back(note);
   Object value{{"path", r.path},
                {"format_version", r.own_size ? 2 : 1},
                {"images", r.images},
@@ -38,6 +44,9 @@ ReportValue ConversionValue(const ConvertReport& r) {
                {"seconds", r.seconds},
                {"inputs_per_s", Ratio(double(inputs), r.seconds)},
                {"skipped", std::move(skipped)},
+               {"labelled", r.labelled},
+               {"fields", std::move(fields)},
+               {"notes", std::move(notes)},
                {"own_size", r.own_size}};
   if (!r.own_size) return value;
   const bool smart = r.encoding.kind == StoredEncoding::Kind::kSmart;

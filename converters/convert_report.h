@@ -9,6 +9,7 @@
 
 #include "h5feed/compression.h"
 #include "h5feed/encoding_counts.h"
+#include "h5feed/field.h"
 #include "h5feed/image_shape.h"
 #include "h5feed/report_value.h"
 #include "h5feed/skipped_source.h"
@@ -41,6 +42,10 @@ struct ConvertReport {
   uint64_t raw_bytes = 0;     // the stored images' pixels: the sum of H x W x C
   uint64_t stored_bytes = 0;  // bytes of all stored chunks
   double seconds = 0;
+  std::vector<FieldSpec> fields;  // the file's fields, in its order
+  bool labelled = true;           // false: written without labels
+  // What the source says of its reading (SampleSource::notes): datasets not carried as fields.
+  std::vector<std::string> notes;
 };
 
 // Every field of `report` as named values, with the figures derived from them (chunk fill, the

@@ -112,12 +112,25 @@ class MergedFile {
                                    static_cast<int32_t>(image.shape.channels), image.encoding,
                                    image.bytes, index.row_checksums[r]});
       }
-      description_.labels.push_back(index.labels[r]);
+      if (index.labelled) description_.labels.push_back(index.labels[r]);
       description_.sources.push_back(std::move(part.sources[r]));
     }
     Write();
+    AppendFields(part, first, encoded_.images);
     report_.copied_chunks += 1;
     report_.copied_bytes += encoded_.bytes.size();
+  }
+
+  // Rows [first, first + rows) of every field of `part`, after the rows appended before.
+  void AppendFields(const PartFile& part, int64_t first, int64_t rows) {
+    if (part.fields.empty()) return;
+    fields_.resize(part.fields.size());
+    for (size_t f = 0; f < part.fields.size(); ++f) {
+      fields_[f].Clear();
+      for (int64_t row = first; row < first + rows; ++row)
+        fields_[f].Append(part.fields[f].row(row));
+    }
+    writer_.AppendFields(fields_);
   }
 
   // Version 1: `rows` rows of pixels (K or fewer), compressed here.
@@ -141,7 +154,8 @@ class MergedFile {
   MergeReport& report_;
   const MergeOptions& options_;
   MergeProgress progress_;
-  EncodedChunk encoded_;  // one buffer for every chunk
+  EncodedChunk encoded_;             // one buffer for every chunk
+  std::vector<FieldColumn> fields_;  // one chunk's rows of every field
 };
 
 // Version 1: the rows of every part's short last chunk, in part order, decompressed and
@@ -175,9 +189,10 @@ void RepackShortChunks(PartSet& set,
     pending_rows += rows;
     const int64_t first = index.first_row_of_chunk(last);
     for (int64_t row = first; row < first + rows; ++row) {
-      description.labels.push_back(index.labels[static_cast<size_t>(row)]);
+      if (index.labelled) description.labels.push_back(index.labels[static_cast<size_t>(row)]);
       description.sources.push_back(std::move(part.sources[static_cast<size_t>(row)]));
     }
+    merged.AppendFields(part, first, rows);  // ahead of their images: the Writer allows it
     while (pending_rows >= k) emit(k);
   }
   if (pending_rows > 0) emit(pending_rows);

@@ -6,8 +6,9 @@
 // HDF5's direct chunk read (H5Dread_chunk) and appended with the Writer's direct chunk write,
 // in a seeded interleaving of the parts that keeps each part's own chunk order, so a run of
 // chunks of the merged file comes from many parts. Their rows follow them: labels, sources,
-// row checksums and, for images at their own size, the image table. The chunk checksums are
-// the parts' (a copied chunk's uncompressed bytes are unchanged).
+// row checksums, fields and, for images at their own size, the image table. The chunk
+// checksums are the parts' (a copied chunk's uncompressed bytes are unchanged). A part's
+// fields are read whole and checked when it is opened (part_set.h).
 //
 // One exception, version 1 only: there, every chunk but the last holds exactly K images, and
 // each part's last chunk may hold fewer. Those short chunks (one per part at most) are

@@ -14,6 +14,7 @@
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
+#include "index/field_values.h"
 #include "make_error.h"
 
 namespace h5feed::converters {
@@ -100,6 +101,22 @@ PartFile OpenPart(const std::string& path) {
   return part;
 }
 
+// Reads every field of `part` whole, each row checked (ReadFieldColumn takes the lock itself).
+void ReadPartFields(PartFile& part) {
+  for (const FieldSpec& spec : part.index.fields) {
+    part.fields.push_back(
+        index::ReadFieldColumn(part.index, spec.name, std::numeric_limits<uint64_t>::max()));
+  }
+}
+
+std::string FieldsText(const index::DatasetIndex& index) {
+  std::string text;
+  for (const FieldSpec& spec : index.fields) {
+    text += (text.empty() ? "" : ", ") + spec.name + " (" + spec.Describe() + ")";
+  }
+  return text.empty() ? "none" : text;
+}
+
 // Throws when `part` differs from `first` in anything the parts of one conversion share.
 void CheckAlike(const PartFile& first, const PartFile& part) {
   auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
@@ -130,6 +147,13 @@ void CheckAlike(const PartFile& first, const PartFile& part) {
     const std::string at = std::to_string(mismatch.first - ca.begin());
     differ("class " + at, mismatch.first == ca.end() ? "none" : Quoted(*mismatch.first),
            mismatch.second == cb.end() ? "none" : Quoted(*mismatch.second));
+  }
+  if (first.index.labelled != part.index.labelled) {
+    differ("labels:", first.index.labelled ? "some" : "none",
+           part.index.labelled ? "some" : "none");
+  }
+  if (first.index.fields != part.index.fields) {
+    differ("fields", FieldsText(first.index), FieldsText(part.index));
   }
   const char* fingerprint = schema::kAttrPartFingerprint;
   if (Attribute(first, fingerprint) != Attribute(part, fingerprint)) {
@@ -183,6 +207,7 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   std::vector<PartFile> opened;
   for (const std::string& path : paths) opened.push_back(OpenPart(path));
   for (const PartFile& part : opened) CheckAlike(opened.front(), part);
+  for (PartFile& part : opened) ReadPartFields(part);
   PartSet set;
   set.parts = InPartOrder(std::move(opened));
   const PartFile& first = set.parts.front();
@@ -214,7 +239,9 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
     set.writer.image_shape = first.index.shape;
     set.writer.chunk_images = first.index.chunk_samples;
   }
-  set.description.classes = first.index.classes;
+  set.writer.fields = first.index.fields;
+  set.writer.labelled = first.index.labelled;
+  if (first.index.labelled) set.description.classes = first.index.classes;
   set.description.source_kind = Attribute(first, schema::kAttrSourceKind);
   if (Attribute(first, schema::kAttrShuffled) == "1") {
     set.description.shuffle_seed = std::stoull(Attribute(first, schema::kAttrShuffleSeed));

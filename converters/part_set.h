@@ -5,7 +5,8 @@
 // each part number present exactly once and each holding as many inputs as its slice.
 //
 // A PartSet holds every part's tables in memory: the chunk table (checked against HDF5's own,
-// every row), labels, sources and row checksums, as the Writer holds them for the merged file.
+// every row), labels, sources, row checksums and every field's values (read whole and checked,
+// index/field_values.h), as the Writer holds them for the merged file.
 // The parts' chunks are read through their chunk sources (source/chunk_source.h).
 
 #include <cstdint>
@@ -27,11 +28,13 @@ struct PartFile {
   std::map<std::string, std::string> attributes;  // every root attribute, as text
   std::vector<std::string> sources;
   std::vector<SkippedSource> skipped;
+  std::vector<FieldColumn> fields;  // every row of each field, index.fields' order
 };
 
 struct PartSet {
   std::vector<PartFile> parts;  // by part number: parts[k].part == k
-  // What the merged file is written with: the parts' layout, compression and chunking.
+  // What the merged file is written with: the parts' layout, compression, chunking, fields and
+  // whether it has labels.
   WriterOptions writer;
   // The parts' classes, source kind and stored order's seed; no rows.
   DatasetDescription description;
@@ -40,9 +43,9 @@ struct PartSet {
 // Opens and checks `paths` (in any order). Throws Error: what opening an h5feed file throws
 // (kNotFound, kCorrupt, kUnsupported), kInvalidArgument when a file is not a part (no
 // part_index: converted without --part, or already merged), when two parts differ in what all
-// parts of one conversion share (the message names both files, the attribute and both values),
-// when a part number is missing or given twice, or when a part holds another number of inputs
-// than its slice.
+// parts of one conversion share (the message names both files, the attribute and both values;
+// the fields and whether there are labels among them), when a part number is missing or given
+// twice, or when a part holds another number of inputs than its slice.
 PartSet OpenParts(const std::vector<std::string>& paths);
 
 }  // namespace h5feed::converters

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "convert_options.h"
+#include "h5feed/field.h"
 #include "h5feed/skipped_source.h"
 #include "h5feed/writer.h"
 #include "sample_source.h"
@@ -60,12 +61,17 @@ class SampleBytes {
 };
 
 // A chunk as packing assembles it: whole images from its first byte, in stored order, and for
-// each how it is stored, its label and where it came from.
+// each how it is stored, its label, where it came from and its value of every field. The
+// values travel with their images, so a skipped sample's go with it and the rows of the
+// fields stay those of the images.
 struct PackedChunk {
   std::vector<uint8_t> bytes;
   std::vector<StoredImage> images;
   std::vector<int64_t> labels;
   std::vector<std::string> sources;
+  // One column per field of the source (SampleSource::fields()), a row per image; empty
+  // without fields.
+  std::vector<FieldColumn> fields;
 
   bool empty() const { return images.empty(); }
 
@@ -75,13 +81,18 @@ struct PackedChunk {
     images.clear();
     labels.clear();
     sources.clear();
+    for (FieldColumn& column : fields) column.Clear();
   }
 
-  // Records one more image whose bytes are already in `bytes`; its source is moved from `info`.
+  // Records one more image whose bytes are already in `bytes`; its source is moved from
+  // `info`, its field values copied into the columns (info.fields holds one per field: the
+  // pipeline checked them as they were read).
   void Add(const StoredImage& image, SampleInfo& info) {
     images.push_back(image);
     labels.push_back(info.label);
     sources.push_back(std::move(info.source));
+    if (fields.size() < info.fields.size()) fields.resize(info.fields.size());
+    for (size_t f = 0; f < info.fields.size(); ++f) fields[f].Append(info.fields[f]);
   }
 
   // Appends one image: its stored bytes, and its record as Add does.

@@ -132,6 +132,16 @@ void AddCifar(CLI::App& convert, Runner& run) {
   });
 }
 
+// "NAME=FILE.npy" as a field's name and file. Throws Error(kInvalidArgument) without '='.
+converters::NpyFieldFile NpyFieldOf(const std::string& text) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "--field {} is not NAME=FILE.npy (the field's name, then its array)", text);
+  }
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
 void AddNpy(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto paths = std::make_shared<std::vector<std::string>>();
@@ -143,6 +153,14 @@ void AddNpy(CLI::App& convert, Runner& run) {
       ->add_option("IMAGES.npy [LABELS.npy] OUT", *paths, "The arrays, then the HDF5 file to write")
       ->required()
       ->expected(2, 3);
+  auto fields = std::make_shared<std::vector<std::string>>();
+  command
+      ->add_option("--field", *fields,
+                   "NAME=FILE.npy: carry the array in FILE.npy as field NAME, row i image "
+                   "i's value (repeatable): a numeric array (N, ...) (bool, int8-64, "
+                   "uint8-64, float16/32/64), or (N,) byte strings (bytes) or str (text)")
+      ->allow_extra_args(false)  // one value an occurrence: `--field a=a.npy IMAGES OUT`
+      ->check(ParsedBy([](const std::string& text) { NpyFieldOf(text); }, "NAME=FILE.npy"));
   AddConversionFlags(*command, *flags, true);
   command->callback([=, &run] {
     run = [=] {
@@ -150,9 +168,13 @@ void AddNpy(CLI::App& convert, Runner& run) {
       with_output.output = paths->back();
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
+      std::vector<converters::NpyFieldFile> field_files;
+      for (const std::string& text : *fields) field_files.push_back(NpyFieldOf(text));
       return RunConversion(
           "convert npy", images,
-          [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); },
+          [&](converters::MemoryBudget&) {
+            return converters::OpenNpy(images, labels, field_files);
+          },
           with_output, true);
     };
   });

@@ -10,7 +10,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
 #include "hdf5/byte_sequences.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
@@ -21,6 +23,7 @@
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
 #include "sources/hdf5_labels.h"
+#include "sources/own_size_file_source.h"
 
 namespace h5feed::converters {
 namespace {
@@ -91,6 +94,7 @@ class EncodedHdf5Source final : public SampleSource {
     bool chunked = false;
     std::vector<int64_t> labels;
     std::vector<std::string> classes;
+    Hdf5Fields fields;
     EncodedHdf5Options options;
   };
 
@@ -101,6 +105,7 @@ class EncodedHdf5Source final : public SampleSource {
 
   ~EncodedHdf5Source() override {
     auto lock = hdf5::Lock();
+    p_.fields.Close();
     p_.images.reset();
     p_.file.reset();
   }
@@ -109,6 +114,8 @@ class EncodedHdf5Source final : public SampleSource {
   int64_t count() const override { return p_.count; }
   ImageShape shape() const override { return largest_; }
   std::vector<std::string> classes() const override { return p_.classes; }
+  std::vector<FieldSpec> fields() const override { return p_.fields.specs(); }
+  std::vector<std::string> notes() const override { return p_.fields.notes(); }
   bool own_size() const override { return true; }
   int64_t max_side() const override { return p_.options.max_side; }
   bool prefers_sequential_reads() const override { return p_.chunked; }
@@ -125,7 +132,11 @@ class EncodedHdf5Source final : public SampleSource {
         [&](image::Size size) {
           return dest.MemoryFor({size.height, size.width, 3});
         });
-    return {p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)], name(i)};
+    SampleInfo info;
+    info.label = p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)];
+    info.source = name(i);
+    info.fields = p_.fields.Read(i);
+    return info;
   }
 
   // The largest image (in bytes) that may be stored: the cap's square, or with no cap the
@@ -198,6 +209,15 @@ class EncodedHdf5Source final : public SampleSource {
 
 }  // namespace
 
+bool HoldsOwnSizeImages(const std::string& path) {
+  auto lock = hdf5::Lock();
+  OpenedFile opened = Open(path, {});
+  const hid_t root = opened.file.get();
+  return hdf5::HasAttribute(root, format::schema::kAttrLayout) &&
+         hdf5::ReadStringAttribute(root, format::schema::kAttrLayout) ==
+             format::schema::kLayoutFlat;
+}
+
 bool HoldsEncodedImages(const std::string& path, const std::string& images) {
   auto lock = hdf5::Lock();
   return Open(path, images).encoded != nullptr;
@@ -230,6 +250,10 @@ std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
         ReadHdf5Labels(opened.file.get(), opened.datasets, options.labels, parts.count, path);
     parts.labels = std::move(labels.labels);
     parts.classes = std::move(labels.classes);
+    const std::string labels_name =
+        options.labels.empty() ? format::schema::kLabels : options.labels;
+    parts.fields = Hdf5Fields::Open(opened.file.get(), opened.datasets, parts.count,
+                                    {images.name, labels_name}, options.fields, path);
     parts.file = std::move(opened.file);
     std::unique_ptr<MemoryBudget> own_budget;
     if (!options.memory) own_budget = std::make_unique<MemoryBudget>(kDefaultMemoryLimit);
@@ -242,10 +266,20 @@ std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
 
 std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
                                                 const EncodedHdf5Options& options) {
+  if (HoldsOwnSizeImages(path)) {
+    if (options.fields) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "{} is an h5feed file of images at their own size: rechunk keeps all its "
+                      "fields; choosing them (--field, --no-fields) is not supported for it",
+                      path);
+    }
+    return OpenOwnSizeFile(path);
+  }
   if (HoldsEncodedImages(path, options.images)) return OpenEncodedHdf5(path, options);
   Hdf5SourceOptions pixels;
   pixels.images = options.images;
   pixels.labels = options.labels;
+  pixels.fields = options.fields;
   return OpenHdf5(path, pixels);
 }
 

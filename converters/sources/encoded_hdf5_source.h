@@ -8,7 +8,7 @@
 // longer side capped at max_side: the source is own_size(), and the conversion writes a
 // version 2 file. An element that does not decode is skipped and recorded as "images[i]" (the
 // dataset's name and the element). Labels and classes are read as hdf5_source.h reads them
-// (hdf5_labels.h).
+// (hdf5_labels.h), and so are the fields (hdf5_fields.h).
 //
 // Thread-safety: Read() may run on many threads; an element's bytes are read under
 // hdf5::Lock() into memory leased from the budget (never waiting for memory under the lock),
@@ -33,6 +33,8 @@ struct EncodedHdf5Options {
   std::string images;
   // The labels dataset's path (hdf5_labels.h). Empty: "labels" when the file has one.
   std::string labels;
+  // The datasets carried as fields (hdf5_fields.h): nullopt every one that can be, empty none.
+  Hdf5FieldChoice fields;
   // The cap on a stored image's longer side (image::CappedSize); 0 = no cap, which reads every
   // element's header before converting, to size the chunks by the largest image.
   int max_side = kDefaultMaxSide;
@@ -51,13 +53,20 @@ bool HoldsEncodedImages(const std::string& path, const std::string& images);
 
 // Throws Error(kNotFound) when `path` or a named dataset does not exist or holds no encoded
 // images, Error(kInvalidArgument) for a bad option or labels that do not number the images,
-// Error(kCorrupt) for a damaged file, and as ReadHdf5Labels throws.
+// Error(kCorrupt) for a damaged file, and as ReadHdf5Labels and Hdf5Fields::Open throw.
 std::unique_ptr<SampleSource> OpenEncodedHdf5(const std::string& path,
                                               const EncodedHdf5Options& options);
 
-// What `h5feed rechunk` reads: the encoded images of `path` when it holds them
-// (HoldsEncodedImages), else its array of pixels (OpenHdf5, which ignores max_side, max_pixels
-// and memory).
+// Whether `path` is an h5feed file of images at their own size (format version 2, layout
+// "flat"). Throws as OpenHdf5 does for a file it cannot open.
+bool HoldsOwnSizeImages(const std::string& path);
+
+// What `h5feed rechunk` reads: an h5feed file of images at their own size through
+// OpenOwnSizeFile (its images, labels and fields as stored; Error(kInvalidArgument) when
+// `options.fields` chooses some); the
+// encoded images of `path` when it holds them (HoldsEncodedImages); else its array of pixels
+// (OpenHdf5, which ignores max_side, max_pixels and memory). The last two carry the file's
+// fields as `options.fields` chooses.
 std::unique_ptr<SampleSource> OpenRechunkSource(const std::string& path,
                                                 const EncodedHdf5Options& options);
 

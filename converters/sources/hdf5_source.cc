@@ -7,6 +7,7 @@
 
 #include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
 #include "hdf5/chunk_cache.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/dataset_storage.h"
@@ -58,6 +59,12 @@ hdf5::PropertyList ChunkCacheAccess(const hdf5::DatasetEntry& images) {
   return hdf5::ChunkCacheAccess(std::max(2 * chunks_per_row * chunk_bytes, kMinCacheBytes));
 }
 
+// Whether the samples of `file` have labels: false for an h5feed file written without them.
+bool Labelled(hid_t file) {
+  return !hdf5::HasAttribute(file, format::schema::kAttrLabelled) ||
+         hdf5::ReadInt64Attribute(file, format::schema::kAttrLabelled) != 0;
+}
+
 // Thread-safety: Read() may run on many threads; every HDF5 call is made under hdf5::Lock(),
 // and the NCHW to NHWC transposition runs outside it.
 class Hdf5Source final : public SampleSource {
@@ -74,6 +81,8 @@ class Hdf5Source final : public SampleSource {
     std::vector<int64_t> labels;
     std::vector<std::string> classes;
     std::vector<std::string> sources;  // empty: "<file name>#<row>"
+    Hdf5Fields fields;
+    bool labelled = true;
   };
 
   explicit Hdf5Source(Parts parts)
@@ -81,6 +90,7 @@ class Hdf5Source final : public SampleSource {
 
   ~Hdf5Source() override {
     auto lock = hdf5::Lock();
+    p_.fields.Close();
     p_.images.reset();
     p_.file.reset();
   }
@@ -89,6 +99,9 @@ class Hdf5Source final : public SampleSource {
   int64_t count() const override { return p_.count; }
   ImageShape shape() const override { return p_.shape; }
   std::vector<std::string> classes() const override { return p_.classes; }
+  std::vector<FieldSpec> fields() const override { return p_.fields.specs(); }
+  bool labelled() const override { return p_.labelled; }
+  std::vector<std::string> notes() const override { return p_.fields.notes(); }
   bool prefers_sequential_reads() const override { return p_.chunked; }
 
   std::string name(int64_t i) const override {
@@ -115,6 +128,7 @@ class Hdf5Source final : public SampleSource {
     SampleInfo info;
     info.label = p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)];
     info.source = name(i);
+    info.fields = p_.fields.Read(i);
     return info;
   }
 
@@ -171,14 +185,20 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.images = hdf5::OpenDataset(file, images.name, path, dapl.get());
   CheckFilters(images, path);
 
-  Hdf5Labels labels = ReadHdf5Labels(file, datasets, options.labels, parts.count, path);
-  parts.labels = std::move(labels.labels);
-  parts.classes = std::move(labels.classes);
+  parts.labelled = Labelled(file);
+  if (parts.labelled) {
+    Hdf5Labels labels = ReadHdf5Labels(file, datasets, options.labels, parts.count, path);
+    parts.labels = std::move(labels.labels);
+    parts.classes = std::move(labels.classes);
+  }
   const hdf5::DatasetEntry* sources = hdf5::FindDataset(datasets, format::schema::kSources);
   if (sources != nullptr && sources->is_string && sources->dims.size() == 1 &&
       sources->dims[0] == parts.count) {
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());
   }
+  const std::string labels_name = options.labels.empty() ? format::schema::kLabels : options.labels;
+  parts.fields = Hdf5Fields::Open(file, datasets, parts.count, {images.name, labels_name},
+                                  options.fields, path);
   return std::make_unique<Hdf5Source>(std::move(parts));
 }
 

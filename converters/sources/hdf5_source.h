@@ -11,6 +11,8 @@
 // (N, H, W) as H x W x 1, as the loader delivers it.
 // Labels: any integer dataset of N values ((N,) or (N, 1)), every value >= 0; without one every
 // label is 0. Classes: the "classes" string dataset when there is one, else "0".."max label".
+// Fields: the file's other datasets of a value per image (hdf5_fields.h), or those chosen.
+// An h5feed file written without labels (`labelled` 0) gives samples without labels.
 // Sample names: the "sources" string dataset when it holds N names (an h5feed file keeps
 // them across a rechunk), else "<file name>#<row>".
 //
@@ -22,6 +24,7 @@
 #include <string>
 
 #include "sample_source.h"
+#include "sources/hdf5_fields.h"
 
 namespace h5feed::converters {
 
@@ -31,6 +34,8 @@ struct Hdf5SourceOptions {
   std::string images;
   // The labels dataset's path. Empty: "labels" when the file has one, else every label is 0.
   std::string labels;
+  // The datasets carried as fields (hdf5_fields.h): nullopt every one that can be, empty none.
+  Hdf5FieldChoice fields;
 };
 
 // Throws Error(kNotFound) when `path` or a named dataset does not exist, or there is no image
@@ -38,7 +43,7 @@ struct Hdf5SourceOptions {
 // when `path` is not an HDF5 file ("X is not an HDF5 file ...") or is damaged, or a label is
 // negative; Error(kUnsupported) when the images are not uint8 of rank 3 or 4, or a filter
 // cannot be decoded here; Error(kInvalidArgument) when several datasets qualify and none was
-// named, or the labels do not number N.
+// named, or the labels do not number N; and what Hdf5Fields::Open throws.
 std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5SourceOptions& options);
 
 }  // namespace h5feed::converters

@@ -280,6 +280,13 @@ image::Size ImageFileReader::ReadSize(const std::string& name, const Fetch& fetc
   return {header.plan.full_height, header.plan.full_width};
 }
 
+void ImageFileReader::Read(const std::string& name, const Fetch& fetch, image::Size target,
+                           image::ResizeMode mode, std::span<uint8_t> dest) const {
+  Borrowed borrowed(*this);
+  Scratch& scratch = *borrowed;
+  DecodeResized(name, scratch, FetchHeader(name, fetch, scratch), target, mode, dest);
+}
+
 void ImageFileReader::ReadAtOwnSize(const std::string& path, int max_side,
                                     const Destination& dest) const {
   Borrowed borrowed(*this);

@@ -83,6 +83,10 @@ class ImageFileReader {
   image::Size ReadSize(const std::string& name, const Fetch& fetch) const;
   void ReadAtOwnSize(const std::string& name, const Fetch& fetch, int max_side,
                      const Destination& dest) const;
+  // Decodes the image `fetch` reads into `dest`, fitted to `target` by `mode` (as the path
+  // version with a mode, DCT scaling included).
+  void Read(const std::string& name, const Fetch& fetch, image::Size target, image::ResizeMode mode,
+            std::span<uint8_t> dest) const;
 
   // Decodes `path` and discards the pixels: throws what reading it would throw.
   void CheckDecodes(const std::string& path) const;

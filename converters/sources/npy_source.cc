@@ -97,13 +97,14 @@ std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
 class NpySource final : public SampleSource {
  public:
   NpySource(MappedFile images, int64_t data_offset, int64_t count, ImageShape shape,
-            std::vector<int64_t> labels)
+            std::vector<int64_t> labels, NpyFields fields)
       : images_(std::move(images)),
         name_(std::filesystem::path(images_.path()).filename().string()),
         data_offset_(data_offset),
         count_(count),
         shape_(shape),
-        labels_(std::move(labels)) {
+        labels_(std::move(labels)),
+        fields_(std::move(fields)) {
     int64_t max_label = 0;
     for (int64_t label : labels_) max_label = std::max(max_label, label);
     for (int64_t c = 0; c <= max_label; ++c) classes_.push_back(std::to_string(c));
@@ -113,6 +114,7 @@ class NpySource final : public SampleSource {
   int64_t count() const override { return count_; }
   ImageShape shape() const override { return shape_; }
   std::vector<std::string> classes() const override { return classes_; }
+  std::vector<FieldSpec> fields() const override { return fields_.specs(); }
   std::string name(int64_t i) const override { return name_ + "#" + std::to_string(i); }
 
   SampleInfo Read(int64_t i, SampleDestination& dest) const override {
@@ -126,6 +128,7 @@ class NpySource final : public SampleSource {
     SampleInfo info;
     info.label = labels_.empty() ? 0 : labels_[static_cast<size_t>(i)];
     info.source = name(i);
+    info.fields = fields_.Read(i);
     return info;
   }
 
@@ -137,12 +140,14 @@ class NpySource final : public SampleSource {
   ImageShape shape_;
   std::vector<int64_t> labels_;  // empty: every label is 0
   std::vector<std::string> classes_;
+  NpyFields fields_;
 };
 
 }  // namespace
 
 std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
-                                      const std::string& labels_path) {
+                                      const std::string& labels_path,
+                                      const std::vector<NpyFieldFile>& fields) {
   MappedFile images(images_path);
   NpyHeader header = ParseNpyHeader(images.bytes(), images_path);
   ImageShape shape = ImagesShape(header, images_path);
@@ -150,8 +155,9 @@ std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
   int64_t count = header.shape[0];
   std::vector<int64_t> labels;
   if (!labels_path.empty()) labels = ReadLabels(labels_path, count);
+  NpyFields field_values(fields, count);
   return std::make_unique<NpySource>(std::move(images), header.data_offset, count, shape,
-                                     std::move(labels));
+                                     std::move(labels), std::move(field_values));
 }
 
 }  // namespace h5feed::converters

@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
+#include "index/field_values.h"
 #include "make_error.h"
 #include "source/open_chunk_source.h"
 
@@ -35,12 +37,20 @@ class OwnSizeFileSource final : public SampleSource {
   explicit OwnSizeFileSource(index::DatasetIndex index)
       : index_(std::move(index)),
         chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
-        id_(next_source_id.fetch_add(1)) {}
+        id_(next_source_id.fetch_add(1)) {
+    // Read whole and checked once: a sample's values are then copied out of memory.
+    for (const FieldSpec& spec : index_.fields) {
+      columns_.push_back(
+          index::ReadFieldColumn(index_, spec.name, std::numeric_limits<uint64_t>::max()));
+    }
+  }
 
   std::string_view kind() const override { return "h5feed"; }
   int64_t count() const override { return index_.samples; }
   ImageShape shape() const override { return index_.shape; }
   std::vector<std::string> classes() const override { return index_.classes; }
+  std::vector<FieldSpec> fields() const override { return index_.fields; }
+  bool labelled() const override { return index_.labelled; }
   bool own_size() const override { return true; }
   int64_t max_side() const override { return 0; }  // sizes kept: the header says why
   bool prefers_sequential_reads() const override { return true; }
@@ -74,13 +84,21 @@ class OwnSizeFileSource final : public SampleSource {
                       e.what());
     }
     std::memcpy(dest.MemoryFor(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
-    return {index_.labels[static_cast<size_t>(i)], name(i)};
+    SampleInfo info;
+    info.label = index_.labelled ? index_.labels[static_cast<size_t>(i)] : 0;
+    info.source = name(i);
+    for (const FieldColumn& column : columns_) {
+      const std::span<const uint8_t> value = column.row(i);
+      info.fields.emplace_back(value.begin(), value.end());
+    }
+    return info;
   }
 
  private:
   index::DatasetIndex index_;
   std::unique_ptr<source::ChunkSource> chunks_;  // borrows index_
   uint64_t id_;
+  std::vector<FieldColumn> columns_;  // each field's values, index_.fields' order
 };
 
 }  // namespace

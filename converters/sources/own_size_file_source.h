@@ -8,8 +8,9 @@
 // copied, a JPEG decoded whole at full scale (decode/jpeg_region_decoder.h, PIL's settings).
 // Writing a decoded JPEG as JPEG again is a second generation of lossy compression: its pixels
 // differ a little more from the original photos than the input's did. Labels and classes are
-// the file's; each sample's SampleInfo::source is "images[n]" (the input's /sources are not
-// copied). Nothing is resized, and the source's max_side() is 0: the images' largest side then
+// the file's (none when it has none), and so are its fields, read whole at open and checked
+// (index/field_values.h); each sample's SampleInfo::source is "images[n]" (the input's /sources are
+// not copied). Nothing is resized, and the source's max_side() is 0: the images' largest side then
 // bounds a chunk's largest image, not the input's cap (a cap of 512 would raise JPEG chunks to
 // TurboJPEG's bound for 512 x 512, about 0.8 MB, for images of 80 x 60).
 //

@@ -22,6 +22,7 @@
 #include "hdf5/strings.h"
 #include "io/resource_limits.h"
 #include "summary/class_summary.h"
+#include "summary/field_summary.h"
 #include "summary/own_size_summary.h"
 
 namespace h5feed::summary {
@@ -252,6 +253,7 @@ FileSummary SummarizeFile(const std::string& path, const RemoteOptions& remote) 
   }
   SummarizeClasses(file.get(), s);
   SummarizeSkipped(file.get(), s);
+  SummarizeFields(file.get(), local, s);
   AddFormatNotes(s);
   return s;
 }

@@ -78,6 +78,20 @@ ReportValue LabelOrderValue(const std::optional<LabelOrder>& order) {
                 {"random_runs", order->random_runs}};
 }
 
+List FieldsValue(const std::vector<FieldSummary>& fields) {
+  List list;
+  for (const FieldSummary& f : fields) {
+    list.push_back(Object{{"name", f.name},
+                          {"kind", f.kind},
+                          {"dtype", f.kind == "array" ? ReportValue(f.dtype) : ReportValue()},
+                          {"shape", ListOf(f.shape)},
+                          {"type", f.type},
+                          {"stored_bytes", f.stored_bytes},
+                          {"value_bytes", f.value_bytes}});
+  }
+  return list;
+}
+
 }  // namespace
 
 ReportValue SummaryValue(const FileSummary& s) {
@@ -125,6 +139,8 @@ ReportValue SummaryValue(const FileSummary& s) {
                 {"label_order", LabelOrderValue(s.label_order)},
                 {"classes", std::move(classes)},
                 {"skipped", std::move(skipped)},
+                {"labelled", s.labelled},
+                {"fields", FieldsValue(s.fields)},
                 {"notes", ListOf(s.notes)}};
 }
 

@@ -1,5 +1,6 @@
 // VerifyFile (h5feed/verify.h): the file opened and indexed as the Loader opens it, then
-// checked: its metadata (metadata_verification.h) and its chunks (chunk_verification.h). The
+// checked: its metadata (metadata_verification.h), its fields (field_verification.h) and its
+// chunks (chunk_verification.h). The
 // report lists one entry per bad chunk, in chunk order, and the bad images in row order.
 
 #include "h5feed/verify.h"
@@ -15,6 +16,7 @@
 #include "index/dataset_index.h"
 #include "make_error.h"
 #include "verify/chunk_verification.h"
+#include "verify/field_verification.h"
 #include "verify/metadata_verification.h"
 
 namespace h5feed::verify {
@@ -70,6 +72,7 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
         "neither); HDF5's own chunk index is used as it is");
   }
   CheckLabels(index, report);
+  CheckFields(index, report);
   CheckChunks(index, options, report);
   // One entry per chunk: a chunk the table misplaces usually fails its checksum as well.
   std::vector<ChunkProblem>& bad = report.bad_chunks;

@@ -172,6 +172,10 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
 }
 
 void CheckLabels(const DatasetIndex& index, VerificationReport& report) {
+  if (!index.labelled) {
+    report.checked.push_back("labels: none, as the file says (labelled = 0)");
+    return;
+  }
   const int64_t classes = static_cast<int64_t>(index.classes.size());
   if (classes == 0) {
     report.not_checked.push_back("labels against classes: the file names no classes");

@@ -23,9 +23,10 @@ from ._convert import (convert_cifar, convert_imagefolder, convert_npy, inspect,
 # h5py (and HDF5 programs this process starts) read h5feed's zstd files from here on.
 _register_hdf5_plugins()
 
-# Only the loader needs torch: it is imported on first use, so that data-preparation scripts
-# (convert_*, rechunk, merge, inspect, verify) run where PyTorch is not installed.
-_NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options"}
+# Only the loader needs torch (and write numpy): they are imported on first use, so that
+# data-preparation scripts (convert_*, rechunk, merge, inspect, verify) run where PyTorch is
+# not installed.
+_NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options", "write": "._write"}
 
 
 def __getattr__(name):
@@ -52,7 +53,7 @@ def __dir__():
 
 
 __all__ = [
-    "Loader", "Augment", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",
+    "Loader", "Augment", "write", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",
     "merge", "inspect", "verify", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
     "AlreadyExistsError", "IoError", "NoSpaceError", "CorruptDataError", "UnsupportedError",
     "CancelledError", "CudaError", "InternalError", "__version__",

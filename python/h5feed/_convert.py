@@ -125,13 +125,16 @@ def convert_cifar(src, out, split: str = "train", labels: str = "fine",
 
 def convert_npy(images, out, labels=None, chunk: int | None = None,
                 compression: str = "zstd:3", shuffle: bool = True, seed: int = 0,
-                threads: int | None = None, overwrite: bool = False,
-                strict: bool = False, memory_limit: int | str = "2G") -> dict:
+                threads: int | None = None, overwrite: bool = False, strict: bool = False,
+                memory_limit: int | str = "2G", fields: dict | None = None) -> dict:
     """`h5feed convert npy IMAGES.npy [LABELS.npy] OUT`: a uint8 (N, H, W, C) or (N, H, W)
-    .npy file (memory-mapped), with optional integer labels (N). Other options as
+    .npy file (memory-mapped), with optional integer labels (N). fields: {name: path of an
+    .npy file}, each carried as a field, row i image i's value (`--field NAME=FILE.npy`): a
+    numeric array (N, ...), or (N,) byte strings (bytes) or str (text). Other options as
     convert_imagefolder."""
     return _reported(_h5feed.convert_npy(
         os.fspath(images), "" if labels is None else os.fspath(labels), os.fspath(out),
+        fields=[(str(name), os.fspath(path)) for name, path in (fields or {}).items()],
         common=_common(chunk, compression, shuffle, seed, threads, overwrite, strict,
                        memory_limit)))
 
@@ -142,11 +145,13 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
             strict: bool = False, memory_limit: int | str = "2G",
             max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, max_side: int | None = None,
             encoding: str = "raw", smart_threshold: int | None = None,
-            chunk_bytes: int | str | None = None) -> dict:
+            chunk_bytes: int | str | None = None, fields: list[str] | None = None) -> dict:
     """`h5feed rechunk SRC OUT`: any HDF5 file with a uint8 image dataset (h5py-made, NHWC,
     NCHW or N x H x W grayscale, any chunking and filters) to an h5feed file. Keeps the source
     order unless shuffle=True. images / labels: dataset paths (None: found as the Loader and
-    inspect find them).
+    inspect find them). fields: the datasets carried as fields, in this order (`--field`); None:
+    every dataset of one value per image but the images, labels and h5feed's own (the report's
+    "notes" list the datasets left out); []: none (`--no-fields`).
 
     A file whose images are encoded files (a 1-D dataset of h5py.vlen_dtype(np.uint8), each
     element a JPEG, PNG, ... file's bytes) is decoded as convert_imagefolder decodes files,
@@ -159,6 +164,7 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
                               chunk_bytes)
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
+        fields=None if fields is None else [str(name) for name in fields],
         max_side=max_side, max_pixels=max_pixels, common=common))
 
 

@@ -31,9 +31,8 @@ namespace {
 using SourceOpener =
     std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>;
 
-// The options every conversion takes (the CLI's AddConversionFlags), as the dict
-// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict
-// (memory_limit is read by RunConversion).
+}  // namespace
+
 converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
   converters::ConvertOptions options;
   options.chunk_images = common["chunk"].cast<int64_t>();
@@ -53,6 +52,8 @@ converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
   }
   return options;
 }
+
+namespace {
 
 // Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h).
 py::object RunConversion(const SourceOpener& open_source, const std::string& out,
@@ -125,21 +126,25 @@ void BindConvert(py::module_& module) {
   module.def(
       "convert_npy",
       [](const std::string& images, const std::string& labels, const std::string& out,
-         const py::dict& common) {
+         const std::vector<std::pair<std::string, std::string>>& fields, const py::dict& common) {
+        std::vector<converters::NpyFieldFile> files;
+        for (const auto& [name, path] : fields) files.push_back({name, path});
         return RunConversion(
-            [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels); }, out,
-            common);
+            [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels, files); },
+            out, common);
       },
-      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("common"));
+      py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("fields"),
+      py::arg("common"));
 
   module.def(
       "rechunk",
       [](const std::string& src, const std::string& out, const std::string& images,
-         const std::string& labels, std::optional<int> max_side, int64_t max_pixels,
-         const py::dict& common) {
+         const std::string& labels, std::optional<std::vector<std::string>> fields,
+         std::optional<int> max_side, int64_t max_pixels, const py::dict& common) {
         converters::EncodedHdf5Options source;
         source.images = images;
         source.labels = labels;
+        source.fields = std::move(fields);
         source.max_side = max_side.value_or(converters::kDefaultMaxSide);
         source.max_pixels = max_pixels;
         source.threads = common["threads"].cast<int>();
@@ -160,7 +165,7 @@ void BindConvert(py::module_& module) {
             out, common);
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
-      py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
+      py::arg("fields"), py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
 }
 
 }  // namespace h5feed::python

@@ -7,7 +7,15 @@
 
 #include <pybind11/pybind11.h>
 
+#include "convert_options.h"
+
 namespace h5feed::python {
+
+// The options every conversion takes (the CLI's AddConversionFlags), as the dict
+// h5feed/_convert.py builds: chunk, compression, shuffle, seed, threads, overwrite, strict, and
+// for images at their own size encoding, smart_threshold and chunk_bytes (memory_limit is the
+// caller's to read: the budget it makes must outlive the conversion).
+converters::ConvertOptions MakeConvertOptions(const pybind11::dict& common);
 
 void BindConvert(pybind11::module_& module);
 

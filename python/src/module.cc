@@ -10,6 +10,7 @@
 #include "loader_binding.h"
 #include "merge_binding.h"
 #include "verify_binding.h"
+#include "write_binding.h"
 
 PYBIND11_MODULE(_h5feed, module) {
   module.doc() = "h5feed's native extension; use the h5feed package, not this module";
@@ -20,5 +21,6 @@ PYBIND11_MODULE(_h5feed, module) {
   h5feed::python::BindInspect(module);
   h5feed::python::BindVerify(module);
   h5feed::python::BindMerge(module);
+  h5feed::python::BindWrite(module);
   h5feed::python::BindHdf5PluginPath(module);
 }

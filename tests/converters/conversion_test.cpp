@@ -11,6 +11,8 @@
 
 #include "converters/sample_buffer.h"
 #include "h5feed/error.h"
+#include "index/dataset_index.h"
+#include "index/field_values.h"
 #include "sources/hdf5_source.h"
 #include "sources/own_size_file_source.h"
 #include "support/caught_error.h"
@@ -24,6 +26,10 @@ using testing::SampleBuffer;
 using testing::TempFolder;
 
 constexpr ImageShape kShape{6, 5, 3};
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 uint8_t PixelOf(int64_t row, int64_t byte) { return static_cast<uint8_t>(row * 31 + byte * 7); }
 
@@ -148,6 +154,142 @@ TEST_CASE("both layouts store the same samples in the same order, skipping the s
   }
   CHECK(rows.size() == 26);
   for (int64_t row : broken) CHECK(rows.count(row) == 0);
+}
+
+// PatternSource's samples with a value of each of four fields (every kind, a bool array among
+// them, empty bytes rows among the others), labelled or not. Row `bad_row`'s value of field
+// `bad_field` is `bad_value` instead of its own.
+class FieldSource final : public SampleSource {
+ public:
+  FieldSource(int64_t count, std::set<int64_t> broken, bool own_size, bool labelled = true)
+      : pattern_(count, std::move(broken), own_size), labelled_(labelled) {}
+
+  static std::vector<FieldSpec> Specs() {
+    return {{"attrs", FieldKind::kArray, FieldType::kBool, {5}},
+            {"points", FieldKind::kArray, FieldType::kFloat32, {2, 3}},
+            {"caption", FieldKind::kText, FieldType::kUint8, {}},
+            {"blob", FieldKind::kBytes, FieldType::kUint8, {}}};
+  }
+
+  static std::vector<std::vector<uint8_t>> ValuesOf(int64_t row) {
+    std::vector<std::vector<uint8_t>> values(4);
+    for (int bit = 0; bit < 5; ++bit) values[0].push_back(static_cast<uint8_t>((row >> bit) & 1));
+    for (int e = 0; e < 6; ++e) {
+      const float value = static_cast<float>(row) + 0.25f * static_cast<float>(e);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+      values[1].insert(values[1].end(), bytes, bytes + sizeof value);
+    }
+    std::string caption = "caption of row " + std::to_string(row);
+    for (int64_t k = 0; k < row % 4; ++k) caption += "\xc3\xa9";  // é: two bytes of UTF-8
+    values[2].assign(caption.begin(), caption.end());
+    values[3].assign(static_cast<size_t>(row % 5), static_cast<uint8_t>(row));
+    return values;
+  }
+
+  void Spoil(int64_t row, size_t field, std::vector<uint8_t> value) {
+    bad_row_ = row;
+    bad_field_ = field;
+    bad_value_ = std::move(value);
+  }
+
+  std::string_view kind() const override { return "pattern"; }
+  int64_t count() const override { return pattern_.count(); }
+  ImageShape shape() const override { return pattern_.shape(); }
+  std::vector<std::string> classes() const override { return pattern_.classes(); }
+  bool own_size() const override { return pattern_.own_size(); }
+  std::string name(int64_t i) const override { return pattern_.name(i); }
+  std::vector<FieldSpec> fields() const override { return Specs(); }
+  bool labelled() const override { return labelled_; }
+
+  SampleInfo Read(int64_t i, SampleDestination& dest) const override {
+    SampleInfo info = pattern_.Read(i, dest);
+    info.fields = ValuesOf(i);
+    if (i == bad_row_) {
+      if (bad_field_ < info.fields.size()) {
+        info.fields[bad_field_] = bad_value_;
+      } else {
+        info.fields.pop_back();
+      }
+    }
+    return info;
+  }
+
+ private:
+  PatternSource pattern_;
+  bool labelled_;
+  int64_t bad_row_ = -1;
+  size_t bad_field_ = 0;
+  std::vector<uint8_t> bad_value_;
+};
+
+TEST_CASE("fields travel with their samples through both layouts, a skipped sample's with it") {
+  TempFolder folder;
+  const std::set<int64_t> broken = {0, 5, 6, 17, 30};
+  for (bool own_size : {false, true}) {
+    CAPTURE(own_size);
+    const std::string path = folder / (own_size ? "flat.h5" : "fixed.h5");
+    const FieldSource source(31, broken, own_size);
+    CHECK(Convert(source, path, SmallChunks(own_size)).images == 26);
+
+    const index::DatasetIndex index = index::OpenDatasetIndex(path, {});
+    CHECK(index.fields == FieldSource::Specs());
+    CHECK(index.labelled);
+    const std::vector<StoredRow> stored =
+        StoredRows(*(own_size ? OpenOwnSizeFile(path) : OpenHdf5(path, {})), 31);
+    REQUIRE(stored.size() == 26);
+    for (size_t f = 0; f < index.fields.size(); ++f) {
+      const FieldColumn column =
+          index::ReadFieldColumn(index, index.fields[f].name, uint64_t{1} << 30);
+      REQUIRE(column.rows() == 26);
+      for (int64_t n = 0; n < 26; ++n) {
+        CAPTURE(n);
+        const std::vector<uint8_t> expected =
+            FieldSource::ValuesOf(stored[static_cast<size_t>(n)].row)[f];
+        const std::span<const uint8_t> row = column.row(n);
+        CHECK(std::vector<uint8_t>(row.begin(), row.end()) == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("a sample whose field value does not fit its field stops the conversion, naming both") {
+  TempFolder folder;
+  struct Spoiled {
+    size_t field;
+    std::vector<uint8_t> value;
+    std::string problem;
+  };
+  const std::vector<Spoiled> cases = {
+      {0, {1, 0, 1}, "field attrs (bool[5]) of row7 is 3 bytes, not the 5 of bool[5]"},
+      {0, {1, 0, 2, 0, 0}, "field attrs (bool[5]) of row7 holds 2 at element 2"},
+      {2, {'a', 0xC3}, "field caption (text) of row7 is not valid UTF-8 (byte 1)"},
+      {4, {}, "row7 of a pattern source carries 3 field values, but the source has 4 fields"}};
+  for (bool own_size : {false, true}) {
+    for (const Spoiled& spoiled : cases) {
+      CAPTURE(spoiled.problem);
+      FieldSource source(12, {}, own_size);
+      source.Spoil(7, spoiled.field, spoiled.value);
+      // Not a broken input to skip: even without --strict, the conversion stops.
+      const Error error =
+          CaughtError([&] { Convert(source, folder / "out.h5", SmallChunks(own_size)); });
+      CHECK(error.code() == ErrorCode::kInvalidArgument);
+      CHECK(Contains(error.what(), spoiled.problem));
+      CHECK(folder.List().empty());
+    }
+  }
+}
+
+TEST_CASE("a source without labels writes a file without labels or classes") {
+  TempFolder folder;
+  for (bool own_size : {false, true}) {
+    const std::string path = folder / (own_size ? "flat.h5" : "fixed.h5");
+    CHECK(Convert(FieldSource(9, {2}, own_size, false), path, SmallChunks(own_size)).images == 8);
+    const index::DatasetIndex index = index::OpenDatasetIndex(path, {});
+    CHECK(!index.labelled);
+    CHECK(index.labels.empty());
+    CHECK(index.classes.empty());
+    CHECK(index::ReadFieldColumn(index, "caption", uint64_t{1} << 30).rows() == 8);
+  }
 }
 
 TEST_CASE("a source of one shape that delivers a sample of another stops the conversion") {

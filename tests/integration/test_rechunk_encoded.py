@@ -190,3 +190,22 @@ def test_a_fixed_size_array_is_rechunked_as_before(tmp_path):
                         check=EXIT_FAILED)
     assert "--max-side" in result.stderr, result.stderr
     run_h5feed("rechunk", path, tmp_path / "x.h5", "--smart-threshold", 10, check=EXIT_USAGE)
+
+
+def test_an_h5feed_file_at_own_size_is_rechunked_with_its_labels_and_sizes(raw, tmp_path):
+    """A version 2 file written by h5feed is itself a rechunk input: smaller chunks, the same
+    images (raw stays pixel-identical), labels, classes and sizes; and the rewrite reads back."""
+    out = tmp_path / "again.h5"
+    result = run_h5feed("rechunk", raw[0], out, "--chunk-bytes", "64K", check=EXIT_OK)
+    assert "at its own size" in result.stdout, result.stdout
+    with h5py.File(raw[0]) as before, h5py.File(out) as after:
+        assert after.attrs["h5feed_format_version"] == 2
+        assert after.attrs["chunk_bytes"] == 64 << 10 < before.attrs["chunk_bytes"]
+        assert texts(after["classes"][()]) == CLASSES
+        assert np.array_equal(after["labels"][()], before["labels"][()])
+        assert np.array_equal(after["image_shapes"][()], before["image_shapes"][()])
+        for n in range(len(after["labels"])):
+            assert np.array_equal(read_image(after, n), read_image(before, n)), n
+    run_h5feed("verify", out, check=EXIT_OK)
+    refused = run_h5feed("rechunk", raw[0], tmp_path / "x.h5", "--no-fields", check=EXIT_FAILED)
+    assert "own size" in refused.stderr and "--no-fields" in refused.stderr, refused.stderr

@@ -102,6 +102,36 @@ def test_convert_npy_and_rechunk_keep_every_row(tmp_path):
         assert chunks[0] == chunk
 
 
+def test_convert_npy_and_rechunk_carry_fields_as_the_command_does(tmp_path):
+    images, labels = make_arrays()
+    n = len(images)
+    attrs = (np.arange(n * 6).reshape(n, 6) % 5 == 0)
+    captions = np.array([f"row {i} \u00e9" for i in range(n)])
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "attrs.npy", attrs)
+    np.save(tmp_path / "captions.npy", captions)
+    report = h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "a.h5", shuffle=False,
+                                fields={"attrs": tmp_path / "attrs.npy",
+                                        "caption": tmp_path / "captions.npy"})
+    assert [(f["name"], f["type"]) for f in report["fields"]] == [("attrs", "bool[6]"),
+                                                                ("caption", "text")]
+    cli("convert", "npy", "--no-shuffle", "--field", f"attrs={tmp_path / 'attrs.npy'}",
+        "--field", f"caption={tmp_path / 'captions.npy'}", tmp_path / "images.npy",
+        tmp_path / "cli.h5")
+    h5feed.rechunk(tmp_path / "a.h5", tmp_path / "b.h5", chunk=10, fields=["caption"])
+    h5feed.rechunk(tmp_path / "a.h5", tmp_path / "none.h5", fields=[])
+    for name, fields in (("a.h5", ["attrs", "caption"]), ("cli.h5", ["attrs", "caption"]),
+                         ("b.h5", ["caption"]), ("none.h5", [])):
+        with h5py.File(tmp_path / name) as f:
+            assert list(f.attrs.get("fields", [])) == fields
+            if "attrs" in fields:
+                np.testing.assert_array_equal(f["attrs"][...], attrs)
+            if "caption" in fields:
+                assert list(f["caption"].asstr()[...]) == list(captions)
+    with pytest.raises(h5feed.InvalidArgumentError, match="chosen twice"):
+        h5feed.rechunk(tmp_path / "a.h5", tmp_path / "x.h5", fields=["attrs", "attrs"])
+
+
 def test_inspect_returns_what_inspect_json_prints(small_file, tmp_path):
     assert h5feed.inspect(small_file) == json.loads(cli("inspect", small_file, "--json"))
     with h5py.File(tmp_path / "foreign.h5", "w") as f:  # an h5py-made NCHW file

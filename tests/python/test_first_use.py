@@ -93,7 +93,8 @@ def test_help_of_loader_explains_the_samplers_and_the_memory_arguments():
         assert words in text, words
 
 
-@pytest.mark.parametrize("script", ["train_cifar.py", "train_imagenet.py", "train_contrastive.py"])
+@pytest.mark.parametrize("script", ["train_cifar.py", "train_imagenet.py", "train_contrastive.py",
+                                    "train_multilabel.py"])
 def test_the_examples_help_shows_each_default(script):
     examples = pathlib.Path(__file__).resolve().parents[2] / "examples"
     result = subprocess.run([sys.executable, str(examples / script), "--help"],

@@ -124,13 +124,32 @@ TEST_CASE("an own-size file shows its encodings, sizes, aspect ratios, chunks an
   CHECK(nlohmann::json::parse(Json(H5feedSummary()))["images"]["own_size"].is_null());
 }
 
+TEST_CASE("a file's fields are listed with kind, type, shape and bytes; no labels is said") {
+  FileSummary s = H5feedSummary();
+  s.labelled = false;
+  s.fields = {{"attrs", "array", "bool", {40}, "bool[40]", 120, 400},
+              {"caption", "text", "", {}, "text", 160, 0}};
+  const std::string text = Text(s);
+  CHECK(Contains(text, "labels       none: the samples have none\n"));
+  CHECK(Contains(text,
+                 "fields       2\n"
+                 "  attrs    array of bool, shape (40,): 400 B of values, 120 B stored\n"
+                 "  caption  text: 160 B stored\n"));
+  const nlohmann::json json = nlohmann::json::parse(Json(s));
+  CHECK(json["labelled"] == false);
+  CHECK(json["fields"][0]["shape"] == nlohmann::json::array({40}));
+  CHECK(json["fields"][1]["dtype"].is_null());
+  CHECK(!Contains(Text(H5feedSummary()), "fields"));
+}
+
 TEST_CASE("the JSON holds every field of the summary, in the order the summary declares them") {
   const nlohmann::ordered_json json = nlohmann::ordered_json::parse(Json(H5feedSummary()));
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"path", "file_bytes", "is_h5feed", "format_version",
                                          "datasets", "attributes", "images", "labels",
-                                         "label_order", "classes", "skipped", "notes"});
+                                         "label_order", "classes", "skipped", "labelled", "fields",
+                                         "notes"});
   CHECK(json["images"]["num_images"] == 10);
   CHECK(json["images"]["layout"] == "NHWC");
   CHECK(json["images"]["chunk_count"] == 3);

@@ -51,6 +51,22 @@ std::string StorageText(const ReportView& r) {
          " images, " + compression + ": " + SizesText(r, "") + ", " + order + "\n";
 }
 
+// "  fields: attrs (bool[40]), caption (text)", "  no labels", and the source's notes.
+std::string FieldsText(const ReportView& r) {
+  std::string text;
+  const std::vector<ReportView> fields = r["fields"].Items();
+  if (!fields.empty()) {
+    text += "  fields:";
+    for (size_t f = 0; f < fields.size(); ++f) {
+      text += (f ? ", " : " ") + fields[f]["name"].Text() + " (" + fields[f]["type"].Text() + ")";
+    }
+    text += "\n";
+  }
+  if (!r["labelled"].Bool()) text += "  no labels: the samples have none\n";
+  for (const ReportView& note : r["notes"].Items()) text += "  note: " + note.Text() + "\n";
+  return text;
+}
+
 }  // namespace
 
 std::string ConversionText(const ReportValue& value, const std::string& input) {
@@ -61,6 +77,7 @@ std::string ConversionText(const ReportValue& value, const std::string& input) {
                      " in " + cli::FormatDuration(r["seconds"].Real()) + " (" +
                      FormatCount(static_cast<int64_t>(r["inputs_per_s"].Real())) + " images/s)\n" +
                      StorageText(r);
+  text += FieldsText(r);
   const std::vector<ReportView> skipped = r["skipped"].Items();
   if (!skipped.empty()) {
     text += "  " + FormatCount(static_cast<int64_t>(skipped.size())) + " skipped (recorded in " +

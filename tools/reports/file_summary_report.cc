@@ -170,6 +170,28 @@ std::string SkippedText(const ReportView& skipped) {
          CutList(lines, kMaxSkippedLines, "  ");
 }
 
+// "fields       2" and a line each: "  attrs  array of bool, shape (40,): 1.4 KiB stored".
+std::string FieldListText(const ReportView& s) {
+  std::string text = s["labelled"].Bool() ? "" : Line("labels", "none: the samples have none");
+  const std::vector<ReportView> fields = s["fields"].Items();
+  if (fields.empty()) return text;
+  size_t name_width = 0;
+  for (const ReportView& f : fields) {
+    name_width = std::max(name_width, DisplayWidth(f["name"].Text()));
+  }
+  text += Line("fields", std::to_string(fields.size()));
+  for (const ReportView& f : fields) {
+    const std::string& name = f["name"].Text();
+    std::string what = f["kind"].Text();
+    if (what == "array") what += " of " + f["dtype"].Text() + ", shape " + ShapeText(f["shape"]);
+    std::string bytes = BytesText(f["stored_bytes"]) + " stored";
+    if (f["value_bytes"].Int() > 0) bytes = BytesText(f["value_bytes"]) + " of values, " + bytes;
+    text += "  " + name + std::string(name_width - DisplayWidth(name) + 2, ' ') + what + ": " +
+            bytes + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string SummaryText(const ReportValue& value) {
@@ -180,7 +202,8 @@ std::string SummaryText(const ReportValue& value) {
                           : "HDF5 (not written by h5feed)");
   const ReportView images = s["images"];
   t += images.IsNull() ? Line("images", "none found") : ImagesText(s, images);
-  t += ClassesText(s) + LabelOrderText(s["label_order"]) + SkippedText(s["skipped"]);
+  t += ClassesText(s) + LabelOrderText(s["label_order"]) + SkippedText(s["skipped"]) +
+       FieldListText(s);
   const ReportValue::Object& attributes = s["attributes"].Entries();
   if (!attributes.empty()) {
     t += Line("attributes", "");

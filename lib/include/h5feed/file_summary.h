@@ -4,7 +4,8 @@
 // compression ratio, classes with their counts and the skipped sources (for a file of images at
 // their own size, format version 2, also their encodings, sizes, aspect ratios and chunk
 // occupancy: OwnSizeSummary); for any other HDF5 file (h5py-made, NCHW or NHWC, any filters)
-// what was found there and whether `h5feed rechunk` can convert it.
+// what was found there and whether `h5feed rechunk` can convert it. An h5feed file's fields
+// (FieldSummary) and whether it has labels are reported too.
 //
 // Plain data: copyable, no handle to the file, nothing to release. The command renders it as
 // text or JSON (`h5feed inspect [--json]`), Python as a dict (h5feed.inspect), both from
@@ -122,6 +123,20 @@ struct OwnSizeSummary {
   std::vector<std::string> notes;
 };
 
+// A field of an h5feed file (docs/format.md, "Fields"), as its dataset's metadata says.
+struct FieldSummary {
+  std::string name;
+  std::string kind;            // "array", "bytes" or "text": its h5feed_field attribute
+  std::string dtype;           // an array's element type, numpy's name ("bool"); else empty
+  std::vector<int64_t> shape;  // an array's row shape (empty: a scalar); else empty
+  std::string type;            // how messages show it: "bool[40]", "float32", "text"
+  // Its dataset on disk (a bytes or text field's: each row's descriptor); 0 when unknown.
+  uint64_t stored_bytes = 0;
+  // The bytes of its values: an array's rows x row bytes; a bytes or text field's values as
+  // its rows claim them (read from its chunks, local files only); 0 when unknown.
+  uint64_t value_bytes = 0;
+};
+
 // Which dataset holds the images follows the Loader's rule (docs/hdf5.md): what a summary
 // reports as images is what the Loader, rechunk and verify read.
 struct FileSummary {
@@ -155,6 +170,9 @@ struct FileSummary {
   std::optional<LabelOrder> label_order;
   bool has_skipped = false;  // the file records skipped sources (h5feed files do)
   std::vector<SkippedSource> skipped;
+  // An h5feed file written without labels says so (`labelled` 0): its samples have none.
+  bool labelled = true;
+  std::vector<FieldSummary> fields;  // an h5feed file's, in its order
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;
 };
@@ -164,6 +182,7 @@ struct FileSummary {
 // label order, no skipped list) are null. The images also have "chunk_bytes", a chunk's bytes
 // before compression (C of an own-size file, K x H x W x C of another; 0: not chunked), and an
 // own-size file's images their counts per encoding under "encodings" (EncodingCountsValue).
+// A field's "dtype" is null but for an array.
 ReportValue SummaryValue(const FileSummary& summary);
 
 }  // namespace h5feed

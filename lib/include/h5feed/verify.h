@@ -3,14 +3,15 @@
 // the Loader reads it (checksum, decompression, size); for h5feed files every row of the
 // stored chunk table is compared with HDF5's own chunk index, and the format attributes, the
 // labels against the classes, and the classes, sources and skipped lists against the counts
-// are checked. Every bad chunk is listed by index with its rows, rather than stopping at the
-// first as the Loader does; where the file checksums each image, every bad image by row too.
-// A file of images at their own size (format version 2, layout "flat") also has its layout,
-// chunk size and encoding attributes checked against its images, and every JPEG image decoded
-// whole: its header must match /image_shapes and libjpeg must decode it without an error or a
-// warning, which catches damage that the checksums cannot (bytes rewritten with checksums to
-// match). The report is data: VerificationValue names its fields once, and `h5feed verify`
-// renders that as text or JSON, h5feed.verify() in Python as a dict.
+// are checked, and every row of every field (docs/format.md, "Fields") against its checksum. Every
+// bad chunk is listed by index with its rows, rather than stopping at the first as the Loader does;
+// where the file checksums each image, every bad image by row too. A file of images at their own
+// size (format version 2, layout "flat") also has its layout, chunk size and encoding attributes
+// checked against its images, and every JPEG image decoded whole: its header must match
+// /image_shapes and libjpeg must decode it without an error or a warning, which catches damage that
+// the checksums cannot (bytes rewritten with checksums to match). The report is data:
+// VerificationValue names its fields once, and `h5feed verify` renders that as text or JSON,
+// h5feed.verify() in Python as a dict.
 //
 // Verifying runs HDF5 in the calling process: HDF5 1.10.8 crashes or spins forever on some
 // damaged structures, so a caller that must survive those runs it in a child process, as
@@ -75,7 +76,9 @@ struct VerificationReport {
   EncodingCounts encodings;
   int64_t images_decoded = 0;
   std::vector<ImageProblem> bad_images;  // in row order; each one's chunk is in bad_chunks too
-  std::vector<std::string> problems;     // of the file as a whole (attributes, labels, counts)
+  // Of the file as a whole (attributes, labels, counts) and of its fields (the first bad row
+  // of each damaged one, with its chunk).
+  std::vector<std::string> problems;
   std::vector<std::string> checked;      // what was checked, one line each
   std::vector<std::string> not_checked;  // what could not be checked here, and why
   std::vector<std::string> warnings;     // about the open (the file-lock fallback)

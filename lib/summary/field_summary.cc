@@ -1,0 +1,95 @@
+// SummarizeFields (field_summary.h).
+
+#include "summary/field_summary.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "format/schema.h"
+#include "h5feed/error.h"
+#include "h5feed/field.h"
+#include "hdf5/attribute_text.h"
+#include "hdf5/attributes.h"
+#include "hdf5/field_read.h"
+#include "hdf5/handle.h"
+#include "hdf5/string_list_attribute.h"
+#include "hdf5/variable_length_claims.h"
+#include "summary/file_summary.h"
+
+namespace h5feed::summary {
+namespace {
+
+namespace schema = format::schema;
+
+std::string Damaged(const std::string& what) {
+  return what + ": the file is damaged (h5feed verify checks every field)";
+}
+
+// Field `name` as its dataset says, or nullopt with a note in `s`.
+std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool local,
+                                      FileSummary& s) {
+  const std::optional<hdf5::FieldDatasetEntry> entry =
+      hdf5::DescribeFieldDataset(file, name, schema::kAttrField, s.path);
+  if (!entry) {
+    s.notes.push_back(Damaged("field " + name + " is listed in `fields` but has no dataset"));
+    return std::nullopt;
+  }
+  const hdf5::DatasetEntry& dataset = entry->dataset;
+  if (!entry->value.kind || entry->declared_kind != ToString(*entry->value.kind) ||
+      dataset.dims.empty()) {
+    s.notes.push_back(Damaged("field " + name + " is " + dataset.dtype + " " +
+                              hdf5::ShapeText(dataset.dims) + " with h5feed_field \"" +
+                              entry->declared_kind + "\""));
+    return std::nullopt;
+  }
+  FieldSpec spec{name, *entry->value.kind, entry->value.type, {}};
+  FieldSummary f;
+  f.name = name;
+  f.kind = std::string(ToString(spec.kind));
+  const uint64_t rows = static_cast<uint64_t>(dataset.dims[0]);
+  if (spec.kind == FieldKind::kArray) {
+    spec.shape.assign(dataset.dims.begin() + 1, dataset.dims.end());
+    f.dtype = std::string(ToString(spec.type));
+    f.shape = spec.shape;
+    f.value_bytes = rows * static_cast<uint64_t>(std::max<int64_t>(spec.row_bytes(), 0));
+  } else if (local && !dataset.storage.chunk.empty() && dataset.storage.filters.empty()) {
+    try {
+      const hdf5::Dataset opened = hdf5::OpenDataset(file, name, s.path);
+      f.value_bytes =
+          hdf5::ReadVariableLengthClaims(opened.get(), dataset.dims[0], "field " + name, s.path)
+              .total;
+    } catch (const Error& e) {
+      s.notes.push_back(Damaged(e.what()));
+    }
+  }
+  f.type = spec.Describe();
+  if (const DatasetSummary* stored = FindDataset(s, name)) f.stored_bytes = stored->stored_bytes;
+  return f;
+}
+
+}  // namespace
+
+void SummarizeFields(hid_t file, bool local, FileSummary& s) {
+  if (!s.is_h5feed) return;
+  s.labelled = hdf5::ReadAttributeText(file, schema::kAttrLabelled) != "0";
+  if (!hdf5::HasAttribute(file, schema::kAttrFields)) return;
+  std::vector<std::string> names;
+  try {
+    names = hdf5::ReadStringListAttribute(file, schema::kAttrFields, schema::kMaxFields);
+  } catch (const Error& e) {
+    s.notes.push_back(Damaged(e.what()));
+    return;
+  }
+  for (const std::string& name : names) {
+    try {
+      if (std::optional<FieldSummary> field = Summarize(file, name, local, s)) {
+        s.fields.push_back(std::move(*field));
+      }
+    } catch (const Error& e) {
+      s.notes.push_back(Damaged(e.what()));
+    }
+  }
+}
+
+}  // namespace h5feed::summary

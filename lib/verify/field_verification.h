@@ -1,0 +1,20 @@
+#pragma once
+// What `h5feed verify` checks of a file's fields (docs/format.md, "Fields"): every row of every
+// field read and checked as a reader checks it (index/field_values.h): against its checksum,
+// a bool element 0 or 1, a text row UTF-8, no row claiming more than a row may hold. The
+// field's metadata was checked when the file was indexed (a field that fails there leaves the
+// file unindexed, with the reason among the report's problems).
+//
+// Stateless; takes hdf5::Lock() as it reads.
+
+#include "h5feed/verify.h"
+#include "index/dataset_index.h"
+
+namespace h5feed::verify {
+
+// Checks every field of `index`: a damaged one adds a problem naming the field and its first
+// bad row and chunk; one too large to hold here (a quarter of physical memory) is listed as
+// not checked.
+void CheckFields(const index::DatasetIndex& index, VerificationReport& report);
+
+}  // namespace h5feed::verify

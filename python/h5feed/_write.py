@@ -1,0 +1,247 @@
+"""h5feed.write: any dataset in Python, written as an h5feed file (docs/python.md, "Writing any
+dataset").
+
+The dataset's __getitem__ runs in worker processes (h5feed/_write_workers.py), which turn each
+sample into a compact payload (h5feed/_write_samples.py); this process checks each against the
+first sample's fields and label, and puts it, in the stored order, into the native writer
+(_h5feed.SampleWriter, python/src/write_binding.h), whose threads decode, resize, encode,
+compress and write without the GIL, exactly as `h5feed convert` does: the same pipeline, the
+same temporary-name protocol, the same skipping of images that do not decode.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _h5feed
+from ._convert import _common, _own_size_common, _size
+from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
+                             make_payload, row_name)
+from ._write_workers import Spool, WorkerPool, fetch_in_process
+
+
+def _default_workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(8, cores or 1))
+
+
+class _Progress:
+    """One line on stderr, redrawn at most 4 times a second on a terminal, else every 10 s."""
+
+    def __init__(self, path: str, total: int, enabled: bool):
+        self._enabled, self._path, self._total = enabled, path, total
+        self._terminal = enabled and sys.stderr.isatty()
+        self._start = self._last = time.monotonic()
+
+    def update(self, native, force: bool = False):
+        if not self._enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self._last < (0.25 if self._terminal else 10):
+            return
+        self._last = now
+        done, total, skipped = native.progress()
+        rate = done / max(now - self._start, 1e-9)
+        line = (f"h5feed.write {self._path}: {done:,}/{total:,} samples ({100 * done // total}%)"
+                f", {rate:,.0f}/s" + (f", {skipped:,} skipped" if skipped else ""))
+        sys.stderr.write(("\r" + line) if self._terminal else line + "\n")
+        sys.stderr.flush()
+
+    def end(self, native):
+        self.update(native, force=True)
+        if self._enabled and self._terminal:
+            sys.stderr.write("\n")
+
+
+def _file_fields(fields, first: tuple) -> list:
+    """The file's fields: fields= (names in its order; a spec of None is inferred), or the first
+    sample's values in its order."""
+    values = {value[0]: value for value in first[6]}
+    if fields is None:
+        return [inferred_spec(value) for value in first[6]]
+    if not isinstance(fields, Mapping):
+        raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
+                        "...; None to infer it from the first sample)")
+    specs = []
+    for name, spec in fields.items():
+        if spec is not None:
+            specs.append(given_spec(name, spec))
+        elif name in values:
+            specs.append(inferred_spec(values[name]))
+        else:
+            raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample, "
+                                "which has no value of it")
+    return specs
+
+
+def _classes(classes, dataset) -> list:
+    if classes is None:
+        classes = getattr(dataset, "classes", None)
+        if not isinstance(classes, (list, tuple)) or not all(isinstance(c, str)
+                                                             for c in classes):
+            return []
+    return [str(c) for c in classes]
+
+
+class _Checks:
+    """What every sample must agree on with the first, checked in the writing process."""
+
+    def __init__(self, first_row: int, specs: list, labelled: bool):
+        self.specs, self.labelled = specs, labelled
+        self.names = tuple(spec.name for spec in specs)
+        self.first_row_name = row_name(first_row)
+
+    def values(self, row: int, payload: tuple) -> list:
+        """The sample's field values as rows of the file's fields, in their order."""
+        label, values = payload[5], payload[6]
+        if (label is not None) != self.labelled:
+            raise SampleRefused(
+                f"{row_name(row)} has {'a' if label is not None else 'no'} label, but the "
+                f"first sample written ({self.first_row_name}) has "
+                f"{'one' if self.labelled else 'none'}; every sample of a dataset has a label "
+                "or none does (a file without labels)")
+        if tuple(value[0] for value in values) == self.names:
+            return [conform(value, spec, row) for value, spec in zip(values, self.specs)]
+        given = {value[0]: value for value in values}
+        for spec in self.specs:
+            if spec.name not in given:
+                raise SampleRefused(f"{row_name(row)} has no value of field {spec.name!r}; every "
+                                    "sample has one of each field")
+        extra = [name for name in given if name not in self.names]
+        if extra:
+            raise SampleRefused(
+                f"{row_name(row)} has {', '.join(map(repr, extra))}, which the file has not as "
+                f"fields (its fields: {', '.join(self.names) or 'none'}, from "
+                f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
+        return [conform(given[spec.name], spec, row) for spec in self.specs]
+
+
+def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | None = None,
+          encoding: str = "raw", smart_threshold: int | None = None,
+          compression: str | None = None, chunk: int | None = None,
+          chunk_bytes: int | str | None = None, shuffle: bool = True, seed: int = 0,
+          threads: int | None = None, memory_limit: int | str = "2G",
+          overwrite: bool = False, strict: bool = False,
+          max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, workers: int | None = None,
+          fields: Mapping | None = None, classes=None, progress: bool = True) -> dict:
+    """Writes any dataset as an h5feed file at `path` (the input first, then the file, as
+    convert_imagefolder(folder, out)); returns the conversion's report (the dict
+    convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
+
+    dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
+    iterable of samples (kept in a temporary file beside `path` first, then written in the
+    stored order). A sample: (image,), (image, label), or a dict of "image", optionally
+    "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x C or
+    H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
+    file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files.
+    A label: an int. A field: an array or number (its dtype and shape), bytes, or a str (text).
+
+    size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
+    file. None: each image at its own size, its longer side capped at max_side (None: 512), in
+    a version 2 file, stored as `encoding` says (raw | jpeg[:Q] | smart[:Q]). fields: {name:
+    spec}: the file's fields, in that order ("uint8[40]", "float32[5,2]", "int64", "bytes",
+    "text", or None: as the first sample's value); None: the first sample's. classes: the
+    labels' names (None: dataset.classes when it has them). workers: processes that call
+    dataset[i] (None: the cores, at most 8; 0: this process). progress: a progress line on
+    stderr. The other options are convert_imagefolder's."""
+    if isinstance(dataset, (str, bytes, os.PathLike)) or \
+            not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"h5feed.write(dataset, path): the dataset comes first, then the file "
+                        f"to write (as convert_imagefolder(folder, out)); given "
+                        f"{type(dataset).__name__} and {type(path).__name__}")
+    path = os.fspath(path)
+    if size is not None and (max_side is not None or encoding != "raw"):
+        raise ValueError("size stores every image at one size, which leaves nothing for "
+                         f"{'max_side' if max_side is not None else 'encoding ' + encoding} "
+                         "to do: give size, or max_side and encoding")
+    workers = _default_workers() if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ValueError(f"workers={workers!r}: give a number of processes, 0 for none")
+    common = _common(chunk, None, shuffle, seed, threads, overwrite, strict, memory_limit)
+    common = _own_size_common(common, compression, encoding, smart_threshold, chunk_bytes)
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise FileNotFoundError(f"cannot write {path}: its folder does not exist")
+    # The samples fetched ahead of the one being put take a quarter of the budget; the native
+    # side holds the rest (its queue, its chunk buffers, decoding).
+    ahead_bytes = _h5feed.parse_memory_size(str(memory_limit)) // 4
+    cleanup = []  # what to close, each called with abandon=True when the writing failed
+    failed = True
+    try:
+        if _map_style(dataset):
+            count = len(dataset)
+            order = _stored_order(count, common)
+            if workers > 0 and count > 0:
+                pool = WorkerPool(dataset, min(workers, count))
+                cleanup.append(pool.close)
+                samples = pool.fetch(order, ahead_bytes)
+            else:
+                samples = fetch_in_process(dataset, order)
+        else:
+            spool = Spool(os.path.dirname(path), os.path.basename(path))
+            cleanup.append(lambda abandon: spool.close())
+            for k, sample in enumerate(dataset):
+                spool.add(make_payload(sample, k))
+            count = len(spool)
+            samples = spool.fetch(_stored_order(count, common))
+        if count == 0:
+            raise ValueError("nothing to write: the dataset has no sample")
+        report = _write_samples(path, samples, count, dataset, size, resize, max_side,
+                                max_pixels, fields, classes, common, progress, cleanup)
+        failed = False
+    finally:
+        for close in reversed(cleanup):
+            close(abandon=failed)
+    for skipped in report["skipped"]:
+        warnings.warn(f"h5feed: skipped {skipped['source']}: {skipped['reason']}", stacklevel=2)
+    return report
+
+
+def _map_style(dataset) -> bool:
+    """Whether dataset[i] for i < len(dataset) are its samples. torch's IterableDataset has a
+    __getitem__ (its base class's, which raises): it is an iterable."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(dataset, torch.utils.data.IterableDataset):
+        return False
+    return hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__") and \
+        not isinstance(dataset, (str, bytes, Mapping))
+
+
+def _stored_order(count: int, common: dict) -> np.ndarray:
+    """The rows in the order the file stores them: the conversion's own (StoredOrder)."""
+    return np.frombuffer(_h5feed.stored_order(count, common["shuffle"], common["seed"]),
+                         np.int64)
+
+
+def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pixels, fields,
+                   classes, common, progress, cleanup) -> dict:
+    row, first = next(samples)
+    specs = _file_fields(fields, first)
+    labelled = first[5] is not None
+    checks = _Checks(row, specs, labelled)
+    native = _h5feed.SampleWriter(
+        path, count, size=_size(size), resize=resize,
+        max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
+        channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
+        classes=_classes(classes, dataset) if labelled else [],
+        fields=[spec.native() for spec in specs], labelled=labelled, common=common)
+    cleanup.append(lambda abandon: native.cancel())
+    bar = _Progress(path, count, progress)
+    payload = first
+    while True:
+        values = checks.values(row, payload)
+        kind, data, height, width, channels, label, _ = payload
+        native.put(row, kind, data, height, width, channels, label or 0, values)
+        bar.update(native)
+        try:
+            row, payload = next(samples)
+        except StopIteration:
+            break
+    report = native.finish()
+    bar.end(native)
+    return report

@@ -1,0 +1,263 @@
+"""What h5feed.write makes of one sample (h5feed/_write.py): its payload, the compact form in
+which a worker process hands it to the writing process, and the checks that every sample agrees
+with the fields and labels of the first.
+
+A payload is a plain tuple, cheap to pickle:
+    (image kind, image data, height, width, channels, label or None, fields)
+- the image kind is _h5feed.IMAGE_PATH (data: the path, as bytes), IMAGE_ENCODED (data: the
+  file's bytes, untouched, for the native decoders) or IMAGE_PIXELS (data: H x W x C uint8
+  pixels, row-major; height, width and channels say their shape);
+- fields: one (name, kind, dtype, shape, bytes) per value the sample carries, in its order:
+  kind "array" (dtype: numpy's name, little-endian bytes in row-major order), "bytes" or
+  "text" (UTF-8).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _h5feed
+from ._errors import InvalidArgumentError
+
+PATH, ENCODED, PIXELS = _h5feed.IMAGE_PATH, _h5feed.IMAGE_ENCODED, _h5feed.IMAGE_PIXELS
+
+# PIL's one-band modes: stored as one channel ("L", as PIL converts them); every other mode as
+# RGB, as the native decoders deliver an image file.
+_GRAY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I;16N", "F"})
+# The element types of an array field (h5feed/field.h, FieldType): numpy's names.
+ELEMENT_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float16", "float32", "float64")
+
+
+class SampleRefused(InvalidArgumentError):
+    """A sample h5feed.write cannot store as it is; the message names its row and what is
+    wrong."""
+
+
+def row_name(row: int) -> str:
+    return f"dataset[{row}]"
+
+
+def _is_tensor(value) -> bool:
+    return type(value).__module__ == "torch" and hasattr(value, "numpy")
+
+
+def _is_pil_image(value) -> bool:
+    return type(value).__module__.startswith("PIL.") and hasattr(value, "tobytes") and \
+        hasattr(value, "mode")
+
+
+def _parts(sample, row: int):
+    """(image, label or None, {field name: value}) of a tuple, list or dict sample."""
+    if isinstance(sample, Mapping):
+        if "image" not in sample:
+            raise SampleRefused(f"{row_name(row)} is a dict without the key 'image'; a sample "
+                                "dict holds 'image', optionally 'label', and fields by name "
+                                f"(its keys: {', '.join(map(repr, sample))})")
+        values = {}
+        for name, value in sample.items():
+            if name in ("image", "label"):
+                continue
+            if not isinstance(name, str):
+                raise SampleRefused(f"{row_name(row)} has the key {name!r}: a field's name is "
+                                    "a str")
+            values[name] = value
+        return sample["image"], sample.get("label"), values
+    if isinstance(sample, (tuple, list)):
+        if len(sample) == 1:
+            return sample[0], None, {}
+        if len(sample) == 2:
+            return sample[0], sample[1], {}
+        raise SampleRefused(f"{row_name(row)} is a {type(sample).__name__} of {len(sample)} "
+                            "values; a sample is (image,), (image, label) or a dict of 'image', "
+                            "'label' and fields by name")
+    return sample, None, {}
+
+
+def _pixels(array: np.ndarray, row: int, what: str):
+    if array.dtype != np.uint8:
+        raise SampleRefused(f"{row_name(row)}'s image is {what} of {array.dtype}; images are "
+                            "uint8, 0 to 255 (a float image in 0..1: (x * 255).round() as "
+                            "uint8)")
+    if array.ndim == 2:
+        array = array[:, :, None]
+    if array.ndim != 3 or array.shape[2] not in (1, 3):
+        detail = " (RGBA? give image[..., :3])" if array.ndim == 3 and array.shape[2] == 4 \
+            else ""
+        raise SampleRefused(f"{row_name(row)}'s image is {what} of shape {tuple(array.shape)}"
+                            f"{detail}; an image array is H x W x C (C 1 or 3) or H x W")
+    height, width, channels = array.shape
+    if height < 1 or width < 1:
+        raise SampleRefused(f"{row_name(row)}'s image is empty ({height} x {width})")
+    return PIXELS, array.tobytes(), height, width, channels
+
+
+def _image(image, row: int):
+    if isinstance(image, (str, os.PathLike)):
+        return PATH, os.fsencode(image), 0, 0, 0
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        data = bytes(image)
+        if not data:
+            raise SampleRefused(f"{row_name(row)}'s image is empty bytes")
+        return ENCODED, data, 0, 0, 0
+    if _is_pil_image(image):
+        mode = "L" if image.mode in _GRAY_MODES else "RGB"
+        if image.mode != mode:
+            image = image.convert(mode)
+        width, height = image.size
+        return PIXELS, image.tobytes(), height, width, 1 if mode == "L" else 3
+    if _is_tensor(image):
+        tensor = image.detach().cpu()
+        # torchvision's uint8 images (io.read_image, transforms.PILToTensor) are C x H x W.
+        if tensor.dim() == 3 and tensor.shape[0] in (1, 3) and tensor.shape[2] not in (1, 3):
+            tensor = tensor.permute(1, 2, 0)
+        return _pixels(tensor.contiguous().numpy(), row, "a tensor")
+    if isinstance(image, np.ndarray):
+        return _pixels(image, row, "an array")
+    raise SampleRefused(f"{row_name(row)}'s image is a {type(image).__name__}; an image is a PIL "
+                        "image, a uint8 array or tensor (H x W x C or H x W), encoded bytes "
+                        "(JPEG, PNG, WebP, ...) or a file's path")
+
+
+def _label(label, row: int):
+    if label is None:
+        return None
+    if isinstance(label, numbers.Integral):
+        return int(label)
+    if (_is_tensor(label) or isinstance(label, (np.ndarray, np.generic))) and \
+            np.ndim(label) == 0:
+        value = label.item()
+        if isinstance(value, numbers.Integral):
+            return int(value)
+    raise SampleRefused(f"{row_name(row)}'s label is {label!r} ({type(label).__name__}); a label "
+                        "is an int (or a 0-d integer tensor or array): give other targets as "
+                        "fields of a dict sample")
+
+
+def _field(name: str, value, row: int):
+    if isinstance(value, str):
+        return name, "text", "", (), value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return name, "bytes", "", (), bytes(value)
+    if _is_tensor(value):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
+        array = np.asarray(value)
+        if array.dtype.byteorder == ">":
+            array = array.astype(array.dtype.newbyteorder("<"))
+        if array.dtype.name in ELEMENT_TYPES:
+            return name, "array", array.dtype.name, tuple(array.shape), array.tobytes()
+        what = f"an array of {array.dtype}"
+    else:
+        what = f"a {type(value).__name__}"
+    raise SampleRefused(f"{row_name(row)}: field {name!r} is {what}; a field's value is an array "
+                        f"or number of {', '.join(ELEMENT_TYPES)} (numpy, torch or Python), "
+                        "bytes, or a str")
+
+
+def make_payload(sample, row: int) -> tuple:
+    """The payload of `sample`, dataset[row] (the module's docstring). Raises SampleRefused
+    naming the row for a sample h5feed.write cannot store."""
+    image, label, values = _parts(sample, row)
+    kind, data, height, width, channels = _image(image, row)
+    fields = tuple(_field(name, value, row) for name, value in values.items())
+    return kind, data, height, width, channels, _label(label, row), fields
+
+
+def describe(kind: str, dtype: str, shape) -> str:
+    """A field's kind, dtype and shape as the library writes them (FieldSpec::Describe):
+    "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text"."""
+    if kind != "array":
+        return kind
+    return dtype + (f"[{','.join(map(str, shape))}]" if shape else "")
+
+
+class FieldSpec:
+    """A field of the file being written: its name, kind ("array", "bytes", "text"), and for
+    an array its element type (numpy's name) and one row's shape. `given`: set by fields=
+    rather than inferred from the first sample."""
+
+    __slots__ = ("name", "kind", "dtype", "shape", "given")
+
+    def __init__(self, name, kind, dtype="", shape=(), given=False):
+        self.name, self.kind, self.dtype, self.shape, self.given = \
+            name, kind, dtype, tuple(int(d) for d in shape), given
+        # The library's checks: reserved names ("images", "labels", ...), element types, shapes.
+        _h5feed.check_field_spec(name, kind, dtype or "uint8", list(self.shape))
+
+    def describe(self) -> str:
+        return describe(self.kind, self.dtype, self.shape)
+
+    def native(self) -> tuple:
+        return self.name, self.kind, self.dtype or "uint8", list(self.shape)
+
+
+_DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
+
+
+def given_spec(name: str, spec) -> FieldSpec:
+    """fields={name: spec}'s spec: "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes",
+    "text"; a (dtype, shape) pair; a dict of kind, dtype (or type) and shape; or an object with
+    those attributes (a FieldSpec of h5feed's)."""
+    if not isinstance(name, str):
+        raise TypeError(f"fields: the name {name!r} is not a str")
+    if isinstance(spec, str):
+        match = _DESCRIBED.match(spec)
+        if not match:
+            raise ValueError(f"fields[{name!r}] = {spec!r}: write a field as 'uint8[40]', "
+                             "'float32[5,2]', 'int64' (a scalar), 'bytes' or 'text'")
+        word, dims = match.group(1), match.group(2)
+        if word in ("bytes", "text") and dims is None:
+            return FieldSpec(name, word, given=True)
+        shape = tuple(int(d) for d in dims.split(",")) if dims else ()
+        return FieldSpec(name, "array", word, shape, given=True)
+    if isinstance(spec, tuple) and len(spec) == 2:
+        dtype, shape = spec
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        return FieldSpec(name, "array", np.dtype(dtype).name, shape, given=True)
+    get = spec.get if isinstance(spec, Mapping) else lambda key: getattr(spec, key, None)
+    kind = get("kind")
+    if kind is not None:
+        kind = str(getattr(kind, "name", kind)).lower().lstrip("k")
+        dtype = get("dtype") if get("dtype") is not None else get("type")
+        dtype = "" if dtype is None else np.dtype(str(getattr(dtype, "name", dtype)).lower()
+                                                  .lstrip("k")).name
+        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True)
+    raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
+                    "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
+                    "from the first sample)")
+
+
+def inferred_spec(value: tuple) -> FieldSpec:
+    """The spec of a field whose first value (a payload's (name, kind, dtype, shape, bytes)) is
+    `value`."""
+    name, kind, dtype, shape, _ = value
+    return FieldSpec(name, kind, dtype, shape)
+
+
+def conform(value: tuple, spec: FieldSpec, row: int) -> bytes:
+    """A payload's field value as the bytes of a row of `spec`, or SampleRefused naming the row
+    and the field. A value must have the field's kind, dtype and shape; with a spec fields=
+    gave, a number of another numeric type is converted when its values are kept exactly
+    (integers) or it is a float of another width."""
+    _, kind, dtype, shape, data = value
+    if kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
+        return data
+    if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
+        array = np.frombuffer(data, dtype).reshape(shape)
+        target = np.dtype(spec.dtype)
+        if array.dtype.kind == "f" and target.kind == "f":
+            return array.astype(target).tobytes()
+        if array.dtype.kind in "iub" and target.kind in "iub":
+            converted = array.astype(target)
+            if np.array_equal(converted.astype(array.dtype), array):
+                return converted.tobytes()
+    whose = "as fields= says" if spec.given else "the first sample's"
+    raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
+                        f", but the field is {spec.describe()} ({whose}); every sample's value "
+                        "must have the field's kind, dtype and shape")

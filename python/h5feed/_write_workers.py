@@ -1,0 +1,253 @@
+"""Fetching a dataset's samples for h5feed.write (h5feed/_write.py): dataset[row] for each row of
+the stored order, as payloads (h5feed/_write_samples.py), yielded in that order.
+
+- `fetch_in_process`: in the writing process, one after another (workers=0).
+- `WorkerPool`: in worker processes (workers=N), as torch's DataLoader, FFCV and LitData do,
+  since a dataset's __getitem__ is Python code and holds the GIL. The writing process hands
+  out runs of consecutive positions of the order, a bounded number ahead of the position it
+  yields (in samples, and in bytes once payload sizes are known), and reorders what comes back.
+  A worker that raises sends its row, its exception's type and its traceback's text; the
+  writing process raises the same type with that text. Workers ignore SIGINT: Ctrl-C is the
+  writing process's to handle, which then ends them.
+- `Spool`: an iterable's payloads kept in a temporary file, so that an iterable of any length
+  is written in the seeded order too, in bounded memory.
+"""
+
+from __future__ import annotations
+
+import array
+import importlib
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import tempfile
+import traceback
+from multiprocessing.connection import wait
+
+from ._errors import InvalidArgumentError
+from ._write_samples import SampleRefused, make_payload, row_name
+
+# A run of positions handed to a worker holds about this many bytes of payloads (and at most
+# _MAX_RUN samples): large enough that the cost of a message is small beside its samples, small
+# enough that a run does not hold back the order for long.
+_RUN_BYTES = 1 << 20
+_MAX_RUN = 64
+
+
+def payload_bytes(payload: tuple) -> int:
+    return len(payload[1]) + sum(len(value[4]) for value in payload[6])
+
+
+def _with_row(error: BaseException, row: int) -> BaseException:
+    """`error`, raised by dataset[row] in this process, saying so."""
+    note = f"h5feed.write: raised by {row_name(row)}"
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+        return error
+    return RuntimeError(f"{note}: {type(error).__name__}: {error}")
+
+
+def fetch_in_process(dataset, rows):
+    """(row, payload) for each of `rows`, calling dataset[row] here."""
+    for row in rows:
+        row = int(row)
+        try:
+            sample = dataset[row]
+        except Exception as error:
+            raise _with_row(error, row)
+        yield row, make_payload(sample, row)
+
+
+def _exception_type(module: str, qualname: str):
+    try:
+        found = sys.modules.get(module) or importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception:
+        return None
+    return found if isinstance(found, type) and issubclass(found, Exception) else None
+
+
+def _raise_from_worker(row: int, worker: int, module: str, qualname: str, text: str):
+    message = (f"{row_name(row)} raised {qualname} in h5feed.write's worker process {worker}; "
+               f"its traceback:\n{text}")
+    cls = _exception_type(module, qualname)
+    error = None
+    # A KeyError's str() is its argument's repr(), which would show the traceback as one line.
+    if cls is not None and not issubclass(cls, KeyError):
+        try:
+            error = cls(message)
+        except Exception:
+            error = None
+    raise error if error is not None else RuntimeError(message)
+
+
+def _work(dataset, connection, worker: int, inherited: list):
+    """A worker process: makes the payloads of each run of rows it is sent, until None.
+    `inherited`: the writing process's ends of the pipes, which a forked worker holds copies
+    of; closed, so that the writing process's death (even by SIGKILL) closes its pipe, and the
+    worker, waiting for a task or sending a run, sees it and ends."""
+    for end in inherited:
+        end.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)  # as DataLoader's workers: the processes share the cores
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        first, rows = task
+        payloads, failure = [], None
+        for row in rows:
+            try:
+                payloads.append(make_payload(dataset[row], row))
+            except SampleRefused as refused:
+                failure = ("refused", row, str(refused))
+                break
+            except BaseException as error:
+                failure = ("raised", row, type(error).__module__, type(error).__qualname__,
+                           traceback.format_exc())
+                break
+        try:
+            connection.send((first, payloads, failure))
+        except OSError:  # the writing process is gone
+            return
+
+
+class WorkerPool:
+    """`workers` processes that call dataset[row]. Close it (or use it in a with block): its
+    processes end then, at once if the writing is abandoned."""
+
+    def __init__(self, dataset, workers: int):
+        context = multiprocessing.get_context()
+        self._processes, self._connections = [], []
+        try:
+            for worker in range(workers):
+                ours, theirs = context.Pipe()
+                # Only fork copies them; other start methods would pass them to the worker.
+                inherited = [*self._connections, ours] \
+                    if context.get_start_method() == "fork" else []
+                process = context.Process(target=_work,
+                                          args=(dataset, theirs, worker, inherited),
+                                          name=f"h5feed.write worker {worker}", daemon=True)
+                process.start()
+                theirs.close()
+                self._processes.append(process)
+                self._connections.append(ours)
+        except BaseException:
+            self.close(abandon=True)
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, trace):
+        self.close(abandon=kind is not None)
+
+    def _received(self, worker: int):
+        try:
+            return self._connections[worker].recv()
+        except (EOFError, OSError):
+            process = self._processes[worker]
+            process.join(1)
+            raise RuntimeError(f"h5feed.write's worker process {worker} (pid {process.pid}) "
+                               f"ended unexpectedly (exit code {process.exitcode}) while "
+                               "fetching samples; a crash in the dataset's code, or the system "
+                               "out of memory, ends a worker so") from None
+
+    def fetch(self, rows, ahead_bytes: int):
+        """(row, payload) for each of `rows` (a sequence of dataset rows), in that order. At
+        most about `ahead_bytes` of payloads are fetched ahead of the one yielded, and at least
+        one run per worker."""
+        total, workers = len(rows), len(self._processes)
+        run, ahead = 4, 4 * workers  # until payload sizes are known
+        seen_bytes = seen = 0
+        handed = position = 0  # positions handed out, and yielded
+        runs = {}  # first position -> payloads, of runs received and not yet yielded
+        idle = list(range(workers))
+        busy = {}  # connection -> worker
+        while position < total:
+            while idle and handed < total and handed - position < ahead:
+                worker = idle.pop()
+                end = min(total, handed + run)
+                self._connections[worker].send((handed, [int(r) for r in rows[handed:end]]))
+                busy[self._connections[worker]] = worker
+                handed = end
+            if position in runs:
+                for payload in runs.pop(position):
+                    yield int(rows[position]), payload
+                    position += 1
+                continue
+            for connection in wait(list(busy)):
+                worker = busy.pop(connection)
+                idle.append(worker)
+                first, payloads, failure = self._received(worker)
+                if failure is not None:
+                    if failure[0] == "refused":
+                        raise InvalidArgumentError(failure[2])
+                    _raise_from_worker(failure[1], worker, *failure[2:])
+                runs[first] = payloads
+                seen += len(payloads)
+                seen_bytes += sum(payload_bytes(p) for p in payloads)
+                mean = max(1, seen_bytes // max(1, seen))
+                run = max(1, min(_MAX_RUN, _RUN_BYTES // mean))
+                ahead = max(workers * run, min(ahead_bytes // mean, 16 * workers * run))
+
+    def close(self, abandon: bool = False):
+        """Ends the workers: asks them to stop and waits for them, or, abandoning, ends them at
+        once (they may be in the middle of a sample)."""
+        for connection in self._connections:
+            if not abandon:
+                try:
+                    connection.send(None)
+                except OSError:
+                    pass
+            connection.close()
+        for process in self._processes:
+            if abandon:
+                process.terminate()
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        self._processes, self._connections = [], []
+
+
+class Spool:
+    """An iterable's payloads, pickled one after another into a temporary file in `folder`
+    (beside the output: ".NAME.spool-XXXX"), read back by position. Removed by close()."""
+
+    def __init__(self, folder: str, name: str):
+        handle, self.path = tempfile.mkstemp(prefix=f".{name}.spool-", dir=folder or ".")
+        self._file = os.fdopen(handle, "w+b")
+        self._ends = array.array("q")
+
+    def add(self, payload: tuple):
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.write(data)
+        self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
+
+    def __len__(self):
+        return len(self._ends)
+
+    def fetch(self, rows):
+        """(row, payload) for each of `rows`, read back from the file."""
+        self._file.flush()
+        descriptor = self._file.fileno()
+        for row in rows:
+            row = int(row)
+            begin = self._ends[row - 1] if row else 0
+            yield row, pickle.loads(os.pread(descriptor, self._ends[row] - begin, begin))
+
+    def close(self):
+        self._file.close()
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
