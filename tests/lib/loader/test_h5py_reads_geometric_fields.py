@@ -95,3 +95,13 @@ def test_every_row_has_its_checksum(written):
                 value = f[name][n]
                 data = value.astype(value.dtype.newbyteorder("<")).tobytes()
                 assert sums[n] == xxhash.xxh3_64_intdigest(data), (name, n)
+
+
+def test_inspect_lists_them_by_their_kinds_as_undamaged(written):
+    path, _ = written
+    text = subprocess.run([os.environ["H5FEED"], "inspect", path], check=True,
+                          capture_output=True, text=True).stdout
+    assert "damaged" not in text
+    fields = text.split("\nfields")[1].splitlines()[1:4]
+    assert [line.split()[:2] for line in fields] == [
+        ["mask", "mask:"], ["boxes", "boxes:"], ["box_labels", "box_labels:"]]
