@@ -28,6 +28,35 @@ std::string Listed(std::span<const std::string_view> words) {
   return text;
 }
 
+// The element types and shapes the geometric kinds take (docs/format.md, "Masks and boxes").
+void CheckGeometricSpec(const FieldSpec& spec) {
+  if (spec.kind == FieldKind::kMask &&
+      ((spec.type != FieldType::kUint8 && spec.type != FieldType::kUint16) ||
+       (!spec.shape.empty() && spec.shape.size() != 2))) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "mask field \"{}\" is {}: a mask is uint8 (or uint16, for more than 256 "
+                    "classes) of the image's height x width",
+                    spec.name, spec.Describe());
+  }
+  if (spec.kind == FieldKind::kBoxes && (spec.type != FieldType::kFloat32 || !spec.shape.empty())) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "boxes field \"{}\" must be float32 without a shape (K x 4 xyxy per row)",
+                    spec.name);
+  }
+  if (spec.kind == FieldKind::kBoxLabels &&
+      (spec.type != FieldType::kInt64 || !spec.shape.empty() || spec.boxes.empty())) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "box_labels field \"{}\" must be int64 without a shape, naming the boxes "
+                    "field it classifies (FieldSpec::boxes)",
+                    spec.name);
+  }
+  if (spec.kind != FieldKind::kBoxLabels && !spec.boxes.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "field \"{}\" is {}, not box_labels: it names no boxes field", spec.name,
+                    ToString(spec.kind));
+  }
+}
+
 }  // namespace
 
 std::string_view ToString(FieldKind kind) noexcept { return NameOf(kind); }
@@ -53,8 +82,24 @@ size_t ElementBytes(FieldType type) noexcept {
   return 1;
 }
 
+FieldKind StoredKind(const FieldSpec& spec) noexcept {
+  switch (spec.kind) {
+    case FieldKind::kArray:
+    case FieldKind::kBytes:
+    case FieldKind::kText: return spec.kind;
+    case FieldKind::kMask: return spec.shape.empty() ? FieldKind::kBytes : FieldKind::kArray;
+    case FieldKind::kBoxes:
+    case FieldKind::kBoxLabels: return FieldKind::kBytes;
+  }
+  return spec.kind;
+}
+
+bool IsGeometric(FieldKind kind) noexcept {
+  return kind == FieldKind::kMask || kind == FieldKind::kBoxes || kind == FieldKind::kBoxLabels;
+}
+
 int64_t FieldSpec::row_bytes() const {
-  if (kind != FieldKind::kArray) return 0;
+  if (StoredKind(*this) != FieldKind::kArray) return 0;
   int64_t bytes = static_cast<int64_t>(ElementBytes(type));
   for (int64_t dim : shape) {
     if (dim < 1 || bytes > kMaxRowBytes / dim) return -1;  // refused by CheckFieldSpec
@@ -64,8 +109,10 @@ int64_t FieldSpec::row_bytes() const {
 }
 
 std::string FieldSpec::Describe() const {
-  if (kind != FieldKind::kArray) return std::string(ToString(kind));
-  std::string text(ToString(type));
+  if (kind == FieldKind::kBoxLabels) return "box_labels of " + boxes;
+  if (kind != FieldKind::kArray && kind != FieldKind::kMask) return std::string(ToString(kind));
+  std::string text = kind == FieldKind::kMask ? "mask " : "";
+  text += ToString(type);
   if (shape.empty()) return text;
   text += "[";
   for (size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(shape[d]);
@@ -94,7 +141,8 @@ void CheckFieldSpec(const FieldSpec& spec) {
                       spec.name, Listed(kReserved));
     }
   }
-  if (spec.kind != FieldKind::kArray) return;
+  CheckGeometricSpec(spec);
+  if (StoredKind(spec) != FieldKind::kArray) return;
   const int64_t bytes = spec.row_bytes();
   if (bytes < 1 || bytes > kMaxRowBytes) {
     throw MakeError(ErrorCode::kInvalidArgument,

@@ -38,7 +38,7 @@ size_t Utf8SequenceLength(std::span<const uint8_t> text, size_t i) {
 }  // namespace
 
 std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row) {
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     const int64_t expected = spec.row_bytes();
     if (static_cast<int64_t>(row.size()) != expected) {
       return fmt::format("is {} bytes, not the {} of {}", row.size(), expected, spec.Describe());
@@ -52,6 +52,15 @@ std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row)
   }
   if (static_cast<int64_t>(row.size()) > kMaxFieldRowBytes) {
     return fmt::format("is {} bytes, more than a row may hold ({})", row.size(), kMaxFieldRowBytes);
+  }
+  // Boxes are 16 bytes each (4 float32), box labels 8 (an int64), a mask's values 1 or 2.
+  const size_t unit = spec.kind == FieldKind::kBoxes       ? 16
+                      : spec.kind == FieldKind::kBoxLabels ? 8
+                      : spec.kind == FieldKind::kMask      ? ElementBytes(spec.type)
+                                                           : 1;
+  if (row.size() % unit != 0) {
+    return fmt::format("is {} bytes, not a whole number of {}-byte {}", row.size(), unit,
+                       spec.kind == FieldKind::kMask ? "values" : "boxes or labels");
   }
   if (spec.kind != FieldKind::kText) return {};
   for (size_t i = 0; i < row.size();) {
@@ -70,6 +79,23 @@ void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t 
     if (problem.empty()) continue;
     throw MakeError(code, "row {} of field {} ({}) in {} {}", first_row + r, spec.name,
                     spec.Describe(), where, problem);
+  }
+}
+
+void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
+                         int64_t first_row, ErrorCode code, std::string_view where) {
+  for (size_t f = 0; f < specs.size(); ++f) {
+    if (specs[f].kind != FieldKind::kBoxLabels) continue;
+    for (size_t b = 0; b < specs.size(); ++b) {
+      if (specs[b].name != specs[f].boxes) continue;
+      for (int64_t r = 0; r < columns[f].rows(); ++r) {
+        const size_t labels = columns[f].row(r).size() / 8;
+        const size_t boxes = columns[b].row(r).size() / 16;
+        if (labels == boxes) continue;
+        throw MakeError(code, "row {} of field {} in {} has {} labels for the {} boxes of field {}",
+                        first_row + r, specs[f].name, where, labels, boxes, specs[b].name);
+      }
+    }
   }
 }
 

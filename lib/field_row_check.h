@@ -31,4 +31,9 @@ std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row)
 void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t first_row,
                       ErrorCode code, std::string_view where);
 
+// Throws Error(code) for the first row where a box_labels column of `specs` holds another
+// number of labels than its boxes column (same position in `specs` and `columns`) has boxes.
+void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
+                         int64_t first_row, ErrorCode code, std::string_view where);
+
 }  // namespace h5feed

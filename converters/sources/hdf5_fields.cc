@@ -90,7 +90,7 @@ Candidate Describe(hid_t file, const hdf5::DatasetEntry& entry, int64_t rows,
 // Whether a field may be named `name` (the name alone: CheckFieldSpec's first checks).
 std::string NameProblem(const std::string& name) {
   try {
-    CheckFieldSpec(FieldSpec{name, FieldKind::kBytes, FieldType::kUint8, {}});
+    CheckFieldSpec(FieldSpec{name, FieldKind::kBytes, FieldType::kUint8, {}, {}});
   } catch (const Error& e) {
     return e.what();
   }

@@ -155,6 +155,9 @@ std::vector<std::vector<uint8_t>> NpyFields::Read(int64_t row) const {
           AppendUtf8(CodePoint(p, dtype.big_endian), value);
         }
         break;
+      case FieldKind::kMask:
+      case FieldKind::kBoxes:
+      case FieldKind::kBoxLabels: break;  // an .npy field is an array, bytes or text
     }
   }
   return values;

@@ -38,7 +38,7 @@ constexpr int64_t kRowsUnknown = std::numeric_limits<int64_t>::max();
 
 // An upper bound of the file bytes a chunk of `rows` of `column` adds.
 uint64_t ChunkFileBytes(const FieldSpec& spec, const FieldColumn& column, int64_t chunk_rows) {
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     return io::limits::MaxStoredChunkBytes(static_cast<uint64_t>(chunk_rows) *
                                            static_cast<uint64_t>(spec.row_bytes())) +
            kFieldMetadataSlack;
@@ -52,7 +52,7 @@ uint64_t ChunkFileBytes(const FieldSpec& spec, const FieldColumn& column, int64_
 int64_t FieldChunkRows(const FieldSpec& spec, int64_t chunk_images, int64_t rows) {
   if (chunk_images > 0) return chunk_images;
   int64_t target = schema::kFlatFieldChunkRows;
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     const int64_t row_bytes = spec.row_bytes();
     target = (schema::kFlatFieldChunkBytes + row_bytes / 2) / row_bytes;
   }
@@ -67,7 +67,23 @@ void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images) {
     CheckFieldSpec(spec);
     Require(names.insert(spec.name).second, "two fields are named \"{}\"; names must differ",
             spec.name);
-    if (spec.kind != FieldKind::kArray || chunk_images <= 0) continue;
+    if (spec.kind == FieldKind::kBoxLabels) {
+      const auto boxes = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) {
+        return f.name == spec.boxes && f.kind == FieldKind::kBoxes;
+      });
+      Require(boxes != fields.end(),
+              "field {} classifies the boxes of field {}, which is not a boxes field of this "
+              "file; list the boxes field too",
+              spec.name, spec.boxes);
+    }
+    if (spec.kind == FieldKind::kMask) {
+      Require(spec.shape.empty() == (chunk_images <= 0),
+              "mask field {} is {}: in a file of one image size a mask's shape is the images' "
+              "{{height, width}}; in a file of images at their own size it has none (each row is "
+              "its image's size)",
+              spec.name, spec.Describe());
+    }
+    if (StoredKind(spec) != FieldKind::kArray || chunk_images <= 0) continue;
     Require(spec.row_bytes() <= kMaxChunkBytes / chunk_images,
             "field {} ({}) in chunks of {} rows (the images per chunk) makes chunks of 4 GiB or "
             "more, which HDF5 cannot store; use fewer images per chunk",
@@ -99,6 +115,7 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
             path_, specs_[f].name, columns[f].rows(), specs_[0].name, rows);
     CheckFieldColumn(specs_[f], columns[f], rows_, ErrorCode::kInvalidArgument, path_);
   }
+  CheckBoxLabelCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
   // Chunks are written in the order appending one row at a time would write them (by the row
   // that fills them, then by field), so the file is the same however the rows are split into
   // calls: each pass takes the rows up to the next chunk that fills.
@@ -138,6 +155,13 @@ void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveF
     field.dataset = hdf5::CreateFieldDataset(file, spec, chunk_rows, compression_, temporary_path_);
     hdf5::WriteAttribute(field.dataset.get(), schema::kAttrField,
                          std::string_view(ToString(spec.kind)));
+    if (spec.kind == FieldKind::kMask) {
+      hdf5::WriteAttribute(field.dataset.get(), schema::kAttrMaskType,
+                           std::string_view(ToString(spec.type)));
+    }
+    if (spec.kind == FieldKind::kBoxLabels) {
+      hdf5::WriteAttribute(field.dataset.get(), schema::kAttrBoxes, std::string_view(spec.boxes));
+    }
     field.chunk_rows = chunk_rows;
   }
   reserve(ChunkFileBytes(spec, field.pending, chunk_rows), "writing rows of field " + spec.name);

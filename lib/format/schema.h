@@ -38,6 +38,10 @@ inline constexpr char kImageEncodings[] = "image_encodings";  // uint8 (N): Imag
 // the attribute kAttrField; its checksums are the dataset kFieldChecksums/NAME.
 inline constexpr char kFieldChecksums[] = "field_checksums";  // group of uint64 (N) datasets
 inline constexpr char kAttrField[] = "h5feed_field";  // string on a field: "array", "bytes", "text"
+// String on a mask: its element type, "uint8" or "uint16" (rows of own-size masks are bytes).
+inline constexpr char kAttrMaskType[] = "h5feed_mask_type";
+// String on box labels: the name of the boxes field they classify.
+inline constexpr char kAttrBoxes[] = "h5feed_boxes";
 // A field's chunks: K rows in a version 1 file (in step with /images); in a flat file, about
 // this many bytes of an array's rows, or this many rows of bytes or text, no more than N.
 inline constexpr int64_t kFlatFieldChunkBytes = int64_t{1} << 20;

@@ -76,6 +76,12 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
     chunk_bytes = chunk_images * shape.bytes();
   }
   format::CheckFields(options.fields, chunk_images);
+  for (const FieldSpec& spec : options.fields) {
+    format::Require(spec.kind != FieldKind::kMask || flat ||
+                        spec.shape == std::vector<int64_t>{shape.height, shape.width},
+                    "mask field {} is {}; a mask has the images' height and width ({}x{})",
+                    spec.name, spec.Describe(), shape.height, shape.width);
+  }
 
   std::string folder = format::FolderOf(path);
   std::error_code error;

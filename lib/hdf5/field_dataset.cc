@@ -15,10 +15,10 @@ namespace h5feed::hdf5 {
 namespace {
 
 Datatype StoredType(const FieldSpec& spec) {
-  switch (spec.kind) {
+  switch (StoredKind(spec)) {
     case FieldKind::kArray: return FieldElementType(spec.type);
-    case FieldKind::kBytes: return ByteSequenceType();
     case FieldKind::kText: break;
+    default: return ByteSequenceType();
   }
   Datatype text(H5Tcopy(H5T_C_S1));
   if (!text || H5Tset_size(text.get(), H5T_VARIABLE) < 0 ||
@@ -43,7 +43,7 @@ Dataset CreateFieldDataset(hid_t file, const FieldSpec& spec, int64_t chunk_rows
   PropertyList create = UntimedDatasetCreation();
   PropertyList access(H5Pcreate(H5P_DATASET_ACCESS));
   if (!space || !access || H5Pset_chunk(create.get(), rank, chunk.data()) < 0 ||
-      (spec.kind == FieldKind::kArray && !SetCompressionFilter(create.get(), compression)) ||
+      (StoredKind(spec) == FieldKind::kArray && !SetCompressionFilter(create.get(), compression)) ||
       H5Pset_chunk_cache(access.get(), 0, 0, 1.0) < 0) {
     throw StackError(ErrorCode::kIo, what, path);
   }
@@ -73,10 +73,10 @@ void WriteFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row,
   }
   const Datatype type = StoredType(spec);
   herr_t status = 0;
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     status = H5Dwrite(dataset, type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
                       column.data().data());
-  } else if (spec.kind == FieldKind::kBytes) {
+  } else if (StoredKind(spec) == FieldKind::kBytes) {
     // HDF5 only reads through the pointers of a write.
     std::vector<hvl_t> values(static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {

@@ -99,7 +99,7 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
                           nullptr) < 0) {
     throw StackError(ReadFailureCode(), what, path);
   }
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     const Datatype type = FieldElementType(spec.type);
     const size_t row_bytes = static_cast<size_t>(spec.row_bytes());
     std::vector<uint8_t> values(static_cast<size_t>(rows) * row_bytes);
@@ -115,10 +115,10 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
   ValueAllocations allocations;
   const PropertyList transfer = allocations.TransferList();
   // Text is read in the type it is stored in (UTF-8 or ASCII): HDF5 converts no character set.
-  Datatype type(spec.kind == FieldKind::kBytes ? H5Tvlen_create(H5T_NATIVE_UINT8)
-                                               : H5Dget_type(dataset));
+  Datatype type(StoredKind(spec) == FieldKind::kBytes ? H5Tvlen_create(H5T_NATIVE_UINT8)
+                                                      : H5Dget_type(dataset));
   if (!transfer || !type) throw StackError(ReadFailureCode(), what, path);
-  if (spec.kind == FieldKind::kBytes) {
+  if (StoredKind(spec) == FieldKind::kBytes) {
     std::vector<hvl_t> values(static_cast<size_t>(rows), hvl_t{0, nullptr});
     if (H5Dread(dataset, type.get(), memory_space.get(), file_space.get(), transfer.get(),
                 values.data()) < 0) {

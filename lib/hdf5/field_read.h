@@ -36,6 +36,10 @@ struct FieldDatasetEntry {
   // Its string attribute that names its kind ("array", "bytes", "text"); empty when it has
   // none.
   std::string declared_kind;
+  // Read by the caller that knows the schema (index/field_specs.h): a mask's element type, the
+  // boxes field that box labels classify; empty when absent.
+  std::string mask_type;
+  std::string boxes;
 };
 
 // `kind_attribute` names the attribute that declares the kind (the schema's h5feed_field).

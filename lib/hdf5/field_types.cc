@@ -127,7 +127,7 @@ std::optional<FieldType> FieldTypeOf(hid_t type) {
 
 std::vector<hsize_t> FieldDimensions(const FieldSpec& spec, int64_t rows) {
   std::vector<hsize_t> dims = {static_cast<hsize_t>(rows)};
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     for (int64_t extent : spec.shape) dims.push_back(static_cast<hsize_t>(extent));
   }
   return dims;

@@ -26,12 +26,36 @@ FieldKind DeclaredKind(const hdf5::FieldDatasetEntry& entry, const std::string& 
     return ParseFieldKind(entry.declared_kind);
   } catch (const Error&) {
     throw MakeError(ErrorCode::kCorrupt,
-                    "{} has attribute {} = \"{}\", not \"array\", \"bytes\" or \"text\": {}", where,
-                    format::schema::kAttrField, entry.declared_kind, kDamaged);
+                    "{} has attribute {} = \"{}\", not one of \"array\", \"bytes\", \"text\", "
+                    "\"mask\", \"boxes\", \"box_labels\": {}",
+                    where, format::schema::kAttrField, entry.declared_kind, kDamaged);
   }
 }
 
+FieldType ParseMaskType(const std::string& text, const std::string& where) {
+  if (text == "uint8") return FieldType::kUint8;
+  if (text == "uint16") return FieldType::kUint16;
+  throw MakeError(ErrorCode::kCorrupt,
+                  "{} has attribute {} = \"{}\", not \"uint8\" or \"uint16\": {}", where,
+                  format::schema::kAttrMaskType, text, kDamaged);
+}
+
 }  // namespace
+
+std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::string& name,
+                                                     const std::string& path) {
+  std::optional<hdf5::FieldDatasetEntry> entry =
+      hdf5::DescribeFieldDataset(file, name, format::schema::kAttrField, path);
+  if (!entry) return entry;
+  const hdf5::Dataset dataset = hdf5::OpenDataset(file, name, path);
+  if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrMaskType)) {
+    entry->mask_type = hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrMaskType);
+  }
+  if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrBoxes)) {
+    entry->boxes = hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrBoxes);
+  }
+  return entry;
+}
 
 std::string FieldChecksumsName(const std::string& name) {
   return std::string(format::schema::kFieldChecksums) + "/" + name;
@@ -44,25 +68,41 @@ FieldSpec FieldSpecOf(const hdf5::FieldDatasetEntry& entry, const std::string& n
   FieldSpec spec;
   spec.name = name;
   spec.kind = DeclaredKind(entry, where);
-  if (entry.value.kind != spec.kind) {
+  // The geometric kinds are stored as arrays or bytes (StoredKind): what they are beyond their
+  // storage is in their attributes.
+  if (spec.kind == FieldKind::kMask && d.dims.size() != 3) {
+    spec.type = ParseMaskType(entry.mask_type, where);
+  } else if (spec.kind == FieldKind::kBoxes) {
+    spec.type = FieldType::kFloat32;
+  } else if (spec.kind == FieldKind::kBoxLabels) {
+    spec.type = FieldType::kInt64;
+    spec.boxes = entry.boxes;
+  }
+  const FieldKind stored = spec.kind == FieldKind::kMask
+                               ? (d.dims.size() == 3 ? FieldKind::kArray : FieldKind::kBytes)
+                               : StoredKind(spec);
+  if (entry.value.kind != stored) {
     throw MakeError(ErrorCode::kCorrupt, "{} says it is {} but holds {} values: {}", where,
                     ToString(spec.kind), d.dtype, kDamaged);
   }
-  const size_t rank = spec.kind == FieldKind::kArray ? d.dims.size() : 1;
+  const size_t rank = stored == FieldKind::kArray ? d.dims.size() : 1;
   if (d.dims.empty() || d.dims.size() != rank || d.dims[0] != rows) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{} has shape {}; a{} field has one row per image ({}){}: {}", where,
-                    hdf5::ShapeText(d.dims), spec.kind == FieldKind::kArray ? "n array" : "", rows,
-                    spec.kind == FieldKind::kArray ? "" : " and no other dimension", kDamaged);
+                    hdf5::ShapeText(d.dims), stored == FieldKind::kArray ? "n array" : "", rows,
+                    stored == FieldKind::kArray ? "" : " and no other dimension", kDamaged);
   }
-  if (spec.kind == FieldKind::kArray) {
+  if (stored == FieldKind::kArray) {
     spec.type = entry.value.type;
     spec.shape.assign(d.dims.begin() + 1, d.dims.end());
-    try {
-      CheckFieldSpec(spec);
-    } catch (const Error& e) {
-      throw MakeError(ErrorCode::kCorrupt, "{}: {}", where, e.what());
-    }
+  }
+  try {
+    CheckFieldSpec(spec);
+  } catch (const Error& e) {
+    throw MakeError(ErrorCode::kCorrupt, "{}: {}", where, e.what());
+  }
+  if (stored == FieldKind::kArray) {
+    // Checked above.
   } else if (d.storage.problem || d.storage.kind != hdf5::StorageKind::kChunked ||
              d.storage.chunk.size() != 1 || !d.storage.filters.empty()) {
     // Its claims are read from its chunks before any value (hdf5/variable_length_claims.h).
@@ -89,7 +129,7 @@ std::vector<FieldSpec> ReadFieldSpecs(hid_t file, int64_t rows, const std::strin
   std::set<std::string> seen;
   for (const std::string& name : names) {
     try {
-      CheckFieldSpec(FieldSpec{name, FieldKind::kBytes, FieldType::kUint8, {}});
+      CheckFieldSpec(FieldSpec{name, FieldKind::kBytes, FieldType::kUint8, {}, {}});
     } catch (const Error& e) {
       throw MakeError(ErrorCode::kCorrupt, "attribute {} of {} lists a field that cannot be: {}",
                       format::schema::kAttrFields, path, e.what());
@@ -98,8 +138,7 @@ std::vector<FieldSpec> ReadFieldSpecs(hid_t file, int64_t rows, const std::strin
       throw MakeError(ErrorCode::kCorrupt, "attribute {} of {} lists field {} twice: {}",
                       format::schema::kAttrFields, path, name, kDamaged);
     }
-    const std::optional<hdf5::FieldDatasetEntry> entry =
-        hdf5::DescribeFieldDataset(file, name, format::schema::kAttrField, path);
+    const std::optional<hdf5::FieldDatasetEntry> entry = DescribeField(file, name, path);
     if (!entry) {
       throw MakeError(ErrorCode::kCorrupt, "{} lists field {} but has no dataset /{}: {}", path,
                       name, name, kDamaged);

@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ std::vector<FieldSpec> ReadFieldSpecs(hid_t file, int64_t rows, const std::strin
 // checked as ReadFieldSpecs checks each field (its checksums apart).
 FieldSpec FieldSpecOf(const hdf5::FieldDatasetEntry& entry, const std::string& name, int64_t rows,
                       const std::string& path);
+
+// hdf5::DescribeFieldDataset for field `name` of `file`, with the attributes of the geometric
+// kinds (a mask's element type, box labels' boxes field) read too. nullopt: no such dataset.
+std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::string& name,
+                                                     const std::string& path);
 
 // "/field_checksums/NAME": where the checksums of field `name` lie.
 std::string FieldChecksumsName(const std::string& name);

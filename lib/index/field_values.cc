@@ -53,7 +53,7 @@ std::string FieldNames(const DatasetIndex& index) {
 // The rows of one read: whole chunks of the dataset (`chunk_rows`, 0 when not chunked).
 int64_t BlockRows(const FieldSpec& spec, int64_t chunk_rows) {
   int64_t rows = kFieldBlockRows;
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     rows = std::max<int64_t>(1, static_cast<int64_t>(kFieldBlockBytes) / spec.row_bytes());
   }
   if (chunk_rows > 0) rows = std::max<int64_t>(1, rows / chunk_rows) * chunk_rows;
@@ -99,7 +99,7 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   const std::string where = "field " + name + " in " + path;
   const int64_t rows = index.samples;
   uint64_t value_bytes = 0;
-  if (spec.kind == FieldKind::kArray) {
+  if (StoredKind(spec) == FieldKind::kArray) {
     const uint64_t row_bytes = static_cast<uint64_t>(spec.row_bytes());
     value_bytes = row_bytes > std::numeric_limits<uint64_t>::max() / std::max<uint64_t>(rows, 1)
                       ? std::numeric_limits<uint64_t>::max()
@@ -113,15 +113,14 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const hdf5::File file = std::move(hdf5::OpenHdf5File(index.location, index.file_locking).file);
-  const std::optional<hdf5::FieldDatasetEntry> entry =
-      hdf5::DescribeFieldDataset(file.get(), name, format::schema::kAttrField, path);
+  const std::optional<hdf5::FieldDatasetEntry> entry = DescribeField(file.get(), name, path);
   if (!entry || FieldSpecOf(*entry, name, rows, path) != spec) {
     throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
                     where);
   }
   const hdf5::Dataset dataset = hdf5::OpenDataset(file.get(), name, path);
   const ChunkRows& chunks = index.chunk_rows();
-  if (spec.kind != FieldKind::kArray) {
+  if (StoredKind(spec) != FieldKind::kArray) {
     const hdf5::VariableLengthClaims claims =
         hdf5::ReadVariableLengthClaims(dataset.get(), rows, "field " + name, path);
     value_bytes = claims.total;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -134,8 +135,26 @@ int Batch::field_index(std::string_view name) const {
   return k;
 }
 
-FieldTensor Batch::field_tensor(int k) const {
+namespace {
+
+const loader::GeometricTensor& GeometricOf(const Batch::Impl& impl, int k, int view) {
+  const loader::BatchField& field = impl.field(k);
+  const size_t views = impl.geometric.empty() ? 0 : impl.geometric[static_cast<size_t>(k)].size();
+  if (view < 0 || view >= static_cast<int>(views)) {
+    throw MakeError(ErrorCode::kInvalidArgument, "field {} ({}): view {} of a batch of {} view(s)",
+                    field.spec.name, field.spec.Describe(), view, views);
+  }
+  return impl.geometric[static_cast<size_t>(k)][static_cast<size_t>(view)];
+}
+
+}  // namespace
+
+FieldTensor Batch::field_tensor(int k, int view) const {
   const loader::BatchField& field = impl_->field(k);
+  if (IsGeometric(field.spec.kind)) {
+    const loader::GeometricTensor& geometric = GeometricOf(*impl_, k, view);
+    return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
+  }
   if (field.slot_field < 0) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "field {} is {}, whose rows have their own lengths: read them with "
@@ -150,8 +169,18 @@ FieldTensor Batch::field_tensor(int k) const {
   return tensor;
 }
 
-FieldTensor Batch::field_tensor(std::string_view name) const {
-  return field_tensor(field_index(name));
+FieldTensor Batch::field_tensor(std::string_view name, int view) const {
+  return field_tensor(field_index(name), view);
+}
+
+FieldTensor Batch::box_counts(int k, int view) const {
+  const loader::BatchField& field = impl_->field(k);
+  if (field.spec.kind != FieldKind::kBoxes) {
+    throw MakeError(ErrorCode::kInvalidArgument, "field {} is {}, not boxes: it has no counts",
+                    field.spec.name, field.spec.Describe());
+  }
+  const loader::GeometricTensor& geometric = GeometricOf(*impl_, k, view);
+  return FieldTensor{geometric.counts.data(), FieldType::kInt64, {size()}, -1};
 }
 
 std::span<const uint8_t> Batch::field_bytes(int k, int64_t i) const {
@@ -190,6 +219,14 @@ std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
 std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form) {
   std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
   impl->batch = std::move(batch);
+  const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
+                                     [](const BatchField& f) { return IsGeometric(f.spec.kind); });
+  if (geometric) {
+    impl->geometric =
+        MakeGeometricFields(*form.fields, form.views.get(), form.shape,
+                            impl->batch.view.indices.first(static_cast<size_t>(impl->batch.rows)),
+                            impl->batch.epoch, impl->batch.copy);
+  }
   return impl;
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "field_row_check.h"
 #include "h5feed/error.h"
 #include "index/field_values.h"
 #include "loader/options_check.h"
@@ -67,6 +68,30 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
                       OptionName(options, "fields"), name);
     }
     asked.push_back(*spec);
+    if (spec->kind == FieldKind::kBoxLabels &&
+        std::none_of(options.fields.begin(), options.fields.end(),
+                     [&](const std::string& other) { return other == spec->boxes; })) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "{} asks for {} ({}) without the boxes they classify; ask for {}: its "
+                      "labels come with it",
+                      OptionName(options, "fields"), name, spec->Describe(), spec->boxes);
+    }
+    if (spec->kind != FieldKind::kBoxes) continue;
+    for (const FieldSpec& labels : dataset.fields) {
+      const bool listed = std::any_of(options.fields.begin(), options.fields.end(),
+                                      [&](const std::string& n) { return n == labels.name; });
+      if (labels.kind == FieldKind::kBoxLabels && labels.boxes == name && !listed) {
+        asked.push_back(labels);
+      }
+    }
+  }
+  const bool geometric = std::any_of(asked.begin(), asked.end(),
+                                     [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
+  if (geometric && options.output.cuda_device >= 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "masks and boxes on the GPU stage: not yet; use device=\"cpu\" (C++: "
+                    "output.cuda_device = -1, {} = {}) to have them delivered with host batches",
+                    OptionName(options, "output.cuda_device"), options.output.cuda_device);
   }
   return asked;
 }
@@ -97,6 +122,28 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
     left -= std::min(left, HeldBytes(*column));
     const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;
     fields->fields.push_back(BatchField{spec, std::move(column), slot_field});
+  }
+  const bool geometric = std::any_of(asked.begin(), asked.end(),
+                                     [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
+  if (geometric) {
+    // Each box's label is read beside it: a row of another count is damage.
+    std::vector<FieldSpec> specs;
+    std::vector<FieldColumn> columns;
+    for (const BatchField& field : fields->fields) {
+      if (field.spec.kind != FieldKind::kBoxes && field.spec.kind != FieldKind::kBoxLabels)
+        continue;
+      specs.push_back(field.spec);
+      columns.push_back(*field.column);
+    }
+    CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path);
+  }
+  if (geometric && !dataset.rows.uniform()) {
+    fields->image_sizes.reserve(static_cast<size_t>(dataset.samples));
+    for (int64_t r = 0; r < dataset.samples; ++r) {
+      const ImageShape shape = dataset.rows.at(r).shape;
+      fields->image_sizes.push_back(
+          {static_cast<int32_t>(shape.height), static_cast<int32_t>(shape.width)});
+    }
   }
   return fields;
 }

@@ -15,6 +15,7 @@
 //
 // Immutable once read: any thread may read a BatchFields.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,9 @@ struct BatchField {
 
 struct BatchFields {
   std::vector<BatchField> fields;  // in the order asked
+  // Asked a mask or boxes of a file of images at their own size: each row's stored height and
+  // width (their geometry's source); empty otherwise.
+  std::vector<std::array<int32_t, 2>> image_sizes;
 
   // The position of field `name` among those asked, or -1.
   int Find(std::string_view name) const;
@@ -44,8 +48,10 @@ struct BatchFields {
 };
 
 // The specs of the fields `options` asks, in its order, checked against the file before
-// anything is read or allocated. Throws Error(kNotFound) for a name the file lacks (listing the
-// fields it has), Error(kInvalidArgument) for a name asked twice.
+// anything is read or allocated; a boxes field brings the file's box_labels of it after it.
+// Throws Error(kNotFound) for a name the file lacks (listing the fields it has),
+// Error(kInvalidArgument) for a name asked twice, box labels without their boxes, or a mask or
+// boxes with the GPU stage (not yet: they are delivered on the host path only).
 std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
                                    const index::DatasetIndex& dataset);
 

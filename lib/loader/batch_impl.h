@@ -12,6 +12,7 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader.h"
 #include "loader/batch_fields.h"
+#include "loader/geometric_fields.h"
 #include "pipeline/batch_queue.h"
 #include "transform/output_views.h"
 
@@ -39,6 +40,8 @@ struct Batch::Impl {
   // batch (loader/device_feed.h), shared by them.
   std::shared_ptr<std::vector<int64_t>> host_rows;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
+  // Host batches asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h).
+  std::vector<std::vector<loader::GeometricTensor>> geometric;
 
   // Field k by position, or Error(kInvalidArgument) naming those asked.
   const loader::BatchField& field(int k) const;

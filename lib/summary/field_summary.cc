@@ -26,6 +26,15 @@ std::string Damaged(const std::string& what) {
   return what + ": the file is damaged (h5feed verify checks every field)";
 }
 
+// The kind a field declared `declared` is stored as (docs/format.md, "Masks and boxes"): a
+// mask of a file of one image size as an array (N, H, W), other masks, boxes and box labels
+// as bytes; the others as themselves.
+std::string StoredAs(const std::string& declared, size_t rank) {
+  if (declared == "mask") return rank == 3 ? "array" : "bytes";
+  if (declared == "boxes" || declared == "box_labels") return "bytes";
+  return declared;
+}
+
 // Field `name` as its dataset says, or nullopt with a note in `s`.
 std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool local,
                                       FileSummary& s) {
@@ -36,14 +45,15 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
     return std::nullopt;
   }
   const hdf5::DatasetEntry& dataset = entry->dataset;
-  if (!entry->value.kind || entry->declared_kind != ToString(*entry->value.kind) ||
+  if (!entry->value.kind ||
+      StoredAs(entry->declared_kind, dataset.dims.size()) != ToString(*entry->value.kind) ||
       dataset.dims.empty()) {
     s.notes.push_back(Damaged("field " + name + " is " + dataset.dtype + " " +
                               hdf5::ShapeText(dataset.dims) + " with h5feed_field \"" +
                               entry->declared_kind + "\""));
     return std::nullopt;
   }
-  FieldSpec spec{name, *entry->value.kind, entry->value.type, {}};
+  FieldSpec spec{name, *entry->value.kind, entry->value.type, {}, {}};
   FieldSummary f;
   f.name = name;
   f.kind = std::string(ToString(spec.kind));
@@ -64,6 +74,10 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
     }
   }
   f.type = spec.Describe();
+  if (entry->declared_kind != f.kind) {  // a mask, boxes or box labels (docs/format.md)
+    f.kind = entry->declared_kind;
+    f.type = f.kind + " (stored as " + f.type + ")";
+  }
   if (const DatasetSummary* stored = FindDataset(s, name)) f.stored_bytes = stored->stored_bytes;
   return f;
 }

@@ -41,6 +41,13 @@ class Loader:
       buffer like the images (clone() what you keep beyond the step); a bytes field as a list
       of N `bytes`, a text field as a list of N `str`. The loader reads each field whole when
       it opens and holds it in memory.
+    - masks and boxes (docs/augment.md, "Masks and boxes follow the image's geometry") move
+      with each view's crop, resize and flip: a mask field as (N, H, W) of its dtype (uint8,
+      or uint16 as int64), aligned pixel for pixel with the images; fields=['boxes'] gives
+      "boxes" (N, Kmax, 4) float32 xyxy in the delivered image's pixels (rows past a sample's
+      count zero), "boxes_count" int64 (N), and, when the file has them, "box_labels" int64
+      (N, Kmax) (in the tuple form boxes, boxes_count then box_labels); with views, a tuple of
+      one tensor per view for each. Host tensors; with device="cuda" they are refused for now.
 
     augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
     (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
@@ -222,17 +229,24 @@ class Loader:
                 labels = from_dlpack(labels)
                 if labels.is_cuda:
                     labels = _copied_on(self._stream, labels)
-            values = [_field_value(spec, value) for spec, value in zip(self._fields, fields)]
+            named = []  # (key, value): a boxes field gives its boxes and NAME_count
+            for spec, value in zip(self._fields, fields):
+                if spec[1] == "boxes":
+                    named += [(spec[0], _per_view(value[0])),
+                              (spec[0] + "_count", _per_view(value[1]))]
+                else:
+                    named.append((spec[0], _field_value(spec, value)))
             if with_indices:
                 indices = from_dlpack(indices)
             if self.as_dict:
                 batch = {"images": images, "labels": labels}
-                batch.update((spec[0], value) for spec, value in zip(self._fields, values))
+                batch.update(named)
                 if with_indices:
                     batch["indices"] = indices
                 yield batch
             else:
-                yield (images, labels, *values, *((indices,) if with_indices else ()))
+                yield (images, labels, *(value for _, value in named),
+                       *((indices,) if with_indices else ()))
         raise RuntimeError("h5feed.Loader: another iteration over this loader started; an "
                            "epoch is iterated by one loop at a time")
 
@@ -329,10 +343,20 @@ def _field_value(spec: tuple, value):
     uint8, which torch 1.13's DLPack reader takes, and is seen as bool without a copy), a bytes
     or text field's list as it is."""
     _, kind, dtype, _ = spec
+    if kind in ("mask", "box_labels"):
+        return _per_view(value)
     if kind != "array":
         return value
     tensor = from_dlpack(value)
     return tensor.view(torch.bool) if dtype == "bool" else tensor
+
+
+def _per_view(value):
+    """A mask's, boxes' or box labels' capsule as a tensor, or with views a tuple of one per
+    view."""
+    if isinstance(value, tuple):
+        return tuple(from_dlpack(capsule) for capsule in value)
+    return from_dlpack(value)
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:

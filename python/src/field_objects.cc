@@ -16,6 +16,13 @@ std::vector<PendingField> ReadFields(const Batch& batch) {
   for (int k = 0; k < batch.fields(); ++k) {
     PendingField& field = fields[static_cast<size_t>(k)];
     const FieldKind kind = batch.field_spec(k).kind;
+    if (IsGeometric(kind)) {
+      for (int v = 0; v < batch.views(); ++v) {
+        field.views.push_back(batch.field_tensor(k, v));
+        if (kind == FieldKind::kBoxes) field.counts.push_back(batch.box_counts(k, v));
+      }
+      continue;
+    }
     if (kind == FieldKind::kArray) {
       field.array = batch.field_tensor(k);
       continue;
@@ -33,9 +40,29 @@ std::vector<PendingField> ReadFields(const Batch& batch) {
   return fields;
 }
 
-py::list FieldObjects(std::vector<PendingField> fields, const std::shared_ptr<const void>& owner) {
+namespace {
+
+py::object PerView(const std::vector<FieldTensor>& views, const std::shared_ptr<const void>& owner,
+                   bool several_views) {
+  if (!several_views) return MakeFieldDlpackCapsule(owner, views.front());
+  py::tuple objects(views.size());
+  for (size_t v = 0; v < views.size(); ++v) objects[v] = MakeFieldDlpackCapsule(owner, views[v]);
+  return std::move(objects);
+}
+
+}  // namespace
+
+py::list FieldObjects(std::vector<PendingField> fields, const std::shared_ptr<const void>& owner,
+                      bool several_views) {
   py::list objects;
   for (PendingField& field : fields) {
+    if (!field.views.empty()) {
+      py::object values = PerView(field.views, owner, several_views);
+      objects.append(field.counts.empty()
+                         ? values
+                         : py::make_tuple(values, PerView(field.counts, owner, several_views)));
+      continue;
+    }
     objects.append(field.array ? py::object(MakeFieldDlpackCapsule(owner, *field.array))
                                : std::move(field.list));
   }

@@ -19,17 +19,22 @@
 
 namespace h5feed::python {
 
-// One field of a batch on its way to Python: a list made already, or an array's view.
+// One field of a batch on its way to Python: a list made already, or an array's view, or a
+// mask's, boxes' or box labels' tensor per view (and boxes' counts per view).
 struct PendingField {
   pybind11::object list;             // bytes and text fields
   std::optional<FieldTensor> array;  // array fields: the batch's rows (valid while it is held)
+  std::vector<FieldTensor> views;    // geometric fields: one per view
+  std::vector<FieldTensor> counts;   // boxes: one per view
 };
 
 std::vector<PendingField> ReadFields(const Batch& batch);
 
-// One Python object per field, in order; the array capsules share `owner`.
+// One Python object per field, in order; the array capsules share `owner`. A geometric
+// field's is its one view's capsule, or with `several_views` a tuple of one per view; a boxes
+// field's is the pair (boxes, counts) of those.
 pybind11::list FieldObjects(std::vector<PendingField> fields,
-                            const std::shared_ptr<const void>& owner);
+                            const std::shared_ptr<const void>& owner, bool several_views);
 
 // The specs of `loader`'s fields as (name, kind, type, shape) tuples, in order (kind and type
 // in the library's words: "array", "bool", ...): what h5feed/_loader.py needs to name them and

@@ -88,7 +88,8 @@ class NativeLoader {
       images = std::move(views);
     }
     return py::make_tuple(std::move(images), std::move(labels),
-                          FieldObjects(std::move(fields), owner), std::move(indices));
+                          FieldObjects(std::move(fields), owner, several_views_),
+                          std::move(indices));
   }
 
   py::list Fields() const { return FieldSpecTuples(loader_); }

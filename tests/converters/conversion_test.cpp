@@ -187,10 +187,10 @@ class FieldSource final : public SampleSource {
       : pattern_(count, std::move(broken), own_size), labelled_(labelled) {}
 
   static std::vector<FieldSpec> Specs() {
-    return {{"attrs", FieldKind::kArray, FieldType::kBool, {5}},
-            {"points", FieldKind::kArray, FieldType::kFloat32, {2, 3}},
-            {"caption", FieldKind::kText, FieldType::kUint8, {}},
-            {"blob", FieldKind::kBytes, FieldType::kUint8, {}}};
+    return {{"attrs", FieldKind::kArray, FieldType::kBool, {5}, {}},
+            {"points", FieldKind::kArray, FieldType::kFloat32, {2, 3}, {}},
+            {"caption", FieldKind::kText, FieldType::kUint8, {}, {}},
+            {"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}}};
   }
 
   static std::vector<std::vector<uint8_t>> ValuesOf(int64_t row) {

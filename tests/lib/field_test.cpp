@@ -18,16 +18,16 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 TEST_CASE("a field spec says its row's bytes and describes itself as numpy would") {
-  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}};
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}, {}};
   CHECK(attrs.row_bytes() == 40);
   CHECK(attrs.Describe() == "uint8[40]");
-  const FieldSpec landmarks{"landmarks", FieldKind::kArray, FieldType::kFloat32, {5, 2}};
+  const FieldSpec landmarks{"landmarks", FieldKind::kArray, FieldType::kFloat32, {5, 2}, {}};
   CHECK(landmarks.row_bytes() == 40);
   CHECK(landmarks.Describe() == "float32[5,2]");
-  const FieldSpec target{"target", FieldKind::kArray, FieldType::kFloat64, {}};
+  const FieldSpec target{"target", FieldKind::kArray, FieldType::kFloat64, {}, {}};
   CHECK(target.row_bytes() == 8);
   CHECK(target.Describe() == "float64");
-  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}, {}};
   CHECK(caption.row_bytes() == 0);
   CHECK(caption.Describe() == "text");
 }
@@ -57,12 +57,39 @@ TEST_CASE("a field named like the file's own datasets, or badly, is refused with
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"", FieldKind::kText}); }).what(), "name"));
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"a/b", FieldKind::kText}); }).what(), "'/'"));
   const Error zero = CaughtError([] {
-    CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}});
+    CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}, {}});
   });
   CHECK(Contains(zero.what(), "uint8[3,0]"));
-  CHECK_THROWS_AS(CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint64, {1 << 20, 1 << 20}}),
-                  Error);
-  CHECK_NOTHROW(CheckFieldSpec({"attrs", FieldKind::kArray, FieldType::kBool, {40}}));
+  CHECK_THROWS_AS(
+      CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint64, {1 << 20, 1 << 20}, {}}), Error);
+  CHECK_NOTHROW(CheckFieldSpec({"attrs", FieldKind::kArray, FieldType::kBool, {40}, {}}));
+}
+
+TEST_CASE("masks, boxes and box labels are stored as arrays or bytes and take their types") {
+  FieldSpec mask{"mask", FieldKind::kMask, FieldType::kUint16, {60, 80}, {}};
+  CHECK(StoredKind(mask) == FieldKind::kArray);
+  CHECK(mask.row_bytes() == 60 * 80 * 2);
+  CHECK(mask.Describe() == "mask uint16[60,80]");
+  mask.shape.clear();  // a file of images at their own size: each row its image's size
+  CHECK(StoredKind(mask) == FieldKind::kBytes);
+  CHECK(mask.row_bytes() == 0);
+  CHECK_NOTHROW(CheckFieldSpec(mask));
+  mask.type = FieldType::kFloat32;
+  CHECK_THROWS_AS(CheckFieldSpec(mask), Error);
+  const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
+  CHECK(StoredKind(boxes) == FieldKind::kBytes);
+  CHECK_NOTHROW(CheckFieldSpec(boxes));
+  FieldSpec labels{"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, {}};
+  CHECK_THROWS_AS(CheckFieldSpec(labels), Error);  // names no boxes field
+  labels.boxes = "boxes";
+  CHECK_NOTHROW(CheckFieldSpec(labels));
+  CHECK(labels.Describe() == "box_labels of boxes");
+  CHECK(ParseFieldKind("box_labels") == FieldKind::kBoxLabels);
+  CHECK(IsGeometric(FieldKind::kMask));
+  CHECK(!IsGeometric(FieldKind::kArray));
+  FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {4}, {}};
+  attrs.boxes = "boxes";
+  CHECK_THROWS_AS(CheckFieldSpec(attrs), Error);
 }
 
 TEST_CASE("a column keeps its rows in order, of any length, and appends another") {

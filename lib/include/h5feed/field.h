@@ -1,7 +1,9 @@
 #pragma once
 // Fields: named values a file holds for each row beside its image and label (docs/format.md,
 // "Fields"): multi-label targets, attributes, regression targets, landmarks, embeddings
-// (arrays of a fixed shape), captions, ids and JSON records (bytes or text of any length).
+// (arrays of a fixed shape), captions, ids and JSON records (bytes or text of any length),
+// and the geometric kinds that follow the image through every crop, resize and flip
+// (docs/augment.md): segmentation masks and bounding boxes with their classes.
 // A FieldSpec says what a field is; a FieldColumn holds its values of consecutive rows, the one
 // form in which they travel from a source through a conversion into the Writer, and out of a
 // file into a loader's batches.
@@ -21,6 +23,14 @@ enum class FieldKind {
   kArray,  // every row an array of one shape and element type
   kBytes,  // every row bytes of its own length
   kText,   // every row UTF-8 text of its own length
+  // A segmentation map of the image's stored height x width, uint8 or uint16 (`type`): in a
+  // file of one image size `shape` is {H, W} and rows are stored as an array's; in a file of
+  // images at their own size `shape` is empty and row n holds H_n x W_n values.
+  kMask,
+  // K boxes per row (K of its own), K x 4 float32 xyxy in the stored image's pixels.
+  kBoxes,
+  // One int64 class per box of the boxes field named `boxes`, row for row.
+  kBoxLabels,
 };
 
 // An array's element type, numpy's names ("bool", "int8", ... "float64"). Stored little-endian.
@@ -39,7 +49,7 @@ enum class FieldType {
   kFloat64,
 };
 
-// "array", "bytes", "text".
+// "array", "bytes", "text", "mask", "boxes", "box_labels".
 std::string_view ToString(FieldKind kind) noexcept;
 FieldKind ParseFieldKind(std::string_view text);  // throws Error(kInvalidArgument)
 // "bool", "int8", ..., "float64" (numpy's dtype names).
@@ -53,19 +63,31 @@ struct FieldSpec {
   FieldKind kind = FieldKind::kArray;
   FieldType type = FieldType::kUint8;  // arrays only
   std::vector<int64_t> shape;          // arrays only: one row's shape; empty for a scalar
+                                       // (masks: {H, W} in a file of one image size)
+  std::string boxes;                   // box_labels only: the boxes field they classify
 
-  // Arrays: the bytes of one row (the product of `shape` x ElementBytes); 0 otherwise.
+  // Rows of one length (arrays, masks of a file of one image size): the bytes of one row (the
+  // product of `shape` x ElementBytes); 0 otherwise.
   int64_t row_bytes() const;
-  // "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text": how messages, inspect and
-  // the command line show a field's kind, type and shape.
+  // "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text", "mask uint8[32,32]",
+  // "mask uint16", "boxes", "box_labels of boxes": how messages, inspect and the command line
+  // show a field's kind, type and shape.
   std::string Describe() const;
 
   friend bool operator==(const FieldSpec&, const FieldSpec&) = default;
 };
 
+// How a field's rows are stored (docs/format.md, "Fields"): kArray for rows of one length
+// (arrays; masks with a shape), kBytes for rows of their own length (masks without a shape,
+// whose element type an attribute names; boxes; box labels), kText for text.
+FieldKind StoredKind(const FieldSpec& spec) noexcept;
+// Masks, boxes and box labels: the kinds a loader moves with the image's geometry.
+bool IsGeometric(FieldKind kind) noexcept;
+
 // Throws Error(kInvalidArgument) naming `spec` and what is wrong: a name that is empty, holds
 // '/' or a control character, or is reserved (ReservedFieldNames); an array dimension below 1,
-// or a row over 2 GiB.
+// or a row over 2 GiB; a mask not uint8 or uint16 or with a shape of other than 2 dimensions;
+// boxes not float32, box labels not int64 or naming no boxes field.
 void CheckFieldSpec(const FieldSpec& spec);
 
 // The names no field may take: the file's own datasets ("images", "labels", "classes", ...) and

@@ -128,9 +128,16 @@ class Batch {
   int fields() const;
   const FieldSpec& field_spec(int k) const;
   int field_index(std::string_view name) const;
-  // Array field k: size() x its shape, on the host.
-  FieldTensor field_tensor(int k) const;
-  FieldTensor field_tensor(std::string_view name) const;
+  // Array field k: size() x its shape, on the host. A mask, boxes or box_labels field
+  // (docs/augment.md, "Masks and boxes follow the image's geometry"): its values moved with
+  // view `view`'s image (0 .. views() - 1): a mask (B, Ho, Wo) of its type, aligned pixel for
+  // pixel with image_tensor(view); boxes (B, Kmax, 4) float32 xyxy in the delivered image's
+  // pixels, Kmax the most any sample kept, rows past a sample's box_counts zero; box labels
+  // (B, Kmax) int64, the kept boxes' classes.
+  FieldTensor field_tensor(int k, int view = 0) const;
+  FieldTensor field_tensor(std::string_view name, int view = 0) const;
+  // Boxes field k: how many boxes each sample kept in view `view`, int64 (B).
+  FieldTensor box_counts(int k, int view = 0) const;
   // Sample i's value of field k, any kind: an array row's row_bytes() bytes, a bytes or text
   // row's bytes (text: UTF-8).
   std::span<const uint8_t> field_bytes(int k, int64_t i) const;

@@ -76,11 +76,11 @@ TEST_CASE("an h5py file's per-row datasets become fields, the others noted") {
   RunPython(CelebaLike(dir / "celeba.h5"));
   const auto source = OpenHdf5(dir / "celeba.h5", {});
   const std::vector<FieldSpec> expected = {
-      {"attrs", FieldKind::kArray, FieldType::kBool, {5}},
-      {"blob", FieldKind::kBytes, FieldType::kUint8, {}},
-      {"caption", FieldKind::kText, FieldType::kUint8, {}},
-      {"id", FieldKind::kBytes, FieldType::kUint8, {}},
-      {"landmarks", FieldKind::kArray, FieldType::kFloat32, {2, 3}}};
+      {"attrs", FieldKind::kArray, FieldType::kBool, {5}, {}},
+      {"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}},
+      {"caption", FieldKind::kText, FieldType::kUint8, {}, {}},
+      {"id", FieldKind::kBytes, FieldType::kUint8, {}, {}},
+      {"landmarks", FieldKind::kArray, FieldType::kFloat32, {2, 3}, {}}};
   CHECK(source->fields() == expected);
   const std::vector<std::string> notes = source->notes();
   REQUIRE(notes.size() == 3);
@@ -169,8 +169,8 @@ TEST_CASE("an h5feed file's fields come in its order, and a file without labels 
   WriterOptions options;
   options.image_shape = {2, 2, 1};
   options.chunk_images = 4;
-  options.fields = {{"zeta", FieldKind::kArray, FieldType::kInt16, {}},
-                    {"alpha", FieldKind::kText, FieldType::kUint8, {}}};
+  options.fields = {{"zeta", FieldKind::kArray, FieldType::kInt16, {}, {}},
+                    {"alpha", FieldKind::kText, FieldType::kUint8, {}, {}}};
   options.labelled = false;
   Writer writer = Writer::Create(path, options);
   const std::vector<uint8_t> pixels(3 * 4, 7);

@@ -50,11 +50,12 @@ TEST_CASE("numeric arrays of any byte order, byte strings and str become fields 
                           {"id", dir / "id.npy"},
                           {"caption", dir / "caption.npy"}},
                          4);
-  const std::vector<FieldSpec> expected = {{"attrs", FieldKind::kArray, FieldType::kBool, {3}},
-                                           {"points", FieldKind::kArray, FieldType::kInt16, {2, 2}},
-                                           {"score", FieldKind::kArray, FieldType::kFloat16, {}},
-                                           {"id", FieldKind::kBytes, FieldType::kUint8, {}},
-                                           {"caption", FieldKind::kText, FieldType::kUint8, {}}};
+  const std::vector<FieldSpec> expected = {
+      {"attrs", FieldKind::kArray, FieldType::kBool, {3}, {}},
+      {"points", FieldKind::kArray, FieldType::kInt16, {2, 2}, {}},
+      {"score", FieldKind::kArray, FieldType::kFloat16, {}, {}},
+      {"id", FieldKind::kBytes, FieldType::kUint8, {}, {}},
+      {"caption", FieldKind::kText, FieldType::kUint8, {}, {}}};
   CHECK(fields.specs() == expected);
 
   const std::vector<std::string> ids = {"a", "bb", "", "dddd"};

@@ -42,10 +42,10 @@ inline const std::vector<ArrayFieldCase>& ArrayFieldCases() {
 inline std::vector<FieldSpec> TestFieldSpecs() {
   std::vector<FieldSpec> specs;
   for (const ArrayFieldCase& c : ArrayFieldCases()) {
-    specs.push_back({"a_" + std::string(ToString(c.type)), FieldKind::kArray, c.type, c.shape});
+    specs.push_back({"a_" + std::string(ToString(c.type)), FieldKind::kArray, c.type, c.shape, {}});
   }
-  specs.push_back({"blob", FieldKind::kBytes, FieldType::kUint8, {}});
-  specs.push_back({"caption", FieldKind::kText, FieldType::kUint8, {}});
+  specs.push_back({"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}});
+  specs.push_back({"caption", FieldKind::kText, FieldType::kUint8, {}, {}});
   return specs;
 }
 

@@ -62,14 +62,14 @@ FieldColumn Rows(std::vector<std::string> values) {
   return column;
 }
 
-const FieldSpec kAttrs{"attrs", FieldKind::kArray, FieldType::kUint8, {4}};
-const FieldSpec kCaption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+const FieldSpec kAttrs{"attrs", FieldKind::kArray, FieldType::kUint8, {4}, {}};
+const FieldSpec kCaption{"caption", FieldKind::kText, FieldType::kUint8, {}, {}};
 
 TEST_CASE("a reserved, repeated or malformed field is refused at Create, before any file") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
   const Error reserved = CaughtError([&] {
-    Writer::Create(path, Options({{"images", FieldKind::kArray, FieldType::kUint8, {1}}}));
+    Writer::Create(path, Options({{"images", FieldKind::kArray, FieldType::kUint8, {1}, {}}}));
   });
   CHECK(reserved.code() == ErrorCode::kInvalidArgument);
   CHECK(std::string(reserved.what()).find("\"images\"") != std::string::npos);
@@ -78,15 +78,15 @@ TEST_CASE("a reserved, repeated or malformed field is refused at Create, before 
   CHECK(twice.code() == ErrorCode::kInvalidArgument);
   CHECK(std::string(twice.what()).find("two fields are named \"attrs\"") != std::string::npos);
   CHECK(CaughtError([&] {
-          Writer::Create(path, Options({{"e", FieldKind::kArray, FieldType::kInt8, {3, 0}}}));
+          Writer::Create(path, Options({{"e", FieldKind::kArray, FieldType::kInt8, {3, 0}, {}}}));
         }).code() == ErrorCode::kInvalidArgument);
   CHECK(CaughtError([&] {
-          Writer::Create(path, Options({{"a/b", FieldKind::kText, FieldType::kUint8, {}}}));
+          Writer::Create(path, Options({{"a/b", FieldKind::kText, FieldType::kUint8, {}, {}}}));
         }).code() == ErrorCode::kInvalidArgument);
   // A chunk of K rows of a 2 GiB row passes 4 GiB, which HDF5 cannot store.
   const Error too_large = CaughtError([&] {
-    Writer::Create(path,
-                   Options({{"big", FieldKind::kArray, FieldType::kUint8, {int64_t{1} << 31}}}));
+    Writer::Create(
+        path, Options({{"big", FieldKind::kArray, FieldType::kUint8, {int64_t{1} << 31}, {}}}));
   });
   CHECK(std::string(too_large.what()).find("use fewer images per chunk") != std::string::npos);
   CHECK(folder.List().empty());
@@ -118,7 +118,7 @@ TEST_CASE("AppendFields refuses columns it cannot write, naming the field and th
       refused({Rows({"abcd"}), Rows({std::string("a\0b", 3)})}).find("holds a NUL byte (byte 1)") !=
       std::string::npos);
   {  // bool elements are 0 or 1
-    const FieldSpec flags{"flags", FieldKind::kArray, FieldType::kBool, {2}};
+    const FieldSpec flags{"flags", FieldKind::kArray, FieldType::kBool, {2}, {}};
     Writer with_flags = Writer::Create(folder / "flags.h5", Options({flags}));
     const Error bool_value = CaughtError([&] {
       with_flags.AppendFields(
@@ -185,12 +185,12 @@ TEST_CASE("a writer without labels writes no labels and no classes, and says so"
 }
 
 TEST_CASE("a field's chunk holds K rows, or in a flat file about 1 MiB or 4096 rows, at most N") {
-  const FieldSpec floats{"f", FieldKind::kArray, FieldType::kFloat32, {3}};  // 12 bytes a row
+  const FieldSpec floats{"f", FieldKind::kArray, FieldType::kFloat32, {3}, {}};  // 12 bytes a row
   CHECK(format::FieldChunkRows(floats, 28, 5) == 28);  // version 1: in step with the images
   CHECK(format::FieldChunkRows(floats, 0, 1'000'000) == 87381);  // round(1 MiB / 12)
   CHECK(format::FieldChunkRows(floats, 0, 10) == 10);
   CHECK(format::FieldChunkRows(floats, 0, 0) == 1);
-  const FieldSpec huge{"h", FieldKind::kArray, FieldType::kUint8, {int64_t{4} << 20}};
+  const FieldSpec huge{"h", FieldKind::kArray, FieldType::kUint8, {int64_t{4} << 20}, {}};
   CHECK(format::FieldChunkRows(huge, 0, 100) == 1);
   CHECK(format::FieldChunkRows(kCaption, 0, 1'000'000) == 4096);
   CHECK(format::FieldChunkRows(kCaption, 0, 7) == 7);
@@ -226,7 +226,7 @@ TEST_CASE("a field's rows reach the file as each chunk fills: the writer holds a
   // 64 rows of 1 KiB a chunk, appended 7 rows a call: after every call the temporary file
   // holds every whole chunk given so far (HDF5's chunk cache is off for fields).
   testing::TempFolder folder;
-  const FieldSpec wide{"wide", FieldKind::kArray, FieldType::kUint8, {1024}};
+  const FieldSpec wide{"wide", FieldKind::kArray, FieldType::kUint8, {1024}, {}};
   Writer writer = Writer::Create(folder / "wide.h5", Options({wide}, 64));
   const int64_t rows = 64 * 40;
   AppendImages(writer, rows);
@@ -242,6 +242,59 @@ TEST_CASE("a field's rows reach the file as each chunk fills: the writer holds a
     CHECK(now.st_size >= before.st_size + whole_chunks * 64 * 1024);
   }
   writer.Finish(Describe(rows));
+}
+
+TEST_CASE("masks, boxes and box labels are checked as they are written") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  const FieldSpec mask{"mask", FieldKind::kMask, FieldType::kUint8, {2, 2}, {}};
+  const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
+  FieldSpec labels{"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, {}};
+  labels.boxes = "boxes";
+
+  auto create_refused = [&](std::vector<FieldSpec> fields) {
+    const Error error = CaughtError([&] { Writer::Create(path, Options(fields)); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    return std::string(error.what());
+  };
+  FieldSpec wide = mask;
+  wide.shape = {2, 3};
+  CHECK(create_refused({wide}).find("a mask has the images' height and width (2x2)") !=
+        std::string::npos);
+  FieldSpec signed_mask = mask;
+  signed_mask.type = FieldType::kInt8;
+  CHECK(create_refused({signed_mask}).find("a mask is uint8 (or uint16") != std::string::npos);
+  CHECK(create_refused({labels}).find("which is not a boxes field of this file") !=
+        std::string::npos);
+
+  Writer writer = Writer::Create(path, Options({mask, boxes, labels}));
+  const float box[4] = {0.5f, 0.5f, 1.5f, 2.0f};
+  const int64_t label = 7;
+  auto column = [](std::vector<std::span<const uint8_t>> rows) {
+    FieldColumn result;
+    for (auto row : rows) result.Append(row);
+    return result;
+  };
+  const auto bytes = [](const auto& value) {
+    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(value));
+  };
+  const uint8_t pixels[4] = {0, 1, 2, 3};
+  const FieldColumn masks = column({pixels});
+  writer.AppendFields(
+      std::vector<FieldColumn>{masks, column({bytes(box)}), column({bytes(label)})});
+  auto refused = [&](std::vector<FieldColumn> columns) {
+    const Error error = CaughtError([&] { writer.AppendFields(columns); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    return std::string(error.what());
+  };
+  CHECK(refused({masks, column({bytes(box)}), column({{}})})
+            .find("row 1 of field box_labels in " + path + " has 0 labels for the 1 boxes") !=
+        std::string::npos);
+  CHECK(refused({masks, column({bytes(box).first(12)}), column({{}})})
+            .find("is 12 bytes, not a whole number of 16-byte") != std::string::npos);
+  CHECK(refused({column({std::span(pixels).first(3)}), column({{}}), column({{}})})
+            .find("is 3 bytes, not the 4 of mask uint8[2,2]") != std::string::npos);
+  CHECK(writer.field_rows_written() == 1);  // a refused call takes nothing
 }
 
 }  // namespace

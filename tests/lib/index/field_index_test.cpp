@@ -137,7 +137,7 @@ TEST_CASE("fields h5py added as docs/format.md says read back with their checksu
 TEST_CASE("a file without labels opens with none, and its fields") {
   TempFolder folder;
   const std::string path = folder / "unlabelled.h5";
-  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}, {}};
   WriteWithFields(path, {caption}, Compression::Parse("none"), false);
   const DatasetIndex index = OpenDatasetIndex(path, {});
   CHECK(!index.labelled);
@@ -150,8 +150,8 @@ TEST_CASE("a file without labels opens with none, and its fields") {
 TEST_CASE("a damaged row is named with its field, its row and its image chunk") {
   TempFolder folder;
   const std::string path = folder / "damaged.h5";
-  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}};
-  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}};
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}, {}};
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}, {}};
   WriteWithFields(path, {attrs, caption}, Compression::Parse("none"));
   // Row 13 lies in chunk 1 (rows 8 to 15) of the uncompressed field, 5 rows of 40 bytes in.
   uint64_t address = 0;
@@ -185,7 +185,7 @@ TEST_CASE("a bytes field claiming 2^40 bytes is refused before anything of its s
   // (hdf5/variable_length_claims.h); the claims are read from the chunks instead.
   TempFolder folder;
   const std::string path = folder / "claims.h5";
-  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}};
+  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}};
   WriteWithFields(path, {blob}, Compression::Parse("none"), true, 300, 300);
   Edit("claim " + path + " blob");
   const DatasetIndex index = OpenDatasetIndex(path, {});
@@ -250,7 +250,7 @@ TEST_CASE("a field is refused at open when it is not what the file says it is") 
 TEST_CASE("an unknown field is not found, and one over max_bytes refused before it is read") {
   TempFolder folder;
   const std::string path = folder / "fields.h5";
-  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kFloat32, {40}};
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kFloat32, {40}, {}};
   WriteWithFields(path, {attrs}, Compression::Parse("none"));
   const DatasetIndex index = OpenDatasetIndex(path, {});
   const Error unknown = CaughtError([&] { ReadFieldColumn(index, "atrs", kNoLimit); });
@@ -265,7 +265,7 @@ TEST_CASE("an unknown field is not found, and one over max_bytes refused before 
 
   // A bytes field's size is what its rows claim: 30 rows of 0 to 6 bytes, 85 in all.
   const std::string blobs = folder / "blobs.h5";
-  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}};
+  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}};
   WriteWithFields(blobs, {blob}, Compression::Parse("none"));
   const DatasetIndex with_blobs = OpenDatasetIndex(blobs, {});
   CHECK(ReadFieldColumn(with_blobs, "blob", 30 * 8 + 85).data().size() == 85);

@@ -1,0 +1,172 @@
+#include "loader/geometric_fields.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "h5feed/error.h"
+#include "make_error.h"
+#include "transform/box_geometry.h"
+#include "transform/mask_geometry.h"
+#include "transform/view_geometry.h"
+
+namespace h5feed::loader {
+namespace {
+
+// What one view does to the sample at dataset row `row` stored as `height` x `width`.
+struct ViewOf {
+  const transform::OutputViews* views;
+  int64_t epoch;
+  int copy;
+
+  int count() const { return views ? views->count() : 1; }
+
+  transform::SampleGeometry Geometry(int view, int64_t row, int64_t height, int64_t width) const {
+    if (views) return transform::ViewGeometry(*views, view, height, width, epoch, row, copy);
+    transform::CropBox whole;
+    whole.height = static_cast<int32_t>(height);
+    whole.width = static_cast<int32_t>(width);
+    return transform::ResizedCropGeometry(whole, whole.height, whole.width, false);
+  }
+};
+
+template <typename T>
+std::span<const T> ValuesOf(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
+}
+
+template <typename T>
+void MaskInto(const transform::SampleGeometry& geometry, std::span<const uint8_t> row,
+              const transform::MaskShape& shape, std::span<uint8_t> out) {
+  transform::TransformMask(geometry, ValuesOf<T>(row), shape,
+                           std::span<T>(reinterpret_cast<T*>(out.data()), out.size() / sizeof(T)));
+}
+
+GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const ImageShape& shape,
+                      const std::vector<std::array<int32_t, 2>>& sizes,
+                      std::span<const int64_t> indices) {
+  const auto batch = static_cast<int64_t>(indices.size());
+  const size_t element = ElementBytes(field.spec.type);
+  int64_t out_height = shape.height;  // without views, the stored size (one image size)
+  int64_t out_width = shape.width;
+  if (of.views) {
+    out_height = of.views->views[static_cast<size_t>(view)].augment.out_height;
+    out_width = of.views->views[static_cast<size_t>(view)].augment.out_width;
+  }
+  GeometricTensor tensor;
+  tensor.shape = {batch, out_height, out_width};
+  const size_t sample_bytes = static_cast<size_t>(out_height * out_width) * element;
+  tensor.bytes.resize(static_cast<size_t>(batch) * sample_bytes);
+  for (int64_t i = 0; i < batch; ++i) {
+    const int64_t row = indices[static_cast<size_t>(i)];
+    // Its image's stored size; a mask row of another size is refused below.
+    const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
+    const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
+    const std::span<const uint8_t> stored = field.column->row(row);
+    if (stored.size() != static_cast<size_t>(height * width) * element) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "row {} of mask field {} is {} bytes, not the {} x {} {} values of its "
+                      "image: the file is damaged; write it again",
+                      row, field.spec.name, stored.size(), height, width,
+                      ToString(field.spec.type));
+    }
+    const transform::SampleGeometry geometry = of.Geometry(view, row, height, width);
+    const std::span<uint8_t> out =
+        std::span<uint8_t>(tensor.bytes)
+            .subspan(static_cast<size_t>(i) * sample_bytes, sample_bytes);
+    if (field.spec.type == FieldType::kUint16) {
+      MaskInto<uint16_t>(geometry, stored, {height, width}, out);
+    } else {
+      MaskInto<uint8_t>(geometry, stored, {height, width}, out);
+    }
+  }
+  return tensor;
+}
+
+// The boxes of field `boxes` in one view, padded, and (when `labels`) their classes.
+void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, int view,
+           const ImageShape& shape, const std::vector<std::array<int32_t, 2>>& sizes,
+           std::span<const int64_t> indices, GeometricTensor& out_boxes,
+           GeometricTensor* out_labels) {
+  const auto batch = static_cast<int64_t>(indices.size());
+  std::vector<std::vector<float>> kept(static_cast<size_t>(batch));
+  std::vector<std::vector<int64_t>> classes(static_cast<size_t>(batch));
+  int64_t most = 0;
+  for (int64_t i = 0; i < batch; ++i) {
+    const int64_t row = indices[static_cast<size_t>(i)];
+    const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
+    const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
+    const std::span<const float> stored = ValuesOf<float>(boxes.column->row(row));
+    const std::span<const int64_t> stored_classes =
+        labels ? ValuesOf<int64_t>(labels->column->row(row)) : std::span<const int64_t>();
+    std::vector<float>& box = kept[static_cast<size_t>(i)];
+    std::vector<int64_t>& cls = classes[static_cast<size_t>(i)];
+    box.resize(stored.size());
+    cls.resize(stored_classes.size());
+    const int64_t count = transform::TransformBoxes(of.Geometry(view, row, height, width), stored,
+                                                    box, stored_classes, cls);
+    box.resize(static_cast<size_t>(count) * 4);
+    if (labels) cls.resize(static_cast<size_t>(count));
+    most = std::max(most, count);
+  }
+  out_boxes.shape = {batch, most, 4};
+  out_boxes.bytes.assign(static_cast<size_t>(batch * most * 4) * sizeof(float), 0);
+  out_boxes.counts.resize(static_cast<size_t>(batch));
+  if (out_labels) {
+    out_labels->shape = {batch, most};
+    out_labels->bytes.assign(static_cast<size_t>(batch * most) * sizeof(int64_t), 0);
+  }
+  for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
+    out_boxes.counts[i] = static_cast<int64_t>(kept[i].size() / 4);
+    std::memcpy(out_boxes.bytes.data() + i * static_cast<size_t>(most) * 4 * sizeof(float),
+                kept[i].data(), kept[i].size() * sizeof(float));
+    if (out_labels) {
+      std::memcpy(out_labels->bytes.data() + i * static_cast<size_t>(most) * sizeof(int64_t),
+                  classes[i].data(), classes[i].size() * sizeof(int64_t));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
+                                                              const transform::OutputViews* views,
+                                                              const ImageShape& shape,
+                                                              std::span<const int64_t> indices,
+                                                              int64_t epoch, int copy) {
+  std::vector<std::vector<GeometricTensor>> tensors(fields.fields.size());
+  const ViewOf of{views, epoch, copy};
+  if (!views && !fields.image_sizes.empty()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "masks and boxes of a file of images at their own size follow a crop: give "
+                "output.augment (Python: augment=) a crop, as the images of such a file need");
+  }
+  for (size_t k = 0; k < fields.fields.size(); ++k) {
+    const BatchField& field = fields.fields[k];
+    if (field.spec.kind == FieldKind::kMask) {
+      for (int v = 0; v < of.count(); ++v) {
+        tensors[k].push_back(Masks(field, of, v, shape, fields.image_sizes, indices));
+      }
+    }
+    if (field.spec.kind != FieldKind::kBoxes) continue;
+    const int l = [&] {
+      for (size_t j = 0; j < fields.fields.size(); ++j) {
+        const FieldSpec& spec = fields.fields[j].spec;
+        if (spec.kind == FieldKind::kBoxLabels && spec.boxes == field.spec.name) {
+          return static_cast<int>(j);
+        }
+      }
+      return -1;
+    }();
+    tensors[k].resize(static_cast<size_t>(of.count()));
+    if (l >= 0) tensors[static_cast<size_t>(l)].resize(static_cast<size_t>(of.count()));
+    for (int v = 0; v < of.count(); ++v) {
+      const auto vv = static_cast<size_t>(v);
+      Boxes(field, l >= 0 ? &fields.fields[static_cast<size_t>(l)] : nullptr, of, v, shape,
+            fields.image_sizes, indices, tensors[k][vv],
+            l >= 0 ? &tensors[static_cast<size_t>(l)][vv] : nullptr);
+    }
+  }
+  return tensors;
+}
+
+}  // namespace h5feed::loader

@@ -1,0 +1,44 @@
+#pragma once
+// The geometric fields of one host batch (docs/augment.md, "Masks and boxes follow the image's
+// geometry"): each asked mask and boxes field moved through the geometry each view gave each
+// sample's image (transform/view_geometry.h: the image's own draws, for the batch's epoch and
+// echo copy, on files of one image size and of images at their own size alike), into tensors
+// the Batch owns:
+//   mask        (B, Ho, Wo) of its element type, one per view: TransformMask, fill 0;
+//   boxes       (B, Kmax, 4) float32, one per view: TransformBoxes, Kmax the most boxes any
+//               sample of the batch kept in that view, rows past a sample's count zero; with a
+//               (B,) int64 count of each sample's boxes;
+//   box_labels  (B, Kmax) int64, one per view: the classes of the boxes kept, in step with them.
+// Without normalization (no views) the geometry is the identity of the stored image.
+//
+// Made on the consumer's thread when the batch is handed out, from the columns the loader
+// holds (batch_fields.h) and the batch's indices, which echo's permutations and the skip of
+// damaged chunks keep right. Immutable once made.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "h5feed/image_shape.h"
+#include "loader/batch_fields.h"
+#include "transform/output_views.h"
+
+namespace h5feed::loader {
+
+struct GeometricTensor {
+  std::vector<uint8_t> bytes;   // little-endian values, row-major
+  std::vector<int64_t> shape;   // (B, Ho, Wo), (B, Kmax, 4) or (B, Kmax)
+  std::vector<int64_t> counts;  // boxes: each sample's boxes kept, (B); else empty
+};
+
+// tensors[k][v]: field k's tensor in view v, for each geometric field k of `fields` (empty for
+// the others). `shape` is the gathered image shape (a file of one image size); an own-size
+// file's rows are sized by fields.image_sizes. Throws Error(kCorrupt) naming the field and the
+// row when a mask's row is not its image's size.
+std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
+                                                              const transform::OutputViews* views,
+                                                              const ImageShape& shape,
+                                                              std::span<const int64_t> indices,
+                                                              int64_t epoch, int copy);
+
+}  // namespace h5feed::loader

@@ -1,0 +1,246 @@
+// A loader's masks and boxes follow its images (docs/augment.md, "Masks and boxes follow the
+// image's geometry"; loader/geometric_fields.h): on coordinate images whose uint16 mask names
+// each pixel's own place (geometry_test_file.h), over several epochs of random resized crops
+// with flips, two views and echo copies, for a file of one image size and one of images at
+// their own size, every delivered mask is the NEAREST resized crop (then flip) of the stored
+// mask at a box that the delivered image's pixels agree with, and the delivered boxes and
+// their classes are TransformBoxes of the stored ones at that box. Nothing of the loader's
+// draws is reproduced: the box is recovered from what was delivered.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "h5feed/loader.h"
+#include "lib/loader/geometry_test_file.h"
+#include "support/caught_error.h"
+#include "support/temp_folder.h"
+#include "transform/box_geometry.h"
+#include "transform/sample_geometry.h"
+
+namespace h5feed::testing {
+namespace {
+
+// One axis of a resized crop: stored [begin, begin + size) onto `out` delivered pixels.
+struct Axis {
+  int32_t begin = 0;
+  int32_t size = 0;
+};
+
+// The boxes an axis' delivered mask coordinates `coords` (unflipped order) can come from by
+// NEAREST, whose bilinear image `image` (unflipped, the ramp's values) agrees with them: each
+// interior pixel (the filter's support inside the box) within rounding of the box's value.
+std::vector<Axis> AxesOf(const std::vector<int>& coords, const std::vector<int>& image,
+                         int32_t stored) {
+  std::vector<Axis> found;
+  const auto out = static_cast<int32_t>(coords.size());
+  const int32_t begin = coords[0];
+  for (int32_t size = 1; begin + size <= stored; ++size) {
+    const transform::ResizeAxis axis{begin, size, out, 0, out};
+    bool nearest = true;
+    for (int32_t i = 0; i < out && nearest; ++i) {
+      nearest = transform::NearestSource(axis, i) == coords[static_cast<size_t>(i)];
+    }
+    if (!nearest) continue;
+    const double scale = static_cast<double>(size) / out;
+    const double support = std::max(1.0, scale);
+    bool agrees = true;
+    for (int32_t i = 0; i < out && agrees; ++i) {
+      const double center = (i + 0.5) * scale - 0.5;
+      if (center - support < 0 || center + support > size - 1) continue;
+      agrees = std::abs(image[static_cast<size_t>(i)] - (begin + center)) <= 0.75;
+    }
+    if (agrees) found.push_back({begin, size});
+  }
+  return found;
+}
+
+struct Checked {
+  int64_t samples = 0;
+  int64_t flipped = 0;
+  int64_t boxes = 0;
+};
+
+// Checks sample i of view v of `batch`; returns whether it was flipped.
+bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& checked) {
+  const int64_t row = batch.indices()[static_cast<size_t>(i)];
+  const ImageShape stored = GeometryShape(row, own_size);
+  const FieldTensor mask = batch.field_tensor("mask", v);
+  const TensorView image = batch.image_tensor(v);
+  const int64_t height = mask.shape[1];
+  const int64_t width = mask.shape[2];
+  REQUIRE(mask.type == FieldType::kUint16);
+  REQUIRE(image.shape[1] == height);
+  REQUIRE(image.shape[2] == width);
+  const auto* m = static_cast<const uint16_t*>(mask.data) + i * height * width;
+  const auto* p = static_cast<const uint8_t*>(image.data) + i * height * width * 3;
+  // The mask is separable: row y of it names stored row ys[y], column x stored column xs[x].
+  std::vector<int> xs(static_cast<size_t>(width)), ys(static_cast<size_t>(height));
+  for (int64_t x = 0; x < width; ++x) xs[static_cast<size_t>(x)] = m[x] % 256;
+  for (int64_t y = 0; y < height; ++y) ys[static_cast<size_t>(y)] = m[y * width] / 256;
+  for (int64_t y = 0; y < height; ++y) {
+    for (int64_t x = 0; x < width; ++x) {
+      REQUIRE(m[y * width + x] == ys[static_cast<size_t>(y)] * 256 + xs[static_cast<size_t>(x)]);
+    }
+  }
+  std::vector<int> red(static_cast<size_t>(width)), green(static_cast<size_t>(height));
+  for (int64_t x = 0; x < width; ++x) red[static_cast<size_t>(x)] = p[(height / 2 * width + x) * 3];
+  for (int64_t y = 0; y < height; ++y)
+    green[static_cast<size_t>(y)] = p[(y * width + width / 2) * 3 + 1];
+  const bool flip = width > 1 && xs.front() > xs.back();
+  if (flip) {
+    std::reverse(xs.begin(), xs.end());
+    std::reverse(red.begin(), red.end());
+  }
+  const std::vector<Axis> columns = AxesOf(xs, red, static_cast<int32_t>(stored.width));
+  const std::vector<Axis> rows = AxesOf(ys, green, static_cast<int32_t>(stored.height));
+  INFO("row ", row, " view ", v, " epoch ", batch.epoch(), " flip ", flip);
+  REQUIRE(!columns.empty());
+  REQUIRE(!rows.empty());
+
+  // The boxes: TransformBoxes of the stored ones at one of those boxes.
+  const int k = batch.field_index("boxes");
+  const FieldTensor boxes = batch.field_tensor(k, v);
+  const FieldTensor labels = batch.field_tensor("box_labels", v);
+  const FieldTensor counts = batch.box_counts(k, v);
+  REQUIRE(boxes.type == FieldType::kFloat32);
+  REQUIRE(labels.type == FieldType::kInt64);
+  const int64_t most = boxes.shape[1];
+  REQUIRE(labels.shape == std::vector<int64_t>{batch.size(), most});
+  const int64_t count = static_cast<const int64_t*>(counts.data)[i];
+  const auto* delivered = static_cast<const float*>(boxes.data) + i * most * 4;
+  const auto* classes = static_cast<const int64_t*>(labels.data) + i * most;
+  for (int64_t b = count * 4; b < most * 4; ++b) REQUIRE(delivered[b] == 0.0f);
+  for (int64_t b = count; b < most; ++b) REQUIRE(classes[b] == 0);
+  const std::vector<float> stored_boxes = GeometryBoxes(row, stored);
+  const std::vector<int64_t> stored_labels = GeometryBoxLabels(row);
+  bool matched = false;
+  for (const Axis& r : rows) {
+    for (const Axis& c : columns) {
+      const transform::SampleGeometry geometry = transform::ResizedCropGeometry(
+          {r.begin, c.begin, r.size, c.size}, static_cast<int32_t>(height),
+          static_cast<int32_t>(width), flip);
+      std::vector<float> expected(stored_boxes.size());
+      std::vector<int64_t> expected_labels(stored_labels.size());
+      const int64_t kept = transform::TransformBoxes(geometry, stored_boxes, expected,
+                                                     stored_labels, expected_labels);
+      bool same = kept == count;
+      for (int64_t b = 0; same && b < kept * 4; ++b) {
+        same = std::abs(expected[static_cast<size_t>(b)] - delivered[b]) <= 1e-4f;
+      }
+      for (int64_t b = 0; same && b < kept; ++b) {
+        same = expected_labels[static_cast<size_t>(b)] == classes[b];
+      }
+      matched = matched || same;
+    }
+  }
+  CHECK(matched);
+  ++checked.samples;
+  checked.boxes += count;
+  return flip;
+}
+
+LoaderOptions GeometryOptions() {
+  LoaderOptions options;
+  options.batch_size = 6;
+  options.sampler = SamplerOptions::Parse("random");
+  options.seed = 11;
+  options.threads = 2;
+  options.slots = 4;
+  options.echo = 2;
+  options.fields = {"mask", "boxes"};
+  options.open_probe = false;
+  options.normalize = true;
+  options.on_warning = [](const std::string&) {};
+  AugmentOptions large;
+  large.random_resized_crop = {40, 32, 0.2, 1.0};
+  large.random_flip = true;
+  AugmentOptions small;
+  small.random_resized_crop = {16, 24, 0.2, 1.0};
+  small.random_flip = true;
+  options.output.views = {large, small};
+  options.output.type = ElementType::kUint8;
+  options.output.layout = Layout::kNHWC;
+  return options;
+}
+
+void CheckFile(bool own_size) {
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 30, own_size);
+  Loader loader = Loader::Open(path, GeometryOptions());
+  Checked checked;
+  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+    loader.SetEpoch(epoch);
+    while (std::optional<Batch> batch = loader.Next()) {
+      REQUIRE(batch->views() == 2);
+      for (int v = 0; v < batch->views(); ++v) {
+        for (int64_t i = 0; i < batch->size(); ++i) {
+          checked.flipped += CheckSample(*batch, v, i, own_size, checked);
+        }
+      }
+    }
+  }
+  CHECK(checked.samples == 3 * 30 * 2 * 2);  // epochs x rows x echo x views
+  CHECK(checked.flipped > checked.samples / 4);
+  CHECK(checked.flipped < checked.samples * 3 / 4);
+  CHECK(checked.boxes > 0);
+}
+
+TEST_CASE("a loader's masks and boxes follow its images' crops and flips (one image size)") {
+  CheckFile(false);
+}
+
+TEST_CASE("a loader's masks and boxes follow its images' crops and flips (own sizes)") {
+  CheckFile(true);
+}
+
+TEST_CASE("without augmentation a batch's mask is the stored mask and its boxes the stored") {
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 20, false);
+  LoaderOptions options;
+  options.batch_size = 5;
+  options.fields = {"mask", "boxes"};
+  options.open_probe = false;
+  Loader loader = Loader::Open(path, options);
+  REQUIRE(loader.fields().size() == 3);  // the box labels come with their boxes
+  CHECK(loader.fields()[2].name == "box_labels");
+  while (std::optional<Batch> batch = loader.Next()) {
+    const FieldTensor mask = batch->field_tensor("mask");
+    CHECK(mask.shape == std::vector<int64_t>{batch->size(), 60, 80});
+    const std::vector<uint16_t> stored = CoordinateMask(kGeometryShape);
+    for (int64_t i = 0; i < batch->size(); ++i) {
+      CHECK(std::memcmp(static_cast<const uint16_t*>(mask.data) + i * 60 * 80, stored.data(),
+                        stored.size() * 2) == 0);
+      const int64_t row = batch->indices()[static_cast<size_t>(i)];
+      const int k = batch->field_index("boxes");
+      const int64_t count = static_cast<const int64_t*>(batch->box_counts(k).data)[i];
+      CHECK(count == row % 4);
+    }
+  }
+}
+
+TEST_CASE("masks and boxes are refused with the GPU stage and box labels without boxes") {
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 8, false);
+  LoaderOptions options = GeometryOptions();
+  options.output.cuda_device = 0;
+  options.output.type = ElementType::kFloat32;  // the GPU stage delivers no uint8
+  const Error gpu = CaughtError([&] { Loader::Open(path, options); });
+  CHECK(gpu.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(gpu.what()).find("GPU stage: not yet") != std::string::npos);
+  options = GeometryOptions();
+  options.fields = {"box_labels"};
+  const Error labels = CaughtError([&] { Loader::Open(path, options); });
+  CHECK(std::string(labels.what()).find("without the boxes") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace h5feed::testing

@@ -1,0 +1,141 @@
+"""h5feed.Loader(fields=['mask', 'boxes']): masks and boxes follow the images' geometry
+(docs/augment.md, "Masks and boxes follow the image's geometry"). On coordinate images (R = x,
+G = y) whose uint16 mask says y * 256 + x (tests/lib/loader/write_geometry_test_file), over
+several epochs of random resized crops with flips in two views, for a file of one image size
+and one of images at their own size: each delivered mask equals torchvision's NEAREST
+resized_crop (then hflip) of the stored mask at a box that the delivered image's pixels agree
+with; the dict has the keys the issue names (images, labels, indices, mask, boxes,
+boxes_count, box_labels), the boxes are padded past each count and their labels are those of
+the stored boxes kept, in order. (tests/lib/loader/loader_geometric_fields_test.cpp compares
+the boxes with TransformBoxes at the recovered box.)"""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+import torchvision.transforms.functional as F
+from torchvision.transforms import InterpolationMode
+
+import h5feed
+
+WRITE = os.environ["WRITE_GEOMETRY_TEST_FILE"]
+IMAGES = 30
+VIEWS = [(40, 32), (16, 24)]
+
+
+def stored_shape(row, own_size):  # test_files.h's OwnSizeShape, or the one size
+    return (40 + row * 7 % 52, 36 + row * 13 % 64) if own_size else (60, 80)
+
+
+def stored_mask(height, width):
+    y, x = np.mgrid[0:height, 0:width]
+    return torch.from_numpy((y * 256 + x).astype(np.int64))
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["one_size", "own_size"])
+def written(request, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("geometry") / "geometry.h5")
+    subprocess.run([WRITE, path] + (["--own-size"] if request.param else []), check=True)
+    return path, request.param
+
+
+def nearest(begin, size, out):  # PyTorch's legacy nearest, in float32
+    scale = np.float32(size) / np.float32(out)
+    return begin + np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale), size - 1)
+
+
+def axes(coords, image, stored):
+    """The (begin, size) whose NEAREST map is `coords` and whose bilinear ramp `image` agrees
+    with it inside the box (within rounding)."""
+    out = len(coords)
+    found = []
+    for size in range(1, stored - coords[0] + 1):
+        if not np.array_equal(nearest(coords[0], size, out), coords):
+            continue
+        scale = size / out
+        centers = (np.arange(out) + 0.5) * scale - 0.5
+        inside = (centers - max(1.0, scale) >= 0) & (centers + max(1.0, scale) <= size - 1)
+        if np.all(np.abs(image[inside] - (coords[0] + centers[inside])) <= 0.75):
+            found.append((int(coords[0]), size))
+    return found
+
+
+def check_mask(mask, image, row, own_size):
+    height, width = mask.shape
+    xs, ys = (mask[0] % 256).numpy(), (mask[:, 0] // 256).numpy()
+    red, green = image[0, height // 2].numpy().astype(float), image[1, :, width // 2].numpy()
+    flip = width > 1 and xs[0] > xs[-1]
+    if flip:
+        xs, red = xs[::-1].copy(), red[::-1].copy()
+    stored_height, stored_width = stored_shape(row, own_size)
+    columns = axes(xs, red, stored_width)
+    rows = axes(ys, green.astype(float), stored_height)
+    assert columns and rows, (row, flip)
+    (top, box_height), (left, box_width) = rows[0], columns[0]
+    expected = F.resized_crop(stored_mask(stored_height, stored_width)[None], top, left,
+                              box_height, box_width, [height, width], InterpolationMode.NEAREST)[0]
+    if flip:
+        expected = F.hflip(expected)
+    assert torch.equal(mask, expected), (row, flip)
+    return flip
+
+
+def test_masks_and_boxes_follow_the_crops_and_flips(written):
+    path, own_size = written
+    loader = h5feed.Loader(
+        path, batch_size=6, seed=3, threads=2, with_indices=True, as_dict=True, dtype=None,
+        fields=["mask", "boxes"],
+        views=[h5feed.Augment(random_resized_crop=size, scale=(0.2, 1.0), random_flip=True)
+               for size in VIEWS])
+    flipped = samples = 0
+    for epoch in range(3):
+        loader.set_epoch(epoch)
+        for batch in loader:
+            assert list(batch) == ["images", "labels", "mask", "boxes", "boxes_count",
+                                   "box_labels", "indices"]
+            for v, (height, width) in enumerate(VIEWS):
+                images, masks = batch["images"][v], batch["mask"][v]
+                boxes, counts = batch["boxes"][v], batch["boxes_count"][v]
+                labels = batch["box_labels"][v]
+                n = len(batch["indices"])
+                assert masks.shape == (n, height, width) and masks.dtype == torch.int64
+                assert boxes.dtype == torch.float32 and boxes.shape[0] == n
+                assert boxes.shape[2] == 4 and labels.shape == boxes.shape[:2]
+                assert counts.shape == (n,) and counts.dtype == torch.int64
+                for i, row in enumerate(batch["indices"].tolist()):
+                    flipped += check_mask(masks[i], images[i], row, own_size)
+                    samples += 1
+                    k = int(counts[i])
+                    assert not boxes[i, k:].any() and not labels[i, k:].any()
+                    kept = boxes[i, :k]
+                    assert torch.all(kept[:, 2] - kept[:, 0] >= 1)
+                    assert torch.all(kept[:, 3] - kept[:, 1] >= 1)
+                    assert torch.all(kept[:, 2] <= width) and torch.all(kept[:, 3] <= height)
+                    stored_labels = [10 * row + j for j in range(row % 4)]
+                    it = iter(stored_labels)  # the kept labels: a subsequence, in order
+                    assert all(label in it for label in labels[i, :k].tolist())
+    assert samples == 3 * IMAGES * len(VIEWS)
+    assert samples // 4 < flipped < samples * 3 // 4
+
+
+def test_the_tuple_form_gives_boxes_then_their_count_then_labels(written):
+    path, own_size = written
+    # A file of images at their own size needs a crop for any batch (which may drop boxes).
+    augment = h5feed.Augment(random_resized_crop=(60, 80))
+    loader = h5feed.Loader(path, batch_size=5, fields=["boxes"], sampler="sequential",
+                           augment=augment if own_size else None)
+    images, labels, boxes, counts, box_labels = next(iter(loader))
+    assert boxes.shape[0] == counts.shape[0] == box_labels.shape[0] == 5
+    stored = [row % 4 for row in range(5)]
+    if own_size:
+        assert all(0 <= kept <= k for kept, k in zip(counts.tolist(), stored))
+    else:
+        assert counts.tolist() == stored
+
+
+def test_masks_are_refused_with_a_device(written):
+    path, _ = written
+    with pytest.raises(h5feed.InvalidArgumentError, match="GPU stage: not yet"):
+        h5feed.Loader(path, batch_size=5, fields=["mask"], device="cuda",
+                      augment=h5feed.Augment(random_resized_crop=32))
