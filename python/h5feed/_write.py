@@ -241,8 +241,9 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     specs = _file_fields(fields, first)
     labelled = first[5] is not None
     checks = _Checks(row, specs, labelled)
+    size = _size(size)
     native = _h5feed.SampleWriter(
-        path, count, size=_size(size), resize=resize,
+        path, count, size=size, resize=resize,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
         channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
         classes=_classes(classes, dataset) if labelled else [],

@@ -135,7 +135,7 @@ def test_a_capped_size_resizes_the_mask_by_nearest_and_scales_the_boxes(tmp_path
 def test_a_fixed_size_moves_the_mask_where_the_image_pixels_land(tmp_path, resize):
     path = tmp_path / f"{resize}.h5"
     shapes = [(48, 80), (80, 48), (64, 64), (40, 56)]
-    h5feed.write(Blocks(shapes), path, size=(32, 32), resize=resize, workers=0, progress=False)
+    h5feed.write(Blocks(shapes), path, size=32, resize=resize, workers=0, progress=False)
     for i, (mask, boxes, labels, image) in stored_rows(path).items():
         assert mask.shape == (32, 32)
         gray = image[:, :, 0].astype(int)
