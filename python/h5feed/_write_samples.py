@@ -311,7 +311,8 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
         dtype = get("dtype") if get("dtype") is not None else get("type")
         dtype = "" if dtype is None else np.dtype(str(getattr(dtype, "name", dtype)).lower()
                                                   .lstrip("k")).name
-        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True)
+        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,
+                         boxes=get("boxes") or boxes)
     raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
                     "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
                     "from the first sample)")
