@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 
-
 from . import _h5feed
 from ._write_samples import SampleRefused, row_name
 
