@@ -146,6 +146,16 @@ def test_a_fixed_size_moves_the_mask_where_the_image_pixels_land(tmp_path, resiz
         assert np.all((mask == 0) == (gray == 0))
         assert len(boxes) == len(labels) <= i % 3
         assert np.all(boxes >= 0) and np.all(boxes <= 32)
+        if resize == "stretch":  # the whole image onto the whole stored one: exact references
+            _, source_mask, source_boxes, source_labels = block_sample(i, *shapes[i])
+            expected = torch.nn.functional.interpolate(
+                torch.from_numpy(source_mask.astype(np.float32))[None, None], size=(32, 32),
+                mode="nearest")[0, 0].numpy().astype(np.uint8)
+            assert np.array_equal(mask, expected)
+            height, width = shapes[i]
+            scale = np.array([32 / width, 32 / height] * 2, np.float32)
+            np.testing.assert_allclose(boxes, source_boxes * scale, atol=1e-4)
+            assert labels.tolist() == source_labels.tolist()
 
 
 def test_the_loader_delivers_the_written_masks_and_boxes(tmp_path):
@@ -163,6 +173,28 @@ def test_the_loader_delivers_the_written_masks_and_boxes(tmp_path):
             assert torch.equal(batch["mask"][i].long(), torch.from_numpy(mask).long())
             k = int(batch["boxes_count"][i])
             assert torch.equal(batch["boxes"][i, :k], torch.from_numpy(boxes.copy()))
+            assert batch["box_labels"][i, :k].tolist() == labels.tolist()
+            seen += 1
+    assert seen == 10
+
+
+def test_the_loader_delivers_own_size_masks_and_boxes_through_a_whole_image_crop(tmp_path):
+    path = tmp_path / "own_size.h5"
+    h5feed.write(Blocks([(32, 40)] * 10), path, max_side=512, workers=0, progress=False)
+    rows = stored_rows(path)
+    # A crop of the whole image at its own size (area 1, the image's aspect ratio) moves nothing.
+    whole = h5feed.Augment(random_resized_crop=(32, 40), scale=(1.0, 1.0), ratio=(1.25, 1.25))
+    loader = h5feed.Loader(path, batch_size=5, sampler="sequential", with_indices=True,
+                           as_dict=True, fields=["mask", "boxes"], augment=whole)
+    with h5py.File(path) as f:
+        sources = [int(s.decode()) for s in f["sources"][:]]
+    seen = 0
+    for batch in loader:
+        for i, n in enumerate(batch["indices"].tolist()):
+            mask, boxes, labels, _ = rows[sources[n]]
+            assert np.array_equal(batch["mask"][i].numpy(), mask)
+            k = int(batch["boxes_count"][i])
+            np.testing.assert_allclose(batch["boxes"][i, :k].numpy(), boxes, atol=1e-4)
             assert batch["box_labels"][i, :k].tolist() == labels.tolist()
             seen += 1
     assert seen == 10
