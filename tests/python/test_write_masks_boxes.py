@@ -92,6 +92,16 @@ def test_masks_and_boxes_at_their_own_size_read_back_equal(tmp_path, mask_as):
         assert np.array_equal(boxes, source_boxes) and np.array_equal(labels, source_labels)
 
 
+def test_an_iterable_of_samples_with_masks_and_boxes_reads_back_equal(tmp_path):
+    path = tmp_path / "iterable.h5"
+    dataset = Blocks(SHAPES)
+    h5feed.write((dataset[i] for i in range(len(SHAPES))), path, max_side=512, progress=False)
+    for i, (mask, boxes, labels, _) in stored_rows(path).items():
+        _, source_mask, source_boxes, source_labels = block_sample(i, *SHAPES[i])
+        assert np.array_equal(mask, source_mask) and np.array_equal(boxes, source_boxes)
+        assert np.array_equal(labels, source_labels)
+
+
 def test_encoded_images_take_their_masks_from_their_header_size(tmp_path):
     path = tmp_path / "encoded.h5"
     h5feed.write(Blocks(SHAPES, encoded=True), path, max_side=512, workers=2, progress=False)
