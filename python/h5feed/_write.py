@@ -23,6 +23,7 @@ from . import _h5feed
 from ._convert import _common, _own_size_common, _size
 from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
                              make_payload, row_name)
+from ._write_geometry import GeometryChecks
 from ._write_workers import Spool, WorkerPool, fetch_in_process
 
 
@@ -63,17 +64,22 @@ def _file_fields(fields, first: tuple) -> list:
     """The file's fields: fields= (names in its order; a spec of None is inferred), or the first
     sample's values in its order."""
     values = {value[0]: value for value in first[6]}
-    if fields is None:
-        return [inferred_spec(value) for value in first[6]]
-    if not isinstance(fields, Mapping):
+    if fields is not None and not isinstance(fields, Mapping):
         raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
-                        "...; None to infer it from the first sample)")
+                        "'mask', 'boxes', ...; None to infer it from the first sample)")
+    # The boxes field that box labels classify, when the file has one only.
+    boxes = [name for name, spec in (fields or {}).items() if spec == "boxes"] + \
+        [value[0] for value in first[6] if value[1] == "boxes" and
+         (fields is None or fields.get(value[0], "") is None)]
+    boxes = boxes[0] if len(boxes) == 1 else ""
+    if fields is None:
+        return [inferred_spec(value, boxes) for value in first[6]]
     specs = []
     for name, spec in fields.items():
         if spec is not None:
-            specs.append(given_spec(name, spec))
+            specs.append(given_spec(name, spec, boxes))
         elif name in values:
-            specs.append(inferred_spec(values[name]))
+            specs.append(inferred_spec(values[name], boxes))
         else:
             raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample, "
                                 "which has no value of it")
@@ -96,9 +102,16 @@ class _Checks:
         self.specs, self.labelled = specs, labelled
         self.names = tuple(spec.name for spec in specs)
         self.first_row_name = row_name(first_row)
+        self.geometry = GeometryChecks(specs)
 
-    def values(self, row: int, payload: tuple) -> list:
-        """The sample's field values as rows of the file's fields, in their order."""
+    def values(self, row: int, payload: tuple) -> tuple:
+        """The sample's field values as rows of the file's fields, in their order, and its
+        image's own (height, width) as the native writer takes it (0, 0 unless it has pixels or
+        masks or boxes, which the writer resizes with it)."""
+        rows = self._values(row, payload)
+        return [data for _, data in rows], self.geometry.check(row, payload, rows)
+
+    def _values(self, row: int, payload: tuple) -> list:
         label, values = payload[5], payload[6]
         if (label is not None) != self.labelled:
             raise SampleRefused(
@@ -107,7 +120,8 @@ class _Checks:
                 f"{'one' if self.labelled else 'none'}; every sample of a dataset has a label "
                 "or none does (a file without labels)")
         if tuple(value[0] for value in values) == self.names:
-            return [conform(value, spec, row) for value, spec in zip(values, self.specs)]
+            return [(value, conform(value, spec, row))
+                    for value, spec in zip(values, self.specs)]
         given = {value[0]: value for value in values}
         for spec in self.specs:
             if spec.name not in given:
@@ -119,7 +133,7 @@ class _Checks:
                 f"{row_name(row)} has {', '.join(map(repr, extra))}, which the file has not as "
                 f"fields (its fields: {', '.join(self.names) or 'none'}, from "
                 f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
-        return [conform(given[spec.name], spec, row) for spec in self.specs]
+        return [(given[spec.name], conform(given[spec.name], spec, row)) for spec in self.specs]
 
 
 def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | None = None,
@@ -140,7 +154,10 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x C or
     H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files.
-    A label: an int. A field: an array or number (its dtype and shape), bytes, or a str (text).
+    A label: an int. A field: an array or number (its dtype and shape), bytes, or a str (text);
+    a mask (a PIL image in mode L, P or I;16, or an H x W uint8/uint16 array under "mask"),
+    boxes (K x 4 xyxy under "boxes") and their classes (K ints under "box_labels"), resized
+    with the image.
 
     size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in
@@ -224,18 +241,19 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     specs = _file_fields(fields, first)
     labelled = first[5] is not None
     checks = _Checks(row, specs, labelled)
+    size = _size(size)
     native = _h5feed.SampleWriter(
-        path, count, size=_size(size), resize=resize,
+        path, count, size=size, resize=resize,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
         channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
         classes=_classes(classes, dataset) if labelled else [],
-        fields=[spec.native() for spec in specs], labelled=labelled, common=common)
+        fields=[spec.native(size) for spec in specs], labelled=labelled, common=common)
     cleanup.append(lambda abandon: native.cancel())
     bar = _Progress(path, count, progress)
     payload = first
     while True:
-        values = checks.values(row, payload)
-        kind, data, height, width, channels, label, _ = payload
+        values, (height, width) = checks.values(row, payload)
+        kind, data, _, _, channels, label, _ = payload
         native.put(row, kind, data, height, width, channels, label or 0, values)
         bar.update(native)
         try:

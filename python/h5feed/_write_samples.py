@@ -9,7 +9,11 @@ A payload is a plain tuple, cheap to pickle:
   pixels, row-major; height, width and channels say their shape);
 - fields: one (name, kind, dtype, shape, bytes) per value the sample carries, in its order:
   kind "array" (dtype: numpy's name, little-endian bytes in row-major order), "bytes" or
-  "text" (UTF-8).
+  "text" (UTF-8), or a geometric kind, which the writer moves with the image when it resizes
+  it (python/src/placed_fields.h): "mask" (H x W uint8 or uint16: a PIL image in mode L, P or
+  I;16, or an array under the name "mask"), "boxes" (K x 4 float32 xyxy in the image's pixels,
+  under the name "boxes") and "box_labels" (K int64, one class per box, under the name
+  "box_labels").
 """
 
 from __future__ import annotations
@@ -30,6 +34,12 @@ PATH, ENCODED, PIXELS = _h5feed.IMAGE_PATH, _h5feed.IMAGE_ENCODED, _h5feed.IMAGE
 # RGB, as the native decoders deliver an image file.
 _GRAY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I;16N", "F"})
 # The element types of an array field (h5feed/field.h, FieldType): numpy's names.
+# The field names whose values are of a geometric kind without fields= saying so.
+GEOMETRIC_NAMES = {"mask": "mask", "boxes": "boxes", "box_labels": "box_labels"}
+GEOMETRIC_KINDS = ("mask", "boxes", "box_labels")
+# PIL's modes of a mask: class ids of 8 bits (a palette image's indices) or 16.
+_MASK_MODES = {"L": "uint8", "P": "uint8", "I;16": "uint16", "I;16L": "uint16",
+               "I;16B": "uint16", "I;16N": "uint16"}
 ELEMENT_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                  "uint64", "float16", "float32", "float64")
 
@@ -139,7 +149,57 @@ def _label(label, row: int):
                         "fields of a dict sample")
 
 
+def _mask(name: str, value, row: int):
+    if _is_pil_image(value):
+        if value.mode not in _MASK_MODES:
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is a PIL image in mode "
+                                f"{value.mode}; a mask is a PIL image in mode L, P or I;16, or "
+                                "an H x W uint8 or uint16 array")
+        array = np.asarray(value)
+        dtype = _MASK_MODES[value.mode]
+        array = array.astype(dtype) if array.dtype != dtype else array
+    else:
+        array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
+        if array.ndim != 2 or array.dtype.name not in ("uint8", "uint16"):
+            raise SampleRefused(f"{row_name(row)}: mask {name!r} is an array of {array.dtype} "
+                                f"and shape {tuple(array.shape)}; a mask is an H x W uint8 or "
+                                "uint16 array (or a PIL image in mode L, P or I;16)")
+    array = array.astype(array.dtype.newbyteorder("<"))
+    return name, "mask", array.dtype.name, tuple(array.shape), np.ascontiguousarray(array).tobytes()
+
+
+def _boxes(name: str, value, row: int):
+    array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
+    if array.size == 0:
+        array = array.reshape(0, 4)
+    if array.ndim != 2 or array.shape[1] != 4 or array.dtype.kind not in "iuf":
+        raise SampleRefused(f"{row_name(row)}: boxes {name!r} is an array of {array.dtype} and "
+                            f"shape {tuple(array.shape)}; boxes are a K x 4 array of numbers, "
+                            "x1, y1, x2, y2 in the image's pixels (K may be 0)")
+    array = np.ascontiguousarray(array, "<f4")
+    return name, "boxes", "float32", tuple(array.shape), array.tobytes()
+
+
+def _box_labels(name: str, value, row: int):
+    array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
+    if array.size == 0:
+        array = array.reshape(0).astype(np.int64)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise SampleRefused(f"{row_name(row)}: box labels {name!r} are an array of {array.dtype} "
+                            f"and shape {tuple(array.shape)}; box labels are K integers, one "
+                            "class per box")
+    array = np.ascontiguousarray(array, "<i8")
+    return name, "box_labels", "int64", tuple(array.shape), array.tobytes()
+
+
+_GEOMETRIC = {"mask": _mask, "boxes": _boxes, "box_labels": _box_labels}
+
+
 def _field(name: str, value, row: int):
+    if name in GEOMETRIC_NAMES:
+        return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
+    if _is_pil_image(value):
+        return _mask(name, value, row)
     if isinstance(value, str):
         return name, "text", "", (), value.encode("utf-8")
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -171,41 +231,65 @@ def make_payload(sample, row: int) -> tuple:
 
 def describe(kind: str, dtype: str, shape) -> str:
     """A field's kind, dtype and shape as the library writes them (FieldSpec::Describe):
-    "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text"."""
+    "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text"; "mask uint8", "boxes",
+    "box_labels"."""
+    if kind == "mask":
+        return f"mask {dtype}"
     if kind != "array":
         return kind
     return dtype + (f"[{','.join(map(str, shape))}]" if shape else "")
 
 
 class FieldSpec:
-    """A field of the file being written: its name, kind ("array", "bytes", "text"), and for
-    an array its element type (numpy's name) and one row's shape. `given`: set by fields=
-    rather than inferred from the first sample."""
+    """A field of the file being written: its name, kind ("array", "bytes", "text", "mask",
+    "boxes", "box_labels"), for an array its element type (numpy's name) and one row's shape,
+    for a mask its element type (uint8 or uint16), for box labels the boxes field they
+    classify. `given`: set by fields= rather than inferred from the first sample."""
 
-    __slots__ = ("name", "kind", "dtype", "shape", "given")
+    __slots__ = ("name", "kind", "dtype", "shape", "given", "boxes")
 
-    def __init__(self, name, kind, dtype="", shape=(), given=False):
-        self.name, self.kind, self.dtype, self.shape, self.given = \
-            name, kind, dtype, tuple(int(d) for d in shape), given
+    def __init__(self, name, kind, dtype="", shape=(), given=False, boxes=""):
+        if kind in GEOMETRIC_KINDS:
+            dtype, shape = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype), ()
+        self.name, self.kind, self.dtype, self.shape, self.given, self.boxes = \
+            name, kind, dtype, tuple(int(d) for d in shape), given, boxes or ""
+        if kind == "box_labels" and not self.boxes:
+            raise SampleRefused(f"field {name!r} holds box labels, but the file has no boxes "
+                                "field for them (a field named 'boxes', or fields={NAME: "
+                                "'boxes'}); or it has several: say which, as 'box_labels of "
+                                "NAME'")
         # The library's checks: reserved names ("images", "labels", ...), element types, shapes.
-        _h5feed.check_field_spec(name, kind, dtype or "uint8", list(self.shape))
+        _h5feed.check_field_spec(name, kind, dtype or "uint8", list(self.shape), self.boxes)
 
     def describe(self) -> str:
         return describe(self.kind, self.dtype, self.shape)
 
-    def native(self) -> tuple:
-        return self.name, self.kind, self.dtype or "uint8", list(self.shape)
+    def native(self, size) -> tuple:
+        """The binding's tuple; a mask of a file of one image size (`size`) has its shape."""
+        shape = list(size) if self.kind == "mask" and size is not None else list(self.shape)
+        return self.name, self.kind, self.dtype or "uint8", shape, self.boxes
 
 
+_GEOMETRIC_DESCRIBED = re.compile(
+    r"^\s*(?:mask(?:\s+(uint8|uint16))?|(boxes)|box_labels(?:\s+of\s+(\S+))?)\s*$")
 _DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
 
 
-def given_spec(name: str, spec) -> FieldSpec:
+def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     """fields={name: spec}'s spec: "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes",
-    "text"; a (dtype, shape) pair; a dict of kind, dtype (or type) and shape; or an object with
-    those attributes (a FieldSpec of h5feed's)."""
+    "text", "mask" (uint8; "mask uint16"), "boxes", "box_labels" (of the file's boxes field,
+    `boxes`; "box_labels of NAME" of another); a (dtype, shape) pair; a dict of kind, dtype (or
+    type) and shape; or an object with those attributes (a FieldSpec of h5feed's)."""
     if not isinstance(name, str):
         raise TypeError(f"fields: the name {name!r} is not a str")
+    geometric = _GEOMETRIC_DESCRIBED.match(spec) if isinstance(spec, str) else None
+    if geometric:
+        mask_type, is_boxes, of = geometric.groups()
+        if is_boxes:
+            return FieldSpec(name, "boxes", given=True)
+        if spec.strip().startswith("mask"):
+            return FieldSpec(name, "mask", mask_type or "uint8", given=True)
+        return FieldSpec(name, "box_labels", given=True, boxes=of or boxes)
     if isinstance(spec, str):
         match = _DESCRIBED.match(spec)
         if not match:
@@ -227,17 +311,34 @@ def given_spec(name: str, spec) -> FieldSpec:
         dtype = get("dtype") if get("dtype") is not None else get("type")
         dtype = "" if dtype is None else np.dtype(str(getattr(dtype, "name", dtype)).lower()
                                                   .lstrip("k")).name
-        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True)
+        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,
+                         boxes=get("boxes") or boxes)
     raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
                     "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
                     "from the first sample)")
 
 
-def inferred_spec(value: tuple) -> FieldSpec:
+def inferred_spec(value: tuple, boxes: str = "") -> FieldSpec:
     """The spec of a field whose first value (a payload's (name, kind, dtype, shape, bytes)) is
-    `value`."""
+    `value`; box labels classify the boxes field `boxes`."""
     name, kind, dtype, shape, _ = value
-    return FieldSpec(name, kind, dtype, shape)
+    return FieldSpec(name, kind, dtype, shape, boxes=boxes)
+
+
+def _geometric(value: tuple, spec: FieldSpec, row: int):
+    """A geometric field's value as the bytes of a row of `spec`, or None when it cannot be."""
+    _, kind, dtype, shape, data = value
+    if kind not in (spec.kind, "array"):
+        return None
+    array = np.frombuffer(data, dtype).reshape(shape)
+    if spec.kind == "mask":
+        if array.ndim != 2 or dtype not in ("uint8", "uint16") or \
+                (dtype == "uint16" and spec.dtype == "uint8"):
+            return None
+        return array.astype("<" + np.dtype(spec.dtype).str[1:]).tobytes()
+    if spec.kind == "boxes":
+        return _boxes(spec.name, array, row)[4]
+    return _box_labels(spec.name, array, row)[4]
 
 
 def conform(value: tuple, spec: FieldSpec, row: int) -> bytes:
@@ -246,7 +347,11 @@ def conform(value: tuple, spec: FieldSpec, row: int) -> bytes:
     gave, a number of another numeric type is converted when its values are kept exactly
     (integers) or it is a float of another width."""
     _, kind, dtype, shape, data = value
-    if kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
+    if spec.kind in GEOMETRIC_KINDS:
+        conformed = _geometric(value, spec, row)
+        if conformed is not None:
+            return conformed
+    elif kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
         return data
     if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
         array = np.frombuffer(data, dtype).reshape(shape)

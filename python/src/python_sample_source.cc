@@ -8,6 +8,7 @@
 #include "byte_size.h"
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "placed_fields.h"
 
 namespace h5feed::python {
 namespace {
@@ -56,6 +57,7 @@ PythonSampleSource::PythonSampleSource(PythonSourceOptions options,
       queue_(queue),
       reader_(budget, options_.max_pixels) {
   converters::CheckImageLimits(options_.max_pixels, options_.max_side);
+  for (const FieldSpec& field : options_.fields) geometric_ = geometric_ || IsGeometric(field.kind);
   if (options_.channels != 1 && options_.channels != 3) {
     throw MakeError(ErrorCode::kInvalidArgument, "images must have 1 or 3 channels, not {}",
                     options_.channels);
@@ -87,18 +89,23 @@ converters::SampleInfo PythonSampleSource::Read(int64_t i,
   SamplePayload payload = queue_.Take(i);
   const bool is_path = payload.image == SamplePayload::Image::kPath;
   std::string path = is_path ? std::string(payload.bytes.begin(), payload.bytes.end()) : "";
+  image::Size stored;
   try {
-    if (payload.image == SamplePayload::Image::kPixels) {
-      StorePixels(i, payload, dest);
-    } else {
-      Decode(i, payload, dest);
-    }
+    stored = payload.image == SamplePayload::Image::kPixels ? StorePixels(i, payload, dest)
+                                                            : Decode(i, payload, dest);
   } catch (const Error&) {
     if (is_path) {
       std::lock_guard lock(failed_mutex_);
       failed_paths_.emplace(i, path);
     }
     throw;
+  }
+  if (geometric_) {
+    // The payload's height and width are the image's own size (h5feed/_write_samples.py reads
+    // an encoded image's header for them), which its mask has.
+    PlaceGeometricFields(i, options_.fields, {payload.height, payload.width}, stored,
+                         options_.size ? options_.resize : image::ResizeMode::kStretch,
+                         payload.fields);
   }
   converters::SampleInfo info;
   info.label = payload.label;
@@ -107,13 +114,15 @@ converters::SampleInfo PythonSampleSource::Read(int64_t i,
   return info;
 }
 
-void PythonSampleSource::Decode(int64_t i, const SamplePayload& payload,
-                                converters::SampleDestination& dest) const {
+image::Size PythonSampleSource::Decode(int64_t i, const SamplePayload& payload,
+                                       converters::SampleDestination& dest) const {
   // The decoders deliver RGB. A file of one-channel images takes it converted as PIL converts
   // to "L", from RGB pixels of the stored size.
   std::vector<uint8_t> rgb;
   std::span<uint8_t> stored;
+  image::Size stored_size;
   auto memory_for = [&](image::Size size) {
+    stored_size = size;
     if (options_.channels == 3) return dest.MemoryFor({size.height, size.width, 3});
     stored = dest.MemoryFor({size.height, size.width, 1});
     rgb.resize(stored.size() * 3);
@@ -121,6 +130,7 @@ void PythonSampleSource::Decode(int64_t i, const SamplePayload& payload,
   };
   DecodeRgb(i, payload, memory_for);
   if (options_.channels == 1) ConvertChannels(rgb, 3, stored, 1);
+  return stored_size;
 }
 
 void PythonSampleSource::DecodeRgb(
@@ -152,8 +162,8 @@ void PythonSampleSource::DecodeRgb(
   }
 }
 
-void PythonSampleSource::StorePixels(int64_t i, const SamplePayload& payload,
-                                     converters::SampleDestination& dest) const {
+image::Size PythonSampleSource::StorePixels(int64_t i, const SamplePayload& payload,
+                                            converters::SampleDestination& dest) const {
   const int channels = options_.channels;
   const image::Size from{payload.height, payload.width};
   if ((payload.channels != 1 && payload.channels != 3) ||
@@ -177,7 +187,7 @@ void PythonSampleSource::StorePixels(int64_t i, const SamplePayload& payload,
   const std::span<uint8_t> stored = dest.MemoryFor({to.height, to.width, channels});
   if (to == from) {
     std::memcpy(stored.data(), pixels.data(), pixels.size());
-    return;
+    return to;
   }
   // The resize's scratch (and a one-channel image's RGB copies) is leased as a decoder's is.
   int64_t scratch = image::ResizeScratchBytes(from, to, mode);
@@ -195,6 +205,7 @@ void PythonSampleSource::StorePixels(int64_t i, const SamplePayload& payload,
   } else {
     ResizeGray(pixels, from, to, mode, stored);
   }
+  return to;
 }
 
 }  // namespace h5feed::python

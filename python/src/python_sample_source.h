@@ -15,6 +15,8 @@
 // see every image before the conversion sizes its chunks, so it never guesses that they share
 // one size.
 //
+// A mask, boxes and box labels are moved with their image when it is resized (placed_fields.h).
+//
 // Thread-safety: Read() may be called from many threads at once, as SampleSource requires.
 
 #include <cstdint>
@@ -77,18 +79,20 @@ class PythonSampleSource final : public converters::SampleSource {
   converters::SampleInfo Read(int64_t i, converters::SampleDestination& dest) const override;
 
  private:
-  // Decodes a path or encoded bytes into `dest`.
-  void Decode(int64_t i, const SamplePayload& payload, converters::SampleDestination& dest) const;
+  // Decodes a path or encoded bytes into `dest`; returns the stored size.
+  converters::image::Size Decode(int64_t i, const SamplePayload& payload,
+                                 converters::SampleDestination& dest) const;
   // Decodes a path or encoded bytes as RGB into the memory `memory_for` gives for the stored
   // size.
   void DecodeRgb(
       int64_t i, const SamplePayload& payload,
       const std::function<std::span<uint8_t>(converters::image::Size)>& memory_for) const;
-  // Copies or resizes decoded pixels into `dest`.
-  void StorePixels(int64_t i, const SamplePayload& payload,
-                   converters::SampleDestination& dest) const;
+  // Copies or resizes decoded pixels into `dest`; returns the stored size.
+  converters::image::Size StorePixels(int64_t i, const SamplePayload& payload,
+                                      converters::SampleDestination& dest) const;
 
   PythonSourceOptions options_;
+  bool geometric_ = false;  // a mask, boxes or box labels among the fields: moved with the image
   converters::MemoryBudget& budget_;
   PayloadQueue& queue_;
   converters::ImageFileReader reader_;

@@ -193,18 +193,25 @@ class SampleWriter {
   std::thread thread_;
 };
 
-// A field as h5feed/_write_samples.py describes it: (name, kind, element type, shape).
-using FieldTuple = std::tuple<std::string, std::string, std::string, std::vector<int64_t>>;
+// A field as h5feed/_write_samples.py describes it: (name, kind, element type, shape, boxes),
+// boxes the boxes field a box_labels field classifies ("" for the other kinds).
+using FieldTuple =
+    std::tuple<std::string, std::string, std::string, std::vector<int64_t>, std::string>;
 
 // The library's spec of `field`, checked by CheckFieldSpec (reserved names, shapes, types).
 FieldSpec MakeFieldSpec(const FieldTuple& field) {
-  const auto& [name, kind, type, shape] = field;
+  const auto& [name, kind, type, shape, boxes] = field;
   FieldSpec spec;
   spec.name = name;
   spec.kind = ParseFieldKind(kind);
-  if (spec.kind == FieldKind::kArray) {
+  if (spec.kind == FieldKind::kArray || spec.kind == FieldKind::kMask) {
     spec.type = ParseFieldType(type);
     spec.shape = shape;
+  } else if (spec.kind == FieldKind::kBoxes) {
+    spec.type = FieldType::kFloat32;
+  } else if (spec.kind == FieldKind::kBoxLabels) {
+    spec.type = FieldType::kInt64;
+    spec.boxes = boxes;
   }
   CheckFieldSpec(spec);
   return spec;
@@ -227,10 +234,10 @@ void BindWrite(py::module_& module) {
   module.def(
       "check_field_spec",
       [](const std::string& name, const std::string& kind, const std::string& type,
-         const std::vector<int64_t>& shape) {
-        return MakeFieldSpec({name, kind, type, shape}).Describe();
+         const std::vector<int64_t>& shape, const std::string& boxes) {
+        return MakeFieldSpec({name, kind, type, shape, boxes}).Describe();
       },
-      py::arg("name"), py::arg("kind"), py::arg("type"), py::arg("shape"));
+      py::arg("name"), py::arg("kind"), py::arg("type"), py::arg("shape"), py::arg("boxes") = "");
   py::class_<SampleWriter>(module, "SampleWriter")
       .def(py::init([](const std::string& out, int64_t count,
                        std::optional<std::pair<int, int>> size, const std::string& resize,

@@ -1,0 +1,111 @@
+#include "placed_fields.h"
+
+#include <cstring>
+#include <string>
+
+#include "h5feed/error.h"
+#include "make_error.h"
+#include "transform/box_geometry.h"
+#include "transform/mask_geometry.h"
+#include "transform/sample_geometry.h"
+
+namespace h5feed::python {
+namespace {
+
+namespace image = converters::image;
+
+std::string RowName(int64_t i) { return "dataset[" + std::to_string(i) + "]"; }
+
+transform::SampleGeometry Geometry(image::Size source, image::Size stored, image::ResizeMode mode) {
+  const image::ResizePlacement p = image::PlaceResize(source, stored, mode);
+  return transform::PlacedGeometry(
+      {p.from.top, p.from.height, p.to.top, p.to.height, stored.height},
+      {p.from.left, p.from.width, p.to.left, p.to.width, stored.width});
+}
+
+template <typename T>
+std::vector<T> Elements(std::span<const uint8_t> bytes) {
+  std::vector<T> elements(bytes.size() / sizeof(T));
+  if (!elements.empty()) std::memcpy(elements.data(), bytes.data(), elements.size() * sizeof(T));
+  return elements;
+}
+
+template <typename T>
+void PutElements(std::span<const T> elements, std::vector<uint8_t>& into) {
+  into.resize(elements.size_bytes());
+  if (!elements.empty()) std::memcpy(into.data(), elements.data(), elements.size_bytes());
+}
+
+template <typename T>
+void PlaceMask(const transform::SampleGeometry& geometry, image::Size source, image::Size stored,
+               std::vector<uint8_t>& value) {
+  const std::vector<T> mask = Elements<T>(value);
+  std::vector<T> out(static_cast<size_t>(stored.height) * stored.width);
+  transform::TransformMask(geometry, std::span<const T>(mask), {source.height, source.width},
+                           std::span<T>(out));
+  PutElements<T>(out, value);
+}
+
+}  // namespace
+
+void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image::Size source,
+                          image::Size stored, image::ResizeMode mode,
+                          std::vector<std::vector<uint8_t>>& values) {
+  const bool moved = source.height != stored.height || source.width != stored.width;
+  const transform::SampleGeometry geometry =
+      moved ? Geometry(source, stored, mode) : transform::SampleGeometry{};
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const FieldSpec& spec = fields[f];
+    std::vector<uint8_t>& value = values[f];
+    if (spec.kind == FieldKind::kMask) {
+      const size_t element = ElementBytes(spec.type);
+      if (value.size() != static_cast<size_t>(source.height) * source.width * element) {
+        throw MakeError(ErrorCode::kInvalidArgument,
+                        "{}: mask field \"{}\" holds {} bytes, not the {} x {} {} values of its "
+                        "image; give a mask of the image's own height and width",
+                        RowName(row), spec.name, value.size(), source.height, source.width,
+                        ToString(spec.type));
+      }
+      if (!moved) continue;
+      if (spec.type == FieldType::kUint8) {
+        PlaceMask<uint8_t>(geometry, source, stored, value);
+      } else {
+        PlaceMask<uint16_t>(geometry, source, stored, value);
+      }
+    } else if (spec.kind == FieldKind::kBoxes) {
+      if (value.size() % (4 * sizeof(float)) != 0) {
+        throw MakeError(ErrorCode::kInvalidArgument,
+                        "{}: boxes field \"{}\" holds {} bytes, not K x 4 float32", RowName(row),
+                        spec.name, value.size());
+      }
+      // Its labels, which lose the boxes it loses.
+      std::vector<uint8_t>* labels = nullptr;
+      for (size_t l = 0; l < fields.size(); ++l) {
+        if (fields[l].kind == FieldKind::kBoxLabels && fields[l].boxes == spec.name) {
+          labels = &values[l];
+        }
+      }
+      const size_t count = value.size() / (4 * sizeof(float));
+      if (labels != nullptr && labels->size() != count * sizeof(int64_t)) {
+        throw MakeError(ErrorCode::kInvalidArgument,
+                        "{}: boxes field \"{}\" holds {} boxes but its labels hold {} classes; "
+                        "give one class per box",
+                        RowName(row), spec.name, count, labels->size() / sizeof(int64_t));
+      }
+      if (!moved) continue;
+      const std::vector<float> boxes = Elements<float>(value);
+      std::vector<float> kept_boxes(boxes.size());
+      std::vector<int64_t> classes =
+          labels != nullptr ? Elements<int64_t>(*labels) : std::vector<int64_t>{};
+      std::vector<int64_t> kept_classes(classes.size());
+      const auto kept = static_cast<size_t>(
+          transform::TransformBoxes(geometry, boxes, kept_boxes, classes, kept_classes));
+      PutElements<float>(std::span<const float>(kept_boxes).first(4 * kept), value);
+      if (labels != nullptr) {
+        PutElements<int64_t>(std::span<const int64_t>(kept_classes).first(kept), *labels);
+      }
+    }
+  }
+}
+
+}  // namespace h5feed::python

@@ -1,0 +1,258 @@
+"""h5feed.write with masks and boxes: samples carrying a mask (a PIL image in mode L, P or I;16,
+or an H x W uint8/uint16 array) and boxes (K x 4 xyxy) with their classes are written as the
+mask, boxes and box_labels fields (docs/format.md, "Masks and boxes"). Stored at their own size,
+they read back equal through h5py and through the Loader; when the writer resizes the image
+(max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
+the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's pixels
+land for every mode) and the boxes are scaled with it. A mask of the wrong size, or box labels of
+another count than their boxes, are refused naming the row."""
+import io
+
+import h5py
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+import h5feed
+
+CLASSES = 5
+
+
+def coordinate_mask(height, width):
+    y, x = np.mgrid[0:height, 0:width]
+    return (y * 256 + x).astype(np.uint16)
+
+
+def block_sample(row, height, width):
+    """An image of 8 x 8 blocks of gray classes (class c: 40 c), its uint8 mask of the classes,
+    and a box around each of two blocks with their classes."""
+    rng = np.random.default_rng(row)
+    classes = rng.integers(1, CLASSES + 1, ((height + 7) // 8, (width + 7) // 8))
+    mask = np.kron(classes, np.ones((8, 8), np.uint8))[:height, :width].astype(np.uint8)
+    image = np.repeat((mask * 40)[:, :, None], 3, axis=2).astype(np.uint8)
+    boxes = np.array([[0, 0, 8, 8], [8, 8, 16, 24]], np.float32)[:row % 3]
+    labels = np.arange(row % 3) + row
+    return image, mask, boxes, labels
+
+
+class Blocks:
+    def __init__(self, shapes, mask_as="array", encoded=False):
+        self.shapes, self.mask_as, self.encoded = shapes, mask_as, encoded
+
+    def __len__(self):
+        return len(self.shapes)
+
+    def __getitem__(self, i):
+        image, mask, boxes, labels = block_sample(i, *self.shapes[i])
+        if self.mask_as == "L":
+            mask = Image.fromarray(mask, "L")
+        elif self.mask_as == "P":
+            mask = Image.fromarray(mask, "P")
+            mask.putpalette([v for c in range(256) for v in (c, 255 - c, c // 2)])
+        if self.encoded:
+            out = io.BytesIO()
+            Image.fromarray(image).save(out, "PNG")
+            image = out.getvalue()
+        return {"image": image, "mask": mask, "boxes": boxes, "box_labels": labels, "label": 0}
+
+
+def stored_rows(path):
+    """{dataset index: (mask, boxes, box labels, image)} of a written file, read with h5py."""
+    rows = {}
+    with h5py.File(path) as f:
+        own_size = "image_shapes" in f
+        for n, source in enumerate(f["sources"][:]):
+            if own_size:
+                height, width, _ = f["image_shapes"][n]
+                dtype = np.dtype(f["mask"].attrs["h5feed_mask_type"]).newbyteorder("<")
+                mask = np.frombuffer(f["mask"][n].tobytes(), dtype).reshape(height, width)
+                image = None
+            else:
+                mask, image = f["mask"][n], f["images"][n]
+            boxes = np.frombuffer(f["boxes"][n].tobytes(), "<f4").reshape(-1, 4)
+            labels = np.frombuffer(f["box_labels"][n].tobytes(), "<i8")
+            rows[int(source.decode())] = (mask, boxes, labels, image)
+    return rows
+
+
+SHAPES = [(24 + 8 * (i % 4), 40 - 8 * (i % 3)) for i in range(12)]
+
+
+@pytest.mark.parametrize("mask_as", ["array", "L", "P"])
+def test_masks_and_boxes_at_their_own_size_read_back_equal(tmp_path, mask_as):
+    path = tmp_path / "blocks.h5"
+    h5feed.write(Blocks(SHAPES, mask_as), path, max_side=512, workers=2 if mask_as == "P" else 0,
+                 progress=False)
+    rows = stored_rows(path)
+    assert sorted(rows) == list(range(len(SHAPES)))
+    for i, (mask, boxes, labels, _) in rows.items():
+        _, source_mask, source_boxes, source_labels = block_sample(i, *SHAPES[i])
+        assert mask.dtype == np.uint8 and np.array_equal(mask, source_mask)
+        assert np.array_equal(boxes, source_boxes) and np.array_equal(labels, source_labels)
+
+
+def test_an_iterable_of_samples_with_masks_and_boxes_reads_back_equal(tmp_path):
+    path = tmp_path / "iterable.h5"
+    dataset = Blocks(SHAPES)
+    h5feed.write((dataset[i] for i in range(len(SHAPES))), path, max_side=512, progress=False)
+    for i, (mask, boxes, labels, _) in stored_rows(path).items():
+        _, source_mask, source_boxes, source_labels = block_sample(i, *SHAPES[i])
+        assert np.array_equal(mask, source_mask) and np.array_equal(boxes, source_boxes)
+        assert np.array_equal(labels, source_labels)
+
+
+def test_encoded_images_take_their_masks_from_their_header_size(tmp_path):
+    path = tmp_path / "encoded.h5"
+    h5feed.write(Blocks(SHAPES, encoded=True), path, max_side=512, workers=2, progress=False)
+    for i, (mask, boxes, _, _) in stored_rows(path).items():
+        assert np.array_equal(mask, block_sample(i, *SHAPES[i])[1])
+
+
+def test_a_capped_size_resizes_the_mask_by_nearest_and_scales_the_boxes(tmp_path):
+    shapes = [(60, 90), (90, 45), (50, 50), (31, 70)]
+
+    class Coordinates:
+        def __len__(self):
+            return len(shapes)
+
+        def __getitem__(self, i):
+            height, width = shapes[i]
+            image = np.zeros((height, width, 3), np.uint8)
+            boxes = np.array([[2.5, 3, 20, 25], [0, 0, width, height], [10, 10, 10.5, 30]],
+                             np.float32)
+            return {"image": image, "mask": Image.fromarray(coordinate_mask(height, width),
+                                                            "I;16"),
+                    "boxes": boxes, "box_labels": [7, 8, 9]}
+
+    path = tmp_path / "capped.h5"
+    h5feed.write(Coordinates(), path, max_side=40, workers=0, progress=False)
+    for i, (mask, boxes, labels, _) in stored_rows(path).items():
+        height, width = shapes[i]
+        assert mask.dtype == np.uint16 and max(mask.shape) == 40
+        expected = torch.nn.functional.interpolate(
+            torch.from_numpy(coordinate_mask(height, width).astype(np.float32))[None, None],
+            size=mask.shape, mode="nearest")[0, 0].numpy().astype(np.uint16)
+        assert np.array_equal(mask, expected)
+        scale = np.array([mask.shape[1] / width, mask.shape[0] / height] * 2, np.float32)
+        source = np.array([[2.5, 3, 20, 25], [0, 0, width, height]], np.float32)
+        # The third box is under a pixel wide once scaled: dropped with its class.
+        assert labels.tolist() == [7, 8]
+        np.testing.assert_allclose(boxes, source * scale, atol=1e-4)
+
+
+@pytest.mark.parametrize("resize", ["crop", "stretch", "pad"])
+def test_a_fixed_size_moves_the_mask_where_the_image_pixels_land(tmp_path, resize):
+    path = tmp_path / f"{resize}.h5"
+    shapes = [(48, 80), (80, 48), (64, 64), (40, 56)]
+    h5feed.write(Blocks(shapes), path, size=32, resize=resize, workers=0, progress=False)
+    for i, (mask, boxes, labels, image) in stored_rows(path).items():
+        assert mask.shape == (32, 32)
+        gray = image[:, :, 0].astype(int)
+        # Inside the blocks (away from their blended edges) the image shows its mask's class;
+        # a pad border is 0 in both.
+        agree = np.mean(gray == mask.astype(int) * 40)
+        assert agree > 0.5, (i, agree)
+        assert np.all((mask == 0) == (gray == 0))
+        assert len(boxes) == len(labels) <= i % 3
+        assert np.all(boxes >= 0) and np.all(boxes <= 32)
+        if resize == "stretch":  # the whole image onto the whole stored one: exact references
+            _, source_mask, source_boxes, source_labels = block_sample(i, *shapes[i])
+            expected = torch.nn.functional.interpolate(
+                torch.from_numpy(source_mask.astype(np.float32))[None, None], size=(32, 32),
+                mode="nearest")[0, 0].numpy().astype(np.uint8)
+            assert np.array_equal(mask, expected)
+            height, width = shapes[i]
+            scale = np.array([32 / width, 32 / height] * 2, np.float32)
+            np.testing.assert_allclose(boxes, source_boxes * scale, atol=1e-4)
+            assert labels.tolist() == source_labels.tolist()
+
+
+def test_the_loader_delivers_the_written_masks_and_boxes(tmp_path):
+    path = tmp_path / "loader.h5"
+    h5feed.write(Blocks([(32, 32)] * 10), path, size=(32, 32), workers=0, progress=False)
+    rows = stored_rows(path)
+    loader = h5feed.Loader(path, batch_size=5, sampler="sequential", with_indices=True,
+                           as_dict=True, fields=["mask", "boxes"])
+    seen = 0
+    with h5py.File(path) as f:
+        sources = [int(s.decode()) for s in f["sources"][:]]
+    for batch in loader:
+        for i, n in enumerate(batch["indices"].tolist()):
+            mask, boxes, labels, _ = rows[sources[n]]
+            assert torch.equal(batch["mask"][i].long(), torch.from_numpy(mask).long())
+            k = int(batch["boxes_count"][i])
+            assert torch.equal(batch["boxes"][i, :k], torch.from_numpy(boxes.copy()))
+            assert batch["box_labels"][i, :k].tolist() == labels.tolist()
+            seen += 1
+    assert seen == 10
+
+
+def test_the_loader_delivers_own_size_masks_and_boxes_through_a_whole_image_crop(tmp_path):
+    path = tmp_path / "own_size.h5"
+    h5feed.write(Blocks([(32, 40)] * 10), path, max_side=512, workers=0, progress=False)
+    rows = stored_rows(path)
+    # A crop of the whole image at its own size (area 1, the image's aspect ratio) moves nothing.
+    whole = h5feed.Augment(random_resized_crop=(32, 40), scale=(1.0, 1.0), ratio=(1.25, 1.25))
+    loader = h5feed.Loader(path, batch_size=5, sampler="sequential", with_indices=True,
+                           as_dict=True, fields=["mask", "boxes"], augment=whole)
+    with h5py.File(path) as f:
+        sources = [int(s.decode()) for s in f["sources"][:]]
+    seen = 0
+    for batch in loader:
+        for i, n in enumerate(batch["indices"].tolist()):
+            mask, boxes, labels, _ = rows[sources[n]]
+            assert np.array_equal(batch["mask"][i].numpy(), mask)
+            k = int(batch["boxes_count"][i])
+            np.testing.assert_allclose(batch["boxes"][i, :k].numpy(), boxes, atol=1e-4)
+            assert batch["box_labels"][i, :k].tolist() == labels.tolist()
+            seen += 1
+    assert seen == 10
+
+
+def test_a_mask_of_the_wrong_size_is_refused_naming_the_row(tmp_path):
+    class Wrong(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 3:
+                sample["mask"] = sample["mask"][:-1]
+            return sample
+
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[3\]: mask 'mask' is 31 x"):
+        h5feed.write(Wrong([(32, 40)] * 6), tmp_path / "wrong.h5", max_side=512, workers=0,
+                     progress=False)
+    assert not (tmp_path / "wrong.h5").exists()
+
+
+def test_box_labels_of_another_count_are_refused_naming_the_row(tmp_path):
+    class Miscounted(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 2:
+                sample["box_labels"] = [1, 2, 3]
+            return sample
+
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[2\]: 3 box labels"):
+        h5feed.write(Miscounted([(32, 40)] * 6), tmp_path / "miscounted.h5", max_side=512,
+                     workers=0, progress=False)
+
+
+def test_fields_can_name_a_mask_and_boxes_under_other_names(tmp_path):
+    class Named:
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            image, mask, boxes, labels = block_sample(i, 24, 32)
+            return {"image": image, "seg": mask, "objects": boxes, "classes_of": labels}
+
+    path = tmp_path / "named.h5"
+    h5feed.write(Named(), path, max_side=512, workers=0, progress=False,
+                 fields={"seg": "mask uint16", "objects": "boxes", "classes_of": "box_labels"})
+    with h5py.File(path) as f:
+        assert f["seg"].attrs["h5feed_mask_type"] == "uint16"
+        assert f["classes_of"].attrs["h5feed_boxes"] == "objects"
+        for n, source in enumerate(f["sources"][:]):
+            i = int(source.decode())
+            seg = np.frombuffer(f["seg"][n].tobytes(), "<u2").reshape(24, 32)
+            assert np.array_equal(seg, block_sample(i, 24, 32)[1])
