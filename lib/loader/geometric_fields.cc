@@ -117,9 +117,10 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
   }
   for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
     out_boxes.counts[i] = static_cast<int64_t>(kept[i].size() / 4);
+    if (kept[i].empty()) continue;  // no box (memcpy must not see its null data)
     std::memcpy(out_boxes.bytes.data() + i * static_cast<size_t>(most) * 4 * sizeof(float),
                 kept[i].data(), kept[i].size() * sizeof(float));
-    if (out_labels) {
+    if (out_labels && !classes[i].empty()) {
       std::memcpy(out_labels->bytes.data() + i * static_cast<size_t>(most) * sizeof(int64_t),
                   classes[i].data(), classes[i].size() * sizeof(int64_t));
     }
