@@ -2,9 +2,7 @@
 
 #include "hdf5/field_read.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <unordered_set>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -12,47 +10,10 @@
 #include "hdf5/error.h"
 #include "hdf5/field_types.h"
 #include "hdf5/handle.h"
+#include "hdf5/vlen_allocations.h"
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
-namespace {
-
-// Every block HDF5 allocates for the values of one read, freed together when the read is
-// done: HDF5 1.10.8 leaves values it had converted in its own buffer when a read fails
-// part-way, where our pointers never see them (strings.cc has the same reason).
-class ValueAllocations {
- public:
-  ValueAllocations() = default;
-  ValueAllocations(const ValueAllocations&) = delete;
-  ValueAllocations& operator=(const ValueAllocations&) = delete;
-  ~ValueAllocations() {
-    for (void* block : blocks_) std::free(block);
-  }
-
-  // A transfer list whose reads allocate through this object; invalid if HDF5 refused.
-  PropertyList TransferList() {
-    PropertyList transfer(H5Pcreate(H5P_DATASET_XFER));
-    if (transfer && H5Pset_vlen_mem_manager(transfer.get(), &Allocate, this, &Free, this) < 0) {
-      return PropertyList();
-    }
-    return transfer;
-  }
-
- private:
-  static void* Allocate(size_t size, void* self) {
-    void* block = std::malloc(size == 0 ? 1 : size);
-    if (block) static_cast<ValueAllocations*>(self)->blocks_.insert(block);
-    return block;
-  }
-  static void Free(void* block, void* self) {
-    static_cast<ValueAllocations*>(self)->blocks_.erase(block);
-    std::free(block);
-  }
-
-  std::unordered_set<void*> blocks_;
-};
-
-}  // namespace
 
 FieldValueType FieldValueTypeOf(hid_t dataset) {
   FieldValueType value;
@@ -112,7 +73,7 @@ void ReadFieldRows(hid_t dataset, const FieldSpec& spec, int64_t first_row, int6
     }
     return;
   }
-  ValueAllocations allocations;
+  VlenAllocations allocations;
   const PropertyList transfer = allocations.TransferList();
   // Text is read in the type it is stored in (UTF-8 or ASCII): HDF5 converts no character set.
   Datatype type(StoredKind(spec) == FieldKind::kBytes ? H5Tvlen_create(H5T_NATIVE_UINT8)

@@ -1,14 +1,13 @@
 #include "hdf5/strings.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <unordered_set>
 
 #include "h5feed/error.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/untimed_creation.h"
+#include "hdf5/vlen_allocations.h"
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
@@ -18,43 +17,6 @@ std::string DatasetName(const char* name, hid_t location) {
   return "dataset " + std::string(name) + " in " + FileName(location);
 }
 
-// Every block HDF5 allocates for the strings of one read (through the transfer list's
-// variable-length memory manager), so that all of them are freed even when the read fails
-// part-way: HDF5 1.10.8 then leaves strings it had converted in its own conversion buffer,
-// where they never reach our pointers and H5Dvlen_reclaim cannot see them.
-class StringAllocations {
- public:
-  StringAllocations() = default;
-  StringAllocations(const StringAllocations&) = delete;
-  StringAllocations& operator=(const StringAllocations&) = delete;
-  ~StringAllocations() {
-    for (void* block : blocks_) std::free(block);
-  }
-
-  // A transfer list whose reads allocate through this object; invalid if HDF5 refused.
-  PropertyList TransferList() {
-    PropertyList transfer(H5Pcreate(H5P_DATASET_XFER));
-    if (transfer && H5Pset_vlen_mem_manager(transfer.get(), &Allocate, this, &Free, this) < 0) {
-      return PropertyList();
-    }
-    return transfer;
-  }
-
- private:
-  static void* Allocate(size_t size, void* self) {
-    void* block = std::malloc(size);
-    if (block) static_cast<StringAllocations*>(self)->blocks_.insert(block);
-    return block;
-  }
-  // Also frees blocks allocated elsewhere (H5Aread uses HDF5's default, malloc).
-  static void Free(void* block, void* self) {
-    static_cast<StringAllocations*>(self)->blocks_.erase(block);
-    std::free(block);
-  }
-
-  std::unordered_set<void*> blocks_;
-};
-
 bool ReadVariableLength(hid_t stored_type, hid_t space, size_t count,
                         std::vector<std::string>& values, const StringReadFunction& read) {
   Datatype memory_type(H5Tcopy(H5T_C_S1));
@@ -62,7 +24,7 @@ bool ReadVariableLength(hid_t stored_type, hid_t space, size_t count,
       H5Tset_cset(memory_type.get(), H5Tget_cset(stored_type)) < 0) {
     return false;
   }
-  StringAllocations allocations;
+  VlenAllocations allocations;
   PropertyList transfer = allocations.TransferList();
   if (!transfer) return false;
   std::vector<char*> pointers(count, nullptr);
