@@ -47,7 +47,9 @@ class Loader:
       "boxes" (N, Kmax, 4) float32 xyxy in the delivered image's pixels (rows past a sample's
       count zero), "boxes_count" int64 (N), and, when the file has them, "box_labels" int64
       (N, Kmax) (in the tuple form boxes, boxes_count then box_labels); with views, a tuple of
-      one tensor per view for each. Host tensors; with device="cuda" they are refused for now.
+      one tensor per view for each. mask_dtype=torch.int64 converts the masks (the targets
+      CrossEntropyLoss takes); boxes_as_list=True gives boxes and box labels as lists of each
+      sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. Host tensors; with device="cuda" they are refused for now.
 
     augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
     (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
@@ -156,12 +158,14 @@ class Loader:
                  open_probe_stall_seconds: int = 60, check_label_mixing: bool = True,
                  views: Sequence[Augment | Mapping] | None = None,
                  remote: Mapping | None = None, fields: Sequence[str] | None = None,
-                 as_dict: bool = False):
+                 as_dict: bool = False, mask_dtype: torch.dtype | None = None,
+                 boxes_as_list: bool = False):
         given = locals()  # first, so that it holds the arguments only
         arguments = {option.name: given[option.name] for option in LOADER_OPTIONS}
         # The stream the library makes wait for each batch (native_keywords passes the same
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(arguments["device"])
+        self._geometric = _GeometricOutput(arguments["mask_dtype"], arguments["boxes_as_list"])
         self._native = _h5feed.NativeLoader(str(path), **native_keywords(arguments))
         # 4: _issue_warnings, __init__, hints_for_dataloader_arguments' wrapper, the caller.
         self._issue_warnings(stacklevel=4)
@@ -229,13 +233,7 @@ class Loader:
                 labels = from_dlpack(labels)
                 if labels.is_cuda:
                     labels = _copied_on(self._stream, labels)
-            named = []  # (key, value): a boxes field gives its boxes and NAME_count
-            for spec, value in zip(self._fields, fields):
-                if spec[1] == "boxes":
-                    named += [(spec[0], _per_view(value[0])),
-                              (spec[0] + "_count", _per_view(value[1]))]
-                else:
-                    named.append((spec[0], _field_value(spec, value)))
+            named = self._geometric.named(self._fields, fields)
             if with_indices:
                 indices = from_dlpack(indices)
             if self.as_dict:
@@ -338,11 +336,56 @@ def _state_fields(state) -> tuple:
             [(int(w), int(n)) for w, n in stretches], order_key)
 
 
+class _GeometricOutput:
+    """How a batch's fields are yielded: (key, value) pairs, a boxes field giving its boxes and
+    NAME_count; masks converted to mask_dtype when one is given, boxes and box labels split
+    into per-sample tensors with boxes_as_list (the lists torchvision's detection models
+    take)."""
+
+    def __init__(self, mask_dtype, boxes_as_list: bool):
+        if mask_dtype is not None and (not isinstance(mask_dtype, torch.dtype) or
+                                       mask_dtype.is_floating_point or mask_dtype.is_complex
+                                       or mask_dtype == torch.bool):
+            raise TypeError(f"mask_dtype is an integer torch.dtype (torch.int64, as "
+                            f"CrossEntropyLoss wants its targets) or None, not {mask_dtype!r}")
+        self.mask_dtype, self.boxes_as_list = mask_dtype, bool(boxes_as_list)
+
+    def named(self, specs, values) -> list:
+        named, counts = [], {}  # counts: a boxes field's name -> its per-sample counts
+        for spec, value in zip(specs, values):
+            name, kind = spec[0], spec[1]
+            if kind == "boxes":
+                boxes, counts[name] = _per_view(value[0]), _per_view(value[1])
+                named += [(name, self._listed(boxes, counts[name])),
+                          (name + "_count", counts[name])]
+            elif kind == "box_labels":
+                named.append((name, self._listed(_per_view(value), counts[spec[4]])))
+            elif kind == "mask" and self.mask_dtype is not None:
+                named.append((name, _each_view(_per_view(value),
+                                               lambda mask: mask.to(self.mask_dtype))))
+            else:
+                named.append((name, _field_value(spec, value)))
+        return named
+
+    def _listed(self, padded, counts):
+        """A padded (N, Kmax, ...) tensor as N tensors of each sample's own rows (views), with
+        boxes_as_list; per view with views."""
+        if not self.boxes_as_list:
+            return padded
+        if isinstance(padded, tuple):
+            return tuple(self._listed(p, c) for p, c in zip(padded, counts))
+        return [padded[i, :count] for i, count in enumerate(counts.tolist())]
+
+
+def _each_view(value, convert):
+    return tuple(convert(v) for v in value) if isinstance(value, tuple) else convert(value)
+
+
 def _field_value(spec: tuple, value):
     """A field of a batch as yielded: an array's capsule as a tensor (a bool array comes as
     uint8, which torch 1.13's DLPack reader takes, and is seen as bool without a copy), a bytes
     or text field's list as it is."""
-    _, kind, dtype, _ = spec
+    kind, dtype = spec[1], spec[2]
     if kind in ("mask", "box_labels"):
         return _per_view(value)
     if kind != "array":

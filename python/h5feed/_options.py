@@ -331,6 +331,8 @@ LOADER_OPTIONS = (
     LoaderOption("remote", None, _remote, ("remote",)),  # None: RemoteOptions' defaults
     LoaderOption("fields", None, _fields, ("fields",)),  # None: no fields
     LoaderOption("as_dict", False, None),  # Loader's own: yield dicts instead of tuples
+    LoaderOption("mask_dtype", None, None),  # Loader's own: masks converted to it (int64)
+    LoaderOption("boxes_as_list", False, None),  # Loader's own: per-sample box tensors
 )
 
 # Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for

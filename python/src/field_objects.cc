@@ -47,7 +47,7 @@ py::object PerView(const std::vector<FieldTensor>& views, const std::shared_ptr<
   if (!several_views) return MakeFieldDlpackCapsule(owner, views.front());
   py::tuple objects(views.size());
   for (size_t v = 0; v < views.size(); ++v) objects[v] = MakeFieldDlpackCapsule(owner, views[v]);
-  return std::move(objects);
+  return objects;
 }
 
 }  // namespace
@@ -73,7 +73,8 @@ py::list FieldSpecTuples(const Loader& loader) {
   py::list specs;
   for (const FieldSpec& spec : loader.fields()) {
     specs.append(py::make_tuple(spec.name, std::string(ToString(spec.kind)),
-                                std::string(ToString(spec.type)), py::tuple(py::cast(spec.shape))));
+                                std::string(ToString(spec.type)), py::tuple(py::cast(spec.shape)),
+                                spec.boxes));
   }
   return specs;
 }

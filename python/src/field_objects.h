@@ -36,9 +36,10 @@ std::vector<PendingField> ReadFields(const Batch& batch);
 pybind11::list FieldObjects(std::vector<PendingField> fields,
                             const std::shared_ptr<const void>& owner, bool several_views);
 
-// The specs of `loader`'s fields as (name, kind, type, shape) tuples, in order (kind and type
-// in the library's words: "array", "bool", ...): what h5feed/_loader.py needs to name them and
-// to see a bool array's uint8 capsule as bool.
+// The specs of `loader`'s fields as (name, kind, type, shape, boxes) tuples, in order (kind and
+// type in the library's words: "array", "bool", ...; boxes: the boxes field a box_labels field
+// classifies, else ""): what h5feed/_loader.py needs to name them, to see a bool array's uint8
+// capsule as bool and to split box labels by their boxes' counts.
 pybind11::list FieldSpecTuples(const Loader& loader);
 
 }  // namespace h5feed::python

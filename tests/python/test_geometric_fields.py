@@ -134,6 +134,45 @@ def test_the_tuple_form_gives_boxes_then_their_count_then_labels(written):
         assert counts.tolist() == stored
 
 
+def test_mask_dtype_and_boxes_as_list_give_the_same_values_in_the_forms_asked(written):
+    path, _ = written
+
+    def batches(**options):
+        loader = h5feed.Loader(path, batch_size=4, seed=5, fields=["mask", "boxes"],
+                               as_dict=True, views=[h5feed.Augment(random_resized_crop=size,
+                                                                   random_flip=True)
+                                                    for size in VIEWS], **options)
+        # Copies: a batch's tensors hold its buffer, which a list of batches would keep.
+        return [{k: clone(v) for k, v in batch.items() if k != "images"} for batch in loader]
+
+    padded = batches()
+    listed = batches(mask_dtype=torch.int32, boxes_as_list=True)
+    assert len(padded) == len(listed) == (IMAGES + 3) // 4
+    for plain, asked in zip(padded, listed):
+        for v in range(len(VIEWS)):
+            assert asked["mask"][v].dtype == torch.int32
+            assert torch.equal(asked["mask"][v].long(), plain["mask"][v])
+            counts = plain["boxes_count"][v].tolist()
+            assert torch.equal(asked["boxes_count"][v], plain["boxes_count"][v])
+            assert [tuple(b.shape) for b in asked["boxes"][v]] == [(k, 4) for k in counts]
+            assert [tuple(b.shape) for b in asked["box_labels"][v]] == [(k,) for k in counts]
+            for i, k in enumerate(counts):
+                assert torch.equal(asked["boxes"][v][i], plain["boxes"][v][i, :k])
+                assert torch.equal(asked["box_labels"][v][i], plain["box_labels"][v][i, :k])
+
+
+def clone(value):
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    return type(value)(clone(v) for v in value)
+
+
+def test_a_mask_dtype_that_is_not_an_integer_type_is_refused(written):
+    path, _ = written
+    with pytest.raises(TypeError, match="mask_dtype is an integer torch.dtype"):
+        h5feed.Loader(path, batch_size=5, fields=["mask"], mask_dtype=torch.float32)
+
+
 def test_masks_are_refused_with_a_device(written):
     path, _ = written
     with pytest.raises(h5feed.InvalidArgumentError, match="GPU stage: not yet"):
