@@ -24,6 +24,7 @@
 #include "loader/device_feed.h"
 #include "loader/epoch_orders.h"
 #include "loader/label_mixing_warning.h"
+#include "loader/loader_file.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/reading_plan.h"
@@ -37,35 +38,11 @@
 #include "pipeline/batch_gatherer.h"
 #include "pipeline/echo.h"
 #include "pipeline/epoch_plan.h"
-#include "probe/open_probe.h"
 #include "sampler/epoch_order.h"
 #include "sampler/epoch_steps.h"
-#include "source/open_chunk_source.h"
 
 namespace h5feed {
 namespace {
-
-using loader::Warn;
-
-index::DatasetIndex OpenIndex(const std::string& path, const LoaderOptions& options) {
-  loader::CheckOptions(options);  // before touching the file: a bad option is the first error
-  if (options.open_probe) {  // HDF5 may crash or hang on the file: there, not here (open_probe.h)
-    probe::ProbeOpen(
-        path,
-        probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
-                            options.labels_dataset, options.file_locking,
-                            std::chrono::seconds(options.open_probe_stall_seconds), options.remote},
-        [&](const std::string& warning) { Warn(options, warning); });
-  }
-  index::IndexOptions index_options;
-  index_options.images = options.images_dataset;
-  index_options.labels = options.labels_dataset;
-  index_options.file_locking = options.file_locking;
-  index_options.remote = options.remote;
-  index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
-  for (const std::string& warning : dataset.warnings) Warn(options, warning);
-  return dataset;
-}
 
 // The rows a slot holds: a batch, or a rank's whole share when that is smaller (a batch never
 // holds more rows than the rank reads in an epoch), so a batch_size beyond the file's rows
@@ -112,45 +89,6 @@ pipeline::BatchGatherer::Options GathererOptions(
           loader::SampleMakerOf(reading, dataset, run_views), loader::ArrayColumns(fields)};
 }
 
-// The source of the dataset's chunks: at its location, or over the file a test's opener gives
-// (open_loader.h).
-std::unique_ptr<source::ChunkSource> OpenSource(const index::DatasetIndex& dataset,
-                                                const LoaderOptions& options,
-                                                const loader::ChunkFileOpener& open_chunk_file) {
-  if (options.direct && dataset.location.remote()) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "{} reads a local file with O_DIRECT, and {} is remote (its chunks come over "
-                    "the network, not from a disk here): leave it off",
-                    loader::OptionName(options, "direct"), dataset.path);
-  }
-  const source::ChunkSourceOptions source_options{
-      .verify_checksums = options.verify_checksums,
-      .rows_checked_by_caller = true,  // the gatherer checks each row as it copies it
-      .map_file = options.map_file,
-      .direct = options.direct,
-      // Bytes read or fetched ahead take at most a quarter of the cache's budget more.
-      .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
-  if (open_chunk_file) {
-    return source::ChunkSourceOver(dataset, open_chunk_file(dataset), source_options);
-  }
-  return source::OpenChunkSource(dataset, source_options);
-}
-
-DatasetInfo Describe(const std::string& path, const index::DatasetIndex& d) {
-  DatasetInfo info{path,
-                   d.samples,
-                   d.shape,
-                   d.chunk_samples,
-                   d.chunk_count(),
-                   d.stored_layout == StoredLayout::kFlat,
-                   {},
-                   d.classes};
-  for (int64_t c = 0; c <= d.chunk_count(); ++c) {
-    info.chunk_first_rows.push_back(d.first_row_of_chunk(c));
-  }
-  return info;
-}
-
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const loader::CacheBudget& cache_budget,
                                                 const loader::DeliveryPlan& delivery) {
@@ -171,11 +109,11 @@ pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
 struct Loader::Impl {
   Impl(const std::string& path, const LoaderOptions& loader_options,
        const loader::ChunkFileOpener& open_chunk_file)
-      : dataset(OpenIndex(path, loader_options)),
+      : dataset(loader::OpenLoaderIndex(path, loader_options)),
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
         asked_fields(loader::AskedFields(options, dataset)),
-        source(OpenSource(dataset, options, open_chunk_file)),
+        source(loader::OpenLoaderSource(dataset, options, open_chunk_file)),
         cache(source->chunk_bytes(), options.cache_bytes, options.eviction,
               [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
                 return source->Load(chunk, target);
@@ -203,14 +141,14 @@ struct Loader::Impl {
                  GathererOptions(options, dataset, reading, *source, form.views, *fields)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
-        info(Describe(path, dataset)) {
+        info(loader::DescribeDataset(path, dataset)) {
     // The cache's memory is committed here rather than at the first touch during an epoch:
     // as much of the budget as the file's chunks can use. Chunks used in place in the file
     // need none.
     if (!source->LoadsInPlace()) cache.Reserve(dataset.chunk_count());
     if (auto warning = loader::CacheTooSmallWarning(options, cache_budget, dataset.chunk_count(),
                                                     dataset.path)) {
-      Warn(options, *warning);
+      loader::Warn(options, *warning);
     }
     if (loader::ChecksLabelMixing(options, dataset)) {
       // Measured on epoch 0's order, which the first run (epoch 0, usually) then takes
