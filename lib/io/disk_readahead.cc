@@ -22,7 +22,7 @@ constexpr size_t kMaxThreads = 16;
 // reads without mapping new memory for every chunk (the kernel zeroes each new page).
 constexpr size_t kAlwaysKept = 2;
 
-using Clock = DeviceEstimator::Clock;
+using Clock = InFlightEstimator::Clock;
 
 // Reads up to `length` bytes at `offset` into `dest`, retrying EINTR and short reads. Returns
 // the bytes read (fewer at the end of the file), or -errno.
@@ -124,7 +124,9 @@ void DiskReadahead::ReadingThread() {
     bool timed = false;
     const bool ok = ReadRange(*range, buffer, timed);
     const Clock::time_point end = Clock::now();
-    if (ok && timed) estimator_.Record(range->length, start, end);
+    if (ok && timed)
+      estimator_.Record(range->length, std::chrono::duration<double>(end - start).count(), start,
+                        end);
     lock.lock();
     range->state = ok ? State::kArrived : State::kFailed;
     if (range->held && ok) {

@@ -1,7 +1,7 @@
 #pragma once
 // Ranges of a local file read ahead of their reads (LocalFile::PrefetchAt), so that the device
 // always has enough requests to serve: each range is read by a reading thread of this object,
-// up to as many at once as the in-flight target asks for (device_estimator.h), while the
+// up to as many at once as the in-flight target asks for (in_flight_estimator.h), while the
 // reader's own threads decode and gather. How a range is read depends on how the file is read:
 //
 //   page cache  posix_fadvise(WILLNEED) over the range, in pieces the kernel takes whole (it
@@ -37,7 +37,7 @@
 
 #include "io/ahead.h"
 #include "io/aligned_buffer.h"
-#include "io/device_estimator.h"
+#include "io/in_flight_estimator.h"
 #include "io/page_cache_view.h"
 
 namespace h5feed::io {
@@ -83,7 +83,7 @@ class DiskReadahead {
   void SetLimit(uint64_t bytes);
 
   uint64_t held_bytes() const;
-  const DeviceEstimator& estimator() const { return estimator_; }
+  const InFlightEstimator& estimator() const { return estimator_; }
 
  private:
   enum class State { kQueued, kReading, kArrived, kFailed };
@@ -120,7 +120,7 @@ class DiskReadahead {
   const bool direct_;
   const uint64_t advice_piece_;
   const PageCacheView* const view_;
-  DeviceEstimator estimator_;
+  InFlightEstimator estimator_{InFlightEstimator::kDisk};
   const std::shared_ptr<Home> home_;
 
   mutable std::mutex mutex_;

@@ -30,7 +30,7 @@ struct RequestAuth {
 // One request. Opaque to callers, who Wait for it (or Cancel it).
 class Transfer;
 
-// What a completed transfer measured, for the prefetch depth (link_estimator.h).
+// What a completed transfer measured, for the prefetch depth (io/in_flight_estimator.h).
 struct TransferTiming {
   uint64_t bytes = 0;
   double first_byte_seconds = 0;  // from the request going out to the first byte back

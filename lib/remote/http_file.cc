@@ -2,6 +2,7 @@
 #include "remote/http_file.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "h5feed/error.h"
@@ -9,14 +10,26 @@
 #include "make_error.h"
 
 namespace h5feed::remote {
+namespace {
+
+// A transfer as the link's estimator counts it: from the request going out, its latency the
+// time to the first byte.
+void RecordTransfer(io::InFlightEstimator& link, const TransferTiming& timing) {
+  const auto end = io::InFlightEstimator::Clock::now();
+  const auto took = std::chrono::duration_cast<io::InFlightEstimator::Clock::duration>(
+      std::chrono::duration<double>(timing.total_seconds));
+  link.Record(timing.bytes, timing.first_byte_seconds, end - took, end);
+}
+
+}  // namespace
 
 std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions& options,
                                          const std::string& expected_version, uint64_t head_bytes) {
-  auto link = std::make_unique<LinkEstimator>();
+  auto link = std::make_unique<io::InFlightEstimator>(io::InFlightEstimator::kLink);
   auto client =
       std::make_unique<HttpClient>(target.url, target.display, options, target.auth,
                                    [estimator = link.get()](const TransferTiming& timing) {
-                                     estimator->Record(timing, LinkEstimator::Clock::now());
+                                     RecordTransfer(*estimator, timing);
                                    });
   std::vector<uint8_t> head(std::max<uint64_t>(head_bytes, 1));
   const auto transfer = client->Start(RangeAsked{0, head.size()}, head, nullptr);
@@ -33,7 +46,7 @@ std::unique_ptr<HttpFile> HttpFile::Open(HttpTarget target, const RemoteOptions&
                                                 std::move(client), opened.seen, std::move(head)));
 }
 
-HttpFile::HttpFile(HttpTarget target, std::unique_ptr<LinkEstimator> link,
+HttpFile::HttpFile(HttpTarget target, std::unique_ptr<io::InFlightEstimator> link,
                    std::unique_ptr<HttpClient> client, ObjectVersion version,
                    std::vector<uint8_t> head)
     : target_(std::move(target)),

@@ -5,7 +5,7 @@
 // each request names it (If-Match) and each response is checked against it, so bytes of a
 // replaced object are never mixed with what was read before; the reader gets an Error that
 // says it changed. PrefetchAt fetches ranges ahead of their reads (readahead.h), as many at
-// once as the link's measured bandwidth x round trip asks for (link_estimator.h).
+// once as the link's measured bandwidth x round trip asks for (io/in_flight_estimator.h).
 //
 // Thread-safety: ReadAt may be called from many threads at once (RandomAccessFile's contract).
 
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "h5feed/remote_options.h"
+#include "io/in_flight_estimator.h"
 #include "remote/http_client.h"
-#include "remote/link_estimator.h"
 #include "remote/readahead.h"
 #include "remote/remote_file.h"
 #include "remote/response_check.h"
@@ -60,14 +60,14 @@ class HttpFile final : public RemoteFile {
   void ResumeReads() override { client_->Resume(); }
 
   const ObjectVersion& object_version() const { return version_; }
-  const LinkEstimator& link() const { return *link_; }
+  const io::InFlightEstimator& link() const { return *link_; }
 
  private:
-  HttpFile(HttpTarget target, std::unique_ptr<LinkEstimator> link,
+  HttpFile(HttpTarget target, std::unique_ptr<io::InFlightEstimator> link,
            std::unique_ptr<HttpClient> client, ObjectVersion version, std::vector<uint8_t> head);
 
   const HttpTarget target_;
-  const std::unique_ptr<LinkEstimator> link_;  // fed by client_'s transfers
+  const std::unique_ptr<io::InFlightEstimator> link_;  // fed by client_'s transfers
   const std::unique_ptr<HttpClient> client_;
   const ObjectVersion version_;
   const std::vector<uint8_t> head_;       // the object's first bytes, read at open

@@ -10,7 +10,7 @@ namespace h5feed::remote {
 
 using Prefetch = RemoteFile::Prefetch;
 
-Readahead::Readahead(HttpClient& client, const ObjectVersion& version, LinkEstimator& link)
+Readahead::Readahead(HttpClient& client, const ObjectVersion& version, io::InFlightEstimator& link)
     : client_(client), version_(version), link_(link) {}
 
 Readahead::~Readahead() {

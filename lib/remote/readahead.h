@@ -3,7 +3,7 @@
 // is one range request started at once into a buffer of its own; the ReadAt of exactly that
 // range takes its bytes (waiting for them if they are still on their way) instead of asking
 // the server itself. What is held at once (on its way or waiting to be read) stays within
-// the link's in-flight target (link_estimator.h) and the limit the reader grants.
+// the link's in-flight target (io/in_flight_estimator.h) and the limit the reader grants.
 //
 // Thread-safety: every member may be called from many threads at once (internal mutex; waits
 // happen outside it). Borrows the client, which must outlive it; the destructor cancels what
@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/in_flight_estimator.h"
 #include "remote/http_client.h"
-#include "remote/link_estimator.h"
 #include "remote/remote_file.h"
 #include "remote/response_check.h"
 
@@ -26,7 +26,7 @@ namespace h5feed::remote {
 
 class Readahead {
  public:
-  Readahead(HttpClient& client, const ObjectVersion& version, LinkEstimator& link);
+  Readahead(HttpClient& client, const ObjectVersion& version, io::InFlightEstimator& link);
   ~Readahead();
   Readahead(const Readahead&) = delete;
   Readahead& operator=(const Readahead&) = delete;
@@ -55,7 +55,7 @@ class Readahead {
 
   HttpClient& client_;
   const ObjectVersion& version_;
-  LinkEstimator& link_;
+  io::InFlightEstimator& link_;
 
   mutable std::mutex mutex_;
   // State below is protected by mutex_.
