@@ -22,6 +22,7 @@ packages=(
   nginx-light curl                  # remote-reading tests (a web server on the loopback) and bench
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-xxhash                    # an independent XXH3 checks the stored checksums
+  python3-zstandard                 # h5py tests decompress own-size masks (docs/format.md)
   python3-torch                     # reference loaders (PyTorch DataLoader over h5py), bench/
   python3-torchvision               # the resize and crop tests' reference, examples, bench/
   python3-dev pybind11-dev          # the Python module (import h5feed)

@@ -10,6 +10,7 @@
 #include "codec/checksum.h"
 #include "field_row_check.h"
 #include "format/checksum_attribute.h"
+#include "format/mask_rows.h"
 #include "format/require.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
@@ -129,7 +130,12 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
       for (int64_t r = first; r < end; ++r) {
         const std::span<const uint8_t> value = columns[f].row(r);
         field.checksums.push_back(codec::RowChecksum(value));
-        field.pending.Append(value);
+        if (CompressesRows(specs_[f])) {
+          CompressMaskRow(value, compression_, frame_);
+          field.pending.Append(frame_);
+        } else {
+          field.pending.Append(value);
+        }
       }
     }
     for (size_t f = 0; f < columns.size(); ++f) {
@@ -152,12 +158,18 @@ void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveF
   hdf5::SilenceErrors silence;
   if (!field.dataset) {
     reserve(kFieldMetadataSlack, "creating dataset /" + spec.name);
-    field.dataset = hdf5::CreateFieldDataset(file, spec, chunk_rows, compression_, temporary_path_);
+    const Compression compression =
+        spec.kind == FieldKind::kMask ? MaskCompression(compression_) : compression_;
+    field.dataset = hdf5::CreateFieldDataset(file, spec, chunk_rows, compression, temporary_path_);
     hdf5::WriteAttribute(field.dataset.get(), schema::kAttrField,
                          std::string_view(ToString(spec.kind)));
     if (spec.kind == FieldKind::kMask) {
       hdf5::WriteAttribute(field.dataset.get(), schema::kAttrMaskType,
                            std::string_view(ToString(spec.type)));
+    }
+    if (CompressesRows(spec)) {
+      hdf5::WriteAttribute(field.dataset.get(), schema::kAttrMaskEncoding,
+                           std::string_view(schema::kMaskEncodingZstd));
     }
     if (spec.kind == FieldKind::kBoxLabels) {
       hdf5::WriteAttribute(field.dataset.get(), schema::kAttrBoxes, std::string_view(spec.boxes));

@@ -85,6 +85,7 @@ class FieldWriter {
   std::string path_;
   std::string temporary_path_;
   int64_t rows_ = 0;
+  std::vector<uint8_t> frame_;  // a compressed mask row (mask_rows.h), reused
 };
 
 }  // namespace h5feed::format

@@ -40,6 +40,10 @@ inline constexpr char kFieldChecksums[] = "field_checksums";  // group of uint64
 inline constexpr char kAttrField[] = "h5feed_field";  // string on a field: "array", "bytes", "text"
 // String on a mask: its element type, "uint8" or "uint16" (rows of own-size masks are bytes).
 inline constexpr char kAttrMaskType[] = "h5feed_mask_type";
+// String on a mask of images at their own size whose rows are zstd frames: "zstd"
+// (format/mask_rows.h); absent, the rows are the values.
+inline constexpr char kAttrMaskEncoding[] = "h5feed_mask_encoding";
+inline constexpr char kMaskEncodingZstd[] = "zstd";
 // String on box labels: the name of the boxes field they classify.
 inline constexpr char kAttrBoxes[] = "h5feed_boxes";
 // A field's chunks: K rows in a version 1 file (in step with /images); in a flat file, about

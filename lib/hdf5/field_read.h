@@ -36,9 +36,10 @@ struct FieldDatasetEntry {
   // Its string attribute that names its kind ("array", "bytes", "text"); empty when it has
   // none.
   std::string declared_kind;
-  // Read by the caller that knows the schema (index/field_specs.h): a mask's element type, the
-  // boxes field that box labels classify; empty when absent.
+  // Read by the caller that knows the schema (index/field_specs.h): a mask's element type and
+  // the encoding of its rows, the boxes field that box labels classify; empty when absent.
   std::string mask_type;
+  std::string mask_encoding;
   std::string boxes;
 };
 

@@ -51,6 +51,10 @@ std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::stri
   if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrMaskType)) {
     entry->mask_type = hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrMaskType);
   }
+  if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrMaskEncoding)) {
+    entry->mask_encoding =
+        hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrMaskEncoding);
+  }
   if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrBoxes)) {
     entry->boxes = hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrBoxes);
   }

@@ -11,6 +11,7 @@
 #include "byte_size.h"
 #include "codec/checksum.h"
 #include "field_row_check.h"
+#include "format/mask_rows.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
@@ -78,6 +79,61 @@ void RequireWithin(uint64_t column_bytes, uint64_t max_bytes, const std::string&
                   ByteSize(std::min(max_bytes, kLargest)), advice);
 }
 
+// Whether the rows of `spec` are zstd frames (format/mask_rows.h), as `entry` says.
+bool RowsCompressed(const hdf5::FieldDatasetEntry& entry, const FieldSpec& spec,
+                    const std::string& where) {
+  if (entry.mask_encoding.empty()) return false;
+  if (entry.mask_encoding != format::schema::kMaskEncodingZstd || !format::CompressesRows(spec)) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} ({}) has attribute {} = \"{}\"; only a mask of images at their own size "
+                    "has one, \"{}\": the file is damaged, or written by a later h5feed",
+                    where, spec.Describe(), format::schema::kAttrMaskEncoding, entry.mask_encoding,
+                    format::schema::kMaskEncodingZstd);
+  }
+  return true;
+}
+
+// The bytes of the values of row `row` of mask `spec`: its image's height x width x the
+// element's bytes.
+uint64_t MaskRowBytes(const DatasetIndex& index, const FieldSpec& spec, int64_t row) {
+  const ImageShape shape = index.rows.at(row).shape;
+  return static_cast<uint64_t>(shape.height) * static_cast<uint64_t>(shape.width) *
+         static_cast<uint64_t>(ElementBytes(spec.type));
+}
+
+uint64_t DecompressedBytes(const DatasetIndex& index, const FieldSpec& spec) {
+  uint64_t total = 0;
+  for (int64_t row = 0; row < index.samples; ++row) total += MaskRowBytes(index, spec, row);
+  return total;
+}
+
+void DecompressRow(std::span<const uint8_t> frame, const DatasetIndex& index, const FieldSpec& spec,
+                   int64_t row, const std::string& where, FieldColumn& column) {
+  try {
+    format::AppendDecompressedMaskRow(frame, MaskRowBytes(index, spec, row), column);
+  } catch (const Error& error) {
+    throw MakeError(ErrorCode::kCorrupt, "row {} (chunk {}) of {}: {}: the file is damaged", row,
+                    index.chunk_rows().chunk_of(row), where, error.what());
+  }
+}
+
+// Checks row `row`'s values against its checksum and its kind.
+void CheckRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& spec, int64_t row,
+              int64_t chunk, const std::string& where) {
+  const uint64_t computed = codec::RowChecksum(value);
+  if (computed != stored) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "row {} (chunk {}) of {}: checksum mismatch (stored {:#018x}, computed "
+                    "{:#018x}): the file is damaged; copy or convert it again",
+                    row, chunk, where, stored, computed);
+  }
+  const std::string problem = FieldRowProblem(spec, value);
+  if (!problem.empty()) {
+    throw MakeError(ErrorCode::kCorrupt, "row {} (chunk {}) of {} {}: the file is damaged", row,
+                    chunk, where, problem);
+  }
+}
+
 }  // namespace
 
 uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes) {
@@ -120,12 +176,13 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   }
   const hdf5::Dataset dataset = hdf5::OpenDataset(file.get(), name, path);
   const ChunkRows& chunks = index.chunk_rows();
+  const bool compressed = RowsCompressed(*entry, spec, where);
   if (StoredKind(spec) != FieldKind::kArray) {
     const hdf5::VariableLengthClaims claims =
         hdf5::ReadVariableLengthClaims(dataset.get(), rows, "field " + name, path);
-    value_bytes = claims.total;
+    value_bytes = compressed ? DecompressedBytes(index, spec) : claims.total;
     RequireWithin(FieldColumnBytes(rows, value_bytes), max_bytes,
-                  "(" + std::to_string(rows) + " rows claiming " +
+                  "(" + std::to_string(rows) + (compressed ? " masks of " : " rows claiming ") +
                       ToString(ByteSize(std::min(value_bytes, kLargest))) + ")",
                   where, advice);
     if (claims.largest > static_cast<uint64_t>(kMaxFieldRowBytes)) {
@@ -149,27 +206,18 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
 
   FieldColumn column;
   column.Reserve(static_cast<size_t>(rows), static_cast<size_t>(value_bytes));
+  FieldColumn frames;  // compressed rows: a block's zstd frames
   const int64_t chunk_rows =
       entry->dataset.storage.chunk.empty() ? 0 : entry->dataset.storage.chunk[0];
   const int64_t block = BlockRows(spec, chunk_rows);
   for (int64_t first = 0; first < rows; first += block) {
     const int64_t count = std::min(block, rows - first);
-    hdf5::ReadFieldRows(dataset.get(), spec, first, count, column, path);
+    frames.Clear();
+    hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
     for (int64_t row = first; row < first + count; ++row) {
-      const std::span<const uint8_t> value = column.row(row);
-      const uint64_t stored = (*checksums)[static_cast<size_t>(row)];
-      const uint64_t computed = codec::RowChecksum(value);
-      if (computed != stored) {
-        throw MakeError(ErrorCode::kCorrupt,
-                        "row {} (chunk {}) of {}: checksum mismatch (stored {:#018x}, computed "
-                        "{:#018x}): the file is damaged; copy or convert it again",
-                        row, chunks.chunk_of(row), where, stored, computed);
-      }
-      const std::string problem = FieldRowProblem(spec, value);
-      if (!problem.empty()) {
-        throw MakeError(ErrorCode::kCorrupt, "row {} (chunk {}) of {} {}: the file is damaged", row,
-                        chunks.chunk_of(row), where, problem);
-      }
+      if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
+      CheckRow(column.row(row), (*checksums)[static_cast<size_t>(row)], spec, row,
+               chunks.chunk_of(row), where);
     }
   }
   return column;

@@ -45,7 +45,8 @@ double InFlightEstimator::LatencyStatistic() const {
   std::vector<double> seconds;
   seconds.reserve(latencies_.size());
   for (const Sample& sample : latencies_) seconds.push_back(sample.value);
-  if (settings_.latency == Latency::kLeast) return *std::min_element(seconds.begin(), seconds.end());
+  if (settings_.latency == Latency::kLeast)
+    return *std::min_element(seconds.begin(), seconds.end());
   const auto at = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
   std::nth_element(seconds.begin(), at, seconds.end());
   return *at;

@@ -12,6 +12,7 @@ import h5py
 import numpy as np
 import pytest
 import torch
+import zstandard
 from PIL import Image
 
 import h5feed
@@ -66,7 +67,9 @@ def stored_rows(path):
             if own_size:
                 height, width, _ = f["image_shapes"][n]
                 dtype = np.dtype(f["mask"].attrs["h5feed_mask_type"]).newbyteorder("<")
-                mask = np.frombuffer(f["mask"][n].tobytes(), dtype).reshape(height, width)
+                assert f["mask"].attrs["h5feed_mask_encoding"] == "zstd"
+                values = zstandard.ZstdDecompressor().decompress(f["mask"][n].tobytes())
+                mask = np.frombuffer(values, dtype).reshape(height, width)
                 image = None
             else:
                 mask, image = f["mask"][n], f["images"][n]
@@ -254,5 +257,54 @@ def test_fields_can_name_a_mask_and_boxes_under_other_names(tmp_path):
         assert f["classes_of"].attrs["h5feed_boxes"] == "objects"
         for n, source in enumerate(f["sources"][:]):
             i = int(source.decode())
-            seg = np.frombuffer(f["seg"][n].tobytes(), "<u2").reshape(24, 32)
+            values = zstandard.ZstdDecompressor().decompress(f["seg"][n].tobytes())
+            seg = np.frombuffer(values, "<u2").reshape(24, 32)
             assert np.array_equal(seg, block_sample(i, 24, 32)[1])
+
+
+@pytest.mark.parametrize("own_size", [False, True], ids=["one_size", "own_size"])
+def test_masks_are_compressed_even_where_the_images_are_not(tmp_path, own_size):
+    path = tmp_path / "uncompressed.h5"
+    sizing = dict(max_side=512) if own_size else dict(size=(64, 64))
+    h5feed.write(Blocks([(64, 64)] * 12), path, compression="none", workers=0, progress=False,
+                 **sizing)
+    with h5py.File(path) as f:
+        mask = f["mask"]
+        if own_size:  # bytes rows, which HDF5 does not filter: each a zstd frame
+            assert mask.attrs["h5feed_mask_encoding"] == "zstd"
+            stored = sum(len(mask[n]) for n in range(12))
+        else:  # an array filtered with zstd, where /images has no filter
+            assert f["images"].id.get_create_plist().get_nfilters() == 0
+            plist = mask.id.get_create_plist()
+            assert [plist.get_filter(i)[0] for i in range(plist.get_nfilters())] == [32015]
+            stored = mask.id.get_storage_size()
+    # 8 x 8 blocks of a few classes: far smaller than their 64 x 64 bytes each.
+    assert stored < 12 * 64 * 64 / 4
+    loader = h5feed.Loader(path, batch_size=12, sampler="sequential", with_indices=True,
+                           fields=["mask"], as_dict=True,
+                           augment=h5feed.Augment(random_resized_crop=64, scale=(1.0, 1.0),
+                                                  ratio=(1.0, 1.0)) if own_size else None)
+    rows = stored_rows(path)
+    with h5py.File(path) as f:
+        sources = [int(s.decode()) for s in f["sources"][:]]
+    batch = next(iter(loader))
+    for i, n in enumerate(batch["indices"].tolist()):
+        assert np.array_equal(batch["mask"][i].numpy(), rows[sources[n]][0])
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "other size"])
+def test_a_damaged_mask_row_is_refused_at_open_naming_it(tmp_path, damage):
+    path = tmp_path / "damaged.h5"
+    h5feed.write(Blocks([(32, 40)] * 6), path, max_side=512, workers=0, progress=False)
+    with h5py.File(path, "r+") as f:
+        frame = f["mask"][4].tobytes()
+        if damage == "flipped byte":
+            values = bytearray(zstandard.ZstdDecompressor().decompress(frame))
+            values[100] ^= 0xFF
+        else:
+            values = bytearray(32 * 41)
+        f["mask"][4] = np.frombuffer(zstandard.ZstdCompressor().compress(bytes(values)),
+                                     np.uint8)
+    with pytest.raises(h5feed.CorruptDataError, match=r"row 4 .*field mask"):
+        h5feed.Loader(path, batch_size=3, fields=["mask"],
+                      augment=h5feed.Augment(random_resized_crop=32))

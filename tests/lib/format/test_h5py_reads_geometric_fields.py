@@ -1,9 +1,10 @@
 """h5py reads the mask and box fields the Writer wrote as docs/format.md ("Masks and boxes")
 says: in a file of one image size the mask is an array (N, H, W) of its dtype, chunked in step
 with the images and compressed as they are; in a file of images at their own size row n is a
-variable-length sequence of bytes, H_n x W_n values of the type the attribute h5feed_mask_type
-names (H_n, W_n from /image_shapes); boxes are K x 16 bytes (float32 xyxy) a row and their
-labels K x 8 (int64), the labels naming their boxes field; every row has its XXH3-64 checksum.
+variable-length sequence of bytes, one zstd frame (attribute h5feed_mask_encoding = "zstd") of
+H_n x W_n values of the type the attribute h5feed_mask_type names (H_n, W_n from
+/image_shapes); boxes are K x 16 bytes (float32 xyxy) a row and their
+labels K x 8 (int64), the labels naming their boxes field; every row has its XXH3-64 checksum (of a mask's values).
 
 Run by ctest with WRITE_GEOMETRY_TEST_FILE (the write_geometry_test_file program) and
 H5FEED_PLUGIN_DIR in the environment; the values are geometry_test_file.h's.
@@ -18,6 +19,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import xxhash  # noqa: E402
+import zstandard  # noqa: E402
 
 WRITE = os.environ["WRITE_GEOMETRY_TEST_FILE"]
 IMAGES = 30
@@ -55,7 +57,9 @@ def test_h5py_reads_masks_at_each_images_size(written):
         for n in range(IMAGES):
             if own_size:
                 height, width, _ = f["image_shapes"][n]
-                value = np.frombuffer(mask[n].tobytes(), "<u2").reshape(height, width)
+                assert mask.attrs["h5feed_mask_encoding"] == "zstd"
+                values = zstandard.ZstdDecompressor().decompress(mask[n].tobytes())
+                value = np.frombuffer(values, "<u2").reshape(height, width)
             else:
                 height, width = 60, 80
                 value = mask[n]
@@ -94,6 +98,8 @@ def test_every_row_has_its_checksum(written):
             for n in range(IMAGES):
                 value = f[name][n]
                 data = value.astype(value.dtype.newbyteorder("<")).tobytes()
+                if name == "mask" and "h5feed_mask_encoding" in f[name].attrs:
+                    data = zstandard.ZstdDecompressor().decompress(data)
                 assert sums[n] == xxhash.xxh3_64_intdigest(data), (name, n)
 
 

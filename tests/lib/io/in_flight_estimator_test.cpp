@@ -18,7 +18,8 @@ using std::chrono::milliseconds;
 // A request of `bytes` completed at `end` after `seconds`, its latency all of that time.
 void RecordRead(InFlightEstimator& estimator, uint64_t bytes, Clock::time_point end,
                 double seconds) {
-  const auto took = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto took =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   estimator.Record(bytes, seconds, end - took, end);
 }
 
