@@ -1,5 +1,6 @@
 // The GPU stage's ring of device buffers, streams and events (device_stage.h; the timeline is
-// in docs/gpu.md). Host code: the kernel lives in normalize_kernel.cu.
+// in docs/gpu.md). Host code: the kernels live in normalize_kernel.cu, resize_kernel.cu and
+// field_kernels.cu.
 #include "cuda/device_stage.h"
 
 #include <cuda_runtime.h>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_handles.h"
+#include "cuda/field_kernels.h"
 #include "cuda/normalize_kernel.h"
 #include "cuda/pinned_allocator.h"
 #include "cuda/resize_kernel.h"
@@ -19,56 +22,18 @@
 namespace h5feed::cuda {
 namespace {
 
-// Makes `device` current for the scope and restores the caller's device after: the trainer's
-// thread may be working on another device between two Next calls.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    Check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) {
-      Check(cudaSetDevice(device), ("selecting CUDA device " + std::to_string(device)).c_str());
-    }
-  }
-  ~DeviceScope() { cudaSetDevice(previous_); }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-// Owning device allocation.
-struct DeviceBuffer {
-  void* data = nullptr;
-  explicit DeviceBuffer(size_t bytes) { Check(cudaMalloc(&data, bytes), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-// Owning event; timing disabled (cheaper record and wait).
-struct Event {
-  cudaEvent_t event = nullptr;
-  Event() { Check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(event); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
-// Owning stream, non-blocking: no implicit ordering with the legacy default stream, which the
-// trainer may use; every ordering here is an explicit event.
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { Check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
+// A device allocation only when there is something to hold.
+std::unique_ptr<DeviceBuffer> BufferOf(size_t bytes) {
+  return bytes == 0 ? nullptr : std::make_unique<DeviceBuffer>(bytes);
+}
 
 struct Input {
-  Input(size_t image_bytes, size_t group_bytes) : images(image_bytes), group(group_bytes) {}
+  Input(size_t image_bytes, size_t group_bytes, size_t field_bytes)
+      : images(image_bytes), group(group_bytes), fields(BufferOf(field_bytes)) {}
   DeviceBuffer images;  // rows x H x W x C, padded by 16 bytes for the kernel's aligned loads
   DeviceBuffer group;   // labels, indices, orders as in the host slot
+  std::unique_ptr<DeviceBuffer> fields;  // the slot's field regions as laid out there
+  std::vector<size_t> field_offsets;     // each field's region within `fields`
   Event copied;         // copy stream: both H2D copies done
   Event consumed;       // compute stream: the last kernel reading it done
   bool used = false;
@@ -82,6 +47,7 @@ struct Output {
   Output(size_t image_bytes, size_t label_bytes) : images(image_bytes), labels(label_bytes) {}
   DeviceBuffer images;
   DeviceBuffer labels;
+  std::vector<std::unique_ptr<DeviceBuffer>> fields;  // per DeviceStageOptions::fields
   Event ready;     // compute stream: the kernel writing it done
   Event released;  // trainer's stream: past the release of the batch that used it last
   bool released_recorded = false;  // guarded by Ring::mutex
@@ -97,15 +63,43 @@ struct Ring {
     const size_t image_bytes = rows * static_cast<size_t>(o.shape.bytes()) + 16;
     // The host slot's labels, indices and `echo` orders group, copied as it is laid out.
     group_bytes = memory::SlotLayout::LabelsGroupBytes(o.capacity, o.echo);
+    // The field regions as the slot lays them out: each on a 256-byte boundary, so their
+    // aligned sizes bound the range from the first to the end of the last.
+    for (const DeviceField& field : o.fields) {
+      const size_t bytes = rows * field.row_bytes;
+      field_bytes += (bytes + 255) / 256 * 256;
+    }
+    // A mask's delivered values per sample in each view at its largest size (the room the
+    // view's images have, in pixels), one view's tensor after another.
+    for (size_t v = 0; v < o.views.views.size(); ++v) {
+      const transform::OutputSpec& spec = o.views.views[v];
+      const int64_t pixel_bytes =
+          spec.image_bytes() / (int64_t{spec.augment.out_height} * spec.augment.out_width);
+      mask_view_pixels.push_back(mask_pixels);
+      mask_pixels += o.views.room_bytes[v] / pixel_bytes;
+    }
     for (int i = 0; i < o.inputs; ++i) {
-      inputs.push_back(std::make_unique<Input>(image_bytes, group_bytes));
+      inputs.push_back(std::make_unique<Input>(image_bytes, group_bytes, field_bytes));
       free_inputs.push_back(i);
     }
     const size_t out_bytes = rows * static_cast<size_t>(o.views.room_per_sample());
     for (int i = 0; i < o.outputs; ++i) {
       outputs.push_back(std::make_unique<Output>(out_bytes, rows * sizeof(int64_t)));
+      for (const DeviceField& field : o.fields) {
+        const size_t bytes =
+            field.mask_element_bytes == 0
+                ? rows * field.row_bytes
+                : rows * static_cast<size_t>(mask_pixels) * field.mask_element_bytes;
+        outputs.back()->fields.push_back(BufferOf(bytes));
+      }
       free_outputs.push_back(i);
     }
+  }
+
+  // Where view `view`'s masks of field `k` start in an output's buffer of that field.
+  size_t MaskOffset(int k, int view) const {
+    return static_cast<size_t>(options.capacity * mask_view_pixels[static_cast<size_t>(view)]) *
+           options.fields[static_cast<size_t>(k)].mask_element_bytes;
   }
   ~Ring() {
     cudaStreamSynchronize(copy.stream);
@@ -114,6 +108,9 @@ struct Ring {
 
   const DeviceStageOptions options;
   size_t group_bytes = 0;
+  size_t field_bytes = 0;                 // an input's field regions
+  int64_t mask_pixels = 0;                // a delivered mask's values per sample, every view
+  std::vector<int64_t> mask_view_pixels;  // per view: those of the views before it
   cudaStream_t trainer = nullptr;
   Stream copy;
   Stream compute;
@@ -140,6 +137,12 @@ class Batch final : public DeviceBatch {
   const void* images() const override { return output().images.data; }
   const int64_t* labels() const override {
     return static_cast<const int64_t*>(output().labels.data);
+  }
+  const void* field(int k, int view) const override {
+    const DeviceBuffer* buffer = output().fields.at(static_cast<size_t>(k)).get();
+    if (buffer == nullptr) return nullptr;
+    const bool mask = ring_->options.fields[static_cast<size_t>(k)].mask_element_bytes > 0;
+    return static_cast<const uint8_t*>(buffer->data) + (mask ? ring_->MaskOffset(k, view) : 0);
   }
   void MakeReady() const override {
     Check(cudaStreamWaitEvent(ring_->trainer, output().ready.event, 0),
@@ -196,9 +199,12 @@ class Stage final : public DeviceStage {
     std::lock_guard lock(ring_->mutex);
     return static_cast<int>(ring_->free_outputs.size());
   }
+  const std::vector<DeviceField>& fields() const override { return ring_->options.fields; }
 
   int Load(HostBatch batch) override {
-    if (ring_->free_inputs.empty() || batch.group.size() > ring_->group_bytes) {
+    if (ring_->free_inputs.empty() || batch.group.size() > ring_->group_bytes ||
+        batch.fields.size() > ring_->field_bytes ||
+        batch.field_offsets.size() != ring_->options.fields.size()) {
       throw Error(ErrorCode::kInternal, "GPU stage: no free input, or a slot it cannot hold");
     }
     DeviceScope scope(ring_->options.device);
@@ -212,6 +218,11 @@ class Stage final : public DeviceStage {
     Check(cudaMemcpyAsync(in.group.data, batch.group.data(), batch.group.size(),
                           cudaMemcpyHostToDevice, copy),
           "copying a batch's labels to the device");
+    if (!batch.fields.empty()) {
+      Check(cudaMemcpyAsync(in.fields->data, batch.fields.data(), batch.fields.size(),
+                            cudaMemcpyHostToDevice, copy),
+            "copying a batch's fields to the device");
+    }
     Check(cudaEventRecord(in.copied.event, copy), "recording a copy's event");
     auto* lease = new memory::SlotLease(std::move(batch.lease));
     const cudaError_t queued = cudaStreamAddCallback(copy, ReturnSlot, lease, 0);
@@ -221,6 +232,7 @@ class Stage final : public DeviceStage {
     in.used = true;
     in.indices_offset = batch.indices_offset;
     in.orders_offset = batch.orders_offset;
+    in.field_offsets = std::move(batch.field_offsets);
     in.rows = batch.rows;
     in.epoch = batch.epoch;
     return index;
@@ -271,12 +283,43 @@ class Stage final : public DeviceStage {
       if (v > 0) launch.labels = nullptr;  // written once, with the first view
       LaunchNormalize(launch, compute);
     }
+    LaunchFields(in, out, launch.indices, launch.order, copy, compute);
     Check(cudaEventRecord(out.ready.event, compute), "recording a batch's ready event");
     if (last) {
       Check(cudaEventRecord(in.consumed.event, compute), "recording an input's release");
       ring_->free_inputs.push_back(input);
     }
     return batch;
+  }
+
+  // The copy's fields: each array permuted by the copy's order, each mask cropped per view.
+  void LaunchFields(const Input& in, const Output& out, const int64_t* indices,
+                    const int64_t* order, int copy, cudaStream_t compute) const {
+    const std::vector<DeviceField>& fields = ring_->options.fields;
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const uint8_t* region = static_cast<const uint8_t*>(in.fields->data) + in.field_offsets[k];
+      auto* target = static_cast<uint8_t*>(out.fields[k]->data);
+      if (fields[k].mask_element_bytes == 0) {
+        LaunchGatherRows({region, order, target, in.rows, static_cast<int64_t>(fields[k].row_bytes)},
+                         compute);
+        continue;
+      }
+      MaskLaunch mask;
+      mask.masks = region;
+      mask.indices = indices;
+      mask.order = order;
+      mask.rows = in.rows;
+      mask.epoch = in.epoch;
+      mask.copy = copy;
+      mask.height = static_cast<int32_t>(ring_->options.shape.height);
+      mask.width = static_cast<int32_t>(ring_->options.shape.width);
+      mask.element_bytes = fields[k].mask_element_bytes;
+      for (int v = 0; v < views_.count(); ++v) {
+        mask.augment = views_.views[static_cast<size_t>(v)].augment;
+        mask.out = target + ring_->MaskOffset(static_cast<int>(k), v);
+        LaunchCropMasks(mask, compute);
+      }
+    }
   }
 
   void SetViews(const transform::OutputViews& views) override {

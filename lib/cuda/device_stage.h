@@ -11,7 +11,11 @@
 //   Emit: on its compute stream, waits on `copied` and on the output buffer's `released` (the
 //         trainer's stream passed the release of the batch that last used it), runs the
 //         normalize kernel for one echo copy (rows permuted on the device by that copy's order)
-//         and records `ready`; after the input's last copy, records `consumed`.
+//         and records `ready`; after the input's last copy, records `consumed`. The batch's
+//         fields ride along (docs/gpu.md, "Fields on the device"): their slot regions are copied
+//         after the group, and each copy gets its array fields permuted by its order
+//         (GatherRows) and its masks cropped with each view's geometry (CropMasks), on the
+//         compute stream before `ready`.
 //   DeviceBatch::MakeReady: the trainer's stream waits on `ready` (cudaStreamWaitEvent); the
 //         host never waits. Destroying the DeviceBatch records `released` on the trainer's stream
 //         and returns the output buffer to the ring.
@@ -26,6 +30,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "h5feed/cuda_stream_view.h"
 #include "h5feed/image_shape.h"
@@ -36,6 +41,13 @@
 
 namespace h5feed::cuda {
 
+// A field the stage carries: one region of the host slot (memory::SlotView::fields).
+struct DeviceField {
+  size_t row_bytes = 0;        // one row's bytes in the slot
+  int mask_element_bytes = 0;  // 0: an array field; a mask: 1 (uint8) or 2 (uint16), H x W of
+                               // the stored images (DeviceStageOptions::shape)
+};
+
 struct DeviceStageOptions {
   int device = 0;
   CudaStreamView trainer_stream;  // default: the legacy default stream
@@ -45,6 +57,7 @@ struct DeviceStageOptions {
   int echo = 1;                   // row orders per loaded batch (copies made from one load)
   int inputs = 2;                 // device uint8 input buffers (>= 2: one filling, one read)
   int outputs = 2;                // device output buffers (>= 2: one trained on, one filling)
+  std::vector<DeviceField> fields;  // the slot's field regions, in its order
 };
 
 // One loaded host batch, as the slot layout lays it out (memory/slot_layout.h).
@@ -54,6 +67,8 @@ struct HostBatch {
   std::span<const uint8_t> group;   // labels, indices and orders regions, contiguous
   size_t indices_offset = 0;        // within group
   size_t orders_offset = 0;         // within group
+  std::span<const uint8_t> fields;  // the slot's field regions, first to last (empty: none)
+  std::vector<size_t> field_offsets;  // each field's region within `fields`
   int64_t rows = 0;
   int64_t epoch = 0;
 };
@@ -71,6 +86,14 @@ inline HostBatch MakeHostBatch(memory::SlotLease lease, const memory::SlotLayout
   batch.group = {group, layout.labels_group_bytes()};
   batch.indices_offset = offset(view.indices.data());
   batch.orders_offset = offset(view.orders.data());
+  if (!view.fields.empty()) {
+    const uint8_t* first = view.fields.front().data();
+    batch.fields = {first, static_cast<size_t>(view.fields.back().data() +
+                                               view.fields.back().size() - first)};
+    for (const std::span<uint8_t>& field : view.fields) {
+      batch.field_offsets.push_back(static_cast<size_t>(field.data() - first));
+    }
+  }
   batch.rows = rows;
   batch.epoch = epoch;
   batch.lease = std::move(lease);
@@ -78,12 +101,15 @@ inline HostBatch MakeHostBatch(memory::SlotLease lease, const memory::SlotLayout
 }
 
 // One normalized batch on the device: `rows` samples of every view as the views say (view v at
-// images() + views.offset(v, capacity)), and their labels (int64).
+// images() + views.offset(v, capacity)), their labels (int64), and their fields.
 class DeviceBatch {
  public:
   virtual ~DeviceBatch() = default;  // records `released` on the trainer's stream
   virtual const void* images() const = 0;
   virtual const int64_t* labels() const = 0;
+  // Field k (DeviceStageOptions::fields) of the delivered rows: an array field's rows x
+  // row_bytes; a mask's rows x Ho x Wo values of view `view` (at the view's current size).
+  virtual const void* field(int k, int view) const = 0;
   // Makes the trainer's stream wait for this batch (cudaStreamWaitEvent on `ready`).
   virtual void MakeReady() const = 0;
 };
@@ -96,6 +122,8 @@ class DeviceStage {
   virtual std::shared_ptr<memory::HostAllocator> host_allocator() const = 0;
   virtual int free_inputs() const = 0;
   virtual int free_outputs() const = 0;
+  // The fields it carries (DeviceStageOptions::fields).
+  virtual const std::vector<DeviceField>& fields() const = 0;
 
   // Starts the copy of `batch` into a free input buffer (free_inputs() > 0); returns its index.
   virtual int Load(HostBatch batch) = 0;

@@ -151,6 +151,19 @@ const loader::GeometricTensor& GeometricOf(const Batch::Impl& impl, int k, int v
 
 FieldTensor Batch::field_tensor(int k, int view) const {
   const loader::BatchField& field = impl_->field(k);
+  if (impl_->device && field.device_slot_field >= 0) {
+    // A mask the GPU stage cropped: view `view`'s tensor on the device.
+    if (view < 0 || view >= views()) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "field {} ({}): view {} of a batch of {} view(s)", field.spec.name,
+                      field.spec.Describe(), view, views());
+    }
+    const transform::AugmentParams& augment = impl_->views->views[static_cast<size_t>(view)].augment;
+    return FieldTensor{impl_->device->field(field.device_slot_field, view),
+                       field.spec.type,
+                       {size(), augment.out_height, augment.out_width},
+                       impl_->cuda_device};
+  }
   if (IsGeometric(field.spec.kind)) {
     const loader::GeometricTensor& geometric = GeometricOf(*impl_, k, view);
     return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
@@ -162,7 +175,13 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                     field.spec.name, ToString(field.spec.kind));
   }
   FieldTensor tensor;
-  tensor.data = impl_->batch.view.fields[static_cast<size_t>(field.slot_field)].data();
+  if (impl_->device) {
+    // Permuted on the device with the images (also on the host: field_bytes reads those).
+    tensor.data = impl_->device->field(field.slot_field, 0);
+    tensor.cuda_device = impl_->cuda_device;
+  } else {
+    tensor.data = impl_->batch.view.fields[static_cast<size_t>(field.slot_field)].data();
+  }
   tensor.type = field.spec.type;
   tensor.shape.push_back(size());
   tensor.shape.insert(tensor.shape.end(), field.spec.shape.begin(), field.spec.shape.end());
@@ -242,6 +261,15 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   impl->batch.view.labels = delivery.labels;
   impl->batch.view.indices = delivery.indices;
   impl->batch.view.fields = std::move(delivery.fields);
+  impl->batch.copy = delivery.copy;
+  // Boxes (and masks of images at their own size) on the host, as the CPU path makes them.
+  const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
+                                     [](const BatchField& f) { return IsGeometric(f.spec.kind); });
+  if (geometric) {
+    impl->geometric = MakeGeometricFields(*form.fields, form.views.get(), form.shape,
+                                          impl->batch.view.indices, impl->batch.epoch,
+                                          delivery.copy, true);
+  }
   return impl;
 }
 

@@ -85,21 +85,20 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
       }
     }
   }
-  const bool geometric = std::any_of(asked.begin(), asked.end(),
-                                     [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
-  if (geometric && options.output.cuda_device >= 0) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "masks and boxes on the GPU stage: not yet; use device=\"cpu\" (C++: "
-                    "output.cuda_device = -1, {} = {}) to have them delivered with host batches",
-                    OptionName(options, "output.cuda_device"), options.output.cuda_device);
-  }
   return asked;
 }
 
-std::vector<size_t> ArrayRowBytes(const std::vector<FieldSpec>& asked) {
+bool DeviceMask(const FieldSpec& spec) {
+  return spec.kind == FieldKind::kMask && spec.row_bytes() > 0;
+}
+
+std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked, bool device) {
   std::vector<size_t> row_bytes;
   for (const FieldSpec& spec : asked) {
     if (spec.kind == FieldKind::kArray) row_bytes.push_back(static_cast<size_t>(spec.row_bytes()));
+  }
+  for (const FieldSpec& spec : asked) {
+    if (device && DeviceMask(spec)) row_bytes.push_back(static_cast<size_t>(spec.row_bytes()));
   }
   return row_bytes;
 }
@@ -122,6 +121,9 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
     left -= std::min(left, HeldBytes(*column));
     const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;
     fields->fields.push_back(BatchField{spec, std::move(column), slot_field});
+  }
+  for (BatchField& field : fields->fields) {
+    if (DeviceMask(field.spec)) field.device_slot_field = array_fields++;
   }
   const bool geometric = std::any_of(asked.begin(), asked.end(),
                                      [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
@@ -148,10 +150,14 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   return fields;
 }
 
-std::vector<std::shared_ptr<const FieldColumn>> ArrayColumns(const BatchFields& fields) {
+std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields,
+                                                            bool device) {
   std::vector<std::shared_ptr<const FieldColumn>> columns;
   for (const BatchField& field : fields.fields) {
     if (field.slot_field >= 0) columns.push_back(field.column);
+  }
+  for (const BatchField& field : fields.fields) {
+    if (device && field.device_slot_field >= 0) columns.push_back(field.column);
   }
   return columns;
 }

@@ -8,7 +8,10 @@
 // its labels (memory/slot_layout.h), so echo's permuted copies and the skip of corrupt chunks
 // move them with their rows as they move labels; a bytes or text field is not copied at all:
 // the batch holds the column, and its row i is the column's row at the batch's indices()[i],
-// which those same moves keep right.
+// which those same moves keep right. With the GPU stage, a mask of a file of one image size is
+// copied into the slot as well, after the array fields, and goes to the device with them to be
+// cropped there (cuda/field_kernels.h); masks of files of images at their own size, boxes and
+// box labels are made on the host (geometric_fields.h).
 //
 // Every field is held whole in this release. A field too large for memory would be read in
 // step with the images instead (docs/reader.md, "Fields").
@@ -33,6 +36,9 @@ struct BatchField {
   FieldSpec spec;
   std::shared_ptr<const FieldColumn> column;  // every dataset row, in stored order
   int slot_field = -1;  // an array field's region in the slot (SlotView::fields); else -1
+  // A mask of a file of one image size: its region in the slot when the GPU stage delivers
+  // (after every array field's); else -1.
+  int device_slot_field = -1;
 };
 
 struct BatchFields {
@@ -50,13 +56,17 @@ struct BatchFields {
 // The specs of the fields `options` asks, in its order, checked against the file before
 // anything is read or allocated; a boxes field brings the file's box_labels of it after it.
 // Throws Error(kNotFound) for a name the file lacks (listing the fields it has),
-// Error(kInvalidArgument) for a name asked twice, box labels without their boxes, or a mask or
-// boxes with the GPU stage (not yet: they are delivered on the host path only).
+// Error(kInvalidArgument) for a name asked twice or box labels without their boxes.
 std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
                                    const index::DatasetIndex& dataset);
 
-// One row's bytes of each asked array field, in order: memory::SlotContents::field_row_bytes.
-std::vector<size_t> ArrayRowBytes(const std::vector<FieldSpec>& asked);
+// One row's bytes of each field with a region in the slot, in the slot's order
+// (memory::SlotContents::field_row_bytes): the asked array fields, then, when the GPU stage
+// delivers (`device`), the masks it crops (DeviceMasks).
+std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked, bool device);
+// Whether the GPU stage crops mask `spec` on the device: a mask of a file of one image size.
+// Masks of images at their own size are made on the host with boxes (geometric_fields.h).
+bool DeviceMask(const FieldSpec& spec);
 
 // Reads every asked field whole (index::ReadFieldColumn, which checks each row), together
 // within `memory` bytes: what the machine holds beside the slots and the cache the loader
@@ -66,7 +76,9 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
                                                    const index::DatasetIndex& dataset,
                                                    uint64_t memory, const LoaderOptions& options);
 
-// The array fields' columns, in the slot's order: what the gatherer copies rows from.
-std::vector<std::shared_ptr<const FieldColumn>> ArrayColumns(const BatchFields& fields);
+// The columns of the fields with a region in the slot, in its order (SlotRowBytes with the
+// same `device`): what the gatherer copies rows from.
+std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields,
+                                                            bool device);
 
 }  // namespace h5feed::loader

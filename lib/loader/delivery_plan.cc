@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_devices.h"
 #include "h5feed/error.h"
+#include "loader/batch_fields.h"
 #include "loader/options_check.h"
 #include "loader/warning.h"
 #include "make_error.h"
@@ -33,6 +35,30 @@ bool DeviceUsable(const LoaderOptions& options) {
   return true;
 }
 
+// The fields the stage carries, in the slot's order (SlotRowBytes): the array fields, then the
+// masks it crops. Throws Error(kCorrupt) for a mask whose size is not the images'.
+std::vector<cuda::DeviceField> DeviceFields(const std::vector<FieldSpec>& asked,
+                                            const ImageShape& shape) {
+  std::vector<cuda::DeviceField> fields;
+  for (const FieldSpec& spec : asked) {
+    if (spec.kind == FieldKind::kArray) {
+      fields.push_back({static_cast<size_t>(spec.row_bytes()), 0});
+    }
+  }
+  for (const FieldSpec& spec : asked) {
+    if (!DeviceMask(spec)) continue;
+    if (spec.shape != std::vector<int64_t>{shape.height, shape.width}) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "mask field {} ({}) is not the size of the {}x{} images it belongs to: the "
+                      "file is damaged; write it again",
+                      spec.name, spec.Describe(), shape.height, shape.width);
+    }
+    fields.push_back(
+        {static_cast<size_t>(spec.row_bytes()), static_cast<int>(ElementBytes(spec.type))});
+  }
+  return fields;
+}
+
 }  // namespace
 
 memory::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) const {
@@ -57,7 +83,7 @@ void DeliveryPlan::Configure(const LoaderOptions& options,
 }
 
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading,
-                          int64_t capacity) {
+                          int64_t capacity, const std::vector<FieldSpec>& asked) {
   const ImageShape& shape = reading.gathered;
   DeliveryPlan plan;
   if (options.normalize) {
@@ -76,6 +102,7 @@ DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& readi
     stage.echo = options.echo;
     stage.inputs = 2;
     stage.outputs = std::max(2, SlotCount(options));
+    stage.fields = DeviceFields(asked, shape);
     plan.stage = cuda::OpenDeviceStage(stage);
   }
   return plan;

@@ -7,8 +7,10 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "cuda/device_stage.h"
+#include "h5feed/field.h"
 #include "h5feed/loader_options.h"
 #include "loader/reading_plan.h"
 #include "memory/slot_layout.h"
@@ -32,10 +34,11 @@ struct DeliveryPlan {
   void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;
 };
 
-// The slots hold `capacity` rows of reading.gathered images. Throws what MakeNormalizeParams /
+// The slots hold `capacity` rows of reading.gathered images; the GPU stage carries the `asked`
+// fields that have a region in the slot (batch_fields.h, SlotRowBytes). Throws what MakeNormalizeParams /
 // reading.MakeViews throw for bad normalization options, Error(kInvalidArgument) for a device index
 // that does not exist, Error(kCuda) when the device cannot be set up.
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading,
-                          int64_t capacity);
+                          int64_t capacity, const std::vector<FieldSpec>& asked);
 
 }  // namespace h5feed::loader

@@ -47,25 +47,33 @@ std::shared_ptr<std::vector<int64_t>> PermutedHostRows(const memory::SlotView& l
   return host_rows;
 }
 
-size_t FieldBytesPerRow(const memory::SlotLayout& layout) {
+// The slot's fields delivered on the host too: the array fields, which come first (the masks
+// after them the device alone delivers).
+int HostFields(const memory::SlotLayout& layout, const cuda::DeviceStage& stage) {
+  int masks = 0;
+  for (const cuda::DeviceField& field : stage.fields()) masks += field.mask_element_bytes > 0;
+  return layout.fields() - masks;
+}
+
+size_t FieldBytesPerRow(const memory::SlotLayout& layout, int fields) {
   size_t bytes = 0;
-  for (int k = 0; k < layout.fields(); ++k) bytes += layout.field_row_bytes(k);
+  for (int k = 0; k < fields; ++k) bytes += layout.field_row_bytes(k);
   return bytes;
 }
 
-// The array fields of every echo copy of `loaded`, each permuted by its copy's order as
-// PermutedHostRows permutes the labels; null when the layout has no array field.
+// The first `fields` fields of every echo copy of `loaded` (the array fields), each permuted by
+// its copy's order as PermutedHostRows permutes the labels; null when there are none.
 std::shared_ptr<std::vector<uint8_t>> PermutedHostFields(const memory::SlotView& loaded,
                                                          const memory::SlotLayout& layout,
-                                                         int64_t rows, int echo) {
-  if (layout.fields() == 0) return nullptr;
+                                                         int fields, int64_t rows, int echo) {
+  if (fields == 0) return nullptr;
   const auto n = static_cast<size_t>(rows);
-  const size_t copy_bytes = n * FieldBytesPerRow(layout);
+  const size_t copy_bytes = n * FieldBytesPerRow(layout, fields);
   auto host_fields = std::make_shared<std::vector<uint8_t>>(copy_bytes * static_cast<size_t>(echo));
   for (int copy = 0; copy < echo; ++copy) {
     const auto order = loaded.orders.subspan(static_cast<size_t>(copy * layout.capacity()), n);
     uint8_t* out = host_fields->data() + copy_bytes * static_cast<size_t>(copy);
-    for (int k = 0; k < layout.fields(); ++k) {
+    for (int k = 0; k < fields; ++k) {
       const size_t bytes = layout.field_row_bytes(k);
       const uint8_t* field = loaded.fields[static_cast<size_t>(k)].data();
       for (size_t i = 0; i < n; ++i) {
@@ -79,13 +87,14 @@ std::shared_ptr<std::vector<uint8_t>> PermutedHostFields(const memory::SlotView&
 
 // Copy `copy`'s array fields in `host_fields` (PermutedHostFields), one span per field.
 std::vector<std::span<uint8_t>> CopyFields(std::vector<uint8_t>* host_fields,
-                                           const memory::SlotLayout& layout, int64_t rows,
-                                           int copy) {
+                                           const memory::SlotLayout& layout, int count,
+                                           int64_t rows, int copy) {
   std::vector<std::span<uint8_t>> fields;
   if (host_fields == nullptr) return fields;
   const auto n = static_cast<size_t>(rows);
-  uint8_t* at = host_fields->data() + n * FieldBytesPerRow(layout) * static_cast<size_t>(copy);
-  for (int k = 0; k < layout.fields(); ++k) {
+  uint8_t* at =
+      host_fields->data() + n * FieldBytesPerRow(layout, count) * static_cast<size_t>(copy);
+  for (int k = 0; k < count; ++k) {
     const size_t bytes = n * layout.field_row_bytes(k);
     fields.emplace_back(at, bytes);
     at += bytes;
@@ -96,7 +105,7 @@ std::vector<std::span<uint8_t>> CopyFields(std::vector<uint8_t>* host_fields,
 }  // namespace
 
 DeviceFeed::DeviceFeed(cuda::DeviceStage& stage, const memory::SlotLayout& layout, int echo)
-    : stage_(stage), layout_(layout), echo_(echo) {}
+    : stage_(stage), layout_(layout), echo_(echo), host_fields_(HostFields(layout, stage)) {}
 
 DeviceFeed::~DeviceFeed() { DropLoaded(); }
 
@@ -120,7 +129,7 @@ void DeviceFeed::Restart(int first_copy) {
 void DeviceFeed::Load(pipeline::AssembledBatch batch) {
   auto loaded = std::make_unique<Loaded>();
   loaded->host_rows = PermutedHostRows(batch.view, layout_.capacity(), batch.rows, echo_);
-  loaded->host_fields = PermutedHostFields(batch.view, layout_, batch.rows, echo_);
+  loaded->host_fields = PermutedHostFields(batch.view, layout_, host_fields_, batch.rows, echo_);
   loaded->loaded_step = batch.loaded_step;
   loaded->epoch = batch.epoch;
   loaded->rows = batch.rows;
@@ -155,6 +164,7 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
   DeviceDelivery delivery;
   delivery.device = stage_.Emit(loaded.input, copy, last);
   delivery.epoch = loaded.epoch;
+  delivery.copy = copy;
   delivery.step = pipeline::EchoStep{loaded.loaded_step, copy}.delivered(echo_);
   delivery.host_rows = loaded.host_rows;
   const std::span<int64_t> copy_rows =
@@ -162,7 +172,8 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
   delivery.labels = copy_rows.first(rows);
   delivery.indices = copy_rows.last(rows);
   delivery.host_fields = loaded.host_fields;
-  delivery.fields = CopyFields(loaded.host_fields.get(), layout_, loaded.rows, copy);
+  delivery.fields =
+      CopyFields(loaded.host_fields.get(), layout_, host_fields_, loaded.rows, copy);
   ahead_.push_back(std::move(delivery));
   if (last) loaded_.reset();  // Emit freed its input
   return true;

@@ -9,8 +9,9 @@
 // host arrays every Batch also has (labels(), indices()) are permuted on the host by the same
 // orders (the slot's, which the kernel reads after their copy), once per loaded batch for all
 // its copies, before the slot goes back to its pool (docs/gpu.md, "Labels and rows"). The
-// array fields a batch delivers are delivered on the host in the same way (the stage has no
-// kernel that permutes them on the device, and copies none of them there).
+// array fields a batch delivers are on the device (the stage permutes them with the images)
+// and also on the host, permuted in the same way, as the labels are; masks are on the device
+// only (the stage crops them there).
 //
 // The run's end (EndOfEpoch or its error) is the assembler's (pipeline/run_end.h): the feed
 // keeps no copy, and asks the assembler again, which answers with the same end every time.
@@ -40,10 +41,11 @@ struct DeviceDelivery {
   std::span<int64_t> indices;
   std::shared_ptr<std::vector<int64_t>> host_rows;
   // On the host, in the delivered order: each array field's rows (memory::SlotView::fields'
-  // order), inside `host_fields` (shared as host_rows is; null without array fields).
+  // order, masks left out), inside `host_fields` (shared as host_rows is; null without array fields).
   std::vector<std::span<uint8_t>> fields;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
   int64_t epoch = 0;
+  int copy = 0;      // the echo copy: the draws' key, for the host's boxes
   int64_t step = 0;  // loaded step x echo + copy
 };
 
@@ -85,6 +87,7 @@ class DeviceFeed {
   cuda::DeviceStage& stage_;
   const memory::SlotLayout& layout_;
   const int echo_;
+  const int host_fields_;  // the slot's fields delivered on the host too (its array fields)
   int first_copy_ = 0;
   std::unique_ptr<Loaded> loaded_;    // the loaded batch whose copies are being made
   std::deque<DeviceDelivery> ahead_;  // enqueued on the device, not yet handed out

@@ -133,7 +133,8 @@ std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields&
                                                               const transform::OutputViews* views,
                                                               const ImageShape& shape,
                                                               std::span<const int64_t> indices,
-                                                              int64_t epoch, int copy) {
+                                                              int64_t epoch, int copy,
+                                                              bool device) {
   std::vector<std::vector<GeometricTensor>> tensors(fields.fields.size());
   const ViewOf of{views, epoch, copy};
   if (!views && !fields.image_sizes.empty()) {
@@ -143,7 +144,7 @@ std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields&
   }
   for (size_t k = 0; k < fields.fields.size(); ++k) {
     const BatchField& field = fields.fields[k];
-    if (field.spec.kind == FieldKind::kMask) {
+    if (field.spec.kind == FieldKind::kMask && !(device && field.device_slot_field >= 0)) {
       for (int v = 0; v < of.count(); ++v) {
         tensors[k].push_back(Masks(field, of, v, shape, fields.image_sizes, indices));
       }

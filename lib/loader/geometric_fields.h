@@ -32,13 +32,15 @@ struct GeometricTensor {
 };
 
 // tensors[k][v]: field k's tensor in view v, for each geometric field k of `fields` (empty for
-// the others). `shape` is the gathered image shape (a file of one image size); an own-size
+// the others, and, when `device`, for the masks the GPU stage crops: BatchField::
+// device_slot_field). `shape` is the gathered image shape (a file of one image size); an own-size
 // file's rows are sized by fields.image_sizes. Throws Error(kCorrupt) naming the field and the
 // row when a mask's row is not its image's size.
 std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
                                                               const transform::OutputViews* views,
                                                               const ImageShape& shape,
                                                               std::span<const int64_t> indices,
-                                                              int64_t epoch, int copy);
+                                                              int64_t epoch, int copy,
+                                                              bool device = false);
 
 }  // namespace h5feed::loader

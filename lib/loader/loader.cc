@@ -62,12 +62,12 @@ sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::Data
 }
 
 // What a slot holds besides the images: the delivery's (normalized images or row orders) and
-// the asked array fields' rows.
+// the asked fields' rows that have a region there (array fields; with the GPU stage, masks).
 memory::SlotContents SlotContentsOf(const loader::DeliveryPlan& delivery,
                                     const LoaderOptions& options,
                                     const std::vector<FieldSpec>& asked_fields) {
   memory::SlotContents contents = delivery.slot_contents(options);
-  contents.field_row_bytes = loader::ArrayRowBytes(asked_fields);
+  contents.field_row_bytes = loader::SlotRowBytes(asked_fields, delivery.stage != nullptr);
   return contents;
 }
 
@@ -84,9 +84,9 @@ pipeline::BatchGatherer::Options GathererOptions(
     const LoaderOptions& options, const index::DatasetIndex& dataset,
     const loader::ReadingPlan& reading, const source::ChunkSource& source,
     const std::shared_ptr<const transform::OutputViews>& run_views,
-    const loader::BatchFields& fields) {
+    const loader::BatchFields& fields, bool device) {
   return {options.skip_corrupt_chunks, options.on_warning, RowCheck(source),
-          loader::SampleMakerOf(reading, dataset, run_views), loader::ArrayColumns(fields)};
+          loader::SampleMakerOf(reading, dataset, run_views), loader::SlotColumns(fields, device)};
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
@@ -121,7 +121,7 @@ struct Loader::Impl {
         geometry(dataset.chunk_rows()),
         samples_per_rank(sampler::SamplesPerRank(geometry, options.shard)),
         batch_capacity(BatchCapacity(options, samples_per_rank)),
-        delivery(loader::PlanDelivery(options, reading, batch_capacity)),
+        delivery(loader::PlanDelivery(options, reading, batch_capacity, asked_fields)),
         footprint{.samples_per_rank = samples_per_rank,
                   .batch_capacity = batch_capacity,
                   .image_bytes = reading.gathered.bytes(),
@@ -138,7 +138,8 @@ struct Loader::Impl {
         layout(batch_capacity, reading.gathered, footprint.slot),
         pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, *source, form.views, *fields)),
+                 GathererOptions(options, dataset, reading, *source, form.views, *fields,
+                                 delivery.stage != nullptr)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
         info(loader::DescribeDataset(path, dataset)) {

@@ -40,7 +40,8 @@
 //
 // Fields (LoaderOptions::fields, docs/format.md "Fields"): each asked field, by its position k
 // in that list or by name, for every sample of the batch. An array field is a FieldTensor, the
-// batch's rows of it one after another on the host (also with the GPU stage); a bytes or text
+// batch's rows of it one after another, where the images are (on the device with the GPU
+// stage; docs/gpu.md, "Fields on the device"); a bytes or text
 // field's row i is field_bytes(k, i) or field_text(k, i), read where the loader holds the
 // field (nothing is copied for it). All of them live as long as the Batch, as labels() does
 // (past the Loader too): copy what you keep beyond it.
@@ -86,7 +87,7 @@ struct FieldTensor {
   const void* data = nullptr;
   FieldType type = FieldType::kUint8;
   std::vector<int64_t> shape;  // (rows, *the field's shape)
-  int cuda_device = -1;        // -1: host memory (every field in this release)
+  int cuda_device = -1;        // -1: host memory; else device memory of that CUDA device
 
   int64_t elements() const;  // the product of shape
 };
@@ -128,12 +129,15 @@ class Batch {
   int fields() const;
   const FieldSpec& field_spec(int k) const;
   int field_index(std::string_view name) const;
-  // Array field k: size() x its shape, on the host. A mask, boxes or box_labels field
+  // Array field k: size() x its shape, where the images are (the GPU stage: on the device; its
+  // rows are on the host too, through field_bytes). A mask, boxes or box_labels field
   // (docs/augment.md, "Masks and boxes follow the image's geometry"): its values moved with
   // view `view`'s image (0 .. views() - 1): a mask (B, Ho, Wo) of its type, aligned pixel for
   // pixel with image_tensor(view); boxes (B, Kmax, 4) float32 xyxy in the delivered image's
   // pixels, Kmax the most any sample kept, rows past a sample's box_counts zero; box labels
-  // (B, Kmax) int64, the kept boxes' classes.
+  // (B, Kmax) int64, the kept boxes' classes. With the GPU stage a mask of a file of one image
+  // size is on the device (cropped there); boxes, box labels and masks of images at their own
+  // size are on the host.
   FieldTensor field_tensor(int k, int view = 0) const;
   FieldTensor field_tensor(std::string_view name, int view = 0) const;
   // Boxes field k: how many boxes each sample kept in view `view`, int64 (B).

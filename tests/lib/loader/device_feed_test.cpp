@@ -63,6 +63,8 @@ class HostStage final : public cuda::DeviceStage {
     std::lock_guard lock(mutex_);
     return static_cast<int>(free_outputs_.size());
   }
+  // The array fields stay on the host here: the feed's host rows are what this test checks.
+  const std::vector<cuda::DeviceField>& fields() const override { return fields_; }
   int Load(cuda::HostBatch batch) override {
     REQUIRE(busy_inputs_ < 2);
     const int index = input_busy_[0] ? 1 : 0;
@@ -128,6 +130,7 @@ class HostStage final : public cuda::DeviceStage {
     }
     const void* images() const override { return image_bytes.data(); }
     const int64_t* labels() const override { return label_values.data(); }
+    const void* field(int, int) const override { return nullptr; }
     void MakeReady() const override {}
     std::vector<uint8_t> image_bytes;
     std::vector<int64_t> label_values;
@@ -137,6 +140,7 @@ class HostStage final : public cuda::DeviceStage {
   };
 
  private:
+  const std::vector<cuda::DeviceField> fields_;
   struct Input {
     std::vector<uint8_t> images;
     std::vector<uint8_t> group;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,10 +58,22 @@ inline std::vector<std::string> AllTestFieldNames() {
   return names;
 }
 
+// A field tensor's bytes on the host: read in place (host memory), or copied from the device
+// (the GPU tests pass a copy that waits for the batch on the trainer's stream).
+using TensorBytes = std::function<std::vector<uint8_t>(const FieldTensor&)>;
+
+inline std::vector<uint8_t> HostTensorBytes(const FieldTensor& tensor) {
+  const auto* data = static_cast<const uint8_t*>(tensor.data);
+  return {data, data + tensor.elements() * static_cast<int64_t>(ElementBytes(tensor.type))};
+}
+
 // Checks every field of every row of `batch` against the file's value at the row's index (by
-// position, by name, as a tensor on the host and row by row); returns the rows delivered.
+// position, by name, as a tensor on `cuda_device` (-1: the host; read with `bytes_of`) and
+// row by row); returns the rows delivered.
 inline std::vector<int64_t> CheckBatchFields(const Batch& batch,
-                                             const std::vector<std::string>& asked) {
+                                             const std::vector<std::string>& asked,
+                                             int cuda_device = -1,
+                                             const TensorBytes& bytes_of = HostTensorBytes) {
   const std::vector<FieldSpec> specs = TestFieldSpecs();
   REQUIRE(batch.fields() == static_cast<int>(asked.size()));
   for (int k = 0; k < batch.fields(); ++k) {
@@ -72,13 +85,15 @@ inline std::vector<int64_t> CheckBatchFields(const Batch& batch,
                         [&](const FieldSpec& s) { return s.name == spec.name; }) == spec);
     const bool array = spec.kind == FieldKind::kArray;
     FieldTensor tensor;
+    std::vector<uint8_t> tensor_bytes;
     if (array) {
       tensor = batch.field_tensor(spec.name);
+      tensor_bytes = bytes_of(tensor);
       std::vector<int64_t> shape = {batch.size()};
       shape.insert(shape.end(), spec.shape.begin(), spec.shape.end());
       CHECK(tensor.shape == shape);
       CHECK(tensor.type == spec.type);
-      CHECK(tensor.cuda_device == -1);
+      CHECK(tensor.cuda_device == cuda_device);
       CHECK(tensor.elements() * static_cast<int64_t>(ElementBytes(spec.type)) ==
             batch.size() * spec.row_bytes());
     }
@@ -90,7 +105,7 @@ inline std::vector<int64_t> CheckBatchFields(const Batch& batch,
       CHECK(std::vector<uint8_t>(got.begin(), got.end()) == expected);
       CHECK(batch.field_text(k, i) == std::string(expected.begin(), expected.end()));
       if (array) {
-        const auto* rows = static_cast<const uint8_t*>(tensor.data);
+        const uint8_t* rows = tensor_bytes.data();
         const auto bytes = static_cast<size_t>(spec.row_bytes());
         CHECK(std::equal(expected.begin(), expected.end(), rows + static_cast<size_t>(i) * bytes));
       }

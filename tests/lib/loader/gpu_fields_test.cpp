@@ -1,9 +1,10 @@
 // The fields a Loader run through the GPU stage delivers (LoaderOptions::fields with
-// output.cuda_device; docs/gpu.md, "Labels and rows"): array fields on the host, each echo
-// copy's rows permuted with its images by the orders the device permutes by, bytes and text
-// read at the batch's indices. Batch for batch they equal the CPU run's, and every row is the
-// file's (written with Writer::AppendFields) at the batch's index, with augmentation,
-// device-side echo, several views, and a file without labels.
+// output.cuda_device; docs/gpu.md, "Fields on the device"): array fields as device tensors,
+// each echo copy's rows permuted with its images on the device, and the same rows on the host
+// (field_bytes), permuted by the same orders; bytes and text read at the batch's indices.
+// Batch for batch they equal the CPU run's, and every row is the file's (written with
+// Writer::AppendFields) at the batch's index, with augmentation, device-side echo, several
+// views, and a file without labels.
 
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -39,6 +40,7 @@ struct Delivered {
   std::vector<int64_t> labels;  // the host labels, and the device ones copied back
   std::vector<int64_t> indices;
   std::vector<std::vector<uint8_t>> fields;  // field k: every sample's bytes, one after another
+  std::vector<std::vector<uint8_t>> tensors;  // array field k's tensor, copied to the host
   int64_t step = 0;
   bool operator==(const Delivered&) const = default;
 };
@@ -50,7 +52,20 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
   std::vector<Delivered> batches;
   while (auto batch = loader.Next()) {
     Delivered d;
-    d.indices = testing::CheckBatchFields(*batch, options.fields);
+    const auto stream = options.output.cuda_stream.value();
+    // A device tensor is read once the batch is ready on the trainer's stream.
+    const testing::TensorBytes bytes_of = [&](const FieldTensor& tensor) {
+      std::vector<uint8_t> bytes(static_cast<size_t>(tensor.elements()) *
+                                 ElementBytes(tensor.type));
+      const cudaMemcpyKind kind =
+          tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+      cuda::Check(cudaMemcpyAsync(bytes.data(), tensor.data, bytes.size(), kind, stream), "copy");
+      cuda::Check(cudaStreamSynchronize(stream), "sync");
+      d.tensors.push_back(bytes);
+      return bytes;
+    };
+    d.indices = testing::CheckBatchFields(*batch, options.fields, options.output.cuda_device,
+                                          bytes_of);
     d.step = batch->step();
     const TensorView labels = batch->label_tensor();
     if (labelled) {
@@ -58,7 +73,6 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
       d.labels.resize(static_cast<size_t>(batch->size()));
       const cudaMemcpyKind kind =
           labels.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
-      const auto stream = options.output.cuda_stream.value();
       cuda::Check(cudaMemcpyAsync(d.labels.data(), labels.data, d.labels.size() * 8, kind, stream),
                   "copy");
       cuda::Check(cudaStreamSynchronize(stream), "sync");
@@ -115,7 +129,7 @@ LoaderOptions Options(const cuda::testing::OwnedStream& trainer) {
   return options;
 }
 
-TEST_CASE("a GPU run delivers the CPU run's fields on the host, each echo copy's with its rows") {
+TEST_CASE("a GPU run delivers the CPU run's array fields on the device, each echo copy's with its rows") {
   TempFolder folder;
   cuda::testing::OwnedStream trainer;
   for (const bool labelled : {true, false}) {

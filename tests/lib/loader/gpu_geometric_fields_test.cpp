@@ -1,0 +1,186 @@
+// Masks, boxes and box labels through the GPU stage (docs/gpu.md, "Fields on the device"): a
+// mask of a file of one image size is cropped on the device beside its image, boxes (and masks
+// of images at their own size) are made on the host as on the CPU path. Over several epochs of
+// random resized crops, padding crops and flips, several views and echo copies, every tensor
+// equals the CPU run's, pixel for pixel and box for box; the CPU run's are checked against
+// torchvision's geometry by loader_geometric_fields_test on the same coordinate files
+// (geometry_test_file.h).
+
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.h"
+#include "h5feed/loader.h"
+#include "lib/cuda/owned_stream.h"
+#include "lib/loader/geometry_test_file.h"
+#include "support/temp_folder.h"
+
+namespace h5feed {
+namespace {
+
+using testing::TempFolder;
+
+// On the CUDA emulation every block's threads are host threads (gpu_loader_test.cpp says what
+// that costs): a few dozen samples, two epochs there.
+#if defined(H5FEED_CUDA_EMULATION)
+constexpr bool kEmulated = true;
+#else
+constexpr bool kEmulated = false;
+#endif
+
+constexpr int64_t kSamples = kEmulated ? 14 : 60;
+constexpr int64_t kEpochs = kEmulated ? 2 : 4;
+
+// One field tensor as delivered: where it was, its shape, and its bytes copied to the host.
+struct Tensor {
+  int cuda_device = -1;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+  bool operator==(const Tensor&) const = default;
+};
+
+// Reads `tensor` once the batch is ready on the trainer's stream (its copy is enqueued there).
+Tensor Read(const FieldTensor& tensor, cudaStream_t stream) {
+  Tensor read{tensor.cuda_device, tensor.shape, {}};
+  read.bytes.resize(static_cast<size_t>(tensor.elements()) * ElementBytes(tensor.type));
+  if (read.bytes.empty()) return read;
+  const cudaMemcpyKind kind = tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+  cuda::Check(cudaMemcpyAsync(read.bytes.data(), tensor.data, read.bytes.size(), kind, stream),
+              "copying a field");
+  cuda::Check(cudaStreamSynchronize(stream), "waiting for a field");
+  return read;
+}
+
+struct Delivered {
+  std::vector<int64_t> indices;
+  int64_t epoch = 0;
+  int64_t step = 0;
+  // Per view: the mask, the boxes, their counts and their classes.
+  std::vector<Tensor> masks, boxes, counts, labels;
+  // The mask's and the boxes' places apart: compared below against the run's device.
+  bool operator==(const Delivered& other) const {
+    const auto values = [](std::vector<Tensor> tensors) {
+      for (Tensor& tensor : tensors) tensor.cuda_device = 0;
+      return tensors;
+    };
+    return indices == other.indices && epoch == other.epoch && step == other.step &&
+           values(masks) == values(other.masks) && boxes == other.boxes &&
+           counts == other.counts && labels == other.labels;
+  }
+};
+
+std::vector<Delivered> Run(const std::string& path, const LoaderOptions& options) {
+  const cudaStream_t stream = options.output.cuda_stream.value();
+  Loader loader = Loader::Open(path, options);
+  std::vector<Delivered> batches;
+  for (int64_t epoch = 0; epoch < kEpochs; ++epoch) {
+    loader.SetEpoch(epoch);
+    while (std::optional<Batch> batch = loader.Next()) {
+      Delivered d;
+      d.indices.assign(batch->indices().begin(), batch->indices().end());
+      d.epoch = batch->epoch();
+      d.step = batch->step();
+      const int boxes = batch->field_index("boxes");
+      for (int v = 0; v < batch->views(); ++v) {
+        d.masks.push_back(Read(batch->field_tensor("mask", v), stream));
+        d.boxes.push_back(Read(batch->field_tensor(boxes, v), stream));
+        d.counts.push_back(Read(batch->box_counts(boxes, v), stream));
+        d.labels.push_back(Read(batch->field_tensor("box_labels", v), stream));
+      }
+      batches.push_back(std::move(d));
+    }
+  }
+  return batches;
+}
+
+LoaderOptions Options(const cuda::testing::OwnedStream& trainer) {
+  LoaderOptions options;
+  options.batch_size = 6;
+  options.sampler = SamplerOptions::Parse("random");
+  options.seed = 11;
+  options.threads = 2;
+  options.slots = 4;
+  options.echo = 2;  // on the GPU: the device's copies of one load
+  options.fields = {"mask", "boxes"};
+  options.open_probe = false;
+  options.normalize = true;
+  options.on_warning = [](const std::string&) {};
+  options.output.cuda_stream = trainer.stream;
+  AugmentOptions large;
+  large.random_resized_crop = {40, 32, 0.2, 1.0};
+  large.random_flip = true;
+  AugmentOptions small;
+  small.random_resized_crop = {16, 24, 0.2, 1.0};
+  small.random_flip = true;
+  options.output.views = {large, small};
+  return options;
+}
+
+// The run of `options` on the CPU and on the GPU: the same batches, every field's tensor equal;
+// masks on the device when `device_masks`, boxes on the host.
+void CheckGpuAgainstCpu(const std::string& path, LoaderOptions options, bool device_masks) {
+  options.output.cuda_device = -1;
+  const std::vector<Delivered> cpu = Run(path, options);
+  options.output.cuda_device = 0;
+  const std::vector<Delivered> gpu = Run(path, options);
+  // ceil(samples / 6) loaded batches an epoch, 2 copies each.
+  CHECK(cpu.size() == static_cast<size_t>(kEpochs * (kSamples + 5) / 6 * 2));
+  REQUIRE(gpu.size() == cpu.size());
+  int64_t boxes = 0;
+  for (size_t b = 0; b < gpu.size(); ++b) {
+    CAPTURE(b);
+    CHECK(gpu[b] == cpu[b]);
+    for (size_t v = 0; v < gpu[b].masks.size(); ++v) {
+      CHECK(gpu[b].masks[v].cuda_device == (device_masks ? 0 : -1));
+      CHECK(gpu[b].boxes[v].cuda_device == -1);
+      boxes += gpu[b].boxes[v].shape[1];
+    }
+  }
+  CHECK(boxes > 0);
+}
+
+TEST_CASE("masks cropped on the GPU equal the CPU path's, and boxes too (one image size)") {
+  TempFolder folder;
+  const std::string path = folder / "geometry.h5";
+  testing::WriteGeometryTestFile(path, kSamples, false);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  for (const Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+    options.output.layout = layout;
+    CheckGpuAgainstCpu(path, options, true);
+  }
+}
+
+TEST_CASE("masks on the GPU follow padding crops, the validation resize and a new output size") {
+  TempFolder folder;
+  const std::string path = folder / "geometry.h5";
+  testing::WriteGeometryTestFile(path, kSamples, false);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  AugmentOptions padded;  // the window view: padding shows class 0
+  padded.center_crop_height = 40;
+  padded.center_crop_width = 56;
+  padded.random_crop_padding = 6;
+  padded.random_flip = true;
+  AugmentOptions validation;
+  validation.resize_shorter = 30;
+  validation.center_crop_height = validation.center_crop_width = 28;
+  options.output.views = {padded, validation};
+  options.output.type = ElementType::kFloat16;
+  CheckGpuAgainstCpu(path, options, true);
+}
+
+TEST_CASE("masks of images at their own size are made on the host with the GPU stage, as on the CPU") {
+  TempFolder folder;
+  const std::string path = folder / "own_size.h5";
+  testing::WriteGeometryTestFile(path, kSamples, true);
+  cuda::testing::OwnedStream trainer;
+  CheckGpuAgainstCpu(path, Options(trainer), false);
+}
+
+}  // namespace
+}  // namespace h5feed
