@@ -35,7 +35,7 @@ class Loader:
       self-supervised training: none are invented). indices: int64 [N], the dataset row of
       every sample (host memory).
     - fields: the file's per-sample fields named in fields=['attrs', 'caption'] (h5feed.inspect
-      lists them): an array field as a host tensor (N, *shape) of its dtype (bool, int8-int64,
+      lists them): an array field as a tensor (N, *shape) on the images' device of its dtype (bool, int8-int64,
       uint8, float16-float64; uint16 and uint32, which torch lacks, as int64, and uint64 as
       int64 of the same bits, so values from 2**63 up read negative), a view of the loader's
       buffer like the images (clone() what you keep beyond the step); a bytes field as a list
@@ -49,7 +49,9 @@ class Loader:
       (N, Kmax) (in the tuple form boxes, boxes_count then box_labels); with views, a tuple of
       one tensor per view for each. mask_dtype=torch.int64 converts the masks (the targets
       CrossEntropyLoss takes); boxes_as_list=True gives boxes and box labels as lists of each
-      sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. Host tensors; with device="cuda" they are refused for now.
+      sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. With
+      device="cuda" a mask is cropped on the device and is a device tensor; boxes, their
+      counts and labels are host tensors.
 
     augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
     (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
@@ -233,7 +235,7 @@ class Loader:
                 labels = from_dlpack(labels)
                 if labels.is_cuda:
                     labels = _copied_on(self._stream, labels)
-            named = self._geometric.named(self._fields, fields)
+            named = self._geometric.named(self._fields, fields, self._stream)
             if with_indices:
                 indices = from_dlpack(indices)
             if self.as_dict:
@@ -350,7 +352,8 @@ class _GeometricOutput:
                             f"CrossEntropyLoss wants its targets) or None, not {mask_dtype!r}")
         self.mask_dtype, self.boxes_as_list = mask_dtype, bool(boxes_as_list)
 
-    def named(self, specs, values) -> list:
+    def named(self, specs, values, stream=None) -> list:
+        """`stream`: the loader's, where a device batch is ready (_widened)."""
         named, counts = [], {}  # counts: a boxes field's name -> its per-sample counts
         for spec, value in zip(specs, values):
             name, kind = spec[0], spec[1]
@@ -361,10 +364,11 @@ class _GeometricOutput:
             elif kind == "box_labels":
                 named.append((name, self._listed(_per_view(value), counts[spec[4]])))
             elif kind == "mask" and self.mask_dtype is not None:
-                named.append((name, _each_view(_per_view(value),
-                                               lambda mask: mask.to(self.mask_dtype))))
+                named.append((name, _each_view(_per_view(value, spec[2], stream),
+                                               lambda mask: _converted(mask, self.mask_dtype,
+                                                                       stream))))
             else:
-                named.append((name, _field_value(spec, value)))
+                named.append((name, _field_value(spec, value, stream)))
         return named
 
     def _listed(self, padded, counts):
@@ -381,25 +385,48 @@ def _each_view(value, convert):
     return tuple(convert(v) for v in value) if isinstance(value, tuple) else convert(value)
 
 
-def _field_value(spec: tuple, value):
+def _converted(tensor: torch.Tensor, dtype: torch.dtype, stream) -> torch.Tensor:
+    """`tensor` as `dtype`; a device tensor converted on the loader's stream, where its batch
+    is ready (as _widened widens there)."""
+    if not tensor.is_cuda:
+        return tensor.to(dtype)
+    with torch.cuda.stream(stream):
+        return tensor.to(dtype)
+
+
+def _field_value(spec: tuple, value, stream=None):
     """A field of a batch as yielded: an array's capsule as a tensor (a bool array comes as
     uint8, which torch 1.13's DLPack reader takes, and is seen as bool without a copy), a bytes
     or text field's list as it is."""
     kind, dtype = spec[1], spec[2]
     if kind in ("mask", "box_labels"):
-        return _per_view(value)
+        return _per_view(value, dtype, stream)
     if kind != "array":
         return value
-    tensor = from_dlpack(value)
+    tensor = _widened(from_dlpack(value), dtype, stream)
     return tensor.view(torch.bool) if dtype == "bool" else tensor
 
 
-def _per_view(value):
+def _per_view(value, dtype=None, stream=None):
     """A mask's, boxes' or box labels' capsule as a tensor, or with views a tuple of one per
     view."""
     if isinstance(value, tuple):
-        return tuple(from_dlpack(capsule) for capsule in value)
-    return from_dlpack(value)
+        return tuple(_widened(from_dlpack(capsule), dtype, stream) for capsule in value)
+    return _widened(from_dlpack(value), dtype, stream)
+
+
+_UNSIGNED_MASKS = {"uint16": 0xFFFF, "uint32": 0xFFFFFFFF}
+
+
+def _widened(tensor: torch.Tensor, dtype, stream) -> torch.Tensor:
+    """A device field of uint16 or uint32, which torch lacks, arrives as int16 or int32 of the
+    same bits (host ones arrive widened): widened to int64 on the loader's stream, where the
+    batch is ready (as _copied_on copies the labels). The view of the loader's buffer is
+    dropped after the widening is enqueued there, so its release comes after it."""
+    if not tensor.is_cuda or dtype not in _UNSIGNED_MASKS:
+        return tensor
+    with torch.cuda.stream(stream):
+        return tensor.to(torch.int64) & _UNSIGNED_MASKS[dtype]
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:

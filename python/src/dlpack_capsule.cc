@@ -154,9 +154,20 @@ pybind11::capsule MakeDlpackCapsule(std::shared_ptr<const void> owner, const Ten
 
 pybind11::capsule MakeFieldDlpackCapsule(std::shared_ptr<const void> owner,
                                          const FieldTensor& tensor) {
+  const bool on_device = tensor.cuda_device >= 0;
+  const int device_type = on_device ? kDLCUDA : kDLCPU;
+  const int device_id = on_device ? tensor.cuda_device : 0;
   if (const std::optional<DLDataType> dtype = FieldDlpackType(tensor.type)) {
-    return MakeCapsule(std::move(owner), tensor.data, kDLCPU, 0, *dtype, tensor.shape,
-                       ContiguousStrides(tensor.shape));
+    return MakeCapsule(std::move(owner), tensor.data, device_type, device_id, *dtype,
+                       tensor.shape, ContiguousStrides(tensor.shape));
+  }
+  if (on_device) {
+    // Device values cannot be widened here, on the host, without waiting for the device: they
+    // go as the signed type of their width (the same bits), which h5feed/_loader.py widens to
+    // int64 on the device, on the loader's stream (_widened).
+    const auto bits = static_cast<uint8_t>(tensor.type == FieldType::kUint16 ? 16 : 32);
+    return MakeCapsule(std::move(owner), tensor.data, kDLCUDA, device_id,
+                       DLDataType{kDLInt, bits, 1}, tensor.shape, ContiguousStrides(tensor.shape));
   }
   const std::shared_ptr<const std::vector<int64_t>> values =
       tensor.type == FieldType::kUint16 ? Widened<uint16_t>(tensor) : Widened<uint32_t>(tensor);

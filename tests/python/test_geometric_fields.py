@@ -173,8 +173,27 @@ def test_a_mask_dtype_that_is_not_an_integer_type_is_refused(written):
         h5feed.Loader(path, batch_size=5, fields=["mask"], mask_dtype=torch.float32)
 
 
-def test_masks_are_refused_with_a_device(written):
+def test_device_cuda_delivers_the_masks_and_boxes_of_the_cpu(written, recwarn):
+    """device="cuda": on a GPU the masks of a file of one image size are cropped on the device;
+    where no device is usable the loader says so and delivers host batches. Either way every
+    mask, box, count and box label is the CPU run's (test_fields_gpu.py checks where each
+    lies on a GPU)."""
     path, _ = written
-    with pytest.raises(h5feed.InvalidArgumentError, match="GPU stage: not yet"):
-        h5feed.Loader(path, batch_size=5, fields=["mask"], device="cuda",
-                      augment=h5feed.Augment(random_resized_crop=32))
+
+    def run(device):
+        loader = h5feed.Loader(path, batch_size=5, seed=4, threads=2, as_dict=True,
+                               fields=["mask", "boxes"], device=device, echo=2, with_indices=True,
+                               augment=h5feed.Augment(random_resized_crop=32, random_flip=True))
+        batches = []
+        for epoch in range(2):
+            loader.set_epoch(epoch)
+            batches += [{key: batch[key].cpu().clone() for key in
+                         ("mask", "boxes", "boxes_count", "box_labels", "indices")}
+                        for batch in loader]
+        return batches
+
+    cpu, cuda = run("cpu"), run("cuda")
+    assert len(cpu) == len(cuda) == 2 * 2 * IMAGES // 5
+    for expected, got in zip(cpu, cuda):
+        for key, value in expected.items():
+            assert torch.equal(value, got[key]), key
