@@ -18,7 +18,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
 bundle=$root/gpu-bundle
 # The GPU tests, by their folder under tests/lib/ (the target is the file name).
-tests=(cuda/gpu_normalize_test cuda/gpu_stage_test loader/gpu_loader_test)
+tests=(cuda/gpu_normalize_test cuda/gpu_stage_test loader/gpu_loader_test loader/gpu_fields_test
+  loader/gpu_geometric_fields_test)
 
 bundler=${GPU_BUNDLER:-}
 if [[ -z $bundler || ! -x $bundler ]]; then

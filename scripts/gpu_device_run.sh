@@ -12,7 +12,7 @@ mkdir -p "$out"
 # shellcheck source=/dev/null
 source "$bundle/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-tests=(gpu_normalize_test gpu_stage_test gpu_loader_test)
+tests=(gpu_normalize_test gpu_stage_test gpu_loader_test gpu_fields_test gpu_geometric_fields_test)
 status=0
 
 echo "== tests" | tee "$out/tests.log"
