@@ -5,7 +5,8 @@
 // pixel names the stored pixel it shows and the delivered image says (to its bilinear
 // rounding) the same place. Row r has r % 4 boxes (GeometryBoxes) with classes 10 r + k.
 // Of one image size (60 x 80, chunks of 8) or of images at their own size (OwnSizeShape, raw,
-// chunks of 64 KiB), zstd.
+// chunks of 64 KiB), zstd. A uint8 mask (for the kernels' other element type) holds the same
+// values modulo 251, which names no pixel but tells rows and columns apart.
 
 #include <algorithm>
 #include <cstdint>
@@ -69,8 +70,9 @@ std::span<const uint8_t> BytesOf(const std::vector<T>& values) {
   return {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(T)};
 }
 
-inline std::vector<FieldSpec> GeometryFieldSpecs(bool own_size) {
-  FieldSpec mask{"mask", FieldKind::kMask, FieldType::kUint16, {}, {}};
+inline std::vector<FieldSpec> GeometryFieldSpecs(bool own_size,
+                                                 FieldType mask_type = FieldType::kUint16) {
+  FieldSpec mask{"mask", FieldKind::kMask, mask_type, {}, {}};
   if (!own_size) mask.shape = {kGeometryShape.height, kGeometryShape.width};
   FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
   FieldSpec labels{"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, {}};
@@ -78,22 +80,31 @@ inline std::vector<FieldSpec> GeometryFieldSpecs(bool own_size) {
   return {mask, boxes, labels};
 }
 
-inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, bool own_size) {
+inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, bool own_size,
+                                                FieldType mask_type = FieldType::kUint16) {
   std::vector<FieldColumn> columns(3);
   for (int64_t r = first; r < first + rows; ++r) {
     const ImageShape shape = GeometryShape(r, own_size);
-    columns[0].Append(BytesOf(CoordinateMask(shape)));
+    const std::vector<uint16_t> mask = CoordinateMask(shape);
+    if (mask_type == FieldType::kUint8) {
+      std::vector<uint8_t> values;
+      for (const uint16_t value : mask) values.push_back(static_cast<uint8_t>(value % 251));
+      columns[0].Append(BytesOf(values));
+    } else {
+      columns[0].Append(BytesOf(mask));
+    }
     columns[1].Append(BytesOf(GeometryBoxes(r, shape)));
     columns[2].Append(BytesOf(GeometryBoxLabels(r)));
   }
   return columns;
 }
 
-inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool own_size) {
+inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool own_size,
+                                  FieldType mask_type = FieldType::kUint16) {
   WriterOptions options;
   options.compression = Compression::Parse("zstd");
   options.overwrite = true;
-  options.fields = GeometryFieldSpecs(own_size);
+  options.fields = GeometryFieldSpecs(own_size, mask_type);
   if (own_size) {
     FlatLayout flat;
     flat.chunk_bytes = int64_t{64} << 10;
@@ -116,7 +127,7 @@ inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool
     } else {
       writer.Append(writer.Encode(chunk, end - first));
     }
-    writer.AppendFields(GeometryColumns(first, end - first, own_size));
+    writer.AppendFields(GeometryColumns(first, end - first, own_size, mask_type));
     chunk.clear();
     images.clear();
     first = end;
