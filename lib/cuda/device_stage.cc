@@ -34,8 +34,8 @@ struct Input {
   DeviceBuffer group;   // labels, indices, orders as in the host slot
   std::unique_ptr<DeviceBuffer> fields;  // the slot's field regions as laid out there
   std::vector<size_t> field_offsets;     // each field's region within `fields`
-  Event copied;         // copy stream: both H2D copies done
-  Event consumed;       // compute stream: the last kernel reading it done
+  Event copied;                          // copy stream: both H2D copies done
+  Event consumed;                        // compute stream: the last kernel reading it done
   bool used = false;
   size_t indices_offset = 0;
   size_t orders_offset = 0;
@@ -48,7 +48,7 @@ struct Output {
   DeviceBuffer images;
   DeviceBuffer labels;
   std::vector<std::unique_ptr<DeviceBuffer>> fields;  // per DeviceStageOptions::fields
-  Event ready;     // compute stream: the kernel writing it done
+  Event ready;                                        // compute stream: the kernel writing it done
   Event released;  // trainer's stream: past the release of the batch that used it last
   bool released_recorded = false;  // guarded by Ring::mutex
 };
@@ -300,8 +300,8 @@ class Stage final : public DeviceStage {
       const uint8_t* region = static_cast<const uint8_t*>(in.fields->data) + in.field_offsets[k];
       auto* target = static_cast<uint8_t*>(out.fields[k]->data);
       if (fields[k].mask_element_bytes == 0) {
-        LaunchGatherRows({region, order, target, in.rows, static_cast<int64_t>(fields[k].row_bytes)},
-                         compute);
+        LaunchGatherRows(
+            {region, order, target, in.rows, static_cast<int64_t>(fields[k].row_bytes)}, compute);
         continue;
       }
       MaskLaunch mask;

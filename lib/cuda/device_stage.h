@@ -50,24 +50,24 @@ struct DeviceField {
 
 struct DeviceStageOptions {
   int device = 0;
-  CudaStreamView trainer_stream;  // default: the legacy default stream
-  int64_t capacity = 0;           // rows of a batch
-  ImageShape shape;               // stored images
-  transform::OutputViews views;   // what the kernel delivers (at Open: the room per view)
-  int echo = 1;                   // row orders per loaded batch (copies made from one load)
-  int inputs = 2;                 // device uint8 input buffers (>= 2: one filling, one read)
-  int outputs = 2;                // device output buffers (>= 2: one trained on, one filling)
+  CudaStreamView trainer_stream;    // default: the legacy default stream
+  int64_t capacity = 0;             // rows of a batch
+  ImageShape shape;                 // stored images
+  transform::OutputViews views;     // what the kernel delivers (at Open: the room per view)
+  int echo = 1;                     // row orders per loaded batch (copies made from one load)
+  int inputs = 2;                   // device uint8 input buffers (>= 2: one filling, one read)
+  int outputs = 2;                  // device output buffers (>= 2: one trained on, one filling)
   std::vector<DeviceField> fields;  // the slot's field regions, in its order
 };
 
 // One loaded host batch, as the slot layout lays it out (memory/slot_layout.h).
 struct HostBatch {
-  memory::SlotLease lease;          // handed to the stage: returned after its copy completes
-  std::span<const uint8_t> images;  // rows x H x W x C
-  std::span<const uint8_t> group;   // labels, indices and orders regions, contiguous
-  size_t indices_offset = 0;        // within group
-  size_t orders_offset = 0;         // within group
-  std::span<const uint8_t> fields;  // the slot's field regions, first to last (empty: none)
+  memory::SlotLease lease;            // handed to the stage: returned after its copy completes
+  std::span<const uint8_t> images;    // rows x H x W x C
+  std::span<const uint8_t> group;     // labels, indices and orders regions, contiguous
+  size_t indices_offset = 0;          // within group
+  size_t orders_offset = 0;           // within group
+  std::span<const uint8_t> fields;    // the slot's field regions, first to last (empty: none)
   std::vector<size_t> field_offsets;  // each field's region within `fields`
   int64_t rows = 0;
   int64_t epoch = 0;
@@ -88,8 +88,8 @@ inline HostBatch MakeHostBatch(memory::SlotLease lease, const memory::SlotLayout
   batch.orders_offset = offset(view.orders.data());
   if (!view.fields.empty()) {
     const uint8_t* first = view.fields.front().data();
-    batch.fields = {first, static_cast<size_t>(view.fields.back().data() +
-                                               view.fields.back().size() - first)};
+    batch.fields = {
+        first, static_cast<size_t>(view.fields.back().data() + view.fields.back().size() - first)};
     for (const std::span<uint8_t>& field : view.fields) {
       batch.field_offsets.push_back(static_cast<size_t>(field.data() - first));
     }

@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(kThreads) CropMasks(MaskLaunch p) {
   const bool flip = geometry.flip != 0;
   const int32_t ho = p.augment.out_height;
   const int32_t wo = p.augment.out_width;
-  const T* stored = reinterpret_cast<const T*>(p.masks) +
-                    source * static_cast<int64_t>(p.height) * p.width;
+  const T* stored =
+      reinterpret_cast<const T*>(p.masks) + source * static_cast<int64_t>(p.height) * p.width;
   T* out = static_cast<T*>(p.out) + sample * static_cast<int64_t>(ho) * wo;
   for (int32_t at = static_cast<int32_t>(threadIdx.x); at < ho * wo; at += blockDim.x) {
     const int32_t y = at / wo;

@@ -158,7 +158,8 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                       "field {} ({}): view {} of a batch of {} view(s)", field.spec.name,
                       field.spec.Describe(), view, views());
     }
-    const transform::AugmentParams& augment = impl_->views->views[static_cast<size_t>(view)].augment;
+    const transform::AugmentParams& augment =
+        impl_->views->views[static_cast<size_t>(view)].augment;
     return FieldTensor{impl_->device->field(field.device_slot_field, view),
                        field.spec.type,
                        {size(), augment.out_height, augment.out_width},
@@ -266,9 +267,9 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
                                      [](const BatchField& f) { return IsGeometric(f.spec.kind); });
   if (geometric) {
-    impl->geometric = MakeGeometricFields(*form.fields, form.views.get(), form.shape,
-                                          impl->batch.view.indices, impl->batch.epoch,
-                                          delivery.copy, true);
+    impl->geometric =
+        MakeGeometricFields(*form.fields, form.views.get(), form.shape, impl->batch.view.indices,
+                            impl->batch.epoch, delivery.copy, true);
   }
   return impl;
 }

@@ -88,17 +88,17 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
   return asked;
 }
 
-bool DeviceMask(const FieldSpec& spec) {
-  return spec.kind == FieldKind::kMask && spec.row_bytes() > 0;
-}
-
-std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked, bool device) {
+std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
+                                 const ImageShape* device_images) {
   std::vector<size_t> row_bytes;
   for (const FieldSpec& spec : asked) {
     if (spec.kind == FieldKind::kArray) row_bytes.push_back(static_cast<size_t>(spec.row_bytes()));
   }
   for (const FieldSpec& spec : asked) {
-    if (device && DeviceMask(spec)) row_bytes.push_back(static_cast<size_t>(spec.row_bytes()));
+    if (device_images != nullptr && spec.kind == FieldKind::kMask) {
+      row_bytes.push_back(static_cast<size_t>(device_images->height * device_images->width) *
+                          ElementBytes(spec.type));
+    }
   }
   return row_bytes;
 }
@@ -123,7 +123,7 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
     fields->fields.push_back(BatchField{spec, std::move(column), slot_field});
   }
   for (BatchField& field : fields->fields) {
-    if (DeviceMask(field.spec)) field.device_slot_field = array_fields++;
+    if (field.spec.kind == FieldKind::kMask) field.device_slot_field = array_fields++;
   }
   const bool geometric = std::any_of(asked.begin(), asked.end(),
                                      [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
@@ -157,7 +157,10 @@ std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& f
     if (field.slot_field >= 0) columns.push_back(field.column);
   }
   for (const BatchField& field : fields.fields) {
-    if (device && field.device_slot_field >= 0) columns.push_back(field.column);
+    // A stored row is the slot's row only in a file of one image size.
+    if (device && field.device_slot_field >= 0 && fields.image_sizes.empty()) {
+      columns.push_back(field.column);
+    }
   }
   return columns;
 }

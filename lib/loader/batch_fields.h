@@ -8,10 +8,11 @@
 // its labels (memory/slot_layout.h), so echo's permuted copies and the skip of corrupt chunks
 // move them with their rows as they move labels; a bytes or text field is not copied at all:
 // the batch holds the column, and its row i is the column's row at the batch's indices()[i],
-// which those same moves keep right. With the GPU stage, a mask of a file of one image size is
-// copied into the slot as well, after the array fields, and goes to the device with them to be
-// cropped there (cuda/field_kernels.h); masks of files of images at their own size, boxes and
-// box labels are made on the host (geometric_fields.h).
+// which those same moves keep right. With the GPU stage, masks have a region in the slot as
+// well, after the array fields, and go to the device with them to be cropped there
+// (cuda/field_kernels.h): a file of one image size's rows copied as they are stored, a file of
+// images at their own size's cropped at the gather as the images are (own_size_masks.h). Boxes
+// and box labels are made on the host (geometric_fields.h).
 //
 // Every field is held whole in this release. A field too large for memory would be read in
 // step with the images instead (docs/reader.md, "Fields").
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "h5feed/field.h"
+#include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "index/dataset_index.h"
 
@@ -36,8 +38,8 @@ struct BatchField {
   FieldSpec spec;
   std::shared_ptr<const FieldColumn> column;  // every dataset row, in stored order
   int slot_field = -1;  // an array field's region in the slot (SlotView::fields); else -1
-  // A mask of a file of one image size: its region in the slot when the GPU stage delivers
-  // (after every array field's); else -1.
+  // A mask: its region in the slot when the GPU stage delivers (after every array field's);
+  // else -1.
   int device_slot_field = -1;
 };
 
@@ -62,11 +64,10 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
 
 // One row's bytes of each field with a region in the slot, in the slot's order
 // (memory::SlotContents::field_row_bytes): the asked array fields, then, when the GPU stage
-// delivers (`device`), the masks it crops (DeviceMasks).
-std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked, bool device);
-// Whether the GPU stage crops mask `spec` on the device: a mask of a file of one image size.
-// Masks of images at their own size are made on the host with boxes (geometric_fields.h).
-bool DeviceMask(const FieldSpec& spec);
+// delivers (`device_images`: the slot's image shape, else null), the masks, each one value per
+// pixel of that shape.
+std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
+                                 const ImageShape* device_images);
 
 // Reads every asked field whole (index::ReadFieldColumn, which checks each row), together
 // within `memory` bytes: what the machine holds beside the slots and the cache the loader
@@ -76,9 +77,9 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
                                                    const index::DatasetIndex& dataset,
                                                    uint64_t memory, const LoaderOptions& options);
 
-// The columns of the fields with a region in the slot, in its order (SlotRowBytes with the
-// same `device`): what the gatherer copies rows from.
-std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields,
-                                                            bool device);
+// The columns the gatherer copies rows from into the slot, in its order: the array fields,
+// then, when `device`, the masks of a file of one image size (those of images at their own
+// size are made: own_size_masks.h).
+std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields, bool device);
 
 }  // namespace h5feed::loader

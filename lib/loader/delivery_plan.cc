@@ -36,25 +36,25 @@ bool DeviceUsable(const LoaderOptions& options) {
 }
 
 // The fields the stage carries, in the slot's order (SlotRowBytes): the array fields, then the
-// masks it crops. Throws Error(kCorrupt) for a mask whose size is not the images'.
+// masks it crops, of the slot's image shape `shape` (a file of images at their own size: the
+// stacked crops', own_size_masks.h). Throws Error(kCorrupt) for a mask of a file of one image
+// size whose size is not the images'.
 std::vector<cuda::DeviceField> DeviceFields(const std::vector<FieldSpec>& asked,
                                             const ImageShape& shape) {
   std::vector<cuda::DeviceField> fields;
+  const std::vector<size_t> row_bytes = SlotRowBytes(asked, &shape);
   for (const FieldSpec& spec : asked) {
-    if (spec.kind == FieldKind::kArray) {
-      fields.push_back({static_cast<size_t>(spec.row_bytes()), 0});
-    }
+    if (spec.kind == FieldKind::kArray) fields.push_back({row_bytes[fields.size()], 0});
   }
   for (const FieldSpec& spec : asked) {
-    if (!DeviceMask(spec)) continue;
-    if (spec.shape != std::vector<int64_t>{shape.height, shape.width}) {
+    if (spec.kind != FieldKind::kMask) continue;
+    if (!spec.shape.empty() && spec.shape != std::vector<int64_t>{shape.height, shape.width}) {
       throw MakeError(ErrorCode::kCorrupt,
                       "mask field {} ({}) is not the size of the {}x{} images it belongs to: the "
                       "file is damaged; write it again",
                       spec.name, spec.Describe(), shape.height, shape.width);
     }
-    fields.push_back(
-        {static_cast<size_t>(spec.row_bytes()), static_cast<int>(ElementBytes(spec.type))});
+    fields.push_back({row_bytes[fields.size()], static_cast<int>(ElementBytes(spec.type))});
   }
   return fields;
 }
@@ -63,6 +63,7 @@ std::vector<cuda::DeviceField> DeviceFields(const std::vector<FieldSpec>& asked,
 
 memory::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) const {
   memory::SlotContents contents;
+  contents.field_row_bytes = field_row_bytes;
   if (stage) {
     contents.row_orders = options.echo;
   } else if (views) {
@@ -105,6 +106,7 @@ DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& readi
     stage.fields = DeviceFields(asked, shape);
     plan.stage = cuda::OpenDeviceStage(stage);
   }
+  plan.field_row_bytes = SlotRowBytes(asked, plan.stage ? &shape : nullptr);
   return plan;
 }
 

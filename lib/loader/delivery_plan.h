@@ -25,8 +25,12 @@ struct DeliveryPlan {
   std::optional<transform::OutputViews> views;
   transform::NormalizeParams normalize;      // the factors the views normalize with
   std::unique_ptr<cuda::DeviceStage> stage;  // set: GPU delivery
+  // The slot's field regions (batch_fields.h, SlotRowBytes): the array fields, and with the
+  // GPU stage the masks it crops.
+  std::vector<size_t> field_row_bytes;
 
-  // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders.
+  // What a host slot holds: the CPU path's normalized images, or the GPU path's row orders;
+  // and the fields' regions.
   memory::SlotContents slot_contents(const LoaderOptions& options) const;
   std::shared_ptr<memory::HostAllocator> host_allocator() const;
   // The GPU path loads each batch once (host echo 1) and echoes on the device; the CPU path
@@ -35,9 +39,10 @@ struct DeliveryPlan {
 };
 
 // The slots hold `capacity` rows of reading.gathered images; the GPU stage carries the `asked`
-// fields that have a region in the slot (batch_fields.h, SlotRowBytes). Throws what MakeNormalizeParams /
-// reading.MakeViews throw for bad normalization options, Error(kInvalidArgument) for a device index
-// that does not exist, Error(kCuda) when the device cannot be set up.
+// fields that have a region in the slot (batch_fields.h, SlotRowBytes). Throws what
+// MakeNormalizeParams / reading.MakeViews throw for bad normalization options,
+// Error(kInvalidArgument) for a device index that does not exist, Error(kCuda) when the device
+// cannot be set up.
 DeliveryPlan PlanDelivery(const LoaderOptions& options, const ReadingPlan& reading,
                           int64_t capacity, const std::vector<FieldSpec>& asked);
 

@@ -172,8 +172,7 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
   delivery.labels = copy_rows.first(rows);
   delivery.indices = copy_rows.last(rows);
   delivery.host_fields = loaded.host_fields;
-  delivery.fields =
-      CopyFields(loaded.host_fields.get(), layout_, host_fields_, loaded.rows, copy);
+  delivery.fields = CopyFields(loaded.host_fields.get(), layout_, host_fields_, loaded.rows, copy);
   ahead_.push_back(std::move(delivery));
   if (last) loaded_.reset();  // Emit freed its input
   return true;

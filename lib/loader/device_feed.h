@@ -41,7 +41,8 @@ struct DeviceDelivery {
   std::span<int64_t> indices;
   std::shared_ptr<std::vector<int64_t>> host_rows;
   // On the host, in the delivered order: each array field's rows (memory::SlotView::fields'
-  // order, masks left out), inside `host_fields` (shared as host_rows is; null without array fields).
+  // order, masks left out), inside `host_fields` (shared as host_rows is; null without array
+  // fields).
   std::vector<std::span<uint8_t>> fields;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
   int64_t epoch = 0;

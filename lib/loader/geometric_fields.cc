@@ -129,12 +129,9 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
 
 }  // namespace
 
-std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
-                                                              const transform::OutputViews* views,
-                                                              const ImageShape& shape,
-                                                              std::span<const int64_t> indices,
-                                                              int64_t epoch, int copy,
-                                                              bool device) {
+std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
+    const BatchFields& fields, const transform::OutputViews* views, const ImageShape& shape,
+    std::span<const int64_t> indices, int64_t epoch, int copy, bool device) {
   std::vector<std::vector<GeometricTensor>> tensors(fields.fields.size());
   const ViewOf of{views, epoch, copy};
   if (!views && !fields.image_sizes.empty()) {

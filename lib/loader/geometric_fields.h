@@ -36,11 +36,8 @@ struct GeometricTensor {
 // device_slot_field). `shape` is the gathered image shape (a file of one image size); an own-size
 // file's rows are sized by fields.image_sizes. Throws Error(kCorrupt) naming the field and the
 // row when a mask's row is not its image's size.
-std::vector<std::vector<GeometricTensor>> MakeGeometricFields(const BatchFields& fields,
-                                                              const transform::OutputViews* views,
-                                                              const ImageShape& shape,
-                                                              std::span<const int64_t> indices,
-                                                              int64_t epoch, int copy,
-                                                              bool device = false);
+std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
+    const BatchFields& fields, const transform::OutputViews* views, const ImageShape& shape,
+    std::span<const int64_t> indices, int64_t epoch, int copy, bool device = false);
 
 }  // namespace h5feed::loader

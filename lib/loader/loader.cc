@@ -27,6 +27,7 @@
 #include "loader/loader_file.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
+#include "loader/own_size_masks.h"
 #include "loader/reading_plan.h"
 #include "loader/resume_point.h"
 #include "loader/view_sizes.h"
@@ -61,16 +62,6 @@ sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::Data
                                options.drop_last_batch, options.echo);
 }
 
-// What a slot holds besides the images: the delivery's (normalized images or row orders) and
-// the asked fields' rows that have a region there (array fields; with the GPU stage, masks).
-memory::SlotContents SlotContentsOf(const loader::DeliveryPlan& delivery,
-                                    const LoaderOptions& options,
-                                    const std::vector<FieldSpec>& asked_fields) {
-  memory::SlotContents contents = delivery.slot_contents(options);
-  contents.field_row_bytes = loader::SlotRowBytes(asked_fields, delivery.stage != nullptr);
-  return contents;
-}
-
 // The gatherer checks each sample as it copies it when the file has per-sample checksums (the
 // reader then skips the chunk checksum): the copy finds the sample in the cache.
 pipeline::BatchGatherer::RowCheck RowCheck(const source::ChunkSource& source) {
@@ -84,9 +75,13 @@ pipeline::BatchGatherer::Options GathererOptions(
     const LoaderOptions& options, const index::DatasetIndex& dataset,
     const loader::ReadingPlan& reading, const source::ChunkSource& source,
     const std::shared_ptr<const transform::OutputViews>& run_views,
-    const loader::BatchFields& fields, bool device) {
-  return {options.skip_corrupt_chunks, options.on_warning, RowCheck(source),
-          loader::SampleMakerOf(reading, dataset, run_views), loader::SlotColumns(fields, device)};
+    const std::shared_ptr<const loader::BatchFields>& fields, bool device) {
+  return {options.skip_corrupt_chunks,
+          options.on_warning,
+          RowCheck(source),
+          loader::SampleMakerOf(reading, dataset, run_views),
+          loader::SlotColumns(*fields, device),
+          loader::OwnSizeMaskMakers(fields, reading.gathered, run_views, device)};
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
@@ -125,7 +120,7 @@ struct Loader::Impl {
         footprint{.samples_per_rank = samples_per_rank,
                   .batch_capacity = batch_capacity,
                   .image_bytes = reading.gathered.bytes(),
-                  .slot = SlotContentsOf(delivery, options, asked_fields),
+                  .slot = delivery.slot_contents(options),
                   .chunk_bytes = dataset.chunk_bytes(),
                   .chunks = dataset.chunk_count()},
         steps(CheckedSteps(options, dataset, footprint)),
@@ -138,7 +133,7 @@ struct Loader::Impl {
         layout(batch_capacity, reading.gathered, footprint.slot),
         pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, *source, form.views, *fields,
+                 GathererOptions(options, dataset, reading, *source, form.views, fields,
                                  delivery.stage != nullptr)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),

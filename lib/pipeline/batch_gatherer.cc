@@ -35,6 +35,7 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
   for (const auto& column : options_.array_fields) {
     field_row_bytes_.push_back(column->rows() == 0 ? 0 : column->end(0));
   }
+  for (const MadeField& field : options_.made_fields) field_row_bytes_.push_back(field.row_bytes);
 }
 
 bool BatchGatherer::IsKnownCorrupt(int64_t chunk) const {
@@ -83,14 +84,20 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   std::vector<char> skipped(groups, 0);  // one writer per element
   const SlotWrites writes = SlotWritesFor(slot.images.size());
 
-  // Row `row`'s value of each asked array field, to `position` of the slot's field regions:
-  // in the group's task, beside the image, so that the fields are copied in parallel too.
+  // Row `row`'s value of each asked array field, to `position` of the slot's field regions,
+  // and each made field's: in the group's task, beside the image, so that the fields are
+  // copied in parallel too.
   auto copy_fields = [&](size_t position, int64_t row) {
-    for (size_t k = 0; k < options_.array_fields.size(); ++k) {
+    const size_t arrays = options_.array_fields.size();
+    for (size_t k = 0; k < arrays; ++k) {
       const size_t bytes = field_row_bytes_[k];
       std::memcpy(slot.fields[k].data() + position * bytes,
                   options_.array_fields[k]->data().data() + static_cast<size_t>(row) * bytes,
                   bytes);
+    }
+    for (size_t j = 0; j < options_.made_fields.size(); ++j) {
+      options_.made_fields[j].make(
+          epoch, row, slot.fields[arrays + j].data() + position * field_row_bytes_[arrays + j]);
     }
   };
   // Copies group g's rows from its chunk: waiting for it when `wait`, else only if no other

@@ -50,6 +50,14 @@ class BatchGatherer {
   using SampleMaker = std::function<void(int64_t epoch, int64_t row, const StoredRow& at,
                                          std::span<const uint8_t> stored, uint8_t* dest)>;
 
+  // A slot field whose row is made rather than copied: `row_bytes` of row `row` made at `dest`
+  // for epoch `epoch` (the masks of a file of images at their own size, cropped with the views
+  // as the image is: loader/own_size_masks.h). Called from worker threads at once.
+  struct MadeField {
+    size_t row_bytes = 0;
+    std::function<void(int64_t epoch, int64_t row, uint8_t* dest)> make;
+  };
+
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
@@ -60,6 +68,8 @@ class BatchGatherer {
     // The array fields of the slot (memory::SlotView::fields), in its order: every dataset
     // row's values, each as long as the slot's rows of that field.
     std::vector<std::shared_ptr<const FieldColumn>> array_fields;
+    // The slot's fields after those, made row by row.
+    std::vector<MadeField> made_fields;
   };
 
   // `labels`: one per dataset row, or none (a file without labels). `rows` says which chunk holds
@@ -87,7 +97,8 @@ class BatchGatherer {
   const int64_t row_bytes_;
   const std::span<const int64_t> labels_;
   const Options options_;
-  // Each array field's bytes a row (all its rows alike): row r lies at r times this.
+  // Each slot field's bytes a row (an array field's rows all alike: row r lies at r times this
+  // in its column), array fields first, then made fields.
   std::vector<size_t> field_row_bytes_;
 
   mutable std::mutex corrupt_mutex_;

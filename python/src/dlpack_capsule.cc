@@ -158,8 +158,8 @@ pybind11::capsule MakeFieldDlpackCapsule(std::shared_ptr<const void> owner,
   const int device_type = on_device ? kDLCUDA : kDLCPU;
   const int device_id = on_device ? tensor.cuda_device : 0;
   if (const std::optional<DLDataType> dtype = FieldDlpackType(tensor.type)) {
-    return MakeCapsule(std::move(owner), tensor.data, device_type, device_id, *dtype,
-                       tensor.shape, ContiguousStrides(tensor.shape));
+    return MakeCapsule(std::move(owner), tensor.data, device_type, device_id, *dtype, tensor.shape,
+                       ContiguousStrides(tensor.shape));
   }
   if (on_device) {
     // Device values cannot be widened here, on the host, without waiting for the device: they

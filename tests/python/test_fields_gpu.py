@@ -1,6 +1,6 @@
-"""device="cuda" with fields (docs/gpu.md, "Fields on the device"): array fields and the masks of
-a file of one image size are CUDA tensors on the images' device (uint16 and uint32 widened to
-int64 there), boxes, their counts and labels host tensors; every value equals the CPU run's,
+"""device="cuda" with fields (docs/gpu.md, "Fields on the device"): array fields and masks (of
+files of one image size and of images at their own size) are CUDA tensors on the images' device
+(uint16 and uint32 widened to int64 there), boxes, their counts and labels host tensors; every value equals the CPU run's,
 batch for batch, with echo copies and two views. Labelled gpu; skipped where torch sees no CUDA
 device (Debian's python3-torch is a CPU build). The C++ tests run the same comparison on the
 CUDA emulation in every build (tests/lib/loader/gpu_fields_test.cpp,
@@ -27,10 +27,11 @@ def field_file(tmp_path_factory):
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def geometry_file(tmp_path_factory):
+@pytest.fixture(scope="module", params=[False, True], ids=["one_size", "own_size"])
+def geometry_file(request, tmp_path_factory):
     path = tmp_path_factory.mktemp("geometry") / "geometry.h5"
-    subprocess.run([os.environ["WRITE_GEOMETRY_TEST_FILE"], str(path)], check=True)
+    subprocess.run([os.environ["WRITE_GEOMETRY_TEST_FILE"], str(path)] +
+                   (["--own-size"] if request.param else []), check=True)
     return str(path)
 
 

@@ -174,7 +174,7 @@ def test_a_mask_dtype_that_is_not_an_integer_type_is_refused(written):
 
 
 def test_device_cuda_delivers_the_masks_and_boxes_of_the_cpu(written, recwarn):
-    """device="cuda": on a GPU the masks of a file of one image size are cropped on the device;
+    """device="cuda": on a GPU the masks are cropped on the device;
     where no device is usable the loader says so and delivers host batches. Either way every
     mask, box, count and box label is the CPU run's (test_fields_gpu.py checks where each
     lies on a GPU)."""

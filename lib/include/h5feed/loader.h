@@ -135,9 +135,8 @@ class Batch {
   // view `view`'s image (0 .. views() - 1): a mask (B, Ho, Wo) of its type, aligned pixel for
   // pixel with image_tensor(view); boxes (B, Kmax, 4) float32 xyxy in the delivered image's
   // pixels, Kmax the most any sample kept, rows past a sample's box_counts zero; box labels
-  // (B, Kmax) int64, the kept boxes' classes. With the GPU stage a mask of a file of one image
-  // size is on the device (cropped there); boxes, box labels and masks of images at their own
-  // size are on the host.
+  // (B, Kmax) int64, the kept boxes' classes. With the GPU stage a mask is on the device
+  // (cropped there); boxes, their counts and box labels are on the host.
   FieldTensor field_tensor(int k, int view = 0) const;
   FieldTensor field_tensor(std::string_view name, int view = 0) const;
   // Boxes field k: how many boxes each sample kept in view `view`, int64 (B).

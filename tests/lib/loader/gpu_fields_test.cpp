@@ -39,7 +39,7 @@ constexpr int64_t kBatch = kEmulated ? 8 : 32;
 struct Delivered {
   std::vector<int64_t> labels;  // the host labels, and the device ones copied back
   std::vector<int64_t> indices;
-  std::vector<std::vector<uint8_t>> fields;  // field k: every sample's bytes, one after another
+  std::vector<std::vector<uint8_t>> fields;   // field k: every sample's bytes, one after another
   std::vector<std::vector<uint8_t>> tensors;  // array field k's tensor, copied to the host
   int64_t step = 0;
   bool operator==(const Delivered&) const = default;
@@ -64,8 +64,8 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
       d.tensors.push_back(bytes);
       return bytes;
     };
-    d.indices = testing::CheckBatchFields(*batch, options.fields, options.output.cuda_device,
-                                          bytes_of);
+    d.indices =
+        testing::CheckBatchFields(*batch, options.fields, options.output.cuda_device, bytes_of);
     d.step = batch->step();
     const TensorView labels = batch->label_tensor();
     if (labelled) {
@@ -129,7 +129,8 @@ LoaderOptions Options(const cuda::testing::OwnedStream& trainer) {
   return options;
 }
 
-TEST_CASE("a GPU run delivers the CPU run's array fields on the device, each echo copy's with its rows") {
+TEST_CASE(
+    "a GPU run delivers the CPU run's array fields on the device, each echo copy's with its rows") {
   TempFolder folder;
   cuda::testing::OwnedStream trainer;
   for (const bool labelled : {true, false}) {

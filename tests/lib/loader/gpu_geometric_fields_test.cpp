@@ -1,9 +1,9 @@
 // Masks, boxes and box labels through the GPU stage (docs/gpu.md, "Fields on the device"): a
-// mask of a file of one image size is cropped on the device beside its image, boxes (and masks
-// of images at their own size) are made on the host as on the CPU path. Over several epochs of
-// random resized crops, padding crops and flips, several views and echo copies, every tensor
-// equals the CPU run's, pixel for pixel and box for box; the CPU run's are checked against
-// torchvision's geometry by loader_geometric_fields_test on the same coordinate files
+// mask is cropped on the device beside its image (of a file of images at their own size: after
+// its crop at the gather, as the image's), boxes are made on the host as on the CPU path. Over
+// several epochs of random resized crops, padding crops and flips, several views and echo copies,
+// every tensor equals the CPU run's, pixel for pixel and box for box; the CPU run's are checked
+// against torchvision's geometry by loader_geometric_fields_test on the same coordinate files
 // (geometry_test_file.h).
 
 #include <cuda_runtime.h>
@@ -49,7 +49,8 @@ Tensor Read(const FieldTensor& tensor, cudaStream_t stream) {
   Tensor read{tensor.cuda_device, tensor.shape, {}};
   read.bytes.resize(static_cast<size_t>(tensor.elements()) * ElementBytes(tensor.type));
   if (read.bytes.empty()) return read;
-  const cudaMemcpyKind kind = tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+  const cudaMemcpyKind kind =
+      tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
   cuda::Check(cudaMemcpyAsync(read.bytes.data(), tensor.data, read.bytes.size(), kind, stream),
               "copying a field");
   cuda::Check(cudaStreamSynchronize(stream), "waiting for a field");
@@ -69,8 +70,8 @@ struct Delivered {
       return tensors;
     };
     return indices == other.indices && epoch == other.epoch && step == other.step &&
-           values(masks) == values(other.masks) && boxes == other.boxes &&
-           counts == other.counts && labels == other.labels;
+           values(masks) == values(other.masks) && boxes == other.boxes && counts == other.counts &&
+           labels == other.labels;
   }
 };
 
@@ -181,12 +182,16 @@ TEST_CASE("uint8 masks on the GPU follow padding crops and the validation resize
   CheckGpuAgainstCpu(path, options, true);
 }
 
-TEST_CASE("masks of images at their own size are made on the host with the GPU stage, as on the CPU") {
+TEST_CASE(
+    "masks of images at their own size, cropped at the gather and on the GPU, equal the CPU's") {
   TempFolder folder;
   const std::string path = folder / "own_size.h5";
   testing::WriteGeometryTestFile(path, kSamples, true);
   cuda::testing::OwnedStream trainer;
-  CheckGpuAgainstCpu(path, Options(trainer), false);
+  CheckGpuAgainstCpu(path, Options(trainer), true);
+  const std::string uint8_path = folder / "own_size_uint8.h5";
+  testing::WriteGeometryTestFile(uint8_path, kSamples, true, FieldType::kUint8);
+  CheckGpuAgainstCpu(uint8_path, Options(trainer), true);
 }
 
 }  // namespace
