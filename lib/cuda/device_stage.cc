@@ -34,7 +34,7 @@ struct Input {
   DeviceBuffer group;   // labels, indices, orders as in the host slot
   std::unique_ptr<DeviceBuffer> fields;  // the slot's field regions as laid out there
   std::vector<size_t> field_offsets;     // each field's region within `fields`
-  Event copied;                          // copy stream: both H2D copies done
+  Event copied;                          // copy stream: its H2D copies done
   Event consumed;                        // compute stream: the last kernel reading it done
   bool used = false;
   size_t indices_offset = 0;

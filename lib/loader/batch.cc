@@ -263,7 +263,7 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   impl->batch.view.indices = delivery.indices;
   impl->batch.view.fields = std::move(delivery.fields);
   impl->batch.copy = delivery.copy;
-  // Boxes (and masks of images at their own size) on the host, as the CPU path makes them.
+  // Boxes and box labels on the host, as the CPU path makes them (masks are on the device).
   const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
                                      [](const BatchField& f) { return IsGeometric(f.spec.kind); });
   if (geometric) {

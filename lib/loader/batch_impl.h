@@ -32,7 +32,7 @@ struct Batch::Impl {
   // out for (output_views.h).
   std::shared_ptr<const transform::OutputViews> views;
   int64_t capacity = 0;
-  // GPU stage: the normalized images and labels on device `cuda_device`. Destroying the last
+  // GPU stage: the normalized images, labels and fields on device `cuda_device`. Destroying the last
   // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;
   int cuda_device = -1;
@@ -40,7 +40,8 @@ struct Batch::Impl {
   // batch (loader/device_feed.h), shared by them.
   std::shared_ptr<std::vector<int64_t>> host_rows;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
-  // Host batches asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h).
+  // Asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h); GPU batches have
+  // their masks on the device (DeviceBatch::field) and only the boxes here.
   std::vector<std::vector<loader::GeometricTensor>> geometric;
 
   // Field k by position, or Error(kInvalidArgument) naming those asked.

@@ -5,17 +5,18 @@
 //
 //   [ images: capacity x H x W x C uint8 ][ labels: capacity int64 ][ indices: capacity int64 ]
 //   [ orders: row_orders x capacity int64 ]   (GPU stage: the echo copies' row orders)
-//   [ field k: capacity x field_row_bytes[k] ] (each array field a batch delivers, in order)
+//   [ field k: capacity x field_row_bytes[k] ] (each array field a batch delivers, in order;
+//                                              then, with the GPU stage, its masks)
 //   [ output: capacity x output_image_bytes ] (only when normalizing on the CPU)
 //
 // Each region starts on a 256-byte boundary (cudaMalloc's alignment; wide vector loads and
 // cache lines need 64 or less). Labels, indices and orders follow each other, so the GPU stage
 // copies them with one cudaMemcpyAsync. Images stay in the slot when normalizing: they are what
 // the rows are gathered into, and the GPU stage copies them rather than 2-4x as many bytes.
-// The array fields' regions come right after that group and outside it: the GPU stage does not
-// deliver fields on the device (their host rows are delivered with the device batch, as its
-// host labels are: loader/device_feed.h), so its copy leaves them out; a stage that delivers
-// them there would count them into the group.
+// The field regions come right after that group, one after another: the GPU stage copies them,
+// first to last, with one more cudaMemcpyAsync (cuda/device_stage.h), and the host path reads
+// them in place. With the GPU stage the masks it crops have regions there too, after the array
+// fields (loader/batch_fields.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -41,8 +42,8 @@ struct SlotView {
 struct SlotContents {
   size_t output_image_bytes = 0;  // normalized bytes per image (0: not normalizing on the CPU)
   int64_t row_orders = 0;         // row orders of `capacity` entries each
-  // The bytes of one row of each array field a batch delivers, in the order it delivers them
-  // (each at least 1).
+  // The bytes of one row of each field region, in the slot's order (each at least 1): the
+  // array fields a batch delivers, in the order it delivers them, then the GPU stage's masks.
   std::vector<size_t> field_row_bytes;
 };
 
