@@ -32,8 +32,8 @@ struct Batch::Impl {
   // out for (output_views.h).
   std::shared_ptr<const transform::OutputViews> views;
   int64_t capacity = 0;
-  // GPU stage: the normalized images, labels and fields on device `cuda_device`. Destroying the last
-  // Batch copy records the release on the trainer's stream (cuda/device_stage.h).
+  // GPU stage: the normalized images, labels and fields on device `cuda_device`. Destroying the
+  // last Batch copy records the release on the trainer's stream (cuda/device_stage.h).
   std::shared_ptr<cuda::DeviceBatch> device;
   int cuda_device = -1;
   // GPU stage: the host labels, dataset rows and array fields of the echo copies of one loaded

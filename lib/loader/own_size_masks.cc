@@ -30,8 +30,7 @@ void CropViews(const transform::OutputViews& views, std::span<const uint8_t> mas
     const int64_t at = int64_t{room.crop_top} * stride + room.crop_left;
     transform::TransformMask(
         geometry, values, {height, width},
-        std::span<T>(reinterpret_cast<T*>(out) + at, static_cast<size_t>(out_values - at)),
-        stride);
+        std::span<T>(reinterpret_cast<T*>(out) + at, static_cast<size_t>(out_values - at)), stride);
   }
 }
 
@@ -48,26 +47,26 @@ std::vector<pipeline::BatchGatherer::MadeField> OwnSizeMaskMakers(
     const int64_t values = stacked.height * stacked.width;
     const BatchField* mask = &field;
     const BatchFields* all = fields.get();
-    makers.push_back({static_cast<size_t>(values) * element, [=, &run_views](int64_t epoch,
-                                                                            int64_t row,
-                                                                            uint8_t* dest) {
-      const auto [height, width] = all->image_sizes[static_cast<size_t>(row)];
-      const std::span<const uint8_t> stored = mask->column->row(row);
-      if (stored.size() != static_cast<size_t>(int64_t{height} * width) * element) {
-        throw MakeError(ErrorCode::kCorrupt,
-                        "row {} of mask field {} is {} bytes, not the {} x {} {} values of its "
-                        "image: the file is damaged; write it again",
-                        row, mask->spec.name, stored.size(), height, width,
-                        ToString(mask->spec.type));
-      }
-      if (element == 2) {
-        CropViews<uint16_t>(*run_views, stored, height, width, epoch, row, dest, stacked.width,
-                            values);
-      } else {
-        CropViews<uint8_t>(*run_views, stored, height, width, epoch, row, dest, stacked.width,
-                           values);
-      }
-    }});
+    makers.push_back(
+        {static_cast<size_t>(values) * element,
+         [=, &run_views](int64_t epoch, int64_t row, uint8_t* dest) {
+           const auto [height, width] = all->image_sizes[static_cast<size_t>(row)];
+           const std::span<const uint8_t> stored = mask->column->row(row);
+           if (stored.size() != static_cast<size_t>(int64_t{height} * width) * element) {
+             throw MakeError(
+                 ErrorCode::kCorrupt,
+                 "row {} of mask field {} is {} bytes, not the {} x {} {} values of its "
+                 "image: the file is damaged; write it again",
+                 row, mask->spec.name, stored.size(), height, width, ToString(mask->spec.type));
+           }
+           if (element == 2) {
+             CropViews<uint16_t>(*run_views, stored, height, width, epoch, row, dest, stacked.width,
+                                 values);
+           } else {
+             CropViews<uint8_t>(*run_views, stored, height, width, epoch, row, dest, stacked.width,
+                                values);
+           }
+         }});
   }
   return makers;
 }
