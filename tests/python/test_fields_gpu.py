@@ -87,3 +87,14 @@ def test_masks_are_cropped_on_the_device_and_boxes_stay_on_the_host(geometry_fil
         for key in ("mask", "boxes", "boxes_count", "box_labels"):
             assert all(torch.equal(g[2], e[2]) for g, e in zip(got[key], expected[key])), key
         assert torch.equal(got["indices"][2], expected["indices"][2])
+
+
+def test_mask_dtype_converts_device_masks_on_the_device(geometry_file):
+    augment = h5feed.Augment(random_resized_crop=(40, 32), random_flip=True)
+    cpu = run(geometry_file, "cpu", ["mask"], augment=augment)
+    cuda = run(geometry_file, "cuda", ["mask"], augment=augment, mask_dtype=torch.int32)
+    assert len(cpu) == len(cuda) > 0
+    for expected, got in zip(cpu, cuda):
+        device, dtype, values = got["mask"]
+        assert device.type == "cuda" and dtype == torch.int32
+        assert torch.equal(values.long(), expected["mask"][2])
