@@ -34,8 +34,7 @@ void AppendDecompressedMaskRow(std::span<const uint8_t> frame, uint64_t value_by
   if (declared != value_bytes) {
     throw MakeError(ErrorCode::kCorrupt,
                     "its zstd frame declares {} values' bytes where its image's size makes {}",
-                    declared ? std::to_string(*declared) : std::string("no count of"),
-                    value_bytes);
+                    declared ? std::to_string(*declared) : std::string("no count of"), value_bytes);
   }
   thread_local std::vector<uint8_t> values;
   values.resize(value_bytes);
