@@ -82,6 +82,11 @@ void AddConvertSegmentation(CLI::App& convert, Runner& run) {
                       "Removed from an image's name before pairing (Cityscapes: _leftImg8bit)");
   command->add_option("--mask-suffix", options->mask_suffix,
                       "Removed from a mask's name before pairing (Cityscapes: _gtFine_labelIds)");
+  command
+      ->add_option("--image-list", options->image_list,
+                   "Convert only the images named in this text file, one name stem a line "
+                   "(Pascal VOC: ImageSets/Segmentation/train.txt or val.txt)")
+      ->check(ExistingInput(InputKind::kFile));
   AddFitFlags(*command, *fit, *flags, "its mask fitted with it by nearest neighbour");
   command->callback([=, &run] {
     run = [=] {
@@ -114,7 +119,8 @@ void AddConvertCoco(CLI::App& convert, Runner& run) {
       "COCO's category ids mapped to 0..C-1 in id order (the table in /box_classes and "
       "/box_class_ids). Images without annotations are kept with no box; crowd annotations are "
       "dropped unless --keep-crowd");
-  command->add_option("ANNOTATIONS", *annotations, "The instances JSON, e.g. instances_val2017.json")
+  command
+      ->add_option("ANNOTATIONS", *annotations, "The instances JSON, e.g. instances_val2017.json")
       ->required()
       ->check(ExistingInput(InputKind::kFile));
   command->add_option("IMAGES_DIR", *images, "The folder the JSON's file_name entries are in")
@@ -124,7 +130,8 @@ void AddConvertCoco(CLI::App& convert, Runner& run) {
   command->add_flag("--keep-crowd", *keep_crowd,
                     "Keep the boxes of crowd annotations (iscrowd 1), which torchvision's "
                     "detection references drop");
-  AddFitFlags(*command, *fit, *flags, "its boxes scaled, shifted and clipped with it (a box left "
+  AddFitFlags(*command, *fit, *flags,
+              "its boxes scaled, shifted and clipped with it (a box left "
               "under 1 pixel wide or tall dropped)");
   command->callback([=, &run] {
     run = [=] {

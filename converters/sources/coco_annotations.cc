@@ -22,8 +22,10 @@ const Json& Member(const Json& object, const char* key, Check check, const std::
                    const std::string& what, const char* expected) {
   const auto found = object.find(key);
   if (found == object.end() || !check(*found)) {
-    throw MakeError(ErrorCode::kCorrupt, "{}: {} has no \"{}\" of {}; is it a COCO instances "
-                    "JSON (cocodataset.org/#format-data)?", path, what, key, expected);
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{}: {} has no \"{}\" of {}; is it a COCO instances "
+                    "JSON (cocodataset.org/#format-data)?",
+                    path, what, key, expected);
   }
   return *found;
 }
@@ -74,8 +76,8 @@ std::vector<CocoImage> Images(const Json& root, const std::string& path) {
     image.width = Member(i, "width", IsInteger, path, what, "an integer").get<int>();
     image.height = Member(i, "height", IsInteger, path, what, "an integer").get<int>();
     if (image.width <= 0 || image.height <= 0) {
-      throw MakeError(ErrorCode::kCorrupt, "{}: {} ({}) is {}x{} (WxH): not an image's size",
-                      path, what, image.file_name, image.width, image.height);
+      throw MakeError(ErrorCode::kCorrupt, "{}: {} ({}) is {}x{} (WxH): not an image's size", path,
+                      what, image.file_name, image.width, image.height);
     }
     images.push_back(std::move(image));
   }
@@ -95,8 +97,10 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
                    const std::map<int64_t, int64_t>& label_of, CocoAnnotations& coco) {
   const int64_t id = Member(a, "id", IsInteger, path, "an annotation", "an integer").get<int64_t>();
   const std::string what = "annotation " + std::to_string(id);
-  const int64_t image_id = Member(a, "image_id", IsInteger, path, what, "an integer").get<int64_t>();
-  const int64_t category = Member(a, "category_id", IsInteger, path, what, "an integer").get<int64_t>();
+  const int64_t image_id =
+      Member(a, "image_id", IsInteger, path, what, "an integer").get<int64_t>();
+  const int64_t category =
+      Member(a, "category_id", IsInteger, path, what, "an integer").get<int64_t>();
   const Json& bbox = Member(a, "bbox", IsBox, path, what, "4 numbers [x, y, width, height]");
   const auto image = image_of.find(image_id);
   if (image == image_of.end()) {
@@ -133,8 +137,10 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
 CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd) {
   const Json root = Parse(path);
   if (!root.is_object()) {
-    throw MakeError(ErrorCode::kCorrupt, "{} is JSON but not an object: not a COCO instances "
-                    "file", path);
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} is JSON but not an object: not a COCO instances "
+                    "file",
+                    path);
   }
   CocoAnnotations coco;
   coco.categories = Categories(root, path);
@@ -152,7 +158,8 @@ CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd) {
     throw MakeError(ErrorCode::kCorrupt, "{}: \"annotations\" is not a list", path);
   }
   for (const Json& a : *annotations) {
-    if (!a.is_object()) throw MakeError(ErrorCode::kCorrupt, "{}: an annotation is not an object", path);
+    if (!a.is_object())
+      throw MakeError(ErrorCode::kCorrupt, "{}: an annotation is not an object", path);
     AddAnnotation(a, path, keep_crowd, image_of, label_of, coco);
   }
   return coco;

@@ -25,7 +25,7 @@ struct CocoImage {
   std::string file_name;  // relative to the images folder
   int height = 0;         // as the JSON says
   int width = 0;
-  std::vector<float> boxes;    // K x 4, x1 y1 x2 y2
+  std::vector<float> boxes;     // K x 4, x1 y1 x2 y2
   std::vector<int64_t> labels;  // K contiguous labels
 };
 
@@ -35,10 +35,10 @@ struct CocoCategory {
 };
 
 struct CocoAnnotations {
-  std::vector<CocoImage> images;          // sorted by id
-  std::vector<CocoCategory> categories;   // sorted by id: label i is categories[i]
-  int64_t crowd_dropped = 0;              // crowd annotations dropped (not keep_crowd)
-  int64_t empty_dropped = 0;              // boxes left with no width or height once clipped
+  std::vector<CocoImage> images;         // sorted by id
+  std::vector<CocoCategory> categories;  // sorted by id: label i is categories[i]
+  int64_t crowd_dropped = 0;             // crowd annotations dropped (not keep_crowd)
+  int64_t empty_dropped = 0;             // boxes left with no width or height once clipped
 };
 
 // Reads `path`. Throws Error(kNotFound) for a missing file; Error(kCorrupt) naming the file and

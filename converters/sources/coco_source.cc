@@ -58,15 +58,17 @@ class CocoSource final : public SampleSource {
   std::vector<std::string> notes() const override {
     std::vector<std::string> notes;
     if (coco_.crowd_dropped > 0) {
-      notes.push_back(fmt::format("{} crowd annotation(s) (iscrowd 1) of {} dropped, as "
-                                  "torchvision's detection references drop them; --keep-crowd "
-                                  "keeps them",
-                                  coco_.crowd_dropped, annotations_path_));
+      notes.push_back(
+          fmt::format("{} crowd annotation(s) (iscrowd 1) of {} dropped, as "
+                      "torchvision's detection references drop them; --keep-crowd "
+                      "keeps them",
+                      coco_.crowd_dropped, annotations_path_));
     }
     if (coco_.empty_dropped > 0) {
-      notes.push_back(fmt::format("{} box(es) of {} with no width or height inside their image "
-                                  "dropped",
-                                  coco_.empty_dropped, annotations_path_));
+      notes.push_back(
+          fmt::format("{} box(es) of {} with no width or height inside their image "
+                      "dropped",
+                      coco_.empty_dropped, annotations_path_));
     }
     return notes;
   }
@@ -99,13 +101,14 @@ class CocoSource final : public SampleSource {
 }  // namespace
 
 std::unique_ptr<SampleSource> OpenCoco(const std::string& annotations_path,
-                                       const std::string& images_root,
-                                       const CocoOptions& options) {
+                                       const std::string& images_root, const CocoOptions& options) {
   auto images = std::make_unique<FittedImages>(options.fit);
   CocoAnnotations coco = ReadCocoAnnotations(annotations_path, options.keep_crowd);
   if (coco.images.empty() || coco.categories.empty()) {
-    throw MakeError(ErrorCode::kInvalidArgument, "{} lists {} images and {} categories: nothing "
-                    "to convert", annotations_path, coco.images.size(), coco.categories.size());
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} lists {} images and {} categories: nothing "
+                    "to convert",
+                    annotations_path, coco.images.size(), coco.categories.size());
   }
   std::vector<image::Size> sizes;
   for (const CocoImage& image : coco.images) sizes.push_back({image.height, image.width});

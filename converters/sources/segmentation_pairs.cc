@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "h5feed/error.h"
@@ -48,7 +50,43 @@ std::vector<std::string> ListFiles(const std::string& root, const char* what, Ke
   return files;
 }
 
+// The lines of `path`, trimmed, blank ones left out.
+std::set<std::string> ReadKeys(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw MakeError(ErrorCode::kNotFound, "cannot read the image list {}", path);
+  std::set<std::string> keys;
+  for (std::string line; std::getline(in, line);) {
+    const size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    keys.insert(line.substr(begin, line.find_last_not_of(" \t\r") + 1 - begin));
+  }
+  return keys;
+}
+
 }  // namespace
+
+void KeepListed(SegmentationListing& listing, const std::string& list_path) {
+  std::set<std::string> missing = ReadKeys(list_path);
+  if (missing.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument, "the image list {} names no image", list_path);
+  }
+  const std::set<std::string> keys = missing;
+  std::vector<SegmentationPair> kept;
+  for (SegmentationPair& pair : listing.pairs) {
+    if (keys.count(pair.key) == 0) continue;
+    missing.erase(pair.key);
+    kept.push_back(std::move(pair));
+  }
+  if (!missing.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the image list {} names {} image(s) that {} does not hold, e.g. \"{}\"; "
+                    "give the list of this folder's split",
+                    list_path, missing.size(), listing.images_root, *missing.begin());
+  }
+  listing.pairs = std::move(kept);
+  listing.masks_without_image = 0;
+  listing.mask_without_image.clear();
+}
 
 std::string PairKey(const std::string& relative_path, const std::string& suffix) {
   const size_t slash = relative_path.rfind('/');
@@ -68,13 +106,14 @@ SegmentationListing ListSegmentationPairs(const std::string& images_root,
                                           const std::string& masks_root,
                                           const std::string& image_suffix,
                                           const std::string& mask_suffix) {
-  const std::vector<std::string> images = ListFiles(images_root, "images", [](const std::string& n) {
-    return HasImageExtension(n);
-  });
+  const std::vector<std::string> images =
+      ListFiles(images_root, "images", [](const std::string& n) { return HasImageExtension(n); });
   const std::vector<std::string> masks = ListFiles(masks_root, "masks", EndsWithPng);
   if (images.empty()) {
-    throw MakeError(ErrorCode::kNotFound, "no image in {} (extensions .jpg .jpeg .png .ppm .bmp "
-                    ".pgm .tif .tiff .webp)", images_root);
+    throw MakeError(ErrorCode::kNotFound,
+                    "no image in {} (extensions .jpg .jpeg .png .ppm .bmp "
+                    ".pgm .tif .tiff .webp)",
+                    images_root);
   }
   if (masks.empty()) throw MakeError(ErrorCode::kNotFound, "no .png mask in {}", masks_root);
   std::map<std::string, std::string> mask_of;  // key -> mask path

@@ -43,6 +43,14 @@ SegmentationListing ListSegmentationPairs(const std::string& images_root,
                                           const std::string& image_suffix = "",
                                           const std::string& mask_suffix = "");
 
+// Keeps the pairs whose image's key is a line of the text file `list_path` (Pascal VOC's
+// ImageSets/Segmentation/train.txt: one name stem a line; blank lines and surrounding spaces
+// ignored), in the listing's order: VOC's JPEGImages/ holds 17,125 images, of which the
+// 2,913 of its segmentation splits have masks. Masks of images left out are not counted as
+// without an image. Throws Error(kNotFound) for a list that cannot be read, and
+// Error(kInvalidArgument) for one that names an image the folder does not hold, or none.
+void KeepListed(SegmentationListing& listing, const std::string& list_path);
+
 // The key of `relative_path` (its path without the extension, and without `suffix` where its
 // stem ends with it and is longer): "aachen/aachen_1_leftImg8bit.png" with "_leftImg8bit"
 // gives "aachen/aachen_1".

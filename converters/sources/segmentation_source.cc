@@ -22,9 +22,9 @@ constexpr int64_t kMaskHeaderBytes = 64;
 
 // What the headers say of a pair, read at open.
 struct PairHeaders {
-  image::Size image;        // 0 x 0: unreadable (its Read reports the decode error)
-  image::MaskHeader mask;   // valid when `problem` is empty
-  std::string problem;      // why the pair is skipped; empty: it is not
+  image::Size image;       // 0 x 0: unreadable (its Read reports the decode error)
+  image::MaskHeader mask;  // valid when `problem` is empty
+  std::string problem;     // why the pair is skipped; empty: it is not
 };
 
 PairHeaders ReadHeaders(const SegmentationListing& listing, const SegmentationPair& pair,
@@ -52,12 +52,11 @@ PairHeaders ReadHeaders(const SegmentationListing& listing, const SegmentationPa
     return headers;
   }
   const image::Size& size = headers.image;
-  if (size.height > 0 &&
-      (size.height != headers.mask.height || size.width != headers.mask.width)) {
-    headers.problem = fmt::format("its mask {} is {}x{} (HxW) but the image is {}x{}: a mask "
-                                  "holds one class id per pixel of its image",
-                                  pair.mask, headers.mask.height, headers.mask.width,
-                                  size.height, size.width);
+  if (size.height > 0 && (size.height != headers.mask.height || size.width != headers.mask.width)) {
+    headers.problem = fmt::format(
+        "its mask {} is {}x{} (HxW) but the image is {}x{}: a mask "
+        "holds one class id per pixel of its image",
+        pair.mask, headers.mask.height, headers.mask.width, size.height, size.width);
   }
   return headers;
 }
@@ -80,7 +79,9 @@ class SegmentationSource final : public SampleSource {
   bool labelled() const override { return false; }
   bool own_size() const override { return images_->own_size(); }
   int64_t max_side() const override { return images_->max_side(); }
-  std::string name(int64_t i) const override { return listing_.pairs[static_cast<size_t>(i)].image; }
+  std::string name(int64_t i) const override {
+    return listing_.pairs[static_cast<size_t>(i)].image;
+  }
   MemoryBudget* memory_budget() const override { return &images_->budget(); }
 
   std::vector<std::string> notes() const override {
@@ -139,8 +140,9 @@ std::unique_ptr<SampleSource> OpenSegmentation(const std::string& images_root,
                                                const std::string& masks_root,
                                                const SegmentationOptions& options) {
   auto images = std::make_unique<FittedImages>(options.fit);
-  SegmentationListing listing = ListSegmentationPairs(images_root, masks_root,
-                                                      options.image_suffix, options.mask_suffix);
+  SegmentationListing listing =
+      ListSegmentationPairs(images_root, masks_root, options.image_suffix, options.mask_suffix);
+  if (!options.image_list.empty()) KeepListed(listing, options.image_list);
   std::vector<PairHeaders> headers(listing.pairs.size());
   tbb::task_arena arena(images->threads() > 0 ? images->threads() : tbb::task_arena::automatic);
   arena.execute([&] {

@@ -36,6 +36,9 @@ struct SegmentationOptions {
   // (Cityscapes: "_leftImg8bit" and "_gtFine_labelIds"); empty: names pair as they are.
   std::string image_suffix;
   std::string mask_suffix;
+  // A text file of the image keys to convert, one a line (KeepListed: VOC's
+  // ImageSets/Segmentation/train.txt); empty: every image of the folder.
+  std::string image_list;
 };
 
 // Throws what ListSegmentationPairs and FittedImages throw, and Error(kCorrupt) when no image

@@ -135,7 +135,21 @@ def test_a_capped_image_takes_its_mask_resized_by_nearest_neighbour(voc, tmp_pat
         np.testing.assert_array_equal(mask, nearest(masks[name], th, tw), err_msg=name)
 
 
-@pytest.mark.parametrize("resize", ["crop", "stretch"])
+def padded(mask, th, tw):
+    """`--resize pad`: the mask scaled to fit inside th x tw (the side that binds whole, the
+    other rounded), centered on zeros."""
+    h, w = mask.shape
+    if th * w <= tw * h:  # the height binds
+        ih, iw = th, min(max((w * th + h // 2) // h, 1), tw)
+    else:
+        ih, iw = min(max((h * tw + w // 2) // w, 1), th), tw
+    out = np.zeros((th, tw), mask.dtype)
+    top, left = (th - ih) // 2, (tw - iw) // 2
+    out[top:top + ih, left:left + iw] = nearest(mask, ih, iw)
+    return out
+
+
+@pytest.mark.parametrize("resize", ["crop", "stretch", "pad"])
 def test_a_fixed_size_file_holds_each_mask_fitted_with_its_image(voc, tmp_path, resize):
     report = convert(voc, tmp_path / "out.h5", "--size", "20x24", "--resize", resize)
     assert report["format_version"] == 1 and report["image_shape"] == [20, 24, 3]
@@ -147,7 +161,20 @@ def test_a_fixed_size_file_holds_each_mask_fitted_with_its_image(voc, tmp_path, 
         if resize == "crop":
             top, left, ch, cw = center_crop_box(*source.shape, 20, 24)
             source = source[top:top + ch, left:left + cw]
-        np.testing.assert_array_equal(mask, nearest(source, 20, 24), err_msg=name)
+        expected = padded(source, 20, 24) if resize == "pad" else nearest(source, 20, 24)
+        np.testing.assert_array_equal(mask, expected, err_msg=name)
+
+
+def test_an_image_list_converts_only_the_images_it_names(voc, tmp_path):
+    root, masks = voc
+    listed = tmp_path / "train.txt"
+    listed.write_text("2007_000061\n2007_000032\n")
+    report = convert(voc, tmp_path / "out.h5", "--image-list", listed, check=0)
+    assert report["inputs"] == 2 and report["skipped"] == [] and report["notes"] == []
+    assert sorted(stored_masks(tmp_path / "out.h5")) == ["2007_000032.jpg", "2007_000061.jpg"]
+    listed.write_text("2007_000032\n2008_000001\n")
+    result = convert(voc, tmp_path / "bad.h5", "--image-list", listed, check=1)
+    assert "2008_000001" in result.stderr
 
 
 def test_16_bit_gray_masks_make_a_uint16_field(tmp_path):

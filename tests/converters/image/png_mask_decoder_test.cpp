@@ -35,8 +35,8 @@ TEST_CASE("a palette mask gives its indices, not the palette's colours, 255 incl
   std::vector<uint8_t> indices(5 * 7);
   for (size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<uint8_t>(i * 11 % 21);
   indices[0] = 255;
-  const auto png = EncodePng(indices.data(), indices.size(), 5, 7, SPNG_COLOR_TYPE_INDEXED, 8,
-                             Palette(256));
+  const auto png =
+      EncodePng(indices.data(), indices.size(), 5, 7, SPNG_COLOR_TYPE_INDEXED, 8, Palette(256));
   MaskHeader header;
   CHECK(Decode(png, &header) == indices);
   CHECK(header.height == 5);
@@ -64,9 +64,8 @@ TEST_CASE("an 8-bit gray mask gives its values and a 16-bit one its uint16 value
   CHECK(Decode(EncodePng(gray.data(), gray.size(), 2, 3, SPNG_COLOR_TYPE_GRAYSCALE, 8)) == gray);
   std::vector<uint16_t> wide = {0, 255, 256, 1000, 40000, 65535};
   MaskHeader header;
-  const auto out = Decode(EncodePng(wide.data(), wide.size() * 2, 3, 2,
-                                    SPNG_COLOR_TYPE_GRAYSCALE, 16),
-                          &header);
+  const auto out =
+      Decode(EncodePng(wide.data(), wide.size() * 2, 3, 2, SPNG_COLOR_TYPE_GRAYSCALE, 16), &header);
   CHECK(header.value_bytes == 2);
   std::vector<uint16_t> values(wide.size());
   std::memcpy(values.data(), out.data(), out.size());

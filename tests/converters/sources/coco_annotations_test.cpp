@@ -84,8 +84,7 @@ TEST_CASE("broken annotations are errors naming the file and what is wrong") {
   ScratchDir dir;
   CHECK(ErrorOf(dir, "{\"images\": [").find("is not valid JSON") != std::string::npos);
   CHECK(ErrorOf(dir, "[1, 2]").find("not an object") != std::string::npos);
-  CHECK(ErrorOf(dir, std::string("{") + kImages + "}").find("\"categories\"") !=
-        std::string::npos);
+  CHECK(ErrorOf(dir, std::string("{") + kImages + "}").find("\"categories\"") != std::string::npos);
   CHECK(ErrorOf(dir, Json(R"({"id": 5, "image_id": 8, "category_id": 1, "bbox": [0, 0, 1, 1]})"))
             .find("annotation 5 is of image 8") != std::string::npos);
   CHECK(ErrorOf(dir, Json(R"({"id": 6, "image_id": 7, "category_id": 2, "bbox": [0, 0, 1, 1]})"))

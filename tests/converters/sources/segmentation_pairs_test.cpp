@@ -47,6 +47,26 @@ TEST_CASE("images pair with masks by key, sorted, with missing masks and orphans
   CHECK(listing.mask_without_image == "orphan.png");
 }
 
+TEST_CASE("an image list keeps the images it names, in the listing's order") {
+  ScratchDir dir;
+  for (const char* name : {"a.jpg", "b.jpg", "c.jpg"}) WriteText(dir.path() + "/i/" + name, "x");
+  for (const char* name : {"a.png", "c.png", "z.png"}) WriteText(dir.path() + "/m/" + name, "x");
+  SegmentationListing listing = ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
+  WriteText(dir.path() + "/train.txt", "c\n\n  a \r\n");
+  KeepListed(listing, dir.path() + "/train.txt");
+  REQUIRE(listing.pairs.size() == 2);
+  CHECK(listing.pairs[0].image == "a.jpg");
+  CHECK(listing.pairs[1].mask == "c.png");
+  CHECK(listing.masks_without_image == 0);
+
+  WriteText(dir.path() + "/val.txt", "a\nq\n");
+  std::string message;
+  CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/val.txt"); }, &message) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(message.find("\"q\"") != std::string::npos);
+  CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/none.txt"); }) == ErrorCode::kNotFound);
+}
+
 TEST_CASE("folders that share no name are an error naming both keys") {
   ScratchDir dir;
   WriteText(dir.path() + "/i/x_leftImg8bit.png", "x");
