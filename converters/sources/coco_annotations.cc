@@ -41,8 +41,15 @@ bool IsBox(const Json& j) {
 Json Parse(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw MakeError(ErrorCode::kNotFound, "cannot open the annotations {}", path);
+  // Polygons and RLE masks ("segmentation") are most of an instances JSON's bytes, and a parsed
+  // JSON value takes several times its text's size in memory: boxes need none of them, so they
+  // are dropped as they are parsed.
+  const Json::parser_callback_t drop_segmentations = [](int, Json::parse_event_t event,
+                                                        Json& parsed) {
+    return !(event == Json::parse_event_t::key && parsed == "segmentation");
+  };
   try {
-    return Json::parse(in);
+    return Json::parse(in, drop_segmentations);
   } catch (const Json::parse_error& e) {
     throw MakeError(ErrorCode::kCorrupt, "{} is not valid JSON: {}", path, e.what());
   }
