@@ -10,7 +10,9 @@
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
+#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
@@ -98,6 +100,10 @@ PartFile OpenPart(const std::string& path) {
                     part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
+  if (hdf5::LinkExists(file.get(), schema::kBoxClasses)) {
+    part.box_classes.names = hdf5::ReadStringDataset(file.get(), schema::kBoxClasses);
+    part.box_classes.source_ids = hdf5::ReadIntegerDataset(file.get(), schema::kBoxClassIds, path);
+  }
   return part;
 }
 
@@ -245,6 +251,7 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   set.writer.fields = first.index.fields;
   set.writer.labelled = first.index.labelled;
   if (first.index.labelled) set.description.classes = first.index.classes;
+  set.description.box_classes = first.box_classes;
   set.description.source_kind = Attribute(first, schema::kAttrSourceKind);
   if (Attribute(first, schema::kAttrShuffled) == "1") {
     set.description.shuffle_seed = std::stoull(Attribute(first, schema::kAttrShuffleSeed));

@@ -32,11 +32,11 @@ ANNOTATIONS = [  # id, image id, category id, [x, y, w, h], iscrowd
 ]
 
 
-def write_json(path, annotations=ANNOTATIONS, categories=CATEGORIES):
+def write_json(path, annotations=ANNOTATIONS, categories=CATEGORIES, images=IMAGES):
     path.write_text(json.dumps({
         "info": {"description": "synthetic"},
         "images": [{"id": i, "file_name": f, "height": s[0], "width": s[1]}
-                   for i, f, s, _ in IMAGES],
+                   for i, f, s, _ in images],
         "categories": categories,
         "annotations": [{"id": a, "image_id": i, "category_id": c, "bbox": b, "iscrowd": k,
                          "area": 0, "segmentation": []}
@@ -200,3 +200,22 @@ def test_the_loader_reads_the_boxes_field(coco, tmp_path):
         assert k == len(boxes)
         np.testing.assert_array_equal(batch["boxes"][i][:k].cpu().numpy(), boxes)
         assert batch["box_labels"][i][:k].cpu().tolist() == labels.tolist()
+
+
+def test_parts_merged_keep_the_category_table(coco, tmp_path):
+    readable = [image for image in IMAGES if image[3] is not None and image[2] == image[3]]
+    ids = {image[0] for image in readable}
+    coco = write_json(tmp_path / "readable.json", images=readable,
+                      annotations=[a for a in ANNOTATIONS if a[1] in ids]), coco[1]
+    parts = [convert(coco, tmp_path / "part.h5", "--part", f"{k}/2", check=0)["path"]
+             for k in range(2)]  # part-0000k-of-00002.h5
+    run_h5feed("merge", *parts, tmp_path / "merged.h5", check=0)
+    with h5py.File(tmp_path / "merged.h5") as f:
+        assert [s.decode() for s in f["box_classes"][:]] == ["person", "car", "toothbrush"]
+        assert f["box_class_ids"][:].tolist() == [1, 3, 90]
+    merged = stored_boxes(tmp_path / "merged.h5")
+    whole = stored_boxes(convert(coco, tmp_path / "whole.h5", check=0)["path"])
+    assert sorted(merged) == sorted(whole)
+    for name, (boxes, labels) in whole.items():
+        np.testing.assert_array_equal(merged[name][0], boxes)
+        np.testing.assert_array_equal(merged[name][1], labels)

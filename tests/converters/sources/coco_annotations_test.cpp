@@ -69,12 +69,12 @@ TEST_CASE("xywh boxes become xyxy clipped to the image, with contiguous labels")
 
 TEST_CASE("polygons and RLE masks are skipped by the parser, whatever their shape") {
   ScratchDir dir;
-  const CocoAnnotations coco = Read(
-      dir, Json(R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
+  const CocoAnnotations coco =
+      Read(dir, Json(R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
                    "segmentation": [[1, 2, 3, 4, 5, 6]], "area": 12.5},
                   {"id": 2, "image_id": 3, "category_id": 3, "bbox": [1, 1, 5, 5], "iscrowd": 1,
                    "segmentation": {"counts": "PPYo0", "size": [40, 30]}})"),
-      true);
+           true);
   CHECK(coco.images[0].labels == std::vector<int64_t>{0, 1});
 }
 
