@@ -10,14 +10,13 @@
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
-#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
-#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/strings.h"
 #include "index/field_values.h"
 #include "make_error.h"
+#include "sources/box_classes_table.h"
 
 namespace h5feed::converters {
 namespace {
@@ -100,10 +99,7 @@ PartFile OpenPart(const std::string& path) {
                     part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
-  if (hdf5::LinkExists(file.get(), schema::kBoxClasses)) {
-    part.box_classes.names = hdf5::ReadStringDataset(file.get(), schema::kBoxClasses);
-    part.box_classes.source_ids = hdf5::ReadIntegerDataset(file.get(), schema::kBoxClassIds, path);
-  }
+  part.box_classes = ReadBoxClasses(file.get(), path);
   return part;
 }
 

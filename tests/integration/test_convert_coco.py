@@ -219,3 +219,15 @@ def test_parts_merged_keep_the_category_table(coco, tmp_path):
     for name, (boxes, labels) in whole.items():
         np.testing.assert_array_equal(merged[name][0], boxes)
         np.testing.assert_array_equal(merged[name][1], labels)
+
+
+@pytest.mark.parametrize("size", [(), ("--size", "20x30")])
+def test_rechunk_keeps_the_category_table_and_the_boxes(coco, tmp_path, size):
+    convert(coco, tmp_path / "out.h5", *size)
+    run_h5feed("rechunk", tmp_path / "out.h5", tmp_path / "again.h5", "--chunk-bytes", "1M",
+               check=0)
+    with h5py.File(tmp_path / "again.h5") as f:
+        assert [s.decode() for s in f["box_classes"][:]] == ["person", "car", "toothbrush"]
+        assert f["box_class_ids"][:].tolist() == [1, 3, 90]
+    before, after = stored_boxes(tmp_path / "out.h5"), stored_boxes(tmp_path / "again.h5")
+    assert len(before) == len(after) == 3
