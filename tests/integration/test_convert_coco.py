@@ -231,3 +231,18 @@ def test_rechunk_keeps_the_category_table_and_the_boxes(coco, tmp_path, size):
         assert f["box_class_ids"][:].tolist() == [1, 3, 90]
     before, after = stored_boxes(tmp_path / "out.h5"), stored_boxes(tmp_path / "again.h5")
     assert len(before) == len(after) == 3
+
+
+def test_python_writes_what_the_command_writes(coco, tmp_path):
+    h5feed = pytest.importorskip("h5feed")
+    annotations, images = coco
+    with pytest.warns(UserWarning, match="missing.jpg"):
+        report = h5feed.convert_coco(annotations, images, tmp_path / "py.h5", size="20x30",
+                                     keep_crowd=True)
+    convert(coco, tmp_path / "cli.h5", "--size", "20x30", "--keep-crowd")
+    assert report["images"] == 3 and report["notes"] == []
+    ours, theirs = stored_boxes(tmp_path / "py.h5"), stored_boxes(tmp_path / "cli.h5")
+    assert sorted(ours) == sorted(theirs)
+    for name, (boxes, labels) in theirs.items():
+        np.testing.assert_array_equal(ours[name][0], boxes)
+        np.testing.assert_array_equal(ours[name][1], labels)

@@ -219,3 +219,19 @@ def test_the_loader_reads_the_mask_field(voc, tmp_path):
     batch = next(iter(loader))
     for i, n in enumerate(batch["indices"].tolist()):
         np.testing.assert_array_equal(batch["mask"][i].cpu().numpy(), stored[sources[n]])
+
+
+def test_python_writes_what_the_command_writes(voc, tmp_path):
+    h5feed = pytest.importorskip("h5feed")
+    root, _ = voc
+    with pytest.warns(UserWarning, match=NO_MASK):
+        report = h5feed.convert_segmentation(root / "JPEGImages", root / "SegmentationClass",
+                                             tmp_path / "py.h5", size=(20, 24), seed=4)
+    convert(voc, tmp_path / "cli.h5", "--size", "20x24")
+    assert report["images"] == 3 and len(report["skipped"]) == 2
+    with h5py.File(tmp_path / "py.h5") as ours, h5py.File(tmp_path / "cli.h5") as theirs:
+        for name in ("images", "mask", "sources"):
+            np.testing.assert_array_equal(ours[name][:], theirs[name][:])
+    with pytest.raises(ValueError, match="max_side"):
+        h5feed.convert_segmentation(root / "JPEGImages", root / "SegmentationClass",
+                                    tmp_path / "bad.h5", size=20, max_side=30)
