@@ -11,6 +11,7 @@ import h5py
 import numpy as np
 import pytest
 import torch
+import zstandard
 from PIL import Image
 
 from conftest import run_h5feed
@@ -71,10 +72,13 @@ def stored_masks(path):
     with h5py.File(path) as f:
         sources = [s.decode() for s in f["sources"][:]]
         for n, source in enumerate(sources):
-            if "image_shapes" in f:  # version 2
+            if "image_shapes" in f:  # version 2: a zstd frame of the values a row
                 h, w, _ = f["image_shapes"][n]
                 dtype = np.dtype(f["mask"].attrs["h5feed_mask_type"]).newbyteorder("<")
-                masks[source] = np.frombuffer(f["mask"][n].tobytes(), dtype).reshape(h, w)
+                values = f["mask"][n].tobytes()
+                if f["mask"].attrs.get("h5feed_mask_encoding") == "zstd":
+                    values = zstandard.ZstdDecompressor().decompress(values)
+                masks[source] = np.frombuffer(values, dtype).reshape(h, w)
             else:
                 masks[source] = f["mask"][n]
     return masks
