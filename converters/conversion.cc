@@ -225,6 +225,7 @@ DatasetDescription DescribeInput(const SampleSource& source, const ConvertOption
                                  std::vector<int64_t>& order) {
   DatasetDescription description;
   if (source.labelled()) description.classes = source.classes();
+  description.box_classes = source.box_classes();
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
   if (!options.part.whole()) {

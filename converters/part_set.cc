@@ -16,6 +16,7 @@
 #include "hdf5/strings.h"
 #include "index/field_values.h"
 #include "make_error.h"
+#include "sources/box_classes_table.h"
 
 namespace h5feed::converters {
 namespace {
@@ -98,6 +99,7 @@ PartFile OpenPart(const std::string& path) {
                     part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
+  part.box_classes = ReadBoxClasses(file.get(), path);
   return part;
 }
 
@@ -245,6 +247,7 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   set.writer.fields = first.index.fields;
   set.writer.labelled = first.index.labelled;
   if (first.index.labelled) set.description.classes = first.index.classes;
+  set.description.box_classes = first.box_classes;
   set.description.source_kind = Attribute(first, schema::kAttrSourceKind);
   if (Attribute(first, schema::kAttrShuffled) == "1") {
     set.description.shuffle_seed = std::stoull(Attribute(first, schema::kAttrShuffleSeed));

@@ -29,6 +29,7 @@ struct PartFile {
   std::vector<std::string> sources;
   std::vector<SkippedSource> skipped;
   std::vector<FieldColumn> fields;  // every row of each field, index.fields' order
+  BoxClasses box_classes;           // the box labels' classes (convert coco), if any
 };
 
 struct PartSet {
@@ -36,7 +37,7 @@ struct PartSet {
   // What the merged file is written with: the parts' layout, compression, chunking, fields and
   // whether it has labels.
   WriterOptions writer;
-  // The parts' classes, source kind and stored order's seed; no rows.
+  // The parts' classes, box classes, source kind and stored order's seed; no rows.
   DatasetDescription description;
 };
 

@@ -21,6 +21,7 @@
 
 #include "h5feed/field.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/writer.h"
 #include "sample_destination.h"
 
 namespace h5feed::converters {
@@ -63,6 +64,10 @@ class SampleSource {
   virtual bool own_size() const { return false; }
   // With own_size(): the cap on a stored image's longer side it applied; 0 = none.
   virtual int64_t max_side() const { return 0; }
+
+  // The classes of the box labels of a source whose boxes field has labels with names (COCO's
+  // categories; h5feed/writer.h): written to the file beside them. Empty: no such table.
+  virtual BoxClasses box_classes() const { return {}; }
 
   // The name a skipped sample i is recorded under (SampleInfo::source of a readable one).
   virtual std::string name(int64_t i) const { return "sample " + std::to_string(i); }

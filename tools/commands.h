@@ -14,7 +14,7 @@ namespace h5feed::cli {
 
 using Runner = std::function<int()>;
 
-void AddConvertCommand(CLI::App& app, Runner& run);  // convert imagefolder | cifar | npy
+void AddConvertCommand(CLI::App& app, Runner& run);  // convert imagefolder | cifar | npy | ...
 void AddRechunkCommand(CLI::App& app, Runner& run);
 void AddMergeCommand(CLI::App& app, Runner& run);  // merge PART... OUT
 void AddInspectCommand(CLI::App& app, Runner& run);

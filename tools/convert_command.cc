@@ -1,4 +1,5 @@
-// `h5feed convert imagefolder | cifar | npy`: image datasets to an h5feed file.
+// `h5feed convert imagefolder | cifar | npy | segmentation | coco`: image datasets to an h5feed
+// file (segmentation and coco: convert_annotated_command.cc).
 
 #include <cstdio>
 #include <memory>
@@ -10,9 +11,11 @@
 #include "command_error.h"
 #include "commands.h"
 #include "conversion_runner.h"
+#include "convert_annotated_command.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "image_size_option.h"
 #include "input_paths.h"
 #include "make_error.h"
 #include "parsed_option.h"
@@ -22,31 +25,6 @@
 
 namespace h5feed::cli {
 namespace {
-
-// "224x224" (height x width, like torchvision's Resize) or "224" (square).
-converters::image::Size ParseSize(const std::string& text) {
-  size_t x = text.find_first_of("xX");
-  try {
-    size_t used = 0;
-    int height = std::stoi(text.substr(0, x), &used);
-    if (used != (x == std::string::npos ? text.size() : x)) throw std::invalid_argument(text);
-    int width = height;
-    if (x != std::string::npos) {
-      std::string rest = text.substr(x + 1);
-      width = std::stoi(rest, &used);
-      if (used != rest.size()) throw std::invalid_argument(text);
-    }
-    if (height > 0 && width > 0 && height <= 65535 && width <= 65535) return {height, width};
-    // A size, but not one an image can have.
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "--size {}: each side must be from 1 to 65535 pixels, as HxW (height first) "
-                    "or one number for a square",
-                    text);
-  } catch (const std::logic_error&) {}
-  throw MakeError(ErrorCode::kInvalidArgument,
-                  "--size {} is not a size: give HxW (height first), e.g. 224x224, or one number",
-                  text);
-}
 
 void AddImageFolder(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
@@ -206,8 +184,10 @@ void AddConvertCommand(CLI::App& app, Runner& run) {
   AddImageFolder(*convert, run);
   AddCifar(*convert, run);
   AddNpy(*convert, run);
+  AddConvertSegmentation(*convert, run);
+  AddConvertCoco(*convert, run);
   // One source, named: CLI11's own check would say only "A subcommand is required", also for
-  // a source it does not know ("convert segmentation ..."), which the extras collect.
+  // a source it does not know ("convert voc ..."), which the extras collect.
   convert->require_subcommand(0, 1);
   convert->allow_extras();
   convert->callback([convert] {

@@ -29,10 +29,11 @@ std::string_view Bare(std::string_view name) {
 
 // The datasets of h5feed's schema beside images and labels: never a field, never noted.
 bool SchemaDataset(std::string_view name) {
-  static constexpr std::array<std::string_view, 10> kOwn = {
-      schema::kClasses,    schema::kSources,       schema::kSkippedSources, schema::kSkippedReasons,
-      schema::kChunkIndex, schema::kRowChecksums,  schema::kImageShapes,    schema::kImageOffsets,
-      schema::kImageBytes, schema::kImageEncodings};
+  static constexpr std::array<std::string_view, 12> kOwn = {
+      schema::kClasses,        schema::kSources,      schema::kSkippedSources,
+      schema::kSkippedReasons, schema::kChunkIndex,   schema::kRowChecksums,
+      schema::kImageShapes,    schema::kImageOffsets, schema::kImageBytes,
+      schema::kImageEncodings, schema::kBoxClasses,   schema::kBoxClassIds};
   return std::find(kOwn.begin(), kOwn.end(), name) != kOwn.end() ||
          name.starts_with(std::string(schema::kFieldChecksums) + "/");
 }

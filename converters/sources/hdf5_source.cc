@@ -20,6 +20,7 @@
 #include "hdf5/strings.h"
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
+#include "sources/box_classes_table.h"
 #include "sources/hdf5_labels.h"
 
 namespace h5feed::converters {
@@ -83,6 +84,7 @@ class Hdf5Source final : public SampleSource {
     std::vector<std::string> sources;  // empty: "<file name>#<row>"
     Hdf5Fields fields;
     bool labelled = true;
+    BoxClasses box_classes;  // an h5feed file's box classes' table, if any
   };
 
   explicit Hdf5Source(Parts parts)
@@ -101,6 +103,7 @@ class Hdf5Source final : public SampleSource {
   std::vector<std::string> classes() const override { return p_.classes; }
   std::vector<FieldSpec> fields() const override { return p_.fields.specs(); }
   bool labelled() const override { return p_.labelled; }
+  BoxClasses box_classes() const override { return p_.box_classes; }
   std::vector<std::string> notes() const override { return p_.fields.notes(); }
   bool prefers_sequential_reads() const override { return p_.chunked; }
 
@@ -197,6 +200,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());
   }
   const std::string labels_name = options.labels.empty() ? format::schema::kLabels : options.labels;
+  parts.box_classes = ReadBoxClasses(file, path);
   parts.fields = Hdf5Fields::Open(file, datasets, parts.count, {images.name, labels_name},
                                   options.fields, path);
   return std::make_unique<Hdf5Source>(std::move(parts));

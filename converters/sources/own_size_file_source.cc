@@ -12,6 +12,7 @@
 #include "index/field_values.h"
 #include "make_error.h"
 #include "source/open_chunk_source.h"
+#include "sources/box_classes_table.h"
 
 namespace h5feed::converters {
 namespace {
@@ -37,7 +38,8 @@ class OwnSizeFileSource final : public SampleSource {
   explicit OwnSizeFileSource(index::DatasetIndex index)
       : index_(std::move(index)),
         chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
-        id_(next_source_id.fetch_add(1)) {
+        id_(next_source_id.fetch_add(1)),
+        box_classes_(ReadBoxClasses(index_.location, index_.file_locking)) {
     // Read whole and checked once: a sample's values are then copied out of memory.
     for (const FieldSpec& spec : index_.fields) {
       columns_.push_back(
@@ -49,6 +51,7 @@ class OwnSizeFileSource final : public SampleSource {
   int64_t count() const override { return index_.samples; }
   ImageShape shape() const override { return index_.shape; }
   std::vector<std::string> classes() const override { return index_.classes; }
+  BoxClasses box_classes() const override { return box_classes_; }
   std::vector<FieldSpec> fields() const override { return index_.fields; }
   bool labelled() const override { return index_.labelled; }
   bool own_size() const override { return true; }
@@ -99,6 +102,7 @@ class OwnSizeFileSource final : public SampleSource {
   std::unique_ptr<source::ChunkSource> chunks_;  // borrows index_
   uint64_t id_;
   std::vector<FieldColumn> columns_;  // each field's values, index_.fields' order
+  BoxClasses box_classes_;            // the file's box classes' table, if any
 };
 
 }  // namespace

@@ -30,6 +30,8 @@ uint64_t DescriptionBytes(const DatasetDescription& d, size_t chunks) {
   auto add = [&bytes](const std::string& text) { bytes += text.size() + 40; };
   for (const std::string& text : d.sources) add(text);
   for (const std::string& text : d.classes) add(text);
+  for (const std::string& text : d.box_classes.names) add(text);
+  bytes += 8 * d.box_classes.source_ids.size();
   for (const SkippedSource& skipped : d.skipped) {
     add(skipped.source);
     add(skipped.reason);
@@ -49,6 +51,10 @@ void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, bool labe
   hdf5::WriteStringDataset(root, schema::kSources, d.sources);
   hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
   hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
+  if (!d.box_classes.empty()) {
+    hdf5::WriteStringDataset(root, schema::kBoxClasses, d.box_classes.names);
+    hdf5::WriteIntegerDataset<int64_t>(root, schema::kBoxClassIds, d.box_classes.source_ids);
+  }
 }
 
 void WriteRootAttributes(hid_t root, const DatasetDescription& d, const ImagesWritten& images) {

@@ -22,9 +22,9 @@ namespace h5feed::format {
 // and 1 MiB for object headers, attributes and B-tree nodes. The Writer reserves it first.
 uint64_t DescriptionBytes(const DatasetDescription& description, size_t chunks);
 
-// Writes /labels (unless the samples have no labels: not `labelled`), /classes, /sources and
-// the skipped lists to `root`. Throws Error (kIo, or kNoSpace when the disk is full) naming the
-// dataset and the file.
+// Writes /labels (unless the samples have no labels: not `labelled`), /classes, /sources, the
+// skipped lists and, when there is one, the box classes' table to `root`. Throws Error (kIo, or
+// kNoSpace when the disk is full) naming the dataset and the file.
 void WriteDescriptionDatasets(hid_t root, const DatasetDescription& description, bool labelled);
 
 // What the root attributes say about /images.

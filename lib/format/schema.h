@@ -26,6 +26,9 @@ inline constexpr char kChunkIndex[] = "chunk_index";  // compound (num_chunks), 
 inline constexpr char kRowChecksums[] = "row_checksums";
 inline constexpr char kSkippedSources[] = "skipped_sources";  // UTF-8 strings (S)
 inline constexpr char kSkippedReasons[] = "skipped_reasons";  // UTF-8 strings (S)
+// A file whose box labels' classes have names (DatasetDescription::box_classes) only.
+inline constexpr char kBoxClasses[] = "box_classes";     // UTF-8 strings (number of classes)
+inline constexpr char kBoxClassIds[] = "box_class_ids";  // int64 (number of classes)
 
 // Own-size ("flat") files only: /images is uint8 (chunks x C), chunks (C), and each image is
 // described by one row of each of these (docs/format.md, "Images at their own size").

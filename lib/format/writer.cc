@@ -248,6 +248,10 @@ void Writer::Finish(const DatasetDescription& description) {
                   "the fields of {} got {} rows for {} images written; give every field one "
                   "row per image (AppendFields)",
                   s.path, s.fields.rows(), s.images_written);
+  format::Require(description.box_classes.names.size() == description.box_classes.source_ids.size(),
+                  "{} box class names but {} source ids for {}; give one id per name",
+                  description.box_classes.names.size(), description.box_classes.source_ids.size(),
+                  s.path);
   format::Require(description.sources.size() == n,
                   "{} sources for {} images written to {}; give one source per image",
                   description.sources.size(), n, s.path);

@@ -17,8 +17,8 @@ from ._hdf5_plugins import register as _register_hdf5_plugins
 from ._errors import (AlreadyExistsError, CancelledError, CorruptDataError, CudaError, Error,
                       ErrorCode, InternalError, InvalidArgumentError, IoError, NoSpaceError,
                       NotFoundError, UnsupportedError)
-from ._convert import (convert_cifar, convert_imagefolder, convert_npy, inspect, merge, rechunk,
-                       verify)
+from ._convert import (convert_cifar, convert_coco, convert_imagefolder, convert_npy,
+                       convert_segmentation, inspect, merge, rechunk, verify)
 
 # h5py (and HDF5 programs this process starts) read h5feed's zstd files from here on.
 _register_hdf5_plugins()
@@ -40,7 +40,8 @@ def __getattr__(name):
         raise ImportError(
             f"h5feed.{name} needs PyTorch, which this Python cannot import ({missing}); on "
             "Debian: apt install python3-torch. h5feed.convert_imagefolder, convert_cifar, "
-            "convert_npy, rechunk, merge, inspect and verify work without it") from missing
+            "convert_npy, convert_segmentation, convert_coco, rechunk, merge, inspect and verify "
+            "work without it") from missing
     value = getattr(module, name)
     globals()[name] = value
     return value
@@ -53,8 +54,8 @@ def __dir__():
 
 
 __all__ = [
-    "Loader", "Augment", "write", "convert_imagefolder", "convert_cifar", "convert_npy", "rechunk",
-    "merge", "inspect", "verify", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
+    "Loader", "Augment", "write", "convert_imagefolder", "convert_cifar", "convert_npy",
+    "convert_segmentation", "convert_coco", "rechunk", "merge", "inspect", "verify", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
     "AlreadyExistsError", "IoError", "NoSpaceError", "CorruptDataError", "UnsupportedError",
     "CancelledError", "CudaError", "InternalError", "__version__",
 ]

@@ -170,6 +170,74 @@ def convert_npy(images, out, *, labels=None, chunk: int | None = None,
                        memory_limit)))
 
 
+def _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads, overwrite,
+                   strict, memory_limit, encoding, smart_threshold, chunk_bytes) -> dict:
+    """The options of a conversion whose images are fitted to `size`, or stored each at its
+    own size (convert_segmentation, convert_coco)."""
+    if size is not None and (max_side is not None or encoding != "raw"):
+        raise ValueError("size stores every image at one size, which leaves nothing for "
+                         f"{'max_side' if max_side is not None else 'encoding ' + encoding} to "
+                         "do: give size, or max_side and encoding")
+    return _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
+                                    memory_limit), compression, encoding, smart_threshold,
+                            chunk_bytes)
+
+
+def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
+                         image_suffix: str = "", mask_suffix: str = "", image_list=None,
+                         chunk: int | None = None, compression: str | None = None,
+                         shuffle: bool = True, seed: int = 0, threads: int | None = None,
+                         overwrite: bool = False, strict: bool = False,
+                         memory_limit: int | str = "2G",
+                         max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS,
+                         max_side: int | None = None, encoding: str = "raw",
+                         smart_threshold: int | None = None,
+                         chunk_bytes: int | str | None = None) -> dict:
+    """`h5feed convert segmentation IMAGES_DIR MASKS_DIR OUT`: images with their PNG masks,
+    paired by name stem (Pascal VOC's JPEGImages/ and SegmentationClass/, ADE20K, Cityscapes),
+    into a file whose field "mask" holds each image's class ids (palette indices or gray
+    values, uint16 for 16-bit masks; VOC's 255 kept). image_suffix / mask_suffix: removed from
+    the stems before pairing (Cityscapes: "_leftImg8bit", "_gtFine_labelIds"). image_list: a
+    text file of the stems to convert (VOC's ImageSets/Segmentation/train.txt). size: every
+    image (and its mask, by nearest neighbour) fitted to (height, width) by resize; None: each
+    at its own size, capped at max_side (a version 2 file). An image without a mask, or with a
+    mask of another size, is skipped (warned about, in the report's "skipped"). Other options
+    as convert_imagefolder (docs/command.md, "Segmentation masks and detection boxes")."""
+    common = _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads,
+                            overwrite, strict, memory_limit, encoding, smart_threshold,
+                            chunk_bytes)
+    return _reported(_h5feed.convert_segmentation(
+        os.fspath(images), os.fspath(masks), os.fspath(out), size=_size(size), resize=resize,
+        image_suffix=image_suffix, mask_suffix=mask_suffix,
+        image_list="" if image_list is None else os.fspath(image_list),
+        max_pixels=max_pixels, max_side=max_side, common=common))
+
+
+def convert_coco(annotations, images, out, size=None, resize: str = "crop",
+                 keep_crowd: bool = False, chunk: int | None = None,
+                 compression: str | None = None, shuffle: bool = True, seed: int = 0,
+                 threads: int | None = None, overwrite: bool = False, strict: bool = False,
+                 memory_limit: int | str = "2G", max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS,
+                 max_side: int | None = None, encoding: str = "raw",
+                 smart_threshold: int | None = None,
+                 chunk_bytes: int | str | None = None) -> dict:
+    """`h5feed convert coco ANNOTATIONS.json IMAGES_DIR OUT`: COCO's instances JSON and its
+    images into a file whose fields "boxes" (K x 4 float32 xyxy pixels) and "box_labels" (K
+    int64: category ids mapped to 0..C-1 in id order; the table in /box_classes and
+    /box_class_ids) hold each image's boxes, scaled with it. keep_crowd: keep crowd
+    annotations' boxes (dropped by default, as torchvision's detection references drop them).
+    Images without annotations are kept with no box; a missing image, or one whose size is not
+    the JSON's, is skipped. size, resize, max_side and the other options as
+    convert_segmentation."""
+    common = _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads,
+                            overwrite, strict, memory_limit, encoding, smart_threshold,
+                            chunk_bytes)
+    return _reported(_h5feed.convert_coco(
+        os.fspath(annotations), os.fspath(images), os.fspath(out), size=_size(size),
+        resize=resize, keep_crowd=keep_crowd, max_pixels=max_pixels, max_side=max_side,
+        common=common))
+
+
 def rechunk(src, out, images: str | None = None, labels: str | None = None,
             chunk: int | None = None, compression: str | None = None, shuffle: bool = False,
             seed: int = 0, threads: int | None = None, overwrite: bool = False,

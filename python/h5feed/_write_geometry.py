@@ -1,8 +1,8 @@
 """What h5feed.write checks of a sample's masks and boxes (h5feed/_write.py), in the writing
 process: a mask has its image's own height and width, and box labels one class per box. The
-native writer moves both with the image when it resizes it (python/src/placed_fields.h), from
-the image's own size, which it is told: a decoded image's shape, or an encoded image's header
-(read by PIL, which reads the header alone).
+native writer moves both with the image when it resizes it (converters/sources/placed_fields.h),
+from the image's own size, which it is told: a decoded image's shape, or an encoded image's
+header (read by PIL, which reads the header alone).
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ A payload is a plain tuple, cheap to pickle:
 - fields: one (name, kind, dtype, shape, bytes) per value the sample carries, in its order:
   kind "array" (dtype: numpy's name, little-endian bytes in row-major order), "bytes" or
   "text" (UTF-8), or a geometric kind, which the writer moves with the image when it resizes
-  it (python/src/placed_fields.h): "mask" (H x W uint8 or uint16: a PIL image in mode L, P or
-  I;16, or an array under the name "mask"), "boxes" (K x 4 float32 xyxy in the image's pixels,
-  under the name "boxes") and "box_labels" (K int64, one class per box, under the name
+  it (converters/sources/placed_fields.h): "mask" (H x W uint8 or uint16: a PIL image in mode
+  L, P or I;16, or an array under the name "mask"), "boxes" (K x 4 float32 xyxy in the image's
+  pixels, under the name "boxes") and "box_labels" (K int64, one class per box, under the name
   "box_labels").
 """
 

@@ -17,10 +17,12 @@
 #include "make_error.h"
 #include "report_value_object.h"
 #include "sources/cifar_source.h"
+#include "sources/coco_source.h"
 #include "sources/encoded_hdf5_source.h"
 #include "sources/hdf5_source.h"
 #include "sources/image_folder_source.h"
 #include "sources/npy_source.h"
+#include "sources/segmentation_source.h"
 
 namespace py = pybind11;
 
@@ -46,6 +48,21 @@ std::string ConvertArgumentOf(std::string_view path) {
     if (field == path) return std::string(argument);
   }
   return "";
+}
+
+// How convert_segmentation and convert_coco fit their images (the Python side checked that
+// size comes without max_side or a non-raw encoding).
+converters::FitOptions FitOf(std::optional<std::pair<int, int>> size, const std::string& resize,
+                             int64_t max_pixels, std::optional<int> max_side,
+                             const py::dict& common) {
+  converters::FitOptions fit;
+  if (size) fit.size = converters::image::Size{size->first, size->second};
+  fit.resize = ParseName<converters::image::ResizeMode>(resize);
+  fit.max_side = max_side.value_or(converters::kDefaultMaxSide);
+  fit.max_pixels = max_pixels;
+  fit.threads = common["threads"].cast<int>();
+  fit.option_names = ConvertArgumentOf;
+  return fit;
 }
 
 // Opens the source, given the conversion's memory budget (for a source that decodes in it).
@@ -154,6 +171,48 @@ void BindConvert(py::module_& module) {
             out, common);
       },
       py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("fields"),
+      py::arg("common"));
+
+  module.def(
+      "convert_segmentation",
+      [](const std::string& images, const std::string& masks, const std::string& out,
+         std::optional<std::pair<int, int>> size, const std::string& resize,
+         const std::string& image_suffix, const std::string& mask_suffix,
+         const std::string& image_list, int64_t max_pixels, std::optional<int> max_side,
+         const py::dict& common) {
+        converters::SegmentationOptions source;
+        source.fit = FitOf(size, resize, max_pixels, max_side, common);
+        source.image_suffix = image_suffix;
+        source.mask_suffix = mask_suffix;
+        source.image_list = image_list;
+        return RunConversion(
+            [&](converters::MemoryBudget& memory) {
+              source.fit.memory = &memory;
+              return converters::OpenSegmentation(images, masks, source);
+            },
+            out, common);
+      },
+      py::arg("images"), py::arg("masks"), py::arg("out"), py::kw_only(), py::arg("size"),
+      py::arg("resize"), py::arg("image_suffix"), py::arg("mask_suffix"), py::arg("image_list"),
+      py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
+
+  module.def(
+      "convert_coco",
+      [](const std::string& annotations, const std::string& images, const std::string& out,
+         std::optional<std::pair<int, int>> size, const std::string& resize, bool keep_crowd,
+         int64_t max_pixels, std::optional<int> max_side, const py::dict& common) {
+        converters::CocoOptions source;
+        source.fit = FitOf(size, resize, max_pixels, max_side, common);
+        source.keep_crowd = keep_crowd;
+        return RunConversion(
+            [&](converters::MemoryBudget& memory) {
+              source.fit.memory = &memory;
+              return converters::OpenCoco(annotations, images, source);
+            },
+            out, common);
+      },
+      py::arg("annotations"), py::arg("images"), py::arg("out"), py::kw_only(), py::arg("size"),
+      py::arg("resize"), py::arg("keep_crowd"), py::arg("max_pixels"), py::arg("max_side"),
       py::arg("common"));
 
   module.def(

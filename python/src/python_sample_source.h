@@ -15,7 +15,8 @@
 // see every image before the conversion sizes its chunks, so it never guesses that they share
 // one size.
 //
-// A mask, boxes and box labels are moved with their image when it is resized (placed_fields.h).
+// A mask, boxes and box labels are moved with their image when it is resized
+// (converters/sources/placed_fields.h).
 //
 // Thread-safety: Read() may be called from many threads at once, as SampleSource requires.
 

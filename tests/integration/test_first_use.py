@@ -271,13 +271,13 @@ def test_a_missing_field_file_is_a_usage_error_naming_the_field(tmp_path):
 
 
 def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_path):
-    result = run_h5feed("convert", "segmentation", tmp_path, tmp_path / "out.h5", check=2)
+    result = run_h5feed("convert", "voc", tmp_path, tmp_path / "out.h5", check=2)
     assert result.stderr.startswith("h5feed convert: error: ")
-    assert "segmentation" in result.stderr
-    assert "imagefolder, cifar, npy" in result.stderr
+    assert "'voc'" in result.stderr
+    assert "imagefolder, cifar, npy, segmentation, coco" in result.stderr
     assert "A subcommand is required" not in result.stderr
     result = run_h5feed("convert", check=2)
-    assert "imagefolder, cifar, npy" in result.stderr
+    assert "imagefolder, cifar, npy, segmentation, coco" in result.stderr
 
 
 def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small, tmp_path):

@@ -121,6 +121,16 @@ struct MergeRecord {
   uint64_t seed = 0;  // the seed of the interleaving of their chunks
 };
 
+// The classes of a file's box labels, where its source names them (COCO's categories): box
+// label i is class names[i], whose id in the source was source_ids[i] (docs/format.md, "Masks
+// and boxes"). Both empty (a file without the table), or of one length.
+struct BoxClasses {
+  std::vector<std::string> names;
+  std::vector<int64_t> source_ids;
+
+  bool empty() const { return names.empty(); }
+};
+
 // Everything Finish() writes besides the pixels and the fields.
 struct DatasetDescription {
   // One per stored image, in stored order; empty for a writer without labels
@@ -133,6 +143,7 @@ struct DatasetDescription {
   std::optional<uint64_t> shuffle_seed;  // the seed of the stored order; empty = source order
   std::optional<PartRecord> part;        // set in a part of a conversion in parts
   std::optional<MergeRecord> merged;     // set in a file merged from parts
+  BoxClasses box_classes;                // written as /box_classes and /box_class_ids
 };
 
 // One image of a flat file's chunk: its row of /image_shapes, /image_bytes,

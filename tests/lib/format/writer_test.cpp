@@ -25,6 +25,7 @@
 #include "hdf5/attribute_text.h"
 #include "hdf5/attributes.h"
 #include "hdf5/handle.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/strings.h"
 #include "support/caught_error.h"
@@ -492,6 +493,31 @@ TEST_CASE("a conversion of no images finishes with empty datasets") {
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 0);
   CHECK(hdf5::ReadInt64Attribute(file.get(), "shuffled") == 0);
   CHECK(hdf5::ReadAttributeText(file.get(), "shuffle_seed") == "0");
+}
+
+TEST_CASE("box classes are written as names and source ids, and only when given") {
+  testing::TempFolder folder;
+  for (const bool given : {true, false}) {
+    const std::string path = folder / (given ? "coco.h5" : "plain.h5");
+    Writer writer = Writer::Create(path, {kShape, 4, Compression{}});
+    DatasetDescription d;
+    d.source_kind = "coco";
+    if (given) d.box_classes = {{"person", "car", "toothbrush"}, {1, 3, 90}};
+    writer.Finish(d);
+    auto lock = hdf5::Lock();
+    hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    CHECK((H5Lexists(file.get(), "box_classes", H5P_DEFAULT) > 0) == given);
+    CHECK((H5Lexists(file.get(), "box_class_ids", H5P_DEFAULT) > 0) == given);
+    if (!given) continue;
+    CHECK(hdf5::ReadStringDataset(file.get(), "box_classes") ==
+          std::vector<std::string>{"person", "car", "toothbrush"});
+    CHECK(hdf5::ReadIntegerDataset(file.get(), "box_class_ids", path) ==
+          std::vector<int64_t>{1, 3, 90});
+  }
+  Writer writer = Writer::Create(folder / "uneven.h5", {kShape, 4, Compression{}});
+  DatasetDescription d;
+  d.box_classes = {{"person", "car"}, {1}};
+  CHECK(CodeOf([&] { writer.Finish(d); }) == ErrorCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "placed_fields.h"
+#include "sources/placed_fields.h"
 
 #include <cstring>
 #include <string>
@@ -9,12 +9,8 @@
 #include "transform/mask_geometry.h"
 #include "transform/sample_geometry.h"
 
-namespace h5feed::python {
+namespace h5feed::converters {
 namespace {
-
-namespace image = converters::image;
-
-std::string RowName(int64_t i) { return "dataset[" + std::to_string(i) + "]"; }
 
 transform::SampleGeometry Geometry(image::Size source, image::Size stored, image::ResizeMode mode) {
   const image::ResizePlacement p = image::PlaceResize(source, stored, mode);
@@ -48,8 +44,8 @@ void PlaceMask(const transform::SampleGeometry& geometry, image::Size source, im
 
 }  // namespace
 
-void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image::Size source,
-                          image::Size stored, image::ResizeMode mode,
+void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
+                          image::Size source, image::Size stored, image::ResizeMode mode,
                           std::vector<std::vector<uint8_t>>& values) {
   const bool moved = source.height != stored.height || source.width != stored.width;
   const transform::SampleGeometry geometry =
@@ -63,7 +59,7 @@ void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image:
         throw MakeError(ErrorCode::kInvalidArgument,
                         "{}: mask field \"{}\" holds {} bytes, not the {} x {} {} values of its "
                         "image; give a mask of the image's own height and width",
-                        RowName(row), spec.name, value.size(), source.height, source.width,
+                        name, spec.name, value.size(), source.height, source.width,
                         ToString(spec.type));
       }
       if (!moved) continue;
@@ -75,8 +71,8 @@ void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image:
     } else if (spec.kind == FieldKind::kBoxes) {
       if (value.size() % (4 * sizeof(float)) != 0) {
         throw MakeError(ErrorCode::kInvalidArgument,
-                        "{}: boxes field \"{}\" holds {} bytes, not K x 4 float32", RowName(row),
-                        spec.name, value.size());
+                        "{}: boxes field \"{}\" holds {} bytes, not K x 4 float32", name, spec.name,
+                        value.size());
       }
       // Its labels, which lose the boxes it loses.
       std::vector<uint8_t>* labels = nullptr;
@@ -90,7 +86,7 @@ void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image:
         throw MakeError(ErrorCode::kInvalidArgument,
                         "{}: boxes field \"{}\" holds {} boxes but its labels hold {} classes; "
                         "give one class per box",
-                        RowName(row), spec.name, count, labels->size() / sizeof(int64_t));
+                        name, spec.name, count, labels->size() / sizeof(int64_t));
       }
       if (!moved) continue;
       const std::vector<float> boxes = Elements<float>(value);
@@ -108,4 +104,4 @@ void PlaceGeometricFields(int64_t row, std::span<const FieldSpec> fields, image:
   }
 }
 
-}  // namespace h5feed::python
+}  // namespace h5feed::converters

@@ -1,0 +1,112 @@
+#include "image/png_mask_decoder.h"
+
+#include <spng.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "h5feed/error.h"
+#include "image/decode_checks.h"
+#include "make_error.h"
+
+namespace h5feed::converters::image {
+namespace {
+
+constexpr std::string_view kPngMask = "PNG mask";
+
+// As png_decoder.cc's caps: a mask's metadata is never more than a few KiB.
+constexpr size_t kMaxMaskChunkBytes = size_t{64} << 20;
+constexpr size_t kMaxMaskChunkCacheBytes = size_t{128} << 20;
+
+struct MaskContextDeleter {
+  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
+};
+using MaskContext = std::unique_ptr<spng_ctx, MaskContextDeleter>;
+
+[[noreturn]] void ThrowMaskSpng(std::string_view name, std::string_view what, int code) {
+  ThrowCorrupt(kPngMask, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
+}
+
+MaskContext OpenMask(std::span<const uint8_t> encoded, std::string_view name, spng_ihdr& ihdr) {
+  MaskContext ctx(spng_ctx_new(0));
+  if (!ctx) throw Error(ErrorCode::kInternal, "cannot create a libspng context (out of memory?)");
+  int rc = spng_set_png_buffer(ctx.get(), encoded.data(), encoded.size());
+  if (rc == 0) rc = spng_set_image_limits(ctx.get(), kMaxImageSide, kMaxImageSide);
+  if (rc == 0) rc = spng_set_chunk_limits(ctx.get(), kMaxMaskChunkBytes, kMaxMaskChunkCacheBytes);
+  if (rc != 0) ThrowMaskSpng(name, "cannot set up the decoder", rc);
+  rc = spng_get_ihdr(ctx.get(), &ihdr);
+  if (rc != 0) ThrowMaskSpng(name, "unreadable header", rc);
+  return ctx;
+}
+
+// The bytes of one class id, or 0 for a colour type that holds none.
+int ValueBytes(const spng_ihdr& ihdr) {
+  if (ihdr.color_type == SPNG_COLOR_TYPE_INDEXED) return 1;
+  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 8) return 1;
+  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 16) return 2;
+  return 0;
+}
+
+// Unpacks palette indices of `depth` < 8 bits (most significant bits first), last pixel first,
+// so that a row expands in place: pixel x's bits lie at or before byte x.
+void UnpackRow(uint8_t* row, size_t width, int depth) {
+  const int mask = (1 << depth) - 1;
+  for (size_t x = width; x-- > 0;) {
+    const size_t bit = x * depth;
+    row[x] = static_cast<uint8_t>((row[bit / 8] >> (8 - depth - bit % 8)) & mask);
+  }
+}
+
+}  // namespace
+
+MaskHeader ReadPngMaskHeader(std::span<const uint8_t> encoded, std::string_view name) {
+  spng_ihdr ihdr{};
+  const MaskContext ctx = OpenMask(encoded, name, ihdr);
+  const int value_bytes = ValueBytes(ihdr);
+  if (value_bytes == 0) {
+    ThrowCorrupt(kPngMask, name,
+                 fmt::format("colour type {} at {} bits holds colours, not class ids: a mask is "
+                             "a palette PNG (its indices are the classes), or an 8- or 16-bit "
+                             "gray PNG (Cityscapes: the *_labelIds.png files, not *_color.png)",
+                             ihdr.color_type, ihdr.bit_depth));
+  }
+  CheckImageSize(ihdr.height, ihdr.width, value_bytes, kPngMask, name);
+  return {static_cast<int>(ihdr.height), static_cast<int>(ihdr.width), value_bytes};
+}
+
+void DecodePngMask(std::span<const uint8_t> encoded, const MaskHeader& header,
+                   std::string_view name, std::span<uint8_t> out) {
+  spng_ihdr ihdr{};
+  const MaskContext ctx = OpenMask(encoded, name, ihdr);
+  if (static_cast<int>(ihdr.height) != header.height ||
+      static_cast<int>(ihdr.width) != header.width || ValueBytes(ihdr) != header.value_bytes) {
+    ThrowCorrupt(kPngMask, name, "its header changed since it was first read");
+  }
+  if (out.size() != static_cast<size_t>(header.bytes())) {
+    throw MakeError(ErrorCode::kInternal, "mask '{}' needs {} bytes, given {}", name,
+                    header.bytes(), out.size());
+  }
+  size_t bytes = 0;
+  int rc = spng_decoded_image_size(ctx.get(), SPNG_FMT_PNG, &bytes);
+  if (rc != 0) ThrowMaskSpng(name, "unreadable header", rc);
+  if (bytes > out.size()) {
+    throw MakeError(ErrorCode::kInternal, "PNG samples of '{}' do not fit the mask", name);
+  }
+  // SPNG_FMT_PNG: the file's own samples, 16-bit ones in host order, rows of fewer than 8
+  // bits packed (row r's packed bytes at r * row_bytes, before its unpacked place).
+  rc = spng_decode_image(ctx.get(), out.data(), bytes, SPNG_FMT_PNG, 0);
+  if (rc != 0) ThrowMaskSpng(name, "damaged or truncated image data", rc);
+  if (ihdr.bit_depth >= 8) return;
+  const size_t width = static_cast<size_t>(header.width);
+  const size_t row_bytes = bytes / static_cast<size_t>(header.height);
+  // Last row first: row r's packed bytes start at r * row_bytes <= r * width, so an unpacked
+  // row never overwrites a packed row still to be read.
+  for (size_t r = static_cast<size_t>(header.height); r-- > 0;) {
+    uint8_t* row = out.data() + r * width;
+    if (r * row_bytes != r * width) std::memmove(row, out.data() + r * row_bytes, row_bytes);
+    UnpackRow(row, width, ihdr.bit_depth);
+  }
+}
+
+}  // namespace h5feed::converters::image

@@ -1,0 +1,145 @@
+#include "sources/segmentation_pairs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "h5feed/error.h"
+#include "make_error.h"
+#include "sources/image_folder.h"
+
+namespace h5feed::converters {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool EndsWithPng(const std::string& name) {
+  if (name.size() < 4) return false;
+  std::string tail = name.substr(name.size() - 4);
+  std::transform(tail.begin(), tail.end(), tail.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return tail == ".png";
+}
+
+// The files under `root` that `keep` accepts, relative and '/'-separated, sorted.
+template <typename Keep>
+std::vector<std::string> ListFiles(const std::string& root, const char* what, Keep keep) {
+  std::error_code error;
+  if (!fs::is_directory(root, error)) {
+    throw MakeError(ErrorCode::kNotFound, "the {} folder {} does not exist or is not a folder",
+                    what, root);
+  }
+  std::vector<std::string> files;
+  const auto options = fs::directory_options::follow_directory_symlink;
+  for (auto it = fs::recursive_directory_iterator(root, options, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file(error)) continue;
+    if (keep(it->path().filename().string())) {
+      files.push_back(fs::relative(it->path(), root).generic_string());
+    }
+  }
+  if (error) {
+    throw MakeError(ErrorCode::kIo, "cannot list the {} folder {}: {}", what, root,
+                    error.message());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The lines of `path`, trimmed, blank ones left out.
+std::set<std::string> ReadKeys(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw MakeError(ErrorCode::kNotFound, "cannot read the image list {}", path);
+  std::set<std::string> keys;
+  for (std::string line; std::getline(in, line);) {
+    const size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    keys.insert(line.substr(begin, line.find_last_not_of(" \t\r") + 1 - begin));
+  }
+  return keys;
+}
+
+}  // namespace
+
+void KeepListed(SegmentationListing& listing, const std::string& list_path) {
+  std::set<std::string> missing = ReadKeys(list_path);
+  if (missing.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument, "the image list {} names no image", list_path);
+  }
+  const std::set<std::string> keys = missing;
+  std::vector<SegmentationPair> kept;
+  for (SegmentationPair& pair : listing.pairs) {
+    if (keys.count(pair.key) == 0) continue;
+    missing.erase(pair.key);
+    kept.push_back(std::move(pair));
+  }
+  if (!missing.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the image list {} names {} image(s) that {} does not hold, e.g. \"{}\"; "
+                    "give the list of this folder's split",
+                    list_path, missing.size(), listing.images_root, *missing.begin());
+  }
+  listing.pairs = std::move(kept);
+  listing.masks_without_image = 0;
+  listing.mask_without_image.clear();
+}
+
+std::string PairKey(const std::string& relative_path, const std::string& suffix) {
+  const size_t slash = relative_path.rfind('/');
+  const size_t dot = relative_path.rfind('.');
+  std::string key = dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                        ? relative_path.substr(0, dot)
+                        : relative_path;
+  const size_t stem_begin = slash == std::string::npos ? 0 : slash + 1;
+  if (!suffix.empty() && key.size() > stem_begin + suffix.size() &&
+      key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    key.resize(key.size() - suffix.size());
+  }
+  return key;
+}
+
+SegmentationListing ListSegmentationPairs(const std::string& images_root,
+                                          const std::string& masks_root,
+                                          const std::string& image_suffix,
+                                          const std::string& mask_suffix) {
+  const std::vector<std::string> images =
+      ListFiles(images_root, "images", [](const std::string& n) { return HasImageExtension(n); });
+  const std::vector<std::string> masks = ListFiles(masks_root, "masks", EndsWithPng);
+  if (images.empty()) {
+    throw MakeError(ErrorCode::kNotFound,
+                    "no image in {} (extensions .jpg .jpeg .png .ppm .bmp "
+                    ".pgm .tif .tiff .webp)",
+                    images_root);
+  }
+  if (masks.empty()) throw MakeError(ErrorCode::kNotFound, "no .png mask in {}", masks_root);
+  std::map<std::string, std::string> mask_of;  // key -> mask path
+  for (const std::string& mask : masks) mask_of.emplace(PairKey(mask, mask_suffix), mask);
+  SegmentationListing listing{images_root, masks_root, {}, 0, {}};
+  std::map<std::string, bool> paired;
+  for (const std::string& image : images) {
+    std::string key = PairKey(image, image_suffix);
+    const auto found = mask_of.find(key);
+    listing.pairs.push_back(
+        {image, found != mask_of.end() ? found->second : std::string(), std::move(key)});
+    if (found != mask_of.end()) paired[found->first] = true;
+  }
+  if (paired.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "no image in {} pairs with a mask in {}: image {} looked for the mask key "
+                    "\"{}\", and the first mask, {}, has the key \"{}\"; check the folders, "
+                    "and give --image-suffix / --mask-suffix where the names differ by one",
+                    images_root, masks_root, images.front(), PairKey(images.front(), image_suffix),
+                    masks.front(), PairKey(masks.front(), mask_suffix));
+  }
+  for (const auto& [key, mask] : mask_of) {
+    if (paired.count(key) != 0) continue;
+    if (listing.masks_without_image++ == 0) listing.mask_without_image = mask;
+  }
+  return listing;
+}
+
+}  // namespace h5feed::converters

@@ -1,0 +1,111 @@
+#include "sources/coco_annotations.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "h5feed/error.h"
+#include "scratch_dir.h"
+
+namespace h5feed::converters {
+namespace {
+
+using testing::ScratchDir;
+using testing::WriteText;
+
+constexpr char kImages[] =
+    R"("images": [{"id": 7, "file_name": "b.jpg", "height": 10, "width": 20},
+                  {"id": 3, "file_name": "a.jpg", "height": 40, "width": 30}])";
+constexpr char kCategories[] =
+    R"("categories": [{"id": 90, "name": "toothbrush"}, {"id": 1, "name": "person"},
+                      {"id": 3, "name": "car"}])";
+
+std::string Json(const std::string& annotations) {
+  return std::string("{") + kImages + ", " + kCategories + ", \"annotations\": [" + annotations +
+         "]}";
+}
+
+CocoAnnotations Read(const ScratchDir& dir, const std::string& text, bool keep_crowd = false) {
+  WriteText(dir.path() + "/instances.json", text);
+  return ReadCocoAnnotations(dir.path() + "/instances.json", keep_crowd);
+}
+
+std::string ErrorOf(const ScratchDir& dir, const std::string& text) {
+  try {
+    Read(dir, text);
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorrupt);
+    return e.what();
+  }
+  FAIL("read without an error: " << text);
+  return "";
+}
+
+TEST_CASE("categories are labelled in id order and images sorted by id") {
+  ScratchDir dir;
+  const CocoAnnotations coco = Read(dir, Json(""));
+  REQUIRE(coco.categories.size() == 3);
+  CHECK(coco.categories[0].id == 1);
+  CHECK(coco.categories[1].name == "car");
+  CHECK(coco.categories[2].id == 90);
+  REQUIRE(coco.images.size() == 2);
+  CHECK(coco.images[0].file_name == "a.jpg");
+  CHECK(coco.images[0].height == 40);
+  CHECK(coco.images[1].boxes.empty());
+}
+
+TEST_CASE("xywh boxes become xyxy clipped to the image, with contiguous labels") {
+  ScratchDir dir;
+  const CocoAnnotations coco =
+      Read(dir, Json(R"({"id": 1, "image_id": 7, "category_id": 90, "bbox": [2.5, 1, 4, 3]},
+                       {"id": 2, "image_id": 7, "category_id": 3, "bbox": [15, -2, 10, 5]},
+                       {"id": 3, "image_id": 7, "category_id": 1, "bbox": [30, 0, 5, 5]})"));
+  const CocoImage& image = coco.images[1];
+  CHECK(image.boxes == std::vector<float>{2.5f, 1, 6.5f, 4, 15, 0, 20, 3});
+  CHECK(image.labels == std::vector<int64_t>{2, 1});
+  CHECK(coco.empty_dropped == 1);  // outside the image: nothing left once clipped
+}
+
+TEST_CASE("polygons and RLE masks are skipped by the parser, whatever their shape") {
+  ScratchDir dir;
+  const CocoAnnotations coco =
+      Read(dir, Json(R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
+                   "segmentation": [[1, 2, 3, 4, 5, 6]], "area": 12.5},
+                  {"id": 2, "image_id": 3, "category_id": 3, "bbox": [1, 1, 5, 5], "iscrowd": 1,
+                   "segmentation": {"counts": "PPYo0", "size": [40, 30]}})"),
+           true);
+  CHECK(coco.images[0].labels == std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE("crowd boxes are dropped and counted unless kept") {
+  ScratchDir dir;
+  const std::string text = Json(
+      R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5], "iscrowd": 1},
+         {"id": 2, "image_id": 3, "category_id": 1, "bbox": [1, 1, 5, 5], "iscrowd": 0})");
+  const CocoAnnotations dropped = Read(dir, text);
+  CHECK(dropped.images[0].labels.size() == 1);
+  CHECK(dropped.crowd_dropped == 1);
+  const CocoAnnotations kept = Read(dir, text, true);
+  CHECK(kept.images[0].labels.size() == 2);
+  CHECK(kept.crowd_dropped == 0);
+}
+
+TEST_CASE("broken annotations are errors naming the file and what is wrong") {
+  ScratchDir dir;
+  CHECK(ErrorOf(dir, "{\"images\": [").find("is not valid JSON") != std::string::npos);
+  CHECK(ErrorOf(dir, "[1, 2]").find("not an object") != std::string::npos);
+  CHECK(ErrorOf(dir, std::string("{") + kImages + "}").find("\"categories\"") != std::string::npos);
+  CHECK(ErrorOf(dir, Json(R"({"id": 5, "image_id": 8, "category_id": 1, "bbox": [0, 0, 1, 1]})"))
+            .find("annotation 5 is of image 8") != std::string::npos);
+  CHECK(ErrorOf(dir, Json(R"({"id": 6, "image_id": 7, "category_id": 2, "bbox": [0, 0, 1, 1]})"))
+            .find("annotation 6 is of category 2") != std::string::npos);
+  const std::string no_box =
+      ErrorOf(dir, Json(R"({"id": 9, "image_id": 7, "category_id": 1, "bbox": [0, 0, 1]})"));
+  CHECK(no_box.find("annotation 9 has no \"bbox\"") != std::string::npos);
+  CHECK(no_box.find("instances.json") != std::string::npos);
+  CHECK_THROWS_AS(ReadCocoAnnotations(dir.path() + "/none.json", false), Error);
+}
+
+}  // namespace
+}  // namespace h5feed::converters

@@ -1,0 +1,91 @@
+#include "sources/segmentation_pairs.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "h5feed/error.h"
+#include "scratch_dir.h"
+#include "support/caught_error.h"
+
+namespace h5feed::converters {
+namespace {
+
+using testing::CodeOf;
+using testing::ScratchDir;
+using testing::WriteText;
+
+TEST_CASE("a pair key is the path without its extension and the given suffix") {
+  CHECK(PairKey("2007_000032.jpg", "") == "2007_000032");
+  CHECK(PairKey("aachen/aachen_1_leftImg8bit.png", "_leftImg8bit") == "aachen/aachen_1");
+  CHECK(PairKey("aachen/aachen_1_gtFine_labelIds.png", "_gtFine_labelIds") == "aachen/aachen_1");
+  // A suffix that is the whole stem, or absent, is kept: the name must keep a stem.
+  CHECK(PairKey("a.b/_x.png", "_x") == "a.b/_x");
+  CHECK(PairKey("a.b/noext", "") == "a.b/noext");
+}
+
+TEST_CASE("images pair with masks by key, sorted, with missing masks and orphans counted") {
+  ScratchDir dir;
+  const std::string images = dir.path() + "/JPEGImages", masks = dir.path() + "/Seg";
+  for (const char* name : {"b.jpg", "a.JPG", "c.png", "notes.txt", "sub/d.jpeg"}) {
+    WriteText(images + "/" + name, "x");
+  }
+  for (const char* name : {"a.png", "b.PNG", "sub/d.png", "orphan.png", "a.txt"}) {
+    WriteText(masks + "/" + name, "x");
+  }
+  const SegmentationListing listing = ListSegmentationPairs(images, masks);
+  REQUIRE(listing.pairs.size() == 4);
+  CHECK(listing.pairs[0].image == "a.JPG");
+  CHECK(listing.pairs[0].mask == "a.png");
+  CHECK(listing.pairs[1].mask == "b.PNG");
+  CHECK(listing.pairs[2].image == "c.png");
+  CHECK(listing.pairs[2].mask.empty());
+  CHECK(listing.pairs[2].key == "c");
+  CHECK(listing.pairs[3].image == "sub/d.jpeg");
+  CHECK(listing.pairs[3].mask == "sub/d.png");
+  CHECK(listing.masks_without_image == 1);
+  CHECK(listing.mask_without_image == "orphan.png");
+}
+
+TEST_CASE("an image list keeps the images it names, in the listing's order") {
+  ScratchDir dir;
+  for (const char* name : {"a.jpg", "b.jpg", "c.jpg"}) WriteText(dir.path() + "/i/" + name, "x");
+  for (const char* name : {"a.png", "c.png", "z.png"}) WriteText(dir.path() + "/m/" + name, "x");
+  SegmentationListing listing = ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
+  WriteText(dir.path() + "/train.txt", "c\n\n  a \r\n");
+  KeepListed(listing, dir.path() + "/train.txt");
+  REQUIRE(listing.pairs.size() == 2);
+  CHECK(listing.pairs[0].image == "a.jpg");
+  CHECK(listing.pairs[1].mask == "c.png");
+  CHECK(listing.masks_without_image == 0);
+
+  WriteText(dir.path() + "/val.txt", "a\nq\n");
+  std::string message;
+  CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/val.txt"); }, &message) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(message.find("\"q\"") != std::string::npos);
+  CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/none.txt"); }) == ErrorCode::kNotFound);
+}
+
+TEST_CASE("folders that share no name are an error naming both keys") {
+  ScratchDir dir;
+  WriteText(dir.path() + "/i/x_leftImg8bit.png", "x");
+  WriteText(dir.path() + "/m/x_gtFine_labelIds.png", "x");
+  try {
+    ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
+    FAIL("no pair was listed");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(e.what()).find("x_gtFine_labelIds") != std::string::npos);
+    CHECK(std::string(e.what()).find("--mask-suffix") != std::string::npos);
+  }
+  CHECK(ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m", "_leftImg8bit",
+                              "_gtFine_labelIds")
+            .pairs[0]
+            .mask == "x_gtFine_labelIds.png");
+  CHECK(CodeOf([&] { ListSegmentationPairs(dir.path() + "/none", dir.path() + "/m"); }) ==
+        ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace h5feed::converters
