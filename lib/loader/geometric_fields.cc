@@ -34,6 +34,13 @@ std::span<const T> ValuesOf(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
 }
 
+// The next sample's stored mask on its way into the cache while this one is transformed: the
+// masks lie in a column read whole at open, far larger than the caches, in the order of the
+// batch's rows.
+void Prefetch(std::span<const uint8_t> stored) {
+  for (size_t at = 0; at < stored.size(); at += 64) __builtin_prefetch(stored.data() + at);
+}
+
 template <typename T>
 void MaskInto(const transform::SampleGeometry& geometry, std::span<const uint8_t> row,
               const transform::MaskShape& shape, std::span<uint8_t> out) {
@@ -57,6 +64,7 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
   const size_t sample_bytes = static_cast<size_t>(out_height * out_width) * element;
   tensor.bytes.resize(static_cast<size_t>(batch) * sample_bytes);
   for (int64_t i = 0; i < batch; ++i) {
+    if (i + 1 < batch) Prefetch(field.column->row(indices[static_cast<size_t>(i + 1)]));
     const int64_t row = indices[static_cast<size_t>(i)];
     // Its image's stored size; a mask row of another size is refused below.
     const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
