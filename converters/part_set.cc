@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "conversion_part.h"
+#include "format/box_classes_table.h"
 #include "format/schema.h"
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
@@ -16,7 +17,6 @@
 #include "hdf5/strings.h"
 #include "index/field_values.h"
 #include "make_error.h"
-#include "sources/box_classes_table.h"
 
 namespace h5feed::converters {
 namespace {
@@ -99,7 +99,7 @@ PartFile OpenPart(const std::string& path) {
                     part.sources.size(), rows, skipped.size(), reasons.size());
   }
   for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
-  part.box_classes = ReadBoxClasses(file.get(), path);
+  part.box_classes = format::ReadBoxClasses(file.get(), path);
   return part;
 }
 

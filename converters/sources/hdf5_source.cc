@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/box_classes_table.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
@@ -20,7 +21,6 @@
 #include "hdf5/strings.h"
 #include "hdf5/zstd_filter.h"
 #include "make_error.h"
-#include "sources/box_classes_table.h"
 #include "sources/hdf5_labels.h"
 
 namespace h5feed::converters {
@@ -200,7 +200,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
     parts.sources = hdf5::ReadStringDataset(file, sources->name.c_str());
   }
   const std::string labels_name = options.labels.empty() ? format::schema::kLabels : options.labels;
-  parts.box_classes = ReadBoxClasses(file, path);
+  parts.box_classes = format::ReadBoxClasses(file, path);
   parts.fields = Hdf5Fields::Open(file, datasets, parts.count, {images.name, labels_name},
                                   options.fields, path);
   return std::make_unique<Hdf5Source>(std::move(parts));

@@ -7,12 +7,12 @@
 
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
+#include "format/box_classes_table.h"
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
 #include "index/field_values.h"
 #include "make_error.h"
 #include "source/open_chunk_source.h"
-#include "sources/box_classes_table.h"
 
 namespace h5feed::converters {
 namespace {
@@ -39,7 +39,7 @@ class OwnSizeFileSource final : public SampleSource {
       : index_(std::move(index)),
         chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
         id_(next_source_id.fetch_add(1)),
-        box_classes_(ReadBoxClasses(index_.location, index_.file_locking)) {
+        box_classes_(format::ReadBoxClasses(index_.location, index_.file_locking)) {
     // Read whole and checked once: a sample's values are then copied out of memory.
     for (const FieldSpec& spec : index_.fields) {
       columns_.push_back(

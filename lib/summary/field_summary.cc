@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "format/box_classes_table.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "h5feed/field.h"
@@ -103,6 +104,11 @@ void SummarizeFields(hid_t file, bool local, FileSummary& s) {
     } catch (const Error& e) {
       s.notes.push_back(Damaged(e.what()));
     }
+  }
+  try {
+    s.box_classes = format::ReadBoxClasses(file, s.path);
+  } catch (const Error& e) {
+    s.notes.push_back(Damaged(e.what()));
   }
 }
 

@@ -120,6 +120,11 @@ ReportValue SummaryValue(const FileSummary& s) {
   List classes;
   for (const ClassCount& c : s.classes)
     classes.push_back(Object{{"name", c.name}, {"count", c.count}});
+  List box_classes;
+  for (size_t c = 0; c < s.box_classes.names.size(); ++c) {
+    box_classes.push_back(
+        Object{{"name", s.box_classes.names[c]}, {"source_id", s.box_classes.source_ids[c]}});
+  }
   ReportValue skipped = nullptr;
   if (s.has_skipped) {
     List entries;
@@ -141,6 +146,7 @@ ReportValue SummaryValue(const FileSummary& s) {
                 {"skipped", std::move(skipped)},
                 {"labelled", s.labelled},
                 {"fields", FieldsValue(s.fields)},
+                {"box_classes", std::move(box_classes)},
                 {"notes", ListOf(s.notes)}};
 }
 

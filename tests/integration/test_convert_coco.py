@@ -125,6 +125,16 @@ def test_the_category_table_maps_labels_to_coco_ids_and_names(coco, tmp_path):
         assert "labels" not in f
 
 
+def test_inspect_lists_the_category_table(coco, tmp_path):
+    convert(coco, tmp_path / "out.h5")
+    report = json.loads(run_h5feed("inspect", tmp_path / "out.h5", "--json", check=0).stdout)
+    assert report["box_classes"] == [{"name": "person", "source_id": 1},
+                                     {"name": "car", "source_id": 3},
+                                     {"name": "toothbrush", "source_id": 90}]
+    text = run_h5feed("inspect", tmp_path / "out.h5", check=0).stdout
+    assert "box classes  3: 0 person (1), 1 car (3), 2 toothbrush (90)" in text
+
+
 def test_skips_and_crowd_boxes_are_reported(coco, tmp_path):
     report = convert(coco, tmp_path / "out.h5")
     reasons = {s["source"]: s["reason"] for s in report["skipped"]}

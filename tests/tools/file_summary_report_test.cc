@@ -149,7 +149,7 @@ TEST_CASE("the JSON holds every field of the summary, in the order the summary d
   CHECK(keys == std::vector<std::string>{"path", "file_bytes", "is_h5feed", "format_version",
                                          "datasets", "attributes", "images", "labels",
                                          "label_order", "classes", "skipped", "labelled", "fields",
-                                         "notes"});
+                                         "box_classes", "notes"});
   CHECK(json["images"]["num_images"] == 10);
   CHECK(json["images"]["layout"] == "NHWC");
   CHECK(json["images"]["chunk_count"] == 3);

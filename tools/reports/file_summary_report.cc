@@ -169,6 +169,21 @@ std::string SkippedText(const ReportView& skipped) {
          CutList(lines, kMaxSkippedLines, "  ");
 }
 
+// "box classes  3: 0 person (1), 1 bicycle (2), 2 car (3)": box label, name (source id), the
+// first few.
+std::string BoxClassesText(const ReportView& classes) {
+  constexpr size_t kShown = 8;
+  const std::vector<ReportView> items = classes.Items();
+  if (items.empty()) return "";
+  std::string text = std::to_string(items.size()) + ":";
+  for (size_t c = 0; c < std::min(items.size(), kShown); ++c) {
+    text += (c == 0 ? " " : ", ") + std::to_string(c) + " " + items[c]["name"].Text() + " (" +
+            std::to_string(items[c]["source_id"].Int()) + ")";
+  }
+  if (items.size() > kShown) text += ", ...";
+  return Line("box classes", text);
+}
+
 // "fields       2" and a line each: "  attrs  array of bool, shape (40,): 1.4 KiB stored".
 std::string FieldListText(const ReportView& s) {
   std::string text = s["labelled"].Bool() ? "" : Line("labels", "none: the samples have none");
@@ -188,7 +203,7 @@ std::string FieldListText(const ReportView& s) {
     text += "  " + name + std::string(name_width - DisplayWidth(name) + 2, ' ') + what + ": " +
             bytes + "\n";
   }
-  return text;
+  return text + BoxClassesText(s["box_classes"]);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "h5feed/report_value.h"
 #include "h5feed/skipped_source.h"
 #include "h5feed/stored_layout.h"
+#include "h5feed/writer.h"
 
 namespace h5feed {
 
@@ -173,6 +174,8 @@ struct FileSummary {
   // An h5feed file written without labels says so (`labelled` 0): its samples have none.
   bool labelled = true;
   std::vector<FieldSummary> fields;  // an h5feed file's, in its order
+  // The names and source ids of box labels' classes (convert coco's); empty without a table.
+  BoxClasses box_classes;
   // What a person should know: a foreign file, a guessed layout, why there are no images.
   std::vector<std::string> notes;
 };

@@ -1,4 +1,4 @@
-#include "sources/box_classes_table.h"
+#include "format/box_classes_table.h"
 
 #include "format/schema.h"
 #include "h5feed/error.h"
@@ -10,10 +10,9 @@
 #include "hdf5/strings.h"
 #include "make_error.h"
 
-namespace h5feed::converters {
+namespace h5feed::format {
 
 BoxClasses ReadBoxClasses(hid_t file, const std::string& path) {
-  namespace schema = format::schema;
   BoxClasses classes;
   if (!hdf5::LinkExists(file, schema::kBoxClasses)) return classes;
   classes.names = hdf5::ReadStringDataset(file, schema::kBoxClasses);
@@ -32,4 +31,4 @@ BoxClasses ReadBoxClasses(const Location& location, FileLocking locking) {
   return ReadBoxClasses(file.get(), location.display());
 }
 
-}  // namespace h5feed::converters
+}  // namespace h5feed::format
