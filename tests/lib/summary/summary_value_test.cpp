@@ -31,7 +31,7 @@ TEST_CASE("a summary's keys come in FileSummary's order, absent parts null") {
   CHECK(Keys(value) == std::vector<std::string>{"path", "file_bytes", "is_h5feed", "format_version",
                                                 "datasets", "attributes", "images", "labels",
                                                 "label_order", "classes", "skipped", "labelled",
-                                                "fields", "notes"});
+                                                "fields", "box_classes", "notes"});
   CHECK(*Field(value, "path") == ReportValue("train.h5"));
   CHECK(*Field(value, "file_bytes") == ReportValue(1234));
   CHECK(*Field(value, "images") == ReportValue());
