@@ -64,7 +64,7 @@ uint64_t InFlightEstimator::InFlightTarget(uint64_t request_bytes) const {
   const double latency = LatencyStatistic();
   if (rate <= 0 || latency <= 0) return settings_.unmeasured_requests * request_bytes;
   const auto product = static_cast<uint64_t>(2 * rate * latency);
-  return std::max(product + request_bytes, 2 * request_bytes);
+  return std::max(product + request_bytes, settings_.least_requests * request_bytes);
 }
 
 double InFlightEstimator::latency_seconds() const {

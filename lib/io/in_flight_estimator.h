@@ -45,9 +45,14 @@ class InFlightEstimator {
     double history_seconds;
     Latency latency;
     uint64_t unmeasured_requests;  // the target before anything was measured
+    // The target is never less. A disk (the project's virtual disk as any SSD) serves several
+    // requests at once far faster than one after another: where the workers use chunks more
+    // slowly than it serves them (a zstd file on two cores), the estimate alone asks for two,
+    // and the disk then serves them one at a time (docs/reader.md, "Reading from the disk").
+    uint64_t least_requests;
   };
-  static constexpr Settings kDisk{0.1, 1, Latency::kMedian, 4};
-  static constexpr Settings kLink{0.25, 10, Latency::kLeast, 8};
+  static constexpr Settings kDisk{0.1, 1, Latency::kMedian, 8, 8};
+  static constexpr Settings kLink{0.25, 10, Latency::kLeast, 8, 2};
 
   explicit InFlightEstimator(Settings settings) : settings_(settings) {}
 

@@ -25,7 +25,7 @@ void RecordRead(InFlightEstimator& estimator, uint64_t bytes, Clock::time_point 
 
 TEST_CASE("before anything is measured the target is the settings' requests") {
   InFlightEstimator disk(InFlightEstimator::kDisk);
-  CHECK(disk.InFlightTarget(1000) == 4000);
+  CHECK(disk.InFlightTarget(1000) == 8000);
   CHECK(disk.latency_seconds() == 0);
   CHECK(disk.bytes_per_second() == 0);
   InFlightEstimator link(InFlightEstimator::kLink);
@@ -64,16 +64,21 @@ TEST_CASE("a disk's target follows the bandwidth a reader gets: it grows while t
     }
     return estimator.InFlightTarget(1'000'000);
   };
-  const double small = static_cast<double>(target_at(10));
-  const double large = static_cast<double>(target_at(20));
+  const double small = static_cast<double>(target_at(40));
+  const double large = static_cast<double>(target_at(80));
   CHECK((large - 1e6) == doctest::Approx(2 * (small - 1e6)).epsilon(0.1));
 }
 
-TEST_CASE("a device that answers at once still gets two requests in flight") {
-  InFlightEstimator estimator(InFlightEstimator::kDisk);
+TEST_CASE("a disk that answers at once still gets eight requests in flight, a link two") {
+  InFlightEstimator disk(InFlightEstimator::kDisk);
+  InFlightEstimator link(InFlightEstimator::kLink);
   const Clock::time_point t0 = Clock::now();
-  for (int i = 0; i < 20; ++i) RecordRead(estimator, 100, t0 + milliseconds(10 * i), 1e-6);
-  CHECK(estimator.InFlightTarget(1'000'000) == 2'000'000);
+  for (int i = 0; i < 40; ++i) {  // 0.4 s: past a window of each
+    RecordRead(disk, 100, t0 + milliseconds(10 * i), 1e-6);
+    RecordRead(link, 100, t0 + milliseconds(10 * i), 1e-6);
+  }
+  CHECK(disk.InFlightTarget(1'000'000) == 8'000'000);
+  CHECK(link.InFlightTarget(1'000'000) == 2'000'000);
 }
 
 TEST_CASE("a link's target is twice bandwidth x the least round trip, plus a request") {
