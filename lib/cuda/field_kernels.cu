@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.h"
+#include "cuda/shared_geometry.h"
 #include "transform/sample_geometry.h"
 
 namespace h5feed::cuda {
@@ -20,52 +21,24 @@ __global__ void __launch_bounds__(kThreads) GatherRows(GatherLaunch p) {
   }
 }
 
-// The sample's geometry as thread 0 draws it, in plain fields (shared variables cannot have
-// the constructors transform's structs have).
-struct MaskGeometry {
-  int32_t rows[5];  // ResizeAxis fields: src_begin, src_size, resized, offset, out
-  int32_t columns[5];
-  int32_t flip;
-};
-
-__device__ transform::ResizeAxis Axis(const int32_t* f) {
-  transform::ResizeAxis axis;
-  axis.src_begin = f[0];
-  axis.src_size = f[1];
-  axis.resized = f[2];
-  axis.offset = f[3];
-  axis.out = f[4];
-  return axis;
-}
-
-__device__ void Store(const transform::ResizeAxis& axis, int32_t* f) {
-  f[0] = axis.src_begin;
-  f[1] = axis.src_size;
-  f[2] = axis.resized;
-  f[3] = axis.offset;
-  f[4] = axis.out;
-}
-
 // One block per delivered sample: thread 0 draws its geometry (the draws of the image's
 // kernels, keyed by the same dataset row, epoch and copy), then the block writes its pixels at
 // consecutive addresses (coalesced). The stored pixels are read through the L1 cache: a mask is
 // a few hundred KiB at most, read once per delivered pixel.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) CropMasks(MaskLaunch p) {
-  __shared__ MaskGeometry geometry;
+  __shared__ SharedGeometry geometry;
   const int64_t sample = blockIdx.x;
   const int64_t source = p.order[sample];
   if (threadIdx.x == 0) {
     const int64_t row = p.augment.random() ? p.indices[source] : 0;
     const transform::SampleGeometry g =
         transform::GeometryOf(p.augment, transform::DrawTransform(p.augment, p.epoch, row, p.copy));
-    Store(g.rows, geometry.rows);
-    Store(g.columns, geometry.columns);
-    geometry.flip = g.flip ? 1 : 0;
+    geometry.Set(g);
   }
   __syncthreads();
-  const transform::ResizeAxis rows = Axis(geometry.rows);
-  const transform::ResizeAxis columns = Axis(geometry.columns);
+  const transform::ResizeAxis rows = geometry.row_axis();
+  const transform::ResizeAxis columns = geometry.column_axis();
   const bool flip = geometry.flip != 0;
   const int32_t ho = p.augment.out_height;
   const int32_t wo = p.augment.out_width;

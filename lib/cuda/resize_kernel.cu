@@ -4,6 +4,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/dynamic_shared.h"
+#include "cuda/shared_geometry.h"
 #include "cuda/store_element.h"
 #include "h5feed/error.h"
 #include "transform/augment.h"
@@ -20,36 +21,10 @@ constexpr int kTileColumns = 32;
 // tables and the geometry take under 1 KiB of it.
 constexpr size_t kMaxSharedBytes = (48 << 10) - 1024;
 
-// The sample's geometry as thread 0 draws it, in plain fields (shared variables cannot have
-// the constructors transform's structs have).
-struct TileGeometry {
-  int32_t rows[5];  // ResizeAxis fields: src_begin, src_size, resized, offset, out
-  int32_t columns[5];
-  int32_t flip;
-};
-
-__device__ transform::ResizeAxis Axis(const int32_t* f) {
-  transform::ResizeAxis axis;
-  axis.src_begin = f[0];
-  axis.src_size = f[1];
-  axis.resized = f[2];
-  axis.offset = f[3];
-  axis.out = f[4];
-  return axis;
-}
-
-__device__ void Store(const transform::ResizeAxis& axis, int32_t* f) {
-  f[0] = axis.src_begin;
-  f[1] = axis.src_size;
-  f[2] = axis.resized;
-  f[3] = axis.offset;
-  f[4] = axis.out;
-}
-
 template <typename Stored>
 __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, ResizePlan plan) {
   H5FEED_DYNAMIC_SHARED(float, shared);
-  __shared__ TileGeometry geometry;
+  __shared__ SharedGeometry geometry;
   __shared__ int32_t column_first[kTileColumns];
   __shared__ int32_t column_count[kTileColumns];
   __shared__ int32_t row_first[kTileRows];
@@ -75,9 +50,7 @@ __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, Resiz
   if (threadIdx.x == 0) {
     const int64_t row = a.random() ? p.indices[source] : 0;
     const transform::SampleTransform t = transform::DrawTransform(a, p.epoch, row, p.copy);
-    Store(t.rows, geometry.rows);
-    Store(t.columns, geometry.columns);
-    geometry.flip = t.flip ? 1 : 0;
+    geometry.Set(t);
     if (tile == 0 && p.labels != nullptr) p.labels_out[sample] = p.labels[source];
   }
   __syncthreads();
@@ -87,13 +60,13 @@ __global__ void __launch_bounds__(kThreads) ResizeTiles(NormalizeLaunch p, Resiz
     const int x = x0 + i;
     const int resized_x = geometry.flip ? wo - 1 - x : x;  // the flip is an index change
     int count = 0;
-    column_first[i] = transform::ComputeTaps(Axis(geometry.columns), antialias, resized_x,
+    column_first[i] = transform::ComputeTaps(geometry.column_axis(), antialias, resized_x,
                                              column_weights + i * plan.max_column_taps, &count);
     column_count[i] = count;
   } else if (threadIdx.x >= kTileColumns && threadIdx.x < kTileColumns + tile_rows) {
     const int j = threadIdx.x - kTileColumns;
     int count = 0;
-    row_first[j] = transform::ComputeTaps(Axis(geometry.rows), antialias, y0 + j,
+    row_first[j] = transform::ComputeTaps(geometry.row_axis(), antialias, y0 + j,
                                           row_weights + j * plan.max_row_taps, &count);
     row_count[j] = count;
   }
