@@ -17,6 +17,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/normalize_kernel.h"
 #include "h5feed/image_shape.h"
+#include "support/cuda_emulated.h"
 #include "test_kernels.h"
 #include "transform/augment.h"
 #include "transform/output_spec.h"
@@ -32,11 +33,7 @@ namespace {
 // misalignment, padding rows and columns, partial row groups and tiles, rows wider than a
 // block, enlarging and strong shrinking), one echo copy (the permuted one) per case, and the
 // resize with antialias on or off for each type and layout rather than both.
-#if defined(H5FEED_CUDA_EMULATION)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
+using h5feed::testing::kEmulated;
 
 // A device copy of a host vector, freed at scope end.
 template <typename T>

@@ -20,6 +20,7 @@
 #include "memory/slot_layout.h"
 #include "memory/slot_pool.h"
 #include "owned_stream.h"
+#include "support/cuda_emulated.h"
 #include "test_kernels.h"
 #include "transform/float_convert.h"
 #include "transform/output_views.h"
@@ -32,11 +33,7 @@ namespace {
 // and a check kernel of 2 blocks of 32 threads (any size reads the whole batch). The emulated
 // streams wait a random few tens of microseconds before each operation, which varies the order of
 // what no event orders from batch to batch.
-#if defined(H5FEED_CUDA_EMULATION)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
+using h5feed::testing::kEmulated;
 
 uint32_t ExpectedBits(const transform::OutputSpec& spec, uint8_t pixel) {
   const float value =

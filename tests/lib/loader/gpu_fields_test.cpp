@@ -17,6 +17,7 @@
 #include "h5feed/loader.h"
 #include "lib/cuda/owned_stream.h"
 #include "lib/loader/field_test_file.h"
+#include "support/cuda_emulated.h"
 #include "support/temp_folder.h"
 
 namespace h5feed {
@@ -26,11 +27,7 @@ using testing::TempFolder;
 
 // On the CUDA emulation every block's threads are host threads (gpu_loader_test.cpp says what
 // that costs): a file of a few dozen small images there.
-#if defined(H5FEED_CUDA_EMULATION)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
+using h5feed::testing::kEmulated;
 
 const ImageShape kShape = kEmulated ? ImageShape{9, 8, 3} : ImageShape{32, 30, 3};
 constexpr int64_t kSamples = kEmulated ? 21 : 301;

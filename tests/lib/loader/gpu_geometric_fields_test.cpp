@@ -18,6 +18,7 @@
 #include "h5feed/loader.h"
 #include "lib/cuda/owned_stream.h"
 #include "lib/loader/geometry_test_file.h"
+#include "support/cuda_emulated.h"
 #include "support/temp_folder.h"
 
 namespace h5feed {
@@ -27,11 +28,7 @@ using testing::TempFolder;
 
 // On the CUDA emulation every block's threads are host threads (gpu_loader_test.cpp says what
 // that costs): a few dozen samples, two epochs there.
-#if defined(H5FEED_CUDA_EMULATION)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
+using h5feed::testing::kEmulated;
 
 constexpr int64_t kSamples = kEmulated ? 8 : 60;  // emulated: a full batch of 6 and one of 2
 constexpr int64_t kEpochs = kEmulated ? 2 : 4;

@@ -18,6 +18,7 @@
 #include "lib/cuda/owned_stream.h"
 #include "lib/loader/delivered_images.h"
 #include "lib/loader/test_files.h"
+#include "support/cuda_emulated.h"
 #include "support/temp_folder.h"
 
 namespace h5feed {
@@ -31,11 +32,7 @@ using testing::TempFolder;
 // echo copy) and smaller views, with the same options otherwise, and each type, layout and
 // SetOutputSize once rather than in every combination (gpu_normalize_test's kernel cases
 // take every type and layout).
-#if defined(H5FEED_CUDA_EMULATION)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
+using h5feed::testing::kEmulated;
 
 struct Delivered {
   std::vector<uint8_t> images;
