@@ -75,6 +75,7 @@ class Case:
     dd: list[float] = field(default_factory=list)
     warm: list[float] = field(default_factory=list)  # zstd: read MB/s, warm
     ratios: list[float] = field(default_factory=list)
+    dd_direct: list[float] = field(default_factory=list)  # --direct: dd x4 with O_DIRECT
 
     @property
     def reader(self) -> str:
@@ -91,15 +92,17 @@ def drop(path: Path) -> None:
         os.close(fd)
 
 
-def dd_parallel(path: Path, readers: int = 4) -> float:
-    """The file dropped, then `readers` dd bs=16M at once over its parts: MB/s."""
+def dd_parallel(path: Path, readers: int = 4, direct: bool = False) -> float:
+    """The file dropped, then `readers` dd bs=16M at once over its parts (with O_DIRECT when
+    `direct`): MB/s."""
     drop(path)
     size = path.stat().st_size
     block = 16 << 20
     per = -(-size // readers // block)  # blocks per reader, rounded up
     start = time.perf_counter()
     processes = [subprocess.Popen(["dd", f"if={path}", "of=/dev/null", f"bs={block}",
-                                   f"skip={r * per}", f"count={per}", "status=none"])
+                                   f"skip={r * per}", f"count={per}", "status=none",
+                                   *(["iflag=direct"] if direct else [])])
                  for r in range(readers)]
     for process in processes:
         if process.wait() != 0:
@@ -142,6 +145,8 @@ def run_pair(args: argparse.Namespace, case: Case, index: int) -> str:
         case.warm.append(warm_read(args, case))
         ceiling = min(ceiling, case.warm[-1])
     case.ratios.append(case.h5feed[-1] / ceiling)
+    if case.direct:
+        case.dd_direct.append(dd_parallel(case.file, direct=True))
     return (f"{case.file.name} {case.sampler} {case.reader}: h5feed {case.h5feed[-1]:.0f} MB/s, "
             f"dd x4 {case.dd[-1]:.0f}" +
             (f", warm {case.warm[-1]:.0f}" if case.warm else "") +
@@ -243,6 +248,23 @@ def report(args: argparse.Namespace, cases: list[Case], together: list[Together]
             f"{len(c.ratios)} | {statistics.median(c.h5feed):.0f} | "
             f"{statistics.median(c.dd):.0f} | {warm} | {median:.2f} | {spread(c.ratios)} | "
             f"{'met' if median >= TARGET else 'NOT met'} |")
+    direct = [c for c in cases if c.direct]
+    if direct:
+        lines += [
+            "",
+            "The `--direct` cases beside 4 `dd bs=16M iflag=direct` streams over the same "
+            "quarters, measured in the same pairs: what the disk gives reads that bypass the "
+            "page cache, as `--direct`'s do.",
+            "",
+            "| file | sampler | h5feed MB/s (median) | dd x4 O_DIRECT MB/s (median) | "
+            "h5feed / dd O_DIRECT (median) |",
+            "| --- | --- | ---: | ---: | ---: |",
+        ]
+        for c in direct:
+            per_pair = [h / d for h, d in zip(c.h5feed, c.dd_direct)]
+            lines.append(
+                f"| {c.file.name} | {c.sampler} | {statistics.median(c.h5feed):.0f} | "
+                f"{statistics.median(c.dd_direct):.0f} | {statistics.median(per_pair):.2f} |")
     if together:
         lines += [
             "",
