@@ -106,9 +106,8 @@ py::object RunConversion(const SourceOpener& open_source, const std::string& out
   return ReportValueObject(converters::ConversionValue(report));
 }
 
-}  // namespace
-
-void BindConvert(py::module_& module) {
+// h5feed.convert_imagefolder and the converters' defaults.
+void BindImageFolder(py::module_& module) {
   module.def(
       "convert_imagefolder",
       [](const std::string& src, const std::string& out, std::optional<std::pair<int, int>> size,
@@ -145,7 +144,10 @@ void BindConvert(py::module_& module) {
   module.attr("DEFAULT_MAX_SIDE") = converters::kDefaultMaxSide;
   module.attr("DEFAULT_SMART_THRESHOLD") = kDefaultSmartThreshold;
   module.attr("DEFAULT_MEMORY_LIMIT") = converters::kDefaultMemoryLimit;
+}
 
+// h5feed.convert_cifar and convert_npy: the arrays people have.
+void BindArrays(py::module_& module) {
   module.def(
       "convert_cifar",
       [](const std::string& src, const std::string& out, const std::string& split,
@@ -172,7 +174,10 @@ void BindConvert(py::module_& module) {
       },
       py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("fields"),
       py::arg("common"));
+}
 
+// h5feed.convert_segmentation and convert_coco: images with their masks or boxes.
+void BindAnnotated(py::module_& module) {
   module.def(
       "convert_segmentation",
       [](const std::string& images, const std::string& masks, const std::string& out,
@@ -214,7 +219,10 @@ void BindConvert(py::module_& module) {
       py::arg("annotations"), py::arg("images"), py::arg("out"), py::kw_only(), py::arg("size"),
       py::arg("resize"), py::arg("keep_crowd"), py::arg("max_pixels"), py::arg("max_side"),
       py::arg("common"));
+}
 
+// h5feed.rechunk: an HDF5 file, h5feed's or not, written again.
+void BindRechunk(py::module_& module) {
   module.def(
       "rechunk",
       [](const std::string& src, const std::string& out, const std::string& images,
@@ -246,6 +254,15 @@ void BindConvert(py::module_& module) {
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
       py::arg("fields"), py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));
+}
+
+}  // namespace
+
+void BindConvert(py::module_& module) {
+  BindImageFolder(module);
+  BindArrays(module);
+  BindAnnotated(module);
+  BindRechunk(module);
 }
 
 }  // namespace h5feed::python
