@@ -96,6 +96,7 @@ def assert_same_rows(converted, written, root):
 
 @pytest.mark.parametrize("stored", [dict(size=(40, 56)), dict(size=32, resize="pad"),
                                     dict(max_side=64), dict(max_side=48, encoding="jpeg:85")])
+@pytest.mark.forks_workers
 def test_a_torchvision_imagefolder_writes_the_file_convert_imagefolder_writes(
         png_folder, tmp_path, stored):
     converted = tmp_path / "converted.h5"
@@ -179,6 +180,7 @@ def torch_iterable_dataset(n):
     return Iterable()
 
 
+@pytest.mark.forks_workers
 def test_a_torch_dataset_written_by_workers_comes_back_from_h5py_and_the_loader(tmp_path):
     import torch
     out = tmp_path / "out.h5"
@@ -237,6 +239,7 @@ def test_the_dataset_comes_before_the_path_and_swapped_arguments_are_refused(tmp
     assert not os.listdir(tmp_path)
 
 
+@pytest.mark.forks_workers
 def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
     import torch
     rng = np.random.default_rng(2)
@@ -289,6 +292,7 @@ class Attributes:
         return sample
 
 
+@pytest.mark.forks_workers
 @pytest.mark.parametrize("stored", [dict(size=(10, 12)), dict(max_side=8, encoding="smart")])
 def test_fields_of_every_kind_come_back_from_h5py_and_the_loader_as_written(tmp_path, stored):
     dataset = Attributes()
@@ -378,6 +382,7 @@ def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
                                       images[[rows[n] for n in indices.tolist()]])
 
 
+@pytest.mark.forks_workers
 def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(tmp_path):
     out = tmp_path / "out.h5"
     broken = Attributes(broken={17: {"attrs": np.zeros(41, np.uint8)}})
@@ -417,6 +422,7 @@ class Failing:
         return np.zeros((4, 4, 3), np.uint8), 0
 
 
+@pytest.mark.forks_workers
 def test_an_exception_in_a_workers_getitem_is_raised_with_the_row_and_its_traceback(tmp_path):
     with pytest.raises(RuntimeError) as raised:
         h5feed.write(Failing(), tmp_path / "out.h5", size=4, workers=2, progress=False)

@@ -82,7 +82,8 @@ def stored_rows(path):
 SHAPES = [(24 + 8 * (i % 4), 40 - 8 * (i % 3)) for i in range(12)]
 
 
-@pytest.mark.parametrize("mask_as", ["array", "L", "P"])
+@pytest.mark.parametrize("mask_as",
+                         ["array", "L", pytest.param("P", marks=pytest.mark.forks_workers)])
 def test_masks_and_boxes_at_their_own_size_read_back_equal(tmp_path, mask_as):
     path = tmp_path / "blocks.h5"
     h5feed.write(Blocks(SHAPES, mask_as), path, max_side=512, workers=2 if mask_as == "P" else 0,
