@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "h5feed/field.h"
+#include "h5feed/loader_options.h"
 #include "h5feed/writer.h"
 #include "lib/loader/test_files.h"
 
@@ -148,6 +149,31 @@ inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool
   if (first < samples) append(samples);
   description.source_kind = own_size ? "imagefolder" : "npy";
   writer.Finish(description);
+}
+
+// The loader the geometric field tests read such a file with, on the CPU and the GPU stage
+// alike: batches of 6 in random order, echo 2, the mask and the boxes, in two views of random
+// resized crops with flips (40 x 32 and 16 x 24, scale 0.2 to 1).
+inline LoaderOptions GeometryViewsOptions() {
+  LoaderOptions options;
+  options.batch_size = 6;
+  options.sampler = SamplerOptions::Parse("random");
+  options.seed = 11;
+  options.threads = 2;
+  options.slots = 4;
+  options.echo = 2;
+  options.fields = {"mask", "boxes"};
+  options.open_probe = false;
+  options.normalize = true;
+  options.on_warning = [](const std::string&) {};
+  AugmentOptions large;
+  large.random_resized_crop = {40, 32, 0.2, 1.0};
+  large.random_flip = true;
+  AugmentOptions small;
+  small.random_resized_crop = {16, 24, 0.2, 1.0};
+  small.random_flip = true;
+  options.output.views = {large, small};
+  return options;
 }
 
 }  // namespace h5feed::testing

@@ -99,26 +99,11 @@ std::vector<Delivered> Run(const std::string& path, const LoaderOptions& options
   return batches;
 }
 
+// The CPU test's options (geometry_test_file.h), delivered on the GPU stage, where echo 2 is
+// the device's copies of one load.
 LoaderOptions Options(const cuda::testing::OwnedStream& trainer) {
-  LoaderOptions options;
-  options.batch_size = 6;
-  options.sampler = SamplerOptions::Parse("random");
-  options.seed = 11;
-  options.threads = 2;
-  options.slots = 4;
-  options.echo = 2;  // on the GPU: the device's copies of one load
-  options.fields = {"mask", "boxes"};
-  options.open_probe = false;
-  options.normalize = true;
-  options.on_warning = [](const std::string&) {};
+  LoaderOptions options = testing::GeometryViewsOptions();
   options.output.cuda_stream = trainer.stream;
-  AugmentOptions large;
-  large.random_resized_crop = {40, 32, 0.2, 1.0};
-  large.random_flip = true;
-  AugmentOptions small;
-  small.random_resized_crop = {16, 24, 0.2, 1.0};
-  small.random_flip = true;
-  options.output.views = {large, small};
   return options;
 }
 

@@ -146,24 +146,7 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
 }
 
 LoaderOptions GeometryOptions() {
-  LoaderOptions options;
-  options.batch_size = 6;
-  options.sampler = SamplerOptions::Parse("random");
-  options.seed = 11;
-  options.threads = 2;
-  options.slots = 4;
-  options.echo = 2;
-  options.fields = {"mask", "boxes"};
-  options.open_probe = false;
-  options.normalize = true;
-  options.on_warning = [](const std::string&) {};
-  AugmentOptions large;
-  large.random_resized_crop = {40, 32, 0.2, 1.0};
-  large.random_flip = true;
-  AugmentOptions small;
-  small.random_resized_crop = {16, 24, 0.2, 1.0};
-  small.random_flip = true;
-  options.output.views = {large, small};
+  LoaderOptions options = testing::GeometryViewsOptions();
   options.output.type = ElementType::kUint8;
   options.output.layout = Layout::kNHWC;
   return options;
