@@ -10,6 +10,7 @@
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "image/spng_context.h"
 #include "make_error.h"
 
 namespace h5feed::converters::image {
@@ -17,30 +18,9 @@ namespace {
 
 constexpr std::string_view kPng = "PNG";
 
-// Caps on ancillary chunks (text, ICC profiles) so a hostile file cannot make libspng buffer
-// gigabytes; real files carry at most a few MiB of metadata.
-constexpr size_t kMaxChunkBytes = size_t{64} << 20;
-constexpr size_t kMaxChunkCacheBytes = size_t{128} << 20;
-
-struct ContextDeleter {
-  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
-};
-using Context = std::unique_ptr<spng_ctx, ContextDeleter>;
-
-[[noreturn]] void ThrowSpng(std::string_view name, std::string_view what, int code) {
-  ThrowCorrupt(kPng, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
-}
-
 // A context reading `encoded`, with its header read and checked.
-Context OpenPng(std::span<const uint8_t> encoded, std::string_view name, spng_ihdr& ihdr) {
-  Context ctx(spng_ctx_new(0));
-  if (!ctx) throw Error(ErrorCode::kInternal, "cannot create a libspng context (out of memory?)");
-  int rc = spng_set_png_buffer(ctx.get(), encoded.data(), encoded.size());
-  if (rc == 0) rc = spng_set_image_limits(ctx.get(), kMaxImageSide, kMaxImageSide);
-  if (rc == 0) rc = spng_set_chunk_limits(ctx.get(), kMaxChunkBytes, kMaxChunkCacheBytes);
-  if (rc != 0) ThrowSpng(name, "cannot set up the decoder", rc);
-  rc = spng_get_ihdr(ctx.get(), &ihdr);
-  if (rc != 0) ThrowSpng(name, "unreadable header", rc);
+SpngContext OpenPng(std::span<const uint8_t> encoded, std::string_view name, spng_ihdr& ihdr) {
+  SpngContext ctx = OpenSpng(encoded, kPng, name, ihdr);
   CheckImageSize(ihdr.height, ihdr.width, 3, kPng, name);
   return ctx;
 }
@@ -50,12 +30,12 @@ Context OpenPng(std::span<const uint8_t> encoded, std::string_view name, spng_ih
 size_t DecodeNative(spng_ctx* ctx, std::string_view name, std::span<uint8_t> rgb) {
   size_t bytes = 0;
   int rc = spng_decoded_image_size(ctx, SPNG_FMT_PNG, &bytes);
-  if (rc != 0) ThrowSpng(name, "unreadable header", rc);
+  if (rc != 0) ThrowSpng(kPng, name, "unreadable header", rc);
   if (bytes > rgb.size()) {
     throw MakeError(ErrorCode::kInternal, "PNG samples of '{}' do not fit the RGB output", name);
   }
   rc = spng_decode_image(ctx, rgb.data(), bytes, SPNG_FMT_PNG, 0);
-  if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
+  if (rc != 0) ThrowSpng(kPng, name, "damaged or truncated image data", rc);
   return bytes;
 }
 
@@ -83,7 +63,7 @@ struct Palette {
 Palette ReadPalette(spng_ctx* ctx, const spng_ihdr& ihdr, std::string_view name) {
   spng_plte plte{};
   const int rc = spng_get_plte(ctx, &plte);
-  if (rc != 0) ThrowSpng(name, "palette image without a usable PLTE chunk", rc);
+  if (rc != 0) ThrowSpng(kPng, name, "palette image without a usable PLTE chunk", rc);
   Palette palette;
   for (int i = 0; i < 256; ++i) {
     palette.rgb[i][0] = palette.rgb[i][1] = palette.rgb[i][2] = static_cast<uint8_t>(i);
@@ -125,9 +105,9 @@ Expansion ExpansionOf(const spng_ihdr& ihdr) {
 }
 
 // A context for decoding `plan`'s image, its header checked against the plan.
-Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
-                    spng_ihdr& ihdr) {
-  Context ctx = OpenPng(encoded, name, ihdr);
+SpngContext OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan,
+                        std::string_view name, spng_ihdr& ihdr) {
+  SpngContext ctx = OpenPng(encoded, name, ihdr);
   if (static_cast<int>(ihdr.height) != plan.height || static_cast<int>(ihdr.width) != plan.width) {
     throw MakeError(ErrorCode::kInternal, "PNG decode plan for '{}' does not match its header",
                     name);
@@ -137,7 +117,7 @@ Context OpenForPlan(std::span<const uint8_t> encoded, const DecodePlan& plan, st
 
 // What libspng keeps besides the image: the ancillary chunks before the first IDAT (text, ICC
 // profile, Exif), compressed ones inflated (zlib expands at most 1032-fold, and libspng's buffer
-// doubles as it inflates), all within kMaxChunkCacheBytes. Chunks past the end of `encoded` (a
+// doubles as it inflates), all within kMaxSpngChunkCacheBytes. Chunks past the end of `encoded` (a
 // header read from the start of a file) count as the limit.
 int64_t MetadataBytes(std::span<const uint8_t> encoded) {
   const auto read32 = [&](size_t at) {
@@ -146,13 +126,13 @@ int64_t MetadataBytes(std::span<const uint8_t> encoded) {
   };
   int64_t bytes = 0;
   for (size_t at = 8;;) {
-    if (encoded.size() < 8 || at > encoded.size() - 8) return int64_t{kMaxChunkCacheBytes};
+    if (encoded.size() < 8 || at > encoded.size() - 8) return int64_t{kMaxSpngChunkCacheBytes};
     const int64_t length = read32(at);
     const std::string_view type(reinterpret_cast<const char*>(encoded.data()) + at + 4, 4);
     if (type == "IDAT" || type == "IEND") break;
     const bool compressed = type == "zTXt" || type == "iTXt" || type == "iCCP";
     if (type[0] >= 'a') bytes += compressed ? 2 * 1032 * length : length;  // ancillary
-    if (bytes >= int64_t{kMaxChunkCacheBytes}) return int64_t{kMaxChunkCacheBytes};
+    if (bytes >= int64_t{kMaxSpngChunkCacheBytes}) return int64_t{kMaxSpngChunkCacheBytes};
     at += 12 + static_cast<size_t>(length);
   }
   return bytes;
@@ -178,12 +158,12 @@ DecodePlan PlanPng(std::span<const uint8_t> encoded, std::string_view name) {
 void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                std::span<uint8_t> rgb) {
   spng_ihdr ihdr{};
-  Context ctx = OpenForPlan(encoded, plan, name, ihdr);
+  SpngContext ctx = OpenForPlan(encoded, plan, name, ihdr);
   const Expansion expansion = ExpansionOf(ihdr);
   if (expansion == Expansion::kNone) {
     const int rc = spng_decode_image(ctx.get(), rgb.data(), static_cast<size_t>(plan.bytes()),
                                      SPNG_FMT_RGB8, 0);
-    if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
+    if (rc != 0) ThrowSpng(kPng, name, "damaged or truncated image data", rc);
     return;
   }
   // The file's samples into the start of `rgb`, then expanded in place, last row first (row y's
@@ -207,7 +187,7 @@ void DecodePng(std::span<const uint8_t> encoded, const DecodePlan& plan, std::st
 void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std::string_view name,
                    const RowSink& sink) {
   spng_ihdr ihdr{};
-  Context ctx = OpenForPlan(encoded, plan, name, ihdr);
+  SpngContext ctx = OpenForPlan(encoded, plan, name, ihdr);
   if (ihdr.interlace_method != SPNG_INTERLACE_NONE) {
     throw MakeError(ErrorCode::kInternal, "'{}' is interlaced: its rows cannot be decoded in order",
                     name);
@@ -218,10 +198,10 @@ void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std
   const int format = expansion == Expansion::kNone ? SPNG_FMT_RGB8 : SPNG_FMT_PNG;
   size_t image_bytes = 0;
   int rc = spng_decoded_image_size(ctx.get(), format, &image_bytes);
-  if (rc != 0) ThrowSpng(name, "unreadable header", rc);
+  if (rc != 0) ThrowSpng(kPng, name, "unreadable header", rc);
   // Reads the chunks up to the image data, and the start of it.
   rc = spng_decode_image(ctx.get(), nullptr, 0, format, SPNG_DECODE_PROGRESSIVE);
-  if (rc != 0) ThrowSpng(name, "damaged or truncated image data", rc);
+  if (rc != 0) ThrowSpng(kPng, name, "damaged or truncated image data", rc);
   const size_t width = static_cast<size_t>(plan.width);
   std::vector<uint8_t> samples(image_bytes / static_cast<size_t>(plan.height));
   std::vector<uint8_t> expanded(expansion == Expansion::kNone ? 0 : width * 3);
@@ -229,7 +209,7 @@ void DecodePngRows(std::span<const uint8_t> encoded, const DecodePlan& plan, std
     // libspng returns SPNG_EOI with the last row, and an error for damaged data.
     rc = spng_decode_row(ctx.get(), samples.data(), samples.size());
     if (rc != 0 && !(rc == SPNG_EOI && y == plan.height - 1)) {
-      ThrowSpng(name, "damaged or truncated image data", rc);
+      ThrowSpng(kPng, name, "damaged or truncated image data", rc);
     }
     if (expansion == Expansion::kGray16) {
       ClipGray16Row(samples.data(), width, expanded.data());

@@ -8,37 +8,13 @@
 
 #include "h5feed/error.h"
 #include "image/decode_checks.h"
+#include "image/spng_context.h"
 #include "make_error.h"
 
 namespace h5feed::converters::image {
 namespace {
 
 constexpr std::string_view kPngMask = "PNG mask";
-
-// As png_decoder.cc's caps: a mask's metadata is never more than a few KiB.
-constexpr size_t kMaxMaskChunkBytes = size_t{64} << 20;
-constexpr size_t kMaxMaskChunkCacheBytes = size_t{128} << 20;
-
-struct MaskContextDeleter {
-  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
-};
-using MaskContext = std::unique_ptr<spng_ctx, MaskContextDeleter>;
-
-[[noreturn]] void ThrowMaskSpng(std::string_view name, std::string_view what, int code) {
-  ThrowCorrupt(kPngMask, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
-}
-
-MaskContext OpenMask(std::span<const uint8_t> encoded, std::string_view name, spng_ihdr& ihdr) {
-  MaskContext ctx(spng_ctx_new(0));
-  if (!ctx) throw Error(ErrorCode::kInternal, "cannot create a libspng context (out of memory?)");
-  int rc = spng_set_png_buffer(ctx.get(), encoded.data(), encoded.size());
-  if (rc == 0) rc = spng_set_image_limits(ctx.get(), kMaxImageSide, kMaxImageSide);
-  if (rc == 0) rc = spng_set_chunk_limits(ctx.get(), kMaxMaskChunkBytes, kMaxMaskChunkCacheBytes);
-  if (rc != 0) ThrowMaskSpng(name, "cannot set up the decoder", rc);
-  rc = spng_get_ihdr(ctx.get(), &ihdr);
-  if (rc != 0) ThrowMaskSpng(name, "unreadable header", rc);
-  return ctx;
-}
 
 // The bytes of one class id, or 0 for a colour type that holds none.
 int ValueBytes(const spng_ihdr& ihdr) {
@@ -62,7 +38,7 @@ void UnpackRow(uint8_t* row, size_t width, int depth) {
 
 MaskHeader ReadPngMaskHeader(std::span<const uint8_t> encoded, std::string_view name) {
   spng_ihdr ihdr{};
-  const MaskContext ctx = OpenMask(encoded, name, ihdr);
+  const SpngContext ctx = OpenSpng(encoded, kPngMask, name, ihdr);
   const int value_bytes = ValueBytes(ihdr);
   if (value_bytes == 0) {
     ThrowCorrupt(kPngMask, name,
@@ -78,7 +54,7 @@ MaskHeader ReadPngMaskHeader(std::span<const uint8_t> encoded, std::string_view 
 void DecodePngMask(std::span<const uint8_t> encoded, const MaskHeader& header,
                    std::string_view name, std::span<uint8_t> out) {
   spng_ihdr ihdr{};
-  const MaskContext ctx = OpenMask(encoded, name, ihdr);
+  const SpngContext ctx = OpenSpng(encoded, kPngMask, name, ihdr);
   if (static_cast<int>(ihdr.height) != header.height ||
       static_cast<int>(ihdr.width) != header.width || ValueBytes(ihdr) != header.value_bytes) {
     ThrowCorrupt(kPngMask, name, "its header changed since it was first read");
@@ -89,14 +65,14 @@ void DecodePngMask(std::span<const uint8_t> encoded, const MaskHeader& header,
   }
   size_t bytes = 0;
   int rc = spng_decoded_image_size(ctx.get(), SPNG_FMT_PNG, &bytes);
-  if (rc != 0) ThrowMaskSpng(name, "unreadable header", rc);
+  if (rc != 0) ThrowSpng(kPngMask, name, "unreadable header", rc);
   if (bytes > out.size()) {
     throw MakeError(ErrorCode::kInternal, "PNG samples of '{}' do not fit the mask", name);
   }
   // SPNG_FMT_PNG: the file's own samples, 16-bit ones in host order, rows of fewer than 8
   // bits packed (row r's packed bytes at r * row_bytes, before its unpacked place).
   rc = spng_decode_image(ctx.get(), out.data(), bytes, SPNG_FMT_PNG, 0);
-  if (rc != 0) ThrowMaskSpng(name, "damaged or truncated image data", rc);
+  if (rc != 0) ThrowSpng(kPngMask, name, "damaged or truncated image data", rc);
   if (ihdr.bit_depth >= 8) return;
   const size_t width = static_cast<size_t>(header.width);
   const size_t row_bytes = bytes / static_cast<size_t>(header.height);
