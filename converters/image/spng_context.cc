@@ -12,8 +12,8 @@ void ThrowSpng(std::string_view kind, std::string_view name, std::string_view wh
   ThrowCorrupt(kind, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
 }
 
-SpngContext OpenSpng(std::span<const uint8_t> encoded, std::string_view kind,
-                     std::string_view name, spng_ihdr& ihdr) {
+SpngContext OpenSpng(std::span<const uint8_t> encoded, std::string_view kind, std::string_view name,
+                     spng_ihdr& ihdr) {
   SpngContext ctx(spng_ctx_new(0));
   if (!ctx) throw Error(ErrorCode::kInternal, "cannot create a libspng context (out of memory?)");
   int rc = spng_set_png_buffer(ctx.get(), encoded.data(), encoded.size());

@@ -30,7 +30,7 @@ using SpngContext = std::unique_ptr<spng_ctx, SpngContextDeleter>;
 
 // A context reading `encoded`, with its header read into `ihdr`. Throws as ThrowSpng, and
 // Error(kInternal) when no context can be made.
-SpngContext OpenSpng(std::span<const uint8_t> encoded, std::string_view kind,
-                     std::string_view name, spng_ihdr& ihdr);
+SpngContext OpenSpng(std::span<const uint8_t> encoded, std::string_view kind, std::string_view name,
+                     spng_ihdr& ihdr);
 
 }  // namespace h5feed::converters::image
