@@ -10,8 +10,10 @@ uncompressed and once zstd:3.
 
 Per round and file it runs, alternating the order, `h5feed bench FILE --sampler chunks:8
 --batch 256 --threads T --epochs E --json --no-ceilings` without the field (A), with
-`--fields attrs` (B) and without it again (A2): the per-round ratios B/A say what the field
-costs, A2/A what the machine's noise alone gives. E (--epochs, default 20) makes each run last
+`--fields attrs` (B), with the field streamed with the image chunks instead of held,
+`--fields attrs --stream-fields` (S), and without it again (A2): the per-round ratios B/A say
+what the field costs, S/B what streaming it costs beside holding it, A2/A what the machine's
+noise alone gives. E (--epochs, default 20) makes each run last
 long enough to measure: two epochs of an uncompressed CIFAR-shaped file take under 0.1 s.
 The report has the median of each and their range.
 
@@ -45,10 +47,11 @@ GENERATOR_VERSION = 1  # bump when the file's making changes
 class Case:
     name: str
     path: Path
-    rates: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": [], "a2": []})
+    rates: dict[str, list[float]] = field(
+        default_factory=lambda: {"a": [], "b": [], "s": [], "a2": []})
 
-    def ratios(self, over: str) -> list[float]:
-        return [x / a for x, a in zip(self.rates[over], self.rates["a"])]
+    def ratios(self, over: str, under: str = "a") -> list[float]:
+        return [x / a for x, a in zip(self.rates[over], self.rates[under])]
 
 
 def ensure_files(args: argparse.Namespace) -> list[Case]:
@@ -81,14 +84,18 @@ def ensure_files(args: argparse.Namespace) -> list[Case]:
     return [Case(f"CIFAR-shaped {compression}", path) for compression, path in paths.items()]
 
 
-def rate(args: argparse.Namespace, case: Case, with_field: bool) -> float:
+def rate(args: argparse.Namespace, case: Case, key: str) -> float:
+    """images/s of run `key`: a (images alone), b (with the field), s (streamed), a2."""
     argv = [args.h5feed, "bench", str(case.path), "--sampler", "chunks:8", "--batch", "256",
             "--threads", str(args.threads), "--epochs", str(args.epochs), "--json",
             "--no-ceilings"]
+    with_field = key in ("b", "s")
     if with_field:
         argv += ["--fields", FIELD]
+    if key == "s":
+        argv += ["--stream-fields"]
     report = loader_bench.run_json(argv, args.timeout)
-    if report["fields"] != ([FIELD] if with_field else []):
+    if report["fields"] != ([FIELD] if with_field else []) or report["stream_fields"] != (key == "s"):
         raise BenchError(f"h5feed bench read fields {report['fields']}: {' '.join(argv)}")
     return float(report["images_per_s"])
 
@@ -96,11 +103,12 @@ def rate(args: argparse.Namespace, case: Case, with_field: bool) -> float:
 def run_rounds(args: argparse.Namespace, cases: list[Case]) -> None:
     for round_index in range(args.rounds):
         # Alternate the order, so neither variant always runs first (or right after the other).
-        order = ["a", "b", "a2"] if round_index % 2 == 0 else ["b", "a2", "a"]
+        order = ["a", "b", "s", "a2"] if round_index % 2 == 0 else ["s", "b", "a2", "a"]
         for case in cases:
             for key in order:
-                case.rates[key].append(rate(args, case, key == "b"))
-        line = ", ".join(f"{c.name} {statistics.median(c.ratios('b')):.3f}" for c in cases)
+                case.rates[key].append(rate(args, case, key))
+        line = ", ".join(f"{c.name} {statistics.median(c.ratios('b')):.3f} (streamed "
+                         f"{statistics.median(c.ratios('s')):.3f})" for c in cases)
         print(f"round {round_index + 1}/{args.rounds}, median with/without the field so far: "
               f"{line}", flush=True)
 
@@ -112,22 +120,23 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
         f"Measured {datetime.date.today()} on {cpu_model()}, {os.cpu_count()} cores (load "
         f"average {load[0]:.1f} before, {load[1]:.1f} after); revision {revision()}.",
         f"{args.images} images, {args.epochs} epochs a run, {args.threads} threads, "
-        f"{args.rounds} rounds, each running the images alone (A), with `--fields attrs` (B) "
-        "and alone again (A2), the order alternating; the ratios are per round. Target: B/A "
-        "at least 0.97.",
+        f"{args.rounds} rounds, each running the images alone (A), with `--fields attrs` (B), "
+        "with the field streamed with the image chunks (S, `--stream-fields`) and alone again "
+        "(A2), the order alternating; the ratios are per round. Target: B/A at least 0.97.",
         "",
         "| file | A images/s (median) | B images/s (median) | B/A median | B/A range "
-        "| A2/A median | A2/A range | target |",
-        "| --- | ---: | ---: | ---: | --- | ---: | --- | --- |",
+        "| S/A median | S/B median | S/B range | A2/A median | A2/A range | target |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | --- |",
     ]
     for c in cases:
-        ab, aa = c.ratios("b"), c.ratios("a2")
+        ab, aa, sa, sb = c.ratios("b"), c.ratios("a2"), c.ratios("s"), c.ratios("s", "b")
         met = "met" if statistics.median(ab) >= 0.97 else "not met"
         lines.append(
             f"| {c.name} | {statistics.median(c.rates['a']):,.0f} | "
             f"{statistics.median(c.rates['b']):,.0f} | {statistics.median(ab):.3f} | "
-            f"{min(ab):.3f}-{max(ab):.3f} | {statistics.median(aa):.3f} | "
-            f"{min(aa):.3f}-{max(aa):.3f} | {met} |")
+            f"{min(ab):.3f}-{max(ab):.3f} | {statistics.median(sa):.3f} | "
+            f"{statistics.median(sb):.3f} | {min(sb):.3f}-{max(sb):.3f} | "
+            f"{statistics.median(aa):.3f} | {min(aa):.3f}-{max(aa):.3f} | {met} |")
     lines += ["", "Reproduce from the repository root after building:", "", "```sh",
               " ".join(["/usr/bin/python3 bench/fields_bench.py"] + sys.argv[1:]), "```", ""]
     return "\n".join(lines)

@@ -123,6 +123,7 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   put("normalize", s.normalize || !s.augment.empty());
   put("augment", s.augment);
   put("fields", ReportValue::List(s.fields.begin(), s.fields.end()));
+  put("stream_fields", s.stream_fields);
   put("verify_checksums", s.verify_checksums);
   put("map_file", s.map_file);
   put("direct", s.direct);
@@ -257,6 +258,7 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
       (f.normalize || !f.augment.empty() ? "float32 NCHW" : "uint8 NHWC") +
       (f.augment.empty() ? "" : ", augment " + f.augment) +
       (f.fields.empty() ? "" : ", fields " + JoinedFields(f.fields)) +
+      (f.stream_fields ? " (streamed)" : "") +
       (f.verify_checksums ? "" : ", checksums not verified") + (f.map_file ? "" : ", pread only") +
       (f.direct ? ", O_DIRECT" : "") + "\n";
   if (report.eviction) out += "  " + report.eviction->Describe() + "\n";
@@ -475,6 +477,10 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "Deliver these fields of FILE with the images (comma-separated names, "
                    "LoaderOptions::fields), to measure what they cost beside the images")
       ->delimiter(',');
+  command->add_flag("--stream-fields", s.stream_fields,
+                    "Read the array fields of --fields chunk by chunk with the images rather than "
+                    "holding them whole (LoaderOptions::held_field_bytes = 1), to measure what "
+                    "streaming costs");
   command->add_flag("--no-verify", flags->no_verify,
                     "Skip the checksums of images (or chunks, in files without per-image "
                     "ones): faster, but corruption then goes unnoticed");

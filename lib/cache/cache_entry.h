@@ -30,9 +30,9 @@ struct LoadError {
   }
 };
 
-// `chunk` is written under the cache's mutex before a load starts; `buffer`, `owner` and `data`
-// are set by the loading thread without the mutex, and everyone else reads them only after
-// seeing kReady (or kFailed) under the mutex. All other fields are protected by the cache's
+// `chunk` is written under the cache's mutex before a load starts; `buffer`, `owner`, `data` and
+// the companion are set by the loading thread without the mutex, and everyone else reads them only
+// after seeing kReady (or kFailed) under the mutex. All other fields are protected by the cache's
 // mutex.
 struct CacheEntry {
   enum class State { kLoading, kReady, kFailed };
@@ -46,6 +46,9 @@ struct CacheEntry {
   std::unique_ptr<uint8_t[]> buffer;  // LoadTarget::Buffer's, or null
   std::shared_ptr<const void> owner;  // LoadTarget::Adopt's, or null
   std::span<const uint8_t> data;      // the chunk, once kReady
+  // LoadTarget::Attach's: what was read with the chunk (the streamed fields' rows), or empty.
+  std::shared_ptr<const void> companion_owner;
+  std::span<const uint8_t> companion;
 };
 
 }  // namespace h5feed::cache

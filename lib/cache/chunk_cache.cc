@@ -17,12 +17,15 @@
 namespace h5feed::cache {
 
 struct ChunkCache::Impl {
-  Impl(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load)
+  Impl(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load,
+       int64_t companion_bytes)
       : chunk_bytes_(chunk_bytes),
+        companion_bytes_(companion_bytes),
+        entry_bytes_(chunk_bytes + companion_bytes),
         budget_bytes_(budget_bytes),
         policy_(policy),
         load_(std::move(load)),
-        entries_(chunk_bytes, budget_bytes) {}
+        entries_(chunk_bytes, chunk_bytes + companion_bytes, budget_bytes) {}
 
   // The chunk's entry, ready and pinned once for the caller; nullptr only when `wait` is false
   // and another task is loading the chunk.
@@ -57,7 +60,7 @@ struct ChunkCache::Impl {
     std::unique_lock lock(mutex_);
     if (entries_.Find(chunk) != nullptr || step < Horizon()) return false;
     // Decided and acted on under one lock: room is made only from victims needed after `step`.
-    while (entries_.resident_bytes() + chunk_bytes_ > budget_bytes_) {
+    while (entries_.resident_bytes() + entry_bytes_ > budget_bytes_) {
       if (!plan_) return false;
       Entry* victim = PickVictim(Horizon());
       if (victim == nullptr || plan_->NextUse(victim->chunk, Horizon()) <= step) {
@@ -139,6 +142,8 @@ struct ChunkCache::Impl {
   }
 
   const int64_t chunk_bytes_;
+  const int64_t companion_bytes_;
+  const int64_t entry_bytes_;  // what an entry counts against the budget
   const int64_t budget_bytes_;
   const EvictionPolicy policy_;
   const LoadFunction load_;
@@ -153,7 +158,7 @@ struct ChunkCache::Impl {
 
   // Evicts until one more chunk fits in the budget, or nothing unpinned is left (the overshoot).
   void MakeRoom(int64_t now) {
-    while (entries_.resident_bytes() + chunk_bytes_ > budget_bytes_) {
+    while (entries_.resident_bytes() + entry_bytes_ > budget_bytes_) {
       Entry* victim = PickVictim(now);
       if (victim == nullptr) return;
       Evict(victim);
@@ -203,6 +208,10 @@ struct ChunkCache::Impl {
         throw MakeError(ErrorCode::kInternal, "chunk cache: the load of chunk {} delivered nothing",
                         e->chunk);
       }
+      if (companion_bytes_ > 0 && !e->companion_owner) {
+        throw MakeError(ErrorCode::kInternal,
+                        "chunk cache: the load of chunk {} attached no companion", e->chunk);
+      }
       if (!e->owner) e->data = {e->buffer.get(), static_cast<size_t>(chunk_bytes_)};
     } catch (const Error& err) {
       thrown = std::current_exception();
@@ -248,15 +257,17 @@ struct ChunkCache::Impl {
 };
 
 ChunkCache::ChunkCache(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy,
-                       LoadFunction load) {
-  if (chunk_bytes < 1 || budget_bytes < 0 || !load) {
-    throw MakeError(
-        ErrorCode::kInvalidArgument,
-        "ChunkCache: chunk_bytes is {} and budget_bytes is {}{}; chunk_bytes must be >= 1, "
-        "budget_bytes >= 0, and a load function set",
-        chunk_bytes, budget_bytes, (load ? "" : ", and no load function was given"));
+                       LoadFunction load, int64_t companion_bytes) {
+  if (chunk_bytes < 1 || budget_bytes < 0 || companion_bytes < 0 || !load) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "ChunkCache: chunk_bytes is {}, companion_bytes {} and budget_bytes {}{}; "
+                    "chunk_bytes must be >= 1, companion_bytes and budget_bytes >= 0, and a load "
+                    "function set",
+                    chunk_bytes, companion_bytes, budget_bytes,
+                    (load ? "" : ", and no load function was given"));
   }
-  impl_ = std::make_unique<Impl>(chunk_bytes, budget_bytes, policy, std::move(load));
+  impl_ =
+      std::make_unique<Impl>(chunk_bytes, budget_bytes, policy, std::move(load), companion_bytes);
 }
 
 ChunkCache::~ChunkCache() = default;
@@ -276,7 +287,7 @@ std::optional<ChunkCache::Ref> ChunkCache::GetUnlessLoading(int64_t chunk, int64
 std::optional<ChunkCache::Ref> ChunkCache::Acquire(int64_t chunk, int64_t step, bool wait) {
   Entry* e = impl_->Get(chunk, step, wait);
   if (e == nullptr) return std::nullopt;
-  Ref ref(impl_.get(), e, e->data);
+  Ref ref(impl_.get(), e, e->data, e->companion);
   impl_->DestroyReleasedOwners();
   return ref;
 }
@@ -294,6 +305,17 @@ void ChunkCache::LoadTarget::Adopt(std::span<const uint8_t> bytes,
   }
   entry_->owner = std::move(owner);
   entry_->data = bytes;
+}
+
+void ChunkCache::LoadTarget::Attach(std::span<const uint8_t> bytes,
+                                    std::shared_ptr<const void> owner) {
+  if (bytes.size() != static_cast<size_t>(cache_->companion_bytes_) || !owner) {
+    throw MakeError(ErrorCode::kInternal,
+                    "chunk cache: attaching {} bytes to a chunk whose companion is {}{}",
+                    bytes.size(), cache_->companion_bytes_, (owner ? "" : " without an owner"));
+  }
+  entry_->companion_owner = std::move(owner);
+  entry_->companion = bytes;
 }
 
 bool ChunkCache::Prefetch(int64_t chunk, int64_t step) {
@@ -314,6 +336,8 @@ CacheStats ChunkCache::stats() const { return impl_->Stats(); }
 
 int64_t ChunkCache::chunk_bytes() const { return impl_->chunk_bytes_; }
 
+int64_t ChunkCache::companion_bytes() const { return impl_->companion_bytes_; }
+
 int64_t ChunkCache::budget_bytes() const { return impl_->budget_bytes_; }
 
 int64_t ChunkCache::resident_bytes() const { return impl_->LockedResidentBytes(); }
@@ -321,7 +345,8 @@ int64_t ChunkCache::resident_bytes() const { return impl_->LockedResidentBytes()
 ChunkCache::Ref::Ref(Ref&& other) noexcept
     : cache_(std::exchange(other.cache_, nullptr)),
       entry_(std::exchange(other.entry_, nullptr)),
-      data_(std::exchange(other.data_, {})) {}
+      data_(std::exchange(other.data_, {})),
+      companion_(std::exchange(other.companion_, {})) {}
 
 ChunkCache::Ref& ChunkCache::Ref::operator=(Ref&& other) noexcept {
   if (this != &other) {
@@ -329,6 +354,7 @@ ChunkCache::Ref& ChunkCache::Ref::operator=(Ref&& other) noexcept {
     cache_ = std::exchange(other.cache_, nullptr);
     entry_ = std::exchange(other.entry_, nullptr);
     data_ = std::exchange(other.data_, {});
+    companion_ = std::exchange(other.companion_, {});
   }
   return *this;
 }
@@ -340,6 +366,7 @@ void ChunkCache::Ref::Reset() {
   cache_->Unpin(std::exchange(entry_, nullptr));
   cache_ = nullptr;
   data_ = {};
+  companion_ = {};
 }
 
 }  // namespace h5feed::cache

@@ -31,7 +31,8 @@ using EvictionPolicy = ::h5feed::EvictionPolicy;
 
 // Counters since construction. With no failed load:
 //   hits + misses == Get() calls;  loads == misses + prefetches;
-//   loads - evictions == entries resident (resident_bytes / chunk_bytes, once all loads ended).
+//   loads - evictions == entries resident (resident_bytes / an entry's bytes, once all loads
+//   ended).
 struct CacheStats {
   uint64_t hits = 0;        // Get() found the chunk present (or being loaded by another task)
   uint64_t misses = 0;      // Get() had to load it
@@ -44,7 +45,7 @@ struct CacheStats {
   uint64_t failed_loads = 0;  // loads whose LoadFunction threw (also counted in loads)
   uint64_t bytes_read = 0;    // from the file, over all successful loads
   uint64_t bytes_decoded = 0;
-  // The most bytes resident at once: <= max(budget, P x chunk_bytes), P = entries pinned or
+  // The most bytes resident at once: <= max(budget, P entries' bytes), P = entries pinned or
   // loading at once (see ChunkCache).
   uint64_t peak_resident_bytes = 0;
 };
@@ -58,13 +59,15 @@ struct LoadResult {
 // Memory. A load either fills a chunk_bytes buffer of the cache's own (LoadTarget::Buffer),
 // allocated once and recycled through a free list when its entry is evicted, so a cache in
 // steady state allocates nothing; or it hands over bytes it holds already (LoadTarget::Adopt:
-// an uncompressed chunk mapped from the file), released when the entry is evicted. Either way
-// an entry counts chunk_bytes. Resident bytes (loading, ready, and failed entries not yet
-// released by their waiters) stay <= budget while nothing is pinned; a load that finds every
-// resident entry pinned or loading goes over, so resident bytes <= max(budget, P x
-// chunk_bytes), with P the entries pinned or loading at once (about one per thread calling
-// Get). The excess is evicted as soon as those entries are unpinned, and free buffers are kept
-// only while they fit in the budget, so allocated memory obeys the same bound.
+// an uncompressed chunk mapped from the file), released when the entry is evicted. A cache
+// with companion_bytes also keeps, with each chunk, what its load read beside it
+// (LoadTarget::Attach: the rows of the fields streamed with the images), released with it.
+// Either way an entry counts chunk_bytes + companion_bytes ("an entry" below). Resident bytes
+// (loading, ready, and failed entries not yet released by their waiters) stay <= budget while
+// nothing is pinned; a load that finds every resident entry pinned or loading goes over, so
+// resident bytes <= max(budget, P entries), with P the entries pinned or loading at once (about one
+// per thread calling Get). The excess is evicted as soon as those entries are unpinned, and free
+// buffers are kept only while they fit in the budget, so allocated memory obeys the same bound.
 //
 // Eviction considers only ready, unpinned entries (cache/eviction.h). Belady picks the one whose
 // NextUse is largest (AccessPlan::kNever first), ties to the least recently used; "now" is the
@@ -89,9 +92,13 @@ class ChunkCache {
   // several chunks at once.
   using LoadFunction = std::function<LoadResult(int64_t chunk, LoadTarget& target)>;
 
-  // Throws Error(kInvalidArgument) when chunk_bytes < 1, budget_bytes < 0 or `load` is empty.
-  // A budget below chunk_bytes is allowed: nothing stays cached once unpinned.
-  ChunkCache(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load);
+  // `companion_bytes`: what every load attaches to its chunk besides (LoadTarget::Attach; 0:
+  // nothing), counted with chunk_bytes against the budget: an entry is chunk_bytes +
+  // companion_bytes. Throws Error(kInvalidArgument) when chunk_bytes < 1, budget_bytes or
+  // companion_bytes < 0 or `load` is empty. A budget below an entry is allowed: nothing stays
+  // cached once unpinned.
+  ChunkCache(int64_t chunk_bytes, int64_t budget_bytes, EvictionPolicy policy, LoadFunction load,
+             int64_t companion_bytes = 0);
   ~ChunkCache();
   ChunkCache(const ChunkCache&) = delete;
   ChunkCache& operator=(const ChunkCache&) = delete;
@@ -138,6 +145,7 @@ class ChunkCache {
 
   CacheStats stats() const;
   int64_t chunk_bytes() const;
+  int64_t companion_bytes() const;
   int64_t budget_bytes() const;
   int64_t resident_bytes() const;
 
@@ -160,6 +168,11 @@ class ChunkCache::LoadTarget {
   // The chunk is `bytes` (exactly chunk_bytes), valid while `owner` lives: the entry keeps
   // `owner` until it is evicted, and uses no buffer. Throws Error(kInternal) for a wrong size.
   void Adopt(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner);
+  // What was read with the chunk: `bytes` (exactly companion_bytes), valid while `owner`
+  // lives, kept with the entry until it is evicted (Ref::companion). Required of every load of
+  // a cache with companion_bytes; a load without one fails with Error(kInternal). Throws
+  // Error(kInternal) for a wrong size.
+  void Attach(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner);
 
  private:
   friend class ChunkCache;
@@ -178,17 +191,20 @@ class ChunkCache::Ref {
   ~Ref();
   // chunk_bytes bytes, valid and unchanged while this Ref holds the pin.
   std::span<const uint8_t> data() const { return data_; }
+  // companion_bytes bytes attached by the load (LoadTarget::Attach), valid as data() is.
+  std::span<const uint8_t> companion() const { return companion_; }
   explicit operator bool() const { return entry_ != nullptr; }
   // Unpins now; the Ref becomes empty.
   void Reset();
 
  private:
   friend class ChunkCache;
-  Ref(Impl* cache, Entry* entry, std::span<const uint8_t> data)
-      : cache_(cache), entry_(entry), data_(data) {}
+  Ref(Impl* cache, Entry* entry, std::span<const uint8_t> data, std::span<const uint8_t> companion)
+      : cache_(cache), entry_(entry), data_(data), companion_(companion) {}
   Impl* cache_ = nullptr;
   Entry* entry_ = nullptr;
   std::span<const uint8_t> data_;
+  std::span<const uint8_t> companion_;
 };
 
 }  // namespace h5feed::cache

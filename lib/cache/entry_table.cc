@@ -22,7 +22,7 @@ CacheEntry* EntryTable::InsertLoading(int64_t chunk, uint64_t clock) {
     free_entries_.pop_back();
   } else {
     ReserveFor(free_entries_, resident_.size() + 1);
-    ReserveFor(released_owners_, resident_.size() + 1);
+    ReserveFor(released_owners_, 2 * (resident_.size() + 1));
     owned = std::make_unique<CacheEntry>();
   }
   ReserveFor(resident_, resident_.size() + 1);
@@ -67,10 +67,12 @@ void EntryTable::Remove(CacheEntry* e) {
   std::unique_ptr<CacheEntry> owned = RemoveResident(e);
   owned->error = LoadError();
   if (owned->owner) released_owners_.push_back(std::move(owned->owner));
+  if (owned->companion_owner) released_owners_.push_back(std::move(owned->companion_owner));
   owned->data = {};
+  owned->companion = {};
   if (owned->buffer) {
     const auto buffers = static_cast<int64_t>(resident_.size() + free_buffers_.size() + 1);
-    if (buffers * chunk_bytes_ <= budget_bytes_) {
+    if (buffers * entry_bytes_ <= budget_bytes_) {
       free_buffers_.push_back(std::move(owned->buffer));
     } else {
       owned->buffer.reset();
@@ -93,7 +95,7 @@ void EntryTable::BufferAllocated() {
 }
 
 void EntryTable::Reserve(int64_t entries) {
-  const int64_t fit = chunk_bytes_ > 0 ? budget_bytes_ / chunk_bytes_ : 0;
+  const int64_t fit = entry_bytes_ > 0 ? budget_bytes_ / entry_bytes_ : 0;
   const auto wanted = static_cast<size_t>(std::min(entries, fit));
   ReserveFor(free_buffers_, wanted);
   while (buffers_ < wanted) {

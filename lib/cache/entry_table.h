@@ -23,8 +23,10 @@ namespace h5feed::cache {
 
 class EntryTable {
  public:
-  EntryTable(int64_t chunk_bytes, int64_t budget_bytes)
-      : chunk_bytes_(chunk_bytes), budget_bytes_(budget_bytes) {}
+  // Each entry counts `entry_bytes` against `budget_bytes`: its chunk's `chunk_bytes` (the size
+  // of a buffer) and what is attached to it (ChunkCache's companion_bytes).
+  EntryTable(int64_t chunk_bytes, int64_t entry_bytes, int64_t budget_bytes)
+      : chunk_bytes_(chunk_bytes), entry_bytes_(entry_bytes), budget_bytes_(budget_bytes) {}
 
   // The chunk's loading or ready entry, or nullptr.
   CacheEntry* Find(int64_t chunk) const {
@@ -33,7 +35,7 @@ class EntryTable {
   }
   // Loading, ready and failed entries; indexed by CacheEntry::slot.
   std::span<const std::unique_ptr<CacheEntry>> resident() const { return resident_; }
-  int64_t resident_bytes() const { return static_cast<int64_t>(resident_.size()) * chunk_bytes_; }
+  int64_t resident_bytes() const { return static_cast<int64_t>(resident_.size()) * entry_bytes_; }
 
   // A loading entry for `chunk`, pinned once (for the loading thread), resident and indexed,
   // last used at `clock`. Allocations come before the entry is published: a bad_alloc leaves
@@ -42,7 +44,8 @@ class EntryTable {
   // The chunk leaves the index (a later Find misses); its entry stays resident.
   void Unindex(int64_t chunk);
   // The entry leaves the resident set and is kept for the next InsertLoading, its buffer too
-  // while all buffers fit in the budget; adopted bytes are let go (queued, see TakeReleased).
+  // while all buffers fit in the budget; adopted bytes and companions are let go (queued, see
+  // TakeReleased).
   void Remove(CacheEntry* e);
 
   // A buffer for a load: a recycled one, or nullptr (then allocate one outside the cache's
@@ -62,13 +65,15 @@ class EntryTable {
   std::unique_ptr<CacheEntry> RemoveResident(CacheEntry* e);
 
   const int64_t chunk_bytes_;
+  const int64_t entry_bytes_;
   const int64_t budget_bytes_;
   std::vector<std::unique_ptr<CacheEntry>> resident_;
   Index index_;  // chunk -> its loading or ready entry
   std::vector<Index::node_type> free_nodes_;
   std::vector<std::unique_ptr<CacheEntry>> free_entries_;  // without buffers
   std::vector<std::unique_ptr<uint8_t[]>> free_buffers_;
-  // Owners let go by Remove, until TakeReleased; capacity for one per entry.
+  // Owners (of adopted chunks and of companions) let go by Remove, until TakeReleased; capacity
+  // for two per entry.
   std::vector<std::shared_ptr<const void>> released_owners_;
   size_t buffers_ = 0;  // allocated: in entries and in free_buffers_
 };

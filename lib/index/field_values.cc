@@ -117,9 +117,10 @@ void DecompressRow(std::span<const uint8_t> frame, const DatasetIndex& index, co
   }
 }
 
-// Checks row `row`'s values against its checksum and its kind.
-void CheckRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& spec, int64_t row,
-              int64_t chunk, const std::string& where) {
+}  // namespace
+
+void CheckFieldRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& spec,
+                   int64_t row, int64_t chunk, const std::string& where) {
   const uint64_t computed = codec::RowChecksum(value);
   if (computed != stored) {
     throw MakeError(ErrorCode::kCorrupt,
@@ -133,8 +134,6 @@ void CheckRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& 
                     chunk, where, problem);
   }
 }
-
-}  // namespace
 
 uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes) {
   const uint64_t ends = 8 * static_cast<uint64_t>(rows);
@@ -216,8 +215,8 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
     hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
     for (int64_t row = first; row < first + count; ++row) {
       if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
-      CheckRow(column.row(row), (*checksums)[static_cast<size_t>(row)], spec, row,
-               chunks.chunk_of(row), where);
+      CheckFieldRow(column.row(row), (*checksums)[static_cast<size_t>(row)], spec, row,
+                    chunks.chunk_of(row), where);
     }
   }
   return column;

@@ -9,6 +9,7 @@
 // serializes the reads.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ namespace h5feed::index {
 // The bytes a column of `spec`'s `rows` rows of `value_bytes` value bytes takes: the values and
 // 8 bytes a row for where each ends (FieldColumn).
 uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes);
+
+// Checks row `row` (in image chunk `chunk`) of field `spec`, `where` ("field NAME in PATH"):
+// its values against `stored`, its checksum, and against its kind (FieldRowProblem). Throws
+// Error(kCorrupt) "row 1212 (chunk 18) of field attrs in train.h5: checksum mismatch ...".
+void CheckFieldRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& spec,
+                   int64_t row, int64_t chunk, const std::string& where);
 
 // Every row of field `name` of the file `index` describes (opened again as the index was), in
 // stored order. Throws Error:

@@ -18,6 +18,14 @@ FilterKind KindOf(int id) {
 
 }  // namespace
 
+std::vector<FilterStep> FilterSteps(const hdf5::DatasetStorage& stored) {
+  std::vector<FilterStep> steps;
+  for (const hdf5::Filter& filter : stored.filters) {
+    steps.push_back(FilterStep{KindOf(filter.id), filter.id, filter.values});
+  }
+  return steps;
+}
+
 ImageStorage ReadImageStorage(const hdf5::ImageDataset& images) {
   const hdf5::DatasetStorage& stored = images.dataset.storage;
   if (stored.problem) throw *stored.problem;
@@ -36,9 +44,7 @@ ImageStorage ReadImageStorage(const hdf5::ImageDataset& images) {
       info.chunks_hold_samples = info.chunks_hold_samples && info.chunk[d] == info.dims[d];
     }
   }
-  for (const hdf5::Filter& filter : stored.filters) {
-    info.filters.push_back(FilterStep{KindOf(filter.id), filter.id, filter.values});
-  }
+  info.filters = FilterSteps(stored);
   info.fill_value = stored.fill_value;
   info.external_files = stored.external_files;
   info.address = stored.address;

@@ -36,6 +36,9 @@ struct ImageStorage {
 // storage (its creation properties, chunk shape or filters), naming the dataset and the file.
 ImageStorage ReadImageStorage(const hdf5::ImageDataset& images);
 
+// The filter pipeline of `stored`, as the chunk reader undoes it.
+std::vector<FilterStep> FilterSteps(const hdf5::DatasetStorage& stored);
+
 // The ids of the filters of `filters` that this process's HDF5 cannot run (which also looks on
 // HDF5_PLUGIN_PATH). Empty when HDF5 can decode the dataset itself.
 std::vector<int> FiltersHdf5Lacks(const std::vector<FilterStep>& filters);

@@ -105,7 +105,8 @@ std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
 
 std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
                                                    const index::DatasetIndex& dataset,
-                                                   uint64_t memory, const LoaderOptions& options) {
+                                                   uint64_t memory, const LoaderOptions& options,
+                                                   const StreamedFields& streamed) {
   auto fields = std::make_shared<BatchFields>();
   // The loader's fields are held beside its slots and cache, within the machine's memory.
   const std::string advice = fmt::format(
@@ -116,9 +117,12 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   uint64_t left = memory;
   int array_fields = 0;
   for (const FieldSpec& spec : asked) {
-    auto column = std::make_shared<const FieldColumn>(
-        index::ReadFieldColumn(dataset, spec.name, left, advice));
-    left -= std::min(left, HeldBytes(*column));
+    std::shared_ptr<const FieldColumn> column;
+    if (!streamed.Streams(spec.name)) {
+      column = std::make_shared<const FieldColumn>(
+          index::ReadFieldColumn(dataset, spec.name, left, advice));
+      left -= std::min(left, HeldBytes(*column));
+    }
     const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;
     fields->fields.push_back(BatchField{spec, std::move(column), slot_field});
   }
@@ -150,19 +154,28 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   return fields;
 }
 
-std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields,
-                                                            bool device) {
-  std::vector<std::shared_ptr<const FieldColumn>> columns;
+std::vector<pipeline::BatchGatherer::ArrayField> SlotArrayFields(const BatchFields& fields,
+                                                                 bool device,
+                                                                 const StreamedFields& streamed) {
+  std::vector<pipeline::BatchGatherer::ArrayField> arrays;
   for (const BatchField& field : fields.fields) {
-    if (field.slot_field >= 0) columns.push_back(field.column);
+    if (field.slot_field < 0) continue;
+    const auto row_bytes = static_cast<size_t>(field.spec.row_bytes());
+    if (field.column) {
+      arrays.push_back({.column = field.column, .row_bytes = row_bytes});
+    } else {
+      arrays.push_back(
+          {.companion_offset = streamed.OffsetOf(field.spec.name), .row_bytes = row_bytes});
+    }
   }
   for (const BatchField& field : fields.fields) {
     // A stored row is the slot's row only in a file of one image size.
     if (device && field.device_slot_field >= 0 && fields.image_sizes.empty()) {
-      columns.push_back(field.column);
+      arrays.push_back(
+          {.column = field.column, .row_bytes = static_cast<size_t>(field.spec.row_bytes())});
     }
   }
-  return columns;
+  return arrays;
 }
 
 }  // namespace h5feed::loader

@@ -14,8 +14,9 @@
 // images at their own size's cropped at the gather as the images are (own_size_masks.h). Boxes
 // and box labels are made on the host (geometric_fields.h).
 //
-// Every field is held whole in this release. A field too large for memory would be read in
-// step with the images instead (docs/reader.md, "Fields").
+// Array fields beyond LoaderOptions::held_field_bytes are streamed instead (streamed_fields.h):
+// they have no column, and the gatherer copies their rows out of what each chunk's load read
+// beside it.
 //
 // Immutable once read: any thread may read a BatchFields.
 
@@ -31,12 +32,15 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "index/dataset_index.h"
+#include "loader/streamed_fields.h"
+#include "pipeline/batch_gatherer.h"
 
 namespace h5feed::loader {
 
 struct BatchField {
   FieldSpec spec;
-  std::shared_ptr<const FieldColumn> column;  // every dataset row, in stored order
+  // Every dataset row, in stored order; null for a streamed field (StreamedFields).
+  std::shared_ptr<const FieldColumn> column;
   int slot_field = -1;  // an array field's region in the slot (SlotView::fields); else -1
   // A mask: its region in the slot when the GPU stage delivers (after every array field's);
   // else -1.
@@ -69,17 +73,20 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
 std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
                                  const ImageShape* device_images);
 
-// Reads every asked field whole (index::ReadFieldColumn, which checks each row), together
-// within `memory` bytes: what the machine holds beside the slots and the cache the loader
-// commits. Throws what ReadFieldColumn throws; its refusal of a field beyond `memory`
-// (kInvalidArgument) says which options to lower.
+// Reads every asked field whole but those `streamed` streams (index::ReadFieldColumn, which
+// checks each row), together within `memory` bytes: what the machine holds beside the slots
+// and the cache the loader commits. Throws what ReadFieldColumn throws; its refusal of a field
+// beyond `memory` (kInvalidArgument) says which options to lower.
 std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
                                                    const index::DatasetIndex& dataset,
-                                                   uint64_t memory, const LoaderOptions& options);
+                                                   uint64_t memory, const LoaderOptions& options,
+                                                   const StreamedFields& streamed);
 
-// The columns the gatherer copies rows from into the slot, in its order: the array fields,
-// then, when `device`, the masks of a file of one image size (those of images at their own
-// size are made: own_size_masks.h).
-std::vector<std::shared_ptr<const FieldColumn>> SlotColumns(const BatchFields& fields, bool device);
+// Where the gatherer copies the slot's array rows from, in the slot's order: the array fields
+// (a column, or a streamed field's rows read with each chunk), then, when `device`, the masks
+// of a file of one image size (those of images at their own size are made: own_size_masks.h).
+std::vector<pipeline::BatchGatherer::ArrayField> SlotArrayFields(const BatchFields& fields,
+                                                                 bool device,
+                                                                 const StreamedFields& streamed);
 
 }  // namespace h5feed::loader

@@ -30,6 +30,7 @@
 #include "loader/own_size_masks.h"
 #include "loader/reading_plan.h"
 #include "loader/resume_point.h"
+#include "loader/streamed_fields.h"
 #include "loader/view_sizes.h"
 #include "loader/warning.h"
 #include "make_error.h"
@@ -75,13 +76,25 @@ pipeline::BatchGatherer::Options GathererOptions(
     const LoaderOptions& options, const index::DatasetIndex& dataset,
     const loader::ReadingPlan& reading, const source::ChunkSource& source,
     const std::shared_ptr<const transform::OutputViews>& run_views,
-    const std::shared_ptr<const loader::BatchFields>& fields, bool device) {
+    const std::shared_ptr<const loader::BatchFields>& fields, bool device,
+    const loader::StreamedFields& streamed) {
   return {options.skip_corrupt_chunks,
           options.on_warning,
           RowCheck(source),
           loader::SampleMakerOf(reading, dataset, run_views),
-          loader::SlotColumns(*fields, device),
+          loader::SlotArrayFields(*fields, device, streamed),
           loader::OwnSizeMaskMakers(fields, reading.gathered, run_views, device)};
+}
+
+// Loads chunk c for the cache: its images, and the rows of the fields streamed with them.
+cache::LoadResult LoadChunk(source::ChunkSource& source, const loader::StreamedFields& streamed,
+                            int64_t chunk, cache::ChunkCache::LoadTarget& target) {
+  cache::LoadResult result = source.Load(chunk, target);
+  if (streamed.empty()) return result;
+  const cache::LoadResult fields = streamed.Load(chunk, target);
+  result.bytes_read += fields.bytes_read;
+  result.bytes_decoded += fields.bytes_decoded;
+  return result;
 }
 
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
@@ -108,11 +121,14 @@ struct Loader::Impl {
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
         asked_fields(loader::AskedFields(options, dataset)),
+        streamed(dataset, asked_fields, options),
         source(loader::OpenLoaderSource(dataset, options, open_chunk_file)),
-        cache(source->chunk_bytes(), options.cache_bytes, options.eviction,
-              [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-                return source->Load(chunk, target);
-              }),
+        cache(
+            source->chunk_bytes(), options.cache_bytes, options.eviction,
+            [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
+              return LoadChunk(*source, streamed, chunk, target);
+            },
+            streamed.companion_bytes()),
         geometry(dataset.chunk_rows()),
         samples_per_rank(sampler::SamplesPerRank(geometry, options.shard)),
         batch_capacity(BatchCapacity(options, samples_per_rank)),
@@ -121,20 +137,21 @@ struct Loader::Impl {
                   .batch_capacity = batch_capacity,
                   .image_bytes = reading.gathered.bytes(),
                   .slot = delivery.slot_contents(options),
-                  .chunk_bytes = dataset.chunk_bytes(),
+                  .chunk_bytes = dataset.chunk_bytes() + streamed.companion_bytes(),
                   .chunks = dataset.chunk_count()},
         steps(CheckedSteps(options, dataset, footprint)),
         cache_budget(
-            loader::MeasureCacheBudget(options, batch_capacity, geometry, dataset.chunk_bytes())),
+            loader::MeasureCacheBudget(options, batch_capacity, geometry, footprint.chunk_bytes)),
         // Read before the slots and the cache commit their memory, within what they leave.
         fields(loader::ReadBatchFields(asked_fields, dataset,
-                                       loader::MemoryBesideCommitted(options, footprint), options)),
+                                       loader::MemoryBesideCommitted(options, footprint), options,
+                                       streamed)),
         assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
         layout(batch_capacity, reading.gathered, footprint.slot),
         pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
                  GathererOptions(options, dataset, reading, *source, form.views, fields,
-                                 delivery.stage != nullptr)),
+                                 delivery.stage != nullptr, streamed)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
         info(loader::DescribeDataset(path, dataset)) {
@@ -263,6 +280,7 @@ struct Loader::Impl {
       reading;                   // copies of the stored rows, or crops made as they are gathered
   const LoaderOptions& options;  // reading's copy of the user's
   const std::vector<FieldSpec> asked_fields;  // LoaderOptions::fields, checked against the file
+  const loader::StreamedFields streamed;      // those read with the image chunks
   const std::unique_ptr<source::ChunkSource> source;
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
@@ -372,6 +390,8 @@ int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
 const DatasetInfo& Loader::dataset() const { return impl_->info; }
 
 const std::vector<FieldSpec>& Loader::fields() const { return impl_->asked_fields; }
+
+std::vector<std::string> Loader::streamed_fields() const { return impl_->streamed.names(); }
 
 LoaderStats Loader::stats() const {
   const cache::CacheStats cache = impl_->cache.stats();

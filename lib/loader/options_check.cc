@@ -64,6 +64,8 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.echo >= 1, "echo", options.echo, "it must be >= 1 (1 = no echoing)");
   Require(options.cache_bytes >= 0, "cache_bytes", options.cache_bytes,
           "it must be >= 0 (0 = keep only the chunks in use)");
+  Require(options.held_field_bytes >= 0, "held_field_bytes", options.held_field_bytes,
+          "it must be >= 0 (0 = a quarter of this machine's memory)");
   Require(options.held_batches >= 0 && options.held_batches <= kMaxSlots, "held_batches",
           options.held_batches, "it must be in [0, " + std::to_string(kMaxSlots) + "]");
   // Each echo copy of a step is a batch in a slot of its own: a step needs `echo` free slots,

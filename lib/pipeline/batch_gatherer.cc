@@ -32,8 +32,9 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
                     rows_.chunks().chunks(), row_bytes, rows_.largest().bytes(),
                     rows_.uniform() ? "yes" : "no");
   }
-  for (const auto& column : options_.array_fields) {
-    field_row_bytes_.push_back(column->rows() == 0 ? 0 : column->end(0));
+  for (const ArrayField& field : options_.array_fields) {
+    field_row_bytes_.push_back(field.row_bytes);
+    column_data_.push_back(field.column ? field.column->data().data() : nullptr);
   }
   for (const MadeField& field : options_.made_fields) field_row_bytes_.push_back(field.row_bytes);
 }
@@ -84,16 +85,20 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   std::vector<char> skipped(groups, 0);  // one writer per element
   const SlotWrites writes = SlotWritesFor(slot.images.size());
 
-  // Row `row`'s value of each asked array field, to `position` of the slot's field regions,
-  // and each made field's: in the group's task, beside the image, so that the fields are
-  // copied in parallel too.
-  auto copy_fields = [&](size_t position, int64_t row) {
+  // Row `row`'s value of each asked array field (the `place`-th row of its chunk, read with it
+  // into `companion`), to `position` of the slot's field regions, and each made field's: in
+  // the group's task, beside the image, so that the fields are copied in parallel too.
+  auto copy_fields = [&](size_t position, int64_t row, size_t place,
+                         std::span<const uint8_t> companion) {
     const size_t arrays = options_.array_fields.size();
     for (size_t k = 0; k < arrays; ++k) {
       const size_t bytes = field_row_bytes_[k];
-      std::memcpy(slot.fields[k].data() + position * bytes,
-                  options_.array_fields[k]->data().data() + static_cast<size_t>(row) * bytes,
-                  bytes);
+      const uint8_t* column = column_data_[k];
+      const uint8_t* from =
+          column != nullptr
+              ? column + static_cast<size_t>(row) * bytes
+              : companion.data() + options_.array_fields[k].companion_offset + place * bytes;
+      std::memcpy(slot.fields[k].data() + position * bytes, from, bytes);
     }
     for (size_t j = 0; j < options_.made_fields.size(); ++j) {
       options_.made_fields[j].make(
@@ -113,6 +118,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
           wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
       if (!ref) return false;
       const std::span<const uint8_t> data = ref->data();
+      const int64_t first_row = rows_.chunks().first_row(chunk);
       for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
         const auto position = static_cast<size_t>(by_chunk[k].second);
         const int64_t row = rows[position];
@@ -126,7 +132,7 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
         } else {
           CopyRow(dest, stored.data(), row_bytes, writes);
         }
-        copy_fields(position, row);
+        copy_fields(position, row, static_cast<size_t>(row - first_row), ref->companion());
       }
     } catch (const Error& error) {
       if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;
@@ -174,7 +180,11 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
     if (to != from) {
       std::memcpy(slot.images.data() + to * row_bytes, slot.images.data() + from * row_bytes,
                   row_bytes);
-      copy_fields(to, rows[from]);
+      for (size_t k = 0; k < field_row_bytes_.size(); ++k) {
+        const size_t bytes = field_row_bytes_[k];
+        std::memcpy(slot.fields[k].data() + to * bytes, slot.fields[k].data() + from * bytes,
+                    bytes);
+      }
     }
     const auto row = static_cast<size_t>(rows[from]);
     slot.indices[to] = rows[from];

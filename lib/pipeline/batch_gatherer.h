@@ -1,7 +1,8 @@
 #pragma once
 // Fills a host slot with the rows of one step: each row's pixels copied out of its decoded
 // chunk (ChunkCache::Get pins the chunk while its rows are copied), its label, its dataset
-// row and its values of the array fields asked (held whole in memory) alongside. Rows are grouped
+// row and its values of the array fields asked alongside (held whole in memory, or read with
+// the chunk: ChunkCache::Ref::companion). Rows are grouped
 // by chunk so each chunk is looked up once per step, and the chunks of a step are fetched in
 // parallel (a step of the random sampler touches about one chunk per row).
 //
@@ -58,6 +59,15 @@ class BatchGatherer {
     std::function<void(int64_t epoch, int64_t row, uint8_t* dest)> make;
   };
 
+  // Where the rows of one of the slot's array fields come from: a column of every dataset row
+  // held in memory, or, without one, the rows read with each chunk (Ref::companion), the
+  // chunk's j-th row at companion_offset + j x row_bytes.
+  struct ArrayField {
+    std::shared_ptr<const FieldColumn> column;
+    size_t companion_offset = 0;
+    size_t row_bytes = 0;  // as long as the slot's rows of the field
+  };
+
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
@@ -65,9 +75,8 @@ class BatchGatherer {
     // Null: rows are copied as they lie in their chunks, which `rows` must then store as raw
     // pixels of row_bytes each.
     SampleMaker make_sample;
-    // The array fields of the slot (memory::SlotView::fields), in its order: every dataset
-    // row's values, each as long as the slot's rows of that field.
-    std::vector<std::shared_ptr<const FieldColumn>> array_fields;
+    // The array fields of the slot (memory::SlotView::fields), in its order.
+    std::vector<ArrayField> array_fields;
     // The slot's fields after those, made row by row.
     std::vector<MadeField> made_fields;
   };
@@ -98,8 +107,12 @@ class BatchGatherer {
   const std::span<const int64_t> labels_;
   const Options options_;
   // Each slot field's bytes a row (an array field's rows all alike: row r lies at r times this
-  // in its column), array fields first, then made fields.
+  // in its column, or at its place in its chunk times this in the chunk's companion), array
+  // fields first, then made fields.
   std::vector<size_t> field_row_bytes_;
+  // Each array field's column's values (options_.array_fields[k].column), null where its rows
+  // come with each chunk.
+  std::vector<const uint8_t*> column_data_;
 
   mutable std::mutex corrupt_mutex_;
   std::unordered_set<int64_t> corrupt_;  // guarded by corrupt_mutex_

@@ -40,7 +40,10 @@ class Loader:
       int64 of the same bits, so values from 2**63 up read negative), a view of the loader's
       buffer like the images (clone() what you keep beyond the step); a bytes field as a list
       of N `bytes`, a text field as a list of N `str`. The loader reads each field whole when
-      it opens and holds it in memory.
+      it opens and holds it in memory, up to held_field_bytes of values (0, the default: a
+      quarter of the machine's memory); beyond it, array fields of a file of one image size
+      are streamed instead: read chunk by chunk with the images, kept in the cache beside
+      them (counted in cache_bytes), delivered the same.
     - masks and boxes (docs/augment.md, "Masks and boxes follow the image's geometry") move
       with each view's crop, resize and flip: a mask field as (N, H, W) of its dtype (uint8,
       or uint16 as int64), aligned pixel for pixel with the images; fields=['boxes'] gives
@@ -161,7 +164,7 @@ class Loader:
                  views: Sequence[Augment | Mapping] | None = None,
                  remote: Mapping | None = None, fields: Sequence[str] | None = None,
                  as_dict: bool = False, mask_dtype: torch.dtype | None = None,
-                 boxes_as_list: bool = False):
+                 boxes_as_list: bool = False, held_field_bytes: int = 0):
         given = locals()  # first, so that it holds the arguments only
         arguments = {option.name: given[option.name] for option in LOADER_OPTIONS}
         # The stream the library makes wait for each batch (native_keywords passes the same
@@ -287,6 +290,12 @@ class Loader:
         """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, own_size,
         chunk_first_rows (chunk c holds rows [rows[c], rows[c + 1])), classes."""
         return self._native.dataset
+
+    @property
+    def streamed_fields(self) -> list[str]:
+        """The array fields asked that are read chunk by chunk with the images rather than held
+        whole (held_field_bytes); empty when every field is held."""
+        return self._native.streamed_fields
 
     @property
     def samples_per_epoch(self) -> int:

@@ -333,6 +333,7 @@ LOADER_OPTIONS = (
     LoaderOption("as_dict", False, None),  # Loader's own: yield dicts instead of tuples
     LoaderOption("mask_dtype", None, None),  # Loader's own: masks converted to it (int64)
     LoaderOption("boxes_as_list", False, None),  # Loader's own: per-sample box tensors
+    _cpp_default("held_field_bytes"),
 )
 
 # Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for

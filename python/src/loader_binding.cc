@@ -93,6 +93,7 @@ class NativeLoader {
   }
 
   py::list Fields() const { return FieldSpecTuples(loader_); }
+  std::vector<std::string> StreamedFields() const { return loader_.streamed_fields(); }
 
   int held_batches() const { return held_.held(); }
 
@@ -172,6 +173,7 @@ void BindLoader(py::module_& module) {
       .def_property_readonly("samples_per_epoch", &NativeLoader::samples_per_epoch)
       .def_property_readonly("dataset", &NativeLoader::Dataset)
       .def_property_readonly("fields", &NativeLoader::Fields)
+      .def_property_readonly("streamed_fields", &NativeLoader::StreamedFields)
       .def("stats", &NativeLoader::Stats)
       .def_property_readonly("held_batches", &NativeLoader::held_batches)
       .def("take_warnings", &NativeLoader::TakeWarnings);

@@ -51,6 +51,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"images_dataset", [](auto& o) -> auto& { return o.images_dataset; }},
       {"labels_dataset", [](auto& o) -> auto& { return o.labels_dataset; }},
       {"fields", [](auto& o) -> auto& { return o.fields; }},
+      {"held_field_bytes", [](auto& o) -> auto& { return o.held_field_bytes; }},
       {"check_label_mixing", [](auto& o) -> auto& { return o.check_label_mixing; }},
       {"remote", [](auto& o) -> auto& { return o.remote; }},
   };

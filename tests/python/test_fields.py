@@ -248,3 +248,55 @@ def test_with_the_gpu_stage_fields_are_host_values_of_their_rows(files):
         read_checked([(images, labels, *fields, indices)], ALL, rows)
     assert sorted(rows) == list(range(IMAGES))
     assert set(rows.values()) == {2}
+
+
+def test_streamed_array_fields_yield_what_held_ones_do(files):
+    """held_field_bytes=1 leaves no room: every array field is read chunk by chunk with the
+    images (bytes and text stay held), and the batches equal those of a loader that holds
+    them, over two epochs with a cache of three chunks."""
+    chunk_bytes = CHUNK * (2 * 2 * 3 + sum(
+        int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        for dtype, shape in ARRAYS.values()))
+    held = loader(files["labelled"], ALL, cache_bytes=3 * chunk_bytes)
+    streamed = loader(files["labelled"], ALL, cache_bytes=3 * chunk_bytes, held_field_bytes=1)
+    assert held.streamed_fields == []
+    assert sorted(streamed.streamed_fields) == sorted(ARRAYS)
+    for epoch in range(2):
+        held.set_epoch(epoch)
+        streamed.set_epoch(epoch)
+        rows = {}
+        for h, s in zip(held, streamed, strict=True):
+            read_checked([s], ALL, rows)
+            for a, b in zip(h, s, strict=True):
+                if isinstance(a, torch.Tensor):
+                    assert torch.equal(a, b)
+                else:
+                    assert a == b
+        assert sorted(rows) == list(range(IMAGES))
+
+
+def test_a_file_of_images_at_their_own_size_holds_its_fields(tmp_path):
+    """Its fields are chunked by about 1 MiB of rows, not with its images: held whatever
+    held_field_bytes says, and delivered as ever."""
+    rng = np.random.default_rng(3)
+    samples = [{"image": rng.integers(0, 256, (8 + i % 5, 9, 3), dtype=np.uint8),
+                "label": i % 3, "embedding": np.arange(6, dtype=np.float32) + i}
+               for i in range(40)]
+    h5feed.write(samples, tmp_path / "own.h5", max_side=16, workers=0, progress=False)
+    own = h5feed.Loader(tmp_path / "own.h5", 8, fields=["embedding"], held_field_bytes=1,
+                        with_indices=True, threads=2, open_probe=False,
+                        augment=h5feed.Augment(resize=8, center_crop=8))
+    assert own.streamed_fields == []
+    with h5py.File(tmp_path / "own.h5") as f:
+        source = np.array([int(s) for s in f["sources"][:]])  # each row's sample (shuffled)
+    seen = 0
+    for _, _, embedding, indices in own:
+        want = np.arange(6, dtype=np.float32)[None, :] + source[indices.numpy()][:, None]
+        assert np.array_equal(embedding.numpy(), want)
+        seen += len(indices)
+    assert seen == 40
+
+
+def test_held_field_bytes_below_zero_is_refused(files):
+    with pytest.raises(ValueError, match="held_field_bytes"):
+        loader(files["labelled"], ALL, held_field_bytes=-1)

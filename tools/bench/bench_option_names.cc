@@ -25,6 +25,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"file_locking", "--file-locking"},
     {"open_probe", "--no-open-probe"},
     {"fields", "--fields"},
+    {"held_field_bytes", "--stream-fields"},
     {"output.augment", "--augment"},
     {"output.augment.random_resized_crop", "--augment rrc"},
     {"output.augment.random_resized_crop.scale", "--augment scale"},

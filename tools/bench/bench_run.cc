@@ -55,6 +55,7 @@ LoaderOptions MakeOptions(const BenchSettings& s) {
   options.open_probe = s.open_probe;
   options.remote = s.remote;
   options.fields = s.fields;
+  if (s.stream_fields) options.held_field_bytes = 1;  // no field fits: every streamable one
   options.option_names = BenchOptionNames();
   return options;
 }

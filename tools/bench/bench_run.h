@@ -53,6 +53,9 @@ struct BenchSettings {
   // LoaderOptions::fields: the file's fields delivered with the images (the consumer touches
   // one byte of each, as of the images).
   std::vector<std::string> fields;
+  // Stream the array fields of `fields` with the image chunks instead of holding them
+  // (LoaderOptions::held_field_bytes = 1).
+  bool stream_fields = false;
 };
 
 struct BenchResult {

@@ -278,6 +278,9 @@ class Loader {
   const DatasetInfo& dataset() const;
   // What each batch's fields are: the specs of LoaderOptions::fields, in that order.
   const std::vector<FieldSpec>& fields() const;
+  // Of those, the names of the array fields read with the image chunks rather than held whole
+  // (LoaderOptions::held_field_bytes); empty when every field is held.
+  std::vector<std::string> streamed_fields() const;
   LoaderStats stats() const;
 
   // The implementation, opaque (as Batch's): Loaders come from Open.

@@ -37,8 +37,15 @@ struct LoaderOptions {
   // row against its checksum, and the loader holds it in memory for its life, shared by every
   // batch (a sharded job holds them once per rank); that memory counts with the slots' and the
   // cache's against the machine's, and Open refuses fields that would not fit it, a name the
-  // file lacks (listing its fields) and a name given twice. Empty: no fields, no cost.
+  // file lacks (listing its fields) and a name given twice. Array fields beyond
+  // held_field_bytes are read with the image chunks instead. Empty: no fields, no cost.
   std::vector<std::string> fields;
+  // The most bytes of field values a loader holds whole. When the asked fields' values take
+  // more, the array fields of a file of one image size (chunked with its images) are streamed,
+  // the largest first, until the rest fit: each chunk of theirs is read with its chunk of
+  // images, checked, and kept in the cache beside it, counted in cache_bytes (docs/reader.md,
+  // "Fields too large for memory"). 0: a quarter of the machine's memory.
+  int64_t held_field_bytes = 0;
 
   // --- Batches and order.
   int64_t batch_size = 256;

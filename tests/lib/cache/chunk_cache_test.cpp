@@ -748,6 +748,75 @@ TEST_CASE("adopted chunks are served in place and let go when evicted") {
   for (int64_t chunk = 0; chunk < 4; ++chunk) CHECK_FALSE(source.Alive(chunk));
 }
 
+// Loads that fill the cache's buffer and attach a companion of `companion_bytes` (the rows of
+// fields read with the chunk), each a vector of its own whose lifetime the test watches, its
+// bytes Pattern(chunk + 1000, i).
+struct CompanionSource {
+  FakeSource chunks;
+  std::vector<std::weak_ptr<const std::vector<uint8_t>>> companions;
+  int64_t companion_bytes;
+
+  CompanionSource(int64_t chunk_count, int64_t bytes)
+      : chunks(chunk_count), companions(static_cast<size_t>(chunk_count)), companion_bytes(bytes) {}
+
+  ChunkCache::LoadFunction Function() {
+    return [this, load = chunks.Function()](int64_t chunk, ChunkCache::LoadTarget& target) {
+      const LoadResult result = load(chunk, target);
+      auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(companion_bytes));
+      for (size_t i = 0; i < bytes->size(); ++i) (*bytes)[i] = Pattern(chunk + 1000, i);
+      companions[static_cast<size_t>(chunk)] = bytes;
+      target.Attach(*bytes, bytes);
+      return result;
+    };
+  }
+  bool Alive(int64_t chunk) const { return !companions[static_cast<size_t>(chunk)].expired(); }
+};
+
+TEST_CASE("a chunk's companion is kept with it, counted in the budget and let go with it") {
+  constexpr int64_t kCompanionBytes = 3 * kChunkBytes;
+  CompanionSource source(4, kCompanionBytes);
+  const std::vector<int64_t> sequence = {0, 1, 2, 0, 3, 1};
+  {
+    // Two entries of a chunk and its companion: the budget of 8 chunks alone holds two.
+    ChunkCache cache(kChunkBytes, 2 * (kChunkBytes + kCompanionBytes), EvictionPolicy::kBelady,
+                     source.Function(), kCompanionBytes);
+    CHECK(cache.companion_bytes() == kCompanionBytes);
+    cache.SetPlan(PlanOf(sequence, 4));
+    for (size_t s = 0; s < sequence.size(); ++s) {
+      const int64_t chunk = sequence[s];
+      ChunkCache::Ref ref = cache.Get(chunk, static_cast<int64_t>(s));
+      REQUIRE(Holds(ref.data(), chunk));
+      REQUIRE(ref.companion().size() == static_cast<size_t>(kCompanionBytes));
+      CHECK(ref.companion().data() == source.companions[static_cast<size_t>(chunk)].lock()->data());
+      CHECK(ref.companion()[5] == Pattern(chunk + 1000, 5));
+      CHECK(cache.resident_bytes() <= 2 * (kChunkBytes + kCompanionBytes));
+      if (s == 2) {
+        CHECK_FALSE(source.Alive(1));  // evicted with chunk 1 (next used at step 5)
+        CHECK(source.Alive(0));
+      }
+    }
+    CHECK(cache.stats().loads == 5);  // Belady with room for two: 0 1 2 (0) 3 1
+    ChunkCache::Ref moved = cache.Get(1, 5);
+    ChunkCache::Ref to = std::move(moved);
+    CHECK(moved.companion().empty());
+    CHECK(to.companion().size() == static_cast<size_t>(kCompanionBytes));
+  }
+  for (int64_t chunk = 0; chunk < 4; ++chunk) CHECK_FALSE(source.Alive(chunk));
+}
+
+TEST_CASE("a load that attaches no companion, or one of the wrong size, fails the Get") {
+  FakeSource source(4);
+  ChunkCache none(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru, source.Function(), 16);
+  const Error missing = testing::CaughtError([&] { none.Get(2, 0); });
+  CHECK(missing.code() == ErrorCode::kInternal);
+  CHECK(std::string(missing.what()).find("chunk 2 attached no companion") != std::string::npos);
+  CompanionSource wrong_size(4, 15);
+  ChunkCache wrong(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru, wrong_size.Function(), 16);
+  CHECK(testing::CaughtError([&] { wrong.Get(0, 0); }).code() == ErrorCode::kInternal);
+  ChunkCache plain(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru, wrong_size.Function());
+  CHECK(testing::CaughtError([&] { plain.Get(0, 0); }).code() == ErrorCode::kInternal);
+}
+
 TEST_CASE("a load that adopts the wrong size, or delivers nothing, fails the Get") {
   ChunkCache wrong(kChunkBytes, 4 * kChunkBytes, EvictionPolicy::kLru,
                    [](int64_t, ChunkCache::LoadTarget& target) {
@@ -776,6 +845,7 @@ TEST_CASE("invalid cache arguments are rejected as invalid arguments") {
   CHECK(code_of(0, 10, source.Function()) == ErrorCode::kInvalidArgument);
   CHECK(code_of(10, -1, source.Function()) == ErrorCode::kInvalidArgument);
   CHECK(code_of(10, 10, nullptr) == ErrorCode::kInvalidArgument);
+  CHECK_THROWS_AS(ChunkCache(10, 10, EvictionPolicy::kLru, source.Function(), -1), Error);
   CHECK(code_of(10, 0, source.Function()) == ErrorCode::kInternal);
 }
 

@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kChunkBytes = 64;
 
 TEST_CASE("an inserted chunk is found, loading and pinned once, until it is unindexed") {
-  EntryTable table(kChunkBytes, 4 * kChunkBytes);
+  EntryTable table(kChunkBytes, kChunkBytes, 4 * kChunkBytes);
   CacheEntry* e = table.InsertLoading(7, 42);
   CHECK(table.Find(7) == e);
   CHECK(table.Find(8) == nullptr);
@@ -30,7 +30,7 @@ TEST_CASE("an inserted chunk is found, loading and pinned once, until it is unin
 }
 
 TEST_CASE("removing an entry keeps every other entry at its slot") {
-  EntryTable table(kChunkBytes, 8 * kChunkBytes);
+  EntryTable table(kChunkBytes, kChunkBytes, 8 * kChunkBytes);
   std::vector<CacheEntry*> entries;
   for (int64_t chunk = 0; chunk < 5; ++chunk) entries.push_back(table.InsertLoading(chunk, 0));
   table.Unindex(1);
@@ -43,7 +43,7 @@ TEST_CASE("removing an entry keeps every other entry at its slot") {
 }
 
 TEST_CASE("entries and buffers are recycled while the buffers fit in the budget") {
-  EntryTable table(kChunkBytes, 2 * kChunkBytes);
+  EntryTable table(kChunkBytes, kChunkBytes, 2 * kChunkBytes);
   CHECK(table.TakeFreeBuffer() == nullptr);
   std::vector<CacheEntry*> entries;
   std::vector<uint8_t*> buffers;
@@ -71,7 +71,7 @@ TEST_CASE("entries and buffers are recycled while the buffers fit in the budget"
 }
 
 TEST_CASE("the owner of adopted bytes is let go when its entry is removed") {
-  EntryTable table(kChunkBytes, 4 * kChunkBytes);
+  EntryTable table(kChunkBytes, kChunkBytes, 4 * kChunkBytes);
   auto owner = std::make_shared<int>(1);
   CacheEntry* e = table.InsertLoading(3, 0);
   e->owner = owner;
@@ -86,12 +86,12 @@ TEST_CASE("the owner of adopted bytes is let go when its entry is removed") {
 }
 
 TEST_CASE("Reserve allocates the buffers asked for, at most what the budget holds") {
-  EntryTable table(kChunkBytes, 3 * kChunkBytes + 10);
+  EntryTable table(kChunkBytes, kChunkBytes, 3 * kChunkBytes + 10);
   table.Reserve(5);
   int free = 0;
   while (table.TakeFreeBuffer()) ++free;
   CHECK(free == 3);
-  EntryTable smaller(kChunkBytes, 8 * kChunkBytes);
+  EntryTable smaller(kChunkBytes, kChunkBytes, 8 * kChunkBytes);
   smaller.Reserve(2);
   int fewer = 0;
   while (smaller.TakeFreeBuffer()) ++fewer;

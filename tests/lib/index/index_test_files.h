@@ -1,8 +1,8 @@
 #pragma once
 // Files for the index and chunk reader tests: h5feed files written with the project's Writer
 // (a known pattern of pixels), foreign files written once per test program by
-// make_foreign_files.py under Debian's Python (h5py), and small file surgery (copy, truncate,
-// flip a byte) for corruption tests.
+// make_foreign_files.py under Debian's Python (h5py), and small file surgery (copy, truncate;
+// support/flip_byte.h flips a byte) for corruption tests.
 
 #include <doctest/doctest.h>
 
@@ -18,6 +18,7 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "support/caught_error.h"
+#include "support/flip_byte.h"
 #include "support/run_python.h"
 #include "support/temp_folder.h"
 
@@ -70,17 +71,6 @@ inline std::vector<uint8_t> ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   REQUIRE(in.good());
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
-inline void FlipByteInFile(const std::string& path, uint64_t offset, uint8_t mask = 0xFF) {
-  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
-  REQUIRE(file.good());
-  file.seekg(static_cast<std::streamoff>(offset));
-  char byte = 0;
-  file.get(byte);
-  file.seekp(static_cast<std::streamoff>(offset));
-  file.put(static_cast<char>(byte ^ static_cast<char>(mask)));
-  REQUIRE(file.good());
 }
 
 inline std::string CopyTo(const std::string& from, const std::string& to) {

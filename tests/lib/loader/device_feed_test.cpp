@@ -181,9 +181,11 @@ struct Run {
                                                   0,
                                                   {kFieldBytes}}),
         pool(slots, layout.bytes(), nullptr),
-        gatherer(cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
-                 kShape.bytes(), data.labels(),
-                 {.array_fields = {FieldValues(static_cast<int64_t>(data.labels().size()))}}),
+        gatherer(
+            cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
+            kShape.bytes(), data.labels(),
+            {.array_fields = {{.column = FieldValues(static_cast<int64_t>(data.labels().size())),
+                               .row_bytes = kFieldBytes}}}),
         arena(2) {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;

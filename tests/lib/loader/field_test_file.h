@@ -22,13 +22,15 @@
 
 namespace h5feed::testing {
 
-// `samples` rows of `shape` in zstd chunks of `chunk` images, every test field beside them.
+// `samples` rows of `shape` in chunks of `chunk` images (zstd unless `compression` says),
+// every test field beside them.
 inline void WriteFieldTestFile(const std::string& path, int64_t samples, const ImageShape& shape,
-                               int64_t chunk, bool labelled) {
+                               int64_t chunk, bool labelled,
+                               const Compression& compression = Compression::Parse("zstd")) {
   WriterOptions options;
   options.image_shape = shape;
   options.chunk_images = chunk;
-  options.compression = Compression::Parse("zstd");
+  options.compression = compression;
   options.fields = TestFieldSpecs();
   options.labelled = labelled;
   Writer writer = Writer::Create(path, options);

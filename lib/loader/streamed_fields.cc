@@ -1,0 +1,125 @@
+// StreamedFields (streamed_fields.h).
+
+#include "loader/streamed_fields.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "h5feed/error.h"
+#include "index/field_chunk_index.h"
+#include "index/field_values.h"
+#include "io/resource_limits.h"
+#include "source/open_chunk_source.h"
+
+namespace h5feed::loader {
+
+struct StreamedFields::Field {
+  FieldSpec spec;
+  index::DatasetIndex index;  // read by `source`, which borrows it
+  std::unique_ptr<source::ChunkSource> source;
+  size_t offset = 0;  // in a companion
+  std::string where;  // "field NAME in PATH"
+};
+
+namespace {
+
+// The bytes a loader holds of field `spec` held whole: the values of an array; a bytes or text
+// field's are unknown before its rows are read, and are counted as none here (its read refuses
+// it when it does not fit).
+uint64_t HeldBytes(const FieldSpec& spec, int64_t rows) {
+  if (spec.kind != FieldKind::kArray) return 0;
+  return index::FieldColumnBytes(
+      rows, static_cast<uint64_t>(spec.row_bytes()) * static_cast<uint64_t>(rows));
+}
+
+// LoaderOptions::held_field_bytes, 0 read as its default: a quarter of the machine's memory.
+uint64_t HeldLimit(const LoaderOptions& options) {
+  return options.held_field_bytes > 0 ? static_cast<uint64_t>(options.held_field_bytes)
+                                      : io::limits::PhysicalMemoryBytes() / 4;
+}
+
+}  // namespace
+
+StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
+                               const std::vector<FieldSpec>& asked, const LoaderOptions& options)
+    : verify_(options.verify_checksums) {
+  uint64_t held = 0;
+  for (const FieldSpec& spec : asked) held += HeldBytes(spec, dataset.samples);
+  const uint64_t limit = HeldLimit(options);
+  if (held <= limit) return;
+  // The largest first: the fewest fields streamed for the rest to fit.
+  std::vector<const FieldSpec*> by_size;
+  for (const FieldSpec& spec : asked) by_size.push_back(&spec);
+  std::stable_sort(by_size.begin(), by_size.end(), [](const FieldSpec* a, const FieldSpec* b) {
+    return a->row_bytes() > b->row_bytes();
+  });
+  const source::ChunkSourceOptions source_options{.verify_checksums = options.verify_checksums,
+                                                  .rows_checked_by_caller = true,
+                                                  .map_file = false};
+  for (const FieldSpec* spec : by_size) {
+    if (held <= limit) break;
+    std::optional<index::DatasetIndex> chunks = index::FieldChunkIndex(dataset, *spec);
+    if (!chunks) continue;
+    auto field = std::make_unique<Field>();
+    field->spec = *spec;
+    field->index = std::move(*chunks);
+    field->source = source::OpenChunkSource(field->index, source_options);
+    field->offset = static_cast<size_t>(companion_bytes_);
+    field->where = "field " + spec->name + " in " + dataset.path;
+    companion_bytes_ += field->source->chunk_bytes();
+    held -= HeldBytes(*spec, dataset.samples);
+    fields_.push_back(std::move(field));
+  }
+}
+
+StreamedFields::~StreamedFields() = default;
+
+std::vector<std::string> StreamedFields::names() const {
+  std::vector<std::string> names;
+  for (const auto& field : fields_) names.push_back(field->spec.name);
+  return names;
+}
+
+const StreamedFields::Field* StreamedFields::Find(std::string_view name) const {
+  for (const auto& field : fields_) {
+    if (field->spec.name == name) return field.get();
+  }
+  return nullptr;
+}
+
+size_t StreamedFields::OffsetOf(std::string_view name) const {
+  const Field* field = Find(name);
+  if (field == nullptr) {
+    throw Error(ErrorCode::kInternal, "streamed fields: " + std::string(name) + " is not streamed");
+  }
+  return field->offset;
+}
+
+cache::LoadResult StreamedFields::Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+  auto block = std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(companion_bytes_));
+  const std::span<uint8_t> bytes(block.get(), static_cast<size_t>(companion_bytes_));
+  cache::LoadResult result;
+  for (const auto& field : fields_) {
+    const auto chunk_bytes = static_cast<size_t>(field->source->chunk_bytes());
+    const std::span<uint8_t> rows = bytes.subspan(field->offset, chunk_bytes);
+    const index::ChunkReadStats read = field->source->Read(chunk, rows);
+    result.bytes_read += read.bytes_read;
+    result.bytes_decoded += read.bytes_decoded;
+    if (!verify_) continue;
+    const auto row_bytes = static_cast<size_t>(field->spec.row_bytes());
+    const int64_t first = field->index.first_row_of_chunk(chunk);
+    for (int64_t j = 0; j < field->index.samples_in_chunk(chunk); ++j) {
+      index::CheckFieldRow(rows.subspan(static_cast<size_t>(j) * row_bytes, row_bytes),
+                           field->index.row_checksums[static_cast<size_t>(first + j)], field->spec,
+                           first + j, chunk, field->where);
+    }
+  }
+  target.Attach(bytes, std::shared_ptr<const void>(std::move(block)));
+  return result;
+}
+
+}  // namespace h5feed::loader

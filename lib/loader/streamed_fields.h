@@ -1,0 +1,71 @@
+#pragma once
+// The array fields a loader reads with the image chunks rather than holding them whole
+// (docs/reader.md, "Fields too large for memory"). In a file of one image size, chunk c of a
+// field holds exactly the rows of chunk c of the images (docs/format.md, "Fields"); a streamed
+// field's chunk c is read by the load of image chunk c, checked row by row, and kept in the
+// cache with it (ChunkCache's companion), so one budget, one eviction and one read-ahead plan
+// cover both, and the gatherer copies a row's values out of it as it copies the row's pixels.
+// A field held whole costs no read after Open; a streamed one costs a chunk read per image
+// chunk read, and its memory is the cache's.
+//
+// Which fields: all asked fields are held while their values fit
+// LoaderOptions::held_field_bytes; beyond it, the streamable ones (arrays of a file of one
+// image size, chunked with its images, with filters h5feed undoes) are streamed, the largest
+// first, until the rest fit.
+//
+// Thread-safety: Load may run on many threads at once (each field's chunk source is
+// thread-safe); the rest is immutable after construction.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/chunk_cache.h"
+#include "h5feed/field.h"
+#include "h5feed/loader_options.h"
+#include "index/dataset_index.h"
+#include "source/chunk_source.h"
+
+namespace h5feed::loader {
+
+class StreamedFields {
+ public:
+  // Chooses among `asked` (AskedFields) of `dataset` as the class comment says, and opens a
+  // chunk source for each field streamed. Throws what index::FieldChunkIndex and
+  // source::OpenChunkSource throw.
+  StreamedFields(const index::DatasetIndex& dataset, const std::vector<FieldSpec>& asked,
+                 const LoaderOptions& options);
+  ~StreamedFields();
+  StreamedFields(const StreamedFields&) = delete;
+  StreamedFields& operator=(const StreamedFields&) = delete;
+
+  bool empty() const { return fields_.empty(); }
+  bool Streams(std::string_view name) const { return Find(name) != nullptr; }
+  // The fields streamed, largest first (Loader::streamed_fields).
+  std::vector<std::string> names() const;
+  // Where field `name`'s rows of a chunk start in what Load attaches: row j of the chunk at
+  // this + j x its row bytes. Only for a field Streams.
+  size_t OffsetOf(std::string_view name) const;
+  // The bytes Load attaches to each chunk: every streamed field's rows of a whole chunk.
+  int64_t companion_bytes() const { return companion_bytes_; }
+
+  // Reads chunk `chunk` of every streamed field, checks each of its rows against the field's
+  // checksums, and attaches them to `target`. Returns the bytes read and decoded. Throws
+  // Error(kCorrupt) for a damaged row as a field read whole does (index::CheckFieldRow: the
+  // row, its chunk, the field and the file), and what the chunk source throws (a chunk that
+  // does not decode: the field's dataset and the chunk).
+  cache::LoadResult Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const;
+
+ private:
+  struct Field;
+  const Field* Find(std::string_view name) const;
+
+  std::vector<std::unique_ptr<Field>> fields_;
+  int64_t companion_bytes_ = 0;
+  bool verify_ = true;
+};
+
+}  // namespace h5feed::loader
