@@ -164,8 +164,9 @@ std::vector<pipeline::BatchGatherer::ArrayField> SlotArrayFields(const BatchFiel
     if (field.column) {
       arrays.push_back({.column = field.column, .row_bytes = row_bytes});
     } else {
-      arrays.push_back(
-          {.companion_offset = streamed.OffsetOf(field.spec.name), .row_bytes = row_bytes});
+      arrays.push_back({.column = nullptr,
+                        .companion_offset = streamed.OffsetOf(field.spec.name),
+                        .row_bytes = row_bytes});
     }
   }
   for (const BatchField& field : fields.fields) {

@@ -142,6 +142,19 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("array fields streamed with the image chunks reach the device as held ones do") {
+  TempFolder folder;
+  cuda::testing::OwnedStream trainer;
+  const std::string path = folder / "streamed.h5";
+  testing::WriteFieldTestFile(path, kSamples, kShape, 4, true);
+  LoaderOptions options = Options(trainer);
+  options.fields = testing::AllTestFieldNames();
+  options.held_field_bytes = 1;  // no field fits: every array field is streamed
+  options.cache_bytes = 0;       // and read again whenever its chunk is
+  options.output.augment.random_flip = true;
+  CheckGpuAgainstCpu(path, options, true);
+}
+
 TEST_CASE("several views on the GPU carry each sample's fields once, as on the CPU") {
   TempFolder folder;
   const std::string path = folder / "train.h5";
