@@ -22,13 +22,18 @@ constexpr int kFractionBits = 7;
 constexpr int kIntermediateShift = kWeightBits - kFractionBits;
 constexpr int kFinalShift = kWeightBits + kFractionBits;
 
+}  // namespace
+
 // The source samples and weights of every output sample along one axis.
+// Outside the anonymous namespace: AreaRowShrinker::State, a class of external linkage, holds one.
 struct AxisTaps {
   std::vector<int> first;    // first source index of output i
   std::vector<int> count;    // number of source samples of output i
   std::vector<int> weights;  // output i's weights at [i * max_taps, i * max_taps + count[i])
   int max_taps = 0;
 };
+
+namespace {
 
 // Output i covers source [i * scale, (i + 1) * scale); a source sample's weight is the length
 // of its overlap with that interval over the interval's length (OpenCV's

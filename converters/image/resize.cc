@@ -85,11 +85,16 @@ void CheckBuffers(size_t src_bytes, Size src_size, Size target, size_t dest_byte
   }
 }
 
+}  // namespace
+
 // Which part of the source is resized, and where in the target its image lands.
+// Outside the anonymous namespace: RowResizer::State, a class of external linkage, holds one.
 struct Placement {
   cv::Rect source;  // all of it, but for kCrop: the centered region that lands in the target
   cv::Rect target;  // all of it, but for kPad: the centered inside, with zero borders around
 };
+
+namespace {
 
 Placement Place(Size src_size, Size target, ResizeMode mode) {
   Placement placement{cv::Rect(0, 0, src_size.width, src_size.height),
