@@ -166,7 +166,8 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
         f"{args.threads} threads, page cache warm, "
         f"{args.rounds} rounds, each running the images alone (A), with `--fields NAME` (B), "
         "with the field streamed with the image chunks (S, `--stream-fields`) and alone again "
-        "(A2), the order alternating; the ratios are per round. Target: B/A at least 0.97.",
+        "(A2), the order alternating; the ratios are per round. Target (the CIFAR-shaped files' "
+        "(40,) uint8 field): B/A at least 0.97.",
         "",
         "| file | A images/s (median) | B images/s (median) | B/A median | B/A range "
         "| S/A median | S/B median | S/B range | A2/A median | A2/A range | target |",
@@ -174,7 +175,9 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
     ]
     for c in cases:
         ab, aa, sa, sb = c.ratios("b"), c.ratios("a2"), c.ratios("s"), c.ratios("s", "b")
-        met = "met" if statistics.median(ab) >= 0.97 else "not met"
+        # The target is the CIFAR-shaped file's (40,) uint8 field; a 4 KiB embedding is not.
+        met = ("-" if c.field_name != FIELD
+               else "met" if statistics.median(ab) >= 0.97 else "not met")
         lines.append(
             f"| {c.name} | {statistics.median(c.rates['a']):,.0f} | "
             f"{statistics.median(c.rates['b']):,.0f} | {statistics.median(ab):.3f} | "
