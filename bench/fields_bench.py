@@ -60,56 +60,57 @@ class Case:
         return [x / a for x, a in zip(self.rates[over], self.rates[under])]
 
 
-def ensure_files(args: argparse.Namespace) -> list[Case]:
-    """The two files with the field, made unless already there from the same settings."""
-    shape = loader_bench.Shape("cifar", "CIFAR-shaped", args.images, 32, 32)
-    base = args.workdir / f"cifar-fields-{args.images}"
+def ensure_pair(args: argparse.Namespace, shape: "loader_bench.Shape", base: Path,
+                write) -> dict[str, Path]:
+    """The pair of files `base`-none.h5 and `base`-zstd3.h5, made unless already there from the
+    same settings: generated images of `shape` (loader_bench's generator) and labels in
+    .npy files, which `write(npy, labels_npy, paths)` turns into both files."""
     marker = base.with_suffix(".json")
-    settings = {"version": GENERATOR_VERSION, "images": args.images, "seed": args.seed,
+    settings = {"version": GENERATOR_VERSION, "images": shape.images, "seed": args.seed,
                 "loader_bench": loader_bench.GENERATOR_VERSION}
     paths = {compression: Path(f"{base}-{compression.replace(':', '')}.h5")
              for compression in ("none", "zstd:3")}
     fresh = marker.is_file() and json.loads(marker.read_text()) == settings and all(
         p.is_file() for p in paths.values())
     if not fresh:
-        import numpy as np
         marker.unlink(missing_ok=True)
         npy, labels_npy = base.with_suffix(".npy"), Path(f"{base}-labels.npy")
-        print(f"generating {args.images} 32x32x3 images in {npy} ...", flush=True)
+        print(f"generating {shape.images} {shape.height}x{shape.width}x3 images in {npy} ...",
+              flush=True)
         loader_bench.generate_images(npy, labels_npy, shape, args.seed)
-        raw_images, raw_labels = base.with_suffix(".images"), base.with_suffix(".labels")
+        write(npy, labels_npy, paths)
+        npy.unlink()
+        labels_npy.unlink()
+        marker.write_text(json.dumps(settings))
+    return paths
+
+
+def ensure_files(args: argparse.Namespace) -> list[Case]:
+    """The CIFAR-shaped pair with the (40,) uint8 field, written by bench/fields_file."""
+    def write(npy: Path, labels_npy: Path, paths: dict[str, Path]) -> None:
+        import numpy as np
+        raw_images, raw_labels = npy.with_suffix(".images"), npy.with_suffix(".labels")
         np.load(npy, mmap_mode="r").tofile(raw_images)
         np.load(labels_npy).astype("<i8").tofile(raw_labels)
         for compression, path in paths.items():
             run_checked([args.fields_file, str(path), "--images", str(raw_images), "--labels",
                          str(raw_labels), "--count", str(args.images), "--shape", "32x32x3",
                          "--compression", compression, "--field", FIELD], args.timeout)
-        for scratch in (npy, labels_npy, raw_images, raw_labels):
-            scratch.unlink()
-        marker.write_text(json.dumps(settings))
+        raw_images.unlink()
+        raw_labels.unlink()
+
+    shape = loader_bench.Shape("cifar", "CIFAR-shaped", args.images, 32, 32)
+    paths = ensure_pair(args, shape, args.workdir / f"cifar-fields-{args.images}", write)
     return [Case(f"CIFAR-shaped {compression}", path, FIELD, args.epochs)
             for compression, path in paths.items()]
 
 
 def ensure_embedding_files(args: argparse.Namespace) -> list[Case]:
-    """CelebA-shaped images (loader_bench's generator) with a 4 KiB float32 embedding per image,
-    written by `h5feed convert npy --field`, once uncompressed and once zstd:3."""
-    shape = loader_bench.Shape("celeba", "CelebA-shaped", args.celeba_images, 218, 178)
-    base = args.workdir / f"celeba-embedding-{args.celeba_images}"
-    marker = base.with_suffix(".json")
-    settings = {"version": GENERATOR_VERSION, "images": args.celeba_images, "seed": args.seed,
-                "loader_bench": loader_bench.GENERATOR_VERSION}
-    paths = {compression: Path(f"{base}-{compression.replace(':', '')}.h5")
-             for compression in ("none", "zstd:3")}
-    fresh = marker.is_file() and json.loads(marker.read_text()) == settings and all(
-        p.is_file() for p in paths.values())
-    if not fresh:
+    """The CelebA-shaped pair with a 4 KiB float32 embedding per image, written by `h5feed
+    convert npy --field`."""
+    def write(npy: Path, labels_npy: Path, paths: dict[str, Path]) -> None:
         import numpy as np
-        marker.unlink(missing_ok=True)
-        npy, labels_npy = base.with_suffix(".npy"), Path(f"{base}-labels.npy")
-        embedding = Path(f"{base}-{EMBEDDING}.npy")
-        print(f"generating {args.celeba_images} 218x178x3 images in {npy} ...", flush=True)
-        loader_bench.generate_images(npy, labels_npy, shape, args.seed)
+        embedding = npy.with_name(f"{npy.stem}-{EMBEDDING}.npy")
         rng = np.random.default_rng(args.seed + 1)
         np.save(embedding, rng.standard_normal((args.celeba_images, EMBEDDING_SIZE),
                                                dtype=np.float32))
@@ -117,9 +118,11 @@ def ensure_embedding_files(args: argparse.Namespace) -> list[Case]:
             run_checked([args.h5feed, "convert", "npy", str(npy), str(labels_npy), str(path),
                          "--compression", compression, "--field", f"{EMBEDDING}={embedding}",
                          "--force", "--quiet"], args.timeout)
-        for scratch in (npy, labels_npy, embedding):
-            scratch.unlink()
-        marker.write_text(json.dumps(settings))
+        embedding.unlink()
+
+    shape = loader_bench.Shape("celeba", "CelebA-shaped", args.celeba_images, 218, 178)
+    paths = ensure_pair(args, shape, args.workdir / f"celeba-embedding-{args.celeba_images}",
+                        write)
     return [Case(f"CelebA-shaped {compression}, (1024,) float32", path, EMBEDDING,
                  args.celeba_epochs) for compression, path in paths.items()]
 

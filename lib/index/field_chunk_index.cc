@@ -8,14 +8,12 @@
 #include <vector>
 
 #include "hdf5/error.h"
-#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/zstd_filter.h"
 #include "index/field_specs.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
-#include "make_error.h"
 
 namespace h5feed::index {
 
@@ -25,39 +23,23 @@ std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const Fi
     return std::nullopt;
   }
   const std::string& path = images.path;
-  const std::string where = "field " + spec.name + " in " + path;
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
   hdf5::RegisterZstdFilter();
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const hdf5::File file = std::move(hdf5::OpenHdf5File(images.location, images.file_locking).file);
-  const std::optional<hdf5::FieldDatasetEntry> entry = DescribeField(file.get(), spec.name, path);
-  if (!entry || FieldSpecOf(*entry, spec.name, images.samples, path) != spec) {
-    throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
-                    where);
-  }
-  const hdf5::DatasetStorage& storage = entry->dataset.storage;
+  const hdf5::FieldDatasetEntry entry =
+      DescribeFieldAsOpened(file.get(), spec, images.samples, path);
+  const hdf5::DatasetStorage& storage = entry.dataset.storage;
   if (storage.problem) throw *storage.problem;
   // Chunks of the images' rows, each holding whole rows of the field.
-  const std::vector<int64_t>& dims = entry->dataset.dims;
+  const std::vector<int64_t>& dims = entry.dataset.dims;
   bool in_step = storage.kind == hdf5::StorageKind::kChunked &&
                  storage.chunk.size() == dims.size() && !dims.empty() &&
                  storage.chunk[0] == images.chunk_samples;
   for (size_t d = 1; in_step && d < dims.size(); ++d) in_step = storage.chunk[d] == dims[d];
   std::vector<FilterStep> filters = FilterSteps(storage);
   if (!in_step || !CanDecode(filters)) return std::nullopt;
-
-  const hdf5::Dataset checksum_table =
-      hdf5::TryOpenDataset(file.get(), FieldChecksumsName(spec.name));
-  const int64_t shape[1] = {images.samples};
-  std::optional<std::vector<uint64_t>> checksums =
-      checksum_table ? hdf5::ReadIntegers<uint64_t>(checksum_table.get(), shape,
-                                                    "/" + FieldChecksumsName(spec.name))
-                     : std::nullopt;
-  if (!checksums) {
-    throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
-                    where);
-  }
 
   DatasetIndex field;
   field.path = images.path;
@@ -70,7 +52,7 @@ std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const Fi
   field.chunk_extent = images.chunk_samples;
   field.is_h5feed = true;
   field.read_path = ReadPath::kHdf5Chunk;
-  field.row_checksums = std::move(*checksums);
+  field.row_checksums = ReadFieldChecksums(file.get(), spec, images.samples, path);
   field.filters = std::move(filters);
   field.labelled = false;
   field.file_locking = images.file_locking;

@@ -4,12 +4,14 @@
 
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "format/checksum_attribute.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
+#include "hdf5/integer_dataset.h"
 #include "hdf5/string_list_attribute.h"
 #include "make_error.h"
 
@@ -63,6 +65,36 @@ std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::stri
 
 std::string FieldChecksumsName(const std::string& name) {
   return std::string(format::schema::kFieldChecksums) + "/" + name;
+}
+
+namespace {
+
+Error ChangedSinceOpened(const FieldSpec& spec, const std::string& path) {
+  return MakeError(ErrorCode::kCorrupt,
+                   "field {} in {} changed since the file was opened; open it again", spec.name,
+                   path);
+}
+
+}  // namespace
+
+hdf5::FieldDatasetEntry DescribeFieldAsOpened(hid_t file, const FieldSpec& spec, int64_t rows,
+                                              const std::string& path) {
+  std::optional<hdf5::FieldDatasetEntry> entry = DescribeField(file, spec.name, path);
+  if (!entry || FieldSpecOf(*entry, spec.name, rows, path) != spec) {
+    throw ChangedSinceOpened(spec, path);
+  }
+  return std::move(*entry);
+}
+
+std::vector<uint64_t> ReadFieldChecksums(hid_t file, const FieldSpec& spec, int64_t rows,
+                                         const std::string& path) {
+  const std::string name = FieldChecksumsName(spec.name);
+  const hdf5::Dataset table = hdf5::TryOpenDataset(file, name);
+  const int64_t shape[1] = {rows};
+  std::optional<std::vector<uint64_t>> checksums =
+      table ? hdf5::ReadIntegers<uint64_t>(table.get(), shape, "/" + name) : std::nullopt;
+  if (!checksums) throw ChangedSinceOpened(spec, path);
+  return std::move(*checksums);
 }
 
 FieldSpec FieldSpecOf(const hdf5::FieldDatasetEntry& entry, const std::string& name, int64_t rows,

@@ -38,4 +38,13 @@ std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::stri
 // "/field_checksums/NAME": where the checksums of field `name` lie.
 std::string FieldChecksumsName(const std::string& name);
 
+// For a reader of field `spec`'s values in `file` (named `path`, its images `rows`), opened
+// again after its index was read: the field's description, and its `rows` checksums, each
+// checked to be what the index saw. Both throw Error(kCorrupt) "field NAME in PATH changed
+// since the file was opened; open it again" otherwise.
+hdf5::FieldDatasetEntry DescribeFieldAsOpened(hid_t file, const FieldSpec& spec, int64_t rows,
+                                              const std::string& path);
+std::vector<uint64_t> ReadFieldChecksums(hid_t file, const FieldSpec& spec, int64_t rows,
+                                         const std::string& path);
+
 }  // namespace h5feed::index

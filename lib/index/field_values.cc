@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -17,7 +16,6 @@
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/field_read.h"
-#include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
 #include "hdf5/variable_length_claims.h"
@@ -168,14 +166,10 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const hdf5::File file = std::move(hdf5::OpenHdf5File(index.location, index.file_locking).file);
-  const std::optional<hdf5::FieldDatasetEntry> entry = DescribeField(file.get(), name, path);
-  if (!entry || FieldSpecOf(*entry, name, rows, path) != spec) {
-    throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
-                    where);
-  }
+  const hdf5::FieldDatasetEntry entry = DescribeFieldAsOpened(file.get(), spec, rows, path);
   const hdf5::Dataset dataset = hdf5::OpenDataset(file.get(), name, path);
   const ChunkRows& chunks = index.chunk_rows();
-  const bool compressed = RowsCompressed(*entry, spec, where);
+  const bool compressed = RowsCompressed(entry, spec, where);
   if (StoredKind(spec) != FieldKind::kArray) {
     const hdf5::VariableLengthClaims claims =
         hdf5::ReadVariableLengthClaims(dataset.get(), rows, "field " + name, path);
@@ -192,22 +186,13 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
                       claims.largest, kMaxFieldRowBytes);
     }
   }
-  const hdf5::Dataset checksum_table = hdf5::TryOpenDataset(file.get(), FieldChecksumsName(name));
-  const int64_t shape[1] = {rows};
-  const std::optional<std::vector<uint64_t>> checksums =
-      checksum_table ? hdf5::ReadIntegers<uint64_t>(checksum_table.get(), shape,
-                                                    "/" + FieldChecksumsName(name))
-                     : std::nullopt;
-  if (!checksums) {
-    throw MakeError(ErrorCode::kCorrupt, "{} changed since the file was opened; open it again",
-                    where);
-  }
+  const std::vector<uint64_t> checksums = ReadFieldChecksums(file.get(), spec, rows, path);
 
   FieldColumn column;
   column.Reserve(static_cast<size_t>(rows), static_cast<size_t>(value_bytes));
   FieldColumn frames;  // compressed rows: a block's zstd frames
   const int64_t chunk_rows =
-      entry->dataset.storage.chunk.empty() ? 0 : entry->dataset.storage.chunk[0];
+      entry.dataset.storage.chunk.empty() ? 0 : entry.dataset.storage.chunk[0];
   const int64_t block = BlockRows(spec, chunk_rows);
   for (int64_t first = 0; first < rows; first += block) {
     const int64_t count = std::min(block, rows - first);
@@ -215,7 +200,7 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
     hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
     for (int64_t row = first; row < first + count; ++row) {
       if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
-      CheckFieldRow(column.row(row), (*checksums)[static_cast<size_t>(row)], spec, row,
+      CheckFieldRow(column.row(row), checksums[static_cast<size_t>(row)], spec, row,
                     chunks.chunk_of(row), where);
     }
   }
