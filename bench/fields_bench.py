@@ -2,8 +2,10 @@
 """What delivering a field costs the reader: `h5feed bench` on a CIFAR-shaped file with a
 (40,) uint8 field, reading the images alone and the images plus the field (`--fields attrs`),
 in the same rounds (issue 38's target: the field costs at most 3% of the rate); and what
-streaming a field with the image chunks costs beside holding it, there and on a CelebA-shaped
-file with a 4 KiB embedding per image.
+streaming a field with the image chunks costs beside holding it, there and on CelebA-shaped
+files with a 4 KiB embedding per image: one of one image size (the field chunked with the
+images) and one of images at their own size (`--augment rrc=224`; the field in chunks of about
+1 MiB of rows).
 
 The file (generated in --workdir when absent): loader_bench.py's CIFAR-shaped images (seeded
 smooth colour fields plus noise, 32x32x3) and labels, written by bench/fields_file with the
@@ -47,12 +49,37 @@ EMBEDDING_SIZE = 1024
 GENERATOR_VERSION = 1  # bump when the file's making changes
 
 
+# Writes a file of images at their own size with h5feed.write: argv NPY OUT COMPRESSION. Row i
+# is the generated image i cropped to its own size, with a 4 KiB float32 embedding.
+OWN_SIZE_WRITER = """
+import sys
+import numpy as np
+import h5feed
+
+images = np.load(sys.argv[1], mmap_mode="r")
+
+class OwnSize:
+    def __len__(self):
+        return len(images)
+
+    def __getitem__(self, i):
+        h, w = 150 + i * 7 % 68, 130 + i * 13 % 48
+        embedding = np.random.default_rng(i).standard_normal(1024, dtype=np.float32)
+        return {"image": np.ascontiguousarray(images[i, :h, :w]), "label": i % 10,
+                "embedding": embedding}
+
+h5feed.write(OwnSize(), sys.argv[2], max_side=256, compression=sys.argv[3], workers=0,
+             overwrite=True, progress=False)
+"""
+
+
 @dataclass
 class Case:
     name: str
     path: Path
     field_name: str
     epochs: int
+    extra: list[str] = field(default_factory=list)  # more `h5feed bench` arguments
     rates: dict[str, list[float]] = field(
         default_factory=lambda: {"a": [], "b": [], "s": [], "a2": []})
 
@@ -127,6 +154,23 @@ def ensure_embedding_files(args: argparse.Namespace) -> list[Case]:
                  args.celeba_epochs) for compression, path in paths.items()]
 
 
+def ensure_own_size_files(args: argparse.Namespace) -> list[Case]:
+    """The pair of files of images at their own size (CelebA-shaped images cropped to 150-217
+    x 130-177) with the 4 KiB embedding, written by h5feed.write (the build's module): their
+    fields are chunked by about 1 MiB of rows, not with the images."""
+    def write(npy: Path, labels_npy: Path, paths: dict[str, Path]) -> None:
+        env = dict(os.environ, PYTHONPATH=str(Path(args.python_module).resolve()))
+        for compression, path in paths.items():
+            run_checked([sys.executable, "-c", OWN_SIZE_WRITER, str(npy), str(path), compression],
+                        args.timeout, env)
+
+    shape = loader_bench.Shape("celeba", "CelebA-shaped", args.celeba_images, 218, 178)
+    paths = ensure_pair(args, shape, args.workdir / f"own-size-embedding-{args.celeba_images}",
+                        write)
+    return [Case(f"own size {compression}, (1024,) float32", path, EMBEDDING, args.celeba_epochs,
+                 ["--augment", "rrc=224"]) for compression, path in paths.items()]
+
+
 def rate(args: argparse.Namespace, case: Case, key: str) -> float:
     """images/s of run `key`: a (images alone), b (with the field), s (streamed), a2."""
     argv = [args.h5feed, "bench", str(case.path), "--sampler", "chunks:8", "--batch", "256",
@@ -137,6 +181,7 @@ def rate(args: argparse.Namespace, case: Case, key: str) -> float:
         argv += ["--fields", case.field_name]
     if key == "s":
         argv += ["--stream-fields"]
+    argv += case.extra
     report = loader_bench.run_json(argv, args.timeout)
     fields = [case.field_name] if with_field else []
     if report["fields"] != fields or report["stream_fields"] != (key == "s"):
@@ -165,7 +210,8 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
         f"average {load[0]:.1f} before, {load[1]:.1f} after); revision {revision()}.",
         f"CIFAR-shaped: {args.images} images with a (40,) uint8 field `attrs`, {args.epochs} "
         f"epochs a run; CelebA-shaped: {args.celeba_images} images with a (1024,) float32 "
-        f"field `embedding` (4 KiB a row), {args.celeba_epochs} epochs a run; "
+        f"field `embedding` (4 KiB a row), {args.celeba_epochs} epochs a run, and the same "
+        "images cropped to their own sizes (150-217 x 130-177, with `--augment rrc=224`); "
         f"{args.threads} threads, page cache warm, "
         f"{args.rounds} rounds, each running the images alone (A), with `--fields NAME` (B), "
         "with the field streamed with the image chunks (S, `--stream-fields`) and alone again "
@@ -204,6 +250,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--images", type=positive_int, default=50000, help="default 50000")
     parser.add_argument("--rounds", type=positive_int, default=5, help="default 5")
     parser.add_argument("--epochs", type=positive_int, default=20, help="per run (default 20)")
+    parser.add_argument("--python-module", default="build/python",
+                        help="the build's Python module folder, for h5feed.write (default "
+                             "%(default)s)")
     parser.add_argument("--celeba-images", type=positive_int, default=8000,
                         help="images of the CelebA-shaped files (default 8000)")
     parser.add_argument("--celeba-epochs", type=positive_int, default=5,
@@ -223,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
     args.fields_file = executable(args.fields_file, "fields_file", hint)
     args.workdir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
-    cases = ensure_files(args) + ensure_embedding_files(args)
+    cases = ensure_files(args) + ensure_embedding_files(args) + ensure_own_size_files(args)
     for case in cases:
         loader_bench.warm_page_cache(case.path)
     run_rounds(args, cases)

@@ -18,8 +18,7 @@
 namespace h5feed::index {
 
 std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const FieldSpec& spec) {
-  if (spec.kind != FieldKind::kArray || !images.rows.uniform() || images.chunk_samples < 1 ||
-      spec.shape.size() > 3) {  // ChunkReader reads datasets of at most 4 dimensions
+  if (spec.kind != FieldKind::kArray || spec.shape.size() > 3) {  // ChunkReader: at most 4-D
     return std::nullopt;
   }
   const std::string& path = images.path;
@@ -32,14 +31,14 @@ std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const Fi
       DescribeFieldAsOpened(file.get(), spec, images.samples, path);
   const hdf5::DatasetStorage& storage = entry.dataset.storage;
   if (storage.problem) throw *storage.problem;
-  // Chunks of the images' rows, each holding whole rows of the field.
+  // Chunks of whole rows of the field.
   const std::vector<int64_t>& dims = entry.dataset.dims;
-  bool in_step = storage.kind == hdf5::StorageKind::kChunked &&
-                 storage.chunk.size() == dims.size() && !dims.empty() &&
-                 storage.chunk[0] == images.chunk_samples;
-  for (size_t d = 1; in_step && d < dims.size(); ++d) in_step = storage.chunk[d] == dims[d];
+  bool whole_rows = storage.kind == hdf5::StorageKind::kChunked &&
+                    storage.chunk.size() == dims.size() && !dims.empty() && storage.chunk[0] >= 1;
+  for (size_t d = 1; whole_rows && d < dims.size(); ++d) whole_rows = storage.chunk[d] == dims[d];
   std::vector<FilterStep> filters = FilterSteps(storage);
-  if (!in_step || !CanDecode(filters)) return std::nullopt;
+  if (!whole_rows || !CanDecode(filters)) return std::nullopt;
+  const int64_t chunk_rows = storage.chunk[0];
 
   DatasetIndex field;
   field.path = images.path;
@@ -47,9 +46,9 @@ std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const Fi
   field.samples = images.samples;
   field.shape = ImageShape{.height = 1, .width = spec.row_bytes(), .channels = 1};
   field.layout = Layout::kNHWC;
-  field.rows = RowLocator(images.samples, images.chunk_samples, field.shape);
-  field.chunk_samples = images.chunk_samples;
-  field.chunk_extent = images.chunk_samples;
+  field.rows = RowLocator(images.samples, chunk_rows, field.shape);
+  field.chunk_samples = chunk_rows;
+  field.chunk_extent = chunk_rows;
   field.is_h5feed = true;
   field.read_path = ReadPath::kHdf5Chunk;
   field.row_checksums = ReadFieldChecksums(file.get(), spec, images.samples, path);

@@ -3,11 +3,13 @@
 #include "loader/streamed_fields.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "index/field_chunk_index.h"
@@ -19,9 +21,10 @@ namespace h5feed::loader {
 
 struct StreamedFields::Field {
   FieldSpec spec;
-  index::DatasetIndex index;  // read by `source`, which borrows it
+  index::DatasetIndex index;  // the field's own chunks, read by `source`, which borrows it
   std::unique_ptr<source::ChunkSource> source;
   size_t offset = 0;  // in a companion
+  size_t bytes = 0;   // of a companion: the most rows a chunk of images holds
   std::string where;  // "field NAME in PATH"
 };
 
@@ -46,7 +49,7 @@ uint64_t HeldLimit(const LoaderOptions& options) {
 
 StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
                                const std::vector<FieldSpec>& asked, const LoaderOptions& options)
-    : verify_(options.verify_checksums) {
+    : images_(dataset), verify_(options.verify_checksums) {
   uint64_t held = 0;
   for (const FieldSpec& spec : asked) held += HeldBytes(spec, dataset.samples);
   const uint64_t limit = HeldLimit(options);
@@ -69,8 +72,9 @@ StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
     field->index = std::move(*chunks);
     field->source = source::OpenChunkSource(field->index, source_options);
     field->offset = static_cast<size_t>(companion_bytes_);
+    field->bytes = static_cast<size_t>(dataset.chunk_samples * spec->row_bytes());
     field->where = "field " + spec->name + " in " + dataset.path;
-    companion_bytes_ += field->source->chunk_bytes();
+    companion_bytes_ += static_cast<int64_t>(field->bytes);
     held -= HeldBytes(*spec, dataset.samples);
     fields_.push_back(std::move(field));
   }
@@ -102,24 +106,55 @@ size_t StreamedFields::OffsetOf(std::string_view name) const {
 cache::LoadResult StreamedFields::Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
   auto block = std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(companion_bytes_));
   const std::span<uint8_t> bytes(block.get(), static_cast<size_t>(companion_bytes_));
+  const int64_t first = images_.first_row_of_chunk(chunk);
+  const int64_t rows = images_.samples_in_chunk(chunk);
   cache::LoadResult result;
   for (const auto& field : fields_) {
-    const auto chunk_bytes = static_cast<size_t>(field->source->chunk_bytes());
-    const std::span<uint8_t> rows = bytes.subspan(field->offset, chunk_bytes);
-    const index::ChunkReadStats read = field->source->Read(chunk, rows);
+    const std::span<uint8_t> values = bytes.subspan(field->offset, field->bytes);
+    const index::ChunkReadStats read = ReadRows(*field, first, rows, values);
     result.bytes_read += read.bytes_read;
     result.bytes_decoded += read.bytes_decoded;
     if (!verify_) continue;
     const auto row_bytes = static_cast<size_t>(field->spec.row_bytes());
-    const int64_t first = field->index.first_row_of_chunk(chunk);
-    for (int64_t j = 0; j < field->index.samples_in_chunk(chunk); ++j) {
-      index::CheckFieldRow(rows.subspan(static_cast<size_t>(j) * row_bytes, row_bytes),
+    for (int64_t j = 0; j < rows; ++j) {
+      index::CheckFieldRow(values.subspan(static_cast<size_t>(j) * row_bytes, row_bytes),
                            field->index.row_checksums[static_cast<size_t>(first + j)], field->spec,
                            first + j, chunk, field->where);
     }
   }
   target.Attach(bytes, std::shared_ptr<const void>(std::move(block)));
   return result;
+}
+
+index::ChunkReadStats StreamedFields::ReadRows(const Field& field, int64_t first, int64_t rows,
+                                               std::span<uint8_t> values) {
+  const index::DatasetIndex& chunks = field.index;
+  const int64_t chunk_rows = chunks.chunk_samples;
+  const int64_t begin = first / chunk_rows;
+  const int64_t end = (first + rows - 1) / chunk_rows + 1;
+  // In step with the images (a file of one image size): the field's chunk is the rows, read
+  // where they go.
+  if (first % chunk_rows == 0 && end == begin + 1 &&
+      static_cast<size_t>(field.source->chunk_bytes()) <= values.size()) {
+    return field.source->Read(begin, values);
+  }
+  // Else each of the field's chunks that holds some of the rows, decoded whole, and those rows
+  // copied out of it.
+  thread_local std::vector<uint8_t> decoded;
+  decoded.resize(static_cast<size_t>(field.source->chunk_bytes()));
+  const auto row_bytes = static_cast<size_t>(field.spec.row_bytes());
+  index::ChunkReadStats total;
+  for (int64_t c = begin; c < end; ++c) {
+    const index::ChunkReadStats read = field.source->Read(c, decoded);
+    total.bytes_read += read.bytes_read;
+    total.bytes_decoded += read.bytes_decoded;
+    const int64_t from = std::max(first, c * chunk_rows);
+    const int64_t to = std::min(first + rows, (c + 1) * chunk_rows);
+    std::memcpy(values.data() + static_cast<size_t>(from - first) * row_bytes,
+                decoded.data() + static_cast<size_t>(from - c * chunk_rows) * row_bytes,
+                static_cast<size_t>(to - from) * row_bytes);
+  }
+  return total;
 }
 
 }  // namespace h5feed::loader

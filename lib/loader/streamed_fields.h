@@ -1,17 +1,19 @@
 #pragma once
 // The array fields a loader reads with the image chunks rather than holding them whole
-// (docs/reader.md, "Fields too large for memory"). In a file of one image size, chunk c of a
-// field holds exactly the rows of chunk c of the images (docs/format.md, "Fields"); a streamed
-// field's chunk c is read by the load of image chunk c, checked row by row, and kept in the
-// cache with it (ChunkCache's companion), so one budget, one eviction and one read-ahead plan
-// cover both, and the gatherer copies a row's values out of it as it copies the row's pixels.
-// A field held whole costs no read after Open; a streamed one costs a chunk read per image
-// chunk read, and its memory is the cache's.
+// (docs/reader.md, "Fields too large for memory"). The load of image chunk c reads the rows of
+// chunk c of every streamed field, checks them, and attaches them to the chunk's cache entry
+// (ChunkCache's companion), so one budget, one eviction and one read-ahead plan cover both,
+// and the gatherer copies a row's values out of it as it copies the row's pixels. In a file of
+// one image size the field's chunk c holds exactly those rows (docs/format.md, "Fields") and is
+// read into the entry as it is; in a file of images at their own size the field's chunks
+// (about 1 MiB of rows) do not follow the images', and each that holds some of the rows is
+// decoded and those rows copied out. A field held whole costs no read after Open; a streamed
+// one costs a read per image chunk read, and its memory is the cache's.
 //
 // Which fields: all asked fields are held while their values fit
-// LoaderOptions::held_field_bytes; beyond it, the streamable ones (arrays of a file of one
-// image size, chunked with its images, with filters h5feed undoes) are streamed, the largest
-// first, until the rest fit.
+// LoaderOptions::held_field_bytes; beyond it, the streamable ones (arrays of at most 3
+// dimensions in chunks of whole rows, with filters h5feed undoes: every array h5feed writes)
+// are streamed, the largest first, until the rest fit.
 //
 // Thread-safety: Load may run on many threads at once (each field's chunk source is
 // thread-safe); the rest is immutable after construction.
@@ -19,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,9 +36,9 @@ namespace h5feed::loader {
 
 class StreamedFields {
  public:
-  // Chooses among `asked` (AskedFields) of `dataset` as the class comment says, and opens a
-  // chunk source for each field streamed. Throws what index::FieldChunkIndex and
-  // source::OpenChunkSource throw.
+  // Chooses among `asked` (AskedFields) of `dataset`, which must outlive it, as the class
+  // comment says, and opens a chunk source for each field streamed. Throws what
+  // index::FieldChunkIndex and source::OpenChunkSource throw.
   StreamedFields(const index::DatasetIndex& dataset, const std::vector<FieldSpec>& asked,
                  const LoaderOptions& options);
   ~StreamedFields();
@@ -62,7 +65,11 @@ class StreamedFields {
  private:
   struct Field;
   const Field* Find(std::string_view name) const;
+  // Rows [first, first + rows) of `field` into `values` (rows x its row bytes, or more).
+  static index::ChunkReadStats ReadRows(const Field& field, int64_t first, int64_t rows,
+                                        std::span<uint8_t> values);
 
+  const index::DatasetIndex& images_;
   std::vector<std::unique_ptr<Field>> fields_;
   int64_t companion_bytes_ = 0;
   bool verify_ = true;

@@ -41,9 +41,9 @@ class Loader:
       buffer like the images (clone() what you keep beyond the step); a bytes field as a list
       of N `bytes`, a text field as a list of N `str`. The loader reads each field whole when
       it opens and holds it in memory, up to held_field_bytes of values (0, the default: a
-      quarter of the machine's memory); beyond it, array fields of a file of one image size
-      are streamed instead: read chunk by chunk with the images, kept in the cache beside
-      them (counted in cache_bytes), delivered the same.
+      quarter of the machine's memory); beyond it, array fields are streamed instead: read
+      chunk by chunk with the images, kept in the cache beside them (counted in cache_bytes),
+      delivered the same.
     - masks and boxes (docs/augment.md, "Masks and boxes follow the image's geometry") move
       with each view's crop, resize and flip: a mask field as (N, H, W) of its dtype (uint8,
       or uint16 as int64), aligned pixel for pixel with the images; fields=['boxes'] gives

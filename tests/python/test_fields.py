@@ -275,26 +275,35 @@ def test_streamed_array_fields_yield_what_held_ones_do(files):
         assert sorted(rows) == list(range(IMAGES))
 
 
-def test_a_file_of_images_at_their_own_size_holds_its_fields(tmp_path):
-    """Its fields are chunked by about 1 MiB of rows, not with its images: held whatever
-    held_field_bytes says, and delivered as ever."""
+def test_a_file_of_images_at_their_own_size_streams_its_fields_too(tmp_path):
+    """Its fields are chunked by about 1 MiB of rows, not with its images: each chunk of images
+    takes its rows out of the field's chunks that hold them. A batch's embeddings are its rows'
+    whether held or streamed, and the two loaders deliver the same batches."""
     rng = np.random.default_rng(3)
     samples = [{"image": rng.integers(0, 256, (8 + i % 5, 9, 3), dtype=np.uint8),
-                "label": i % 3, "embedding": np.arange(6, dtype=np.float32) + i}
-               for i in range(40)]
+                "label": i % 3, "embedding": np.arange(300, dtype=np.float32) + i}
+               for i in range(900)]  # 874 rows in a field chunk: some chunks of images straddle
     h5feed.write(samples, tmp_path / "own.h5", max_side=16, workers=0, progress=False)
-    own = h5feed.Loader(tmp_path / "own.h5", 8, fields=["embedding"], held_field_bytes=1,
-                        with_indices=True, threads=2, open_probe=False,
-                        augment=h5feed.Augment(resize=8, center_crop=8))
-    assert own.streamed_fields == []
     with h5py.File(tmp_path / "own.h5") as f:
         source = np.array([int(s) for s in f["sources"][:]])  # each row's sample (shuffled)
+        assert f["embedding"].chunks[0] < 900
+
+    def own(**kwargs):
+        return h5feed.Loader(tmp_path / "own.h5", 64, fields=["embedding"], with_indices=True,
+                             threads=2, open_probe=False, dtype=torch.uint8, cache_bytes=1 << 16,
+                             augment=h5feed.Augment(resize=8, center_crop=8), **kwargs)
+
+    held, streamed = own(), own(held_field_bytes=1)
+    assert held.streamed_fields == [] and streamed.streamed_fields == ["embedding"]
     seen = 0
-    for _, _, embedding, indices in own:
-        want = np.arange(6, dtype=np.float32)[None, :] + source[indices.numpy()][:, None]
+    for h, s in zip(held, streamed, strict=True):
+        for a, b in zip(h, s, strict=True):
+            assert torch.equal(a, b)
+        _, _, embedding, indices = s
+        want = np.arange(300, dtype=np.float32)[None, :] + source[indices.numpy()][:, None]
         assert np.array_equal(embedding.numpy(), want)
         seen += len(indices)
-    assert seen == 40
+    assert seen == 900
 
 
 def test_held_field_bytes_below_zero_is_refused(files):

@@ -41,10 +41,10 @@ struct LoaderOptions {
   // held_field_bytes are read with the image chunks instead. Empty: no fields, no cost.
   std::vector<std::string> fields;
   // The most bytes of field values a loader holds whole. When the asked fields' values take
-  // more, the array fields of a file of one image size (chunked with its images) are streamed,
-  // the largest first, until the rest fit: each chunk of theirs is read with its chunk of
-  // images, checked, and kept in the cache beside it, counted in cache_bytes (docs/reader.md,
-  // "Fields too large for memory"). 0: a quarter of the machine's memory.
+  // more, array fields are streamed, the largest first, until the rest fit: the rows of each
+  // chunk of images are read with it, checked, and kept in the cache beside it, counted in
+  // cache_bytes (docs/reader.md, "Fields too large for memory"). Bytes and text fields are
+  // always held. 0: a quarter of the machine's memory.
   int64_t held_field_bytes = 0;
 
   // --- Batches and order.

@@ -6,8 +6,8 @@
 // labels, indices and fields), over several epochs with a cache too small for the file (chunks
 // evicted and read again), under 2 ranks and after a resume on 3, with echo 2, and from a file
 // served over http. A damaged row of a streamed field is named as a held field's is, and with
-// skip_corrupt_chunks its chunk's rows are left out; a file of images at their own size, whose
-// fields are not chunked with its images, holds them.
+// skip_corrupt_chunks its chunk's rows are left out. A file of images at their own size, whose
+// fields are not chunked with its images: tests/python/test_fields.py.
 
 #include <doctest/doctest.h>
 
