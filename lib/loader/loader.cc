@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -23,11 +22,11 @@
 #include "loader/delivery_plan.h"
 #include "loader/device_feed.h"
 #include "loader/epoch_orders.h"
+#include "loader/gatherer_options.h"
 #include "loader/label_mixing_warning.h"
 #include "loader/loader_file.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
-#include "loader/own_size_masks.h"
 #include "loader/reading_plan.h"
 #include "loader/resume_point.h"
 #include "loader/streamed_fields.h"
@@ -63,40 +62,6 @@ sampler::EpochSteps CheckedSteps(const LoaderOptions& options, const index::Data
                                options.drop_last_batch, options.echo);
 }
 
-// The gatherer checks each sample as it copies it when the file has per-sample checksums (the
-// reader then skips the chunk checksum): the copy finds the sample in the cache.
-pipeline::BatchGatherer::RowCheck RowCheck(const source::ChunkSource& source) {
-  if (!source.ChecksRows()) return nullptr;
-  return [&source](int64_t row, std::span<const uint8_t> sample) { source.VerifyRow(row, sample); };
-}
-
-// How the gatherer fills the slot's rows: copies of the stored rows, or each sample cropped and
-// resized from its stored bytes (reading_plan.h).
-pipeline::BatchGatherer::Options GathererOptions(
-    const LoaderOptions& options, const index::DatasetIndex& dataset,
-    const loader::ReadingPlan& reading, const source::ChunkSource& source,
-    const std::shared_ptr<const transform::OutputViews>& run_views,
-    const std::shared_ptr<const loader::BatchFields>& fields, bool device,
-    const loader::StreamedFields& streamed) {
-  return {options.skip_corrupt_chunks,
-          options.on_warning,
-          RowCheck(source),
-          loader::SampleMakerOf(reading, dataset, run_views),
-          loader::SlotArrayFields(*fields, device, streamed),
-          loader::OwnSizeMaskMakers(fields, reading.gathered, run_views, device)};
-}
-
-// Loads chunk c for the cache: its images, and the rows of the fields streamed with them.
-cache::LoadResult LoadChunk(source::ChunkSource& source, const loader::StreamedFields& streamed,
-                            int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-  cache::LoadResult result = source.Load(chunk, target);
-  if (streamed.empty()) return result;
-  const cache::LoadResult fields = streamed.Load(chunk, target);
-  result.bytes_read += fields.bytes_read;
-  result.bytes_decoded += fields.bytes_decoded;
-  return result;
-}
-
 pipeline::AssemblerOptions MakeAssemblerOptions(const LoaderOptions& options,
                                                 const loader::CacheBudget& cache_budget,
                                                 const loader::DeliveryPlan& delivery) {
@@ -126,7 +91,7 @@ struct Loader::Impl {
         cache(
             source->chunk_bytes(), options.cache_bytes, options.eviction,
             [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-              return LoadChunk(*source, streamed, chunk, target);
+              return streamed.Load(*source, chunk, target);
             },
             streamed.companion_bytes()),
         geometry(dataset.chunk_rows()),
@@ -150,8 +115,8 @@ struct Loader::Impl {
         layout(batch_capacity, reading.gathered, footprint.slot),
         pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),
         gatherer(cache, dataset.rows, reading.gathered.bytes(), dataset.labels,
-                 GathererOptions(options, dataset, reading, *source, form.views, fields,
-                                 delivery.stage != nullptr, streamed)),
+                 loader::GathererOptions(options, dataset, reading, *source, form.views, fields,
+                                         delivery.stage != nullptr, streamed)),
         arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic),
         identity(loader::IdentifyState(dataset, options)),
         info(loader::DescribeDataset(path, dataset)) {

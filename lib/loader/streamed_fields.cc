@@ -103,12 +103,14 @@ size_t StreamedFields::OffsetOf(std::string_view name) const {
   return field->offset;
 }
 
-cache::LoadResult StreamedFields::Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+cache::LoadResult StreamedFields::Load(source::ChunkSource& images, int64_t chunk,
+                                       cache::ChunkCache::LoadTarget& target) const {
+  cache::LoadResult result = images.Load(chunk, target);
+  if (fields_.empty()) return result;
   auto block = std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(companion_bytes_));
   const std::span<uint8_t> bytes(block.get(), static_cast<size_t>(companion_bytes_));
   const int64_t first = images_.first_row_of_chunk(chunk);
   const int64_t rows = images_.samples_in_chunk(chunk);
-  cache::LoadResult result;
   for (const auto& field : fields_) {
     const std::span<uint8_t> values = bytes.subspan(field->offset, field->bytes);
     const index::ChunkReadStats read = ReadRows(*field, first, rows, values);

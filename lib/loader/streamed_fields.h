@@ -55,12 +55,14 @@ class StreamedFields {
   // The bytes Load attaches to each chunk: every streamed field's rows of a whole chunk.
   int64_t companion_bytes() const { return companion_bytes_; }
 
-  // Reads chunk `chunk` of every streamed field, checks each of its rows against the field's
-  // checksums, and attaches them to `target`. Returns the bytes read and decoded. Throws
-  // Error(kCorrupt) for a damaged row as a field read whole does (index::CheckFieldRow: the
-  // row, its chunk, the field and the file), and what the chunk source throws (a chunk that
-  // does not decode: the field's dataset and the chunk).
-  cache::LoadResult Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const;
+  // The cache's load of chunk `chunk`: its images from `images` (ChunkSource::Load), then, when
+  // fields are streamed, that chunk's rows of every one, each checked against the field's
+  // checksums, attached to `target`. Returns the bytes read and decoded. Throws what the image
+  // load throws, Error(kCorrupt) for a damaged field row as a field read whole does
+  // (index::CheckFieldRow: the row, its chunk, the field and the file), and what the field's
+  // chunk source throws (a chunk that does not decode: the field's dataset and the chunk).
+  cache::LoadResult Load(source::ChunkSource& images, int64_t chunk,
+                         cache::ChunkCache::LoadTarget& target) const;
 
  private:
   struct Field;
