@@ -15,6 +15,10 @@ generate them), all converted by the baseline, so both builds read the same byte
   convert  a folder of --convert-images JPEG and PNG photos `h5feed convert imagefolder`
   own size the same folder converted at its own size (raw and JPEG), and those files read
            with `--augment rrc=224,flip`
+  cold     with --cold: bench/cold_read_bench.py's CelebA-shaped files of --cold-images (raw
+           and zstd:3, in --cold-workdir, on the disk), `h5feed bench FILE --cold` (each run
+           drops the file from the page cache first) with 1 and --threads worker threads, and
+           with `--direct`: the disk's rate through each build's reading ahead
   remote   with --remote: bench/remote_bench.py's files (zstd:3, the default chunks and small
            ones) read over http:// from Debian's nginx behind tests/support/fault_proxy.py
            (--rtt-ms round trip, --mbps cap), `h5feed bench URL --epochs 1`: every chunk
@@ -89,7 +93,27 @@ def make_cases(args: argparse.Namespace) -> list[Case]:
         h, "convert", "imagefolder", str(folder), str(out), "--size", "224x224", "--threads",
         str(args.threads), "--quiet", "--force", "--compression", "zstd:3"],
         args.convert_images))
-    return cases + own_size_cases(args, folder)
+    cases += own_size_cases(args, folder)
+    return cases + cold_cases(args) if args.cold else cases
+
+
+def cold_cases(args: argparse.Namespace) -> list[Case]:
+    """bench/cold_read_bench.py's files read from the disk: with one worker thread (a core left
+    to the kernel's filling of the page cache), with --threads, and with O_DIRECT."""
+    cold = argparse.Namespace(**{**vars(args), "workdir": args.cold_workdir})
+    shape = loader_bench.Shape("celeba", "CelebA-shaped", args.cold_images, 218, 178)
+
+    def argv(binary: str, path: Path, reader: str, threads: int) -> list[str]:
+        return [binary, "bench", str(path), reader, "--sampler", "chunks:8", "--batch", "256",
+                "--threads", str(threads), "--json", "--no-ceilings"]
+
+    cases = []
+    for f in loader_bench.ensure_files(cold, shape, args.a):
+        for reader, threads in (("--cold", 1), ("--cold", args.threads),
+                                ("--direct", args.threads)):
+            cases.append(Case(f"{f.name} {reader} threads {threads}",
+                              lambda h, p=f.path, r=reader, t=threads: argv(h, p, r, t), 0))
+    return cases
 
 
 def own_size_cases(args: argparse.Namespace, folder: Path) -> list[Case]:
@@ -172,6 +196,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--celeba-images", type=positive_int, default=5000, help="default 5000")
     parser.add_argument("--convert-images", type=positive_int, default=600, help="default 600")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--cold", action="store_true",
+                        help="also read bench/cold_read_bench.py's files cold (from the disk)")
+    parser.add_argument("--cold-workdir", type=Path, default=Path("/var/tmp/h5feed-cold-bench"),
+                        help="their folder, on the disk, not tmpfs (default %(default)s)")
+    parser.add_argument("--cold-images", type=positive_int, default=12000,
+                        help="CelebA-shaped images of the cold files (default 12000: 1.4 GB)")
     parser.add_argument("--remote", action="store_true",
                         help="also read bench/remote_bench.py's files over a shaped http link")
     parser.add_argument("--rtt-ms", type=float, default=20, help="the link's round trip (default 20)")

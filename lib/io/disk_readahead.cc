@@ -79,7 +79,10 @@ Ahead DiskReadahead::Start(uint64_t offset, uint64_t length, bool cached) {
   const uint64_t target = estimator_.InFlightTarget(length);
   std::unique_lock lock(mutex_);
   if (ranges_.contains({offset, length})) return Ahead::kHeld;
-  if (held_ > 0 && held_ + length > std::min(target, limit_)) return Ahead::kFull;
+  // The device needs `target` bytes on their way; ranges that arrived wait for their loads
+  // within the limit only, so one arriving early does not stop the next from being asked for.
+  if (in_flight_ > 0 && in_flight_ + length > target) return Ahead::kFull;
+  if (held_ > 0 && held_ + length > limit_) return Ahead::kFull;
   auto range = std::make_shared<Range>();
   range->offset = offset;
   range->length = length;
@@ -89,6 +92,7 @@ Ahead DiskReadahead::Start(uint64_t offset, uint64_t length, bool cached) {
     range->state = State::kArrived;
     return Ahead::kStarted;
   }
+  in_flight_ += length;
   queue_.push_back(range);
   if (queue_.size() > threads_idle_ && threads_.size() < kMaxThreads) {
     try {
@@ -128,6 +132,7 @@ void DiskReadahead::ReadingThread() {
       estimator_.Record(range->length, std::chrono::duration<double>(end - start).count(), start,
                         end);
     lock.lock();
+    if (range->held) in_flight_ -= range->length;
     range->state = ok ? State::kArrived : State::kFailed;
     if (range->held && ok) {
       range->buffer = std::move(buffer);
@@ -267,6 +272,7 @@ void DiskReadahead::Release(Range& range, std::unique_lock<std::mutex>& lock) {
   range.held = false;
   ranges_.erase({range.offset, range.length});
   held_ -= range.length;
+  if (range.state == State::kQueued || range.state == State::kReading) in_flight_ -= range.length;
   if (range.state != State::kReading && range.buffer) {
     KeepForReuse(std::move(range.buffer), lock);
   }

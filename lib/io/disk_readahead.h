@@ -16,9 +16,12 @@
 //               (aligned_buffer.h); the read of exactly that range takes the buffer.
 //
 // Buffers are kept for reuse; a buffer handed over (Take) comes back when its last holder lets
-// it go. Bytes held at once (queued, being read, or arrived and not yet taken) stay within the
-// in-flight target and the limit the reader grants, and so do direct buffers kept for reuse
-// with them (but two, whatever the limit).
+// it go. Bytes queued or being read stay within the in-flight target: what the device needs on
+// its way (Little's law counts requests in the device, not answers waiting for their reader).
+// Bytes held at once (those, and the ranges arrived and not yet taken) stay within the limit
+// the reader grants, and so do direct buffers kept for reuse with them (but two, whatever the
+// limit). So a reader slower than the device keeps its queue full and the ranges it will load
+// next arrived, rather than asking for the next range only as it takes one.
 //
 // Thread-safety: every member may be called from many threads at once (internal mutex; reads
 // happen outside it). The destructor stops the reading threads and waits for the reads they
@@ -54,10 +57,10 @@ class DiskReadahead {
   DiskReadahead& operator=(const DiskReadahead&) = delete;
 
   // Queues [offset, offset + length) for a reading thread. kHeld: queued or read already;
-  // kFull: as many bytes are held as the device needs (or the limit grants); kNotNeeded: an
-  // empty range or one outside the file (the read reports it). `cached`: the page cache holds
-  // the range already; it is held as arrived, unread, so that reading ahead of a file the page
-  // cache partly holds still stops at the target.
+  // kFull: as many bytes are on their way as the device needs, or held as the limit grants;
+  // kNotNeeded: an empty range or one outside the file (the read reports it). `cached`: the
+  // page cache holds the range already; it is held as arrived, unread, so that reading ahead of
+  // a file the page cache partly holds still stops at the limit.
   Ahead Start(uint64_t offset, uint64_t length, bool cached = false);
 
   // What a read of exactly [offset, offset + length) finds, after which the range is no longer
@@ -131,6 +134,7 @@ class DiskReadahead {
   std::deque<std::shared_ptr<Range>> queue_;      // oldest first; released ones are skipped
   std::vector<std::unique_ptr<AlignedBuffer>> free_buffers_;
   uint64_t held_ = 0;        // bytes of ranges_
+  uint64_t in_flight_ = 0;   // bytes of ranges_ queued or being read
   uint64_t free_bytes_ = 0;  // capacity of free_buffers_
   uint64_t limit_ = uint64_t{128} << 20;
   size_t threads_idle_ = 0;

@@ -185,11 +185,34 @@ TEST_CASE("the page cache's own ranges are held as they are, without reading ahe
   CHECK(file->PrefetchAt(0, 65'536) == Ahead::kStarted);
   CHECK(file->PrefetchAt(65'536, 65'536) == Ahead::kStarted);
   CHECK(file->PrefetchAt(131'072, 65'536) == Ahead::kStarted);
-  CHECK(file->PrefetchAt(196'608, 65'536) == Ahead::kFull);  // the walk stops at the target
+  CHECK(file->PrefetchAt(196'608, 65'536) == Ahead::kFull);  // the walk stops at the limit
   std::unique_ptr<MappedRange> mapped = file->MapAt(0, 65'536);
   REQUIRE(mapped != nullptr);
   CHECK(Same(mapped->bytes(), 0));
   if (testing::DropFromPageCache(path)) CHECK_FALSE(file->InPageCache());
+}
+
+TEST_CASE("ranges that arrived wait for their reads within the limit, not the in-flight target") {
+  // The in-flight target counts what the device has to serve: before anything is measured,
+  // eight requests. Ranges already there take none of it, so a reader slower than the disk
+  // holds the ranges it reads next and still keeps the device's queue full.
+  TempFolder folder;
+  const uint64_t size = 4 << 20;
+  const std::string path = WritePattern(folder, "data.bin", size);
+  auto file = OpenLocalFile(path, {});
+  std::vector<uint8_t> all(size);
+  file->ReadAt(0, all);  // cached now: every range arrives as it is asked for
+  REQUIRE(file->InPageCache());
+  file->LimitPrefetch(40 * 65'536);
+  for (uint64_t r = 0; r < 40; ++r) {
+    CAPTURE(r);
+    CHECK(file->PrefetchAt(r * 65'536, 65'536) == Ahead::kStarted);
+  }
+  CHECK(file->PrefetchAt(40 * 65'536, 65'536) == Ahead::kFull);
+  std::vector<uint8_t> read(65'536);
+  file->ReadAt(0, read);  // taken: room for one more
+  CHECK(Same(read, 0));
+  CHECK(file->PrefetchAt(40 * 65'536, 65'536) == Ahead::kStarted);
 }
 
 TEST_CASE("reading with O_DIRECT leaves the file out of the page cache") {
