@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,15 @@ bool Same(std::span<const uint8_t> got, uint64_t offset) {
     if (got[i] != Byte(offset + i)) return false;
   }
   return true;
+}
+
+// `path` (of `size` bytes) opened and read whole, so that the page cache holds it.
+std::unique_ptr<LocalFile> OpenCached(const std::string& path, uint64_t size) {
+  auto file = OpenLocalFile(path, {});
+  std::vector<uint8_t> all(size);
+  file->ReadAt(0, all);
+  REQUIRE(file->InPageCache());
+  return file;
 }
 
 // Ranges that start and end on and off 4 KiB boundaries, up to the file's last byte.
@@ -177,10 +187,7 @@ TEST_CASE("the page cache's own ranges are held as they are, without reading ahe
   TempFolder folder;
   const uint64_t size = 1 << 20;
   const std::string path = WritePattern(folder, "data.bin", size);
-  auto file = OpenLocalFile(path, {});
-  std::vector<uint8_t> all(size);
-  file->ReadAt(0, all);  // cached now
-  CHECK(file->InPageCache());
+  auto file = OpenCached(path, size);
   file->LimitPrefetch(3 * 65'536);
   CHECK(file->PrefetchAt(0, 65'536) == Ahead::kStarted);
   CHECK(file->PrefetchAt(65'536, 65'536) == Ahead::kStarted);
@@ -199,10 +206,7 @@ TEST_CASE("ranges that arrived wait for their reads within the limit, not the in
   TempFolder folder;
   const uint64_t size = 4 << 20;
   const std::string path = WritePattern(folder, "data.bin", size);
-  auto file = OpenLocalFile(path, {});
-  std::vector<uint8_t> all(size);
-  file->ReadAt(0, all);  // cached now: every range arrives as it is asked for
-  REQUIRE(file->InPageCache());
+  auto file = OpenCached(path, size);  // every range has arrived as it is asked for
   file->LimitPrefetch(40 * 65'536);
   for (uint64_t r = 0; r < 40; ++r) {
     CAPTURE(r);
