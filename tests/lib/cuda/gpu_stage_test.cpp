@@ -69,7 +69,9 @@ unsigned long long Stream(ElementType type, int echo, int64_t batches, int64_t s
   options.inputs = 2;
   options.outputs = 2;
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
-  const memory::SlotLayout layout(kRows, shape, memory::SlotContents{0, echo});
+  const memory::SlotLayout layout(
+      kRows, shape,
+      memory::SlotContents{.output_image_bytes = 0, .row_orders = echo, .field_row_bytes = {}});
   memory::SlotPool pool(3, layout.bytes(), stage->host_allocator());
 
   unsigned long long* mismatches = nullptr;
@@ -135,7 +137,9 @@ TEST_CASE("a batch held past its stage keeps its device memory") {
   options.views = transform::MakeOutputViews(transform::MakeNormalizeParams(mean, std, 3, 3), shape,
                                              OutputOptions{}, 0);
   std::unique_ptr<DeviceStage> stage = OpenDeviceStage(options);
-  const memory::SlotLayout layout(2, shape, memory::SlotContents{0, 1});
+  const memory::SlotLayout layout(
+      2, shape,
+      memory::SlotContents{.output_image_bytes = 0, .row_orders = 1, .field_row_bytes = {}});
   memory::SlotPool pool(1, layout.bytes(), stage->host_allocator());
   std::optional<memory::SlotLease> lease = pool.Acquire({});
   REQUIRE(lease);

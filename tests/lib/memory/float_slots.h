@@ -12,7 +12,9 @@
 namespace h5feed::testing {
 
 inline memory::SlotContents FloatImages(const ImageShape& shape) {
-  return memory::SlotContents{static_cast<size_t>(shape.bytes()) * sizeof(float), 0};
+  memory::SlotContents contents;
+  contents.output_image_bytes = static_cast<size_t>(shape.bytes()) * sizeof(float);
+  return contents;
 }
 
 // A slot's output region (SlotView::output) as the floats it holds.
