@@ -37,13 +37,18 @@ if [[ ! -f $build/tests/lib/cuda/CTestTestfile.cmake ]]; then
   echo "gpu_check: $build was configured without CUDA" >&2
   exit 1
 fi
-cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]##*/}" gpu_bench h5feed_zstd_plugin
+cmake --build "$build" -j"${JOBS:-2}" --target "${tests[@]##*/}" gpu_bench h5feed_zstd_plugin \
+  h5feed_cli cold_read_costs
 
 rm -rf "$bundle"
 executables=()
 for test in "${tests[@]}"; do executables+=("$build/tests/lib/$test"); done
-"$bundler" "$bundle" "${executables[@]}" "$build/bench/gpu_bench"
+"$bundler" "$bundle" "${executables[@]}" "$build/bench/gpu_bench" "$build/tools/h5feed" \
+  "$build/bench/cold_read_costs"
 cp "$build"/plugins/*.so "$bundle/plugins/"
+# Where bench/cold_read_bench.py looks for it: beside h5feed's folder.
+mkdir -p "$bundle/bench"
+mv "$bundle/bin/cold_read_costs" "$bundle/bench/"
 grep -qx '/gpu-bundle/' "$root/.gitignore" 2>/dev/null ||
   echo "gpu_check: warning: gpu-bundle/ is not in .gitignore; add it before carrying it" >&2
 
@@ -57,4 +62,9 @@ racecheck and synccheck, gpu_bench):
 (by hand on a GPU machine: bash scripts/gpu_device_run.sh gpu-bundle, from the repository
 root). $OUT gets tests.log, sanitizer.log and gpu.md; copy gpu.md to bench/results/gpu.md
 (it names the GPU).
+
+The same bundle measures reading from the disk with the machine's many cores (issue 40;
+about 5 minutes, a call of its own):
+
+    run(command="bash scripts/device_cold_read.sh gpu-bundle", carry=["gpu-bundle"], timeout_s=600)
 HOWTO
