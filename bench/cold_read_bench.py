@@ -246,7 +246,7 @@ def report(args: argparse.Namespace, cases: list[Case], together: list[Together]
         lines.append(
             f"| {c.file.name} | {c.file.stat().st_size / GIB:.2f} | {c.sampler} | {c.reader} | "
             f"{len(c.ratios)} | {statistics.median(c.h5feed):.0f} | "
-            f"{statistics.median(c.dd):.0f} | {warm} | {median:.2f} | {spread(c.ratios)} | "
+            f"{statistics.median(c.dd):.0f} | {warm} | {median:.3f} | {spread(c.ratios)} | "
             f"{'met' if median >= TARGET else 'NOT met'} |")
     direct = [c for c in cases if c.direct]
     if direct:
@@ -283,7 +283,7 @@ def report(args: argparse.Namespace, cases: list[Case], together: list[Together]
             lines.append(
                 f"| {t.file.name} | {'--direct' if t.direct else 'default'} | {len(t.ratios)} | "
                 f"{statistics.median(t.rates):.0f} | {statistics.median(t.dd):.0f} | {warm} | "
-                f"{median:.2f} | {spread(t.ratios)} | {'met' if median >= TARGET else 'NOT met'} |")
+                f"{median:.3f} | {spread(t.ratios)} | {'met' if median >= TARGET else 'NOT met'} |")
     if costs:
         lines += ["", "## The ways of reading ahead, alone (bench/cold_read_costs)", "", costs]
     return "\n".join(lines) + "\n"
