@@ -21,6 +21,15 @@ noise alone gives. E (--epochs, default 20) makes each run last
 long enough to measure: two epochs of an uncompressed CIFAR-shaped file take under 0.1 s.
 The report has the median of each and their range.
 
+With --cold, each run reads from the disk: `--cold-each-epoch` drops the file from the page
+cache before every epoch (--cold-epochs of them a run, default 2), on the CelebA-shaped and
+own-size files only (the CIFAR-shaped ones read cold in a few hundredths of a second). S/A is
+then what reading the streamed field's chunks from the disk beside the images' costs.
+
+Each round also streams the field from a copy of the file without its chunk tables
+(`/field_chunk_index`, made beside it with h5py: the field then read through HDF5 and not
+ahead, as before the tables existed), U: S/U is what the tables give, in the same rounds.
+
 From the repository root, after building (`cmake --build build`):
 
     /usr/bin/python3 bench/fields_bench.py --h5feed build/tools/h5feed \\
@@ -33,6 +42,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -46,7 +56,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 FIELD = "attrs"
 EMBEDDING = "embedding"  # the CelebA-shaped files' field: 1024 float32 (4 KiB) per image
 EMBEDDING_SIZE = 1024
-GENERATOR_VERSION = 1  # bump when the file's making changes
+GENERATOR_VERSION = 2  # bump when the file's making changes (2: fields' chunk tables)
 
 
 # Writes a file of images at their own size with h5feed.write: argv NPY OUT COMPRESSION. Row i
@@ -80,8 +90,9 @@ class Case:
     field_name: str
     epochs: int
     extra: list[str] = field(default_factory=list)  # more `h5feed bench` arguments
+    untabled: Path | None = None  # the copy without chunk tables
     rates: dict[str, list[float]] = field(
-        default_factory=lambda: {"a": [], "b": [], "s": [], "a2": []})
+        default_factory=lambda: {"a": [], "b": [], "s": [], "u": [], "a2": []})
 
     def ratios(self, over: str, under: str = "a") -> list[float]:
         return [x / a for x, a in zip(self.rates[over], self.rates[under])]
@@ -171,33 +182,53 @@ def ensure_own_size_files(args: argparse.Namespace) -> list[Case]:
                  ["--augment", "rrc=224"]) for compression, path in paths.items()]
 
 
+def ensure_untabled(case: Case) -> None:
+    """case.untabled: a copy of the file without /field_chunk_index, made unless newer than it."""
+    import h5py
+    case.untabled = case.path.with_name(f"{case.path.stem}-untabled.h5")
+    if case.untabled.is_file() and case.untabled.stat().st_mtime > case.path.stat().st_mtime:
+        return
+    print(f"copying {case.path} without its fields' chunk tables ...", flush=True)
+    partial = case.untabled.with_suffix(".partial")
+    shutil.copyfile(case.path, partial)
+    with h5py.File(partial, "a") as f:
+        del f["field_chunk_index"]
+    partial.rename(case.untabled)
+
+
 def rate(args: argparse.Namespace, case: Case, key: str) -> float:
-    """images/s of run `key`: a (images alone), b (with the field), s (streamed), a2."""
-    argv = [args.h5feed, "bench", str(case.path), "--sampler", "chunks:8", "--batch", "256",
+    """images/s of run `key`: a (images alone), b (with the field), s (streamed), u (streamed
+    from the copy without chunk tables), a2."""
+    path = case.untabled if key == "u" else case.path
+    argv = [args.h5feed, "bench", str(path), "--sampler", "chunks:8", "--batch", "256",
             "--threads", str(args.threads), "--epochs", str(case.epochs), "--json",
-            "--no-ceilings"]
-    with_field = key in ("b", "s")
+            "--no-ceilings"] + (["--cold-each-epoch"] if args.cold else [])
+    with_field = key in ("b", "s", "u")
     if with_field:
         argv += ["--fields", case.field_name]
-    if key == "s":
+    if key in ("s", "u"):
         argv += ["--stream-fields"]
     argv += case.extra
     report = loader_bench.run_json(argv, args.timeout)
     fields = [case.field_name] if with_field else []
-    if report["fields"] != fields or report["stream_fields"] != (key == "s"):
+    if report["fields"] != fields or report["stream_fields"] != (key in ("s", "u")):
         raise BenchError(f"h5feed bench read fields {report['fields']}: {' '.join(argv)}")
+    if args.cold and not report.get("cold_took_effect"):
+        raise BenchError(f"the page cache kept {path} (tmpfs?): {' '.join(argv)}")
     return float(report["images_per_s"])
 
 
 def run_rounds(args: argparse.Namespace, cases: list[Case]) -> None:
     for round_index in range(args.rounds):
         # Alternate the order, so neither variant always runs first (or right after the other).
-        order = ["a", "b", "s", "a2"] if round_index % 2 == 0 else ["s", "b", "a2", "a"]
+        order = (["a", "b", "s", "u", "a2"] if round_index % 2 == 0
+                 else ["u", "s", "b", "a2", "a"])
         for case in cases:
             for key in order:
                 case.rates[key].append(rate(args, case, key))
         line = ", ".join(f"{c.name} {statistics.median(c.ratios('b')):.3f} (streamed "
-                         f"{statistics.median(c.ratios('s')):.3f})" for c in cases)
+                         f"{statistics.median(c.ratios('s')):.3f}, without tables "
+                         f"{statistics.median(c.ratios('u')):.3f})" for c in cases)
         print(f"round {round_index + 1}/{args.rounds}, median with/without the field so far: "
               f"{line}", flush=True)
 
@@ -212,7 +243,10 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
         f"epochs a run; CelebA-shaped: {args.celeba_images} images with a (1024,) float32 "
         f"field `embedding` (4 KiB a row), {args.celeba_epochs} epochs a run, and the same "
         "images cropped to their own sizes (150-217 x 130-177, with `--augment rrc=224`); "
-        f"{args.threads} threads, page cache warm, "
+        f"{args.threads} threads, " + (
+            f"cold: the file dropped from the page cache before each of {args.cold_epochs} "
+            "epochs a run (`--cold-each-epoch`), CelebA-shaped and own-size files only, "
+            if args.cold else "page cache warm, ") +
         f"{args.rounds} rounds, each running the images alone (A), with `--fields NAME` (B), "
         "with the field streamed with the image chunks (S, `--stream-fields`) and alone again "
         "(A2), the order alternating; the ratios are per round. Target (the CIFAR-shaped files' "
@@ -233,6 +267,21 @@ def report(args: argparse.Namespace, cases: list[Case], load: tuple[float, float
             f"{min(ab):.3f}-{max(ab):.3f} | {statistics.median(sa):.3f} | "
             f"{statistics.median(sb):.3f} | {min(sb):.3f}-{max(sb):.3f} | "
             f"{statistics.median(aa):.3f} | {min(aa):.3f}-{max(aa):.3f} | {met} |")
+    lines += [
+        "",
+        "The field streamed from the file (S) against the same from its copy without the "
+        "fields' chunk tables (U: read through HDF5, not ahead), in the same rounds:",
+        "",
+        "| file | S images/s (median) | U images/s (median) | S/U median | S/U range "
+        "| S/A median | U/A median | U/A range |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
+    for c in cases:
+        su, sa, ua = c.ratios("s", "u"), c.ratios("s"), c.ratios("u")
+        lines.append(
+            f"| {c.name} | {statistics.median(c.rates['s']):,.0f} | "
+            f"{statistics.median(c.rates['u']):,.0f} | {statistics.median(su):.3f} | "
+            f"{min(su):.3f}-{max(su):.3f} | {statistics.median(sa):.3f} | "
+            f"{statistics.median(ua):.3f} | {min(ua):.3f}-{max(ua):.3f} |")
     lines += ["", "Reproduce from the repository root after building:", "", "```sh",
               " ".join(["/usr/bin/python3 bench/fields_bench.py"] + sys.argv[1:]), "```", ""]
     return "\n".join(lines)
@@ -258,6 +307,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--celeba-epochs", type=positive_int, default=5,
                         help="epochs per run on them (default 5)")
     parser.add_argument("--threads", type=positive_int, default=2, help="default 2")
+    parser.add_argument("--cold", action="store_true",
+                        help="read from the disk: the file dropped before every epoch")
+    parser.add_argument("--cold-epochs", type=positive_int, default=2,
+                        help="epochs per run with --cold (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds allowed per command (default 900)")
@@ -273,6 +326,12 @@ def run(args: argparse.Namespace) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     cases = ensure_files(args) + ensure_embedding_files(args) + ensure_own_size_files(args)
+    if args.cold:
+        cases = [c for c in cases if c.field_name == EMBEDDING]
+        for case in cases:
+            case.epochs = args.cold_epochs
+    for case in cases:
+        ensure_untabled(case)
     for case in cases:
         loader_bench.warm_page_cache(case.path)
     run_rounds(args, cases)

@@ -14,11 +14,11 @@ namespace {
 
 // The datasets of an h5feed file (lib/format/schema.h, docs/format.md) and the keys a loader's
 // batch dict has besides its fields (docs/python.md): a field named so would hide one of them.
-constexpr std::array<std::string_view, 17> kReserved = {
-    "images",          "labels",          "indices",         "classes",         "sources",
-    "skipped_sources", "skipped_reasons", "chunk_index",     "row_checksums",   "image_shapes",
-    "image_offsets",   "image_bytes",     "image_encodings", "field_checksums", "boxes_count",
-    "box_classes",     "box_class_ids"};
+constexpr std::array<std::string_view, 18> kReserved = {
+    "images",          "labels",          "indices",          "classes",         "sources",
+    "skipped_sources", "skipped_reasons", "chunk_index",      "row_checksums",   "image_shapes",
+    "image_offsets",   "image_bytes",     "image_encodings",  "field_checksums", "boxes_count",
+    "box_classes",     "box_class_ids",   "field_chunk_index"};
 
 // A row's bytes must fit a chunk and an index: 2 GiB is far past any real field value.
 constexpr int64_t kMaxRowBytes = int64_t{1} << 31;

@@ -35,7 +35,8 @@ bool SchemaDataset(std::string_view name) {
       schema::kImageShapes,    schema::kImageOffsets, schema::kImageBytes,
       schema::kImageEncodings, schema::kBoxClasses,   schema::kBoxClassIds};
   return std::find(kOwn.begin(), kOwn.end(), name) != kOwn.end() ||
-         name.starts_with(std::string(schema::kFieldChecksums) + "/");
+         name.starts_with(std::string(schema::kFieldChecksums) + "/") ||
+         name.starts_with(std::string(schema::kFieldChunkIndex) + "/");
 }
 
 // What `entry` is as a field of `rows` rows: its spec, or why it is none; its name aside.

@@ -48,26 +48,26 @@ hdf5::Datatype RowType(bool on_disk) {
 
 }  // namespace
 
-void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records) {
+void WriteChunkIndex(hid_t location, std::span<const schema::ChunkRecord> records,
+                     const std::string& table) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   const uint64_t rows[1] = {records.size()};
-  const hdf5::Dataset dataset =
-      hdf5::WriteWholeDataset(location, schema::kChunkIndex, RowType(true).get(),
-                              RowType(false).get(), rows, records.data());
+  const hdf5::Dataset dataset = hdf5::WriteWholeDataset(
+      location, table.c_str(), RowType(true).get(), RowType(false).get(), rows, records.data());
   WriteChecksumAttribute(dataset.get());
 }
 
-std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows) {
+std::vector<schema::ChunkRecord> ReadChunkIndex(hid_t location, int64_t max_rows,
+                                                const std::string& table) {
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
-  const std::string name = std::string("/") + schema::kChunkIndex;
-  if (!hdf5::LinkExists(location, schema::kChunkIndex)) {
-    throw MakeError(ErrorCode::kNotFound, "{} does not exist",
-                    hdf5::DatasetWhere(location, schema::kChunkIndex));
+  const std::string where = hdf5::DatasetWhere(location, table);
+  if (!hdf5::LinkExists(location, table)) {
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist", where);
   }
+  const std::string name = "/" + table;
   const hdf5::Dataset dataset = hdf5::OpenDataset(location, name, hdf5::FileName(location));
-  const std::string where = hdf5::DatasetWhere(location, schema::kChunkIndex);
   RequireKnownChecksum(dataset.get(), where);
   // Only the exact row type h5feed writes is converted by H5Dread: HDF5 1.10.8's compound
   // conversion reads freed memory for some damaged member layouts (found by fuzzing,

@@ -10,12 +10,14 @@
 #include "codec/checksum.h"
 #include "field_row_check.h"
 #include "format/checksum_attribute.h"
+#include "format/chunk_index_dataset.h"
 #include "format/mask_rows.h"
 #include "format/require.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "hdf5/attributes.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
 #include "hdf5/field_dataset.h"
 #include "hdf5/integer_dataset.h"
@@ -178,6 +180,8 @@ void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveF
   }
   reserve(ChunkFileBytes(spec, field.pending, chunk_rows), "writing rows of field " + spec.name);
   hdf5::WriteFieldRows(field.dataset.get(), spec, field.written, field.pending, temporary_path_);
+  if (spec.kind == FieldKind::kArray)
+    field.chunks.push_back(RecordChunk(f, field.written, chunk_rows));
   field.written += field.pending.rows();
   field.pending.Clear();
 }
@@ -193,6 +197,7 @@ void FieldWriter::Finish(hid_t file, int64_t images, const ReserveFunction& rese
       Write(f, file, chunk_rows, reserve);
     }
   }
+  WriteChunkTables(file, reserve);
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   reserve(specs_.size() * (8 * static_cast<uint64_t>(images) + kFieldMetadataSlack),
@@ -207,6 +212,50 @@ void FieldWriter::Finish(hid_t file, int64_t images, const ReserveFunction& rese
   }
   hdf5::WriteStringListAttribute(file, schema::kAttrFields, names);
   Close();
+}
+
+schema::ChunkRecord FieldWriter::RecordChunk(size_t f, int64_t first, int64_t chunk_rows) const {
+  const FieldSpec& spec = specs_[f];
+  const Field& field = state_[f];
+  const std::string where = fmt::format("chunk {} of field {}", field.chunks.size(), spec.name);
+  // One walk of HDF5's chunk index per chunk, as for /images (docs/format.md, "Fields").
+  const uint64_t offset[1] = {static_cast<uint64_t>(first)};
+  hdf5::ChunkPlace place;
+  if (!hdf5::LocateChunk(field.dataset.get(), offset, place)) {
+    throw hdf5::StackError(ErrorCode::kIo, "locating " + where, temporary_path_);
+  }
+  if (!place.stored || place.filter_mask != 0) {
+    throw MakeError(ErrorCode::kInternal,
+                    "{} in {} was not stored whole (filter mask {}); please report this", where,
+                    temporary_path_, place.filter_mask);
+  }
+  // HDF5 pads a short last chunk with zeros (no fill value is set) and stores it whole.
+  std::span<const uint8_t> rows = field.pending.data();
+  std::vector<uint8_t> padded;
+  const auto chunk_bytes = static_cast<size_t>(chunk_rows * spec.row_bytes());
+  if (rows.size() != chunk_bytes) {
+    padded.assign(chunk_bytes, 0);
+    std::copy_n(rows.begin(), std::min(rows.size(), chunk_bytes), padded.begin());
+    rows = padded;
+  }
+  return schema::ChunkRecord{place.address, place.stored_bytes, place.filter_mask,
+                             codec::ChunkChecksum(rows)};
+}
+
+void FieldWriter::WriteChunkTables(hid_t file, const ReserveFunction& reserve) const {
+  uint64_t rows = 0;
+  for (const Field& field : state_) rows += field.chunks.size();
+  if (rows == 0) return;
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  reserve(rows * sizeof(schema::ChunkRecord) + specs_.size() * kFieldMetadataSlack,
+          "writing the fields' chunk tables");
+  const hdf5::Group group = hdf5::CreateUntimedGroup(file, schema::kFieldChunkIndex);
+  for (size_t f = 0; f < specs_.size(); ++f) {
+    if (state_[f].chunks.empty()) continue;
+    WriteChunkIndex(file, state_[f].chunks,
+                    std::string(schema::kFieldChunkIndex) + "/" + specs_[f].name);
+  }
 }
 
 void FieldWriter::Close() noexcept {

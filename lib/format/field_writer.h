@@ -1,7 +1,8 @@
 #pragma once
 // The fields of a file being written (docs/format.md, "Fields"): each field's rows gathered
 // into one HDF5 chunk at a time and written whole as it fills (the last one, short, at
-// Finish), each row checksummed as it comes; at Finish, /field_checksums and the root
+// Finish), each row checksummed as it comes, and where each array field's chunk went recorded;
+// at Finish, /field_checksums, the arrays' chunk tables (/field_chunk_index) and the root
 // attribute `fields`. Memory: at most one chunk of rows per field, and 8 bytes a row per field
 // for the checksums (as the images' own).
 //
@@ -19,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/schema.h"
 #include "h5feed/compression.h"
 #include "h5feed/field.h"
 #include "hdf5/handle.h"
@@ -58,7 +60,8 @@ class FieldWriter {
   void Append(std::span<const FieldColumn> columns, hid_t file, const ReserveFunction& reserve);
 
   // Writes every field's last chunk (creating the datasets of fields with fewer rows than a
-  // chunk), /field_checksums and the `fields` attribute, and closes the datasets. rows() is
+  // chunk), /field_checksums, /field_chunk_index and the `fields` attribute, and closes the
+  // datasets. rows() is
   // `images` (the caller checked). Nothing at all without fields.
   void Finish(hid_t file, int64_t images, const ReserveFunction& reserve);
 
@@ -71,12 +74,18 @@ class FieldWriter {
     int64_t written = 0;              // rows in the dataset
     FieldColumn pending;              // rows not yet written: fewer than chunk_rows
     std::vector<uint64_t> checksums;  // one per row given
+    // An array's chunks as written (one per chunk), for its chunk table; empty for the others.
+    std::vector<schema::ChunkRecord> chunks;
     hdf5::Dataset dataset;
   };
 
   // Field f's rows per chunk: its dataset's, or what they will be while N is unknown.
   int64_t ChunkRowsOf(size_t f) const;
   void Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve);
+  // Where field f's chunk of `chunk_rows` rows from row `first`, its `pending` rows just
+  // written, lies in the file, and its checksum (zero padding included, as HDF5 stores it).
+  schema::ChunkRecord RecordChunk(size_t f, int64_t first, int64_t chunk_rows) const;
+  void WriteChunkTables(hid_t file, const ReserveFunction& reserve) const;
 
   std::vector<FieldSpec> specs_;
   std::vector<Field> state_;

@@ -40,6 +40,10 @@ inline constexpr char kImageEncodings[] = "image_encodings";  // uint8 (N): Imag
 // Fields (docs/format.md, "Fields"): each field is a dataset at the root named after it, with
 // the attribute kAttrField; its checksums are the dataset kFieldChecksums/NAME.
 inline constexpr char kFieldChecksums[] = "field_checksums";  // group of uint64 (N) datasets
+// Group of chunk tables: for each array field NAME, the dataset NAME, one ChunkRecord per chunk
+// of /NAME (as /chunk_index is of /images), so that its chunks are read by address. Optional:
+// files written before it existed lack it, and their fields are read through HDF5.
+inline constexpr char kFieldChunkIndex[] = "field_chunk_index";
 inline constexpr char kAttrField[] = "h5feed_field";  // string on a field: "array", "bytes", "text"
 // String on a mask: its element type, "uint8" or "uint16" (rows of own-size masks are bytes).
 inline constexpr char kAttrMaskType[] = "h5feed_mask_type";
@@ -86,7 +90,7 @@ inline constexpr char kAttrPartFingerprint[] = "part_fingerprint";    // string,
 inline constexpr char kAttrMergedParts[] = "merged_parts";  // int64 N
 inline constexpr char kAttrMergeSeed[] = "merge_seed";      // uint64
 
-// Attribute of /chunk_index and /row_checksums.
+// Attribute of /chunk_index, /row_checksums and the field chunk tables.
 inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"
 
 inline constexpr char kLayoutNHWC[] = "NHWC";  // version 1: (N, H, W, C), one size
@@ -99,7 +103,8 @@ using ImageEncoding = ::h5feed::ImageEncoding;
 // The zstd filter's id in the HDF5 filter registry; cd_values[0] is the level.
 inline constexpr int kZstdFilterId = 32015;
 
-// One row of /chunk_index: where chunk i of /images lies in the file and how to check it.
+// One row of /chunk_index (or of a field's chunk table): where chunk i of /images (of the
+// field) lies in the file and how to check it.
 struct ChunkRecord {
   uint64_t address;       // byte offset of the stored chunk in the file
   uint64_t stored_bytes;  // its size on disk (compressed size when filtered)

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "format/schema.h"
+#include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
@@ -14,10 +16,12 @@
 #include "index/field_specs.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
+#include "index/stored_chunk_table.h"
 
 namespace h5feed::index {
 
-std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const FieldSpec& spec) {
+std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const FieldSpec& spec,
+                                            int table_entries) {
   if (spec.kind != FieldKind::kArray || spec.shape.size() > 3) {  // ChunkReader: at most 4-D
     return std::nullopt;
   }
@@ -57,6 +61,14 @@ std::optional<DatasetIndex> FieldChunkIndex(const DatasetIndex& images, const Fi
   field.file_locking = images.file_locking;
   field.location = images.location;
   field.file_bytes = images.file_bytes;
+  const StoredTable table{std::string(format::schema::kFieldChunkIndex) + "/" + spec.name,
+                          field.dataset, field.chunk_count(), field.chunk_bytes(), chunk_rows};
+  if (hdf5::LinkExists(file.get(), table.table)) {
+    const hdf5::Dataset dataset = hdf5::OpenDataset(file.get(), field.dataset, path);
+    field.chunks = ReadCheckedChunkTable(file.get(), dataset.get(), table, table_entries, field);
+    field.read_path = ReadPath::kStoredTable;
+    field.has_checksums = true;
+  }
   return field;
 }
 

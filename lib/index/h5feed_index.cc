@@ -20,6 +20,7 @@
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
 #include "index/own_size_index.h"
+#include "index/stored_chunk_table.h"
 #include "io/resource_limits.h"
 #include "make_error.h"
 
@@ -48,34 +49,6 @@ void RequireAttribute(hid_t file, const char* name, int64_t expected, const std:
         ErrorCode::kCorrupt,
         "{}: attribute {} is {} but {} says {}: the file is damaged; convert the source again",
         path, name, value, source, expected);
-  }
-}
-
-std::string Location(const format::schema::ChunkRecord& r) {
-  return "byte " + std::to_string(r.address) + ", " + std::to_string(r.stored_bytes) +
-         " bytes, filter mask " + std::to_string(r.filter_mask);
-}
-
-// docs/format.md, "The addresses describe the file as written": the first and the last chunk
-// and others spread evenly between them must be where HDF5's own chunk index says. Each check
-// is one B-tree lookup (logarithmic), unlike listing all chunks (quadratic in 1.10.8).
-void VerifyAgainstHdf5(hid_t images, const std::vector<format::schema::ChunkRecord>& records,
-                       int64_t chunk_images, int entries, const std::string& path) {
-  const int64_t count = static_cast<int64_t>(records.size());
-  if (count == 0 || entries <= 0) return;
-  const int64_t checks = std::min<int64_t>(entries, count);
-  for (int64_t j = 0; j < checks; ++j) {
-    const int64_t c = checks == 1 ? 0 : j * (count - 1) / (checks - 1);
-    const format::schema::ChunkRecord& r = records[static_cast<size_t>(c)];
-    const std::string mismatch = TableRowMismatch(
-        images, c, chunk_images, ChunkLocation{r.address, r.stored_bytes, r.filter_mask, 0}, path);
-    if (mismatch.empty()) continue;
-    throw MakeError(
-        ErrorCode::kCorrupt,
-        "the chunk table of /images in {} does not match the file: {}. The file was rewritten "
-        "after conversion (h5repack, or /images copied with h5py), which moves chunks; run h5feed "
-        "rechunk on it to rebuild the table",
-        path, mismatch);
   }
 }
 
@@ -109,31 +82,6 @@ void CheckLabelsInRange(const DatasetIndex& index) {
         label, row, index.path, classes);
   }
 }
-
-}  // namespace
-
-std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
-                             const ChunkLocation& row, const std::string& path) {
-  const uint64_t offset[1] = {static_cast<uint64_t>(chunk * chunk_images)};
-  hdf5::ChunkPlace place;
-  if (!hdf5::LocateChunk(images, offset, place)) {
-    throw hdf5::StackError(ErrorCode::kCorrupt, fmt::format("locating chunk {} of /images", chunk),
-                           path);
-  }
-  if (place.stored && place.address == row.address && place.stored_bytes == row.stored_bytes &&
-      place.filter_mask == row.filter_mask) {
-    return {};
-  }
-  const std::string actual =
-      place.stored ? "at " + Location(format::schema::ChunkRecord{place.address, place.stored_bytes,
-                                                                  place.filter_mask, 0})
-                   : "not stored at all";
-  return "chunk " + std::to_string(chunk) + " is at " +
-         Location(format::schema::ChunkRecord{row.address, row.stored_bytes, row.filter_mask, 0}) +
-         " by the table but " + actual + " by HDF5";
-}
-
-namespace {
 
 // /images of a version 1 file: (N, H, W, C) in chunks of (K, H, W, C).
 ImageStorage ReadFixedSizeImages(hid_t file, hid_t images, const std::string& path) {
@@ -172,60 +120,15 @@ ImageStorage ReadOwnSizeImages(hid_t file, hid_t images, const std::string& path
   return info;
 }
 
-// The stored chunk table of `chunks` chunks of `chunk_bytes` decoded bytes each, the first
-// dimension of chunk c starting at c x `extent`: read, bounded by the file and the codecs,
-// and sampled against HDF5's own chunk index.
-std::vector<format::schema::ChunkRecord> ReadCheckedChunkTable(hid_t file, hid_t images,
-                                                               int64_t chunks, int64_t chunk_bytes,
-                                                               int64_t extent,
-                                                               const IndexOptions& options,
-                                                               const DatasetIndex& index) {
-  const std::string& path = index.path;
-  std::vector<format::schema::ChunkRecord> records = format::ReadChunkIndex(file, chunks);
-  if (static_cast<int64_t>(records.size()) != chunks) {
-    throw MakeError(
-        ErrorCode::kCorrupt,
-        "the chunk table of /images in {} has {} rows for {} chunks: the file is damaged; convert "
-        "it again",
-        path, records.size(), chunks);
-  }
-  const uint64_t file_bytes = index.file_bytes;
-  // A chunk is read into a buffer of its stored size: bound it by what the codecs can
-  // produce, not only by the file (a 1 TB file must not make a chunk claim 500 GB).
-  const uint64_t max_stored = io::limits::MaxStoredChunkBytes(static_cast<uint64_t>(chunk_bytes));
-  for (size_t c = 0; c < records.size(); ++c) {
-    const format::schema::ChunkRecord& r = records[c];
-    if (r.stored_bytes == 0 || r.address > file_bytes || r.stored_bytes > file_bytes - r.address) {
-      throw MakeError(
-          ErrorCode::kCorrupt,
-          "chunk {} of /images in {} lies at {}, outside the file's {} bytes: the file is "
-          "truncated or damaged; copy or convert it again",
-          c, path, Location(r), file_bytes);
-    }
-    if (r.stored_bytes > max_stored) {
-      throw MakeError(
-          ErrorCode::kCorrupt,
-          "chunk {} of /images in {} claims {} stored bytes, more than any codec makes of its {} "
-          "bytes (at most {}): the chunk table is damaged; convert the file again",
-          c, path, r.stored_bytes, chunk_bytes, max_stored);
-    }
-  }
-  // HDF5 1.10.8 finds a chunk's entry by walking its chunk index from the first chunk
-  // (H5Dget_chunk_info_by_coord iterates), which for a remote file fetches every block holding
-  // a node of it up to that chunk: the first entry alone is checked there (a rewritten file
-  // moves it too), the checksums catch the rest.
-  const int checked_entries = index.location.remote() ? std::min(options.verify_table_entries, 1)
-                                                      : options.verify_table_entries;
-  VerifyAgainstHdf5(images, records, extent, checked_entries, path);
-  return records;
-}
-
-// The stored chunk table, each row as the chunk reader takes it.
-void SetChunks(const std::vector<format::schema::ChunkRecord>& records, DatasetIndex& index) {
-  index.chunks.reserve(records.size());
-  for (const format::schema::ChunkRecord& r : records) {
-    index.chunks.push_back({r.address, r.stored_bytes, r.filter_mask, r.checksum});
-  }
+// The stored table of /images (`images`) in `file`: `chunks` chunks of `chunk_bytes` decoded
+// bytes, chunk c at c x `extent`.
+std::vector<ChunkLocation> ReadImagesTable(hid_t file, hid_t images, int64_t chunks,
+                                           int64_t chunk_bytes, int64_t extent,
+                                           const IndexOptions& options, const DatasetIndex& index) {
+  return ReadCheckedChunkTable(
+      file, images,
+      StoredTable{format::schema::kChunkIndex, kImagesName, chunks, chunk_bytes, extent},
+      options.verify_table_entries, index);
 }
 
 // /images and what locates its rows in a version 1 file: N images of H x W x C in chunks of
@@ -238,9 +141,8 @@ ImageStorage ReadFixedSizeLayout(hid_t file, hid_t images, const IndexOptions& o
   const int64_t k = info.chunk[0];
   RequireAttribute(file, format::schema::kAttrChunkImages, k, path);
   RequireAttribute(file, format::schema::kAttrNumImages, info.samples, path);
-  SetChunks(ReadCheckedChunkTable(file, images, (info.samples + k - 1) / k, k * info.shape.bytes(),
-                                  k, options, index),
-            index);
+  index.chunks = ReadImagesTable(file, images, (info.samples + k - 1) / k, k * info.shape.bytes(),
+                                 k, options, index);
   index.samples = info.samples;
   index.shape = info.shape;
   index.chunk_samples = k;
@@ -261,8 +163,7 @@ ImageStorage ReadFlatLayout(hid_t file, hid_t images, const IndexOptions& option
   const int64_t samples = hdf5::ReadInt64Attribute(file, format::schema::kAttrNumImages);
   const int64_t chunk_bytes = info.chunk[0];
   const int64_t chunks = info.dims[0] / chunk_bytes;
-  SetChunks(ReadCheckedChunkTable(file, images, chunks, chunk_bytes, chunk_bytes, options, index),
-            index);
+  index.chunks = ReadImagesTable(file, images, chunks, chunk_bytes, chunk_bytes, options, index);
   index.samples = samples;
   index.chunk_extent = chunk_bytes;
   index.stored_layout = StoredLayout::kFlat;

@@ -18,11 +18,4 @@ namespace h5feed::index {
 // metadata or its chunk table does not match the chunks HDF5 knows (a repacked file).
 void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& index);
 
-// Compares `row`, the stored table's entry for chunk `chunk` of /images (`images`, whose chunk
-// c starts at c x `chunk_images` along the first dimension), with HDF5's own chunk index (one
-// B-tree lookup). Returns "" when they agree, else what differs ("chunk 3 is at byte ... by the
-// table but ... by HDF5"). Throws Error(kCorrupt) when HDF5 cannot locate the chunk at all.
-std::string TableRowMismatch(hid_t images, int64_t chunk, int64_t chunk_images,
-                             const ChunkLocation& row, const std::string& path);
-
 }  // namespace h5feed::index

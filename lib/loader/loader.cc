@@ -86,12 +86,12 @@ struct Loader::Impl {
         reading(loader::PlanReading(loader_options, dataset)),
         options(reading.options),
         asked_fields(loader::AskedFields(options, dataset)),
-        streamed(dataset, asked_fields, options),
         source(loader::OpenLoaderSource(dataset, options, open_chunk_file)),
+        streamed(dataset, *source, asked_fields, options),
         cache(
             source->chunk_bytes(), options.cache_bytes, options.eviction,
             [this](int64_t chunk, cache::ChunkCache::LoadTarget& target) {
-              return streamed.Load(*source, chunk, target);
+              return streamed.Load(chunk, target);
             },
             streamed.companion_bytes()),
         geometry(dataset.chunk_rows()),
@@ -147,8 +147,8 @@ struct Loader::Impl {
   }
 
   // Stops the current run, if any: its loads waiting on a network end at once (its stop
-  // reaches the source: ChunkSource::StopLoadsOn; the run's errors go nowhere), and its tasks
-  // are joined.
+  // reaches the sources: StreamedFields::StopLoadsOn; the run's errors go nowhere), and its
+  // tasks are joined.
   void StopRun() { assembler.reset(); }
 
   // Stops the current run (if any) and starts one at (epoch, next_step).
@@ -166,7 +166,7 @@ struct Loader::Impl {
         epoch, std::move(order), options.batch_size, options.drop_last_batch, geometry,
         orders.upcoming_start());
     cache.SetPlan(plan->access());
-    pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena, source.get()};
+    pipeline::AssemblerResources resources{&cache, &pool, &layout, &gatherer, &arena, &streamed};
     // The GPU path's assembler counts loaded steps (the device makes the echo copies).
     const pipeline::EchoStep first = pipeline::EchoStep::Of(next_step, options.echo);
     const int64_t first_loaded = feed ? first.loaded : next_step;
@@ -245,8 +245,8 @@ struct Loader::Impl {
       reading;                   // copies of the stored rows, or crops made as they are gathered
   const LoaderOptions& options;  // reading's copy of the user's
   const std::vector<FieldSpec> asked_fields;  // LoaderOptions::fields, checked against the file
-  const loader::StreamedFields streamed;      // those read with the image chunks
   const std::unique_ptr<source::ChunkSource> source;
+  loader::StreamedFields streamed;  // those read with the image chunks, and the run's control
   cache::ChunkCache cache;
   const sampler::SampleGeometry geometry;  // which rows each chunk holds
   const int64_t samples_per_rank;

@@ -23,9 +23,10 @@ struct StreamedFields::Field {
   FieldSpec spec;
   index::DatasetIndex index;  // the field's own chunks, read by `source`, which borrows it
   std::unique_ptr<source::ChunkSource> source;
-  size_t offset = 0;  // in a companion
-  size_t bytes = 0;   // of a companion: the most rows a chunk of images holds
-  std::string where;  // "field NAME in PATH"
+  source::ReadAhead* ahead = nullptr;  // source's read-ahead this run, or null
+  size_t offset = 0;                   // in a companion
+  size_t bytes = 0;                    // of a companion: the most rows a chunk of images holds
+  std::string where;                   // "field NAME in PATH"
 };
 
 namespace {
@@ -39,6 +40,30 @@ uint64_t HeldBytes(const FieldSpec& spec, int64_t rows) {
       rows, static_cast<uint64_t>(spec.row_bytes()) * static_cast<uint64_t>(rows));
 }
 
+// How a streamed field's chunks (of `chunk_bytes`) are read: as the images' are (directly or
+// not), each row checked by the caller, with as many bytes read ahead as the field's
+// `companion_bytes` beside an image chunk claim of the images' share of the cache (two of its
+// chunks at least).
+source::ChunkSourceOptions FieldSourceOptions(const LoaderOptions& options,
+                                              const index::DatasetIndex& images,
+                                              int64_t chunk_bytes, int64_t companion_bytes) {
+  const double share = static_cast<double>(companion_bytes) /
+                       static_cast<double>(std::max<int64_t>(images.chunk_bytes(), 1));
+  const auto images_ahead = static_cast<double>(std::max<int64_t>(options.cache_bytes, 0) / 4);
+  return {.verify_checksums = options.verify_checksums,
+          .rows_checked_by_caller = true,
+          .map_file = false,
+          .direct = options.direct,
+          .fetch_ahead_bytes = std::max(static_cast<uint64_t>(images_ahead * share),
+                                        2 * static_cast<uint64_t>(chunk_bytes))};
+}
+
+// The chunks of `chunk_rows` rows that hold rows [first, first + rows): [begin, end).
+std::pair<int64_t, int64_t> ChunksHolding(int64_t chunk_rows, int64_t first, int64_t rows) {
+  if (rows <= 0) return {0, 0};
+  return {first / chunk_rows, (first + rows - 1) / chunk_rows + 1};
+}
+
 // LoaderOptions::held_field_bytes, 0 read as its default: a quarter of the machine's memory.
 uint64_t HeldLimit(const LoaderOptions& options) {
   return options.held_field_bytes > 0 ? static_cast<uint64_t>(options.held_field_bytes)
@@ -47,9 +72,9 @@ uint64_t HeldLimit(const LoaderOptions& options) {
 
 }  // namespace
 
-StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
+StreamedFields::StreamedFields(const index::DatasetIndex& dataset, source::ChunkSource& images,
                                const std::vector<FieldSpec>& asked, const LoaderOptions& options)
-    : images_(dataset), verify_(options.verify_checksums) {
+    : images_(dataset), images_source_(images), verify_(options.verify_checksums) {
   uint64_t held = 0;
   for (const FieldSpec& spec : asked) held += HeldBytes(spec, dataset.samples);
   const uint64_t limit = HeldLimit(options);
@@ -60,9 +85,6 @@ StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
   std::stable_sort(by_size.begin(), by_size.end(), [](const FieldSpec* a, const FieldSpec* b) {
     return a->row_bytes() > b->row_bytes();
   });
-  const source::ChunkSourceOptions source_options{.verify_checksums = options.verify_checksums,
-                                                  .rows_checked_by_caller = true,
-                                                  .map_file = false};
   for (const FieldSpec* spec : by_size) {
     if (held <= limit) break;
     std::optional<index::DatasetIndex> chunks = index::FieldChunkIndex(dataset, *spec);
@@ -70,9 +92,11 @@ StreamedFields::StreamedFields(const index::DatasetIndex& dataset,
     auto field = std::make_unique<Field>();
     field->spec = *spec;
     field->index = std::move(*chunks);
-    field->source = source::OpenChunkSource(field->index, source_options);
     field->offset = static_cast<size_t>(companion_bytes_);
     field->bytes = static_cast<size_t>(dataset.chunk_samples * spec->row_bytes());
+    field->source = source::OpenChunkSource(
+        field->index, FieldSourceOptions(options, dataset, field->index.chunk_bytes(),
+                                         static_cast<int64_t>(field->bytes)));
     field->where = "field " + spec->name + " in " + dataset.path;
     companion_bytes_ += static_cast<int64_t>(field->bytes);
     held -= HeldBytes(*spec, dataset.samples);
@@ -103,9 +127,8 @@ size_t StreamedFields::OffsetOf(std::string_view name) const {
   return field->offset;
 }
 
-cache::LoadResult StreamedFields::Load(source::ChunkSource& images, int64_t chunk,
-                                       cache::ChunkCache::LoadTarget& target) const {
-  cache::LoadResult result = images.Load(chunk, target);
+cache::LoadResult StreamedFields::Load(int64_t chunk, cache::ChunkCache::LoadTarget& target) const {
+  cache::LoadResult result = images_source_.Load(chunk, target);
   if (fields_.empty()) return result;
   auto block = std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(companion_bytes_));
   const std::span<uint8_t> bytes(block.get(), static_cast<size_t>(companion_bytes_));
@@ -128,12 +151,70 @@ cache::LoadResult StreamedFields::Load(source::ChunkSource& images, int64_t chun
   return result;
 }
 
+std::pair<int64_t, int64_t> StreamedFields::FieldChunksOf(const Field& field, int64_t chunk) const {
+  return ChunksHolding(field.index.chunk_samples, images_.first_row_of_chunk(chunk),
+                       images_.samples_in_chunk(chunk));
+}
+
+void StreamedFields::StopLoadsOn(std::stop_token stop) {
+  images_source_.StopLoadsOn(stop);
+  for (const auto& field : fields_) field->source->StopLoadsOn(stop);
+}
+
+source::ReadAhead* StreamedFields::read_ahead() {
+  images_ahead_ = images_source_.read_ahead();
+  bool fields_ahead = false;
+  for (const auto& field : fields_) {
+    field->ahead = field->source->read_ahead();
+    fields_ahead = fields_ahead || field->ahead != nullptr;
+  }
+  return fields_ahead ? this : images_ahead_;
+}
+
+io::Ahead StreamedFields::Fetch(int64_t chunk) {
+  // kStarted when anything started, else kHeld when anything is held; kFull at the first
+  // source that holds enough (the walker asks for this chunk again, and what started is held).
+  io::Ahead result = io::Ahead::kNotNeeded;
+  const auto add = [&result](io::Ahead ahead) {
+    if (ahead == io::Ahead::kStarted || result == io::Ahead::kNotNeeded) result = ahead;
+  };
+  if (images_ahead_) {
+    const io::Ahead ahead = images_ahead_->Fetch(chunk);
+    if (ahead == io::Ahead::kFull) return ahead;
+    add(ahead);
+  }
+  for (const auto& field : fields_) {
+    if (!field->ahead) continue;
+    const auto [begin, end] = FieldChunksOf(*field, chunk);
+    for (int64_t c = begin; c < end; ++c) {
+      const io::Ahead ahead = field->ahead->Fetch(c);
+      if (ahead == io::Ahead::kFull) return ahead;
+      add(ahead);
+    }
+  }
+  return result;
+}
+
+void StreamedFields::Drop(int64_t chunk) {
+  if (images_ahead_) images_ahead_->Drop(chunk);
+  for (const auto& field : fields_) {
+    if (!field->ahead) continue;
+    const auto [begin, end] = FieldChunksOf(*field, chunk);
+    for (int64_t c = begin; c < end; ++c) field->ahead->Drop(c);
+  }
+}
+
+void StreamedFields::DropAll() {
+  if (images_ahead_) images_ahead_->DropAll();
+  for (const auto& field : fields_) {
+    if (field->ahead) field->ahead->DropAll();
+  }
+}
+
 index::ChunkReadStats StreamedFields::ReadRows(const Field& field, int64_t first, int64_t rows,
                                                std::span<uint8_t> values) {
-  const index::DatasetIndex& chunks = field.index;
-  const int64_t chunk_rows = chunks.chunk_samples;
-  const int64_t begin = first / chunk_rows;
-  const int64_t end = (first + rows - 1) / chunk_rows + 1;
+  const int64_t chunk_rows = field.index.chunk_samples;
+  const auto [begin, end] = ChunksHolding(chunk_rows, first, rows);
   // In step with the images (a file of one image size): the field's chunk is the rows, read
   // where they go.
   if (first % chunk_rows == 0 && end == begin + 1 &&

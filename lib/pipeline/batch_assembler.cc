@@ -41,7 +41,7 @@ const AssemblerResources& Complete(const AssemblerResources& resources) {
 
 // The run's chunk source, told that its loads end once the run's stop is requested (before the
 // run's first read, the prefetcher's included), and asked for its read-ahead.
-source::ReadAhead* StartLoads(source::ChunkSource* source, std::stop_token stop) {
+source::ReadAhead* StartLoads(source::RunControl* source, std::stop_token stop) {
   if (!source) return nullptr;
   source->StopLoadsOn(std::move(stop));
   return source->read_ahead();

@@ -46,7 +46,7 @@
 #include "pipeline/batch_queue.h"
 #include "pipeline/chunk_prefetcher.h"
 #include "pipeline/epoch_plan.h"
-#include "source/chunk_source.h"
+#include "source/run_control.h"
 #include "transform/output_views.h"
 
 namespace h5feed::pipeline {
@@ -57,9 +57,9 @@ struct AssemblerResources {
   const memory::SlotLayout* layout = nullptr;
   BatchGatherer* gatherer = nullptr;
   tbb::task_arena* arena = nullptr;
-  // The cache's chunk source: its loads end when the run stops, and its read-ahead is told
-  // which chunks come next (ChunkPrefetcher); null: none.
-  source::ChunkSource* source = nullptr;
+  // Where the cache's chunks come from: its loads end when the run stops, and its read-ahead
+  // is told which chunks come next (ChunkPrefetcher); null: none.
+  source::RunControl* source = nullptr;
 };
 
 struct AssemblerOptions {

@@ -10,8 +10,8 @@
 // nothing above this module asks again, and nothing above it reads a chunk another way
 // (lib/modules.txt keeps index/chunk_reader.h and remote/open_file.h to this module).
 //
-// Thread-safety: every member may be called from many threads at once, but StopLoadsOn, which
-// is called between runs (no load in flight). Borrows the dataset's index, which must outlive
+// Thread-safety: every member may be called from many threads at once, but RunControl's, which
+// are called between runs (no load in flight). Borrows the dataset's index, which must outlive
 // it; owns its file.
 
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include "index/chunk_reader.h"
 #include "index/dataset_index.h"
 #include "io/random_access_file.h"
+#include "source/run_control.h"
 
 namespace h5feed::source {
 
@@ -47,7 +48,7 @@ struct ChunkSourceOptions {
   uint64_t fetch_ahead_bytes = 0;
 };
 
-class ChunkSource {
+class ChunkSource : public RunControl {
  public:
   virtual ~ChunkSource() = default;
   ChunkSource(const ChunkSource&) = delete;
@@ -60,15 +61,10 @@ class ChunkSource {
   virtual index::ChunkReadStats Read(int64_t chunk, std::span<uint8_t> dest,
                                      bool check_checksum = true) = 0;
 
-  // The medium's reading ahead of loads, told which chunks come next (pipeline/
-  // chunk_prefetcher.h), for this run; null where reads do not wait on anyone. Asked at the
-  // start of each run.
-  virtual ReadAhead* read_ahead() { return nullptr; }
-
-  // Loads waiting on the medium, and those that start later, end at once with
-  // Error(kCancelled) once `stop` is requested: a run that stops does not wait for a stalled
-  // server. Called at the start of each run, with the run's token, before its first load.
-  virtual void StopLoadsOn(std::stop_token /*stop*/) {}
+  // RunControl: reads that wait on no one have no load to cut short and nothing to read ahead
+  // (null); a source whose medium waits overrides them.
+  void StopLoadsOn(std::stop_token /*stop*/) override {}
+  ReadAhead* read_ahead() override { return nullptr; }
 
   // Loads chunk c for the cache: handed over where it lies (mapped in place, LoadsInPlace), or
   // Read into the cache's buffer.

@@ -2,9 +2,12 @@
 
 #include "verify/field_verification.h"
 
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "h5feed/error.h"
+#include "index/field_chunk_index.h"
 #include "index/field_values.h"
 #include "io/resource_limits.h"
 
@@ -34,6 +37,31 @@ void CheckFields(const index::DatasetIndex& index, VerificationReport& report) {
   if (!checked.empty()) {
     report.checked.push_back("fields: every row of " + checked +
                              " against its checksum and its field's kind");
+  }
+  CheckFieldChunkTables(index, report);
+}
+
+void CheckFieldChunkTables(const index::DatasetIndex& index, VerificationReport& report) {
+  int64_t rows = 0;
+  std::string checked;
+  for (const FieldSpec& spec : index.fields) {
+    try {
+      const std::optional<index::DatasetIndex> field =
+          index::FieldChunkIndex(index, spec, std::numeric_limits<int>::max());
+      if (!field || field->read_path != index::ReadPath::kStoredTable) continue;
+      rows += field->chunk_count();
+      checked += (checked.empty() ? "" : ", ") + spec.name;
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kCorrupt && e.code() != ErrorCode::kNotFound &&
+          e.code() != ErrorCode::kUnsupported) {
+        throw;
+      }
+      report.problems.push_back("field " + spec.name + ": " + e.what());
+    }
+  }
+  if (!checked.empty()) {
+    report.checked.push_back("field chunk tables of " + checked + ": " + std::to_string(rows) +
+                             " rows against HDF5's own chunk index");
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // What `h5feed verify` checks of a file's fields (docs/format.md, "Fields"): every row of every
 // field read and checked as a reader checks it (index/field_values.h): against its checksum,
-// a bool element 0 or 1, a text row UTF-8, no row claiming more than a row may hold. The
+// a bool element 0 or 1, a text row UTF-8, no row claiming more than a row may hold; and each
+// array field's chunk table against HDF5's chunk index. The
 // field's metadata was checked when the file was indexed (a field that fails there leaves the
 // file unindexed, with the reason among the report's problems).
 //
@@ -16,5 +17,10 @@ namespace h5feed::verify {
 // bad row and chunk; one too large to hold here (a quarter of physical memory) is listed as
 // not checked.
 void CheckFields(const index::DatasetIndex& index, VerificationReport& report);
+
+// Checks every row of every array field's stored chunk table (/field_chunk_index) against
+// HDF5's own chunk index, as the metadata check does /chunk_index's: a table that differs (the
+// file was rewritten after conversion) adds a problem naming the field and the first chunk.
+void CheckFieldChunkTables(const index::DatasetIndex& index, VerificationReport& report);
 
 }  // namespace h5feed::verify

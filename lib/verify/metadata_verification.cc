@@ -20,6 +20,7 @@
 #include "hdf5/strings.h"
 #include "index/h5feed_index.h"
 #include "index/image_storage.h"
+#include "index/stored_chunk_table.h"
 #include "verify/checked_count.h"
 #include "verify/chunk_verification.h"
 
@@ -114,10 +115,12 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
   const hid_t file = opened.file.get();
   const hdf5::Dataset images =
       hdf5::OpenDataset(file, std::string("/") + format::schema::kImages, index.path);
+  const index::StoredTable table{.dataset = std::string("/") + format::schema::kImages,
+                                 .extent = index.chunk_extent};
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
     try {
-      mismatch = index::TableRowMismatch(images.get(), c, index.chunk_extent,
+      mismatch = index::TableRowMismatch(images.get(), table, c,
                                          index.chunks[static_cast<size_t>(c)], index.path);
     } catch (const Error& e) {
       mismatch = e.what();

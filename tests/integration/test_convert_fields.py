@@ -252,6 +252,9 @@ def test_inspect_lists_each_field_and_verify_finds_a_damaged_row(tmp_path):
     report = json.loads(run_h5feed("verify", out, "--json", check=0).stdout)
     assert any(line.startswith("fields: every row of attrs (bool[40]), caption (text), "
                                "landmarks (float32[10])") for line in report["checked"])
+    # The arrays' chunk tables (23 rows in chunks of 5: 5 chunks each), every row against HDF5.
+    assert "field chunk tables of attrs, landmarks: 10 rows against HDF5's own chunk index" in \
+        report["checked"]
     with h5py.File(out, "a") as f:  # a value changed behind the checksums' back
         landmarks = f["landmarks"][...]
         landmarks[7, 3] += 1
@@ -260,6 +263,16 @@ def test_inspect_lists_each_field_and_verify_finds_a_damaged_row(tmp_path):
     assert result.returncode != 0
     assert "row 7 (chunk 1) of field landmarks in" in result.stdout + result.stderr
     assert "checksum mismatch" in result.stdout + result.stderr
+
+    with h5py.File(out, "a") as f:  # a chunk table that no longer says where a chunk lies
+        table = f["field_chunk_index/attrs"]
+        rows = table[...]
+        rows["address"][2] += 8
+        table[...] = rows
+    result = run_h5feed("verify", out)
+    assert result.returncode != 0
+    assert "field attrs: the chunk table of /attrs in " in result.stdout
+    assert "does not match the file: chunk 2 is at byte " in result.stdout
 
 
 def test_rechunk_of_encoded_images_carries_fields_into_a_version_2_file(tmp_path):

@@ -14,6 +14,9 @@ a reader must refuse.
   edit_field_files.py contiguous PATH NAME    stores text field NAME contiguous
   edit_field_files.py list PATH NAME...       sets the `fields` attribute
   edit_field_files.py checksum PATH NAME ROW  flips a bit of NAME's checksum of ROW
+  edit_field_files.py moved PATH NAME CHUNK   NAME's chunk table says chunk CHUNK lies 8 bytes on
+  edit_field_files.py untabled PATH           deletes the fields' chunk tables (/field_chunk_index),
+                                              as in a file written before they existed
 """
 
 import struct
@@ -123,6 +126,13 @@ def main(command, path, *args):
             values = checksums[...]
             values[int(args[1])] ^= np.uint64(1)
             checksums[...] = values
+        elif command == "moved":
+            table = f["field_chunk_index"][args[0]]
+            rows = table[...]
+            rows["address"][int(args[1])] += 8
+            table[...] = rows
+        elif command == "untabled":
+            del f["field_chunk_index"]
         else:
             sys.exit(f"unknown command {command}")
 

@@ -13,11 +13,15 @@
 
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
+#include "index/chunk_reader.h"
 #include "index/dataset_index.h"
+#include "index/field_chunk_index.h"
 #include "index/field_values.h"
 #include "index_test_files.h"
+#include "io/random_access_file.h"
 #include "lib/format/field_test_columns.h"
 
 namespace h5feed::index {
@@ -272,6 +276,89 @@ TEST_CASE("an unknown field is not found, and one over max_bytes refused before 
   const Error claimed = CaughtError([&] { ReadFieldColumn(with_blobs, "blob", 30 * 8 + 84); });
   CHECK(claimed.code() == ErrorCode::kInvalidArgument);
   CHECK(Contains(claimed.what(), "(30 rows claiming 85 B) would take"));
+}
+
+TEST_CASE("an array field's chunk table says where HDF5 stored each chunk, and its checksum") {
+  // 30 rows in chunks of 8: the last chunk is short, stored whole with zeros after its rows.
+  TempFolder folder;
+  for (const char* compression : {"none", "zstd:3"}) {
+    CAPTURE(compression);
+    const std::string path = folder / (std::string(compression).substr(0, 4) + ".h5");
+    WriteWithFields(path, testing::TestFieldSpecs(), Compression::Parse(compression));
+    const DatasetIndex index = OpenDatasetIndex(path, {});
+    int tabled = 0;
+    for (const FieldSpec& spec : index.fields) {
+      CAPTURE(spec.name);
+      const std::optional<DatasetIndex> field = FieldChunkIndex(index, spec);
+      // Bytes and text are not read by chunk (their values lie in HDF5's heap).
+      REQUIRE(field.has_value() == (spec.kind == FieldKind::kArray));
+      if (!field) continue;
+      ++tabled;
+      CHECK(field->read_path == ReadPath::kStoredTable);
+      REQUIRE(field->chunks.size() == 4u);
+      {
+        auto lock = hdf5::Lock();
+        hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        hdf5::Dataset dataset(H5Dopen2(file.get(), spec.name.c_str(), H5P_DEFAULT));
+        for (int64_t c = 0; c < 4; ++c) {
+          const uint64_t offset[1] = {static_cast<uint64_t>(c * kChunk)};
+          hdf5::ChunkPlace place;
+          REQUIRE(hdf5::LocateChunk(dataset.get(), offset, place));
+          const ChunkLocation& row = field->chunks[static_cast<size_t>(c)];
+          CHECK(row.address == place.address);
+          CHECK(row.stored_bytes == place.stored_bytes);
+        }
+      }
+      // Each chunk read by address, decoded and checked whole against its checksum.
+      const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(path);
+      const ChunkReader chunks(*field, *file, {});
+      std::vector<uint8_t> decoded(static_cast<size_t>(chunks.chunk_bytes()));
+      for (int64_t c = 0; c < 4; ++c) {
+        chunks.Read(c, decoded);
+        const std::vector<uint8_t> row = testing::TestFieldRow(spec, c * kChunk + 1);
+        CHECK(std::equal(row.begin(), row.end(), decoded.begin() + row.size()));
+      }
+    }
+    CHECK(tabled == 12);
+  }
+}
+
+TEST_CASE("fields without chunk tables are read through HDF5; a table that moved is refused") {
+  TempFolder folder;
+  const std::string original = folder / "original.h5";
+  WriteWithFields(original, testing::TestFieldSpecs(), Compression::Parse("zstd:3"));
+  const FieldSpec spec = OpenDatasetIndex(original, {}).fields.at(1);  // int8[2,3]
+
+  // A file written before the tables: each chunk located by HDF5, and the same rows.
+  const std::string untabled = testing::CopyTo(original, folder / "untabled.h5");
+  Edit("untabled " + untabled);
+  const std::optional<DatasetIndex> through_hdf5 =
+      FieldChunkIndex(OpenDatasetIndex(untabled, {}), spec);
+  REQUIRE(through_hdf5);
+  CHECK(through_hdf5->read_path == ReadPath::kHdf5Chunk);
+  CHECK(through_hdf5->chunks.empty());
+  const std::unique_ptr<io::RandomAccessFile> file = io::OpenPosixFile(untabled);
+  const ChunkReader chunks(*through_hdf5, *file, {.rows_checked_by_caller = true});
+  std::vector<uint8_t> decoded(static_cast<size_t>(chunks.chunk_bytes()));
+  chunks.Read(3, decoded);
+  const std::vector<uint8_t> row = testing::TestFieldRow(spec, 3 * kChunk);
+  CHECK(std::equal(row.begin(), row.end(), decoded.begin()));
+
+  // A table whose rows no longer say where the chunks are (the file rewritten by a tool that
+  // moved them): refused, naming the field's dataset, the chunk and the way out.
+  for (int chunk : {0, 3}) {
+    CAPTURE(chunk);
+    const std::string moved =
+        testing::CopyTo(original, folder / ("moved" + std::to_string(chunk) + ".h5"));
+    Edit("moved " + moved + " " + spec.name + " " + std::to_string(chunk));
+    const DatasetIndex index = OpenDatasetIndex(moved, {});
+    const Error error = CaughtError([&] { FieldChunkIndex(index, spec); });
+    INFO(std::string(error.what()));
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(Contains(error.what(), "the chunk table of /" + spec.name + " in " + moved +
+                                     " does not match the file: chunk " + std::to_string(chunk)));
+    CHECK(Contains(error.what(), "h5feed rechunk"));
+  }
 }
 
 }  // namespace

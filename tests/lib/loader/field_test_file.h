@@ -23,15 +23,16 @@
 namespace h5feed::testing {
 
 // `samples` rows of `shape` in chunks of `chunk` images (zstd unless `compression` says),
-// every test field beside them.
+// every test field beside them (or `fields`, whose rows are TestFieldRow's too).
 inline void WriteFieldTestFile(const std::string& path, int64_t samples, const ImageShape& shape,
                                int64_t chunk, bool labelled,
-                               const Compression& compression = Compression::Parse("zstd")) {
+                               const Compression& compression = Compression::Parse("zstd"),
+                               const std::vector<FieldSpec>& fields = TestFieldSpecs()) {
   WriterOptions options;
   options.image_shape = shape;
   options.chunk_images = chunk;
   options.compression = compression;
-  options.fields = TestFieldSpecs();
+  options.fields = fields;
   options.labelled = labelled;
   Writer writer = Writer::Create(path, options);
   DatasetDescription description;
