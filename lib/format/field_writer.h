@@ -61,8 +61,7 @@ class FieldWriter {
 
   // Writes every field's last chunk (creating the datasets of fields with fewer rows than a
   // chunk), /field_checksums, /field_chunk_index and the `fields` attribute, and closes the
-  // datasets. rows() is
-  // `images` (the caller checked). Nothing at all without fields.
+  // datasets. rows() is `images` (the caller checked). Nothing at all without fields.
   void Finish(hid_t file, int64_t images, const ReserveFunction& reserve);
 
   // Closes the datasets (a Writer abandoned: its file closes only when they are).

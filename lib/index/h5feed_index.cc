@@ -1,17 +1,14 @@
 #include "index/h5feed_index.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "format/chunk_index_dataset.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
-#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
@@ -21,7 +18,6 @@
 #include "index/label_dataset.h"
 #include "index/own_size_index.h"
 #include "index/stored_chunk_table.h"
-#include "io/resource_limits.h"
 #include "make_error.h"
 
 namespace h5feed::index {

@@ -83,7 +83,7 @@ class StreamedFields final : public source::RunControl, private source::ReadAhea
  private:
   struct Field;
   const Field* Find(std::string_view name) const;
-  // The chunks of `field` that hold rows of image chunk `chunk`: [first, last).
+  // The chunks of `field` that hold rows of image chunk `chunk`: [begin, end).
   std::pair<int64_t, int64_t> FieldChunksOf(const Field& field, int64_t chunk) const;
   // ReadAhead: image chunk `chunk` and its field chunks, each from its source's read-ahead.
   io::Ahead Fetch(int64_t chunk) override;

@@ -18,9 +18,4 @@ namespace h5feed::verify {
 // not checked.
 void CheckFields(const index::DatasetIndex& index, VerificationReport& report);
 
-// Checks every row of every array field's stored chunk table (/field_chunk_index) against
-// HDF5's own chunk index, as the metadata check does /chunk_index's: a table that differs (the
-// file was rewritten after conversion) adds a problem naming the field and the first chunk.
-void CheckFieldChunkTables(const index::DatasetIndex& index, VerificationReport& report);
-
 }  // namespace h5feed::verify
