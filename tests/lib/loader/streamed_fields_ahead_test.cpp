@@ -2,14 +2,17 @@
 // chunks the walker names ahead bring their field chunks' bytes into the page cache with them,
 // a direct run reads the field chunks with O_DIRECT too (the file stays out of the page cache)
 // and delivers what a run holding the field delivers, and a file written before field chunk
-// tables streams its fields through HDF5 as before. White-box: StreamedFields over a real
-// chunk source, and whole Loader runs.
+// tables streams its fields through HDF5 as before; and over http a field chunk corrupted on
+// its way is fetched again, as an image chunk is. White-box: StreamedFields and a field's chunk
+// source over real files (and Debian's nginx behind tests/support/fault_proxy.py), and whole
+// Loader runs.
 
 #include "loader/streamed_fields.h"
 
 #include <doctest/doctest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -25,6 +28,7 @@
 #include "lib/loader/field_test_file.h"
 #include "source/open_chunk_source.h"
 #include "source/read_ahead.h"
+#include "support/http_server.h"
 #include "support/page_cache.h"
 #include "support/temp_folder.h"
 
@@ -164,6 +168,36 @@ TEST_CASE("a file written before field chunk tables streams its fields through H
   const std::vector<std::vector<uint8_t>> streamed = ReadTwoEpochs(path, Options(true));
   CHECK(streamed.size() == 28u);
   CHECK(streamed == ReadTwoEpochs(path, Options(false)));
+}
+
+TEST_CASE("a URL's field chunks are read by address: one corrupted on its way is fetched again") {
+  // The field's chunk table gives its chunks' addresses, so a field chunk is fetched and
+  // checked whole as an image chunk is; through HDF5 a corrupted response would have been
+  // decoded (or refused) as it came.
+  TempFolder folder;
+  const std::string path = WriteFile(folder / "served.h5");
+  testing::HttpServer proxy({"proxy", folder.path()});
+  const index::DatasetIndex dataset = index::OpenDatasetIndex(proxy.Url("served.h5"), {});
+  const std::optional<index::DatasetIndex> field = index::FieldChunkIndex(dataset, kEmbedding);
+  REQUIRE(field);
+  CHECK(field->read_path == index::ReadPath::kStoredTable);
+  const std::unique_ptr<source::ChunkSource> source =
+      source::OpenChunkSource(*field, {.rows_checked_by_caller = true});
+  CHECK_FALSE(source->ChecksRows());  // checked whole, where bad bytes can be fetched again
+  // Chunk 5 lies far past the object's first bytes, kept from the open: its read is the next
+  // response, and the only one corrupted.
+  proxy.Control("faults=corrupt:1&limit=1");
+  std::vector<uint8_t> decoded(static_cast<size_t>(source->chunk_bytes()));
+  source->Read(5, decoded);
+  const std::string counts = proxy.Control("");
+  INFO(counts);
+  CHECK(counts.find("\"corrupt\": 1") != std::string::npos);
+  for (int64_t j = 0; j < kChunk; ++j) {
+    const std::vector<uint8_t> row = testing::TestFieldRow(kEmbedding, 5 * kChunk + j);
+    CAPTURE(j);
+    CHECK(std::equal(row.begin(), row.end(),
+                     decoded.begin() + static_cast<std::ptrdiff_t>(j * kEmbedding.row_bytes())));
+  }
 }
 
 }  // namespace

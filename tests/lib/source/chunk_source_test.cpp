@@ -14,9 +14,7 @@
 
 #include "cache/chunk_cache.h"
 #include "index/dataset_index.h"
-#include "index/field_chunk_index.h"
 #include "lib/index/index_test_files.h"
-#include "lib/loader/field_test_file.h"
 #include "source/open_chunk_source.h"
 #include "source/read_ahead.h"
 #include "support/http_server.h"
@@ -97,38 +95,6 @@ TEST_CASE("a URL gets a remote source: bytes are fetched ahead, chunks checked w
   CHECK(ahead->Fetch(4) == io::Ahead::kHeld);
   CHECK(ahead->Fetch(0) == io::Ahead::kHeld);
   CheckEveryChunk(*source, dataset, pixels);
-}
-
-TEST_CASE("a URL's field chunks are read by address: one corrupted on its way is fetched again") {
-  // The field's chunk table gives its chunks' addresses, so a field chunk is fetched and
-  // checked whole as an image chunk is; through HDF5 a corrupted response would have been
-  // decoded (or refused) as it came.
-  TempFolder folder;
-  const FieldSpec embedding{"emb", FieldKind::kArray, FieldType::kFloat32, {256}, {}};
-  testing::WriteFieldTestFile(folder / "fields.h5", kSamples, kShape, kChunk, true,
-                              Compression::Parse("none"), {embedding});
-  HttpServer proxy({"proxy", folder.path()});
-  const index::DatasetIndex dataset = Index(proxy.Url("fields.h5"));
-  const std::optional<index::DatasetIndex> field = index::FieldChunkIndex(dataset, embedding);
-  REQUIRE(field);
-  CHECK(field->read_path == index::ReadPath::kStoredTable);
-  const std::unique_ptr<ChunkSource> source =
-      OpenChunkSource(*field, {.rows_checked_by_caller = true});
-  CHECK_FALSE(source->ChecksRows());  // checked whole, where bad bytes can be fetched again
-  // Chunk 5 lies far past the object's first bytes, kept from the open: its read is the next
-  // response, and the only one corrupted.
-  proxy.Control("faults=corrupt:1&limit=1");
-  std::vector<uint8_t> decoded(static_cast<size_t>(source->chunk_bytes()));
-  source->Read(5, decoded);
-  const std::string counts = proxy.Control("");
-  INFO(counts);
-  CHECK(counts.find("\"corrupt\": 1") != std::string::npos);
-  for (int64_t j = 0; j < kChunk; ++j) {
-    const std::vector<uint8_t> row = testing::TestFieldRow(embedding, 5 * kChunk + j);
-    CAPTURE(j);
-    CHECK(std::equal(row.begin(), row.end(),
-                     decoded.begin() + static_cast<std::ptrdiff_t>(j * embedding.row_bytes())));
-  }
 }
 
 TEST_CASE("a chunk's stored bytes are read as they lie, and only where chunks have addresses") {
