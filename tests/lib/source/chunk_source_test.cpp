@@ -5,10 +5,8 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
