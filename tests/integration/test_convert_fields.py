@@ -200,7 +200,17 @@ def test_merged_parts_carry_every_field_row_with_its_image(tmp_path):
         assert np.array_equal(f["images"][...], images[rows])
         assert np.array_equal(f["attrs"][...], attrs[rows])
         assert list(f["caption"].asstr()[...]) == list(captions[rows])
-    run_h5feed("verify", merged, check=0)
+        # The merge writes its own chunk table for the array field (none for the text one),
+        # each row where HDF5 stored the merged file's chunk.
+        assert list(f["field_chunk_index"]) == ["attrs"]
+        table = f["field_chunk_index/attrs"][...]
+        assert len(table) == -(-N // 3)
+        for c, row in enumerate(table):
+            info = f["attrs"].id.get_chunk_info_by_coord((3 * c, 0))
+            assert (row["address"], row["stored_bytes"]) == (info.byte_offset, info.size)
+    report = json.loads(run_h5feed("verify", merged, "--json", check=0).stdout)
+    assert f"field chunk tables of attrs: {-(-N // 3)} rows against HDF5's own chunk index" in \
+        report["checked"]
 
 
 def test_a_file_without_labels_keeps_none_through_rechunk_parts_and_merge(tmp_path):
