@@ -33,6 +33,16 @@ index::DatasetIndex OpenLoaderIndex(const std::string& path, const LoaderOptions
   return dataset;
 }
 
+source::ChunkSourceOptions LoaderSourceOptions(const LoaderOptions& options) {
+  return {
+      .verify_checksums = options.verify_checksums,
+      .rows_checked_by_caller = true,  // the gatherer checks each row as it copies it
+      .map_file = options.map_file,
+      .direct = options.direct,
+      // Bytes read or fetched ahead take at most a quarter of the cache's budget more.
+      .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
+}
+
 std::unique_ptr<source::ChunkSource> OpenLoaderSource(const index::DatasetIndex& dataset,
                                                       const LoaderOptions& options,
                                                       const ChunkFileOpener& open_chunk_file) {
@@ -42,13 +52,7 @@ std::unique_ptr<source::ChunkSource> OpenLoaderSource(const index::DatasetIndex&
                     "the network, not from a disk here): leave it off",
                     OptionName(options, "direct"), dataset.path);
   }
-  const source::ChunkSourceOptions source_options{
-      .verify_checksums = options.verify_checksums,
-      .rows_checked_by_caller = true,  // the gatherer checks each row as it copies it
-      .map_file = options.map_file,
-      .direct = options.direct,
-      // Bytes read or fetched ahead take at most a quarter of the cache's budget more.
-      .fetch_ahead_bytes = static_cast<uint64_t>(std::max<int64_t>(options.cache_bytes, 0) / 4)};
+  const source::ChunkSourceOptions source_options = LoaderSourceOptions(options);
   if (open_chunk_file) {
     return source::ChunkSourceOver(dataset, open_chunk_file(dataset), source_options);
   }

@@ -20,6 +20,10 @@ namespace h5feed::loader {
 // error instead of ending this one. Passes the index's warnings to options.on_warning.
 index::DatasetIndex OpenLoaderIndex(const std::string& path, const LoaderOptions& options);
 
+// How a loader's chunk sources read (LoaderOptions' checksums, mapping, O_DIRECT), each row
+// checked by the gatherer, with at most a quarter of cache_bytes more read or fetched ahead.
+source::ChunkSourceOptions LoaderSourceOptions(const LoaderOptions& options);
+
 // The source of `dataset`'s chunks: at its location, or over the file `open_chunk_file`
 // returns when it is given (open_loader.h). Refuses direct for a remote file.
 std::unique_ptr<source::ChunkSource> OpenLoaderSource(const index::DatasetIndex& dataset,

@@ -15,6 +15,7 @@
 #include "index/field_chunk_index.h"
 #include "index/field_values.h"
 #include "io/resource_limits.h"
+#include "loader/loader_file.h"
 #include "source/open_chunk_source.h"
 
 namespace h5feed::loader {
@@ -40,22 +41,21 @@ uint64_t HeldBytes(const FieldSpec& spec, int64_t rows) {
       rows, static_cast<uint64_t>(spec.row_bytes()) * static_cast<uint64_t>(rows));
 }
 
-// How a streamed field's chunks (of `chunk_bytes`) are read: as the images' are (directly or
-// not), each row checked by the caller, with as many bytes read ahead as the field's
-// `companion_bytes` beside an image chunk claim of the images' share of the cache (two of its
-// chunks at least).
+// How a streamed field's chunks (of `chunk_bytes`) are read: as the images' are
+// (LoaderSourceOptions), but copied into the cache's companion rather than mapped, with as many
+// bytes read ahead as the field's `companion_bytes` beside an image chunk claim of the images'
+// share (two of its chunks at least).
 source::ChunkSourceOptions FieldSourceOptions(const LoaderOptions& options,
                                               const index::DatasetIndex& images,
                                               int64_t chunk_bytes, int64_t companion_bytes) {
+  source::ChunkSourceOptions field = LoaderSourceOptions(options);
+  field.map_file = false;
   const double share = static_cast<double>(companion_bytes) /
                        static_cast<double>(std::max<int64_t>(images.chunk_bytes(), 1));
-  const auto images_ahead = static_cast<double>(std::max<int64_t>(options.cache_bytes, 0) / 4);
-  return {.verify_checksums = options.verify_checksums,
-          .rows_checked_by_caller = true,
-          .map_file = false,
-          .direct = options.direct,
-          .fetch_ahead_bytes = std::max(static_cast<uint64_t>(images_ahead * share),
-                                        2 * static_cast<uint64_t>(chunk_bytes))};
+  field.fetch_ahead_bytes =
+      std::max(static_cast<uint64_t>(static_cast<double>(field.fetch_ahead_bytes) * share),
+               2 * static_cast<uint64_t>(chunk_bytes));
+  return field;
 }
 
 // The chunks of `chunk_rows` rows that hold rows [first, first + rows): [begin, end).
