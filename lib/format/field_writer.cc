@@ -22,6 +22,7 @@
 #include "hdf5/field_dataset.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/lock.h"
+#include "hdf5/new_file.h"
 #include "hdf5/string_list_attribute.h"
 #include "hdf5/untimed_creation.h"
 #include "io/resource_limits.h"
@@ -179,9 +180,11 @@ void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveF
     field.chunk_rows = chunk_rows;
   }
   reserve(ChunkFileBytes(spec, field.pending, chunk_rows), "writing rows of field " + spec.name);
+  const uint64_t end_before = hdf5::AllocatedEnd(file, temporary_path_);
   hdf5::WriteFieldRows(field.dataset.get(), spec, field.written, field.pending, temporary_path_);
-  if (spec.kind == FieldKind::kArray)
-    field.chunks.push_back(RecordChunk(f, field.written, chunk_rows));
+  if (spec.kind == FieldKind::kArray) {
+    field.chunks.push_back(RecordChunk(f, field.written, chunk_rows, end_before));
+  }
   field.written += field.pending.rows();
   field.pending.Clear();
 }
@@ -214,14 +217,14 @@ void FieldWriter::Finish(hid_t file, int64_t images, const ReserveFunction& rese
   Close();
 }
 
-schema::ChunkRecord FieldWriter::RecordChunk(size_t f, int64_t first, int64_t chunk_rows) const {
+schema::ChunkRecord FieldWriter::RecordChunk(size_t f, int64_t first, int64_t chunk_rows,
+                                             uint64_t end_before) const {
   const FieldSpec& spec = specs_[f];
   const Field& field = state_[f];
   const std::string where = fmt::format("chunk {} of field {}", field.chunks.size(), spec.name);
-  // One walk of HDF5's chunk index per chunk, as for /images (docs/format.md, "Fields").
   const uint64_t offset[1] = {static_cast<uint64_t>(first)};
   hdf5::ChunkPlace place;
-  if (!hdf5::LocateChunk(field.dataset.get(), offset, place)) {
+  if (!hdf5::LocateNewChunk(field.dataset.get(), offset, end_before, {}, place)) {
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, temporary_path_);
   }
   if (!place.stored || place.filter_mask != 0) {

@@ -82,8 +82,10 @@ class FieldWriter {
   int64_t ChunkRowsOf(size_t f) const;
   void Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve);
   // Where field f's chunk of `chunk_rows` rows from row `first`, its `pending` rows just
-  // written, lies in the file, and its checksum (zero padding included, as HDF5 stores it).
-  schema::ChunkRecord RecordChunk(size_t f, int64_t first, int64_t chunk_rows) const;
+  // written since the file's allocated end was `end_before`, lies in the file, and its checksum
+  // (zero padding included, as HDF5 stores it).
+  schema::ChunkRecord RecordChunk(size_t f, int64_t first, int64_t chunk_rows,
+                                  uint64_t end_before) const;
   void WriteChunkTables(hid_t file, const ReserveFunction& reserve) const;
 
   std::vector<FieldSpec> specs_;

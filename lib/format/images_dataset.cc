@@ -104,15 +104,14 @@ format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
   if (!hdf5::ExtendDataset(s.images.get(), dims)) {
     throw hdf5::StackError(ErrorCode::kIo, "extending /images for " + where, s.temporary_path);
   }
+  const uint64_t end_before = hdf5::AllocatedEnd(s.file.get(), s.temporary_path);
   // Filter mask 0: every filter of the pipeline was applied (by Encode), exactly as HDF5
   // would have stored the chunk itself.
   if (!hdf5::WriteStoredChunk(s.images.get(), offset, chunk.bytes)) {
     throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
   }
-  // One B-tree lookup by coordinates (logarithmic), not a walk of the index (docs/format.md,
-  // "`/chunk_index`: the chunk table").
   hdf5::ChunkPlace place;
-  if (!hdf5::LocateChunk(s.images.get(), offset, place)) {
+  if (!hdf5::LocateNewChunk(s.images.get(), offset, end_before, chunk.bytes, place)) {
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);
   }
   if (!place.stored || place.stored_bytes != chunk.bytes.size() || place.filter_mask != 0) {

@@ -15,10 +15,15 @@ namespace h5feed::hdf5 {
 File CreateNewFile(const std::string& path, std::string_view what) {
   PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
   if (!access || H5Pset_file_locking(access.get(), true, true) < 0 ||
-      H5Pset_alignment(access.get(), io::kDirectAlignment, io::kDirectAlignment) < 0) {
+      H5Pset_alignment(access.get(), io::kDirectAlignment, io::kDirectAlignment) < 0 ||
+      H5Pset_small_data_block_size(access.get(), 0) < 0) {
     throw StackError(ErrorCode::kInternal, what, path);
   }
   const PropertyList root = UntimedFileCreation();
+  if (H5Pset_file_space_strategy(root.get(), H5F_FSPACE_STRATEGY_FSM_AGGR, /*persist=*/false,
+                                 /*threshold=*/io::kDirectAlignment) < 0) {
+    throw StackError(ErrorCode::kInternal, what, path);
+  }
   File file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, root.get(), access.get()));
   if (file) return file;
   if (ErrorStackErrno() == EEXIST) {

@@ -53,22 +53,24 @@ VariableLengthClaims ReadVariableLengthClaims(hid_t dataset, int64_t rows, const
   for (uint64_t first = 0; first < total_rows; first += chunk_rows) {
     const uint64_t offset[1] = {first};
     ChunkPlace place;
-    if (!LocateChunk(dataset, offset, place)) {
+    if (!MeasureChunk(dataset, offset, place)) {
       throw StackError(ReadFailureCode(),
                        fmt::format("locating the chunk of row {} of {}", first, name), path);
     }
     if (!place.stored) continue;  // never written: every row empty
-    if (place.stored_bytes != chunk_bytes || place.filter_mask != 0) {
-      throw MakeError(ErrorCode::kCorrupt,
-                      "the chunk of row {} of {} is stored in {} bytes (filter mask {}), not as "
-                      "{} unfiltered descriptors of {} bytes: the file is damaged",
-                      first, where, place.stored_bytes, place.filter_mask, chunk_rows, descriptor);
-    }
+    const auto damaged = [&](uint32_t filter_mask) {
+      return MakeError(ErrorCode::kCorrupt,
+                       "the chunk of row {} of {} is stored in {} bytes (filter mask {}), not as "
+                       "{} unfiltered descriptors of {} bytes: the file is damaged",
+                       first, where, place.stored_bytes, filter_mask, chunk_rows, descriptor);
+    };
+    if (place.stored_bytes != chunk_bytes) throw damaged(0);
     uint32_t read_mask = 0;
     if (!ReadStoredChunk(dataset, offset, buffer, read_mask)) {
       throw StackError(ReadFailureCode(),
                        fmt::format("reading the chunk of row {} of {}", first, name), path);
     }
+    if (read_mask != 0) throw damaged(read_mask);
     const uint64_t in_chunk = std::min<uint64_t>(chunk_rows, total_rows - first);
     for (uint64_t r = 0; r < in_chunk; ++r) {
       const uint64_t length = LittleEndian32(buffer.data() + r * descriptor);

@@ -82,7 +82,7 @@ Hdf5BlockReader::RawChunk Hdf5BlockReader::ReadRawChunk(int64_t first_row,
   auto lock = hdf5::Lock();
   hdf5::SilenceErrors silence;
   hdf5::ChunkPlace place;
-  if (!hdf5::LocateChunk(dataset_.get(), offset, place)) {
+  if (!hdf5::MeasureChunk(dataset_.get(), offset, place)) {
     throw hdf5::StackError(hdf5::ReadFailureCode(), "looking up the stored chunk", path_);
   }
   RawChunk raw;

@@ -214,14 +214,27 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
   }
 }
 
-TEST_CASE("the file uses HDF5's default (earliest) format, whose chunk index is a v1 B-tree") {
+TEST_CASE("the file has HDF5's earliest object formats and keeps no freed space below a page") {
   testing::TempFolder folder;
   WriteFile(folder / "out.h5", Compression{}, 5);
   auto lock = hdf5::Lock();
   hdf5::File file(H5Fopen((folder / "out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  // Version 1 object headers: /images' layout message predates any chunk index but the v1
+  // B-tree.
+  H5O_info_t images;
+  REQUIRE(H5Oget_info_by_name2(file.get(), "images", &images, H5O_INFO_HDR, H5P_DEFAULT) >= 0);
+  CHECK(images.hdr.version == 1);
+  // The file-space setting (superblock version 2 records it): new chunks go to the file's end.
   H5F_info2_t info;
   REQUIRE(H5Fget_info2(file.get(), &info) >= 0);
-  CHECK(info.super.version == 0);
+  CHECK(info.super.version == 2);
+  hdf5::PropertyList creation(H5Fget_create_plist(file.get()));
+  H5F_fspace_strategy_t strategy{};
+  hbool_t persist = true;
+  hsize_t threshold = 0;
+  REQUIRE(H5Pget_file_space_strategy(creation.get(), &strategy, &persist, &threshold) >= 0);
+  CHECK(strategy == H5F_FSPACE_STRATEGY_FSM_AGGR);
+  CHECK(threshold == 4096);
 }
 
 TEST_CASE("an existing output is refused without overwrite and replaced with it") {

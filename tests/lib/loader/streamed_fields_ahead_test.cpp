@@ -155,8 +155,9 @@ TEST_CASE("a direct run reads streamed field chunks directly and delivers the he
   direct.direct = true;
   const std::vector<std::vector<uint8_t>> streamed = ReadTwoEpochs(path, direct);
   // HDF5 reads the metadata at open (the chunk tables, labels, checksums) through the page
-  // cache itself: a few pages of the file's 480; the field's chunks are 60% of it.
-  CHECK(testing::ResidentShare(path) < 0.05);
+  // cache itself, and the kernel reads ahead around its first reads: the first 49 pages of the
+  // file's 480 (a buffered run leaves all of them); the field's chunks are 60% of it.
+  CHECK(testing::ResidentShare(path) < 0.15);
   const std::vector<std::vector<uint8_t>> held = ReadTwoEpochs(path, Options(false));
   CHECK(streamed.size() == 28u);  // 14 batches an epoch
   CHECK(streamed == held);
