@@ -61,9 +61,9 @@ MemoryBudget::MemoryBudget(int64_t limit) : limit_(limit) {
   if (limit < kMinMemoryLimit) {
     throw MakeError(
         ErrorCode::kInvalidArgument,
-        "a memory limit of {} bytes is too small: a conversion needs at least {} (give the limit "
-        "with a unit, e.g. 512M or 2G)",
-        limit, ByteSize(kMinMemoryLimit));
+        "a memory limit of {} ({} bytes) is too small: a conversion needs at least {} (a "
+        "number without a unit counts bytes: 512M or 2G)",
+        ByteSize(limit), limit, ByteSize(kMinMemoryLimit));
   }
 }
 

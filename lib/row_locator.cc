@@ -16,7 +16,7 @@ RowLocator::RowLocator(int64_t samples, int64_t rows_per_chunk, const ImageShape
 }
 
 RowLocator::RowLocator(std::vector<StoredRow> table, ChunkRows chunks, int64_t chunk_bytes)
-    : chunks_(std::move(chunks)), chunk_bytes_(chunk_bytes) {
+    : chunks_(std::move(chunks)), chunk_bytes_(chunk_bytes), largest_{0, 0, 0} {
   if (static_cast<int64_t>(table.size()) != chunks_.samples()) {
     throw MakeError(ErrorCode::kInvalidArgument, "row locator: {} entries for {} rows",
                     table.size(), chunks_.samples());

@@ -57,7 +57,9 @@ Hdf5Labels ReadHdf5Labels(hid_t file, const std::vector<hdf5::DatasetEntry>& dat
   int64_t max_label = 0;
   for (int64_t label : result.labels) max_label = std::max(max_label, label);
   const hdf5::DatasetEntry* classes = hdf5::FindDataset(datasets, format::schema::kClasses);
-  if (classes != nullptr && classes->is_string && classes->dims.size() == 1) {
+  // An empty /classes (h5feed.write of labels without names) names no class, as none does.
+  if (classes != nullptr && classes->is_string && classes->dims.size() == 1 &&
+      classes->dims[0] > 0) {
     result.classes = hdf5::ReadStringDataset(file, classes->name.c_str());
     if (max_label >= static_cast<int64_t>(result.classes.size())) {
       throw MakeError(ErrorCode::kCorrupt,

@@ -80,6 +80,15 @@ void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images) {
               "file; list the boxes field too",
               spec.name, spec.boxes);
     }
+    if (spec.kind == FieldKind::kBoxes) {
+      // A loader's batch gives the boxes' counts under NAME_count (docs/python.md).
+      const std::string counts = spec.name + "_count";
+      Require(std::none_of(fields.begin(), fields.end(),
+                           [&](const FieldSpec& f) { return f.name == counts; }),
+              "field {} would hide the counts of boxes field {}, which a loader's batch gives "
+              "under that name; name it otherwise",
+              counts, spec.name);
+    }
     if (spec.kind == FieldKind::kMask) {
       Require(spec.shape.empty() == (chunk_images <= 0),
               "mask field {} is {}: in a file of one image size a mask's shape is the images' "

@@ -70,6 +70,11 @@ RowLocator CheckOwnSizeTable(const std::vector<uint64_t>& offsets,
     if (h < 1 || w < 1 || (c != 1 && c != 3)) {
       Damaged(path, "{} has shape {} x {} x {}", Image(i), h, w, c);
     }
+    // One channel count for the whole file, as every writer stores it: the batches have one.
+    if (c != shapes[2]) {
+      Damaged(path, "{} has {} channels and image 0 {}; a file's images all have the same",
+              Image(i), c, shapes[2]);
+    }
     const auto encoding = static_cast<ImageEncoding>(encodings[i]);
     const decode::ImageDecoder* decoder = decode::FindDecoder(encoding);
     if (decoder == nullptr) {

@@ -55,8 +55,8 @@ PythonSampleSource::PythonSampleSource(PythonSourceOptions options,
     : options_(std::move(options)),
       budget_(budget),
       queue_(queue),
-      reader_(budget, options_.max_pixels) {
-  converters::CheckImageLimits(options_.max_pixels, options_.max_side);
+      reader_(budget, options_.max_pixels, options_.option_names) {
+  converters::CheckImageLimits(options_.max_pixels, options_.max_side, options_.option_names);
   for (const FieldSpec& field : options_.fields) geometric_ = geometric_ || IsGeometric(field.kind);
   if (options_.channels != 1 && options_.channels != 3) {
     throw MakeError(ErrorCode::kInvalidArgument, "images must have 1 or 3 channels, not {}",

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "h5feed/field.h"
+#include "h5feed/option_names.h"
 #include "image/resize.h"
 #include "memory_budget.h"
 #include "payload_queue.h"
@@ -51,7 +52,8 @@ struct PythonSourceOptions {
   std::vector<std::string> classes;  // ignored unless labelled
   // The file's fields (h5feed/field.h), a value of each in every payload, in this order.
   std::vector<FieldSpec> fields;
-  bool labelled = true;  // false: the payloads' labels are ignored, the file has none
+  bool labelled = true;      // false: the payloads' labels are ignored, the file has none
+  OptionNames option_names;  // how errors name the options: h5feed.write's keywords
 };
 
 class PythonSampleSource final : public converters::SampleSource {

@@ -61,6 +61,7 @@ class SampleWriter {
         queue_(queue_bytes_),
         options_(MakeConvertOptions(common)) {
     budget_.Reserve(queue_bytes_);
+    source_options.option_names = options_.option_names;
     source_ = std::make_unique<PythonSampleSource>(std::move(source_options), budget_, queue_);
     options_.memory = &budget_;
     options_.cancel = &cancel_;

@@ -2,6 +2,7 @@
 imagefolder` writes for the same images (row for row: pixels, labels, sources), and h5py's read
 of every kind of field. A row's source is its dataset index as text ("7"), or the image's path
 when the sample gave a path; the tests map both to the image file they came from."""
+import io
 import os
 import resource
 import signal
@@ -13,6 +14,7 @@ import time
 import h5py
 import numpy as np
 import pytest
+import torch
 import torchvision
 from PIL import Image
 
@@ -268,6 +270,55 @@ def test_grayscale_images_make_a_one_channel_file(tmp_path):
                  progress=False, shuffle=False)
     with h5py.File(tmp_path / "gray.h5") as g:
         np.testing.assert_array_equal(g["images"][:], gray[..., None])
+
+
+def test_grayscale_images_at_their_own_size_read_back_as_one_channel(tmp_path):
+    rng = np.random.default_rng(3)
+    gray = [rng.integers(0, 256, (24 + i, 30 - i), dtype=np.uint8) for i in range(6)]
+    out = tmp_path / "gray.h5"
+    h5feed.write([(g, i) for i, g in enumerate(gray)], out, workers=0, progress=False)
+    loader = h5feed.Loader(out, 6, dtype=None, sampler="sequential", threads=1,
+                           augment=h5feed.Augment(resize=40, center_crop=40))
+    assert loader.dataset["image_shape"][2] == 1
+    images, labels = next(iter(loader))
+    assert tuple(images.shape) == (6, 1, 40, 40)
+    # Each image as torchvision resizes and crops its one channel (uint8 output: within one).
+    functional = torchvision.transforms.functional
+    for image, label in zip(images, labels.tolist()):
+        expected = functional.center_crop(
+            functional.resize(torch.from_numpy(gray[label])[None], [40], antialias=True), [40, 40])
+        assert (image.int() - expected.int()).abs().max() <= 1
+
+    # A file whose images differ in channels is refused at open, naming the first that differs.
+    with h5py.File(out, "r+") as f:
+        shapes = f["image_shapes"][:]
+        shapes[3, 2] = 3
+        f["image_shapes"][:] = shapes
+    with pytest.raises(h5feed.CorruptDataError, match="image 3 .*3 channels and image 0 1"):
+        h5feed.Loader(out, 6, augment=h5feed.Augment(resize=40, center_crop=40))
+
+
+def test_a_file_of_labels_without_class_names_rechunks(tmp_path):
+    image = np.full((8, 8, 3), 7, np.uint8)
+    h5feed.write([(image, i % 10) for i in range(100)], tmp_path / "in.h5", size=8, workers=0,
+                 progress=False)
+    h5feed.rechunk(tmp_path / "in.h5", tmp_path / "out.h5", chunk=16)
+    with h5py.File(tmp_path / "in.h5") as f, h5py.File(tmp_path / "out.h5") as g:
+        assert len(f["classes"]) == 0
+        assert sorted(g["labels"][:]) == sorted(f["labels"][:])
+        assert [c.decode() for c in g["classes"][:]] == [str(c) for c in range(10)]
+
+
+def test_an_image_past_max_pixels_is_skipped_naming_the_keyword(tmp_path):
+    encoded = io.BytesIO()
+    Image.fromarray(np.zeros((16, 16, 3), np.uint8)).save(encoded, "PNG")
+    rows = [(encoded.getvalue(), 0), (np.zeros((8, 8, 3), np.uint8), 1)]
+    with pytest.warns(UserWarning):
+        report = h5feed.write(rows, tmp_path / "out.h5", size=8, max_pixels=100, workers=0,
+                              progress=False)
+    [skipped] = report["skipped"]
+    assert "more than max_pixels 100 allows" in skipped["reason"]
+    assert "pass a larger max_pixels" in skipped["reason"]
 
 
 class Attributes:

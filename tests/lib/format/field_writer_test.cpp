@@ -89,6 +89,14 @@ TEST_CASE("a reserved, repeated or malformed field is refused at Create, before 
         path, Options({{"big", FieldKind::kArray, FieldType::kUint8, {int64_t{1} << 31}, {}}}));
   });
   CHECK(std::string(too_large.what()).find("use fewer images per chunk") != std::string::npos);
+  // A loader's batch gives the counts of boxes field "obj" under "obj_count".
+  const Error counts = CaughtError([&] {
+    Writer::Create(path, Options({{"obj", FieldKind::kBoxes, FieldType::kFloat32, {}, {}},
+                                  {"obj_count", FieldKind::kArray, FieldType::kInt64, {}, {}}}));
+  });
+  CHECK(counts.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(counts.what()).find("obj_count would hide the counts of boxes field obj") !=
+        std::string::npos);
   CHECK(folder.List().empty());
 }
 
