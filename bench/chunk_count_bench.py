@@ -1,14 +1,18 @@
 #!/usr/bin/python3
-"""Converting into many chunks: does a conversion's time grow with the chunks linearly?
+"""Many chunks: do converting and reading a file without a chunk table grow with them linearly?
 
 A writer must learn where each chunk it writes lies, for the file's chunk tables. HDF5 1.10.8's
 lookup by coordinates walks the chunk index from its start, so asking it once per chunk costs
-time quadratic in the chunks (docs/format.md, "`/chunk_index`: the chunk table"). This converts
+time quadratic in the chunks (docs/format.md, "`/chunk_index`: the chunk table"); so did
+reading each chunk of a file h5py wrote (no chunk table: each chunk's stored size asked of
+HDF5 before H5Dread_chunk). This converts
 NumPy arrays of small images into files of more and more chunks, each with two array fields (a
 float32 embedding and an int64 id, chunks in step with the images'), with two builds of h5feed
 in the same rounds, alternating which goes first: the baseline (--a) and the candidate (--b).
 It reports each build's seconds (median of --rounds), their ratio, the CPU seconds per thousand
-chunks (flat when the cost is linear) and the files' sizes.
+chunks (flat when the cost is linear) and the files' sizes. Then it reads, with each build, an
+h5py file of the same images in as many chunks (gzip:1, as h5py users compress), one epoch of
+`h5feed bench FILE --epochs 1`.
 
 From the repository root, after building both (e.g. the baseline in a worktree):
 
@@ -27,6 +31,7 @@ import sys
 import time
 from pathlib import Path
 
+import h5py
 import numpy as np
 
 from bench_support import (cpu_model, executable, positive_int, publish, revision, run_checked,
@@ -46,6 +51,25 @@ def make_inputs(workdir: Path, images: int) -> list[str]:
         np.save(paths[1], rng.standard_normal((images, EMBEDDING), dtype=np.float32))
         np.save(paths[2], np.arange(images, dtype=np.int64))
     return [str(path) for path in paths]
+
+
+def make_foreign(workdir: Path, images: str, count: int) -> Path:
+    """An h5py file of the images (written once), chunks of CHUNK_IMAGES, gzip:1, labels."""
+    path = workdir / f"h5py-{count}.h5"
+    if not path.exists():
+        pixels = np.load(images, mmap_mode="r")
+        with h5py.File(path, "w") as f:
+            f.create_dataset("images", data=pixels, chunks=(CHUNK_IMAGES, *SHAPE),
+                             compression="gzip", compression_opts=1)
+            f.create_dataset("labels", data=np.arange(count) % 10)
+    return path
+
+
+def read(h5feed: str, path: Path) -> float:
+    """Seconds of one epoch of `h5feed bench` on the clock, start-up and open included."""
+    start = time.perf_counter()
+    run_checked([h5feed, "bench", str(path), "--epochs", "1", "--batch", "256"], timeout=3600)
+    return time.perf_counter() - start
 
 
 def convert(h5feed: str, inputs: list[str], out: Path, threads: int) -> tuple[float, float]:
@@ -68,7 +92,7 @@ def main_run(args: argparse.Namespace) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    rows = []
+    rows, read_rows = [], []
     for chunks in args.chunks:
         inputs = make_inputs(args.workdir, chunks * CHUNK_IMAGES)
         seconds = {"A": [], "B": []}
@@ -89,9 +113,17 @@ def main_run(args: argparse.Namespace) -> int:
                      statistics.median(cpu["A"]), statistics.median(cpu["B"]), sizes["A"],
                      sizes["B"]))
         print(f"{chunks} chunks: A {rows[-1][1]:.2f} s, B {rows[-1][2]:.2f} s", flush=True)
+        foreign = make_foreign(args.workdir, inputs[0], chunks * CHUNK_IMAGES)
+        reads = {"A": [], "B": []}
+        for round_ in range(args.rounds):
+            for build in (("A", "B") if round_ % 2 == 0 else ("B", "A")):
+                reads[build].append(read(a if build == "A" else b, foreign))
+        read_ratios = [x / y for x, y in zip(reads["A"], reads["B"])]
+        read_rows.append((chunks, statistics.median(reads["A"]), statistics.median(reads["B"]),
+                          statistics.median(read_ratios), min(read_ratios), max(read_ratios)))
 
     lines = [
-        "# Converting into many chunks: time against the number of chunks",
+        "# Many chunks: converting, and reading a file without a chunk table",
         "",
         "```sh",
         "/usr/bin/python3 bench/chunk_count_bench.py --a A --b B " + " ".join(
@@ -118,6 +150,19 @@ def main_run(args: argparse.Namespace) -> int:
             f"| {chunks:,} | {sa:.2f} | {sb:.2f} | {ratio:.2f} | {low:.2f}-{high:.2f} | "
             f"{ca:.2f} | {cb:.2f} | {1e6 * ca / chunks:.0f} | {1e6 * cb / chunks:.0f} | "
             f"{size_a / 1e6:.1f} | {size_b / 1e6:.1f} | {size_b / size_a:.3f} |")
+    lines += [
+        "",
+        f"Reading the same images from an h5py file in chunks of {CHUNK_IMAGES} (gzip:1, no chunk "
+        "table): `h5feed bench FILE --epochs 1 --batch 256`, seconds of the whole process, "
+        f"medians of {args.rounds} rounds, the order alternating.",
+        "",
+        "| chunks | A s | B s | A/B (median) | A/B range | A ms per 1000 chunks | "
+        "B ms per 1000 chunks |",
+        "| ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for chunks, sa, sb, ratio, low, high in read_rows:
+        lines.append(f"| {chunks:,} | {sa:.2f} | {sb:.2f} | {ratio:.2f} | {low:.2f}-{high:.2f} | "
+                     f"{1e6 * sa / chunks:.0f} | {1e6 * sb / chunks:.0f} |")
     publish("\n".join(lines) + "\n", args.output)
     return 0
 

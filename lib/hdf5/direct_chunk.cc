@@ -1,4 +1,5 @@
-// LocateChunk, ReadStoredChunk and WriteStoredChunk (direct_chunk.h).
+// LocateChunk, MeasureChunk, NewAllocation, LocateNewChunk, ReadStoredChunk and
+// WriteStoredChunk (direct_chunk.h).
 
 #include "hdf5/direct_chunk.h"
 
@@ -99,6 +100,7 @@ bool LocateNewChunk(hid_t dataset, std::span<const uint64_t> offset, uint64_t en
   if (stored.empty()) {
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(dataset, coordinates.data(), &bytes) < 0) {
+      H5Eclear2(H5E_DEFAULT);
       return LocateChunk(dataset, offset, place);
     }
     read_back.resize(bytes);
