@@ -22,6 +22,7 @@
 #include "sources/cifar_source.h"
 #include "sources/image_folder_source.h"
 #include "sources/npy_source.h"
+#include "subcommand_choice.h"
 
 namespace h5feed::cli {
 namespace {
@@ -186,22 +187,7 @@ void AddConvertCommand(CLI::App& app, Runner& run) {
   AddNpy(*convert, run);
   AddConvertSegmentation(*convert, run);
   AddConvertCoco(*convert, run);
-  // One source, named: CLI11's own check would say only "A subcommand is required", also for
-  // a source it does not know ("convert voc ..."), which the extras collect.
-  convert->require_subcommand(0, 1);
-  convert->allow_extras();
-  convert->callback([convert] {
-    if (!convert->get_subcommands().empty()) return;
-    std::string sources;
-    for (const CLI::App* source : convert->get_subcommands({})) {
-      sources += (sources.empty() ? "" : ", ") + source->get_name();
-    }
-    const std::vector<std::string> rest = convert->remaining();
-    throw CLI::ValidationError(
-        "SOURCE", (rest.empty() ? "give the source to convert: "
-                                : "'" + rest.front() + "' is not a source h5feed converts: ") +
-                      sources + " (an HDF5 file: h5feed rechunk)");
-  });
+  RequireOneSubcommand(*convert, "source", " (an HDF5 file: h5feed rechunk)");
 }
 
 }  // namespace h5feed::cli

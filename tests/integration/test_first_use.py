@@ -280,6 +280,25 @@ def test_a_source_convert_does_not_know_is_named_with_the_sources_there_are(tmp_
     assert "imagefolder, cifar, npy, segmentation, coco" in result.stderr
 
 
+@pytest.mark.parametrize("before, words", [
+    (["--size", "3"], "--size must follow the source: h5feed convert imagefolder --size ..."),
+    (["--size=3"], "--size must follow the source: h5feed convert imagefolder --size ..."),
+    (["--force"], "--force must follow the source: h5feed convert imagefolder --force ..."),
+    (["--no-such-option"], "--no-such-option is not an option of h5feed convert imagefolder"),
+])
+def test_an_option_before_the_source_is_refused_not_dropped(tmp_path, before, words):
+    root = tmp_path / "folder" / "class"
+    root.mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(root / "0.png")
+    result = run_h5feed("convert", *before, "imagefolder", root.parent, tmp_path / "out.h5",
+                        check=2)
+    assert result.stderr.startswith("h5feed convert imagefolder: error: "), result.stderr
+    assert words in result.stderr
+    assert not (tmp_path / "out.h5").exists()
+    result = run_h5feed("convert", *before, check=2)  # no source at all
+    assert "before the source: give the source first" in result.stderr
+
+
 def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small, tmp_path):
     images = tmp_path / "images.npy"
     np.save(images, np.zeros((5, 2, 2, 3), np.uint8))
