@@ -508,7 +508,19 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   AddRemoteOptions(*command, s.remote);
   CLI::App* sweep = AddSweepCommand(*command, run);
   command->callback([flags, command, sweep, &run] {
-    if (command->got_subcommand(sweep)) return;
+    if (command->got_subcommand(sweep)) {
+      // bench's own options given before `sweep` (`bench --batch 64 sweep ...`) are parsed as
+      // bench's, which a sweep never reads; many differ from the sweep's of one name (--sampler
+      // and --cache-mb take one value, the sweep's a list), so none is taken for the sweep's.
+      for (const CLI::Option* option : command->get_options()) {
+        if (option->count() == 0) continue;
+        const std::string name = option->get_name();
+        throw CLI::ValidationError(name + " must follow sweep: h5feed bench sweep " +
+                                   (option->get_positional() ? name : "FILE --out DIR " + name) +
+                                   " ...");
+      }
+      return;
+    }
     if (flags->input.text().empty()) {
       throw CLI::RequiredError("FILE");
     }

@@ -213,6 +213,16 @@ def test_sweep_needs_a_file_and_an_out_folder(small):
     assert run_h5feed("bench", "sweep", "--out", "x").returncode == 2
 
 
+@pytest.mark.parametrize("before", [["--batch", "7"], ["--cache-mb", "64"], ["--cold"]])
+def test_a_bench_option_before_sweep_is_refused_not_dropped(small, tmp_path, before):
+    result = run_h5feed("bench", *before, "sweep", small, "--out", tmp_path / "o", *GRID,
+                        check=2)
+    option = before[0]
+    assert f"{option} must follow sweep: h5feed bench sweep FILE --out DIR {option} ..." in (
+        result.stderr)
+    assert not (tmp_path / "o").exists()
+
+
 def test_an_augmented_sweep_runs_every_combination_with_it_and_notes_its_cost(small, tmp_path):
     out = tmp_path / "augmented"
     run_h5feed("bench", "sweep", small, "--out", out, "--chunks", "32", "--compression", "none",
