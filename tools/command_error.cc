@@ -8,7 +8,7 @@
 namespace h5feed::cli {
 
 std::string ErrorLine(const std::string& command_name, const std::string& message) {
-  return "h5feed " + command_name + ": error: " + message;
+  return (command_name.empty() ? "h5feed" : "h5feed " + command_name) + ": error: " + message;
 }
 
 int ReportError(const std::string& command_name, const std::exception& error) {
@@ -30,7 +30,6 @@ std::string ParseFailureMessage(const CLI::App* app, const CLI::Error& error) {
   }
   const std::string help =
       command_name.empty() ? "h5feed --help" : "h5feed " + command_name + " --help";
-  if (command_name.empty()) command_name = "usage";
   // One line: a script (bench sweep's, of its runs) takes the last line for the reason.
   return ErrorLine(command_name, error.what()) + " (run '" + help + "' for the options)\n";
 }

@@ -17,7 +17,8 @@ class Error;
 namespace h5feed::cli {
 
 // "h5feed COMMAND: error: MESSAGE" (no newline). `command_name` is the subcommand path after
-// "h5feed": "bench", "bench sweep", "convert".
+// "h5feed": "bench", "bench sweep", "convert"; empty before any (an unknown command):
+// "h5feed: error: MESSAGE".
 std::string ErrorLine(const std::string& command_name, const std::string& message);
 
 // Prints ErrorLine on stderr and returns kExitFailed.

@@ -5,6 +5,7 @@
 #include "command_error.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "subcommand_choice.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
       "batches. Run 'h5feed COMMAND --help' for a command's options.",
       "h5feed"};
   app.set_version_flag("--version", "h5feed " H5FEED_VERSION);
+  // One command; CLI11 copies the maximum into the commands added below (one source of
+  // convert). RequireOneSubcommand, after them, reports a missing or unknown one.
   app.require_subcommand(1);
   // Every command line error is reported as the commands report theirs (command_error.h).
   app.failure_message(h5feed::cli::ParseFailureMessage);
@@ -23,6 +26,7 @@ int main(int argc, char** argv) {
   h5feed::cli::AddInspectCommand(app, run);
   h5feed::cli::AddVerifyCommand(app, run);
   h5feed::cli::AddBenchCommand(app, run);
+  h5feed::cli::RequireOneSubcommand(app, "command");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -299,6 +299,18 @@ def test_an_option_before_the_source_is_refused_not_dropped(tmp_path, before, wo
     assert "before the source: give the source first" in result.stderr
 
 
+@pytest.mark.parametrize("args, words", [
+    (["bogus"], "unknown command 'bogus'; commands: convert, rechunk, merge, inspect, verify, bench"),
+    (["--bogus"], "--bogus comes before the command: give the command first"),
+    ([], "give a command; commands: convert, rechunk, merge, inspect, verify, bench"),
+])
+def test_an_unknown_command_is_named_with_the_commands_there_are(args, words):
+    result = run_h5feed(*args, check=2)
+    assert result.stderr.startswith("h5feed: error: "), result.stderr
+    assert words in result.stderr
+    assert "A subcommand is required" not in result.stderr
+
+
 def test_one_chunk_is_counted_in_the_singular_by_inspect_verify_and_bench(small, tmp_path):
     images = tmp_path / "images.npy"
     np.save(images, np.zeros((5, 2, 2, 3), np.uint8))
