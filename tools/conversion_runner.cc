@@ -53,7 +53,9 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                   "allows is skipped and recorded. The program's own ~25 MiB and zstd's "
                   "per-thread state (~1 MiB at level 3) come on top")
       ->capture_default_str();
-  command.add_flag("--force", flags.force, "Replace OUT if it exists (never replaced otherwise)");
+  command.add_flag(
+      "--force", flags.force,
+      "Replace OUT if it exists as a file (never replaced otherwise; a device or FIFO never)");
   command.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors");
   command.add_flag("--json", flags.json,
                    "Print the report as one JSON object (for scripts; h5feed.convert_* return "

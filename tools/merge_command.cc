@@ -106,7 +106,9 @@ void AddMergeCommand(CLI::App& app, Runner& run) {
   command->formatter(std::make_shared<PartsThenOutUsage>());
   command->add_option("--seed", flags->seed,
                       "Seed of the interleaving of the parts' chunks (default 0)");
-  command->add_flag("--force", flags->force, "Replace OUT if it exists (never replaced otherwise)");
+  command->add_flag(
+      "--force", flags->force,
+      "Replace OUT if it exists as a file (never replaced otherwise; a device or FIFO never)");
   command->add_flag("-q,--quiet", flags->quiet, "Print nothing but errors");
   command->add_flag("--json", flags->json,
                     "Print the report as one JSON object (for scripts; h5feed.merge returns the "

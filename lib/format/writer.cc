@@ -31,6 +31,20 @@
 #include "make_error.h"
 
 namespace h5feed {
+namespace {
+
+// What an existing output that is neither a regular file, a folder nor a link is.
+const char* SpecialFileKind(std::filesystem::file_type type) {
+  switch (type) {
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::fifo: return "a FIFO (named pipe)";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "a special file";
+  }
+}
+
+}  // namespace
 
 int64_t DefaultChunkImages(const ImageShape& shape, int64_t images) {
   if (shape.bytes() <= 0) return 1;
@@ -93,7 +107,18 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "the output {} is a folder; give the path of an .h5 file", path);
   }
-  if (fs::exists(fs::symlink_status(path, error)) && !options.overwrite) {
+  // Replacing renames a new file onto `path`: a device or a FIFO there (/dev/null given as the
+  // output) would become a regular file, as root even in /dev. A symbolic link is replaced
+  // itself, never what it points to.
+  const fs::file_status existing = fs::symlink_status(path, error);
+  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_symlink(existing)) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is {}, not a regular file, and is never replaced (not even with {}); "
+                    "give the path of an .h5 file",
+                    path, SpecialFileKind(existing.type()),
+                    NameOption(options.option_names, "WriterOptions", "overwrite"));
+  }
+  if (fs::exists(existing) && !options.overwrite) {
     throw MakeError(ErrorCode::kAlreadyExists,
                     "{} already exists and is left as it is; remove it or allow overwriting ({})",
                     path, NameOption(options.option_names, "WriterOptions", "overwrite"));

@@ -2,6 +2,8 @@
 a sweep whose every run fails, a folder with a few broken images, and the errors of a wrong
 command line, each printed as `h5feed COMMAND: error: MESSAGE` and agreeing with --help."""
 import json
+import os
+import stat
 
 import h5py
 import numpy as np
@@ -143,6 +145,18 @@ def test_an_existing_output_names_the_flag_that_replaces_it(small, tmp_path):
     run_h5feed("convert", "npy", images, tmp_path / "out.h5", "--quiet", check=0)
     result = run_h5feed("convert", "npy", images, tmp_path / "out.h5", check=1)
     assert "allow overwriting (--force)" in result.stderr
+
+
+def test_an_output_that_is_a_fifo_is_never_replaced_even_with_force(tmp_path):
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
+    fifo = tmp_path / "fifo"  # as /dev/null would be: never a test's output
+    os.mkfifo(fifo)
+    for force in ([], ["--force"]):
+        result = run_h5feed("convert", "npy", images, fifo, *force, check=1)
+        assert f"output {fifo} is a FIFO (named pipe), not a regular file" in result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "images.npy"]
 
 
 def test_bench_errors_name_its_flags_not_the_library_fields(small):

@@ -175,7 +175,9 @@ struct EncodedChunk {
 class Writer {
  public:
   // Creates the temporary file and the /images dataset. Throws Error: kAlreadyExists when
-  // `path` exists and !options.overwrite, kInvalidArgument for a bad shape or chunk size, a
+  // `path` exists and !options.overwrite, kInvalidArgument when `path` is a folder or exists as
+  // anything but a regular file or a symbolic link (a device, a FIFO: never replaced, even
+  // with overwrite), for a bad shape or chunk size, a
   // field CheckFieldSpec refuses, two fields of one name or more than 1024 fields, kIo when the
   // folder is not writable.
   static Writer Create(const std::string& path, const WriterOptions& options);

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -251,6 +253,30 @@ TEST_CASE("an existing output is refused without overwrite and replaced with it"
   auto lock = hdf5::Lock();
   hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 3);
+}
+
+TEST_CASE("an output that is a FIFO or a device is never replaced, even with overwrite") {
+  testing::TempFolder folder;
+  const std::string fifo = folder / "fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::vector<std::string> specials = {fifo};
+  // A stand-in for /dev/null (its device numbers), where this test may make one (as root).
+  const std::string device = folder / "null";
+  if (mknod(device.c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0) specials.push_back(device);
+  for (const std::string& path : specials) {
+    CAPTURE(path);
+    for (bool overwrite : {false, true}) {
+      WriterOptions options{kShape, 4, Compression{}, false};
+      options.overwrite = overwrite;
+      CHECK_THROWS_WITH_AS(Writer::Create(path, options),
+                           doctest::Contains("not a regular file, and is never replaced"), Error);
+      CHECK(CodeOf([&] { Writer::Create(path, options); }) == ErrorCode::kInvalidArgument);
+    }
+  }
+  struct stat status {};
+  REQUIRE(lstat(fifo.c_str(), &status) == 0);
+  CHECK(S_ISFIFO(status.st_mode));
+  CHECK(folder.List().size() == specials.size());  // no temporary file left either
 }
 
 TEST_CASE("an output that appears during the conversion is not replaced") {
