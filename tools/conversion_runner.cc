@@ -13,6 +13,7 @@
 #include "interrupt_guard.h"
 #include "make_error.h"
 #include "number_checks.h"
+#include "output_path.h"
 #include "parsed_option.h"
 #include "progress_bar.h"
 #include "reports/conversion_report.h"
@@ -179,6 +180,7 @@ OptionNames ConversionFlagNames() {
 
 int RunConversion(
     const std::string& command_name, const std::string& input,
+    const std::vector<std::string>& inputs,
     const std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>&
         open_source,
     const ConversionFlags& flags, bool shuffle_by_default) {
@@ -214,6 +216,9 @@ int RunConversion(
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
   const std::string output = converters::PartPath(flags.output, options.part);
+  if (const std::string problem = OutputProblem(output, inputs); !problem.empty()) {
+    return ReportUsageError(command_name, problem);
+  }
 
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();

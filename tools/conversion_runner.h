@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command_error.h"
 #include "h5feed/writer.h"
@@ -88,12 +89,14 @@ int CheckLayoutFlags(const std::string& command_name, const std::string& input,
 // line: the flag that sets each field ("chunk_bytes" is --chunk-bytes, "overwrite" --force).
 OptionNames ConversionFlagNames();
 
-// Opens the source (errors reported as such), checks the options against it
-// (CheckLayoutFlags), converts it to flags.output and reports.
+// Checks the output against `inputs` (every file and folder the source reads: OutputProblem),
+// opens the source (errors reported as such), checks the options against it
+// (CheckLayoutFlags), converts it to flags.output and reports. `input` is the one messages name.
 // `open_source` gets the memory budget of --memory-limit, for a source that decodes within it
 // (ImageFolderOptions::memory). Returns the exit code (exit_codes.h).
 int RunConversion(
     const std::string& command_name, const std::string& input,
+    const std::vector<std::string>& inputs,
     const std::function<std::unique_ptr<converters::SampleSource>(converters::MemoryBudget&)>&
         open_source,
     const ConversionFlags& flags, bool shuffle_by_default);

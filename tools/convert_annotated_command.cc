@@ -96,7 +96,7 @@ void AddConvertSegmentation(CLI::App& convert, Runner& run) {
       converters::SegmentationOptions source_options = *options;
       if (const int usage = FitOptionsOf(name, *fit, *flags, source_options.fit)) return usage;
       return RunConversion(
-          name, *images,
+          name, *images, {*images, *masks, options->image_list},
           [&](converters::MemoryBudget& memory) {
             source_options.fit.memory = &memory;
             return converters::OpenSegmentation(*images, *masks, source_options);
@@ -142,7 +142,7 @@ void AddConvertCoco(CLI::App& convert, Runner& run) {
       options.keep_crowd = *keep_crowd;
       if (const int usage = FitOptionsOf(name, *fit, *flags, options.fit)) return usage;
       return RunConversion(
-          name, *annotations,
+          name, *annotations, {*annotations, *images},
           [&](converters::MemoryBudget& memory) {
             options.fit.memory = &memory;
             return converters::OpenCoco(*annotations, *images, options);

@@ -78,7 +78,7 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
         }
       }
       return RunConversion(
-          "convert imagefolder", *input,
+          "convert imagefolder", *input, {*input},
           [&](converters::MemoryBudget& memory) {
             options.memory = &memory;
             return converters::OpenImageFolder(*input, options);
@@ -112,7 +112,7 @@ void AddCifar(CLI::App& convert, Runner& run) {
       options.split = *split;
       options.labels = *labels;
       return RunConversion(
-          "convert cifar", *input,
+          "convert cifar", *input, {*input},
           [&](converters::MemoryBudget&) { return converters::OpenCifar(*input, options); }, *flags,
           true);
     };
@@ -162,13 +162,15 @@ void AddNpy(CLI::App& convert, Runner& run) {
       for (const converters::NpyFieldFile& field : field_files) {
         inputs.emplace_back("field " + field.name + "'s file ", field.path);
       }
+      std::vector<std::string> paths_read;
       for (const auto& [role, path] : inputs) {
         if (path.empty()) continue;
         const std::string problem = InputProblem(path, InputKind::kFile);
         if (!problem.empty()) return ReportUsageError("convert npy", role + problem);
+        paths_read.push_back(path);
       }
       return RunConversion(
-          "convert npy", images,
+          "convert npy", images, paths_read,
           [&](converters::MemoryBudget&) {
             return converters::OpenNpy(images, labels, field_files);
           },

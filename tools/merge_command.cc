@@ -16,6 +16,7 @@
 #include "input_paths.h"
 #include "interrupt_guard.h"
 #include "merge.h"
+#include "output_path.h"
 #include "progress_bar.h"
 #include "reports/merge_report.h"
 #include "reports/report_json.h"
@@ -36,6 +37,9 @@ int RunMerge(const MergeFlags& flags) {
   for (const std::string& part : parts) {
     const std::string problem = InputProblem(part, InputKind::kFile);
     if (!problem.empty()) return ReportUsageError("merge", "part " + problem);
+  }
+  if (const std::string problem = OutputProblem(flags.paths.back(), parts); !problem.empty()) {
+    return ReportUsageError("merge", problem);
   }
   converters::MergeOptions options;
   options.seed = flags.seed;

@@ -56,7 +56,7 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
     run = [=] {
       if (const int usage = CheckLayoutFlags("rechunk", *input, *flags, nullptr)) return usage;
       return RunConversion(
-          "rechunk", *input,
+          "rechunk", *input, {*input},
           [&](converters::MemoryBudget& memory) {
             converters::EncodedHdf5Options source = *options;
             if (*no_fields) {

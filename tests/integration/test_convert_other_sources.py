@@ -55,11 +55,13 @@ def test_cifar100_fine_and_coarse_labels(tmp_path):
     records = np.concatenate([rng.integers(0, 20, (9, 1), dtype=np.uint8),
                               rng.integers(0, 100, (9, 1), dtype=np.uint8),
                               rng.integers(0, 256, (9, 3072), dtype=np.uint8)], axis=1)
-    (tmp_path / "train.bin").write_bytes(records.tobytes())
-    (tmp_path / "test.bin").write_bytes(records[:1].tobytes())
+    src = tmp_path / "cifar-100-binary"
+    src.mkdir()
+    (src / "train.bin").write_bytes(records.tobytes())
+    (src / "test.bin").write_bytes(records[:1].tobytes())
     for kind, column in (("fine", 1), ("coarse", 0)):
         out = tmp_path / f"{kind}.h5"
-        run_h5feed("convert", "cifar", tmp_path, out, "--labels", kind, "--no-shuffle", check=0)
+        run_h5feed("convert", "cifar", src, out, "--labels", kind, "--no-shuffle", check=0)
         with h5py.File(out) as f:
             assert list(f["labels"][()]) == list(records[:, column])
             assert len(strings(f["classes"])) == (100 if kind == "fine" else 20)

@@ -199,6 +199,50 @@ def test_an_output_ending_in_npy_is_refused_and_left_alone(tmp_path):
     assert (tmp_path / "labels.npy").read_bytes() == before
 
 
+def output_is_input_cases(tmp_path):
+    """Each command with its output naming one of its inputs (or a path in an input folder),
+    and the input that must be left alone."""
+    np.save(tmp_path / "images.npy", np.zeros((6, 2, 2, 3), np.uint8))
+    for k in range(3):
+        run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "p.h5", "--part",
+                   f"{k}/3", "--quiet", check=0)
+    parts = [tmp_path / f"p-0000{k}-of-00003.h5" for k in range(3)]
+    (tmp_path / "src" / "c").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(tmp_path / "src" / "c" / "000.png")
+    (tmp_path / "ann.json").write_text('{"images": [], "annotations": [], "categories": []}')
+    np.save(tmp_path / "labels.npy", np.arange(6))
+    (tmp_path / "labels.npy").rename(tmp_path / "labels")  # not ending in .npy
+    return {
+        "merge": (["merge", *parts, parts[2]], parts[2]),
+        "coco": (["convert", "coco", tmp_path / "ann.json", tmp_path / "src",
+                  tmp_path / "ann.json"], tmp_path / "ann.json"),
+        "imagefolder": (["convert", "imagefolder", tmp_path / "src",
+                         tmp_path / "src" / "c" / "000.png"], tmp_path / "src" / "c" / "000.png"),
+        # Another spelling of the same file: paths are compared as the file system resolves them.
+        "rechunk": (["rechunk", parts[0], tmp_path / "src" / ".." / parts[0].name], parts[0]),
+        "npy": (["convert", "npy", tmp_path / "images.npy", tmp_path / "labels",
+                 tmp_path / "labels"], tmp_path / "labels"),
+    }
+
+
+@pytest.mark.parametrize("command", ["merge", "coco", "imagefolder", "rechunk", "npy"])
+def test_an_output_that_is_an_input_is_refused_and_left_alone(tmp_path, command):
+    args, kept = output_is_input_cases(tmp_path)[command]
+    before = kept.read_bytes()
+    result = run_h5feed(*args, "--force", check=2)
+    assert " is the input " in result.stderr or " is in the input folder " in result.stderr
+    assert kept.read_bytes() == before
+
+
+def test_an_output_in_an_input_folder_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "src" / "c").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(tmp_path / "src" / "c" / "000.png")
+    result = run_h5feed("convert", "imagefolder", tmp_path / "src", tmp_path / "src" / "out.h5",
+                        check=2)
+    assert f"the output {tmp_path / 'src' / 'out.h5'} is in the input folder " in result.stderr
+    assert sorted(p.name for p in (tmp_path / "src").iterdir()) == ["c"]
+
+
 def test_a_missing_labels_file_is_named_as_the_labels(tmp_path):
     np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
     result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "small.h5",
