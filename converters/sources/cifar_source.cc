@@ -215,6 +215,14 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
   std::vector<MappedFile> files;
   for (const std::string& name : wanted) {
     MappedFile file((folder / name).string());
+    // Zero records is a whole number of them, but no batch of either dataset is empty: such a
+    // file is a failed download, which would silently leave a fifth of CIFAR-10 out.
+    if (file.size() == 0) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{} is empty (0 bytes), not a {} binary of {}-byte records. Download and "
+                      "extract the archive again",
+                      file.path(), variant->name, record_bytes);
+    }
     if (static_cast<int64_t>(file.size()) % record_bytes != 0) {
       throw MakeError(
           ErrorCode::kCorrupt,

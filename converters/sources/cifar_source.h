@@ -54,9 +54,10 @@ namespace h5feed::converters {
 // Opens the CIFAR binaries in `dir`: the folder holding the .bin files, or the folder the
 // archive was extracted into (holding cifar-10-batches-bin/ or cifar-100-binary/).
 // Throws Error(kNotFound) naming the files expected when there are none or some are missing,
-// Error(kCorrupt) when a file's size is not a whole number of records (truncated) or a class
-// name file holds the wrong number of names. A record whose label is out of range is reported
-// by Read() as Error(kCorrupt), so it is skipped like a damaged image.
+// Error(kCorrupt) when a file is empty (a failed download) or its size is not a whole number
+// of records (truncated), or a class name file holds the wrong number of names. A record whose
+// label is out of range is reported by Read() as Error(kCorrupt), so it is skipped like a
+// damaged image.
 std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptions& options);
 
 }  // namespace h5feed::converters

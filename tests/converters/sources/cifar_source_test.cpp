@@ -194,6 +194,15 @@ TEST_CASE("a truncated batch file is reported as truncated") {
   CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kCorrupt);
 }
 
+TEST_CASE("an empty batch file is an error naming it, not a batch of no record") {
+  ScratchDir dir;
+  WriteCifar10(dir.path());
+  std::filesystem::resize_file(dir / "data_batch_1.bin", 0);
+  CHECK_THROWS_WITH_AS(OpenCifar(dir.path(), {}),
+                       doctest::Contains("data_batch_1.bin is empty (0 bytes)"), Error);
+  CHECK(CodeOf([&] { OpenCifar(dir.path(), {}); }) == ErrorCode::kCorrupt);
+}
+
 TEST_CASE("a record whose label is out of range is a corrupt sample naming the record") {
   ScratchDir dir;
   WriteCifar10(dir.path());
