@@ -525,6 +525,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       throw CLI::RequiredError("FILE");
     }
     flags->settings.path = flags->input.text();
+    try {
+      bench::CheckSettings(flags->settings);
+    } catch (const Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
     if (flags->settings.cold_each_epoch) flags->cold = true;
     if (flags->settings.direct && flags->input.remote()) {
       throw CLI::ValidationError("--direct",

@@ -196,6 +196,12 @@ int RunConversion(
         throw MakeError(ErrorCode::kInvalidArgument, "--chunk-bytes {} is not a positive size",
                         flags.chunk_bytes);
       }
+      if (options.chunk_bytes >= kMaxChunkBytes) {
+        throw MakeError(ErrorCode::kInvalidArgument,
+                        "--chunk-bytes {} is 4 GiB or more, and HDF5 cannot store chunks that "
+                        "large; give less than 4G (default: 4M)",
+                        flags.chunk_bytes);
+      }
     }
     budget =
         std::make_unique<converters::MemoryBudget>(converters::ParseMemorySize(flags.memory_limit));

@@ -14,6 +14,7 @@
 #include "convert_annotated_command.h"
 #include "exit_codes.h"
 #include "h5feed/error.h"
+#include "h5feed/field.h"
 #include "h5feed/writer.h"
 #include "image_size_option.h"
 #include "input_paths.h"
@@ -119,14 +120,19 @@ void AddCifar(CLI::App& convert, Runner& run) {
   });
 }
 
-// "NAME=FILE.npy" as a field's name and file. Throws Error(kInvalidArgument) without '='.
+// "NAME=FILE.npy" as a field's name and file. Throws Error(kInvalidArgument) without '=', or
+// for a name no field may take (CheckFieldSpec's: '/', a reserved name), which the command
+// line can tell before any file is read.
 converters::NpyFieldFile NpyFieldOf(const std::string& text) {
   const size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "--field {} is not NAME=FILE.npy (the field's name, then its array)", text);
   }
-  return {text.substr(0, equals), text.substr(equals + 1)};
+  FieldSpec name_only;  // a uint8 scalar, which passes every check but the name's
+  name_only.name = text.substr(0, equals);
+  CheckFieldSpec(name_only);
+  return {name_only.name, text.substr(equals + 1)};
 }
 
 void AddNpy(CLI::App& convert, Runner& run) {
@@ -156,7 +162,16 @@ void AddNpy(CLI::App& convert, Runner& run) {
       std::string images = (*paths)[0];
       std::string labels = paths->size() == 3 ? (*paths)[1] : std::string();
       std::vector<converters::NpyFieldFile> field_files;
-      for (const std::string& text : *fields) field_files.push_back(NpyFieldOf(text));
+      for (const std::string& text : *fields) {
+        converters::NpyFieldFile field = NpyFieldOf(text);
+        for (const converters::NpyFieldFile& earlier : field_files) {
+          if (earlier.name == field.name) {
+            return ReportUsageError(
+                "convert npy", "--field " + field.name + " is given twice; a field has one file");
+          }
+        }
+        field_files.push_back(std::move(field));
+      }
       std::vector<std::pair<std::string, std::string>> inputs = {{"images file ", images},
                                                                  {"labels file ", labels}};
       for (const converters::NpyFieldFile& field : field_files) {

@@ -4,12 +4,14 @@
 // file of images at their own size (own_size_file_source.h); the file's other
 // datasets of a value per image carried as fields (hdf5_fields.h).
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "command_error.h"
 #include "commands.h"
 #include "conversion_runner.h"
 #include "input_paths.h"
@@ -55,6 +57,11 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
   command->callback([=, &run] {
     run = [=] {
       if (const int usage = CheckLayoutFlags("rechunk", *input, *flags, nullptr)) return usage;
+      for (auto field = chosen->begin(); field != chosen->end(); ++field) {
+        if (std::find(chosen->begin(), field, *field) != field) {
+          return ReportUsageError("rechunk", "--field " + *field + " is given twice");
+        }
+      }
       return RunConversion(
           "rechunk", *input, {*input},
           [&](converters::MemoryBudget& memory) {

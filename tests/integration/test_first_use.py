@@ -109,6 +109,29 @@ def test_every_command_line_error_has_the_one_prefix(command, args, tmp_path):
     assert result.stderr.startswith(f"h5feed {command}: error: "), result.stderr
 
 
+@pytest.mark.parametrize("args, words", [
+    (["convert", "npy", "{images}", "{out}", "--field", "a={images}", "--field", "a={images}"],
+     "--field a is given twice"),
+    (["convert", "npy", "{images}", "{out}", "--field", "a/b={images}"],
+     "--field: field name \"a/b\" holds '/'"),
+    (["rechunk", "{small}", "{out}", "--field", "x", "--field", "x"], "--field x is given twice"),
+    (["rechunk", "{small}", "{out}", "--chunk-bytes", "5G"],
+     "--chunk-bytes 5G is 4 GiB or more, and HDF5 cannot store chunks that large"),
+    (["bench", "{small}", "--rank", "1"], "--rank is 1; it must be in [0, --world-size = 1)"),
+    (["bench", "{small}", "--augment", "rrc=4,scale=0.9:0.1"],
+     "--augment: 'scale=0.9:0.1' needs 0 < MIN <= MAX"),
+    (["bench", "sweep", "{small}", "--out", "{out}", "--augment", "rrc=4,ratio=2:1"],
+     "--augment: 'ratio=2:1' needs 0 < MIN <= MAX"),
+])
+def test_an_option_mistake_is_a_usage_error_before_any_work(small, tmp_path, args, words):
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    out = tmp_path / "out.h5"
+    argv = [a.format(images=tmp_path / "images.npy", out=out, small=small) for a in args]
+    result = run_h5feed(*argv, check=2)
+    assert words in result.stderr
+    assert not out.exists()
+
+
 def test_zero_images_per_chunk_is_refused_not_taken_for_the_default(small, tmp_path):
     result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "out.h5",
                         "--chunk", 0, check=2)

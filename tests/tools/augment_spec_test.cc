@@ -40,5 +40,14 @@ TEST_CASE("a spec item that is not one is refused, naming it") {
   CHECK(AugmentSpecProblem("rrc=224,flip").empty());
 }
 
+TEST_CASE("a range of scales or ratios out of order or not above 0 is refused while parsing") {
+  for (const std::string spec : {"scale=0.9:0.1", "scale=0:1", "ratio=2:0.5", "ratio=-1:1"}) {
+    CAPTURE(spec);
+    CHECK(AugmentSpecProblem("rrc=224," + spec).find("'" + spec + "' needs 0 < MIN <= MAX") !=
+          std::string::npos);
+  }
+  CHECK(AugmentSpecProblem("rrc=224,scale=0.5:0.5,ratio=1:1").empty());  // one value: allowed
+}
+
 }  // namespace
 }  // namespace h5feed::bench

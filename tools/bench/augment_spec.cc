@@ -1,5 +1,6 @@
 #include "bench/augment_spec.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -43,12 +44,15 @@ void Size(const std::string& item, const std::string& text, int64_t& height, int
   width = x == std::string::npos ? height : WholeNumber(item, text.substr(x + 1));
 }
 
-// "MIN:MAX".
+// "MIN:MAX", 0 < MIN <= MAX: the order the loader requires of both ranges (area fractions,
+// aspect ratios), checked here so that a range given the wrong way round is a wrong command
+// line, refused before any file is opened.
 void Range(const std::string& item, const std::string& text, double& low, double& high) {
   const size_t colon = text.find(':');
   if (colon == std::string::npos) Reject(item, "needs MIN:MAX");
   low = Number(item, text.substr(0, colon));
   high = Number(item, text.substr(colon + 1));
+  if (!(low > 0 && low <= high && std::isfinite(high))) Reject(item, "needs 0 < MIN <= MAX");
 }
 
 }  // namespace

@@ -19,8 +19,8 @@
 
 namespace h5feed::bench {
 
-// Throws Error(kInvalidArgument) naming the item it cannot read. The options are checked
-// against the file when the loader opens (MakeViewSpec's errors).
+// Throws Error(kInvalidArgument) naming the item it cannot read, or a range not 0 < MIN <= MAX.
+// The options are checked against the file when the loader opens (MakeViewSpec's errors).
 AugmentOptions ParseAugmentSpec(const std::string& spec);
 
 // "" when `spec` parses, else what is wrong with it: a command-line validator's answer.

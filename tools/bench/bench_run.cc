@@ -16,6 +16,7 @@
 #include "bench/augment_spec.h"
 #include "bench/bench_option_names.h"
 #include "bench/page_cache.h"
+#include "loader/options_check.h"
 #include "sampler/epoch_order.h"
 
 namespace h5feed::bench {
@@ -113,6 +114,8 @@ double PeakRssMib() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
+
+void CheckSettings(const BenchSettings& settings) { loader::CheckOptions(MakeOptions(settings)); }
 
 BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& cancel,
                      const std::function<void(int64_t, int64_t)>& progress) {

@@ -99,6 +99,12 @@ struct BenchResult {
 BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& cancel,
                      const std::function<void(int64_t, int64_t)>& progress = {});
 
+// Throws the Error Loader::Open throws for `settings` alone, before any file is opened
+// (loader::CheckOptions: --rank not below --world-size, --slots fewer than an echo needs, ...),
+// naming bench's flags: a wrong command line, which `h5feed bench` reports as one (exit 2)
+// while it parses it.
+void CheckSettings(const BenchSettings& settings);
+
 // The cores this process may run on: what threads = 0 resolves to.
 int UsableCores();
 
