@@ -223,7 +223,24 @@ def test_a_bench_option_before_sweep_is_refused_not_dropped(small, tmp_path, bef
     assert not (tmp_path / "o").exists()
 
 
-def test_an_augmented_sweep_runs_every_combination_with_it_and_notes_its_cost(small, tmp_path):
+def test_an_out_folder_that_holds_files_is_refused_unless_force(small, tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "results.csv").write_text("another sweep's results\n")
+    args = ["bench", "sweep", small, "--out", out, "--chunks", "8", "--compression", "none",
+            "--cache-mb", "1", "--sampler", "chunks:4", "--batch", "32", "--threads", "2",
+            "--max-seconds", "2"]
+    result = run_h5feed(*args, check=2)
+    assert f"--out {out} holds files already" in result.stderr and "--force" in result.stderr
+    assert (out / "results.csv").read_text() == "another sweep's results\n"
+    assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
+    run_h5feed(*args, "--force", check=0)
+    columns, rows = read_rows(out / "results.csv")
+    assert columns == documented_columns() and rows
+    assert "--force" in (out / "report.md").read_text()  # the command line as it was typed
+
+
+
     out = tmp_path / "augmented"
     run_h5feed("bench", "sweep", small, "--out", out, "--chunks", "32", "--compression", "none",
                "--cache-mb", "1", "--sampler", "chunks:4", "--batch", "32", "--threads", "2",

@@ -43,6 +43,7 @@ struct SweepFlags {
   std::string samplers = "random,chunks:4,chunks:16,quasi";
   int64_t disk_budget_mb = 0;
   std::string reference_loaders;
+  bool force = false;  // write into an --out that holds files already
   // Given on the command line (CLI11's count): --chunks and --compression are for files of one
   // image size.
   CLI::Option* chunks_given = nullptr;
@@ -86,7 +87,8 @@ std::string CommandLine(const SweepFlags& f) {
          (o.cold_each_epoch ? " --cold-each-epoch"
           : o.cold          ? " --cold"
                             : "") +
-         (o.direct ? " --direct" : "") + (o.compare_h5py ? " --compare-h5py" : "") + remote;
+         (o.direct ? " --direct" : "") + (o.compare_h5py ? " --compare-h5py" : "") +
+         (f.force ? " --force" : "") + remote;
 }
 
 int RunSweepCommand(SweepFlags& flags) {
@@ -108,6 +110,17 @@ int RunSweepCommand(SweepFlags& flags) {
     return ReportUsageError("bench sweep",
                             "--cold applies to a local file (its page cache); a remote file is "
                             "read over its link in every run");
+  }
+  // A sweep's results in --out (another sweep's, taking hours to make) are replaced only when
+  // asked; a new or empty folder is the sweep's own.
+  std::error_code error;
+  if (!flags.force && std::filesystem::is_directory(o.out_dir, error) &&
+      !std::filesystem::is_empty(o.out_dir, error)) {
+    return ReportUsageError("bench sweep",
+                            "--out " + o.out_dir +
+                                " holds files already (a sweep's results?) and is left as it is: "
+                                "give a new or empty folder, or --force to write into it "
+                                "(its results.csv, report.md and throughput.* replaced)");
   }
   try {
     if (!OptionsFitInput(flags)) return kExitUsage;
@@ -184,8 +197,14 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                    "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
       ->check(ExistingInput(InputKind::kFileOrUrl));
-  command->add_option("--out", o.out_dir, "Folder for results.csv, report.md, throughput.png")
+  command
+      ->add_option("--out", o.out_dir,
+                   "Folder for results.csv, report.md, throughput.png: a new or empty one "
+                   "(see --force)")
       ->required();
+  command->add_flag("--force", flags->force,
+                    "Write into --out even when it holds files, replacing its results.csv, "
+                    "report.md and throughput.* (without it such a folder is refused)");
   flags->chunks_given =
       command->add_option("--chunks", flags->chunks, "Images per chunk, comma-separated")
           ->capture_default_str();
