@@ -57,9 +57,9 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
   command->callback([=, &run] {
     run = [=] {
       if (const int usage = CheckLayoutFlags("rechunk", *input, *flags, nullptr)) return usage;
-      for (auto field = chosen->begin(); field != chosen->end(); ++field) {
-        if (std::find(chosen->begin(), field, *field) != field) {
-          return ReportUsageError("rechunk", "--field " + *field + " is given twice");
+      for (auto name = chosen->begin(); name != chosen->end(); ++name) {
+        if (std::find(chosen->begin(), name, *name) != name) {
+          return ReportUsageError("rechunk", "--field " + *name + " is given twice");
         }
       }
       return RunConversion(
