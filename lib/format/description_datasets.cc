@@ -2,10 +2,12 @@
 
 #include "format/description_datasets.h"
 
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "format/schema.h"
+#include "format/values_checksum.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/integer_dataset.h"
@@ -40,17 +42,24 @@ uint64_t DescriptionBytes(const DatasetDescription& d, size_t chunks) {
 }
 
 void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, bool labelled) {
-  if (labelled) hdf5::WriteIntegerDataset<int64_t>(root, schema::kLabels, d.labels);
+  if (labelled) {
+    hdf5::WriteIntegerDataset<int64_t>(root, schema::kLabels, d.labels);
+    WriteValuesChecksum(root, schema::kLabels, ValuesChecksum(d.labels));
+  }
 
   std::vector<std::string> skipped_sources, skipped_reasons;
   for (const SkippedSource& skipped : d.skipped) {
     skipped_sources.push_back(skipped.source);
     skipped_reasons.push_back(skipped.reason);
   }
-  hdf5::WriteStringDataset(root, schema::kClasses, d.classes);
-  hdf5::WriteStringDataset(root, schema::kSources, d.sources);
-  hdf5::WriteStringDataset(root, schema::kSkippedSources, skipped_sources);
-  hdf5::WriteStringDataset(root, schema::kSkippedReasons, skipped_reasons);
+  const auto write_strings = [root](const char* name, std::span<const std::string> values) {
+    hdf5::WriteStringDataset(root, name, values);
+    WriteValuesChecksum(root, name, ValuesChecksum(values));
+  };
+  write_strings(schema::kClasses, d.classes);
+  write_strings(schema::kSources, d.sources);
+  write_strings(schema::kSkippedSources, skipped_sources);
+  write_strings(schema::kSkippedReasons, skipped_reasons);
   if (!d.box_classes.empty()) {
     hdf5::WriteStringDataset(root, schema::kBoxClasses, d.box_classes.names);
     hdf5::WriteIntegerDataset<int64_t>(root, schema::kBoxClassIds, d.box_classes.source_ids);

@@ -92,6 +92,9 @@ inline constexpr char kAttrMergeSeed[] = "merge_seed";      // uint64
 
 // Attribute of /chunk_index, /row_checksums and the field chunk tables.
 inline constexpr char kAttrChecksum[] = "checksum";  // string "xxh3-64"
+// Attribute of /labels, /classes, /sources and the skipped lists: the XXH3-64 of their values
+// (format/values_checksum.h).
+inline constexpr char kAttrValuesChecksum[] = "xxh3_64";  // uint64
 
 inline constexpr char kLayoutNHWC[] = "NHWC";  // version 1: (N, H, W, C), one size
 inline constexpr char kLayoutFlat[] = "flat";  // version 2: each image at its own size

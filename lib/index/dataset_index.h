@@ -150,8 +150,9 @@ struct IndexOptions {
   // HDF5's shared file lock (h5feed/file_locking.h): kAuto falls back to no lock where the
   // file system refuses locks, and records a warning in DatasetIndex::warnings.
   FileLocking file_locking = FileLocking::kAuto;
-  // h5feed files: refuse a label outside [0, classes) (kCorrupt, naming the first). `h5feed
-  // verify` turns this off to list every bad label itself.
+  // h5feed files: refuse a label outside [0, classes) (kCorrupt, naming the first), and labels
+  // or class names that do not match their checksums (format/values_checksum.h). `h5feed
+  // verify` turns this off to list every bad label and mismatch itself.
   bool check_labels = true;
   // For a remote `path` (http://, https://, s3://): connections, retries, timeouts.
   RemoteOptions remote;

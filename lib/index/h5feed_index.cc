@@ -6,6 +6,7 @@
 
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
+#include "format/values_checksum.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/dataset_listing.h"
@@ -60,6 +61,24 @@ bool ReadLabelled(hid_t file, const std::string& path) {
                     path, format::schema::kAttrLabelled, labelled);
   }
   return labelled == 1;
+}
+
+// The labels (when read from /labels) and class names against their checksums
+// (format/values_checksum.h): a label changed to another valid class would train silently.
+void CheckLabelsAndClasses(hid_t file, const DatasetIndex& index, bool labels_are_h5feeds) {
+  std::string mismatch;
+  if (index.labelled && labels_are_h5feeds) {
+    mismatch = format::ValuesMismatch(file, format::schema::kLabels, index.labels);
+  }
+  if (mismatch.empty()) {
+    mismatch = format::ValuesMismatch(file, format::schema::kClasses, index.classes);
+  }
+  if (!mismatch.empty()) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} in {}: they were changed or damaged after conversion; convert the file "
+                    "again",
+                    mismatch, index.path);
+  }
 }
 
 // Labels name classes: with class names stored, every label must index one (the Writer's
@@ -229,7 +248,10 @@ void ReadH5feedIndex(hid_t file, const IndexOptions& options, DatasetIndex& inde
   index.classes = ReadClassesIfAny(file, std::string("/") + format::schema::kClasses, path);
   RequireAttribute(file, format::schema::kAttrNumClasses,
                    static_cast<int64_t>(index.classes.size()), path, "/classes");
-  if (options.check_labels) CheckLabelsInRange(index);
+  if (options.check_labels) {
+    CheckLabelsInRange(index);
+    CheckLabelsAndClasses(file, index, options.labels.empty());
+  }
   index.fields = ReadFieldSpecs(file, index.samples, path);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format/schema.h"
+#include "format/values_checksum.h"
 #include "h5feed/error.h"
 #include "h5feed/image_encoding.h"
 #include "hdf5/attributes.h"
@@ -103,6 +104,37 @@ void CheckEncodingAttribute(const DatasetIndex& index, hid_t file, VerificationR
   }
 }
 
+// The labels and every string list against their checksums (format/values_checksum.h),
+// where the file has them.
+void CheckValuesChecksums(hid_t file, const DatasetIndex& index, VerificationReport& report) {
+  std::vector<std::string> checked;
+  const auto check = [&](const char* name, const auto& read) {
+    try {
+      if (!format::StoredValuesChecksum(file, name)) return;
+      const std::string mismatch = format::ValuesMismatch(file, name, read());
+      if (!mismatch.empty()) {
+        report.problems.push_back(mismatch + ": changed or damaged after conversion");
+      }
+      checked.push_back(std::string("/") + name);
+    } catch (const Error& e) {
+      report.problems.push_back(std::string("/") + name + ": " + e.what());
+    }
+  };
+  if (index.labelled) check(format::schema::kLabels, [&] { return index.labels; });
+  for (const char* name : {format::schema::kClasses, format::schema::kSources,
+                           format::schema::kSkippedSources, format::schema::kSkippedReasons}) {
+    check(name, [&] { return hdf5::ReadStringDataset(file, name); });
+  }
+  if (checked.empty()) {
+    report.not_checked.push_back(
+        "labels and string lists against checksums: the file was written before they had any");
+    return;
+  }
+  std::string names;
+  for (const std::string& name : checked) names += (names.empty() ? "" : ", ") + name;
+  report.checked.push_back(names + ": against their checksums (xxh3_64)");
+}
+
 }  // namespace
 
 // The table against HDF5's chunk index, every row; the attributes and the string lists
@@ -167,6 +199,7 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
     CheckCount(file, format::schema::kSkippedReasons, skipped, "skipped sources (num_skipped)",
                report);
   }
+  CheckValuesChecksums(file, index, report);
   // The attributes that say how chunks hold images, which the index checked against /images.
   const std::string chunking = index.encoding.empty()
                                    ? "chunk_images"

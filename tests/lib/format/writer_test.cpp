@@ -23,6 +23,7 @@
 #include "format/chunk_index_dataset.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
+#include "format/values_checksum.h"
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
 #include "hdf5/attributes.h"
@@ -214,6 +215,32 @@ TEST_CASE("a small file reads back with the shape, chunks, filter, data, table a
     CHECK(hdf5::ReadStringAttribute(root, "source_kind") == "imagefolder");
     CHECK(hdf5::ReadStringAttribute(root, "created_by").rfind("h5feed ", 0) == 0);
   }
+}
+
+TEST_CASE("the labels and every string list carry the XXH3-64 of their values") {
+  testing::TempFolder folder;
+  WriteFile(folder / "out.h5", Compression{}, 5);
+  const DatasetDescription d = Describe(5);
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen((folder / "out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  // The bytes the format names: int64 little-endian labels; each string and a zero byte.
+  std::vector<uint8_t> label_bytes;
+  for (int64_t label : d.labels) {
+    for (int b = 0; b < 8; ++b) label_bytes.push_back(static_cast<uint8_t>(label >> (8 * b)));
+  }
+  CHECK(format::StoredValuesChecksum(file.get(), "labels") == codec::ChunkChecksum(label_bytes));
+  const std::string classes = std::string("cat") + '\0' + "dog" + '\0' + "émeu" + '\0';
+  CHECK(format::StoredValuesChecksum(file.get(), "classes") ==
+        codec::ChunkChecksum({reinterpret_cast<const uint8_t*>(classes.data()), classes.size()}));
+  CHECK(format::StoredValuesChecksum(file.get(), "sources") == format::ValuesChecksum(d.sources));
+  CHECK(format::ValuesMismatch(file.get(), "sources", d.sources).empty());
+  std::vector<std::string> edited = d.sources;
+  edited[3] = "elsewhere.png";
+  CHECK(format::ValuesMismatch(file.get(), "sources", edited) ==
+        "/sources do not match their checksum (xxh3_64)");
+  CHECK(format::StoredValuesChecksum(file.get(), "skipped_reasons").has_value());
+  CHECK_FALSE(format::StoredValuesChecksum(file.get(), "images").has_value());
+  CHECK(format::ValuesChecksum(std::vector<std::string>{}) == 0x2D06800538D394C2ULL);
 }
 
 TEST_CASE("the file has HDF5's earliest object formats and keeps no freed space below a page") {
