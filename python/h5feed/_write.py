@@ -87,6 +87,9 @@ def _file_fields(fields, first: tuple) -> list:
 
 
 def _classes(classes, dataset) -> list:
+    if isinstance(classes, (str, bytes)):
+        raise TypeError(f"classes={classes!r}: give the class names as a list, label i naming "
+                        "classes[i]")
     if classes is None:
         classes = getattr(dataset, "classes", None)
         if not isinstance(classes, (list, tuple)) or not all(isinstance(c, str)
@@ -98,8 +101,8 @@ def _classes(classes, dataset) -> list:
 class _Checks:
     """What every sample must agree on with the first, checked in the writing process."""
 
-    def __init__(self, first_row: int, specs: list, labelled: bool):
-        self.specs, self.labelled = specs, labelled
+    def __init__(self, first_row: int, specs: list, labelled: bool, classes: list):
+        self.specs, self.labelled, self.classes = specs, labelled, classes
         self.names = tuple(spec.name for spec in specs)
         self.first_row_name = row_name(first_row)
         self.geometry = GeometryChecks(specs)
@@ -119,6 +122,10 @@ class _Checks:
                 f"first sample written ({self.first_row_name}) has "
                 f"{'one' if self.labelled else 'none'}; every sample of a dataset has a label "
                 "or none does (a file without labels)")
+        if self.classes and not 0 <= label < len(self.classes):
+            raise SampleRefused(f"{row_name(row)}'s label is {label}, which names none of the "
+                                f"{len(self.classes)} classes (classes= or dataset.classes): a "
+                                f"label is 0 to {len(self.classes) - 1}")
         if tuple(value[0] for value in values) == self.names:
             return [(value, conform(value, spec, row))
                     for value, spec in zip(values, self.specs)]
@@ -240,13 +247,14 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     row, first = next(samples)
     specs = _file_fields(fields, first)
     labelled = first[5] is not None
-    checks = _Checks(row, specs, labelled)
+    names = _classes(classes, dataset) if labelled else []
+    checks = _Checks(row, specs, labelled, names)
     size = _size(size)
     native = _h5feed.SampleWriter(
         path, count, size=size, resize=resize,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
         channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
-        classes=_classes(classes, dataset) if labelled else [],
+        classes=names,
         fields=[spec.native(size) for spec in specs], labelled=labelled, common=common)
     cleanup.append(lambda abandon: native.cancel())
     bar = _Progress(path, count, progress)

@@ -201,18 +201,41 @@ def _field(name: str, value, row: int):
     if _is_pil_image(value):
         return _mask(name, value, row)
     if isinstance(value, str):
-        return name, "text", "", (), value.encode("utf-8")
+        if "\0" in value:
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is a str holding a NUL "
+                                f"character (at {value.index(chr(0))}), where HDF5's strings end; "
+                                "store the value as bytes")
+        try:
+            return name, "text", "", (), value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is a str that UTF-8 cannot "
+                                f"encode ({error.reason} at position {error.start}); a text "
+                                "field holds valid Unicode") from None
     if isinstance(value, (bytes, bytearray, memoryview)):
         return name, "bytes", "", (), bytes(value)
     if _is_tensor(value):
-        value = value.detach().cpu().numpy()
+        try:
+            value = value.detach().cpu().numpy()
+        except TypeError:  # numpy has no such type: bfloat16, the complex halves
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is a tensor of {value.dtype}, "
+                                "which numpy cannot hold; convert it (.float(), .half())") from None
     if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
-        array = np.asarray(value)
+        try:
+            array = np.asarray(value)
+        except ValueError:  # a ragged list: rows of different lengths
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is a list whose items differ "
+                                "in length; a field's value is one array of one shape (pad it, "
+                                "or store it as bytes or text)") from None
         if array.dtype.byteorder == ">":
             array = array.astype(array.dtype.newbyteorder("<"))
+        if array.dtype.name in ELEMENT_TYPES and array.size == 0:
+            raise SampleRefused(f"{row_name(row)}: field {name!r} is an empty array of shape "
+                                f"{tuple(array.shape)}; every dimension of a field is at least 1 "
+                                "(store an empty value as bytes, or pad it)")
         if array.dtype.name in ELEMENT_TYPES:
             return name, "array", array.dtype.name, tuple(array.shape), array.tobytes()
-        what = f"an array of {array.dtype}"
+        what = (f"an int beyond 64 bits ({value})" if isinstance(value, numbers.Integral)
+                else f"an array of {array.dtype}")
     else:
         what = f"a {type(value).__name__}"
     raise SampleRefused(f"{row_name(row)}: field {name!r} is {what}; a field's value is an array "
@@ -303,19 +326,30 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     if isinstance(spec, tuple) and len(spec) == 2:
         dtype, shape = spec
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-        return FieldSpec(name, "array", np.dtype(dtype).name, shape, given=True)
+        return FieldSpec(name, "array", _dtype_name(name, dtype), shape, given=True)
     get = spec.get if isinstance(spec, Mapping) else lambda key: getattr(spec, key, None)
     kind = get("kind")
     if kind is not None:
         kind = str(getattr(kind, "name", kind)).lower().lstrip("k")
         dtype = get("dtype") if get("dtype") is not None else get("type")
-        dtype = "" if dtype is None else np.dtype(str(getattr(dtype, "name", dtype)).lower()
-                                                  .lstrip("k")).name
+        dtype = "" if dtype is None else _dtype_name(name, str(getattr(dtype, "name", dtype))
+                                                     .lower().lstrip("k"))
         return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,
                          boxes=get("boxes") or boxes)
     raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
                     "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
                     "from the first sample)")
+
+
+def _dtype_name(name: str, dtype) -> str:
+    """numpy's name of `dtype`: a numpy dtype or type, its name, or a torch dtype."""
+    if type(dtype).__module__ == "torch":  # torch.float32 -> "float32"
+        dtype = str(dtype).removeprefix("torch.")
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"fields[{name!r}]: {dtype!r} is not a dtype; give a numpy or torch "
+                        "dtype or its name ('float32')") from None
 
 
 def inferred_spec(value: tuple, boxes: str = "") -> FieldSpec:

@@ -450,6 +450,41 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
     assert not os.listdir(tmp_path)
 
 
+@pytest.mark.parametrize("value, message", [
+    ([[1, 2], [3]], r"field 'f' is a list whose items differ in length"),
+    (torch.ones(2, dtype=torch.bfloat16), r"field 'f' is a tensor of torch.bfloat16, which numpy"),
+    ("name\udcff", r"field 'f' is a str that UTF-8 cannot encode .* at position 4"),
+    ("a\x00b", r"field 'f' is a str holding a NUL character \(at 1\)"),
+    (np.zeros(0), r"field 'f' is an empty array of shape \(0,\)"),
+    (2**70, r"field 'f' is an int beyond 64 bits"),
+])
+def test_a_field_value_h5feed_cannot_store_is_refused_naming_row_and_field(tmp_path, value,
+                                                                           message):
+    image = np.zeros((8, 8, 3), np.uint8)
+    samples = [{"image": image, "label": 0, "f": np.ones(2, np.float32)}] * 3
+    samples[2] = {"image": image, "label": 0, "f": value}
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[2\]: " + message):
+        h5feed.write(samples, tmp_path / "out.h5", size=8, workers=0, progress=False,
+                     shuffle=False, fields={"f": None})
+    assert not os.listdir(tmp_path)
+
+
+def test_labels_and_field_dtypes_are_checked_against_what_write_was_given(tmp_path):
+    image = np.zeros((8, 8, 3), np.uint8)
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[2\]'s label is 2, which names none of the 2 classes"):
+        h5feed.write([(image, i) for i in range(5)], tmp_path / "out.h5", size=8, workers=0,
+                     progress=False, shuffle=False, classes=["a", "b"])
+    with pytest.raises(TypeError, match="give the class names as a list"):
+        h5feed.write([(image, 0)], tmp_path / "out.h5", size=8, workers=0, progress=False,
+                     classes="abc")
+    # A torch dtype names a field's element type as numpy's does.
+    h5feed.write([{"image": image, "label": 0, "f": torch.ones(2)}] * 2, tmp_path / "out.h5",
+                 size=8, workers=0, progress=False, fields={"f": (torch.float32, 2)})
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["f"].dtype == np.float32
+
+
 def test_a_field_named_images_is_refused_with_the_library_message(tmp_path):
     samples = [{"image": np.zeros((4, 4, 3), np.uint8), "images": np.zeros(3)}]
     with pytest.raises(h5feed.InvalidArgumentError, match='a field cannot be named "images"'):
