@@ -86,8 +86,8 @@ void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope sco
   command
       .add_option("--max-pixels", flags.max_pixels,
                   "Skip (and record) images of more pixels than this, as decompression bombs; "
-                  "0: no limit. The default is where PIL refuses images "
-                  "(2 x Image.MAX_IMAGE_PIXELS)")
+                  "0: no limit but h5feed's own, 2 GiB decoded (about 715 million RGB pixels). "
+                  "The default is where PIL refuses images (2 x Image.MAX_IMAGE_PIXELS)")
       ->check(AtLeast(0))
       ->capture_default_str();
   given.max_side =

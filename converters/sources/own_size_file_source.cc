@@ -8,7 +8,13 @@
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
 #include "format/box_classes_table.h"
+#include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/dataset_listing.h"
+#include "hdf5/error.h"
+#include "hdf5/lock.h"
+#include "hdf5/open_hdf5_file.h"
+#include "hdf5/strings.h"
 #include "index/dataset_index.h"
 #include "index/field_values.h"
 #include "make_error.h"
@@ -33,13 +39,27 @@ ThreadScratch& Scratch() {
   return scratch;
 }
 
+// The input's own /sources, so that a file rechunked still names where each image came from;
+// empty when it has none of one name an image.
+std::vector<std::string> ReadSources(const index::DatasetIndex& index) {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  const hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(index.location, index.file_locking);
+  if (!hdf5::LinkExists(opened.file.get(), format::schema::kSources)) return {};
+  std::vector<std::string> sources =
+      hdf5::ReadStringDataset(opened.file.get(), format::schema::kSources);
+  if (static_cast<int64_t>(sources.size()) != index.samples) return {};
+  return sources;
+}
+
 class OwnSizeFileSource final : public SampleSource {
  public:
   explicit OwnSizeFileSource(index::DatasetIndex index)
       : index_(std::move(index)),
         chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
         id_(next_source_id.fetch_add(1)),
-        box_classes_(format::ReadBoxClasses(index_.location, index_.file_locking)) {
+        box_classes_(format::ReadBoxClasses(index_.location, index_.file_locking)),
+        sources_(ReadSources(index_)) {
     // Read whole and checked once: a sample's values are then copied out of memory.
     for (const FieldSpec& spec : index_.fields) {
       columns_.push_back(
@@ -57,7 +77,11 @@ class OwnSizeFileSource final : public SampleSource {
   bool own_size() const override { return true; }
   int64_t max_side() const override { return 0; }  // sizes kept: the header says why
   bool prefers_sequential_reads() const override { return true; }
-  std::string name(int64_t i) const override { return "images[" + std::to_string(i) + "]"; }
+  std::string name(int64_t i) const override {
+    if (i >= 0 && i < static_cast<int64_t>(sources_.size()))
+      return sources_[static_cast<size_t>(i)];
+    return "images[" + std::to_string(i) + "]";
+  }
 
   SampleInfo Read(int64_t i, SampleDestination& dest) const override {
     if (i < 0 || i >= index_.samples) {
@@ -103,6 +127,7 @@ class OwnSizeFileSource final : public SampleSource {
   uint64_t id_;
   std::vector<FieldColumn> columns_;  // each field's values, index_.fields' order
   BoxClasses box_classes_;            // the file's box classes' table, if any
+  std::vector<std::string> sources_;  // the file's /sources, or none
 };
 
 }  // namespace

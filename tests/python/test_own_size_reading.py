@@ -300,3 +300,14 @@ def test_the_slots_hold_the_crops_not_the_largest_image(own_size_file):
     # alignment; the largest image (120 x 160) would take 57,600 bytes a row more.
     per_slot = 8 * (32 * 32 * 3 + 32 * 32 * 3 * 4)
     assert 3 * per_slot <= loader.stats()["slot_bytes"] <= 3 * (per_slot + 16 * 4096)
+
+
+def test_rechunking_keeps_each_images_source(own_size_file, tmp_path):
+    path, _ = own_size_file
+    out = tmp_path / "rechunked.h5"
+    h5feed.rechunk(path, out, seed=5)
+    with h5py.File(path, "r") as f, h5py.File(out, "r") as g:
+        before = {bytes(s): stored_image(f, n) for n, s in enumerate(f["sources"][:])}
+        after = {bytes(s): stored_image(g, n) for n, s in enumerate(g["sources"][:])}
+        assert sorted(after) == sorted(before)  # the photos' paths, not "images[i]"
+        assert all(np.array_equal(after[s], before[s]) for s in after)
