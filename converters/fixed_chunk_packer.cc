@@ -40,7 +40,9 @@ class FixedChunkPacker final : public ChunkPacker {
       : shape_(source.shape()) {
     const int64_t n = source.count();
     const int64_t image_bytes = shape_.bytes();
-    k_ = options.chunk_images;
+    // A chunk never holds more images than the input has (a K past them would only be padding,
+    // and buffers of its size).
+    k_ = std::min(options.chunk_images, std::max<int64_t>(n, 1));
     // Only a K of the converter's choosing, for the whole dataset, follows what is stored.
     k_follows_stored_ = k_ == 0 && options.part.whole();
     if (k_ == 0) {

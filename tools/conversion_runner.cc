@@ -24,9 +24,9 @@ namespace h5feed::cli {
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default) {
   command
       .add_option("--chunk", flags.chunk,
-                  "Images per chunk (at least 1), the unit the reader reads and decompresses. "
-                  "Leave it out for the default: as many as make about 4 MiB (at most the "
-                  "images the file holds)")
+                  "Images per chunk (at least 1; at most the images the file holds), the unit "
+                  "the reader reads and decompresses. Leave it out for the default: as many as "
+                  "make about 4 MiB")
       ->check(AtLeast(1, "leave --chunk out for the default, about 4 MiB a chunk"));
   command.add_option("--compression", flags.compression,
                      "none | zstd[:LEVEL] (1-22, default 3) | gzip[:LEVEL] (1-9, default 6; "

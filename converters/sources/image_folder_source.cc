@@ -75,19 +75,23 @@ using SizeKey = std::pair<int, int>;  // height, width
 // The files of each size their headers declare, in listing order. Unreadable headers are left
 // for the conversion to report and skip.
 std::map<SizeKey, std::vector<size_t>> SizesFromHeaders(const ImageFolderListing& listing,
-                                                        const ImageFileReader& reader) {
+                                                        const ImageFileReader& reader,
+                                                        std::string& first_failure) {
   const size_t n = listing.files.size();
   std::vector<image::Size> sizes(n);
+  std::vector<std::string> failures(n);
   tbb::parallel_for(size_t{0}, n, [&](size_t i) {
     try {
       sizes[i] = reader.ReadSize(listing.root + "/" + listing.files[i].path);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
+      failures[i] = e.what();
     }
   });
   std::map<SizeKey, std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) {
     if (sizes[i].height > 0) groups[{sizes[i].height, sizes[i].width}].push_back(i);
+    if (first_failure.empty()) first_failure = failures[i];
   }
   return groups;
 }
@@ -122,10 +126,15 @@ StoredSizes DecideStoredSizes(const ImageFolderListing& listing, const ImageFile
                               const ImageFolderOptions& options) {
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   std::map<SizeKey, std::vector<size_t>> groups;
-  arena.execute([&] { groups = SizesFromHeaders(listing, reader); });
+  std::string first_failure;
+  arena.execute([&] { groups = SizesFromHeaders(listing, reader, first_failure); });
   if (groups.empty()) {
     reader.ReleaseIdle();
-    throw MakeError(ErrorCode::kCorrupt, "no readable image in {}", listing.root);
+    const size_t files = listing.files.size();
+    throw MakeError(ErrorCode::kCorrupt, "no readable image in {}: {}; the first: {}", listing.root,
+                    files == 1 ? std::string("its one file could not be read")
+                               : fmt::format("none of its {} files could be read", files),
+                    first_failure);
   }
   // The files of each stored (capped) size, and whether all of them are stored as they are.
   std::map<SizeKey, std::vector<size_t>> stored;

@@ -97,7 +97,9 @@ def test_convert_npy_and_rechunk_keep_every_row(tmp_path):
     h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "a.h5", labels=tmp_path / "labels.npy",
                        shuffle=False, compression="gzip:1", chunk=32)
     h5feed.rechunk(tmp_path / "a.h5", tmp_path / "b.h5", chunk=10, compression="none")
-    for name, chunk in (("a.h5", 32), ("b.h5", 10)):
+    # A chunk past the images is the images: no chunk of padding.
+    h5feed.rechunk(tmp_path / "a.h5", tmp_path / "c.h5", chunk=10**6, compression="none")
+    for name, chunk in (("a.h5", 32), ("b.h5", 10), ("c.h5", len(images))):
         got_images, got_labels, _, _, chunks = contents(tmp_path / name)
         np.testing.assert_array_equal(got_images, images)
         np.testing.assert_array_equal(got_labels, labels)

@@ -162,6 +162,16 @@ TEST_CASE("a folder where no file of any size decodes is refused") {
   CHECK(std::string(e.what()).find("no readable image") != std::string::npos);
 }
 
+TEST_CASE("a folder where no file has a header h5feed reads is refused with the first reason") {
+  ScratchDir dir;
+  WriteFile(dir / "c/a.jpg", std::vector<uint8_t>{'x', '\n'});
+  const Error e = CaughtError([&] { OpenImageFolder(dir.path(), ImageFolderOptions{}); });
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(std::string(e.what()).find("its one file could not be read; the first: cannot decode an "
+                                   "image") != std::string::npos);
+  CHECK(std::string(e.what()).find("c/a.jpg") != std::string::npos);
+}
+
 TEST_CASE(
     "an image folder source decodes within the budget it was given, which the conversion "
     "then shares") {
