@@ -55,7 +55,6 @@ std::string OwnSizeText(const ReportView& images, const ReportView& o) {
   const ReportView per_chunk = o["images_per_chunk"];
   const ReportView aspect = o["aspect"];
   const int64_t gray = o["gray_images"].Int();
-  const double ratio = images["compression_ratio"].Real();
   std::string stored = BytesText(o["pixel_bytes"]) + " of pixels (H*W*C) -> ";
   stored += o["stored_bytes"].Int() > 0 ? BytesText(o["stored_bytes"]) + " stored (" +
                                               Fixed(o["pixel_ratio"].Real(), 2) + "x)"
@@ -75,9 +74,9 @@ std::string OwnSizeText(const ReportView& images, const ReportView& o) {
                             std::to_string(per_chunk["min"].Int()) + " to " +
                             std::to_string(per_chunk["max"].Int()) + "), " +
                             Fixed(100 * o["chunk_fill"].Real(), 0) + "% full") +
-         Line("compression",
-              images["compression"].Text() + (ratio > 0 ? ", ratio " + Fixed(ratio, 2) : "")) +
-         Line("stored", stored);
+         // No ratio of the chunks' bytes: their unused tails compress to nothing, and would
+         // be counted; "stored" gives the pixels' ratio.
+         Line("compression", images["compression"].Text()) + Line("stored", stored);
 }
 
 // The lines of a file of one image size (or of foreign images) after "file" and "format".
