@@ -6,12 +6,14 @@ are run as `python3 bench/NAME.py`, which puts bench/ on the import path)."""
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import platform
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -75,6 +77,14 @@ def revision() -> str:
         return (head or "unknown") + (" with uncommitted changes" if dirty else "")
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
+
+
+def run_line(load_before: float, started: float) -> str:
+    """A report's line on where and when it ran: the machine, its load average before and now,
+    the revision, the date and the seconds since `started` (time.perf_counter())."""
+    return (f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average {load_before:.1f} "
+            f"before, {os.getloadavg()[0]:.1f} after. Revision {revision()}. "
+            f"{datetime.date.today().isoformat()}, {time.perf_counter() - started:.0f} s.")
 
 
 def run_main(name: str, parse_args: Callable[[list[str]], argparse.Namespace],

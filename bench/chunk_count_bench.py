@@ -23,7 +23,6 @@ From the repository root, after building both (e.g. the baseline in a worktree):
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import resource
 import statistics
@@ -34,8 +33,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from bench_support import (cpu_model, executable, positive_int, publish, revision, run_checked,
-                           run_main)
+from bench_support import executable, positive_int, publish, run_checked, run_line, run_main
 
 SHAPE = (16, 16, 3)   # 768 bytes an image
 CHUNK_IMAGES = 8      # 6 KiB chunks: a page and a half, so each is aligned
@@ -130,9 +128,7 @@ def main_run(args: argparse.Namespace) -> int:
             ["--chunks"] + [str(c) for c in args.chunks] + ["--rounds", str(args.rounds)]),
         "```",
         "",
-        f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average {load_before:.1f} before, "
-        f"{os.getloadavg()[0]:.1f} after. Revision {revision()}. "
-        f"{datetime.date.today().isoformat()}, {time.perf_counter() - started:.0f} s.",
+        run_line(load_before, started),
         "",
         f"Each file: `h5feed convert npy` of {SHAPE[0]}x{SHAPE[1]}x{SHAPE[2]} random images in "
         f"chunks of {CHUNK_IMAGES} (6 KiB), with fields embedding (float32[{EMBEDDING}]) and id "

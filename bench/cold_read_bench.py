@@ -43,7 +43,6 @@ each pair's ratios, not one figure alone. From the repository root, after buildi
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shutil
@@ -54,8 +53,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_support import (BenchError, cpu_model, executable, positive_int, publish, revision,
-                           run_checked, run_main)
+from bench_support import (BenchError, executable, positive_int, publish, run_checked, run_line,
+                           run_main)
 import loader_bench
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -226,9 +225,7 @@ def report(args: argparse.Namespace, cases: list[Case], together: list[Together]
         "/usr/bin/python3 bench/cold_read_bench.py " + " ".join(args.argv),
         "```",
         "",
-        f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average {load_before:.1f} before, "
-        f"{os.getloadavg()[0]:.1f} after. Revision {revision()}. "
-        f"{datetime.date.today().isoformat()}, {time.perf_counter() - started:.0f} s.",
+        run_line(load_before, started),
         "",
         f"Each pair: the file dropped from the page cache, then `h5feed bench FILE --cold "
         f"--batch {args.batch} --threads {args.threads}` (its stored bytes read per second) and "
