@@ -249,6 +249,7 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     labelled = first[5] is not None
     names = _classes(classes, dataset) if labelled else []
     checks = _Checks(row, specs, labelled, names)
+    checked = checks.values(row, first)  # before the file: a first sample it cannot hold
     size = _size(size)
     native = _h5feed.SampleWriter(
         path, count, size=size, resize=resize,
@@ -260,7 +261,7 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     bar = _Progress(path, count, progress)
     payload = first
     while True:
-        values, (height, width) = checks.values(row, payload)
+        values, (height, width) = checked
         kind, data, _, _, channels, label, _ = payload
         native.put(row, kind, data, height, width, channels, label or 0, values)
         bar.update(native)
@@ -268,6 +269,7 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
             row, payload = next(samples)
         except StopIteration:
             break
+        checked = checks.values(row, payload)
     report = native.finish()
     bar.end(native)
     return report

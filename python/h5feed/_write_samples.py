@@ -228,10 +228,6 @@ def _field(name: str, value, row: int):
                                 "or store it as bytes or text)") from None
         if array.dtype.byteorder == ">":
             array = array.astype(array.dtype.newbyteorder("<"))
-        if array.dtype.name in ELEMENT_TYPES and array.size == 0:
-            raise SampleRefused(f"{row_name(row)}: field {name!r} is an empty array of shape "
-                                f"{tuple(array.shape)}; every dimension of a field is at least 1 "
-                                "(store an empty value as bytes, or pad it)")
         if array.dtype.name in ELEMENT_TYPES:
             return name, "array", array.dtype.name, tuple(array.shape), array.tobytes()
         what = (f"an int beyond 64 bits ({value})" if isinstance(value, numbers.Integral)
@@ -385,6 +381,10 @@ def conform(value: tuple, spec: FieldSpec, row: int) -> bytes:
         conformed = _geometric(value, spec, row)
         if conformed is not None:
             return conformed
+    elif kind == "array" and 0 in tuple(shape):
+        raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is an empty array of shape "
+                            f"{tuple(shape)}; every dimension of a field is at least 1 (store an "
+                            "empty value as bytes, or pad it)")
     elif kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
         return data
     if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:

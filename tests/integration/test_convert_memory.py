@@ -124,7 +124,8 @@ def test_giant_pngs_convert_within_the_budget_with_pil_pixels(giants, pil_pixels
 def test_a_limit_too_small_for_one_chunk_says_what_to_change(giants, tmp_path):
     root, _, _ = giants
     out = tmp_path / "big_chunks.h5"
-    result = run_h5feed("convert", "imagefolder", root, out, "--size", "224", "--chunk", "300",
+    # Chunks of 5 images of 2048 x 2048 x 3: 60 MiB each, past what 64M lets chunks take.
+    result = run_h5feed("convert", "imagefolder", root, out, "--size", "2048", "--chunk", "5",
                         "--memory-limit", "64M", check=EXIT_FAILED)
     assert "--memory-limit" in result.stderr and "--chunk" in result.stderr
     assert not out.exists()
