@@ -232,6 +232,8 @@ schema::ChunkRecord FieldWriter::RecordChunk(size_t f, int64_t first, int64_t ch
   const Field& field = state_[f];
   const std::string where = fmt::format("chunk {} of field {}", field.chunks.size(), spec.name);
   const uint64_t offset[1] = {static_cast<uint64_t>(first)};
+  // As for /images, without walking HDF5's chunk index; HDF5 applied the filters, so the stored
+  // bytes are read back through it.
   hdf5::ChunkPlace place;
   if (!hdf5::LocateNewChunk(field.dataset.get(), offset, end_before, {}, place)) {
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, temporary_path_);

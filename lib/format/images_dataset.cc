@@ -110,6 +110,8 @@ format::schema::ChunkRecord Writer::State::WriteChunk(const EncodedChunk& chunk,
   if (!hdf5::WriteStoredChunk(s.images.get(), offset, chunk.bytes)) {
     throw hdf5::StackError(ErrorCode::kIo, "writing " + where, s.temporary_path);
   }
+  // Where the file ended before the write, checked against the bytes: no walk of HDF5's chunk
+  // index, which costs time linear in the chunks (direct_chunk.h).
   hdf5::ChunkPlace place;
   if (!hdf5::LocateNewChunk(s.images.get(), offset, end_before, chunk.bytes, place)) {
     throw hdf5::StackError(ErrorCode::kIo, "locating " + where, s.temporary_path);

@@ -63,11 +63,12 @@ bool ReadLabelled(hid_t file, const std::string& path) {
   return labelled == 1;
 }
 
-// The labels (when read from /labels) and class names against their checksums
-// (format/values_checksum.h): a label changed to another valid class would train silently.
-void CheckLabelsAndClasses(hid_t file, const DatasetIndex& index, bool labels_are_h5feeds) {
+// The labels (when read from /labels, not a dataset the caller named) and class names against
+// their checksums (format/values_checksum.h): a label changed to another valid class would
+// train silently.
+void CheckLabelsAndClasses(hid_t file, const DatasetIndex& index, bool labels_from_file) {
   std::string mismatch;
-  if (index.labelled && labels_are_h5feeds) {
+  if (index.labelled && labels_from_file) {
     mismatch = format::ValuesMismatch(file, format::schema::kLabels, index.labels);
   }
   if (mismatch.empty()) {
