@@ -10,6 +10,7 @@
 #include "h5feed/error.h"
 #include "h5feed/writer.h"
 #include "make_error.h"
+#include "output_path.h"
 #include "part_set.h"
 #include "sampler/permutation.h"
 #include "source/open_chunk_source.h"
@@ -203,6 +204,9 @@ void RepackShortChunks(PartSet& set,
 MergeReport MergeParts(const std::vector<std::string>& parts, const std::string& path,
                        const MergeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  if (const std::string problem = OutputProblem(path, parts); !problem.empty()) {
+    throw Error(ErrorCode::kInvalidArgument, problem);
+  }
   PartSet set = OpenParts(parts);
   const std::vector<std::unique_ptr<source::ChunkSource>> sources = OpenSources(set);
   std::vector<int64_t> copied;

@@ -222,7 +222,7 @@ int RunConversion(
   options.strict = flags.strict;
   options.smart_threshold = flags.smart_threshold;
   const std::string output = converters::PartPath(flags.output, options.part);
-  if (const std::string problem = OutputProblem(output, inputs); !problem.empty()) {
+  if (const std::string problem = converters::OutputProblem(output, inputs); !problem.empty()) {
     return ReportUsageError(command_name, problem);
   }
 

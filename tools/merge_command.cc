@@ -38,7 +38,8 @@ int RunMerge(const MergeFlags& flags) {
     const std::string problem = InputProblem(part, InputKind::kFile);
     if (!problem.empty()) return ReportUsageError("merge", "part " + problem);
   }
-  if (const std::string problem = OutputProblem(flags.paths.back(), parts); !problem.empty()) {
+  if (const std::string problem = converters::OutputProblem(flags.paths.back(), parts);
+      !problem.empty()) {
     return ReportUsageError("merge", problem);
   }
   converters::MergeOptions options;

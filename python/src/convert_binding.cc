@@ -9,12 +9,14 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "cancellable_run.h"
 #include "conversion.h"
 #include "enum_names.h"
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "output_path.h"
 #include "report_value_object.h"
 #include "sources/cifar_source.h"
 #include "sources/coco_source.h"
@@ -91,10 +93,14 @@ converters::ConvertOptions MakeConvertOptions(const py::dict& common) {
 
 namespace {
 
-// Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h).
+// Opens the source and converts it, Ctrl-C stopping it (cancellable_run.h); first refuses an
+// output that is one of the source's `inputs` or inside one of them (output_path.h).
 py::object RunConversion(const SourceOpener& open_source, const std::string& out,
-                         const py::dict& common) {
+                         const py::dict& common, const std::vector<std::string>& inputs) {
   converters::ConvertOptions options = MakeConvertOptions(common);
+  const std::string problem =
+      converters::OutputProblem(converters::PartPath(out, options.part), inputs);
+  if (!problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
   converters::MemoryBudget budget(
       converters::ParseMemorySize(common["memory_limit"].cast<std::string>()));
   options.memory = &budget;
@@ -136,7 +142,7 @@ void BindImageFolder(py::module_& module) {
               source.memory = &memory;
               return converters::OpenImageFolder(src, source);
             },
-            out, common);
+            out, common, {src});
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("size"), py::arg("resize"),
       py::arg("allow_empty"), py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
@@ -157,7 +163,7 @@ void BindArrays(py::module_& module) {
         source.labels = ParseName<converters::CifarOptions::Labels>(labels);
         return RunConversion(
             [&](converters::MemoryBudget&) { return converters::OpenCifar(src, source); }, out,
-            common);
+            common, {src});
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("split"), py::arg("labels"),
       py::arg("common"));
@@ -167,10 +173,14 @@ void BindArrays(py::module_& module) {
       [](const std::string& images, const std::string& labels, const std::string& out,
          const std::vector<std::pair<std::string, std::string>>& fields, const py::dict& common) {
         std::vector<converters::NpyFieldFile> files;
-        for (const auto& [name, path] : fields) files.push_back({name, path});
+        std::vector<std::string> inputs = {images, labels};
+        for (const auto& [name, path] : fields) {
+          files.push_back({name, path});
+          inputs.push_back(path);
+        }
         return RunConversion(
             [&](converters::MemoryBudget&) { return converters::OpenNpy(images, labels, files); },
-            out, common);
+            out, common, inputs);
       },
       py::arg("images"), py::arg("labels"), py::arg("out"), py::kw_only(), py::arg("fields"),
       py::arg("common"));
@@ -195,7 +205,7 @@ void BindAnnotated(py::module_& module) {
               source.fit.memory = &memory;
               return converters::OpenSegmentation(images, masks, source);
             },
-            out, common);
+            out, common, {images, masks, image_list});
       },
       py::arg("images"), py::arg("masks"), py::arg("out"), py::kw_only(), py::arg("size"),
       py::arg("resize"), py::arg("image_suffix"), py::arg("mask_suffix"), py::arg("image_list"),
@@ -214,7 +224,7 @@ void BindAnnotated(py::module_& module) {
               source.fit.memory = &memory;
               return converters::OpenCoco(annotations, images, source);
             },
-            out, common);
+            out, common, {annotations, images});
       },
       py::arg("annotations"), py::arg("images"), py::arg("out"), py::kw_only(), py::arg("size"),
       py::arg("resize"), py::arg("keep_crowd"), py::arg("max_pixels"), py::arg("max_side"),
@@ -250,7 +260,7 @@ void BindRechunk(py::module_& module) {
               }
               return opened;
             },
-            out, common);
+            out, common, {src});
       },
       py::arg("src"), py::arg("out"), py::kw_only(), py::arg("images"), py::arg("labels"),
       py::arg("fields"), py::arg("max_side"), py::arg("max_pixels"), py::arg("common"));

@@ -204,3 +204,29 @@ def test_rechunk_turns_an_h5py_file_of_jpeg_bytes_into_images_at_their_own_size(
         assert [tuple(s[:2]) for s in f["image_shapes"][:]] == sizes  # source order kept
         assert set(f["image_encodings"][:]) == {1}
         assert list(f["labels"][:]) == [0, 1, 0, 1]
+
+
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
+    """As the command does: a merge over one of its parts, a rechunk over its input, a folder's
+    conversion into the folder are refused before anything is written, even with overwrite."""
+    images, labels = make_arrays(samples=40)
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "labels.npy", labels)
+    for k in range(2):
+        subprocess.run([H5FEED, "convert", "npy", tmp_path / "images.npy",
+                        tmp_path / "labels.npy", tmp_path / "part.h5", "--chunk", "8", "--part",
+                        f"{k}/2", "-q"], check=True, timeout=120)
+    parts = [tmp_path / f"part-{k:05d}-of-00002.h5" for k in range(2)]
+    before = parts[1].read_bytes()
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"is the input .* \(one file\)"):
+        h5feed.merge(parts, parts[1], overwrite=True)
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"is the input .* \(one file\)"):
+        h5feed.rechunk(parts[1], parts[1], overwrite=True)
+    assert parts[1].read_bytes() == before
+    folder = tmp_path / "folder" / "c"
+    folder.mkdir(parents=True)
+    from PIL import Image
+    Image.fromarray(images[0]).save(folder / "0.png")
+    with pytest.raises(h5feed.InvalidArgumentError, match="is in the input folder"):
+        h5feed.convert_imagefolder(tmp_path / "folder", folder / "0.png", overwrite=True)
+    assert (folder / "0.png").read_bytes()[:4] == b"\x89PNG"

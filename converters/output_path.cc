@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace h5feed::cli {
+namespace h5feed::converters {
 namespace {
 
 namespace fs = std::filesystem;
@@ -48,4 +48,4 @@ std::string OutputProblem(const std::string& output, const std::vector<std::stri
   return "";
 }
 
-}  // namespace h5feed::cli
+}  // namespace h5feed::converters
