@@ -34,7 +34,11 @@ std::vector<int64_t> EpochOrders::TakeAndLookAhead(int64_t epoch,
 std::span<const int64_t> EpochOrders::upcoming_start() const {
   const int64_t window_rows =
       sampler::UsesWindow(sampler_) ? sampler_.window * geometry_.max_rows() : 0;
-  const auto rows = static_cast<size_t>(std::max(window_rows, 2 * batch_size_));
+  // Two batches, saturated: a batch may be as large as int64 counts (the whole file at once).
+  const int64_t two_batches = batch_size_ > std::numeric_limits<int64_t>::max() / 2
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : 2 * batch_size_;
+  const auto rows = static_cast<size_t>(std::max(window_rows, two_batches));
   return std::span<const int64_t>(upcoming_order_).first(std::min(rows, upcoming_order_.size()));
 }
 
