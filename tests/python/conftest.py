@@ -33,6 +33,19 @@ def write_h5feed_file(folder, name="small.h5", chunk=CHUNK, **arrays_args):
     return out
 
 
+def write_parts(folder, samples, parts=2, chunk=8):
+    """A conversion in `parts` parts (`h5feed convert npy --part K/N`) of `samples` arrays saved
+    in `folder`: the parts' paths, in order, and the images."""
+    images, labels = make_arrays(samples=samples)
+    np.save(folder / "images.npy", images)
+    np.save(folder / "labels.npy", labels)
+    for k in range(parts):
+        subprocess.run([H5FEED, "convert", "npy", folder / "images.npy", folder / "labels.npy",
+                        folder / "part.h5", "--chunk", str(chunk), "--part", f"{k}/{parts}",
+                        "-q"], check=True, timeout=120)
+    return [folder / f"part-{k:05d}-of-{parts:05d}.h5" for k in range(parts)], images
+
+
 def read_rows(path, indices):
     """h5py's read of rows `indices` (images NHWC uint8, labels int64), repeats allowed."""
     with h5py.File(path, "r") as f:

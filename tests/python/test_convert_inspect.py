@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import h5feed
-from conftest import H5FEED, SAMPLES, make_arrays, run_python
+from conftest import H5FEED, SAMPLES, make_arrays, run_python, write_parts
 
 MAKE_IMAGE_FOLDER = os.environ["H5FEED_SOURCE_DIR"] + "/tests/data/make_image_folder.py"
 
@@ -209,14 +209,7 @@ def test_rechunk_turns_an_h5py_file_of_jpeg_bytes_into_images_at_their_own_size(
 def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
     """As the command does: a merge over one of its parts, a rechunk over its input, a folder's
     conversion into the folder are refused before anything is written, even with overwrite."""
-    images, labels = make_arrays(samples=40)
-    np.save(tmp_path / "images.npy", images)
-    np.save(tmp_path / "labels.npy", labels)
-    for k in range(2):
-        subprocess.run([H5FEED, "convert", "npy", tmp_path / "images.npy",
-                        tmp_path / "labels.npy", tmp_path / "part.h5", "--chunk", "8", "--part",
-                        f"{k}/2", "-q"], check=True, timeout=120)
-    parts = [tmp_path / f"part-{k:05d}-of-00002.h5" for k in range(2)]
+    parts, images = write_parts(tmp_path, samples=40)
     before = parts[1].read_bytes()
     with pytest.raises(h5feed.InvalidArgumentError, match=r"is the input .* \(one file\)"):
         h5feed.merge(parts, parts[1], overwrite=True)

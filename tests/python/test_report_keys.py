@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import h5feed
-from conftest import H5FEED, make_arrays
+from conftest import H5FEED, make_arrays, write_parts
 
 MAKE_IMAGE_FOLDER = os.environ["H5FEED_SOURCE_DIR"] + "/tests/data/make_image_folder.py"
 
@@ -133,14 +133,7 @@ def test_verify_reports_the_same_keys_and_values(own_size_file, tmp_path):
 
 
 def test_merge_reports_the_same_keys_on_both_sides(tmp_path):
-    images, labels = make_arrays(samples=50)
-    np.save(tmp_path / "images.npy", images)
-    np.save(tmp_path / "labels.npy", labels)
-    for k in range(2):
-        subprocess.run([H5FEED, "convert", "npy", tmp_path / "images.npy",
-                        tmp_path / "labels.npy", tmp_path / "part.h5", "--chunk", "8", "--part",
-                        f"{k}/2", "-q"], check=True, timeout=120)
-    parts = [tmp_path / f"part-{k:05d}-of-00002.h5" for k in range(2)]
+    parts, _ = write_parts(tmp_path, samples=50)
     from_cli = cli_json("merge", *parts, tmp_path / "cli.h5")
     from_python = h5feed.merge(parts, tmp_path / "py.h5")
     same_keys(from_cli, from_python)
