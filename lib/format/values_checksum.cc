@@ -1,5 +1,5 @@
-// ValuesChecksum, WriteValuesChecksum, StoredValuesChecksum and ValuesMismatch
-// (values_checksum.h).
+// ValuesChecksum, WriteValuesChecksum, StoredValuesChecksum, ValuesMismatchText and
+// ValuesMismatch (values_checksum.h).
 
 #include "format/values_checksum.h"
 
@@ -26,7 +26,7 @@ template <typename Values>
 std::string Mismatch(hid_t location, const char* name, const Values& values) {
   const std::optional<uint64_t> stored = StoredValuesChecksum(location, name);
   if (!stored || *stored == ValuesChecksum(values)) return {};
-  return fmt::format("/{} do not match their checksum ({})", name, schema::kAttrValuesChecksum);
+  return ValuesMismatchText(name);
 }
 
 }  // namespace
@@ -66,6 +66,10 @@ std::optional<uint64_t> StoredValuesChecksum(hid_t location, const char* name) {
                     schema::kAttrValuesChecksum, name, text);
   }
   return checksum;
+}
+
+std::string ValuesMismatchText(const char* name) {
+  return fmt::format("/{} do not match their checksum ({})", name, schema::kAttrValuesChecksum);
 }
 
 std::string ValuesMismatch(hid_t location, const char* name, std::span<const int64_t> values) {

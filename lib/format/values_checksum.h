@@ -26,8 +26,11 @@ void WriteValuesChecksum(hid_t location, const char* name, uint64_t checksum);
 // exist). Throws Error(kCorrupt) when the attribute is not one unsigned integer.
 std::optional<uint64_t> StoredValuesChecksum(hid_t location, const char* name);
 
-// "" when dataset `name` carries no checksum or `values`' matches it; else what differs, for an
-// error or a verify problem: "/labels do not match their checksum (xxh3_64)".
+// What a mismatch of dataset `name` is called in an error or a verify problem: "/labels do not
+// match their checksum (xxh3_64)".
+std::string ValuesMismatchText(const char* name);
+
+// "" when dataset `name` carries no checksum or `values`' matches it; else ValuesMismatchText.
 std::string ValuesMismatch(hid_t location, const char* name, std::span<const int64_t> values);
 std::string ValuesMismatch(hid_t location, const char* name, std::span<const std::string> values);
 

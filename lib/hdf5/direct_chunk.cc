@@ -94,16 +94,16 @@ bool NewAllocation(hid_t file, uint64_t end, uint64_t bytes, uint64_t& address) 
 
 bool LocateNewChunk(hid_t dataset, std::span<const uint64_t> offset, uint64_t end_before,
                     std::span<const uint8_t> stored, ChunkPlace& place) {
-  const Coordinates coordinates = Of(offset);
   std::vector<uint8_t> read_back;
   uint32_t filter_mask = 0;
   if (stored.empty()) {
-    hsize_t bytes = 0;
-    if (H5Dget_chunk_storage_size(dataset, coordinates.data(), &bytes) < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return LocateChunk(dataset, offset, place);
+    ChunkPlace measured;
+    if (!MeasureChunk(dataset, offset, measured)) return false;
+    if (!measured.stored) {  // never written (the caller's check says so)
+      place = measured;
+      return true;
     }
-    read_back.resize(bytes);
+    read_back.resize(measured.stored_bytes);
     if (!ReadStoredChunk(dataset, offset, read_back, filter_mask)) return false;
     stored = read_back;
   }

@@ -110,10 +110,12 @@ void CheckValuesChecksums(hid_t file, const DatasetIndex& index, VerificationRep
   std::vector<std::string> checked;
   const auto check = [&](const char* name, const auto& read) {
     try {
-      if (!format::StoredValuesChecksum(file, name)) return;
-      const std::string mismatch = format::ValuesMismatch(file, name, read());
-      if (!mismatch.empty()) {
-        report.problems.push_back(mismatch + ": changed or damaged after conversion");
+      // The values are read only where there is a checksum to hold them against.
+      const std::optional<uint64_t> stored = format::StoredValuesChecksum(file, name);
+      if (!stored) return;
+      if (*stored != format::ValuesChecksum(read())) {
+        report.problems.push_back(format::ValuesMismatchText(name) +
+                                  ": changed or damaged after conversion");
       }
       checked.push_back(std::string("/") + name);
     } catch (const Error& e) {
