@@ -129,10 +129,12 @@ std::string ToJson(const BenchFlags& flags, const BenchReport& report) {
   put("direct", s.direct);
   put("step_ms", s.step_ms);
   put("epochs", r.epochs_done);
+  put("min_seconds", s.min_seconds);
   put("images", r.images);
   put("batches", r.stats.batches);
   put("open_seconds", r.open_seconds);
   put("seconds", r.seconds);
+  put("short_run", bench::IsShortRun(r));
   put("images_per_s", bench::ImagesPerSecond(r));
   put("mb_per_s", bench::PixelMbPerSecond(r));
   put("chunk_reads", r.stats.chunk_reads);
@@ -277,6 +279,11 @@ std::string ToText(const BenchFlags& flags, const BenchReport& report) {
          (r.time_limited ? " (stopped by --max-seconds)" : "") + ": " +
          FormatCount(static_cast<int64_t>(bench::ImagesPerSecond(r))) + " images/s, " +
          Format("%.1f MB/s of uint8 pixels", bench::PixelMbPerSecond(r)) + "\n";
+  if (bench::IsShortRun(r)) {
+    out += Format("  timed over only %.1f ms", r.seconds * 1000) +
+           ", too short for a steady rate (start-up and scheduling weigh as much as the "
+           "reading): give --min-seconds 1\n";
+  }
   out += "  chunk reads " + FormatCount(static_cast<int64_t>(s.chunk_reads)) +
          Format(" (%.2f per chunk per epoch", bench::ReadsPerChunk(r)) +
          (r.chunk_reads_next_epoch > 0
@@ -426,6 +433,14 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
   command->add_option("--epochs", s.epochs, "Epochs to read (each in its own order)")
       ->check(AtLeast(1))
       ->capture_default_str();
+  command
+      ->add_option("--min-seconds", s.min_seconds,
+                   "Read whole epochs beyond --epochs until at least this many seconds are "
+                   "timed (0 = exactly --epochs): an epoch of a small file takes milliseconds, "
+                   "too short for a steady rate. With --cold, give --cold-each-epoch, so that "
+                   "the repeated epochs are read cold too")
+      ->check(InRange(0, 1e9))
+      ->capture_default_str();
   command->add_option("--seed", s.seed, "Seed of the epoch orders")->capture_default_str();
   command
       ->add_option("--rank", s.rank,
@@ -529,6 +544,11 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       bench::CheckSettings(flags->settings);
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
+    }
+    if (flags->settings.min_seconds > 0 && flags->cold && !flags->settings.cold_each_epoch) {
+      throw CLI::ValidationError("--min-seconds",
+                                 "repeats epochs, which --cold drops from the page cache only "
+                                 "before the first: give --cold-each-epoch for cold epochs");
     }
     if (flags->settings.cold_each_epoch) flags->cold = true;
     if (flags->settings.direct && flags->input.remote()) {

@@ -167,6 +167,31 @@ def test_max_seconds_stops_a_run_and_says_so(tiny):
     assert report["epochs"] == 0
 
 
+def test_a_short_run_is_flagged_and_min_seconds_repeats_whole_epochs(tiny):
+    # One epoch of 300 tiny images takes milliseconds: flagged, in JSON and in the text.
+    short = bench_json(tiny, "--no-ceilings")
+    assert short["epochs"] == 1 and short["seconds"] < 0.25 and short["short_run"] is True
+    text = run_h5feed("bench", tiny, "--no-ceilings", check=0).stdout
+    assert "too short for a steady rate" in text and "--min-seconds 1" in text
+    # --min-seconds reads whole epochs until it has timed that long.
+    steady = bench_json(tiny, "--no-ceilings", "--min-seconds", 0.3, "--epochs", 2)
+    assert steady["seconds"] >= 0.3 and steady["short_run"] is False
+    assert steady["epochs"] > 2 and steady["images"] == steady["epochs"] * SAMPLES
+    assert steady["min_seconds"] == 0.3 and steady["complete"] is True
+    assert "too short" not in run_h5feed("bench", tiny, "--no-ceilings", "--min-seconds", 0.3,
+                                         check=0).stdout
+    # --max-seconds still stops it.
+    capped = bench_json(tiny, "--no-ceilings", "--min-seconds", 30, "--max-seconds", 0.3)
+    assert capped["complete"] is False and capped["seconds"] < 5
+
+
+def test_min_seconds_with_a_cold_first_epoch_only_is_a_usage_error(tiny):
+    result = run_h5feed("bench", tiny, "--cold", "--min-seconds", 1)
+    assert result.returncode == 2 and "--cold-each-epoch" in result.stderr
+    cold = bench_json(tiny, "--cold-each-epoch", "--min-seconds", 0.2, "--no-ceilings")
+    assert cold["seconds"] >= 0.2 and cold["cold_drops"] == cold["epochs"] - 1
+
+
 def test_ceilings_are_measured_on_the_file_and_the_fraction_follows(tiny):
     report = bench_json(tiny, "--threads", 2)
     for key in ("page_cache_mb_per_s", "zstd_mb_per_s", "memcpy_mb_per_s", "ceiling_mb_per_s"):
@@ -322,7 +347,7 @@ def test_text_report_shows_the_trainer_the_ceilings_and_the_random_baseline(tiny
 
 
 @pytest.mark.parametrize("args", [["--step-ms", "-1"], ["--max-seconds", "-2"],
-                                  ["--step-ms", "x"]])
+                                  ["--step-ms", "x"], ["--min-seconds", "-1"]])
 def test_bad_trainer_and_time_options_are_usage_errors(tiny, args):
     assert run_h5feed("bench", tiny, *args).returncode == 2
 

@@ -91,7 +91,9 @@ def test_every_run_has_its_figures_and_its_ceiling(swept):
             assert r["shuffle_quality"] == "" and r["cache_hit_rate"] == ""
             assert r["classes_per_batch"] == "" and r["few_classes"] == "0"
             continue
-        assert int(r["images"]) == SAMPLES  # a whole epoch: no time limit was reached
+        # Whole epochs, until the default --min-seconds (0.5) was timed: no time limit was
+        # reached, and no run of this small file is too short to compare.
+        assert int(r["images"]) % SAMPLES == 0 and float(r["seconds"]) >= 0.5
         assert float(r["random_shuffle_quality"]) == pytest.approx(1, abs=0.1)
         assert 0 <= float(r["wait_share"]) <= 1
         assert (r["zstd_mb_per_s"] == "") == (r["compression"] == "none")
@@ -148,6 +150,24 @@ def test_the_variant_stored_like_the_input_is_measured_on_the_input_itself(swept
     output = result.stdout + result.stderr
     assert re.search(r"chunk \d+, zstd:3 is how the input is stored: measured as it is", output)
     assert output.count("rechunking to") == 4  # chunks 8, 32 x none, zstd:1
+
+
+def test_chunks_past_the_image_count_are_one_variant_and_short_runs_are_called_out(small,
+                                                                                    tmp_path):
+    out = tmp_path / "clamped"
+    result = run_h5feed("bench", "sweep", small, "--out", out, "--chunks", "500,1000,8",
+                        "--compression", "none", "--cache-mb", "1", "--sampler", "random",
+                        "--batch", "32", "--threads", "2", "--min-seconds", "0", check=0)
+    _, rows = read_rows(out / "results.csv")
+    grid = [r for r in rows if r["kind"] == "grid"]
+    assert sorted(int(r["chunk_samples"]) for r in grid) == [8, SAMPLES]
+    report = (out / "report.md").read_text()
+    assert (f"Chunks of 500, 1000 images hold more than the file's {SAMPLES}: each is one "
+            f"chunk of {SAMPLES} images, a variant measured once.") in report
+    # One epoch of 400 tiny images is milliseconds: the report says the rates are noise.
+    assert re.search(r"\d of \d runs were timed over less than 0.25 s", report)
+    assert "--min-seconds 0" in report  # the command that reproduces it
+    assert "were timed over less than" in result.stderr
 
 
 def test_temporary_files_are_removed(swept):

@@ -57,7 +57,20 @@ TEST_CASE("a file of one image size varies images per chunk and compression") {
   CHECK(defaults.file == FileVariant{DefaultChunkImages({10, 10, 10}, 1001), Compression{}});
   CHECK(defaults.cache_mb == 512);
   CHECK(kind->NoReferenceLoaders().empty());
-  CHECK(kind->Note().empty());
+  CHECK(kind->Note(Grid("8,32", "none")).empty());
+}
+
+TEST_CASE("chunk sizes past a file's image count make one variant, measured once") {
+  const auto kind = FileKind::Of(OneSizeIndex());  // 1,001 images
+  const SweepGrid grid = Grid("64,1001,1024,4096", "none,zstd:3");
+  const std::vector<FileVariant> files = kind->Variants(grid);
+  REQUIRE(files.size() == 4);
+  CHECK(files[0] == FileVariant{64, Compression::Parse("none")});
+  CHECK(files[2] == FileVariant{1001, Compression::Parse("none")});
+  CHECK(files[3] == FileVariant{1001, Compression::Parse("zstd:3")});
+  CHECK(kind->Note(grid) ==
+        "Chunks of 1024, 4096 images hold more than the file's 1001: each is one chunk of 1001 "
+        "images, a variant measured once.");
 }
 
 TEST_CASE("a file of one image size needs no crop and refuses encodings and chunk bytes") {
@@ -88,7 +101,7 @@ TEST_CASE("a file of images at their own size varies encodings and chunk bytes")
   CHECK(files[2] == FileVariant{StoredEncoding{}, 1 << 20, Compression::Parse("zstd:3")});
   CHECK_FALSE(kind->IsInput(files[2]));
   CHECK(kind->Defaults().file == FileVariant{StoredEncoding{}, kDefaultChunkBytes, Compression{}});
-  CHECK(kind->Note().find("at their own sizes (raw)") != std::string::npos);
+  CHECK(kind->Note(grid).find("at their own sizes (raw)") != std::string::npos);
   CHECK(kind->NoReferenceLoaders().find("--compare-h5py") != std::string::npos);
 }
 

@@ -148,7 +148,11 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
                             : Clock::time_point::max();
   Clock::duration dropping{};  // spent dropping the file between epochs: not the reader's
   double dropping_cpu = 0;
-  for (int64_t epoch = 0; epoch < settings.epochs && !cancel && !result.time_limited; ++epoch) {
+  auto timed = [&] { return std::chrono::duration<double>(finished - start - dropping).count(); };
+  for (int64_t epoch = 0;
+       (epoch < settings.epochs || (result.images > 0 && timed() < settings.min_seconds)) &&
+       !cancel && !result.time_limited;
+       ++epoch) {
     if (settings.cold_each_epoch && epoch > 0) {
       const auto drop_start = Clock::now();
       const double drop_cpu = CpuSeconds();
@@ -207,7 +211,7 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
       result.end_wait_seconds += std::chrono::duration<double>(Clock::now() - asked).count();
     }
   }
-  result.seconds = std::chrono::duration<double>(finished - start - dropping).count();
+  result.seconds = timed();
   result.cpu_seconds = cpu_finished - cpu_start - dropping_cpu;
   result.interrupted = cancel;
   result.stats = loader.stats();
@@ -219,6 +223,10 @@ BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& can
     result.label_mixing = MeasureLabelMixing(labels, settings.batch);
   }
   return result;
+}
+
+bool IsShortRun(const BenchResult& r) {
+  return r.seconds < kShortRunSeconds && !r.time_limited && !r.interrupted;
 }
 
 double ImagesPerSecond(const BenchResult& r) {

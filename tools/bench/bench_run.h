@@ -30,6 +30,10 @@ struct BenchSettings {
   int64_t cache_mb = 512;
   int slots = 4;
   int64_t epochs = 1;
+  // Read whole epochs beyond `epochs` until the timed span reaches this (0: exactly `epochs`):
+  // an epoch of a small file takes milliseconds, too short for a steady rate. A repeated epoch
+  // is read warm unless cold_each_epoch.
+  double min_seconds = 0;
   uint64_t seed = 0;
   // This process's shard (LoaderOptions::shard): one of several processes reading the file at
   // once, as one per GPU of a node do.
@@ -94,6 +98,10 @@ struct BenchResult {
   bool time_limited = false;  // max_seconds stopped it before the last epoch ended
 };
 
+// A timed span shorter than this measures start-up, scheduling and the clock more than a
+// steady rate: runs that short are flagged (a small file's epoch; BenchSettings::min_seconds).
+inline constexpr double kShortRunSeconds = 0.25;
+
 // Opens the Loader and reads. `progress(images_done, images_total)` is called after each batch.
 // Throws what Loader::Open and Next() throw (h5feed::Error).
 BenchResult RunBench(const BenchSettings& settings, const std::atomic<bool>& cancel,
@@ -118,5 +126,7 @@ double ReadsPerChunk(const BenchResult& r);     // chunk reads per chunk per epo
 double HitRate(const LoaderStats& s);
 double WaitShare(const BenchResult& r);  // of `seconds`, the share Next() waited
 double CoresUsed(const BenchResult& r);
+// Whether `r` read every epoch it was asked for in less than kShortRunSeconds.
+bool IsShortRun(const BenchResult& r);
 
 }  // namespace h5feed::bench

@@ -41,14 +41,30 @@ class OneSizeFile final : public FileKind {
            file + " stores one image size: sweep --chunks and --compression";
   }
 
+  // A chunk of more images than the file holds is one chunk of them all (as `h5feed rechunk`
+  // writes it): such sizes make one variant, measured once.
   std::vector<FileVariant> Variants(const SweepGrid& grid) const override {
     std::vector<FileVariant> files;
     for (int64_t chunk : grid.chunks) {
       for (const Compression& compression : grid.compressions) {
-        files.push_back(FileVariant{chunk, compression});
+        const FileVariant variant{std::min(chunk, samples_), compression};
+        if (std::find(files.begin(), files.end(), variant) == files.end()) {
+          files.push_back(variant);
+        }
       }
     }
     return files;
+  }
+
+  std::string Note(const SweepGrid& grid) const override {
+    std::string sizes;
+    for (int64_t chunk : grid.chunks) {
+      if (chunk > samples_) sizes += (sizes.empty() ? "" : ", ") + std::to_string(chunk);
+    }
+    if (sizes.empty()) return {};
+    return "Chunks of " + sizes + " images hold more than the file's " + std::to_string(samples_) +
+           ": each is one chunk of " + std::to_string(samples_) +
+           " images, a variant measured once.";
   }
 
   SweepRun Defaults() const override { return DefaultRun(default_chunk_samples_); }
@@ -162,7 +178,7 @@ class OwnSizeFile final : public FileKind {
     return converters::OpenOwnSizeFile(path);
   }
 
-  std::string Note() const override {
+  std::string Note(const SweepGrid&) const override {
     return "The input stores its images at their own sizes (" + encoding_ +
            "): its variants are encodings x chunk bytes, each made by decoding the input's "
            "images at their stored sizes and writing them again. The input's own encoding and "

@@ -65,8 +65,8 @@ class FileKind {
   virtual uint64_t DiskBound(const SweepPlan& plan) const = 0;
   // The input's images, as every variant is rewritten from them; `path` is the input.
   virtual std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const = 0;
-  // What the report says of this kind of input; empty: nothing.
-  virtual std::string Note() const { return {}; }
+  // What the report says of this kind of input swept over `grid`; empty: nothing.
+  virtual std::string Note(const SweepGrid& grid) const = 0;
   // Why the reference loaders (DataLoader + h5py) do not read the input; empty: they do.
   virtual std::string NoReferenceLoaders() const { return {}; }
 

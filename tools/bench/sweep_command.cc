@@ -72,8 +72,9 @@ std::string CommandLine(const SweepFlags& f) {
   char numbers[200];
   std::snprintf(numbers, sizeof numbers,
                 " --batch %lld --threads %d --slots %d --step-ms %g "
-                "--max-seconds %g",
-                static_cast<long long>(o.batch), o.threads, o.slots, o.step_ms, o.max_seconds);
+                "--max-seconds %g --min-seconds %g",
+                static_cast<long long>(o.batch), o.threads, o.slots, o.step_ms, o.max_seconds,
+                o.min_seconds);
   std::string remote;
   for (const std::string& flag : o.remote_flags) remote += " " + flag;
   // A pre-signed URL's query is left out: the report may be shared.
@@ -246,6 +247,14 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->add_option("--max-seconds", o.max_seconds,
                    "Stop each run after this long (0 = a whole epoch); its rate covers what was "
                    "read, and its status says 'time limit'")
+      ->check(InRange(0, 1e9))
+      ->capture_default_str();
+  command
+      ->add_option("--min-seconds", o.min_seconds,
+                   "Each run reads whole epochs until this long is timed (see 'h5feed bench "
+                   "--min-seconds'; 0 = one epoch), so that a small file's runs measure a steady "
+                   "rate; a --cold run reads one epoch (its only cold one) unless "
+                   "--cold-each-epoch")
       ->check(InRange(0, 1e9))
       ->capture_default_str();
   command->add_flag("--cold", o.cold,

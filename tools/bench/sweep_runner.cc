@@ -4,6 +4,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -144,6 +145,10 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
                                    Fixed("%g", o.step_ms),
                                    "--max-seconds",
                                    Fixed("%g", o.max_seconds)};
+  if (o.min_seconds > 0 && (!o.cold || o.cold_each_epoch)) {
+    argv.push_back("--min-seconds");
+    argv.push_back(Fixed("%g", o.min_seconds));
+  }
   if (o.cold) argv.push_back("--cold");
   if (o.cold_each_epoch) argv.push_back("--cold-each-epoch");
   if (o.direct) argv.push_back("--direct");
@@ -212,6 +217,26 @@ std::string ProgressLine(size_t done, size_t total, const std::string& elapsed,
   return line;
 }
 
+// What the report says of the runs timed under kShortRunSeconds (bench_run.h); empty: none.
+std::string ShortRunsNote(const std::vector<SweepRow>& rows) {
+  int64_t runs = 0, short_runs = 0;
+  double shortest = 0;
+  for (const SweepRow& row : rows) {
+    if (row.kind == "reference" || row.status != "ok") continue;
+    ++runs;
+    if (row.seconds >= kShortRunSeconds) continue;
+    shortest = short_runs == 0 ? row.seconds : std::min(shortest, row.seconds);
+    ++short_runs;
+  }
+  if (short_runs == 0) return {};
+  return std::to_string(short_runs) + " of " + std::to_string(runs) +
+         " runs were timed over less than " + Fixed("%g s", kShortRunSeconds) +
+         Fixed(" (the shortest %.1f ms)", shortest * 1000) +
+         ": their rates are mostly start-up and scheduling, and differences between them are "
+         "noise; give --min-seconds 1 (cold runs: with --cold-each-epoch), or sweep a larger "
+         "file";
+}
+
 std::string Machine() {
   utsname name{};
   uname(&name);
@@ -268,7 +293,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
         ", /proc/meminfo) at the start of the sweep. A file that does not fit is read from disk "
         "in every epoch once the page cache drops it.");
   }
-  if (const std::string note = kind->Note(); !note.empty()) {
+  if (const std::string note = kind->Note(o.grid); !note.empty()) {
     context.notes.push_back(note);
     say(note);
   }
@@ -374,6 +399,10 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       outcome.rows.push_back(row);
       say("  " + (row.succeeded() ? Fixed("%.0f images/s", row.images_per_s) : row.error));
     }
+  }
+  if (const std::string note = ShortRunsNote(outcome.rows); !note.empty()) {
+    context.notes.push_back(note);
+    say(note);
   }
   outcome.interrupted = cancel;
   if (outcome.interrupted) {

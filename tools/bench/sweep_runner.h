@@ -39,8 +39,11 @@ struct SweepOptions {
   int threads = 0;  // 0 = all usable cores
   int slots = 4;
   double step_ms = 0;
-  std::string augment;           // every run's --augment (augment_spec.h); empty = none
-  double max_seconds = 30;       // per run; 0 = a whole epoch
+  std::string augment;      // every run's --augment (augment_spec.h); empty = none
+  double max_seconds = 30;  // per run; 0 = a whole epoch
+  // Each run reads whole epochs until this long is timed (BenchSettings::min_seconds); a cold
+  // run (without cold_each_epoch) reads one epoch, its only cold one.
+  double min_seconds = 0.5;
   bool cold = false;             // drop each file from the page cache before each run
   bool cold_each_epoch = false;  // and before each of a run's epochs (implies cold)
   bool direct = false;           // every run reads with O_DIRECT (LoaderOptions::direct)
