@@ -62,18 +62,35 @@ def _reported(report: dict) -> dict:
 
 
 def _size(size) -> tuple[int, int] | None:
-    """None, an int (square), (height, width), or "HxW" as on the command line."""
+    """None, an int (square), (height, width), or "HxW" as on the command line; anything else
+    (a float, a pair of floats, three numbers) a TypeError or ValueError naming `size`, rather
+    than Python's own unpacking error."""
     if size is None:
         return None
-    if isinstance(size, int):
-        return size, size
+    if _whole(size):
+        return int(size), int(size)
     if isinstance(size, str):
         parts = size.lower().split("x")
         if len(parts) in (1, 2) and all(p.isdigit() for p in parts):
             return int(parts[0]), int(parts[-1])
         raise ValueError(f"size {size!r}: give HxW (height first), e.g. '224x224', or one number")
-    height, width = size
-    return int(height), int(width)
+    if not isinstance(size, (tuple, list)) or not all(_whole(side) for side in size):
+        raise TypeError(f"size={size!r}: give one whole number of pixels (a square), "
+                        "(height, width) or 'HxW'")
+    if len(size) != 2:
+        raise ValueError(f"size={size!r}: give (height, width), two numbers, or one number for "
+                         "a square")
+    return int(size[0]), int(size[1])
+
+
+def count_argument(name: str, value) -> int | None:
+    """None or a whole number, as the library takes `max_side`, `max_pixels` and
+    `smart_threshold` (their ranges are its to check), or a TypeError naming the argument
+    rather than pybind11's list of signatures."""
+    if value is None or _whole(value):
+        return None if value is None else int(value)
+    raise TypeError(f"{name}={value!r}: {name} takes a whole number (an int), not "
+                    f"{type(value).__name__}")
 
 
 def _own_size_common(common: dict, compression, encoding: str, smart_threshold,
@@ -90,7 +107,7 @@ def _own_size_common(common: dict, compression, encoding: str, smart_threshold,
     common.update(compression=compression, encoding=encoding,
                   chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
                   smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
-                                   else smart_threshold))
+                                   else count_argument("smart_threshold", smart_threshold)))
     return common
 
 
@@ -135,7 +152,8 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
                               chunk_bytes)
     return _reported(_h5feed.convert_imagefolder(
         os.fspath(src), os.fspath(out), size=_size(size), resize=resize,
-        allow_empty=allow_empty, max_pixels=max_pixels, max_side=max_side, common=common))
+        allow_empty=allow_empty, max_pixels=count_argument("max_pixels", max_pixels),
+        max_side=count_argument("max_side", max_side), common=common))
 
 
 def convert_cifar(src, out, split: str = "train", labels: str = "fine",
@@ -210,7 +228,8 @@ def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
         os.fspath(images), os.fspath(masks), os.fspath(out), size=_size(size), resize=resize,
         image_suffix=image_suffix, mask_suffix=mask_suffix,
         image_list="" if image_list is None else os.fspath(image_list),
-        max_pixels=max_pixels, max_side=max_side, common=common))
+        max_pixels=count_argument("max_pixels", max_pixels),
+        max_side=count_argument("max_side", max_side), common=common))
 
 
 def convert_coco(annotations, images, out, size=None, resize: str = "crop",
@@ -234,7 +253,9 @@ def convert_coco(annotations, images, out, size=None, resize: str = "crop",
                             chunk_bytes)
     return _reported(_h5feed.convert_coco(
         os.fspath(annotations), os.fspath(images), os.fspath(out), size=_size(size),
-        resize=resize, keep_crowd=keep_crowd, max_pixels=max_pixels, max_side=max_side,
+        resize=resize, keep_crowd=keep_crowd,
+        max_pixels=count_argument("max_pixels", max_pixels),
+        max_side=count_argument("max_side", max_side),
         common=common))
 
 
@@ -258,13 +279,17 @@ def rechunk(src, out, images: str | None = None, labels: str | None = None,
     smart_threshold and chunk_bytes as convert_imagefolder takes them; elements that do not
     decode are skipped and reported as "images[i]". max_side with an array of pixels is a
     ValueError. compression: None = zstd:3, or none with encoding "jpeg"."""
+    if isinstance(fields, (str, bytes)):
+        raise TypeError(f"fields is a list of dataset names, e.g. fields=[{fields!r}], not "
+                        f"{fields!r}: a str would be read as its letters")
     common = _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
                                       memory_limit), compression, encoding, smart_threshold,
                               chunk_bytes)
     return _reported(_h5feed.rechunk(
         os.fspath(src), os.fspath(out), images=images or "", labels=labels or "",
         fields=None if fields is None else [str(name) for name in fields],
-        max_side=max_side, max_pixels=max_pixels, common=common))
+        max_side=count_argument("max_side", max_side),
+        max_pixels=count_argument("max_pixels", max_pixels), common=common))
 
 
 def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
@@ -300,6 +325,9 @@ def merge(parts, out, seed: int = 0, overwrite: bool = False) -> dict:
     any order. overwrite: replace `out`. Returns what `h5feed merge --json` prints: path, parts,
     images, skipped, chunks, copied_chunks, repacked_rows, copied_bytes, stored_bytes, seconds,
     bytes_per_s."""
+    if isinstance(parts, (str, bytes, os.PathLike)):
+        raise TypeError(f"parts is a list of the part files, e.g. [{os.fspath(parts)!r}, ...], "
+                        "not one path: a str would be read as its letters")
     return _h5feed.merge([os.fspath(part) for part in parts], os.fspath(out),
                          seed=seed_argument(seed), overwrite=overwrite)
 

@@ -4,6 +4,7 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 from __future__ import annotations
 
 import numbers
+import operator
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -14,9 +15,19 @@ from torch.utils.dlpack import from_dlpack
 
 from . import _h5feed
 from ._errors import InvalidArgumentError
-from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment,
+from ._options import (IMAGENET_MEAN, IMAGENET_STD, LOADER_OPTIONS, Augment, size_pair,
                        cuda_device_and_stream, hints_for_dataloader_arguments, native_keywords,
-                       view_dtype)
+                       view_dtype, whole_number)
+
+
+def _path_argument(path) -> str:
+    """The file as the library takes it: a str or os.PathLike (bytes decoded as the file
+    system's names are). str() would make b"train.h5" the name "b'train.h5'", reported as a
+    missing file."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path={path!r}: give the file as a str or os.PathLike (a path, or an "
+                        f"http(s):// or s3:// URL), not {type(path).__name__}")
+    return os.fsdecode(path)
 
 
 class Loader:
@@ -171,7 +182,7 @@ class Loader:
         # one, torch's current stream on the device now): device labels are copied on it.
         _, self._stream = cuda_device_and_stream(arguments["device"])
         self._geometric = _GeometricOutput(arguments["mask_dtype"], arguments["boxes_as_list"])
-        self._native = _h5feed.NativeLoader(str(path), **native_keywords(arguments))
+        self._native = _h5feed.NativeLoader(_path_argument(path), **native_keywords(arguments))
         # 4: _issue_warnings, __init__, hints_for_dataloader_arguments' wrapper, the caller.
         self._issue_warnings(stacklevel=4)
         self.batch_size = arguments["batch_size"]
@@ -203,12 +214,21 @@ class Loader:
         load_state_dict restores), view spec `view` (its index in views; 0 for augment)
         delivers size = (height, width) or one side: its random resized crop's or center
         crop's size. At most the Augment's max_size (its buffers are sized for that)."""
-        height, width = (size, size) if isinstance(size, int) else size
-        self._native.set_output_size(int(height), int(width), int(view))
+        height, width = size_pair("set_output_size(size)", size)
+        view = whole_number("set_output_size(view=...)", view)
+        self._native.set_output_size(height, width, view)
 
     def set_epoch(self, epoch: int) -> None:
         """The epoch the next iteration delivers (its order depends on it). After
         load_state_dict, setting the restored epoch keeps the restored position."""
+        # Checked here, at the trainer's set_epoch line, not at the next for loop, which is
+        # where the native loader would first see it.
+        if isinstance(epoch, bool) or not hasattr(epoch, "__index__"):
+            raise TypeError(f"set_epoch({epoch!r}): an epoch is an int, not "
+                            f"{type(epoch).__name__}")
+        epoch = operator.index(epoch)
+        if not -2**63 <= epoch < 2**63:
+            raise ValueError(f"set_epoch({epoch}): an epoch is a 64-bit signed int")
         if self._restored and epoch == self._epoch:
             return
         self._epoch = epoch

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import inspect
 import numbers
+import operator
 import os
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -77,27 +78,38 @@ class Augment:
             value = getattr(self, name)
             if value is None:
                 continue
-            sides = _pair(name, value) if name != "resize" else (int(value),)
+            sides = (size_pair(f"Augment({name}=...)", value) if name != "resize" else
+                     (whole_number(f"Augment({name}=...)", value),))
             if min(sides) < 1:
                 raise ValueError(f"Augment({name}={value!r}): a size is at least 1 pixel "
                                  f"(leave {name} out, or None, for none)")
-        if int(self.random_crop_padding) < 0:
+        if whole_number("Augment(random_crop_padding=...)", self.random_crop_padding) < 0:
             raise ValueError(f"Augment(random_crop_padding={self.random_crop_padding!r}): "
                              "padding is at least 0 pixels")
-        if int(self.count) < 1:
+        if whole_number("Augment(count=...)", self.count) < 1:
             raise ValueError(f"Augment(count={self.count!r}): a spec makes at least 1 view")
 
 
-def _pair(name: str, value) -> tuple[int, int]:
+def whole_number(name: str, value) -> int:
+    """An int (or numpy / torch integer) as it is; anything else a TypeError naming `name`.
+    int() would take 224.7 as 224 and "22" as 22, and iterating "22" would give a 2 x 2 crop,
+    without a word."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} takes a whole number of pixels (an int), not "
+                        f"{type(value).__name__} {value!r}")
+    return operator.index(value)
+
+
+def size_pair(name: str, value) -> tuple[int, int]:
     """(height, width) from one side or a pair; (0, 0) for None."""
     if value is None:
         return (0, 0)
-    if isinstance(value, numbers.Integral):
-        return (int(value), int(value))
-    pair = tuple(int(v) for v in value)
-    if len(pair) != 2:
+    if not isinstance(value, (tuple, list)):
+        side = whole_number(name, value)
+        return (side, side)
+    if len(value) != 2:
         raise ValueError(f"{name} is one size or (height, width), got {value!r}")
-    return pair
+    return whole_number(name, value[0]), whole_number(name, value[1])
 
 
 def _augment(augment) -> Augment:
@@ -118,19 +130,26 @@ def _augment_spec(augment: Augment) -> dict:
     """The fields of one AugmentOptions, as the native module takes them."""
     return dict(
         random_flip=bool(augment.random_flip), random_crop_padding=int(augment.random_crop_padding),
-        center_crop=_pair("center_crop", augment.center_crop),
+        center_crop=size_pair("center_crop", augment.center_crop),
         resize_shorter=int(augment.resize or 0),
-        random_resized_crop=_pair("random_resized_crop", augment.random_resized_crop),
+        random_resized_crop=size_pair("random_resized_crop", augment.random_resized_crop),
         scale=tuple(float(s) for s in augment.scale), ratio=tuple(float(r) for r in augment.ratio),
         antialias=bool(augment.antialias), count=int(augment.count),
-        max_output=_pair("max_size", augment.max_size))
+        max_output=size_pair("max_size", augment.max_size))
 
 
 def _per_channel(name: str, value) -> list[float]:
     """A per-channel constant: one number for every channel, or three."""
     if isinstance(value, numbers.Real):
         return [float(value)] * 3
-    values = [float(v) for v in value]
+    refused = TypeError(f"{name}={value!r}: {name} is one number or three, one per channel, "
+                        "on the 0..1 scale")
+    if isinstance(value, (str, bytes)):
+        raise refused
+    try:
+        values = [float(v) for v in value]
+    except (TypeError, ValueError):
+        raise refused from None
     if len(values) == 1:
         return values * 3
     if len(values) != 3:

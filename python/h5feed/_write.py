@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _h5feed
-from ._convert import _common, _own_size_common, _size
+from ._convert import _common, _own_size_common, _size, count_argument
 from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
                              make_payload, row_name)
 from ._write_geometry import GeometryChecks
@@ -180,6 +180,10 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
                         f"to write (as convert_imagefolder(folder, out)); given "
                         f"{type(dataset).__name__} and {type(path).__name__}")
     path = os.fspath(path)
+    # Checked before any sample is read: an iterable is spooled whole before the writer starts.
+    size = _size(size)
+    max_side = count_argument("max_side", max_side)
+    max_pixels = count_argument("max_pixels", max_pixels)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "
                          f"{'max_side' if max_side is not None else 'encoding ' + encoding} "
@@ -250,7 +254,6 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     names = _classes(classes, dataset) if labelled else []
     checks = _Checks(row, specs, labelled, names)
     checked = checks.values(row, first)  # before the file: a first sample it cannot hold
-    size = _size(size)
     native = _h5feed.SampleWriter(
         path, count, size=size, resize=resize,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,

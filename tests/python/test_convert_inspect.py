@@ -157,6 +157,30 @@ def test_bad_conversion_arguments_are_value_errors(tmp_path, image_folder):
         h5feed.convert_cifar(tmp_path / "no-cifar", tmp_path / "x.h5")
 
 
+def test_arguments_of_another_type_are_refused_naming_them(tmp_path, image_folder):
+    out = tmp_path / "x.h5"
+    # Python's own unpacking errors ("cannot unpack non-iterable float object") before.
+    with pytest.raises(TypeError, match=r"size=8.5: give one whole number of pixels"):
+        h5feed.convert_imagefolder(image_folder, out, size=8.5)
+    with pytest.raises(ValueError, match=r"size=\(8, 8, 3\): give \(height, width\)"):
+        h5feed.convert_imagefolder(image_folder, out, size=(8, 8, 3))
+    # pybind11's list of the binding's signatures before.
+    with pytest.raises(TypeError, match=r"max_side='64': max_side takes a whole number"):
+        h5feed.convert_imagefolder(image_folder, out, max_side="64")
+    with pytest.raises(TypeError, match=r"max_pixels=1000000.0: max_pixels takes a whole"):
+        h5feed.convert_imagefolder(image_folder, out, size=8, max_pixels=1e6)
+    with pytest.raises(TypeError, match=r"smart_threshold=.1M.: smart_threshold takes a whole"):
+        h5feed.convert_imagefolder(image_folder, out, encoding="smart", smart_threshold="1M")
+    # A str was read as its letters: fields "a", "t", ...; parts "t", "r", ..., ".", a folder.
+    h5feed.convert_imagefolder(image_folder, out, size=8)
+    with pytest.raises(TypeError, match=r"fields is a list of dataset names, e.g. "
+                                        r"fields=\['attrs'\]"):
+        h5feed.rechunk(out, tmp_path / "r.h5", fields="attrs")
+    with pytest.raises(TypeError, match=r"parts is a list of the part files"):
+        h5feed.merge(str(out), tmp_path / "m.h5")
+    assert sorted(os.listdir(tmp_path)) == ["x.h5"]
+
+
 def test_converting_and_inspecting_need_no_torch_and_the_loader_says_it_does(tmp_path):
     np.save(tmp_path / "images.npy", make_arrays()[0])
     # None in sys.modules makes `import torch` fail as it does where PyTorch is not installed.

@@ -111,6 +111,43 @@ def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_k
         h5feed.Loader(small_file, 16, open_probe_stall_seconds=None)
 
 
+def test_the_path_is_a_str_or_path_like_and_bytes_name_the_same_file(small_file):
+    # str(b"x.h5") is "b'x.h5'": the file was reported missing although it exists.
+    loader = h5feed.Loader(os.fsencode(small_file), 16, dtype=None)
+    assert loader.dataset["samples"] == 300
+    with pytest.raises(TypeError, match=r"path=3: give the file as a str or os.PathLike"):
+        h5feed.Loader(3, 16)
+
+
+def test_sizes_and_constants_of_another_type_are_type_errors_naming_them(small_file):
+    # int() took 24.5 as 24, and iterating "22" made a 2 x 2 crop, both without a word.
+    for value in ("22", 24.5, (24.0, 24), True):
+        with pytest.raises(TypeError, match=r"Augment\(random_resized_crop=...\) takes a whole "):
+            h5feed.Augment(random_resized_crop=value)
+    with pytest.raises(TypeError, match=r"Augment\(resize=...\) takes a whole number"):
+        h5feed.Augment(resize=256.5)
+    with pytest.raises(TypeError, match=r"Augment\(random_crop_padding=...\) takes a whole"):
+        h5feed.Augment(random_crop_padding="4")
+    assert h5feed.Augment(random_resized_crop=(np.int64(6), 4)).random_resized_crop == \
+        (np.int64(6), 4)
+    with pytest.raises(TypeError, match=r"mean='x': mean is one number or three"):
+        h5feed.Loader(small_file, 16, mean="x")
+    loader = h5feed.Loader(small_file, 16, mean=np.array([0.5, 0.5, 0.5]), std=torch.ones(3))
+    assert next(iter(loader))[0].dtype == torch.float32
+
+
+def test_set_epoch_refuses_what_is_not_an_epoch_where_it_is_called(small_file):
+    # It was kept as given and refused by pybind11 at the next for loop.
+    loader = h5feed.Loader(small_file, 16, dtype=None)
+    for value in ("1", 1.5, True):
+        with pytest.raises(TypeError, match=r"set_epoch\(.*\): an epoch is an int"):
+            loader.set_epoch(value)
+    loader.set_epoch(np.int64(2))
+    assert loader.state_dict()["epoch"] == 0  # positions move at the next iteration
+    assert sum(1 for _ in loader) == len(loader)
+    assert loader.state_dict()["epoch"] == 2
+
+
 def test_a_word_that_is_not_one_is_refused_with_the_words_accepted(small_file):
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=r'file locking "sometimes" is not one of: auto, on, off'):

@@ -241,6 +241,20 @@ def test_the_dataset_comes_before_the_path_and_swapped_arguments_are_refused(tmp
     assert not os.listdir(tmp_path)
 
 
+def test_a_size_of_another_type_is_refused_before_an_iterable_is_read(tmp_path):
+    read = []
+
+    def samples():  # an iterable is spooled whole before the writer starts
+        for i in range(3):
+            read.append(i)
+            yield np.zeros((4, 4, 3), np.uint8), 0
+    with pytest.raises(TypeError, match=r"size=4.5: give one whole number of pixels"):
+        h5feed.write(samples(), tmp_path / "out.h5", size=4.5, progress=False)
+    with pytest.raises(TypeError, match=r"max_side='64': max_side takes a whole number"):
+        h5feed.write(samples(), tmp_path / "out.h5", max_side="64", progress=False)
+    assert read == [] and not os.listdir(tmp_path)
+
+
 @pytest.mark.forks_workers
 def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
     import torch
