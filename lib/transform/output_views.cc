@@ -111,6 +111,19 @@ OutputOptions WithOutputSize(const OutputOptions& output, int spec, int64_t heig
   }
   OutputOptions resized = output;
   AugmentOptions& augment = SpecOf(resized, spec);
+  // Checked here, naming the method: the views made from `resized` would otherwise be refused
+  // as options given at Open ("max_output ... set both at least that large"), which the caller
+  // of SetOutputSize cannot change.
+  const bool max_set = augment.max_output_height > 0 || augment.max_output_width > 0;
+  if (max_set && (height > augment.max_output_height || width > augment.max_output_width)) {
+    const std::string max_output =
+        NameOption(names, "LoaderOptions", SpecName(output, spec) + ".max_output");
+    Reject(
+        "{}: {}x{} is beyond the largest size the loader made room for at Open: {} is {}x{}; "
+        "ask for at most that, or open the loader with {} at least {}x{}",
+        method, height, width, max_output, augment.max_output_height, augment.max_output_width,
+        max_output, height, width);
+  }
   if (augment.random_resized_crop.height > 0) {
     augment.random_resized_crop.height = height;
     augment.random_resized_crop.width = width;

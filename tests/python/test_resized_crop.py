@@ -156,5 +156,12 @@ def test_the_output_size_changes_between_epochs_up_to_its_maximum(photo_file):
     loader.set_output_size((24, 32))
     loader.set_epoch(1)
     assert {tuple(images.shape[2:]) for images, _, _ in loader} == {(24, 32)}
-    with pytest.raises(h5feed.InvalidArgumentError, match="Augment.max_size is 32x32"):
+    # The message names the call that asked, not the options given at open as if they were wrong.
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"set_output_size: 40x40 is beyond .*Augment.max_size is 32x32"):
         loader.set_output_size(40)
+    # Sizes of another type are refused naming the call, not unpacked or truncated.
+    with pytest.raises(TypeError, match=r"set_output_size\(size\) takes a whole number"):
+        loader.set_output_size("24")
+    with pytest.raises(TypeError, match=r"set_output_size\(size\) takes a whole number"):
+        loader.set_output_size((24.5, 32))
