@@ -169,6 +169,7 @@ OptionNames ConversionFlagNames() {
       {"max_side", "--max-side"},
       {"max_pixels", "--max-pixels"},
       {"allow_empty", "--allow-empty"},
+      {"keep_crowd", "--keep-crowd"},
   };
   return [](std::string_view path) {
     for (const auto& [field, flag] : kFlags) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "make_error.h"
 #include "sources/coco_annotations.h"
 #include "sources/placed_fields.h"
@@ -22,12 +23,13 @@ std::vector<uint8_t> Bytes(const std::vector<T>& values) {
 class CocoSource final : public SampleSource {
  public:
   CocoSource(CocoAnnotations coco, std::string images_root, std::string annotations_path,
-             std::unique_ptr<FittedImages> images, ImageShape shape)
+             std::unique_ptr<FittedImages> images, ImageShape shape, OptionNames option_names)
       : coco_(std::move(coco)),
         images_root_(std::move(images_root)),
         annotations_path_(std::move(annotations_path)),
         images_(std::move(images)),
-        shape_(shape) {}
+        shape_(shape),
+        option_names_(std::move(option_names)) {}
 
   std::string_view kind() const override { return "coco"; }
   int64_t count() const override { return static_cast<int64_t>(coco_.images.size()); }
@@ -60,9 +62,9 @@ class CocoSource final : public SampleSource {
     if (coco_.crowd_dropped > 0) {
       notes.push_back(
           fmt::format("{} crowd annotation(s) (iscrowd 1) of {} dropped, as "
-                      "torchvision's detection references drop them; --keep-crowd "
-                      "keeps them",
-                      coco_.crowd_dropped, annotations_path_));
+                      "torchvision's detection references drop them; {} keeps them",
+                      coco_.crowd_dropped, annotations_path_,
+                      NameOption(option_names_, "CocoOptions", "keep_crowd")));
     }
     if (coco_.empty_dropped > 0) {
       notes.push_back(
@@ -96,6 +98,7 @@ class CocoSource final : public SampleSource {
   std::string annotations_path_;
   std::unique_ptr<FittedImages> images_;
   ImageShape shape_;
+  OptionNames option_names_;  // the front end's name for keep_crowd, in the note
 };
 
 }  // namespace
@@ -114,7 +117,7 @@ std::unique_ptr<SampleSource> OpenCoco(const std::string& annotations_path,
   for (const CocoImage& image : coco.images) sizes.push_back({image.height, image.width});
   const ImageShape shape = images->Shape(sizes, annotations_path);
   return std::make_unique<CocoSource>(std::move(coco), images_root, annotations_path,
-                                      std::move(images), shape);
+                                      std::move(images), shape, options.fit.option_names);
 }
 
 }  // namespace h5feed::converters

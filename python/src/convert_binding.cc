@@ -45,6 +45,7 @@ std::string ConvertArgumentOf(std::string_view path) {
       {"max_side", "max_side"},
       {"max_pixels", "max_pixels"},
       {"allow_empty", "allow_empty=True"},
+      {"keep_crowd", "keep_crowd=True"},
   };
   for (const auto& [field, argument] : kArguments) {
     if (field == path) return std::string(argument);

@@ -141,7 +141,8 @@ def test_skips_and_crowd_boxes_are_reported(coco, tmp_path):
     assert set(reasons) == {"missing.jpg", "wrong_size.jpg"}
     assert "missing.jpg" in reasons["missing.jpg"]
     assert "21x20" in reasons["wrong_size.jpg"] and "20x20" in reasons["wrong_size.jpg"]
-    assert any("1 crowd annotation" in note for note in report["notes"])
+    assert any("1 crowd annotation" in note and "; --keep-crowd keeps them" in note
+               for note in report["notes"])
     kept = convert(coco, tmp_path / "crowd.h5", "--keep-crowd")
     assert not any("crowd" in note for note in kept["notes"])
     boxes, labels = source_boxes(5, keep_crowd=True)
@@ -251,6 +252,10 @@ def test_python_writes_what_the_command_writes(coco, tmp_path):
                                      keep_crowd=True)
     convert(coco, tmp_path / "cli.h5", "--size", "20x30", "--keep-crowd")
     assert report["images"] == 3 and report["notes"] == []
+    # The note names the option as Python spells it, not the command's flag.
+    with pytest.warns(UserWarning, match="missing.jpg"):
+        dropped = h5feed.convert_coco(annotations, images, tmp_path / "dropped.h5")
+    assert any("; keep_crowd=True keeps them" in note for note in dropped["notes"])
     ours, theirs = stored_boxes(tmp_path / "py.h5"), stored_boxes(tmp_path / "cli.h5")
     assert sorted(ours) == sorted(theirs)
     for name, (boxes, labels) in theirs.items():
