@@ -441,7 +441,9 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "the repeated epochs are read cold too")
       ->check(InRange(0, 1e9))
       ->capture_default_str();
-  command->add_option("--seed", s.seed, "Seed of the epoch orders")->capture_default_str();
+  command->add_option("--seed", s.seed, "Seed of the epoch orders")
+      ->check(WholeUint64())
+      ->capture_default_str();
   command
       ->add_option("--rank", s.rank,
                    "Read this rank's shard of FILE (of --world-size): one of several processes "

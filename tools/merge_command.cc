@@ -16,6 +16,7 @@
 #include "input_paths.h"
 #include "interrupt_guard.h"
 #include "merge.h"
+#include "number_checks.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "reports/merge_report.h"
@@ -109,8 +110,10 @@ void AddMergeCommand(CLI::App& app, Runner& run) {
       ->required()
       ->expected(2, -1);
   command->formatter(std::make_shared<PartsThenOutUsage>());
-  command->add_option("--seed", flags->seed,
-                      "Seed of the interleaving of the parts' chunks (default 0)");
+  command
+      ->add_option("--seed", flags->seed,
+                   "Seed of the interleaving of the parts' chunks (default 0)")
+      ->check(WholeUint64());
   command->add_flag(
       "--force", flags->force,
       "Replace OUT if it exists as a file (never replaced otherwise; a device or FIFO never)");

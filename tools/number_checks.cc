@@ -53,6 +53,21 @@ CLI::Validator AtLeast(double minimum, const std::string& hint) {
                      [minimum](double value) { return value >= minimum; });
 }
 
+CLI::Validator WholeUint64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const size_t digits = text.rfind('+', 0) == 0 ? 1 : 0;
+        errno = 0;
+        if (text.size() > digits &&
+            text.find_first_not_of("0123456789", digits) == std::string::npos) {
+          std::strtoull(text.c_str(), nullptr, 10);
+          if (errno != ERANGE) return "";
+        }
+        return "must be a whole number from 0 to 18446744073709551615, not " + text;
+      },
+      "");
+}
+
 CLI::Validator InRange(double low, double high) {
   return NumberCheck("from " + Shortest(low) + " to " + Shortest(high), "",
                      [low, high](double value) { return value >= low && value <= high; });

@@ -16,4 +16,8 @@ CLI::Validator AtLeast(double minimum, const std::string& hint = "");
 // A number in [low, high].
 CLI::Validator InRange(double low, double high);
 
+// A whole number uint64_t holds (a seed). CLI11 reads "-1" into a uint64_t as 2^64 - 1 without
+// a word, and a double cannot tell 2^64 - 1 from 2^64, so the text itself is checked.
+CLI::Validator WholeUint64();
+
 }  // namespace h5feed::cli

@@ -123,6 +123,12 @@ def test_every_command_line_error_has_the_one_prefix(command, args, tmp_path):
      "--augment: 'scale=0.9:0.1' needs 0 < MIN <= MAX"),
     (["bench", "sweep", "{small}", "--out", "{out}", "--augment", "rrc=4,ratio=2:1"],
      "--augment: 'ratio=2:1' needs 0 < MIN <= MAX"),
+    # CLI11 read -1 into the uint64_t seed as 2^64 - 1, without a word.
+    (["convert", "npy", "{images}", "{out}", "--seed", "-1"],
+     "--seed: must be a whole number from 0 to 18446744073709551615, not -1"),
+    (["bench", "{small}", "--seed", "-1"], "--seed: must be a whole number from 0 to "),
+    (["merge", "{small}", "{small}", "{out}", "--seed", "18446744073709551616"],
+     "not 18446744073709551616"),
 ])
 def test_an_option_mistake_is_a_usage_error_before_any_work(small, tmp_path, args, words):
     np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
