@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "exit_codes.h"
 
@@ -21,17 +22,40 @@ int ReportUsageError(const std::string& command_name, const std::string& message
   return kExitUsage;
 }
 
+namespace {
+
+// CLI11's "Could not convert: --batch = 1.5" (a value its number checks passed, which the
+// option's integer type then refused) as the other number messages say it: "--batch: must be
+// a whole number, not 1.5". Other messages are kept.
+std::string Reworded(const CLI::App* command, const CLI::Error& error) {
+  const std::string message = error.what();
+  const std::string prefix = "Could not convert: ";
+  const size_t equals = message.find(" = ");
+  if (message.rfind(prefix, 0) != 0 || equals == std::string::npos) return message;
+  const std::string name = message.substr(prefix.size(), equals - prefix.size());
+  const CLI::Option* option = command->get_option_no_throw(name);
+  if (option == nullptr) return message;
+  const std::string type = option->get_type_name();
+  const bool whole = type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0;
+  return name + ": must be " + (whole ? "a whole number" : "a number") + ", not " +
+         message.substr(equals + 3);
+}
+
+}  // namespace
+
 std::string ParseFailureMessage(const CLI::App* app, const CLI::Error& error) {
   // The subcommands chosen so far, outermost first: the one the error is about is the last.
   std::string command_name;
-  for (const CLI::App* chosen = app; !chosen->get_subcommands().empty();) {
-    chosen = chosen->get_subcommands().front();
-    command_name += (command_name.empty() ? "" : " ") + chosen->get_name();
+  const CLI::App* command = app;
+  while (!command->get_subcommands().empty()) {
+    command = command->get_subcommands().front();
+    command_name += (command_name.empty() ? "" : " ") + command->get_name();
   }
   const std::string help =
       command_name.empty() ? "h5feed --help" : "h5feed " + command_name + " --help";
   // One line: a script (bench sweep's, of its runs) takes the last line for the reason.
-  return ErrorLine(command_name, error.what()) + " (run '" + help + "' for the options)\n";
+  return ErrorLine(command_name, Reworded(command, error)) + " (run '" + help +
+         "' for the options)\n";
 }
 
 }  // namespace h5feed::cli

@@ -129,6 +129,10 @@ def test_every_command_line_error_has_the_one_prefix(command, args, tmp_path):
     (["bench", "{small}", "--seed", "-1"], "--seed: must be a whole number from 0 to "),
     (["merge", "{small}", "{small}", "{out}", "--seed", "18446744073709551616"],
      "not 18446744073709551616"),
+    # CLI11's "Could not convert: --batch = 1.5" before.
+    (["bench", "{small}", "--batch", "1.5"], "--batch: must be a whole number, not 1.5"),
+    (["convert", "npy", "{images}", "{out}", "--chunk", "2.5"],
+     "--chunk: must be a whole number, not 2.5"),
 ])
 def test_an_option_mistake_is_a_usage_error_before_any_work(small, tmp_path, args, words):
     np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
