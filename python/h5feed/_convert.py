@@ -304,6 +304,9 @@ def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
     h5feed.CorruptDataError instead of ending the interpreter.
     remote: for a URL, a dict of RemoteOptions' fields, as h5feed.Loader's remote= takes it
     (docs/remote.md, "Options"); the open probe reads with them too."""
+    if not _whole(open_probe_stall_seconds):
+        raise TypeError(f"open_probe_stall_seconds={open_probe_stall_seconds!r}: give whole "
+                        "seconds (an int)")
     if open_probe_stall_seconds < 1:
         raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}; it must be "
                          ">= 1")

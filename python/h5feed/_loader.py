@@ -303,11 +303,13 @@ class Loader:
 
     @property
     def epoch(self) -> int:
+        """The epoch set_epoch set (or load_state_dict restored): the one the next iteration
+        delivers, or the one being delivered."""
         return self._epoch
 
     @property
     def dataset(self) -> dict:
-        """The file: path, samples, image_shape (H, W, C), chunk_samples, chunks, own_size,
+        """The file: path, samples, image_shape [H, W, C], chunk_samples, chunks, own_size,
         chunk_first_rows (chunk c holds rows [rows[c], rows[c + 1])), classes."""
         return self._native.dataset
 

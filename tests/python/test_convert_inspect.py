@@ -178,6 +178,8 @@ def test_arguments_of_another_type_are_refused_naming_them(tmp_path, image_folde
         h5feed.rechunk(out, tmp_path / "r.h5", fields="attrs")
     with pytest.raises(TypeError, match=r"parts is a list of the part files"):
         h5feed.merge(str(out), tmp_path / "m.h5")
+    with pytest.raises(TypeError, match=r"open_probe_stall_seconds='5': give whole seconds"):
+        h5feed.inspect(out, open_probe_stall_seconds="5")
     assert sorted(os.listdir(tmp_path)) == ["x.h5"]
 
 
