@@ -6,7 +6,8 @@
 //
 // Geometry (CropKind), for a stored H x W image and the delivered Ho x Wo:
 //   kWindow: no resizing. A center window at (top, left) = ((H - Ho) / 2, (W - Wo) / 2)
-//     rounded down (the whole image without a center crop), then optionally the random crop
+//     rounded to nearest, ties to even, as torchvision's CenterCrop (the whole image without
+//     a center crop), then optionally the random crop
 //     with padding P (torchvision's RandomCrop(size, padding=P), CIFAR-style): the window
 //     padded with P zero pixels on every side, an Ho x Wo crop of it at offset (oy, ox), each
 //     uniform in [0, 2P]. Delivered pixel (y, x) is stored pixel (top + sy, left + sx) with

@@ -183,8 +183,10 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
   a.crop = CropKind::kWindow;
   a.out_height = static_cast<int32_t>(out_height);
   a.out_width = static_cast<int32_t>(out_width);
-  a.crop_top = static_cast<int32_t>((shape.height - out_height) / 2);
-  a.crop_left = static_cast<int32_t>((shape.width - out_width) / 2);
+  // torchvision's CenterCrop of the stored image, as after a resize: rounding (H - Ho) / 2 down
+  // would start an odd room's crop a pixel above and left of it when the half is x.5 with x odd.
+  a.crop_top = Centered(shape.height - out_height);
+  a.crop_left = Centered(shape.width - out_width);
   return spec;
 }
 

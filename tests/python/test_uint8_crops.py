@@ -72,3 +72,19 @@ def test_uint8_views_are_refused_for_the_gpu_stage_with_what_to_do(path):
     with pytest.raises(h5feed.InvalidArgumentError, match=r"non_blocking=True"):
         h5feed.Loader(path, batch_size=8, augment=h5feed.Augment(random_resized_crop=48),
                       dtype=torch.uint8, device="cuda:0")
+
+
+@pytest.mark.parametrize("crop", [(61, 61), (59, 62), (64, 63), (57, 60)])
+def test_a_center_crop_of_the_stored_image_is_torchvisions(folder, tmp_path, crop):
+    # CenterCrop rounds the offset (64 - 61) / 2 = 1.5 to 2 (Python's round); h5feed rounded it
+    # down to 1, so the crop started a pixel above and left of torchvision's.
+    torchvision_functional = pytest.importorskip("torchvision.transforms.functional")
+    import h5py
+    out = tmp_path / "photos.h5"
+    h5feed.convert_imagefolder(folder, out, size=(64, 64))
+    loader = h5feed.Loader(out, batch_size=30, dtype=None, with_indices=True,
+                           augment=h5feed.Augment(center_crop=crop))
+    images, _, rows = next(iter(loader))
+    with h5py.File(out) as f:
+        stored = torch.from_numpy(f["images"][:]).permute(0, 3, 1, 2)
+    assert torch.equal(images, torchvision_functional.center_crop(stored[rows], list(crop)))

@@ -51,10 +51,10 @@ struct RandomResizedCropOptions {
 struct AugmentOptions {
   bool random_flip = false;         // mirror left-right with probability 1/2
   int64_t random_crop_padding = 0;  // > 0: pad P zeros on every side, crop H x W at a random offset
-  // > 0 (both): deliver the central crop of this size, of the stored image (at most its size;
-  // offsets (H - h) / 2 and (W - w) / 2 rounded down) or, with resize_shorter, of the resized
-  // image (torchvision's CenterCrop: offsets rounded to nearest, ties to even). The delivered
-  // images are then h x w.
+  // > 0 (both): deliver the central crop of this size, of the stored image (at most its size)
+  // or, with resize_shorter, of the resized image: torchvision's CenterCrop, offsets
+  // (H - h) / 2 and (W - w) / 2 rounded to nearest, ties to even. The delivered images are
+  // then h x w.
   int64_t center_crop_height = 0;
   int64_t center_crop_width = 0;
   // > 0: torchvision's Resize(resize_shorter): the image resized (bilinear) so its shorter

@@ -177,7 +177,7 @@ TEST_CASE("every type, layout and augmentation equals the per-pixel definition")
   }
 }
 
-TEST_CASE("a center crop delivers the middle of the image, its offsets rounded down") {
+TEST_CASE("a center crop delivers the middle of the image, its offsets torchvision's") {
   const ImageShape shape{5, 6, 1};
   std::vector<uint8_t> src(30);
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i);
@@ -193,8 +193,9 @@ TEST_CASE("a center crop delivers the middle of the image, its offsets rounded d
   std::memcpy(floats.data(), dest.data(), dest.size());
   std::vector<long> got;  // std 1/255 makes the scale 1 up to float rounding
   for (float f : floats) got.push_back(std::lround(f));
-  // Rows (5 - 2) / 2 = 1 and 2, columns (6 - 3) / 2 = 1 .. 3.
-  CHECK(got == std::vector<long>{7, 8, 9, 13, 14, 15});
+  // CenterCrop's offsets are round((5 - 2) / 2) = round(1.5) = 2 and round((6 - 3) / 2) = 2
+  // (Python's round, ties to even): rows 2 and 3, columns 2 .. 4.
+  CHECK(got == std::vector<long>{14, 15, 16, 20, 21, 22});
 }
 
 TEST_CASE("flipped samples are mirror images of their rows") {
