@@ -4,6 +4,7 @@
 
 #include "bench/zstd_rate.h"
 #include "h5feed/error.h"
+#include "index/dataset_index.h"
 #include "lib/loader/test_files.h"
 #include "support/temp_folder.h"
 
@@ -53,6 +54,16 @@ TEST_CASE("ceilings of a real file: zstd measured only for a zstd file") {
   CHECK(zstd.PixelMbPerSecond() <= zstd.zstd_mb_per_s * 2 + 1e-9);
 
   CHECK_THROWS_AS(ReadStoredZstdChunks(folder / "raw.h5", 1 << 20), Error);
+
+  // Images at their own size: each image's own pixels, not the largest image's times N.
+  testing::WriteOwnSizeFile(folder / "own.h5", 40);
+  double pixels = 0;
+  for (int64_t r = 0; r < 40; ++r) pixels += static_cast<double>(testing::OwnSizeShape(r).bytes());
+  const index::DatasetIndex own = index::OpenDatasetIndex(folder / "own.h5", index::IndexOptions{});
+  uint64_t stored_bytes = 0;
+  for (const auto& chunk : own.chunks) stored_bytes += chunk.stored_bytes;
+  CHECK(CompressionRatio(folder / "own.h5") ==
+        doctest::Approx(pixels / static_cast<double>(stored_bytes)));
   const StoredZstdChunks stored = ReadStoredZstdChunks(folder / "zstd.h5", 1 << 20);
   CHECK(stored.frames.size() == 20);
   CHECK(stored.chunk_samples == 10);

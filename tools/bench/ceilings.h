@@ -59,7 +59,8 @@ struct Ceilings {
 // Throws h5feed::Error (kIo, kNotFound, ...) when the file cannot be read.
 Ceilings MeasureCeilings(const std::string& path, const CeilingOptions& options);
 
-// Pixel bytes / stored bytes of the file's chunks (1 for foreign files without a chunk table).
+// Pixel bytes (each image's own H x W x C) / stored bytes of the file's chunks (1 for foreign
+// files without a chunk table).
 double CompressionRatio(const std::string& path);
 
 // `achieved` / `ceiling`, 0 when the ceiling is 0.
