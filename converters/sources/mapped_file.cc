@@ -33,7 +33,9 @@ class FileDescriptor {
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO given as the input would otherwise wait forever for a writer before
+  // the check below could refuse it. Regular files ignore the flag.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     int err = errno;
     if (err == ENOENT) throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
@@ -44,7 +46,10 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     throw MakeError(ErrorCode::kIo, "cannot stat {}: {}", path, std::strerror(errno));
   }
   if (!S_ISREG(info.st_mode)) {
-    throw MakeError(ErrorCode::kInvalidArgument, "{} is not a regular file", path);
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is not a regular file (a pipe or a device cannot be memory-mapped); "
+                    "give the path of the file itself",
+                    path);
   }
   size_ = static_cast<size_t>(info.st_size);
   if (size_ == 0) return;  // mmap refuses a zero length

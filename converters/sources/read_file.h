@@ -9,8 +9,9 @@
 namespace h5feed::converters {
 
 // Reads at most `limit` bytes of `path` (all of it when limit < 0) into `bytes`, resized to
-// what was read. Throws Error(kCorrupt) naming the file when it cannot be opened or read, or
-// shrinks while read: the converter skips such a file as it skips a broken image.
+// what was read. Throws Error(kCorrupt) naming the file when it cannot be opened or read, is
+// not a regular file (a FIFO, a device: never waited on), or shrinks while read: the converter
+// skips such a file as it skips a broken image.
 void ReadFileInto(const std::string& path, std::vector<uint8_t>& bytes, int64_t limit = -1);
 
 }  // namespace h5feed::converters

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import PLUGIN_DIR, python_with_plugin, run_h5feed
+from conftest import H5FEED, PLUGIN_DIR, python_with_plugin, run_h5feed
 from image_zoo import HEIGHT, WIDTH, make_zoo, stored_order, torchvision_order
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
@@ -273,6 +273,37 @@ def test_broken_files_are_never_evidence_of_the_size_they_are_skipped(tmp_path):
         for row, source in enumerate(strings(f["sources"])):
             reference = np.asarray(Image.open(root / source).convert("RGB"))
             assert np.array_equal(f["images"][row], reference), source
+
+
+@pytest.mark.parametrize("size", [["--size", "8"], []], ids=["size", "own-size"])
+def test_a_fifo_or_a_device_named_like_an_image_is_skipped_never_waited_on(tmp_path, size):
+    # A FIFO with no writer blocks open() for ever: a folder holding one under an image's name
+    # (a leftover of a download script) hung the conversion. It is skipped as a broken file is.
+    root = tmp_path / "photos"
+    (root / "cat").mkdir(parents=True)
+    for i in range(3):
+        Image.new("RGB", (8, 8), (i, 2 * i, 3 * i)).save(root / "cat" / f"{i}.png")
+    os.mkfifo(root / "cat" / "pipe.jpg")
+    os.symlink("/dev/zero", root / "cat" / "zero.png")  # a character device
+    out = tmp_path / "photos.h5"
+    result = subprocess.run([H5FEED, "convert", "imagefolder", root,
+                             out, *size], capture_output=True, text=True, timeout=60)
+    assert result.returncode == EXIT_SKIPPED, result.stderr
+    assert "cat/pipe.jpg is a FIFO (named pipe), not an image file" in result.stderr
+    assert "cat/zero.png is a character device, not an image file" in result.stderr
+    with h5py.File(out) as f:
+        assert sorted(strings(f["skipped_sources"])) == ["cat/pipe.jpg", "cat/zero.png"]
+        assert f["labels"].shape == (3,)
+
+
+def test_a_fifo_given_as_the_npy_input_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "images.npy"
+    os.mkfifo(fifo)
+    result = subprocess.run([H5FEED, "convert", "npy", fifo,
+                             tmp_path / "out.h5"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != EXIT_OK
+    assert "is not a regular file" in result.stderr and "give the path of the file" in result.stderr
+    assert not (tmp_path / "out.h5").exists()
 
 
 def test_an_empty_class_is_an_error_unless_allowed(tmp_path):
