@@ -52,15 +52,15 @@ void WriteScalar(hid_t object, const char* name, hid_t file_type, hid_t memory_t
 Attribute OpenScalar(hid_t object, const char* name, H5T_class_t expected, const char* kind) {
   std::string what = "reading attribute \"" + std::string(name) + "\"";
   htri_t exists = H5Aexists(object, name);
-  if (exists < 0) throw StackError(ErrorCode::kIo, what, object);
+  if (exists < 0) throw StackError(ReadFailureCode(), what, object);
   if (exists == 0) {
     throw MakeError(ErrorCode::kNotFound, "{} does not exist", AttributeName(name, object));
   }
   Attribute attribute(H5Aopen(object, name, H5P_DEFAULT));
-  if (!attribute) throw StackError(ErrorCode::kIo, what, object);
+  if (!attribute) throw StackError(ReadFailureCode(), what, object);
   Datatype type(H5Aget_type(attribute.get()));
   Dataspace space(H5Aget_space(attribute.get()));
-  if (!type || !space) throw StackError(ErrorCode::kIo, what, object);
+  if (!type || !space) throw StackError(ReadFailureCode(), what, object);
   if (H5Tget_class(type.get()) != expected || H5Sget_simple_extent_npoints(space.get()) != 1) {
     throw MakeError(ErrorCode::kCorrupt, "{} is not one {} as h5feed expects",
                     AttributeName(name, object), kind);
@@ -75,13 +75,13 @@ T ReadInteger(hid_t object, const char* name) {
   std::string what = "reading attribute \"" + std::string(name) + "\"";
   Attribute attribute = OpenScalar(object, name, H5T_INTEGER, "integer");
   Datatype type(H5Aget_type(attribute.get()));
-  if (!type) throw StackError(ErrorCode::kIo, what, object);
+  if (!type) throw StackError(ReadFailureCode(), what, object);
   // HDF5 converts between integer types by clamping (-5 read as uint64 gives 0). Read through
   // the widest type of the stored signedness instead, and refuse what does not fit.
   if (H5Tget_sign(type.get()) == H5T_SGN_2) {
     int64_t value = 0;
     if (H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0) {
-      throw StackError(ErrorCode::kIo, what, object);
+      throw StackError(ReadFailureCode(), what, object);
     }
     if (std::is_unsigned_v<T> && value < 0) {
       throw MakeError(ErrorCode::kCorrupt, "{} is {}, expected >= 0", AttributeName(name, object),
@@ -91,7 +91,7 @@ T ReadInteger(hid_t object, const char* name) {
   }
   uint64_t value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_UINT64, &value) < 0) {
-    throw StackError(ErrorCode::kIo, what, object);
+    throw StackError(ReadFailureCode(), what, object);
   }
   if (std::is_signed_v<T> && value > static_cast<uint64_t>(INT64_MAX)) {
     throw MakeError(ErrorCode::kCorrupt, "{} is {}, too large for int64",
@@ -127,7 +127,8 @@ bool HasAttribute(hid_t object, const char* name) {
   SilenceErrors silence;
   htri_t exists = H5Aexists(object, name);
   if (exists < 0) {
-    throw StackError(ErrorCode::kIo, "looking for attribute \"" + std::string(name) + "\"", object);
+    throw StackError(ReadFailureCode(), "looking for attribute \"" + std::string(name) + "\"",
+                     object);
   }
   return exists > 0;
 }
@@ -148,7 +149,7 @@ std::string ReadStringAttribute(hid_t object, const char* name) {
         return H5Aread(attribute.get(), memory_type, buffer);
       });
   if (!read || values.size() != 1) {
-    throw StackError(ErrorCode::kIo, "reading attribute \"" + std::string(name) + "\"", object);
+    throw StackError(ReadFailureCode(), "reading attribute \"" + std::string(name) + "\"", object);
   }
   return values[0];
 }

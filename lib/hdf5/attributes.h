@@ -5,7 +5,9 @@
 // Strings are written as scalar variable-length UTF-8 strings (h5py's type for a Python str).
 // Readers accept fixed-length strings and any integer type too, for files others wrote.
 // Each function takes hdf5::Lock() itself (the mutex is recursive, so callers that hold it for a
-// longer sequence may call these). Failures throw Error naming the attribute, object and file.
+// longer sequence may call these). Failures throw Error naming the attribute, object and file;
+// a read HDF5 fails is kIo when the system failed to read, else kCorrupt (ReadFailureCode:
+// damaged metadata, or a file whose writer was killed before it was complete).
 
 #include <hdf5.h>
 

@@ -37,7 +37,7 @@ std::vector<std::string> ReadStringListAttribute(hid_t object, const char* name,
   SilenceErrors silence;
   const std::string what = "reading attribute \"" + std::string(name) + "\"";
   const htri_t exists = H5Aexists(object, name);
-  if (exists < 0) throw StackError(ErrorCode::kIo, what, object);
+  if (exists < 0) throw StackError(ReadFailureCode(), what, object);
   if (exists == 0) {
     throw MakeError(ErrorCode::kNotFound, "attribute \"{}\" of {} does not exist", name,
                     FileName(object));

@@ -113,15 +113,15 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
   SilenceErrors silence;
   std::string what = "reading dataset " + std::string(name);
   htri_t exists = H5Lexists(location, name, H5P_DEFAULT);
-  if (exists < 0) throw StackError(ErrorCode::kIo, what, location);
+  if (exists < 0) throw StackError(ReadFailureCode(), what, location);
   if (exists == 0) {
     throw MakeError(ErrorCode::kNotFound, "{} does not exist", DatasetName(name, location));
   }
   Dataset dataset(H5Dopen2(location, name, H5P_DEFAULT));
-  if (!dataset) throw StackError(ErrorCode::kIo, what, location);
+  if (!dataset) throw StackError(ReadFailureCode(), what, location);
   Datatype type(H5Dget_type(dataset.get()));
   Dataspace space(H5Dget_space(dataset.get()));
-  if (!type || !space) throw StackError(ErrorCode::kIo, what, location);
+  if (!type || !space) throw StackError(ReadFailureCode(), what, location);
   if (H5Tget_class(type.get()) != H5T_STRING) {
     throw MakeError(ErrorCode::kCorrupt, "{} does not hold strings, as h5feed expects",
                     DatasetName(name, location));
@@ -131,7 +131,7 @@ std::vector<std::string> ReadStringDataset(hid_t location, const char* name) {
       type.get(), space.get(), values, [&](hid_t memory_type, hid_t transfer, void* buffer) {
         return H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, transfer, buffer);
       });
-  if (!read) throw StackError(ErrorCode::kIo, what, location);
+  if (!read) throw StackError(ReadFailureCode(), what, location);
   return values;
 }
 

@@ -63,6 +63,10 @@ def test_sigkill_leaves_no_output_and_no_valid_looking_file(folder, tmp_path):
         assert name.startswith(".train.h5.partial")
         result = run_h5feed("inspect", path)
         assert "h5feed_format_version" not in result.stdout or result.returncode != 0
+        # Judged damaged (exit 4), not "could not be checked" (1): HDF5 failing to read the
+        # half-written metadata is no failure of the disk.
+        result = run_h5feed("verify", path)
+        assert result.returncode == 4 and "DAMAGED" in result.stdout, result.stdout + result.stderr
         try:
             with h5py.File(path, "r") as f:
                 assert "h5feed_format" not in f.attrs  # the format attributes come last
