@@ -44,6 +44,17 @@ struct ChunkChecker {
   int64_t decoded = 0;
 };
 
+// A chunk of a foreign file that HDF5 holds no storage for: its rows read as the fill value.
+// An image dataset is written whole, so this is a file whose writer stopped early (an h5py
+// script that failed half way still closes the file cleanly) or never wrote these rows; the
+// Loader and rechunk would take the fill value for images.
+std::string NeverWritten(const DatasetIndex& index) {
+  return "never written: the file holds no data for it, so its rows read as HDF5's fill value (" +
+         std::to_string(index.fill_value) +
+         " in every pixel); the program that wrote the file stopped before these rows, or never "
+         "wrote them: write them, or leave them out";
+}
+
 // "checksum mismatch (...)" from "row 12: checksum mismatch (...)": the row is a field.
 std::string WithoutRow(std::string problem, int64_t row) {
   const std::string prefix = "row " + std::to_string(row) + ": ";
@@ -122,8 +133,11 @@ void CheckChunks(const DatasetIndex& index, const VerifyOptions& options,
         std::string problem;
         bool decoded = false;
         try {
-          chunks->Read(c, checker.chunk);
+          const auto read = chunks->Read(c, checker.chunk);
           decoded = true;
+          if (read.bytes_read == 0 && index.read_path == index::ReadPath::kHdf5Chunk) {
+            problem = NeverWritten(index);
+          }
         } catch (const Error& e) {
           problem = ReasonOnly(*chunks, c, e.what());
         }

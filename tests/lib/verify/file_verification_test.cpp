@@ -315,6 +315,33 @@ TEST_CASE("an h5py file is decoded, and the report says it has no checksums or t
   CHECK(Mentions(report.not_checked, "not written by h5feed"));
 }
 
+TEST_CASE("chunks an h5py script never wrote are listed as bad, not read as black images") {
+  // An h5py script that failed half way through its images still closes the file cleanly:
+  // chunks 2 and 3 have no storage, and HDF5 reads them as the fill value (0), which verify
+  // used to pass as data ("OK: nothing wrong found in 4 chunks").
+  TempFolder folder;
+  const std::string path = folder / "half.h5";
+  testing::RunPythonWithH5py(
+      "import numpy as np\n"
+      "with h5py.File(\"" +
+      path +
+      "\", \"w\") as f:\n"
+      "    d = f.create_dataset(\"images\", shape=(20, 4, 4, 3), "
+      "dtype=np.uint8, chunks=(5, 4, 4, 3))\n"
+      "    for i in range(9):\n"
+      "        d[i] = i + 1\n");
+  const VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  CHECK(report.chunks_checked == 4);
+  REQUIRE(report.bad_chunks.size() == 2);
+  CHECK(report.bad_chunks[0].chunk == 2);
+  CHECK(report.bad_chunks[0].first_row == 10);
+  CHECK(report.bad_chunks[0].last_row == 14);
+  CHECK(report.bad_chunks[1].chunk == 3);
+  CHECK(Contains(report.bad_chunks[0].problem, "never written"));
+  CHECK(Contains(report.bad_chunks[0].problem, "fill value (0 in every pixel)"));
+}
+
 TEST_CASE("a grayscale (N, H, W) h5py file is verified as the loader reads it") {
   const VerificationReport report = VerifyFile(testing::ForeignFile("grayscale"), VerifyOptions{});
   CHECK(report.ok());
