@@ -12,6 +12,7 @@
 #include "hdf5/chunk_cache.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/dataset_storage.h"
+#include "hdf5/direct_chunk.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
@@ -77,6 +78,8 @@ class Hdf5Source final : public SampleSource {
     std::string images_name;
     bool nchw = false;
     bool chunked = false;
+    int64_t chunk_rows = 0;  // rows of a chunk of the images; 0: not chunked
+    size_t rank = 0;         // dimensions of the images dataset
     int64_t count = 0;
     ImageShape shape;
     std::vector<int64_t> labels;
@@ -139,11 +142,35 @@ class Hdf5Source final : public SampleSource {
   void ReadRow(int64_t i, std::span<uint8_t> out) const {
     auto lock = hdf5::Lock();
     hdf5::SilenceErrors silence;
+    if (p_.chunk_rows > 0) CheckWritten(i);
     // Row i whole: (1, H, W, C), (1, C, H, W) or (1, H, W).
     if (!hdf5::ReadRows(p_.images.get(), i, 1, out)) {
       // A chunk that fails to decompress spoils only its rows: kCorrupt lets them be skipped.
       throw hdf5::StackError(ErrorCode::kCorrupt,
                              fmt::format("reading row {} of {}", i, p_.images_name), p_.path);
+    }
+  }
+
+  // A chunk with no storage reads as the fill value: an h5py script that failed half way
+  // through its images leaves such chunks in a file it closed cleanly. Their rows are not
+  // images, and are skipped as a chunk that fails to decompress is (kCorrupt), so the new
+  // file's checksums never vouch for them. Only the chunk holding the row's first pixels is
+  // asked: one search of HDF5's chunk index, as H5Dread makes.
+  void CheckWritten(int64_t i) const {
+    std::vector<uint64_t> offset(p_.rank, 0);
+    offset[0] = static_cast<uint64_t>(i - i % p_.chunk_rows);
+    hdf5::ChunkPlace place;
+    if (!hdf5::MeasureChunk(p_.images.get(), offset, place)) {
+      throw hdf5::StackError(hdf5::ReadFailureCode(),
+                             fmt::format("looking up the chunk of row {} of {}", i, p_.images_name),
+                             p_.path);
+    }
+    if (!place.stored || place.stored_bytes == 0) {  // 0: a dataset with no chunk index yet
+      throw MakeError(ErrorCode::kCorrupt,
+                      "row {} of {} in {} was never written: the chunk holding it has no data in "
+                      "the file, so HDF5 would give its fill value for every pixel (the program "
+                      "that wrote the file stopped before it); write it, or leave it out",
+                      i, p_.images_name, p_.path);
     }
   }
 
@@ -181,6 +208,8 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   parts.images_name = images.name;
   parts.nchw = chosen.layout == StoredLayout::kNCHW;
   parts.chunked = !images.storage.chunk.empty();
+  parts.chunk_rows = parts.chunked ? images.storage.chunk[0] : 0;
+  parts.rank = images.dims.size();
   parts.count = chosen.count;
   parts.shape = chosen.shape;
 

@@ -140,3 +140,26 @@ def test_rechunk_errors_name_what_was_found(tmp_path):
     result = run_h5feed("rechunk", not_hdf5, tmp_path / "out.h5", check=1)
     assert "not an HDF5 file" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["odd.h5", "text.h5"]
+
+
+def test_rechunk_skips_the_rows_an_h5py_script_never_wrote(tmp_path):
+    # A script that failed after 10 of its 20 images closed its file cleanly: chunks 2 and 3
+    # (rows 10-19) have no storage and HDF5 reads them as zeros. rechunk stored those zeros as
+    # images, with checksums that then vouched for them; they are skipped and recorded instead.
+    rng = np.random.default_rng(5)
+    images = rng.integers(1, 256, (10, 4, 6, 3), dtype=np.uint8)
+    src = tmp_path / "half.h5"
+    with h5py.File(src, "w") as f:
+        d = f.create_dataset("images", shape=(20, 4, 6, 3), dtype=np.uint8, chunks=(5, 4, 6, 3))
+        f.create_dataset("labels", data=np.arange(20) % 3)
+        for i in range(10):
+            d[i] = images[i]
+    out = tmp_path / "out.h5"
+    result = run_h5feed("rechunk", src, out, check=3)
+    assert "row 10 of /images in" in result.stdout and "was never written" in result.stdout
+    with h5py.File(out) as f:
+        assert np.array_equal(f["images"][()], images)
+        assert np.array_equal(f["labels"][()], np.arange(10) % 3)
+        assert sorted(s.decode() for s in f["skipped_sources"][()]) == sorted(
+            f"half.h5#{i}" for i in range(10, 20))
+    run_h5feed("verify", out, check=0)
