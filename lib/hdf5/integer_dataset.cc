@@ -10,6 +10,21 @@
 #include "make_error.h"
 
 namespace h5feed::hdf5 {
+namespace {
+
+// HDF5 clamps an integer that does not fit the type it is read as (2^63 + 5 stored as uint64
+// reads as INT64_MAX) unless a conversion callback says otherwise. This one aborts the read
+// instead, and records that a value was out of range, for the message.
+H5T_conv_ret_t RefuseOutOfRange(H5T_conv_except_t kind, hid_t /*source*/, hid_t /*dest*/,
+                                void* /*source_value*/, void* /*dest_value*/, void* out_of_range) {
+  if (kind != H5T_CONV_EXCEPT_RANGE_HI && kind != H5T_CONV_EXCEPT_RANGE_LOW) {
+    return H5T_CONV_UNHANDLED;
+  }
+  *static_cast<bool*>(out_of_range) = true;
+  return H5T_CONV_ABORT;
+}
+
+}  // namespace
 
 hid_t StoredIntegerType(size_t bytes, bool is_signed) {
   switch (bytes) {
@@ -39,8 +54,21 @@ std::vector<int64_t> ReadIntegerDataset(hid_t file, const std::string& name,
   const hssize_t count = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (count < 0) throw StackError(ErrorCode::kCorrupt, "reading the shape of " + name, path);
   std::vector<int64_t> values(static_cast<size_t>(count));
-  if (count > 0 &&
-      H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
+  if (count == 0) return values;
+  bool out_of_range = false;
+  const PropertyList transfer(H5Pcreate(H5P_DATASET_XFER));
+  if (!transfer || H5Pset_type_conv_cb(transfer.get(), RefuseOutOfRange, &out_of_range) < 0) {
+    throw StackError(ErrorCode::kInternal, "preparing to read dataset " + name, path);
+  }
+  if (H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, transfer.get(), values.data()) <
+      0) {
+    if (out_of_range) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "dataset {} in {} holds a value that does not fit a signed 64-bit integer "
+                      "(an unsigned value of 2^63 or more): not a label or an index h5feed can "
+                      "use; store it as int64",
+                      name, path);
+    }
     throw StackError(ErrorCode::kCorrupt, "reading dataset " + name, path);
   }
   return values;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "format/schema.h"
+#include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
@@ -39,7 +40,14 @@ void SummarizeClasses(hid_t file, FileSummary& s) {
     }
     io::limits::CheckRowCount(labels->shape[0], "dataset " + labels->name + " in " + s.path);
     int64_t out_of_range = 0;
-    const std::vector<int64_t> values = hdf5::ReadIntegerDataset(file, labels->name, s.path);
+    std::vector<int64_t> values;
+    try {
+      values = hdf5::ReadIntegerDataset(file, labels->name, s.path);
+    } catch (const Error& e) {
+      // Values that cannot be labels (2^63 or more): the rest of the file is still described.
+      if (e.code() != ErrorCode::kCorrupt) throw;
+      s.notes.push_back(std::string(e.what()) + "; its labels are not counted");
+    }
     s.label_order = DescribeLabelOrder(values);
     if (s.label_order && s.label_order->InRuns()) {
       s.notes.push_back("the rows are stored " + s.label_order->Describe() +

@@ -91,6 +91,28 @@ TEST_CASE("integers h5py wrote big-endian read as the values they are") {
         std::vector<int64_t>{1, 256, int64_t{1} << 40});
 }
 
+TEST_CASE("an unsigned value of 2^63 or more is refused, not clamped to the int64 maximum") {
+  testing::TempFolder folder;
+  const std::string path = folder / "huge.h5";
+  testing::RunPython(
+      "import numpy as np, h5py\n"
+      "with h5py.File(\"" +
+      path +
+      "\", \"w\") as f:\n"
+      "    f[\"labels\"] = np.array([3, 2**63 + 5, 1], np.uint64)\n"
+      "    f[\"fits\"] = np.array([3, 2**63 - 1], np.uint64)");
+  auto lock = Lock();
+  SilenceErrors silence;
+  const File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  std::string message;
+  CHECK(testing::CodeOf([&] { ReadIntegerDataset(file.get(), "labels", path); }, &message) ==
+        ErrorCode::kCorrupt);
+  CHECK(message.find("labels in " + path + " holds a value that does not fit a signed 64-bit") !=
+        std::string::npos);
+  CHECK(ReadIntegerDataset(file.get(), "fits", path) ==
+        std::vector<int64_t>{3, std::numeric_limits<int64_t>::max()});
+}
+
 TEST_CASE("an empty table is a dataset of shape (0,) and reads back empty") {
   Fixture f;
   WriteIntegerDataset<uint8_t>(f.file.get(), "encodings", std::vector<uint8_t>{});
