@@ -52,6 +52,19 @@ int64_t BatchCapacity(const LoaderOptions& options, int64_t samples_per_rank) {
   return std::max<int64_t>(1, std::min(options.batch_size, samples_per_rank));
 }
 
+// The rows this rank reads, once the file is known to hold any: the sampler's own refusal of
+// an empty dataset does not name the file.
+int64_t RowsOfRank(const sampler::SampleGeometry& geometry, const LoaderOptions& options,
+                   const std::string& path) {
+  if (geometry.samples() == 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} holds no images: there is nothing to read; convert a dataset with images "
+                    "into it",
+                    path);
+  }
+  return sampler::SamplesPerRank(geometry, options.shard);
+}
+
 // The epoch's steps, once the options are checked against the dataset: drop_last_batch against
 // the rows, and the memory the slots and the cache ask for against the machine's, before any
 // slot or cache memory is allocated.
@@ -95,7 +108,7 @@ struct Loader::Impl {
             },
             streamed.companion_bytes()),
         geometry(dataset.chunk_rows()),
-        samples_per_rank(sampler::SamplesPerRank(geometry, options.shard)),
+        samples_per_rank(RowsOfRank(geometry, options, dataset.path)),
         batch_capacity(BatchCapacity(options, samples_per_rank)),
         delivery(loader::PlanDelivery(options, reading, batch_capacity, asked_fields)),
         footprint{.samples_per_rank = samples_per_rank,

@@ -28,6 +28,16 @@ def test_a_bad_option_is_a_value_error_naming_it(small_file):
         h5feed.Loader(small_file, 400, drop_last=True)
 
 
+def test_a_file_of_no_images_is_refused_naming_it(tmp_path):
+    empty = tmp_path / "empty.h5"
+    with h5py.File(empty, "w") as f:  # a script that wrote nothing before it failed
+        f.create_dataset("images", shape=(0, 8, 8, 3), dtype=np.uint8, chunks=(1, 8, 8, 3),
+                         maxshape=(None, 8, 8, 3))
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=rf"{empty} holds no images: there is nothing to read"):
+        h5feed.Loader(empty, 4)
+
+
 def test_a_corrupt_chunk_raises_while_iterating_naming_file_and_chunk(tmp_path):
     path = write_h5feed_file(tmp_path, chunk=16)
     with h5py.File(path, "r") as f:
