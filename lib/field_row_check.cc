@@ -3,39 +3,9 @@
 #include "field_row_check.h"
 
 #include "make_error.h"
+#include "utf8.h"
 
 namespace h5feed {
-namespace {
-
-// The length of the UTF-8 sequence starting at text[i], or 0 when it is not a valid one
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-size_t Utf8SequenceLength(std::span<const uint8_t> text, size_t i) {
-  const uint8_t b = text[i];
-  if (b < 0x80) return 1;
-  size_t length = 0;
-  uint8_t low = 0x80, high = 0xBF;  // the allowed range of the second byte
-  if (b >= 0xC2 && b <= 0xDF) {
-    length = 2;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    length = 3;
-    if (b == 0xE0) low = 0xA0;   // overlong
-    if (b == 0xED) high = 0x9F;  // surrogates
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    length = 4;
-    if (b == 0xF0) low = 0x90;   // overlong
-    if (b == 0xF4) high = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (text[i + 1] < low || text[i + 1] > high) return 0;
-  for (size_t k = 2; k < length; ++k) {
-    if (text[i + k] < 0x80 || text[i + k] > 0xBF) return 0;
-  }
-  return length;
-}
-
-}  // namespace
 
 std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row) {
   if (StoredKind(spec) == FieldKind::kArray) {

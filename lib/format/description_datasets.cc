@@ -12,6 +12,7 @@
 #include "hdf5/attributes.h"
 #include "hdf5/integer_dataset.h"
 #include "hdf5/strings.h"
+#include "utf8.h"
 
 #ifndef H5FEED_VERSION
 #error "H5FEED_VERSION must be defined by the build (lib/format/CMakeLists.txt)"
@@ -52,9 +53,14 @@ void WriteDescriptionDatasets(hid_t root, const DatasetDescription& d, bool labe
     skipped_sources.push_back(skipped.source);
     skipped_reasons.push_back(skipped.reason);
   }
-  const auto write_strings = [root](const char* name, std::span<const std::string> values) {
+  // Names come from file systems, whose names are bytes: made valid UTF-8 here, the one place
+  // they are stored, so that the datasets hold what their type declares (utf8.h).
+  const auto write_strings = [root](const char* name, std::span<const std::string> given) {
+    std::vector<std::string> values;
+    values.reserve(given.size());
+    for (const std::string& value : given) values.push_back(EscapeInvalidUtf8(value));
     hdf5::WriteStringDataset(root, name, values);
-    WriteValuesChecksum(root, name, ValuesChecksum(values));
+    WriteValuesChecksum(root, name, ValuesChecksum(std::span<const std::string>(values)));
   };
   write_strings(schema::kClasses, d.classes);
   write_strings(schema::kSources, d.sources);

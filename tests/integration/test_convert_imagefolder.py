@@ -296,6 +296,31 @@ def test_a_fifo_or_a_device_named_like_an_image_is_skipped_never_waited_on(tmp_p
         assert f["labels"].shape == (3,)
 
 
+def test_names_that_are_not_utf8_are_stored_escaped_as_valid_utf8(tmp_path):
+    # A Latin-1 folder name and file name (an old archive unpacked): stored as they were, the
+    # UTF-8 datasets /classes and /sources held bytes h5py's asstr() could not decode.
+    root = tmp_path / "photos"
+    latin1 = os.fsencode(root) + b"/cl\xe9s"
+    os.makedirs(latin1)
+    os.makedirs(root / "dog")
+    Image.new("RGB", (8, 8), (1, 2, 3)).save(root / "dog" / "a.png")
+    with open(latin1 + b"/caf\xe9.png", "wb") as f:
+        Image.new("RGB", (8, 8), (4, 5, 6)).save(f, "PNG")
+    with open(latin1 + b"/broken\xff.png", "wb") as f:
+        f.write(b"not a png")
+    out = tmp_path / "photos.h5"
+    # The summary names the files as they are (bytes, as ls prints them).
+    result = subprocess.run([H5FEED, "convert", "imagefolder", root, out, "--no-shuffle"],
+                            capture_output=True, timeout=120)
+    assert result.returncode == EXIT_SKIPPED, result.stderr
+    with h5py.File(out) as f:
+        assert list(f["classes"].asstr()[()]) == ["cl\\xe9s", "dog"]
+        assert list(f["sources"].asstr()[()]) == ["cl\\xe9s/caf\\xe9.png", "dog/a.png"]
+        assert list(f["skipped_sources"].asstr()[()]) == ["cl\\xe9s/broken\\xff.png"]
+        assert "broken\\xff.png" in f["skipped_reasons"].asstr()[0]
+    run_h5feed("verify", out, check=EXIT_OK)
+
+
 def test_a_fifo_given_as_the_npy_input_is_refused_not_waited_on(tmp_path):
     fifo = tmp_path / "images.npy"
     os.mkfifo(fifo)
