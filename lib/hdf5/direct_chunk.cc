@@ -83,6 +83,14 @@ bool MeasureChunk(hid_t dataset, std::span<const uint64_t> offset, ChunkPlace& p
   return true;
 }
 
+bool CountStoredChunks(hid_t dataset, uint64_t& count) {
+  const Dataspace space(H5Dget_space(dataset));
+  hsize_t chunks = 0;
+  if (!space || H5Dget_num_chunks(dataset, space.get(), &chunks) < 0) return false;
+  count = chunks;
+  return true;
+}
+
 bool NewAllocation(hid_t file, uint64_t end, uint64_t bytes, uint64_t& address) {
   const PropertyList access(H5Fget_access_plist(file));
   hsize_t threshold = 1, alignment = 1;

@@ -55,6 +55,10 @@ bool NewAllocation(hid_t file, uint64_t end, uint64_t bytes, uint64_t& address);
 bool LocateNewChunk(hid_t dataset, std::span<const uint64_t> offset, uint64_t end_before,
                     std::span<const uint8_t> stored, ChunkPlace& place);
 
+// How many chunks of `dataset` have storage (H5Dget_num_chunks: one walk of the chunk index).
+// A chunk never written has none, and reads as the fill value.
+bool CountStoredChunks(hid_t dataset, uint64_t& count);
+
 // Reads the stored bytes of the chunk at `offset` into `bytes`, which must be their size
 // (LocateChunk's stored_bytes: H5Dread_chunk takes no size), and its filter mask.
 bool ReadStoredChunk(hid_t dataset, std::span<const uint64_t> offset, std::span<uint8_t> bytes,

@@ -7,7 +7,11 @@
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
+#include "hdf5/direct_chunk.h"
+#include "hdf5/error.h"
+#include "hdf5/handle.h"
 #include "hdf5/image_dataset.h"
+#include "hdf5/lock.h"
 #include "index/filter_pipeline.h"
 #include "index/image_storage.h"
 #include "index/label_dataset.h"
@@ -80,6 +84,32 @@ void ChooseReadPath(const ImageStorage& info, DatasetIndex& index) {
   }
 }
 
+// A chunked dataset whose writer stopped early (an h5py script that failed half way still
+// closes its file cleanly) has chunks with no storage, which read as the fill value: the Loader
+// would deliver them as images, so opening says so (verify lists each). One walk of HDF5's
+// chunk index; a failed count says nothing, as the chunk reads will report what is wrong.
+void WarnOfUnwrittenChunks(hid_t file, const ImageStorage& info, DatasetIndex& index) {
+  if (info.storage != hdf5::StorageKind::kChunked || info.samples == 0) return;
+  uint64_t expected = 1;
+  for (size_t d = 0; d < info.dims.size() && d < info.chunk.size(); ++d) {
+    const int64_t extent = std::max<int64_t>(info.chunk[d], 1);
+    expected *= static_cast<uint64_t>((info.dims[d] + extent - 1) / extent);
+  }
+  uint64_t stored = 0;
+  {
+    auto lock = hdf5::Lock();
+    hdf5::SilenceErrors silence;
+    const hdf5::Dataset dataset = hdf5::OpenDataset(file, info.name, index.path);
+    if (!hdf5::CountStoredChunks(dataset.get(), stored)) return;
+  }
+  if (stored >= expected) return;
+  index.warnings.push_back(fmt::format(
+      "{} of the {} chunks of {} in {} were never written: their rows read as HDF5's fill value "
+      "({} in every pixel), not images (the program that wrote the file stopped early?); "
+      "h5feed verify {} lists them",
+      expected - stored, expected, info.name, index.path, info.fill_value, index.path));
+}
+
 }  // namespace
 
 void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& index) {
@@ -99,6 +129,7 @@ void ReadForeignIndex(hid_t file, const IndexOptions& options, DatasetIndex& ind
   index.fill_value = info.fill_value;
   index.stored_layout = chosen.layout;
   ChooseReadPath(info, index);
+  WarnOfUnwrittenChunks(file, info, index);
   index.rows = RowLocator(info.samples, index.chunk_samples, info.shape);
   index.chunk_extent = index.chunk_samples;
 

@@ -1,5 +1,7 @@
 """C++ h5feed::Error arrives as the h5feed.Error subclass for its code, also catchable as the
 matching built-in exception, with the library's message naming the file (and the chunk)."""
+import warnings
+
 import h5py
 import numpy as np
 import pytest
@@ -36,6 +38,24 @@ def test_a_file_of_no_images_is_refused_naming_it(tmp_path):
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=rf"{empty} holds no images: there is nothing to read"):
         h5feed.Loader(empty, 4)
+
+
+def test_chunks_a_script_never_wrote_are_warned_of_at_open(tmp_path):
+    # A script that failed after 9 of 20 images still closed its file: chunks 2 and 3 have no
+    # storage and read as zeros, which the Loader delivered as images without a word.
+    half = tmp_path / "half.h5"
+    with h5py.File(half, "w") as f:
+        d = f.create_dataset("images", shape=(20, 4, 4, 3), dtype=np.uint8, chunks=(5, 4, 4, 3))
+        for i in range(9):
+            d[i] = i + 1
+    with pytest.warns(UserWarning, match=rf"2 of the 4 chunks of /images in {half} were never "
+                                         r"written: their rows read as HDF5's fill value"):
+        h5feed.Loader(half, 4)
+    with h5py.File(half, "r+") as f:
+        f["images"][10:] = 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a complete file opens without a warning
+        h5feed.Loader(half, 4)
 
 
 def test_a_corrupt_chunk_raises_while_iterating_naming_file_and_chunk(tmp_path):
