@@ -20,6 +20,7 @@
 #include "h5feed/error.h"
 #include "index/dataset_index.h"
 #include "probe/open_probe_protocol.h"
+#include "remote/network_wait.h"
 #include "source/open_chunk_source.h"
 #include "summary/file_summary.h"
 
@@ -132,6 +133,12 @@ int main(int argc, char** argv) {
   const Request request = Parse(argc, argv);
   DieWithParent(request.parent);
   try {
+    // Waiting for a server is not a hang: its stall limit and retries bound it, and the
+    // caller's watchdog, which counts silence, must not take a stalling server for HDF5
+    // spinning on a damaged file (open_probe_protocol.h).
+    const remote::NetworkWaitHeartbeat heartbeat(
+        [] { [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, "\n", 1); },
+        probe::kHeartbeatInterval);
     if (request.what == "index") {
       OpenAsLoader(request);
     } else {

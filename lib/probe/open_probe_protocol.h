@@ -12,6 +12,12 @@
 //
 // --parent: the caller's process id; the probe dies with it (PR_SET_PDEATHSIG).
 // --connections ... --spill-bytes: RemoteOptions, for a remote FILE (h5feed/remote_options.h).
+//
+// The caller gives the probe up when it writes nothing for the stall limit. While it waits
+// for a server (a remote FILE), it writes a newline to stderr every kHeartbeatInterval: that
+// wait is bounded by the remote options, and is not HDF5 spinning.
+
+#include <chrono>
 
 namespace h5feed::probe {
 
@@ -33,5 +39,8 @@ inline constexpr int kExitUsage = 64;  // arguments it does not understand (EX_U
 inline constexpr int kExitErrorCodeBase = 16;
 inline constexpr int kErrorCodeCount = 10;  // ErrorCode's values, kInvalidArgument..kInternal
 inline constexpr const char* kErrorMarker = "h5feed-open-probe error:\n";
+
+// Under the least stall limit a caller may set (LoaderOptions::open_probe_stall_seconds >= 1).
+inline constexpr std::chrono::milliseconds kHeartbeatInterval{250};
 
 }  // namespace h5feed::probe

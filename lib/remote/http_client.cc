@@ -15,6 +15,7 @@
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "remote/network_wait.h"
 #include "remote/transfer.h"
 
 namespace h5feed::remote {
@@ -296,6 +297,7 @@ std::shared_ptr<Transfer> HttpClient::Start(RangeAsked asked, std::span<uint8_t>
 }
 
 Judgement HttpClient::Wait(Transfer& transfer) {
+  const NetworkWait waiting;
   std::unique_lock<std::mutex> lock(transfer.mutex);
   transfer.completed_cv.wait(lock, [&] { return transfer.completed; });
   // A copy of the stored Error would share its message's reference-counted buffer with the
