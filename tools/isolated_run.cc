@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -17,11 +19,12 @@ namespace {
 // The child: runs the body, beating on `beats`, and leaves with its code without running the
 // parent's exit handlers twice (after flushing what it printed).
 [[noreturn]] void RunChild(const std::function<int(const Heartbeat&)>& body, int beats) {
-  auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  std::atomic<std::chrono::steady_clock::time_point> last(std::chrono::steady_clock::now() -
+                                                          std::chrono::seconds(1));
   const Heartbeat heartbeat = [&] {
     const auto now = std::chrono::steady_clock::now();
-    if (now - last < std::chrono::milliseconds(100)) return;
-    last = now;
+    if (now - last.load() < std::chrono::milliseconds(100)) return;
+    last.store(now);
     const char beat = 1;
     [[maybe_unused]] ssize_t written = ::write(beats, &beat, 1);  // a full pipe: beat dropped
   };

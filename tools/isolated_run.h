@@ -26,7 +26,8 @@ struct IsolatedResult {
 };
 
 // Runs body(heartbeat) in a forked child and waits for it. The body calls heartbeat() whenever
-// it makes progress (cheap: at most one write to a pipe every 100 ms); a child that calls none
+// it makes progress, from any of its threads (cheap: at most one write to a pipe every 100 ms,
+// give or take a beat between threads); a child that calls none
 // for `stall` is killed with SIGKILL. Throws Error(kInternal) when fork or pipe fail.
 using Heartbeat = std::function<void()>;
 IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>& body,

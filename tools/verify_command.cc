@@ -24,6 +24,7 @@
 #include "input_paths.h"
 #include "isolated_run.h"
 #include "progress_bar.h"
+#include "remote/network_wait.h"
 #include "remote_options_flags.h"
 #include "reports/error_report.h"
 #include "reports/report_json.h"
@@ -55,6 +56,10 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   options.threads = flags.threads;
   options.file_locking = flags.locking;
   options.remote = flags.remote;
+  // Waiting for a remote file's server is not HDF5 stuck on the file: the remote options bound
+  // each request, and a stalling server must end as they say (retried, or an error), not as
+  // a file called damaged.
+  const remote::NetworkWaitHeartbeat waiting_for_server(heartbeat, std::chrono::milliseconds(250));
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known
   const bool draw = !flags.quiet && ProgressBar::StderrIsTerminal();
   options.on_progress = [&](int64_t done, int64_t total) {
