@@ -1,9 +1,10 @@
-// Location (h5feed/location.h), and h5feed::IsRemoteLocation and DisplayLocation
-// (h5feed/remote_options.h).
+// Location and UnreadableUrlNote (h5feed/location.h), and h5feed::IsRemoteLocation and
+// DisplayLocation (h5feed/remote_options.h).
 #include "h5feed/location.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <utility>
 
 namespace h5feed {
@@ -53,5 +54,25 @@ Location Location::AtVersion(std::string version) const {
 bool IsRemoteLocation(const std::string& location) { return Location(location).remote(); }
 
 std::string DisplayLocation(const std::string& location) { return Location(location).display(); }
+
+std::string UnreadableUrlNote(const std::string& path) {
+  // A scheme is a letter, then letters, digits, '+', '-' or '.' (RFC 3986, 3.1), before "://".
+  const size_t end = path.find("://");
+  if (end == std::string::npos || end == 0 || Location(path).remote()) return "";
+  const auto scheme_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+  };
+  if (!std::isalpha(static_cast<unsigned char>(path[0])) ||
+      !std::all_of(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(end), scheme_char)) {
+    return "";
+  }
+  if (StartsWithNoCase(path, "file://")) {
+    return "; h5feed reads local files by their path: give " + path.substr(end + 3);
+  }
+  return "; h5feed reads local paths and http://, https:// and s3:// URLs, not " +
+         path.substr(0, end) +
+         "://: give the object's https:// URL (a pre-signed one for a private object) or, for a "
+         "store with an S3-compatible endpoint, s3://BUCKET/KEY with s3_endpoint (docs/remote.md)";
+}
 
 }  // namespace h5feed

@@ -11,7 +11,7 @@ std::string InputProblem(const std::string& path, InputKind kind) {
   if (kind == InputKind::kFileOrUrl && Location(path).remote()) return "";
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) return path + " does not exist";
+  if (!std::filesystem::exists(status)) return path + " does not exist" + UnreadableUrlNote(path);
   const bool folder = std::filesystem::is_directory(status);
   if (kind == InputKind::kFolder) return folder ? "" : path + " is not a folder";
   return folder ? path + " is a folder, not a file" : "";

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "h5feed/error.h"
+#include "h5feed/location.h"
 #include "hdf5/error.h"
 #include "hdf5/range_driver.h"
 #include "make_error.h"
@@ -47,7 +48,9 @@ uint64_t CheckLocalHdf5(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
+  if (!fs::exists(status)) {
+    throw MakeError(ErrorCode::kNotFound, "{} does not exist{}", path, UnreadableUrlNote(path));
+  }
   if (!fs::is_regular_file(status)) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} is not a regular file; give the path of an HDF5 file", path);

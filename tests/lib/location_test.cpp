@@ -49,5 +49,21 @@ TEST_CASE("a location at a version is the same location pinned to it") {
   CHECK_FALSE(pinned == any);
 }
 
+TEST_CASE("a path that is a URL of a scheme h5feed does not read is told so, not only missing") {
+  CHECK(UnreadableUrlNote("gs://bucket/train.h5").find("not gs://") != std::string::npos);
+  CHECK(UnreadableUrlNote("gs://bucket/train.h5").find("s3://BUCKET/KEY") != std::string::npos);
+  CHECK(UnreadableUrlNote("ftp://host/train.h5").find("not ftp://") != std::string::npos);
+  CHECK(UnreadableUrlNote("az+blob://c/train.h5").find("not az+blob://") != std::string::npos);
+  CHECK(UnreadableUrlNote("file:///data/train.h5") ==
+        "; h5feed reads local files by their path: give /data/train.h5");
+  // Paths, and the schemes it reads, get nothing.
+  CHECK(UnreadableUrlNote("/data/train.h5").empty());
+  CHECK(UnreadableUrlNote("data/a://b.h5").empty());
+  CHECK(UnreadableUrlNote("://host/a.h5").empty());
+  CHECK(UnreadableUrlNote("1x://host/a.h5").empty());
+  CHECK(UnreadableUrlNote("https://host/a.h5").empty());
+  CHECK(UnreadableUrlNote("S3://bucket/a.h5").empty());
+}
+
 }  // namespace
 }  // namespace h5feed

@@ -19,6 +19,16 @@ def test_a_missing_file_is_a_file_not_found_error_naming_it(tmp_path):
     assert str(missing) in str(caught.value)
 
 
+@pytest.mark.parametrize("url", ["gs://bucket/train.h5", "hf://datasets/me/train.h5"])
+def test_a_url_of_a_scheme_h5feed_does_not_read_says_which_it_reads(url):
+    scheme = url.split("://")[0]
+    with pytest.raises(h5feed.NotFoundError,
+                       match=f"not {scheme}://: give the object's https:// URL"):
+        h5feed.Loader(url, 16)
+    with pytest.raises(h5feed.NotFoundError, match="http://, https:// and s3:// URLs"):
+        h5feed.inspect(url)
+
+
 def test_a_bad_option_is_a_value_error_naming_it(small_file):
     with pytest.raises(ValueError, match="batch_size is 0") as caught:
         h5feed.Loader(small_file, 0)

@@ -50,4 +50,9 @@ class Location {
   std::string version_;
 };
 
+// What to add to "PATH does not exist" when PATH looks like a URL of a scheme h5feed does
+// not read ("gs://bucket/train.h5", "ftp://host/train.h5"): which schemes it reads and what
+// to give instead; "" for anything else.
+std::string UnreadableUrlNote(const std::string& path);
+
 }  // namespace h5feed
