@@ -27,7 +27,13 @@ struct AwsSettings {
   std::string credentials_from;  // where the credentials were found, for messages ("" = none)
 };
 
+// Throws Error(kInvalidArgument) for settings the AWS CLI refuses too: an AWS_PROFILE that
+// neither file has (other than "default"), and half a key pair (a key id without its secret,
+// or the reverse) in the environment or in the profile.
 AwsSettings LoadAwsSettings();
+
+// Whether the INI text `text` has a section `section`.
+bool IniHasSection(const std::string& text, const std::string& section);
 
 // The value of `key` in section `section` of the INI text `text` ("" when absent).
 std::string IniValue(const std::string& text, const std::string& section, const std::string& key);

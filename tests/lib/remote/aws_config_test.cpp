@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/error.h"
 #include "support/temp_folder.h"
 
 namespace h5feed::remote {
@@ -110,12 +111,63 @@ TEST_CASE("the profile's credentials, region and endpoint come from the ~/.aws f
   CHECK(LoadAwsSettings().access_key_id == "OTHER");
 }
 
+TEST_CASE("an AWS_PROFILE that neither file has is refused by name") {
+  TempFolder home;
+  AwsEnvironment environment(home.path());
+  Write(home / ".aws/config", "[default]\nregion = us-west-2\n[profile training]\n");
+  Write(home / ".aws/credentials", "[backup]\naws_access_key_id=K\naws_secret_access_key=S\n");
+  environment.Set("AWS_PROFILE", "trainnig");
+  try {
+    LoadAwsSettings();
+    FAIL("a missing profile was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(e.what()).find("AWS_PROFILE is trainnig, but neither") != std::string::npos);
+    CHECK(std::string(e.what()).find("[profile trainnig]") != std::string::npos);
+  }
+  // A profile of either file is found; "default" needs neither.
+  environment.Set("AWS_PROFILE", "training");
+  CHECK(LoadAwsSettings().access_key_id.empty());
+  environment.Set("AWS_PROFILE", "backup");
+  CHECK(LoadAwsSettings().access_key_id == "K");
+  environment.Set("AWS_PROFILE", "default");
+  std::filesystem::remove_all(home / ".aws");
+  CHECK(LoadAwsSettings().region == "us-east-1");
+}
+
+TEST_CASE("half a key pair is refused, not sent unsigned") {
+  TempFolder home;
+  AwsEnvironment environment(home.path());
+  Write(home / ".aws/credentials",
+        "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n"
+        "[half]\naws_access_key_id = ONLYKEY\n");
+  environment.Set("AWS_ACCESS_KEY_ID", "ENVKEY");
+  CHECK_THROWS_WITH_AS(LoadAwsSettings(),
+                       doctest::Contains("AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is "
+                                         "not"),
+                       Error);
+  unsetenv("AWS_ACCESS_KEY_ID");
+  environment.Set("AWS_SECRET_ACCESS_KEY", "ENVSECRET");
+  CHECK_THROWS_WITH_AS(LoadAwsSettings(),
+                       doctest::Contains("AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is "
+                                         "not"),
+                       Error);
+  unsetenv("AWS_SECRET_ACCESS_KEY");
+  environment.Set("AWS_PROFILE", "half");
+  CHECK_THROWS_WITH_AS(LoadAwsSettings(),
+                       doctest::Contains("[half]: aws_access_key_id is set but "
+                                         "aws_secret_access_key is not"),
+                       Error);
+}
+
 TEST_CASE("INI values are found by section and key, spaces around them ignored") {
   const std::string text = "[a]\nkey = 1\n[ b ]\n key=2 \n; key = 3\n";
   CHECK(IniValue(text, "a", "key") == "1");
   CHECK(IniValue(text, "b", "key") == "2");
   CHECK(IniValue(text, "c", "key").empty());
   CHECK(IniValue(text, "a", "other").empty());
+  CHECK(IniHasSection(text, "b"));
+  CHECK_FALSE(IniHasSection(text, "c"));
 }
 
 }  // namespace
