@@ -40,6 +40,22 @@ def threads_argument(threads) -> int:
     return int(threads)
 
 
+def remote_argument(remote) -> dict:
+    """remote= (None, or a dict of RemoteOptions' fields: docs/remote.md, "Options") as the
+    library takes it; spill_dir may be a Path. Anything but a mapping is a TypeError saying
+    what remote= takes."""
+    if remote is None:
+        return {}
+    if not isinstance(remote, Mapping):
+        raise TypeError(f"remote takes a dict of the remote options (connections, retries, "
+                        f"connect_timeout_seconds, stall_seconds, spill_dir, spill_bytes, "
+                        f"s3_region, s3_endpoint; docs/remote.md), not {remote!r}")
+    remote = dict(remote)
+    if remote.get("spill_dir") is not None:
+        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    return remote
+
+
 def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
             memory_limit) -> dict:
     """The options every conversion takes (`--chunk`, `--compression`, `--seed`,
@@ -310,9 +326,7 @@ def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
     if open_probe_stall_seconds < 1:
         raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}; it must be "
                          ">= 1")
-    remote = dict(remote or {})
-    if remote.get("spill_dir") is not None:
-        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    remote = remote_argument(remote)
     summary, notes = _h5feed.inspect(os.fspath(path), open_probe=open_probe,
                                      open_probe_stall_seconds=open_probe_stall_seconds,
                                      remote=remote)
@@ -348,8 +362,6 @@ def verify(path, threads: int | None = None, file_locking: str = "auto",
     Unlike the command, which checks in a child process, this checks in the calling process: a
     file whose damage crashes HDF5 itself (docs/reliability.md) ends the interpreter. For files
     from sources you do not trust, run `h5feed verify` instead."""
-    remote = dict(remote or {})
-    if remote.get("spill_dir") is not None:
-        remote["spill_dir"] = os.fspath(remote["spill_dir"])
+    remote = remote_argument(remote)
     return _h5feed.verify(os.fspath(path), threads=threads_argument(threads),
                           file_locking=file_locking, remote=remote)

@@ -332,6 +332,11 @@ class Loader:
         return self._native.stats()
 
 
+INT64 = (-2**63, 2**63 - 1)
+UINT64 = (0, 2**64 - 1)
+INT32 = (-2**31, 2**31 - 1)
+
+
 def _state_fields(state) -> tuple:
     """The native restore's arguments from a state_dict, checked for shape and type (the
     values themselves are checked by the library)."""
@@ -342,7 +347,7 @@ def _state_fields(state) -> tuple:
     if not isinstance(state, Mapping):
         refuse(f"the state is a {type(state).__name__}, not a dict")
 
-    def integer(key: str, default=None) -> int:
+    def integer(key: str, default=None, bounds=INT64) -> int:
         if key not in state and default is not None:
             return default
         if key not in state:
@@ -350,6 +355,8 @@ def _state_fields(state) -> tuple:
         value = state[key]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             refuse(f"state[{key!r}] is {value!r}, not an integer")
+        if not bounds[0] <= value <= bounds[1]:
+            refuse(f"state[{key!r}] is {value}, out of range (the state is damaged)")
         return int(value)
 
     # States from before elastic resume have neither world_size nor stretches nor order_key.
@@ -359,13 +366,14 @@ def _state_fields(state) -> tuple:
             all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in s)
             for s in stretches):
         refuse(f"state['stretches'] is {stretches!r}, not a list of [world_size, steps] pairs")
+    if not all(INT32[0] <= w <= INT32[1] and INT64[0] <= n <= INT64[1] for w, n in stretches):
+        refuse(f"state['stretches'] is {stretches!r}, out of range (the state is damaged)")
     order_key = state.get("order_key", "")
     if not isinstance(order_key, str):
         refuse(f"state['order_key'] is {order_key!r}, not a string")
-    seed, fingerprint = integer("seed"), integer("fingerprint")
-    if not 0 <= seed < 2**64 or not 0 <= fingerprint < 2**64:
-        refuse("its seed and fingerprint must be unsigned 64-bit integers")
-    return (integer("epoch"), integer("step"), seed, fingerprint, integer("world_size", 0),
+    seed, fingerprint = integer("seed", bounds=UINT64), integer("fingerprint", bounds=UINT64)
+    return (integer("epoch"), integer("step"), seed, fingerprint,
+            integer("world_size", 0, bounds=INT32),
             [(int(w), int(n)) for w, n in stretches], order_key)
 
 

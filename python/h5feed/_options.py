@@ -13,13 +13,12 @@ import functools
 import inspect
 import numbers
 import operator
-import os
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
 
 from . import _h5feed
-from ._convert import threads_argument
+from ._convert import remote_argument, threads_argument
 
 if TYPE_CHECKING:  # ParamSpec is Python 3.10's; annotations are never evaluated at run time
     from typing import ParamSpec, TypeVar
@@ -255,10 +254,7 @@ def _fields(arguments: Mapping[str, Any]) -> dict:
 
 def _remote(arguments: Mapping[str, Any]) -> dict:
     """remote= as RemoteOptions' dict (docs/remote.md, "Options"); spill_dir may be a Path."""
-    remote = dict(arguments["remote"] or {})
-    if remote.get("spill_dir") is not None:
-        remote["spill_dir"] = os.fspath(remote["spill_dir"])
-    return dict(remote=remote)
+    return dict(remote=remote_argument(arguments["remote"]))
 
 
 REQUIRED = inspect.Parameter.empty

@@ -93,7 +93,16 @@ def test_a_state_that_does_not_fit_is_refused_saying_what_differs(small_file):
                           ({**state, "step": "1"}, "not an integer"),
                           ({**state, "world_size": 0, "stretches": [[2, 1]]}, "world_size is 0"),
                           ({k: v for k, v in state.items() if k != "seed"}, "no 'seed'"),
-                          ([1, 2], "not a dict")]:
+                          ([1, 2], "not a dict"),
+                          # Beyond what the library's integers hold: refused as damaged, not
+                          # a binding's TypeError listing its signature.
+                          ({**state, "step": 2**63}, r"state\['step'\] is 9223372036854775808, "
+                                                     "out of range"),
+                          ({**state, "epoch": -2**64}, r"state\['epoch'\] .* out of range"),
+                          ({**state, "world_size": 2**31}, r"state\['world_size'\] .* out of "
+                                                           "range"),
+                          ({**state, "stretches": [[2**40, 1]]}, "stretches.* out of range"),
+                          ({**state, "seed": -1}, r"state\['seed'\] is -1, out of range")]:
         with pytest.raises(h5feed.InvalidArgumentError, match=says):
             fresh.load_state_dict(damaged)
 
@@ -108,3 +117,4 @@ def test_a_state_stripped_to_the_keys_of_old_states_is_refused_saying_so(small_f
     old_keys = {k: loader.state_dict()[k] for k in ("epoch", "step", "seed", "fingerprint")}
     with pytest.raises(h5feed.InvalidArgumentError, match="stored without its world_size"):
         open_loader(small_file, rank=0, world_size=2).load_state_dict(old_keys)
+

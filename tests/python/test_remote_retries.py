@@ -77,3 +77,13 @@ def test_inspect_refuses_remote_options_out_of_range_before_reading(server):
     with pytest.raises(h5feed.InvalidArgumentError, match="connections is 0"):
         h5feed.inspect(server.url("train.h5"), remote={"connections": 0})
     assert server.accepted == 0
+
+
+@pytest.mark.parametrize("remote", ["retries=2", [("retries", 2)], 5])
+def test_remote_options_that_are_not_a_dict_are_a_type_error_saying_what_it_takes(server, remote):
+    for call in (lambda: h5feed.Loader(server.url("train.h5"), batch_size=4, remote=remote),
+                 lambda: h5feed.inspect(server.url("train.h5"), remote=remote),
+                 lambda: h5feed.verify(server.url("train.h5"), remote=remote)):
+        with pytest.raises(TypeError, match="remote takes a dict of the remote options"):
+            call()
+    assert server.accepted == 0
