@@ -196,6 +196,9 @@ class Loader:
                                arguments["memory_format"] == torch.channels_last)
         self._epoch = 0
         self._restored = False  # load_state_dict set a position the next iteration starts at
+        # set_epoch named an epoch the next iteration starts (at step 0); the native loader
+        # still stands where the last one left it.
+        self._epoch_pending = False
         self._iteration = 0     # bumped by every __iter__: an older iterator stops
 
     def _issue_warnings(self, stacklevel: int) -> None:
@@ -233,9 +236,11 @@ class Loader:
             return
         self._epoch = epoch
         self._restored = False
+        self._epoch_pending = True
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
         self._iteration += 1
+        self._epoch_pending = False
         if self._restored:
             self._restored = False  # the native loader already stands at the restored step
         else:
@@ -284,6 +289,8 @@ class Loader:
         [world_size, steps] pairs) and order_key (the fingerprinted values, readable). Every
         rank's is the same, so rank 0's checkpoint resumes the job, on any number of ranks."""
         epoch, step, seed, fingerprint, world_size, stretches, order_key = self._native.state()
+        if self._epoch_pending:  # a checkpoint between set_epoch and the loop resumes there
+            epoch, step, stretches = self._epoch, 0, []
         return {"epoch": epoch, "step": step, "seed": seed, "fingerprint": fingerprint,
                 "world_size": world_size, "stretches": [list(s) for s in stretches],
                 "order_key": order_key}
@@ -300,6 +307,7 @@ class Loader:
         self._native.restore(epoch, step, seed, fingerprint, world_size, stretches, order_key)
         self._epoch = epoch
         self._restored = True
+        self._epoch_pending = False
 
     @property
     def epoch(self) -> int:

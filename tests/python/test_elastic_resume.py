@@ -118,3 +118,20 @@ def test_a_state_stripped_to_the_keys_of_old_states_is_refused_saying_so(small_f
     with pytest.raises(h5feed.InvalidArgumentError, match="stored without its world_size"):
         open_loader(small_file, rank=0, world_size=2).load_state_dict(old_keys)
 
+
+def test_a_state_taken_between_set_epoch_and_the_loop_resumes_at_that_epochs_start(small_file):
+    """As the C++ Loader's State() after SetEpoch: not the end of the epoch before, which a
+    resumed `for epoch in range(state["epoch"], ...)` would run (empty) a second time."""
+    loader = open_loader(small_file, rank=0, world_size=2)
+    loader.set_epoch(EPOCH)
+    for _ in loader:
+        pass
+    loader.set_epoch(EPOCH + 1)
+    state = loader.state_dict()
+    assert (state["epoch"], state["step"], state["stretches"]) == (EPOCH + 1, 0, [])
+    resumed = open_loader(small_file, rank=0, world_size=2)
+    resumed.load_state_dict(state)
+    resumed.set_epoch(EPOCH + 1)
+    uninterrupted = open_loader(small_file, rank=0, world_size=2)
+    uninterrupted.set_epoch(EPOCH + 1)
+    assert ([b[-1].tolist() for b in resumed] == [b[-1].tolist() for b in uninterrupted])
