@@ -13,6 +13,9 @@ import functools
 import inspect
 import numbers
 import operator
+import os
+import sys
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
@@ -156,12 +159,39 @@ def _per_channel(name: str, value) -> list[float]:
     return values
 
 
+# What launchers set in each process they start: (size variable, rank variable, launcher).
+LAUNCHER_SIZES = (("WORLD_SIZE", "RANK", "torchrun"),
+                  ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "mpirun"))
+
+
+def _warn_at_callers_line(message: str) -> None:
+    """warnings.warn pointed at the first frame outside h5feed (the trainer's Loader(...))."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
+
+
 def _shard(rank: int | None, world_size: int | None) -> tuple[int, int]:
-    """rank and world_size; torch.distributed's when it is initialised and they are not given."""
+    """rank and world_size; torch.distributed's when it is initialised and they are not given.
+    A process a launcher started as one of several, left without either, reads every sample:
+    that is said, since each of its peers then reads every sample too."""
     if rank is None and world_size is None:
         import torch.distributed as dist
         if dist.is_available() and dist.is_initialized():
             return dist.get_rank(), dist.get_world_size()
+        for size_variable, rank_variable, launcher in LAUNCHER_SIZES:
+            size = os.environ.get(size_variable, "")
+            if size.isdigit() and int(size) > 1:
+                _warn_at_callers_line(
+                    f"h5feed: {size_variable}={size} ({launcher}) says this process is one of "
+                    f"{size}, but torch.distributed is not initialised and neither rank nor "
+                    f"world_size was given, so this loader reads every sample, as every other "
+                    f"process does: call torch.distributed.init_process_group() before making "
+                    f"the Loader, or give rank=int(os.environ['{rank_variable}']) and "
+                    f"world_size={size}")
+                break
         return 0, 1
     if rank is None or world_size is None:
         raise ValueError("give both rank and world_size, or neither (then torch.distributed's "

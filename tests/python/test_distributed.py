@@ -19,3 +19,29 @@ def test_two_ranks_read_disjoint_shares_that_cover_the_epoch(small_file, tmp_pat
     assert not set(first) & set(second)
     assert sorted(first + second) == list(range(SAMPLES))
     assert {r["batches"] for r in ranks} == {r["max_batches"] for r in ranks} == {r["len"] for r in ranks}
+
+
+def test_a_process_of_several_without_torch_distributed_is_warned_it_reads_every_sample(
+        small_file, monkeypatch):
+    """mpirun or torchrun starting a trainer that never calls init_process_group: every process
+    would read the whole epoch, silently N times over."""
+    import warnings
+
+    import pytest
+
+    import h5feed
+    for variable, launcher in [("WORLD_SIZE", "torchrun"), ("OMPI_COMM_WORLD_SIZE", "mpirun")]:
+        monkeypatch.setenv(variable, "4")
+        with pytest.warns(UserWarning, match=rf"{variable}=4 \({launcher}\) says this process is "
+                                             "one of 4") as caught:
+            loader = h5feed.Loader(small_file, 16)
+        assert caught[0].filename == __file__  # the trainer's line, not h5feed's
+        assert loader.samples_per_epoch == SAMPLES
+        monkeypatch.delenv(variable)
+    # One process of one, or a rank given, is nothing to warn about.
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h5feed.Loader(small_file, 16)
+        monkeypatch.setenv("WORLD_SIZE", "4")
+        h5feed.Loader(small_file, 16, rank=1, world_size=4)
