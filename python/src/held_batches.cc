@@ -5,22 +5,28 @@
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "opening_process.h"
 
 namespace h5feed::python {
 namespace {
 
-// Owned by the capsules of one batch; the last one freed returns the count.
+// Owned by the capsules of one batch; the last one freed returns the count, and the slot to
+// the loader, unless it is freed in a forked child, which abandons it (opening_process.h).
 struct HeldBatch {
   HeldBatch(Batch held_batch, std::shared_ptr<std::atomic<int>> held_count)
       : batch(std::move(held_batch)), count(std::move(held_count)) {
     count->fetch_add(1);
   }
-  ~HeldBatch() { count->fetch_sub(1); }
+  ~HeldBatch() {
+    count->fetch_sub(1);
+    if (delivered_in.IsForkedChild()) OpeningProcess::Abandon(batch);
+  }
   HeldBatch(const HeldBatch&) = delete;
   HeldBatch& operator=(const HeldBatch&) = delete;
 
   Batch batch;
   std::shared_ptr<std::atomic<int>> count;
+  const OpeningProcess delivered_in;
 };
 
 }  // namespace

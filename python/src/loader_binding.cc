@@ -15,6 +15,7 @@
 #include "held_batches.h"
 #include "interruptible_wait.h"
 #include "loader_option_table.h"
+#include "opening_process.h"
 #include "pending_warnings.h"
 #include "report_value_object.h"
 
@@ -23,7 +24,9 @@ namespace py = pybind11;
 namespace h5feed::python {
 namespace {
 
-// Owns the Loader. Used from the Python thread that iterates (the GIL serialises calls).
+// Owns the Loader. Used from the Python thread that iterates (the GIL serialises calls), in
+// the process that opened it: a forked child is refused, and abandons the loader rather than
+// destroying it (opening_process.h).
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, LoaderOptions options)
@@ -32,11 +35,19 @@ class NativeLoader {
         held_(options.slots + options.held_batches, options.echo),
         several_views_(!options.output.views.empty()) {}
 
+  NativeLoader(const NativeLoader&) = delete;
+  NativeLoader& operator=(const NativeLoader&) = delete;
+  ~NativeLoader() {
+    if (opened_in_.IsForkedChild()) OpeningProcess::Abandon(loader_);
+  }
+
   void SetOutputSize(int64_t height, int64_t width, int spec) {
+    opened_in_.RefuseForkedChild();
     loader_.SetOutputSize(height, width, spec);
   }
 
   void SetEpoch(int64_t epoch) {
+    opened_in_.RefuseForkedChild();
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
     loader_.SetEpoch(epoch);
   }
@@ -53,6 +64,7 @@ class NativeLoader {
   // handed out as a view of the batch: h5feed/_loader.py copies them on the loader's stream at
   // once and lets the view go.
   py::object Next(bool with_indices) {
+    opened_in_.RefuseForkedChild();
     std::optional<Batch> batch;
     WaitInterruptibly([&](std::chrono::milliseconds slice) {
       if (!loader_.WaitReady(slice)) {
@@ -115,6 +127,7 @@ class NativeLoader {
   void Restore(int64_t epoch, int64_t step, uint64_t seed, uint64_t fingerprint, int world_size,
                const std::vector<std::pair<int, int64_t>>& stretches,
                const std::string& order_key) {
+    opened_in_.RefuseForkedChild();
     LoaderState state;
     state.epoch = epoch;
     state.step = step;
@@ -134,7 +147,10 @@ class NativeLoader {
 
   // Loader.dataset and Loader.stats(): the library's trees (DatasetValue, StatsValue) as dicts.
   py::object Dataset() const { return ReportValueObject(DatasetValue(loader_.dataset())); }
-  py::object Stats() const { return ReportValueObject(StatsValue(loader_.stats())); }
+  py::object Stats() const {
+    opened_in_.RefuseForkedChild();  // the workers' counters, under their lock
+    return ReportValueObject(StatsValue(loader_.stats()));
+  }
 
  private:
   static Loader Open(const std::string& path, LoaderOptions options,
@@ -145,6 +161,7 @@ class NativeLoader {
     return Loader::Open(path, options);
   }
 
+  const OpeningProcess opened_in_;
   std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;
