@@ -212,6 +212,23 @@ class Loader:
         drop_last)."""
         return self._native.batches_per_epoch
 
+    def __getitem__(self, index):
+        # What torch.utils.data.DataLoader(loader) does first: without this, Python's bare
+        # "'Loader' object is not subscriptable" would leave the mistake unnamed.
+        raise TypeError(
+            "h5feed.Loader is not a map-style Dataset to index or to wrap in a torch DataLoader: "
+            "it replaces the DataLoader, batching, shuffling and reading on threads of its own. "
+            "Iterate it: for images, labels in loader")
+
+    def __reduce_ex__(self, protocol):
+        # Pickling and copy.copy/deepcopy come here. A copy would share the native loader, and
+        # two loops over the two objects would then take each other's batches unnoticed.
+        raise TypeError(
+            "h5feed.Loader cannot be pickled or copied (a DataLoader worker started by 'spawn' "
+            "or 'forkserver', multiprocessing, torch.save, copy.copy): it is an open file and "
+            "its reading threads. Open a Loader in the process that iterates it, and carry its "
+            "position with state_dict() / load_state_dict()")
+
     def set_output_size(self, size, view: int = 0) -> None:
         """Progressive resizing: from the next epoch on (the next iteration, or the position
         load_state_dict restores), view spec `view` (its index in views; 0 for augment)

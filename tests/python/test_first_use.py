@@ -1,7 +1,9 @@
 """What a new user of h5feed.Loader meets first (issue 27): a file smaller than one batch, the
 DataLoader arguments people bring along, and errors that name the arguments as Python spells
 them (max_size, overwrite=True, remote['retries']), not the C++ fields behind them."""
+import copy
 import pathlib
+import pickle
 import subprocess
 import sys
 
@@ -66,6 +68,26 @@ def test_a_dataloader_argument_is_a_type_error_saying_what_h5feed_uses(small_fil
     with pytest.raises(TypeError, match=argument) as caught:
         h5feed.Loader(small_file, 16, **{argument: 4})
     assert instead in str(caught.value)
+
+
+@pytest.mark.parametrize("wrapped", [
+    lambda loader: next(iter(torch.utils.data.DataLoader(loader))),
+    lambda loader: next(iter(torch.utils.data.DataLoader(loader, batch_size=None))),
+    lambda loader: loader[0],
+])
+def test_a_loader_wrapped_in_a_dataloader_or_indexed_says_to_iterate_it(small_file, wrapped):
+    with pytest.raises(TypeError, match=r"not a map-style Dataset") as caught:
+        wrapped(h5feed.Loader(small_file, 16, dtype=None))
+    assert "for images, labels in loader" in str(caught.value)
+
+
+@pytest.mark.parametrize("copied", [pickle.dumps, copy.copy, copy.deepcopy])
+def test_a_loader_is_not_pickled_or_copied_and_says_what_to_do(small_file, copied):
+    # A shallow copy used to share the native loader: two loops took each other's batches.
+    loader = h5feed.Loader(small_file, 16, dtype=None)
+    with pytest.raises(TypeError, match=r"cannot be pickled or copied") as caught:
+        copied(loader)
+    assert "state_dict()" in str(caught.value)
 
 
 def test_library_errors_name_the_python_arguments(small_file):
