@@ -90,6 +90,17 @@ def test_a_loader_is_not_pickled_or_copied_and_says_what_to_do(small_file, copie
     assert "state_dict()" in str(caught.value)
 
 
+def test_a_mean_on_the_0_255_scale_is_refused_saying_the_scale(small_file):
+    # mmcv's and many configs' values: accepted before, they flattened every image to about -2.
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"mean 123\.675, outside 0\.\.1") as caught:
+        h5feed.Loader(small_file, 16, mean=(123.675, 116.28, 103.53), std=(58.395, 57.12, 57.375))
+    assert "divide values on the 0..255 scale by 255" in str(caught.value)
+    images, _ = next(iter(h5feed.Loader(small_file, 16, mean=(123.675 / 255, 116.28 / 255,
+                                                            103.53 / 255),
+                                        std=(58.395 / 255, 57.12 / 255, 57.375 / 255))))
+    assert images.abs().max() < 2.7 and images.std() > 0.5  # the pixels spread, not flattened
+
+
 def test_library_errors_name_the_python_arguments(small_file):
     with pytest.raises(h5feed.InvalidArgumentError, match=r"remote\['retries'\] is -1"):
         h5feed.Loader(small_file, 16, remote={"retries": -1})

@@ -89,7 +89,8 @@ struct LoaderOptions {
   // false: uint8 NHWC, as stored. true: (x / 255 - mean) / std per channel, as output.type in
   // output.layout (float32 NCHW by default).
   bool normalize = false;
-  std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};  // ImageNet's, on the 0..1 scale
+  // ImageNet's, on the 0..1 scale of x / 255; Open refuses a mean outside 0..1 (0..255 values).
+  std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
   // Element type, layout, augmentation and device of the delivered batches (output_options.h).
   OutputOptions output;

@@ -78,5 +78,24 @@ TEST_CASE("normalization parameters out of range are refused with the reason") {
   CHECK_THROWS_AS(MakeNormalizeParams(nan_mean, kStd.data(), 3, 3), Error);
 }
 
+TEST_CASE("a mean on the 0..255 scale is refused, saying the scale is 0..1") {
+  const float mean_255[3] = {123.675f, 116.28f, 103.53f};
+  const float std_255[3] = {58.395f, 57.12f, 57.375f};
+  try {
+    MakeNormalizeParams(mean_255, std_255, 3, 3);
+    FAIL("expected an error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()).find("channel 0 has mean 123.675, outside 0..1") !=
+          std::string::npos);
+    CHECK(std::string(error.what()).find("divide values on the 0..255 scale by 255") !=
+          std::string::npos);
+  }
+  const float negative_mean[3] = {0.5f, 0.5f, -0.5f};
+  CHECK_THROWS_AS(MakeNormalizeParams(negative_mean, kStd.data(), 3, 3), Error);
+  const float edges[3] = {0.0f, 1.0f, 0.5f};  // 0 and 1 themselves are means of x / 255
+  CHECK(MakeNormalizeParams(edges, kStd.data(), 3, 3).channels == 3);
+}
+
 }  // namespace
 }  // namespace h5feed::transform
