@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,9 +25,14 @@ namespace py = pybind11;
 namespace h5feed::python {
 namespace {
 
-// Owns the Loader. Used from the Python thread that iterates (the GIL serialises calls), in
-// the process that opened it: a forked child is refused, and abandons the loader rather than
-// destroying it (opening_process.h).
+// Owns the Loader, in the process that opened it: a forked child is refused, and abandons the
+// loader rather than destroying it (opening_process.h).
+//
+// Thread-safety: any Python thread may call, one call at a time. The Loader is used from one
+// thread at a time, but Next and SetEpoch release the GIL while they wait, so the GIL alone
+// would let a second thread (two loops over one Loader, a trainer's state_dict beside a thread
+// that iterates) tear the run down under a waiting Next: a use after free. Each call that
+// reaches the Loader's run holds calls_ (OneCallAtATime).
 class NativeLoader {
  public:
   NativeLoader(const std::string& path, LoaderOptions options)
@@ -43,11 +49,13 @@ class NativeLoader {
 
   void SetOutputSize(int64_t height, int64_t width, int spec) {
     opened_in_.RefuseForkedChild();
+    const auto one_call = OneCallAtATime();
     loader_.SetOutputSize(height, width, spec);
   }
 
   void SetEpoch(int64_t epoch) {
     opened_in_.RefuseForkedChild();
+    const auto one_call = OneCallAtATime();
     py::gil_scoped_release without_gil;  // stops the previous run: joins its thread
     loader_.SetEpoch(epoch);
   }
@@ -65,6 +73,7 @@ class NativeLoader {
   // once and lets the view go.
   py::object Next(bool with_indices) {
     opened_in_.RefuseForkedChild();
+    const auto one_call = OneCallAtATime();
     std::optional<Batch> batch;
     WaitInterruptibly([&](std::chrono::milliseconds slice) {
       if (!loader_.WaitReady(slice)) {
@@ -115,6 +124,7 @@ class NativeLoader {
   // LoaderState's fields in its order, the stretches as (world_size, steps) pairs; h5feed's
   // _loader.py makes the state_dict of them and checks a state_dict's before Restore.
   py::tuple State() const {
+    const auto one_call = OneCallAtATime();
     const LoaderState state = loader_.State();
     std::vector<std::pair<int, int64_t>> stretches;
     for (const EpochStretch& stretch : state.stretches) {
@@ -128,6 +138,7 @@ class NativeLoader {
                const std::vector<std::pair<int, int64_t>>& stretches,
                const std::string& order_key) {
     opened_in_.RefuseForkedChild();
+    const auto one_call = OneCallAtATime();
     LoaderState state;
     state.epoch = epoch;
     state.step = step;
@@ -142,17 +153,32 @@ class NativeLoader {
     loader_.Restore(state);
   }
 
-  int64_t batches_per_epoch() const { return loader_.batches_per_epoch(); }
+  int64_t batches_per_epoch() const {
+    const auto one_call = OneCallAtATime();  // Restore changes it
+    return loader_.batches_per_epoch();
+  }
   int64_t samples_per_epoch() const { return loader_.samples_per_epoch(); }
 
   // Loader.dataset and Loader.stats(): the library's trees (DatasetValue, StatsValue) as dicts.
   py::object Dataset() const { return ReportValueObject(DatasetValue(loader_.dataset())); }
   py::object Stats() const {
     opened_in_.RefuseForkedChild();  // the workers' counters, under their lock
+    const auto one_call = OneCallAtATime();
     return ReportValueObject(StatsValue(loader_.stats()));
   }
 
  private:
+  // calls_, taken for one call. A thread that finds it taken waits for it without the GIL,
+  // which the call in progress needs again to finish.
+  std::unique_lock<std::mutex> OneCallAtATime() const {
+    std::unique_lock lock(calls_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release without_gil;
+      lock.lock();
+    }
+    return lock;
+  }
+
   static Loader Open(const std::string& path, LoaderOptions options,
                      const std::shared_ptr<PendingWarnings>& warnings) {
     // The callback shares the list, so its lifetime never depends on the order of members.
@@ -162,6 +188,7 @@ class NativeLoader {
   }
 
   const OpeningProcess opened_in_;
+  mutable std::mutex calls_;                   // held by the call in progress (OneCallAtATime)
   std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;
