@@ -169,8 +169,10 @@ class NativeLoader {
 
  private:
   // calls_, taken for one call. A thread that finds it taken waits for it without the GIL,
-  // which the call in progress needs again to finish.
-  std::unique_lock<std::mutex> OneCallAtATime() const {
+  // which the call in progress needs again to finish. The thread that holds it takes it again:
+  // Next runs Python's signal handlers while it waits, and a handler that checkpoints on a
+  // signal (a cluster's preemption notice) calls state_dict() there.
+  std::unique_lock<std::recursive_mutex> OneCallAtATime() const {
     std::unique_lock lock(calls_, std::try_to_lock);
     if (!lock.owns_lock()) {
       py::gil_scoped_release without_gil;
@@ -188,7 +190,7 @@ class NativeLoader {
   }
 
   const OpeningProcess opened_in_;
-  mutable std::mutex calls_;                   // held by the call in progress (OneCallAtATime)
+  mutable std::recursive_mutex calls_;         // held by the call in progress (OneCallAtATime)
   std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;

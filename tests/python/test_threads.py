@@ -85,3 +85,25 @@ def test_state_dict_and_len_beside_a_thread_that_iterates(small_file):
         """)
     assert code == 0, output
     assert "steps in range True True" in output, output
+
+
+def test_a_signal_handler_takes_state_dict_while_next_waits(small_file):
+    # Next runs Python's signal handlers between its waiting slices, on the thread that holds
+    # the loader's call lock: a handler that checkpoints there must not wait for that lock.
+    code, output = run(f"""
+        import os, signal, threading
+        import h5feed
+        loader = h5feed.Loader({str(small_file)!r}, 16, slots=2, dtype=None)
+        iterator = iter(loader)
+        held = [next(iterator) for _ in range(3)]  # every buffer held: the next() waits
+        states = []
+        signal.signal(signal.SIGUSR1, lambda *_: states.append(loader.state_dict()["step"]))
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+        try:
+            next(iterator)
+        except h5feed.InvalidArgumentError:
+            pass  # the 5 s starvation limit, after the handler ran
+        print("handler saw step", states)
+        """)
+    assert code == 0, output
+    assert "handler saw step [3]" in output, output
