@@ -35,10 +35,12 @@ class OpeningProcess {
         ErrorCode::kUnsupported,
         "h5feed.Loader: this loader was opened in process {} and is used in process {}, a "
         "child forked from it (a DataLoader worker, a multiprocessing 'fork' process): its "
-        "reading threads did not survive the fork, so it cannot deliver batches here. Open a "
-        "Loader in the process that iterates it (in IterableDataset.__iter__ or a "
-        "worker_init_fn), or iterate h5feed.Loader in the main process without DataLoader "
-        "workers: it reads on threads of its own",
+        "reading threads did not survive the fork, so it cannot deliver batches here. Iterate "
+        "h5feed.Loader in the main process without DataLoader workers (it reads on threads of "
+        "its own), or open a Loader in the process that iterates it, started by 'spawn' "
+        "(DataLoader(multiprocessing_context='spawn'), the Loader made in "
+        "IterableDataset.__iter__): a child forked while a Loader reads inherits its thread "
+        "pool mid-work",
         pid_, ::getpid());
   }
 

@@ -1,8 +1,9 @@
 """A Loader in a forked child (os.fork, a torch DataLoader worker): the child has the parent's
 Loader without its reading threads, so using it there raises h5feed.UnsupportedError saying
-what to do, and freeing it there (the child's exit) ends promptly; a Loader opened in the child
-reads normally, and the parent's goes on. Each case runs in a child python3 with a time limit,
-so a hang fails the test instead of stopping the suite."""
+what to do, freeing it there (the child's exit) ends promptly, and the parent's goes on. (A
+Loader opened in a child forked while the parent's was reading can crash: the child inherits
+the thread pool mid-work, so the message says to start workers with 'spawn'.) Each case runs in
+a child python3 with a time limit, so a hang fails the test instead of stopping the suite."""
 import textwrap
 
 from conftest import SAMPLES, run_python
@@ -35,8 +36,6 @@ def test_a_forked_child_is_refused_the_parents_loader_mid_epoch(small_file):
                 print("child: a new epoch of the parent's loader started")
             except h5feed.UnsupportedError:
                 print("child refused a new epoch")
-            own = h5feed.Loader({str(small_file)!r}, {BATCH}, with_indices=True)
-            print("child's own loader:", sum(len(i) for _, _, i in own), flush=True)
             del held, iterator, loader  # freed in the child: abandoned, not joined
             sys.exit(0)
         _, status = os.waitpid(pid, 0)
@@ -46,9 +45,8 @@ def test_a_forked_child_is_refused_the_parents_loader_mid_epoch(small_file):
         """)
     assert code == 0, output
     assert "child refused: h5feed.Loader: this loader was opened in process" in output, output
-    assert "IterableDataset.__iter__" in output
+    assert "multiprocessing_context='spawn'" in output
     assert "child refused a new epoch" in output
-    assert f"child's own loader: {SAMPLES}" in output
     assert "child status 0" in output, output
     assert f"parent delivered {SAMPLES}" in output
 
