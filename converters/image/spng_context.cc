@@ -9,6 +9,16 @@
 namespace h5feed::converters::image {
 
 void ThrowSpng(std::string_view kind, std::string_view name, std::string_view what, int code) {
+  if (code == SPNG_ECHUNK_LIMITS) {
+    // The chunk limits stop metadata that inflates past them (a zTXt or iCCP bomb), which is
+    // neither damage nor truncation, whatever the call that met it was doing.
+    ThrowCorrupt(
+        kind, name,
+        fmt::format("its metadata chunks (text, ICC profile, ...) hold more than {} MiB "
+                    "(or {} MiB together) once decompressed, as a decompression bomb's "
+                    "do (libspng: {})",
+                    kMaxSpngChunkBytes >> 20, kMaxSpngChunkCacheBytes >> 20, spng_strerror(code)));
+  }
   ThrowCorrupt(kind, name, fmt::format("{} (libspng: {})", what, spng_strerror(code)));
 }
 

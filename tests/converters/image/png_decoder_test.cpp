@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "image/spng_context.h"
 #include "test_images.h"
 
 namespace h5feed::converters::image {
@@ -185,6 +186,27 @@ TEST_CASE("the plan's scratch counts the rows and the metadata libspng keeps, no
   Bytes ztxt(2048, 0);
   std::memcpy(ztxt.data(), "Comment", 8);
   CHECK(PlanPng(WithChunk(png, "zTXt", ztxt), "z.png").scratch_bytes >= plain + 2000 * 1032);
+}
+
+TEST_CASE("metadata that inflates past libspng's chunk limits is called a bomb, not damage") {
+  const Bytes rgb = testing::Pattern(8, 8);
+  const Bytes png = testing::EncodePng(rgb.data(), rgb.size(), 8, 8, SPNG_COLOR_TYPE_TRUECOLOR, 8);
+  const Bytes text((kMaxSpngChunkBytes) + (1 << 20), 'x');  // 65 MiB of text
+  uLongf packed_size = compressBound(static_cast<uLong>(text.size()));
+  Bytes packed(packed_size);
+  REQUIRE(compress2(packed.data(), &packed_size, text.data(), static_cast<uLong>(text.size()), 9) ==
+          Z_OK);
+  Bytes ztxt = {'C', 'o', 'm', 'm', 'e', 'n', 't', 0, 0};  // keyword, NUL, method 0 (zlib)
+  ztxt.insert(ztxt.end(), packed.begin(), packed.begin() + static_cast<ptrdiff_t>(packed_size));
+  try {
+    DecodePngBytes(WithChunk(png, "zTXt", ztxt));
+    FAIL("a 65 MiB zTXt chunk decoded");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorrupt);
+    const std::string what = e.what();
+    CHECK(what.find("decompression bomb") != std::string::npos);
+    CHECK(what.find("damaged or truncated") == std::string::npos);
+  }
 }
 
 }  // namespace
