@@ -92,8 +92,11 @@ void CheckOptions(const LoaderOptions& options) {
           "it must be a CUDA device index, or -1 for host batches");
   // The options of normalized batches that are set, each as the caller spells it.
   std::string for_normalized;
+  int normalized_options = 0;
   const auto set = [&](bool given, std::string_view field) {
-    if (given) for_normalized += (for_normalized.empty() ? "" : ", ") + OptionName(options, field);
+    if (!given) return;
+    for_normalized += (for_normalized.empty() ? "" : ", ") + OptionName(options, field);
+    ++normalized_options;
   };
   set(output.type != ElementType::kFloat32, "output.type");
   set(output.layout != Layout::kNCHW, "output.layout");
@@ -101,11 +104,12 @@ void CheckOptions(const LoaderOptions& options) {
   set(output.cuda_device >= 0, "output.cuda_device");
   if (!options.normalize && !for_normalized.empty()) {
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "{} apply to normalized batches, but {} asks for uint8 batches as stored, "
+                    "{} {} to normalized batches, but {} asks for uint8 batches as stored, "
                     "which are delivered on the host: ask for normalized batches ({}), or leave "
-                    "those out",
-                    for_normalized, OptionName(options, "normalize"),
-                    OptionName(options, "normalize"));
+                    "{} out",
+                    for_normalized, normalized_options == 1 ? "applies" : "apply",
+                    OptionName(options, "normalize"), OptionName(options, "normalize"),
+                    normalized_options == 1 ? "it" : "those");
   }
   // uint8 views are the crops for a trainer's own GPU transforms: it copies them (a quarter of
   // float32's bytes) and normalizes there; the GPU stage makes normalized images.

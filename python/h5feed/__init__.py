@@ -26,7 +26,8 @@ _register_hdf5_plugins()
 # Only the loader needs torch (and write numpy): they are imported on first use, so that
 # data-preparation scripts (convert_*, rechunk, merge, inspect, verify) run where PyTorch is
 # not installed.
-_NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options", "write": "._write"}
+_NEEDS_TORCH = {"Loader": "._loader", "Augment": "._options", "write": "._write",
+                "IMAGENET_MEAN": "._options", "IMAGENET_STD": "._options"}
 
 
 def __getattr__(name):
@@ -54,7 +55,7 @@ def __dir__():
 
 
 __all__ = [
-    "Loader", "Augment", "write", "convert_imagefolder", "convert_cifar", "convert_npy",
+    "Loader", "Augment", "write", "IMAGENET_MEAN", "IMAGENET_STD", "convert_imagefolder", "convert_cifar", "convert_npy",
     "convert_segmentation", "convert_coco", "rechunk", "merge", "inspect", "verify", "Error", "ErrorCode", "InvalidArgumentError", "NotFoundError",
     "AlreadyExistsError", "IoError", "NoSpaceError", "CorruptDataError", "UnsupportedError",
     "CancelledError", "CudaError", "InternalError", "__version__",

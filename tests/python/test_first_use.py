@@ -141,6 +141,13 @@ def test_dir_lists_loader_and_augment_before_their_first_use():
     assert [n for n in names if n.startswith("_") and not n.startswith("__")] == []
 
 
+def test_the_default_mean_and_std_the_signature_names_are_importable():
+    # docs/python.md writes Loader(..., mean=IMAGENET_MEAN, std=IMAGENET_STD).
+    from h5feed import IMAGENET_MEAN, IMAGENET_STD
+    assert IMAGENET_MEAN == (0.485, 0.456, 0.406) and IMAGENET_STD == (0.229, 0.224, 0.225)
+    assert "IMAGENET_MEAN" in dir(h5feed)
+
+
 def test_help_of_loader_explains_the_samplers_and_the_memory_arguments():
     text = h5feed.Loader.__doc__
     for words in ("sequential", "random", "chunks:W", "quasi:W", "cache_bytes", "echo",

@@ -1,9 +1,10 @@
 """A Loader in a forked child (os.fork, a torch DataLoader worker): the child has the parent's
 Loader without its reading threads, so using it there raises h5feed.UnsupportedError saying
-what to do, freeing it there (the child's exit) ends promptly, and the parent's goes on. (A
-Loader opened in a child forked while the parent's was reading can crash: the child inherits
-the thread pool mid-work, so the message says to start workers with 'spawn'.) Each case runs in
-a child python3 with a time limit, so a hang fails the test instead of stopping the suite."""
+what to do, freeing it there (the child's exit) ends promptly, and the parent's goes on. A
+child forked while a Loader was open is refused a Loader of its own (it inherits the thread
+pool mid-work, where one crashed), and one forked after the parent's were destroyed reads as
+any process does. Each case runs in a child python3 with a time limit, so a hang fails the
+test instead of stopping the suite."""
 import textwrap
 
 from conftest import SAMPLES, run_python
@@ -95,3 +96,39 @@ def test_dataloader_workers_of_a_dataset_holding_a_loader_get_the_refusal(small_
     # DataLoader re-raises the worker's error as its type, with the worker's traceback.
     assert "refused: Caught UnsupportedError in DataLoader worker process" in output, output
     assert "h5feed.Loader: this loader was opened in process" in output
+
+
+def test_a_child_forked_while_a_loader_is_open_is_refused_one_of_its_own(small_file):
+    # Such a child's own Loader crashed now and then (SIGSEGV) in its first epoch: the thread
+    # pool it inherited was in the middle of the parent's work.
+    code, output = run(f"""
+        import gc, os, signal, sys
+        import h5feed
+
+        def child(label):
+            pid = os.fork()
+            if pid == 0:
+                signal.alarm(30)
+                try:
+                    own = h5feed.Loader({str(small_file)!r}, {BATCH}, with_indices=True)
+                    print(label, "read", sum(len(i) for _, _, i in own), flush=True)
+                except h5feed.UnsupportedError as error:
+                    print(label, "refused:", error, flush=True)
+                os._exit(0)
+            _, status = os.waitpid(pid, 0)
+            print(label, "status", status, flush=True)
+
+        loader = h5feed.Loader({str(small_file)!r}, {BATCH})
+        iterator = iter(loader)
+        next(iterator)  # the parent is reading
+        child("open")
+        del iterator, loader
+        gc.collect()
+        child("closed")  # every Loader of the parent destroyed: the child opens its own
+        """)
+    assert code == 0, output
+    assert "open refused: h5feed.Loader: this process" in output, output
+    assert "was forked from process" in output and "multiprocessing_context='spawn'" in output
+    assert "open status 0" in output
+    assert f"closed read {SAMPLES}" in output, output
+    assert "closed status 0" in output

@@ -255,6 +255,9 @@ TEST_CASE("output options that do not apply or are out of range are refused, nam
   LoaderOptions raw;
   raw.output.type = ElementType::kFloat16;
   refused(raw, "LoaderOptions.normalize");
+  refused(raw, "LoaderOptions.output.type applies to normalized batches");
+  raw.output.layout = Layout::kNHWC;
+  refused(raw, "LoaderOptions.output.type, LoaderOptions.output.layout apply to normalized");
   LoaderOptions device = Normalizing();
   device.output.cuda_device = -2;
   refused(device, "cuda_device");
