@@ -6,6 +6,7 @@
 
 #include "h5feed/error.h"
 #include "loader/options_check.h"
+#include "loader/remote_options_warning.h"
 #include "loader/warning.h"
 #include "make_error.h"
 #include "probe/open_probe.h"
@@ -30,6 +31,7 @@ index::DatasetIndex OpenLoaderIndex(const std::string& path, const LoaderOptions
   index_options.remote = options.remote;
   index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
   for (const std::string& warning : dataset.warnings) Warn(options, warning);
+  if (auto warning = UnusedRemoteOptionsWarning(path, options)) Warn(options, *warning);
   return dataset;
 }
 

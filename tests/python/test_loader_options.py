@@ -166,3 +166,13 @@ def test_error_codes_carry_the_library_words():
         "INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS", "IO", "NO_SPACE", "CORRUPT",
         "UNSUPPORTED", "CANCELLED", "CUDA", "INTERNAL"]
     assert repr(h5feed.ErrorCode.NOT_FOUND) == "<ErrorCode.NOT_FOUND: 'not found'>"
+
+
+def test_remote_options_for_a_local_file_are_said_to_be_ignored(small_file):
+    with pytest.warns(UserWarning, match=r"remote\['spill_dir'\] applies to http\(s\):// and "
+                                         r"s3:// locations, and .* is a local file: ignored"):
+        h5feed.Loader(small_file, 16, remote={"spill_dir": str(small_file.parent)})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults warn of nothing
+        h5feed.Loader(small_file, 16, remote={})
