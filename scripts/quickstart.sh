@@ -27,8 +27,8 @@ echo
 echo "== h5feed inspect quickstart/train.h5"
 build/tools/h5feed inspect quickstart/train.h5
 echo
-echo "== h5feed bench quickstart/train.h5 --epochs 2   (the loader: shuffled uint8 batches)"
-build/tools/h5feed bench quickstart/train.h5 --epochs 2 --batch 64
+echo "== h5feed bench quickstart/train.h5 --min-seconds 1   (the loader: shuffled uint8 batches, epochs for a second)"
+build/tools/h5feed bench quickstart/train.h5 --min-seconds 1 --batch 64
 echo
 echo "== h5py reads it (zstd through h5feed's HDF5 plugin)"
 HDF5_PLUGIN_PATH=build/plugins /usr/bin/python3 -c "
@@ -42,7 +42,7 @@ echo "== each photo at its own size, as JPEG: h5feed convert imagefolder quickst
 build/tools/h5feed convert imagefolder quickstart/photos quickstart/own.h5 --encoding jpeg:90 --force
 echo
 echo "== h5feed bench quickstart/own.h5 --augment rrc=224,flip   (RandomResizedCrop boxes from each image's own size)"
-build/tools/h5feed bench quickstart/own.h5 --augment rrc=224,flip --epochs 2 --batch 64
+build/tools/h5feed bench quickstart/own.h5 --augment rrc=224,flip --min-seconds 1 --batch 64
 echo
 echo "== h5feed verify quickstart/train.h5   (every chunk against its checksum)"
 build/tools/h5feed verify quickstart/train.h5
