@@ -181,11 +181,17 @@ class OptionTable {
     for (const OptionField<Options>& field : fields_) {
       if (!values.contains(field.key)) continue;
       const pybind11::object value = values[pybind11::str(field.key)];
+      const auto named = names.find(field.key);
+      const std::string name = named == names.end() ? field.key : named->second;
+      // Python's bool is an int, which pybind11 casts to one: batch_size=True would be 1.
+      if (field.integral && pybind11::isinstance<pybind11::bool_>(value)) {
+        const std::string words = field.words();
+        throw pybind11::type_error(name + "=" + Repr(value) + ": " + name + " takes " +
+                                   words.substr(0, words.find(" from ")) + ", not a bool");
+      }
       try {
         field.set(options, value);
       } catch (const pybind11::cast_error&) {
-        const auto named = names.find(field.key);
-        const std::string name = named == names.end() ? field.key : named->second;
         const std::string words = field.words();
         if (words.empty()) {
           throw pybind11::type_error(name + "=" + Repr(value) + ": " + name +

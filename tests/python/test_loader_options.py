@@ -109,6 +109,11 @@ def test_a_value_of_the_wrong_kind_is_a_type_error_naming_the_argument_and_its_k
         h5feed.Loader(small_file, 16, seed=-1)
     with pytest.raises(TypeError, match="open_probe_stall_seconds"):
         h5feed.Loader(small_file, 16, open_probe_stall_seconds=None)
+    # A bool is an int to Python: batch_size=True would be a batch of 1.
+    with pytest.raises(TypeError, match=r"batch_size=True: batch_size takes an int, not a bool"):
+        h5feed.Loader(small_file, True)
+    with pytest.raises(TypeError, match=r"slots=False: slots takes an int, not a bool"):
+        h5feed.Loader(small_file, 16, slots=False)
 
 
 def test_the_path_is_a_str_or_path_like_and_bytes_name_the_same_file(small_file):
