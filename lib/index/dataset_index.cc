@@ -55,6 +55,15 @@ hdf5::ReadOnlyFile OpenReadOnly(const Location& location, FileLocking locking) {
 
 }  // namespace
 
+uint64_t DatasetIndex::pixel_bytes() const {
+  if (rows.uniform()) return static_cast<uint64_t>(samples) * static_cast<uint64_t>(sample_bytes());
+  uint64_t bytes = 0;
+  for (int64_t row = 0; row < samples; ++row) {
+    bytes += static_cast<uint64_t>(rows.at(row).shape.bytes());
+  }
+  return bytes;
+}
+
 const char* ToString(ReadPath path) {
   switch (path) {
     case ReadPath::kStoredTable: return "stored chunk table (pread)";

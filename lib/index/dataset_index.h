@@ -125,7 +125,10 @@ struct DatasetIndex {
   // What the user should know about the open (the lock fallback): for LoaderOptions::on_warning.
   std::vector<std::string> warnings;
 
+  // Of one image: the largest any row may have (`shape`), the size of each for one size.
   int64_t sample_bytes() const { return shape.bytes(); }
+  // Of every image, each at its own shape (rows.at(row).shape): what the file's pixels are.
+  uint64_t pixel_bytes() const;
   // Which rows each chunk holds (rows.chunks()), and their conveniences.
   const ChunkRows& chunk_rows() const { return rows.chunks(); }
   int64_t chunk_count() const { return rows.chunks().chunks(); }

@@ -78,16 +78,9 @@ double CompressionRatio(const std::string& path) {
   const index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
   uint64_t stored = 0;
   for (const auto& chunk : index.chunks) stored += chunk.stored_bytes;
-  // Each image's own pixels: for images at their own size sample_bytes() is the largest
-  // image's, which counted every image as large as it (a ratio of 22.8 for a JPEG file whose
-  // pixels are 6.4 times its bytes) and raised the page-cache ceiling with it.
-  double pixels = static_cast<double>(index.samples) * index.sample_bytes();
-  if (!index.rows.uniform()) {
-    pixels = 0;
-    for (int64_t row = 0; row < index.samples; ++row) {
-      pixels += static_cast<double>(index.rows.at(row).shape.bytes());
-    }
-  }
+  // Each image's own pixels, not N x the largest image's (sample_bytes()), which for images at
+  // their own size overstated the ratio and the page-cache ceiling with it.
+  const auto pixels = static_cast<double>(index.pixel_bytes());
   return stored > 0 ? pixels / static_cast<double>(stored) : 1.0;
 }
 

@@ -104,11 +104,8 @@ class OwnSizeFile final : public FileKind {
       : FileKind(input, Stored(input)),
         samples_(input.samples),
         encoding_(input.encoding),
-        largest_image_bytes_(input.sample_bytes()) {
-    for (int64_t row = 0; row < input.samples; ++row) {
-      pixel_bytes_ += static_cast<uint64_t>(input.rows.at(row).shape.bytes());
-    }
-  }
+        largest_image_bytes_(input.sample_bytes()),
+        pixel_bytes_(input.pixel_bytes()) {}
 
   std::string OptionsProblem(const GivenOptions& given, const std::string& file) const override {
     if (!given.augment) {
@@ -200,7 +197,7 @@ class OwnSizeFile final : public FileKind {
   int64_t samples_;
   std::string encoding_;         // as the converter was asked
   int64_t largest_image_bytes_;  // H x W x C of the largest image
-  uint64_t pixel_bytes_ = 0;     // the sum of the images' H x W x C
+  uint64_t pixel_bytes_;         // the sum of the images' H x W x C
 };
 
 }  // namespace
