@@ -16,6 +16,7 @@
 #include "held_batches.h"
 #include "interruptible_wait.h"
 #include "loader_option_table.h"
+#include "open_loader_count.h"
 #include "opening_process.h"
 #include "pending_warnings.h"
 #include "report_value_object.h"
@@ -190,7 +191,8 @@ class NativeLoader {
   }
 
   const OpeningProcess opened_in_;
-  mutable std::recursive_mutex calls_;         // held by the call in progress (OneCallAtATime)
+  const OpenLoaderCount counted_;       // before loader_: a forked child is refused before it opens
+  mutable std::recursive_mutex calls_;  // held by the call in progress (OneCallAtATime)
   std::shared_ptr<PendingWarnings> warnings_;  // before loader_: Open hands it its warnings
   Loader loader_;
   HeldBatches held_;

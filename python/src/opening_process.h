@@ -11,20 +11,11 @@
 // the batches the child still holds are abandoned there (their memory left to the process's
 // exit) rather than destroyed.
 //
-// A Loader is not opened at all in a child forked while one was open in the parent: the child
-// inherits the thread pool (oneTBB's) in whatever state its workers left it, possibly in the
-// middle of its work, where a Loader crashed now and then. Opening one is refused instead
-// (Error(kUnsupported)). A child forked after the parent's Loaders were all destroyed
-// opens its own as any process does.
-//
-// Thread-safety: immutable after construction; the count of open Loaders behind the
-// constructor and destructor is guarded.
+// Thread-safety: immutable after construction.
 
 #include <unistd.h>
 
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "make_error.h"
@@ -33,31 +24,7 @@ namespace h5feed::python {
 
 class OpeningProcess {
  public:
-  // Throws Error(kUnsupported) in a child forked while a Loader was open in its parent.
-  OpeningProcess() : pid_(::getpid()) {
-    OpenLoaders& open = Open();
-    const std::lock_guard lock(open.mutex);
-    if (open.count > 0 && open.pid != pid_) {
-      throw MakeError(
-          ErrorCode::kUnsupported,
-          "h5feed.Loader: this process ({}) was forked from process {} while a Loader was open "
-          "there: the Loader's thread pool (oneTBB's) was copied in the middle of its work, "
-          "without its threads, and a Loader opened here could crash. Start the process that "
-          "reads with 'spawn' (DataLoader(multiprocessing_context='spawn'), the Loader made in "
-          "IterableDataset.__iter__), or fork before opening a Loader in the parent",
-          pid_, open.pid);
-    }
-    open.pid = pid_;
-    ++open.count;
-  }
-  // In a forked child the parent's Loaders stay counted: the thread pool stays the parent's.
-  ~OpeningProcess() {
-    OpenLoaders& open = Open();
-    const std::lock_guard lock(open.mutex);
-    if (!IsForkedChild()) --open.count;
-  }
-  OpeningProcess(const OpeningProcess&) = delete;
-  OpeningProcess& operator=(const OpeningProcess&) = delete;
+  OpeningProcess() : pid_(::getpid()) {}
 
   bool IsForkedChild() const { return ::getpid() != pid_; }
 
@@ -85,17 +52,6 @@ class OpeningProcess {
   }
 
  private:
-  // The Loaders open in process `pid` (copied by fork() into its children with the rest).
-  struct OpenLoaders {
-    std::mutex mutex;
-    int64_t count = 0;
-    pid_t pid = 0;
-  };
-  static OpenLoaders& Open() {
-    static OpenLoaders open;
-    return open;
-  }
-
   const pid_t pid_;
 };
 
