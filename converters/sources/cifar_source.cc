@@ -9,7 +9,7 @@
 
 #include "h5feed/error.h"
 #include "make_error.h"
-#include "sources/mapped_file.h"
+#include "sources/input_file.h"
 
 namespace h5feed::converters {
 namespace {
@@ -111,10 +111,10 @@ std::vector<std::string> ReadClassNames(const fs::path& file, int64_t count) {
   return names;
 }
 
-// Thread-safety: immutable after construction; Read() only reads the mappings.
+// Thread-safety: immutable after construction; Read() only reads the files.
 class CifarSource final : public SampleSource {
  public:
-  CifarSource(std::vector<MappedFile> files, std::vector<std::string> names, int64_t label_bytes,
+  CifarSource(std::vector<InputFile> files, std::vector<std::string> names, int64_t label_bytes,
               int64_t label_offset, std::vector<std::string> classes)
       : files_(std::move(files)),
         names_(std::move(names)),
@@ -122,7 +122,7 @@ class CifarSource final : public SampleSource {
         label_offset_(label_offset),
         classes_(std::move(classes)) {
     int64_t total = 0;
-    for (const MappedFile& file : files_) {
+    for (const InputFile& file : files_) {
       total += static_cast<int64_t>(file.size()) / record_bytes();
       ends_.push_back(total);
     }
@@ -144,7 +144,9 @@ class CifarSource final : public SampleSource {
                       count());
     }
     auto [file, record] = Position(i);
-    const uint8_t* bytes = files_[file].bytes().data() + record * record_bytes();
+    std::vector<uint8_t> stored(static_cast<size_t>(record_bytes()));
+    files_[file].ReadAt(static_cast<uint64_t>(record * record_bytes()), stored);
+    const uint8_t* bytes = stored.data();
     SampleInfo info;
     info.source = names_[file] + "#" + std::to_string(record);
     info.label = bytes[label_offset_];
@@ -176,7 +178,7 @@ class CifarSource final : public SampleSource {
     return {file, i - (file == 0 ? 0 : ends_[file - 1])};
   }
 
-  std::vector<MappedFile> files_;
+  std::vector<InputFile> files_;
   std::vector<std::string> names_;  // file names, for SampleInfo::source
   std::vector<int64_t> ends_;       // ends_[f] = samples in files 0..f
   int64_t label_bytes_;
@@ -212,9 +214,9 @@ std::unique_ptr<SampleSource> OpenCifar(const std::string& dir, const CifarOptio
   }
 
   const int64_t record_bytes = variant->label_bytes + kPixelBytes;
-  std::vector<MappedFile> files;
+  std::vector<InputFile> files;
   for (const std::string& name : wanted) {
-    MappedFile file((folder / name).string());
+    InputFile file((folder / name).string());
     // Zero records is a whole number of them, but no batch of either dataset is empty: such a
     // file is a failed download, which would silently leave a fifth of CIFAR-10 out.
     if (file.size() == 0) {

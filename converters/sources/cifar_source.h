@@ -9,8 +9,8 @@
 // batches.meta.txt, fine_label_names.txt or coarse_label_names.txt (one per line, blank lines
 // skipped); without that file the classes are "0".."9" ("0".."99", "0".."19").
 //
-// The files are memory-mapped, never loaded whole. Samples are numbered in file order
-// (data_batch_1 first); each is named "<file>#<record>", e.g. "data_batch_1.bin#123".
+// The files are read a record at a time, never loaded whole (input_file.h). Samples are numbered in
+// file order (data_batch_1 first); each is named "<file>#<record>", e.g. "data_batch_1.bin#123".
 
 #include <memory>
 #include <string>

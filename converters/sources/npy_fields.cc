@@ -78,8 +78,8 @@ NpyFields::NpyFields(const std::vector<NpyFieldFile>& files, int64_t rows) {
         throw MakeError(ErrorCode::kInvalidArgument, "field {} is given twice", spec.name);
       }
     }
-    Field field{MappedFile(given.path), {}, 0, 0};
-    field.header = ParseNpyHeader(field.file.bytes(), given.path);
+    Field field{InputFile(given.path), {}, 0, 0};
+    field.header = ReadNpyHeader(field.file);
     const NpyHeader& header = field.header;
     const NpyDtype& dtype = header.dtype;
     const std::vector<int64_t>& s = header.shape;
@@ -129,14 +129,16 @@ std::vector<std::vector<uint8_t>> NpyFields::Read(int64_t row) const {
   std::vector<std::vector<uint8_t>> values(fields_.size());
   for (size_t f = 0; f < fields_.size(); ++f) {
     const Field& field = fields_[f];
-    const uint8_t* begin =
-        field.file.bytes().data() + field.header.data_offset + row * field.row_bytes;
-    const uint8_t* end = begin + field.row_bytes;
+    std::vector<uint8_t> stored(static_cast<size_t>(field.row_bytes));
+    field.file.ReadAt(static_cast<uint64_t>(field.header.data_offset + row * field.row_bytes),
+                      stored);
+    const uint8_t* begin = stored.data();
+    const uint8_t* end = begin + stored.size();
     std::vector<uint8_t>& value = values[f];
     const NpyDtype& dtype = field.header.dtype;
     switch (specs_[f].kind) {
       case FieldKind::kArray:
-        value.assign(begin, end);
+        value = std::move(stored);
         if (dtype.big_endian && field.item_bytes > 1) {
           const size_t n = static_cast<size_t>(field.item_bytes);
           for (size_t e = 0; e < value.size(); e += n) {

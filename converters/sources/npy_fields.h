@@ -5,8 +5,8 @@
 // An array of shape (N, ...) of a numeric dtype (bool, int8-64, uint8-64, float16/32/64, either
 // byte order) is an array field of shape dims[1:] (an (N,) array a scalar); an (N,) array of
 // byte strings (numpy "S") a bytes field, of str (numpy "U") a text field, each value without
-// numpy's trailing NUL padding, as numpy gives it. Each file is memory-mapped, never loaded
-// whole; Read() copies a row out of the page cache.
+// numpy's trailing NUL padding, as numpy gives it. Each file is read a row at a time, never loaded
+// whole.
 //
 // Thread-safety: immutable after construction; Read() may be called from many threads.
 
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "h5feed/field.h"
-#include "sources/mapped_file.h"
+#include "sources/input_file.h"
 #include "sources/npy_header.h"
 
 namespace h5feed::converters {
@@ -28,7 +28,7 @@ struct NpyFieldFile {
 
 class NpyFields {
  public:
-  // Maps and checks `files` for `rows` images. Throws Error: kInvalidArgument for a name
+  // Opens and checks `files` for `rows` images. Throws Error: kInvalidArgument for a name
   // CheckFieldSpec refuses or given twice, an array whose first dimension is not `rows`;
   // kUnsupported for a dtype, rank or order that is no field's (saying how to convert it);
   // kNotFound, kCorrupt as opening an .npy file throws (a missing, malformed or short file).
@@ -41,7 +41,7 @@ class NpyFields {
 
  private:
   struct Field {
-    MappedFile file;
+    InputFile file;
     NpyHeader header;
     int64_t item_bytes = 0;  // of one element as stored ("U": 4 bytes a character)
     int64_t row_bytes = 0;   // of one row as stored

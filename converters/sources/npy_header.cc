@@ -16,6 +16,9 @@ namespace {
 constexpr uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 constexpr size_t kPreambleV1 = 10;  // magic, 2 version bytes, 2-byte header length
 constexpr size_t kPreambleV2 = 12;  // magic, 2 version bytes, 4-byte header length
+// A version 2 header may announce up to 4 GiB; numpy.load refuses more than 10,000 bytes by
+// default, so a longer one is damage, not a header to allocate memory for.
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 
 // Reads the Python dict literal numpy writes with repr(): string keys; string, bool and
 // tuple-of-int values. Anything else is reported, not guessed at.
@@ -166,25 +169,14 @@ uint32_t LittleEndian(const uint8_t* p, size_t bytes) {
   return value;
 }
 
-}  // namespace
+// Where the header's text starts, and its length.
+struct Preamble {
+  size_t bytes = 0;
+  size_t header_bytes = 0;
+};
 
-int64_t NpyHeader::elements() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-int64_t NpyHeader::data_bytes() const { return elements() * dtype.item_bytes; }
-
-std::string NpyHeader::ShapeText() const {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  }
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
-
-NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path) {
+// The preamble at the start of `file` (its first kPreambleV2 bytes suffice).
+Preamble ParsePreamble(std::span<const uint8_t> file, const std::string& path) {
   if (file.size() < kPreambleV1 || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
     throw MakeError(
         ErrorCode::kCorrupt,
@@ -209,6 +201,29 @@ NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path)
                     "{} is .npy format version {}.{}; versions 1.0 to 3.0 are supported", path,
                     major, file[7]);
   }
+  return {preamble, header_bytes};
+}
+
+}  // namespace
+
+int64_t NpyHeader::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t NpyHeader::data_bytes() const { return elements() * dtype.item_bytes; }
+
+std::string NpyHeader::ShapeText() const {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  }
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path) {
+  const auto [preamble, header_bytes] = ParsePreamble(file, path);
   if (file.size() < preamble + header_bytes) {
     throw MakeError(ErrorCode::kCorrupt, "{} is truncated inside its .npy header", path);
   }
@@ -224,6 +239,17 @@ NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path)
   }
   header.data_offset = static_cast<int64_t>(preamble + header_bytes);
   return header;
+}
+
+NpyHeader ReadNpyHeader(const InputFile& file) {
+  const Preamble preamble = ParsePreamble(file.ReadStart(kPreambleV2), file.path());
+  if (preamble.header_bytes > kMaxHeaderBytes) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} announces a .npy header of {} bytes, which numpy.save does not write "
+                    "(numpy.load refuses headers over 10,000 bytes); save the array again",
+                    file.path(), preamble.header_bytes);
+  }
+  return ParseNpyHeader(file.ReadStart(preamble.bytes + preamble.header_bytes), file.path());
 }
 
 int64_t ReadNpyInteger(const uint8_t* p, const NpyDtype& dtype) {

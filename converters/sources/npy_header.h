@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sources/input_file.h"
+
 namespace h5feed::converters {
 
 struct NpyDtype {
@@ -41,6 +43,11 @@ struct NpyHeader {
 // does not know. Does not check that the data is complete: compare data_offset + data_bytes()
 // with the file size.
 NpyHeader ParseNpyHeader(std::span<const uint8_t> file, const std::string& path);
+
+// The header of the .npy file `file`, read from its start: ParseNpyHeader of its preamble and
+// header. Throws as ParseNpyHeader does, Error(kCorrupt) also for a header length over 1 MiB
+// (damage: numpy.load refuses more than 10,000 bytes), and as InputFile::ReadAt does.
+NpyHeader ReadNpyHeader(const InputFile& file);
 
 // The integer element at `p` (of `dtype`) as int64, byte order handled. Throws
 // Error(kUnsupported) for a dtype that is not an integer of 1, 2, 4 or 8 bytes, and for a

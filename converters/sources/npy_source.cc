@@ -11,7 +11,7 @@
 #include "h5feed/error.h"
 #include "make_error.h"
 #include "path_role.h"
-#include "sources/mapped_file.h"
+#include "sources/input_file.h"
 #include "sources/npy_header.h"
 
 namespace h5feed::converters {
@@ -21,7 +21,7 @@ namespace {
 // millions of names nobody wants.
 constexpr int64_t kMaxClasses = int64_t{1} << 20;
 
-void CheckComplete(const MappedFile& file, const NpyHeader& header) {
+void CheckComplete(const InputFile& file, const NpyHeader& header) {
   int64_t needed = header.data_offset + header.data_bytes();
   if (static_cast<int64_t>(file.size()) < needed) {
     throw MakeError(
@@ -61,8 +61,8 @@ ImageShape ImagesShape(const NpyHeader& header, const std::string& path) {
 }
 
 std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
-  MappedFile file(path);
-  NpyHeader header = ParseNpyHeader(file.bytes(), path);
+  InputFile file(path);
+  NpyHeader header = ReadNpyHeader(file);
   const int64_t item_bytes = header.dtype.item_bytes;
   if (!header.dtype.is_integer() || item_bytes > 8 ||
       !std::has_single_bit(static_cast<uint64_t>(item_bytes))) {
@@ -83,7 +83,9 @@ std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
   }
   CheckComplete(file, header);
   std::vector<int64_t> labels(static_cast<size_t>(count));
-  const uint8_t* data = file.bytes().data() + header.data_offset;
+  std::vector<uint8_t> bytes(static_cast<size_t>(header.data_bytes()));
+  file.ReadAt(static_cast<uint64_t>(header.data_offset), bytes);
+  const uint8_t* data = bytes.data();
   for (int64_t i = 0; i < count; ++i) {
     int64_t label = ReadNpyInteger(data + i * header.dtype.item_bytes, header.dtype);
     if (label < 0 || label >= kMaxClasses) {
@@ -95,10 +97,10 @@ std::vector<int64_t> ReadLabels(const std::string& path, int64_t count) {
   return labels;
 }
 
-// Thread-safety: immutable after construction; Read() only reads the mapping.
+// Thread-safety: immutable after construction; Read() only reads the file.
 class NpySource final : public SampleSource {
  public:
-  NpySource(MappedFile images, int64_t data_offset, int64_t count, ImageShape shape,
+  NpySource(InputFile images, int64_t data_offset, int64_t count, ImageShape shape,
             std::vector<int64_t> labels, NpyFields fields)
       : images_(std::move(images)),
         name_(std::filesystem::path(images_.path()).filename().string()),
@@ -124,9 +126,8 @@ class NpySource final : public SampleSource {
       throw MakeError(ErrorCode::kInvalidArgument, "{}: row {} is out of range [0, {})",
                       images_.path(), i, count_);
     }
-    const int64_t bytes = shape_.bytes();
-    std::memcpy(dest.MemoryFor(shape_).data(), images_.bytes().data() + data_offset_ + i * bytes,
-                static_cast<size_t>(bytes));
+    images_.ReadAt(static_cast<uint64_t>(data_offset_ + i * shape_.bytes()),
+                   dest.MemoryFor(shape_));
     SampleInfo info;
     info.label = labels_.empty() ? 0 : labels_[static_cast<size_t>(i)];
     info.source = name(i);
@@ -135,7 +136,7 @@ class NpySource final : public SampleSource {
   }
 
  private:
-  MappedFile images_;
+  InputFile images_;
   std::string name_;
   int64_t data_offset_;
   int64_t count_;
@@ -150,12 +151,12 @@ class NpySource final : public SampleSource {
 std::unique_ptr<SampleSource> OpenNpy(const std::string& images_path,
                                       const std::string& labels_path,
                                       const std::vector<NpyFieldFile>& fields) {
-  std::optional<MappedFile> images;
+  std::optional<InputFile> images;
   NpyHeader header;
   ImageShape shape;
   InRole("images file", images_path, [&] {
     images.emplace(images_path);
-    header = ParseNpyHeader(images->bytes(), images_path);
+    header = ReadNpyHeader(*images);
     shape = ImagesShape(header, images_path);
     CheckComplete(*images, header);
   });

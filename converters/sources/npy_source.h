@@ -3,8 +3,8 @@
 //
 // Images: a C-ordered uint8 array of shape (N, H, W, C) with C in 1..4, or (N, H, W). The
 // data keeps its own channels: (N, H, W, C) is stored with C channels and (N, H, W) with one;
-// nothing is converted to RGB. The file is memory-mapped and never loaded whole; Read(i)
-// copies row i out of the page cache.
+// nothing is converted to RGB. The file is never loaded whole: Read(i) reads row i
+// (input_file.h).
 // Labels: a 1-D array of N integers (or (N, 1)), of any integer dtype and byte order, every
 // value >= 0. They are read once at open (8 bytes per sample). classes() is "0".."max label".
 // Without a labels file every label is 0 and the one class is "0".

@@ -171,5 +171,33 @@ TEST_CASE("a truncated array file is reported as truncated") {
   CHECK(message.find("truncated") != std::string::npos);
 }
 
+TEST_CASE("an array file truncated while it is converted is an error naming it, not a crash") {
+  // numpy.save onto the input's path truncates it first: rows read after that are gone. The
+  // error is not kCorrupt, which would skip each later row as a broken sample.
+  ScratchDir dir;
+  RunPython(SaveImages(dir / "images.npy", "(64, 32, 32, 3)") + "; np.save(\"" +
+            (dir / "attrs.npy") + "\", np.arange(64 * 1000, dtype=np.int64).reshape(64, 1000))");
+  auto source = OpenNpy(dir / "images.npy", "", {{"attrs", dir / "attrs.npy"}});
+  SampleBuffer row;
+  source->Read(0, row);
+  std::filesystem::resize_file(dir / "images.npy", 4096);
+  std::string message;
+  CHECK(CodeOf([&] { source->Read(63, row); }, &message) == ErrorCode::kIo);
+  CHECK(message.find("images.npy") != std::string::npos);
+  std::filesystem::resize_file(dir / "attrs.npy", 4096);
+  CHECK(CodeOf([&] { source->Read(0, row); }, &message) == ErrorCode::kIo);  // image 0 is whole
+  CHECK(message.find("attrs.npy") != std::string::npos);
+}
+
+TEST_CASE("a header length no numpy writes is refused before anything is allocated for it") {
+  ScratchDir dir;
+  // Version 2.0, header length 0x7fffffff: the file would need 2 GiB of header.
+  testing::WriteFile(dir / "images.npy", std::vector<uint8_t>{0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0,
+                                                              0xff, 0xff, 0xff, 0x7f, '{', '}'});
+  std::string message;
+  CHECK(CodeOf([&] { OpenNpy(dir / "images.npy", ""); }, &message) == ErrorCode::kCorrupt);
+  CHECK(message.find("header of 2147483647 bytes") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace h5feed::converters
