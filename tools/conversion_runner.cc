@@ -20,6 +20,12 @@
 #include "reports/report_json.h"
 
 namespace h5feed::cli {
+namespace {
+
+// Skipped inputs warned of one by one while converting (the report lists as many).
+constexpr int64_t kSkipsWarned = 20;
+
+}  // namespace
 
 void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_by_default) {
   command
@@ -241,9 +247,19 @@ int RunConversion(
     options.on_progress = [&bar](const converters::ConvertProgress& p) {
       bar.Update(p.done, p.skipped);
     };
+    int64_t warned = 0;
     if (!flags.quiet) {
-      options.on_skip = [&bar, &command_name](const SkippedSource& s) {
-        bar.Message("h5feed " + command_name + ": warning: skipped " + s.source + ": " + s.reason);
+      // The first skips as they happen; thousands of lines would bury the progress bar, and
+      // the report counts them all.
+      options.on_skip = [&bar, &command_name, &warned](const SkippedSource& s) {
+        if (++warned > kSkipsWarned) return;
+        const std::string prefix = "h5feed " + command_name + ": warning: ";
+        bar.Message(prefix + "skipped " + s.source + ": " + s.reason);
+        if (warned == kSkipsWarned) {
+          bar.Message(prefix +
+                      "further skipped inputs are not shown as they happen; the "
+                      "report counts them and the file records them");
+        }
       };
     }
     const converters::ConvertReport report = converters::Convert(*source, output, options);

@@ -369,6 +369,24 @@ def test_strict_fails_on_a_broken_file_and_leaves_nothing(zoo, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_thousands_of_broken_files_are_warned_of_twenty_then_counted(tmp_path):
+    root = tmp_path / "train" / "cat"
+    root.mkdir(parents=True)
+    Image.new("RGB", (WIDTH, HEIGHT), (9, 8, 7)).save(root / "good.png")
+    for i in range(300):
+        (root / f"broken_{i:03}.jpg").write_bytes(b"not a jpeg")
+    out = tmp_path / "train.h5"
+    result = run_h5feed("convert", "imagefolder", tmp_path / "train", out, "--size",
+                        f"{HEIGHT}x{WIDTH}", check=EXIT_SKIPPED)
+    assert result.stderr.count("warning: skipped ") == 20, result.stderr
+    assert result.stderr.count("further skipped inputs are not shown") == 1
+    assert "300 skipped" in result.stdout
+    assert len(re.findall(r"^    .*broken_\d+\.jpg: ", result.stdout, re.M)) == 20
+    assert "... 280 more (--json lists all)" in result.stdout
+    with h5py.File(out, "r") as f:
+        assert len(f["skipped_sources"]) == 300
+
+
 def test_quiet_prints_nothing_and_the_exit_code_still_tells_of_skips(zoo, tmp_path):
     root, _ = zoo
     result = run_h5feed("convert", "imagefolder", root, tmp_path / "q.h5", "--quiet",

@@ -85,6 +85,24 @@ TEST_CASE("a conversion's summary says what was written, from how many inputs, a
   CHECK_FALSE(json.contains("encodings"));
 }
 
+TEST_CASE("a conversion that skipped thousands of inputs lists twenty, and the JSON all") {
+  converters::ConvertReport report = FixedSize();
+  report.skipped.clear();
+  for (int i = 0; i < 5000; ++i) {
+    report.skipped.push_back({"class_000/broken_" + std::to_string(i) + ".jpg", "not a JPEG"});
+  }
+  const std::string text = ConversionText(converters::ConversionValue(report), "photos/");
+  CHECK(Contains(text,
+                 "  5,000 skipped (recorded in train.h5:/skipped_sources):\n"
+                 "    class_000/broken_0.jpg: not a JPEG\n"));
+  CHECK(Contains(text,
+                 "    class_000/broken_19.jpg: not a JPEG\n"
+                 "    ... 4980 more (--json lists all)\n"));
+  CHECK_FALSE(Contains(text, "broken_20.jpg"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(converters::ConversionValue(report)));
+  CHECK(json["skipped"].size() == 5000);
+}
+
 TEST_CASE("an own-size conversion reports its chunk fill and its images by encoding") {
   const std::string text = ConversionText(converters::ConversionValue(OwnSize()), "photos/");
   INFO(text);

@@ -2,6 +2,9 @@
 
 #include "reports/conversion_report.h"
 
+#include <string>
+#include <vector>
+
 #include "reports/report_view.h"
 #include "reports/text_lines.h"
 #include "units.h"
@@ -11,6 +14,10 @@ namespace {
 
 using cli::CountOf;
 using cli::FormatCount;
+
+// Skipped inputs listed in the text: a data set with thousands of broken files would otherwise
+// bury the report (inspect lists as many).
+constexpr size_t kSkippedListed = 20;
 
 // "jpeg:90 (JPEG 4:2:0)", "smart:90 (JPEG 4:2:0 above 192 KiB of pixels: 3 raw, 5 jpeg)".
 std::string EncodingText(const ReportView& r) {
@@ -83,9 +90,10 @@ std::string ConversionText(const ReportValue& value, const std::string& input) {
   if (!skipped.empty()) {
     text += "  " + FormatCount(static_cast<int64_t>(skipped.size())) + " skipped (recorded in " +
             path + ":/skipped_sources):\n";
-    for (const ReportView& s : skipped) {
-      text += "    " + s["source"].Text() + ": " + s["reason"].Text() + "\n";
-    }
+    std::vector<std::string> lines;
+    for (const ReportView& s : skipped)
+      lines.push_back(s["source"].Text() + ": " + s["reason"].Text());
+    text += CutList(lines, kSkippedListed, "    ");
   }
   return text;
 }
