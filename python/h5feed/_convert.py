@@ -71,9 +71,25 @@ def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
                 overwrite=overwrite, strict=strict, memory_limit=str(memory_limit))
 
 
+# Skipped inputs warned of one by one, as the command line warns of them: a folder of
+# thousands of broken files would otherwise print thousands of warnings. The report's
+# "skipped" lists all.
+_SKIPS_WARNED = 20
+
+
+def warn_skipped(report: dict, stacklevel: int) -> None:
+    """Warns of the first skipped inputs of `report`, then of how many more there are;
+    `stacklevel` as for warnings.warn called where this is."""
+    skipped = report["skipped"]
+    for s in skipped[:_SKIPS_WARNED]:
+        warnings.warn(f"h5feed: skipped {s['source']}: {s['reason']}", stacklevel=stacklevel + 1)
+    if len(skipped) > _SKIPS_WARNED:
+        warnings.warn(f"h5feed: {len(skipped) - _SKIPS_WARNED} more inputs were skipped; the "
+                      "report's 'skipped' lists all", stacklevel=stacklevel + 1)
+
+
 def _reported(report: dict) -> dict:
-    for skipped in report["skipped"]:
-        warnings.warn(f"h5feed: skipped {skipped['source']}: {skipped['reason']}", stacklevel=3)
+    warn_skipped(report, stacklevel=3)
     return report
 
 

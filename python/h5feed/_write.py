@@ -14,13 +14,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from . import _h5feed
-from ._convert import _common, _own_size_common, _size, count_argument
+from ._convert import _common, _own_size_common, _size, count_argument, warn_skipped
 from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
                              make_payload, row_name)
 from ._write_geometry import GeometryChecks
@@ -225,8 +224,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     finally:
         for close in reversed(cleanup):
             close(abandon=failed)
-    for skipped in report["skipped"]:
-        warnings.warn(f"h5feed: skipped {skipped['source']}: {skipped['reason']}", stacklevel=2)
+    warn_skipped(report, stacklevel=2)
     return report
 
 

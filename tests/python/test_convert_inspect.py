@@ -5,10 +5,12 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 
 import h5py
 import numpy as np
 import pytest
+from PIL import Image
 
 import h5feed
 from conftest import H5FEED, SAMPLES, make_arrays, run_python, write_parts
@@ -64,6 +66,22 @@ def test_broken_images_are_skipped_with_a_warning_and_reported(image_folder, tmp
     with pytest.raises(h5feed.CorruptDataError, match="broken.jpg"):
         h5feed.convert_imagefolder(folder, tmp_path / "strict.h5", size=16, strict=True)
     assert not (tmp_path / "strict.h5").exists()
+
+
+def test_thousands_of_broken_images_are_warned_of_twenty_then_counted(tmp_path):
+    folder = tmp_path / "photos" / "cat"
+    folder.mkdir(parents=True)
+    for i in range(300):
+        (folder / f"broken_{i:03}.jpg").write_bytes(b"not a jpeg")
+    Image.new("RGB", (8, 8)).save(folder / "good.png")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = h5feed.convert_imagefolder(folder.parent, tmp_path / "out.h5", size=8)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 21 and all(w.filename == __file__ for w in caught)
+    assert sum(m.startswith("h5feed: skipped cat/broken_") for m in messages) == 20
+    assert messages[-1].startswith("h5feed: 280 more inputs were skipped")
+    assert len(report["skipped"]) == 300
 
 
 def test_memory_limit_and_max_pixels_work_as_on_the_command_line(image_folder, tmp_path):
