@@ -29,6 +29,16 @@ void* Place(size_t bytes, void* info) {
 
 void Keep(void*, void*) {}  // the memory is the caller's
 
+// The memory type of one byte that copies the stored bytes as they are: HDF5 converts int8 to
+// uint8 by value, so a signed byte of -1 (a JPEG's 0xFF) would arrive as 0. Read as signed, the
+// bytes are the file's whatever their sign, and the caller sees them as uint8_t.
+hid_t MemoryByteType(hid_t dataset) {
+  const Datatype type(H5Dget_type(dataset));
+  const Datatype base(type ? H5Tget_super(type.get()) : H5I_INVALID_HID);
+  const bool is_signed = base && H5Tget_sign(base.get()) == H5T_SGN_2;
+  return is_signed ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8;
+}
+
 }  // namespace
 
 bool HoldsByteSequences(hid_t dataset) {
@@ -43,7 +53,7 @@ std::optional<std::span<uint8_t>> ReadByteSequence(hid_t dataset, int64_t row,
   KeepErrorStack keep;  // before the handles: the stack outlives their closing
   Placement placement{&place, nullptr};
   hvl_t element{0, nullptr};
-  const Datatype bytes_type(H5Tvlen_create(H5T_NATIVE_UINT8));
+  const Datatype bytes_type(H5Tvlen_create(MemoryByteType(dataset)));
   const Dataspace file_space(H5Dget_space(dataset));
   const hsize_t start[1] = {static_cast<hsize_t>(row)};
   const hsize_t one[1] = {1};

@@ -22,8 +22,9 @@ bool HoldsByteSequences(hid_t dataset);
 using PlaceBytes = std::function<uint8_t*(size_t bytes)>;
 
 // Element `row` of `dataset` (HoldsByteSequences), read into the memory `place` gives: its bytes
-// there. nullopt when HDF5 failed (place's nullptr included), leaving its error stack for the
-// caller's StackError. What `place` throws is rethrown once HDF5 has returned.
+// there, as stored (an int8 element's bytes too, never converted by value). nullopt when HDF5
+// failed (place's nullptr included), leaving its error stack for the caller's StackError. What
+// `place` throws is rethrown once HDF5 has returned.
 std::optional<std::span<uint8_t>> ReadByteSequence(hid_t dataset, int64_t row,
                                                    const PlaceBytes& place);
 

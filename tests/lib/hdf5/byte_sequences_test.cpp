@@ -78,6 +78,22 @@ TEST_CASE("an element's bytes land in the memory the caller places, never freed 
   CHECK(last->size() == 300);
 }
 
+TEST_CASE("an element of signed bytes is read as stored, its negative bytes not clamped to 0") {
+  // h5py.vlen_dtype(np.int8) holds a file's bytes as well: -1 is the byte 0xFF that starts every
+  // JPEG, and HDF5's conversion of int8 to uint8 by value would make it 0.
+  Files f;
+  SilenceErrors silence;
+  const Dataset signed_bytes = f.Open("signed");
+  std::vector<uint8_t> block;
+  const std::optional<std::span<uint8_t>> element =
+      ReadByteSequence(signed_bytes.get(), 0, [&](size_t size) {
+        block.resize(size);
+        return block.data();
+      });
+  REQUIRE(element);
+  CHECK(std::vector<uint8_t>(element->begin(), element->end()) == std::vector<uint8_t>{0xFF, 2});
+}
+
 TEST_CASE("no memory to place an element fails the read; what placing throws comes through") {
   Files f;
   SilenceErrors silence;
