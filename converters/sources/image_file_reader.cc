@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "byte_size.h"
@@ -34,10 +35,19 @@ std::string SizeText(int width, int height) {
 
 int64_t FileBytes(const std::string& path) {
   struct stat info;
-  if (::stat(path.c_str(), &info) != 0) {
-    throw MakeError(ErrorCode::kCorrupt, "cannot stat {}: {}", path, std::strerror(errno));
+  if (::stat(path.c_str(), &info) == 0) return info.st_size;
+  const int error = errno;
+  // A symbolic link to a file that moved (a dataset assembled with links, then reorganised) is
+  // the usual cause; "No such file" alone, for a name that ls lists, would not say so.
+  std::error_code link_ec;
+  const std::filesystem::path target = std::filesystem::read_symlink(path, link_ec);
+  if (!link_ec) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} is a symbolic link to {}, which cannot be read ({}); fix or remove the "
+                    "link",
+                    path, target.string(), std::strerror(error));
   }
-  return info.st_size;
+  throw MakeError(ErrorCode::kCorrupt, "cannot stat {}: {}", path, std::strerror(error));
 }
 
 }  // namespace

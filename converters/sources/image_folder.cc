@@ -35,7 +35,10 @@ struct WalkedFolder {
 
 // One level of os.walk(followlinks=True): the folder's non-folder entries, and its subfolders
 // (symlinks to folders included) to descend into. `visited` holds (device, inode) pairs so a
-// symlink loop is entered once.
+// symlink loop is entered once, and a folder reached by several links is walked once (os.walk
+// would list it under each name, and follow a loop until the path grows too long). Subfolders
+// are descended in name order, so which name such a folder is listed under is the first in
+// sorted order, whatever order the file system lists entries in.
 void Walk(const fs::path& root, const std::string& relative,
           std::set<std::pair<dev_t, ino_t>>& visited, std::vector<WalkedFolder>& out) {
   fs::path folder = root / relative;
@@ -58,6 +61,7 @@ void Walk(const fs::path& root, const std::string& relative,
     throw MakeError(ErrorCode::kIo, "cannot list folder {}: {}", folder.string(), ec.message());
   }
   out.push_back(std::move(walked));
+  std::sort(subfolders.begin(), subfolders.end());
   for (const std::string& subfolder : subfolders) Walk(root, subfolder, visited, out);
 }
 

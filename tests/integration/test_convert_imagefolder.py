@@ -443,3 +443,35 @@ def test_inspect_says_whether_the_stored_order_is_sorted_by_label(zoo, converted
     assert re.search(rf"^label order  sorted by label: {classes} runs of one label for "
                      rf"{classes} classes \(a random order has about \d+\)$", text, re.M), text
     assert f"h5feed rechunk {walked} OUT.h5 --seed 0 writes a shuffled copy" in text
+
+
+def test_symbolic_links_are_followed_once_in_name_order_and_loops_never(tmp_path):
+    # os.walk(followlinks=True) follows links to files and folders; h5feed does too, but walks
+    # a folder reached by several links once and never follows a loop (os.walk would list
+    # its files again at every level until the path grows too long). Which name such a folder
+    # is listed under is the first in name order: it was the first the file system listed,
+    # so two copies of one dataset could store different sources in a different order.
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "birds").mkdir(parents=True)
+    Image.new("RGB", (8, 8), (1, 1, 1)).save(elsewhere / "birds" / "b.png")
+    Image.new("RGB", (8, 8), (2, 2, 2)).save(elsewhere / "linked.png")
+    root = tmp_path / "photos"
+    (root / "cat" / "real").mkdir(parents=True)
+    Image.new("RGB", (8, 8), (3, 3, 3)).save(root / "cat" / "real" / "x.png")
+    # Made in name order: a file system that lists the newest entry first (tmpfs) or in hash
+    # order (ext4) lists another alias before "alias0".
+    for i in range(8):
+        os.symlink("real", root / "cat" / f"alias{i}")
+    os.symlink("..", root / "cat" / "real" / "up")  # a loop: back to the class folder
+    os.symlink(elsewhere / "linked.png", root / "cat" / "file_link.png")
+    os.symlink(elsewhere / "moved.png", root / "cat" / "dangling.png")
+    os.symlink(elsewhere / "birds", root / "bird")  # a class folder that is a link
+    out = tmp_path / "photos.h5"
+    result = run_h5feed("convert", "imagefolder", root, out, "--no-shuffle", check=EXIT_SKIPPED)
+    with h5py.File(out) as f:
+        assert strings(f["classes"]) == ["bird", "cat"]
+        assert strings(f["sources"]) == ["bird/b.png", "cat/file_link.png", "cat/alias0/x.png"]
+        assert list(f["labels"][()]) == [0, 1, 1]
+        assert strings(f["skipped_sources"]) == ["cat/dangling.png"]
+    assert (f"cat/dangling.png is a symbolic link to {elsewhere / 'moved.png'}, which cannot be "
+            "read (No such file or directory); fix or remove the link") in result.stderr
