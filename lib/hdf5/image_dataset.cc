@@ -37,11 +37,28 @@ std::string DeclaredLayout(hid_t file, const std::string& name) {
   return declared.empty() ? ReadAttributeText(file, attribute.c_str()) : declared;
 }
 
+// Whether `entry` holds bytes rather than numbers: what h5py makes of encoded image files
+// (h5py.vlen_dtype(np.uint8), np.void, fixed-length bytes), which tell nothing of pixels.
+bool HoldsBlobs(const DatasetEntry& entry) {
+  return entry.dtype == "vlen" || entry.dtype == "opaque" || entry.dtype.starts_with("string");
+}
+
 // `entry` as images, or why it cannot be.
 ImageDatasetChoice Interpret(hid_t file, const DatasetEntry& entry,
                              const std::vector<DatasetEntry>& datasets, const std::string& path) {
   const std::string where = "dataset " + entry.name + " in " + path;
   const size_t rank = entry.dims.size();
+  if (HoldsBlobs(entry)) {
+    // "Convert them to uint8" would mislead: these are files to decode, which rechunk does.
+    return Problem(MakeError(
+        ErrorCode::kUnsupported,
+        "{} holds {} {}, not pixels; images must be uint8 (N, H, W, C), (N, C, H, W) or (N, H, "
+        "W). Encoded image files (JPEG, PNG, WebP, ...) are converted to such a file by h5feed "
+        "rechunk, from a 1-D dataset of h5py.vlen_dtype(np.uint8) with one file's bytes in each "
+        "element (docs/command.md, \"HDF5 files of encoded images\"); or name another dataset; "
+        "the file holds {}",
+        where, entry.dtype, ShapeText(entry.dims), ListText(datasets)));
+  }
   if (!entry.is_uint8) {
     return Problem(MakeError(
         ErrorCode::kUnsupported,

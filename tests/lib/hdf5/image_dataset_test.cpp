@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -102,6 +103,30 @@ TEST_CASE("a named dataset that is missing, not uint8, or of another rank is ref
   CHECK(absent.code() == ErrorCode::kNotFound);
   CHECK(Contains(absent.what(), "no dataset pictures"));
   CHECK(Choose(path, "ok").Use().shape == ImageShape{4, 4, 3});
+}
+
+TEST_CASE("a dataset of encoded files is refused with the way to convert it, not an astype") {
+  // What h5py makes of JPEG files: variable-length bytes (what rechunk converts), np.void, and
+  // fixed-length bytes. "Convert them to uint8 first (a.astype(np.uint8))" would mislead.
+  testing::TempFolder folder;
+  const std::string path =
+      Write(folder, "encoded.h5",
+            "v = f.create_dataset(\"vlen\", (2,), dtype=h5py.vlen_dtype(np.uint8)); "
+            "v[0] = np.arange(3, dtype=np.uint8); v[1] = v[0]; "
+            "f[\"void\"] = np.array([np.void(b\"\\xff\\xd8\"), np.void(b\"\\xff\\xd9\")]); "
+            "f[\"fixed\"] = np.array([b\"\\xff\\xd8\", b\"\\x89P\"])");
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"vlen", "holds vlen (2,), not pixels"},
+      {"void", "holds opaque (2,), not pixels"},
+      {"fixed", "holds string[2] (2,), not pixels"}};
+  for (const auto& [name, held] : kinds) {
+    CAPTURE(name);
+    const Error e = CaughtError([&] { Choose(path, name).Use(); });
+    CHECK(e.code() == ErrorCode::kUnsupported);
+    CHECK(Contains(e.what(), held));
+    CHECK(Contains(e.what(), "h5feed rechunk, from a 1-D dataset of h5py.vlen_dtype(np.uint8)"));
+    CHECK_FALSE(Contains(e.what(), "astype"));
+  }
 }
 
 TEST_CASE("the layout attribute is the dataset's, else the root's, else the shape decides") {
