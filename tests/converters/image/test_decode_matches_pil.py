@@ -350,6 +350,37 @@ def test_decode_equals_pil(folder, name):
     assert_same(make(folder, name, EXACT))
 
 
+# JPEG variants PIL 9.4 cannot write, written with libjpeg's own API (encode_jpeg_tool):
+# arithmetic coding, restart markers, rarer subsamplings, RGB without YCbCr, YCCK and plain
+# CMYK (Adobe marker, transform 2 and 0). Every EXIF orientation is ignored, as PIL does.
+ENCODE_JPEG_TOOL = os.environ.get("H5FEED_ENCODE_JPEG_TOOL")
+LIBJPEG_VARIANTS = ["arithmetic", "arithmetic_progressive", "restart", "440", "411", "rgb",
+                    "ycck", "cmyk"]
+
+
+@pytest.mark.skipif(not ENCODE_JPEG_TOOL, reason="H5FEED_ENCODE_JPEG_TOOL is not set")
+@pytest.mark.parametrize("variant", LIBJPEG_VARIANTS)
+def test_jpeg_variants_pil_cannot_write_decode_equal_to_pil(folder, variant):
+    channels = 4 if variant in ("ycck", "cmyk") else 3
+    height, width = 37, 53  # not a whole number of MCUs in any subsampling
+    raw = folder / f"{variant}.rgb"
+    raw.write_bytes(content(height, width, channels, seed=60).tobytes())
+    path = folder / f"libjpeg_{variant}.jpg"
+    subprocess.run([ENCODE_JPEG_TOOL, str(raw), str(height), str(width), str(path), variant],
+                   check=True)
+    assert_same(path)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_every_exif_orientation_is_ignored_as_pil_ignores_it(folder, orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    path = folder / f"exif_orientation_{orientation}.jpg"
+    _rgb(seed=70).save(path, quality=90, exif=exif.tobytes())
+    assert_same(path)
+    assert decode(path).shape == decode(make(folder, "jpeg_baseline_420.jpg", EXACT)).shape
+
+
 def test_png_16_bit_gray_is_clipped_like_pil_not_scaled(folder):
     # Pins the surprising PIL behaviour: 16-bit gray 300 becomes 255, 200 stays 200.
     path = folder / "gray16_known.png"
