@@ -55,11 +55,18 @@ void ThrowCorrupt(std::string_view format, std::string_view name, std::string_vi
 
 void CheckImageSize(int64_t height, int64_t width, int channels, std::string_view format,
                     std::string_view name) {
-  if (height < 1 || width < 1 || height > kMaxImageSide || width > kMaxImageSide ||
+  if (height < 1 || width < 1) {
+    ThrowCorrupt(format, name, fmt::format("implausible size {}x{}", width, height));
+  }
+  if (height > kMaxImageSide || width > kMaxImageSide ||
       height * width * channels >= kMaxImageBytes) {
-    ThrowCorrupt(format, name,
-                 fmt::format("implausible size {}x{} (at most {} pixels per side and {} decoded)",
-                             width, height, kMaxImageSide, ByteSize(kMaxImageBytes)));
+    // A panorama or a scan strip can be a valid file of this size: the limit is h5feed's, and
+    // "re-create the file" would not help, shrinking it would.
+    throw MakeError(ErrorCode::kCorrupt,
+                    "cannot decode {} image '{}': its size {}x{} is more than h5feed decodes (at "
+                    "most {} pixels per side and {} decoded); shrink the image (PIL: "
+                    "Image.reduce) or remove the file",
+                    format, name, width, height, kMaxImageSide, ByteSize(kMaxImageBytes));
   }
 }
 

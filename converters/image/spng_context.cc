@@ -27,7 +27,10 @@ SpngContext OpenSpng(std::span<const uint8_t> encoded, std::string_view kind, st
   SpngContext ctx(spng_ctx_new(0));
   if (!ctx) throw Error(ErrorCode::kInternal, "cannot create a libspng context (out of memory?)");
   int rc = spng_set_png_buffer(ctx.get(), encoded.data(), encoded.size());
-  if (rc == 0) rc = spng_set_image_limits(ctx.get(), kMaxImageSide, kMaxImageSide);
+  // libspng's own largest sides (the PNG limit, 2^31 - 1): the callers check kMaxImageSide
+  // with CheckImageSize, whose message says the limit is h5feed's, where libspng's ("image
+  // width exceeds user limit", as an unreadable header) called a valid panorama broken.
+  if (rc == 0) rc = spng_set_image_limits(ctx.get(), kPngMaxSide, kPngMaxSide);
   if (rc == 0) rc = spng_set_chunk_limits(ctx.get(), kMaxSpngChunkBytes, kMaxSpngChunkCacheBytes);
   if (rc != 0) ThrowSpng(kind, name, "cannot set up the decoder", rc);
   rc = spng_get_ihdr(ctx.get(), &ihdr);

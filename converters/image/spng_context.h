@@ -1,9 +1,10 @@
 #pragma once
 // A libspng context over one encoded PNG, set up and its header read as every PNG reader here
 // needs it (the image decoder, png_decoder.cc, and the mask decoder, png_mask_decoder.cc):
-// images at most kMaxImageSide a side, and caps on ancillary chunks (text, ICC profiles) so a
-// hostile file cannot make libspng buffer gigabytes; real files carry at most a few MiB of
-// metadata. Included by those .cc files only: the converters' own headers name no library.
+// images of any side PNG allows (the callers check kMaxImageSide), and caps on ancillary chunks
+// (text, ICC profiles) so a hostile file cannot make libspng buffer gigabytes; real files carry at
+// most a few MiB of metadata. Included by those .cc files only: the converters' own headers name no
+// library.
 
 #include <spng.h>
 
@@ -15,6 +16,8 @@
 
 namespace h5feed::converters::image {
 
+// The PNG specification's largest side, 2^31 - 1 (libspng refuses larger limits).
+inline constexpr uint32_t kPngMaxSide = 0x7FFFFFFF;
 inline constexpr size_t kMaxSpngChunkBytes = size_t{64} << 20;
 inline constexpr size_t kMaxSpngChunkCacheBytes = size_t{128} << 20;
 

@@ -89,6 +89,26 @@ TEST_CASE("a truncated PNG is corrupt data naming the file") {
   }
 }
 
+TEST_CASE("a valid PNG with a side over h5feed's limit is refused as too large, not as broken") {
+  // A 1 x 70000 strip is 210 kB of pixels, and PIL opens it: the file is fine, the limit
+  // (kMaxImageSide) is h5feed's. libspng's own check called it "unreadable header (image width
+  // exceeds user limit)", with the advice to re-create the file.
+  const Bytes strip(size_t{70000} * 3, 9);
+  const Bytes png =
+      testing::EncodePng(strip.data(), strip.size(), 1, 70000, SPNG_COLOR_TYPE_TRUECOLOR, 8);
+  try {
+    PlanPng(png, "panorama.png");
+    FAIL("a PNG 70000 pixels wide was planned");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorrupt);  // skipped as a broken file is, and recorded
+    const std::string message = e.what();
+    CHECK(message.find("'panorama.png': its size 70000x1 is more than h5feed decodes (at most "
+                       "65535 pixels per side") != std::string::npos);
+    CHECK(message.find("shrink the image") != std::string::npos);
+    CHECK(message.find("unreadable header") == std::string::npos);
+  }
+}
+
 Bytes DecodePngRowByRow(const Bytes& png) {
   const DecodePlan plan = PlanPng(png, "t.png");
   REQUIRE(plan.rows_in_order);
