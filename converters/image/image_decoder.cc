@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "byte_size.h"
 #include "h5feed/error.h"
@@ -45,6 +46,32 @@ std::string FirstBytes(std::span<const uint8_t> b) {
   return hex;
 }
 
+// "a <name>" of a well-known image format h5feed does not decode, told by its first bytes, or
+// "": a user with a folder of them (phone photos saved as HEIC under .jpg, GIFs from the web)
+// needs to hear what they are and to convert them, not that the file is broken.
+std::string_view UnsupportedFormat(std::span<const uint8_t> b) {
+  const std::string_view head(reinterpret_cast<const char*>(b.data()),
+                              std::min<size_t>(b.size(), 12));
+  if (head.starts_with("GIF87a") || head.starts_with("GIF89a")) return "a GIF";
+  if (head.size() >= 12 && head.substr(4, 4) == "ftyp") {
+    const std::string_view brand = head.substr(8, 4);
+    if (brand == "avif" || brand == "avis") return "an AVIF";
+    if (brand == "heic" || brand == "heix" || brand == "mif1" || brand == "msf1" ||
+        brand == "hevc") {
+      return "a HEIF (HEIC)";
+    }
+  }
+  if (head.starts_with(std::string_view("\xFF\x0A", 2)) ||
+      head.starts_with(std::string_view("\0\0\0\x0CJXL \r\n", 10))) {
+    return "a JPEG XL";
+  }
+  if (head.starts_with(std::string_view("\0\0\0\x0CjP  \r\n", 10)) ||
+      head.starts_with(std::string_view("\xFF\x4F\xFF\x51", 4))) {
+    return "a JPEG 2000";
+  }
+  return "";
+}
+
 }  // namespace
 
 void ThrowCorrupt(std::string_view format, std::string_view name, std::string_view what) {
@@ -74,6 +101,13 @@ DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, i
                       int min_width) {
   if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
   const std::optional<Format> format = Sniff(encoded);
+  if (!format && !UnsupportedFormat(encoded).empty()) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "cannot decode image '{}': it is {} file, a format h5feed does not decode "
+                    "(JPEG, PNG, WebP, BMP, PNM and TIFF are); convert it to PNG or JPEG (PIL: "
+                    "Image.open(path).convert('RGB').save(new_path)) or remove it",
+                    name, UnsupportedFormat(encoded));
+  }
   if (!format) {
     ThrowCorrupt(
         "an", name,

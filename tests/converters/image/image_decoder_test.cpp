@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -81,6 +83,37 @@ TEST_CASE("bytes that are no image are corrupt, naming the file and showing the 
   CHECK(e.code() == ErrorCode::kCorrupt);
   CHECK(std::string(e.what()).find("dogs/page.jpg") != std::string::npos);
   CHECK(std::string(e.what()).find("3c 21 44 4f") != std::string::npos);
+}
+
+TEST_CASE("a file of a known format h5feed does not decode is named as such, with what to do") {
+  // What users' folders hold under image names: GIFs, iPhone photos (HEIC) saved as .jpg, AVIF,
+  // JPEG XL and JPEG 2000. "Not a JPEG, PNG, ... (it starts with bytes 47 49 46 38)" says
+  // nothing of what the file is, and "re-create the file" would not help.
+  const auto bytes = [](std::string_view head) {
+    Bytes b(head.begin(), head.end());
+    b.resize(64, 0);
+    return b;
+  };
+  const std::vector<std::pair<Bytes, std::string>> files = {
+      {bytes("GIF89a"), "a GIF file"},
+      {bytes(std::string_view("\0\0\0\x18"
+                              "ftypheic",
+                              12)),
+       "a HEIF (HEIC) file"},
+      {bytes(std::string_view("\0\0\0\x1C"
+                              "ftypavif",
+                              12)),
+       "an AVIF file"},
+      {bytes(std::string_view("\xFF\x0A", 2)), "a JPEG XL file"},
+      {bytes(std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12)), "a JPEG 2000 file"}};
+  for (const auto& [file, kind] : files) {
+    CAPTURE(kind);
+    const Error e = CatchError([&] { PlanDecode(file, "cats/photo.jpg"); });
+    CHECK(e.code() == ErrorCode::kCorrupt);  // skipped and recorded as a broken file is
+    const std::string message = e.what();
+    CHECK(message.find("'cats/photo.jpg': it is " + kind) != std::string::npos);
+    CHECK(message.find("convert it to PNG or JPEG") != std::string::npos);
+  }
 }
 
 TEST_CASE("a signature followed by nothing is corrupt for every format") {
