@@ -101,6 +101,16 @@ DecodePlan PlanDecode(std::span<const uint8_t> encoded, std::string_view name, i
                       int min_width) {
   if (encoded.empty()) ThrowCorrupt("an", name, "the file is empty");
   const std::optional<Format> format = Sniff(encoded);
+  static constexpr uint8_t kAppleDouble[4] = {0x00, 0x05, 0x16, 0x07};
+  if (!format && encoded.size() >= 4 &&
+      std::equal(kAppleDouble, kAppleDouble + 4, encoded.begin())) {
+    // "._photo.jpg" beside photo.jpg, and whole __MACOSX folders (a class, to ImageFolder):
+    // what macOS leaves in the zip files it makes.
+    throw MakeError(ErrorCode::kCorrupt,
+                    "cannot decode image '{}': it is a macOS metadata file (AppleDouble, what "
+                    "macOS writes as ._NAME and into __MACOSX folders), not an image; remove it",
+                    name);
+  }
   if (!format && !UnsupportedFormat(encoded).empty()) {
     throw MakeError(ErrorCode::kCorrupt,
                     "cannot decode image '{}': it is {} file, a format h5feed does not decode "

@@ -116,6 +116,15 @@ TEST_CASE("a file of a known format h5feed does not decode is named as such, wit
   }
 }
 
+TEST_CASE("a macOS ._ file beside an image is named as the metadata it is") {
+  Bytes apple_double = {0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00};
+  apple_double.resize(4096, 0);
+  const Error e = CatchError([&] { PlanDecode(apple_double, "__MACOSX/cats/._photo.jpg"); });
+  CHECK(e.code() == ErrorCode::kCorrupt);
+  CHECK(std::string(e.what()).find("'__MACOSX/cats/._photo.jpg': it is a macOS metadata file") !=
+        std::string::npos);
+}
+
 TEST_CASE("a signature followed by nothing is corrupt for every format") {
   const std::vector<Bytes> stubs = {{0xFF, 0xD8, 0xFF},
                                     {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'},
