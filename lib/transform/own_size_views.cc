@@ -27,7 +27,7 @@ void CheckGivesOneSize(const AugmentOptions& augment, const std::string& spec,
   if (!random_resized && !resize_and_crop) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "a batch needs one size: set {} (training, torchvision's RandomResizedCrop) "
-                    "or {} with a {} no larger (validation, Resize and CenterCrop)",
+                    "or {} with {} no larger (validation, Resize and CenterCrop)",
                     name("random_resized_crop"), name("resize_shorter"), name("center_crop"));
   }
   if (augment.random_crop_padding > 0) {
