@@ -53,19 +53,33 @@ decode::CropNeeds UnionOf(std::span<const decode::CropNeeds> needs) {
 
 // `axis` (in the full image) moved into a region decoded at 1/scale whose first pixel is
 // `region_begin` of the scaled image and which is `region_size` long. At full scale the
-// window is the same pixels (for a whole image, the same window); scaled, its ends are rounded
-// to the nearest scaled pixel.
+// window is the same pixels (for a whole image, the same window); scaled, its ends fall inside
+// scaled pixels, and the window keeps them (ResizeAxis's fractions) within the whole pixels it
+// overlaps.
 transform::ResizeAxis IntoRegion(transform::ResizeAxis axis, int scale, int64_t region_begin,
                                  int64_t region_size) {
-  const auto scaled = [scale](int64_t x) {
-    return static_cast<int64_t>(std::llround(static_cast<double>(x) / scale));
-  };
-  int64_t begin = scaled(axis.src_begin) - region_begin;
-  int64_t end = scaled(int64_t{axis.src_begin} + axis.src_size) - region_begin;
-  begin = std::clamp<int64_t>(begin, 0, region_size - 1);
-  end = std::clamp<int64_t>(end, begin + 1, region_size);
-  axis.src_begin = static_cast<int32_t>(begin);
-  axis.src_size = static_cast<int32_t>(end - begin);
+  if (scale == 1) {
+    const int64_t begin = std::clamp<int64_t>(axis.src_begin - region_begin, 0, region_size - 1);
+    const int64_t end = std::clamp<int64_t>(int64_t{axis.src_begin} + axis.src_size - region_begin,
+                                            begin + 1, region_size);
+    axis.src_begin = static_cast<int32_t>(begin);
+    axis.src_size = static_cast<int32_t>(end - begin);
+    return axis;
+  }
+  const auto size = static_cast<double>(region_size);
+  const double begin =
+      std::clamp(static_cast<double>(axis.src_begin) / scale - static_cast<double>(region_begin),
+                 0.0, size - 1.0);
+  const double end =
+      std::clamp(static_cast<double>(int64_t{axis.src_begin} + axis.src_size) / scale -
+                     static_cast<double>(region_begin),
+                 begin + 1.0 / scale, size);
+  const auto first = static_cast<int64_t>(std::floor(begin));
+  const int64_t last = std::min(static_cast<int64_t>(std::ceil(end)), region_size);
+  axis.src_begin = static_cast<int32_t>(first);
+  axis.src_size = static_cast<int32_t>(last - first);
+  axis.fraction_begin = static_cast<float>(begin - static_cast<double>(first));
+  axis.fraction_size = static_cast<float>(end - begin);
   return axis;
 }
 

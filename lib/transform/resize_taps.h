@@ -16,6 +16,9 @@
 //   without (PyTorch's upsample_bilinear2d): s = max(scale x (r + 0.5) - 0.5, 0), i0 = int(s),
 //     weights 1 - (s - i0) and s - i0 on i0 and i0 + 1, or the weight 1 on i0 when it is the
 //     window's last pixel.
+// A window of fractional ends (fraction_begin, fraction_size) takes scale = fraction_size /
+// resized and adds fraction_begin to c and to s: the same filter over the stored pixels the
+// window overlaps.
 // Each formula is PyTorch's own, with the precision of each step as its float kernels have it
 // (scale in float; the source position in double, its fraction then rounded to float; the aa
 // weights in float): the weights equal PyTorch's bit for bit (measured on its impulse
@@ -39,9 +42,18 @@ struct ResizeAxis {
   int32_t resized = 0;    // the window's length once resized (>= 1)
   int32_t offset = 0;     // the first delivered pixel of the resized window
   int32_t out = 0;        // delivered pixels
+  // A window whose ends fall inside stored pixels (a crop box mapped into an image decoded at
+  // 1/2, 1/4 or 1/8 scale): it starts `fraction_begin` pixels into src_begin and is
+  // `fraction_size` pixels long, within [src_begin, src_begin + src_size). 0, 0: the whole
+  // pixels. Rounding the ends to whole pixels instead moved a box by up to half a scaled
+  // pixel, 4 stored pixels at 1/8. The CPU's resize only (cuda/shared_geometry.h carries the
+  // integers): an image decoded scaled is cropped on the CPU.
+  float fraction_begin = 0.0f;
+  float fraction_size = 0.0f;
 
   H5FEED_HOST_DEVICE float scale() const {
-    return static_cast<float>(src_size) / static_cast<float>(resized);
+    const float size = fraction_size > 0.0f ? fraction_size : static_cast<float>(src_size);
+    return size / static_cast<float>(resized);
   }
 };
 
@@ -70,7 +82,7 @@ H5FEED_HOST_DEVICE inline int32_t ComputeTaps(const ResizeAxis& axis, bool antia
   const float scale = axis.scale();
   const double resized = static_cast<double>(i + axis.offset) + 0.5;
   if (!antialias) {
-    double source = static_cast<double>(scale) * resized - 0.5;
+    double source = static_cast<double>(scale) * resized - 0.5 + axis.fraction_begin;
     if (source < 0.0) source = 0.0;
     const int first = static_cast<int>(source);
     const auto fraction = static_cast<float>(source - first);
@@ -86,7 +98,8 @@ H5FEED_HOST_DEVICE inline int32_t ComputeTaps(const ResizeAxis& axis, bool antia
   }
   const float support = FilterSupport(axis);
   const float inverse_support = scale > 1.0f ? static_cast<float>(1.0 / scale) : 1.0f;
-  const auto center = static_cast<float>(static_cast<double>(scale) * resized);
+  const auto center =
+      static_cast<float>(static_cast<double>(scale) * resized + axis.fraction_begin);
   int first = static_cast<int>(static_cast<double>(center - support) + 0.5);
   if (first < 0) first = 0;
   int last = static_cast<int>(static_cast<double>(center + support) + 0.5);
