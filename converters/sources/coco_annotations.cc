@@ -1,7 +1,9 @@
 #include "sources/coco_annotations.h"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -9,6 +11,7 @@
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "sources/json_without_key.h"
 
 namespace h5feed::converters {
 namespace {
@@ -21,16 +24,39 @@ template <typename Check>
 const Json& Member(const Json& object, const char* key, Check check, const std::string& path,
                    const std::string& what, const char* expected) {
   const auto found = object.find(key);
-  if (found == object.end() || !check(*found)) {
+  if (found == object.end()) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{}: {} has no \"{}\" of {}; is it a COCO instances "
                     "JSON (cocodataset.org/#format-data)?",
                     path, what, key, expected);
   }
+  if (!check(*found)) {
+    std::string value = found->dump();
+    if (value.size() > 40) value = value.substr(0, 40) + "...";
+    throw MakeError(ErrorCode::kCorrupt, "{}: {} has \"{}\": {}, not {}", path, what, key, value,
+                    expected);
+  }
   return *found;
 }
 
-bool IsInteger(const Json& j) { return j.is_number_integer(); }
+// An integer, or a number of an integer's value (640.0: JSON written from numpy floats, which
+// pycocotools reads as the integer), within int64.
+bool IsInteger(const Json& j) {
+  if (j.is_number_unsigned()) return j.get<uint64_t>() <= uint64_t{INT64_MAX};
+  if (j.is_number_integer()) return true;
+  if (!j.is_number_float()) return false;
+  const double value = j.get<double>();
+  return std::trunc(value) == value && std::abs(value) < 0x1p63;
+}
+
+int64_t Integer(const Json& j) {
+  return j.is_number_float() ? static_cast<int64_t>(j.get<double>()) : j.get<int64_t>();
+}
+
+// An image side: an integer of 1 to INT_MAX pixels.
+bool IsSide(const Json& j) {
+  return IsInteger(j) && Integer(j) >= 1 && Integer(j) <= std::numeric_limits<int>::max();
+}
 bool IsString(const Json& j) { return j.is_string(); }
 bool IsArray(const Json& j) { return j.is_array(); }
 bool IsBox(const Json& j) {
@@ -38,28 +64,11 @@ bool IsBox(const Json& j) {
          std::all_of(j.begin(), j.end(), [](const Json& v) { return v.is_number(); });
 }
 
-Json Parse(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MakeError(ErrorCode::kNotFound, "cannot open the annotations {}", path);
-  // Polygons and RLE masks ("segmentation") are most of an instances JSON's bytes, and a parsed
-  // JSON value takes several times its text's size in memory: boxes need none of them, so they
-  // are dropped as they are parsed.
-  const Json::parser_callback_t drop_segmentations = [](int, Json::parse_event_t event,
-                                                        Json& parsed) {
-    return !(event == Json::parse_event_t::key && parsed == "segmentation");
-  };
-  try {
-    return Json::parse(in, drop_segmentations);
-  } catch (const Json::parse_error& e) {
-    throw MakeError(ErrorCode::kCorrupt, "{} is not valid JSON: {}", path, e.what());
-  }
-}
-
 std::vector<CocoCategory> Categories(const Json& root, const std::string& path) {
   std::vector<CocoCategory> categories;
   for (const Json& c : Member(root, "categories", IsArray, path, "the file", "categories")) {
     const std::string what = "a category";
-    categories.push_back({Member(c, "id", IsInteger, path, what, "an integer").get<int64_t>(),
+    categories.push_back({Integer(Member(c, "id", IsInteger, path, what, "an integer")),
                           Member(c, "name", IsString, path, what, "text").get<std::string>()});
   }
   std::sort(categories.begin(), categories.end(),
@@ -77,15 +86,12 @@ std::vector<CocoImage> Images(const Json& root, const std::string& path) {
   std::vector<CocoImage> images;
   for (const Json& i : Member(root, "images", IsArray, path, "the file", "images")) {
     CocoImage image;
-    image.id = Member(i, "id", IsInteger, path, "an image", "an integer").get<int64_t>();
+    image.id = Integer(Member(i, "id", IsInteger, path, "an image", "an integer"));
     const std::string what = "image " + std::to_string(image.id);
     image.file_name = Member(i, "file_name", IsString, path, what, "text").get<std::string>();
-    image.width = Member(i, "width", IsInteger, path, what, "an integer").get<int>();
-    image.height = Member(i, "height", IsInteger, path, what, "an integer").get<int>();
-    if (image.width <= 0 || image.height <= 0) {
-      throw MakeError(ErrorCode::kCorrupt, "{}: {} ({}) is {}x{} (WxH): not an image's size", path,
-                      what, image.file_name, image.width, image.height);
-    }
+    const char* side = "a whole number of pixels, at least 1";
+    image.width = static_cast<int>(Integer(Member(i, "width", IsSide, path, what, side)));
+    image.height = static_cast<int>(Integer(Member(i, "height", IsSide, path, what, side)));
     images.push_back(std::move(image));
   }
   std::sort(images.begin(), images.end(),
@@ -98,16 +104,26 @@ std::vector<CocoImage> Images(const Json& root, const std::string& path) {
   return images;
 }
 
+// Whether annotation `a` is a crowd's: its "iscrowd" is a number other than 0 or true, as
+// pycocotools reads it (int(iscrowd)); absent, it is not. Anything else is refused rather than
+// guessed: "1" as text would be kept as one object's box.
+bool IsCrowd(const Json& a, const std::string& path, const std::string& what) {
+  const auto crowd = a.find("iscrowd");
+  if (crowd == a.end()) return false;
+  if (crowd->is_boolean()) return crowd->get<bool>();
+  if (crowd->is_number()) return crowd->get<double>() != 0;
+  throw MakeError(ErrorCode::kCorrupt, "{}: {} has \"iscrowd\": {}, not 0 or 1", path, what,
+                  crowd->dump());
+}
+
 // Adds annotation `a`'s box to its image, or counts why it is not added.
 void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
                    const std::map<int64_t, size_t>& image_of,
                    const std::map<int64_t, int64_t>& label_of, CocoAnnotations& coco) {
-  const int64_t id = Member(a, "id", IsInteger, path, "an annotation", "an integer").get<int64_t>();
+  const int64_t id = Integer(Member(a, "id", IsInteger, path, "an annotation", "an integer"));
   const std::string what = "annotation " + std::to_string(id);
-  const int64_t image_id =
-      Member(a, "image_id", IsInteger, path, what, "an integer").get<int64_t>();
-  const int64_t category =
-      Member(a, "category_id", IsInteger, path, what, "an integer").get<int64_t>();
+  const int64_t image_id = Integer(Member(a, "image_id", IsInteger, path, what, "an integer"));
+  const int64_t category = Integer(Member(a, "category_id", IsInteger, path, what, "an integer"));
   const Json& bbox = Member(a, "bbox", IsBox, path, what, "4 numbers [x, y, width, height]");
   const auto image = image_of.find(image_id);
   if (image == image_of.end()) {
@@ -120,8 +136,7 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
                     "{}: {} is of category {}, which \"categories\" does not list", path, what,
                     category);
   }
-  const auto crowd = a.find("iscrowd");
-  if (!keep_crowd && crowd != a.end() && crowd->is_number() && crowd->get<double>() != 0) {
+  if (!keep_crowd && IsCrowd(a, path, what)) {
     ++coco.crowd_dropped;
     return;
   }
@@ -142,7 +157,9 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
 }  // namespace
 
 CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd) {
-  const Json root = Parse(path);
+  // Polygons and RLE masks ("segmentation") are most of an instances JSON's bytes, and a parsed
+  // JSON value takes several times its text's size in memory: boxes need none of them.
+  const Json root = ParseJsonWithout(path, "segmentation");
   if (!root.is_object()) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{} is JSON but not an object: not a COCO instances "

@@ -41,11 +41,13 @@ struct CocoAnnotations {
   int64_t empty_dropped = 0;             // boxes left with no width or height once clipped
 };
 
-// Reads `path`. Throws Error(kNotFound) for a missing file; Error(kCorrupt) naming the file and
-// what is wrong for JSON that does not parse (with the byte where it stops), a missing or
-// mistyped member ("annotation 12 has no bbox of 4 numbers"), two images or categories of one
-// id, an annotation naming an image or category id the file does not list, an image of no
-// positive size.
+// Reads `path`. Ids, widths and heights are integers, or numbers of an integer's value (640.0,
+// as pycocotools takes them). Throws Error(kNotFound) for a missing file; Error(kCorrupt)
+// naming the file and what is wrong for JSON that does not parse (with the line and column
+// where it stops), a missing or mistyped member ("annotation 12 has no "bbox" of 4 numbers",
+// "image 3 has "width": 0.5, not a whole number of pixels"), an "iscrowd" that is not a number
+// or a boolean, two images or categories of one id, an annotation naming an image or category
+// id the file does not list.
 CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd);
 
 }  // namespace h5feed::converters

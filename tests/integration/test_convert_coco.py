@@ -192,7 +192,7 @@ def test_broken_annotations_are_errors_naming_what_is_wrong(coco, tmp_path):
     nobox = write_json(tmp_path / "nobox.json",
                        annotations=[(79, 5, 1, [0, 0, 2], 0)])
     result = run_h5feed("convert", "coco", nobox, images, tmp_path / "o.h5", check=1)
-    assert "annotation 79 has no \"bbox\"" in result.stderr
+    assert "annotation 79 has \"bbox\": [0,0,2], not 4 numbers" in result.stderr
     assert not (tmp_path / "o.h5").exists()
 
 

@@ -102,9 +102,68 @@ TEST_CASE("broken annotations are errors naming the file and what is wrong") {
             .find("annotation 6 is of category 2") != std::string::npos);
   const std::string no_box =
       ErrorOf(dir, Json(R"({"id": 9, "image_id": 7, "category_id": 1, "bbox": [0, 0, 1]})"));
-  CHECK(no_box.find("annotation 9 has no \"bbox\"") != std::string::npos);
+  CHECK(no_box.find("annotation 9 has \"bbox\": [0,0,1], not 4 numbers") != std::string::npos);
   CHECK(no_box.find("instances.json") != std::string::npos);
   CHECK_THROWS_AS(ReadCocoAnnotations(dir.path() + "/none.json", false), Error);
+}
+
+TEST_CASE("a member there but of the wrong type is named with its value") {
+  ScratchDir dir;
+  const std::string missing =
+      ErrorOf(dir, Json(R"({"id": 9, "image_id": 7, "category_id": 1, "area": 1})"));
+  CHECK(missing.find("annotation 9 has no \"bbox\"") != std::string::npos);
+  CHECK(ErrorOf(dir, R"({"images": [{"id": "7", "file_name": "a.jpg", "height": 1, "width": 1}],
+                         "categories": [{"id": 1, "name": "a"}]})")
+            .find("an image has \"id\": \"7\", not an integer") != std::string::npos);
+}
+
+TEST_CASE("ids and sides written as floats of integer value read as the integers") {
+  ScratchDir dir;
+  // JSON written from numpy floats; pycocotools and torchvision read it.
+  const CocoAnnotations coco = Read(dir, R"({
+      "images": [{"id": 7.0, "file_name": "a.jpg", "height": 40.0, "width": 30}],
+      "categories": [{"id": 3.0, "name": "car"}],
+      "annotations": [{"id": 1.0, "image_id": 7.0, "category_id": 3.0, "bbox": [1, 2, 3, 4]}]})");
+  REQUIRE(coco.images.size() == 1);
+  CHECK(coco.images[0].id == 7);
+  CHECK(coco.images[0].height == 40);
+  CHECK(coco.images[0].labels == std::vector<int64_t>{0});
+  CHECK(coco.categories[0].id == 3);
+}
+
+TEST_CASE("a side that is not a whole number of pixels within int is refused with its value") {
+  ScratchDir dir;
+  const auto image = [](const std::string& width) {
+    return R"({"images": [{"id": 7, "file_name": "a.jpg", "height": 4, "width": )" + width +
+           R"(}], "categories": [{"id": 1, "name": "a"}]})";
+  };
+  // 2^40 was read as an int: 0, and the message said the image was 0 wide.
+  CHECK(ErrorOf(dir, image("1099511627776"))
+            .find("image 7 has \"width\": 1099511627776, not a whole number of pixels") !=
+        std::string::npos);
+  CHECK(ErrorOf(dir, image("30.5")).find("\"width\": 30.5") != std::string::npos);
+  CHECK(ErrorOf(dir, image("0")).find("\"width\": 0") != std::string::npos);
+  CHECK(ErrorOf(dir, image("-3")).find("\"width\": -3") != std::string::npos);
+}
+
+TEST_CASE("iscrowd true is a crowd, and an iscrowd of text is refused naming the annotation") {
+  ScratchDir dir;
+  const CocoAnnotations coco =
+      Read(dir, Json(R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
+                         "iscrowd": true},
+                        {"id": 2, "image_id": 3, "category_id": 1, "bbox": [1, 1, 5, 5],
+                         "iscrowd": false})"));
+  CHECK(coco.images[0].labels.size() == 1);
+  CHECK(coco.crowd_dropped == 1);
+  CHECK(ErrorOf(dir, Json(R"({"id": 4, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
+                              "iscrowd": "1"})"))
+            .find("annotation 4 has \"iscrowd\": \"1\", not 0 or 1") != std::string::npos);
+}
+
+TEST_CASE("a byte order mark before the JSON is read past") {
+  ScratchDir dir;
+  const CocoAnnotations coco = Read(dir, "\xEF\xBB\xBF" + Json(""));
+  CHECK(coco.images.size() == 2);
 }
 
 }  // namespace
