@@ -19,13 +19,35 @@ constexpr std::string_view kPngMask = "PNG mask";
 // The bytes of one class id, or 0 for a colour type that holds none.
 int ValueBytes(const spng_ihdr& ihdr) {
   if (ihdr.color_type == SPNG_COLOR_TYPE_INDEXED) return 1;
-  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 8) return 1;
-  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 16) return 2;
+  if (ihdr.color_type != SPNG_COLOR_TYPE_GRAYSCALE) return 0;
+  // 1-bit gray is a binary mask (PIL's mode "1": np.array gives 0 and 1). 2- and 4-bit gray
+  // are not taken: PIL reads them as 8-bit gray scaled to 0..255, so which values are the
+  // classes would be a guess.
+  if (ihdr.bit_depth == 1 || ihdr.bit_depth == 8) return 1;
+  if (ihdr.bit_depth == 16) return 2;
   return 0;
 }
 
-// Unpacks palette indices of `depth` < 8 bits (most significant bits first), last pixel first,
-// so that a row expands in place: pixel x's bits lie at or before byte x.
+// Why a PNG of `ihdr` holds no class ids, for the error.
+std::string Refusal(const spng_ihdr& ihdr) {
+  constexpr std::string_view kTaken =
+      "a mask is a palette PNG (its indices are the classes), a 1-bit gray PNG (0 and 1), or "
+      "an 8- or 16-bit gray PNG (Cityscapes: the *_labelIds.png files, not *_color.png)";
+  if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE) {
+    return fmt::format(
+        "{}-bit gray holds values that PIL scales to 0..255, not class ids: {}; "
+        "save it as 8-bit gray (PIL mode \"L\") or palette (\"P\")",
+        ihdr.bit_depth, kTaken);
+  }
+  const char* kind = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ? "gray with alpha"
+                     : ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR     ? "RGB"
+                                                                        : "RGBA";
+  return fmt::format("{} (colour type {} at {} bits) holds colours, not class ids: {}", kind,
+                     ihdr.color_type, ihdr.bit_depth, kTaken);
+}
+
+// Unpacks palette indices or gray values of `depth` < 8 bits (most significant bits first), last
+// pixel first, so that a row expands in place: pixel x's bits lie at or before byte x.
 void UnpackRow(uint8_t* row, size_t width, int depth) {
   const int mask = (1 << depth) - 1;
   for (size_t x = width; x-- > 0;) {
@@ -40,13 +62,7 @@ MaskHeader ReadPngMaskHeader(std::span<const uint8_t> encoded, std::string_view 
   spng_ihdr ihdr{};
   const SpngContext ctx = OpenSpng(encoded, kPngMask, name, ihdr);
   const int value_bytes = ValueBytes(ihdr);
-  if (value_bytes == 0) {
-    ThrowCorrupt(kPngMask, name,
-                 fmt::format("colour type {} at {} bits holds colours, not class ids: a mask is "
-                             "a palette PNG (its indices are the classes), or an 8- or 16-bit "
-                             "gray PNG (Cityscapes: the *_labelIds.png files, not *_color.png)",
-                             ihdr.color_type, ihdr.bit_depth));
-  }
+  if (value_bytes == 0) ThrowCorrupt(kPngMask, name, Refusal(ihdr));
   CheckImageSize(ihdr.height, ihdr.width, value_bytes, kPngMask, name);
   return {static_cast<int>(ihdr.height), static_cast<int>(ihdr.width), value_bytes};
 }

@@ -4,11 +4,13 @@
 //   - a palette image (1, 2, 4 or 8 bits): its palette indices, as PIL's
 //     np.array(Image.open(p)) of a mode "P" image gives them (the palette, which only colours
 //     the classes for people, is ignored);
+//   - a 1-bit gray image: its values, 0 and 1 (a binary mask; PIL's mode "1", whose array is
+//     False and True);
 //   - an 8-bit gray image: its values (mode "L");
 //   - a 16-bit gray image: its values as uint16 (mode "I;16"), for more than 256 classes.
-// Anything else (RGB or RGBA colour masks, gray below 8 bits, gray with alpha) holds no class
-// ids: refused as Error(kCorrupt), which a conversion records and skips like a broken image,
-// saying which masks it takes.
+// Anything else (RGB or RGBA colour masks, gray with alpha, 2- or 4-bit gray, which PIL
+// scales to 0..255) holds no class ids: refused as Error(kCorrupt), which a conversion
+// records and skips like a broken image, saying which masks it takes.
 //
 // Thread-safety: every call creates its own libspng context; a pure function of its arguments.
 

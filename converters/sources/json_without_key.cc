@@ -97,8 +97,8 @@ class DomWithout {
 
   Json& root_;
   const std::string& dropped_;
-  std::vector<Json*> open_;  // the objects and arrays being filled, innermost last
-  std::string key_;          // the member the next value is, in the innermost object
+  std::vector<Json*> open_;      // the objects and arrays being filled, innermost last
+  std::string key_;              // the member the next value is, in the innermost object
   bool skipping_value_ = false;  // the next value is a dropped member's
   int skipped_depth_ = 0;        // > 0: inside a dropped value, this many containers deep
   std::string error_;

@@ -63,6 +63,11 @@ std::set<std::string> ReadKeys(const std::string& path) {
   return keys;
 }
 
+// Whether the file `relative_path`'s key drops `suffix` (PairKey).
+bool HasSuffix(const std::string& relative_path, const std::string& suffix) {
+  return !suffix.empty() && PairKey(relative_path, suffix) != PairKey(relative_path, "");
+}
+
 }  // namespace
 
 void KeepListed(SegmentationListing& listing, const std::string& list_path) {
@@ -78,10 +83,15 @@ void KeepListed(SegmentationListing& listing, const std::string& list_path) {
     kept.push_back(std::move(pair));
   }
   if (!missing.empty()) {
+    // A line names an image by its key: in a folder of subfolders (Cityscapes' cities) that
+    // is its path, which the example key shows.
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "the image list {} names {} image(s) that {} does not hold, e.g. \"{}\"; "
-                    "give the list of this folder's split",
-                    list_path, missing.size(), listing.images_root, *missing.begin());
+                    "the image list {} names {} image(s) that {} does not hold, e.g. \"{}\" (a "
+                    "line is an image's path under the folder without its extension{}, such as "
+                    "\"{}\"); give the list of this folder's split",
+                    list_path, missing.size(), listing.images_root, *missing.begin(),
+                    listing.image_suffix.empty() ? "" : " and " + listing.image_suffix,
+                    listing.pairs.empty() ? "" : listing.pairs.front().key);
   }
   listing.pairs = std::move(kept);
   listing.masks_without_image = 0;
@@ -116,11 +126,22 @@ SegmentationListing ListSegmentationPairs(const std::string& images_root,
                     images_root);
   }
   if (masks.empty()) throw MakeError(ErrorCode::kNotFound, "no .png mask in {}", masks_root);
+  // Two masks of one key differ by the suffix (a.png and a_mask.png): the one that carries it
+  // is the mask; the other is an image where the images share the masks' folder.
   std::map<std::string, std::string> mask_of;  // key -> mask path
-  for (const std::string& mask : masks) mask_of.emplace(PairKey(mask, mask_suffix), mask);
-  SegmentationListing listing{images_root, masks_root, {}, 0, {}};
+  for (const std::string& mask : masks) {
+    auto [found, added] = mask_of.emplace(PairKey(mask, mask_suffix), mask);
+    if (!added && !HasSuffix(found->second, mask_suffix)) found->second = mask;
+  }
+  std::set<std::string> mask_files;  // the masks' paths where they are among the images
+  std::error_code error;
+  if (fs::equivalent(images_root, masks_root, error)) {
+    for (const auto& [key, mask] : mask_of) mask_files.insert(mask);
+  }
+  SegmentationListing listing{images_root, masks_root, image_suffix, mask_suffix, {}, 0, {}};
   std::map<std::string, bool> paired;
   for (const std::string& image : images) {
+    if (mask_files.count(image) != 0) continue;
     std::string key = PairKey(image, image_suffix);
     const auto found = mask_of.find(key);
     listing.pairs.push_back(

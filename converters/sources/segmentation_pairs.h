@@ -10,6 +10,10 @@
 //     `image_suffix` (images) or `mask_suffix` (masks) where its name ends with it: an image
 //     and a mask of one key are a pair ("aachen/aachen_000000_000019" with the suffixes
 //     "_leftImg8bit" and "_gtFine_labelIds");
+//   - two masks of one key (a.png and a_mask.png with the suffix "_mask"): the one whose name
+//     carries the suffix is the mask;
+//   - images and masks may share one folder (x.jpg beside x.png, or x.png beside x_mask.png):
+//     a file taken as a mask is then not an image too (it would pair with itself);
 //   - images are listed sorted by their relative path; an image without a mask is listed with
 //     none (the conversion skips it, saying so); a mask without an image is counted.
 // VOC's SegmentationClass/ holds masks of only some of JPEGImages/: the images without one are
@@ -30,6 +34,8 @@ struct SegmentationPair {
 struct SegmentationListing {
   std::string images_root;
   std::string masks_root;
+  std::string image_suffix;             // as given, for messages
+  std::string mask_suffix;              // as given, for naming the mask an image looked for
   std::vector<SegmentationPair> pairs;  // one per image, sorted by its path
   int64_t masks_without_image = 0;
   std::string mask_without_image;  // one of them, for the report's note; empty when none

@@ -37,8 +37,8 @@ PairHeaders ReadHeaders(const SegmentationListing& listing, const SegmentationPa
     if (e.code() != ErrorCode::kCorrupt) throw;
   }
   if (pair.mask.empty()) {
-    headers.problem = fmt::format("no mask in {} has this image's name (looked for {}.png)",
-                                  listing.masks_root, pair.key);
+    headers.problem = fmt::format("no mask in {} has this image's name (looked for {}{}.png)",
+                                  listing.masks_root, pair.key, listing.mask_suffix);
     return headers;
   }
   const std::string mask_path = listing.masks_root + "/" + pair.mask;

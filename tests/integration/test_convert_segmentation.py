@@ -212,6 +212,52 @@ def test_rgb_masks_are_refused_as_colours_not_class_ids(tmp_path):
     assert "class ids" in report["skipped"][0]["reason"]
 
 
+def test_one_folder_of_images_and_suffixed_masks_pairs_each_image_with_its_mask(tmp_path):
+    # x.png beside x_mask.png: each gray image was taken as its own mask (silently wrong
+    # classes), and the masks were skipped as images without masks.
+    folder = tmp_path / "data"
+    folder.mkdir()
+    rng = np.random.default_rng(6)
+    values = {}
+    for i in range(3):
+        Image.fromarray(rng.integers(0, 256, (9, 13), dtype=np.uint8)).save(folder / f"{i}.png")
+        values[f"{i}.png"] = rng.integers(0, 4, (9, 13), dtype=np.uint8)
+        Image.fromarray(values[f"{i}.png"]).save(folder / f"{i}_mask.png")
+    report = json.loads(run_h5feed("convert", "segmentation", folder, folder, tmp_path / "o.h5",
+                                   "--mask-suffix", "_mask", "--json", check=0).stdout)
+    assert report["images"] == 3 and not report["skipped"]
+    stored = stored_masks(tmp_path / "o.h5")
+    assert sorted(stored) == sorted(values)
+    for name, mask in stored.items():
+        np.testing.assert_array_equal(mask, values[name])
+
+
+def test_a_missing_mask_names_the_file_looked_for_with_the_mask_suffix(tmp_path):
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    images.mkdir()
+    masks.mkdir()
+    for i in range(2):
+        Image.new("RGB", (8, 6)).save(images / f"{i}_leftImg8bit.png")
+    Image.new("L", (8, 6)).save(masks / "0_gtFine_labelIds.png")
+    report = json.loads(run_h5feed("convert", "segmentation", images, masks, tmp_path / "o.h5",
+                                   "--image-suffix", "_leftImg8bit", "--mask-suffix",
+                                   "_gtFine_labelIds", "--json", check=3).stdout)
+    assert "(looked for 1_gtFine_labelIds.png)" in report["skipped"][0]["reason"]
+
+
+def test_1_bit_masks_store_0_and_1_as_pil_reads_them(tmp_path):
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    images.mkdir()
+    masks.mkdir()
+    rng = np.random.default_rng(7)
+    Image.new("RGB", (13, 9)).save(images / "a.png")
+    bits = rng.integers(0, 2, (9, 13), dtype=np.uint8)
+    Image.fromarray(bits * 255).convert("1").save(masks / "a.png")  # a 1-bit gray PNG
+    run_h5feed("convert", "segmentation", images, masks, tmp_path / "o.h5", check=0)
+    np.testing.assert_array_equal(stored_masks(tmp_path / "o.h5")["a.png"], bits)
+    np.testing.assert_array_equal(np.array(Image.open(masks / "a.png")), bits)
+
+
 def test_the_loader_reads_the_mask_field(voc, tmp_path):
     h5feed = pytest.importorskip("h5feed")
     convert(voc, tmp_path / "out.h5", "--size", "20x24")

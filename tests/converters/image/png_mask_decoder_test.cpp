@@ -85,6 +85,43 @@ TEST_CASE("a colour PNG is refused as corrupt, saying which masks are taken") {
   }
 }
 
+TEST_CASE("a 1-bit gray mask gives 0 and 1, as PIL's mode 1 array, odd widths included") {
+  // PIL's Image.convert("1").save() writes these; they were refused as "holding colours".
+  const int height = 3, width = 11;
+  std::vector<uint8_t> values(height * width), packed(height * 2, 0);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint8_t value = static_cast<uint8_t>((x * 3 + y) % 5 < 2);
+      values[y * width + x] = value;
+      packed[y * 2 + x / 8] |= static_cast<uint8_t>(value << (7 - x % 8));
+    }
+  }
+  MaskHeader header;
+  CHECK(Decode(EncodePng(packed.data(), packed.size(), height, width, SPNG_COLOR_TYPE_GRAYSCALE, 1),
+               &header) == values);
+  CHECK(header.value_bytes == 1);
+}
+
+TEST_CASE("2- and 4-bit gray and gray with alpha are refused, each saying what it is") {
+  std::vector<uint8_t> packed(2, 0x5a);  // 2 rows of 2 pixels: one byte each
+  for (const int depth : {2, 4}) {
+    const auto png =
+        EncodePng(packed.data(), packed.size(), 2, 2, SPNG_COLOR_TYPE_GRAYSCALE, depth);
+    try {
+      ReadPngMaskHeader(png, "gray.png");
+      FAIL("a " << depth << "-bit gray mask was read");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find(std::to_string(depth) + "-bit gray holds values that PIL "
+                                                               "scales") != std::string::npos);
+    }
+  }
+  std::vector<uint8_t> gray_alpha(2 * 2 * 2, 7);
+  const auto png =
+      EncodePng(gray_alpha.data(), gray_alpha.size(), 2, 2, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8);
+  CHECK_THROWS_WITH_AS(ReadPngMaskHeader(png, "la.png"),
+                       doctest::Contains("gray with alpha (colour type 4 at 8 bits)"), Error);
+}
+
 TEST_CASE("a truncated mask is corrupt data") {
   std::vector<uint8_t> gray(64 * 64, 3);
   auto png = EncodePng(gray.data(), gray.size(), 64, 64, SPNG_COLOR_TYPE_GRAYSCALE, 8);

@@ -34,7 +34,8 @@ TEST_CASE("members of the dropped name are left out at any depth, whatever their
 
 TEST_CASE("values other than objects parse as they are") {
   ScratchDir dir;
-  CHECK(Parsed(dir, "[1, \"segmentation\", 2]") == nlohmann::json::parse("[1, \"segmentation\", 2]"));
+  CHECK(Parsed(dir, "[1, \"segmentation\", 2]") ==
+        nlohmann::json::parse("[1, \"segmentation\", 2]"));
   CHECK(Parsed(dir, " 3 ") == nlohmann::json(3));
   CHECK(Parsed(dir, "\xEF\xBB\xBF{\"x\": 1}") == nlohmann::json::parse("{\"x\": 1}"));
 }

@@ -67,6 +67,51 @@ TEST_CASE("an image list keeps the images it names, in the listing's order") {
   CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/none.txt"); }) == ErrorCode::kNotFound);
 }
 
+TEST_CASE("of two masks of one key, the one whose name carries the mask suffix is the mask") {
+  ScratchDir dir;
+  WriteText(dir.path() + "/i/a.jpg", "x");
+  for (const char* name : {"a.png", "a_mask.png"}) WriteText(dir.path() + "/m/" + name, "x");
+  const SegmentationListing listing =
+      ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m", "", "_mask");
+  REQUIRE(listing.pairs.size() == 1);
+  CHECK(listing.pairs[0].mask == "a_mask.png");
+}
+
+TEST_CASE("in one folder of images and masks, a file taken as a mask is not also an image") {
+  ScratchDir dir;
+  // x.png beside x_mask.png (Kaggle-style sets), y.jpg beside y.png: x.png was paired with
+  // itself as its own mask, and the masks were listed as images without masks.
+  for (const char* name :
+       {"x.png", "x_mask.png", "y.jpg", "y.png", "sub/z.png", "sub/z_mask.png"}) {
+    WriteText(dir.path() + "/d/" + name, "x");
+  }
+  const SegmentationListing listing =
+      ListSegmentationPairs(dir.path() + "/d", dir.path() + "/d/", "", "_mask");
+  REQUIRE(listing.pairs.size() == 3);
+  CHECK(listing.pairs[0].image == "sub/z.png");
+  CHECK(listing.pairs[0].mask == "sub/z_mask.png");
+  CHECK(listing.pairs[1].image == "x.png");
+  CHECK(listing.pairs[1].mask == "x_mask.png");
+  CHECK(listing.pairs[2].image == "y.jpg");
+  CHECK(listing.pairs[2].mask == "y.png");
+  CHECK(listing.masks_without_image == 0);
+}
+
+TEST_CASE("an image list line that misses the subfolder is refused showing a key of the folder") {
+  ScratchDir dir;
+  WriteText(dir.path() + "/i/aachen/a_1_leftImg8bit.png", "x");
+  WriteText(dir.path() + "/m/aachen/a_1.png", "x");
+  SegmentationListing listing =
+      ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m", "_leftImg8bit");
+  WriteText(dir.path() + "/list.txt", "a_1\n");
+  std::string message;
+  CHECK(CodeOf([&] { KeepListed(listing, dir.path() + "/list.txt"); }, &message) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(message.find("e.g. \"a_1\"") != std::string::npos);
+  CHECK(message.find("without its extension and _leftImg8bit, such as \"aachen/a_1\"") !=
+        std::string::npos);
+}
+
 TEST_CASE("folders that share no name are an error naming both keys") {
   ScratchDir dir;
   WriteText(dir.path() + "/i/x_leftImg8bit.png", "x");
