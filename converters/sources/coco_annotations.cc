@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -170,7 +171,13 @@ CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd) {
   coco.categories = Categories(root, path);
   coco.images = Images(root, path);
   std::map<int64_t, size_t> image_of;
-  for (size_t i = 0; i < coco.images.size(); ++i) image_of[coco.images[i].id] = i;
+  std::set<std::string> files;
+  for (size_t i = 0; i < coco.images.size(); ++i) {
+    image_of[coco.images[i].id] = i;
+    if (!files.insert(coco.images[i].file_name).second && coco.repeated_files++ == 0) {
+      coco.repeated_file = coco.images[i].file_name;
+    }
+  }
   std::map<int64_t, int64_t> label_of;
   for (size_t i = 0; i < coco.categories.size(); ++i) {
     label_of[coco.categories[i].id] = static_cast<int64_t>(i);

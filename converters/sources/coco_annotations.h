@@ -39,6 +39,10 @@ struct CocoAnnotations {
   std::vector<CocoCategory> categories;  // sorted by id: label i is categories[i]
   int64_t crowd_dropped = 0;             // crowd annotations dropped (not keep_crowd)
   int64_t empty_dropped = 0;             // boxes left with no width or height once clipped
+  // Images whose file_name an image of a smaller id also has: each id is converted, a sample
+  // of its own with only its own annotations' boxes, so the count goes in the report's notes.
+  int64_t repeated_files = 0;
+  std::string repeated_file;  // one of them, for the note; empty when none
 };
 
 // Reads `path`. Ids, widths and heights are integers, or numbers of an integer's value (640.0,

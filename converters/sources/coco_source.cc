@@ -66,6 +66,12 @@ class CocoSource final : public SampleSource {
                       coco_.crowd_dropped, annotations_path_,
                       NameOption(option_names_, "CocoOptions", "keep_crowd")));
     }
+    if (coco_.repeated_files > 0) {
+      notes.push_back(
+          fmt::format("{} image(s) of {} name a file another image id also names (e.g. {}): "
+                      "each id is a sample of its own, with its own annotations' boxes",
+                      coco_.repeated_files, annotations_path_, coco_.repeated_file));
+    }
     if (coco_.empty_dropped > 0) {
       notes.push_back(
           fmt::format("{} box(es) of {} with no width or height inside their image "

@@ -160,6 +160,21 @@ TEST_CASE("iscrowd true is a crowd, and an iscrowd of text is refused naming the
             .find("annotation 4 has \"iscrowd\": \"1\", not 0 or 1") != std::string::npos);
 }
 
+TEST_CASE("a file named by two image ids is counted, each id kept with its own boxes") {
+  ScratchDir dir;
+  const CocoAnnotations coco = Read(dir, R"({
+      "images": [{"id": 7, "file_name": "a.jpg", "height": 4, "width": 4},
+                 {"id": 3, "file_name": "a.jpg", "height": 4, "width": 4},
+                 {"id": 5, "file_name": "b.jpg", "height": 4, "width": 4}],
+      "categories": [{"id": 1, "name": "a"}],
+      "annotations": [{"id": 1, "image_id": 7, "category_id": 1, "bbox": [0, 0, 1, 1]}]})");
+  REQUIRE(coco.images.size() == 3);
+  CHECK(coco.repeated_files == 1);
+  CHECK(coco.repeated_file == "a.jpg");
+  CHECK(coco.images[2].labels.size() == 1);
+  CHECK(Read(dir, Json("")).repeated_files == 0);
+}
+
 TEST_CASE("a byte order mark before the JSON is read past") {
   ScratchDir dir;
   const CocoAnnotations coco = Read(dir, "\xEF\xBB\xBF" + Json(""));
