@@ -51,6 +51,7 @@ class FittedImages {
   int64_t max_side() const { return options_.size ? 0 : options_.max_side; }
   MemoryBudget& budget() const { return options_.memory ? *options_.memory : *own_budget_; }
   int threads() const { return options_.threads; }
+  const OptionNames& option_names() const { return options_.option_names; }
   // The stored shape: the fixed size's, or the largest (in bytes) of `sizes` capped (the images'
   // own sizes, those of unreadable headers 0 x 0). Throws Error(kCorrupt) naming `what` when
   // no size is known.

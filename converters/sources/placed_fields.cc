@@ -26,23 +26,37 @@ std::vector<T> Elements(std::span<const uint8_t> bytes) {
   return elements;
 }
 
+// A new buffer of exactly the elements' bytes: shrinking `into` in place would keep the
+// capacity of the source's values (a 6000 x 6000 mask placed at 512 x 384 kept 72 MB), and the
+// value waits in the conversion until its chunk is written.
 template <typename T>
 void PutElements(std::span<const T> elements, std::vector<uint8_t>& into) {
-  into.resize(elements.size_bytes());
-  if (!elements.empty()) std::memcpy(into.data(), elements.data(), elements.size_bytes());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(elements.data());
+  into = std::vector<uint8_t>(bytes, bytes + elements.size_bytes());
 }
 
+// uint8 values are read where they lie; uint16 ones from a typed copy (MaskCopyBytes).
 template <typename T>
 void PlaceMask(const transform::SampleGeometry& geometry, image::Size source, image::Size stored,
                std::vector<uint8_t>& value) {
-  const std::vector<T> mask = Elements<T>(value);
+  std::vector<T> copy;
+  std::span<const T> mask;
+  if constexpr (sizeof(T) == 1) {
+    mask = std::span<const T>(value);
+  } else {
+    copy = Elements<T>(value);
+    mask = copy;
+  }
   std::vector<T> out(static_cast<size_t>(stored.height) * stored.width);
-  transform::TransformMask(geometry, std::span<const T>(mask), {source.height, source.width},
-                           std::span<T>(out));
+  transform::TransformMask(geometry, mask, {source.height, source.width}, std::span<T>(out));
   PutElements<T>(out, value);
 }
 
 }  // namespace
+
+int64_t MaskCopyBytes(FieldType type, image::Size source) {
+  return type == FieldType::kUint8 ? 0 : int64_t{source.height} * source.width * 2;
+}
 
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,

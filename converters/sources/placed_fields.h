@@ -30,4 +30,9 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
                           image::Size source, image::Size stored, image::ResizeMode mode,
                           std::vector<std::vector<uint8_t>>& values);
 
+// The bytes PlaceGeometricFields copies a mask of `type` and size `source` into while it moves
+// it (beside the mask and its placed values), for a caller that lends the memory: uint8 values
+// are read where they lie, uint16 ones from a typed copy.
+int64_t MaskCopyBytes(FieldType type, image::Size source);
+
 }  // namespace h5feed::converters

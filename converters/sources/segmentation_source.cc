@@ -1,13 +1,17 @@
 #include "sources/segmentation_source.h"
 
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "byte_size.h"
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "image/png_mask_decoder.h"
 #include "make_error.h"
 #include "sources/placed_fields.h"
@@ -99,14 +103,45 @@ class SegmentationSource final : public SampleSource {
     // An unreadable header at open: reading it again throws its reason.
     const image::Size source =
         headers.image.height > 0 ? headers.image : images_->ReadSize(image_path);
+    // The image first: its decode's lease is given back before the mask's is asked for, and
+    // a thread that waits for memory while holding some could wait for its own.
+    const image::Size stored = images_->Read(image_path, dest);
+    const MemoryBudget::Lease lease = LeaseForMask(pair, headers.mask, source, stored);
     std::vector<std::vector<uint8_t>> values(1);
     values[0] = DecodeMask(pair, headers.mask);
-    const image::Size stored = images_->Read(image_path, dest);
     PlaceGeometricFields(pair.image, fields_, source, stored, images_->mode(), values);
     return {0, pair.image, std::move(values)};
   }
 
  private:
+  // The memory a mask takes while it is decoded and placed, lent by the conversion's budget
+  // (--memory-limit) as an image's decode is: its file, its values at the source's size and
+  // the field's type, the copy that placing them may read from, and the values at the stored
+  // size. A 6000 x 6000 uint16 mask is 72 MB, and every thread decodes one at once.
+  MemoryBudget::Lease LeaseForMask(const SegmentationPair& pair, const image::MaskHeader& header,
+                                   image::Size source, image::Size stored) const {
+    const std::string path = listing_.masks_root + "/" + pair.mask;
+    std::error_code error;
+    const auto file = static_cast<int64_t>(std::filesystem::file_size(path, error));
+    const int64_t value_bytes = static_cast<int64_t>(ElementBytes(fields_[0].type));
+    const int64_t values = int64_t{header.height} * header.width * value_bytes;
+    const bool moved = source.height != stored.height || source.width != stored.width;
+    const int64_t placed = moved ? MaskCopyBytes(fields_[0].type, source) +
+                                       int64_t{stored.height} * stored.width * value_bytes
+                                 : 0;
+    const int64_t needed = (error ? 0 : file) + values + placed;
+    MemoryBudget& budget = images_->budget();
+    if (!budget.fits(needed)) {
+      const std::string option = NameOption(images_->option_names(), "ConvertOptions", "memory");
+      throw MakeError(ErrorCode::kCorrupt,
+                      "refused mask '{}': decoding it needs {} ({} x {} values), more than the "
+                      "{} that {} {} leaves for decoding; raise {} to convert it",
+                      path, ByteSize(needed), header.height, header.width,
+                      ByteSize(budget.lendable()), option, ByteSize(budget.limit()), option);
+    }
+    return budget.Acquire(needed, [this] { images_->ReleaseIdle(); });
+  }
+
   // The mask's values as the field's type (little-endian, as host order is on the machines
   // h5feed builds for: the Writer and the format say little-endian).
   std::vector<uint8_t> DecodeMask(const SegmentationPair& pair,

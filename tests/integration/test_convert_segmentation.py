@@ -258,6 +258,28 @@ def test_1_bit_masks_store_0_and_1_as_pil_reads_them(tmp_path):
     np.testing.assert_array_equal(np.array(Image.open(masks / "a.png")), bits)
 
 
+def test_a_mask_larger_than_the_memory_limit_lends_is_refused_naming_the_option(tmp_path):
+    # Masks were decoded outside --memory-limit: 6000 x 6000 uint16 masks on 2 threads took
+    # 674 MB with a limit of 256M. Their decode is now lent by the budget, as an image's is.
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    images.mkdir()
+    masks.mkdir()
+    Image.new("RGB", (3000, 4000)).save(images / "big.jpg")
+    Image.fromarray(np.zeros((4000, 3000), np.uint16)).save(masks / "big.png")
+    Image.new("RGB", (30, 40)).save(images / "small.jpg")
+    Image.fromarray(np.zeros((40, 30), np.uint16)).save(masks / "small.png")
+    report = json.loads(run_h5feed("convert", "segmentation", images, masks, tmp_path / "o.h5",
+                                   "--memory-limit", "40M", "--chunk-bytes", "1M", "--json",
+                                   check=3).stdout)
+    assert report["images"] == 1
+    reason = report["skipped"][0]["reason"]
+    assert "refused mask" in reason and "4000 x 3000 values" in reason
+    assert "raise --memory-limit" in reason
+    report = json.loads(run_h5feed("convert", "segmentation", images, masks, tmp_path / "o.h5",
+                                   "--json", "--force", check=0).stdout)
+    assert report["images"] == 2
+
+
 def test_the_loader_reads_the_mask_field(voc, tmp_path):
     h5feed = pytest.importorskip("h5feed")
     convert(voc, tmp_path / "out.h5", "--size", "20x24")

@@ -1,0 +1,41 @@
+// The masks and boxes of a sample moved with its resized image (placed_fields.h).
+
+#include "sources/placed_fields.h"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace h5feed::converters {
+namespace {
+
+TEST_CASE("a placed mask holds only its stored values, not the source's capacity") {
+  // A large mask shrunk to its image's stored size waits in the conversion until its chunk is
+  // written: it kept the source's buffer (a 6000 x 6000 uint16 mask at 512 x 512: 72 MB each).
+  for (const FieldType type : {FieldType::kUint8, FieldType::kUint16}) {
+    const FieldSpec mask{"mask", FieldKind::kMask, type, {}, {}};
+    const size_t element = ElementBytes(type);
+    std::vector<std::vector<uint8_t>> values(1);
+    values[0].resize(400 * 300 * element);
+    for (size_t i = 0; i < values[0].size(); i += element) values[0][i] = (i / element) % 7;
+    PlaceGeometricFields("a.png", {&mask, 1}, {400, 300}, {40, 30}, image::ResizeMode::kStretch,
+                         values);
+    CHECK(values[0].size() == 40 * 30 * element);
+    CHECK(values[0].capacity() == values[0].size());
+    // Stored pixel (y, x) shows source pixel (10 y, 10 x): values (10 y * 300 + 10 x) % 7.
+    for (int y = 0; y < 40; y += 13) {
+      for (int x = 0; x < 30; x += 7) {
+        CHECK(values[0][(y * 30 + x) * element] == (10 * y * 300 + 10 * x) % 7);
+      }
+    }
+  }
+}
+
+TEST_CASE("the bytes placing a mask copies are none for uint8 and the values for uint16") {
+  CHECK(MaskCopyBytes(FieldType::kUint8, {600, 400}) == 0);
+  CHECK(MaskCopyBytes(FieldType::kUint16, {600, 400}) == 600 * 400 * 2);
+}
+
+}  // namespace
+}  // namespace h5feed::converters
