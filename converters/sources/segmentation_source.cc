@@ -116,15 +116,18 @@ class SegmentationSource final : public SampleSource {
  private:
   // The memory a mask takes while it is decoded and placed, lent by the conversion's budget
   // (--memory-limit) as an image's decode is: its file, its values at the source's size and
-  // the field's type, the copy that placing them may read from, and the values at the stored
-  // size. A 6000 x 6000 uint16 mask is 72 MB, and every thread decodes one at once.
+  // the field's type (and as decoded, when widened), the copy that placing them may read from,
+  // and the values at the stored size. A 6000 x 6000 uint16 mask is 72 MB, and every thread
+  // decodes one at once.
   MemoryBudget::Lease LeaseForMask(const SegmentationPair& pair, const image::MaskHeader& header,
                                    image::Size source, image::Size stored) const {
     const std::string path = listing_.masks_root + "/" + pair.mask;
     std::error_code error;
     const auto file = static_cast<int64_t>(std::filesystem::file_size(path, error));
     const int64_t value_bytes = static_cast<int64_t>(ElementBytes(fields_[0].type));
-    const int64_t values = int64_t{header.height} * header.width * value_bytes;
+    // An 8-bit mask of a uint16 field is decoded, then widened beside itself.
+    const int64_t values = int64_t{header.height} * header.width *
+                           (value_bytes + (value_bytes > header.value_bytes ? 1 : 0));
     const bool moved = source.height != stored.height || source.width != stored.width;
     const int64_t placed = moved ? MaskCopyBytes(fields_[0].type, source) +
                                        int64_t{stored.height} * stored.width * value_bytes
