@@ -1,6 +1,9 @@
 #include "sources/coco_source.h"
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -107,6 +110,25 @@ class CocoSource final : public SampleSource {
   OptionNames option_names_;  // the front end's name for keep_crowd, in the note
 };
 
+// Throws Error(kNotFound) when none of a spread of the JSON's images is in `images_root`: the
+// JSON of one split with the folder of another (instances_val2017.json with train2017/), or
+// the folder above the images, which would otherwise skip every image with a warning each.
+void CheckImagesAreThere(const CocoAnnotations& coco, const std::string& images_root,
+                         const std::string& annotations_path) {
+  constexpr size_t kProbes = 32;
+  const size_t count = coco.images.size();
+  const size_t step = std::max<size_t>(1, count / kProbes);
+  std::error_code error;
+  for (size_t i = 0; i < count; i += step) {
+    if (std::filesystem::exists(images_root + "/" + coco.images[i].file_name, error)) return;
+  }
+  throw MakeError(ErrorCode::kNotFound,
+                  "none of the {} images of {} looked for is in {} (e.g. {}/{}): give the "
+                  "folder its file_name entries are in, of the JSON's own split",
+                  (count + step - 1) / step, annotations_path, images_root, images_root,
+                  coco.images.front().file_name);
+}
+
 }  // namespace
 
 std::unique_ptr<SampleSource> OpenCoco(const std::string& annotations_path,
@@ -119,6 +141,7 @@ std::unique_ptr<SampleSource> OpenCoco(const std::string& annotations_path,
                     "to convert",
                     annotations_path, coco.images.size(), coco.categories.size());
   }
+  CheckImagesAreThere(coco, images_root, annotations_path);
   std::vector<image::Size> sizes;
   for (const CocoImage& image : coco.images) sizes.push_back({image.height, image.width});
   const ImageShape shape = images->Shape(sizes, annotations_path);

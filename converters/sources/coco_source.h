@@ -24,8 +24,9 @@ struct CocoOptions {
   bool keep_crowd = false;  // keep crowd annotations' boxes (iscrowd 1)
 };
 
-// Throws what ReadCocoAnnotations and FittedImages throw, and Error(kInvalidArgument) for a
-// JSON that lists no image or no category.
+// Throws what ReadCocoAnnotations and FittedImages throw, Error(kInvalidArgument) for a JSON
+// that lists no image or no category, and Error(kNotFound) when none of a spread of up to 32
+// of its images is in `images_root` (the folder of another split, or the one above).
 std::unique_ptr<SampleSource> OpenCoco(const std::string& annotations_path,
                                        const std::string& images_root, const CocoOptions& options);
 
