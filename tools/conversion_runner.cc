@@ -178,6 +178,8 @@ OptionNames ConversionFlagNames() {
       {"max_pixels", "--max-pixels"},
       {"allow_empty", "--allow-empty"},
       {"keep_crowd", "--keep-crowd"},
+      {"image_suffix", "--image-suffix"},
+      {"mask_suffix", "--mask-suffix"},
   };
   return [](std::string_view path) {
     for (const auto& [field, flag] : kFlags) {

@@ -115,7 +115,8 @@ std::string PairKey(const std::string& relative_path, const std::string& suffix)
 SegmentationListing ListSegmentationPairs(const std::string& images_root,
                                           const std::string& masks_root,
                                           const std::string& image_suffix,
-                                          const std::string& mask_suffix) {
+                                          const std::string& mask_suffix,
+                                          const OptionNames& names) {
   const std::vector<std::string> images =
       ListFiles(images_root, "images", [](const std::string& n) { return HasImageExtension(n); });
   const std::vector<std::string> masks = ListFiles(masks_root, "masks", EndsWithPng);
@@ -152,9 +153,11 @@ SegmentationListing ListSegmentationPairs(const std::string& images_root,
     throw MakeError(ErrorCode::kInvalidArgument,
                     "no image in {} pairs with a mask in {}: image {} looked for the mask key "
                     "\"{}\", and the first mask, {}, has the key \"{}\"; check the folders, "
-                    "and give --image-suffix / --mask-suffix where the names differ by one",
+                    "and give {} / {} where the names differ by one",
                     images_root, masks_root, images.front(), PairKey(images.front(), image_suffix),
-                    masks.front(), PairKey(masks.front(), mask_suffix));
+                    masks.front(), PairKey(masks.front(), mask_suffix),
+                    NameOption(names, "SegmentationOptions", "image_suffix"),
+                    NameOption(names, "SegmentationOptions", "mask_suffix"));
   }
   for (const auto& [key, mask] : mask_of) {
     if (paired.count(key) != 0) continue;

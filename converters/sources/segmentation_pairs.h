@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "h5feed/option_names.h"
+
 namespace h5feed::converters {
 
 struct SegmentationPair {
@@ -47,7 +49,8 @@ struct SegmentationListing {
 SegmentationListing ListSegmentationPairs(const std::string& images_root,
                                           const std::string& masks_root,
                                           const std::string& image_suffix = "",
-                                          const std::string& mask_suffix = "");
+                                          const std::string& mask_suffix = "",
+                                          const OptionNames& names = {});
 
 // Keeps the pairs whose image's key is a line of the text file `list_path` (Pascal VOC's
 // ImageSets/Segmentation/train.txt: one name stem a line; blank lines and surrounding spaces

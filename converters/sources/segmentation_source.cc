@@ -178,8 +178,8 @@ std::unique_ptr<SampleSource> OpenSegmentation(const std::string& images_root,
                                                const std::string& masks_root,
                                                const SegmentationOptions& options) {
   auto images = std::make_unique<FittedImages>(options.fit);
-  SegmentationListing listing =
-      ListSegmentationPairs(images_root, masks_root, options.image_suffix, options.mask_suffix);
+  SegmentationListing listing = ListSegmentationPairs(
+      images_root, masks_root, options.image_suffix, options.mask_suffix, options.fit.option_names);
   if (!options.image_list.empty()) KeepListed(listing, options.image_list);
   std::vector<PairHeaders> headers(listing.pairs.size());
   tbb::task_arena arena(images->threads() > 0 ? images->threads() : tbb::task_arena::automatic);

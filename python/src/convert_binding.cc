@@ -46,6 +46,8 @@ std::string ConvertArgumentOf(std::string_view path) {
       {"max_pixels", "max_pixels"},
       {"allow_empty", "allow_empty=True"},
       {"keep_crowd", "keep_crowd=True"},
+      {"image_suffix", "image_suffix"},
+      {"mask_suffix", "mask_suffix"},
   };
   for (const auto& [field, argument] : kArguments) {
     if (field == path) return std::string(argument);

@@ -280,6 +280,19 @@ def test_a_mask_larger_than_the_memory_limit_lends_is_refused_naming_the_option(
     assert report["images"] == 2
 
 
+def test_folders_that_share_no_name_are_refused_naming_the_front_ends_options(tmp_path):
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    images.mkdir()
+    masks.mkdir()
+    Image.new("RGB", (8, 6)).save(images / "x_leftImg8bit.png")
+    Image.new("L", (8, 6)).save(masks / "x_gtFine_labelIds.png")
+    result = run_h5feed("convert", "segmentation", images, masks, tmp_path / "o.h5", check=1)
+    assert "give --image-suffix / --mask-suffix" in result.stderr
+    h5feed = pytest.importorskip("h5feed")
+    with pytest.raises(h5feed.InvalidArgumentError, match="give image_suffix / mask_suffix"):
+        h5feed.convert_segmentation(images, masks, tmp_path / "o.h5")
+
+
 def test_the_loader_reads_the_mask_field(voc, tmp_path):
     h5feed = pytest.importorskip("h5feed")
     convert(voc, tmp_path / "out.h5", "--size", "20x24")
