@@ -59,6 +59,8 @@ void UnpackRow(uint8_t* row, size_t width, int depth) {
 }  // namespace
 
 MaskHeader ReadPngMaskHeader(std::span<const uint8_t> encoded, std::string_view name) {
+  // libspng refuses an empty buffer as an invalid argument, which says nothing of the file.
+  if (encoded.empty()) ThrowCorrupt(kPngMask, name, "the file is empty");
   spng_ihdr ihdr{};
   const SpngContext ctx = OpenSpng(encoded, kPngMask, name, ihdr);
   const int value_bytes = ValueBytes(ihdr);

@@ -122,6 +122,11 @@ TEST_CASE("2- and 4-bit gray and gray with alpha are refused, each saying what i
                        doctest::Contains("gray with alpha (colour type 4 at 8 bits)"), Error);
 }
 
+TEST_CASE("an empty mask file is refused as empty") {
+  CHECK_THROWS_WITH_AS(ReadPngMaskHeader({}, "empty.png"), doctest::Contains("the file is empty"),
+                       Error);
+}
+
 TEST_CASE("a truncated mask is corrupt data") {
   std::vector<uint8_t> gray(64 * 64, 3);
   auto png = EncodePng(gray.data(), gray.size(), 64, 64, SPNG_COLOR_TYPE_GRAYSCALE, 8);
