@@ -50,12 +50,15 @@ std::vector<std::string> ListFiles(const std::string& root, const char* what, Ke
   return files;
 }
 
-// The lines of `path`, trimmed, blank ones left out.
+// The lines of `path`, trimmed, blank ones left out, without the UTF-8 byte order mark that
+// Windows editors put before the first (an invisible part of its key otherwise).
 std::set<std::string> ReadKeys(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw MakeError(ErrorCode::kNotFound, "cannot read the image list {}", path);
   std::set<std::string> keys;
-  for (std::string line; std::getline(in, line);) {
+  bool first = true;
+  for (std::string line; std::getline(in, line); first = false) {
+    if (first && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     const size_t begin = line.find_first_not_of(" \t\r");
     if (begin == std::string::npos) continue;
     keys.insert(line.substr(begin, line.find_last_not_of(" \t\r") + 1 - begin));

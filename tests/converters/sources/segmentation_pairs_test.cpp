@@ -52,7 +52,9 @@ TEST_CASE("an image list keeps the images it names, in the listing's order") {
   for (const char* name : {"a.jpg", "b.jpg", "c.jpg"}) WriteText(dir.path() + "/i/" + name, "x");
   for (const char* name : {"a.png", "c.png", "z.png"}) WriteText(dir.path() + "/m/" + name, "x");
   SegmentationListing listing = ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
-  WriteText(dir.path() + "/train.txt", "c\n\n  a \r\n");
+  WriteText(dir.path() + "/train.txt",
+            "\xEF\xBB\xBF"
+            "c\n\n  a \r\n");  // Notepad's BOM
   KeepListed(listing, dir.path() + "/train.txt");
   REQUIRE(listing.pairs.size() == 2);
   CHECK(listing.pairs[0].image == "a.jpg");
