@@ -7,6 +7,9 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <utility>
+
+#include <sys/stat.h>
 
 #include "h5feed/error.h"
 #include "make_error.h"
@@ -34,12 +37,26 @@ std::vector<std::string> ListFiles(const std::string& root, const char* what, Ke
                     what, root);
   }
   std::vector<std::string> files;
+  // Folders by (device, inode): a symlink loop (a link to "." or "..") is entered once, not
+  // until the path is too long, listing every file under each of its names.
+  std::set<std::pair<dev_t, ino_t>> visited;
+  const auto enter = [&visited](const fs::path& folder) {
+    struct stat info;
+    return ::stat(folder.c_str(), &info) == 0 && visited.insert({info.st_dev, info.st_ino}).second;
+  };
+  enter(root);
   const auto options = fs::directory_options::follow_directory_symlink;
   for (auto it = fs::recursive_directory_iterator(root, options, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_directory(error)) {
+      if (!enter(it->path())) it.disable_recursion_pending();
+      continue;
+    }
     if (!it->is_regular_file(error)) continue;
+    // Lexically: fs::relative resolves symlinks, and a linked subfolder (sub -> /data/voc)
+    // gave "../../data/voc/x.jpg", a key no mask has.
     if (keep(it->path().filename().string())) {
-      files.push_back(fs::relative(it->path(), root).generic_string());
+      files.push_back(it->path().lexically_relative(root).generic_string());
     }
   }
   if (error) {

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "h5feed/error.h"
@@ -112,6 +113,25 @@ TEST_CASE("an image list line that misses the subfolder is refused showing a key
   CHECK(message.find("e.g. \"a_1\"") != std::string::npos);
   CHECK(message.find("without its extension and _leftImg8bit, such as \"aachen/a_1\"") !=
         std::string::npos);
+}
+
+TEST_CASE("a linked subfolder keeps its name in the key, and a symlink loop is walked once") {
+  ScratchDir dir;
+  for (const char* name : {"a.jpg", "b.jpg"}) WriteText(dir.path() + "/shared/" + name, "x");
+  for (const char* name : {"train/a.png", "train/b.png"}) WriteText(dir.path() + "/m/" + name, "x");
+  std::filesystem::create_directories(dir.path() + "/i");
+  // A subfolder linked from shared storage: fs::relative resolved the link, which gave keys
+  // "../shared/a" that no mask has. A link to the folder itself listed every file again under
+  // each of loop/, loop/loop/, ... until the path was too long.
+  std::filesystem::create_directory_symlink(dir.path() + "/shared", dir.path() + "/i/train");
+  std::filesystem::create_directory_symlink(".", dir.path() + "/i/loop");
+  std::filesystem::create_directory_symlink("..", dir.path() + "/m/train/up");
+  const SegmentationListing listing = ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
+  REQUIRE(listing.pairs.size() == 2);
+  CHECK(listing.pairs[0].image == "train/a.jpg");
+  CHECK(listing.pairs[0].mask == "train/a.png");
+  CHECK(listing.pairs[1].key == "train/b");
+  CHECK(listing.masks_without_image == 0);
 }
 
 TEST_CASE("folders that share no name are an error naming both keys") {
