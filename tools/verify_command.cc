@@ -1,7 +1,8 @@
 // `h5feed verify FILE.h5 [--json]`: checks a whole file (h5feed/verify.h) and says whether it
 // is sound. Exit 0: sound; 4 (kExitDamaged): damaged, every bad chunk and image listed; 1: it
-// could not be judged (unreadable, not an HDF5 file at all, a newer format), with the message
-// inspect gives for it; 2: a wrong command line, a FILE that does not exist among them.
+// could not be judged (unreadable, not an HDF5 file at all, an HDF5 file without images, a
+// newer format), with the message inspect or the Loader gives for it; 2: a wrong command
+// line, a FILE that does not exist among them.
 //
 // The checking runs in a child process (isolated_run.h): HDF5 1.10.8 crashes or spins forever
 // on some damaged structures, and verify is the command people run on exactly those files, so

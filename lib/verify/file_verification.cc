@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "format/schema.h"
 #include "h5feed/error.h"
+#include "hdf5/attributes.h"
 #include "hdf5/error.h"
 #include "hdf5/lock.h"
 #include "hdf5/open_hdf5_file.h"
@@ -24,6 +26,17 @@ namespace {
 
 using index::DatasetIndex;
 using index::IndexOptions;
+
+// Whether the file says it is an h5feed file (its format attribute). Asked only when indexing
+// found a dataset missing: that is damage in an h5feed file, whose writer made every dataset,
+// but only "not an image file" in an HDF5 file of something else (a foreign file with no
+// uint8 image dataset), which is not judged, as a file with float32 images is not.
+bool SaysItIsH5feed(const Location& location, FileLocking locking) {
+  auto lock = hdf5::Lock();
+  hdf5::SilenceErrors silence;
+  const hdf5::ReadOnlyFile opened = hdf5::OpenHdf5File(location, locking);
+  return hdf5::HasAttribute(opened.file.get(), format::schema::kAttrFormat);
+}
 
 VerificationReport Verify(const std::string& path, const VerifyOptions& options) {
   VerificationReport report;
@@ -45,9 +58,13 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   try {
     index = index::OpenDatasetIndex(path, index_options);
   } catch (const Error& e) {
-    // The file exists: a dataset it lacks (kNotFound) is damage too. Anything else (an I/O
-    // failure, a newer format) leaves the file unjudged.
-    if (e.code() != ErrorCode::kCorrupt && e.code() != ErrorCode::kNotFound) throw;
+    // What HDF5 cannot read (kCorrupt), and a dataset an h5feed file lacks (kNotFound), are
+    // damage. Anything else leaves the file unjudged, thrown as inspect and the Loader throw
+    // it: an I/O failure, a newer format, and a foreign file that holds no images.
+    const bool damaged = e.code() == ErrorCode::kCorrupt ||
+                         (e.code() == ErrorCode::kNotFound &&
+                          SaysItIsH5feed(Location(path, options.remote), options.file_locking));
+    if (!damaged) throw;
     report.problems.push_back(e.what());
     report.not_checked.push_back("chunks, labels and counts: the file could not be indexed");
     return report;

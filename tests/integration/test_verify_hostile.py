@@ -1,9 +1,13 @@
 """`h5feed verify` on files that crash or hang HDF5 1.10.8 itself (found by fuzzing;
 docs/fuzzing.md, "Findings in HDF5 itself"): it checks in a child process, so it reports them
 as damaged (exit 4) with the reason, instead of crashing or hanging."""
+import json
 import os
 import subprocess
 import time
+
+import h5py
+import numpy as np
 
 from conftest import H5FEED
 
@@ -50,3 +54,35 @@ def test_a_file_that_is_not_hdf5_is_refused_alike_by_verify_and_inspect(tmp_path
     assert "is not an HDF5 file" in checked.stderr
     assert (checked.stderr.replace("h5feed verify", "h5feed inspect")
             == inspected.stderr), (checked.stderr, inspected.stderr)
+
+
+def test_an_hdf5_file_without_images_is_not_judged_and_a_damaged_h5feed_file_is(tmp_path):
+    # A foreign file of something else (no uint8 image dataset) is not damaged: exit 1, as for
+    # float32 images, with the datasets it holds; --json gives the error object.
+    other = tmp_path / "table.h5"
+    with h5py.File(other, "w") as f:
+        f["x"] = np.zeros((10, 3), np.float32)
+    floats = tmp_path / "floats.h5"
+    with h5py.File(floats, "w") as f:
+        f["images"] = np.zeros((4, 8, 8, 3), np.float32)
+    for path, words in ((other, "/x float32 (10, 3)"), (floats, "must be uint8")):
+        result = verify(str(path), "--json")
+        assert result.returncode == 1, result.stderr
+        assert words in result.stderr
+        assert "DAMAGED" not in result.stderr + result.stdout
+        report = json.loads(result.stdout)
+        assert report["ok"] is False and words in report["error"]["message"]
+    # An h5feed file without a dataset its writer always makes, and one cut short, are.
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((40, 8, 8, 3), np.uint8))
+    damaged = tmp_path / "train.h5"
+    subprocess.run([H5FEED, "convert", "npy", str(images), str(damaged), "--quiet"], check=True,
+                   timeout=60)
+    truncated = tmp_path / "cut.h5"
+    truncated.write_bytes(damaged.read_bytes()[:damaged.stat().st_size // 2])
+    with h5py.File(damaged, "r+") as f:
+        del f["chunk_index"]
+    for path, words in ((damaged, "/chunk_index"), (truncated, "truncated")):
+        result = verify(str(path))
+        assert result.returncode == 4, result.stderr
+        assert "DAMAGED" in result.stdout and words in result.stdout

@@ -91,11 +91,13 @@ struct VerificationReport {
 
 // Verifies the file at `path` (a local path or a remote URL). Damage of any kind is reported in
 // the result, never thrown. Throws Error where the file's soundness cannot be judged: kNotFound
-// (no such file), kInvalidArgument (not a regular file), kCorrupt only for a file that is not
+// (no such file; an HDF5 file not written by h5feed that holds no uint8 image dataset, the
+// error the Loader throws for it), kInvalidArgument (not a regular file; several candidate
+// image datasets, none named images), kCorrupt only for a file that is not
 // an HDF5 file at all (empty, or without HDF5's signature: nothing of an HDF5 file to judge,
 // the error InspectFile and the Loader throw for it), kIo (the system or the network failed to
 // read it, a writer holds it locked, a remote object changed while it was read), kUnsupported
-// (a newer format, a filter nothing here decodes).
+// (a newer format, a filter nothing here decodes, images that are not uint8).
 VerificationReport VerifyFile(const std::string& path, const VerifyOptions& options = {});
 
 // Every field of `report` as named values, keys in the order VerificationReport declares them,

@@ -362,5 +362,28 @@ TEST_CASE("a truncated file is damaged; a missing file cannot be judged") {
         ErrorCode::kNotFound);
 }
 
+TEST_CASE(
+    "an HDF5 file without images is not judged; an h5feed file missing a dataset is damaged") {
+  TempFolder folder;
+  // Not an image file at all: nothing of one to judge, so refused as inspect, rechunk and the
+  // Loader refuse it (as a file of float32 images is), not reported damaged.
+  const std::string other = folder / "table.h5";
+  testing::RunPythonWithH5py("f = h5py.File(\"" + other +
+                             "\", \"w\"); f[\"x\"] = np.zeros((10, 3), np.float32); f.close()");
+  std::string message;
+  CHECK(testing::CodeOf([&] { VerifyFile(other); }, &message) == ErrorCode::kNotFound);
+  CHECK(Contains(message, "no image dataset in " + other));
+  CHECK(Contains(message, "/x float32 (10, 3)"));
+  // An h5feed file without a dataset its writer always makes is damaged.
+  const std::string path = folder / "train.h5";
+  testing::WriteH5feedFile(path, Compression::Parse("none"), 50, 8, kShape);
+  testing::RunPythonWithH5py("f = h5py.File(\"" + path +
+                             "\", \"r+\"); del f[\"chunk_index\"]; f.close()");
+  const VerificationReport report = VerifyFile(path, VerifyOptions{});
+  CHECK_FALSE(report.ok());
+  CHECK_FALSE(report.indexed);
+  CHECK(Mentions(report.problems, "/chunk_index"));
+}
+
 }  // namespace
 }  // namespace h5feed::verify
