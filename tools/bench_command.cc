@@ -72,7 +72,8 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   bar.Finish();
   // After the run: measuring reads the file, which would warm the cache a cold run needs.
   // A remote file's ceiling is its link, which bench measures as the rate it read at.
-  if (!flags.no_ceilings && !report.result.interrupted && !flags.input.remote()) {
+  // A signal that came after the run's last batch skips them too (the run's figures are whole).
+  if (!flags.no_ceilings && !report.result.interrupted && !cancel && !flags.input.remote()) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
     try {
@@ -80,7 +81,7 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
       // ceiling then fills.
       if (flags.cold) report.disk = bench::MeasureDiskRate(flags.settings.path);
       report.ceilings = bench::MeasureCeilings(flags.settings.path, options);
-      if (!flags.settings.augment.empty()) {
+      if (!flags.settings.augment.empty() && !cancel) {
         report.augment = bench::MeasureAugmentCost(
             flags.settings.path, bench::ParseAugmentSpec(flags.settings.augment),
             report.result.threads, flags.settings.batch, flags.settings.seed);
@@ -573,8 +574,12 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
       try {
         BenchReport report = Measure(*flags, interrupt.flag());
         std::cout << (flags->json ? ToJson(*flags, report) : ToText(*flags, report)) << std::flush;
-        if (report.result.interrupted) {
-          std::fprintf(stderr, "h5feed bench: interrupted; the figures cover what was read\n");
+        // A signal while the ceilings were measured (they take longer than a small file's
+        // run) stops bench as one during the run does: exit 128 + signal, never 0.
+        if (report.result.interrupted || interrupt.signal_number() != 0) {
+          std::fprintf(
+              stderr, "h5feed bench: interrupted; the figures cover what was read%s\n",
+              report.result.interrupted ? "" : " (all of it; not every ceiling was measured)");
           return interrupt.exit_code();
         }
         return kExitOk;

@@ -4,13 +4,15 @@ trainer (--step-ms), the ceilings, cold runs, the shuffle-quality and label-mixi
 fields delivered with the images (--fields) (docs/bench.md). The sweep is test_bench_sweep.py."""
 import json
 import os
+import signal
 import subprocess
+import time
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import run_h5feed
+from conftest import H5FEED, run_h5feed
 
 SAMPLES, CHUNK = 300, 16  # 19 chunks, the last one short
 DOCUMENTED_KEYS = {"images_per_s", "mb_per_s", "chunk_reads", "chunks", "cache_hits",
@@ -410,3 +412,38 @@ def test_fields_are_delivered_and_reported_and_a_missing_one_named(tmp_path):
     result = run_h5feed("bench", path, "--fields", "attrs", check=1)
     assert "--fields" in result.stderr and "attrs" in result.stderr
     assert "a_uint8 (uint8[40])" in result.stderr
+
+
+def test_a_signal_stops_bench_with_128_plus_it_also_while_the_ceilings_are_measured(tmp_path):
+    # The run is cut at 0.05 s; the ceilings measured after it take much of the time, so
+    # signals spread over a run's length land in the open, the run and the ceilings. Wherever
+    # one lands, bench says it was interrupted and exits 128 + the signal: a script (bench
+    # sweep) must never take it for a finished run. (It exited 0 when the signal came while the
+    # ceilings were measured.)
+    rng = np.random.default_rng(5)
+    np.save(tmp_path / "images.npy", rng.integers(0, 256, (2000, 64, 64, 3), dtype=np.uint8))
+    path = tmp_path / "big.h5"
+    run_h5feed("convert", "npy", tmp_path / "images.npy", path, "--chunk", 16,
+               "--compression", "none", "--quiet", check=0)
+    command = [H5FEED, "bench", str(path), "--json", "--max-seconds", "0.05"]
+    started = time.monotonic()
+    run_h5feed(*command[1:], check=0)
+    whole = time.monotonic() - started
+    signalled = 0
+    for k in range(1, 12):
+        sig = signal.SIGINT if k % 2 else signal.SIGTERM
+        bench = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        time.sleep(whole * k / 12)
+        if bench.poll() is not None:
+            bench.communicate()
+            continue  # it had finished before the signal was due
+        bench.send_signal(sig)
+        signalled += 1
+        stdout, stderr = bench.communicate(timeout=120)
+        if bench.returncode == -sig:
+            continue  # it came after bench's work, as the process ended
+        assert bench.returncode == 128 + sig, (k, sig, stderr)
+        assert "h5feed bench: interrupted" in stderr
+        json.loads(stdout)  # what was read, as one JSON object
+    assert signalled > 0
