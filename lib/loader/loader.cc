@@ -326,67 +326,84 @@ Loader::Loader(Loader&&) noexcept = default;
 Loader& Loader::operator=(Loader&&) noexcept = default;
 Loader::~Loader() = default;
 
+Loader::Impl& Loader::live() const {
+  // A moved-from Loader holds nothing: say so instead of following a null pointer.
+  if (!impl_) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "h5feed::Loader: this Loader was moved from; its reader belongs to the Loader it "
+                "was moved to: use that one, or open another with Loader::Open");
+  }
+  return *impl_;
+}
+
 void Loader::SetOutputSize(int64_t height, int64_t width, int spec) {
-  impl_->view_sizes.SetOutputSize(height, width, spec);
+  live().view_sizes.SetOutputSize(height, width, spec);
 }
 
 void Loader::SetEpoch(int64_t epoch) {
-  impl_->epoch = epoch;
-  impl_->stretches.clear();
-  impl_->resumed_order.clear();
-  impl_->first_step = 0;
-  impl_->stretch_steps = impl_->steps.delivered();
-  impl_->next_step = 0;
-  impl_->StartRun();
+  Impl& impl = live();
+  impl.epoch = epoch;
+  impl.stretches.clear();
+  impl.resumed_order.clear();
+  impl.first_step = 0;
+  impl.stretch_steps = impl.steps.delivered();
+  impl.next_step = 0;
+  impl.StartRun();
 }
 
-std::optional<Batch> Loader::Next() { return impl_->Next(); }
+std::optional<Batch> Loader::Next() { return live().Next(); }
 
-bool Loader::WaitReady(std::chrono::milliseconds timeout) { return impl_->WaitReady(timeout); }
+bool Loader::WaitReady(std::chrono::milliseconds timeout) { return live().WaitReady(timeout); }
 
 LoaderState Loader::State() const {
-  return loader::StateAt(impl_->epoch, impl_->first_step + impl_->next_step, impl_->stretches,
-                         impl_->identity, impl_->options);
+  const Impl& impl = live();
+  return loader::StateAt(impl.epoch, impl.first_step + impl.next_step, impl.stretches,
+                         impl.identity, impl.options);
 }
 
 void Loader::Restore(const LoaderState& state) {
-  loader::ResumePoint point = loader::PlanResume(state, impl_->identity, impl_->geometry,
-                                                 impl_->options, impl_->steps.delivered());
-  impl_->epoch = point.epoch;
-  impl_->first_step = point.first_step();
-  impl_->stretch_steps = point.stretch_steps;
-  impl_->stretches = std::move(point.stretches);
-  impl_->resumed_order = std::move(point.order);
-  impl_->next_step = point.step;
-  impl_->StartRun();
+  Impl& impl = live();
+  loader::ResumePoint point =
+      loader::PlanResume(state, impl.identity, impl.geometry, impl.options, impl.steps.delivered());
+  impl.epoch = point.epoch;
+  impl.first_step = point.first_step();
+  impl.stretch_steps = point.stretch_steps;
+  impl.stretches = std::move(point.stretches);
+  impl.resumed_order = std::move(point.order);
+  impl.next_step = point.step;
+  impl.StartRun();
 }
 
-int64_t Loader::batches_per_epoch() const { return impl_->first_step + impl_->stretch_steps; }
+int64_t Loader::batches_per_epoch() const {
+  const Impl& impl = live();
+  return impl.first_step + impl.stretch_steps;
+}
 
-int64_t Loader::samples_per_epoch() const { return impl_->samples_per_rank; }
+int64_t Loader::samples_per_epoch() const { return live().samples_per_rank; }
 
-const DatasetInfo& Loader::dataset() const { return impl_->info; }
+const DatasetInfo& Loader::dataset() const { return live().info; }
 
-const std::vector<FieldSpec>& Loader::fields() const { return impl_->asked_fields; }
+const std::vector<FieldSpec>& Loader::fields() const { return live().asked_fields; }
 
-std::vector<std::string> Loader::streamed_fields() const { return impl_->streamed.names(); }
+std::vector<std::string> Loader::streamed_fields() const { return live().streamed.names(); }
 
 LoaderStats Loader::stats() const {
-  const cache::CacheStats cache = impl_->cache.stats();
+  Impl& impl = live();
+  const cache::CacheStats cache = impl.cache.stats();
   LoaderStats stats;
-  stats.batches = impl_->batches;
-  stats.samples = impl_->samples;
+  stats.batches = impl.batches;
+  stats.samples = impl.samples;
   stats.chunk_reads = cache.loads;
   stats.chunk_reads_ahead = cache.prefetches_past_epoch;
   stats.cache_hits = cache.hits;
   stats.cache_misses = cache.misses;
   stats.bytes_read = cache.bytes_read;
   stats.bytes_decoded = cache.bytes_decoded;
-  stats.corrupt_chunks_skipped = impl_->gatherer.corrupt_chunks_skipped();
-  stats.samples_skipped = impl_->gatherer.samples_skipped();
-  stats.wait_seconds = impl_->wait_seconds;
-  stats.slot_bytes = static_cast<uint64_t>(impl_->layout.bytes()) *
-                     static_cast<uint64_t>(loader::SlotCount(impl_->options));
+  stats.corrupt_chunks_skipped = impl.gatherer.corrupt_chunks_skipped();
+  stats.samples_skipped = impl.gatherer.samples_skipped();
+  stats.wait_seconds = impl.wait_seconds;
+  stats.slot_bytes = static_cast<uint64_t>(impl.layout.bytes()) *
+                     static_cast<uint64_t>(loader::SlotCount(impl.options));
   return stats;
 }
 

@@ -228,6 +228,8 @@ class Loader {
   // dataset, dtype and rank, a batch larger than a rank's share, options out of range.
   static Loader Open(const std::string& path, const LoaderOptions& options);
 
+  // A moved-from Loader may be assigned to or destroyed; any other call throws
+  // Error(kInvalidArgument).
   Loader(Loader&&) noexcept;
   Loader& operator=(Loader&&) noexcept;
   ~Loader();  // stops the workers and waits for them; batches still held stay valid
@@ -288,6 +290,10 @@ class Loader {
   explicit Loader(std::unique_ptr<Impl> impl);
 
  private:
+  // impl_, or Error(kInvalidArgument) for a moved-from Loader (every call but assignment and
+  // destruction).
+  Impl& live() const;
+
   std::unique_ptr<Impl> impl_;
 };
 

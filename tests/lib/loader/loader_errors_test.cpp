@@ -1,6 +1,6 @@
 // The Loader's public contract when things go wrong or the trainer misbehaves: options and
 // files refused at Open, corrupt chunks reported by Next (or skipped and counted), a trainer
-// that holds every slot, loaders destroyed mid-epoch or after an error.
+// that holds every slot, loaders destroyed mid-epoch or after an error, or used after a move.
 
 #include <doctest/doctest.h>
 
@@ -388,6 +388,38 @@ TEST_CASE("destroying a loader mid-epoch with batches in flight is clean; held b
                        batch.images().begin() + static_cast<long>(i * image.size())));
     }
   }
+}
+
+TEST_CASE("a moved-from loader refuses every call with an error; assigned to again, it reads") {
+  File file;
+  Loader loader = Loader::Open(file.path, Sequential());
+  Loader moved_to = std::move(loader);
+  const auto refuses = [](const auto& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.code() == ErrorCode::kInvalidArgument &&
+             std::string_view(e.what()).find("moved from") != std::string_view::npos;
+    }
+    return false;
+  };
+  CHECK(refuses([&] { loader.Next(); }));
+  CHECK(refuses([&] { loader.SetEpoch(1); }));
+  CHECK(refuses([&] { loader.State(); }));
+  CHECK(refuses([&] { loader.Restore(moved_to.State()); }));
+  CHECK(refuses([&] { loader.WaitReady(1ms); }));
+  CHECK(refuses([&] { loader.SetOutputSize(4, 4); }));
+  CHECK(refuses([&] { loader.batches_per_epoch(); }));
+  CHECK(refuses([&] { loader.samples_per_epoch(); }));
+  CHECK(refuses([&] { loader.dataset(); }));
+  CHECK(refuses([&] { loader.fields(); }));
+  CHECK(refuses([&] { loader.streamed_fields(); }));
+  CHECK(refuses([&] { loader.stats(); }));
+  REQUIRE(moved_to.Next());
+  loader = Loader::Open(file.path, Sequential());
+  std::optional<Batch> batch = loader.Next();
+  REQUIRE(batch);
+  CHECK(batch->indices()[0] == 0);
 }
 
 TEST_CASE("one thread, one slot and no cache still deliver a correct epoch") {
