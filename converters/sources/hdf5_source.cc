@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "codec/checksum.h"
 #include "format/box_classes_table.h"
+#include "format/row_checksums_dataset.h"
 #include "format/schema.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
@@ -88,6 +90,10 @@ class Hdf5Source final : public SampleSource {
     Hdf5Fields fields;
     bool labelled = true;
     BoxClasses box_classes;  // an h5feed file's box classes' table, if any
+    // An h5feed file's /row_checksums, when its /images are the images read: each row read is
+    // checked against its own, so a damaged image is skipped as broken instead of written
+    // into the new file under a fresh checksum that vouches for it.
+    std::vector<uint64_t> row_checksums;
   };
 
   explicit Hdf5Source(Parts parts)
@@ -130,6 +136,7 @@ class Hdf5Source final : public SampleSource {
       target = planar;
     }
     ReadRow(i, target);
+    CheckRow(i, target);
     if (p_.nchw) ToInterleaved(planar.data(), pixels.data());
     SampleInfo info;
     info.label = p_.labels.empty() ? 0 : p_.labels[static_cast<size_t>(i)];
@@ -149,6 +156,20 @@ class Hdf5Source final : public SampleSource {
       throw hdf5::StackError(ErrorCode::kCorrupt,
                              fmt::format("reading row {} of {}", i, p_.images_name), p_.path);
     }
+  }
+
+  // Row i's bytes as stored against the file's checksum of them (docs/format.md,
+  // "Checksums"): kCorrupt, as a chunk that fails to decompress, so the row is skipped and
+  // recorded (or, with --strict, stops the conversion).
+  void CheckRow(int64_t i, std::span<const uint8_t> stored) const {
+    if (p_.row_checksums.empty()) return;
+    const uint64_t expected = p_.row_checksums[static_cast<size_t>(i)];
+    const uint64_t computed = codec::RowChecksum(stored);
+    if (computed == expected) return;
+    throw MakeError(ErrorCode::kCorrupt,
+                    "row {} of {} in {} fails its checksum (stored {:#018x}, computed {:#018x}): "
+                    "the file is damaged there; h5feed verify {} lists every bad chunk and image",
+                    i, p_.images_name, p_.path, expected, computed, p_.path);
   }
 
   // A chunk with no storage reads as the fill value: an h5py script that failed half way
@@ -230,6 +251,11 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
   }
   const std::string labels_name = options.labels.empty() ? format::schema::kLabels : options.labels;
   parts.box_classes = format::ReadBoxClasses(file, path);
+  if (images.name == std::string("/") + format::schema::kImages &&
+      hdf5::HasAttribute(file, format::schema::kAttrFormat)) {
+    parts.row_checksums =
+        format::ReadRowChecksums(file, parts.count).value_or(std::vector<uint64_t>{});
+  }
   parts.fields = Hdf5Fields::Open(file, datasets, parts.count, {images.name, labels_name},
                                   options.fields, path);
   return std::make_unique<Hdf5Source>(std::move(parts));

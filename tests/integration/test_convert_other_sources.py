@@ -163,3 +163,26 @@ def test_rechunk_skips_the_rows_an_h5py_script_never_wrote(tmp_path):
         assert sorted(s.decode() for s in f["skipped_sources"][()]) == sorted(
             f"half.h5#{i}" for i in range(10, 20))
     run_h5feed("verify", out, check=0)
+
+
+def test_rechunk_skips_an_image_that_fails_its_checksum_instead_of_vouching_for_it(tmp_path):
+    # A byte of image 7 changed on disk (a flipped bit; zstd still decodes it): rechunk copied
+    # it into the new file under a fresh checksum, and verify then passed the damaged pixels.
+    rng = np.random.default_rng(8)
+    images = rng.integers(0, 256, (40, 6, 5, 3), dtype=np.uint8)
+    np.save(tmp_path / "images.npy", images)
+    src = tmp_path / "train.h5"
+    run_h5feed("convert", "npy", tmp_path / "images.npy", src, "--chunk", 8,
+               "--compression", "none", "--no-shuffle", "--quiet", check=0)
+    with h5py.File(src, "r+") as f:
+        f["images"][7, 1, 2, 0] ^= 0x10
+    out = tmp_path / "rechunked.h5"
+    result = run_h5feed("rechunk", src, out, "--chunk", 16, check=3)
+    assert f"row 7 of /images in {src} fails its checksum" in result.stdout + result.stderr
+    with h5py.File(out) as f:
+        assert np.array_equal(f["images"][()], np.delete(images, 7, axis=0))
+        assert [s.decode() for s in f["skipped_sources"][()]] == ["images.npy#7"]
+    run_h5feed("verify", out, check=0)
+    strict = run_h5feed("rechunk", src, tmp_path / "strict.h5", "--strict", check=1)
+    assert "fails its checksum" in strict.stderr
+    assert not (tmp_path / "strict.h5").exists()

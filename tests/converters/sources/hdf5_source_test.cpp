@@ -294,6 +294,40 @@ TEST_CASE("a file the Writer wrote (zstd, zero-padded last chunk) reads back eve
   CHECK(info.label == 0);
 }
 
+TEST_CASE("an image of an h5feed file that fails its checksum is corrupt; the others read") {
+  ScratchDir dir;
+  std::string path = dir / "damaged.h5";
+  WriterOptions options;
+  options.image_shape = {5, 4, 3};
+  options.chunk_images = 4;
+  options.compression = Compression::Parse("none");
+  Writer writer = Writer::Create(path, options);
+  std::vector<uint8_t> pixels = StoredValues(8 * 60);
+  writer.Append(writer.Encode(std::span(pixels).first(4 * 60), 4));
+  writer.Append(writer.Encode(std::span(pixels).subspan(4 * 60), 4));
+  DatasetDescription description;
+  description.labels = {0, 1, 0, 1, 0, 1, 0, 1};
+  for (int i = 0; i < 8; ++i)
+    description.sources.push_back(std::string("s").append(std::to_string(i)));
+  description.classes = {"a", "b"};
+  description.source_kind = "npy";
+  writer.Finish(description);
+  // One pixel of image 6 changed on disk, as a flipped bit would; its checksum is left.
+  RunPython("import h5py; f = h5py.File(\"" + path +
+            "\", \"r+\"); f[\"images\"][6, 2, 1, 0] ^= 1; f.close()");
+
+  auto source = OpenHdf5(path, {});
+  SampleBuffer row;
+  std::string message;
+  // Copied into a new file, its pixels would get a fresh checksum that vouches for them.
+  CHECK(CodeOf([&] { source->Read(6, row); }, &message) == ErrorCode::kCorrupt);
+  CHECK(message.find("row 6 of /images in " + path + " fails its checksum") != std::string::npos);
+  for (int64_t i : {0, 5, 7}) {
+    source->Read(i, row);
+    CHECK(std::equal(row.pixels.begin(), row.pixels.end(), pixels.begin() + i * 60));
+  }
+}
+
 // A pass-through HDF5 filter that counts how often a chunk is decoded (id in the range HDF5
 // reserves for testing, 256-511).
 constexpr H5Z_filter_t kCountingFilter = 300;
