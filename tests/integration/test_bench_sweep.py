@@ -243,6 +243,15 @@ def test_a_bench_option_before_sweep_is_refused_not_dropped(small, tmp_path, bef
     assert not (tmp_path / "o").exists()
 
 
+def test_an_out_that_is_a_file_is_a_usage_error_even_with_force(small, tmp_path):
+    out = tmp_path / "results.txt"
+    out.write_text("not a folder\n")
+    for force in ([], ["--force"]):
+        result = run_h5feed("bench", "sweep", small, "--out", out, *force, check=2)
+        assert f"--out {out} is a file, not a folder" in result.stderr
+        assert out.read_text() == "not a folder\n"
+
+
 def test_an_out_folder_that_holds_files_is_refused_unless_force(small, tmp_path):
     out = tmp_path / "o"
     out.mkdir()
@@ -260,7 +269,7 @@ def test_an_out_folder_that_holds_files_is_refused_unless_force(small, tmp_path)
     assert "--force" in (out / "report.md").read_text()  # the command line as it was typed
 
 
-
+def test_every_run_of_a_sweep_with_augment_augments_and_the_report_says_so(small, tmp_path):
     out = tmp_path / "augmented"
     run_h5feed("bench", "sweep", small, "--out", out, "--chunks", "32", "--compression", "none",
                "--cache-mb", "1", "--sampler", "chunks:4", "--batch", "32", "--threads", "2",

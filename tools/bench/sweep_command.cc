@@ -115,6 +115,12 @@ int RunSweepCommand(SweepFlags& flags) {
   // A sweep's results in --out (another sweep's, taking hours to make) are replaced only when
   // asked; a new or empty folder is the sweep's own.
   std::error_code error;
+  if (std::filesystem::exists(o.out_dir, error) &&
+      !std::filesystem::is_directory(o.out_dir, error)) {
+    return ReportUsageError("bench sweep", "--out " + o.out_dir +
+                                               " is a file, not a folder, and is left as it is: "
+                                               "give a new or empty folder for the results");
+  }
   if (!flags.force && std::filesystem::is_directory(o.out_dir, error) &&
       !std::filesystem::is_empty(o.out_dir, error)) {
     return ReportUsageError("bench sweep",
