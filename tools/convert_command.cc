@@ -179,7 +179,7 @@ void AddNpy(CLI::App& convert, Runner& run) {
       }
       std::vector<std::string> paths_read;
       for (const auto& [role, path] : inputs) {
-        if (path.empty()) continue;
+        if (role == "labels file " && paths->size() < 3) continue;  // none given
         const std::string problem = InputProblem(path, InputKind::kFile);
         if (!problem.empty()) return ReportUsageError("convert npy", role + problem);
         paths_read.push_back(path);

@@ -8,6 +8,9 @@
 namespace h5feed::cli {
 
 std::string InputProblem(const std::string& path, InputKind kind) {
+  // Said as a path, since callers put a role before it ("images file ..."); an unset shell
+  // variable is the usual cause.
+  if (path.empty()) return "'' (an empty path) does not exist: is a shell variable unset?";
   if (kind == InputKind::kFileOrUrl && Location(path).remote()) return "";
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);

@@ -46,6 +46,11 @@ std::shared_ptr<const remote::RemoteFile> OpenRemoteHdf5(const Location& locatio
 // The local file's size; 0 when the file system does not say.
 uint64_t CheckLocalHdf5(const std::string& path) {
   namespace fs = std::filesystem;
+  // An empty string (an unset variable in the caller's code) would read " does not exist".
+  if (path.empty()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the file's path is empty; give the path (or URL) of an HDF5 file");
+  }
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) {

@@ -355,6 +355,27 @@ def test_a_missing_input_is_a_usage_error_in_every_command(tmp_path, args):
     assert f"{missing} does not exist" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("args", [
+    ("convert", "imagefolder", "", "{out}"),
+    ("convert", "npy", "", "{out}"),
+    ("convert", "npy", "{images}", "", "{out}"),
+    ("rechunk", "", "{out}"),
+    ("merge", "", "", "{out}"),
+    ("inspect", ""),
+    ("verify", ""),
+    ("bench", ""),
+    ("bench", "sweep", "", "--out", "{out}"),
+])
+def test_an_empty_input_path_is_a_usage_error_saying_so_in_every_command(tmp_path, args):
+    # An unset shell variable ("$DATA/train.h5" is not this; "$FILE" is): the message said
+    # " does not exist", and convert npy exited 1 for empty images.
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    argv = [a.format(images=tmp_path / "images.npy", out=tmp_path / "out.h5") for a in args]
+    result = run_h5feed(*argv, check=2)
+    assert "'' (an empty path) does not exist" in result.stderr, result.stderr
+    assert not (tmp_path / "out.h5").exists()
+
+
 def test_a_missing_field_file_is_a_usage_error_naming_the_field(tmp_path):
     np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
     result = run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "out.h5",

@@ -20,7 +20,7 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-TEST_CASE("a missing file, a folder, an empty file and a text file are told apart") {
+TEST_CASE("a missing file, a folder, an empty file, a text file and no path are told apart") {
   testing::TempFolder folder;
   auto lock = Lock();
   SilenceErrors silence;
@@ -31,6 +31,9 @@ TEST_CASE("a missing file, a folder, an empty file and a text file are told apar
   CHECK(absent.code() == ErrorCode::kNotFound);
   CHECK(std::string(absent.what()) == (folder / "absent.h5") + " does not exist");
   CHECK(CaughtError([&] { open(folder.path()); }).code() == ErrorCode::kInvalidArgument);
+  const Error unnamed = CaughtError([&] { open(""); });  // not " does not exist"
+  CHECK(unnamed.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(unnamed.what(), "the file's path is empty"));
   testing::RunPython("open(\"" + (folder / "empty.h5") + "\", \"w\").close(); open(\"" +
                      (folder / "text.h5") + "\", \"w\").write(\"not HDF5\")");
   const Error empty = CaughtError([&] { open(folder / "empty.h5"); });
