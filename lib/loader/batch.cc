@@ -28,38 +28,48 @@ const loader::BatchField& Batch::Impl::field(int k) const {
 
 Batch::Batch(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
-int64_t Batch::size() const { return impl_->batch.rows; }
-const ImageShape& Batch::image_shape() const { return impl_->shape; }
-bool Batch::normalized() const { return impl_->normalized; }
-int64_t Batch::epoch() const { return impl_->batch.epoch; }
-int64_t Batch::step() const { return impl_->batch.step; }
+const Batch::Impl& Batch::live() const {
+  // A moved-from Batch holds nothing: say so instead of following a null pointer.
+  if (!impl_) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "h5feed::Batch: this Batch was moved from; its images, labels and fields belong "
+                "to the Batch it was moved to: use that one");
+  }
+  return *impl_;
+}
+
+int64_t Batch::size() const { return live().batch.rows; }
+const ImageShape& Batch::image_shape() const { return live().shape; }
+bool Batch::normalized() const { return live().normalized; }
+int64_t Batch::epoch() const { return live().batch.epoch; }
+int64_t Batch::step() const { return live().batch.step; }
 
 std::span<const uint8_t> Batch::images() const {
-  if (impl_->device) return {};  // only the normalized images reach the device
-  return impl_->batch.view.images.first(static_cast<size_t>(size() * impl_->shape.bytes()));
+  if (live().device) return {};  // only the normalized images reach the device
+  return live().batch.view.images.first(static_cast<size_t>(size() * live().shape.bytes()));
 }
 
 std::span<const float> Batch::normalized_images(int view) const {
-  if (!impl_->normalized || impl_->device || view < 0 || view >= views() ||
-      impl_->views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
+  if (!live().normalized || live().device || view < 0 || view >= views() ||
+      live().views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
     return {};
   }
   const auto bytes =
-      static_cast<size_t>(size() * impl_->views->views[static_cast<size_t>(view)].image_bytes());
+      static_cast<size_t>(size() * live().views->views[static_cast<size_t>(view)].image_bytes());
   const std::span<const uint8_t> output =
-      impl_->batch.view.output.subspan(impl_->views->offset(view, impl_->capacity), bytes);
+      live().batch.view.output.subspan(live().views->offset(view, live().capacity), bytes);
   return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
 
-int Batch::views() const { return impl_->views ? impl_->views->count() : 1; }
+int Batch::views() const { return live().views ? live().views->count() : 1; }
 
 std::span<const int64_t> Batch::labels() const {
-  if (!impl_->labelled) return {};
-  return impl_->batch.view.labels.first(static_cast<size_t>(size()));
+  if (!live().labelled) return {};
+  return live().batch.view.labels.first(static_cast<size_t>(size()));
 }
 
 std::span<const int64_t> Batch::indices() const {
-  return impl_->batch.view.indices.first(static_cast<size_t>(size()));
+  return live().batch.view.indices.first(static_cast<size_t>(size()));
 }
 
 namespace {
@@ -90,28 +100,28 @@ TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> sha
 }  // namespace
 
 TensorView Batch::image_tensor(int view) const {
-  const ImageShape& shape = impl_->shape;
+  const ImageShape& shape = live().shape;
   if (view < 0 || view >= views()) return TensorView{};
-  if (!impl_->normalized) {
+  if (!live().normalized) {
     return Images(images().data(), ElementType::kUint8,
                   {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  const transform::OutputSpec& spec = impl_->views->views[static_cast<size_t>(view)];
+  const transform::OutputSpec& spec = live().views->views[static_cast<size_t>(view)];
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
-  const auto* base = static_cast<const uint8_t*>(impl_->device ? impl_->device->images()
-                                                               : impl_->batch.view.output.data());
-  const void* data = base + impl_->views->offset(view, impl_->capacity);
+  const auto* base = static_cast<const uint8_t*>(live().device ? live().device->images()
+                                                               : live().batch.view.output.data());
+  const void* data = base + live().views->offset(view, live().capacity);
   const std::array<int64_t, 4> dims =
       spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}
                                    : std::array<int64_t, 4>{size(), height, width, shape.channels};
-  return Images(data, spec.type, dims, impl_->cuda_device);
+  return Images(data, spec.type, dims, live().cuda_device);
 }
 
 TensorView Batch::label_tensor() const {
-  if (!impl_->labelled) return TensorView{};
-  if (impl_->device) {
-    return Vector(impl_->device->labels(), ElementType::kInt64, size(), impl_->cuda_device);
+  if (!live().labelled) return TensorView{};
+  if (live().device) {
+    return Vector(live().device->labels(), ElementType::kInt64, size(), live().cuda_device);
   }
   return Vector(labels().data(), ElementType::kInt64, size(), -1);
 }
@@ -120,17 +130,17 @@ TensorView Batch::index_tensor() const {
   return Vector(indices().data(), ElementType::kInt64, size(), -1);
 }
 
-int Batch::fields() const { return static_cast<int>(impl_->fields->fields.size()); }
+int Batch::fields() const { return static_cast<int>(live().fields->fields.size()); }
 
-const FieldSpec& Batch::field_spec(int k) const { return impl_->field(k).spec; }
+const FieldSpec& Batch::field_spec(int k) const { return live().field(k).spec; }
 
 int Batch::field_index(std::string_view name) const {
-  const int k = impl_->fields->Find(name);
+  const int k = live().fields->Find(name);
   if (k < 0) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "field {} is not among the fields this loader was asked for ({}); ask for it "
                     "in LoaderOptions::fields",
-                    name, impl_->fields->Names());
+                    name, live().fields->Names());
   }
   return k;
 }
@@ -150,8 +160,8 @@ const loader::GeometricTensor& GeometricOf(const Batch::Impl& impl, int k, int v
 }  // namespace
 
 FieldTensor Batch::field_tensor(int k, int view) const {
-  const loader::BatchField& field = impl_->field(k);
-  if (impl_->device && field.device_slot_field >= 0) {
+  const loader::BatchField& field = live().field(k);
+  if (live().device && field.device_slot_field >= 0) {
     // A mask the GPU stage cropped: view `view`'s tensor on the device.
     if (view < 0 || view >= views()) {
       throw MakeError(ErrorCode::kInvalidArgument,
@@ -159,14 +169,14 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                       field.spec.Describe(), view, views());
     }
     const transform::AugmentParams& augment =
-        impl_->views->views[static_cast<size_t>(view)].augment;
-    return FieldTensor{impl_->device->field(field.device_slot_field, view),
+        live().views->views[static_cast<size_t>(view)].augment;
+    return FieldTensor{live().device->field(field.device_slot_field, view),
                        field.spec.type,
                        {size(), augment.out_height, augment.out_width},
-                       impl_->cuda_device};
+                       live().cuda_device};
   }
   if (IsGeometric(field.spec.kind)) {
-    const loader::GeometricTensor& geometric = GeometricOf(*impl_, k, view);
+    const loader::GeometricTensor& geometric = GeometricOf(live(), k, view);
     return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
   }
   if (field.slot_field < 0) {
@@ -176,12 +186,12 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                     field.spec.name, ToString(field.spec.kind));
   }
   FieldTensor tensor;
-  if (impl_->device) {
+  if (live().device) {
     // Permuted on the device with the images (also on the host: field_bytes reads those).
-    tensor.data = impl_->device->field(field.slot_field, 0);
-    tensor.cuda_device = impl_->cuda_device;
+    tensor.data = live().device->field(field.slot_field, 0);
+    tensor.cuda_device = live().cuda_device;
   } else {
-    tensor.data = impl_->batch.view.fields[static_cast<size_t>(field.slot_field)].data();
+    tensor.data = live().batch.view.fields[static_cast<size_t>(field.slot_field)].data();
   }
   tensor.type = field.spec.type;
   tensor.shape.push_back(size());
@@ -194,24 +204,24 @@ FieldTensor Batch::field_tensor(std::string_view name, int view) const {
 }
 
 FieldTensor Batch::box_counts(int k, int view) const {
-  const loader::BatchField& field = impl_->field(k);
+  const loader::BatchField& field = live().field(k);
   if (field.spec.kind != FieldKind::kBoxes) {
     throw MakeError(ErrorCode::kInvalidArgument, "field {} is {}, not boxes: it has no counts",
                     field.spec.name, field.spec.Describe());
   }
-  const loader::GeometricTensor& geometric = GeometricOf(*impl_, k, view);
+  const loader::GeometricTensor& geometric = GeometricOf(live(), k, view);
   return FieldTensor{geometric.counts.data(), FieldType::kInt64, {size()}, -1};
 }
 
 std::span<const uint8_t> Batch::field_bytes(int k, int64_t i) const {
-  const loader::BatchField& field = impl_->field(k);
+  const loader::BatchField& field = live().field(k);
   if (i < 0 || i >= size()) {
     throw MakeError(ErrorCode::kInvalidArgument, "field {}: row {} of a batch of {}",
                     field.spec.name, i, size());
   }
   if (field.slot_field < 0) return field.column->row(indices()[static_cast<size_t>(i)]);
   const auto row_bytes = static_cast<size_t>(field.spec.row_bytes());
-  return std::span<const uint8_t>(impl_->batch.view.fields[static_cast<size_t>(field.slot_field)])
+  return std::span<const uint8_t>(live().batch.view.fields[static_cast<size_t>(field.slot_field)])
       .subspan(static_cast<size_t>(i) * row_bytes, row_bytes);
 }
 

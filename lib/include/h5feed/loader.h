@@ -154,6 +154,10 @@ class Batch {
   explicit Batch(std::shared_ptr<const Impl> impl);
 
  private:
+  // impl_, or Error(kInvalidArgument) for a moved-from Batch (which may still be assigned to
+  // or destroyed): every call above goes through it.
+  const Impl& live() const;
+
   std::shared_ptr<const Impl> impl_;  // holds the slot until the last copy is destroyed
 };
 

@@ -390,7 +390,7 @@ TEST_CASE("destroying a loader mid-epoch with batches in flight is clean; held b
   }
 }
 
-TEST_CASE("a moved-from loader refuses every call with an error; assigned to again, it reads") {
+TEST_CASE("a moved-from loader or batch refuses every call with an error; assigned to, it reads") {
   File file;
   Loader loader = Loader::Open(file.path, Sequential());
   Loader moved_to = std::move(loader);
@@ -415,7 +415,17 @@ TEST_CASE("a moved-from loader refuses every call with an error; assigned to aga
   CHECK(refuses([&] { loader.fields(); }));
   CHECK(refuses([&] { loader.streamed_fields(); }));
   CHECK(refuses([&] { loader.stats(); }));
-  REQUIRE(moved_to.Next());
+  // A Batch alike: moved into a vector, the one left behind refuses instead of crashing.
+  std::optional<Batch> first = moved_to.Next();
+  REQUIRE(first);
+  std::vector<Batch> kept;
+  kept.push_back(std::move(*first));
+  CHECK(refuses([&] { first->size(); }));
+  CHECK(refuses([&] { first->labels(); }));
+  CHECK(refuses([&] { first->image_tensor(); }));
+  CHECK(refuses([&] { first->field_tensor(0); }));
+  CHECK(kept[0].size() == 8);
+  CHECK(kept[0].indices()[0] == 0);
   loader = Loader::Open(file.path, Sequential());
   std::optional<Batch> batch = loader.Next();
   REQUIRE(batch);
