@@ -134,6 +134,12 @@ void CheckFieldSpec(const FieldSpec& spec) {
                       spec.name);
     }
   }
+  // HDF5 reads "." as the group a name is looked up in: a dataset cannot be created under it.
+  if (spec.name == ".") {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a field cannot be named \".\": HDF5 takes it for the file's root group, where "
+                "a field's dataset would be; give the field another name");
+  }
   for (std::string_view reserved : kReserved) {
     if (spec.name == reserved) {
       throw MakeError(ErrorCode::kInvalidArgument,

@@ -56,6 +56,8 @@ TEST_CASE("a field named like the file's own datasets, or badly, is refused with
   }
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"", FieldKind::kText}); }).what(), "name"));
   CHECK(Contains(CaughtError([] { CheckFieldSpec({"a/b", FieldKind::kText}); }).what(), "'/'"));
+  CHECK(Contains(CaughtError([] { CheckFieldSpec({".", FieldKind::kText}); }).what(), "root"));
+  CHECK_NOTHROW(CheckFieldSpec({"..", FieldKind::kText}));  // an ordinary name to HDF5
   const Error zero = CaughtError([] {
     CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}, {}});
   });
