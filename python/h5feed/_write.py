@@ -59,9 +59,9 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def _file_fields(fields, first: tuple) -> list:
+def _file_fields(fields, first: tuple, row: int) -> list:
     """The file's fields: fields= (names in its order; a spec of None is inferred), or the first
-    sample's values in its order."""
+    sample's (dataset[row]'s) values in its order."""
     values = {value[0]: value for value in first[6]}
     if fields is not None and not isinstance(fields, Mapping):
         raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
@@ -72,16 +72,16 @@ def _file_fields(fields, first: tuple) -> list:
          (fields is None or fields.get(value[0], "") is None)]
     boxes = boxes[0] if len(boxes) == 1 else ""
     if fields is None:
-        return [inferred_spec(value, boxes) for value in first[6]]
+        return [inferred_spec(value, row, boxes) for value in first[6]]
     specs = []
     for name, spec in fields.items():
         if spec is not None:
             specs.append(given_spec(name, spec, boxes))
         elif name in values:
-            specs.append(inferred_spec(values[name], boxes))
+            specs.append(inferred_spec(values[name], row, boxes))
         else:
-            raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample, "
-                                "which has no value of it")
+            raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample "
+                                f"written, {row_name(row)}, which has no value of it")
     return specs
 
 
@@ -125,21 +125,24 @@ class _Checks:
             raise SampleRefused(f"{row_name(row)}'s label is {label}, which names none of the "
                                 f"{len(self.classes)} classes (classes= or dataset.classes): a "
                                 f"label is 0 to {len(self.classes) - 1}")
+        first = self.first_row_name
         if tuple(value[0] for value in values) == self.names:
-            return [(value, conform(value, spec, row))
+            return [(value, conform(value, spec, row, first))
                     for value, spec in zip(values, self.specs)]
         given = {value[0]: value for value in values}
         for spec in self.specs:
             if spec.name not in given:
-                raise SampleRefused(f"{row_name(row)} has no value of field {spec.name!r}; every "
-                                    "sample has one of each field")
+                origin = "as fields= says" if spec.given else f"as {first}, the first written, has"
+                raise SampleRefused(f"{row_name(row)} has no value of field {spec.name!r} "
+                                    f"({origin}); every sample has one of each field")
         extra = [name for name in given if name not in self.names]
         if extra:
             raise SampleRefused(
                 f"{row_name(row)} has {', '.join(map(repr, extra))}, which the file has not as "
                 f"fields (its fields: {', '.join(self.names) or 'none'}, from "
                 f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
-        return [(given[spec.name], conform(given[spec.name], spec, row)) for spec in self.specs]
+        return [(given[spec.name], conform(given[spec.name], spec, row, first))
+                for spec in self.specs]
 
 
 def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | None = None,
@@ -247,7 +250,7 @@ def _stored_order(count: int, common: dict) -> np.ndarray:
 def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pixels, fields,
                    classes, common, progress, cleanup) -> dict:
     row, first = next(samples)
-    specs = _file_fields(fields, first)
+    specs = _file_fields(fields, first, row)
     labelled = first[5] is not None
     names = _classes(classes, dataset) if labelled else []
     checks = _Checks(row, specs, labelled, names)

@@ -40,6 +40,7 @@ GEOMETRIC_KINDS = ("mask", "boxes", "box_labels")
 # PIL's modes of a mask: class ids of 8 bits (a palette image's indices) or 16.
 _MASK_MODES = {"L": "uint8", "P": "uint8", "I;16": "uint16", "I;16L": "uint16",
                "I;16B": "uint16", "I;16N": "uint16"}
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 ELEMENT_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                  "uint64", "float16", "float32", "float64")
 
@@ -137,13 +138,16 @@ def _image(image, row: int):
 def _label(label, row: int):
     if label is None:
         return None
-    if isinstance(label, numbers.Integral):
-        return int(label)
+    value = label
     if (_is_tensor(label) or isinstance(label, (np.ndarray, np.generic))) and \
             np.ndim(label) == 0:
         value = label.item()
-        if isinstance(value, numbers.Integral):
-            return int(value)
+    if isinstance(value, numbers.Integral):
+        # /labels is int64: a larger label (a uint64, a Python int) has no row to go in.
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
+            raise SampleRefused(f"{row_name(row)}'s label is {int(value)}, beyond int64, which "
+                                "/labels holds; a label is a class number (0 to C - 1)")
+        return int(value)
     raise SampleRefused(f"{row_name(row)}'s label is {label!r} ({type(label).__name__}); a label "
                         "is an int (or a 0-d integer tensor or array): give other targets as "
                         "fields of a dict sample")
@@ -188,6 +192,10 @@ def _box_labels(name: str, value, row: int):
         raise SampleRefused(f"{row_name(row)}: box labels {name!r} are an array of {array.dtype} "
                             f"and shape {tuple(array.shape)}; box labels are K integers, one "
                             "class per box")
+    if array.dtype == np.uint64 and array.size and array.max() > _INT64_MAX:
+        raise SampleRefused(f"{row_name(row)}: box labels {name!r} hold {int(array.max())}, "
+                            "beyond int64, which box labels are stored as; a box label is a "
+                            "class number")
     array = np.ascontiguousarray(array, "<i8")
     return name, "box_labels", "int64", tuple(array.shape), array.tobytes()
 
@@ -348,11 +356,22 @@ def _dtype_name(name: str, dtype) -> str:
                         "dtype or its name ('float32')") from None
 
 
-def inferred_spec(value: tuple, boxes: str = "") -> FieldSpec:
-    """The spec of a field whose first value (a payload's (name, kind, dtype, shape, bytes)) is
-    `value`; box labels classify the boxes field `boxes`."""
+def inferred_spec(value: tuple, row: int, boxes: str = "") -> FieldSpec:
+    """The spec of a field whose first value (a payload's (name, kind, dtype, shape, bytes)),
+    dataset[row]'s, is `value`; box labels classify the boxes field `boxes`."""
     name, kind, dtype, shape, _ = value
-    return FieldSpec(name, kind, dtype, shape, boxes=boxes)
+    if kind == "array" and 0 in tuple(shape):
+        raise _empty_array(name, shape, row)
+    try:
+        return FieldSpec(name, kind, dtype, shape, boxes=boxes)
+    except InvalidArgumentError as error:  # the library's message, which knows no row
+        raise SampleRefused(f"{row_name(row)}, the first sample written: {error}") from None
+
+
+def _empty_array(name: str, shape, row: int) -> SampleRefused:
+    return SampleRefused(f"{row_name(row)}: field {name!r} is an empty array of shape "
+                         f"{tuple(shape)}; every dimension of a field is at least 1 (store an "
+                         "empty value as bytes, or pad it)")
 
 
 def _geometric(value: tuple, spec: FieldSpec, row: int):
@@ -371,32 +390,41 @@ def _geometric(value: tuple, spec: FieldSpec, row: int):
     return _box_labels(spec.name, array, row)[4]
 
 
-def conform(value: tuple, spec: FieldSpec, row: int) -> bytes:
+def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
     """A payload's field value as the bytes of a row of `spec`, or SampleRefused naming the row
     and the field. A value must have the field's kind, dtype and shape; with a spec fields=
     gave, a number of another numeric type is converted when its values are kept exactly
-    (integers) or it is a float of another width."""
+    (integers) or it is a float of another width that holds it (rounded, not infinite).
+    `first`: the row whose value the spec was inferred from, named when the value differs."""
     _, kind, dtype, shape, data = value
     if spec.kind in GEOMETRIC_KINDS:
         conformed = _geometric(value, spec, row)
         if conformed is not None:
             return conformed
     elif kind == "array" and 0 in tuple(shape):
-        raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is an empty array of shape "
-                            f"{tuple(shape)}; every dimension of a field is at least 1 (store an "
-                            "empty value as bytes, or pad it)")
+        raise _empty_array(spec.name, shape, row)
     elif kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
         return data
     if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
         array = np.frombuffer(data, dtype).reshape(shape)
         target = np.dtype(spec.dtype)
         if array.dtype.kind == "f" and target.kind == "f":
-            return array.astype(target).tobytes()
+            # A narrower float rounds a value, but one past its range would become infinite.
+            with np.errstate(over="ignore"):
+                converted = array.astype(target)
+            if not np.array_equal(np.isfinite(converted), np.isfinite(array)):
+                largest = array[np.isfinite(array) & ~np.isfinite(converted)].flat[0]
+                raise SampleRefused(
+                    f"{row_name(row)}: field {spec.name!r} holds {largest}, beyond the range of "
+                    f"{spec.dtype} (at most {np.finfo(target).max}), which fields= makes it; "
+                    "give the field a wider float")
+            return converted.tobytes()
         if array.dtype.kind in "iub" and target.kind in "iub":
             converted = array.astype(target)
             if np.array_equal(converted.astype(array.dtype), array):
                 return converted.tobytes()
-    whose = "as fields= says" if spec.given else "the first sample's"
+    whose = "as fields= says" if spec.given else \
+        f"that of {first}, the first sample written" if first else "the first sample's"
     raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
                         f", but the field is {spec.describe()} ({whose}); every sample's value "
                         "must have the field's kind, dtype and shape")

@@ -16,6 +16,7 @@ the stored order, as payloads (h5feed/_write_samples.py), yielded in that order.
 from __future__ import annotations
 
 import array
+import errno
 import importlib
 import multiprocessing
 import os
@@ -26,7 +27,7 @@ import tempfile
 import traceback
 from multiprocessing.connection import wait
 
-from ._errors import InvalidArgumentError
+from ._errors import Error, InvalidArgumentError, IoError, NoSpaceError
 from ._write_samples import SampleRefused, make_payload, row_name
 
 # A run of positions handed to a worker holds about this many bytes of payloads (and at most
@@ -230,15 +231,34 @@ class Spool:
 
     def add(self, payload: tuple):
         data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except OSError as error:
+            raise self._write_failed(error) from error
         self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
+
+    def _write_failed(self, error: OSError) -> Error:
+        """The h5feed error for a failed write to the spool, as the native writer words its own
+        (the disk full: NoSpaceError, as for ENOSPC, EDQUOT and EFBIG; else IoError)."""
+        where = (f"keeping the iterable's samples in {self.path} ({len(self)} so far, "
+                 f"{self._ends[-1] if self._ends else 0} bytes) before writing them in the "
+                 "stored order")
+        if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            return NoSpaceError(f"the disk is full: {where} failed ({error.strerror}). Free "
+                                "space on that file system, or write the output to another "
+                                "disk (the samples are kept beside it), or give a map-style "
+                                "dataset (len() and dataset[i]), which is not kept")
+        return IoError(f"{where} failed: {error.strerror or error}")
 
     def __len__(self):
         return len(self._ends)
 
     def fetch(self, rows):
         """(row, payload) for each of `rows`, read back from the file."""
-        self._file.flush()
+        try:
+            self._file.flush()  # the samples the file's buffer holds, which may not fit either
+        except OSError as error:
+            raise self._write_failed(error) from error
         descriptor = self._file.fileno()
         for row in rows:
             row = int(row)
@@ -246,7 +266,10 @@ class Spool:
             yield row, pickle.loads(os.pread(descriptor, self._ends[row] - begin, begin))
 
     def close(self):
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # flushing what a full disk refused: the file is removed below anyway
+            pass
         try:
             os.unlink(self.path)
         except FileNotFoundError:

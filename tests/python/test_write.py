@@ -451,7 +451,8 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
     out = tmp_path / "out.h5"
     broken = Attributes(broken={17: {"attrs": np.zeros(41, np.uint8)}})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[17\]: field 'attrs' is "
-                       r"uint8\[41\], but the field is uint8\[40\] \(the first sample's\)"):
+                       r"uint8\[41\], but the field is uint8\[40\] \(that of dataset\[0\], "
+                       r"the first sample written\)"):
         h5feed.write(broken, out, size=(10, 12), workers=2, progress=False, shuffle=False)
     assert not os.listdir(tmp_path)
     wrong_type = Attributes(broken={3: {"landmarks": np.zeros((5, 2), np.float64)}})

@@ -1,0 +1,132 @@
+"""h5feed.write refuses a value it could only store changed, naming the row, before any file is
+left: a label or box label beyond int64 (which /labels and box labels are), a float beyond the
+range of the narrower float fields= gives, a field named "." (HDF5's name of the root group).
+A message about a sample that differs from the first names the first sample written, which with
+a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
+NoSpaceError naming that file."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import h5py
+import numpy as np
+import pytest
+
+import h5feed
+
+IMAGE = np.zeros((8, 8, 3), np.uint8)
+
+
+def write(samples, out, **options):
+    return h5feed.write(samples, out, max_side=16, workers=0, progress=False, shuffle=False,
+                        **options)
+
+
+@pytest.mark.parametrize("label", [np.uint64(2**63 + 5), 2**63, -2**63 - 1])
+def test_a_label_beyond_int64_is_refused_naming_the_row(tmp_path, label):
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=rf"dataset\[1\]'s label is {int(label)}, beyond int64"):
+        write([(IMAGE, 0), (IMAGE, label)], tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
+
+
+def test_labels_at_the_ends_of_int64_are_stored_as_given(tmp_path):
+    write([(IMAGE, -2**63), (IMAGE, np.uint64(2**63 - 1))], tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["labels"][:].tolist() == [-2**63, 2**63 - 1]
+
+
+def test_box_labels_beyond_int64_are_refused_rather_than_stored_negative(tmp_path):
+    samples = [{"image": IMAGE, "boxes": [[1, 2, 3, 4]], "box_labels": np.array([3], np.uint64)},
+               {"image": IMAGE, "boxes": [[1, 2, 3, 4]],
+                "box_labels": np.array([2**64 - 1], np.uint64)}]
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\]: box labels "
+                       r"'box_labels' hold 18446744073709551615, beyond int64"):
+        write(samples, tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
+    write(samples[:1], tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert np.frombuffer(f["box_labels"][0].tobytes(), "<i8").tolist() == [3]
+
+
+@pytest.mark.parametrize("spec, value, shown", [
+    ("float16", 1e10, r"10000000000\.0, beyond the range of float16 \(at most 65504"),
+    ("float32[3]", [1.0, 2.0, -1e300], r"-1e\+300, beyond the range of float32"),
+])
+def test_a_float_beyond_the_range_of_the_field_given_is_refused_not_made_infinite(
+        tmp_path, spec, value, shown):
+    samples = [{"image": IMAGE, "x": np.asarray(value) * 0}, {"image": IMAGE, "x": value}]
+    with pytest.raises(h5feed.InvalidArgumentError, match=rf"dataset\[1\]: field 'x' holds "
+                       + shown):
+        write(samples, tmp_path / "out.h5", fields={"x": spec})
+    assert not os.listdir(tmp_path)
+
+
+def test_a_float_made_narrower_keeps_its_rounding_infinities_and_nans(tmp_path):
+    value = np.array([1 / 3, np.inf, -np.inf, np.nan, 70000.0])
+    write([{"image": IMAGE, "x": value}], tmp_path / "out.h5", fields={"x": "float32[5]"})
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["x"][0].tobytes() == value.astype(np.float32).tobytes()
+
+
+def test_a_field_named_dot_is_refused_before_any_file_is_made(tmp_path):
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\], the first sample written: a field cannot be named "
+                       r'"\."'):
+        write([{"image": IMAGE, ".": 1}], tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
+    write([{"image": IMAGE, "..": 1, ".x": 2}], tmp_path / "out.h5")  # names HDF5 keeps
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert list(f.attrs["fields"]) == ["..", ".x"] and f[".."][0] == 1
+
+
+class ChangesAt:
+    """dataset[i] has field x of float32 below row 50, float64 from there to 79, none after."""
+
+    def __len__(self):
+        return 100
+
+    def __getitem__(self, i):
+        if i >= 80:
+            return {"image": IMAGE}
+        return {"image": IMAGE, "x": (np.float32 if i < 50 else np.float64)(i)}
+
+
+def test_a_sample_unlike_the_first_names_the_first_written_which_a_shuffle_picks(tmp_path):
+    out = tmp_path / "out.h5"
+    order = np.frombuffer(h5feed._h5feed.stored_order(100, True, 0), np.int64)
+    assert order[:2].tolist() == [20, 59]  # seed 0's: a float32 row first, not dataset[0]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[59\]: field 'x' is float64, but the field is float32 "
+                       r"\(that of dataset\[20\], the first sample written\)"):
+        h5feed.write(ChangesAt(), out, max_side=16, workers=0, progress=False)
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\] has no value of field "
+                       r"'x' \(as dataset\[0\], the first written, has\)"):
+        write([ChangesAt()[i] for i in (3, 90)], out)
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\]: field 'x' is an empty array of shape \(0,\)"):
+        write([{"image": IMAGE, "x": []}], out)
+    assert not os.listdir(tmp_path)
+
+
+def test_an_iterable_kept_on_a_full_disk_is_a_no_space_error_naming_the_file(tmp_path):
+    # A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes a write fail with EFBIG, as a
+    # full disk's makes one fail with ENOSPC: the spool of the iterable meets it first.
+    script = textwrap.dedent(f"""
+        import resource, signal, numpy as np, h5feed
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        samples = ({{"image": np.zeros((64, 64, 3), np.uint8), "pad": bytes(20000)}}
+                   for _ in range(200))
+        try:
+            h5feed.write(samples, {str(tmp_path / "out.h5")!r}, max_side=64, progress=False)
+        except h5feed.NoSpaceError as error:
+            print("NoSpaceError:", error)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "NoSpaceError: the disk is full: keeping the iterable's samples in " in run.stdout
+    assert ".out.h5.spool-" in run.stdout and "map-style dataset" in run.stdout
+    assert not os.listdir(tmp_path)
