@@ -50,6 +50,26 @@ def _with_row(error: BaseException, row: int) -> BaseException:
     return RuntimeError(f"{note}: {type(error).__name__}: {error}")
 
 
+def _how_it_ended(exitcode) -> str:
+    if exitcode is None:
+        return "still running, its pipe closed"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _rows_named(rows: list) -> str:
+    """The rows a worker was fetching, the first few by name."""
+    shown = ", ".join(row_name(row) for row in rows[:4])
+    if len(rows) == 1:
+        return shown
+    more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
+    return f"one of {shown}{more}"
+
+
 def fetch_in_process(dataset, rows):
     """(row, payload) for each of `rows`, calling dataset[row] here."""
     for row in rows:
@@ -85,11 +105,12 @@ def _raise_from_worker(row: int, worker: int, module: str, qualname: str, text: 
     raise error if error is not None else RuntimeError(message)
 
 
-def _work(dataset, connection, worker: int, inherited: list):
+def _work(dataset, connection, worker: int, inherited: list, current):
     """A worker process: makes the payloads of each run of rows it is sent, until None.
     `inherited`: the writing process's ends of the pipes, which a forked worker holds copies
     of; closed, so that the writing process's death (even by SIGKILL) closes its pipe, and the
-    worker, waiting for a task or sending a run, sees it and ends."""
+    worker, waiting for a task or sending a run, sees it and ends. `current`: shared memory
+    holding the row being fetched (-1 between rows), which names it if the worker dies."""
     for end in inherited:
         end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -106,6 +127,7 @@ def _work(dataset, connection, worker: int, inherited: list):
         first, rows = task
         payloads, failure = [], None
         for row in rows:
+            current.value = row
             try:
                 payloads.append(make_payload(dataset[row], row))
             except SampleRefused as refused:
@@ -115,6 +137,7 @@ def _work(dataset, connection, worker: int, inherited: list):
                 failure = ("raised", row, type(error).__module__, type(error).__qualname__,
                            traceback.format_exc())
                 break
+        current.value = -1
         try:
             connection.send((first, payloads, failure))
         except OSError:  # the writing process is gone
@@ -128,6 +151,7 @@ class WorkerPool:
     def __init__(self, dataset, workers: int):
         context = multiprocessing.get_context()
         self._processes, self._connections = [], []
+        self._current = [context.RawValue("q", -1) for _ in range(workers)]
         try:
             for worker in range(workers):
                 ours, theirs = context.Pipe()
@@ -135,7 +159,8 @@ class WorkerPool:
                 inherited = [*self._connections, ours] \
                     if context.get_start_method() == "fork" else []
                 process = context.Process(target=_work,
-                                          args=(dataset, theirs, worker, inherited),
+                                          args=(dataset, theirs, worker, inherited,
+                                                self._current[worker]),
                                           name=f"h5feed.write worker {worker}", daemon=True)
                 process.start()
                 theirs.close()
@@ -151,16 +176,22 @@ class WorkerPool:
     def __exit__(self, kind, value, trace):
         self.close(abandon=kind is not None)
 
-    def _received(self, worker: int):
+    def _received(self, worker: int, rows: list):
+        """What `worker` sends back for its run of `rows`; a RuntimeError naming them, and how
+        it ended, if it died on the way."""
         try:
             return self._connections[worker].recv()
         except (EOFError, OSError):
             process = self._processes[worker]
             process.join(1)
-            raise RuntimeError(f"h5feed.write's worker process {worker} (pid {process.pid}) "
-                               f"ended unexpectedly (exit code {process.exitcode}) while "
-                               "fetching samples; a crash in the dataset's code, or the system "
-                               "out of memory, ends a worker so") from None
+            row = self._current[worker].value  # -1: between rows, sending the run
+            fetching = row_name(row) if row >= 0 else _rows_named(rows)
+            raise RuntimeError(
+                f"h5feed.write's worker process {worker} (pid {process.pid}) ended "
+                f"unexpectedly ({_how_it_ended(process.exitcode)}) while fetching {fetching}; a "
+                "crash in the dataset's code, or the system out of memory, ends a worker so "
+                "(workers=0 runs dataset[i] in this process, where a debugger or faulthandler "
+                "can see it)") from None
 
     def fetch(self, rows, ahead_bytes: int):
         """(row, payload) for each of `rows` (a sequence of dataset rows), in that order. At
@@ -177,8 +208,9 @@ class WorkerPool:
             while idle and handed < total and handed - position < ahead:
                 worker = idle.pop()
                 end = min(total, handed + run)
-                self._connections[worker].send((handed, [int(r) for r in rows[handed:end]]))
-                busy[self._connections[worker]] = worker
+                run_rows = [int(r) for r in rows[handed:end]]
+                self._connections[worker].send((handed, run_rows))
+                busy[self._connections[worker]] = worker, run_rows
                 handed = end
             if position in runs:
                 for payload in runs.pop(position):
@@ -186,9 +218,9 @@ class WorkerPool:
                     position += 1
                 continue
             for connection in wait(list(busy)):
-                worker = busy.pop(connection)
+                worker, run_rows = busy.pop(connection)
                 idle.append(worker)
-                first, payloads, failure = self._received(worker)
+                first, payloads, failure = self._received(worker, run_rows)
                 if failure is not None:
                     if failure[0] == "refused":
                         raise InvalidArgumentError(failure[2])

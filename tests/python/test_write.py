@@ -544,6 +544,34 @@ def test_an_exception_in_a_workers_getitem_is_raised_with_the_row_and_its_traceb
     assert not os.listdir(tmp_path)
 
 
+class Crashing:
+    """dataset[23] ends its process as a crash in native code would: by SIGSEGV, or os._exit."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def __len__(self):
+        return 50
+
+    def __getitem__(self, i):
+        if i == 23:
+            if self.how == "segfault":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            os._exit(3)
+        return np.zeros((4, 4, 3), np.uint8), 0
+
+
+@pytest.mark.forks_workers
+@pytest.mark.parametrize("how, ended", [("segfault", "killed by SIGSEGV"),
+                                        ("exit", "exit code 3")])
+def test_a_worker_that_dies_names_the_row_it_was_fetching_and_how_it_ended(tmp_path, how,
+                                                                           ended):
+    with pytest.raises(RuntimeError, match=rf"worker process \d \(pid \d+\) ended unexpectedly "
+                       rf"\({ended}\) while fetching dataset\[23\];"):
+        h5feed.write(Crashing(how), tmp_path / "out.h5", size=4, workers=2, progress=False)
+    assert not os.listdir(tmp_path)
+
+
 def test_an_image_that_does_not_decode_is_skipped_with_its_row_unless_strict(folder, tmp_path):
     class Damaged(EncodedBytes):
         def __getitem__(self, i):
