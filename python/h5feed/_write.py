@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from . import _h5feed
 from ._convert import _common, _own_size_common, _size, count_argument, warn_skipped
+from ._errors import InvalidArgumentError
 from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
                              make_payload, row_name)
 from ._write_geometry import GeometryChecks
@@ -89,12 +91,29 @@ def _classes(classes, dataset) -> list:
     if isinstance(classes, (str, bytes)):
         raise TypeError(f"classes={classes!r}: give the class names as a list, label i naming "
                         "classes[i]")
+    given = "classes"
     if classes is None:
-        classes = getattr(dataset, "classes", None)
+        classes, given = getattr(dataset, "classes", None), "dataset.classes"
         if not isinstance(classes, (list, tuple)) or not all(isinstance(c, str)
                                                              for c in classes):
             return []
-    return [str(c) for c in classes]
+    names = [str(c) for c in classes]
+    # /classes holds UTF-8 strings, which end at a NUL (HDF5 and h5py would cut "a\0b" to "a").
+    for i, name in enumerate(names):
+        wrong = "holds a NUL character, where HDF5's strings end" if "\0" in name else \
+            "is a str that UTF-8 cannot encode" if not _encodes(name) else ""
+        if wrong:
+            raise InvalidArgumentError(f"{given}[{i}] = {name!r} {wrong}; a class name is "
+                                       "stored as UTF-8 text")
+    return names
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: os.fsdecode's escape of a byte
+        return False
+    return True
 
 
 class _Checks:
@@ -195,6 +214,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
         raise ValueError(f"workers={workers!r}: give a number of processes, 0 for none")
     common = _common(chunk, None, shuffle, seed, threads, overwrite, strict, memory_limit)
     common = _own_size_common(common, compression, encoding, smart_threshold, chunk_bytes)
+    if classes is not None:
+        _classes(classes, dataset)  # its names checked
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise FileNotFoundError(f"cannot write {path}: its folder does not exist")
     # The samples fetched ahead of the one being put take a quarter of the budget; the native
@@ -252,6 +273,13 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     row, first = next(samples)
     specs = _file_fields(fields, first, row)
     labelled = first[5] is not None
+    if classes is not None and not labelled and len(classes):
+        # Not an error (a script may pass its classes whatever the dataset), but never silent:
+        # a dataset that forgot its labels would otherwise be noticed only in training.
+        warnings.warn(f"h5feed.write: classes= names {len(classes)} classes, but "
+                      f"{row_name(row)}, the first sample written, has no label, and so none "
+                      "has: the file has no labels and no classes (give samples as (image, "
+                      "label) to store them)", stacklevel=3)
     names = _classes(classes, dataset) if labelled else []
     checks = _Checks(row, specs, labelled, names)
     checked = checks.values(row, first)  # before the file: a first sample it cannot hold

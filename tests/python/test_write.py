@@ -431,8 +431,9 @@ def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_pat
 def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
     rng = np.random.default_rng(6)
     images = rng.integers(0, 256, (25, 6, 6, 3), dtype=np.uint8)
-    report = h5feed.write([(image,) for image in images], tmp_path / "out.h5", size=6,
-                          progress=False, classes=["ignored"])
+    with pytest.warns(UserWarning, match="the file has no labels and no classes"):
+        report = h5feed.write([(image,) for image in images], tmp_path / "out.h5", size=6,
+                              progress=False, classes=["ignored"])
     assert report["labelled"] is False and report["fields"] == []
     with h5py.File(tmp_path / "out.h5") as g:
         assert "labels" not in g and len(g.get("classes", [])) == 0

@@ -1,6 +1,8 @@
 """h5feed.write refuses a value it could only store changed, naming the row, before any file is
 left: a label or box label beyond int64 (which /labels and box labels are), a float beyond the
-range of the narrower float fields= gives, a field named "." (HDF5's name of the root group).
+range of the narrower float fields= gives, a field named "." (HDF5's name of the root group), a
+class name with a NUL or a lone surrogate; classes for a dataset without labels are dropped
+with a warning.
 A message about a sample that differs from the first names the first sample written, which with
 a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
 NoSpaceError naming that file."""
@@ -130,3 +132,24 @@ def test_an_iterable_kept_on_a_full_disk_is_a_no_space_error_naming_the_file(tmp
     assert "NoSpaceError: the disk is full: keeping the iterable's samples in " in run.stdout
     assert ".out.h5.spool-" in run.stdout and "map-style dataset" in run.stdout
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("name, wrong", [("a\0b", "holds a NUL character"),
+                                         ("caf\udce9", "is a str that UTF-8 cannot encode")])
+def test_a_class_name_hdf5_would_cut_or_cannot_hold_is_refused_before_any_sample(tmp_path, name,
+                                                                                  wrong):
+    def never_read():
+        raise AssertionError("the iterable is read before the classes are checked")
+        yield
+
+    with pytest.raises(h5feed.InvalidArgumentError, match=rf"classes\[1\] = .* {wrong}"):
+        write(never_read(), tmp_path / "out.h5", classes=["ok", name])
+    assert not os.listdir(tmp_path)
+
+
+def test_classes_for_a_dataset_without_labels_are_dropped_with_a_warning(tmp_path):
+    with pytest.warns(UserWarning, match=r"classes= names 2 classes, but dataset\[0\], the "
+                      r"first sample written, has no label"):
+        write([IMAGE, IMAGE], tmp_path / "out.h5", classes=["cat", "dog"])
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f.attrs["labelled"] == 0 and len(f["classes"]) == 0
