@@ -203,24 +203,35 @@ def _box_labels(name: str, value, row: int):
 _GEOMETRIC = {"mask": _mask, "boxes": _boxes, "box_labels": _box_labels}
 
 
-def _field(name: str, value, row: int):
-    if name in GEOMETRIC_NAMES:
-        return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
-    if _is_pil_image(value):
-        return _mask(name, value, row)
+def _variable_length(name: str, value, row: int):
+    """A str's or bytes' value: a text field's UTF-8, or a bytes field's bytes."""
     if isinstance(value, str):
         if "\0" in value:
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a str holding a NUL "
                                 f"character (at {value.index(chr(0))}), where HDF5's strings end; "
                                 "store the value as bytes")
         try:
-            return name, "text", "", (), value.encode("utf-8")
+            kind, data = "text", value.encode("utf-8")
         except UnicodeEncodeError as error:
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a str that UTF-8 cannot "
                                 f"encode ({error.reason} at position {error.start}); a text "
                                 "field holds valid Unicode") from None
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return name, "bytes", "", (), bytes(value)
+    else:
+        kind, data = "bytes", bytes(value)
+    if len(data) > _h5feed.MAX_FIELD_ROW_BYTES:
+        raise SampleRefused(f"{row_name(row)}: field {name!r} is {kind} of {len(data):,} bytes, "
+                            f"more than a row of a field holds ({_h5feed.MAX_FIELD_ROW_BYTES:,}, "
+                            "2 GiB); store it as a file of its own and its path as text")
+    return name, kind, "", (), data
+
+
+def _field(name: str, value, row: int):
+    if name in GEOMETRIC_NAMES:
+        return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
+    if _is_pil_image(value):
+        return _mask(name, value, row)
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return _variable_length(name, value, row)
     if _is_tensor(value):
         try:
             value = value.detach().cpu().numpy()

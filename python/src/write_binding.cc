@@ -18,6 +18,7 @@
 #include "convert_binding.h"
 #include "deferred_release.h"
 #include "enum_names.h"
+#include "field_row_check.h"
 #include "h5feed/error.h"
 #include "h5feed/field.h"
 #include "interruptible_wait.h"
@@ -270,6 +271,7 @@ void BindWrite(py::module_& module) {
   module.attr("IMAGE_ENCODED") = static_cast<int>(SamplePayload::Image::kEncoded);
   module.attr("IMAGE_PATH") = static_cast<int>(SamplePayload::Image::kPath);
   module.attr("IMAGE_PIXELS") = static_cast<int>(SamplePayload::Image::kPixels);
+  module.attr("MAX_FIELD_ROW_BYTES") = kMaxFieldRowBytes;
 }
 
 }  // namespace h5feed::python

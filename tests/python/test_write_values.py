@@ -1,8 +1,8 @@
 """h5feed.write refuses a value it could only store changed, naming the row, before any file is
 left: a label or box label beyond int64 (which /labels and box labels are), a float beyond the
 range of the narrower float fields= gives, a field named "." (HDF5's name of the root group), a
-class name with a NUL or a lone surrogate; classes for a dataset without labels are dropped
-with a warning.
+class name with a NUL or a lone surrogate, a bytes or text value over the 2 GiB a row holds;
+classes for a dataset without labels are dropped with a warning.
 A message about a sample that differs from the first names the first sample written, which with
 a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
 NoSpaceError naming that file."""
@@ -153,3 +153,13 @@ def test_classes_for_a_dataset_without_labels_are_dropped_with_a_warning(tmp_pat
         write([IMAGE, IMAGE], tmp_path / "out.h5", classes=["cat", "dog"])
     with h5py.File(tmp_path / "out.h5") as f:
         assert f.attrs["labelled"] == 0 and len(f["classes"]) == 0
+
+
+def test_a_bytes_value_over_the_2_gib_a_row_holds_is_refused_naming_the_row(tmp_path):
+    # bytes(n) is zeros the system maps lazily: the test touches none of its 2 GiB.
+    huge = bytes(h5feed._h5feed.MAX_FIELD_ROW_BYTES + 1)
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\]: field 'blob' is bytes "
+                       r"of 2,147,483,649 bytes, more than a row of a field holds"):
+        write([{"image": IMAGE, "blob": b"x"}, {"image": IMAGE, "blob": huge}],
+              tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
