@@ -74,7 +74,7 @@ def _file_fields(fields, first: tuple, row: int) -> list:
          (fields is None or fields.get(value[0], "") is None)]
     boxes = boxes[0] if len(boxes) == 1 else ""
     if fields is None:
-        return [inferred_spec(value, row, boxes) for value in first[6]]
+        return _boxes_named(inferred_spec(value, row, boxes) for value in first[6])
     specs = []
     for name, spec in fields.items():
         if spec is not None:
@@ -84,6 +84,23 @@ def _file_fields(fields, first: tuple, row: int) -> list:
         else:
             raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample "
                                 f"written, {row_name(row)}, which has no value of it")
+    return _boxes_named(specs)
+
+
+def _boxes_named(specs) -> list:
+    """`specs`, each box labels field classifying a boxes field of them."""
+    specs = list(specs)
+    kinds = {spec.name: spec.kind for spec in specs}
+    for spec in specs:
+        if spec.kind == "box_labels" and kinds.get(spec.boxes) != "boxes":
+            kind = kinds.get(spec.boxes, "")
+            what = "is not a field of the file" if not kind else \
+                f"is {'an' if kind[0] in 'aeiou' else 'a'} {kind} field, not boxes"
+            boxes = ", ".join(name for name, kind in kinds.items() if kind == "boxes")
+            raise InvalidArgumentError(
+                f"field {spec.name!r} holds the box labels of {spec.boxes!r}, which {what} "
+                f"(the file's boxes fields: {boxes or 'none'}); box labels classify the boxes "
+                "of a field named 'boxes' or given as 'boxes' in fields=")
     return specs
 
 

@@ -180,8 +180,16 @@ def _boxes(name: str, value, row: int):
         raise SampleRefused(f"{row_name(row)}: boxes {name!r} is an array of {array.dtype} and "
                             f"shape {tuple(array.shape)}; boxes are a K x 4 array of numbers, "
                             "x1, y1, x2, y2 in the image's pixels (K may be 0)")
-    array = np.ascontiguousarray(array, "<f4")
-    return name, "boxes", "float32", tuple(array.shape), array.tobytes()
+    with np.errstate(over="ignore"):
+        stored = np.ascontiguousarray(array, "<f4")
+    # A resize would drop a box of nan and clip one of inf; stored as given, either would
+    # reach the loader's crops: neither is a place in an image (nor a float64 past float32's).
+    finite = np.isfinite(stored).all(axis=1)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}; a box "
+                            "is x1, y1, x2, y2, finite float32 numbers in the image's pixels")
+    return name, "boxes", "float32", tuple(stored.shape), stored.tobytes()
 
 
 def _box_labels(name: str, value, row: int):

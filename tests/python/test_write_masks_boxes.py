@@ -4,8 +4,9 @@ mask, boxes and box_labels fields (docs/format.md, "Masks and boxes"). Stored at
 they read back equal through h5py and through the Loader; when the writer resizes the image
 (max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
 the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's pixels
-land for every mode) and the boxes are scaled with it. A mask of the wrong size, or box labels of
-another count than their boxes, are refused naming the row."""
+land for every mode) and the boxes are scaled with it. A mask of the wrong size, box labels of
+another count than their boxes, or a box of nan or infinite coordinates, are refused naming the
+row; box labels of a field that is not boxes, before any file."""
 import io
 
 import h5py
@@ -239,6 +240,41 @@ def test_box_labels_of_another_count_are_refused_naming_the_row(tmp_path):
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[2\]: 3 box labels"):
         h5feed.write(Miscounted([(32, 40)] * 6), tmp_path / "miscounted.h5", max_side=512,
                      workers=0, progress=False)
+
+
+@pytest.mark.parametrize("box, shown", [([np.nan, 1, 8, 8], r"\[nan, 1\.0, 8\.0, 8\.0\]"),
+                                        ([0, 0, np.inf, 8], r"\[0\.0, 0\.0, inf, 8\.0\]"),
+                                        ([0, 0, 1e39, 8], r"\[0\.0, 0\.0, 1e\+39, 8\.0\]")])
+@pytest.mark.parametrize("max_side", [512, 16])  # stored as given, and resized
+def test_a_box_of_nan_or_infinite_coordinates_is_refused_naming_the_row(tmp_path, box, shown,
+                                                                       max_side):
+    class NotFinite(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 4:
+                sample["boxes"], sample["box_labels"] = np.array([[0, 0, 8, 8], box]), [1, 2]
+            return sample
+
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=rf"dataset\[4\]: box 1 of 'boxes' is {shown}; a box is x1, y1, x2, "
+                       "y2, finite"):
+        h5feed.write(NotFinite([(32, 40)] * 6), tmp_path / "out.h5", max_side=max_side,
+                     workers=0, progress=False)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("of, wrong", [("nope", "which is not a field of the file"),
+                                       ("attrs", "which is an array field, not boxes")])
+def test_box_labels_of_a_field_that_is_not_boxes_are_refused_before_the_file(tmp_path, of,
+                                                                            wrong):
+    image, _, boxes, labels = block_sample(1, 24, 32)
+    samples = [{"image": image, "boxes": boxes, "attrs": np.zeros(3), "classes_of": labels}]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=rf"field 'classes_of' holds the box labels of '{of}', {wrong} "
+                       r"\(the file's boxes fields: boxes\)"):
+        h5feed.write(samples, tmp_path / "out.h5", max_side=512, workers=0, progress=False,
+                     fields={"boxes": None, "attrs": None, "classes_of": f"box_labels of {of}"})
+    assert not list(tmp_path.iterdir())
 
 
 def test_fields_can_name_a_mask_and_boxes_under_other_names(tmp_path):
