@@ -22,6 +22,22 @@ def _whole(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def _size_in_bytes(name: str, value, example: str) -> str:
+    """A memory or chunk size as the library parses it: bytes (any whole number: a numpy int
+    too) or a size with a unit, or a TypeError naming `name`."""
+    if _whole(value) or isinstance(value, str):
+        return str(int(value)) if _whole(value) else value
+    raise TypeError(f"{name} {value!r}: give bytes (an int) or a size such as {example}")
+
+
+def _flag(name: str, value) -> bool:
+    """A switch (shuffle, overwrite, strict): True or False (a numpy bool, 0 or 1 too), or a
+    TypeError naming it rather than pybind11's 'Unable to cast Python instance'."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name}={value!r}: give True or False")
+
+
 def seed_argument(seed) -> int:
     """A seed as the library takes it (uint64), or a ValueError naming `seed`."""
     if not _whole(seed) or not 0 <= seed < 2**64:
@@ -60,15 +76,14 @@ def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
             memory_limit) -> dict:
     """The options every conversion takes (`--chunk`, `--compression`, `--seed`,
     `--no-shuffle`, `--threads`, `--force`, `--strict`, `--memory-limit`)."""
-    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, str)):
-        raise TypeError(f"memory_limit {memory_limit!r}: give bytes (an int) or a size such "
-                        "as '512M' or '2G'")
+    memory_limit = _size_in_bytes("memory_limit", memory_limit, "'512M' or '2G'")
     if chunk is not None and (not _whole(chunk) or chunk < 1):
         raise ValueError(f"chunk={chunk!r}: give the images per chunk, at least 1, or leave "
                          "chunk out (None) for chunks of about 4 MiB")
     return dict(chunk=0 if chunk is None else int(chunk), compression=compression,
-                shuffle=shuffle, seed=seed_argument(seed), threads=threads_argument(threads),
-                overwrite=overwrite, strict=strict, memory_limit=str(memory_limit))
+                shuffle=_flag("shuffle", shuffle), seed=seed_argument(seed),
+                threads=threads_argument(threads), overwrite=_flag("overwrite", overwrite),
+                strict=_flag("strict", strict), memory_limit=memory_limit)
 
 
 # Skipped inputs warned of one by one, as the command line warns of them: a folder of
@@ -133,11 +148,9 @@ def _own_size_common(common: dict, compression, encoding: str, smart_threshold,
         raise ValueError("smart_threshold applies to encoding 'smart' only")
     if compression is None:
         compression = "none" if encoding.startswith("jpeg") else "zstd:3"
-    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, str, type(None))):
-        raise TypeError(f"chunk_bytes {chunk_bytes!r}: give bytes (an int) or a size such as "
-                        "'4M'")
     common.update(compression=compression, encoding=encoding,
-                  chunk_bytes="0" if chunk_bytes is None else str(chunk_bytes),
+                  chunk_bytes=("0" if chunk_bytes is None
+                               else _size_in_bytes("chunk_bytes", chunk_bytes, "'4M'")),
                   smart_threshold=(_h5feed.DEFAULT_SMART_THRESHOLD if smart_threshold is None
                                    else count_argument("smart_threshold", smart_threshold)))
     return common

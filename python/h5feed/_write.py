@@ -11,6 +11,7 @@ same temporary-name protocol, the same skipping of images that do not decode.
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import time
@@ -227,8 +228,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
                          f"{'max_side' if max_side is not None else 'encoding ' + encoding} "
                          "to do: give size, or max_side and encoding")
     workers = _default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 0:
         raise ValueError(f"workers={workers!r}: give a number of processes, 0 for none")
+    workers = int(workers)
     common = _common(chunk, None, shuffle, seed, threads, overwrite, strict, memory_limit)
     common = _own_size_common(common, compression, encoding, smart_threshold, chunk_bytes)
     if classes is not None:
@@ -237,7 +239,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
         raise FileNotFoundError(f"cannot write {path}: its folder does not exist")
     # The samples fetched ahead of the one being put take a quarter of the budget; the native
     # side holds the rest (its queue, its chunk buffers, decoding).
-    ahead_bytes = _h5feed.parse_memory_size(str(memory_limit)) // 4
+    ahead_bytes = _h5feed.parse_memory_size(common["memory_limit"]) // 4
     cleanup = []  # what to close, each called with abandon=True when the writing failed
     failed = True
     try:

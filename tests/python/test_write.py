@@ -252,7 +252,24 @@ def test_a_size_of_another_type_is_refused_before_an_iterable_is_read(tmp_path):
         h5feed.write(samples(), tmp_path / "out.h5", size=4.5, progress=False)
     with pytest.raises(TypeError, match=r"max_side='64': max_side takes a whole number"):
         h5feed.write(samples(), tmp_path / "out.h5", max_side="64", progress=False)
+    # A switch of another type was pybind11's "Unable to cast Python instance", or its list of
+    # signatures, after the iterable was read.
+    for switch in ("shuffle", "overwrite", "strict"):
+        with pytest.raises(TypeError, match=rf"{switch}='no': give True or False"):
+            h5feed.write(samples(), tmp_path / "out.h5", progress=False, **{switch: "no"})
     assert read == [] and not os.listdir(tmp_path)
+
+
+@pytest.mark.forks_workers
+def test_numpy_integers_are_taken_wherever_a_count_or_a_size_is(tmp_path):
+    # numpy ints (a config's values, np.int64 from arithmetic) were refused as not ints.
+    report = h5feed.write([(np.zeros((4, 4, 3), np.uint8), 0)] * 6, tmp_path / "out.h5",
+                          progress=False, workers=np.int64(2), memory_limit=np.int64(1 << 30),
+                          chunk_bytes=np.int64(1 << 16), max_side=np.int64(8),
+                          shuffle=np.bool_(False))
+    assert report["images"] == 6 and report["shuffled"] is False
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f.attrs["chunk_bytes"] == 1 << 16
 
 
 @pytest.mark.forks_workers
