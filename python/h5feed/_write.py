@@ -70,7 +70,7 @@ def _file_fields(fields, first: tuple, row: int) -> list:
         raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
                         "'mask', 'boxes', ...; None to infer it from the first sample)")
     # The boxes field that box labels classify, when the file has one only.
-    boxes = [name for name, spec in (fields or {}).items() if spec == "boxes"] + \
+    boxes = [name for name, spec in (fields or {}).items() if _gives_boxes(spec)] + \
         [value[0] for value in first[6] if value[1] == "boxes" and
          (fields is None or fields.get(value[0], "") is None)]
     boxes = boxes[0] if len(boxes) == 1 else ""
@@ -86,6 +86,15 @@ def _file_fields(fields, first: tuple, row: int) -> list:
             raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample "
                                 f"written, {row_name(row)}, which has no value of it")
     return _boxes_named(specs)
+
+
+def _gives_boxes(spec) -> bool:
+    """Whether a spec of fields= makes a boxes field: "boxes", or a dict (or object) of that
+    kind, as a report's fields are."""
+    if isinstance(spec, str):
+        return spec.strip() == "boxes"
+    kind = spec.get("kind") if isinstance(spec, Mapping) else getattr(spec, "kind", None)
+    return str(getattr(kind, "name", kind)).lower().lstrip("k") == "boxes"
 
 
 def _boxes_named(specs) -> list:

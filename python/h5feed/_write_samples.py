@@ -296,7 +296,8 @@ class FieldSpec:
 
     def __init__(self, name, kind, dtype="", shape=(), given=False, boxes=""):
         if kind in GEOMETRIC_KINDS:
-            dtype, shape = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype), ()
+            dtype = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype or "uint8")
+            shape = ()
         self.name, self.kind, self.dtype, self.shape, self.given, self.boxes = \
             name, kind, dtype, tuple(int(d) for d in shape), given, boxes or ""
         if kind == "box_labels" and not self.boxes:
@@ -316,8 +317,9 @@ class FieldSpec:
         return self.name, self.kind, self.dtype or "uint8", shape, self.boxes
 
 
-_GEOMETRIC_DESCRIBED = re.compile(
-    r"^\s*(?:mask(?:\s+(uint8|uint16))?|(boxes)|box_labels(?:\s+of\s+(\S+))?)\s*$")
+# A mask's [H,W] (as a version 1 file's report describes it) is the file's image size: ignored.
+_GEOMETRIC_DESCRIBED = re.compile(r"^\s*(?:mask(?:\s+(uint8|uint16))?(?:\s*\[[\d,\s]*\])?|(boxes)"
+                                  r"|box_labels(?:\s+of\s+(\S+))?)\s*$")
 _DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
 
 
@@ -354,7 +356,18 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     kind = get("kind")
     if kind is not None:
         kind = str(getattr(kind, "name", kind)).lower().lstrip("k")
-        dtype = get("dtype") if get("dtype") is not None else get("type")
+        dtype, described = get("dtype"), get("type")
+        if dtype is None and isinstance(described, str):
+            # A field of a report (h5feed.write's, inspect's) describes its field as its type
+            # ("uint8[40]", "mask uint16", "box_labels of boxes"); else type is a dtype's name.
+            try:
+                parsed = given_spec(name, described, boxes)
+            except (ValueError, TypeError):
+                parsed = None
+            if parsed is not None and parsed.kind == kind and \
+                    (kind != "array" or not get("shape")):
+                return parsed
+            dtype = described if kind == "array" else None
         dtype = "" if dtype is None else _dtype_name(name, str(getattr(dtype, "name", dtype))
                                                      .lower().lstrip("k"))
         return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,

@@ -445,6 +445,25 @@ def test_fields_given_name_the_files_fields_and_convert_numbers_that_fit(tmp_pat
                      fields={"attrs": "uint8[40]"})
 
 
+@pytest.mark.parametrize("stored", [dict(size=(10, 12)), dict(max_side=16)])
+def test_the_fields_of_a_report_or_of_inspect_given_as_fields_write_the_same_fields(tmp_path,
+                                                                                   stored):
+    # "Write another file with the fields of this one": the report's dicts were refused
+    # ("'uint8[40]' is not a dtype"), as inspect's were ('mask (stored as bytes)').
+    class WithGeometry(Attributes):
+        def __getitem__(self, i):
+            return {**super().__getitem__(i), "mask": np.full((10, 12), i % 3, np.uint8),
+                    "boxes": [[1, 1, 4, 4]] * (i % 2), "box_labels": [i] * (i % 2)}
+
+    first = h5feed.write(WithGeometry(), tmp_path / "first.h5", workers=0, progress=False,
+                         **stored)
+    inspected = h5feed.inspect(tmp_path / "first.h5")["fields"]
+    for given in (first["fields"], inspected):
+        again = h5feed.write(WithGeometry(), tmp_path / "again.h5", workers=0, progress=False,
+                             overwrite=True, fields={f["name"]: f for f in given}, **stored)
+        assert again["fields"] == first["fields"]
+
+
 def test_a_dataset_without_labels_writes_a_file_without_labels(tmp_path):
     rng = np.random.default_rng(6)
     images = rng.integers(0, 256, (25, 6, 6, 3), dtype=np.uint8)
