@@ -246,7 +246,11 @@ def _field(name: str, value, row: int):
         except TypeError:  # numpy has no such type: bfloat16, the complex halves
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a tensor of {value.dtype}, "
                                 "which numpy cannot hold; convert it (.float(), .half())") from None
-    if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
+    if isinstance(value, (list, tuple)):
+        # numpy makes no array of a list of tensors of more than one element (a ValueError,
+        # as of a ragged list); their arrays stack.
+        value = [item.detach().cpu().numpy() if _is_tensor(item) else item for item in value]
+    if isinstance(value, (numbers.Number, np.generic, np.ndarray, list)):
         try:
             array = np.asarray(value)
         except ValueError:  # a ragged list: rows of different lengths
@@ -259,6 +263,12 @@ def _field(name: str, value, row: int):
             return name, "array", array.dtype.name, tuple(array.shape), array.tobytes()
         what = (f"an int beyond 64 bits ({value})" if isinstance(value, numbers.Integral)
                 else f"an array of {array.dtype}")
+        if array.dtype.kind in "US" and isinstance(value, list):
+            what = (f"a list of {type(value[0]).__name__} (store several strings as one str, "
+                    "json.dumps(...), in a text field)")
+        elif array.dtype.kind == "O" and isinstance(value, list):
+            what = ("a list numpy holds as objects (a None, an int beyond 64 bits, or values of "
+                    "mixed types)")
     else:
         what = f"a {type(value).__name__}"
     raise SampleRefused(f"{row_name(row)}: field {name!r} is {what}; a field's value is an array "

@@ -508,6 +508,9 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
     ("a\x00b", r"field 'f' is a str holding a NUL character \(at 1\)"),
     (np.zeros(0), r"field 'f' is an empty array of shape \(0,\)"),
     (2**70, r"field 'f' is an int beyond 64 bits"),
+    ([torch.zeros(2), torch.ones(3)], r"field 'f' is a list whose items differ in length"),
+    (["cat", "dog"], r"field 'f' is a list of str \(store several strings as one str"),
+    ([1.0, None], r"field 'f' is a list numpy holds as objects \(a None"),
 ])
 def test_a_field_value_h5feed_cannot_store_is_refused_naming_row_and_field(tmp_path, value,
                                                                            message):
@@ -518,6 +521,17 @@ def test_a_field_value_h5feed_cannot_store_is_refused_naming_row_and_field(tmp_p
         h5feed.write(samples, tmp_path / "out.h5", size=8, workers=0, progress=False,
                      shuffle=False, fields={"f": None})
     assert not os.listdir(tmp_path)
+
+
+def test_a_list_of_tensors_is_an_array_field_of_their_dtype(tmp_path):
+    # numpy makes no array of a list of tensors of more than one element: the list was refused
+    # as ragged ("items differ in length").
+    points = [torch.arange(4, dtype=torch.int16).reshape(2, 2) + i for i in range(3)]
+    h5feed.write([{"image": np.zeros((4, 4, 3), np.uint8), "points": points}], tmp_path / "o.h5",
+                 size=4, workers=0, progress=False)
+    with h5py.File(tmp_path / "o.h5") as f:
+        assert f["points"].dtype == np.int16
+        np.testing.assert_array_equal(f["points"][0], torch.stack(points).numpy())
 
 
 def test_labels_and_field_dtypes_are_checked_against_what_write_was_given(tmp_path):
