@@ -166,8 +166,16 @@ class WorkerPool:
                 theirs.close()
                 self._processes.append(process)
                 self._connections.append(ours)
-        except BaseException:
+        except BaseException as error:
             self.close(abandon=True)
+            method = context.get_start_method()
+            if method != "fork" and isinstance(error, (pickle.PicklingError, TypeError,
+                                                       AttributeError)) \
+                    and hasattr(error, "add_note"):
+                error.add_note(f"h5feed.write: its worker processes start by {method!r} "
+                               "(multiprocessing's start method), which pickles the dataset to "
+                               "send it to them: make the dataset picklable, or give workers=0 "
+                               "(no worker processes)")
             raise
 
     def __enter__(self):

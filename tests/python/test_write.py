@@ -623,6 +623,33 @@ def test_a_worker_that_dies_names_the_row_it_was_fetching_and_how_it_ended(tmp_p
     assert not os.listdir(tmp_path)
 
 
+def test_a_dataset_spawn_cannot_pickle_is_refused_saying_what_to_do(tmp_path):
+    # Under the spawn start method (macOS's and Windows' default) the workers get the dataset
+    # pickled; a lambda in it was pickle's bare "Can't pickle <function <lambda>>".
+    script = textwrap.dedent(f"""
+        import multiprocessing, numpy as np, h5feed
+        multiprocessing.set_start_method("spawn")
+
+        class Dataset:
+            def __init__(self):
+                self.make = lambda i: np.full((4, 4, 3), i, np.uint8)
+
+            def __len__(self):
+                return 8
+
+            def __getitem__(self, i):
+                return self.make(i), 0
+
+        h5feed.write(Dataset(), {str(tmp_path / "out.h5")!r}, size=4, workers=2, progress=False)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "Can't pickle" in run.stderr
+    assert "h5feed.write: its worker processes start by 'spawn'" in run.stderr
+    assert "make the dataset picklable, or give workers=0" in run.stderr
+    assert not os.listdir(tmp_path)
+
+
 def test_an_image_that_does_not_decode_is_skipped_with_its_row_unless_strict(folder, tmp_path):
     class Damaged(EncodedBytes):
         def __getitem__(self, i):
