@@ -262,10 +262,14 @@ class WorkerPool:
 
 class Spool:
     """An iterable's payloads, pickled one after another into a temporary file in `folder`
-    (beside the output: ".NAME.spool-XXXX"), read back by position. Removed by close()."""
+    (beside the output: ".NAME.spool-PID-XXXX"), read back by position. Removed by close();
+    a spool its process left when killed is removed by the next Spool of the same output, as
+    the writer removes a dead process's partial file (lib/format/partial_file.h)."""
 
     def __init__(self, folder: str, name: str):
-        handle, self.path = tempfile.mkstemp(prefix=f".{name}.spool-", dir=folder or ".")
+        folder = folder or "."
+        _remove_stale_spools(folder, name)
+        handle, self.path = tempfile.mkstemp(prefix=f".{name}.spool-{os.getpid()}-", dir=folder)
         self._file = os.fdopen(handle, "w+b")
         self._ends = array.array("q")
 
@@ -313,4 +317,27 @@ class Spool:
         try:
             os.unlink(self.path)
         except FileNotFoundError:
+            pass
+
+
+def _remove_stale_spools(folder: str, name: str):
+    """Removes the spools of output `name` in `folder` whose process no longer runs on this
+    machine. Best effort, as for partial files: what cannot be listed or removed is left."""
+    prefix = f".{name}.spool-"
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry[len(prefix):].split("-", 1)[0] if entry.startswith(prefix) else ""
+        if not pid.isdigit() or int(pid) in (0, os.getpid()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # gone; a PermissionError means another user's, alive
+            try:
+                os.unlink(os.path.join(folder, entry))
+            except OSError:
+                pass
+        except (OSError, OverflowError):  # alive, another user's, or no PID of this machine
             pass

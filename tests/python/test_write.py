@@ -835,3 +835,33 @@ def test_memory_stays_bounded_whatever_the_datasets_size(tmp_path):
     images, before_mib, after_mib = map(int, result.stdout.split())
     assert images == 120000
     assert after_mib - before_mib < 100, result.stdout
+
+
+def test_a_spool_a_killed_writing_left_is_removed_by_the_next_writing_of_that_output(tmp_path):
+    # SIGKILL while an iterable is being kept: its spool (the whole iterable so far, on disk)
+    # was left for good; the next writing of the same output removes it, as the partial file.
+    out = tmp_path / "out.h5"
+    script = textwrap.dedent(f"""
+        import os, signal, numpy as np, h5feed
+
+        def samples():
+            for i in range(1000):
+                if i == 50:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                yield np.zeros((8, 8, 3), np.uint8), 0
+
+        h5feed.write(samples(), {str(out)!r}, size=8, progress=False)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert run.returncode == -signal.SIGKILL
+    left = [name for name in os.listdir(tmp_path) if ".out.h5.spool-" in name]
+    assert len(left) == 1 and (tmp_path / left[0]).stat().st_size > 0
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:  # a spool of a process still running is its own, and kept
+        (tmp_path / f".out.h5.spool-{alive.pid}-x").write_bytes(b"")
+        h5feed.write((np.zeros((8, 8, 3), np.uint8) for _ in range(3)), out, size=8,
+                     progress=False)
+        assert sorted(os.listdir(tmp_path)) == [f".out.h5.spool-{alive.pid}-x", "out.h5"]
+    finally:
+        alive.kill()
+        alive.wait()
