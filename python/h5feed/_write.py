@@ -23,10 +23,11 @@ import numpy as np
 from . import _h5feed
 from ._convert import _common, _own_size_common, _size, count_argument, warn_skipped
 from ._errors import InvalidArgumentError
-from ._write_samples import (PATH, PIXELS, SampleRefused, conform, given_spec, inferred_spec,
-                             make_payload, row_name)
+from ._write_fields import conform, given_spec, inferred_spec
+from ._write_samples import PATH, PIXELS, SampleRefused, make_payload, row_name
 from ._write_geometry import GeometryChecks
-from ._write_workers import Spool, WorkerPool, fetch_in_process
+from ._write_spool import Spool
+from ._write_workers import WorkerPool, fetch_in_process
 
 
 def _default_workers() -> int:

@@ -1,6 +1,6 @@
 """What h5feed.write makes of one sample (h5feed/_write.py): its payload, the compact form in
-which a worker process hands it to the writing process, and the checks that every sample agrees
-with the fields and labels of the first.
+which a worker process hands it to the writing process, or a SampleRefused naming its row. The
+file's fields, and each payload's values checked against them: h5feed/_write_fields.py.
 
 A payload is a plain tuple, cheap to pickle:
     (image kind, image data, height, width, channels, label or None, fields)
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -172,7 +171,7 @@ def _mask(name: str, value, row: int):
     return name, "mask", array.dtype.name, tuple(array.shape), np.ascontiguousarray(array).tobytes()
 
 
-def _boxes(name: str, value, row: int):
+def boxes_value(name: str, value, row: int):
     array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
     if array.size == 0:
         array = array.reshape(0, 4)
@@ -192,7 +191,7 @@ def _boxes(name: str, value, row: int):
     return name, "boxes", "float32", tuple(stored.shape), stored.tobytes()
 
 
-def _box_labels(name: str, value, row: int):
+def box_labels_value(name: str, value, row: int):
     array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
     if array.size == 0:
         array = array.reshape(0).astype(np.int64)
@@ -208,7 +207,7 @@ def _box_labels(name: str, value, row: int):
     return name, "box_labels", "int64", tuple(array.shape), array.tobytes()
 
 
-_GEOMETRIC = {"mask": _mask, "boxes": _boxes, "box_labels": _box_labels}
+_GEOMETRIC = {"mask": _mask, "boxes": boxes_value, "box_labels": box_labels_value}
 
 
 def _variable_length(name: str, value, row: int):
@@ -283,190 +282,3 @@ def make_payload(sample, row: int) -> tuple:
     kind, data, height, width, channels = _image(image, row)
     fields = tuple(_field(name, value, row) for name, value in values.items())
     return kind, data, height, width, channels, _label(label, row), fields
-
-
-def describe(kind: str, dtype: str, shape) -> str:
-    """A field's kind, dtype and shape as the library writes them (FieldSpec::Describe):
-    "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text"; "mask uint8", "boxes",
-    "box_labels"."""
-    if kind == "mask":
-        return f"mask {dtype}"
-    if kind != "array":
-        return kind
-    return dtype + (f"[{','.join(map(str, shape))}]" if shape else "")
-
-
-class FieldSpec:
-    """A field of the file being written: its name, kind ("array", "bytes", "text", "mask",
-    "boxes", "box_labels"), for an array its element type (numpy's name) and one row's shape,
-    for a mask its element type (uint8 or uint16), for box labels the boxes field they
-    classify. `given`: set by fields= rather than inferred from the first sample."""
-
-    __slots__ = ("name", "kind", "dtype", "shape", "given", "boxes")
-
-    def __init__(self, name, kind, dtype="", shape=(), given=False, boxes=""):
-        if kind in GEOMETRIC_KINDS:
-            dtype = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype or "uint8")
-            shape = ()
-        self.name, self.kind, self.dtype, self.shape, self.given, self.boxes = \
-            name, kind, dtype, tuple(int(d) for d in shape), given, boxes or ""
-        if kind == "box_labels" and not self.boxes:
-            raise SampleRefused(f"field {name!r} holds box labels, but the file has no boxes "
-                                "field for them (a field named 'boxes', or fields={NAME: "
-                                "'boxes'}); or it has several: say which, as 'box_labels of "
-                                "NAME'")
-        # The library's checks: reserved names ("images", "labels", ...), element types, shapes.
-        _h5feed.check_field_spec(name, kind, dtype or "uint8", list(self.shape), self.boxes)
-
-    def describe(self) -> str:
-        return describe(self.kind, self.dtype, self.shape)
-
-    def native(self, size) -> tuple:
-        """The binding's tuple; a mask of a file of one image size (`size`) has its shape."""
-        shape = list(size) if self.kind == "mask" and size is not None else list(self.shape)
-        return self.name, self.kind, self.dtype or "uint8", shape, self.boxes
-
-
-# A mask's [H,W] (as a version 1 file's report describes it) is the file's image size: ignored.
-_GEOMETRIC_DESCRIBED = re.compile(r"^\s*(?:mask(?:\s+(uint8|uint16))?(?:\s*\[[\d,\s]*\])?|(boxes)"
-                                  r"|box_labels(?:\s+of\s+(\S+))?)\s*$")
-_DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
-
-
-def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
-    """fields={name: spec}'s spec: "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes",
-    "text", "mask" (uint8; "mask uint16"), "boxes", "box_labels" (of the file's boxes field,
-    `boxes`; "box_labels of NAME" of another); a (dtype, shape) pair; a dict of kind, dtype (or
-    type) and shape; or an object with those attributes (a FieldSpec of h5feed's)."""
-    if not isinstance(name, str):
-        raise TypeError(f"fields: the name {name!r} is not a str")
-    geometric = _GEOMETRIC_DESCRIBED.match(spec) if isinstance(spec, str) else None
-    if geometric:
-        mask_type, is_boxes, of = geometric.groups()
-        if is_boxes:
-            return FieldSpec(name, "boxes", given=True)
-        if spec.strip().startswith("mask"):
-            return FieldSpec(name, "mask", mask_type or "uint8", given=True)
-        return FieldSpec(name, "box_labels", given=True, boxes=of or boxes)
-    if isinstance(spec, str):
-        match = _DESCRIBED.match(spec)
-        if not match:
-            raise ValueError(f"fields[{name!r}] = {spec!r}: write a field as 'uint8[40]', "
-                             "'float32[5,2]', 'int64' (a scalar), 'bytes' or 'text'")
-        word, dims = match.group(1), match.group(2)
-        if word in ("bytes", "text") and dims is None:
-            return FieldSpec(name, word, given=True)
-        shape = tuple(int(d) for d in dims.split(",")) if dims else ()
-        return FieldSpec(name, "array", word, shape, given=True)
-    if isinstance(spec, tuple) and len(spec) == 2:
-        dtype, shape = spec
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-        return FieldSpec(name, "array", _dtype_name(name, dtype), shape, given=True)
-    get = spec.get if isinstance(spec, Mapping) else lambda key: getattr(spec, key, None)
-    kind = get("kind")
-    if kind is not None:
-        kind = str(getattr(kind, "name", kind)).lower().lstrip("k")
-        dtype, described = get("dtype"), get("type")
-        if dtype is None and isinstance(described, str):
-            # A field of a report (h5feed.write's, inspect's) describes its field as its type
-            # ("uint8[40]", "mask uint16", "box_labels of boxes"); else type is a dtype's name.
-            try:
-                parsed = given_spec(name, described, boxes)
-            except (ValueError, TypeError):
-                parsed = None
-            if parsed is not None and parsed.kind == kind and \
-                    (kind != "array" or not get("shape")):
-                return parsed
-            dtype = described if kind == "array" else None
-        dtype = "" if dtype is None else _dtype_name(name, str(getattr(dtype, "name", dtype))
-                                                     .lower().lstrip("k"))
-        return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,
-                         boxes=get("boxes") or boxes)
-    raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
-                    "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
-                    "from the first sample)")
-
-
-def _dtype_name(name: str, dtype) -> str:
-    """numpy's name of `dtype`: a numpy dtype or type, its name, or a torch dtype."""
-    if type(dtype).__module__ == "torch":  # torch.float32 -> "float32"
-        dtype = str(dtype).removeprefix("torch.")
-    try:
-        return np.dtype(dtype).name
-    except TypeError:
-        raise TypeError(f"fields[{name!r}]: {dtype!r} is not a dtype; give a numpy or torch "
-                        "dtype or its name ('float32')") from None
-
-
-def inferred_spec(value: tuple, row: int, boxes: str = "") -> FieldSpec:
-    """The spec of a field whose first value (a payload's (name, kind, dtype, shape, bytes)),
-    dataset[row]'s, is `value`; box labels classify the boxes field `boxes`."""
-    name, kind, dtype, shape, _ = value
-    if kind == "array" and 0 in tuple(shape):
-        raise _empty_array(name, shape, row)
-    try:
-        return FieldSpec(name, kind, dtype, shape, boxes=boxes)
-    except InvalidArgumentError as error:  # the library's message, which knows no row
-        raise SampleRefused(f"{row_name(row)}, the first sample written: {error}") from None
-
-
-def _empty_array(name: str, shape, row: int) -> SampleRefused:
-    return SampleRefused(f"{row_name(row)}: field {name!r} is an empty array of shape "
-                         f"{tuple(shape)}; every dimension of a field is at least 1 (store an "
-                         "empty value as bytes, or pad it)")
-
-
-def _geometric(value: tuple, spec: FieldSpec, row: int):
-    """A geometric field's value as the bytes of a row of `spec`, or None when it cannot be."""
-    _, kind, dtype, shape, data = value
-    if kind not in (spec.kind, "array"):
-        return None
-    array = np.frombuffer(data, dtype).reshape(shape)
-    if spec.kind == "mask":
-        if array.ndim != 2 or dtype not in ("uint8", "uint16") or \
-                (dtype == "uint16" and spec.dtype == "uint8"):
-            return None
-        return array.astype("<" + np.dtype(spec.dtype).str[1:]).tobytes()
-    if spec.kind == "boxes":
-        return _boxes(spec.name, array, row)[4]
-    return _box_labels(spec.name, array, row)[4]
-
-
-def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
-    """A payload's field value as the bytes of a row of `spec`, or SampleRefused naming the row
-    and the field. A value must have the field's kind, dtype and shape; with a spec fields=
-    gave, a number of another numeric type is converted when its values are kept exactly
-    (integers) or it is a float of another width that holds it (rounded, not infinite).
-    `first`: the row whose value the spec was inferred from, named when the value differs."""
-    _, kind, dtype, shape, data = value
-    if spec.kind in GEOMETRIC_KINDS:
-        conformed = _geometric(value, spec, row)
-        if conformed is not None:
-            return conformed
-    elif kind == "array" and 0 in tuple(shape):
-        raise _empty_array(spec.name, shape, row)
-    elif kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
-        return data
-    if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
-        array = np.frombuffer(data, dtype).reshape(shape)
-        target = np.dtype(spec.dtype)
-        if array.dtype.kind == "f" and target.kind == "f":
-            # A narrower float rounds a value, but one past its range would become infinite.
-            with np.errstate(over="ignore"):
-                converted = array.astype(target)
-            if not np.array_equal(np.isfinite(converted), np.isfinite(array)):
-                largest = array[np.isfinite(array) & ~np.isfinite(converted)].flat[0]
-                raise SampleRefused(
-                    f"{row_name(row)}: field {spec.name!r} holds {largest}, beyond the range of "
-                    f"{spec.dtype} (at most {np.finfo(target).max}), which fields= makes it; "
-                    "give the field a wider float")
-            return converted.tobytes()
-        if array.dtype.kind in "iub" and target.kind in "iub":
-            converted = array.astype(target)
-            if np.array_equal(converted.astype(array.dtype), array):
-                return converted.tobytes()
-    whose = "as fields= says" if spec.given else \
-        f"that of {first}, the first sample written" if first else "the first sample's"
-    raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
-                        f", but the field is {spec.describe()} ({whose}); every sample's value "
-                        "must have the field's kind, dtype and shape")
