@@ -157,7 +157,8 @@ def _mask(name: str, value, row: int):
         if value.mode not in _MASK_MODES:
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a PIL image in mode "
                                 f"{value.mode}; a mask is a PIL image in mode L, P or I;16, or "
-                                "an H x W uint8 or uint16 array")
+                                "an H x W uint8 or uint16 array (another image, a depth map "
+                                "or a second view, is an array field: np.asarray(image))")
         array = np.asarray(value)
         dtype = _MASK_MODES[value.mode]
         array = array.astype(dtype) if array.dtype != dtype else array

@@ -511,6 +511,8 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
     ([torch.zeros(2), torch.ones(3)], r"field 'f' is a list whose items differ in length"),
     (["cat", "dog"], r"field 'f' is a list of str \(store several strings as one str"),
     ([1.0, None], r"field 'f' is a list numpy holds as objects \(a None"),
+    (Image.new("F", (4, 4)), r"field 'f' is a PIL image in mode F; .* an array field: "
+                             r"np.asarray\(image\)"),
 ])
 def test_a_field_value_h5feed_cannot_store_is_refused_naming_row_and_field(tmp_path, value,
                                                                            message):
