@@ -8,6 +8,8 @@ header (read by PIL, which reads the header alone).
 from __future__ import annotations
 
 import io
+import os
+import warnings
 
 from . import _h5feed
 from ._write_samples import SampleRefused, row_name
@@ -22,12 +24,30 @@ def _header_size(kind: int, data: bytes, row: int) -> tuple:
         raise SampleRefused(f"{row_name(row)}: its image is encoded, and its masks or boxes need "
                             "the image's size, which h5feed.write reads with PIL: install "
                             "Pillow, or give the image decoded") from error
-    source = data.decode() if kind == _h5feed.IMAGE_PATH else io.BytesIO(data)
+    source = os.fsdecode(data) if kind == _h5feed.IMAGE_PATH else io.BytesIO(data)
     try:
-        with Image.open(source) as image:
-            width, height = image.size
+        try:
+            return _opened_size(Image, source)
+        except Image.DecompressionBombError:
+            # PIL's limit on pixels is not h5feed's (max_pixels, which the native decoder
+            # applies, skipping the image): the header's size is read past it. The limit is
+            # PIL's module global, lifted for this one read in the writing process.
+            limit, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None
+            try:
+                return _opened_size(Image, source)
+            finally:
+                Image.MAX_IMAGE_PIXELS = limit
     except (OSError, ValueError, SyntaxError):
         return 0, 0
+
+
+def _opened_size(Image, source) -> tuple:
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decides
+        with Image.open(source) as image:
+            width, height = image.size
     return height, width
 
 

@@ -114,6 +114,21 @@ def test_encoded_images_take_their_masks_from_their_header_size(tmp_path):
         assert np.array_equal(mask, block_sample(i, *SHAPES[i])[1])
 
 
+def test_an_encoded_image_past_pils_pixel_limit_takes_its_mask_as_max_pixels_allows(
+        tmp_path, monkeypatch):
+    # Its header was read by PIL, whose DecompressionBombError (past twice MAX_IMAGE_PIXELS)
+    # ended the whole writing, naming no row, though max_pixels, h5feed's limit, allowed it.
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # PIL's refusal from 201 pixels
+    dataset = Blocks([(24, 32)] * 3, encoded=True)
+    h5feed.write(dataset, tmp_path / "out.h5", max_side=512, workers=0, progress=False)
+    assert Image.MAX_IMAGE_PIXELS == 100  # lifted for the header reads only
+    for i, (mask, boxes, labels, _) in stored_rows(tmp_path / "out.h5").items():
+        _, expected, expected_boxes, expected_labels = block_sample(i, 24, 32)
+        np.testing.assert_array_equal(mask, expected)
+        np.testing.assert_array_equal(boxes, expected_boxes)
+        np.testing.assert_array_equal(labels, expected_labels)
+
+
 def test_a_capped_size_resizes_the_mask_by_nearest_and_scales_the_boxes(tmp_path):
     shapes = [(60, 90), (90, 45), (50, 50), (31, 70)]
 
