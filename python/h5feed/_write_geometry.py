@@ -2,53 +2,13 @@
 process: a mask has its image's own height and width, and box labels one class per box. The
 native writer moves both with the image when it resizes it (converters/sources/placed_fields.h),
 from the image's own size, which it is told: a decoded image's shape, or an encoded image's
-header (read by PIL, which reads the header alone).
+header (read by h5feed's own decoders, which read the header alone, with h5feed's limits).
 """
 
 from __future__ import annotations
 
-import io
-import os
-import warnings
-
 from . import _h5feed
 from ._write_samples import SampleRefused, row_name
-
-
-def _header_size(kind: int, data: bytes, row: int) -> tuple:
-    """The (height, width) an encoded image or an image file says it has, or (0, 0) when PIL
-    cannot read its header (the native decoder then skips the image, or names the mask)."""
-    try:
-        from PIL import Image
-    except ImportError as error:
-        raise SampleRefused(f"{row_name(row)}: its image is encoded, and its masks or boxes need "
-                            "the image's size, which h5feed.write reads with PIL: install "
-                            "Pillow, or give the image decoded") from error
-    source = os.fsdecode(data) if kind == _h5feed.IMAGE_PATH else io.BytesIO(data)
-    try:
-        try:
-            return _opened_size(Image, source)
-        except Image.DecompressionBombError:
-            # PIL's limit on pixels is not h5feed's (max_pixels, which the native decoder
-            # applies, skipping the image): the header's size is read past it. The limit is
-            # PIL's module global, lifted for this one read in the writing process.
-            limit, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None
-            try:
-                return _opened_size(Image, source)
-            finally:
-                Image.MAX_IMAGE_PIXELS = limit
-    except (OSError, ValueError, SyntaxError):
-        return 0, 0
-
-
-def _opened_size(Image, source) -> tuple:
-    if isinstance(source, io.BytesIO):
-        source.seek(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decides
-        with Image.open(source) as image:
-            width, height = image.size
-    return height, width
 
 
 class GeometryChecks:
@@ -69,7 +29,9 @@ class GeometryChecks:
         if not self.geometric:
             return height, width
         if height == 0:
-            height, width = _header_size(kind, data, row)
+            # Read natively, as the writer will read the image: (0, 0) when it cannot be, and
+            # the writer then skips it, saying why.
+            height, width = _h5feed.image_header_size(kind, data)
         for f, spec in self.masks:
             mask_height, mask_width = rows[f][0][3]
             if height and (mask_height, mask_width) != (height, width):

@@ -27,6 +27,7 @@
 #include "payload_queue.h"
 #include "python_sample_source.h"
 #include "report_value_object.h"
+#include "sources/image_file_reader.h"
 #include "stored_order.h"
 
 namespace py = pybind11;
@@ -48,6 +49,36 @@ void CopyBuffer(const py::buffer& buffer, std::vector<uint8_t>& into) {
     std::memcpy(into.data(), info.ptr, bytes);
   } else if (bytes != 0) {
     std::memcpy(into.data(), info.ptr, bytes);
+  }
+}
+
+// What an encoded image's header may lease while it is read (its bytes, for an image that is
+// not a file): one held at a time per caller, each under the writer's own file-size caps.
+constexpr int64_t kHeaderBudgetBytes = int64_t{4} << 30;
+
+// The (height, width) an encoded image (`kind` kEncoded: `data` its bytes) or an image file
+// (kPath: `data` its path) declares, read as the writer will read it (ImageFileReader, the
+// same decoders, h5feed's own limits and not PIL's), or (0, 0) when it cannot be read: the
+// writer then skips the image, saying why. The size its masks and boxes are moved from.
+std::pair<int, int> ImageHeaderSize(int kind, const std::string& data) {
+  static converters::MemoryBudget budget(kHeaderBudgetBytes);
+  static const converters::ImageFileReader reader(budget, /*max_pixels=*/0);
+  py::gil_scoped_release without_gil;
+  try {
+    converters::image::Size size;
+    if (kind == static_cast<int>(SamplePayload::Image::kPath)) {
+      size = reader.ReadSize(data);
+    } else {
+      size = reader.ReadSize("image", [&data](const converters::ImageFileReader::Place& place) {
+        uint8_t* into = place(static_cast<int64_t>(data.size()));
+        if (into == nullptr) return false;
+        std::memcpy(into, data.data(), data.size());
+        return true;
+      });
+    }
+    return {size.height, size.width};
+  } catch (const Error&) {
+    return {0, 0};
   }
 }
 
@@ -268,6 +299,7 @@ void BindWrite(py::module_& module) {
       .def_property_readonly("queue_bytes", &SampleWriter::queue_bytes)
       .def("finish", &SampleWriter::Finish)
       .def("cancel", &SampleWriter::Stop);
+  module.def("image_header_size", &ImageHeaderSize, py::arg("kind"), py::arg("data"));
   module.attr("IMAGE_ENCODED") = static_cast<int>(SamplePayload::Image::kEncoded);
   module.attr("IMAGE_PATH") = static_cast<int>(SamplePayload::Image::kPath);
   module.attr("IMAGE_PIXELS") = static_cast<int>(SamplePayload::Image::kPixels);

@@ -118,15 +118,29 @@ def test_an_encoded_image_past_pils_pixel_limit_takes_its_mask_as_max_pixels_all
         tmp_path, monkeypatch):
     # Its header was read by PIL, whose DecompressionBombError (past twice MAX_IMAGE_PIXELS)
     # ended the whole writing, naming no row, though max_pixels, h5feed's limit, allowed it.
+    # The header is now read by h5feed's own decoders, under h5feed's limits only.
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # PIL's refusal from 201 pixels
     dataset = Blocks([(24, 32)] * 3, encoded=True)
     h5feed.write(dataset, tmp_path / "out.h5", max_side=512, workers=0, progress=False)
-    assert Image.MAX_IMAGE_PIXELS == 100  # lifted for the header reads only
     for i, (mask, boxes, labels, _) in stored_rows(tmp_path / "out.h5").items():
         _, expected, expected_boxes, expected_labels = block_sample(i, 24, 32)
         np.testing.assert_array_equal(mask, expected)
         np.testing.assert_array_equal(boxes, expected_boxes)
         np.testing.assert_array_equal(labels, expected_labels)
+
+
+def test_an_encoded_image_whose_header_does_not_read_is_skipped_naming_it(tmp_path):
+    class Broken(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 1:
+                sample["image"] = b"\xff\xd8\xff not a JPEG after all"
+            return sample
+
+    with pytest.warns(UserWarning, match=r"h5feed: skipped 1: "):
+        report = h5feed.write(Broken([(24, 32)] * 3, encoded=True), tmp_path / "out.h5",
+                              max_side=512, workers=0, progress=False)
+    assert report["images"] == 2 and len(report["skipped"]) == 1
 
 
 def test_a_capped_size_resizes_the_mask_by_nearest_and_scales_the_boxes(tmp_path):
