@@ -119,7 +119,10 @@ TEST_CASE("a dataset of encoded files is refused with the way to convert it, not
       {"vlen", "holds vlen (2,), not pixels"},
       {"void", "holds opaque (2,), not pixels"},
       {"fixed", "holds string[2] (2,), not pixels"}};
-  for (const auto& [name, held] : kinds) {
+  for (const auto& kind : kinds) {
+    // A named copy: clang does not capture a structured binding in the lambda below.
+    const std::string& name = kind.first;
+    const std::string& held = kind.second;
     CAPTURE(name);
     const Error e = CaughtError([&] { Choose(path, name).Use(); });
     CHECK(e.code() == ErrorCode::kUnsupported);
