@@ -106,7 +106,10 @@ TEST_CASE("a file of a known format h5feed does not decode is named as such, wit
        "an AVIF file"},
       {bytes(std::string_view("\xFF\x0A", 2)), "a JPEG XL file"},
       {bytes(std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12)), "a JPEG 2000 file"}};
-  for (const auto& [file, kind] : files) {
+  for (const auto& named : files) {
+    // Named copies: clang does not capture a structured binding in the lambda below.
+    const auto& file = named.first;
+    const std::string& kind = named.second;
     CAPTURE(kind);
     const Error e = CatchError([&] { PlanDecode(file, "cats/photo.jpg"); });
     CHECK(e.code() == ErrorCode::kCorrupt);  // skipped and recorded as a broken file is
