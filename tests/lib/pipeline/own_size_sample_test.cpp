@@ -85,6 +85,18 @@ TEST_CASE("a raw own-size sample equals the same crop of a file of images of its
   }
 }
 
+// A photo-like quality-90 4:2:0 JPEG and its own pixels decoded whole: the reference every JPEG
+// path is held to.
+struct PhotoJpeg {
+  PhotoJpeg(int height, int width, uint32_t seed)
+      : jpeg(EncodeTestJpeg(PhotoPixels(height, width, 3, seed), height, width, TJSAMP_420, 90)) {
+    decode::JpegRegionDecoder decoder;
+    decoder.Decode(jpeg, {height, width, 3}, {0, 0, height, width}, height, width, decoded);
+  }
+  std::vector<uint8_t> jpeg;
+  std::vector<uint8_t> decoded;
+};
+
 // Mean absolute difference per byte.
 double MeanDifference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   double sum = 0;
@@ -94,12 +106,9 @@ double MeanDifference(const std::vector<uint8_t>& a, const std::vector<uint8_t>&
 
 TEST_CASE("a JPEG decoded only where the crop reads gives the full decode's crop") {
   const ImageShape shape{375, 500, 3};
-  const std::vector<uint8_t> pixels = PhotoPixels(375, 500, 3, 9);
-  const std::vector<uint8_t> jpeg = EncodeTestJpeg(pixels, 375, 500, TJSAMP_420, 90);
-  // The JPEG's own pixels, as a raw image: the reference every JPEG path is held to.
-  decode::JpegRegionDecoder decoder;
-  std::vector<uint8_t> decoded;
-  decoder.Decode(jpeg, {375, 500, 3}, {0, 0, 375, 500}, 375, 500, decoded);
+  const PhotoJpeg photo(375, 500, 9);
+  const std::vector<uint8_t>& jpeg = photo.jpeg;
+  const std::vector<uint8_t>& decoded = photo.decoded;
   // Outputs of 112 never ask for less than a box of 112: boxes of 224 or more decode at 1/2.
   for (const int64_t size : {224, 112}) {
     const transform::AugmentParams crop = Crop(RandomResizedCrop(size));
@@ -203,11 +212,9 @@ TEST_CASE("several views of a raw sample, made together, are each the view made 
 
 TEST_CASE("several views of a JPEG decode it once, fine enough for every view") {
   const ImageShape shape{375, 500, 3};
-  const std::vector<uint8_t> pixels = PhotoPixels(375, 500, 3, 11);
-  const std::vector<uint8_t> jpeg = EncodeTestJpeg(pixels, 375, 500, TJSAMP_420, 90);
-  decode::JpegRegionDecoder decoder;
-  std::vector<uint8_t> decoded;
-  decoder.Decode(jpeg, {375, 500, 3}, {0, 0, 375, 500}, 375, 500, decoded);
+  const PhotoJpeg photo(375, 500, 11);
+  const std::vector<uint8_t>& jpeg = photo.jpeg;
+  const std::vector<uint8_t>& decoded = photo.decoded;
   // Views of 224 are never scaled: exact, whatever else the sample's decode covers.
   Views exact({RandomResizedCrop(224), RandomResizedCrop(224), RandomResizedCrop(224)});
   // Small views shrink their boxes enough to be decoded at a coarser scale together.
@@ -236,11 +243,9 @@ TEST_CASE("a crop decoded at 1/2, 1/4 or 1/8 scale keeps its box's ends inside s
   // the box's ends rounded to whole scaled pixels (up to 4 stored pixels at 1/8) the mean
   // differences were 1.5-3.3 levels and the worst 7.6; kept fractional, under a level.
   const ImageShape shape{750, 1000, 3};
-  const std::vector<uint8_t> pixels = PhotoPixels(750, 1000, 3, 9);
-  const std::vector<uint8_t> jpeg = EncodeTestJpeg(pixels, 750, 1000, TJSAMP_420, 90);
-  decode::JpegRegionDecoder decoder;
-  std::vector<uint8_t> decoded;
-  decoder.Decode(jpeg, {750, 1000, 3}, {0, 0, 750, 1000}, 750, 1000, decoded);
+  const PhotoJpeg photo(750, 1000, 9);
+  const std::vector<uint8_t>& jpeg = photo.jpeg;
+  const std::vector<uint8_t>& decoded = photo.decoded;
   for (const int64_t size : {112, 56, 32}) {
     const transform::AugmentParams crop = Crop(RandomResizedCrop(size));
     double worst = 0;
