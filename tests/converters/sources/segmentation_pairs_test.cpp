@@ -117,13 +117,13 @@ TEST_CASE("an image list line that misses the subfolder is refused showing a key
 
 TEST_CASE("a linked subfolder keeps its name in the key, and a symlink loop is walked once") {
   ScratchDir dir;
-  for (const char* name : {"a.jpg", "b.jpg"}) WriteText(dir.path() + "/shared/" + name, "x");
+  for (const char* name : {"a.jpg", "b.jpg"}) WriteText(dir.path() + "/storage/" + name, "x");
   for (const char* name : {"train/a.png", "train/b.png"}) WriteText(dir.path() + "/m/" + name, "x");
   std::filesystem::create_directories(dir.path() + "/i");
   // A subfolder linked from shared storage: fs::relative resolved the link, which gave keys
-  // "../shared/a" that no mask has. A link to the folder itself listed every file again under
+  // "../storage/a" that no mask has. A link to the folder itself listed every file again under
   // each of loop/, loop/loop/, ... until the path was too long.
-  std::filesystem::create_directory_symlink(dir.path() + "/shared", dir.path() + "/i/train");
+  std::filesystem::create_directory_symlink(dir.path() + "/storage", dir.path() + "/i/train");
   std::filesystem::create_directory_symlink(".", dir.path() + "/i/loop");
   std::filesystem::create_directory_symlink("..", dir.path() + "/m/train/up");
   const SegmentationListing listing = ListSegmentationPairs(dir.path() + "/i", dir.path() + "/m");
