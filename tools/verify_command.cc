@@ -42,6 +42,7 @@ struct VerifyFlags {
   FileLocking locking = FileLocking::kAuto;
   int stall_seconds = 120;  // no progress for this long: HDF5 is stuck on the file
   RemoteOptions remote;     // for a remote path
+  std::string images;       // the image dataset of a foreign file that holds several
 };
 
 // With --json, the object a script reads on stdout when there is no report (error_report.h),
@@ -57,6 +58,7 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   options.threads = flags.threads;
   options.file_locking = flags.locking;
   options.remote = flags.remote;
+  options.images_dataset = flags.images;
   // Waiting for a remote file's server is not HDF5 stuck on the file: the remote options bound
   // each request, and a stalling server must end as they say (retried, or an error), not as
   // a file called damaged.
@@ -144,6 +146,10 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
   command->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
+  command->add_option("--images", flags->images,
+                      "The image dataset of a file that holds several (default: 'images', else "
+                      "the only 4-D uint8 dataset, else the only 3-D one), as the Loader's "
+                      "images_dataset names it");
   AddFileLockingOption(*command, flags->locking);
   command
       ->add_option("--stall-seconds", flags->stall_seconds,

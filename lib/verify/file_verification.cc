@@ -46,6 +46,7 @@ VerificationReport Verify(const std::string& path, const VerifyOptions& options)
   index_options.file_locking = options.file_locking;
   index_options.check_labels = false;  // CheckLabels lists every bad label
   index_options.remote = options.remote;
+  index_options.images = options.images_dataset;
   // A missing file, a remote object that is missing or refused (404, 403) and a file that is
   // not HDF5 at all (a text file) are not damage: nothing of an HDF5 file to judge, so thrown,
   // as inspect and the Loader throw it.

@@ -379,7 +379,7 @@ def merge(parts, out, seed: int = 0, overwrite: bool = False) -> dict:
 
 
 def verify(path, threads: int | None = None, file_locking: str = "auto",
-           remote: Mapping | None = None) -> dict:
+           remote: Mapping | None = None, images: str | None = None) -> dict:
     """What `h5feed verify --json PATH` prints, as a dict: whether the file is sound ("ok"),
     every bad chunk with its rows, every bad image with its row, the problems of the file as a
     whole, and what was and was not checked. Damage is reported, never raised; a file that
@@ -387,10 +387,13 @@ def verify(path, threads: int | None = None, file_locking: str = "auto",
 
     threads: None = all cores. file_locking: "auto" | "on" | "off", as the Loader takes it.
     remote: for a URL, a dict of RemoteOptions' fields, as inspect takes it.
+    images: the image dataset of a file that holds several, as the Loader's `images` names it.
 
     Unlike the command, which checks in a child process, this checks in the calling process: a
     file whose damage crashes HDF5 itself (docs/reliability.md) ends the interpreter. For files
     from sources you do not trust, run `h5feed verify` instead."""
     remote = remote_argument(remote)
+    if images is not None and not isinstance(images, str):
+        raise TypeError(f"images={images!r}: give the image dataset's name (a str)")
     return _h5feed.verify(os.fspath(path), threads=threads_argument(threads),
-                          file_locking=file_locking, remote=remote)
+                          file_locking=file_locking, remote=remote, images=images or "")

@@ -17,9 +17,10 @@ void BindVerify(py::module_& module) {
   module.def(
       "verify",
       [](const std::string& path, int threads, const std::string& file_locking,
-         const py::dict& remote) {
+         const py::dict& remote, const std::string& images) {
         VerifyOptions options;
         options.threads = threads;
+        options.images_dataset = images;
         options.file_locking = ParseName<FileLocking>(file_locking);
         options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
         VerificationReport report;
@@ -30,7 +31,7 @@ void BindVerify(py::module_& module) {
         return ReportValueObject(VerificationValue(report));
       },
       py::arg("path"), py::kw_only(), py::arg("threads"), py::arg("file_locking"),
-      py::arg("remote"));
+      py::arg("remote"), py::arg("images"));
 }
 
 }  // namespace h5feed::python

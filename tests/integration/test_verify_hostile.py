@@ -86,3 +86,20 @@ def test_an_hdf5_file_without_images_is_not_judged_and_a_damaged_h5feed_file_is(
         result = verify(str(path))
         assert result.returncode == 4, result.stderr
         assert "DAMAGED" in result.stdout and words in result.stdout
+
+
+def test_a_file_of_several_image_datasets_is_verified_by_the_one_images_names(tmp_path):
+    # h5py-made: two 4-D uint8 datasets, neither named images. Without --images verify names
+    # them and the way to choose (exit 1); with it, that one is checked, as the Loader reads it.
+    path = tmp_path / "two.h5"
+    with h5py.File(path, "w") as f:
+        f["train_x"] = np.zeros((6, 8, 8, 3), np.uint8)
+        f["test_x"] = np.zeros((4, 8, 8, 3), np.uint8)
+    result = verify(str(path))
+    assert result.returncode == 1
+    assert "(/test_x, /train_x)" in result.stderr and "verify --images NAME" in result.stderr
+    result = verify(str(path), "--images", "train_x", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["samples"] == 6
+    result = verify(str(path), "--images", "nope")
+    assert result.returncode == 1 and "nope" in result.stderr

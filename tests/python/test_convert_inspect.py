@@ -267,3 +267,16 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
     with pytest.raises(h5feed.InvalidArgumentError, match="is in the input folder"):
         h5feed.convert_imagefolder(tmp_path / "folder", folder / "0.png", overwrite=True)
     assert (folder / "0.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_verify_checks_the_image_dataset_images_names(tmp_path):
+    path = tmp_path / "two.h5"
+    with h5py.File(path, "w") as f:
+        f["train_x"] = np.zeros((6, 8, 8, 3), np.uint8)
+        f["test_x"] = np.zeros((4, 8, 8, 3), np.uint8)
+    with pytest.raises(h5feed.Error, match="verify --images NAME"):
+        h5feed.verify(path)
+    report = h5feed.verify(path, images="test_x")
+    assert report["ok"] and report["samples"] == 4
+    with pytest.raises(TypeError, match="images=3"):
+        h5feed.verify(path, images=3)

@@ -34,6 +34,9 @@ namespace h5feed {
 
 struct VerifyOptions {
   int threads = 0;  // worker threads for the chunks; 0 = all cores
+  // The image dataset of a foreign file that holds several (LoaderOptions::images_dataset);
+  // empty: 'images', else the only one of its rank.
+  std::string images_dataset;
   FileLocking file_locking = FileLocking::kAuto;
   RemoteOptions remote;  // for a remote `path` (http://, https://, s3://)
   // Called as chunks are checked: (chunks checked, chunks in all). From worker threads, one
