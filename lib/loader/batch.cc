@@ -45,27 +45,33 @@ int64_t Batch::epoch() const { return live().batch.epoch; }
 int64_t Batch::step() const { return live().batch.step; }
 
 std::span<const uint8_t> Batch::images() const {
-  if (live().device) return {};  // only the normalized images reach the device
-  return live().batch.view.images.first(static_cast<size_t>(size() * live().shape.bytes()));
+  const Impl& impl = live();
+  if (impl.device) return {};  // only the normalized images reach the device
+  return impl.batch.view.images.first(static_cast<size_t>(size() * impl.shape.bytes()));
 }
 
 std::span<const float> Batch::normalized_images(int view) const {
-  if (!live().normalized || live().device || view < 0 || view >= views() ||
-      live().views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
+  const Impl& impl = live();
+  if (!impl.normalized || impl.device || view < 0 || view >= views() ||
+      impl.views->views[static_cast<size_t>(view)].type != ElementType::kFloat32) {
     return {};
   }
   const auto bytes =
-      static_cast<size_t>(size() * live().views->views[static_cast<size_t>(view)].image_bytes());
+      static_cast<size_t>(size() * impl.views->views[static_cast<size_t>(view)].image_bytes());
   const std::span<const uint8_t> output =
-      live().batch.view.output.subspan(live().views->offset(view, live().capacity), bytes);
+      impl.batch.view.output.subspan(impl.views->offset(view, impl.capacity), bytes);
   return {reinterpret_cast<const float*>(output.data()), bytes / sizeof(float)};
 }
 
-int Batch::views() const { return live().views ? live().views->count() : 1; }
+int Batch::views() const {
+  const Impl& impl = live();
+  return impl.views ? impl.views->count() : 1;
+}
 
 std::span<const int64_t> Batch::labels() const {
-  if (!live().labelled) return {};
-  return live().batch.view.labels.first(static_cast<size_t>(size()));
+  const Impl& impl = live();
+  if (!impl.labelled) return {};
+  return impl.batch.view.labels.first(static_cast<size_t>(size()));
 }
 
 std::span<const int64_t> Batch::indices() const {
@@ -100,28 +106,30 @@ TensorView Images(const void* data, ElementType type, std::array<int64_t, 4> sha
 }  // namespace
 
 TensorView Batch::image_tensor(int view) const {
-  const ImageShape& shape = live().shape;
+  const Impl& impl = live();
+  const ImageShape& shape = impl.shape;
   if (view < 0 || view >= views()) return TensorView{};
-  if (!live().normalized) {
+  if (!impl.normalized) {
     return Images(images().data(), ElementType::kUint8,
                   {size(), shape.height, shape.width, shape.channels}, -1);
   }
-  const transform::OutputSpec& spec = live().views->views[static_cast<size_t>(view)];
+  const transform::OutputSpec& spec = impl.views->views[static_cast<size_t>(view)];
   const int64_t height = spec.augment.out_height;
   const int64_t width = spec.augment.out_width;
-  const auto* base = static_cast<const uint8_t*>(live().device ? live().device->images()
-                                                               : live().batch.view.output.data());
-  const void* data = base + live().views->offset(view, live().capacity);
+  const auto* base = static_cast<const uint8_t*>(impl.device ? impl.device->images()
+                                                             : impl.batch.view.output.data());
+  const void* data = base + impl.views->offset(view, impl.capacity);
   const std::array<int64_t, 4> dims =
       spec.layout == Layout::kNCHW ? std::array<int64_t, 4>{size(), shape.channels, height, width}
                                    : std::array<int64_t, 4>{size(), height, width, shape.channels};
-  return Images(data, spec.type, dims, live().cuda_device);
+  return Images(data, spec.type, dims, impl.cuda_device);
 }
 
 TensorView Batch::label_tensor() const {
-  if (!live().labelled) return TensorView{};
-  if (live().device) {
-    return Vector(live().device->labels(), ElementType::kInt64, size(), live().cuda_device);
+  const Impl& impl = live();
+  if (!impl.labelled) return TensorView{};
+  if (impl.device) {
+    return Vector(impl.device->labels(), ElementType::kInt64, size(), impl.cuda_device);
   }
   return Vector(labels().data(), ElementType::kInt64, size(), -1);
 }
@@ -135,12 +143,13 @@ int Batch::fields() const { return static_cast<int>(live().fields->fields.size()
 const FieldSpec& Batch::field_spec(int k) const { return live().field(k).spec; }
 
 int Batch::field_index(std::string_view name) const {
-  const int k = live().fields->Find(name);
+  const Impl& impl = live();
+  const int k = impl.fields->Find(name);
   if (k < 0) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "field {} is not among the fields this loader was asked for ({}); ask for it "
                     "in LoaderOptions::fields",
-                    name, live().fields->Names());
+                    name, impl.fields->Names());
   }
   return k;
 }
@@ -160,23 +169,23 @@ const loader::GeometricTensor& GeometricOf(const Batch::Impl& impl, int k, int v
 }  // namespace
 
 FieldTensor Batch::field_tensor(int k, int view) const {
-  const loader::BatchField& field = live().field(k);
-  if (live().device && field.device_slot_field >= 0) {
+  const Impl& impl = live();
+  const loader::BatchField& field = impl.field(k);
+  if (impl.device && field.device_slot_field >= 0) {
     // A mask the GPU stage cropped: view `view`'s tensor on the device.
     if (view < 0 || view >= views()) {
       throw MakeError(ErrorCode::kInvalidArgument,
                       "field {} ({}): view {} of a batch of {} view(s)", field.spec.name,
                       field.spec.Describe(), view, views());
     }
-    const transform::AugmentParams& augment =
-        live().views->views[static_cast<size_t>(view)].augment;
-    return FieldTensor{live().device->field(field.device_slot_field, view),
+    const transform::AugmentParams& augment = impl.views->views[static_cast<size_t>(view)].augment;
+    return FieldTensor{impl.device->field(field.device_slot_field, view),
                        field.spec.type,
                        {size(), augment.out_height, augment.out_width},
-                       live().cuda_device};
+                       impl.cuda_device};
   }
   if (IsGeometric(field.spec.kind)) {
-    const loader::GeometricTensor& geometric = GeometricOf(live(), k, view);
+    const loader::GeometricTensor& geometric = GeometricOf(impl, k, view);
     return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
   }
   if (field.slot_field < 0) {
@@ -186,12 +195,12 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                     field.spec.name, ToString(field.spec.kind));
   }
   FieldTensor tensor;
-  if (live().device) {
+  if (impl.device) {
     // Permuted on the device with the images (also on the host: field_bytes reads those).
-    tensor.data = live().device->field(field.slot_field, 0);
-    tensor.cuda_device = live().cuda_device;
+    tensor.data = impl.device->field(field.slot_field, 0);
+    tensor.cuda_device = impl.cuda_device;
   } else {
-    tensor.data = live().batch.view.fields[static_cast<size_t>(field.slot_field)].data();
+    tensor.data = impl.batch.view.fields[static_cast<size_t>(field.slot_field)].data();
   }
   tensor.type = field.spec.type;
   tensor.shape.push_back(size());
@@ -204,24 +213,26 @@ FieldTensor Batch::field_tensor(std::string_view name, int view) const {
 }
 
 FieldTensor Batch::box_counts(int k, int view) const {
-  const loader::BatchField& field = live().field(k);
+  const Impl& impl = live();
+  const loader::BatchField& field = impl.field(k);
   if (field.spec.kind != FieldKind::kBoxes) {
     throw MakeError(ErrorCode::kInvalidArgument, "field {} is {}, not boxes: it has no counts",
                     field.spec.name, field.spec.Describe());
   }
-  const loader::GeometricTensor& geometric = GeometricOf(live(), k, view);
+  const loader::GeometricTensor& geometric = GeometricOf(impl, k, view);
   return FieldTensor{geometric.counts.data(), FieldType::kInt64, {size()}, -1};
 }
 
 std::span<const uint8_t> Batch::field_bytes(int k, int64_t i) const {
-  const loader::BatchField& field = live().field(k);
+  const Impl& impl = live();
+  const loader::BatchField& field = impl.field(k);
   if (i < 0 || i >= size()) {
     throw MakeError(ErrorCode::kInvalidArgument, "field {}: row {} of a batch of {}",
                     field.spec.name, i, size());
   }
   if (field.slot_field < 0) return field.column->row(indices()[static_cast<size_t>(i)]);
   const auto row_bytes = static_cast<size_t>(field.spec.row_bytes());
-  return std::span<const uint8_t>(live().batch.view.fields[static_cast<size_t>(field.slot_field)])
+  return std::span<const uint8_t>(impl.batch.view.fields[static_cast<size_t>(field.slot_field)])
       .subspan(static_cast<size_t>(i) * row_bytes, row_bytes);
 }
 
