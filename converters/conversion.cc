@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <tbb/concurrent_queue.h>
 #include <tbb/info.h>
 #include <tbb/parallel_pipeline.h>
@@ -70,6 +71,7 @@ class ConversionPipeline {
         writer_(writer),
         make_writer_(make_writer),
         description_(description),
+        earlier_(description.skipped.size()),
         progress_{0, static_cast<int64_t>(order.size()), 0} {}
 
   // Runs the pipeline on `threads` threads with at most `live_groups` groups in flight.
@@ -152,7 +154,7 @@ class ConversionPipeline {
       description_.skipped.push_back(std::move(skipped));
     }
     progress_.done += group->count;
-    progress_.skipped = static_cast<int64_t>(description_.skipped.size());
+    progress_.skipped = static_cast<int64_t>(description_.skipped.size() - earlier_);
     group->progress = progress_;
     return group;
   }
@@ -192,6 +194,7 @@ class ConversionPipeline {
   Writer& writer_;
   const std::function<Writer()>& make_writer_;
   DatasetDescription& description_;
+  const size_t earlier_;  // description_.skipped's first entries, the source's own (not ours)
 
   // Every token is owned here, so an exception thrown mid-pipeline frees them all; `pool_`
   // holds the ones free for reuse. At most live_groups exist.
@@ -219,8 +222,10 @@ MemoryBudget& SharedBudget(const SampleSource& source, const ConvertOptions& opt
   return *fallback;
 }
 
-// What the file records about its input before any row is read. With a part, `order` becomes
-// that part's slice of the whole order. Throws when the part has no input.
+// What the file records about its input before any row is read: with the whole input, the
+// inputs its own making skipped first (a part leaves them out: merge checks that its parts'
+// images and skipped inputs add up to the input's rows). With a part, `order` becomes that
+// part's slice of the whole order. Throws when the part has no input.
 DatasetDescription DescribeInput(const SampleSource& source, const ConvertOptions& options,
                                  std::vector<int64_t>& order) {
   DatasetDescription description;
@@ -228,6 +233,7 @@ DatasetDescription DescribeInput(const SampleSource& source, const ConvertOption
   description.box_classes = source.box_classes();
   description.source_kind = std::string(source.kind());
   if (options.shuffle) description.shuffle_seed = options.seed;
+  if (options.part.whole()) description.skipped = source.skipped_earlier();
   if (!options.part.whole()) {
     const int64_t n = static_cast<int64_t>(order.size());
     description.part = DescribePart(source, order, description.shuffle_seed, options.part);
@@ -248,6 +254,26 @@ int64_t FieldBytes(const std::vector<FieldSpec>& fields, int64_t samples) {
   int64_t row_bytes = 0;
   for (const FieldSpec& field : fields) row_bytes += field.row_bytes();
   return 2 * samples * row_bytes;
+}
+
+// Says where the inputs skipped by the making of the source went: into the file's skipped
+// lists (`earlier` of them), or, for a part, nowhere.
+void AddEarlierSkippedNote(const SampleSource& source, const ConvertOptions& options,
+                           size_t earlier, std::vector<std::string>& notes) {
+  if (earlier > 0) {
+    notes.push_back(
+        fmt::format("the input's own conversion skipped {}: they are recorded in "
+                    "this file's skipped lists too (h5feed inspect lists them)",
+                    earlier));
+  } else if (!options.part.whole()) {
+    const size_t dropped = source.skipped_earlier().size();
+    if (dropped > 0) {
+      notes.push_back(
+          fmt::format("the input's own conversion skipped {}: a part does not "
+                      "record them (h5feed inspect on the input lists them)",
+                      dropped));
+    }
+  }
 }
 
 // The one choice that depends on the layout.
@@ -286,6 +312,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   // so the parts of one conversion share them.
   std::vector<int64_t> order = StoredOrder(source.count(), options.shuffle, options.seed);
   DatasetDescription description = DescribeInput(source, options, order);
+  const size_t earlier = description.skipped.size();
   const std::unique_ptr<ChunkPacker> packer = PackerFor(source, options);
 
   // Made before any input is read, so that an output that exists or cannot be written is
@@ -311,11 +338,13 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
   ConvertReport report;
-  EndConversion(writer, description, options, path, static_cast<int64_t>(order.size()), report);
+  EndConversion(writer, description, earlier, options, path, static_cast<int64_t>(order.size()),
+                report);
   report.stored_bytes = written.stored_bytes;
   report.fields = source.fields();
   report.labelled = source.labelled();
   report.notes = source.notes();
+  AddEarlierSkippedNote(source, options, earlier, report.notes);
   packer->Report(written, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

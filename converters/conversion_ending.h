@@ -21,9 +21,11 @@ inline bool Cancelled(const ConvertOptions& options) {
 
 // Throws Error(kCancelled) when options.cancel was set (the temporary file removed),
 // Error(kInvalidArgument) when no sample of the `offered` could be read, and what
-// Writer::Finish throws. Fills report's path, images, chunks, skipped (moved out of
-// `description`), compression, shuffled and seed.
-void EndConversion(Writer& writer, DatasetDescription& description, const ConvertOptions& options,
-                   const std::string& path, int64_t offered, ConvertReport& report);
+// Writer::Finish throws. Fills report's path, images, chunks, skipped (this conversion's: the
+// description's after its first `earlier`, which the source's own making skipped),
+// compression, shuffled and seed.
+void EndConversion(Writer& writer, const DatasetDescription& description, size_t earlier,
+                   const ConvertOptions& options, const std::string& path, int64_t offered,
+                   ConvertReport& report);
 
 }  // namespace h5feed::converters

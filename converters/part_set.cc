@@ -8,6 +8,7 @@
 #include "conversion_part.h"
 #include "format/box_classes_table.h"
 #include "format/schema.h"
+#include "format/skipped_lists.h"
 #include "h5feed/compression.h"
 #include "h5feed/error.h"
 #include "hdf5/attribute_text.h"
@@ -89,16 +90,11 @@ PartFile OpenPart(const std::string& path) {
                     "{} has no /row_checksums, which every part h5feed writes has", path);
   }
   part.sources = hdf5::ReadStringDataset(file.get(), schema::kSources);
-  const std::vector<std::string> skipped =
-      hdf5::ReadStringDataset(file.get(), schema::kSkippedSources);
-  const std::vector<std::string> reasons =
-      hdf5::ReadStringDataset(file.get(), schema::kSkippedReasons);
-  if (part.sources.size() != rows || skipped.size() != reasons.size()) {
-    throw MakeError(ErrorCode::kCorrupt,
-                    "{} has {} /sources for {} images and {} /skipped_sources for {} reasons", path,
-                    part.sources.size(), rows, skipped.size(), reasons.size());
+  if (part.sources.size() != rows) {
+    throw MakeError(ErrorCode::kCorrupt, "{} has {} /sources for {} images", path,
+                    part.sources.size(), rows);
   }
-  for (size_t i = 0; i < skipped.size(); ++i) part.skipped.push_back({skipped[i], reasons[i]});
+  part.skipped = format::ReadSkippedLists(file.get(), path);
   part.box_classes = format::ReadBoxClasses(file.get(), path);
   return part;
 }

@@ -21,6 +21,7 @@
 
 #include "h5feed/field.h"
 #include "h5feed/image_shape.h"
+#include "h5feed/skipped_source.h"
 #include "h5feed/writer.h"
 #include "sample_destination.h"
 
@@ -68,6 +69,11 @@ class SampleSource {
   // The classes of the box labels of a source whose boxes field has labels with names (COCO's
   // categories; h5feed/writer.h): written to the file beside them. Empty: no such table.
   virtual BoxClasses box_classes() const { return {}; }
+
+  // The inputs skipped by the conversion that made this source (an h5feed file's skipped
+  // lists): a whole conversion records them in its file before its own, so that rechunking
+  // keeps what the file says it lacks. Not skipped by this conversion: not in its report.
+  virtual std::vector<SkippedSource> skipped_earlier() const { return {}; }
 
   // The name a skipped sample i is recorded under (SampleInfo::source of a readable one).
   virtual std::string name(int64_t i) const { return "sample " + std::to_string(i); }

@@ -9,6 +9,7 @@
 #include "format/box_classes_table.h"
 #include "format/row_checksums_dataset.h"
 #include "format/schema.h"
+#include "format/skipped_lists.h"
 #include "h5feed/error.h"
 #include "hdf5/attributes.h"
 #include "hdf5/chunk_cache.h"
@@ -94,6 +95,7 @@ class Hdf5Source final : public SampleSource {
     // checked against its own, so a damaged image is skipped as broken instead of written
     // into the new file under a fresh checksum that vouches for it.
     std::vector<uint64_t> row_checksums;
+    std::vector<SkippedSource> skipped_earlier;  // an h5feed file's skipped lists
   };
 
   explicit Hdf5Source(Parts parts)
@@ -114,6 +116,7 @@ class Hdf5Source final : public SampleSource {
   bool labelled() const override { return p_.labelled; }
   BoxClasses box_classes() const override { return p_.box_classes; }
   std::vector<std::string> notes() const override { return p_.fields.notes(); }
+  std::vector<SkippedSource> skipped_earlier() const override { return p_.skipped_earlier; }
   bool prefers_sequential_reads() const override { return p_.chunked; }
 
   std::string name(int64_t i) const override {
@@ -255,6 +258,7 @@ std::unique_ptr<SampleSource> OpenHdf5(const std::string& path, const Hdf5Source
       hdf5::HasAttribute(file, format::schema::kAttrFormat)) {
     parts.row_checksums =
         format::ReadRowChecksums(file, parts.count).value_or(std::vector<uint64_t>{});
+    parts.skipped_earlier = format::ReadSkippedLists(file, path);
   }
   parts.fields = Hdf5Fields::Open(file, datasets, parts.count, {images.name, labels_name},
                                   options.fields, path);

@@ -9,6 +9,7 @@
 #include "decode/image_decoder.h"
 #include "format/box_classes_table.h"
 #include "format/schema.h"
+#include "format/skipped_lists.h"
 #include "h5feed/error.h"
 #include "hdf5/dataset_listing.h"
 #include "hdf5/error.h"
@@ -59,7 +60,8 @@ class OwnSizeFileSource final : public SampleSource {
         chunks_(source::OpenChunkSource(index_, source::ChunkSourceOptions{})),
         id_(next_source_id.fetch_add(1)),
         box_classes_(format::ReadBoxClasses(index_.location, index_.file_locking)),
-        sources_(ReadSources(index_)) {
+        sources_(ReadSources(index_)),
+        skipped_earlier_(format::ReadSkippedLists(index_.location, index_.file_locking)) {
     // Read whole and checked once: a sample's values are then copied out of memory.
     for (const FieldSpec& spec : index_.fields) {
       columns_.push_back(
@@ -77,6 +79,7 @@ class OwnSizeFileSource final : public SampleSource {
   bool own_size() const override { return true; }
   int64_t max_side() const override { return 0; }  // sizes kept: the header says why
   bool prefers_sequential_reads() const override { return true; }
+  std::vector<SkippedSource> skipped_earlier() const override { return skipped_earlier_; }
   std::string name(int64_t i) const override {
     if (i >= 0 && i < static_cast<int64_t>(sources_.size()))
       return sources_[static_cast<size_t>(i)];
@@ -125,9 +128,10 @@ class OwnSizeFileSource final : public SampleSource {
   index::DatasetIndex index_;
   std::unique_ptr<source::ChunkSource> chunks_;  // borrows index_
   uint64_t id_;
-  std::vector<FieldColumn> columns_;  // each field's values, index_.fields' order
-  BoxClasses box_classes_;            // the file's box classes' table, if any
-  std::vector<std::string> sources_;  // the file's /sources, or none
+  std::vector<FieldColumn> columns_;            // each field's values, index_.fields' order
+  BoxClasses box_classes_;                      // the file's box classes' table, if any
+  std::vector<std::string> sources_;            // the file's /sources, or none
+  std::vector<SkippedSource> skipped_earlier_;  // the file's skipped lists
 };
 
 }  // namespace

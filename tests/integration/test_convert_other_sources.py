@@ -1,5 +1,7 @@
 """`h5feed convert cifar`, `h5feed convert npy` and `h5feed rechunk` end to end, every pixel
 and label checked with numpy and h5py."""
+import json
+
 import h5py
 import numpy as np
 import pytest
@@ -186,3 +188,35 @@ def test_rechunk_skips_an_image_that_fails_its_checksum_instead_of_vouching_for_
     strict = run_h5feed("rechunk", src, tmp_path / "strict.h5", "--strict", check=1)
     assert "fails its checksum" in strict.stderr
     assert not (tmp_path / "strict.h5").exists()
+
+
+def test_rechunk_keeps_the_skipped_lists_of_an_h5feed_input_but_a_part_does_not(tmp_path):
+    # Rechunking an h5feed file lost the record of what its own conversion skipped: the new
+    # file then looked complete. The lists are carried, before rechunk's own, and count as
+    # skipped by the first conversion only: the rechunk exits 0 and its report says so.
+    images = np.random.default_rng(9).integers(0, 256, (12, 4, 5, 3), dtype=np.uint8)
+    np.save(tmp_path / "images.npy", images)
+    src = tmp_path / "train.h5"
+    run_h5feed("convert", "npy", tmp_path / "images.npy", src, "--chunk", 4,
+               "--compression", "none", "--no-shuffle", "--quiet", check=0)
+    with h5py.File(src, "r+") as f:
+        f["images"][3, 0, 0, 0] ^= 0x01
+    once = tmp_path / "once.h5"
+    run_h5feed("rechunk", src, once, "--chunk", 8, "--quiet", check=3)
+    twice = tmp_path / "twice.h5"
+    result = run_h5feed("rechunk", once, twice, "--chunk", 2, "--json", check=0)
+    report = json.loads(result.stdout)
+    assert report["skipped"] == [] and report["images"] == 11
+    assert any("skipped 1: they are recorded" in note for note in report["notes"]), report
+    with h5py.File(once) as before, h5py.File(twice) as after:
+        assert strings(after["skipped_sources"]) == ["images.npy#3"]
+        assert strings(after["skipped_reasons"]) == strings(before["skipped_reasons"])
+        assert after.attrs["num_skipped"] == 1
+    run_h5feed("verify", twice, check=0)
+    inspected = run_h5feed("inspect", twice, check=0)
+    assert "images.npy#3" in inspected.stdout, inspected.stdout
+
+    result = run_h5feed("rechunk", once, tmp_path / "part.h5", "--part", "0/2", check=0)
+    assert "a part does not record them" in result.stdout, result.stdout
+    with h5py.File(tmp_path / "part-00000-of-00002.h5") as f:
+        assert strings(f["skipped_sources"]) == []

@@ -206,6 +206,10 @@ def test_an_h5feed_file_at_own_size_is_rechunked_with_its_labels_and_sizes(raw, 
         assert np.array_equal(after["image_shapes"][()], before["image_shapes"][()])
         for n in range(len(after["labels"])):
             assert np.array_equal(read_image(after, n), read_image(before, n)), n
+        # What the input says it lacks is kept, but this rechunk skipped nothing (exit 0).
+        assert texts(after["skipped_sources"][()]) == [f"images[{BROKEN}]"]
+        assert texts(after["skipped_reasons"][()]) == texts(before["skipped_reasons"][()])
+    assert "the input's own conversion skipped 1: they are recorded" in result.stdout
     run_h5feed("verify", out, check=EXIT_OK)
     refused = run_h5feed("rechunk", raw[0], tmp_path / "x.h5", "--no-fields", check=EXIT_FAILED)
     assert "own size" in refused.stderr and "--no-fields" in refused.stderr, refused.stderr
