@@ -314,6 +314,7 @@ class Stage final : public DeviceStage {
       mask.height = static_cast<int32_t>(ring_->options.shape.height);
       mask.width = static_cast<int32_t>(ring_->options.shape.width);
       mask.element_bytes = fields[k].mask_element_bytes;
+      mask.fill = views_.mask_fill;
       for (int v = 0; v < views_.count(); ++v) {
         mask.augment = views_.views[static_cast<size_t>(v)].augment;
         mask.out = target + ring_->MaskOffset(static_cast<int>(k), v);

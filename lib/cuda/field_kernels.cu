@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kThreads) CropMasks(MaskLaunch p) {
     const int32_t x = at % wo;
     const int32_t sy = transform::NearestSource(rows, y);
     const int32_t sx = transform::NearestSource(columns, flip ? wo - 1 - x : x);
-    out[at] = sy < 0 || sx < 0 ? T{0} : stored[static_cast<int64_t>(sy) * p.width + sx];
+    out[at] = sy < 0 || sx < 0 ? T{p.fill} : stored[static_cast<int64_t>(sy) * p.width + sx];
   }
 }
 

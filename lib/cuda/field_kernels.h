@@ -9,10 +9,11 @@
 //               neighbour and flipped with the geometry its image got (the same draws,
 //               transform/sample_geometry.h: GeometryOf and NearestSource, the functions the
 //               CPU path's TransformMask uses), so it equals the CPU path's mask pixel for
-//               pixel. Padding shows class 0, as on the CPU. The input masks have the slot's
-//               image shape: the stored masks of a file of one image size, or, of a file of
-//               images at their own size, the masks cropped at the gather into the views'
-//               rooms (loader/own_size_masks.h), whose windows the views' specs name.
+//               pixel. Padding shows `fill` (OutputOptions::mask_fill), as on the CPU. The
+//               input masks have the slot's image shape: the stored masks of a file of one
+//               image size, or, of a file of images at their own size, the masks cropped at
+//               the gather into the views' rooms (loader/own_size_masks.h), whose windows the
+//               views' specs name.
 
 #include <cuda_runtime.h>
 
@@ -41,6 +42,7 @@ struct MaskLaunch {
   int32_t height = 0;  // the stored masks (their images' stored size)
   int32_t width = 0;
   int element_bytes = 1;             // 1: uint8, 2: uint16
+  uint8_t fill = 0;                  // the padding's value (OutputViews::mask_fill)
   transform::AugmentParams augment;  // the view's: its draws, crop and delivered size
 };
 

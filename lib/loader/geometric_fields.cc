@@ -43,9 +43,10 @@ void Prefetch(std::span<const uint8_t> stored) {
 
 template <typename T>
 void MaskInto(const transform::SampleGeometry& geometry, std::span<const uint8_t> row,
-              const transform::MaskShape& shape, std::span<uint8_t> out) {
+              const transform::MaskShape& shape, std::span<uint8_t> out, uint8_t fill) {
   transform::TransformMask(geometry, ValuesOf<T>(row), shape,
-                           std::span<T>(reinterpret_cast<T*>(out.data()), out.size() / sizeof(T)));
+                           std::span<T>(reinterpret_cast<T*>(out.data()), out.size() / sizeof(T)),
+                           0, fill);
 }
 
 GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const ImageShape& shape,
@@ -55,7 +56,9 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
   const size_t element = ElementBytes(field.spec.type);
   int64_t out_height = shape.height;  // without views, the stored size (one image size)
   int64_t out_width = shape.width;
+  uint8_t fill = 0;  // without views the geometry is the identity: nothing is padded
   if (of.views) {
+    fill = of.views->mask_fill;
     out_height = of.views->views[static_cast<size_t>(view)].augment.out_height;
     out_width = of.views->views[static_cast<size_t>(view)].augment.out_width;
   }
@@ -82,9 +85,9 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
         std::span<uint8_t>(tensor.bytes)
             .subspan(static_cast<size_t>(i) * sample_bytes, sample_bytes);
     if (field.spec.type == FieldType::kUint16) {
-      MaskInto<uint16_t>(geometry, stored, {height, width}, out);
+      MaskInto<uint16_t>(geometry, stored, {height, width}, out, fill);
     } else {
-      MaskInto<uint8_t>(geometry, stored, {height, width}, out);
+      MaskInto<uint8_t>(geometry, stored, {height, width}, out, fill);
     }
   }
   return tensor;

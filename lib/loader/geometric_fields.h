@@ -4,7 +4,8 @@
 // sample's image (transform/view_geometry.h: the image's own draws, for the batch's epoch and
 // echo copy, on files of one image size and of images at their own size alike), into tensors
 // the Batch owns:
-//   mask        (B, Ho, Wo) of its element type, one per view: TransformMask, fill 0;
+//   mask        (B, Ho, Wo) of its element type, one per view: TransformMask, its padding
+//               views->mask_fill (OutputOptions::mask_fill);
 //   boxes       (B, Kmax, 4) float32, one per view: TransformBoxes, Kmax the most boxes any
 //               sample of the batch kept in that view, rows past a sample's count zero; with a
 //               (B,) int64 count of each sample's boxes;

@@ -90,6 +90,9 @@ void CheckOptions(const LoaderOptions& options) {
   const OutputOptions& output = options.output;
   Require(output.cuda_device >= -1, "output.cuda_device", output.cuda_device,
           "it must be a CUDA device index, or -1 for host batches");
+  // Checked whether or not the file has masks: a typo is as wrong on a file without them.
+  Require(output.mask_fill >= 0 && output.mask_fill <= 255, "output.mask_fill", output.mask_fill,
+          "it must be in [0, 255]: the class id a mask's padding gets (255: VOC's \"ignore\")");
   // The options of normalized batches that are set, each as the caller spells it.
   std::string for_normalized;
   int normalized_options = 0;

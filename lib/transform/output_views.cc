@@ -76,6 +76,7 @@ bool OutputViews::renormalize_copies() const {
 OutputViews MakeOutputViews(const NormalizeParams& normalize, const ImageShape& shape,
                             const OutputOptions& output, uint64_t seed, const OptionNames& names) {
   OutputViews result;
+  result.mask_fill = static_cast<uint8_t>(output.mask_fill);  // in [0, 255]: see the header
   const bool several = !output.views.empty();
   for (int s = 0; s < SpecCount(output); ++s) {
     const AugmentOptions& augment = SpecOf(output, s);

@@ -32,6 +32,9 @@ struct OutputViews {
   // A file of images at their own size: view v's crop, made as each sample is gathered into
   // its room of the slot's image (own_size_views.h). Empty for a file of one image size.
   std::vector<AugmentParams> gather_crops;
+  // The value a mask's padding gets in every view (OutputOptions::mask_fill): the CPU path's
+  // TransformMask and the GPU stage's mask kernel read it here.
+  uint8_t mask_fill = 0;
 
   int count() const { return static_cast<int>(views.size()); }
   // Bytes per sample of all views at their largest sizes: what a slot holds per row.
@@ -52,7 +55,8 @@ const AugmentOptions& SpecOf(const OutputOptions& output, int spec);
 AugmentOptions& SpecOf(OutputOptions& output, int spec);
 std::string SpecName(const OutputOptions& output, int spec);
 
-// The views `output` asks for, for images of `shape` normalized with `normalize`. Throws what
+// The views `output` asks for, for images of `shape` normalized with `normalize`; output.mask_fill
+// must be in [0, 255] (loader::CheckOptions refuses another value before). Throws what
 // MakeViewSpec throws, naming the view spec's options as `names` spells them, and
 // Error(kInvalidArgument) for a count below 1, more than kMaxViews views, or a max_output size
 // below the view's size or set for a view whose size is the stored one.

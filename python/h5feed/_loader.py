@@ -65,7 +65,10 @@ class Loader:
       CrossEntropyLoss takes); boxes_as_list=True gives boxes and box labels as lists of each
       sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. With
       device="cuda" a mask is cropped on the device and is a device tensor; boxes, their
-      counts and labels are host tensors.
+      counts and labels are host tensors. A mask's padding (random_crop_padding's border) is
+      mask_fill: 0 by default, 255 for VOC's and Cityscapes' "ignore" (CrossEntropyLoss(
+      ignore_index=255) then leaves it out); the images' padding stays a 0 pixel. Without a
+      mask field it changes nothing.
 
     augment=h5feed.Augment(...) crops, resizes and flips each sample as it is normalized
     (torchvision's RandomResizedCrop + RandomHorizontalFlip for training, Resize + CenterCrop
@@ -175,7 +178,8 @@ class Loader:
                  views: Sequence[Augment | Mapping] | None = None,
                  remote: Mapping | None = None, fields: Sequence[str] | None = None,
                  as_dict: bool = False, mask_dtype: torch.dtype | None = None,
-                 boxes_as_list: bool = False, held_field_bytes: int = 0):
+                 boxes_as_list: bool = False, held_field_bytes: int = 0,
+                 mask_fill: int = 0):
         given = locals()  # first, so that it holds the arguments only
         arguments = {option.name: given[option.name] for option in LOADER_OPTIONS}
         # The stream the library makes wait for each batch (native_keywords passes the same

@@ -379,6 +379,7 @@ LOADER_OPTIONS = (
     LoaderOption("mask_dtype", None, None),  # Loader's own: masks converted to it (int64)
     LoaderOption("boxes_as_list", False, None),  # Loader's own: per-sample box tensors
     _cpp_default("held_field_bytes"),
+    _cpp_default("mask_fill"),  # output.mask_fill: 0-255, checked by the library
 )
 
 # Loader's signature after `path`, as the table has it (Loader.__init__ spells it out for

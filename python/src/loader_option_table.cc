@@ -40,6 +40,7 @@ const OptionTable<LoaderOptions>& OptionTableOf<LoaderOptions>::Get() {
       {"layout", "output.layout", [](auto& o) -> auto& { return o.output.layout; }},
       {"cuda_device", "output.cuda_device", [](auto& o) -> auto& { return o.output.cuda_device; }},
       {"cuda_stream", "output.cuda_stream", [](auto& o) -> auto& { return o.output.cuda_stream; }},
+      {"mask_fill", "output.mask_fill", [](auto& o) -> auto& { return o.output.mask_fill; }},
       {"file_locking", [](auto& o) -> auto& { return o.file_locking; }},
       {"verify_checksums", [](auto& o) -> auto& { return o.verify_checksums; }},
       {"skip_corrupt_chunks", [](auto& o) -> auto& { return o.skip_corrupt_chunks; }},

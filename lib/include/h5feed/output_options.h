@@ -47,7 +47,8 @@ struct RandomResizedCropOptions {
 // run repeats exactly and does not depend on threads or on the device. Order (torchvision's):
 // the crop (a center crop, possibly padded with zeros and cropped at random, CIFAR-style; or a
 // random resized crop; or a resize then a center crop), then the flip; padding zeros are
-// normalized like a 0 pixel. Defined exactly in lib/transform/augment.h.
+// normalized like a 0 pixel (a mask's padding is OutputOptions::mask_fill). Defined exactly in
+// lib/transform/augment.h.
 struct AugmentOptions {
   bool random_flip = false;         // mirror left-right with probability 1/2
   int64_t random_crop_padding = 0;  // > 0: pad P zeros on every side, crop H x W at a random offset
@@ -95,6 +96,12 @@ struct OutputOptions {
   // `count` views one after another. All views of a sample are made from the one gathered
   // copy of its stored pixels (read and decompressed once). At most 16 views in all.
   std::vector<AugmentOptions> views;
+  // The class id a segmentation mask's padding gets, in every view (random_crop_padding's
+  // border; the image's padding stays a 0 pixel): 0, or 255 for Pascal VOC's and Cityscapes'
+  // "ignore", so the padded area stays out of the loss (torchvision's segmentation references
+  // pad masks with 255). A uint16 mask gets the same value. In [0, 255] (Open refuses another
+  // value). Without a mask field, or without padding, nothing is padded and it changes nothing.
+  int mask_fill = 0;
   // -1: host batches. >= 0: the GPU stage on that CUDA device (docs/gpu.md; needs
   // normalize = true). When no device is usable (no GPU, no driver, a build without nvcc) the
   // loader says so once (on_warning) and delivers host batches with the same values; an index

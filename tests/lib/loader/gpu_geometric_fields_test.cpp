@@ -164,6 +164,45 @@ TEST_CASE("uint8 masks on the GPU follow padding crops and the validation resize
   CheckGpuAgainstCpu(path, options, true);
 }
 
+// The values of `mask` (of `type`, little-endian) equal to `value`.
+int64_t CountValue(const Tensor& mask, FieldType type, int value) {
+  int64_t count = 0;
+  const size_t element = ElementBytes(type);
+  for (size_t at = 0; at + element <= mask.bytes.size(); at += element) {
+    const int stored = element == 2 ? mask.bytes[at] | (mask.bytes[at + 1] << 8) : mask.bytes[at];
+    count += stored == value;
+  }
+  return count;
+}
+
+TEST_CASE("a mask's padding on the GPU is output.mask_fill, as on the CPU") {
+  // No stored mask value is 255 (geometry_test_file.h: x < 80, and uint8 masks are % 251): every
+  // 255 delivered is padding, which the padding crop puts in most samples.
+  TempFolder folder;
+  cuda::testing::OwnedStream trainer;
+  for (const FieldType type : {FieldType::kUint8, FieldType::kUint16}) {
+    const std::string name(ToString(type));
+    CAPTURE(name);
+    const std::string path = folder / (name + ".h5");
+    testing::WriteGeometryTestFile(path, kSamples, false, type);
+    LoaderOptions options = Options(trainer);
+    AugmentOptions padded;
+    padded.center_crop_height = 40;
+    padded.center_crop_width = 56;
+    padded.random_crop_padding = 6;
+    padded.random_flip = true;
+    options.output.views = {padded};
+    options.output.mask_fill = 255;
+    CheckGpuAgainstCpu(path, options, true);
+    options.output.cuda_device = -1;
+    int64_t filled = 0;
+    for (const Delivered& batch : Run(path, options, {0, 0})) {
+      filled += CountValue(batch.masks[0], type, 255);
+    }
+    CHECK(filled > 0);
+  }
+}
+
 TEST_CASE(
     "masks of images at their own size, cropped at the gather and on the GPU, equal the CPU's") {
   TempFolder folder;

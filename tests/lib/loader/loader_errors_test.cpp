@@ -76,6 +76,11 @@ TEST_CASE("options out of range are refused at Open, naming the option") {
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.echo = 4; })), "echo is 4"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.shard = {2, 2, false}; })), "rank"));
   CHECK(Contains(OpenError(file.path, with([](auto& o) { o.sampler.window = 0; })), "window"));
+  // A file without masks too: the value is as wrong there.
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.output.mask_fill = 256; })),
+                 "output.mask_fill is 256; it must be in [0, 255]"));
+  CHECK(Contains(OpenError(file.path, with([](auto& o) { o.output.mask_fill = -1; })),
+                 "output.mask_fill is -1"));
 }
 
 TEST_CASE("echo beyond slots is refused at Open naming both; held batches are slots beyond") {

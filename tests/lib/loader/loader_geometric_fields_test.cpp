@@ -9,9 +9,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -207,6 +209,46 @@ TEST_CASE("without augmentation a batch's mask is the stored mask and its boxes 
       CHECK(count == row % 4);
     }
   }
+}
+
+TEST_CASE("a padding crop pads a mask with output.mask_fill and its image with 0 pixels") {
+  // Uncropped pixels are not resized: delivered mask value y * 256 + x (never 255: x < 80) is
+  // the stored pixel the image shows, R = x and G = y; a padding pixel is mask_fill in the mask
+  // and (0, 0, 0) in the image.
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 12, false);
+  LoaderOptions options = GeometryOptions();
+  options.fields = {"mask"};
+  AugmentOptions padded;
+  padded.center_crop_height = 40;
+  padded.center_crop_width = 56;
+  padded.random_crop_padding = 6;
+  padded.random_flip = true;
+  options.output.views = {padded};
+  options.output.mask_fill = 255;
+  Loader loader = Loader::Open(path, options);
+  int64_t filled = 0;
+  while (std::optional<Batch> batch = loader.Next()) {
+    const FieldTensor mask = batch->field_tensor("mask");
+    REQUIRE(mask.shape == std::vector<int64_t>{batch->size(), 40, 56});
+    const auto* values = static_cast<const uint16_t*>(mask.data);
+    const TensorView images = batch->image_tensor();
+    REQUIRE(images.type == ElementType::kUint8);  // GeometryOptions: uint8 NHWC, contiguous
+    REQUIRE(images.shape == std::array<int64_t, 4>{batch->size(), 40, 56, 3});
+    const auto* pixels = static_cast<const uint8_t*>(images.data);
+    for (int64_t p = 0; p < batch->size() * 40 * 56; ++p) {
+      const uint8_t* pixel = pixels + p * 3;
+      if (values[p] == 255) {
+        ++filled;
+        REQUIRE((pixel[0] == 0 && pixel[1] == 0 && pixel[2] == 0));
+      } else {
+        REQUIRE(pixel[0] == values[p] % 256);
+        REQUIRE(pixel[1] == values[p] / 256);
+      }
+    }
+  }
+  CHECK(filled > 0);
 }
 
 // The GPU stage's masks and boxes: gpu_geometric_fields_test, against this file's CPU path.
