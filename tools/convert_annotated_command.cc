@@ -1,5 +1,6 @@
 #include "convert_annotated_command.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,7 @@ namespace {
 struct FitFlags {
   std::string size;
   converters::image::ResizeMode resize = converters::image::ResizeMode::kCrop;
+  int mask_fill = 0;  // segmentation only: CLI::Range keeps it in 0..255
 };
 
 void AddFitFlags(CLI::App& command, FitFlags& fit, ConversionFlags& flags, const char* follows) {
@@ -46,6 +48,7 @@ int FitOptionsOf(const std::string& name, const FitFlags& fit, const ConversionF
   options.threads = flags.threads;
   options.option_names = ConversionFlagNames();
   options.resize = fit.resize;
+  options.mask_fill = static_cast<uint8_t>(fit.mask_fill);
   if (fit.size.empty()) return kExitOk;
   try {
     options.size = ParseSize(fit.size);
@@ -88,6 +91,13 @@ void AddConvertSegmentation(CLI::App& convert, Runner& run) {
                    "(Pascal VOC: ImageSets/Segmentation/train.txt or val.txt)")
       ->check(ExistingInput(InputKind::kFile));
   AddFitFlags(*command, *fit, *flags, "its mask fitted with it by nearest neighbour");
+  command
+      ->add_option("--mask-fill", fit->mask_fill,
+                   "The class id of a mask's border under --resize pad (the image's border is "
+                   "black): 0 to 255; 255 is Pascal VOC's and Cityscapes' \"ignore\", which "
+                   "losses leave out")
+      ->check(CLI::Range(0, 255))
+      ->capture_default_str();
   command->callback([=, &run] {
     run = [=] {
       const std::string name = "convert segmentation";

@@ -97,7 +97,8 @@ class CocoSource final : public SampleSource {
     }
     const image::Size stored = images_->Read(path, dest);
     std::vector<std::vector<uint8_t>> values = {Bytes(image.boxes), Bytes(image.labels)};
-    PlaceGeometricFields(image.file_name, fields(), source, stored, images_->mode(), values);
+    PlaceGeometricFields(image.file_name, fields(), source, stored, images_->mode(),
+                         images_->mask_fill(), values);
     return {0, image.file_name, std::move(values)};
   }
 

@@ -30,6 +30,9 @@ struct FitOptions {
   std::optional<image::Size> size;
   int max_side = kDefaultMaxSide;  // without `size`: the cap on the longer side; 0 = none
   image::ResizeMode resize = image::ResizeMode::kCrop;
+  // The class id of a mask's border under resize kPad (the image's border is black): 0, or 255
+  // for Pascal VOC's and Cityscapes' "ignore". Nothing is padded otherwise.
+  uint8_t mask_fill = 0;
   int64_t max_pixels = kDefaultMaxPixels;  // as ImageFolderOptions::max_pixels
   // The memory decoding may use, shared with the conversion; must outlive the reader. Null: a
   // budget of kDefaultMemoryLimit of its own.
@@ -47,6 +50,7 @@ class FittedImages {
   // How each image's mask and boxes follow it: `resize` for a fixed size, kStretch for the cap
   // (CappedSize keeps the aspect ratio, so stretching to it is the plain scale it is).
   image::ResizeMode mode() const;
+  uint8_t mask_fill() const { return options_.mask_fill; }
   bool own_size() const { return !options_.size; }
   int64_t max_side() const { return options_.size ? 0 : options_.max_side; }
   MemoryBudget& budget() const { return options_.memory ? *options_.memory : *own_budget_; }

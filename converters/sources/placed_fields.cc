@@ -38,7 +38,7 @@ void PutElements(std::span<const T> elements, std::vector<uint8_t>& into) {
 // uint8 values are read where they lie; uint16 ones from a typed copy (MaskCopyBytes).
 template <typename T>
 void PlaceMask(const transform::SampleGeometry& geometry, image::Size source, image::Size stored,
-               std::vector<uint8_t>& value) {
+               uint8_t fill, std::vector<uint8_t>& value) {
   std::vector<T> copy;
   std::span<const T> mask;
   if constexpr (sizeof(T) == 1) {
@@ -48,7 +48,8 @@ void PlaceMask(const transform::SampleGeometry& geometry, image::Size source, im
     mask = copy;
   }
   std::vector<T> out(static_cast<size_t>(stored.height) * stored.width);
-  transform::TransformMask(geometry, mask, {source.height, source.width}, std::span<T>(out));
+  transform::TransformMask(geometry, mask, {source.height, source.width}, std::span<T>(out), 0,
+                           fill);
   PutElements<T>(out, value);
 }
 
@@ -60,7 +61,7 @@ int64_t MaskCopyBytes(FieldType type, image::Size source) {
 
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
-                          std::vector<std::vector<uint8_t>>& values) {
+                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values) {
   const bool moved = source.height != stored.height || source.width != stored.width;
   const transform::SampleGeometry geometry =
       moved ? Geometry(source, stored, mode) : transform::SampleGeometry{};
@@ -78,9 +79,9 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
       }
       if (!moved) continue;
       if (spec.type == FieldType::kUint8) {
-        PlaceMask<uint8_t>(geometry, source, stored, value);
+        PlaceMask<uint8_t>(geometry, source, stored, mask_fill, value);
       } else {
-        PlaceMask<uint16_t>(geometry, source, stored, value);
+        PlaceMask<uint16_t>(geometry, source, stored, mask_fill, value);
       }
     } else if (spec.kind == FieldKind::kBoxes) {
       if (value.size() % (4 * sizeof(float)) != 0) {

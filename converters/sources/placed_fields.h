@@ -23,12 +23,13 @@ namespace h5feed::converters {
 // Moves the sample `name`'s values of the geometric fields among `fields` (values[f] the row's
 // value of fields[f], as SampleInfo::fields holds them) from its image's own size `source` to
 // the size `stored` the image was stored at by `mode` (kStretch for a cap on the longer side).
-// Values of an image stored at its own size are kept as they are. Throws
-// Error(kInvalidArgument) naming the sample for a mask that is not source's height x width, boxes
-// that are not 4 floats each, or box labels of another count than their boxes.
+// A mask's border under kPad gets `mask_fill`. Values of an image stored at its own size are
+// kept as they are. Throws Error(kInvalidArgument) naming the sample for a mask that is not
+// source's height x width, boxes that are not 4 floats each, or box labels of another count
+// than their boxes.
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
-                          std::vector<std::vector<uint8_t>>& values);
+                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values);
 
 // The bytes PlaceGeometricFields copies a mask of `type` and size `source` into while it moves
 // it (beside the mask and its placed values), for a caller that lends the memory: uint8 values

@@ -109,7 +109,8 @@ class SegmentationSource final : public SampleSource {
     const MemoryBudget::Lease lease = LeaseForMask(pair, headers.mask, source, stored);
     std::vector<std::vector<uint8_t>> values(1);
     values[0] = DecodeMask(pair, headers.mask);
-    PlaceGeometricFields(pair.image, fields_, source, stored, images_->mode(), values);
+    PlaceGeometricFields(pair.image, fields_, source, stored, images_->mode(), images_->mask_fill(),
+                         values);
     return {0, pair.image, std::move(values)};
   }
 

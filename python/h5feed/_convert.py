@@ -140,6 +140,18 @@ def count_argument(name: str, value) -> int | None:
                     f"{type(value).__name__}")
 
 
+def mask_fill_argument(value) -> int:
+    """mask_fill, the class id a mask's padding gets under resize="pad": an int 0-255, or a
+    TypeError / ValueError naming it rather than pybind11's list of signatures."""
+    if not _whole(value):
+        raise TypeError(f"mask_fill={value!r}: mask_fill takes an int from 0 to 255 (the class "
+                        f"id of a mask's padding; 255: VOC's ignore), not {type(value).__name__}")
+    if not 0 <= value <= 255:
+        raise ValueError(f"mask_fill={value!r} is out of range: mask_fill takes an int from 0 to "
+                         "255 (the class id of a mask's padding; 255: VOC's ignore)")
+    return int(value)
+
+
 def _own_size_common(common: dict, compression, encoding: str, smart_threshold,
                      chunk_bytes) -> dict:
     """`common` with the options of images at their own size: the encoding, its default
@@ -255,7 +267,7 @@ def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
                          max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS,
                          max_side: int | None = None, encoding: str = "raw",
                          smart_threshold: int | None = None,
-                         chunk_bytes: int | str | None = None) -> dict:
+                         chunk_bytes: int | str | None = None, mask_fill: int = 0) -> dict:
     """`h5feed convert segmentation IMAGES_DIR MASKS_DIR OUT`: images with their PNG masks,
     paired by name stem (Pascal VOC's JPEGImages/ and SegmentationClass/, ADE20K, Cityscapes),
     into a file whose field "mask" holds each image's class ids (palette indices or gray
@@ -263,9 +275,11 @@ def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
     the stems before pairing (Cityscapes: "_leftImg8bit", "_gtFine_labelIds"). image_list: a
     text file of the stems to convert (VOC's ImageSets/Segmentation/train.txt). size: every
     image (and its mask, by nearest neighbour) fitted to (height, width) by resize; None: each
-    at its own size, capped at max_side (a version 2 file). An image without a mask, or with a
-    mask of another size, is skipped (warned about, in the report's "skipped"). Other options
-    as convert_imagefolder (docs/command.md, "Segmentation masks and detection boxes")."""
+    at its own size, capped at max_side (a version 2 file). mask_fill: the class id of a
+    mask's border under resize="pad" (0-255; 255 is VOC's and Cityscapes' "ignore"; the
+    image's border stays black). An image without a mask, or with a mask of another size, is
+    skipped (warned about, in the report's "skipped"). Other options as convert_imagefolder
+    (docs/command.md, "Segmentation masks and detection boxes")."""
     common = _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads,
                             overwrite, strict, memory_limit, encoding, smart_threshold,
                             chunk_bytes)
@@ -273,6 +287,7 @@ def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
         os.fspath(images), os.fspath(masks), os.fspath(out), size=_size(size), resize=resize,
         image_suffix=image_suffix, mask_suffix=mask_suffix,
         image_list="" if image_list is None else os.fspath(image_list),
+        mask_fill=mask_fill_argument(mask_fill),
         max_pixels=count_argument("max_pixels", max_pixels),
         max_side=count_argument("max_side", max_side), common=common))
 

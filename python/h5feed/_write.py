@@ -21,7 +21,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _h5feed
-from ._convert import _common, _own_size_common, _size, count_argument, warn_skipped
+from ._convert import (_common, _own_size_common, _size, count_argument, mask_fill_argument,
+                       warn_skipped)
 from ._errors import InvalidArgumentError
 from ._write_fields import conform, given_spec, inferred_spec
 from ._write_samples import PATH, PIXELS, SampleRefused, make_payload, row_name
@@ -199,7 +200,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
           threads: int | None = None, memory_limit: int | str = "2G",
           overwrite: bool = False, strict: bool = False,
           max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, workers: int | None = None,
-          fields: Mapping | None = None, classes=None, progress: bool = True) -> dict:
+          fields: Mapping | None = None, classes=None, progress: bool = True,
+          mask_fill: int = 0) -> dict:
     """Writes any dataset as an h5feed file at `path` (the input first, then the file, as
     convert_imagefolder(folder, out)); returns the conversion's report (the dict
     convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
@@ -220,7 +222,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     a version 2 file, stored as `encoding` says (raw | jpeg[:Q] | smart[:Q]). fields: {name:
     spec}: the file's fields, in that order ("uint8[40]", "float32[5,2]", "int64", "bytes",
     "text", or None: as the first sample's value); None: the first sample's. classes: the
-    labels' names (None: dataset.classes when it has them). workers: processes that call
+    labels' names (None: dataset.classes when it has them). mask_fill: the class id of a mask's
+    border under resize="pad" (0-255; 255: VOC's "ignore"). workers: processes that call
     dataset[i] (None: the cores, at most 8; 0: this process). progress: a progress line on
     stderr. The other options are convert_imagefolder's."""
     if isinstance(dataset, (str, bytes, os.PathLike)) or \
@@ -233,6 +236,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     size = _size(size)
     max_side = count_argument("max_side", max_side)
     max_pixels = count_argument("max_pixels", max_pixels)
+    mask_fill = mask_fill_argument(mask_fill)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "
                          f"{'max_side' if max_side is not None else 'encoding ' + encoding} "
@@ -271,8 +275,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
             samples = spool.fetch(_stored_order(count, common))
         if count == 0:
             raise ValueError("nothing to write: the dataset has no sample")
-        report = _write_samples(path, samples, count, dataset, size, resize, max_side,
-                                max_pixels, fields, classes, common, progress, cleanup)
+        report = _write_samples(path, samples, count, dataset, size, resize, mask_fill,
+                                max_side, max_pixels, fields, classes, common, progress, cleanup)
         failed = False
     finally:
         for close in reversed(cleanup):
@@ -297,8 +301,8 @@ def _stored_order(count: int, common: dict) -> np.ndarray:
                          np.int64)
 
 
-def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pixels, fields,
-                   classes, common, progress, cleanup) -> dict:
+def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
+                   max_pixels, fields, classes, common, progress, cleanup) -> dict:
     row, first = next(samples)
     specs = _file_fields(fields, first, row)
     labelled = first[5] is not None
@@ -313,7 +317,7 @@ def _write_samples(path, samples, count, dataset, size, resize, max_side, max_pi
     checks = _Checks(row, specs, labelled, names)
     checked = checks.values(row, first)  # before the file: a first sample it cannot hold
     native = _h5feed.SampleWriter(
-        path, count, size=size, resize=resize,
+        path, count, size=size, resize=resize, mask_fill=mask_fill,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
         channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
         classes=names,

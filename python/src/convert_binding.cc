@@ -196,10 +196,11 @@ void BindAnnotated(py::module_& module) {
       [](const std::string& images, const std::string& masks, const std::string& out,
          std::optional<std::pair<int, int>> size, const std::string& resize,
          const std::string& image_suffix, const std::string& mask_suffix,
-         const std::string& image_list, int64_t max_pixels, std::optional<int> max_side,
-         const py::dict& common) {
+         const std::string& image_list, uint8_t mask_fill, int64_t max_pixels,
+         std::optional<int> max_side, const py::dict& common) {
         converters::SegmentationOptions source;
         source.fit = FitOf(size, resize, max_pixels, max_side, common);
+        source.fit.mask_fill = mask_fill;
         source.image_suffix = image_suffix;
         source.mask_suffix = mask_suffix;
         source.image_list = image_list;
@@ -212,7 +213,7 @@ void BindAnnotated(py::module_& module) {
       },
       py::arg("images"), py::arg("masks"), py::arg("out"), py::kw_only(), py::arg("size"),
       py::arg("resize"), py::arg("image_suffix"), py::arg("mask_suffix"), py::arg("image_list"),
-      py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
+      py::arg("mask_fill"), py::arg("max_pixels"), py::arg("max_side"), py::arg("common"));
 
   module.def(
       "convert_coco",

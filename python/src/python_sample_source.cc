@@ -103,9 +103,10 @@ converters::SampleInfo PythonSampleSource::Read(int64_t i,
   if (geometric_) {
     // The payload's height and width are the image's own size (h5feed/_write_samples.py reads
     // an encoded image's header for them), which its mask has.
-    converters::PlaceGeometricFields(
-        "dataset[" + std::to_string(i) + "]", options_.fields, {payload.height, payload.width},
-        stored, options_.size ? options_.resize : image::ResizeMode::kStretch, payload.fields);
+    converters::PlaceGeometricFields("dataset[" + std::to_string(i) + "]", options_.fields,
+                                     {payload.height, payload.width}, stored,
+                                     options_.size ? options_.resize : image::ResizeMode::kStretch,
+                                     options_.mask_fill, payload.fields);
   }
   converters::SampleInfo info;
   info.label = payload.label;

@@ -46,6 +46,7 @@ struct PythonSourceOptions {
   // own size, capped at max_side (which must then be positive).
   std::optional<converters::image::Size> size;
   converters::image::ResizeMode resize = converters::image::ResizeMode::kCrop;
+  uint8_t mask_fill = 0;  // a mask's border under resize kPad (converters::FitOptions')
   int max_side = 0;
   int channels = 3;  // 1 or 3: the first sample's; encoded images and paths need 3
   int64_t max_pixels = 0;

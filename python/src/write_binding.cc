@@ -274,7 +274,7 @@ void BindWrite(py::module_& module) {
   py::class_<SampleWriter>(module, "SampleWriter")
       .def(py::init([](const std::string& out, int64_t count,
                        std::optional<std::pair<int, int>> size, const std::string& resize,
-                       int max_side, int channels, int64_t max_pixels,
+                       uint8_t mask_fill, int max_side, int channels, int64_t max_pixels,
                        std::vector<std::string> classes, const std::vector<FieldTuple>& fields,
                        bool labelled, const py::dict& common) {
              PythonSourceOptions source;
@@ -283,6 +283,7 @@ void BindWrite(py::module_& module) {
              source.count = count;
              if (size) source.size = converters::image::Size{size->first, size->second};
              source.resize = ParseName<converters::image::ResizeMode>(resize);
+             source.mask_fill = mask_fill;
              source.max_side = max_side;
              source.channels = channels;
              source.max_pixels = max_pixels;
@@ -290,8 +291,8 @@ void BindWrite(py::module_& module) {
              return std::make_unique<SampleWriter>(out, std::move(source), common);
            }),
            py::arg("out"), py::arg("count"), py::kw_only(), py::arg("size"), py::arg("resize"),
-           py::arg("max_side"), py::arg("channels"), py::arg("max_pixels"), py::arg("classes"),
-           py::arg("fields"), py::arg("labelled"), py::arg("common"))
+           py::arg("mask_fill"), py::arg("max_side"), py::arg("channels"), py::arg("max_pixels"),
+           py::arg("classes"), py::arg("fields"), py::arg("labelled"), py::arg("common"))
       .def("put", &SampleWriter::Put, py::arg("row"), py::arg("image"), py::arg("data"),
            py::arg("height"), py::arg("width"), py::arg("channels"), py::arg("label"),
            py::arg("fields"))

@@ -11,6 +11,7 @@ import h5py
 import numpy as np
 import pytest
 import torch
+import torchvision.transforms.functional as F
 import zstandard
 from PIL import Image
 
@@ -167,6 +168,60 @@ def test_a_fixed_size_file_holds_each_mask_fitted_with_its_image(voc, tmp_path, 
             source = source[top:top + ch, left:left + cw]
         expected = padded(source, 20, 24) if resize == "pad" else nearest(source, 20, 24)
         np.testing.assert_array_equal(mask, expected, err_msg=name)
+
+
+def test_mask_fill_255_fills_the_masks_border_under_resize_pad_as_torchvision_pads(voc,
+                                                                                   tmp_path):
+    """--mask-fill 255: the border `--resize pad` adds is VOC's "ignore" in the mask, which
+    equals torchvision's pad(nearest resize, fill=255); the image's border stays black and
+    its pixels are the run's without the option."""
+    convert(voc, tmp_path / "zero.h5", "--size", "20x24", "--resize", "pad")
+    convert(voc, tmp_path / "ignore.h5", "--size", "20x24", "--resize", "pad", "--mask-fill", 255)
+    _, masks = voc
+    zero, ignore = stored_masks(tmp_path / "zero.h5"), stored_masks(tmp_path / "ignore.h5")
+    borders = 0
+    for name, mask in ignore.items():
+        inside = padded(np.full_like(masks[name], 7), 20, 24) == 7  # the image's place
+        fitted = padded(masks[name], 20, 24)[inside.any(1)][:, inside.any(0)]
+        top, left = np.nonzero(inside.any(1))[0][0], np.nonzero(inside.any(0))[0][0]
+        pad = [int(left), int(top), 24 - left - fitted.shape[1], 20 - top - fitted.shape[0]]
+        expected = F.pad(torch.from_numpy(fitted)[None], pad, fill=255)[0].numpy()
+        np.testing.assert_array_equal(mask, expected, err_msg=name)
+        np.testing.assert_array_equal(zero[name][~inside], 0)
+        np.testing.assert_array_equal(zero[name][inside], mask[inside])
+        borders += int((~inside).sum())
+    assert borders > 0
+    with h5py.File(tmp_path / "zero.h5") as a, h5py.File(tmp_path / "ignore.h5") as b:
+        np.testing.assert_array_equal(a["images"][:], b["images"][:])
+
+
+@pytest.mark.parametrize("value", ["256", "-1", "2.5", "void"])
+def test_a_mask_fill_outside_0_to_255_is_refused_naming_the_option(voc, tmp_path, value):
+    result = convert(voc, tmp_path / "out.h5", "--size", "20x24", "--resize", "pad",
+                     "--mask-fill", value, check=None)
+    assert result.returncode == 2 and "--mask-fill" in result.stderr
+    assert not (tmp_path / "out.h5").exists()
+
+
+def test_python_mask_fill_writes_what_the_command_writes(voc, tmp_path):
+    h5feed = pytest.importorskip("h5feed")
+    root, _ = voc
+    with pytest.warns(UserWarning, match=NO_MASK):
+        h5feed.convert_segmentation(root / "JPEGImages", root / "SegmentationClass",
+                                    tmp_path / "py.h5", size=(20, 24), resize="pad", seed=4,
+                                    mask_fill=255)
+    convert(voc, tmp_path / "cli.h5", "--size", "20x24", "--resize", "pad", "--mask-fill", 255)
+    with h5py.File(tmp_path / "py.h5") as ours, h5py.File(tmp_path / "cli.h5") as theirs:
+        for name in ("images", "mask", "sources"):
+            np.testing.assert_array_equal(ours[name][:], theirs[name][:])
+        assert (ours["mask"][:] == 255).any()
+    for value, error in ((256, ValueError), (-1, ValueError), (2.5, TypeError),
+                         (True, TypeError)):
+        with pytest.raises(error, match=f"mask_fill={value!r}"):
+            h5feed.convert_segmentation(root / "JPEGImages", root / "SegmentationClass",
+                                        tmp_path / "bad.h5", size=(20, 24), resize="pad",
+                                        mask_fill=value)
+    assert not (tmp_path / "bad.h5").exists()
 
 
 def test_an_image_list_converts_only_the_images_it_names(voc, tmp_path):

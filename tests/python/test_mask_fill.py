@@ -10,6 +10,7 @@ fill=0) cropped and flipped alike: the image's padding stays 0. h5feed.write(res
 mask_fill=255) stores a mask's border as 255 beside a black image border."""
 import warnings
 
+import h5py
 import numpy as np
 import pytest
 import torch
@@ -150,3 +151,25 @@ def test_a_mask_fill_outside_0_to_255_or_not_an_int_is_refused_naming_it(files, 
     with pytest.raises(error, match=words):
         padded_loader(path, fields=["mask"], mask_fill=value)
 
+
+def test_write_pads_a_masks_border_with_mask_fill_and_the_images_with_black(tmp_path):
+    # A 12 x 32 image fitted to 24 x 32 by resize="pad" lands unscaled on rows 6..17.
+    image = stored_image(0)[:12]
+    mask = stored_mask(0)[:12]
+    for fill in (0, 255):
+        path = tmp_path / f"pad{fill}.h5"
+        h5feed.write([{"image": image, "mask": mask}], path, size=(HEIGHT, WIDTH),
+                     resize="pad", mask_fill=fill, workers=0, progress=False)
+        with h5py.File(path) as f:
+            stored, stored_image_ = f["mask"][0], f["images"][0]
+        expected = F.pad(torch.from_numpy(mask)[None], [0, 6, 0, 6], fill=fill)[0].numpy()
+        np.testing.assert_array_equal(stored, expected)
+        np.testing.assert_array_equal(stored_image_[6:18], image)
+        assert not stored_image_[:6].any() and not stored_image_[18:].any()
+    with pytest.raises(ValueError, match="mask_fill=300 is out of range"):
+        h5feed.write([{"image": image, "mask": mask}], tmp_path / "bad.h5", size=(HEIGHT, WIDTH),
+                     resize="pad", mask_fill=300, workers=0, progress=False)
+    with pytest.raises(TypeError, match="mask_fill takes an int from 0 to 255"):
+        h5feed.write([{"image": image, "mask": mask}], tmp_path / "bad.h5", size=(HEIGHT, WIDTH),
+                     resize="pad", mask_fill=1.0, workers=0, progress=False)
+    assert not (tmp_path / "bad.h5").exists()

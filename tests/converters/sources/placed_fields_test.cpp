@@ -19,7 +19,7 @@ TEST_CASE("a placed mask holds only its stored values, not the source's capacity
     std::vector<std::vector<uint8_t>> values(1);
     values[0].resize(400 * 300 * element);
     for (size_t i = 0; i < values[0].size(); i += element) values[0][i] = (i / element) % 7;
-    PlaceGeometricFields("a.png", {&mask, 1}, {400, 300}, {40, 30}, image::ResizeMode::kStretch,
+    PlaceGeometricFields("a.png", {&mask, 1}, {400, 300}, {40, 30}, image::ResizeMode::kStretch, 0,
                          values);
     CHECK(values[0].size() == 40 * 30 * element);
     CHECK(values[0].capacity() == values[0].size());
@@ -27,6 +27,34 @@ TEST_CASE("a placed mask holds only its stored values, not the source's capacity
     for (int y = 0; y < 40; y += 13) {
       for (int x = 0; x < 30; x += 7) {
         CHECK(values[0][(y * 30 + x) * element] == (10 * y * 300 + 10 * x) % 7);
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "a mask padded to its image's stored size gets mask_fill on the border, its values "
+    "inside") {
+  // A 20 x 40 image fitted to 40 x 40 by kPad lands unscaled on rows 10..29, black above and
+  // below; its mask's border is mask_fill (255: VOC's "ignore"), for uint8 and uint16 alike.
+  for (const FieldType type : {FieldType::kUint8, FieldType::kUint16}) {
+    for (const uint8_t fill : {uint8_t{0}, uint8_t{255}}) {
+      CAPTURE(fill);
+      const FieldSpec mask{"mask", FieldKind::kMask, type, {}, {}};
+      const size_t element = ElementBytes(type);
+      std::vector<std::vector<uint8_t>> values(1);
+      values[0].assign(20 * 40 * element, 0);
+      for (size_t i = 0; i < 20 * 40; ++i) values[0][i * element] = 1 + i % 200;
+      PlaceGeometricFields("a.png", {&mask, 1}, {20, 40}, {40, 40}, image::ResizeMode::kPad, fill,
+                           values);
+      REQUIRE(values[0].size() == 40 * 40 * element);
+      for (size_t y = 0; y < 40; ++y) {
+        for (size_t x = 0; x < 40; ++x) {
+          const uint8_t* value = &values[0][(y * 40 + x) * element];
+          const bool inside = y >= 10 && y < 30;
+          CHECK(value[0] == (inside ? 1 + ((y - 10) * 40 + x) % 200 : fill));
+          if (element == 2) CHECK(value[1] == 0);
+        }
       }
     }
   }
