@@ -12,6 +12,7 @@
 #include "h5feed/error.h"
 #include "image_size_option.h"
 #include "input_paths.h"
+#include "number_checks.h"
 #include "parsed_option.h"
 #include "sources/coco_source.h"
 #include "sources/segmentation_source.h"
@@ -23,7 +24,7 @@ namespace {
 struct FitFlags {
   std::string size;
   converters::image::ResizeMode resize = converters::image::ResizeMode::kCrop;
-  int mask_fill = 0;  // segmentation only: CLI::Range keeps it in 0..255
+  int mask_fill = 0;  // segmentation only: InRange keeps it in 0..255
 };
 
 void AddFitFlags(CLI::App& command, FitFlags& fit, ConversionFlags& flags, const char* follows) {
@@ -96,7 +97,7 @@ void AddConvertSegmentation(CLI::App& convert, Runner& run) {
                    "The class id of a mask's border under --resize pad (the image's border is "
                    "black): 0 to 255; 255 is Pascal VOC's and Cityscapes' \"ignore\", which "
                    "losses leave out")
-      ->check(CLI::Range(0, 255))
+      ->check(InRange(0, 255))
       ->capture_default_str();
   command->callback([=, &run] {
     run = [=] {

@@ -115,12 +115,12 @@ def test_device_cuda_pads_masks_with_mask_fill_as_the_cpu_does(files):
     path, _ = files
 
     def run(device):
-        loader = h5feed.Loader(path, batch_size=8, seed=7, threads=2, device=device, echo=2,
-                               slots=4, as_dict=True, with_indices=True, fields=["mask"],
-                               mask_fill=255, augment=h5feed.Augment(
-                                   random_crop_padding=PADDING, random_flip=True))
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # where no device is usable: saying so, host batches
             warnings.simplefilter("ignore")
+            loader = h5feed.Loader(path, batch_size=8, seed=7, threads=2, device=device, echo=2,
+                                   slots=4, as_dict=True, with_indices=True, fields=["mask"],
+                                   mask_fill=255, augment=h5feed.Augment(
+                                       random_crop_padding=PADDING, random_flip=True))
             return [(batch["indices"].clone(), batch["mask"].cpu().clone()) for batch in loader]
 
     cpu, cuda = run("cpu"), run("cuda")
