@@ -43,6 +43,9 @@ struct Batch::Impl {
   // Asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h); GPU batches have
   // their masks on the device (DeviceBatch::field) and only the boxes here.
   std::vector<std::vector<loader::GeometricTensor>> geometric;
+  // Host batches: counts this batch among those the trainer holds until its last copy goes
+  // (loader/held_slots.h).
+  std::shared_ptr<const void> held;
 
   // Field k by position, or Error(kInvalidArgument) naming those asked.
   const loader::BatchField& field(int k) const;

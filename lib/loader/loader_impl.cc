@@ -177,9 +177,9 @@ loader::DeviceEvent Loader::Impl::DeviceNext() {
     return feed->Next(*assembler);
   } catch (const Error& error) {
     if (error.code() != ErrorCode::kCuda) throw;
-    device_failure = std::make_exception_ptr(
-        MakeError(ErrorCode::kCuda, "{} [on the GPU, step {} of epoch {}]", error.what(),
-                  first_step + next_step, epoch));
+    device_failure =
+        std::make_exception_ptr(MakeError(ErrorCode::kCuda, "{} [on the GPU, step {} of epoch {}]",
+                                          error.what(), first_step + next_step, epoch));
     return device_failure;
   }
 }
@@ -187,9 +187,9 @@ loader::DeviceEvent Loader::Impl::DeviceNext() {
 std::optional<Batch> Loader::Impl::Next() {
   if (!assembler) StartRun();
   while (true) {
-    std::shared_ptr<Batch::Impl> batch = feed
-                                             ? BatchOf(Waited([&] { return DeviceNext(); }))
-                                             : BatchOf(Waited([&] { return assembler->Next(); }));
+    if (!feed) AwaitHostEvent();
+    std::shared_ptr<Batch::Impl> batch = feed ? BatchOf(Waited([&] { return DeviceNext(); }))
+                                              : BatchOf(Waited([&] { return assembler->Next(); }));
     if (!batch) {
       next_step = stretch_steps;
       return std::nullopt;
@@ -198,10 +198,21 @@ std::optional<Batch> Loader::Impl::Next() {
     batch->batch.step += first_step;  // a step of the epoch, not of its current stretch
     // Every row of this step lay in skipped corrupt chunks: nothing to deliver.
     if (batch->batch.rows == 0) continue;
+    if (!feed) batch->held = held_slots.Hold();
     ++batches;
     samples += static_cast<uint64_t>(batch->batch.rows);
     return Batch(std::move(batch));
   }
+}
+
+void Loader::Impl::AwaitHostEvent() {
+  // Short enough that a batch released on another thread is seen at once, long enough that
+  // the wait costs nothing.
+  constexpr std::chrono::milliseconds kSlice{100};
+  while (!Waited([&] { return assembler->WaitReady(kSlice); })) {
+    held_slots.CheckNotStarved(std::chrono::steady_clock::now());
+  }
+  held_slots.BatchArrived();
 }
 
 bool Loader::Impl::WaitReady(std::chrono::milliseconds timeout) {

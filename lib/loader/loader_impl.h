@@ -24,6 +24,7 @@
 #include "loader/delivery_plan.h"
 #include "loader/device_feed.h"
 #include "loader/epoch_orders.h"
+#include "loader/held_slots.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/reading_plan.h"
@@ -61,6 +62,9 @@ struct Loader::Impl {
   // Host and device batches alike: the run's next event, waited for; with the GPU stage the
   // feed makes device batches of the assembler's host batches on the way.
   std::optional<Batch> Next();
+  // The host path's wait for the run's next event, in slices: throws (HeldSlots) rather than
+  // wait on while the trainer's batches hold the slots the next step needs.
+  void AwaitHostEvent();
   bool WaitReady(std::chrono::milliseconds timeout);
 
   // Runs `wait` (a wait for the run), counting its time in stats().wait_seconds.
@@ -125,6 +129,7 @@ struct Loader::Impl {
                              options.batch_size};
   // Normalizing: the views of later runs.
   loader::ViewSizes view_sizes{delivery.views, delivery.normalize, reading, options.output};
+  loader::HeldSlots held_slots{loader::SlotCount(options), options.echo};  // host batches
   uint64_t batches = 0;
   uint64_t samples = 0;
   double wait_seconds = 0;

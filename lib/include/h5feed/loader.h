@@ -27,8 +27,9 @@
 //
 // Thread-safety: a Loader is used from one thread (the trainer's). Batches may be held and
 // released on any thread; holding a batch holds its slot, so a trainer holding all `slots`
-// batches stalls the loader until it releases one. Batches stay valid after the Loader that
-// made them is destroyed.
+// batches stalls the loader until it releases one: Next waits 5 s for another thread to
+// release one, then throws Error(kInvalidArgument) naming the batches held. Batches stay valid
+// after the Loader that made them is destroyed.
 //
 // Holding what costs what: every span and TensorView of a Batch points into memory the Batch
 // holds (its slot, or with the GPU stage its device buffer), so keeping any of them means
@@ -250,7 +251,9 @@ class Loader {
   // The next batch of the current epoch, or nullopt at its end (and again after it), waiting
   // for it if needed (the wait is counted in stats().wait_seconds). The last short batch of an
   // epoch is delivered unless drop_last_batch. Rethrows, with its context, any error a worker
-  // met (the loader can then be destroyed cleanly).
+  // met (the loader can then be destroyed cleanly). Throws Error(kInvalidArgument) after 5 s
+  // when the batches the caller holds leave no slot for the next one (the loader goes on once
+  // they are released).
   std::optional<Batch> Next();
   // Whether Next would return without waiting (a batch, the end of the epoch or an error is
   // ready), waiting up to `timeout` for it to; the wait counts in stats().wait_seconds. Lets a

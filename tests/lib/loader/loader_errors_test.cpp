@@ -374,6 +374,45 @@ TEST_CASE("a trainer holding every slot stalls the loader, and releasing one res
   CHECK(batch->indices()[0] == 16);
 }
 
+// A trainer that keeps every batch (a vector of the epoch's) leaves the loader no slot to fill:
+// only another thread of its own could end the wait. Next waits that long (5 s) and then says
+// so, instead of hanging; with echo a step needs a slot for each copy.
+TEST_CASE(
+    "a trainer holding every slot for 5 s gets an error naming the batches held, not a hang") {
+  File file;
+  for (const int echo : {1, 2}) {
+    CAPTURE(echo);
+    LoaderOptions options = Sequential();
+    options.slots = 2;
+    options.echo = echo;
+    Loader loader = Loader::Open(file.path, options);
+    loader.SetEpoch(0);
+    std::vector<Batch> held;
+    held.push_back(*loader.Next());
+    held.push_back(*loader.Next());
+    const auto asked = std::chrono::steady_clock::now();
+    auto third = std::async(std::launch::async, [&] { return loader.Next(); });
+    REQUIRE(third.wait_for(30s) == std::future_status::ready);
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    CHECK(waited >= 4500ms);
+    try {
+      third.get();
+      FAIL("Next delivered a batch with every slot held");
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::kInvalidArgument);
+      CHECK(Contains(error.what(), "holds 2 batches delivered earlier"));
+      CHECK(Contains(error.what(), "of the loader's 2 slots"));
+      CHECK(Contains(error.what(), "Release the batches"));
+      CHECK(Contains(error.what(), "LoaderOptions::slots"));
+    }
+    // Released, the loader goes on where it was.
+    held.clear();
+    std::optional<Batch> batch = loader.Next();
+    REQUIRE(batch);
+    CHECK(batch->step() == 2);
+  }
+}
+
 TEST_CASE("destroying a loader mid-epoch with batches in flight is clean; held batches stay") {
   File file;
   std::vector<Batch> held;
