@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "h5feed/error.h"
+#include "h5feed/option_names.h"
 #include "loader/loader_impl.h"
 #include "loader/open_loader.h"
 #include "loader/options_check.h"
 #include "loader/resume_point.h"
+#include "make_error.h"
 
 namespace h5feed {
 
@@ -50,6 +52,14 @@ void Loader::SetOutputSize(int64_t height, int64_t width, int spec) {
 
 void Loader::SetEpoch(int64_t epoch) {
   Impl& impl = live();
+  // An epoch is a count (the order's key with the seed): a negative one is a caller's slip,
+  // such as an epoch counter started at -1, that would silently read an order no epoch has.
+  if (epoch < 0) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{}({}): an epoch is a count from 0 (the first epoch is 0); pass the epoch "
+                    "about to be read",
+                    NameMethod(impl.options.option_names, "Loader", "SetEpoch"), epoch);
+  }
   impl.epoch = epoch;
   impl.stretches.clear();
   impl.resumed_order.clear();

@@ -126,6 +126,12 @@ ResumePoint PlanResume(const LoaderState& state, const StateIdentity& identity,
                        int64_t plain_steps) {
   const int state_world = CheckIdentity(state, identity, options);
   const Refusal refuse(options);
+  if (state.epoch < 0) {
+    refuse(
+        "the state's epoch is {}, and epochs count from 0 (the state is damaged); pass a state "
+        "{} returned, or start an epoch with {}",
+        state.epoch, refuse.state(), refuse.set_epoch());
+  }
   ResumePoint point;
   point.epoch = state.epoch;
   point.stretches = state.stretches;

@@ -251,8 +251,9 @@ class Loader:
             raise TypeError(f"set_epoch({epoch!r}): an epoch is an int, not "
                             f"{type(epoch).__name__}")
         epoch = operator.index(epoch)
-        if not -2**63 <= epoch < 2**63:
-            raise ValueError(f"set_epoch({epoch}): an epoch is a 64-bit signed int")
+        if not 0 <= epoch < 2**63:
+            raise ValueError(f"set_epoch({epoch}): an epoch is a count from 0 (the first epoch "
+                             f"is 0) below 2**63; pass the epoch about to be read")
         if self._restored and epoch == self._epoch:
             return
         self._epoch = epoch

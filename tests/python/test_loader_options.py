@@ -147,6 +147,14 @@ def test_set_epoch_refuses_what_is_not_an_epoch_where_it_is_called(small_file):
     for value in ("1", 1.5, True):
         with pytest.raises(TypeError, match=r"set_epoch\(.*\): an epoch is an int"):
             loader.set_epoch(value)
+    # A negative epoch (a counter started at -1) was kept and read an order no epoch has.
+    for value in (-1, -2**63):
+        with pytest.raises(ValueError, match=r"set_epoch\(-.*\): an epoch is a count from 0"):
+            loader.set_epoch(value)
+    state = loader.state_dict()
+    state["epoch"] = -1
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"the state's epoch is -1"):
+        loader.load_state_dict(state)
     loader.set_epoch(np.int64(2))
     # A checkpoint taken now resumes at the start of epoch 2 (test_elastic_resume.py).
     assert (loader.state_dict()["epoch"], loader.state_dict()["step"]) == (2, 0)

@@ -239,7 +239,8 @@ class Loader {
   Loader& operator=(Loader&&) noexcept;
   ~Loader();  // stops the workers and waits for them; batches still held stay valid
 
-  // Starts epoch `epoch` from its beginning (the order depends on it).
+  // Starts epoch `epoch` (0 or more) from its beginning (the order depends on it); a negative
+  // one throws Error(kInvalidArgument).
   void SetEpoch(int64_t epoch);
   // Progressive resizing: from the next SetEpoch or Restore on, view spec `spec` (the index in
   // output.views; 0 for output.augment) delivers height x width (its random resized crop's or

@@ -148,16 +148,20 @@ TEST_CASE("the first Next without SetEpoch reads epoch 0, and the end repeats un
   CHECK(ReadEpoch(other, 0) == implicit);
 }
 
-TEST_CASE("epoch -1 is an epoch like any other") {
-  // It once read nothing on a loader that had no order computed ahead (random; sequential).
+TEST_CASE("a negative epoch is refused, and the loader then reads as if it was never asked") {
+  // Epoch -1 was once read as an epoch like any other (and before that, read nothing on a
+  // loader that had no order computed ahead): an order no epoch of a training run has.
   for (const char* sampler : {"random", "sequential", "chunks:3"}) {
     CAPTURE(sampler);
     Loader loader = Loader::Open(TestFile(), Options(sampler));
-    const Batches batches = ReadEpoch(loader, -1);
-    CHECK(static_cast<int64_t>(batches.size()) == loader.batches_per_epoch());
+    CHECK_THROWS_AS(loader.SetEpoch(-1), Error);
+    const Batches first = ReadRest(loader);  // epoch 0, as without the refused call
+    CHECK(static_cast<int64_t>(first.size()) == loader.batches_per_epoch());
     Loader other = Loader::Open(TestFile(), Options(sampler));
+    CHECK(ReadEpoch(other, 0) == first);
     ReadEpoch(other, 2);
-    CHECK(ReadEpoch(other, -1) == batches);
+    CHECK_THROWS_AS(other.SetEpoch(-1), Error);
+    CHECK(ReadEpoch(other, 0) == first);
   }
 }
 
