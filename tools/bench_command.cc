@@ -76,15 +76,17 @@ BenchReport Measure(const BenchFlags& flags, const std::atomic<bool>& cancel) {
   if (!flags.no_ceilings && !report.result.interrupted && !cancel && !flags.input.remote()) {
     bench::CeilingOptions options;
     options.threads = report.result.threads;
+    options.images_dataset = flags.settings.images;
     try {
       // First: the device's rate needs the file out of the page cache, which the page-cache
       // ceiling then fills.
       if (flags.cold) report.disk = bench::MeasureDiskRate(flags.settings.path);
       report.ceilings = bench::MeasureCeilings(flags.settings.path, options);
       if (!flags.settings.augment.empty() && !cancel) {
-        report.augment = bench::MeasureAugmentCost(
-            flags.settings.path, bench::ParseAugmentSpec(flags.settings.augment),
-            report.result.threads, flags.settings.batch, flags.settings.seed);
+        report.augment = bench::MeasureAugmentCost(flags.settings.path, flags.settings.images,
+                                                   bench::ParseAugmentSpec(flags.settings.augment),
+                                                   report.result.threads, flags.settings.batch,
+                                                   flags.settings.seed);
       }
     } catch (const Error& e) {  // the run's own figures are still worth printing
       std::fprintf(stderr, "h5feed bench: warning: the ceilings were not measured: %s\n", e.what());
@@ -408,6 +410,10 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                    "The HDF5 file to read (h5feed's, or any uint8 image dataset): a "
                    "path, or an http(s):// or s3:// URL (docs/remote.md)")
       ->check(ExistingInput(InputKind::kFileOrUrl));
+  command->add_option("--images", s.images,
+                      "The image dataset of a file that holds several (default: 'images', else "
+                      "the only 4-D uint8 dataset, else the only 3-D one), as the Loader's "
+                      "images_dataset names it; the run and its ceilings read that one");
   command
       ->add_option("--sampler", s.sampler,
                    "sequential | random | chunks[:W] | quasi[:W]. chunks:W reads each chunk "

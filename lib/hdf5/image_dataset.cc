@@ -19,7 +19,7 @@ constexpr std::string_view kImagesName = "images";
 constexpr std::string_view kLayoutAttribute = "layout";
 // How each caller names the image dataset, for the message that asks for one.
 constexpr std::string_view kHowToName =
-    "name the one to use (h5feed rechunk or verify --images NAME; h5feed.Loader(images=NAME); "
+    "name the one to use (h5feed rechunk, bench or verify --images NAME; h5feed.Loader(images=NAME); "
     "LoaderOptions::images_dataset)";
 
 ImageDatasetChoice Problem(Error problem) {

@@ -354,6 +354,24 @@ def test_bad_trainer_and_time_options_are_usage_errors(tiny, args):
     assert run_h5feed("bench", tiny, *args).returncode == 2
 
 
+def test_a_file_of_several_image_datasets_is_benchmarked_on_the_one_images_names(tmp_path):
+    # h5py-made: two 4-D uint8 datasets, neither named images. Without --images bench names
+    # them and the way to choose; with it the run, its ceilings and the augmentation's cost
+    # read that one, as the Loader's images= does.
+    path = tmp_path / "two.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("train_x", data=np.zeros((48, 8, 8, 3), np.uint8), chunks=(16, 8, 8, 3))
+        f["test_x"] = np.zeros((20, 6, 6, 3), np.uint8)
+    result = run_h5feed("bench", path, "--json", check=1)
+    assert "(/test_x, /train_x)" in result.stderr and "--images NAME" in result.stderr
+    report = bench_json(path, "--images", "train_x", "--batch", 16, "--augment", "center=4x4")
+    assert report["images"] == 48 and report["image_shape"] == [8, 8, 3]
+    assert report["page_cache_mb_per_s"] > 0 and report["compression_ratio"] == 1
+    assert report["augment_images_per_s"] > 0
+    result = run_h5feed("bench", path, "--images", "nope", check=1)
+    assert "nope" in result.stderr
+
+
 def test_an_augmentation_is_applied_and_its_cost_reported(tiny):
     report = bench_json(tiny, "--batch", 32, "--threads", 2, "--augment", "rrc=5x4,flip")
     assert report["augment"] == "rrc=5x4,flip" and report["normalize"]

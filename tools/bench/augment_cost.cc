@@ -96,10 +96,13 @@ AugmentCost MeasureGatherCropCost(const index::DatasetIndex& dataset,
 
 }  // namespace
 
-AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment, int threads,
-                               int64_t batch, uint64_t seed, double seconds) {
-  const index::DatasetIndex dataset = index::OpenDatasetIndex(path, index::IndexOptions{});
+AugmentCost MeasureAugmentCost(const std::string& path, const std::string& images_dataset,
+                               const AugmentOptions& augment, int threads, int64_t batch,
+                               uint64_t seed, double seconds) {
+  const index::DatasetIndex dataset =
+      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
   LoaderOptions reading;
+  reading.images_dataset = images_dataset;
   reading.normalize = true;
   reading.seed = seed;
   reading.output.augment = augment;
@@ -111,6 +114,7 @@ AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& au
   options.drop_last_batch = false;
   options.threads = threads;
   options.slots = 1;
+  options.images_dataset = images_dataset;
   Loader loader = Loader::Open(path, options);
   const ImageShape shape = loader.dataset().image_shape;
   std::optional<Batch> first = loader.Next();

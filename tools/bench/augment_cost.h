@@ -24,10 +24,12 @@ struct AugmentCost {
   int threads = 1;
 };
 
-// Reads the first `batch` images of `path` (a sequential epoch of a loader), then transforms
+// Reads the first `batch` images of `path` (a sequential epoch of a loader; of its dataset
+// `images_dataset`, "" for the default one), then transforms
 // them over and over (each round another epoch's draws) for about `seconds`. Throws what
 // Loader::Open and the transform's checks throw.
-AugmentCost MeasureAugmentCost(const std::string& path, const AugmentOptions& augment, int threads,
-                               int64_t batch, uint64_t seed, double seconds = 1.0);
+AugmentCost MeasureAugmentCost(const std::string& path, const std::string& images_dataset,
+                               const AugmentOptions& augment, int threads, int64_t batch,
+                               uint64_t seed, double seconds = 1.0);
 
 }  // namespace h5feed::bench

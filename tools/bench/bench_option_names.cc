@@ -9,6 +9,7 @@ namespace {
 // the --augment item (augment_spec.h). A path not listed takes the entry of the field holding
 // it ("sampler.window" is --sampler's).
 constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+    {"images_dataset", "--images"},
     {"batch_size", "--batch"},
     {"sampler", "--sampler"},
     {"seed", "--seed"},

@@ -38,6 +38,7 @@ double CpuSeconds() {
 
 LoaderOptions MakeOptions(const BenchSettings& s) {
   LoaderOptions options;
+  options.images_dataset = s.images;
   options.batch_size = s.batch;
   options.sampler = SamplerOptions::Parse(s.sampler);
   options.seed = s.seed;

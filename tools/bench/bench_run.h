@@ -24,6 +24,9 @@ namespace h5feed::bench {
 
 struct BenchSettings {
   std::string path;
+  // The image dataset of a foreign file that holds several (LoaderOptions::images_dataset);
+  // "" for the default one.
+  std::string images;
   std::string sampler = "chunks:8";
   int64_t batch = 256;
   int threads = 0;  // 0 = all usable cores

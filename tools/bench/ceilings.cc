@@ -74,8 +74,9 @@ std::string Ceilings::Binding() const {
   return "page cache";
 }
 
-double CompressionRatio(const std::string& path) {
-  const index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
+double CompressionRatio(const std::string& path, const std::string& images_dataset) {
+  const index::DatasetIndex index =
+      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
   uint64_t stored = 0;
   for (const auto& chunk : index.chunks) stored += chunk.stored_bytes;
   // Each image's own pixels, not N x the largest image's (sample_bytes()), which for images at
@@ -87,13 +88,15 @@ double CompressionRatio(const std::string& path) {
 Ceilings MeasureCeilings(const std::string& path, const CeilingOptions& options) {
   Ceilings ceilings;
   ceilings.threads = std::max(1, options.threads);
-  ceilings.compression_ratio = CompressionRatio(path);
+  ceilings.compression_ratio = CompressionRatio(path, options.images_dataset);
   ceilings.page_cache_mb_per_s = PageCacheMbPerSecond(path, options.max_read_bytes, options.rounds);
-  if (IsZstdH5feedFile(path)) {
-    const StoredZstdChunks stored = ReadStoredZstdChunks(path, options.max_zstd_bytes);
+  if (IsZstdH5feedFile(path, options.images_dataset)) {
+    const StoredZstdChunks stored =
+        ReadStoredZstdChunks(path, options.max_zstd_bytes, options.images_dataset);
     ceilings.zstd_mb_per_s = MeasureZstdRate(stored, options.rounds, 1).single_mb_per_s;
   }
-  const JpegRate jpeg = MeasureJpegRate(path, options.max_jpegs, options.rounds);
+  const JpegRate jpeg =
+      MeasureJpegRate(path, options.max_jpegs, options.rounds, options.images_dataset);
   ceilings.jpeg_images_per_s = jpeg.images_per_s;
   ceilings.jpeg_share = jpeg.share;
   ceilings.memcpy_mb_per_s = MemcpyMbPerSecond(options.rounds);

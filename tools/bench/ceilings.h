@@ -32,6 +32,9 @@ struct CeilingOptions {
   uint64_t max_zstd_bytes = uint64_t{128} << 20;  // compressed bytes decompressed per round
   int64_t max_jpegs = 256;                        // JPEGs decoded per round
   int rounds = 2;
+  // The image dataset of a foreign file that holds several (LoaderOptions::images_dataset);
+  // "" takes the index's default.
+  std::string images_dataset;
 };
 
 struct Ceilings {
@@ -61,7 +64,7 @@ Ceilings MeasureCeilings(const std::string& path, const CeilingOptions& options)
 
 // Pixel bytes (each image's own H x W x C) / stored bytes of the file's chunks (1 for foreign
 // files without a chunk table).
-double CompressionRatio(const std::string& path);
+double CompressionRatio(const std::string& path, const std::string& images_dataset = "");
 
 // `achieved` / `ceiling`, 0 when the ceiling is 0.
 inline double FractionOf(double achieved, double ceiling) {

@@ -53,8 +53,10 @@ std::vector<StoredJpeg> SampleJpegs(const index::DatasetIndex& dataset, int64_t 
 
 }  // namespace
 
-JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds) {
-  const index::DatasetIndex dataset = index::OpenDatasetIndex(path, index::IndexOptions{});
+JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds,
+                         const std::string& images_dataset) {
+  const index::DatasetIndex dataset =
+      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
   JpegRate rate;
   const int64_t stored = dataset.rows.count(ImageEncoding::kJpeg);
   if (stored == 0 || dataset.samples == 0) return rate;

@@ -20,6 +20,7 @@ struct JpegRate {
 
 // Throws h5feed::Error when the file cannot be read, or a sampled JPEG cannot be decoded
 // (kCorrupt, naming its row).
-JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds);
+JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds,
+                         const std::string& images_dataset = "");
 
 }  // namespace h5feed::bench

@@ -107,7 +107,7 @@ double Number(const nlohmann::json& j, const char* key) {
 // With --augment: what the augmentation alone costs on the input, the most any run delivers.
 std::string AugmentNote(const SweepOptions& o, int threads) {
   const AugmentCost cost =
-      MeasureAugmentCost(o.input.text(), ParseAugmentSpec(o.augment), threads, o.batch, 0);
+      MeasureAugmentCost(o.input.text(), "", ParseAugmentSpec(o.augment), threads, o.batch, 0);
   return "Every run augments (--augment " + o.augment + ", float32 " +
          std::to_string(cost.out_height) + "x" + std::to_string(cost.out_width) +
          "): the augmentation alone transforms " + Fixed("%.0f", cost.images_per_s) +

@@ -56,12 +56,14 @@ double DecompressAllParallel(const StoredZstdChunks& stored, int threads) {
 
 }  // namespace
 
-bool IsZstdH5feedFile(const std::string& path) {
-  return IsZstdIndex(index::OpenDatasetIndex(path, index::IndexOptions{}));
+bool IsZstdH5feedFile(const std::string& path, const std::string& images_dataset) {
+  return IsZstdIndex(index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset}));
 }
 
-StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes) {
-  const index::DatasetIndex index = index::OpenDatasetIndex(path, index::IndexOptions{});
+StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes,
+                                      const std::string& images_dataset) {
+  const index::DatasetIndex index =
+      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
   if (!IsZstdIndex(index)) {
     throw MakeError(
         ErrorCode::kUnsupported,

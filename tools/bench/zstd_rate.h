@@ -26,13 +26,14 @@ struct StoredZstdChunks {
 
 // True when `path` is an h5feed file whose chunks are zstd frames (the only filter). Throws
 // what opening the file throws (h5feed::Error).
-bool IsZstdH5feedFile(const std::string& path);
+bool IsZstdH5feedFile(const std::string& path, const std::string& images_dataset = "");
 
 // Every chunk's stored bytes when they fit in max_bytes, else an evenly spaced subset that does:
 // decompression speed depends on the data, so the sample spans the whole file. Throws
 // Error(kUnsupported) for a file that is not a zstd-compressed h5feed file (an uncompressed
 // file's ceiling is its page-cache read rate).
-StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes);
+StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes,
+                                      const std::string& images_dataset = "");
 
 struct ZstdRate {
   double single_mb_per_s = 0;  // decompressed MB/s of one thread (MB = 10^6 bytes)
