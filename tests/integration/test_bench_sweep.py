@@ -201,6 +201,29 @@ def test_ctrl_c_keeps_the_finished_rows_and_removes_the_temporary_files(small, t
     assert not [p for p in os.listdir(out) if p.startswith(".h5feed-sweep")]
 
 
+def test_a_sweep_stopped_before_any_run_finished_says_by_what_and_how_far(small, tmp_path):
+    # SIGTERM while the first run reads (a slow trainer makes it last seconds): no run
+    # finished, so there are no errors above to point at; stderr says what happened instead.
+    out = tmp_path / "stopped"
+    process = subprocess.Popen(
+        [H5FEED, "bench", "sweep", str(small), "--out", str(out), *GRID, "--step-ms", "300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen = ""
+    while "measuring the ceilings" not in seen:
+        line = process.stderr.readline()
+        assert line, seen
+        seen += line
+    time.sleep(0.5)  # into the first run
+    os.killpg(process.pid, signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "see the errors above" not in stdout + stderr
+    assert "interrupted; the finished rows are kept: SIGTERM (signal 15) came after 0 of " \
+        in stderr
+    assert f"{out}/results.csv holds their rows" in stderr
+    assert "Interrupted:" in (out / "report.md").read_text()
+
+
 @pytest.mark.parametrize("args,words", [
     (["--chunks", "8,0"], "--chunks: '0'"),
     (["--compression", "lz4"], "--compression: 'lz4'"),

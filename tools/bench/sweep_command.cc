@@ -3,6 +3,8 @@
 #include "bench/sweep_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -32,6 +34,42 @@
 
 namespace h5feed::cli {
 namespace {
+
+// The signals InterruptGuard catches, by name: what a user sent (Ctrl-C is SIGINT).
+std::string SignalName(int signal_number) {
+  switch (signal_number) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal " + std::to_string(signal_number);
+  }
+}
+
+// " by SIGINT (signal 2)", or "" when the guard caught no signal.
+std::string InterruptedBy(const InterruptGuard& interrupt) {
+  const int signal_number = interrupt.signal_number();
+  if (signal_number == 0) return "";
+  return " by " + SignalName(signal_number) + " (signal " + std::to_string(signal_number) + ")";
+}
+
+// What an interrupted sweep leaves, for stderr: the signal, how far it got and what is written
+// (a sweep stops between runs; its rows and report are written as far as it got, and the
+// rechunked files are removed).
+std::string DescribeInterruption(const InterruptGuard& interrupt,
+                                 const bench::SweepOutcome& outcome) {
+  const std::string by = interrupt.signal_number() != 0
+                             ? SignalName(interrupt.signal_number()) + " (signal " +
+                                   std::to_string(interrupt.signal_number()) + ") came"
+                             : "it stopped";
+  // The reference loaders' rows come after every configuration's: not among them.
+  const auto configurations =
+      std::count_if(outcome.rows.begin(), outcome.rows.end(),
+                    [](const auto& row) { return row.kind != "reference"; });
+  return "interrupted; the finished rows are kept: " + by + " after " +
+         std::to_string(configurations) + " of " + std::to_string(outcome.planned_runs) +
+         " configurations, " + outcome.csv_path + " holds their rows and " + outcome.report_path +
+         " says where the sweep stopped; the temporary files are removed";
+}
 
 struct SweepFlags {
   bench::SweepOptions options;
@@ -155,16 +193,21 @@ int RunSweepCommand(SweepFlags& flags) {
     const bench::SweepOutcome outcome = bench::RunSweep(
         o, interrupt.flag(),
         [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
-    std::printf(
-        "%s",
-        bench::DescribeRecommendation(outcome.rows, outcome.recommendation, o.recommend).c_str());
+    // An interrupted sweep whose runs never finished has no errors to point at: stderr says
+    // what happened instead.
+    if (!outcome.interrupted || outcome.recommendation.best) {
+      std::printf(
+          "%s",
+          bench::DescribeRecommendation(outcome.rows, outcome.recommendation, o.recommend).c_str());
+    }
     std::printf("results: %s (%zu rows), %s%s\n", outcome.csv_path.c_str(), outcome.rows.size(),
                 outcome.report_path.c_str(),
                 outcome.plot.drawn ? (", " + o.out_dir + "/throughput.png").c_str() : "");
     if (!outcome.plot.drawn)
       std::fprintf(stderr, "h5feed bench sweep: warning: %s\n", outcome.plot.message.c_str());
     if (outcome.interrupted) {
-      std::fprintf(stderr, "h5feed bench sweep: interrupted; the finished rows are kept\n");
+      std::fprintf(stderr, "h5feed bench sweep: %s\n",
+                   DescribeInterruption(interrupt, outcome).c_str());
       return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
     }
     // A sweep that measured nothing failed, however well it wrote its report of failures.
@@ -176,6 +219,7 @@ int RunSweepCommand(SweepFlags& flags) {
     return kExitOk;
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kCancelled) {
+      std::fprintf(stderr, "h5feed bench sweep: interrupted%s\n", InterruptedBy(interrupt).c_str());
       return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
     }
     return ReportError("bench sweep", e);

@@ -405,6 +405,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     say(note);
   }
   outcome.interrupted = cancel;
+  outcome.planned_runs = plan.runs.size();
   if (outcome.interrupted) {
     context.notes.push_back("Interrupted: " + std::to_string(outcome.rows.size()) + " of " +
                             std::to_string(plan.runs.size()) +

@@ -60,6 +60,7 @@ struct SweepOutcome {
   Recommendation recommendation;
   PlotOutcome plot;
   bool interrupted = false;
+  size_t planned_runs = 0;  // the runs of the plan (rows holds those that finished)
   std::string csv_path, report_path;
 };
 
