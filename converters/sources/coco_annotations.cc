@@ -69,8 +69,18 @@ std::vector<CocoCategory> Categories(const Json& root, const std::string& path) 
   std::vector<CocoCategory> categories;
   for (const Json& c : Member(root, "categories", IsArray, path, "the file", "categories")) {
     const std::string what = "a category";
-    categories.push_back({Integer(Member(c, "id", IsInteger, path, what, "an integer")),
-                          Member(c, "name", IsString, path, what, "text").get<std::string>()});
+    CocoCategory category{Integer(Member(c, "id", IsInteger, path, what, "an integer")),
+                          Member(c, "name", IsString, path, what, "text").get<std::string>()};
+    // The file stores the names as HDF5 variable-length strings, which end at their first
+    // NUL: stored, the name would be read back (by h5py, inspect, the loader) cut there.
+    if (const size_t nul = category.name.find('\0'); nul != std::string::npos) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "{}: the name of category {} holds a NUL byte (\\u0000, at byte {}), which "
+                      "the file's class names cannot store (HDF5 strings end at a NUL); remove it "
+                      "from the name in the JSON",
+                      path, category.id, nul);
+    }
+    categories.push_back(std::move(category));
   }
   std::sort(categories.begin(), categories.end(),
             [](const CocoCategory& a, const CocoCategory& b) { return a.id < b.id; });

@@ -196,6 +196,20 @@ def test_broken_annotations_are_errors_naming_what_is_wrong(coco, tmp_path):
     assert not (tmp_path / "o.h5").exists()
 
 
+def test_a_category_name_with_a_nul_byte_is_refused_naming_the_category(coco, tmp_path):
+    # The names are stored as HDF5 variable-length strings, which end at a NUL: "tooth\0brush"
+    # was stored as "tooth" without a word.
+    _, images = coco
+    named = write_json(tmp_path / "nul.json", categories=[
+        {"id": 90, "name": "tooth\u0000brush"}, {"id": 1, "name": "person"},
+        {"id": 3, "name": "car"}])
+    assert "\\u0000" in named.read_text()
+    result = run_h5feed("convert", "coco", named, images, tmp_path / "o.h5", check=1)
+    assert "the name of category 90 holds a NUL byte" in result.stderr
+    assert "nul.json" in result.stderr
+    assert not (tmp_path / "o.h5").exists()
+
+
 def test_a_folder_that_holds_none_of_the_images_is_an_error_not_a_skip_for_each(coco, tmp_path):
     # The JSON of one split with the folder of another (or the folder above the images) skipped
     # every image with a warning each: 118,287 lines for COCO's train2017 before the error.
