@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace h5feed::process {
@@ -53,6 +55,23 @@ void AddAbove(const fs::path& binary, const char* relative_path,
   }
 }
 
+// The build tree's top: `helper`'s built path less its relative path; empty when it does not
+// end so.
+fs::path BuildTree(const Helper& helper) {
+  const std::string_view built = helper.built_path;
+  const std::string_view relative = helper.relative_path;
+  if (built.size() <= relative.size() || !built.ends_with(relative)) return {};
+  std::error_code ignored;
+  return fs::weakly_canonical(fs::path(built.substr(0, built.size() - relative.size())), ignored);
+}
+
+// Whether `binary` (a canonical path) lies under the folder `tree`.
+bool LiesIn(const fs::path& binary, const fs::path& tree) {
+  if (binary.empty() || tree.empty()) return false;
+  const fs::path inside = binary.lexically_relative(tree);
+  return !inside.empty() && *inside.begin() != "..";
+}
+
 }  // namespace
 
 HelperLocation FindHelper(const Helper& helper) {
@@ -68,7 +87,9 @@ HelperLocation FindHelper(const Helper& helper) {
   const fs::path program = RunningProgram();
   if (program != binary) AddAbove(program, helper.relative_path, candidates);
   candidates.emplace_back(helper.installed_path);
-  candidates.emplace_back(helper.built_path);
+  const fs::path build_tree = BuildTree(helper);
+  const bool built_here = LiesIn(binary, build_tree) || LiesIn(program, build_tree);
+  if (built_here) candidates.emplace_back(helper.built_path);
   for (const fs::path& candidate : candidates) {
     if (IsUsable(candidate, helper.executable)) {
       location.path = candidate.string();
@@ -77,8 +98,9 @@ HelperLocation FindHelper(const Helper& helper) {
   }
   location.looked = std::string(helper.relative_path) + " above " +
                     (binary.empty() ? program.string() : binary.string()) + ", " +
-                    helper.installed_path + ", " + helper.built_path + "; $" + helper.variable +
-                    " unset";
+                    helper.installed_path +
+                    (built_here ? ", " + std::string(helper.built_path) : "") + "; $" +
+                    helper.variable + " unset";
   return location;
 }
 

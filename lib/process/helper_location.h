@@ -11,7 +11,9 @@
 //      parents;
 //   3. the same from the running program (/proc/self/exe), when that is another binary;
 //   4. under the install prefix this library was configured with;
-//   5. in the build tree this library was built in.
+//   5. in the build tree this library was built in, only from a binary that lies in that tree
+//      (a test deeper than 4 folders): an installed binary never reaches into the build tree
+//      it was built in, which may be gone, rebuilt from other sources or another user's.
 // A program linking the static library from elsewhere, installed to another prefix than the
 // configured one, sets $VARIABLE.
 //
@@ -25,7 +27,7 @@ struct Helper {
   const char* variable;        // the environment variable that may name it
   const char* relative_path;   // under a build or install tree's top
   const char* installed_path;  // absolute, under the configured install prefix
-  const char* built_path;      // absolute, in the build tree
+  const char* built_path;      // absolute, in the build tree: its top + relative_path
   bool executable;             // a program (must be executable) rather than a loadable module
 };
 

@@ -68,3 +68,48 @@ def test_the_installed_package_loads_the_installed_opencv_module(tmp_path):
     result = run_python(["-c", code, folder.parent, tmp_path / "out.h5"], env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(module.resolve())
+
+
+def test_installed_binaries_use_the_installed_probe_and_never_the_build_trees(tmp_path,
+                                                                               small_file):
+    # The build tree's probe stays where it is (other tests use it); an installed binary must
+    # not fall back to it: the build tree may be gone, or rebuilt from other sources.
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["H5FEED_BUILD_DIR"], "--prefix", prefix],
+                   check=True, capture_output=True, timeout=300)
+    build_probe = os.path.join(os.environ["H5FEED_BUILD_DIR"], "libexec", "h5feed",
+                               "h5feed-open-probe")
+    assert os.access(build_probe, os.X_OK)
+    command = prefix / "bin" / "h5feed"
+    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
+    real = probe.with_name("real-probe")
+    probe.rename(real)
+    mark = tmp_path / "probe-ran"
+    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
+    probe.chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=str(prefix / "lib" / "python3" / "dist-packages"))
+    env.pop("H5FEED_OPEN_PROBE", None)
+    result = subprocess.run([command, "inspect", small_file], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert mark.exists()
+    # Without the installed probe, the command and the module warn where they looked (the
+    # install, not the build tree) and read the file unprotected.
+    probe.unlink()
+    real.unlink()
+    result = subprocess.run([command, "inspect", small_file], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "the open probe (h5feed-open-probe) was not found (looked: " in result.stderr
+    assert f"above {command}" in result.stderr
+    assert os.environ["H5FEED_BUILD_DIR"] not in result.stderr
+    result = run_python(
+        "import warnings, h5feed\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    loader = h5feed.Loader({str(small_file)!r}, 32)\n"
+        "print('\\n'.join(str(w.message) for w in caught))\n", env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "was not found (looked: " in result.stdout
+    assert str(prefix / "lib" / "python3" / "dist-packages" / "h5feed") in result.stdout
+    assert os.environ["H5FEED_BUILD_DIR"] not in result.stdout
