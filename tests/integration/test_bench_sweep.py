@@ -224,6 +224,26 @@ def test_a_sweep_stopped_before_any_run_finished_says_by_what_and_how_far(small,
     assert "Interrupted:" in (out / "report.md").read_text()
 
 
+def test_a_file_of_several_image_datasets_is_swept_from_the_one_images_names(tmp_path):
+    # h5py-made: two 4-D uint8 datasets, neither named images. Without --images the sweep
+    # names them and the way to choose; with it, the variants are rewritten from that one.
+    import h5py
+    path = tmp_path / "two.h5"
+    with h5py.File(path, "w") as f:
+        f["train_x"] = np.zeros((64, 8, 8, 3), np.uint8)
+        f["test_x"] = np.zeros((20, 6, 6, 3), np.uint8)
+    grid = ["--chunks", "16", "--compression", "none", "--cache-mb", "1", "--sampler", "random",
+            "--batch", "16", "--threads", "2"]
+    result = run_h5feed("bench", "sweep", path, "--out", tmp_path / "no", *grid, check=1)
+    assert "(/test_x, /train_x)" in result.stderr and "--images NAME" in result.stderr
+    out = tmp_path / "yes"
+    result = run_h5feed("bench", "sweep", path, "--out", out, "--images", "train_x", *grid,
+                        check=0)
+    _, rows = read_rows(out / "results.csv")
+    assert rows and all(r["status"] == "ok" for r in rows), result.stderr
+    assert all(int(r["images"]) > 0 and int(r["images"]) % 64 == 0 for r in rows)
+
+
 @pytest.mark.parametrize("args,words", [
     (["--chunks", "8,0"], "--chunks: '0'"),
     (["--compression", "lz4"], "--compression: 'lz4'"),

@@ -32,7 +32,8 @@ class OneSizeFile final : public FileKind {
       : FileKind(input, Stored(input)),
         samples_(input.samples),
         sample_bytes_(input.sample_bytes()),
-        default_chunk_samples_(DefaultChunkImages(input.shape, input.samples)) {}
+        default_chunk_samples_(DefaultChunkImages(input.shape, input.samples)),
+        dataset_(input.dataset) {}
 
   std::string OptionsProblem(const GivenOptions& given, const std::string& file) const override {
     if (!given.encodings_or_chunk_bytes) return {};
@@ -84,7 +85,7 @@ class OneSizeFile final : public FileKind {
   }
 
   std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const override {
-    return converters::OpenHdf5(path, converters::Hdf5SourceOptions{});
+    return converters::OpenHdf5(path, converters::Hdf5SourceOptions{.images = dataset_});
   }
 
  private:
@@ -95,6 +96,7 @@ class OneSizeFile final : public FileKind {
   int64_t samples_;
   int64_t sample_bytes_;
   int64_t default_chunk_samples_;
+  std::string dataset_;  // the input's image dataset, as its index chose it (or was told)
 };
 
 // Chunks of C bytes of whole images, each at its own size and in its own encoding.

@@ -69,6 +69,7 @@ SweepRow RunReferenceLoader(const ReferenceSettings& settings, const std::string
     argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   }
   if (!settings.plugin_dir.empty()) argv.insert(argv.end(), {"--plugin-dir", settings.plugin_dir});
+  if (!settings.images.empty()) argv.insert(argv.end(), {"--images", settings.images});
   // h5py reads a URL through HDF5's read-only S3 driver (http(s) only: it has no s3:// form).
   if (file.remote()) argv.insert(argv.end(), {"--driver", "ros3"});
   try {

@@ -31,6 +31,7 @@ struct ReferenceSettings {
   int workers = 2;
   int64_t batch = 256;
   double max_seconds = 0;  // 0 = a whole epoch
+  std::string images;      // the input's image dataset; "" for the script's default
 };
 
 // Runs one loader on `file` (a URL through HDF5's read-only S3 driver, which reads http(s)://

@@ -94,6 +94,7 @@ bool OptionsFitInput(const SweepFlags& f) {
   const bench::SweepOptions& o = f.options;
   index::IndexOptions index_options;
   index_options.remote = o.remote;
+  index_options.images = o.images;
   const auto kind = bench::FileKind::Of(index::OpenDatasetIndex(o.input.text(), index_options));
   const std::string problem = kind->OptionsProblem(
       {.chunks_or_compression = f.chunks_given->count() > 0 || f.compressions_given->count() > 0,
@@ -183,6 +184,7 @@ int RunSweepCommand(SweepFlags& flags) {
       o.reference.script = bench::LocateReferenceLoaders(flags.reference_loaders, o.executable);
       o.reference.workers = o.threads > 0 ? o.threads : 2;
       o.reference.batch = o.batch;
+      o.reference.images = o.images;
       o.reference.max_seconds = o.max_seconds;
       std::error_code ignored;
       if (o.reference.plugin_dir.empty() &&
@@ -248,6 +250,10 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
                    "(http(s)://, s3://) is measured as stored, over caches and samplers")
       ->required()
       ->check(ExistingInput(InputKind::kFileOrUrl));
+  command->add_option("--images", o.images,
+                      "The image dataset of a file that holds several (default: 'images', else "
+                      "the only 4-D uint8 dataset, else the only 3-D one), as 'h5feed bench "
+                      "--images' names it; the variants are rewritten from it");
   command
       ->add_option("--out", o.out_dir,
                    "Folder for results.csv, report.md, throughput.png: a new or empty one "

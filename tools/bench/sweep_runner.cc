@@ -106,8 +106,8 @@ double Number(const nlohmann::json& j, const char* key) {
 
 // With --augment: what the augmentation alone costs on the input, the most any run delivers.
 std::string AugmentNote(const SweepOptions& o, int threads) {
-  const AugmentCost cost =
-      MeasureAugmentCost(o.input.text(), "", ParseAugmentSpec(o.augment), threads, o.batch, 0);
+  const AugmentCost cost = MeasureAugmentCost(o.input.text(), o.images, ParseAugmentSpec(o.augment),
+                                              threads, o.batch, 0);
   return "Every run augments (--augment " + o.augment + ", float32 " +
          std::to_string(cost.out_height) + "x" + std::to_string(cost.out_width) +
          "): the augmentation alone transforms " + Fixed("%.0f", cost.images_per_s) +
@@ -149,6 +149,9 @@ bool RunOne(const SweepOptions& o, const SweepRun& run, const std::string& file,
     argv.push_back("--min-seconds");
     argv.push_back(Fixed("%g", o.min_seconds));
   }
+  // The input itself (a remote one, or an h5feed file stored as a variant) is read with its
+  // dataset's name; a rechunked variant is an h5feed file, whose images are "images".
+  if (!o.images.empty() && file == o.input.text()) argv.insert(argv.end(), {"--images", o.images});
   if (o.cold) argv.push_back("--cold");
   if (o.cold_each_epoch) argv.push_back("--cold-each-epoch");
   if (o.direct) argv.push_back("--direct");
@@ -261,6 +264,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   SweepOutcome outcome;
   index::IndexOptions index_options;
   index_options.remote = o.remote;
+  index_options.images = o.images;
   const index::DatasetIndex input = index::OpenDatasetIndex(o.input.text(), index_options);
   const std::unique_ptr<const FileKind> kind = FileKind::Of(input);
   const std::string problem = kind->OptionsProblem(
@@ -339,6 +343,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
       if (!o.cold && !remote) WarmPageCache(path);
       CeilingOptions ceiling_options;
       ceiling_options.threads = threads;
+      if (path == o.input.text()) ceiling_options.images_dataset = o.images;
       const Ceilings ceilings = remote ? Ceilings{} : MeasureCeilings(path, ceiling_options);
       // Cold runs are judged against the device's rate for this file (it drops the file).
       std::optional<DiskRate> disk;
@@ -381,6 +386,7 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     if (!o.cold && !remote) WarmPageCache(o.input.text());
     CeilingOptions ceiling_options;
     ceiling_options.threads = o.reference.workers;
+    ceiling_options.images_dataset = o.images;
     const Ceilings ceilings =
         remote ? Ceilings{} : MeasureCeilings(o.input.text(), ceiling_options);
     for (const std::string& loader : ReferenceLoaderNames()) {

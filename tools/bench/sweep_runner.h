@@ -27,7 +27,11 @@
 namespace h5feed::bench {
 
 struct SweepOptions {
-  Location input;          // the file to sweep
+  Location input;  // the file to sweep
+  // Its image dataset, when an h5py-made file holds several (LoaderOptions::images_dataset);
+  // "" for the default one. The rechunked variants are h5feed files: only runs, ceilings and
+  // reference loaders on the input itself need it.
+  std::string images;
   std::string out_dir;     // results.csv, report.md, throughput.png (created when absent)
   std::string work_dir;    // where the rechunked copies go; empty = out_dir
   std::string executable;  // this h5feed, run as `h5feed bench --json` per combination
