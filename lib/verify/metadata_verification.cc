@@ -149,8 +149,9 @@ void CheckH5feedMetadata(const DatasetIndex& index, FileLocking locking,
   const hid_t file = opened.file.get();
   const hdf5::Dataset images =
       hdf5::OpenDataset(file, std::string("/") + format::schema::kImages, index.path);
-  const index::StoredTable table{.dataset = std::string("/") + format::schema::kImages,
-                                 .extent = index.chunk_extent};
+  index::StoredTable table;  // only what TableRowMismatch reads: the dataset and its extent
+  table.dataset = std::string("/") + format::schema::kImages;
+  table.extent = index.chunk_extent;
   for (int64_t c = 0; c < index.chunk_count(); ++c) {
     std::string mismatch;
     try {

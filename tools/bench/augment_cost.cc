@@ -99,8 +99,9 @@ AugmentCost MeasureGatherCropCost(const index::DatasetIndex& dataset,
 AugmentCost MeasureAugmentCost(const std::string& path, const std::string& images_dataset,
                                const AugmentOptions& augment, int threads, int64_t batch,
                                uint64_t seed, double seconds) {
-  const index::DatasetIndex dataset =
-      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
+  index::IndexOptions index_options;
+  index_options.images = images_dataset;
+  const index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
   LoaderOptions reading;
   reading.images_dataset = images_dataset;
   reading.normalize = true;

@@ -75,8 +75,9 @@ std::string Ceilings::Binding() const {
 }
 
 double CompressionRatio(const std::string& path, const std::string& images_dataset) {
-  const index::DatasetIndex index =
-      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
+  index::IndexOptions options;
+  options.images = images_dataset;
+  const index::DatasetIndex index = index::OpenDatasetIndex(path, options);
   uint64_t stored = 0;
   for (const auto& chunk : index.chunks) stored += chunk.stored_bytes;
   // Each image's own pixels, not N x the largest image's (sample_bytes()), which for images at

@@ -85,7 +85,9 @@ class OneSizeFile final : public FileKind {
   }
 
   std::unique_ptr<converters::SampleSource> OpenImages(const std::string& path) const override {
-    return converters::OpenHdf5(path, converters::Hdf5SourceOptions{.images = dataset_});
+    converters::Hdf5SourceOptions options;
+    options.images = dataset_;
+    return converters::OpenHdf5(path, options);
   }
 
  private:

@@ -55,8 +55,9 @@ std::vector<StoredJpeg> SampleJpegs(const index::DatasetIndex& dataset, int64_t 
 
 JpegRate MeasureJpegRate(const std::string& path, int64_t max_images, int rounds,
                          const std::string& images_dataset) {
-  const index::DatasetIndex dataset =
-      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
+  index::IndexOptions options;
+  options.images = images_dataset;
+  const index::DatasetIndex dataset = index::OpenDatasetIndex(path, options);
   JpegRate rate;
   const int64_t stored = dataset.rows.count(ImageEncoding::kJpeg);
   if (stored == 0 || dataset.samples == 0) return rate;

@@ -57,13 +57,16 @@ double DecompressAllParallel(const StoredZstdChunks& stored, int threads) {
 }  // namespace
 
 bool IsZstdH5feedFile(const std::string& path, const std::string& images_dataset) {
-  return IsZstdIndex(index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset}));
+  index::IndexOptions options;
+  options.images = images_dataset;
+  return IsZstdIndex(index::OpenDatasetIndex(path, options));
 }
 
 StoredZstdChunks ReadStoredZstdChunks(const std::string& path, uint64_t max_bytes,
                                       const std::string& images_dataset) {
-  const index::DatasetIndex index =
-      index::OpenDatasetIndex(path, index::IndexOptions{.images = images_dataset});
+  index::IndexOptions options;
+  options.images = images_dataset;
+  const index::DatasetIndex index = index::OpenDatasetIndex(path, options);
   if (!IsZstdIndex(index)) {
     throw MakeError(
         ErrorCode::kUnsupported,

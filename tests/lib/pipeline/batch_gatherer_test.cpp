@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -21,6 +22,16 @@ namespace h5feed::pipeline {
 namespace {
 
 using testing::SyntheticDataset;
+
+// The gatherer's options these tests set: skipping, where warnings go, and the row check.
+BatchGatherer::Options Gathering(bool skip_corrupt_chunks, WarningFunction warn,
+                                 BatchGatherer::RowCheck check_row = nullptr) {
+  BatchGatherer::Options options;
+  options.skip_corrupt_chunks = skip_corrupt_chunks;
+  options.warn = std::move(warn);
+  options.check_row = std::move(check_row);
+  return options;
+}
 
 // A slot-sized buffer with its layout, aligned as SlotLayout asks.
 struct TestSlot {
@@ -157,7 +168,7 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
   BatchGatherer gatherer(cache,
                          RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
                          data.shape().bytes(), data.labels(),
-                         {true, [&](const std::string& m) { warnings.push_back(m); }, nullptr});
+                         Gathering(true, [&](const std::string& m) { warnings.push_back(m); }));
   TestSlot slot(6, data.shape());
   const std::vector<int64_t> rows = {12, 1, 13, 30, 15, 2};  // 12, 13, 15 lie in chunk 3
   int64_t kept = gatherer.Gather(rows, 0, slot.view);
@@ -203,7 +214,7 @@ TEST_CASE("every row is checked with its bytes before it is copied; a failing ro
 
   BatchGatherer strict(cache,
                        RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
-                       data.shape().bytes(), data.labels(), {false, nullptr, check_row});
+                       data.shape().bytes(), data.labels(), Gathering(false, nullptr, check_row));
   CHECK(strict.Gather(good, 0, slot.view) == 4);
   std::sort(checked.begin(), checked.end());
   CHECK(checked == std::vector<int64_t>{1, 2, 12, 30});
@@ -217,10 +228,11 @@ TEST_CASE("every row is checked with its bytes before it is copied; a failing ro
 
   // Skipping: the chunk of the failing row is dropped from the step and from every later one.
   std::vector<std::string> warnings;
-  BatchGatherer skipping(cache,
-                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
-                         data.shape().bytes(), data.labels(),
-                         {true, [&](const std::string& m) { warnings.push_back(m); }, check_row});
+  BatchGatherer skipping(
+      cache, RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
+      data.shape().bytes(), data.labels(),
+      Gathering(
+          true, [&](const std::string& m) { warnings.push_back(m); }, check_row));
   REQUIRE(skipping.Gather(bad, 2, slot.view) == 3);
   const std::vector<int64_t> expected = {1, 30, 2};
   const auto bytes = static_cast<size_t>(data.shape().bytes());
@@ -245,7 +257,7 @@ TEST_CASE("errors other than corruption are never skipped") {
                           });
   BatchGatherer gatherer(cache,
                          RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
-                         data.shape().bytes(), data.labels(), {true, nullptr, nullptr});
+                         data.shape().bytes(), data.labels(), Gathering(true, nullptr));
   TestSlot slot(2, data.shape());
   const std::vector<int64_t> rows = {0, 5};
   CHECK_THROWS_AS(gatherer.Gather(rows, 0, slot.view), Error);
