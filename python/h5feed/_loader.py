@@ -423,12 +423,15 @@ class _GeometricOutput:
 
     def named(self, specs, values, stream=None) -> list:
         """`stream`: the loader's, where a device batch is ready (_widened)."""
-        named, counts = [], {}  # counts: a boxes field's name -> its per-sample counts
+        # A boxes field's name -> its per-sample counts, first: fields may ask for the box
+        # labels before their boxes, and the labels are split by those counts.
+        counts = {spec[0]: _per_view(value[1]) for spec, value in zip(specs, values)
+                  if spec[1] == "boxes"}
+        named = []
         for spec, value in zip(specs, values):
             name, kind = spec[0], spec[1]
             if kind == "boxes":
-                boxes, counts[name] = _per_view(value[0]), _per_view(value[1])
-                named += [(name, self._listed(boxes, counts[name])),
+                named += [(name, self._listed(_per_view(value[0]), counts[name])),
                           (name + "_count", counts[name])]
             elif kind == "box_labels":
                 named.append((name, self._listed(_per_view(value), counts[spec[4]])))

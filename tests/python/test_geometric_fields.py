@@ -161,6 +161,30 @@ def test_mask_dtype_and_boxes_as_list_give_the_same_values_in_the_forms_asked(wr
                 assert torch.equal(asked["box_labels"][v][i], plain["box_labels"][v][i, :k])
 
 
+def test_box_labels_asked_before_their_boxes_come_where_asked_with_the_same_values(written):
+    path, _ = written
+
+    def batches(fields, **options):
+        loader = h5feed.Loader(path, batch_size=4, seed=5, fields=fields, as_dict=True,
+                               augment=h5feed.Augment(random_resized_crop=32, random_flip=True),
+                               **options)
+        return [{k: clone(v) for k, v in batch.items() if k != "images"} for batch in loader]
+
+    for listed in (False, True):
+        boxes_first = batches(["boxes", "box_labels"], boxes_as_list=listed)
+        labels_first = batches(["box_labels", "mask", "boxes"], boxes_as_list=listed)
+        assert len(labels_first) == len(boxes_first) == (IMAGES + 3) // 4
+        for expected, got in zip(boxes_first, labels_first):
+            assert list(got) == ["labels", "box_labels", "mask", "boxes", "boxes_count"]
+            for key in ("box_labels", "boxes", "boxes_count"):
+                assert type(got[key]) is type(expected[key])
+                assert all(torch.equal(a, b) for a, b in zip(got[key], expected[key])), key
+    images, labels, box_labels, boxes, counts = next(iter(h5feed.Loader(
+        path, batch_size=4, fields=["box_labels", "boxes"], boxes_as_list=True,
+        augment=h5feed.Augment(random_resized_crop=32))))
+    assert [tuple(b.shape) for b in box_labels] == [(k,) for k in counts.tolist()]
+
+
 def clone(value):
     if isinstance(value, torch.Tensor):
         return value.clone()
