@@ -72,6 +72,22 @@ struct Delivered {
   }
 };
 
+// A batch's rows, position and every view's mask, boxes, counts and box labels.
+Delivered ReadBatch(const Batch& batch, cudaStream_t stream) {
+  Delivered d;
+  d.indices.assign(batch.indices().begin(), batch.indices().end());
+  d.epoch = batch.epoch();
+  d.step = batch.step();
+  const int boxes = batch.field_index("boxes");
+  for (int v = 0; v < batch.views(); ++v) {
+    d.masks.push_back(Read(batch.field_tensor("mask", v), stream));
+    d.boxes.push_back(Read(batch.field_tensor(boxes, v), stream));
+    d.counts.push_back(Read(batch.box_counts(boxes, v), stream));
+    d.labels.push_back(Read(batch.field_tensor("box_labels", v), stream));
+  }
+  return d;
+}
+
 // kEpochs epochs; from epoch 1 on, view spec 0 at `resized` (height, width) when set.
 std::vector<Delivered> Run(const std::string& path, const LoaderOptions& options,
                            std::array<int64_t, 2> resized) {
@@ -81,20 +97,7 @@ std::vector<Delivered> Run(const std::string& path, const LoaderOptions& options
   for (int64_t epoch = 0; epoch < kEpochs; ++epoch) {
     if (epoch == 1 && resized[0] > 0) loader.SetOutputSize(resized[0], resized[1], 0);
     loader.SetEpoch(epoch);
-    while (std::optional<Batch> batch = loader.Next()) {
-      Delivered d;
-      d.indices.assign(batch->indices().begin(), batch->indices().end());
-      d.epoch = batch->epoch();
-      d.step = batch->step();
-      const int boxes = batch->field_index("boxes");
-      for (int v = 0; v < batch->views(); ++v) {
-        d.masks.push_back(Read(batch->field_tensor("mask", v), stream));
-        d.boxes.push_back(Read(batch->field_tensor(boxes, v), stream));
-        d.counts.push_back(Read(batch->box_counts(boxes, v), stream));
-        d.labels.push_back(Read(batch->field_tensor("box_labels", v), stream));
-      }
-      batches.push_back(std::move(d));
-    }
+    while (std::optional<Batch> batch = loader.Next()) batches.push_back(ReadBatch(*batch, stream));
   }
   return batches;
 }
@@ -213,6 +216,60 @@ TEST_CASE(
   const std::string uint8_path = folder / "own_size_uint8.h5";
   testing::WriteGeometryTestFile(uint8_path, kSamples, true, FieldType::kUint8);
   CheckGpuAgainstCpu(uint8_path, Options(trainer), true);
+}
+
+// A trainer stopped after `stop` batches of epoch 1 and resumed by a new loader from its state:
+// the first loader's batches, then the new one's.
+std::vector<Delivered> StoppedAndResumed(const std::string& path, const LoaderOptions& options,
+                                         int64_t stop) {
+  const cudaStream_t stream = options.output.cuda_stream.value();
+  std::vector<Delivered> batches;
+  LoaderState state;
+  {
+    Loader first = Loader::Open(path, options);
+    first.SetEpoch(1);
+    for (int64_t b = 0; b < stop; ++b) {
+      std::optional<Batch> batch = first.Next();
+      REQUIRE(batch);
+      batches.push_back(ReadBatch(*batch, stream));
+    }
+    state = first.State();
+  }
+  Loader resumed = Loader::Open(path, options);
+  resumed.Restore(state);
+  while (std::optional<Batch> batch = resumed.Next()) batches.push_back(ReadBatch(*batch, stream));
+  return batches;
+}
+
+TEST_CASE(
+    "a rank resumed mid-echo on the GPU delivers the uninterrupted CPU run's masks and boxes") {
+  TempFolder folder;
+  const std::string path = folder / "geometry.h5";
+  testing::WriteGeometryTestFile(path, 2 * kSamples + 3, false);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  options.shard = {1, 2, false};  // rank 1 of 2: its own rows, the epoch's padding included
+  options.output.cuda_device = -1;
+  std::vector<Delivered> cpu;  // epoch 1 uninterrupted
+  {
+    Loader loader = Loader::Open(path, options);
+    loader.SetEpoch(1);
+    while (std::optional<Batch> batch = loader.Next())
+      cpu.push_back(ReadBatch(*batch, trainer.stream));
+  }
+  REQUIRE(cpu.size() >= 4);
+  options.output.cuda_device = 0;
+  // Stopped after an echo copy 0 (the next batch is the device's second copy of one load) and
+  // after a whole load (the next is a new load).
+  for (const int64_t stop : {int64_t{1}, int64_t{2}, static_cast<int64_t>(cpu.size()) - 1}) {
+    CAPTURE(stop);
+    const std::vector<Delivered> gpu = StoppedAndResumed(path, options, stop);
+    REQUIRE(gpu.size() == cpu.size());
+    for (size_t b = 0; b < gpu.size(); ++b) {
+      CAPTURE(b);
+      CHECK(gpu[b] == cpu[b]);
+    }
+  }
 }
 
 }  // namespace
