@@ -2,13 +2,14 @@
 """A detection data loop: boxes that follow the crops, fed to torchvision's Faster R-CNN.
 
     /usr/bin/python3 examples/detection_loop.py --steps 20
-    /usr/bin/python3 examples/detection_loop.py --file coco.h5 --classes 80 --steps 1000
+    /usr/bin/python3 examples/detection_loop.py --file coco.h5 --steps 1000
 
 Without --file the data set is synthetic: 128 x 128 images of a noisy background with one to
 three rectangles, each filled with the colour of its class (0 red, 1 green, 2 blue) and boxed
 exactly, written with h5feed.write (the fields `boxes` and `box_labels`, docs/python.md,
 "Writing any dataset"). With --file, any h5feed file holding boxes, such as one that
-`h5feed convert coco` wrote.
+`h5feed convert coco` wrote; its classes are counted from the file's /box_classes table (which
+`convert coco` writes), or given with --classes (a file h5feed.write made has no table).
 
 The loop reads h5feed.Loader(..., fields=["boxes"], boxes_as_list=True) with a random resized
 crop and flip, so each image's boxes are shifted, scaled, clipped and mirrored with it (a box
@@ -34,6 +35,8 @@ import numpy as np
 import torch
 import torchvision
 from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+
+import h5py
 
 import h5feed
 
@@ -83,12 +86,33 @@ def boxes_on_their_shapes(images: list, targets: list) -> tuple:
     return agreeing, total
 
 
+def classes_of(path: Path) -> int:
+    """The box classes of `path`: its /box_classes table's length (docs/format.md)."""
+    with h5py.File(path, "r") as f:
+        if "box_classes" not in f:
+            raise SystemExit(f"{path} has no /box_classes table (`h5feed convert coco` writes "
+                             f"one): give --classes, the number of classes its box labels "
+                             f"count (labels 0 to classes - 1)")
+        return len(f["box_classes"])
+
+
+def check_labels(batch: dict, classes: int, step: int) -> None:
+    """Stops, naming the row, at a box label the model has no class for: torchvision would
+    fail later with "Target N is out of bounds" deep in its loss."""
+    for row, labels in zip(batch["indices"].tolist(), batch["box_labels"]):
+        if labels.numel() and not 0 <= int(labels.min()) <= int(labels.max()) < classes:
+            raise SystemExit(f"step {step}: row {row}'s box labels {labels.tolist()} are not "
+                             f"all in 0..{classes - 1}: give --classes, the number of classes "
+                             f"the file's box labels count")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--file", type=Path, help="an h5feed file with boxes (default: write "
                         "the synthetic rectangles to --workdir)")
-    parser.add_argument("--classes", type=int, default=3, help="classes of --file's boxes")
+    parser.add_argument("--classes", type=int, default=None,
+                        help="classes of --file's boxes (default: its /box_classes table's)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-detection-loop"))
     parser.add_argument("--images", type=int, default=200, help="synthetic images to write")
     parser.add_argument("--steps", type=int, default=20, help="training steps")
@@ -112,24 +136,27 @@ def main() -> None:
             report = h5feed.write(Rectangles(args.images, args.seed), path, size=SIZE,
                                   workers=2, progress=False)
             print(f"wrote {report['images']} images with boxes to {path}")
+    classes = args.classes if args.classes is not None else (
+        len(COLOURS) if synthetic else classes_of(path))
 
     # Each batch: {"images": (B, 3, crop, crop) float32 in 0..1, "labels": ..., "boxes": B
-    # tensors (K_i, 4), "boxes_count": (B,), "box_labels": B tensors (K_i,)}.
+    # tensors (K_i, 4), "boxes_count": (B,), "box_labels": B tensors (K_i,), "indices": (B,)}.
     augment = h5feed.Augment(random_resized_crop=args.crop, scale=(0.3, 1.0), random_flip=True)
     loader = h5feed.Loader(path, args.batch_size, seed=args.seed, threads=args.threads,
                            drop_last=True, dtype=torch.float32, mean=0.0, std=1.0,
-                           fields=["boxes"], boxes_as_list=True, as_dict=True, augment=augment)
+                           fields=["boxes"], boxes_as_list=True, as_dict=True, augment=augment,
+                           with_indices=True)
 
     # The synthetic images hold at most three objects: far fewer proposals and sampled boxes
     # than torchvision's defaults (made for COCO) do, at a fraction of a step's time.
     few_objects = dict(rpn_pre_nms_top_n_train=300, rpn_post_nms_top_n_train=100,
                        box_batch_size_per_image=64) if synthetic else {}
     model = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
-        weights=None, weights_backbone=None, num_classes=args.classes + 1,
+        weights=None, weights_backbone=None, num_classes=classes + 1,
         min_size=args.crop, max_size=args.crop, **few_objects)
     heads = model.roi_heads
     heads.box_head = TwoMLPHead(heads.box_head.fc6.in_features, args.box_head)
-    heads.box_predictor = FastRCNNPredictor(args.box_head, args.classes + 1)
+    heads.box_predictor = FastRCNNPredictor(args.box_head, classes + 1)
     model.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     model.train()
@@ -138,6 +165,7 @@ def main() -> None:
     while step < args.steps:
         loader.set_epoch(epoch)
         for batch in loader:
+            check_labels(batch, classes, step)
             images = list(batch["images"].to(device, non_blocking=True))
             targets = [{"boxes": boxes.to(device), "labels": labels.to(device) + 1}
                        for boxes, labels in zip(batch["boxes"], batch["box_labels"])]
