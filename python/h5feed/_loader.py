@@ -62,7 +62,8 @@ class Loader:
       count zero), "boxes_count" int64 (N), and, when the file has them, "box_labels" int64
       (N, Kmax) (in the tuple form boxes, boxes_count then box_labels); with views, a tuple of
       one tensor per view for each. mask_dtype=torch.int64 converts the masks (the targets
-      CrossEntropyLoss takes); boxes_as_list=True gives boxes and box labels as lists of each
+      CrossEntropyLoss takes; a value a narrower dtype cannot hold raises
+      InvalidArgumentError); boxes_as_list=True gives boxes and box labels as lists of each
       sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. With
       device="cuda" a mask is cropped on the device and is a device tensor; boxes, their
       counts and labels are host tensors. A mask's padding (random_crop_padding's border) is
@@ -436,9 +437,10 @@ class _GeometricOutput:
             elif kind == "box_labels":
                 named.append((name, self._listed(_per_view(value), counts[spec[4]])))
             elif kind == "mask" and self.mask_dtype is not None:
-                named.append((name, _each_view(_per_view(value, spec[2], stream),
-                                               lambda mask: _converted(mask, self.mask_dtype,
-                                                                       stream))))
+                masks = _per_view(value, spec[2], stream)
+                _check_mask_fits(masks, spec, self.mask_dtype, stream)
+                named.append((name, _each_view(masks, lambda mask: _converted(
+                    mask, self.mask_dtype, stream))))
             else:
                 named.append((name, _field_value(spec, value, stream)))
         return named
@@ -455,6 +457,33 @@ class _GeometricOutput:
 
 def _each_view(value, convert):
     return tuple(convert(v) for v in value) if isinstance(value, tuple) else convert(value)
+
+
+_MASK_LARGEST = {"uint8": 0xFF, "uint16": 0xFFFF}  # a mask field's stored type's largest value
+
+
+def _check_mask_fits(masks, spec: tuple, dtype: torch.dtype, stream) -> None:
+    """Refuses a batch whose mask values mask_dtype cannot hold: converted, they would wrap
+    (class 300 as uint8 is class 44, VOC's ignore label 255 as int8 is -1) and train on wrong
+    targets without a sign. Only a mask_dtype narrower than the stored (unsigned) type is
+    checked, with one max per view (on the loader's stream for a device batch)."""
+    largest_held = torch.iinfo(dtype).max
+    if largest_held >= _MASK_LARGEST.get(spec[2], 0):
+        return
+    for mask in masks if isinstance(masks, tuple) else (masks,):
+        if mask.numel() == 0:
+            continue
+        if mask.is_cuda:
+            with torch.cuda.stream(stream):
+                largest = int(mask.max())
+        else:
+            largest = int(mask.max())
+        if largest > largest_held:
+            raise InvalidArgumentError(
+                f"mask_dtype={dtype} cannot hold the value {largest} of mask field {spec[0]!r} "
+                f"(stored as {spec[2]}): converted it would wrap to another class. Give a "
+                f"mask_dtype that holds 0 to {largest} (torch.int64, what CrossEntropyLoss "
+                f"takes), or None for the stored type")
 
 
 def _converted(tensor: torch.Tensor, dtype: torch.dtype, stream) -> torch.Tensor:

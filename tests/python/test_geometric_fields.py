@@ -14,6 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 import torchvision.transforms.functional as F
 from torchvision.transforms import InterpolationMode
 
@@ -159,6 +160,52 @@ def test_mask_dtype_and_boxes_as_list_give_the_same_values_in_the_forms_asked(wr
             for i, k in enumerate(counts):
                 assert torch.equal(asked["boxes"][v][i], plain["boxes"][v][i, :k])
                 assert torch.equal(asked["box_labels"][v][i], plain["box_labels"][v][i, :k])
+
+
+class VocLikeMasks:
+    """4 images of 16 x 16 with palette masks (as VOC's are) holding classes 0 and 1, and
+    VOC's ignore label 255 where `ignore` asks for it."""
+
+    def __init__(self, ignore):
+        self.ignore = ignore
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        mask = np.zeros((16, 16), np.uint8)
+        mask[4:12, 4:12] = 1
+        if self.ignore:
+            mask[4:12, 11] = 255
+        return {"image": np.full((16, 16, 3), 50 * i, np.uint8),
+                "mask": Image.fromarray(mask, "P")}
+
+
+def test_a_mask_dtype_that_cannot_hold_a_batchs_mask_values_is_refused_not_wrapped(written,
+                                                                                    tmp_path):
+    path, _ = written
+    augment = h5feed.Augment(random_resized_crop=32)
+
+    def first(path, dtype):
+        loader = h5feed.Loader(path, batch_size=4, sampler="sequential", fields=["mask"],
+                               mask_dtype=dtype, augment=augment)
+        return next(iter(loader))[2]
+
+    # The uint16 masks hold y * 256 + x, up to 59 * 256 + 79: uint8 would wrap them.
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"mask_dtype=torch.uint8 cannot hold the value \d+ of mask field "
+                       r"'mask' \(stored as uint16\)"):
+        first(path, torch.uint8)
+    assert torch.equal(first(path, torch.int16).long(), first(path, None))
+    # uint8 masks: VOC's ignore label 255 as int8 would be -1; classes 0 and 1 alone fit.
+    for ignore in (False, True):
+        voc = tmp_path / f"voc_{ignore}.h5"
+        h5feed.write(VocLikeMasks(ignore), voc, size=16, workers=0, progress=False)
+        if ignore:
+            with pytest.raises(h5feed.InvalidArgumentError, match="value 255"):
+                first(voc, torch.int8)
+        else:
+            assert torch.equal(first(voc, torch.int8).long(), first(voc, None).long())
 
 
 def test_box_labels_asked_before_their_boxes_come_where_asked_with_the_same_values(written):
