@@ -19,6 +19,7 @@
 #include "cuda_emulation/faults.h"
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
+#include "lib/loader/geometry_test_file.h"
 #include "lib/loader/test_files.h"
 #include "support/temp_folder.h"
 
@@ -26,6 +27,7 @@ namespace h5feed {
 namespace {
 
 using cuda_emulation::Work;
+using testing::TempFolder;
 
 struct Outcome {
   int64_t delivered = 0;  // batches before the error
@@ -33,15 +35,20 @@ struct Outcome {
   ErrorCode code = ErrorCode::kInternal;
 };
 
-// Runs epoch 3 of `path` on the emulated device with the nth `work` failing with `error`.
-Outcome RunWithFault(const std::string& path, Work work, int nth, cudaError_t error) {
-  cuda_emulation::ResetDevice();
+LoaderOptions FaultOptions() {
   LoaderOptions options;
   options.batch_size = 4;
   options.normalize = true;
   options.echo = 2;
   options.slots = 3;
   options.output.cuda_device = 0;
+  return options;
+}
+
+// Runs epoch 3 of `path` on the emulated device with the nth `work` failing with `error`.
+Outcome RunWithFault(const std::string& path, Work work, int nth, cudaError_t error,
+                     const LoaderOptions& options = FaultOptions()) {
+  cuda_emulation::ResetDevice();
   Outcome outcome;
   {
     Loader loader = Loader::Open(path, options);
@@ -92,6 +99,29 @@ TEST_CASE("after a device fault a new loader on a reset device delivers every ba
   int64_t batches = 0;
   while (loader.Next()) ++batches;
   CHECK(batches == 4);
+}
+
+TEST_CASE("a fault in the copies and kernels that carry masks reaches the trainer the same way") {
+  // Masks and boxes in two views with echo 2: each loaded batch adds the fields' copy, the
+  // echo permutation of their rows and a mask crop per view to the images' work, so the nth
+  // copy or kernel lands in those as well as in the images'.
+  TempFolder folder;
+  const std::string path = folder / "geometry.h5";
+  testing::WriteGeometryTestFile(path, 12, false);
+  LoaderOptions options = testing::GeometryViewsOptions();
+  options.batch_size = 4;
+  options.output.cuda_device = 0;
+  for (Work work : {Work::kCopy, Work::kKernel}) {
+    for (int nth : {1, 2, 3, 4, 6, 9}) {
+      CAPTURE(static_cast<int>(work));
+      CAPTURE(nth);
+      const Outcome outcome = RunWithFault(path, work, nth, cudaErrorIllegalAddress, options);
+      CHECK(outcome.code == ErrorCode::kCuda);
+      CHECK(outcome.message.find("cudaErrorIllegalAddress") != std::string::npos);
+      CHECK(outcome.message.find("epoch 3") != std::string::npos);
+      CHECK(outcome.delivered <= nth);
+    }
+  }
 }
 
 }  // namespace
