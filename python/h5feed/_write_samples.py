@@ -189,6 +189,15 @@ def boxes_value(name: str, value, row: int):
         k = int(np.argmin(finite))
         raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}; a box "
                             "is x1, y1, x2, y2, finite float32 numbers in the image's pixels")
+    # x2 < x1 is no box: most often x, y, width, height (COCO's bbox) stored as x1, y1, x2, y2,
+    # which the loader would drop as less than a pixel wide, every such box without a word.
+    ordered = (stored[:, 2] >= stored[:, 0]) & (stored[:, 3] >= stored[:, 1])
+    if not ordered.all():
+        k = int(np.argmin(ordered))
+        raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}, whose "
+                            "x2 < x1 or y2 < y1; a box is x1, y1, x2, y2 in the image's pixels "
+                            "(x, y, width, height boxes, as COCO's, are x, y, x + width, "
+                            "y + height)")
     return name, "boxes", "float32", tuple(stored.shape), stored.tobytes()
 
 

@@ -5,8 +5,9 @@ they read back equal through h5py and through the Loader; when the writer resize
 (max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
 the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's pixels
 land for every mode) and the boxes are scaled with it. A mask of the wrong size, box labels of
-another count than their boxes, or a box of nan or infinite coordinates, are refused naming the
-row; box labels of a field that is not boxes, before any file."""
+another count than their boxes, a box of nan or infinite coordinates, or one whose x2 or y2 is
+below its x1 or y1, are refused naming the row; box labels of a field that is not boxes, before
+any file. Without augmentation the loader delivers the stored boxes clipped to the image."""
 import io
 
 import h5py
@@ -290,6 +291,37 @@ def test_a_box_of_nan_or_infinite_coordinates_is_refused_naming_the_row(tmp_path
         h5feed.write(NotFinite([(32, 40)] * 6), tmp_path / "out.h5", max_side=max_side,
                      workers=0, progress=False)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("box", [[30, 4, 10, 8], [2, 20, 6, 10]])  # x, y, w, h; y2 < y1
+def test_a_box_whose_x2_or_y2_is_below_its_x1_or_y1_is_refused_naming_the_row(tmp_path, box):
+    """x, y, width, height boxes stored as x1, y1, x2, y2 would be dropped by every loader as
+    less than a pixel wide or tall, so the detector would see none of them."""
+    class Swapped(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 3:
+                sample["boxes"], sample["box_labels"] = np.array([[0, 0, 8, 8], box]), [1, 2]
+            return sample
+
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[3\]: box 1 of 'boxes' is \[.*\], whose x2 < x1 or "
+                       r"y2 < y1; a box is x1, y1, x2, y2 .* x, y, x \+ width, y \+ height"):
+        h5feed.write(Swapped([(32, 40)] * 6), tmp_path / "out.h5", max_side=512, workers=0,
+                     progress=False)
+    assert not list(tmp_path.iterdir())
+
+
+def test_boxes_reach_past_the_image_are_delivered_clipped_to_it_without_augment(tmp_path):
+    samples = [{"image": np.zeros((24, 32, 3), np.uint8),
+                "boxes": np.array([[-5, 2, 40, 30], [3, 3, 3.5, 9]], np.float32),
+                "box_labels": [7, 8]}]
+    h5feed.write(samples, tmp_path / "out.h5", size=(24, 32), workers=0, progress=False)
+    batch = next(iter(h5feed.Loader(tmp_path / "out.h5", 1, fields=["boxes"], as_dict=True,
+                                    dtype=None)))
+    # Clipped to the 32 x 24 image; the half-pixel-wide box dropped with its label.
+    assert batch["boxes"].tolist() == [[[0.0, 2.0, 32.0, 24.0]]]
+    assert batch["box_labels"].tolist() == [[7]]
 
 
 @pytest.mark.parametrize("of, wrong", [("nope", "which is not a field of the file"),
