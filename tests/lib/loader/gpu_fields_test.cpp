@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,52 +43,70 @@ struct Delivered {
   bool operator==(const Delivered&) const = default;
 };
 
-// One epoch (epoch 1), every batch's fields checked against the file.
-std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options, bool labelled) {
-  Loader loader = Loader::Open(path, options);
-  loader.SetEpoch(1);
-  std::vector<Delivered> batches;
-  while (auto batch = loader.Next()) {
-    Delivered d;
-    const auto stream = options.output.cuda_stream.value();
-    // A device tensor is read once the batch is ready on the trainer's stream.
-    const testing::TensorBytes bytes_of = [&](const FieldTensor& tensor) {
-      std::vector<uint8_t> bytes(static_cast<size_t>(tensor.elements()) *
-                                 ElementBytes(tensor.type));
-      const cudaMemcpyKind kind =
-          tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
-      cuda::Check(cudaMemcpyAsync(bytes.data(), tensor.data, bytes.size(), kind, stream), "copy");
-      cuda::Check(cudaStreamSynchronize(stream), "sync");
-      d.tensors.push_back(bytes);
-      return bytes;
-    };
-    d.indices =
-        testing::CheckBatchFields(*batch, options.fields, options.output.cuda_device, bytes_of);
-    d.step = batch->step();
-    const TensorView labels = batch->label_tensor();
-    if (labelled) {
-      CHECK(labels.cuda_device == options.output.cuda_device);
-      d.labels.resize(static_cast<size_t>(batch->size()));
-      const cudaMemcpyKind kind =
-          labels.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
-      cuda::Check(cudaMemcpyAsync(d.labels.data(), labels.data, d.labels.size() * 8, kind, stream),
-                  "copy");
-      cuda::Check(cudaStreamSynchronize(stream), "sync");
-      CHECK(std::vector<int64_t>(batch->labels().begin(), batch->labels().end()) == d.labels);
-      for (size_t i = 0; i < d.labels.size(); ++i) CHECK(d.labels[i] == d.indices[i] % 7);
-    } else {
-      CHECK(batch->labels().empty());
-      CHECK(labels.data == nullptr);
-    }
-    for (int k = 0; k < batch->fields(); ++k) {
-      std::vector<uint8_t>& values = d.fields.emplace_back();
-      for (int64_t i = 0; i < batch->size(); ++i) {
-        const std::span<const uint8_t> value = batch->field_bytes(k, i);
-        values.insert(values.end(), value.begin(), value.end());
-      }
-    }
-    batches.push_back(std::move(d));
+// A batch's labels, rows, fields and array field tensors, its fields checked against the file.
+Delivered Read(const Batch& batch, const LoaderOptions& options, bool labelled) {
+  Delivered d;
+  const auto stream = options.output.cuda_stream.value();
+  // A device tensor is read once the batch is ready on the trainer's stream.
+  const testing::TensorBytes bytes_of = [&](const FieldTensor& tensor) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(tensor.elements()) * ElementBytes(tensor.type));
+    const cudaMemcpyKind kind =
+        tensor.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+    cuda::Check(cudaMemcpyAsync(bytes.data(), tensor.data, bytes.size(), kind, stream), "copy");
+    cuda::Check(cudaStreamSynchronize(stream), "sync");
+    d.tensors.push_back(bytes);
+    return bytes;
+  };
+  d.indices =
+      testing::CheckBatchFields(batch, options.fields, options.output.cuda_device, bytes_of);
+  d.step = batch.step();
+  const TensorView labels = batch.label_tensor();
+  if (labelled) {
+    CHECK(labels.cuda_device == options.output.cuda_device);
+    d.labels.resize(static_cast<size_t>(batch.size()));
+    const cudaMemcpyKind kind =
+        labels.cuda_device >= 0 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+    cuda::Check(cudaMemcpyAsync(d.labels.data(), labels.data, d.labels.size() * 8, kind, stream),
+                "copy");
+    cuda::Check(cudaStreamSynchronize(stream), "sync");
+    CHECK(std::vector<int64_t>(batch.labels().begin(), batch.labels().end()) == d.labels);
+    for (size_t i = 0; i < d.labels.size(); ++i) CHECK(d.labels[i] == d.indices[i] % 7);
+  } else {
+    CHECK(batch.labels().empty());
+    CHECK(labels.data == nullptr);
   }
+  for (int k = 0; k < batch.fields(); ++k) {
+    std::vector<uint8_t>& values = d.fields.emplace_back();
+    for (int64_t i = 0; i < batch.size(); ++i) {
+      const std::span<const uint8_t> value = batch.field_bytes(k, i);
+      values.insert(values.end(), value.begin(), value.end());
+    }
+  }
+  return d;
+}
+
+// One epoch (epoch 1), every batch's fields checked against the file; with `stop` >= 0, read
+// by a trainer stopped after `stop` batches and resumed by a new loader from its state.
+std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& options, bool labelled,
+                             int64_t stop = -1) {
+  std::vector<Delivered> batches;
+  std::optional<LoaderState> state;
+  if (stop >= 0) {
+    Loader first = Loader::Open(path, options);
+    first.SetEpoch(1);
+    for (int64_t b = 0; b < stop; ++b) {
+      std::optional<Batch> batch = first.Next();
+      REQUIRE(batch);
+      batches.push_back(Read(*batch, options, labelled));
+    }
+    state = first.State();
+  }
+  Loader loader = Loader::Open(path, options);
+  if (state)
+    loader.Restore(*state);
+  else
+    loader.SetEpoch(1);
+  while (auto batch = loader.Next()) batches.push_back(Read(*batch, options, labelled));
   return batches;
 }
 
@@ -173,6 +192,32 @@ TEST_CASE("several views on the GPU carry each sample's fields once, as on the C
   local.count = 1;
   options.output.views = {global, local};
   CheckGpuAgainstCpu(path, options, true);
+}
+
+TEST_CASE("a rank resumed mid-echo on the GPU delivers the CPU run's array fields with its rows") {
+  TempFolder folder;
+  const std::string path = folder / "train.h5";
+  testing::WriteFieldTestFile(path, kSamples, kShape, 4, true);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  options.fields = testing::AllTestFieldNames();
+  options.output.augment.random_flip = true;
+  options.shard = {1, 2, false};  // rank 1 of 2: its own rows, the epoch's padding included
+  options.output.cuda_device = -1;
+  const std::vector<Delivered> cpu = Epoch(path, options, true);
+  REQUIRE(cpu.size() >= 4);
+  options.output.cuda_device = 0;
+  // After an echo copy 0 (the next batch is the device's second copy of one load), after a
+  // whole load, and before the last batch.
+  for (const int64_t stop : {int64_t{1}, int64_t{2}, static_cast<int64_t>(cpu.size()) - 1}) {
+    CAPTURE(stop);
+    const std::vector<Delivered> gpu = Epoch(path, options, true, stop);
+    REQUIRE(gpu.size() == cpu.size());
+    for (size_t i = 0; i < gpu.size(); ++i) {
+      CAPTURE(i);
+      CHECK(gpu[i] == cpu[i]);
+    }
+  }
 }
 
 }  // namespace
