@@ -120,7 +120,7 @@ def main() -> None:
     first_loss = last_loss = None
     for epoch in range(args.epochs):
         train.set_epoch(epoch)
-        for images, labels in train:
+        for epoch_step, (images, labels) in enumerate(train, 1):
             images, labels = images.to(device, non_blocking=True), labels.to(device)
             loss = loss_fn(model(images), labels)
             optimizer.zero_grad(set_to_none=True)
@@ -130,7 +130,8 @@ def main() -> None:
             last_loss = float(loss)
             first_loss = last_loss if first_loss is None else first_loss
             if step % 10 == 0:
-                print(f"epoch {epoch} step {step}/{len(train)}: loss {last_loss:.3f}", flush=True)
+                print(f"epoch {epoch} step {epoch_step}/{len(train)}: loss {last_loss:.3f}",
+                      flush=True)
             if step == args.steps:
                 break
         if step == args.steps:

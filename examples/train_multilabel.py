@@ -134,7 +134,8 @@ def main() -> None:
     write(train_h5, MarkedImages(args.images, args.seed), args.workers, args.threads)
     write(test_h5, MarkedImages(args.images // 5, args.seed + 1), args.workers, args.threads)
 
-    # Each batch: {"images", "labels", "attrs"}; the attributes in host memory, (B, 6) uint8.
+    # Each batch: {"images", "labels", "attrs"}; the attributes (B, 6) uint8, on the images'
+    # device (a CUDA tensor with device="cuda", where .to(device) below is then no copy).
     train = h5feed.Loader(train_h5, args.batch_size, sampler="chunks:8", seed=args.seed,
                           device=device, threads=args.threads, drop_last=True,
                           fields=["attrs"], as_dict=True)
@@ -148,7 +149,7 @@ def main() -> None:
     first_loss = last_loss = None
     for epoch in range(args.epochs):
         train.set_epoch(epoch)
-        for batch in train:
+        for epoch_step, batch in enumerate(train, 1):
             classes, attributes = model(batch["images"].to(device, non_blocking=True))
             targets = batch["attrs"].to(device, non_blocking=True).float()
             loss = class_loss(classes, batch["labels"].to(device)) + \
@@ -160,7 +161,8 @@ def main() -> None:
             last_loss = float(loss)
             first_loss = last_loss if first_loss is None else first_loss
             if step % 10 == 0:
-                print(f"epoch {epoch} step {step}/{len(train)}: loss {last_loss:.3f}", flush=True)
+                print(f"epoch {epoch} step {epoch_step}/{len(train)}: loss {last_loss:.3f}",
+                      flush=True)
             if step == args.steps:
                 break
         if step == args.steps:
