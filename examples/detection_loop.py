@@ -131,7 +131,8 @@ def main() -> None:
     path, synthetic = args.file, args.file is None
     if synthetic:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        path = args.workdir / "rectangles.h5"
+        # Named by what it holds: another --images or --seed writes its own file.
+        path = args.workdir / f"rectangles-{args.images}-seed{args.seed}.h5"
         if not path.exists():
             report = h5feed.write(Rectangles(args.images, args.seed), path, size=SIZE,
                                   workers=2, progress=False)

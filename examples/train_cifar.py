@@ -19,6 +19,7 @@ What replaces the DataLoader is two lines:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 from pathlib import Path
 
@@ -96,11 +97,14 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     source = args.data
     if source is None:
-        source = args.workdir / "generated-cifar"
+        source = args.workdir / f"generated-cifar-{args.generated_images}-seed{args.seed}"
         if not (source / "test_batch.bin").exists():
             generate_cifar_binaries(source, args.generated_images, args.generated_images // 5,
                                     args.seed)
-    train_h5, test_h5 = args.workdir / "train.h5", args.workdir / "test.h5"
+    # Named by their source: a run on other binaries (--data, or other generated ones) converts
+    # its own files rather than train on those of an earlier run unnoticed.
+    tag = hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:10]
+    train_h5, test_h5 = args.workdir / f"train-{tag}.h5", args.workdir / f"test-{tag}.h5"
     for split, out in (("train", train_h5), ("test", test_h5)):
         if not out.exists():
             report = h5feed.convert_cifar(source, out, split=split, threads=args.threads)

@@ -21,6 +21,7 @@ The data are an ImageFolder (--data), converted once to --workdir at --store px;
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 import time
@@ -72,12 +73,15 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     data = args.data
     if data is None:
-        data = args.workdir / "photos"
+        data = args.workdir / f"photos-{args.generated_images}"
         if not data.exists():
             subprocess.run([sys.executable, REPO / "tests" / "data" / "make_image_folder.py",
                             data, "--images", str(args.generated_images), "--min-size", "80",
                             "--max-size", "320"], check=True, stdout=subprocess.DEVNULL)
-    stored = args.workdir / f"images-{args.store}.h5"
+    # Named by its source: a run on another folder (--data, or other generated photos) converts
+    # its own file rather than train on that of an earlier run unnoticed.
+    tag = hashlib.sha1(str(data.resolve()).encode()).hexdigest()[:10]
+    stored = args.workdir / f"images-{args.store}-{tag}.h5"
     if not stored.exists():
         h5feed.convert_imagefolder(data, stored, size=args.store, resize="crop",
                                    threads=args.threads)

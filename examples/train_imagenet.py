@@ -31,6 +31,7 @@ generated with tests/data/make_image_folder.py. It trains on the GPU when torch 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def prepare(args) -> tuple[Path, Path]:
     args.workdir.mkdir(parents=True, exist_ok=True)
     data = args.data
     if data is None:
-        data = args.workdir / "photos"
+        data = args.workdir / f"photos-{args.generated_images}"
         if not data.exists():
             generator = REPO / "tests" / "data" / "make_image_folder.py"
             for part, images, seed in (("train", args.generated_images, 0),
@@ -78,12 +79,15 @@ def prepare(args) -> tuple[Path, Path]:
                 subprocess.run([sys.executable, generator, data / part, "--images", str(images),
                                 "--classes", "10", "--min-size", "80", "--max-size", "320",
                                 "--seed", str(seed)], check=True, stdout=subprocess.DEVNULL)
+    # Named by their source: a run on another folder (--data, or other generated photos) splits
+    # and converts its own rather than train on those of an earlier run unnoticed.
+    tag = hashlib.sha1(str(data.resolve()).encode()).hexdigest()[:10]
     if not ((data / "train").is_dir() and (data / "val").is_dir()):
-        splits = args.workdir / "split"
+        splits = args.workdir / f"split-{tag}"
         if not splits.exists():
             split(data, splits)
         data = splits
-    train, val = (args.workdir / f"{name}-{args.store}.h5" for name in ("train", "val"))
+    train, val = (args.workdir / f"{name}-{args.store}-{tag}.h5" for name in ("train", "val"))
     convert(data / "train", train, args.store, args.threads)
     convert(data / "val", val, args.store, args.threads)
     return train, val

@@ -130,7 +130,10 @@ def main() -> None:
     device = torch.device(args.device)
     args.workdir.mkdir(parents=True, exist_ok=True)
 
-    train_h5, test_h5 = args.workdir / "train.h5", args.workdir / "test.h5"
+    # Named by what they hold: a run with another --images or --seed writes its own files
+    # rather than train on those of an earlier run unnoticed.
+    tag = f"{args.images}-seed{args.seed}"
+    train_h5, test_h5 = args.workdir / f"train-{tag}.h5", args.workdir / f"test-{tag}.h5"
     write(train_h5, MarkedImages(args.images, args.seed), args.workers, args.threads)
     write(test_h5, MarkedImages(args.images // 5, args.seed + 1), args.workers, args.threads)
 

@@ -138,7 +138,10 @@ def main() -> None:
     device = torch.device(args.device)
     args.workdir.mkdir(parents=True, exist_ok=True)
 
-    train_h5, test_h5 = args.workdir / "train.h5", args.workdir / "test.h5"
+    # Named by what they hold: a run with another --images or --seed writes its own files
+    # rather than train on those of an earlier run unnoticed.
+    tag = f"{args.images}-seed{args.seed}"
+    train_h5, test_h5 = args.workdir / f"train-{tag}.h5", args.workdir / f"test-{tag}.h5"
     write(train_h5, Shapes(args.images, args.seed), args.workers)
     write(test_h5, Shapes(max(args.images // 4, 50), args.seed + 1), args.workers)
 

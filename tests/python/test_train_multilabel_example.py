@@ -17,7 +17,7 @@ def test_the_example_writes_a_dataset_and_trains_on_its_attributes(tmp_path):
                          "--device", "cpu"], timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "wrote 1500 images to" in result.stdout
-    assert "train.h5: fields ['attrs', 'caption']" in result.stdout
+    assert "train-1500-seed0.h5: fields ['attrs', 'caption']" in result.stdout
     final = re.search(r"final: steps (\d+), first loss ([\d.]+), last loss ([\d.]+), test class "
                       r"accuracy ([\d.]+), test attribute accuracy ([\d.]+)", result.stdout)
     assert final, result.stdout
