@@ -35,6 +35,30 @@ uint64_t HeldBytes(const FieldColumn& column) {
   return index::FieldColumnBytes(column.rows(), column.data().size());
 }
 
+// Field `spec` read whole (index::ReadFieldColumn). A damaged row fails the open even with
+// skip_corrupt_chunks, which leaves rows out of epochs, not of a column held for the loader's
+// life: the error says so, and how an array field can be streamed instead, where the option
+// does leave its damaged chunk's rows out.
+FieldColumn ReadHeld(const index::DatasetIndex& dataset, const FieldSpec& spec, uint64_t left,
+                     const std::string& advice, const LoaderOptions& options) {
+  try {
+    return index::ReadFieldColumn(dataset, spec.name, left, advice);
+  } catch (const Error& error) {
+    if (error.code() != ErrorCode::kCorrupt || !options.skip_corrupt_chunks) throw;
+    const std::string instead =
+        spec.kind == FieldKind::kArray
+            ? fmt::format(
+                  "; {} = 1 streams array fields with the images, and then their "
+                  "damaged chunks' rows are left out",
+                  OptionName(options, "held_field_bytes"))
+            : "";
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} ({} leaves out the rows of damaged chunks as they are read, but field {} "
+                    "is held whole, read and checked when the loader opens{})",
+                    error.what(), OptionName(options, "skip_corrupt_chunks"), spec.name, instead);
+  }
+}
+
 }  // namespace
 
 int BatchFields::Find(std::string_view name) const {
@@ -119,8 +143,7 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   for (const FieldSpec& spec : asked) {
     std::shared_ptr<const FieldColumn> column;
     if (!streamed.Streams(spec.name)) {
-      column = std::make_shared<const FieldColumn>(
-          index::ReadFieldColumn(dataset, spec.name, left, advice));
+      column = std::make_shared<const FieldColumn>(ReadHeld(dataset, spec, left, advice, options));
       left -= std::min(left, HeldBytes(*column));
     }
     const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;

@@ -205,6 +205,30 @@ def test_rows_of_a_skipped_corrupt_chunk_take_their_fields_along(tmp_path):
     assert set(rows) == set(range(IMAGES)) - set(range(48, 64))
 
 
+def test_a_damaged_row_of_a_held_field_says_how_skip_corrupt_chunks_can_leave_it_out(tmp_path):
+    """A held field is read and checked whole when the loader opens, so skip_corrupt_chunks
+    cannot leave its damaged row out: the error says so and that streaming the field lets it,
+    and streamed (held_field_bytes=1), the damaged chunk's rows are left out with a warning."""
+    path = write(tmp_path / "damaged.h5")
+    with h5py.File(path, "r") as f:
+        info = f["a_float32"].id.get_chunk_info(3)  # rows 48-63
+    with open(path, "r+b") as out:
+        out.seek(info.byte_offset + info.size // 2)
+        out.write(bytes(range(100, 116)))
+    asked = ["a_float32", "caption"]
+    with pytest.raises(h5feed.CorruptDataError, match=r"field a_float32 .* checksum mismatch"
+                       r".*\(skip_corrupt_chunks leaves out .* field a_float32 is held whole.*"
+                       r"held_field_bytes = 1 streams array fields"):
+        loader(path, asked, skip_corrupt_chunks=True)
+    with pytest.raises(h5feed.CorruptDataError) as plain:  # without the option: as it was
+        loader(path, asked)
+    assert "skip_corrupt_chunks" not in str(plain.value)
+    with pytest.warns(UserWarning, match="corrupt chunk 3"):
+        rows = read_checked(loader(path, asked, sampler="sequential", skip_corrupt_chunks=True,
+                                   held_field_bytes=1), asked)
+    assert set(rows) == set(range(IMAGES)) - set(range(48, 64))
+
+
 def test_resized_views_carry_the_same_fields(files):
     asked = ["a_int16", "caption"]
     resized = loader(files["unlabelled"], asked, dtype=torch.float32,
