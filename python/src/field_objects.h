@@ -21,18 +21,28 @@ namespace h5feed::python {
 
 // One field of a batch on its way to Python: a list made already, or an array's view, or a
 // mask's, boxes' or box labels' tensor per view (and boxes' counts per view).
+//
+// A host batch's masks, boxes, counts and box labels are tensors the Batch made for itself,
+// not its slot's memory, yet a view of them would hold the Batch and with it the slot: a
+// trainer keeping them past the step (ground truth gathered for an evaluation, as torchmetrics'
+// MeanAveragePrecision keeps its targets) would stop the loader. ReadFields copies them into
+// arrays of their own (`view_copies`, `count_copies`), as the labels are; device ones are the
+// stage's buffers and are views, like the images.
 struct PendingField {
   pybind11::object list;             // bytes and text fields
   std::optional<FieldTensor> array;  // array fields: the batch's rows (valid while it is held)
   std::vector<FieldTensor> views;    // geometric fields: one per view
   std::vector<FieldTensor> counts;   // boxes: one per view
+  // Per view, the owner of a copied tensor's bytes, or null for a view of the batch.
+  std::vector<std::shared_ptr<const void>> view_copies;
+  std::vector<std::shared_ptr<const void>> count_copies;
 };
 
 std::vector<PendingField> ReadFields(const Batch& batch);
 
-// One Python object per field, in order; the array capsules share `owner`. A geometric
-// field's is its one view's capsule, or with `several_views` a tuple of one per view; a boxes
-// field's is the pair (boxes, counts) of those.
+// One Python object per field, in order; the capsules of the batch's memory share `owner`. A
+// geometric field's is its one view's capsule, or with `several_views` a tuple of one per view; a
+// boxes field's is the pair (boxes, counts) of those.
 pybind11::list FieldObjects(std::vector<PendingField> fields,
                             const std::shared_ptr<const void>& owner, bool several_views);
 
