@@ -18,6 +18,7 @@
 #include "chunk_packer.h"
 #include "conversion_ending.h"
 #include "field_row_check.h"
+#include "field_value_rows.h"
 #include "fixed_chunk_packer.h"
 #include "flat_chunk_packer.h"
 #include "h5feed/error.h"
@@ -148,6 +149,8 @@ class ConversionPipeline {
       }
     } else {
       packer_.Pack(*group);
+      // Their values are in the chunk now; a token kept in the pool holds none.
+      group->infos.clear();
     }
     for (SkippedSource& skipped : group->skipped) {
       if (options_.on_skip) options_.on_skip(skipped);
@@ -248,12 +251,10 @@ DatasetDescription DescribeInput(const SampleSource& source, const ConvertOption
   return description;
 }
 
-// What a group holds of its samples' array fields: their values as read and in the chunk packed
-// (bytes and text values have no size known ahead; a caption's is small beside its image).
-int64_t FieldBytes(const std::vector<FieldSpec>& fields, int64_t samples) {
-  int64_t row_bytes = 0;
-  for (const FieldSpec& field : fields) row_bytes += field.row_bytes();
-  return 2 * samples * row_bytes;
+// What a group holds of its samples' field values: as read and in the chunk packed (bytes and
+// text values as ConvertOptions::value_bytes expects them).
+int64_t FieldBytes(const std::vector<FieldSpec>& fields, int64_t value_bytes, int64_t samples) {
+  return 2 * samples * FieldValueBytes(fields, value_bytes);
 }
 
 // Says where the inputs skipped by the making of the source went: into the file's skipped
@@ -332,8 +333,9 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
   const ChunkBufferReservation reservation(
-      budget, plan.chunk_bytes, plan.scratch_bytes + FieldBytes(source.fields(), plan.samples),
-      threads, options.option_names, plan.chunk_option);
+      budget, plan.chunk_bytes,
+      plan.scratch_bytes + FieldBytes(source.fields(), options.value_bytes, plan.samples), threads,
+      options.option_names, plan.chunk_option);
   ConversionPipeline pipeline(source, order, options, *packer, writer, make_writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 

@@ -32,6 +32,12 @@ struct ConvertOptions {
   // chunk_images takes the K that makes chunks nearest it.
   int64_t chunk_bytes = 0;
   Compression compression;  // default zstd:3
+  // The bytes a sample's bytes and text field values take together, as the caller expects them
+  // (h5feed.write measures its first samples'): no field spec says, as an array's shape does.
+  // With the arrays' rows, they set how many samples a group and a chunk hold
+  // (field_value_rows.h), so that the memory budget bounds large values too. 0: none, or small
+  // beside the images.
+  int64_t value_bytes = 0;
   // Own-size sources only (kInvalidArgument for others unless raw): how each image is stored.
   StoredEncoding encoding;
   // With StoredEncoding::Kind::kSmart: images of more raw bytes (H * W * C) are JPEG.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "field_value_rows.h"
 #include "h5feed/error.h"
 #include "make_error.h"
 
@@ -49,6 +50,10 @@ class FixedChunkPacker final : public ChunkPacker {
       k_ = options.chunk_bytes > 0
                ? std::clamp<int64_t>((options.chunk_bytes + image_bytes / 2) / image_bytes, 1, n)
                : DefaultChunkImages(shape_, n);
+      // No more samples than C bytes of their field values hold (field_value_rows.h).
+      const int64_t c = options.chunk_bytes > 0 ? options.chunk_bytes : kDefaultChunkBytes;
+      k_ = std::min(k_, SamplesWithinChunk(FieldValueBytes(source.fields(), options.value_bytes),
+                                           std::max(c, image_bytes)));
     }
     image_.height = static_cast<int32_t>(shape_.height);
     image_.width = static_cast<int32_t>(shape_.width);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "byte_size.h"
+#include "field_value_rows.h"
 #include "h5feed/error.h"
 #include "image/jpeg_encoder.h"
 #include "make_error.h"
@@ -93,7 +94,9 @@ class FlatChunkPacker final : public ChunkPacker {
                       "cannot store chunks of 4 GiB or more; lower {} or {}",
                       ByteSize(image_bound), name("max_side"), name("chunk_bytes"));
     }
-    plan_.samples = std::max<int64_t>(1, c / std::max<int64_t>(1, image_bound));
+    value_bytes_ = FieldValueBytes(source.fields(), options.value_bytes);
+    plan_.samples = std::min(std::max<int64_t>(1, c / std::max<int64_t>(1, image_bound)),
+                             SamplesWithinChunk(value_bytes_, c));
     plan_.chunk_bytes = c;
     plan_.chunk_option = "chunk_bytes";
     layout_.chunk_bytes = c;
@@ -123,7 +126,10 @@ class FlatChunkPacker final : public ChunkPacker {
     return info;
   }
 
-  // A group's stored bytes fit in C, so packing one completes at most one chunk.
+  // A group's stored bytes fit in C, so packing one completes at most one chunk. A chunk also
+  // ends where its samples' field values would pass C (field_value_rows.h): a group holds about
+  // C of them, as value_bytes_ expects, so that end comes once a group too; values larger than
+  // expected may end it no more than once, and then make the chunk hold more.
   void Pack(SampleGroup& group) override {
     group.chunk.Clear();
     const size_t c = static_cast<size_t>(plan_.chunk_bytes);
@@ -131,14 +137,20 @@ class FlatChunkPacker final : public ChunkPacker {
     for (int64_t j = 0; j < group.count; ++j) {
       if (!group.ok[static_cast<size_t>(j)]) continue;
       const StoredImage& image = group.stored[static_cast<size_t>(j)];
-      if (partial_.bytes.size() + image.bytes > c) {
+      SampleInfo& info = group.infos[static_cast<size_t>(j)];
+      size_t values = 0;
+      for (const std::vector<uint8_t>& value : info.fields) values += value.size();
+      const bool images_full = partial_.bytes.size() + image.bytes > c;
+      const bool values_full = !partial_.empty() && partial_values_ + values > c;
+      if (images_full || (values_full && group.chunk.empty())) {
         if (!group.chunk.empty()) {
           throw Error(ErrorCode::kInternal, "a group of samples completed two chunks");
         }
         partial_.HandTo(group.chunk, c);
+        partial_values_ = 0;
       }
-      partial_.Append(group.samples.bytes(offset, image.bytes), image,
-                      group.infos[static_cast<size_t>(j)]);
+      partial_.Append(group.samples.bytes(offset, image.bytes), image, info);
+      partial_values_ += values;
       offset += image.bytes;
     }
   }
@@ -146,6 +158,7 @@ class FlatChunkPacker final : public ChunkPacker {
   bool Flush(SampleGroup& group) override {
     group.chunk.Clear();
     if (!partial_.empty()) partial_.HandTo(group.chunk, 0);
+    partial_values_ = 0;
     return false;  // C was raised to the largest image that may be stored: it stands
   }
 
@@ -169,7 +182,9 @@ class FlatChunkPacker final : public ChunkPacker {
   ImageShape largest_;  // the largest image the source may deliver
   FlatLayout layout_;
   GroupPlan plan_;
-  PackedChunk partial_;  // whole images, at most C bytes
+  PackedChunk partial_;        // whole images, at most C bytes
+  int64_t value_bytes_ = 0;    // a sample's field values, as expected (field_value_rows.h)
+  size_t partial_values_ = 0;  // the bytes of partial_'s field values
 };
 
 }  // namespace

@@ -39,6 +39,15 @@ constexpr uint64_t kFieldMetadataSlack = uint64_t{64} << 10;
 constexpr uint64_t kHeapBytesPerRow = 40;
 // N while it is unknown: a flat file's chunk rows are then the target's.
 constexpr int64_t kRowsUnknown = std::numeric_limits<int64_t>::max();
+// A bytes or text field's rows are written once their values reach this, before their chunk
+// fills: a chunk of them holds only the values' descriptors (docs/format.md, "Fields"), and 4096
+// values of a megabyte each would otherwise wait in memory for it.
+constexpr uint64_t kHeldValueBytes = uint64_t{8} << 20;
+
+// Whether field `spec`'s rows pending are written before their chunk fills.
+bool WrittenEarly(const FieldSpec& spec, const FieldColumn& pending) {
+  return StoredKind(spec) != FieldKind::kArray && pending.data().size() >= kHeldValueBytes;
+}
 
 // An upper bound of the file bytes a chunk of `rows` of `column` adds.
 uint64_t ChunkFileBytes(const FieldSpec& spec, const FieldColumn& column, int64_t chunk_rows) {
@@ -130,12 +139,19 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
   }
   CheckBoxLabelCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
   // Chunks are written in the order appending one row at a time would write them (by the row
-  // that fills them, then by field), so the file is the same however the rows are split into
-  // calls: each pass takes the rows up to the next chunk that fills.
+  // that fills them, or that brings a bytes or text field's values to kHeldValueBytes, then by
+  // field), so the file is the same however the rows are split into calls: each pass takes the
+  // rows up to the next such row.
   for (int64_t first = 0; first < rows;) {
     int64_t end = rows;
     for (size_t f = 0; f < columns.size(); ++f) {
-      end = std::min(end, first + ChunkRowsOf(f) - state_[f].pending.rows());
+      end = std::min(end, first + ChunkRowsOf(f) - RowsIntoChunk(f));
+      if (StoredKind(specs_[f]) == FieldKind::kArray) continue;
+      uint64_t held = state_[f].pending.data().size();
+      for (int64_t r = first; r < end; ++r) {
+        held += columns[f].row(r).size();
+        if (held >= kHeldValueBytes) end = r + 1;
+      }
     }
     for (size_t f = 0; f < columns.size(); ++f) {
       Field& field = state_[f];
@@ -151,7 +167,9 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
       }
     }
     for (size_t f = 0; f < columns.size(); ++f) {
-      if (state_[f].pending.rows() == ChunkRowsOf(f)) Write(f, file, ChunkRowsOf(f), reserve);
+      if (RowsIntoChunk(f) == ChunkRowsOf(f) || WrittenEarly(specs_[f], state_[f].pending)) {
+        Write(f, file, ChunkRowsOf(f), reserve);
+      }
     }
     first = end;
   }
@@ -161,6 +179,10 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
 int64_t FieldWriter::ChunkRowsOf(size_t f) const {
   return state_[f].chunk_rows > 0 ? state_[f].chunk_rows
                                   : FieldChunkRows(specs_[f], chunk_images_, kRowsUnknown);
+}
+
+int64_t FieldWriter::RowsIntoChunk(size_t f) const {
+  return state_[f].written % ChunkRowsOf(f) + state_[f].pending.rows();
 }
 
 void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve) {

@@ -3,8 +3,9 @@
 // into one HDF5 chunk at a time and written whole as it fills (the last one, short, at
 // Finish), each row checksummed as it comes, and where each array field's chunk went recorded;
 // at Finish, /field_checksums, the arrays' chunk tables (/field_chunk_index) and the root
-// attribute `fields`. Memory: at most one chunk of rows per field, and 8 bytes a row per field
-// for the checksums (as the images' own).
+// attribute `fields`. Memory: at most one chunk of rows per field (of a bytes or text field,
+// fewer when their values reach 8 MiB: those are written then, into their chunk as it fills),
+// and 8 bytes a row per field for the checksums (as the images' own).
 //
 // Owned by the Writer's state and used by its one thread; it takes hdf5::Lock() for its HDF5
 // calls. A field's dataset is created when its first chunk is written: a flat file's chunk
@@ -80,6 +81,9 @@ class FieldWriter {
 
   // Field f's rows per chunk: its dataset's, or what they will be while N is unknown.
   int64_t ChunkRowsOf(size_t f) const;
+  // Field f's rows in its chunk being filled: written early (a bytes or text field's values
+  // past kHeldValueBytes) and pending.
+  int64_t RowsIntoChunk(size_t f) const;
   void Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveFunction& reserve);
   // Where field f's chunk of `chunk_rows` rows from row `first`, its `pending` rows just
   // written since the file's allocated end was `end_before`, lies in the file, and its checksum

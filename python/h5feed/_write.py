@@ -11,6 +11,7 @@ same temporary-name protocol, the same skipping of images that do not decode.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import os
 import sys
@@ -28,7 +29,7 @@ from ._write_fields import conform, given_spec, inferred_spec
 from ._write_samples import PATH, PIXELS, SampleRefused, make_payload, row_name
 from ._write_geometry import GeometryChecks
 from ._write_spool import Spool
-from ._write_workers import WorkerPool, fetch_in_process
+from ._write_workers import WorkerPool, fetch_in_process, payload_bytes
 
 
 def _default_workers() -> int:
@@ -276,7 +277,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
         if count == 0:
             raise ValueError("nothing to write: the dataset has no sample")
         report = _write_samples(path, samples, count, dataset, size, resize, mask_fill,
-                                max_side, max_pixels, fields, classes, common, progress, cleanup)
+                                max_side, max_pixels, fields, classes, common, progress, cleanup,
+                                ahead_bytes)
         failed = False
     finally:
         for close in reversed(cleanup):
@@ -301,8 +303,33 @@ def _stored_order(count: int, common: dict) -> np.ndarray:
                          np.int64)
 
 
+# Samples read before the writer starts, whose bytes and text values size its groups and chunks
+# of samples: enough that one short value first does not stand for the longer ones after it.
+_MEASURED_SAMPLES = 32
+
+
+def _measured(samples, ahead_bytes: int):
+    """(the samples' value bytes, the same samples): the most bytes a sample has in bytes and
+    text values, among the first _MEASURED_SAMPLES (and no more than about `ahead_bytes` of
+    them), which are kept and yielded again first. No field spec says how large such values are,
+    and the writer holds as many samples as a chunk's: sized by the images alone, memory_limit
+    would not bound them (converters/field_value_rows.h)."""
+    first = [next(samples)]
+    held = payload_bytes(first[0][1])
+    while len(first) < _MEASURED_SAMPLES and held < ahead_bytes:
+        try:
+            first.append(next(samples))
+        except StopIteration:
+            break
+        held += payload_bytes(first[-1][1])
+    value_bytes = max(sum(len(value[4]) for value in payload[6] if value[1] in ("bytes", "text"))
+                      for _, payload in first)
+    return value_bytes, itertools.chain(first, samples)
+
+
 def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
-                   max_pixels, fields, classes, common, progress, cleanup) -> dict:
+                   max_pixels, fields, classes, common, progress, cleanup, ahead_bytes) -> dict:
+    value_bytes, samples = _measured(samples, ahead_bytes)
     row, first = next(samples)
     specs = _file_fields(fields, first, row)
     labelled = first[5] is not None
@@ -321,7 +348,8 @@ def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_s
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
         channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
         classes=names,
-        fields=[spec.native(size) for spec in specs], labelled=labelled, common=common)
+        fields=[spec.native(size) for spec in specs], labelled=labelled, common=common,
+        value_bytes=value_bytes)
     cleanup.append(lambda abandon: native.cancel())
     bar = _Progress(path, count, progress)
     payload = first

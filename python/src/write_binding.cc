@@ -84,7 +84,10 @@ std::pair<int, int> ImageHeaderSize(int kind, const std::string& data) {
 
 class SampleWriter {
  public:
-  SampleWriter(std::string out, PythonSourceOptions source_options, const py::dict& common)
+  // `value_bytes`: what a sample's bytes and text values are expected to take together
+  // (ConvertOptions::value_bytes).
+  SampleWriter(std::string out, PythonSourceOptions source_options, const py::dict& common,
+               int64_t value_bytes)
       : out_(std::move(out)),
         budget_(converters::ParseMemorySize(common["memory_limit"].cast<std::string>())),
         // A quarter of the budget for samples waiting to be read: the chunk buffers take at most
@@ -96,6 +99,7 @@ class SampleWriter {
     source_options.option_names = options_.option_names;
     source_ = std::make_unique<PythonSampleSource>(std::move(source_options), budget_, queue_);
     options_.memory = &budget_;
+    options_.value_bytes = value_bytes;
     options_.cancel = &cancel_;
     options_.on_progress = [this](const converters::ConvertProgress& progress) {
       done_samples_.store(progress.done);
@@ -276,7 +280,7 @@ void BindWrite(py::module_& module) {
                        std::optional<std::pair<int, int>> size, const std::string& resize,
                        uint8_t mask_fill, int max_side, int channels, int64_t max_pixels,
                        std::vector<std::string> classes, const std::vector<FieldTuple>& fields,
-                       bool labelled, const py::dict& common) {
+                       bool labelled, const py::dict& common, int64_t value_bytes) {
              PythonSourceOptions source;
              for (const FieldTuple& field : fields) source.fields.push_back(MakeFieldSpec(field));
              source.labelled = labelled;
@@ -288,11 +292,12 @@ void BindWrite(py::module_& module) {
              source.channels = channels;
              source.max_pixels = max_pixels;
              source.classes = std::move(classes);
-             return std::make_unique<SampleWriter>(out, std::move(source), common);
+             return std::make_unique<SampleWriter>(out, std::move(source), common, value_bytes);
            }),
            py::arg("out"), py::arg("count"), py::kw_only(), py::arg("size"), py::arg("resize"),
            py::arg("mask_fill"), py::arg("max_side"), py::arg("channels"), py::arg("max_pixels"),
-           py::arg("classes"), py::arg("fields"), py::arg("labelled"), py::arg("common"))
+           py::arg("classes"), py::arg("fields"), py::arg("labelled"), py::arg("common"),
+           py::arg("value_bytes") = 0)
       .def("put", &SampleWriter::Put, py::arg("row"), py::arg("image"), py::arg("data"),
            py::arg("height"), py::arg("width"), py::arg("channels"), py::arg("label"),
            py::arg("fields"))

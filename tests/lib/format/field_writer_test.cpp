@@ -252,6 +252,53 @@ TEST_CASE("a field's rows reach the file as each chunk fills: the writer holds a
   writer.Finish(Describe(rows));
 }
 
+TEST_CASE("a bytes field's values reach the file once they pass 8 MiB, before their chunk fills") {
+  // 256 rows a chunk of 1 MiB values, one row a call: the writer holds no more than 8 MiB of
+  // them (HDF5 then holds up to its metadata cache's 32 MiB of heap collections not yet in the
+  // file), and the rows it wrote early read back as given.
+  testing::TempFolder folder;
+  const FieldSpec blob{"blob", FieldKind::kBytes, FieldType::kUint8, {}, {}};
+  const std::string path = folder / "blob.h5";
+  Writer writer = Writer::Create(path, Options({blob}, 256));
+  const int64_t rows = 160;
+  const size_t value_bytes = size_t{1} << 20;
+  AppendImages(writer, rows);
+  struct stat before {};
+  REQUIRE(stat(writer.temporary_path().c_str(), &before) == 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    const std::vector<FieldColumn> columns = {
+        Rows({std::string(value_bytes, static_cast<char>('a' + row % 26))})};
+    writer.AppendFields(columns);
+    struct stat now {};
+    REQUIRE(stat(writer.temporary_path().c_str(), &now) == 0);
+    CAPTURE(row);
+    const int64_t held_at_most = 8 + 32;
+    CHECK(now.st_size + static_cast<int64_t>(value_bytes) * held_at_most >=
+          before.st_size + (row + 1) * static_cast<int64_t>(value_bytes));
+  }
+  writer.Finish(Describe(rows));
+
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  hdf5::Dataset dataset(H5Dopen2(file.get(), "blob", H5P_DEFAULT));
+  hdf5::Dataspace space(H5Dget_space(dataset.get()));
+  hsize_t extent[1] = {};
+  REQUIRE(H5Sget_simple_extent_dims(space.get(), extent, nullptr) == 1);
+  CHECK(extent[0] == static_cast<hsize_t>(rows));
+  hdf5::Datatype type(H5Tvlen_create(H5T_NATIVE_UINT8));
+  std::vector<hvl_t> values(static_cast<size_t>(rows));
+  REQUIRE(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    const hvl_t& value = values[static_cast<size_t>(row)];
+    CAPTURE(row);
+    REQUIRE(value.len == value_bytes);
+    const auto* bytes = static_cast<const uint8_t*>(value.p);
+    CHECK(bytes[0] == 'a' + row % 26);
+    CHECK(bytes[value_bytes - 1] == 'a' + row % 26);
+  }
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, values.data());
+}
+
 TEST_CASE("masks, boxes and box labels are checked as they are written") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
