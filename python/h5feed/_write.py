@@ -26,7 +26,7 @@ from ._convert import (_common, _own_size_common, _size, count_argument, mask_fi
                        warn_skipped)
 from ._errors import InvalidArgumentError
 from ._write_fields import conform, given_spec, inferred_spec
-from ._write_samples import PATH, PIXELS, SampleRefused, make_payload, row_name
+from ._write_samples import NO_VALUE, PATH, PIXELS, SampleRefused, make_payload, row_name
 from ._write_geometry import GeometryChecks
 from ._write_spool import Spool
 from ._write_workers import WorkerPool, fetch_in_process, payload_bytes
@@ -183,13 +183,15 @@ class _Checks:
             if spec.name not in given:
                 origin = "as fields= says" if spec.given else f"as {first}, the first written, has"
                 raise SampleRefused(f"{row_name(row)} has no value of field {spec.name!r} "
-                                    f"({origin}); every sample has one of each field")
+                                    f"({origin}); every sample has one of each field: give "
+                                    f"a sample without one {NO_VALUE}")
         extra = [name for name in given if name not in self.names]
         if extra:
             raise SampleRefused(
                 f"{row_name(row)} has {', '.join(map(repr, extra))}, which the file has not as "
                 f"fields (its fields: {', '.join(self.names) or 'none'}, from "
-                f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'})")
+                f"{'fields=' if any(s.given for s in self.specs) else 'the first sample'}); "
+                f"every sample has the same fields: give a sample without one {NO_VALUE}")
         return [(given[spec.name], conform(given[spec.name], spec, row, first))
                 for spec in self.specs]
 

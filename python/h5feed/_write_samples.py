@@ -40,6 +40,10 @@ GEOMETRIC_KINDS = ("mask", "boxes", "box_labels")
 _MASK_MODES = {"L": "uint8", "P": "uint8", "I;16": "uint16", "I;16L": "uint16",
                "I;16B": "uint16", "I;16N": "uint16"}
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# What a sample gives as a field's value where it has none: a file stores a value of each field
+# for every sample, and none is marked missing.
+NO_VALUE = ("a value that says so (an empty str or bytes, a -1, a NaN; no boxes: an empty K x 4 "
+            "array)")
 ELEMENT_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                  "uint64", "float16", "float32", "float64")
 
@@ -243,6 +247,9 @@ def _variable_length(name: str, value, row: int):
 
 
 def _field(name: str, value, row: int):
+    if value is None:
+        raise SampleRefused(f"{row_name(row)}: field {name!r} is None; a file stores a value of "
+                            f"each field for every sample, none marked missing: give {NO_VALUE}")
     if name in GEOMETRIC_NAMES:
         return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
     if _is_pil_image(value):

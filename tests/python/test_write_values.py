@@ -163,3 +163,20 @@ def test_a_bytes_value_over_the_2_gib_a_row_holds_is_refused_naming_the_row(tmp_
         write([{"image": IMAGE, "blob": b"x"}, {"image": IMAGE, "blob": huge}],
               tmp_path / "out.h5")
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("samples,refusal", [
+    ([{"image": IMAGE, "caption": "a"}, {"image": IMAGE, "caption": None}],
+     r"dataset\[1\]: field 'caption' is None; a file stores a value of each field for every "
+     r"sample, none marked missing: give a value that says so \(an empty str or bytes"),
+    ([{"image": IMAGE, "caption": "a"}, {"image": IMAGE}],
+     r"dataset\[1\] has no value of field 'caption' .*: give a sample without one a value that "
+     r"says so \(an empty str or bytes"),
+    ([{"image": IMAGE}, {"image": IMAGE, "caption": "a"}],
+     r"dataset\[1\] has 'caption', which the file has not as fields .*every sample has the "
+     r"same fields: give a sample without one a value that says so")])
+def test_a_field_some_samples_lack_is_refused_saying_what_to_give_instead(tmp_path, samples,
+                                                                         refusal):
+    with pytest.raises(h5feed.InvalidArgumentError, match=refusal):
+        write(samples, tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
