@@ -90,3 +90,19 @@ def test_memory_limit_bounds_large_field_values_beside_small_images(tmp_path, ki
                 assert row.decode() == chr(0x41 + i % 26) * VALUE_BYTES
             else:
                 assert (row == i).all() and row.shape == (VALUE_BYTES // 4,)
+
+
+def test_values_too_large_for_memory_limit_are_refused_saying_how_much_it_needs(tmp_path):
+    image = np.zeros((8, 8, 3), np.uint8)
+    samples = [{"image": image, "value": b"x" * (100 << 20)}, {"image": image, "value": b"y"}]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"memory_limit 128.0 MiB is too small for samples of 100.0 MiB of "
+                       r"field values each: .* raise memory_limit to 432.4 MiB or more"):
+        h5feed.write(samples, tmp_path / "out.h5", max_side=16, memory_limit="128M", workers=0,
+                     progress=False)
+    assert not os.listdir(tmp_path)
+    report = h5feed.write(samples, tmp_path / "out.h5", max_side=16, memory_limit="433M",
+                          workers=0, progress=False, shuffle=False)
+    assert report["images"] == 2
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert [len(value) for value in f["value"]] == [100 << 20, 1]
