@@ -13,8 +13,8 @@ import numpy as np
 
 from . import _h5feed
 from ._errors import InvalidArgumentError
-from ._write_samples import (GEOMETRIC_KINDS, SampleRefused, box_labels_value, boxes_value,
-                             row_name)
+from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, SampleRefused, box_labels_value,
+                             boxes_value, row_name)
 
 
 def describe(kind: str, dtype: str, shape) -> str:
@@ -86,10 +86,13 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
             raise ValueError(f"fields[{name!r}] = {spec!r}: write a field as 'uint8[40]', "
                              "'float32[5,2]', 'int64' (a scalar), 'bytes' or 'text'")
         word, dims = match.group(1), match.group(2)
-        if word in ("bytes", "text") and dims is None:
+        if word in ("bytes", "text"):
+            if dims is not None:
+                raise ValueError(f"fields[{name!r}] = {spec!r}: a {word} value has a length of "
+                                 f"its own in every row; give {word!r} alone")
             return FieldSpec(name, word, given=True)
         shape = tuple(int(d) for d in dims.split(",")) if dims else ()
-        return FieldSpec(name, "array", word, shape, given=True)
+        return FieldSpec(name, "array", _element_type(name, spec, word), shape, given=True)
     if isinstance(spec, tuple) and len(spec) == 2:
         dtype, shape = spec
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
@@ -117,6 +120,20 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
                     "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
                     "from the first sample)")
+
+
+def _element_type(name: str, spec: str, word: str) -> str:
+    """The element type `word` of fields[name] = spec names (numpy's name, or an alias numpy
+    knows: "float" is float64, "f4" float32)."""
+    try:
+        dtype = np.dtype(word).name
+    except TypeError:
+        dtype = None
+    if dtype not in ELEMENT_TYPES:
+        raise ValueError(f"fields[{name!r}] = {spec!r}: {word!r} is no field type; give 'text' "
+                         "(str values), 'bytes', 'mask', 'boxes', 'box_labels', or an array of "
+                         f"{', '.join(ELEMENT_TYPES)} as 'float32[5,2]' (a scalar: 'int64')")
+    return dtype
 
 
 def _dtype_name(name: str, dtype) -> str:

@@ -180,3 +180,23 @@ def test_a_field_some_samples_lack_is_refused_saying_what_to_give_instead(tmp_pa
     with pytest.raises(h5feed.InvalidArgumentError, match=refusal):
         write(samples, tmp_path / "out.h5")
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("spec,refusal", [
+    ("string", r"fields\['caption'\] = 'string': 'string' is no field type; give 'text' \(str "
+               r"values\), 'bytes'"),
+    ("str", r"'str' is no field type; give 'text'"),
+    ("text[40]", r"fields\['caption'\] = 'text\[40\]': a text value has a length of its own in "
+                 r"every row; give 'text' alone")])
+def test_a_field_spec_of_no_type_is_refused_naming_the_field_and_the_types(tmp_path, spec,
+                                                                          refusal):
+    with pytest.raises(ValueError, match=refusal):
+        write([{"image": IMAGE, "caption": "a"}], tmp_path / "out.h5", fields={"caption": spec})
+    assert not os.listdir(tmp_path)
+
+
+def test_a_field_spec_may_name_its_element_type_as_numpy_does(tmp_path):
+    write([{"image": IMAGE, "x": np.float32(1.5), "y": [1.0, 2.0]}], tmp_path / "out.h5",
+          fields={"x": "f4", "y": "float[2]"})
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["x"].dtype == np.float32 and f["y"].dtype == np.float64
