@@ -216,6 +216,11 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
                 return converted.tobytes()
     whose = "as fields= says" if spec.given else \
         f"that of {first}, the first sample written" if first else "the first sample's"
+    ragged = ""
+    if kind == spec.kind == "array" and len(shape) == len(spec.shape) and shape:
+        ragged = (f" (arrays whose shape varies from sample to sample: store each as bytes, "
+                  f"value.tobytes(), which np.frombuffer(row, '{dtype}') reads back, or pad "
+                  "them to one shape)")
     raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
                         f", but the field is {spec.describe()} ({whose}); every sample's value "
-                        "must have the field's kind, dtype and shape")
+                        f"must have the field's kind, dtype and shape{ragged}")

@@ -200,3 +200,17 @@ def test_a_field_spec_may_name_its_element_type_as_numpy_does(tmp_path):
           fields={"x": "f4", "y": "float[2]"})
     with h5py.File(tmp_path / "out.h5") as f:
         assert f["x"].dtype == np.float32 and f["y"].dtype == np.float64
+
+
+def test_arrays_of_varying_length_are_refused_saying_to_store_them_as_bytes(tmp_path):
+    samples = [{"image": IMAGE, "points": np.zeros(n, np.float32)} for n in (3, 5)]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[1\]: field 'points' is float32\[5\], but the field is "
+                       r"float32\[3\] .* \(arrays whose shape varies from sample to sample: store "
+                       r"each as bytes, value.tobytes\(\), which np.frombuffer\(row, 'float32'\) "
+                       r"reads back, or pad them to one shape\)"):
+        write(samples, tmp_path / "out.h5")
+    write([{"image": IMAGE, "points": s["points"].tobytes()} for s in samples],
+          tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert [len(np.frombuffer(row, "float32")) for row in f["points"]] == [3, 5]
