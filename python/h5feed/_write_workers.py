@@ -200,7 +200,9 @@ class WorkerPool:
         most about `ahead_bytes` of payloads are fetched ahead of the one yielded, and at least
         one run per worker."""
         total, workers = len(rows), len(self._processes)
-        run, ahead = 4, 4 * workers  # until payload sizes are known
+        # One sample a worker until payload sizes are known: a first run of several samples of
+        # 60 MiB each held 480 MiB in a worker, and as much again here, whatever memory_limit.
+        run, ahead = 1, workers
         seen_bytes = seen = 0
         handed = position = 0  # positions handed out, and yielded
         runs = {}  # first position -> payloads, of runs received and not yet yielded

@@ -106,3 +106,34 @@ def test_values_too_large_for_memory_limit_are_refused_saying_how_much_it_needs(
     assert report["images"] == 2
     with h5py.File(tmp_path / "out.h5") as f:
         assert [len(value) for value in f["value"]] == [100 << 20, 1]
+
+
+WORKERS_CHILD = textwrap.dedent("""
+    import resource, sys
+    import numpy as np
+    import h5feed
+    image = np.zeros((8, 8, 3), np.uint8)
+
+    class Dataset:
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            return {"image": image, "value": bytes([i]) * (40 << 20)}
+
+    h5feed.write(Dataset(), sys.argv[1], max_side=16, memory_limit="512M", workers=2,
+                 progress=False)
+    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+""")
+
+
+def test_a_worker_holds_one_sample_until_their_sizes_are_known(tmp_path):
+    # A first run of 4 samples a worker held 4 values of 40 MiB in the worker (and their pickle):
+    # 345 MiB; one at a time, about 105 MiB.
+    done = subprocess.run([sys.executable, "-c", WORKERS_CHILD, str(tmp_path / "out.h5")],
+                          capture_output=True, text=True, timeout=120, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    largest_worker = int(done.stdout.split()[-1])
+    assert largest_worker < 200 << 20, f"a worker peaked at {largest_worker >> 20} MiB"
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert sorted(bytes(value[:1])[0] for value in f["value"]) == list(range(8))
