@@ -20,12 +20,16 @@ namespace h5feed::converters {
 
 class ChunkBufferReservation {
  public:
-  // Reserves for 2 x threads + 2 groups, or as many as half the budget holds. `group_extra`:
-  // bytes a group holds beside its three chunk-sized buffers. `chunk_option`: the
-  // ConvertOptions field that makes chunks smaller, named by `names` (ConvertOptions'
-  // option_names) in the message. Throws Error(kInvalidArgument) when not even one group fits.
-  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int64_t group_extra,
-                         int threads, const OptionNames& names, std::string_view chunk_option);
+  // Reserves for 2 x threads + 2 groups, or as many as half the budget holds. A group holds,
+  // beside its three chunk-sized buffers, `group_scratch` bytes and `group_values`, its
+  // samples' field values (as read and as packed, of `sample_values` bytes a sample).
+  // `chunk_option`: the ConvertOptions field that makes chunks smaller, named by `names`
+  // (ConvertOptions' option_names) in the message. Throws Error(kInvalidArgument) when not
+  // even one group fits, naming the field values when they are what does not fit (smaller
+  // chunks cannot help then).
+  ChunkBufferReservation(MemoryBudget& budget, int64_t chunk_bytes, int64_t group_scratch,
+                         int64_t group_values, int64_t sample_values, int threads,
+                         const OptionNames& names, std::string_view chunk_option);
   ~ChunkBufferReservation();
   ChunkBufferReservation(const ChunkBufferReservation&) = delete;
   ChunkBufferReservation& operator=(const ChunkBufferReservation&) = delete;

@@ -14,7 +14,6 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
-#include "byte_size.h"
 #include "chunk_buffer_reservation.h"
 #include "chunk_packer.h"
 #include "conversion_ending.h"
@@ -278,23 +277,6 @@ void AddEarlierSkippedNote(const SampleSource& source, const ConvertOptions& opt
   }
 }
 
-// Throws Error(kInvalidArgument) when a group's field values (`values`, of `plan.samples`
-// samples of `sample_values` bytes each) are what leaves no room for one group in half the
-// budget: the reservation would blame the chunks, and name chunk_bytes, which cannot help.
-void CheckValuesFit(const MemoryBudget& budget, const GroupPlan& plan, int64_t sample_values,
-                    int64_t values, const OptionNames& names) {
-  const int64_t c = plan.chunk_bytes;
-  const int64_t without_values = 3 * c + c / 64 + (128 << 10) + plan.scratch_bytes + c;
-  if (values <= 0 || without_values + values <= budget.limit() / 2) return;
-  const std::string memory = NameOption(names, "ConvertOptions", "memory");
-  throw MakeError(ErrorCode::kInvalidArgument,
-                  "{} {} is too small for samples of {} of field values each: a conversion holds "
-                  "{} of them twice (as read and as packed), with their chunk's buffers, in at "
-                  "most half the limit; raise {} to {} or more",
-                  memory, ByteSize(budget.limit()), ByteSize(sample_values), plan.samples, memory,
-                  ByteSize(2 * (without_values + values)));
-}
-
 // The one choice that depends on the layout.
 std::unique_ptr<ChunkPacker> PackerFor(const SampleSource& source, const ConvertOptions& options) {
   return source.own_size() ? MakeFlatChunkPacker(source, options)
@@ -350,11 +332,11 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
 
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const GroupPlan& plan = packer->plan();
-  const int64_t values = FieldBytes(source.fields(), options.value_bytes, plan.samples);
-  CheckValuesFit(budget, plan, FieldValueBytes(source.fields(), options.value_bytes), values,
-                 options.option_names);
-  const ChunkBufferReservation reservation(budget, plan.chunk_bytes, plan.scratch_bytes + values,
-                                           threads, options.option_names, plan.chunk_option);
+  const ChunkBufferReservation reservation(
+      budget, plan.chunk_bytes, plan.scratch_bytes,
+      FieldBytes(source.fields(), options.value_bytes, plan.samples),
+      FieldValueBytes(source.fields(), options.value_bytes), threads, options.option_names,
+      plan.chunk_option);
   ConversionPipeline pipeline(source, order, options, *packer, writer, make_writer, description);
   const WrittenChunks written = pipeline.Run(threads, reservation.groups());
 
