@@ -73,6 +73,24 @@ bool LiesIn(const fs::path& binary, const fs::path& tree) {
 }
 
 }  // namespace
+}  // namespace h5feed::process
+
+// Defined only in a program built against an installed tree through find_package(h5feed):
+// h5feedConfig.cmake compiles it in (cmake/h5feed_package_prefix.cc.in), returning that tree's
+// prefix as found then. Weak: null in every other program.
+extern "C" const char* h5feed_package_prefix() __attribute__((weak));
+
+namespace h5feed::process {
+namespace {
+
+// The prefix of the installed tree the program was built against, when it says one.
+fs::path PackagePrefix() {
+  if (h5feed_package_prefix == nullptr) return {};
+  const char* prefix = h5feed_package_prefix();
+  return prefix && *prefix ? fs::path(prefix) : fs::path();
+}
+
+}  // namespace
 
 HelperLocation FindHelper(const Helper& helper) {
   HelperLocation location;
@@ -86,6 +104,8 @@ HelperLocation FindHelper(const Helper& helper) {
   AddAbove(binary, helper.relative_path, candidates);
   const fs::path program = RunningProgram();
   if (program != binary) AddAbove(program, helper.relative_path, candidates);
+  const fs::path package_prefix = PackagePrefix();
+  if (!package_prefix.empty()) candidates.push_back(package_prefix / helper.relative_path);
   candidates.emplace_back(helper.installed_path);
   const fs::path build_tree = BuildTree(helper);
   const bool built_here = LiesIn(binary, build_tree) || LiesIn(program, build_tree);
@@ -96,11 +116,13 @@ HelperLocation FindHelper(const Helper& helper) {
       return location;
     }
   }
-  location.looked = std::string(helper.relative_path) + " above " +
-                    (binary.empty() ? program.string() : binary.string()) + ", " +
-                    helper.installed_path +
-                    (built_here ? ", " + std::string(helper.built_path) : "") + "; $" +
-                    helper.variable + " unset";
+  location.looked =
+      std::string(helper.relative_path) + " above " +
+      (binary.empty() ? program.string() : binary.string()) + ", " +
+      (package_prefix.empty() ? std::string()
+                              : (package_prefix / helper.relative_path).string() + ", ") +
+      helper.installed_path + (built_here ? ", " + std::string(helper.built_path) : "") + "; $" +
+      helper.variable + " unset";
   return location;
 }
 

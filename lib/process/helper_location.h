@@ -10,12 +10,15 @@
 //   2. the relative path in the folder of the binary holding this code, or in one of its 4
 //      parents;
 //   3. the same from the running program (/proc/self/exe), when that is another binary;
-//   4. under the install prefix this library was configured with;
-//   5. in the build tree this library was built in, only from a binary that lies in that tree
+//   4. under the installed tree a program linking h5feed::h5feed was built against
+//      (find_package(h5feed) compiles its prefix in: h5feedConfig.cmake), wherever that tree
+//      was installed (`cmake --install --prefix`) or moved before;
+//   5. under the install prefix this library was configured with;
+//   6. in the build tree this library was built in, only from a binary that lies in that tree
 //      (a test deeper than 4 folders): an installed binary never reaches into the build tree
 //      it was built in, which may be gone, rebuilt from other sources or another user's.
-// A program linking the static library from elsewhere, installed to another prefix than the
-// configured one, sets $VARIABLE.
+// A program linking the library otherwise (its own build, not find_package) from a tree
+// installed to another prefix than the configured one sets $VARIABLE.
 //
 // Thread-safety: safe to call from many threads at once (reads the environment and stats files).
 

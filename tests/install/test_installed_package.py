@@ -106,6 +106,32 @@ def test_the_installed_command_finds_the_installed_open_probe_and_survives_hdf5_
         real.rename(probe)
 
 
+def test_a_trainer_built_with_find_package_finds_the_open_probe_of_its_tree(
+        prefix, train, dataset, tmp_path):
+    # The tree is installed to a temporary prefix, not the one the build was configured with:
+    # the trainer found no probe (it warned and opened every file unprotected) until
+    # find_package compiled the tree's prefix into it.
+    binary, _ = train
+    path, _ = dataset
+    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
+    real = probe.with_name("real-probe")
+    probe.rename(real)
+    mark = tmp_path / "probe-ran"
+    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
+    probe.chmod(0o755)
+    try:
+        result = subprocess.run([str(binary), str(path), "--epochs", "1", "--batch", "32"],
+                                capture_output=True, text=True, timeout=120,
+                                env={k: v for k, v in os.environ.items()
+                                     if k != "H5FEED_OPEN_PROBE"})
+        assert result.returncode == 0, result.stderr
+        assert "probe" not in result.stderr, result.stderr
+        assert mark.exists()
+    finally:
+        probe.unlink()
+        real.rename(probe)
+
+
 def test_find_package_finds_the_installed_tree_and_reports_the_plugin_folder(prefix, train):
     _, configure_log = train
     match = re.search(r"h5feed (\S+): zstd plugin for other HDF5 programs in (\S+)",
