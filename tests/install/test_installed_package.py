@@ -5,6 +5,7 @@ run, killed mid-epoch, and resumed from its checkpoint to the uninterrupted run'
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,9 @@ import pytest
 BUILD_DIR = Path(os.environ["H5FEED_BUILD_DIR"])
 SOURCE_DIR = Path(os.environ["H5FEED_SOURCE_DIR"])
 CMAKE = os.environ["H5FEED_CMAKE"]
+
+sys.path.insert(0, str(SOURCE_DIR / "tests" / "support"))
+from marking_probe import marking_probe  # noqa: E402
 
 
 def run(*args, **kwargs):
@@ -86,14 +90,9 @@ def test_the_installed_command_finds_the_installed_open_probe_and_survives_hdf5_
         prefix, tmp_path):
     probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
     assert os.access(probe, os.X_OK)
-    # Stand a wrapper in for the installed probe that leaves a mark: the command must find
-    # the one beside it (PREFIX/libexec), not the build tree's.
-    real = probe.with_name("real-probe")
-    probe.rename(real)
+    # The command must find the probe beside it (PREFIX/libexec), not the build tree's.
     mark = tmp_path / "probe-ran"
-    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
-    probe.chmod(0o755)
-    try:
+    with marking_probe(probe, mark):
         crash = SOURCE_DIR / "tests" / "fuzz" / "hdf5_findings" / "open_file" / \
             "segv_H5VM_memcpyvv_contiguous_read"
         result = subprocess.run([str(prefix / "bin" / "h5feed"), "inspect", str(crash)],
@@ -101,9 +100,6 @@ def test_the_installed_command_finds_the_installed_open_probe_and_survives_hdf5_
         assert result.returncode == 1, result.stderr
         assert "while opening the file's structure" in result.stderr
         assert mark.exists()
-    finally:
-        probe.unlink()
-        real.rename(probe)
 
 
 def test_a_trainer_built_with_find_package_finds_the_open_probe_of_its_tree(
@@ -113,13 +109,8 @@ def test_a_trainer_built_with_find_package_finds_the_open_probe_of_its_tree(
     # find_package compiled the tree's prefix into it.
     binary, _ = train
     path, _ = dataset
-    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
-    real = probe.with_name("real-probe")
-    probe.rename(real)
     mark = tmp_path / "probe-ran"
-    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
-    probe.chmod(0o755)
-    try:
+    with marking_probe(prefix / "libexec" / "h5feed" / "h5feed-open-probe", mark):
         result = subprocess.run([str(binary), str(path), "--epochs", "1", "--batch", "32"],
                                 capture_output=True, text=True, timeout=120,
                                 env={k: v for k, v in os.environ.items()
@@ -127,9 +118,6 @@ def test_a_trainer_built_with_find_package_finds_the_open_probe_of_its_tree(
         assert result.returncode == 0, result.stderr
         assert "probe" not in result.stderr, result.stderr
         assert mark.exists()
-    finally:
-        probe.unlink()
-        real.rename(probe)
 
 
 def test_find_package_finds_the_installed_tree_and_reports_the_plugin_folder(prefix, train):

@@ -2,10 +2,14 @@
 layout), and `import h5feed` works from there alone, reading a file."""
 import os
 import subprocess
+import sys
 
 from PIL import Image
 
 from conftest import run_python
+
+sys.path.insert(0, os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "support"))
+from marking_probe import marking_probe  # noqa: E402
 
 
 def test_the_installed_package_imports_and_reads(tmp_path, small_file):
@@ -30,23 +34,19 @@ def test_the_installed_package_finds_the_installed_open_probe(tmp_path):
     prefix = tmp_path / "prefix"
     subprocess.run(["cmake", "--install", os.environ["H5FEED_BUILD_DIR"], "--prefix", prefix],
                    check=True, capture_output=True, timeout=300)
-    # A wrapper in place of the installed probe leaves a mark when it runs: the module must
-    # find the probe four folders above it (PREFIX/libexec/h5feed), not the build tree's.
-    probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
-    real = probe.with_name("real-probe")
-    probe.rename(real)
+    # The module must find the probe four folders above it (PREFIX/libexec/h5feed), not the
+    # build tree's.
     mark = tmp_path / "probe-ran"
-    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
-    probe.chmod(0o755)
     crash = os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "fuzz", "hdf5_findings",
                          "open_file", "segv_H5VM_memcpyvv_contiguous_read")
     env = dict(os.environ, PYTHONPATH=str(prefix / "lib" / "python3" / "dist-packages"))
-    result = run_python(
-        "import sys, h5feed\n"
-        "try:\n"
-        f"    h5feed.Loader({crash!r}, 4)\n"
-        "except h5feed.CorruptDataError as e:\n"
-        "    print('refused')\n", env=env, cwd=tmp_path)
+    with marking_probe(prefix / "libexec" / "h5feed" / "h5feed-open-probe", mark):
+        result = run_python(
+            "import sys, h5feed\n"
+            "try:\n"
+            f"    h5feed.Loader({crash!r}, 4)\n"
+            "except h5feed.CorruptDataError as e:\n"
+            "    print('refused')\n", env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "refused"
     assert mark.exists()
@@ -82,21 +82,18 @@ def test_installed_binaries_use_the_installed_probe_and_never_the_build_trees(tm
     assert os.access(build_probe, os.X_OK)
     command = prefix / "bin" / "h5feed"
     probe = prefix / "libexec" / "h5feed" / "h5feed-open-probe"
-    real = probe.with_name("real-probe")
-    probe.rename(real)
     mark = tmp_path / "probe-ran"
-    probe.write_text(f'#!/bin/sh\ntouch "{mark}"\nexec "{real}" "$@"\n')
-    probe.chmod(0o755)
     env = dict(os.environ, PYTHONPATH=str(prefix / "lib" / "python3" / "dist-packages"))
     env.pop("H5FEED_OPEN_PROBE", None)
-    result = subprocess.run([command, "inspect", small_file], capture_output=True, text=True,
-                            env=env, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert mark.exists()
-    # Without the installed probe, the command and the module warn where they looked (the
-    # install, not the build tree) and read the file unprotected.
-    probe.unlink()
-    real.unlink()
+    with marking_probe(probe, mark) as real:
+        result = subprocess.run([command, "inspect", small_file], capture_output=True,
+                                text=True, env=env, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert mark.exists()
+        # Without the installed probe, the command and the module warn where they looked (the
+        # install, not the build tree) and read the file unprotected.
+        probe.unlink()
+        real.unlink()
     result = subprocess.run([command, "inspect", small_file], capture_output=True, text=True,
                             env=env, timeout=120)
     assert result.returncode == 0, result.stderr
