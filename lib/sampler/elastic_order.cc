@@ -3,6 +3,8 @@
 #include "sampler/elastic_order.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 #include <string>
 
 #include "h5feed/error.h"
@@ -202,7 +204,100 @@ std::vector<int64_t> RandomRows(const std::vector<int64_t>& permutation, const D
   return rows;
 }
 
-// What `deal` leaves of the epoch when each of its ranks delivered `steps` steps.
+// Whether `offset` lies in one of `spans` (sorted, disjoint).
+bool Holds(const std::vector<OffsetSpan>& spans, int64_t offset) {
+  const auto after =
+      std::upper_bound(spans.begin(), spans.end(), offset,
+                       [](int64_t value, const OffsetSpan& span) { return value < span.begin; });
+  return after != spans.begin() && offset < std::prev(after)->end;
+}
+
+// What a chunk-aware `deal` leaves when each of its ranks has delivered positions
+// [0, consumed) of its order, out of the [0, rows) it would deliver in the stretch. The left
+// positions (LocalOrderSlice of each rank's block) are listed in sequence order: the rows of a
+// chunk that several old ranks left come together. The ranks' blocks tile the dealt sequence in
+// block order.
+//
+// The padding (positions p >= length, repeating position p mod length) does not pass into the
+// remainder: the remainder is a set of rows, each once, so that the next deal's own padding is
+// the only repeat it brings. A padded row is done when any of its copies was delivered, and
+// left, once, at its own position, when none was and one of them is left (a copy left out by
+// drop_last_batch is neither).
+Sequence ChunkAwareRemainder(const Epoch& epoch, const Deal& deal, int64_t consumed, int64_t rows) {
+  const Sequence& sequence = deal.sequence;
+  const int64_t length = sequence.length();
+  const int64_t dealt = deal.world_size * deal.per_rank;
+  const auto blocks = static_cast<size_t>(deal.world_size);
+  std::vector<int> rank_of_block(blocks);
+  for (int rank = 0; rank < deal.world_size; ++rank) {
+    rank_of_block[static_cast<size_t>(BlockOf(epoch, deal, rank))] = rank;
+  }
+  // The offsets of block `block` that its rank's order places at [from, to).
+  const auto slice = [&](size_t block, int64_t from, int64_t to) {
+    return LocalOrderSlice(
+        RunLengths(sequence, static_cast<int64_t>(block) * deal.per_rank, deal.per_rank),
+        epoch.sampler, LocalSeed(epoch, deal, rank_of_block[block]), from, to);
+  };
+  std::vector<std::vector<OffsetSpan>> left(blocks);
+  for (size_t block = 0; block < blocks; ++block) left[block] = slice(block, consumed, rows);
+
+  // Only the few positions the padding touches need this; the offsets drop_last_batch leaves
+  // out are sliced for their blocks alone, and only when there are any.
+  enum class Status { kDelivered, kLeft, kLeftOut };
+  std::vector<std::optional<std::vector<OffsetSpan>>> left_out(blocks);
+  const auto status_of = [&](int64_t position) {
+    const auto block = static_cast<size_t>(position / deal.per_rank);
+    const int64_t offset = position % deal.per_rank;
+    if (Holds(left[block], offset)) return Status::kLeft;
+    if (rows == deal.per_rank) return Status::kDelivered;
+    if (!left_out[block]) left_out[block] = slice(block, rows, deal.per_rank);
+    return Holds(*left_out[block], offset) ? Status::kLeftOut : Status::kDelivered;
+  };
+  std::vector<int64_t> done;     // left at their own position, but delivered as padding
+  std::vector<int64_t> revived;  // left only as padding, never delivered
+  for (int64_t own = 0; own < std::min(length, dealt - length); ++own) {  // padded positions
+    bool left_here = false;                                               // at its own position
+    bool left_somewhere = false;
+    bool delivered = false;
+    for (int64_t copy = own; copy < dealt; copy += length) {
+      const Status status = status_of(copy);
+      left_here = left_here || (copy == own && status == Status::kLeft);
+      left_somewhere = left_somewhere || status == Status::kLeft;
+      delivered = delivered || status == Status::kDelivered;
+    }
+    const bool stays = left_somewhere && !delivered;
+    if (left_here && !stays) done.push_back(own);
+    if (!left_here && stays) revived.push_back(own);
+  }
+
+  Sequence rest;
+  auto next_done = done.begin();
+  auto next_revived = revived.begin();
+  const auto revive_before = [&](int64_t position) {
+    for (; next_revived != revived.end() && *next_revived < position; ++next_revived) {
+      AppendPositions(rest, sequence, *next_revived, *next_revived + 1);
+    }
+  };
+  for (size_t block = 0; block < blocks; ++block) {
+    const int64_t first = static_cast<int64_t>(block) * deal.per_rank;
+    for (const OffsetSpan& span : left[block]) {
+      int64_t begin = first + span.begin;
+      const int64_t end = std::min(first + span.end, length);
+      if (begin >= end) continue;  // padding
+      revive_before(begin);
+      for (; next_done != done.end() && *next_done < end; ++next_done) {
+        AppendPositions(rest, sequence, begin, *next_done);
+        begin = *next_done + 1;
+      }
+      AppendPositions(rest, sequence, begin, end);
+    }
+  }
+  revive_before(length);
+  return rest;
+}
+
+// What `deal` leaves of the epoch when each of its ranks delivered `steps` steps: each row not
+// yet delivered, once (ChunkAwareRemainder says why the padding does not pass on).
 Sequence Remainder(const Epoch& epoch, const Deal& deal, int64_t steps) {
   const EpochSteps cut = CutIntoSteps(deal.per_rank, epoch.rules.batch_size,
                                       epoch.rules.drop_last_batch, epoch.rules.echo);
@@ -214,56 +309,17 @@ Sequence Remainder(const Epoch& epoch, const Deal& deal, int64_t steps) {
   }
   const int64_t loaded = (steps + epoch.rules.echo - 1) / epoch.rules.echo;
   const int64_t consumed = std::min(loaded * epoch.rules.batch_size, cut.rows);
-  const Sequence& sequence = deal.sequence;
-  const int64_t length = sequence.length();
+  if (consumed >= cut.rows) return Sequence{};
+  if (epoch.sampler.kind != Kind::kRandom) {
+    return ChunkAwareRemainder(epoch, deal, consumed, cut.rows);
+  }
+  // Rank r's positions i >= consumed are r + i * W: together the dealt sequence's positions
+  // [consumed * W, cut.rows * W). A padding position among them repeats one below the length,
+  // which is either delivered (below consumed * W) or left here: it passes on no row.
   Sequence rest;
-  if (epoch.sampler.kind == Kind::kRandom) {
-    // Rank r's positions i >= consumed are r + i * W: together the dealt sequence's suffix.
-    const int64_t begin = consumed * deal.world_size;
-    const int64_t end = cut.rows * deal.world_size;
-    if (begin < std::min(end, length))
-      AppendPositions(rest, sequence, begin, std::min(end, length));
-    for (int64_t p = std::max(begin, length); p < end; ++p) {
-      AppendPositions(rest, sequence, p % length, p % length + 1);
-    }
-    return rest;
-  }
-  if (consumed >= cut.rows) return rest;
-  // The positions each rank has left (LocalOrderSlice of its block: the order's positions
-  // [consumed, cut.rows)), listed in sequence order: the rows of a chunk that several old ranks
-  // left come together. The ranks' blocks tile the dealt sequence in block order. Padding
-  // positions (p >= length) repeat the position p mod length, and are listed just after it.
-  std::vector<int> rank_of_block(static_cast<size_t>(deal.world_size));
-  for (int rank = 0; rank < deal.world_size; ++rank) {
-    rank_of_block[static_cast<size_t>(BlockOf(epoch, deal, rank))] = rank;
-  }
-  std::vector<OffsetSpan> left;  // positions, increasing
-  std::vector<int64_t> repeats;
-  for (int64_t block = 0; block < deal.world_size; ++block) {
-    const int64_t first = block * deal.per_rank;
-    const int rank = rank_of_block[static_cast<size_t>(block)];
-    for (const OffsetSpan& span :
-         LocalOrderSlice(RunLengths(sequence, first, deal.per_rank), epoch.sampler,
-                         LocalSeed(epoch, deal, rank), consumed, cut.rows)) {
-      const int64_t begin = first + span.begin;
-      const int64_t end = first + span.end;
-      if (begin < length) left.push_back(OffsetSpan{begin, std::min(end, length)});
-      for (int64_t p = std::max(begin, length); p < end; ++p) repeats.push_back(p % length);
-    }
-  }
-  std::sort(repeats.begin(), repeats.end());
-  auto repeat = repeats.begin();
-  for (OffsetSpan span : left) {
-    for (; repeat != repeats.end() && *repeat < span.end; ++repeat) {
-      if (*repeat >= span.begin) {
-        AppendPositions(rest, sequence, span.begin, *repeat + 1);
-        span.begin = *repeat + 1;
-      }
-      AppendPositions(rest, sequence, *repeat, *repeat + 1);
-    }
-    AppendPositions(rest, sequence, span.begin, span.end);
-  }
-  for (; repeat != repeats.end(); ++repeat) AppendPositions(rest, sequence, *repeat, *repeat + 1);
+  const int64_t begin = consumed * deal.world_size;
+  const int64_t end = std::min(cut.rows * deal.world_size, deal.sequence.length());
+  if (begin < end) AppendPositions(rest, deal.sequence, begin, end);
   return rest;
 }
 

@@ -25,11 +25,17 @@
 //     random keeps it in dealing order (it is a suffix of the strided sequence); the chunk-aware
 //     samplers sort it by the epoch's chunk order (each chunk's rows by row), so that rows of a
 //     chunk left by several old ranks form one run, read once, on one new rank.
+//   A remainder holds each row once: the stretch's padding does not pass into it. A row the
+//     padding repeats is done when any of its copies was delivered, and left once (at its own
+//     position) when none was and one is left, so the next deal pads only with its own repeats.
 //
 // So across the job every row of the epoch is delivered once before and after each change,
-// but for the repeats and omissions of the equal-count contract, now one per deal: up to
-// W_j - 1 rows repeated (or left out with drop_last) by each stretch, and a short last batch of
-// each rank's stretch left out with drop_last_batch. Each chunk-aware rank of a later stretch
+// but for the repeats and omissions of the equal-count contract: the rest of the epoch after a
+// change holds each row not yet delivered once, plus the new deal's padding, at most W_j - 1
+// repeats, of distinct rows unless fewer rows than that are left (or up to W_j - 1 rows left
+// out with drop_last); a finished stretch's padding counts only where its ranks delivered it
+// before the change. A short last batch of each rank's stretch is left out with
+// drop_last_batch. Each chunk-aware rank of a later stretch
 // reads about |R_j| / (W_j K) whole chunks plus at most two it shares with a neighbour, as in a
 // plain epoch, so the job still reads each chunk about once per epoch (a chunk the old ranks
 // had begun, in their open windows, is read once more by its new rank).
@@ -41,7 +47,9 @@
 // sequential and random; for chunks:W the draws of the windows before each rank's stop and
 // the shuffle of the window it stopped in; for quasi:W the draws of every run's shuffle, the
 // picks up to the stop and the shuffles of the runs then open. Draws without the moves they
-// would drive are cheap next to a shuffle of the rows. Then the new rank's own order, one
+// would drive are cheap next to a shuffle of the rows. Telling a padded row's copies apart
+// looks up fewer than 2 W_j positions in those slices (with drop_last_batch, also the slice of
+// the short last batch of the blocks that hold them). Then the new rank's own order, one
 // rank's share, as EpochOrder; random also recomputes the epoch's permutation, as its
 // EpochOrder does. So a restore costs less than one whole epoch's EpochOrder for one or two
 // changes (bench/elastic_order_bench.cc, bench/results/elastic.md); each further change adds

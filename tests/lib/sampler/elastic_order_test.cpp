@@ -7,9 +7,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "h5feed/error.h"
@@ -91,12 +93,6 @@ void Count(const std::vector<Rows>& orders, int64_t from, int64_t to, Counts& co
   }
 }
 
-int64_t Total(const Counts& counts) {
-  int64_t total = 0;
-  for (const auto& [row, n] : counts) total += n;
-  return total;
-}
-
 int64_t DistinctChunks(const Rows& rows, int64_t chunk_samples) {
   std::set<int64_t> chunks;
   for (int64_t row : rows) chunks.insert(row / chunk_samples);
@@ -128,6 +124,55 @@ std::vector<Case> AllCases() {
   return cases;
 }
 
+// The rows the old ranks had still to deliver at the stop, each once: a row of the old deal's
+// padding that one of them had already delivered is not among them.
+Counts Remaining(const std::vector<Rows>& before, const Cut& cut) {
+  Counts delivered, remaining;
+  Count(before, 0, cut.consumed, delivered);
+  Count(before, cut.consumed, cut.rows, remaining);
+  for (auto row = remaining.begin(); row != remaining.end();) {
+    row = delivered.count(row->first) ? remaining.erase(row) : std::next(row);
+  }
+  for (auto& [row, n] : remaining) n = 1;
+  return remaining;
+}
+
+// After `stop` steps of the orders `before` (one a rank), the rest of the epoch on new_world
+// ranks: equal counts, each remaining row once, and only the new deal's padding repeated (or,
+// with drop_last, its omissions), at most new_world - 1 rows, distinct ones while there are
+// enough rows left.
+void CheckRestOnce(const Case& c, const std::vector<Rows>& before, int64_t stop, int new_world) {
+  const auto old_world = static_cast<int>(before.size());
+  const Cut cut = CutOf(c, static_cast<int64_t>(before[0].size()), stop);
+  const Counts remaining = Remaining(before, cut);
+  const auto remaining_rows = static_cast<int64_t>(remaining.size());
+  INFO(c.Describe() << " ranks " << old_world << " -> " << new_world << " after " << stop
+                    << " steps");
+  const std::vector<Rows> after = ElasticOrders(c, new_world, {{old_world, stop}});
+  const int64_t share =
+      c.drop_last ? remaining_rows / new_world : (remaining_rows + new_world - 1) / new_world;
+  for (const Rows& order : after) CHECK(static_cast<int64_t>(order.size()) == share);
+  Counts dealt;
+  Count(after, 0, share, dealt);
+  int64_t extra = 0, most = 0;
+  for (const auto& [row, n] : dealt) {
+    REQUIRE(remaining.count(row) == 1);
+    extra += n - 1;
+    most = std::max(most, n);
+  }
+  const int64_t missing = remaining_rows - static_cast<int64_t>(dealt.size());
+  CHECK(extra == (c.drop_last ? 0 : share * new_world - remaining_rows));
+  CHECK(missing == (c.drop_last ? remaining_rows - share * new_world : 0));
+  CHECK(extra < new_world);
+  CHECK(missing < new_world);
+  if (extra <= remaining_rows) CHECK(most <= 2);
+  if (!c.drop_last && !c.rules.drop_last_batch) {  // every row of the epoch, before or after
+    Counts epoch = dealt;
+    Count(before, 0, cut.consumed, epoch);
+    CHECK(static_cast<int64_t>(epoch.size()) == c.geometry.samples());
+  }
+}
+
 TEST_CASE("N ranks, then M ranks: the rest of the epoch comes exactly once, in equal counts") {
   for (const Case& c : AllCases()) {
     for (int old_world = 1; old_world <= 4; ++old_world) {
@@ -135,34 +180,32 @@ TEST_CASE("N ranks, then M ranks: the rest of the epoch comes exactly once, in e
       const std::vector<Rows> before = PlainOrders(c, old_world);
       const Cut whole = CutOf(c, static_cast<int64_t>(before[0].size()), 0);
       for (int64_t stop : StopsIn(whole.delivered_steps)) {
-        const Cut cut = CutOf(c, static_cast<int64_t>(before[0].size()), stop);
-        Counts left;  // what the old ranks had still to deliver
-        Count(before, cut.consumed, cut.rows, left);
-        const int64_t left_rows = Total(left);
         for (int new_world = 1; new_world <= 5; ++new_world) {
           if (c.drop_last && c.geometry.samples() < new_world) continue;
-          INFO(c.Describe() << " ranks " << old_world << " -> " << new_world << " after " << stop
-                            << " steps");
-          const std::vector<Rows> after = ElasticOrders(c, new_world, {{old_world, stop}});
-          const int64_t share =
-              c.drop_last ? left_rows / new_world : (left_rows + new_world - 1) / new_world;
-          for (const Rows& order : after) CHECK(static_cast<int64_t>(order.size()) == share);
-          Counts dealt;
-          Count(after, 0, share, dealt);
-          // Only rows that were left, each as often as it was left, but for the new deal's
-          // padding (repeats of the remainder's rows) or drop_last (its last rows left out).
-          int64_t extra = 0, missing = 0;
-          for (const auto& [row, n] : dealt) {
-            REQUIRE(left.count(row) == 1);
-            extra += std::max<int64_t>(0, n - left.at(row));
+          CheckRestOnce(c, before, stop, new_world);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the old world size's padding is not delivered again after a change of world size") {
+  // The old deal pads each epoch here (no world size below divides the samples), and a stop at
+  // every step catches its padding delivered, left, and split between the two.
+  for (const SampleGeometry& geometry : {SampleGeometry{205, 16}, SampleGeometry{1003, 32}}) {
+    for (const SamplerOptions& sampler :
+         {SamplerOptions{Kind::kSequential, 8}, SamplerOptions{Kind::kQuasi, 2},
+          SamplerOptions{Kind::kQuasi, 3}, SamplerOptions{Kind::kChunks, 2},
+          SamplerOptions{Kind::kRandom, 8}}) {
+      for (StepRules rules : {StepRules{8, false, 1}, StepRules{5, true, 1}}) {
+        const Case c{geometry, sampler, false, rules, 1};
+        for (const auto& [old_world, new_world] :
+             std::vector<std::pair<int, int>>{{2, 3}, {2, 7}, {4, 3}, {3, 2}, {7, 2}}) {
+          const std::vector<Rows> before = PlainOrders(c, old_world);
+          const Cut whole = CutOf(c, static_cast<int64_t>(before[0].size()), 0);
+          for (int64_t stop = 1; stop <= whole.delivered_steps; ++stop) {
+            CheckRestOnce(c, before, stop, new_world);
           }
-          for (const auto& [row, n] : left) {
-            missing += std::max<int64_t>(0, n - (dealt.count(row) ? dealt.at(row) : 0));
-          }
-          CHECK(extra == (c.drop_last ? 0 : share * new_world - left_rows));
-          CHECK(missing == (c.drop_last ? left_rows - share * new_world : 0));
-          CHECK(extra < new_world);
-          CHECK(missing < new_world);
         }
       }
     }
