@@ -29,16 +29,16 @@
 //     padding repeats is done when any of its copies was delivered, and left once (at its own
 //     position) when none was and one is left, so the next deal pads only with its own repeats.
 //
-// So across the job every row of the epoch is delivered once before and after each change,
-// but for the repeats and omissions of the equal-count contract: the rest of the epoch after a
-// change holds each row not yet delivered once, plus the new deal's padding, at most W_j - 1
-// repeats, of distinct rows unless fewer rows than that are left (or up to W_j - 1 rows left
-// out with drop_last); a finished stretch's padding counts only where its ranks delivered it
-// before the change. A short last batch of each rank's stretch is left out with
-// drop_last_batch. Each chunk-aware rank of a later stretch
-// reads about |R_j| / (W_j K) whole chunks plus at most two it shares with a neighbour, as in a
-// plain epoch, so the job still reads each chunk about once per epoch (a chunk the old ranks
-// had begun, in their open windows, is read once more by its new rank).
+// So across the job every row of the epoch is delivered once before and after each change, but for
+// the repeats and omissions of the equal-count contract: the rest of the epoch after a change
+// holds each row not yet delivered once, plus the new deal's padding, at most W_j - 1 repeats, of
+// distinct rows unless fewer rows than that are left (or up to W_j - 1 rows left out with
+// drop_last); a finished stretch's padding counts only where its ranks delivered it before the
+// change. A short last batch of each rank's stretch is left out with drop_last_batch. Each
+// chunk-aware rank of a later stretch reads about |R_j| / (W_j K) whole chunks plus at most two it
+// shares with a neighbour, as in a plain epoch, so the job still reads each chunk about once per
+// epoch (a chunk the old ranks had begun, in their open windows, is read once more by its new
+// rank).
 //
 // Cost: no old rank's order is listed. A remainder is a set (it is listed in sequence order,
 // whatever order the old ranks visited it in), and sequences are held as pieces of consecutive
