@@ -18,6 +18,12 @@ namespace {
 // chunk of images): its buffer is bounded by this, or by the dataset's own descriptors.
 constexpr uint64_t kMaxChunkBufferBytes = uint64_t{64} << 20;
 
+// A global heap object's index (2 bytes), reference count (2) and reserved bytes (4), before
+// its size (the file's sizeof_size bytes): the HDF5 file format specification, "Global Heap".
+constexpr uint64_t kHeapObjectHeaderBytes = 8;
+
+uint64_t RoundUp8(uint64_t bytes) { return (bytes + 7) / 8 * 8; }
+
 uint32_t LittleEndian32(const uint8_t* bytes) {
   return static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
          static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
@@ -73,8 +79,12 @@ VariableLengthClaims ReadVariableLengthClaims(hid_t dataset, int64_t rows, const
     if (read_mask != 0) throw damaged(read_mask);
     const uint64_t in_chunk = std::min<uint64_t>(chunk_rows, total_rows - first);
     for (uint64_t r = 0; r < in_chunk; ++r) {
-      const uint64_t length = LittleEndian32(buffer.data() + r * descriptor);
+      const uint8_t* row = buffer.data() + r * descriptor;
+      const uint64_t length = LittleEndian32(row);
       claims.total += length;
+      if (std::any_of(row + 4, row + 4 + address_bytes, [](uint8_t b) { return b != 0; })) {
+        claims.heap_bytes += kHeapObjectHeaderBytes + length_bytes + RoundUp8(length);
+      }
       if (length > claims.largest) {
         claims.largest = length;
         claims.largest_row = static_cast<int64_t>(first + r);

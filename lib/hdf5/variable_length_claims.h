@@ -25,6 +25,13 @@ struct VariableLengthClaims {
   uint64_t total = 0;       // the bytes of every row together
   uint64_t largest = 0;     // the bytes of the longest row
   int64_t largest_row = 0;  // which row that is (the first of them)
+  // The bytes the rows' heap objects take in the file, as their descriptors claim them: each
+  // object is a header (index, reference count and reserved: 8 bytes, then its size in the
+  // file's sizeof_size bytes) and the value padded to a multiple of 8 bytes (the
+  // specification's "Global Heap Object"). Rows whose descriptor points to no collection
+  // (address 0) have none. The free space left in each collection (at least 4 KiB each) is
+  // not counted: only walking the heap finds it.
+  uint64_t heap_bytes = 0;
 };
 
 // The claims of rows [0, rows) of `dataset`, which is chunked along its one dimension and

@@ -59,6 +59,7 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
   f.name = name;
   f.kind = std::string(ToString(spec.kind));
   const uint64_t rows = static_cast<uint64_t>(dataset.dims[0]);
+  bool heap_known = spec.kind == FieldKind::kArray;  // an array has no values in the heap
   if (spec.kind == FieldKind::kArray) {
     spec.shape.assign(dataset.dims.begin() + 1, dataset.dims.end());
     f.dtype = std::string(ToString(spec.type));
@@ -67,9 +68,11 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
   } else if (local && !dataset.storage.chunk.empty() && dataset.storage.filters.empty()) {
     try {
       const hdf5::Dataset opened = hdf5::OpenDataset(file, name, s.path);
-      f.value_bytes =
-          hdf5::ReadVariableLengthClaims(opened.get(), dataset.dims[0], "field " + name, s.path)
-              .total;
+      const hdf5::VariableLengthClaims claims =
+          hdf5::ReadVariableLengthClaims(opened.get(), dataset.dims[0], "field " + name, s.path);
+      f.value_bytes = claims.total;
+      f.heap_bytes = claims.heap_bytes;
+      heap_known = true;
     } catch (const Error& e) {
       s.notes.push_back(Damaged(e.what()));
     }
@@ -79,7 +82,14 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
     f.kind = entry->declared_kind;
     f.type = f.kind + " (stored as " + f.type + ")";
   }
-  if (const DatasetSummary* stored = FindDataset(s, name)) f.stored_bytes = stored->stored_bytes;
+  f.storage = spec.kind == FieldKind::kArray ? "chunks" : "global heap";
+  for (DatasetSummary& stored : s.datasets) {
+    if (stored.name != name) continue;
+    // A bytes or text field's chunks hold descriptors alone: with its heap unknown, its bytes
+    // in the file are unknown too, never the descriptors' few bytes.
+    if (heap_known && stored.stored_bytes > 0) f.stored_bytes = stored.stored_bytes + f.heap_bytes;
+    stored.heap_bytes = f.heap_bytes;
+  }
   return f;
 }
 

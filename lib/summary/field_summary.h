@@ -11,9 +11,10 @@
 
 namespace h5feed::summary {
 
-// Fills s.labelled and s.fields of an h5feed file (s.datasets already listed); `local`
-// false leaves a bytes or text field's value_bytes unknown (reading its chunks is a round trip
-// each for a remote file).
+// Fills s.labelled and s.fields of an h5feed file (s.datasets already listed), and the
+// heap_bytes of its bytes and text fields' datasets; `local` false leaves a bytes or text
+// field's value_bytes, heap_bytes and stored_bytes unknown (reading its chunks of descriptors
+// is a round trip each for a remote file).
 void SummarizeFields(hid_t file, bool local, FileSummary& s);
 
 }  // namespace h5feed::summary

@@ -87,7 +87,9 @@ List FieldsValue(const std::vector<FieldSummary>& fields) {
                           {"shape", ListOf(f.shape)},
                           {"type", f.type},
                           {"stored_bytes", f.stored_bytes},
-                          {"value_bytes", f.value_bytes}});
+                          {"value_bytes", f.value_bytes},
+                          {"storage", f.storage},
+                          {"heap_bytes", f.heap_bytes}});
   }
   return list;
 }
@@ -104,7 +106,8 @@ ReportValue SummaryValue(const FileSummary& s) {
                               {"filters", ListOf(d.filters)},
                               {"stored_bytes", d.stored_bytes},
                               {"logical_bytes", d.logical_bytes},
-                              {"ratio", d.ratio}});
+                              {"ratio", d.ratio},
+                              {"heap_bytes", d.heap_bytes}});
   }
   // A name given twice keeps its last value, as a JSON object or a dict would.
   Object attributes;

@@ -127,18 +127,31 @@ TEST_CASE("an own-size file shows its encodings, sizes, aspect ratios, chunks an
 TEST_CASE("a file's fields are listed with kind, type, shape and bytes; no labels is said") {
   FileSummary s = H5feedSummary();
   s.labelled = false;
-  s.fields = {{"attrs", "array", "bool", {40}, "bool[40]", 120, 400},
-              {"caption", "text", "", {}, "text", 160, 0}};
+  s.fields = {{"attrs", "array", "bool", {40}, "bool[40]", 120, 400, "chunks", 0},
+              {"caption", "text", "", {}, "text", 400, 80, "global heap", 240},
+              {"remote", "bytes", "", {}, "bytes", 0, 0, "global heap", 0}};
+  s.datasets.push_back({"caption", {10}, "string", false, false, true, {5}, {}, 160, 0, 0, 240});
   const std::string text = Text(s);
+  // The descriptors in the chunks, and beside them the values HDF5 keeps in its global heap.
+  CHECK(Contains(text,
+                 "  caption string (10,) chunks (5,), 160 B stored + 240 B of values in HDF5's "
+                 "global heap\n"));
   CHECK(Contains(text, "labels       none: the samples have none\n"));
   CHECK(Contains(text,
-                 "fields       2\n"
+                 "fields       3\n"
                  "  attrs    array of bool, shape (40,): 400 B of values, 120 B stored\n"
-                 "  caption  text: 160 B stored\n"));
+                 "  caption  text: 80 B of values, 400 B stored (values in HDF5's global heap, "
+                 "unfiltered)\n"
+                 "  remote   bytes: stored size unknown (values in HDF5's global heap, "
+                 "unfiltered)\n"));
   const nlohmann::json json = nlohmann::json::parse(Json(s));
   CHECK(json["labelled"] == false);
   CHECK(json["fields"][0]["shape"] == nlohmann::json::array({40}));
   CHECK(json["fields"][1]["dtype"].is_null());
+  CHECK(json["fields"][1]["storage"] == "global heap");
+  CHECK(json["fields"][1]["heap_bytes"] == 240);
+  CHECK(json["fields"][0]["heap_bytes"] == 0);
+  CHECK(json["datasets"].back()["heap_bytes"] == 240);
   CHECK(!Contains(Text(H5feedSummary()), "fields"));
 }
 

