@@ -49,12 +49,17 @@ std::string FieldNames(const DatasetIndex& index) {
   return names.empty() ? "it has none" : "its fields: " + names;
 }
 
-// The rows of one read: whole chunks of the dataset (`chunk_rows`, 0 when not chunked).
-int64_t BlockRows(const FieldSpec& spec, int64_t chunk_rows) {
-  int64_t rows = kFieldBlockRows;
-  if (StoredKind(spec) == FieldKind::kArray) {
-    rows = std::max<int64_t>(1, static_cast<int64_t>(kFieldBlockBytes) / spec.row_bytes());
+// The rows of one read. An array's: whole chunks of the dataset (`chunk_rows`, 0 when not
+// chunked). A bytes or text field's: as many rows of `largest` bytes (the longest row, as read
+// or decompressed) as make the block's bytes, so that neither HDF5's values of one read nor a
+// block kept alone (CheckFieldColumn) grow with the field; its chunks hold only descriptors,
+// which a read of part of a chunk costs nothing to decode.
+int64_t BlockRows(const FieldSpec& spec, int64_t chunk_rows, uint64_t largest) {
+  if (StoredKind(spec) != FieldKind::kArray) {
+    const uint64_t fit = kFieldBlockBytes / std::max<uint64_t>(largest, 1);
+    return std::max<int64_t>(1, static_cast<int64_t>(std::min<uint64_t>(fit, kFieldBlockRows)));
   }
+  int64_t rows = std::max<int64_t>(1, static_cast<int64_t>(kFieldBlockBytes) / spec.row_bytes());
   if (chunk_rows > 0) rows = std::max<int64_t>(1, rows / chunk_rows) * chunk_rows;
   return rows;
 }
@@ -99,10 +104,20 @@ uint64_t MaskRowBytes(const DatasetIndex& index, const FieldSpec& spec, int64_t 
          static_cast<uint64_t>(ElementBytes(spec.type));
 }
 
-uint64_t DecompressedBytes(const DatasetIndex& index, const FieldSpec& spec) {
+// The bytes of every row of mask `spec` decompressed, and of the largest.
+struct MaskBytes {
   uint64_t total = 0;
-  for (int64_t row = 0; row < index.samples; ++row) total += MaskRowBytes(index, spec, row);
-  return total;
+  uint64_t largest = 0;
+};
+
+MaskBytes DecompressedBytes(const DatasetIndex& index, const FieldSpec& spec) {
+  MaskBytes bytes;
+  for (int64_t row = 0; row < index.samples; ++row) {
+    const uint64_t row_bytes = MaskRowBytes(index, spec, row);
+    bytes.total += row_bytes;
+    bytes.largest = std::max(bytes.largest, row_bytes);
+  }
+  return bytes;
 }
 
 void DecompressRow(std::span<const uint8_t> frame, const DatasetIndex& index, const FieldSpec& spec,
@@ -140,8 +155,19 @@ uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes) {
              : value_bytes + ends;
 }
 
-FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
-                            std::string_view advice) {
+namespace {
+
+// What a column read whole may take: `max_bytes`, refused with `advice` beyond it.
+struct ColumnLimit {
+  uint64_t max_bytes = 0;
+  std::string_view advice;
+};
+
+// Reads every row of field `name` and checks each. With `held`, into `column`, whole, within
+// its limit; without, a block at a time into `column`, cleared before each: the block is all
+// that is held.
+void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const ColumnLimit* held,
+                     FieldColumn& column) {
   const FieldSpec* found = FindField(index, name);
   if (found == nullptr) {
     throw MakeError(ErrorCode::kNotFound, "no field {} in {}; {}", name, index.path,
@@ -157,8 +183,11 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
     value_bytes = row_bytes > std::numeric_limits<uint64_t>::max() / std::max<uint64_t>(rows, 1)
                       ? std::numeric_limits<uint64_t>::max()
                       : row_bytes * static_cast<uint64_t>(rows);
-    RequireWithin(FieldColumnBytes(rows, value_bytes), max_bytes,
-                  "(" + std::to_string(rows) + " rows of " + spec.Describe() + ")", where, advice);
+    if (held) {
+      RequireWithin(FieldColumnBytes(rows, value_bytes), held->max_bytes,
+                    "(" + std::to_string(rows) + " rows of " + spec.Describe() + ")", where,
+                    held->advice);
+    }
   }
 
   // Before the file is opened: HDF5 looks filters up when a dataset is opened.
@@ -170,14 +199,19 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   const hdf5::Dataset dataset = hdf5::OpenDataset(file.get(), name, path);
   const ChunkRows& chunks = index.chunk_rows();
   const bool compressed = RowsCompressed(entry, spec, where);
+  uint64_t largest = 0;  // a bytes or text field's longest row, as read or decompressed
   if (StoredKind(spec) != FieldKind::kArray) {
     const hdf5::VariableLengthClaims claims =
         hdf5::ReadVariableLengthClaims(dataset.get(), rows, "field " + name, path);
-    value_bytes = compressed ? DecompressedBytes(index, spec) : claims.total;
-    RequireWithin(FieldColumnBytes(rows, value_bytes), max_bytes,
-                  "(" + std::to_string(rows) + (compressed ? " masks of " : " rows claiming ") +
-                      ToString(ByteSize(std::min(value_bytes, kLargest))) + ")",
-                  where, advice);
+    const MaskBytes masks = compressed ? DecompressedBytes(index, spec) : MaskBytes{};
+    value_bytes = compressed ? masks.total : claims.total;
+    largest = std::max(claims.largest, masks.largest);
+    if (held) {
+      RequireWithin(FieldColumnBytes(rows, value_bytes), held->max_bytes,
+                    "(" + std::to_string(rows) + (compressed ? " masks of " : " rows claiming ") +
+                        ToString(ByteSize(std::min(value_bytes, kLargest))) + ")",
+                    where, held->advice);
+    }
     if (claims.largest > static_cast<uint64_t>(kMaxFieldRowBytes)) {
       throw MakeError(ErrorCode::kCorrupt,
                       "row {} (chunk {}) of {} claims {} bytes, more than a row may hold ({}): "
@@ -188,23 +222,38 @@ FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, 
   }
   const std::vector<uint64_t> checksums = ReadFieldChecksums(file.get(), spec, rows, path);
 
-  FieldColumn column;
-  column.Reserve(static_cast<size_t>(rows), static_cast<size_t>(value_bytes));
+  if (held) column.Reserve(static_cast<size_t>(rows), static_cast<size_t>(value_bytes));
   FieldColumn frames;  // compressed rows: a block's zstd frames
   const int64_t chunk_rows =
       entry.dataset.storage.chunk.empty() ? 0 : entry.dataset.storage.chunk[0];
-  const int64_t block = BlockRows(spec, chunk_rows);
+  const int64_t block = BlockRows(spec, chunk_rows, largest);
   for (int64_t first = 0; first < rows; first += block) {
     const int64_t count = std::min(block, rows - first);
+    const int64_t kept_from = held ? 0 : first;  // the row column.row(0) is
+    if (!held) column.Clear();
     frames.Clear();
     hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
     for (int64_t row = first; row < first + count; ++row) {
       if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
-      CheckFieldRow(column.row(row), checksums[static_cast<size_t>(row)], spec, row,
+      CheckFieldRow(column.row(row - kept_from), checksums[static_cast<size_t>(row)], spec, row,
                     chunks.chunk_of(row), where);
     }
   }
+}
+
+}  // namespace
+
+FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
+                            std::string_view advice) {
+  const ColumnLimit limit{max_bytes, advice};
+  FieldColumn column;
+  ReadCheckedRows(index, name, &limit, column);
   return column;
+}
+
+void CheckFieldColumn(const DatasetIndex& index, const std::string& name) {
+  FieldColumn block;
+  ReadCheckedRows(index, name, nullptr, block);
 }
 
 }  // namespace h5feed::index

@@ -4,9 +4,10 @@
 // (a small field, read once at open as labels are; a tool that copies or verifies fields).
 //
 // Reads through HDF5 under hdf5::Lock() (HDF5 undoes the field's filter, h5feed's zstd
-// registered in this process), a chunk's worth of rows at a time, so the only memory of the
-// field's size is the column returned. Thread-safe: any thread may call it, the lock
-// serializes the reads.
+// registered in this process), a block of rows at a time (whole chunks of an array; about
+// 4 MiB of a bytes or text field's values, or its longest row), so the only memory of the
+// field's size is the column returned, and CheckFieldColumn holds a block alone.
+// Thread-safe: any thread may call them, the lock serializes the reads.
 
 #include <cstdint>
 #include <span>
@@ -43,5 +44,11 @@ void CheckFieldRow(std::span<const uint8_t> value, uint64_t stored, const FieldS
 //    file was opened; kIo when reading fails.
 FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
                             std::string_view advice = "read it in parts, or allow more");
+
+// Every row of field `name` read and checked as ReadFieldColumn does, a block at a time, none
+// kept: for a caller that checks a field (h5feed verify) rather than uses it, in memory
+// bounded by a block whatever the field's size. Throws what ReadFieldColumn throws, save the
+// refusals of a column too large (nothing is held).
+void CheckFieldColumn(const DatasetIndex& index, const std::string& name);
 
 }  // namespace h5feed::index

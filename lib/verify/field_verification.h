@@ -13,9 +13,9 @@
 
 namespace h5feed::verify {
 
-// Checks every field of `index`: a damaged one adds a problem naming the field and its first
-// bad row and chunk; one too large to hold here (a quarter of physical memory) is listed as
-// not checked.
+// Checks every field of `index`, a block of rows at a time (index::CheckFieldColumn: the
+// memory of a block, whatever the field's size): a damaged one adds a problem naming the field
+// and its first bad row and chunk.
 void CheckFields(const index::DatasetIndex& index, VerificationReport& report);
 
 }  // namespace h5feed::verify

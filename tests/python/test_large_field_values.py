@@ -51,6 +51,39 @@ def small(tmp_path_factory):
     return write_values(tmp_path_factory.mktemp("small") / "small.h5", 40, 64 << 10)
 
 
+# Runs `action` on the file in a fresh interpreter and prints how far its resident memory rose
+# above what it held just before (VmHWM after, VmRSS before).
+CHILD = textwrap.dedent("""
+    import sys, warnings
+    import h5feed
+    SAME_SIZE = h5feed.Augment(resize=8, center_crop=8)
+
+    def status(key):
+        with open("/proc/self/status") as f:
+            return int([line for line in f if line.startswith(key)][0].split()[1]) * 1024
+
+    path, action = sys.argv[1], sys.argv[2]
+    before = status("VmRSS")
+    if action == "verify":
+        report = h5feed.verify(path, threads=2)
+        assert report["ok"], report
+    else:  # a small cache, so that what reading the field holds is not hidden under it
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            h5feed.Loader(path, 8, fields=["value"] if action == "loader" else [],
+                          held_field_bytes=1 << 20, cache_bytes=16 << 20, slots=2,
+                          augment=SAME_SIZE)
+    print(status("VmHWM") - before)
+""")
+
+
+def rise_in_memory(path, action):
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), action], capture_output=True,
+                          text=True, timeout=120, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])
+
+
 def heap_object_bytes(length):
     """A global heap object: 8 bytes of index, count and reserved, 8 of size, the value padded
     to 8 bytes (the HDF5 file format specification, "Global Heap")."""
@@ -80,3 +113,17 @@ def test_inspect_counts_the_values_in_the_global_heap_not_only_their_descriptors
                      r"HDF5's global heap, unfiltered\)\n", text), text
     assert re.search(r"\n  value vlen \(40,\) chunks \(40,\), 640 B stored \+ 2\.[56] MiB of "
                      r"values in HDF5's global heap\n", text), text
+
+
+def test_verify_checks_a_large_bytes_field_in_the_memory_of_a_block(large):
+    # 300 MiB of values: read whole, and copied out of HDF5's buffers, they raised the peak by
+    # 600 MB; a block at a time, by what the images' check and a few blocks take.
+    rise = rise_in_memory(large, "verify")
+    assert rise < 120 * MiB, f"verify's peak rose by {rise // MiB} MiB"
+
+
+def test_a_loader_holds_a_large_bytes_field_once_not_twice_while_reading_it(large):
+    # The column is 300 MiB; read in one block, HDF5's copy of every value stood beside it
+    # (the field raised the peak by 614 MiB).
+    rise = rise_in_memory(large, "loader") - rise_in_memory(large, "loader without fields")
+    assert rise < 300 * MiB + 60 * MiB, f"the field raised the loader's peak by {rise // MiB} MiB"

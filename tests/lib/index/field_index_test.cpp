@@ -112,6 +112,7 @@ TEST_CASE("every row of every field reads back as written, each checked by its c
       CAPTURE(specs[f].name);
       const FieldColumn column = ReadFieldColumn(index, specs[f].name, kNoLimit);
       CHECK(column == expected[f]);
+      CHECK_NOTHROW(CheckFieldColumn(index, specs[f].name));
     }
   }
 }
@@ -176,11 +177,15 @@ TEST_CASE("a damaged row is named with its field, its row and its image chunk") 
   const Error row = CaughtError([&] { ReadFieldColumn(index, "attrs", kNoLimit); });
   CHECK(row.code() == ErrorCode::kCorrupt);
   CHECK(Contains(row.what(), "row 13 (chunk 1) of field attrs in " + path + ": checksum mismatch"));
+  // Checked a block at a time (verify), the row is named the same.
+  CHECK(std::string(CaughtError([&] { CheckFieldColumn(index, "attrs"); }).what()) == row.what());
 
   Edit("checksum " + path + " caption 17");
   const Error text = CaughtError([&] { ReadFieldColumn(index, "caption", kNoLimit); });
   CHECK(text.code() == ErrorCode::kCorrupt);
   CHECK(Contains(text.what(), "row 17 (chunk 2) of field caption in " + path));
+  CHECK(std::string(CaughtError([&] { CheckFieldColumn(index, "caption"); }).what()) ==
+        text.what());
 }
 
 TEST_CASE("a bytes field claiming 2^40 bytes is refused before anything of its size exists") {
@@ -211,6 +216,13 @@ TEST_CASE("a bytes field claiming 2^40 bytes is refused before anything of its s
   CHECK(row.code() == ErrorCode::kCorrupt);
   CHECK(
       Contains(row.what(), "row 0 (chunk 0) of field blob in " + one + " claims 4294967295 bytes"));
+  CHECK(PeakResidentBytes() < peak_before + (uint64_t{256} << 20));
+
+  // Checked a block at a time nothing is held, so no column is too large; the claims are
+  // still read first, and a row claiming more than a row may hold is still refused unread.
+  const Error checked = CaughtError([&] { CheckFieldColumn(index, "blob"); });
+  CHECK(checked.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(checked.what(), "claims 4294967295 bytes, more than a row may hold"));
   CHECK(PeakResidentBytes() < peak_before + (uint64_t{256} << 20));
 }
 
