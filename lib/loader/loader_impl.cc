@@ -12,6 +12,7 @@
 
 #include "h5feed/error.h"
 #include "loader/gatherer_options.h"
+#include "loader/held_fields_warning.h"
 #include "loader/label_mixing_warning.h"
 #include "loader/loader_file.h"
 #include "loader/warning.h"
@@ -111,6 +112,9 @@ Loader::Impl::Impl(const std::string& path, const LoaderOptions& loader_options,
   if (!source->LoadsInPlace()) cache.Reserve(dataset.chunk_count());
   if (auto warning = loader::CacheTooSmallWarning(options, cache_budget, dataset.chunk_count(),
                                                   dataset.path)) {
+    loader::Warn(options, *warning);
+  }
+  if (auto warning = loader::HeldFieldsWarning(options, *fields, loader::HeldFieldLimit(options))) {
     loader::Warn(options, *warning);
   }
   if (loader::ChecksLabelMixing(options, dataset)) {

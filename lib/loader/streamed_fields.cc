@@ -64,20 +64,19 @@ std::pair<int64_t, int64_t> ChunksHolding(int64_t chunk_rows, int64_t first, int
   return {first / chunk_rows, (first + rows - 1) / chunk_rows + 1};
 }
 
-// LoaderOptions::held_field_bytes, 0 read as its default: a quarter of the machine's memory.
-uint64_t HeldLimit(const LoaderOptions& options) {
+}  // namespace
+
+uint64_t HeldFieldLimit(const LoaderOptions& options) {
   return options.held_field_bytes > 0 ? static_cast<uint64_t>(options.held_field_bytes)
                                       : io::limits::PhysicalMemoryBytes() / 4;
 }
-
-}  // namespace
 
 StreamedFields::StreamedFields(const index::DatasetIndex& dataset, source::ChunkSource& images,
                                const std::vector<FieldSpec>& asked, const LoaderOptions& options)
     : images_(dataset), images_source_(images), verify_(options.verify_checksums) {
   uint64_t held = 0;
   for (const FieldSpec& spec : asked) held += HeldBytes(spec, dataset.samples);
-  const uint64_t limit = HeldLimit(options);
+  const uint64_t limit = HeldFieldLimit(options);
   if (held <= limit) return;
   // The largest first: the fewest fields streamed for the rest to fit.
   std::vector<const FieldSpec*> by_size;

@@ -46,6 +46,9 @@
 
 namespace h5feed::loader {
 
+// LoaderOptions::held_field_bytes, 0 read as its default: a quarter of the machine's memory.
+uint64_t HeldFieldLimit(const LoaderOptions& options);
+
 class StreamedFields final : public source::RunControl, private source::ReadAhead {
  public:
   // Chooses among `asked` (AskedFields) of `dataset`, whose chunks `images` reads (both must

@@ -127,3 +127,20 @@ def test_a_loader_holds_a_large_bytes_field_once_not_twice_while_reading_it(larg
     # (the field raised the peak by 614 MiB).
     rise = rise_in_memory(large, "loader") - rise_in_memory(large, "loader without fields")
     assert rise < 300 * MiB + 60 * MiB, f"the field raised the loader's peak by {rise // MiB} MiB"
+
+
+def test_a_loader_warns_when_held_bytes_fields_exceed_held_field_bytes(small):
+    with pytest.warns(UserWarning) as caught:
+        loader = h5feed.Loader(small, 8, fields=["value"], held_field_bytes=1 << 20,
+                               augment=SAME_SIZE, as_dict=True)
+    messages = [str(w.message) for w in caught]
+    warning = [m for m in messages if "held_field_bytes" in m]
+    assert len(warning) == 1, messages
+    assert re.search(r"the fields held in memory take 2\.[56] MiB, more than held_field_bytes "
+                     r"\(1\.0 MiB\): value \(bytes, 2\.[56] MiB\) is held whole", warning[0])
+    assert "leave it out of fields" in warning[0]
+    assert len(next(iter(loader))["value"]) == 8  # still delivered as asked
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # within the bound: no warning
+        h5feed.Loader(small, 8, fields=["value"], held_field_bytes=64 << 20, augment=SAME_SIZE)
