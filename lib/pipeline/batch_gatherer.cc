@@ -22,7 +22,8 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
       rows_(std::move(rows)),
       row_bytes_(row_bytes),
       labels_(labels),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      verdicts_(rows_.chunks().chunks()) {
   const bool copies_as_stored = rows_.uniform() && rows_.largest().bytes() == row_bytes;
   if (rows_.chunks().chunks() < 1 || row_bytes < 1 ||
       (options_.make_sample == nullptr && !copies_as_stored)) {
@@ -39,21 +40,34 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
   for (const MadeField& field : options_.made_fields) field_row_bytes_.push_back(field.row_bytes);
 }
 
-bool BatchGatherer::IsKnownCorrupt(int64_t chunk) const {
-  std::lock_guard lock(corrupt_mutex_);
-  return corrupt_.count(chunk) != 0;
+void BatchGatherer::CheckWholeChunk(int64_t chunk, std::span<const uint8_t> data) const {
+  const int64_t first_row = rows_.chunks().first_row(chunk);
+  const int64_t end_row = first_row + rows_.chunks().rows_in(chunk);
+  for (int64_t row = first_row; row < end_row; ++row) {
+    const StoredRow at = rows_.at(row);
+    options_.check_row(row, data.subspan(at.offset, at.bytes));
+  }
 }
 
 void BatchGatherer::RecordCorrupt(int64_t chunk, const std::string& what) {
-  {
-    std::lock_guard lock(corrupt_mutex_);
-    // Two steps in flight may both meet the chunk; it is counted and reported once.
-    if (!corrupt_.insert(chunk).second) return;
-  }
+  // Two steps in flight may both meet the chunk; it is counted and reported once.
+  if (!verdicts_.MarkCorrupt(chunk)) return;
   ++corrupt_chunks_;
+  Warn("skipping corrupt chunk " + std::to_string(chunk) + " (" + what +
+       "); its rows are left out of every batch");
+}
+
+void BatchGatherer::RecordUndecodable(int64_t row, const std::string& what) {
+  {
+    std::lock_guard lock(undecodable_mutex_);
+    if (!undecodable_.insert(row).second) return;  // warned when first met
+  }
+  Warn("leaving out row " + std::to_string(row) + ", which does not decode (" + what +
+       "); the other rows of its chunk are delivered");
+}
+
+void BatchGatherer::Warn(const std::string& message) {
   // Without a "h5feed: ": each front end leads a warning with its own prefix.
-  std::string message = "skipping corrupt chunk " + std::to_string(chunk) + " (" + what +
-                        "); its rows are left out of every batch from here on";
   std::lock_guard lock(warn_mutex_);
   if (options_.warn) {
     options_.warn(message);
@@ -82,7 +96,8 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   }
   group_begin.push_back(by_chunk.size());
   const size_t groups = group_begin.size() - 1;
-  std::vector<char> skipped(groups, 0);  // one writer per element
+  // Per position: its row is not delivered (its chunk skipped, or the row does not decode).
+  std::vector<char> left_out(rows.size(), 0);  // one writer per element (one group a position)
   const SlotWrites writes = SlotWritesFor(slot.images.size());
 
   // Row `row`'s value of each asked array field (the `place`-th row of its chunk, read with it
@@ -109,8 +124,14 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
   // task is loading it (returns false then, having done nothing).
   auto gather_group = [&](size_t g, bool wait) {
     const int64_t chunk = by_chunk[group_begin[g]].first;
-    if (options_.skip_corrupt_chunks && IsKnownCorrupt(chunk)) {
-      skipped[g] = 1;
+    const bool skip = options_.skip_corrupt_chunks;
+    auto leave_out_group = [&] {
+      for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
+        left_out[static_cast<size_t>(by_chunk[k].second)] = 1;
+      }
+    };
+    if (skip && verdicts_.corrupt(chunk)) {
+      leave_out_group();
       return true;
     }
     try {
@@ -118,6 +139,14 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
           wait ? cache_.Get(chunk, step) : cache_.GetUnlessLoading(chunk, step);
       if (!ref) return false;
       const std::span<const uint8_t> data = ref->data();
+      // Judged whole before any row of it is copied: no step delivers a row of a chunk another
+      // step is about to find corrupt. Its rows need no second check in this step.
+      bool rows_checked = false;
+      if (skip && options_.check_row && !verdicts_.sound(chunk)) {
+        CheckWholeChunk(chunk, data);
+        verdicts_.MarkSound(chunk);
+        rows_checked = true;
+      }
       const int64_t first_row = rows_.chunks().first_row(chunk);
       for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
         const auto position = static_cast<size_t>(by_chunk[k].second);
@@ -125,19 +154,27 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
         uint8_t* dest = slot.images.data() + position * row_bytes;
         const StoredRow at = rows_.at(row);
         const std::span<const uint8_t> stored = data.subspan(at.offset, at.bytes);
-        // Checked first: the check brings the row into the cache, where the copy finds it.
-        if (options_.check_row) options_.check_row(row, stored);
-        if (options_.make_sample) {
-          options_.make_sample(epoch, row, at, stored, dest);
-        } else {
-          CopyRow(dest, stored.data(), row_bytes, writes);
+        // Checked first: the check brings the row into the cache, where the copy finds it. A
+        // failure here of a chunk judged sound (its file changed under the run) skips it as a
+        // failure of its verdict would.
+        if (options_.check_row && !rows_checked) options_.check_row(row, stored);
+        try {
+          if (options_.make_sample) {
+            options_.make_sample(epoch, row, at, stored, dest);
+          } else {
+            CopyRow(dest, stored.data(), row_bytes, writes);
+          }
+          copy_fields(position, row, static_cast<size_t>(row - first_row), ref->companion());
+        } catch (const Error& error) {
+          if (!skip || error.code() != ErrorCode::kCorrupt) throw;
+          RecordUndecodable(row, error.what());
+          left_out[position] = 1;
         }
-        copy_fields(position, row, static_cast<size_t>(row - first_row), ref->companion());
       }
     } catch (const Error& error) {
-      if (!options_.skip_corrupt_chunks || error.code() != ErrorCode::kCorrupt) throw;
+      if (!skip || error.code() != ErrorCode::kCorrupt) throw;
       RecordCorrupt(chunk, error.what());
-      skipped[g] = 1;  // rows of the group already copied are dropped with the rest
+      leave_out_group();  // rows of the group already copied are dropped with the rest
     }
     return true;
   };
@@ -163,18 +200,10 @@ int64_t BatchGatherer::Gather(std::span<const int64_t> rows, int64_t step,
                       FinishSlotWrites(writes);
                     });
 
-  std::vector<char> dropped;  // per position, only when a chunk was skipped
-  for (size_t g = 0; g < groups; ++g) {
-    if (!skipped[g]) continue;
-    if (dropped.empty()) dropped.assign(rows.size(), 0);
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
-      dropped[static_cast<size_t>(by_chunk[k].second)] = 1;
-    }
-  }
   int64_t kept = 0;
   for (int64_t i = 0; i < count; ++i) {
     const auto from = static_cast<size_t>(i);
-    if (!dropped.empty() && dropped[from]) continue;
+    if (left_out[from]) continue;
     const auto to = static_cast<size_t>(kept++);
     // to <= from: moving rows down in order never overwrites a row still to be moved.
     if (to != from) {

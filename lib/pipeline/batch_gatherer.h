@@ -12,10 +12,16 @@
 //
 // Corrupt chunks: by default a chunk whose read fails with Error(kCorrupt), or one of whose
 // rows fails check_row with it, fails the step (the error names the file, the dataset and the
-// chunk). With skip_corrupt_chunks its rows are dropped from the batch instead (the remaining
-// rows keep their order), the chunk is remembered so later steps skip it without reading it
-// again, and one warning per chunk goes to the warning function (stderr when none). Rows of
-// the chunk delivered before the bad one was met had passed their own check.
+// chunk). With skip_corrupt_chunks the chunk is left out whole instead, and the decision is the
+// chunk's own, made from its bytes before any of its rows is delivered: the first step to
+// gather from it checks every row of it (ChunkVerdicts), so every step that touches it gets the
+// same answer whichever thread reached it first, and batches stay a function of the seed, the
+// epoch, the rank and the world size (a resume delivers what an uninterrupted run does). Its
+// rows are dropped from the batch (the remaining rows keep their order), later steps skip it
+// without reading it again, and one warning per chunk goes to the warning function (stderr
+// when none). A row that passes its check (or has none) but does not decode (the sample maker
+// or a made field throwing kCorrupt) is left out alone, from every step that holds it, warned
+// once: whether it decodes depends on its bytes and its epoch's crop, never on timing.
 //
 // Thread-safety: Gather may run for several steps at once. The warning function is called from
 // worker threads, one call at a time. Borrows the cache and the labels, which must outlive it.
@@ -34,6 +40,7 @@
 #include "cache/chunk_cache.h"
 #include "h5feed/field.h"
 #include "memory/slot_layout.h"
+#include "pipeline/chunk_verdicts.h"
 #include "row_locator.h"
 
 namespace h5feed::pipeline {
@@ -90,16 +97,20 @@ class BatchGatherer {
 
   // Gathers `rows` (dataset rows of epoch `epoch`, at most the slot's capacity) for cache
   // step `step` into slot.images / labels / indices / fields. Returns the rows delivered:
-  // rows.size() minus the rows of skipped corrupt chunks. Throws what the cache throws otherwise.
+  // rows.size() minus the rows left out as corrupt. Throws what the cache throws otherwise.
   int64_t Gather(std::span<const int64_t> rows, int64_t step, const memory::SlotView& slot,
                  int64_t epoch = 0);
 
   uint64_t corrupt_chunks_skipped() const { return corrupt_chunks_.load(); }  // distinct chunks
-  uint64_t samples_skipped() const { return samples_skipped_.load(); }
+  uint64_t samples_skipped() const { return samples_skipped_.load(); }        // rows left out
 
  private:
-  bool IsKnownCorrupt(int64_t chunk) const;
+  // Checks every row of `chunk` (decoded as `data`) with check_row: the verdict of a chunk met
+  // with skip_corrupt_chunks. Throws what check_row throws.
+  void CheckWholeChunk(int64_t chunk, std::span<const uint8_t> data) const;
   void RecordCorrupt(int64_t chunk, const std::string& what);
+  void RecordUndecodable(int64_t row, const std::string& what);
+  void Warn(const std::string& message);
 
   cache::ChunkCache& cache_;
   const RowLocator rows_;
@@ -114,9 +125,10 @@ class BatchGatherer {
   // come with each chunk.
   std::vector<const uint8_t*> column_data_;
 
-  mutable std::mutex corrupt_mutex_;
-  std::unordered_set<int64_t> corrupt_;  // guarded by corrupt_mutex_
-  std::mutex warn_mutex_;                // serialises calls of options_.warn
+  ChunkVerdicts verdicts_;  // used with skip_corrupt_chunks only
+  std::mutex undecodable_mutex_;
+  std::unordered_set<int64_t> undecodable_;  // rows warned of; guarded by undecodable_mutex_
+  std::mutex warn_mutex_;                    // serialises calls of options_.warn
   std::atomic<uint64_t> corrupt_chunks_{0};
   std::atomic<uint64_t> samples_skipped_{0};
 };

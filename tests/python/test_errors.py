@@ -106,3 +106,46 @@ def test_every_error_class_is_an_h5feed_error_with_its_code():
     for code in h5feed.ErrorCode:
         cls = h5feed._errors.error_class(code.value)
         assert issubclass(cls, h5feed.Error) and cls.code is code
+
+
+def test_skipped_corrupt_chunks_leave_the_same_rows_out_in_every_run_and_resume(tmp_path):
+    """A flipped byte inside one row of an uncompressed chunk still reads; only that row fails
+    its checksum. With skip_corrupt_chunks the whole chunk is left out, decided from its bytes
+    before any of its rows is delivered: every run, whichever of the threads' steps reaches the
+    chunk first, and a loader resumed at epoch 1, deliver the same rows in the same batches."""
+    rng = np.random.default_rng(5)
+    np.save(tmp_path / "images.npy", rng.integers(0, 256, (200, 8, 6, 3), dtype=np.uint8))
+    np.save(tmp_path / "labels.npy", rng.integers(0, 5, 200).astype(np.int64))
+    path = tmp_path / "damaged.h5"
+    h5feed.convert_npy(tmp_path / "images.npy", path, labels=tmp_path / "labels.npy", chunk=8,
+                       compression="none")
+    with h5py.File(path, "r") as f:
+        offset = f["images"].id.get_chunk_info(5).byte_offset  # rows 40-47
+    with open(path, "r+b") as f:  # one byte of row 43 (144 bytes a row), still readable
+        f.seek(offset + 3 * 144 + 10)
+        byte = f.read(1)[0]
+        f.seek(offset + 3 * 144 + 10)
+        f.write(bytes([byte ^ 0xFF]))
+
+    def epochs(first_epoch=0):
+        loader = h5feed.Loader(path, 10, sampler="random", seed=7, threads=4, dtype=None,
+                               with_indices=True, skip_corrupt_chunks=True)
+        delivered = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for epoch in range(first_epoch, 2):
+                loader.set_epoch(epoch)
+                delivered.append([indices.tolist() for _, _, indices in loader])
+        assert [str(w.message) for w in caught if "corrupt chunk 5" in str(w.message)]
+        stats = loader.stats()
+        assert stats["corrupt_chunks_skipped"] == 1
+        assert stats["samples_skipped"] == 8 * (2 - first_epoch)
+        return delivered
+
+    first = epochs()
+    for epoch_batches in first:
+        rows = sorted(row for batch in epoch_batches for row in batch)
+        assert rows == [row for row in range(200) if not 40 <= row < 48]
+    for _ in range(19):
+        assert epochs() == first
+    assert epochs(first_epoch=1) == first[1:]

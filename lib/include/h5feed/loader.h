@@ -197,8 +197,8 @@ struct LoaderStats {
   uint64_t bytes_read = 0;  // from the file
   uint64_t bytes_decoded = 0;
   uint64_t corrupt_chunks_skipped = 0;  // distinct chunks, with skip_corrupt_chunks
-  uint64_t samples_skipped = 0;         // rows left out of batches for those chunks
-  double wait_seconds = 0;              // time Next() spent waiting for a batch
+  uint64_t samples_skipped = 0;  // rows left out of batches: those chunks', rows not decoding
+  double wait_seconds = 0;       // time Next() spent waiting for a batch
   // Host memory of the batch slots (LoaderOptions::slots of them: the gathered images and, on
   // the CPU path, every view's normalized images), held beside the cache for the loader's life.
   uint64_t slot_bytes = 0;

@@ -146,7 +146,11 @@ struct LoaderOptions {
   // batch when the file stores per-image checksums (/row_checksums), else each chunk as it is
   // loaded.
   bool verify_checksums = true;
-  bool skip_corrupt_chunks = false;  // skip a corrupt chunk's samples with a warning, counted
+  // Leave a corrupt chunk's samples out of batches with a warning, counted, instead of failing:
+  // a chunk with any image failing its checksum is left out whole, decided from its bytes
+  // before any of them is delivered, so batches do not depend on thread timing
+  // (docs/reliability.md, "With skip_corrupt_chunks").
+  bool skip_corrupt_chunks = false;
   // Where warnings go: one per skipped chunk (from a worker thread), one when Open had to
   // open the file without its lock (from Open's thread). One call at a time; it must not call
   // back into the Loader. Empty: printed to stderr.

@@ -101,9 +101,10 @@ inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, boo
 }
 
 inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool own_size,
-                                  FieldType mask_type = FieldType::kUint16) {
+                                  FieldType mask_type = FieldType::kUint16,
+                                  const std::string& compression = "zstd") {
   WriterOptions options;
-  options.compression = Compression::Parse("zstd");
+  options.compression = Compression::Parse(compression);
   options.overwrite = true;
   options.fields = GeometryFieldSpecs(own_size, mask_type);
   if (own_size) {

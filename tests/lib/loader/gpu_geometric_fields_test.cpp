@@ -275,38 +275,48 @@ TEST_CASE(
 
 TEST_CASE(
     "the rows a skipped damaged chunk leaves out take their masks and boxes along on the GPU") {
-  TempFolder folder;
-  const std::string path = folder / "damaged.h5";
-  testing::WriteGeometryTestFile(path, 2 * kSamples + 3, false);  // chunks of 8 rows
-  // The start of chunk 1's zstd frame: the chunk fails to decompress, so each run leaves out
-  // all of its rows. (Damage that decompresses is found row by row as rows are gathered, and
-  // rows gathered before it is found are delivered: which ones varies from run to run.)
-  std::string program = "import h5py\n";
-  program += "with h5py.File('" + path + "', 'r') as f:\n";
-  program += "    info = f['images'].id.get_chunk_info(1)\n";
-  program += "with open('" + path + "', 'r+b') as out:\n";
-  program += "    out.seek(info.byte_offset)\n";
-  program += "    out.write(bytes(range(100, 116)))\n";
-  testing::RunPython(path + ".corrupt", program);
-  cuda::testing::OwnedStream trainer;
-  LoaderOptions options = Options(trainer);
-  options.skip_corrupt_chunks = true;  // short batches, each echo copy permuted on the device
-  options.output.cuda_device = -1;
-  const std::vector<Delivered> cpu = Run(path, options, {0, 0});
-  options.output.cuda_device = 0;
-  const std::vector<Delivered> gpu = Run(path, options, {0, 0});
-  REQUIRE(gpu.size() == cpu.size());
-  int64_t rows = 0;
-  for (size_t b = 0; b < gpu.size(); ++b) {
-    CAPTURE(b);
-    CHECK(gpu[b] == cpu[b]);
-    for (const int64_t row : cpu[b].indices) rows += row >= 8 && row < 16 ? 0 : 1;
+  // Two damages to chunk 1 (rows 8-15): the start of its zstd frame, so that it fails to
+  // decompress, and one byte of row 11 in an uncompressed file, which reads and fails only that
+  // row's checksum. Either way the whole chunk is left out of every batch, decided before any
+  // of its rows is delivered, so the GPU stage's run and the CPU's deliver the same rows.
+  struct Damage {
+    std::string compression;
+    int64_t at;  // bytes into chunk 1
+  };
+  const int64_t row_bytes = testing::kGeometryShape.bytes();
+  for (const Damage& damage : {Damage{"zstd", 0}, Damage{"none", 3 * row_bytes + row_bytes / 2}}) {
+    CAPTURE(damage.compression);
+    TempFolder folder;
+    const std::string path = folder / "damaged.h5";
+    testing::WriteGeometryTestFile(path, 2 * kSamples + 3, false, FieldType::kUint16,
+                                   damage.compression);  // chunks of 8 rows
+    std::string program = "import h5py\n";
+    program += "with h5py.File('" + path + "', 'r') as f:\n";
+    program += "    info = f['images'].id.get_chunk_info(1)\n";
+    program += "with open('" + path + "', 'r+b') as out:\n";
+    program += "    out.seek(info.byte_offset + " + std::to_string(damage.at) + ")\n";
+    program += "    out.write(bytes(range(100, 116)))\n";
+    testing::RunPython(path + ".corrupt", program);
+    cuda::testing::OwnedStream trainer;
+    LoaderOptions options = Options(trainer);
+    options.skip_corrupt_chunks = true;  // short batches, each echo copy permuted on the device
+    options.output.cuda_device = -1;
+    const std::vector<Delivered> cpu = Run(path, options, {0, 0});
+    options.output.cuda_device = 0;
+    const std::vector<Delivered> gpu = Run(path, options, {0, 0});
+    REQUIRE(gpu.size() == cpu.size());
+    int64_t rows = 0;
+    for (size_t b = 0; b < gpu.size(); ++b) {
+      CAPTURE(b);
+      CHECK(gpu[b] == cpu[b]);
+      for (const int64_t row : cpu[b].indices) rows += row >= 8 && row < 16 ? 0 : 1;
+    }
+    // Every row outside chunk 1 in every epoch and echo copy, and none of chunk 1's.
+    int64_t delivered = 0;
+    for (const Delivered& d : cpu) delivered += static_cast<int64_t>(d.indices.size());
+    CHECK(rows == kEpochs * 2 * (2 * kSamples + 3 - 8));
+    CHECK(delivered == rows);
   }
-  // Every row outside chunk 1 in every epoch and echo copy, and none of chunk 1's.
-  int64_t delivered = 0;
-  for (const Delivered& d : cpu) delivered += static_cast<int64_t>(d.indices.size());
-  CHECK(rows == kEpochs * 2 * (2 * kSamples + 3 - 8));
-  CHECK(delivered == rows);
 }
 
 }  // namespace

@@ -249,6 +249,77 @@ TEST_CASE("every row is checked with its bytes before it is copied; a failing ro
   CHECK(skipping.samples_skipped() == 4);
 }
 
+TEST_CASE("with skip_corrupt_chunks a chunk is judged whole before any of its rows is delivered") {
+  // Row 13 is damaged; rows 12, 14 and 15 of its chunk pass their own checks. Whichever step
+  // meets the chunk first, no step delivers any of them: the answer is the chunk's, not the
+  // order the steps' threads reached it in.
+  SyntheticDataset data(40, 4, {2, 2, 1});
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  std::atomic<int> checks{0};
+  auto check_row = [&](int64_t row, std::span<const uint8_t>) {
+    ++checks;
+    if (row == 13) throw Error(ErrorCode::kCorrupt, "row 13: checksum mismatch");
+  };
+  std::vector<std::string> warnings;
+  BatchGatherer gatherer(
+      cache, RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
+      data.shape().bytes(), data.labels(),
+      Gathering(
+          true, [&](const std::string& m) { warnings.push_back(m); }, check_row));
+  TestSlot slot(4, data.shape());
+  const std::vector<int64_t> first = {12, 1, 15};  // chunk 3, without its damaged row
+  REQUIRE(gatherer.Gather(first, 0, slot.view) == 1);
+  CHECK(slot.view.indices[0] == 1);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("chunk 3") != std::string::npos);
+  CHECK(warnings[0].find("row 13") != std::string::npos);
+  CHECK(gatherer.corrupt_chunks_skipped() == 1);
+  CHECK(gatherer.samples_skipped() == 2);
+
+  // A sound chunk is checked whole once; later steps check only the rows they copy.
+  const std::vector<int64_t> sound = {4, 5};
+  checks = 0;
+  CHECK(gatherer.Gather(sound, 1, slot.view) == 2);
+  CHECK(checks == 4);
+  checks = 0;
+  CHECK(gatherer.Gather(sound, 2, slot.view) == 2);
+  CHECK(checks == 2);
+}
+
+TEST_CASE("with skip_corrupt_chunks a row that does not decode is left out alone, every time") {
+  SyntheticDataset data(40, 4, {2, 2, 1});
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  std::vector<std::string> warnings;
+  BatchGatherer::Options options =
+      Gathering(true, [&](const std::string& m) { warnings.push_back(m); });
+  const auto bytes = static_cast<size_t>(data.shape().bytes());
+  options.make_sample = [&](int64_t, int64_t row, const StoredRow&, std::span<const uint8_t> stored,
+                            uint8_t* dest) {
+    if (row == 13) throw Error(ErrorCode::kCorrupt, "JPEG: premature end of data");
+    std::copy(stored.begin(), stored.end(), dest);
+  };
+  BatchGatherer gatherer(cache,
+                         RowLocator(static_cast<int64_t>(data.labels().size()), 4, data.shape()),
+                         data.shape().bytes(), data.labels(), std::move(options));
+  TestSlot slot(4, data.shape());
+  const std::vector<int64_t> rows = {12, 13, 1, 14};
+  for (int64_t step = 0; step < 2; ++step) {
+    REQUIRE(gatherer.Gather(rows, step, slot.view) == 3);
+    const std::vector<int64_t> expected = {12, 1, 14};
+    for (size_t i = 0; i < expected.size(); ++i) {
+      CHECK(slot.view.indices[i] == expected[i]);
+      CHECK(data.Holds(slot.view.images.subspan(i * bytes, bytes), expected[i]));
+    }
+  }
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("row 13") != std::string::npos);
+  CHECK(warnings[0].find("premature end") != std::string::npos);
+  CHECK(gatherer.corrupt_chunks_skipped() == 0);
+  CHECK(gatherer.samples_skipped() == 2);
+}
+
 TEST_CASE("errors other than corruption are never skipped") {
   SyntheticDataset data(16, 4, {2, 2, 1});
   cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
