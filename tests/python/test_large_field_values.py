@@ -115,6 +115,7 @@ def test_inspect_counts_the_values_in_the_global_heap_not_only_their_descriptors
                      r"values in HDF5's global heap\n", text), text
 
 
+@pytest.mark.measures_memory
 def test_verify_checks_a_large_bytes_field_in_the_memory_of_a_block(large):
     # 300 MiB of values: read whole, and copied out of HDF5's buffers, they raised the peak by
     # 600 MB; a block at a time, by what the images' check and a few blocks take.
@@ -122,6 +123,7 @@ def test_verify_checks_a_large_bytes_field_in_the_memory_of_a_block(large):
     assert rise < 120 * MiB, f"verify's peak rose by {rise // MiB} MiB"
 
 
+@pytest.mark.measures_memory
 def test_a_loader_holds_a_large_bytes_field_once_not_twice_while_reading_it(large):
     # The column is 300 MiB; read in one block, HDF5's copy of every value stood beside it
     # (the field raised the peak by 614 MiB).
