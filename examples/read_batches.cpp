@@ -3,9 +3,12 @@
 //
 //   examples/read_batches FILE.h5 [BATCH_SIZE]
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
+#include <string_view>
+#include <system_error>
 
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
@@ -27,9 +30,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s FILE.h5 [BATCH_SIZE]\n", argv[0]);
     return 2;
   }
+  int64_t batch_size = 64;
+  if (argc > 2) {
+    const std::string_view given = argv[2];
+    const auto [end, error] =
+        std::from_chars(given.data(), given.data() + given.size(), batch_size);
+    if (error != std::errc() || end != given.data() + given.size() || batch_size < 1) {
+      std::fprintf(stderr,
+                   "%s: BATCH_SIZE must be a whole number of images, at least 1, not '%s'\n",
+                   argv[0], argv[2]);
+      return 2;
+    }
+  }
   try {
     h5feed::LoaderOptions options;
-    options.batch_size = argc > 2 ? std::atoll(argv[2]) : 64;
+    options.batch_size = batch_size;
     options.sampler = h5feed::SamplerOptions::Parse("chunks:8");
     options.normalize = true;  // float32 NCHW, ImageNet mean and std
     options.seed = 7;

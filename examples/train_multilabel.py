@@ -111,15 +111,23 @@ def evaluate(model: nn.Module, loader: h5feed.Loader,
     return right_classes / total, right_attributes / (total * len(ATTRIBUTES))
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (an epoch count, a batch size)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/h5feed-train-multilabel"),
                         help="the written files go here")
     parser.add_argument("--images", type=int, default=4000, help="training images")
-    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--epochs", type=at_least_one, default=2)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--batch-size", type=at_least_one, default=64)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--workers", type=int, default=2, help="h5feed.write's processes")
     parser.add_argument("--threads", type=int, default=None, help="native threads (all cores)")

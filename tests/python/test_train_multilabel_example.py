@@ -26,3 +26,11 @@ def test_the_example_writes_a_dataset_and_trains_on_its_attributes(tmp_path):
     assert last < first / 3
     assert classes > 0.6  # 3 classes: chance is a third
     assert attributes > 0.85  # each attribute present half the time: chance is a half
+
+
+def test_the_example_refuses_no_epochs_before_writing_anything(tmp_path):
+    # --epochs 0 wrote the data set, trained nothing and failed formatting its summary (None).
+    result = run_python([EXAMPLE, "--epochs", "0", "--workdir", tmp_path], timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--epochs: must be at least 1, not 0" in result.stderr
+    assert not list(tmp_path.iterdir())
