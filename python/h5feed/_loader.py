@@ -3,6 +3,7 @@ in place of DataLoader(H5Dataset(...), num_workers=..., pin_memory=True)."""
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import operator
 import os
@@ -459,24 +460,18 @@ def _each_view(value, convert):
     return tuple(convert(v) for v in value) if isinstance(value, tuple) else convert(value)
 
 
-_MASK_LARGEST = {"uint8": 0xFF, "uint16": 0xFFFF}  # a mask field's stored type's largest value
-
-
 def _check_mask_fits(masks, spec: tuple, dtype: torch.dtype, stream) -> None:
     """Refuses a batch whose mask values mask_dtype cannot hold: converted, they would wrap
     (class 300 as uint8 is class 44, VOC's ignore label 255 as int8 is -1) and train on wrong
     targets without a sign. Only a mask_dtype narrower than the stored (unsigned) type is
     checked, with one max per view (on the loader's stream for a device batch)."""
     largest_held = torch.iinfo(dtype).max
-    if largest_held >= _MASK_LARGEST.get(spec[2], 0):
+    if largest_held >= _UNSIGNED_LARGEST.get(spec[2], 0):
         return
     for mask in masks if isinstance(masks, tuple) else (masks,):
         if mask.numel() == 0:
             continue
-        if mask.is_cuda:
-            with torch.cuda.stream(stream):
-                largest = int(mask.max())
-        else:
+        with _on_loader_stream(mask, stream):
             largest = int(mask.max())
         if largest > largest_held:
             raise InvalidArgumentError(
@@ -489,10 +484,14 @@ def _check_mask_fits(masks, spec: tuple, dtype: torch.dtype, stream) -> None:
 def _converted(tensor: torch.Tensor, dtype: torch.dtype, stream) -> torch.Tensor:
     """`tensor` as `dtype`; a device tensor converted on the loader's stream, where its batch
     is ready (as _widened widens there)."""
-    if not tensor.is_cuda:
+    with _on_loader_stream(tensor, stream):
         return tensor.to(dtype)
-    with torch.cuda.stream(stream):
-        return tensor.to(dtype)
+
+
+def _on_loader_stream(tensor: torch.Tensor, stream):
+    """Where work on a batch's tensor runs: a device tensor's on the loader's stream, where its
+    batch is ready; a host tensor's anywhere."""
+    return torch.cuda.stream(stream) if tensor.is_cuda else contextlib.nullcontext()
 
 
 def _field_value(spec: tuple, value, stream=None):
@@ -516,7 +515,9 @@ def _per_view(value, dtype=None, stream=None):
     return _widened(from_dlpack(value), dtype, stream)
 
 
-_UNSIGNED_MASKS = {"uint16": 0xFFFF, "uint32": 0xFFFFFFFF}
+# A stored unsigned type's largest value: the bits a widened field keeps, and what a narrower
+# mask_dtype must hold (_check_mask_fits).
+_UNSIGNED_LARGEST = {"uint8": 0xFF, "uint16": 0xFFFF, "uint32": 0xFFFFFFFF}
 
 
 def _widened(tensor: torch.Tensor, dtype, stream) -> torch.Tensor:
@@ -524,10 +525,10 @@ def _widened(tensor: torch.Tensor, dtype, stream) -> torch.Tensor:
     same bits (host ones arrive widened): widened to int64 on the loader's stream, where the
     batch is ready (as _copied_on copies the labels). The view of the loader's buffer is
     dropped after the widening is enqueued there, so its release comes after it."""
-    if not tensor.is_cuda or dtype not in _UNSIGNED_MASKS:
+    if not tensor.is_cuda or dtype not in ("uint16", "uint32"):
         return tensor
     with torch.cuda.stream(stream):
-        return tensor.to(torch.int64) & _UNSIGNED_MASKS[dtype]
+        return tensor.to(torch.int64) & _UNSIGNED_LARGEST[dtype]
 
 
 def _copied_on(stream: torch.cuda.Stream, labels: torch.Tensor) -> torch.Tensor:
