@@ -19,7 +19,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev   # command line, --json output
   libfmt-dev                        # messages and byte sizes (lib/make_error.h, byte_size.h)
   libcurl4-openssl-dev              # remote files: http(s):// and s3:// (SigV4), lib/remote
-  nginx-light curl                  # remote-reading tests (a web server on the loopback) and bench
+  nginx-light curl openssl          # remote-reading tests (a web server on the loopback, https:// with a certificate openssl makes) and bench
   python3-h5py python3-numpy python3-pil python3-pytest  # interoperability tests, reference converter
   python3-xxhash                    # an independent XXH3 checks the stored checksums
   python3-zstandard                 # h5py tests decompress own-size masks (docs/format.md)

@@ -46,6 +46,7 @@ struct HttpClient::Impl {
         display(std::move(display_in)),
         options(options_in),
         auth(std::move(auth_in)),
+        trust(TlsTrustFromEnvironment()),
         observer(std::move(observer_in)) {
     InitCurlOnce();
     multi = curl_multi_init();
@@ -192,7 +193,7 @@ struct HttpClient::Impl {
         return;
       }
     }
-    if (!transfer->PrepareAttempt(url, options, auth)) {
+    if (!transfer->PrepareAttempt(url, options, auth, trust)) {
       transfer->Complete(std::nullopt, Error(ErrorCode::kInternal, "curl_easy_init failed"));
       return;
     }
@@ -260,6 +261,7 @@ struct HttpClient::Impl {
   const std::string display;
   const RemoteOptions options;
   const RequestAuth auth;
+  const TlsTrust trust;
   const Observer observer;
   CURLM* multi = nullptr;
 

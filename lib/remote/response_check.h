@@ -47,6 +47,8 @@ struct Response {
   uint64_t body_bytes = 0;     // bytes of a 200/206 body delivered
   bool body_overflow = false;  // a 200/206 body longer than the range asked for (aborted)
   std::string error_body;      // the start of a 4xx/5xx body (S3 explains itself there)
+  std::string trusted;         // the CA certificates TLS checked the server's against
+                               // (tls_trust.h's DescribeTrust), for a refused certificate
 };
 
 // The bytes asked for: [offset, offset + length). When the object is not yet pinned (its

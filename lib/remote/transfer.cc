@@ -82,10 +82,11 @@ Transfer::Transfer(RangeAsked range, std::span<uint8_t> into, const ObjectVersio
 Transfer::~Transfer() { ReleaseAttempt(nullptr); }
 
 bool Transfer::PrepareAttempt(const std::string& url, const RemoteOptions& options,
-                              const RequestAuth& auth) {
+                              const RequestAuth& auth, const TlsTrust& trust) {
   ++attempts;
   last_progress = Clock::now();
   response = Response{};
+  response.trusted = DescribeTrust(trust);
   error_buffer[0] = '\0';
   easy = curl_easy_init();
   if (easy == nullptr) return false;
@@ -122,6 +123,8 @@ bool Transfer::PrepareAttempt(const std::string& url, const RemoteOptions& optio
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
   curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, "h5feed");
+  if (!trust.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, trust.ca_file.c_str());
+  if (!trust.ca_dir.empty()) curl_easy_setopt(easy, CURLOPT_CAPATH, trust.ca_dir.c_str());
   if (!auth.aws_sigv4.empty()) {
     curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, auth.aws_sigv4.c_str());
     curl_easy_setopt(easy, CURLOPT_USERPWD, auth.user_password.c_str());

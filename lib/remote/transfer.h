@@ -21,6 +21,7 @@
 #include "h5feed/remote_options.h"
 #include "remote/http_client.h"
 #include "remote/response_check.h"
+#include "remote/tls_trust.h"
 
 namespace h5feed::remote {
 
@@ -35,8 +36,8 @@ class Transfer {
 
   // Sets up the next attempt: a new easy handle in `easy` (the previous one released), ready
   // for curl_multi_add_handle. False when libcurl cannot make one.
-  bool PrepareAttempt(const std::string& url, const RemoteOptions& options,
-                      const RequestAuth& auth);
+  bool PrepareAttempt(const std::string& url, const RemoteOptions& options, const RequestAuth& auth,
+                      const TlsTrust& trust);
   // Removes the attempt's handle from `multi` and frees it (nothing when there is none).
   void ReleaseAttempt(CURLM* multi);
 

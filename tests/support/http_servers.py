@@ -4,7 +4,8 @@ If-Match, as a CDN or an object store's HTTPS endpoint would; and a proxy in fro
 makes the link slow and unreliable (fault_proxy.py: round-trip time, a bandwidth cap, resets,
 5xx, truncated, stalled and corrupted bodies).
 
-From Python: `with Nginx(root) as server: server.url("train.h5")`, and
+From Python: `with Nginx(root) as server: server.url("train.h5")` (`Nginx(root, tls=
+self_signed_certificate(folder))` serves https:// with a certificate no system trusts), and
 `with Nginx(root) as server, FaultProxy(server.port, rtt_ms=20) as proxy: proxy.url(...)`.
 From a C++ test (or a shell): `python3 http_servers.py nginx ROOT` or
 `python3 http_servers.py proxy ROOT [--rtt-ms MS] [--mbps MB/s]` prints "port N log ACCESS_LOG"
@@ -39,7 +40,7 @@ http {{
   fastcgi_temp_path {state}/tmp; uwsgi_temp_path {state}/tmp; scgi_temp_path {state}/tmp;
   keepalive_requests 100000;
   server {{
-    listen 127.0.0.1:{port};
+    listen 127.0.0.1:{port}{tls};
     root {root};
   }}
 }}
@@ -65,11 +66,25 @@ def wait_for_port(port, process, timeout=10.0):
     return False
 
 
-class Nginx:
-    """nginx serving `root` on a free loopback port until stopped (a context manager)."""
+def self_signed_certificate(folder):
+    """(certificate, key): a certificate for 127.0.0.1 that signs itself, made by the openssl
+    program in `folder`, as a private CA's server would present one: TLS refuses it unless
+    the client is told to trust it (SSL_CERT_FILE=certificate)."""
+    certificate = os.path.join(str(folder), "server.crt")
+    key = os.path.join(str(folder), "server.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", certificate], check=True, capture_output=True)
+    return certificate, key
 
-    def __init__(self, root):
+
+class Nginx:
+    """nginx serving `root` on a free loopback port until stopped (a context manager); with
+    `tls=(certificate, key)`, over https:// with that certificate."""
+
+    def __init__(self, root, tls=None):
         self.root = os.path.abspath(str(root))
+        self.tls = tls
         self.state = tempfile.mkdtemp(prefix="h5feed-nginx-")
         os.makedirs(os.path.join(self.state, "tmp"))
         self.process = None
@@ -86,8 +101,10 @@ class Nginx:
             user = "user root;" if os.geteuid() == 0 else ""
             path = os.path.join(self.state, "nginx.conf")
             with open(path, "w") as config:
+                tls = "" if self.tls is None else (
+                    " ssl; ssl_certificate {}; ssl_certificate_key {}".format(*self.tls))
                 config.write(CONFIG.format(state=self.state, user=user, port=self.port,
-                                           root=self.root))
+                                           root=self.root, tls=tls))
             self.process = subprocess.Popen([NGINX, "-c", path, "-e", os.path.join(
                 self.state, "error.log")], stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -108,7 +125,8 @@ class Nginx:
         return os.path.join(self.state, "access.log")
 
     def url(self, name):
-        return f"http://127.0.0.1:{self.port}/{name}"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://127.0.0.1:{self.port}/{name}"
 
     def requests(self):
         """The requests served so far, one "METHOD URI RANGE STATUS BYTES CONNECTION" line

@@ -110,6 +110,24 @@ TEST_CASE("404 and 403 fail at once, naming the URL as shown and what the server
   CHECK(std::string(refused.error->what()).find("denied") != std::string::npos);
 }
 
+TEST_CASE("a refused TLS certificate fails at once, naming what it was checked against") {
+  for (int code : {CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE}) {
+    Response refused;
+    refused.curl_code = code;
+    refused.curl_error = "SSL certificate problem: unable to get local issuer certificate";
+    refused.trusted = "the CA certificates of SSL_CERT_FILE (/etc/ca.pem)";
+    const Judgement judgement = Judge(refused, {0, 100}, nullptr, kShown);
+    REQUIRE(judgement.verdict == Verdict::kFail);
+    CHECK(judgement.error->code() == ErrorCode::kIo);
+    const std::string text = judgement.error->what();
+    CHECK(text.find("the TLS certificate of " + kShown + " was refused: SSL certificate problem") !=
+          std::string::npos);
+    CHECK(text.find("(checked against the CA certificates of SSL_CERT_FILE (/etc/ca.pem))") !=
+          std::string::npos);
+    CHECK(text.find("update-ca-certificates") != std::string::npos);
+  }
+}
+
 TEST_CASE("a response of another version fails as a changed object, never retried") {
   const ObjectVersion pinned = Version(1000, "\"v1\"");
   const auto changed = [&](const Response& response) {
