@@ -135,6 +135,15 @@ converters::NpyFieldFile NpyFieldOf(const std::string& text) {
   return {name_only.name, text.substr(equals + 1)};
 }
 
+// npy's usage line shows its paths as their name says they are given, IMAGES.npy [LABELS.npy]
+// OUT: CLI11 would add "(2x)", the fewest it takes, as if OUT came twice.
+class PathsAsNamedUsage : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* option) const override {
+    return option->get_name();
+  }
+};
+
 void AddNpy(CLI::App& convert, Runner& run) {
   auto flags = std::make_shared<ConversionFlags>();
   auto paths = std::make_shared<std::vector<std::string>>();
@@ -145,7 +154,9 @@ void AddNpy(CLI::App& convert, Runner& run) {
   command
       ->add_option("IMAGES.npy [LABELS.npy] OUT", *paths, "The arrays, then the HDF5 file to write")
       ->required()
-      ->expected(2, 3);
+      ->expected(2, 3)
+      ->option_text("TEXT x 2 or 3 REQUIRED");
+  command->formatter(std::make_shared<PathsAsNamedUsage>());
   auto fields = std::make_shared<std::vector<std::string>>();
   command
       ->add_option("--field", *fields,

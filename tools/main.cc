@@ -2,10 +2,30 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+#include <string_view>
+
 #include "command_error.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "subcommand_choice.h"
+
+namespace {
+
+// Whether the command line asks for help (-h or --help among its words): CLI11 checks the
+// values it has read (an input that does not exist, too few positionals) before it looks for
+// --help, so `h5feed bench train.h5 --help` with a mistyped path printed that error, not the
+// options the user asked for.
+bool AsksForHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    if (word == "-h" || word == "--help") return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -30,6 +50,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // Success: --help or --version, answered by exit() below.
+    if (dynamic_cast<const CLI::Success*>(&e) == nullptr && AsksForHelp(argc, argv)) {
+      std::cout << app.help();  // the help of the command chosen, as --help alone prints it
+      return h5feed::cli::kExitOk;
+    }
     int code = app.exit(e);  // prints --help, --version, or the usage error
     return code == 0 ? h5feed::cli::kExitOk : h5feed::cli::kExitUsage;
   }

@@ -337,6 +337,31 @@ def test_merge_names_the_missing_part_and_its_usage_reads_part_out(tmp_path):
     assert "Usage: h5feed merge [OPTIONS] PART... OUT\n" in usage
 
 
+@pytest.mark.parametrize("args, usage", [
+    (("bench", "{missing}", "--help"), "Usage: h5feed bench [OPTIONS] [FILE]"),
+    (("bench", "sweep", "{missing}", "--out", "{out}", "--help"),
+     "Usage: h5feed bench sweep [OPTIONS] FILE"),
+    (("convert", "imagefolder", "{missing}", "{out}", "-h"),
+     "Usage: h5feed convert imagefolder [OPTIONS] SRC_DIR OUT"),
+    (("convert", "npy", "{missing}", "--help"), "Usage: h5feed convert npy [OPTIONS]"),
+    (("verify", "--threads", "-1", "{missing}", "--help"), "Usage: h5feed verify [OPTIONS] FILE"),
+])
+def test_help_at_the_end_of_a_wrong_command_line_prints_the_help(tmp_path, args, usage):
+    # `--help` added to a command line that failed is how people look up the options; CLI11
+    # checked the values it had read first and printed their error (exit 2) instead.
+    missing, out = tmp_path / "missing", tmp_path / "out.h5"
+    result = run_h5feed(*[a.format(missing=missing, out=out) for a in args], check=0)
+    assert usage in result.stdout, result.stdout
+    assert result.stderr == ""
+
+
+def test_the_usage_of_convert_npy_names_its_paths_as_they_are_given():
+    help_text = run_h5feed("convert", "npy", "--help", check=0).stdout
+    assert "Usage: h5feed convert npy [OPTIONS] IMAGES.npy [LABELS.npy] OUT\n" in help_text
+    assert "IMAGES.npy [LABELS.npy] OUT TEXT x 2 or 3 REQUIRED" in help_text
+    assert "(2x)" not in help_text
+
+
 @pytest.mark.parametrize("args", [
     ("convert", "imagefolder", "{missing}", "{out}"),
     ("convert", "cifar", "{missing}", "{out}"),
