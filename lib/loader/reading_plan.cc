@@ -23,6 +23,28 @@ transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& 
                                      opened);
 }
 
+namespace {
+
+// "; every image of it is 20 x 30 x 3: ..." when a file of images at their own size holds one
+// size only (h5feed.write without size= writes such a file, whatever its images' sizes), else
+// "": the refusal then says that one size at write time reads without an augmentation.
+std::string OneSizeHint(const index::DatasetIndex& dataset) {
+  const int64_t rows = dataset.rows.samples();
+  if (rows == 0) return "";
+  const ImageShape first = dataset.rows.at(0).shape;
+  for (int64_t row = 1; row < rows; ++row) {
+    if (!(dataset.rows.at(row).shape == first)) return "";
+  }
+  return fmt::format(
+      "; every image of it is {} x {} x {} (height, width, channels): written at that one size "
+      "(h5feed.write's size=({}, {}), convert's --size {}x{}) it is read as it is, without an "
+      "augmentation",
+      first.height, first.width, first.channels, first.height, first.width, first.height,
+      first.width);
+}
+
+}  // namespace
+
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset) {
   ReadingPlan plan{options, dataset.shape, dataset.shape, !dataset.rows.uniform()};
   if (!plan.crops_at_gather) return plan;
@@ -32,10 +54,11 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
     };
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} holds images at their own size, and a batch needs one size: read it with "
-                    "{} and {} (training, torchvision's RandomResizedCrop) or {} with a {} no "
-                    "larger (validation, Resize and CenterCrop)",
+                    "{} and {} (training, torchvision's RandomResizedCrop) or {} with {} no "
+                    "larger (validation, Resize and CenterCrop){}",
                     dataset.path, name("normalize"), name("output.augment.random_resized_crop"),
-                    name("output.augment.resize_shorter"), name("output.augment.center_crop"));
+                    name("output.augment.resize_shorter"), name("output.augment.center_crop"),
+                    OneSizeHint(dataset));
   }
   try {
     const transform::NormalizeParams normalize = transform::MakeNormalizeParams(
@@ -44,7 +67,8 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
     plan.gathered = transform::StackedShape(plan.MakeViews(normalize, options.output, nullptr));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kInvalidArgument) throw;
-    throw MakeError(e.code(), "{} holds images at their own size: {}", dataset.path, e.what());
+    throw MakeError(e.code(), "{} holds images at their own size: {}{}", dataset.path, e.what(),
+                    OneSizeHint(dataset));
   }
   return plan;
 }

@@ -328,6 +328,36 @@ def test_grayscale_images_at_their_own_size_read_back_as_one_channel(tmp_path):
         h5feed.Loader(out, 6, augment=h5feed.Augment(resize=40, center_crop=40))
 
 
+@pytest.mark.parametrize("dtype", [None, torch.float32])
+def test_a_file_of_one_size_written_without_size_is_refused_saying_size_reads_it(tmp_path,
+                                                                               dtype):
+    # torchvision's FakeData, or any dataset of one image size, written without size= is a file
+    # of images at their own size, which a Loader without an augmentation refuses: the refusal
+    # says that size= of that one size writes a file it reads as it is.
+    images = [np.full((20, 30, 3), i, np.uint8) for i in range(6)]
+    own = tmp_path / "own.h5"
+    h5feed.write([(x, i) for i, x in enumerate(images)], own, workers=0, progress=False)
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(own, 6, dtype=dtype)
+    assert "every image of it is 20 x 30 x 3 (height, width, channels): written at that one " \
+        "size (h5feed.write's size=(20, 30), convert's --size 20x30) it is read as it is" in \
+        str(caught.value)
+    one = tmp_path / "one.h5"
+    h5feed.write([(x, i) for i, x in enumerate(images)], one, size=(20, 30), workers=0,
+                 progress=False)
+    images_read, labels = next(iter(h5feed.Loader(one, 6, dtype=None, sampler="sequential")))
+    assert tuple(images_read.shape) == (6, 20, 30, 3)
+    for image, label in zip(images_read.numpy(), labels.numpy()):
+        np.testing.assert_array_equal(image, images[label])
+    # Images of several sizes get no such hint: no one size reads them all.
+    mixed = tmp_path / "mixed.h5"
+    h5feed.write([(np.zeros((20 + i, 30, 3), np.uint8), i) for i in range(3)], mixed, workers=0,
+                 progress=False)
+    with pytest.raises(h5feed.InvalidArgumentError) as caught:
+        h5feed.Loader(mixed, 3, dtype=dtype)
+    assert "every image of it" not in str(caught.value)
+
+
 def test_a_file_of_labels_without_class_names_rechunks(tmp_path):
     image = np.full((8, 8, 3), 7, np.uint8)
     h5feed.write([(image, i % 10) for i in range(100)], tmp_path / "in.h5", size=8, workers=0,
