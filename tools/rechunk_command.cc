@@ -30,9 +30,11 @@ void AddRechunkCommand(CLI::App& app, Runner& run) {
       "format, with new chunking and compression; or one whose images are encoded files (a "
       "1-D dataset of variable-length bytes, JPEG, PNG, ...), each stored at its own size; or "
       "an h5feed file of images at their own size, with new chunks, compression or encoding");
-  command->add_option("IN", *input, "The HDF5 file to read")
+  command
+      ->add_option("IN", *input,
+                   "The HDF5 file to read: a path, or an http(s):// or s3:// URL (docs/remote.md)")
       ->required()
-      ->check(ExistingInput(InputKind::kFile));
+      ->check(ExistingInput(InputKind::kFileOrUrl));
   command->add_option("OUT", flags->output, "The HDF5 file to write")->required();
   command->add_option("--images", options->images,
                       "The image dataset (default: 'images', else the only 4-D uint8 dataset, "

@@ -105,6 +105,25 @@ def test_verify_of_a_url_checks_every_chunk_and_finds_a_damaged_one(served, tmp_
     assert len(report["bad_chunks"]) == 1
 
 
+def test_rechunk_reads_a_url_as_it_reads_the_local_file(served, tmp_path):
+    # `h5feed rechunk URL OUT` said "IN: URL does not exist", where h5feed.rechunk of the URL
+    # converted it.
+    folder, server = served
+    remote, local = tmp_path / "remote.h5", tmp_path / "local.h5"
+    for source, out in ((server.url("train.h5"), remote), (folder / "train.h5", local)):
+        result = subprocess.run([H5FEED, "rechunk", source, out, "--chunk", "100", "--quiet"],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+    with h5py.File(remote) as r, h5py.File(local) as l:
+        np.testing.assert_array_equal(r["images"][:], l["images"][:])
+        np.testing.assert_array_equal(r["labels"][:], l["labels"][:])
+    missing = subprocess.run([H5FEED, "rechunk", server.url("absent.h5"), tmp_path / "x.h5"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1, missing.stderr
+    assert f"{server.url('absent.h5')} does not exist (HTTP 404)" in missing.stderr
+    assert not os.path.exists(tmp_path / "x.h5")
+
+
 def test_bench_reads_a_url(served):
     _, server = served
     result = subprocess.run([H5FEED, "bench", server.url("train.h5"), "--json",
