@@ -4,11 +4,13 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <random>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -29,6 +31,16 @@ void InitCurlOnce() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// Whether requests to `url` go over TLS: only they read the CA variables, so that one left
+// naming a missing file fails no http:// read.
+bool UsesTls(const std::string& url) {
+  constexpr std::string_view kScheme = "https://";
+  return url.size() >= kScheme.size() &&
+         std::equal(kScheme.begin(), kScheme.end(), url.begin(), [](char a, char b) {
+           return a == std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
 // 0.1 s, 0.2 s, 0.4 s ... capped at 2 s, each +-25 % so that many readers hit by one outage do
 // not come back in step.
 std::chrono::milliseconds Backoff(int retry, std::mt19937& random) {
@@ -46,7 +58,7 @@ struct HttpClient::Impl {
         display(std::move(display_in)),
         options(options_in),
         auth(std::move(auth_in)),
-        trust(TlsTrustFromEnvironment()),
+        trust(UsesTls(url) ? TlsTrustFromEnvironment() : TlsTrust{}),
         observer(std::move(observer_in)) {
     InitCurlOnce();
     multi = curl_multi_init();

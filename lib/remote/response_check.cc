@@ -242,14 +242,8 @@ Judgement Judge(const Response& response, const RangeAsked& asked, const ObjectV
     if (TransientTransport(response.curl_code)) return Retry(what);
     if (response.curl_code == CURLE_PEER_FAILED_VERIFICATION ||
         response.curl_code == CURLE_SSL_CACERT_BADFILE) {
-      return Fail(MakeError(
-          ErrorCode::kIo,
-          "the TLS certificate of {} was refused: {} (checked against {}); a server whose "
-          "certificate a CA of its own signed (MinIO, an internal CDN or proxy) needs that CA's "
-          "certificates: name a PEM file of them in SSL_CERT_FILE (or a folder in SSL_CERT_DIR), "
-          "or add them to the system's (update-ca-certificates); docs/remote.md",
-          display, what,
-          response.trusted.empty() ? "the system's CA certificates" : response.trusted));
+      return Fail(MakeError(ErrorCode::kIo, "the TLS certificate of {} was refused: {}; {}",
+                            display, what, response.tls_refusal_advice));
     }
     if (response.curl_code == CURLE_COULDNT_RESOLVE_HOST ||
         response.curl_code == CURLE_URL_MALFORMAT ||

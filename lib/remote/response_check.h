@@ -44,11 +44,10 @@ struct Response {
   std::optional<std::string> content_range;
   std::string etag;
   std::string last_modified;
-  uint64_t body_bytes = 0;     // bytes of a 200/206 body delivered
-  bool body_overflow = false;  // a 200/206 body longer than the range asked for (aborted)
-  std::string error_body;      // the start of a 4xx/5xx body (S3 explains itself there)
-  std::string trusted;         // the CA certificates TLS checked the server's against
-                               // (tls_trust.h's DescribeTrust), for a refused certificate
+  uint64_t body_bytes = 0;         // bytes of a 200/206 body delivered
+  bool body_overflow = false;      // a 200/206 body longer than the range asked for (aborted)
+  std::string error_body;          // the start of a 4xx/5xx body (S3 explains itself there)
+  std::string tls_refusal_advice;  // what a refused certificate's message adds (tls_trust.h)
 };
 
 // The bytes asked for: [offset, offset + length). When the object is not yet pinned (its

@@ -1,4 +1,4 @@
-// TlsTrustFromEnvironment and DescribeTrust (tls_trust.h).
+// TlsTrustFromEnvironment and RefusalAdvice (tls_trust.h).
 #include "remote/tls_trust.h"
 
 #include <sys/stat.h>
@@ -50,10 +50,18 @@ TlsTrust TlsTrustFromEnvironment() {
   return trust;
 }
 
-std::string DescribeTrust(const TlsTrust& trust) {
-  if (trust.system()) return "the system's CA certificates";
-  return "the CA certificates of " + trust.variable + " (" +
-         (trust.ca_file.empty() ? trust.ca_dir : trust.ca_file) + ")";
+std::string RefusalAdvice(const TlsTrust& trust) {
+  if (trust.system()) {
+    return "checked against the system's CA certificates; a server whose certificate a CA of "
+           "its own signed (MinIO, an internal CDN or proxy) needs that CA's certificates: name "
+           "a PEM file of them in SSL_CERT_FILE (or a folder of them in SSL_CERT_DIR), or add "
+           "them to the system's (update-ca-certificates); docs/remote.md";
+  }
+  return "checked against the CA certificates of " + trust.variable + " (" +
+         (trust.ca_file.empty() ? trust.ca_dir : trust.ca_file) +
+         "), the first set of CURL_CA_BUNDLE, SSL_CERT_FILE, AWS_CA_BUNDLE and SSL_CERT_DIR: "
+         "put the certificate of the CA that signed the server's there, or name in " +
+         trust.variable + " certificates that hold it; docs/remote.md";
 }
 
 }  // namespace h5feed::remote

@@ -21,13 +21,16 @@ struct TlsTrust {
   bool system() const { return variable.empty(); }
 };
 
-// Reads the variables above. Throws Error(kInvalidArgument) naming the variable when it names
-// a path that does not exist (or, for SSL_CERT_DIR, is not a folder), which libcurl would
-// report only as a failed handshake.
+// Reads the variables above (for https:// URLs only: http:// needs none). Throws
+// Error(kInvalidArgument) naming the variable when it names a path that does not exist (or, for
+// SSL_CERT_DIR, is not a folder), which libcurl would report only as a failed handshake.
 TlsTrust TlsTrustFromEnvironment();
 
-// What a message says the certificates were: "the system's CA certificates" or
-// "the CA certificates of SSL_CERT_FILE (/etc/pki/minio-ca.pem)".
-std::string DescribeTrust(const TlsTrust& trust);
+// What a refused certificate's message adds: what it was checked against and how to trust
+// the server's CA ("checked against the system's CA certificates; ... name a PEM file of them
+// in SSL_CERT_FILE ..."), or, when a variable named the certificates, that variable and that
+// its file must hold the CA (setting another variable after it in the list would change
+// nothing).
+std::string RefusalAdvice(const TlsTrust& trust);
 
 }  // namespace h5feed::remote

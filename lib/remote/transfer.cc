@@ -86,7 +86,7 @@ bool Transfer::PrepareAttempt(const std::string& url, const RemoteOptions& optio
   ++attempts;
   last_progress = Clock::now();
   response = Response{};
-  response.trusted = DescribeTrust(trust);
+  response.tls_refusal_advice = RefusalAdvice(trust);
   error_buffer[0] = '\0';
   easy = curl_easy_init();
   if (easy == nullptr) return false;

@@ -49,7 +49,8 @@ def test_an_untrusted_certificate_is_refused_saying_how_to_trust_it(served, envi
         h5feed.Loader(server.url("train.h5"), batch_size=64, remote={"retries": 0})
     message = str(caught.value)
     assert f"the TLS certificate of {server.url('train.h5')} was refused" in message, message
-    assert "the system's CA certificates" in message and "SSL_CERT_FILE" in message, message
+    assert "checked against the system's CA certificates" in message, message
+    assert "SSL_CERT_FILE" in message and "update-ca-certificates" in message, message
 
 
 @pytest.mark.parametrize("variable", ["SSL_CERT_FILE", "CURL_CA_BUNDLE", "AWS_CA_BUNDLE"])
@@ -93,6 +94,15 @@ def test_a_ca_file_that_does_not_exist_is_named(served, environment, tmp_path):
         str(caught.value)
 
 
+def test_a_ca_variable_naming_a_missing_file_fails_no_http_read(environment, tmp_path):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    write_h5feed_file(folder, "train.h5", chunk=32, samples=100, shape=(8, 6, 3))
+    environment.setenv("SSL_CERT_FILE", str(tmp_path / "absent.pem"))
+    with Nginx(folder) as server:
+        assert h5feed.inspect(server.url("train.h5"))["images"]["num_images"] == 100
+
+
 def test_a_ca_file_that_does_not_hold_the_servers_ca_is_named_in_the_refusal(served,
                                                                              environment,
                                                                              tmp_path):
@@ -101,4 +111,18 @@ def test_a_ca_file_that_does_not_hold_the_servers_ca_is_named_in_the_refusal(ser
     environment.setenv("SSL_CERT_FILE", other)
     with pytest.raises(h5feed.IoError) as caught:
         h5feed.inspect(server.url("train.h5"), remote={"retries": 0})
-    assert f"the CA certificates of SSL_CERT_FILE ({other})" in str(caught.value)
+    assert f"checked against the CA certificates of SSL_CERT_FILE ({other}), the first set " \
+        "of CURL_CA_BUNDLE, SSL_CERT_FILE, AWS_CA_BUNDLE and SSL_CERT_DIR" in str(caught.value)
+
+
+def test_a_system_bundle_named_first_is_the_one_the_refusal_names(served, environment):
+    # A machine may export CURL_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt for every
+    # program: it comes before SSL_CERT_FILE, and the refusal says so rather than advise
+    # SSL_CERT_FILE in vain.
+    _, server, certificate = served
+    environment.setenv("CURL_CA_BUNDLE", "/etc/ssl/certs/ca-certificates.crt")
+    environment.setenv("SSL_CERT_FILE", certificate)
+    with pytest.raises(h5feed.IoError) as caught:
+        h5feed.inspect(server.url("train.h5"), remote={"retries": 0})
+    assert "CA certificates of CURL_CA_BUNDLE (/etc/ssl/certs/ca-certificates.crt), the " \
+        "first set of" in str(caught.value)

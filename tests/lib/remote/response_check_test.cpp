@@ -115,16 +115,14 @@ TEST_CASE("a refused TLS certificate fails at once, naming what it was checked a
     Response refused;
     refused.curl_code = code;
     refused.curl_error = "SSL certificate problem: unable to get local issuer certificate";
-    refused.trusted = "the CA certificates of SSL_CERT_FILE (/etc/ca.pem)";
+    refused.tls_refusal_advice = "checked against the CA certificates of SSL_CERT_FILE";
     const Judgement judgement = Judge(refused, {0, 100}, nullptr, kShown);
     REQUIRE(judgement.verdict == Verdict::kFail);
     CHECK(judgement.error->code() == ErrorCode::kIo);
     const std::string text = judgement.error->what();
     CHECK(text.find("the TLS certificate of " + kShown + " was refused: SSL certificate problem") !=
           std::string::npos);
-    CHECK(text.find("(checked against the CA certificates of SSL_CERT_FILE (/etc/ca.pem))") !=
-          std::string::npos);
-    CHECK(text.find("update-ca-certificates") != std::string::npos);
+    CHECK(text.ends_with("; checked against the CA certificates of SSL_CERT_FILE"));
   }
 }
 
