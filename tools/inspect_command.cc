@@ -11,6 +11,7 @@
 #include "h5feed/error.h"
 #include "h5feed/inspect.h"
 #include "input_paths.h"
+#include "number_checks.h"
 #include "remote_options_flags.h"
 #include "reports/error_report.h"
 #include "reports/file_summary_report.h"
@@ -46,7 +47,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
       ->add_option("--stall-seconds", *stall_seconds,
                    "With the open probe: report the file as damaged when opening it makes no "
                    "progress for this long (HDF5 hangs on some damaged structures)")
-      ->check(CLI::Range(1, 86400))
+      ->check(WholeInRange(1, 86400))
       ->capture_default_str();
   AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {

@@ -73,4 +73,9 @@ CLI::Validator InRange(double low, double high) {
                      [low, high](double value) { return value >= low && value <= high; });
 }
 
+CLI::Validator WholeInRange(int64_t low, int64_t high) {
+  return InRange(static_cast<double>(low), static_cast<double>(high))
+      .description("INT in [" + std::to_string(low) + " - " + std::to_string(high) + "]");
+}
+
 }  // namespace h5feed::cli

@@ -5,6 +5,7 @@
 // the limit: CLI11 would store the limit itself without a word.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 
 namespace h5feed::cli {
@@ -15,6 +16,10 @@ CLI::Validator AtLeast(double minimum, const std::string& hint = "");
 
 // A number in [low, high].
 CLI::Validator InRange(double low, double high);
+
+// InRange for a whole-number flag whose --help shows its range, "INT in [1 - 1024]" (CLI11's
+// Range showed it too, but refused 1.5 as "Value 1.5 not in range 1 to 1024").
+CLI::Validator WholeInRange(int64_t low, int64_t high);
 
 // A whole number uint64_t holds (a seed). CLI11 reads "-1" into a uint64_t as 2^64 - 1 without
 // a word, and a double cannot tell 2^64 - 1 from 2^64, so the text itself is checked.

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "number_checks.h"
+
 namespace h5feed::cli {
 
 void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
@@ -9,20 +11,20 @@ void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
   command
       .add_option("--connections", options.connections,
                   "Connections to the server, each carrying one range request at a time")
-      ->check(CLI::Range(1, 1024))
+      ->check(WholeInRange(1, 1024))
       ->capture_default_str()
       ->group(group);
   command
       .add_option("--retries", options.retries,
                   "Attempts after the first for a request that failed in a way that may "
                   "pass (reset, stall, short body, 5xx, 429)")
-      ->check(CLI::Range(0, 100))
+      ->check(WholeInRange(0, 100))
       ->capture_default_str()
       ->group(group);
   command
       .add_option("--request-stall-seconds", options.stall_seconds,
                   "A request that receives nothing for this long is abandoned and retried")
-      ->check(CLI::Range(1, 86400))
+      ->check(WholeInRange(1, 86400))
       ->capture_default_str()
       ->group(group);
   command
@@ -35,7 +37,7 @@ void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
       .add_option_function<int64_t>(
           "--spill-mb", [&options](int64_t mib) { options.spill_bytes = mib << 20; },
           "The most the spill folder holds, in MiB (default 65536)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
+      ->check(WholeInRange(int64_t{0}, int64_t{1} << 40))
       ->group(group);
   command
       .add_option("--s3-region", options.s3_region,

@@ -24,6 +24,7 @@
 #include "h5feed/verify.h"
 #include "input_paths.h"
 #include "isolated_run.h"
+#include "number_checks.h"
 #include "progress_bar.h"
 #include "remote/network_wait.h"
 #include "remote_options_flags.h"
@@ -144,7 +145,7 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
   command->add_flag("--json", flags->json,
                     "Print one JSON object with every field (for scripts) instead of text");
   command->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
-      ->check(CLI::Range(0, 1024))
+      ->check(WholeInRange(0, 1024))
       ->capture_default_str();
   command->add_option("--images", flags->images,
                       "The image dataset of a file that holds several (default: 'images', else "
@@ -155,7 +156,7 @@ void AddVerifyCommand(CLI::App& app, Runner& run) {
       ->add_option("--stall-seconds", flags->stall_seconds,
                    "Report the file as damaged when reading it makes no progress for this "
                    "long (HDF5 hangs on some damaged structures)")
-      ->check(CLI::Range(1, 86400))
+      ->check(WholeInRange(1, 86400))
       ->capture_default_str();
   command->add_flag("--quiet,-q", flags->quiet, "No progress bar");
   AddRemoteOptions(*command, flags->remote);

@@ -355,6 +355,27 @@ def test_help_at_the_end_of_a_wrong_command_line_prints_the_help(tmp_path, args,
     assert result.stderr == ""
 
 
+@pytest.mark.parametrize("args, complaint", [
+    (("inspect", "{small}", "--connections", "0"), "--connections: must be from 1 to 1024, not 0"),
+    (("inspect", "{small}", "--connections", "1.5"), "--connections: must be a whole number"),
+    (("bench", "{small}", "--retries", "101"), "--retries: must be from 0 to 100, not 101"),
+    (("verify", "{small}", "--request-stall-seconds", "0"),
+     "--request-stall-seconds: must be from 1 to 86400, not 0"),
+    (("verify", "{small}", "--spill-mb", "-1"),
+     "--spill-mb: must be from 0 to 1099511627776, not -1"),
+    (("verify", "{small}", "--threads", "5000"), "--threads: must be from 0 to 1024, not 5000"),
+    (("inspect", "{small}", "--stall-seconds", "0"), "--stall-seconds: must be from 1 to 86400"),
+])
+def test_the_remote_and_stall_flags_say_their_range_in_words(small, args, complaint):
+    # They said CLI11's "Value 1.5 not in range 1 to 1024", of a number within the range, where
+    # every other flag says "must be ..." (docs/command.md, "Exit codes and messages").
+    result = run_h5feed(*[a.format(small=small) for a in args], check=2)
+    assert complaint in result.stderr, result.stderr
+    assert "Value" not in result.stderr
+    help_text = run_h5feed(args[0], "--help", check=0).stdout
+    assert "--connections INT:INT in [1 - 1024]=16" in help_text
+
+
 def test_the_usage_of_convert_npy_names_its_paths_as_they_are_given():
     help_text = run_h5feed("convert", "npy", "--help", check=0).stdout
     assert "Usage: h5feed convert npy [OPTIONS] IMAGES.npy [LABELS.npy] OUT\n" in help_text
