@@ -566,7 +566,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
                                  "over the network");
     }
     if (flags->cold && flags->input.remote()) {
-      throw CLI::ValidationError("--cold",
+      throw CLI::ValidationError(flags->settings.cold_each_epoch ? "--cold-each-epoch" : "--cold",
                                  "applies to a local file (its page cache); a remote "
                                  "file's first epoch is cold: give --spill-dir an "
                                  "empty folder");

@@ -190,3 +190,10 @@ def test_bench_refuses_cold_for_a_url(served):
     result = subprocess.run([H5FEED, "bench", server.url("train.h5"), "--cold"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "--spill-dir" in result.stderr
+    # The flag given is the one named: --cold-each-epoch implies --cold, which was not given.
+    for command in (["bench"], ["bench", "sweep", "--out", "unused"]):
+        each = subprocess.run([H5FEED, *command, server.url("train.h5"), "--cold-each-epoch"],
+                              capture_output=True, text=True, timeout=60)
+        assert each.returncode == 2, each.stderr
+        assert "--cold-each-epoch applies to a local file" in each.stderr.replace(": applies",
+                                                                                  " applies")

@@ -148,8 +148,9 @@ int RunSweepCommand(SweepFlags& flags) {
   }
   if (o.cold && o.input.remote()) {
     return ReportUsageError("bench sweep",
-                            "--cold applies to a local file (its page cache); a remote file is "
-                            "read over its link in every run");
+                            std::string(o.cold_each_epoch ? "--cold-each-epoch" : "--cold") +
+                                " applies to a local file (its page cache); a remote file is "
+                                "read over its link in every run");
   }
   // A sweep's results in --out (another sweep's, taking hours to make) are replaced only when
   // asked; a new or empty folder is the sweep's own.
