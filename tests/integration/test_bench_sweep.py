@@ -170,6 +170,34 @@ def test_chunks_past_the_image_count_are_one_variant_and_short_runs_are_called_o
     assert "were timed over less than" in result.stderr
 
 
+def test_a_cold_sweep_whose_drops_take_no_effect_says_its_runs_were_warm(small, tmp_path):
+    # tmpfs keeps every page whatever posix_fadvise asks: the runs read memory. The csv's
+    # `cold` column said 0, and nothing else did.
+    kind = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True,
+                          text=True).stdout.strip()
+    if kind != "tmpfs":
+        pytest.skip(f"/dev/shm is {kind or 'absent'}, not tmpfs")
+    work = Path("/dev/shm") / f"h5feed-sweep-{os.getpid()}"
+    out = tmp_path / "out"
+    try:
+        result = run_h5feed("bench", "sweep", small, "--out", out, "--work-dir", work,
+                            "--chunks", "32", "--compression", "none", "--cache-mb", "1",
+                            "--sampler", "chunks:4", "--batch", "32", "--min-seconds", "0",
+                            "--cold", check=0)
+    finally:
+        subprocess.run(["rm", "-rf", str(work)])
+    _, rows = read_rows(out / "results.csv")
+    # The variants in /dev/shm stay cached; the one stored like the input is the input itself,
+    # on the disk, and cold.
+    warm = sum(row["cold"] == "0" for row in rows)
+    assert warm >= 1 and len(rows) == 3
+    said = f"--cold asked for cold runs, but {warm} of {len(rows)} started with their file " \
+        "still in the page cache"
+    assert said in " ".join(result.stderr.split())
+    report = " ".join((out / "report.md").read_text().split())
+    assert said in report and f"--work-dir {work}" in report
+
+
 def test_temporary_files_are_removed(swept):
     out, _ = swept
     assert not [p for p in os.listdir(out) if p.startswith(".h5feed-sweep")]

@@ -128,7 +128,8 @@ std::string CommandLine(const SweepFlags& f) {
           : o.cold          ? " --cold"
                             : "") +
          (o.direct ? " --direct" : "") + (o.compare_h5py ? " --compare-h5py" : "") +
-         (f.force ? " --force" : "") + remote;
+         (o.work_dir.empty() ? "" : " --work-dir " + o.work_dir) + (f.force ? " --force" : "") +
+         remote;
 }
 
 int RunSweepCommand(SweepFlags& flags) {
@@ -336,7 +337,7 @@ CLI::App* AddSweepCommand(CLI::App& bench, Runner& run) {
       ->check(InRange(0, 2))
       ->capture_default_str();
   command->add_option("--work-dir", o.work_dir,
-                      "Where the temporary rechunked files go (default: DIR)");
+                      "Where the temporary rechunked files go, made if missing (default: DIR)");
   command
       ->add_option("--disk-budget-mb", flags->disk_budget_mb,
                    "Refuse to start when one rechunked copy could need more than this (0 = the "

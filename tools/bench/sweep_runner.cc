@@ -240,6 +240,27 @@ std::string ShortRunsNote(const std::vector<SweepRow>& rows) {
          "file";
 }
 
+// What the report says of a --cold sweep's runs that started with their file still in the
+// page cache (its drop did not take effect): they are warm runs, and nothing else would say so
+// but a 0 in the csv's `cold` column. Empty when every run was cold, or none was asked to be.
+std::string WarmRunsNote(const std::vector<SweepRow>& rows, const SweepOptions& o,
+                         const std::string& work) {
+  if (!o.cold) return {};
+  int64_t runs = 0, warm = 0;
+  for (const SweepRow& row : rows) {
+    if (row.kind == "reference" || row.status != "ok") continue;
+    ++runs;
+    warm += row.cold ? 0 : 1;
+  }
+  if (warm == 0) return {};
+  return "--cold asked for cold runs, but " + std::to_string(warm) + " of " + std::to_string(runs) +
+         " started with their file still in the page cache: the drop did not take effect (a "
+         "file system such as tmpfs keeps the pages, as does a process that maps or locks "
+         "them), so they read memory, not the disk, and no disk rate judges them (`cold` 0 in "
+         "results.csv). Keep the input and the variants' folder (--work-dir, here " +
+         work + ") on a disk to measure it";
+}
+
 std::string Machine() {
   utsname name{};
   uname(&name);
@@ -281,6 +302,10 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
   fs::create_directories(o.out_dir, error);
   if (error) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", o.out_dir, error.message());
   const std::string work = o.work_dir.empty() ? o.out_dir : o.work_dir;
+  // Made as --out is: a --work-dir that did not exist was refused as "cannot read the free
+  // space of DIR".
+  fs::create_directories(work, error);
+  if (error) throw MakeError(ErrorCode::kIo, "cannot create {}: {}", work, error.message());
   const uint64_t needed = kind->DiskBound(plan);
   CheckDiskBudget(work, needed, o.disk_budget);
   say("sweep " + input.path + ": " + cli::CountOf(static_cast<int64_t>(plan.runs.size()), "run") +
@@ -407,6 +432,10 @@ SweepOutcome RunSweep(const SweepOptions& o, const std::atomic<bool>& cancel,
     }
   }
   if (const std::string note = ShortRunsNote(outcome.rows); !note.empty()) {
+    context.notes.push_back(note);
+    say(note);
+  }
+  if (const std::string note = WarmRunsNote(outcome.rows, o, work); !note.empty()) {
     context.notes.push_back(note);
     say(note);
   }
