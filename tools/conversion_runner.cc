@@ -39,18 +39,21 @@ void AddConversionFlags(CLI::App& command, ConversionFlags& flags, bool shuffle_
                      "deflate is the same). zstd files need h5feed's HDF5 plugin to be read by "
                      "other HDF5 programs; gzip needs nothing. Default: zstd:3 (imagefolder "
                      "--encoding jpeg: none, as JPEG files do not compress)");
-  command
-      .add_option_function<uint64_t>(
-          "--seed",
-          [&flags](const uint64_t& seed) {
-            flags.seed = seed;
-            flags.seed_given = true;
-          },
-          shuffle_by_default ? "Seed of the shuffled stored order (default 0)"
-                             : "Shuffle the stored order with this seed (default: keep the "
-                               "source order, which reads a chunked source fastest)")
-      ->check(WholeUint64());
-  command.add_flag("--no-shuffle", flags.no_shuffle, "Keep the source order");
+  CLI::Option* seed_option =
+      command
+          .add_option_function<uint64_t>(
+              "--seed",
+              [&flags](const uint64_t& seed) {
+                flags.seed = seed;
+                flags.seed_given = true;
+              },
+              shuffle_by_default ? "Seed of the shuffled stored order (default 0)"
+                                 : "Shuffle the stored order with this seed (default: keep the "
+                                   "source order, which reads a chunked source fastest)")
+          ->check(WholeUint64());
+  // Both given, one of them would be dropped without a word (the seed, which shuffled nothing).
+  command.add_flag("--no-shuffle", flags.no_shuffle, "Keep the source order")
+      ->excludes(seed_option);
   command.add_option("--threads", flags.threads, "Worker threads (default: all cores)")
       ->check(AtLeast(0));
   command

@@ -376,6 +376,17 @@ def test_the_remote_and_stall_flags_say_their_range_in_words(small, args, compla
     assert "--connections INT:INT in [1 - 1024]=16" in help_text
 
 
+@pytest.mark.parametrize("command", [("convert", "npy", "{images}"), ("rechunk", "{small}")])
+def test_a_seed_with_no_shuffle_is_refused_not_ignored(small, tmp_path, command):
+    # --no-shuffle won and the seed shuffled nothing, without a word.
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
+    argv = [a.format(images=images, small=small) for a in command]
+    result = run_h5feed(*argv, tmp_path / "out.h5", "--seed", "3", "--no-shuffle", check=2)
+    assert "--seed excludes --no-shuffle" in result.stderr, result.stderr
+    assert not (tmp_path / "out.h5").exists()
+
+
 def test_the_usage_of_convert_npy_names_its_paths_as_they_are_given():
     help_text = run_h5feed("convert", "npy", "--help", check=0).stdout
     assert "Usage: h5feed convert npy [OPTIONS] IMAGES.npy [LABELS.npy] OUT\n" in help_text
