@@ -80,8 +80,14 @@ def _common(chunk, compression, shuffle, seed, threads, overwrite, strict,
     if chunk is not None and (not _whole(chunk) or chunk < 1):
         raise ValueError(f"chunk={chunk!r}: give the images per chunk, at least 1, or leave "
                          "chunk out (None) for chunks of about 4 MiB")
+    shuffle, seed = _flag("shuffle", shuffle), seed_argument(seed)
+    if not shuffle and seed != 0:
+        # As `--seed S --no-shuffle` is refused: the seed would shuffle nothing, without a word
+        # (rechunk's shuffle is False by default, where `h5feed rechunk --seed S` shuffles).
+        raise ValueError(f"seed={seed} with shuffle=False: the seed orders nothing; give "
+                         "shuffle=True to store a seeded shuffle, or leave seed out")
     return dict(chunk=0 if chunk is None else int(chunk), compression=compression,
-                shuffle=_flag("shuffle", shuffle), seed=seed_argument(seed),
+                shuffle=shuffle, seed=seed,
                 threads=threads_argument(threads), overwrite=_flag("overwrite", overwrite),
                 strict=_flag("strict", strict), memory_limit=memory_limit)
 

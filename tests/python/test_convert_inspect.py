@@ -175,6 +175,21 @@ def test_bad_conversion_arguments_are_value_errors(tmp_path, image_folder):
         h5feed.convert_cifar(tmp_path / "no-cifar", tmp_path / "x.h5")
 
 
+def test_a_seed_without_shuffle_is_refused_not_ignored(tmp_path, small_file):
+    # rechunk keeps the source order by default: rechunk(src, out, seed=5) wrote it unshuffled,
+    # where `h5feed rechunk --seed 5` shuffles (test_own_size_reading.py itself did so).
+    with pytest.raises(ValueError, match=r"seed=5 with shuffle=False: the seed orders nothing"):
+        h5feed.rechunk(small_file, tmp_path / "x.h5", seed=5)
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match="shuffle=True to store a seeded shuffle"):
+        h5feed.convert_npy(tmp_path / "images.npy", tmp_path / "x.h5", shuffle=False, seed=3)
+    with pytest.raises(ValueError, match="seed=3 with shuffle=False"):
+        h5feed.write([(np.zeros((2, 2, 3), np.uint8), 0)], tmp_path / "x.h5", size=2,
+                     shuffle=False, seed=3, workers=0, progress=False)
+    assert not (tmp_path / "x.h5").exists()
+    assert h5feed.rechunk(small_file, tmp_path / "x.h5", shuffle=True, seed=5)["shuffled"]
+
+
 def test_arguments_of_another_type_are_refused_naming_them(tmp_path, image_folder):
     out = tmp_path / "x.h5"
     # Python's own unpacking errors ("cannot unpack non-iterable float object") before.

@@ -305,7 +305,7 @@ def test_the_slots_hold_the_crops_not_the_largest_image(own_size_file):
 def test_rechunking_keeps_each_images_source(own_size_file, tmp_path):
     path, _ = own_size_file
     out = tmp_path / "rechunked.h5"
-    h5feed.rechunk(path, out, seed=5)
+    h5feed.rechunk(path, out, shuffle=True, seed=5)
     with h5py.File(path, "r") as f, h5py.File(out, "r") as g:
         before = {bytes(s): stored_image(f, n) for n, s in enumerate(f["sources"][:])}
         after = {bytes(s): stored_image(g, n) for n, s in enumerate(g["sources"][:])}
