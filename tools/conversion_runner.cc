@@ -103,12 +103,13 @@ void AddOwnSizeFlags(CLI::App& command, ConversionFlags& flags, OwnSizeScope sco
       ->capture_default_str();
   given.max_side =
       command
-          .add_option("--max-side", flags.max_side,
-                      applies +
-                          ": shrink an image whose longer side exceeds this (area "
-                          "averaging, aspect kept, never enlarged); 0: no cap. The default is the "
-                          "top of the 400-512 FFCV's ImageNet configurations use: training crops "
-                          "of 224-256 keep their quality, and no photo costs more than 768 KiB")
+          .add_option(
+              "--max-side", flags.max_side,
+              applies +
+                  ": shrink an image whose longer side exceeds this (area "
+                  "averaging, aspect kept, never enlarged); 0: no cap. The default is the "
+                  "top of the 400-512 that FFCV's ImageNet configurations use: training crops "
+                  "of 224-256 keep their quality, and no photo costs more than 768 KiB")
           ->check(AtLeast(0))
           ->capture_default_str();
   given.encoding = command.add_option(
