@@ -147,6 +147,12 @@ int CheckLayoutFlags(const std::string& command_name, const std::string& input,
         flags.encoding.rfind("smart", 0) != 0) {
       return ReportUsageError(command_name, "--smart-threshold applies to --encoding smart only");
     }
+    if (given.resize && given.resize->count() > 0 && !flags.one_size) {
+      return ReportUsageError(command_name,
+                              "--resize fits images to --size; without --size each image is "
+                              "stored at its own size and none is fitted: give --size, or leave "
+                              "--resize out");
+    }
     return kExitOk;
   }
   if (given.scope == OwnSizeScope::kEncodedImages && max_side && !source->own_size()) {

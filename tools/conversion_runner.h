@@ -35,6 +35,7 @@ struct OwnSizeFlags {
   CLI::Option* max_side = nullptr;
   CLI::Option* encoding = nullptr;
   CLI::Option* smart_threshold = nullptr;
+  CLI::Option* resize = nullptr;  // --resize, of the commands that take --size
 };
 
 struct ConversionFlags {

@@ -34,10 +34,12 @@ void AddFitFlags(CLI::App& command, FitFlags& fit, ConversionFlags& flags, const
           follows +
           ". Without it each image is stored at its own size, its longer side "
           "capped by --max-side (a version 2 file)");
-  AddEnumOption(command, "--resize", fit.resize,
-                "How an image is fitted to --size: crop (scale the shorter side, center-crop), "
-                "stretch, or pad (fit inside, zero borders)");
+  CLI::Option* resize =
+      AddEnumOption(command, "--resize", fit.resize,
+                    "How an image is fitted to --size: crop (scale the shorter side, "
+                    "center-crop), stretch, or pad (fit inside, zero borders)");
   AddOwnSizeFlags(command, flags, OwnSizeScope::kWithoutSize);
+  flags.own_size_flags.resize = resize;
   AddConversionFlags(command, flags, true);
 }
 

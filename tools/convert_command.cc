@@ -49,9 +49,10 @@ void AddImageFolder(CLI::App& convert, Runner& run) {
       "each image is stored at its own size, its longer side capped by --max-side (a version "
       "2 file, unless all those sizes are one and --encoding is raw: then version 1, as "
       "before). Files that do not decode are skipped, whatever their headers say");
-  AddEnumOption(*command, "--resize", *resize,
-                "How an image is fitted to --size: crop (scale the shorter side, "
-                "center-crop), stretch, or pad (fit inside, zero borders)");
+  flags->own_size_flags.resize =
+      AddEnumOption(*command, "--resize", *resize,
+                    "How an image is fitted to --size: crop (scale the shorter side, "
+                    "center-crop), stretch, or pad (fit inside, zero borders)");
   command->add_flag("--allow-empty", *allow_empty,
                     "Accept class folders with no image (their label is kept)");
   AddOwnSizeFlags(*command, *flags, OwnSizeScope::kWithoutSize);

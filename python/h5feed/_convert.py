@@ -210,6 +210,7 @@ def convert_imagefolder(src, out, size=None, resize: str = "crop", allow_empty: 
     version 2 file also has chunk_bytes, max_side, encoding, smart_threshold, encodings (the
     images by how each is stored: {"raw": n, "jpeg": m}), images_per_chunk, payload_bytes and
     chunk_fill. size together with max_side or a non-raw encoding is a ValueError."""
+    check_resize(size, resize)
     common = _own_size_common(_common(chunk, None, shuffle, seed, threads, overwrite, strict,
                                       memory_limit), compression, encoding, smart_threshold,
                               chunk_bytes)
@@ -251,6 +252,16 @@ def convert_npy(images, out, *, labels=None, chunk: int | None = None,
                        memory_limit)))
 
 
+def check_resize(size, resize) -> None:
+    """resize fits images to size: without size (each image stored at its own size) another
+    resize than the default would fit nothing, without a word. A ValueError, as the command's
+    --resize without --size is a usage error."""
+    if size is None and resize != "crop":
+        raise ValueError(f"resize={resize!r} fits images to size, and size is None: each image "
+                         "is stored at its own size and none is fitted; give size, or leave "
+                         "resize out")
+
+
 def _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads, overwrite,
                    strict, memory_limit, encoding, smart_threshold, chunk_bytes) -> dict:
     """The options of a conversion whose images are fitted to `size`, or stored each at its
@@ -286,6 +297,7 @@ def convert_segmentation(images, masks, out, size=None, resize: str = "crop",
     image's border stays black). An image without a mask, or with a mask of another size, is
     skipped (warned about, in the report's "skipped"). Other options as convert_imagefolder
     (docs/command.md, "Segmentation masks and detection boxes")."""
+    check_resize(size, resize)
     common = _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads,
                             overwrite, strict, memory_limit, encoding, smart_threshold,
                             chunk_bytes)
@@ -314,6 +326,7 @@ def convert_coco(annotations, images, out, size=None, resize: str = "crop",
     Images without annotations are kept with no box; a missing image, or one whose size is not
     the JSON's, is skipped. size, resize, max_side and the other options as
     convert_segmentation."""
+    check_resize(size, resize)
     common = _fitted_common(size, max_side, chunk, compression, shuffle, seed, threads,
                             overwrite, strict, memory_limit, encoding, smart_threshold,
                             chunk_bytes)

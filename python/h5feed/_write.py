@@ -22,8 +22,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _h5feed
-from ._convert import (_common, _own_size_common, _size, count_argument, mask_fill_argument,
-                       warn_skipped)
+from ._convert import (_common, _own_size_common, _size, check_resize, count_argument,
+                       mask_fill_argument, warn_skipped)
 from ._errors import InvalidArgumentError
 from ._write_fields import conform, given_spec, inferred_spec
 from ._write_samples import NO_VALUE, PATH, PIXELS, SampleRefused, make_payload, row_name
@@ -240,6 +240,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     max_side = count_argument("max_side", max_side)
     max_pixels = count_argument("max_pixels", max_pixels)
     mask_fill = mask_fill_argument(mask_fill)
+    check_resize(size, resize)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "
                          f"{'max_side' if max_side is not None else 'encoding ' + encoding} "

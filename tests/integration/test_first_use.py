@@ -387,6 +387,21 @@ def test_a_seed_with_no_shuffle_is_refused_not_ignored(small, tmp_path, command)
     assert not (tmp_path / "out.h5").exists()
 
 
+@pytest.mark.parametrize("source", ["imagefolder", "segmentation"])
+def test_resize_without_size_is_refused_not_ignored(tmp_path, source):
+    # Without --size every image is stored at its own size: --resize pad fitted nothing, and
+    # the conversion went on without a word.
+    (tmp_path / "images" / "a").mkdir(parents=True)
+    Image.fromarray(np.zeros((4, 6, 3), np.uint8)).save(tmp_path / "images" / "a" / "x.png")
+    folders = [tmp_path / "images"] + ([tmp_path / "images"] if source == "segmentation" else [])
+    result = run_h5feed("convert", source, *folders, tmp_path / "out.h5", "--resize", "pad",
+                        check=2)
+    assert "--resize fits images to --size" in result.stderr, result.stderr
+    assert not (tmp_path / "out.h5").exists()
+    run_h5feed("convert", source, *folders, tmp_path / "out.h5", "--resize", "pad", "--size",
+               "4", "--quiet", check=None)
+
+
 def test_the_usage_of_convert_npy_names_its_paths_as_they_are_given():
     help_text = run_h5feed("convert", "npy", "--help", check=0).stdout
     assert "Usage: h5feed convert npy [OPTIONS] IMAGES.npy [LABELS.npy] OUT\n" in help_text

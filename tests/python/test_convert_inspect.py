@@ -190,6 +190,19 @@ def test_a_seed_without_shuffle_is_refused_not_ignored(tmp_path, small_file):
     assert h5feed.rechunk(small_file, tmp_path / "x.h5", shuffle=True, seed=5)["shuffled"]
 
 
+def test_resize_without_size_is_refused_not_ignored(tmp_path, image_folder):
+    # Without size each image is stored at its own size: resize="pad" fitted nothing.
+    with pytest.raises(ValueError, match="resize='pad' fits images to size, and size is None"):
+        h5feed.convert_imagefolder(image_folder, tmp_path / "x.h5", resize="pad")
+    with pytest.raises(ValueError, match="resize='stretch' fits images to size"):
+        h5feed.convert_segmentation(image_folder, image_folder, tmp_path / "x.h5",
+                                    resize="stretch")
+    with pytest.raises(ValueError, match="resize='pad' fits images to size"):
+        h5feed.write([(np.zeros((2, 2, 3), np.uint8), 0)], tmp_path / "x.h5", resize="pad",
+                     workers=0, progress=False)
+    assert not (tmp_path / "x.h5").exists()
+
+
 def test_arguments_of_another_type_are_refused_naming_them(tmp_path, image_folder):
     out = tmp_path / "x.h5"
     # Python's own unpacking errors ("cannot unpack non-iterable float object") before.
