@@ -65,6 +65,19 @@ TEST_CASE("a run on a file that fits the page cache wins over one up to 30% fast
   CHECK(*r.best == 2);
 }
 
+TEST_CASE("a cold run's recommendation says what share of the disk's rate it read") {
+  std::vector<SweepRow> rows = SmallSweep();
+  const std::string warm = DescribeRecommendation(rows, Recommend(rows));
+  CHECK(warm.find("disk") == std::string::npos);
+  for (SweepRow& row : rows) {
+    row.disk_mb_per_s = 800;
+    row.fraction_of_disk = 0.6;
+  }
+  const std::string cold = DescribeRecommendation(rows, Recommend(rows));
+  CHECK(cold.find(", 0.60 of the disk's rate for its file (800 MB/s, read cold)") !=
+        std::string::npos);
+}
+
 TEST_CASE("a lower bar admits the faster, less random run") {
   const std::vector<SweepRow> rows = SmallSweep();
   RecommendOptions options;

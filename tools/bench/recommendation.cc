@@ -190,6 +190,12 @@ std::string DescribeRecommendation(std::span<const SweepRow> rows, const Recomme
     text += Fixed(", %.2f of the machine's ceiling", best.fraction_of_ceiling) + " (" +
             best.ceiling + ")";
   }
+  // A cold run (--cold) read from the disk: its ceiling is the disk's rate for its file, which
+  // the page cache's above does not say.
+  if (Measured(best.fraction_of_disk)) {
+    text += Fixed(", %.2f of the disk's rate for its file", best.fraction_of_disk) +
+            Fixed(" (%.0f MB/s, read cold)", best.disk_mb_per_s);
+  }
   if (Measured(best.file_mib)) {
     text += Fixed("; its file is %.1f MiB", best.file_mib);
     if (Measured(r.input_file_mib) && r.input_file_mib > 0) {
