@@ -156,7 +156,8 @@ int Batch::field_index(std::string_view name) const {
 
 namespace {
 
-const loader::GeometricTensor& GeometricOf(const Batch::Impl& impl, int k, int view) {
+const std::shared_ptr<const loader::GeometricTensor>& GeometricOf(const Batch::Impl& impl, int k,
+                                                                  int view) {
   const loader::BatchField& field = impl.field(k);
   const size_t views = impl.geometric.empty() ? 0 : impl.geometric[static_cast<size_t>(k)].size();
   if (view < 0 || view >= static_cast<int>(views)) {
@@ -185,7 +186,7 @@ FieldTensor Batch::field_tensor(int k, int view) const {
                        impl.cuda_device};
   }
   if (IsGeometric(field.spec.kind)) {
-    const loader::GeometricTensor& geometric = GeometricOf(impl, k, view);
+    const loader::GeometricTensor& geometric = *GeometricOf(impl, k, view);
     return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
   }
   if (field.slot_field < 0) {
@@ -219,8 +220,18 @@ FieldTensor Batch::box_counts(int k, int view) const {
     throw MakeError(ErrorCode::kInvalidArgument, "field {} is {}, not boxes: it has no counts",
                     field.spec.name, field.spec.Describe());
   }
-  const loader::GeometricTensor& geometric = GeometricOf(impl, k, view);
+  const loader::GeometricTensor& geometric = *GeometricOf(impl, k, view);
   return FieldTensor{geometric.counts.data(), FieldType::kInt64, {size()}, -1};
+}
+
+std::shared_ptr<const void> Batch::field_owner(int k, int view) const {
+  const Impl& impl = live();
+  const loader::BatchField& field = impl.field(k);
+  // A mask the GPU stage cropped is the device batch's buffer, as the images are.
+  if (!IsGeometric(field.spec.kind) || (impl.device && field.device_slot_field >= 0)) {
+    return nullptr;
+  }
+  return GeometricOf(impl, k, view);
 }
 
 std::span<const uint8_t> Batch::field_bytes(int k, int64_t i) const {

@@ -40,9 +40,10 @@ struct Batch::Impl {
   // batch (loader/device_feed.h), shared by them.
   std::shared_ptr<std::vector<int64_t>> host_rows;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
-  // Asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h); GPU batches have
-  // their masks on the device (DeviceBatch::field) and only the boxes here.
-  std::vector<std::vector<loader::GeometricTensor>> geometric;
+  // Asked a mask or boxes: geometric[k][view] (loader/geometric_fields.h), each tensor owned
+  // on its own (Batch::field_owner shares it); GPU batches have their masks on the device
+  // (DeviceBatch::field) and only the boxes here.
+  loader::GeometricFields geometric;
   // Host batches: counts this batch among those the trainer holds until its last copy goes
   // (loader/held_slots.h).
   std::shared_ptr<const void> held;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "h5feed/error.h"
 #include "make_error.h"
@@ -140,9 +142,9 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
 
 }  // namespace
 
-std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
-    const BatchFields& fields, const transform::OutputViews* views, const ImageShape& shape,
-    std::span<const int64_t> indices, int64_t epoch, int copy, bool device) {
+GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::OutputViews* views,
+                                    const ImageShape& shape, std::span<const int64_t> indices,
+                                    int64_t epoch, int copy, bool device) {
   std::vector<std::vector<GeometricTensor>> tensors(fields.fields.size());
   const ViewOf of{views, epoch, copy};
   if (!views && !fields.image_sizes.empty()) {
@@ -176,7 +178,13 @@ std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
             l >= 0 ? &tensors[static_cast<size_t>(l)][vv] : nullptr);
     }
   }
-  return tensors;
+  GeometricFields owned(tensors.size());
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    for (GeometricTensor& tensor : tensors[k]) {
+      owned[k].push_back(std::make_shared<const GeometricTensor>(std::move(tensor)));
+    }
+  }
+  return owned;
 }
 
 }  // namespace h5feed::loader

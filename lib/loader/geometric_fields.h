@@ -14,9 +14,12 @@
 //
 // Made on the consumer's thread when the batch is handed out, from the columns the loader
 // holds (batch_fields.h) and the batch's indices, which echo's permutations and the skip of
-// damaged chunks keep right. Immutable once made.
+// damaged chunks keep right. Immutable once made, and each tensor owned on its own, so that
+// Batch::field_owner can hand out an owner of one tensor without the Batch: a trainer keeping a
+// batch's masks (the ground truth of an evaluation) keeps neither its slot nor its images.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -32,13 +35,16 @@ struct GeometricTensor {
   std::vector<int64_t> counts;  // boxes: each sample's boxes kept, (B); else empty
 };
 
+// Field k's tensor in view v at [k][v].
+using GeometricFields = std::vector<std::vector<std::shared_ptr<const GeometricTensor>>>;
+
 // tensors[k][v]: field k's tensor in view v, for each geometric field k of `fields` (empty for
 // the others, and, when `device`, for the masks the GPU stage crops: BatchField::
 // device_slot_field). `shape` is the gathered image shape (a file of one image size); an own-size
 // file's rows are sized by fields.image_sizes. Throws Error(kCorrupt) naming the field and the
 // row when a mask's row is not its image's size.
-std::vector<std::vector<GeometricTensor>> MakeGeometricFields(
-    const BatchFields& fields, const transform::OutputViews* views, const ImageShape& shape,
-    std::span<const int64_t> indices, int64_t epoch, int copy, bool device = false);
+GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::OutputViews* views,
+                                    const ImageShape& shape, std::span<const int64_t> indices,
+                                    int64_t epoch, int copy, bool device = false);
 
 }  // namespace h5feed::loader

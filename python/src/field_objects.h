@@ -23,19 +23,20 @@ namespace h5feed::python {
 // mask's, boxes' or box labels' tensor per view (and boxes' counts per view).
 //
 // A host batch's masks, boxes, counts and box labels are tensors the Batch made for itself,
-// not its slot's memory, yet a view of them would hold the Batch and with it the slot: a
-// trainer keeping them past the step (ground truth gathered for an evaluation, as torchmetrics'
-// MeanAveragePrecision keeps its targets) would stop the loader. ReadFields copies them into
-// arrays of their own (`view_copies`, `count_copies`), as the labels are; device ones are the
-// stage's buffers and are views, like the images.
+// not its slot's memory, yet a capsule owned by the batch would hold the slot: a trainer
+// keeping them past the step (ground truth gathered for an evaluation, as torchmetrics'
+// MeanAveragePrecision keeps its targets) would stop the loader. Their capsules share the
+// tensor's own owner instead (Batch::field_owner, `owners`), without a copy: keeping them
+// keeps that tensor alone. A device mask is the stage's buffer and is owned by the batch, like
+// the images.
 struct PendingField {
   pybind11::object list;             // bytes and text fields
   std::optional<FieldTensor> array;  // array fields: the batch's rows (valid while it is held)
   std::vector<FieldTensor> views;    // geometric fields: one per view
   std::vector<FieldTensor> counts;   // boxes: one per view
-  // Per view, the owner of a copied tensor's bytes, or null for a view of the batch.
-  std::vector<std::shared_ptr<const void>> view_copies;
-  std::vector<std::shared_ptr<const void>> count_copies;
+  // Per view, Batch::field_owner: the owner of the view's tensor (and its counts) alone, or
+  // null for a device mask, which the batch's owner keeps.
+  std::vector<std::shared_ptr<const void>> owners;
 };
 
 std::vector<PendingField> ReadFields(const Batch& batch);

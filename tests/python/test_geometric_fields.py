@@ -208,23 +208,30 @@ def test_a_mask_dtype_that_cannot_hold_a_batchs_mask_values_is_refused_not_wrapp
             assert torch.equal(first(voc, torch.int8).long(), first(voc, None).long())
 
 
-def test_masks_and_boxes_kept_past_their_step_hold_nothing_of_the_loader(written, tmp_path):
+@pytest.mark.parametrize("boxes_as_list", [False, True], ids=["tensors", "lists"])
+def test_masks_and_boxes_kept_past_their_step_hold_nothing_of_the_loader(written, tmp_path,
+                                                                          boxes_as_list):
     """An evaluation gathers every batch's ground truth (torchmetrics' MeanAveragePrecision
-    keeps the target tensors it is given); on the host these are copies, so a whole epoch's
-    may be kept with 2 slots, and they keep their values."""
-    voc = tmp_path / "voc.h5"  # uint8 masks: delivered as stored, not widened
+    keeps the target tensors it is given); on the host these are tensors of their own, apart
+    from the batch's buffer, so a whole epoch's may be kept with 2 slots (no earlier batch is
+    held once its images go), and they keep their values."""
+    voc = tmp_path / "voc.h5"  # uint8 masks: delivered as made, not widened
     h5feed.write(VocLikeMasks(True), voc, size=16, workers=0, progress=False)
-    path, _ = written
+    path, _ = written  # uint16 masks: widened to int64
     for file, fields in ((voc, ["mask"]), (path, ["mask", "boxes"])):
         def run():
-            return h5feed.Loader(file, batch_size=2, seed=2, slots=2, threads=1, as_dict=True,
-                                 fields=fields, boxes_as_list=True,
+            return h5feed.Loader(file, batch_size=1, seed=2, slots=2, threads=1, as_dict=True,
+                                 fields=fields, boxes_as_list=boxes_as_list,
                                  augment=h5feed.Augment(random_resized_crop=12, random_flip=True))
 
-        kept = [{k: v for k, v in batch.items() if k not in ("images", "labels")}
-                for batch in run()]  # in 5 s of starvation the loader would raise
-        assert len(kept) == len(run())
+        loader, kept = run(), []
+        for batch in loader:  # in 5 s of starvation the loader would raise
+            kept.append({k: v for k, v in batch.items() if k not in ("images", "labels")})
+            del batch  # what the loop's generator still has of the batch holds it alone
+            assert loader._native.held_batches <= 1
+        assert len(kept) == len(run()) > 3  # slots=2 is 3 buffers (test_zero_copy.py)
         for held, fresh in zip(kept, run()):
+            assert held.keys() == fresh.keys() - {"images", "labels"}
             for key, value in held.items():
                 assert torch.equal(value, fresh[key]) if isinstance(value, torch.Tensor) else \
                     all(torch.equal(a, b) for a, b in zip(value, fresh[key])), key

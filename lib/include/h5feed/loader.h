@@ -36,8 +36,10 @@
 // keeping the Batch. What a trainer keeps beyond a step (evaluation targets, the rows it saw)
 // it copies: labels() and indices() are 8 bytes a sample, on the host in every case,
 //   targets.insert(targets.end(), batch->labels().begin(), batch->labels().end());
-// and the batch can go. The Python module hands out labels and indices as such copies, and
-// the images and array fields as views of the loader's buffers.
+// and the batch can go. Masks, boxes and box labels on the host are not the slot's memory:
+// field_owner(k, view) keeps one of them alive alone, without the Batch. The Python module
+// hands out labels and indices as such copies, the host masks and boxes with their own
+// owners, and the images and array fields as views of the loader's buffers.
 //
 // Fields (LoaderOptions::fields, docs/format.md "Fields"): each asked field, by its position k
 // in that list or by name, for every sample of the batch. An array field is a FieldTensor, the
@@ -142,6 +144,12 @@ class Batch {
   FieldTensor field_tensor(std::string_view name, int view = 0) const;
   // Boxes field k: how many boxes each sample kept in view `view`, int64 (B).
   FieldTensor box_counts(int k, int view = 0) const;
+  // What keeps field_tensor(k, view)'s memory (and a boxes field's box_counts(k, view)'s)
+  // alive without the Batch: for a mask, boxes or box_labels field on the host, whose tensors
+  // the Batch made for itself, an owner of that one tensor, which keeps neither the slot nor
+  // the Batch's other arrays; null for any other field and for a mask on the device (its
+  // memory is the Batch's: hold the Batch). Throws as field_tensor does.
+  std::shared_ptr<const void> field_owner(int k, int view = 0) const;
   // Sample i's value of field k, any kind: an array row's row_bytes() bytes, a bytes or text
   // row's bytes (text: UTF-8).
   std::span<const uint8_t> field_bytes(int k, int64_t i) const;

@@ -81,7 +81,13 @@ Delivered ReadBatch(const Batch& batch, cudaStream_t stream) {
   d.step = batch.step();
   const int boxes = batch.field_index("boxes");
   for (int v = 0; v < batch.views(); ++v) {
-    d.masks.push_back(Read(batch.field_tensor("mask", v), stream));
+    // A mask on the device is the device batch's buffer, which the Batch keeps; the boxes and
+    // their labels, made on the host, have owners of their own (Batch::field_owner).
+    const FieldTensor mask = batch.field_tensor("mask", v);
+    CHECK((batch.field_owner(batch.field_index("mask"), v) == nullptr) == (mask.cuda_device >= 0));
+    CHECK(batch.field_owner(boxes, v) != nullptr);
+    CHECK(batch.field_owner(batch.field_index("box_labels"), v) != nullptr);
+    d.masks.push_back(Read(mask, stream));
     d.boxes.push_back(Read(batch.field_tensor(boxes, v), stream));
     d.counts.push_back(Read(batch.box_counts(boxes, v), stream));
     d.labels.push_back(Read(batch.field_tensor("box_labels", v), stream));

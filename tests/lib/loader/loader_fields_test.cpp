@@ -296,6 +296,10 @@ TEST_CASE("a batch holds its fields past its loader") {
   }
   REQUIRE(batch);
   CheckBatchFields(*batch, {"blob", "a_uint32"});
+  // The rows of an array field are the slot's, and the row of a bytes field the loader's
+  // column: neither has an owner of its own (only masks and boxes do), the Batch keeps them.
+  CHECK(batch->field_owner(batch->field_index("blob")) == nullptr);
+  CHECK(batch->field_owner(batch->field_index("a_uint32")) == nullptr);
 }
 
 TEST_CASE("fields asked wrongly are refused, naming the fields there are") {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -249,6 +250,76 @@ TEST_CASE("a padding crop pads a mask with output.mask_fill and its image with 0
     }
   }
   CHECK(filled > 0);
+}
+
+// One view's mask, boxes, counts and box labels of a batch, as delivered.
+struct ViewTensors {
+  FieldTensor mask, boxes, counts, labels;
+};
+
+ViewTensors TensorsOf(const Batch& batch, int v) {
+  const int k = batch.field_index("boxes");
+  return {batch.field_tensor("mask", v), batch.field_tensor(k, v), batch.box_counts(k, v),
+          batch.field_tensor("box_labels", v)};
+}
+
+bool SameValues(const FieldTensor& kept, const FieldTensor& fresh) {
+  const auto bytes = static_cast<size_t>(fresh.elements()) * ElementBytes(fresh.type);
+  return kept.shape == fresh.shape && kept.type == fresh.type &&
+         std::memcmp(kept.data, fresh.data, bytes) == 0;
+}
+
+TEST_CASE("field_owner keeps a batch's mask or boxes alone: the loader runs on past its slots") {
+  // An evaluation keeps every batch's ground truth: 2 epochs of 10 batches (echo 2) with 4
+  // slots, each batch dropped as soon as its tensors' owners are taken. Were an owner holding
+  // the batch's slot, Next would stop after 4 (it throws after waiting 5 s).
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 30, false);
+  const LoaderOptions options = GeometryOptions();
+  struct Kept {
+    std::vector<ViewTensors> views;
+    std::vector<std::shared_ptr<const void>> owners;  // mask, boxes (and counts), labels
+  };
+  std::vector<Kept> kept;
+  {
+    Loader loader = Loader::Open(path, options);
+    for (int64_t epoch = 0; epoch < 2; ++epoch) {
+      loader.SetEpoch(epoch);
+      while (std::optional<Batch> batch = loader.Next()) {
+        Kept& k = kept.emplace_back();
+        for (int v = 0; v < batch->views(); ++v) {
+          k.views.push_back(TensorsOf(*batch, v));
+          for (const char* name : {"mask", "boxes", "box_labels"}) {
+            k.owners.push_back(batch->field_owner(batch->field_index(name), v));
+            REQUIRE(k.owners.back() != nullptr);
+          }
+        }
+        CHECK_THROWS_AS(batch->field_owner(0, batch->views()), Error);
+      }
+    }
+  }                                 // the loader is gone too: the owners alone keep the tensors
+  CHECK(kept.size() == 2 * 5 * 2);  // epochs x batches of 6 x echo copies
+  Loader fresh = Loader::Open(path, options);
+  size_t b = 0;
+  for (int64_t epoch = 0; epoch < 2; ++epoch) {
+    fresh.SetEpoch(epoch);
+    while (std::optional<Batch> batch = fresh.Next()) {
+      REQUIRE(b < kept.size());
+      for (int v = 0; v < batch->views(); ++v) {
+        CAPTURE(b);
+        CAPTURE(v);
+        const ViewTensors& held = kept[b].views[static_cast<size_t>(v)];
+        const ViewTensors now = TensorsOf(*batch, v);
+        CHECK(SameValues(held.mask, now.mask));
+        CHECK(SameValues(held.boxes, now.boxes));
+        CHECK(SameValues(held.counts, now.counts));
+        CHECK(SameValues(held.labels, now.labels));
+      }
+      ++b;
+    }
+  }
+  CHECK(b == kept.size());
 }
 
 // The GPU stage's masks and boxes: gpu_geometric_fields_test, against this file's CPU path.
