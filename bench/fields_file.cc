@@ -70,7 +70,8 @@ int Run(int argc, char** argv) {
   if (images_path.empty() || labels_path.empty() || count < 1) {
     return Usage("--images, --labels and --count are needed");
   }
-  options.fields = {{field, h5feed::FieldKind::kArray, h5feed::FieldType::kUint8, {field_bytes}}};
+  options.fields = {
+      {field, h5feed::FieldKind::kArray, h5feed::FieldType::kUint8, {field_bytes}, {}}};
   h5feed::Writer writer = h5feed::Writer::Create(argv[1], options);
   const int64_t k = writer.chunk_images();
   const auto image_bytes = static_cast<size_t>(options.image_shape.bytes());

@@ -48,8 +48,12 @@ void Probe(const std::string& path) {
 
 void WriteFile(const std::string& path, int64_t chunks) {
   const h5feed::ImageShape shape{2, 2, 1};
-  h5feed::Writer writer =
-      h5feed::Writer::Create(path, {shape, 1, h5feed::Compression::Parse("none"), true});
+  h5feed::WriterOptions options;
+  options.image_shape = shape;
+  options.chunk_images = 1;
+  options.compression = h5feed::Compression::Parse("none");
+  options.overwrite = true;
+  h5feed::Writer writer = h5feed::Writer::Create(path, options);
   h5feed::DatasetDescription d;
   std::vector<uint8_t> pixels(4);
   for (int64_t i = 0; i < chunks; ++i) {

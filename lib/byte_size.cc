@@ -29,7 +29,7 @@ std::string MagnitudeText(std::uint64_t bytes) {
 std::string ToString(ByteSize size) {
   if (size.bytes >= 0) return MagnitudeText(static_cast<std::uint64_t>(size.bytes));
   // Negated as unsigned, which holds the magnitude of INT64_MIN too.
-  return "-" + MagnitudeText(-static_cast<std::uint64_t>(size.bytes));
+  return fmt::format("-{}", MagnitudeText(-static_cast<std::uint64_t>(size.bytes)));
 }
 
 }  // namespace h5feed

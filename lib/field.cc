@@ -116,7 +116,10 @@ std::string FieldSpec::Describe() const {
   text += ToString(type);
   if (shape.empty()) return text;
   text += "[";
-  for (size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(shape[d]);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d > 0) text += ',';
+    text += std::to_string(shape[d]);
+  }
   return text + "]";
 }
 

@@ -185,8 +185,7 @@ void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const C
                       : row_bytes * static_cast<uint64_t>(rows);
     if (held) {
       RequireWithin(FieldColumnBytes(rows, value_bytes), held->max_bytes,
-                    "(" + std::to_string(rows) + " rows of " + spec.Describe() + ")", where,
-                    held->advice);
+                    fmt::format("({} rows of {})", rows, spec.Describe()), where, held->advice);
     }
   }
 
@@ -208,8 +207,8 @@ void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const C
     largest = std::max(claims.largest, masks.largest);
     if (held) {
       RequireWithin(FieldColumnBytes(rows, value_bytes), held->max_bytes,
-                    "(" + std::to_string(rows) + (compressed ? " masks of " : " rows claiming ") +
-                        ToString(ByteSize(std::min(value_bytes, kLargest))) + ")",
+                    fmt::format("({} {} {})", rows, compressed ? "masks of" : "rows claiming",
+                                ToString(ByteSize(std::min(value_bytes, kLargest)))),
                     where, held->advice);
     }
     if (claims.largest > static_cast<uint64_t>(kMaxFieldRowBytes)) {

@@ -47,17 +47,26 @@ TEST_CASE("every field type has numpy's name, parsed back in any case") {
   CHECK(Contains(e.what(), "float32"));
 }
 
+// A bytes or text field's spec: its name and kind say it all.
+FieldSpec Named(const std::string& name, FieldKind kind) {
+  FieldSpec spec;
+  spec.name = name;
+  spec.kind = kind;
+  return spec;
+}
+
 TEST_CASE("a field named like the file's own datasets, or badly, is refused with the reason") {
   for (const char* name : {"images", "labels", "indices", "row_checksums", "field_checksums"}) {
-    const Error e = CaughtError([&] { CheckFieldSpec({name, FieldKind::kBytes}); });
+    const Error e = CaughtError([&] { CheckFieldSpec(Named(name, FieldKind::kBytes)); });
     CHECK(e.code() == ErrorCode::kInvalidArgument);
     CHECK(Contains(e.what(), std::string("\"") + name + "\""));
     CHECK(Contains(e.what(), "Reserved: images, labels"));
   }
-  CHECK(Contains(CaughtError([] { CheckFieldSpec({"", FieldKind::kText}); }).what(), "name"));
-  CHECK(Contains(CaughtError([] { CheckFieldSpec({"a/b", FieldKind::kText}); }).what(), "'/'"));
-  CHECK(Contains(CaughtError([] { CheckFieldSpec({".", FieldKind::kText}); }).what(), "root"));
-  CHECK_NOTHROW(CheckFieldSpec({"..", FieldKind::kText}));  // an ordinary name to HDF5
+  CHECK(Contains(CaughtError([] { CheckFieldSpec(Named("", FieldKind::kText)); }).what(), "name"));
+  CHECK(
+      Contains(CaughtError([] { CheckFieldSpec(Named("a/b", FieldKind::kText)); }).what(), "'/'"));
+  CHECK(Contains(CaughtError([] { CheckFieldSpec(Named(".", FieldKind::kText)); }).what(), "root"));
+  CHECK_NOTHROW(CheckFieldSpec(Named("..", FieldKind::kText)));  // an ordinary name to HDF5
   const Error zero = CaughtError([] {
     CheckFieldSpec({"x", FieldKind::kArray, FieldType::kUint8, {3, 0}, {}});
   });

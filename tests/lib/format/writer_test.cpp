@@ -41,6 +41,16 @@ namespace {
 using Kind = Compression::Kind;
 const ImageShape kShape{4, 5, 3};  // 60 bytes per image
 
+// A version 1 file's options: `chunk_images` images of `shape` a chunk, the rest as defaulted
+// (never replacing an output).
+WriterOptions Options(const ImageShape& shape, int64_t chunk_images, Compression compression) {
+  WriterOptions options;
+  options.image_shape = shape;
+  options.chunk_images = chunk_images;
+  options.compression = compression;
+  return options;
+}
+
 // Image i, byte j: distinct across images and positions, never 0 (so padding is visible).
 std::vector<uint8_t> Pixels(int64_t images, const ImageShape& shape = kShape) {
   std::vector<uint8_t> pixels(static_cast<size_t>(images * shape.bytes()));
@@ -73,7 +83,7 @@ void AppendAll(Writer& writer, const std::vector<uint8_t>& pixels, int64_t image
 
 void WriteFile(const std::string& path, Compression compression, int64_t images,
                int64_t chunk_images = 4) {
-  Writer writer = Writer::Create(path, {kShape, chunk_images, compression, false});
+  Writer writer = Writer::Create(path, Options(kShape, chunk_images, compression));
   AppendAll(writer, Pixels(images), images);
   writer.Finish(Describe(images));
 }
@@ -270,7 +280,7 @@ TEST_CASE("an existing output is refused without overwrite and replaced with it"
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
   std::ofstream(path) << "precious";
-  WriterOptions options{kShape, 4, Compression{}, false};
+  WriterOptions options = Options(kShape, 4, Compression{});
   CHECK(CodeOf([&] { Writer::Create(path, options); }) == ErrorCode::kAlreadyExists);
   CHECK(folder.List() == std::vector<std::string>{"out.h5"});
   options.overwrite = true;
@@ -293,7 +303,7 @@ TEST_CASE("an output that is a FIFO or a device is never replaced, even with ove
   for (const std::string& path : specials) {
     CAPTURE(path);
     for (bool overwrite : {false, true}) {
-      WriterOptions options{kShape, 4, Compression{}, false};
+      WriterOptions options = Options(kShape, 4, Compression{});
       options.overwrite = overwrite;
       CHECK_THROWS_WITH_AS(Writer::Create(path, options),
                            doctest::Contains("not a regular file, and is never replaced"), Error);
@@ -310,7 +320,7 @@ TEST_CASE("an output that appears during the conversion is not replaced") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
   {
-    Writer writer = Writer::Create(path, {kShape, 4, Compression{}, false});
+    Writer writer = Writer::Create(path, Options(kShape, 4, Compression{}));
     AppendAll(writer, Pixels(3), 3);
     std::ofstream(path) << "someone else's";
     CHECK(CodeOf([&] { writer.Finish(Describe(3)); }) == ErrorCode::kAlreadyExists);
@@ -324,14 +334,14 @@ TEST_CASE("a writer destroyed or abandoned before Finish leaves no file") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
   {
-    Writer writer = Writer::Create(path, {kShape, 4, Compression{}, false});
+    Writer writer = Writer::Create(path, Options(kShape, 4, Compression{}));
     AppendAll(writer, Pixels(6), 6);
     CHECK(writer.temporary_path() == folder / ".out.h5.partial-" + std::to_string(getpid()));
     CHECK(folder.List() == std::vector<std::string>{".out.h5.partial-" + std::to_string(getpid())});
   }
   CHECK(folder.List().empty());
 
-  Writer writer = Writer::Create(path, {kShape, 4, Compression{}, false});
+  Writer writer = Writer::Create(path, Options(kShape, 4, Compression{}));
   writer.Abandon();
   writer.Abandon();
   CHECK(folder.List().empty());
@@ -380,7 +390,7 @@ TEST_CASE("a full disk is reported as kNoSpace and leaves no file") {
   Error caught(ErrorCode::kInternal, "nothing thrown");
   {
     FileSizeLimit limit(1 << 20);
-    Writer writer = Writer::Create(path, {shape, 16, Compression{Kind::kNone, 0}, false});
+    Writer writer = Writer::Create(path, Options(shape, 16, Compression{Kind::kNone, 0}));
     try {
       for (int i = 0; i < 100; ++i) writer.Append(writer.Encode(chunk_pixels, 16));
       DatasetDescription d;
@@ -402,7 +412,8 @@ TEST_CASE("a full disk is reported as kNoSpace and leaves no file") {
 
 TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
   testing::TempFolder folder;
-  Writer writer = Writer::Create(folder / "out.h5", {kShape, 4, Compression{Kind::kNone, 0}});
+  Writer writer =
+      Writer::Create(folder / "out.h5", Options(kShape, 4, Compression{Kind::kNone, 0}));
   std::vector<uint8_t> two = Pixels(2);
   EncodedChunk chunk = writer.Encode(two, 2);
   CHECK(chunk.images == 2);
@@ -414,7 +425,7 @@ TEST_CASE("Encode zero-pads a short chunk and checksums the padded bytes") {
         std::vector<uint64_t>{codec::RowChecksum(std::span(two).first(60)),
                               codec::RowChecksum(std::span(two).subspan(60, 60))});
 
-  Writer zstd = Writer::Create(folder / "z.h5", {kShape, 4, Compression{Kind::kZstd, 3}});
+  Writer zstd = Writer::Create(folder / "z.h5", Options(kShape, 4, Compression{Kind::kZstd, 3}));
   EncodedChunk compressed = zstd.Encode(two, 2);
   CHECK(compressed.checksum == chunk.checksum);
   CHECK(compressed.bytes == testing::ZstdCompress(chunk.bytes, 3));
@@ -426,7 +437,7 @@ TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, i
        {Compression{Kind::kNone, 0}, Compression{Kind::kZstd, 3}, Compression{Kind::kDeflate, 6}}) {
     CAPTURE(compression.ToString());
     Writer writer =
-        Writer::Create(folder / (compression.ToString() + ".h5"), {kShape, 4, compression});
+        Writer::Create(folder / (compression.ToString() + ".h5"), Options(kShape, 4, compression));
     EncodedChunk into;
     for (int64_t images : {int64_t{4}, int64_t{4}, int64_t{3}}) {
       CAPTURE(images);
@@ -456,7 +467,7 @@ TEST_CASE("EncodeInto stores what Encode stores, reusing memory; uncompressed, i
 
 TEST_CASE("misuse is an invalid argument: wrong sizes, a chunk after a short one, bad labels") {
   testing::TempFolder folder;
-  Writer writer = Writer::Create(folder / "out.h5", {kShape, 4, Compression{}});
+  Writer writer = Writer::Create(folder / "out.h5", Options(kShape, 4, Compression{}));
   CHECK(CodeOf([&] { writer.Encode(Pixels(2), 3); }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { writer.Encode(Pixels(5), 5); }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { writer.Encode({}, 0); }) == ErrorCode::kInvalidArgument);
@@ -481,23 +492,21 @@ TEST_CASE("bad options are refused before any file is created") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
   CHECK(CodeOf([&] {
-          Writer::Create(path, {{0, 5, 3}, 4, Compression{}});
+          Writer::Create(path, Options({0, 5, 3}, 4, Compression{}));
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] { Writer::Create(path, Options(kShape, -1, Compression{})); }) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          Writer::Create(path, Options(kShape, 4, Compression{Kind::kZstd, 40}));
         }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] {
-          Writer::Create(path, {kShape, -1, Compression{}});
+          Writer::Create(path, Options({1 << 16, 1 << 16, 3}, 2, Compression{}));
         }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] {
-          Writer::Create(path, {kShape, 4, Compression{Kind::kZstd, 40}});
-        }) == ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] {
-          Writer::Create(path, {{1 << 16, 1 << 16, 3}, 2, Compression{}});
-        }) == ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] {
-          Writer::Create(folder / "no/such/folder/out.h5", {kShape, 0, Compression{}, false});
+          Writer::Create(folder / "no/such/folder/out.h5", Options(kShape, 0, Compression{}));
         }) == ErrorCode::kNotFound);
-  CHECK(CodeOf([&] {
-          Writer::Create(folder.path(), {kShape, 0, Compression{}, false});
-        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] { Writer::Create(folder.path(), Options(kShape, 0, Compression{})); }) ==
+        ErrorCode::kInvalidArgument);
   CHECK(folder.List().empty());
 }
 
@@ -510,7 +519,7 @@ TEST_CASE("the default chunk holds about 4 MiB, at least one image and at most t
   CHECK(DefaultChunkImages({32, 32, 3}, 50000) == 1365);
   CHECK(DefaultChunkImages({4096, 4096, 3}, 10) == 1);
   testing::TempFolder folder;
-  Writer writer = Writer::Create(folder / "out.h5", {{224, 224, 3}, 0, Compression{}});
+  Writer writer = Writer::Create(folder / "out.h5", Options({224, 224, 3}, 0, Compression{}));
   CHECK(writer.chunk_images() == 28);
 }
 
@@ -519,7 +528,7 @@ TEST_CASE("chunks encoded on several threads at once append in order and read ba
   const std::string path = folder / "out.h5";
   const int64_t images = 103;
   std::vector<uint8_t> pixels = Pixels(images);
-  Writer writer = Writer::Create(path, {kShape, 4, Compression{Kind::kZstd, 5}});
+  Writer writer = Writer::Create(path, Options(kShape, 4, Compression{Kind::kZstd, 5}));
   std::vector<EncodedChunk> chunks(26);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -546,7 +555,7 @@ TEST_CASE("chunks encoded on several threads at once append in order and read ba
 TEST_CASE("a conversion of no images finishes with empty datasets") {
   testing::TempFolder folder;
   const std::string path = folder / "out.h5";
-  Writer writer = Writer::Create(path, {kShape, 4, Compression{}});
+  Writer writer = Writer::Create(path, Options(kShape, 4, Compression{}));
   DatasetDescription d;
   d.source_kind = "npy";
   writer.Finish(d);
@@ -565,7 +574,7 @@ TEST_CASE("box classes are written as names and source ids, and only when given"
   testing::TempFolder folder;
   for (const bool given : {true, false}) {
     const std::string path = folder / (given ? "coco.h5" : "plain.h5");
-    Writer writer = Writer::Create(path, {kShape, 4, Compression{}});
+    Writer writer = Writer::Create(path, Options(kShape, 4, Compression{}));
     DatasetDescription d;
     d.source_kind = "coco";
     if (given) d.box_classes = {{"person", "car", "toothbrush"}, {1, 3, 90}};
@@ -580,7 +589,7 @@ TEST_CASE("box classes are written as names and source ids, and only when given"
     CHECK(hdf5::ReadIntegerDataset(file.get(), "box_class_ids", path) ==
           std::vector<int64_t>{1, 3, 90});
   }
-  Writer writer = Writer::Create(folder / "uneven.h5", {kShape, 4, Compression{}});
+  Writer writer = Writer::Create(folder / "uneven.h5", Options(kShape, 4, Compression{}));
   DatasetDescription d;
   d.box_classes = {{"person", "car"}, {1}};
   CHECK(CodeOf([&] { writer.Finish(d); }) == ErrorCode::kInvalidArgument);

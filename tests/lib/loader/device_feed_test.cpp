@@ -170,6 +170,14 @@ transform::OutputSpec Spec(uint64_t seed) {
                                    seed);
 }
 
+// The gatherer's options: one array field of kFieldBytes a row (FieldValues), the rest as
+// defaulted.
+pipeline::BatchGatherer::Options ArrayFieldOptions(int64_t rows) {
+  pipeline::BatchGatherer::Options options;
+  options.array_fields = {{.column = FieldValues(rows), .row_bytes = kFieldBytes}};
+  return options;
+}
+
 // One run's wiring, for the CPU path (echo on the host) or the GPU path (echo on the device).
 struct Run {
   Run(int echo, bool device_echo, int slots = 3)
@@ -181,11 +189,9 @@ struct Run {
                                                   0,
                                                   {kFieldBytes}}),
         pool(slots, layout.bytes(), nullptr),
-        gatherer(
-            cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
-            kShape.bytes(), data.labels(),
-            {.array_fields = {{.column = FieldValues(static_cast<int64_t>(data.labels().size())),
-                               .row_bytes = kFieldBytes}}}),
+        gatherer(cache, RowLocator(static_cast<int64_t>(data.labels().size()), 16, kShape),
+                 kShape.bytes(), data.labels(),
+                 ArrayFieldOptions(static_cast<int64_t>(data.labels().size()))),
         arena(2) {
     options.seed = 7;
     options.echo = device_echo ? 1 : echo;

@@ -48,7 +48,7 @@ TEST_CASE("bad chunks and images are listed with their rows, images counted by e
   r.encodings.Add(ImageEncoding::kJpeg, 7);
   r.images_decoded = 7;
   r.bad_chunks = {{2, 10, 17, "checksum mismatch"}};
-  r.bad_images = {{12, 2, "JPEG: Premature end of JPEG file"}};
+  r.bad_images = {{12, 2, "JPEG: Premature end of JPEG file", ""}};
   const ReportValue value = VerificationValue(r);
   CHECK(Field(value, "ok") == ReportValue(false));
   CHECK(Field(value, "encodings") == ReportValue(ReportValue::Object{{"raw", 0}, {"jpeg", 7}}));
