@@ -3,6 +3,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "h5feed/writer.h"
+#include "path_role.h"
+
 namespace h5feed::converters {
 namespace {
 
@@ -46,6 +49,13 @@ std::string OutputProblem(const std::string& output, const std::vector<std::stri
     }
   }
   return "";
+}
+
+void CheckOutputPlace(const std::string& output, bool overwrite, const OptionNames& option_names) {
+  WriterOptions options;
+  options.overwrite = overwrite;
+  options.option_names = option_names;
+  InRole("output", output, [&] { Writer::CheckOutput(output, options); });
 }
 
 }  // namespace h5feed::converters

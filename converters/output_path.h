@@ -4,10 +4,14 @@
 // again as OUT) would be replaced by what is made from it, and one inside an input folder (an
 // image of SRC_DIR given as OUT) written among the files being read. The command line reports
 // it as a usage error (exit 2; docs/command.md, "Exit codes and messages"), the library and
-// the bindings as Error(kInvalidArgument).
+// the bindings as Error(kInvalidArgument). An output that exists (without --force), or where no
+// file can be written (CheckOutputPlace), is a usage error too: the command line must change,
+// and nothing was done.
 
 #include <string>
 #include <vector>
+
+#include "h5feed/option_names.h"
 
 namespace h5feed::converters {
 
@@ -16,5 +20,12 @@ namespace h5feed::converters {
 // the input folder IN ...". Paths are compared as the file system resolves them (links, "..",
 // hard links: std::filesystem::equivalent); an input that does not exist is left out.
 std::string OutputProblem(const std::string& output, const std::vector<std::string>& inputs);
+
+// Throws Writer::CheckOutput's Error for `output`, led by "output" as a conversion's are
+// ("output out.h5 already exists and is left as it is; remove it or allow overwriting
+// (--force)"): its folder missing, a folder or a device in its place, or a file there and
+// `overwrite` false. Reads nothing else, so that a front end refuses it before opening any
+// input; the conversion and the merge check it again when they create the file.
+void CheckOutputPlace(const std::string& output, bool overwrite, const OptionNames& option_names);
 
 }  // namespace h5feed::converters

@@ -246,6 +246,12 @@ int RunConversion(
   if (const std::string problem = converters::OutputProblem(output, inputs); !problem.empty()) {
     return ReportUsageError(command_name, problem);
   }
+  try {
+    converters::CheckOutputPlace(output, flags.force, options.option_names);
+  } catch (const std::exception& e) {
+    ReportError(command_name, e);
+    return kExitUsage;
+  }
 
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();

@@ -47,6 +47,12 @@ int RunMerge(const MergeFlags& flags) {
   options.seed = flags.seed;
   options.overwrite = flags.force;
   options.option_names = ConversionFlagNames();
+  try {
+    converters::CheckOutputPlace(flags.paths.back(), options.overwrite, options.option_names);
+  } catch (const std::exception& e) {
+    ReportError("merge", e);
+    return kExitUsage;
+  }
   InterruptGuard interrupt;
   options.cancel = &interrupt.flag();
   std::unique_ptr<ProgressBar> bar;  // made at the first chunk, when the count is known

@@ -52,10 +52,39 @@ int64_t DefaultChunkImages(const ImageShape& shape, int64_t images) {
   return std::max<int64_t>(1, std::min(about_4_mib, images));
 }
 
-Writer Writer::Create(const std::string& path, const WriterOptions& options) {
+void Writer::CheckOutput(const std::string& path, const WriterOptions& options) {
   namespace fs = std::filesystem;
-  const ImageShape& shape = options.image_shape;
   format::Require(!path.empty(), "the output path is empty");
+  std::string folder = format::FolderOf(path);
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    throw MakeError(ErrorCode::kNotFound,
+                    "the folder {} of the output {} does not exist; create it first", folder, path);
+  }
+  if (fs::is_directory(path, error)) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "the output {} is a folder; give the path of an .h5 file", path);
+  }
+  // Replacing renames a new file onto `path`: a device or a FIFO there (/dev/null given as the
+  // output) would become a regular file, as root even in /dev. A symbolic link is replaced
+  // itself, never what it points to.
+  const fs::file_status existing = fs::symlink_status(path, error);
+  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_symlink(existing)) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is {}, not a regular file, and is never replaced (not even with {}); "
+                    "give the path of an .h5 file",
+                    path, SpecialFileKind(existing.type()),
+                    NameOption(options.option_names, "WriterOptions", "overwrite"));
+  }
+  if (fs::exists(existing) && !options.overwrite) {
+    throw MakeError(ErrorCode::kAlreadyExists,
+                    "{} already exists and is left as it is; remove it or allow overwriting ({})",
+                    path, NameOption(options.option_names, "WriterOptions", "overwrite"));
+  }
+}
+
+Writer Writer::Create(const std::string& path, const WriterOptions& options) {
+  const ImageShape& shape = options.image_shape;
   format::ValidateCompression(options.compression);
   int64_t chunk_images = 0;
   int64_t chunk_bytes = 0;
@@ -97,32 +126,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
                     spec.name, spec.Describe(), shape.height, shape.width);
   }
 
-  std::string folder = format::FolderOf(path);
-  std::error_code error;
-  if (!fs::is_directory(folder, error)) {
-    throw MakeError(ErrorCode::kNotFound,
-                    "the folder {} of the output {} does not exist; create it first", folder, path);
-  }
-  if (fs::is_directory(path, error)) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "the output {} is a folder; give the path of an .h5 file", path);
-  }
-  // Replacing renames a new file onto `path`: a device or a FIFO there (/dev/null given as the
-  // output) would become a regular file, as root even in /dev. A symbolic link is replaced
-  // itself, never what it points to.
-  const fs::file_status existing = fs::symlink_status(path, error);
-  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_symlink(existing)) {
-    throw MakeError(ErrorCode::kInvalidArgument,
-                    "{} is {}, not a regular file, and is never replaced (not even with {}); "
-                    "give the path of an .h5 file",
-                    path, SpecialFileKind(existing.type()),
-                    NameOption(options.option_names, "WriterOptions", "overwrite"));
-  }
-  if (fs::exists(existing) && !options.overwrite) {
-    throw MakeError(ErrorCode::kAlreadyExists,
-                    "{} already exists and is left as it is; remove it or allow overwriting ({})",
-                    path, NameOption(options.option_names, "WriterOptions", "overwrite"));
-  }
+  CheckOutput(path, options);
   format::RemoveStalePartials(path);
 
   auto state = std::make_unique<State>();

@@ -352,7 +352,8 @@ def test_an_existing_output_is_never_replaced_without_force(zoo, tmp_path):
     root, _ = zoo
     out = tmp_path / "exists.h5"
     out.write_bytes(b"precious")
-    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_FAILED)
+    # The command line must change (--force, or another OUT): a usage error, nothing done.
+    result = run_h5feed("convert", "imagefolder", root, out, check=EXIT_USAGE)
     assert "exists" in result.stderr and "--force" in result.stderr
     assert out.read_bytes() == b"precious"
     run_h5feed("convert", "imagefolder", root, out, "--force", check=EXIT_SKIPPED)

@@ -177,7 +177,7 @@ def test_an_existing_output_names_the_flag_that_replaces_it(small, tmp_path):
     images = tmp_path / "images.npy"
     np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
     run_h5feed("convert", "npy", images, tmp_path / "out.h5", "--quiet", check=0)
-    result = run_h5feed("convert", "npy", images, tmp_path / "out.h5", check=1)
+    result = run_h5feed("convert", "npy", images, tmp_path / "out.h5", check=2)
     assert "allow overwriting (--force)" in result.stderr
 
 
@@ -187,10 +187,62 @@ def test_an_output_that_is_a_fifo_is_never_replaced_even_with_force(tmp_path):
     fifo = tmp_path / "fifo"  # as /dev/null would be: never a test's output
     os.mkfifo(fifo)
     for force in ([], ["--force"]):
-        result = run_h5feed("convert", "npy", images, fifo, *force, check=1)
+        result = run_h5feed("convert", "npy", images, fifo, *force, check=2)
         assert f"output {fifo} is a FIFO (named pipe), not a regular file" in result.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "images.npy"]
+
+
+def existing_output_cases(tmp_path):
+    """Each command that writes a file, with its OUT an existing file to keep ("part": the
+    second part's file, written already)."""
+    np.save(tmp_path / "images.npy", np.zeros((6, 2, 2, 3), np.uint8))
+    for k in range(2):
+        run_h5feed("convert", "npy", tmp_path / "images.npy", tmp_path / "p.h5", "--part",
+                   f"{k}/2", "--quiet", check=0)
+    parts = [tmp_path / f"p-0000{k}-of-00002.h5" for k in range(2)]
+    (tmp_path / "src" / "c").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(tmp_path / "src" / "c" / "000.png")
+    out = tmp_path / "kept.h5"
+    out.write_bytes(b"precious")
+    return out, {
+        "npy": ["convert", "npy", tmp_path / "images.npy", out],
+        "imagefolder": ["convert", "imagefolder", tmp_path / "src", out],
+        "rechunk": ["rechunk", parts[0], out],
+        "merge": ["merge", *parts, out],
+        "part": ["convert", "npy", tmp_path / "images.npy", tmp_path / "p.h5", "--part", "1/2"],
+    }
+
+
+@pytest.mark.parametrize("command", ["npy", "imagefolder", "rechunk", "merge", "part"])
+def test_an_existing_output_without_force_is_a_usage_error_and_is_kept(tmp_path, command):
+    out, cases = existing_output_cases(tmp_path)
+    if command == "part":
+        out = tmp_path / "p-00001-of-00002.h5"
+    before = out.read_bytes()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    result = run_h5feed(*cases[command], check=2)
+    assert f"output {out} already exists and is left as it is; remove it or allow " \
+           "overwriting (--force)" in result.stderr, result.stderr
+    assert result.stdout == ""
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == names  # no partial file either
+    run_h5feed(*cases[command], "--force", "--quiet", check=0)
+    with h5py.File(out) as f:
+        assert f["images"].shape[0] > 0
+
+
+def test_an_output_no_file_can_be_written_at_is_a_usage_error(tmp_path):
+    images = tmp_path / "images.npy"
+    np.save(images, np.zeros((4, 2, 2, 3), np.uint8))
+    (tmp_path / "a_folder").mkdir()
+    result = run_h5feed("convert", "npy", images, tmp_path / "a_folder", "--force", check=2)
+    assert f"the output {tmp_path / 'a_folder'} is a folder" in result.stderr
+    missing = tmp_path / "missing" / "out.h5"
+    result = run_h5feed("convert", "npy", images, missing, check=2)
+    assert f"the folder {tmp_path / 'missing'} of the output {missing} does not exist" \
+        in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_folder", "images.npy"]
 
 
 def test_bench_errors_name_its_flags_not_the_library_fields(small):

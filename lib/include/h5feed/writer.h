@@ -174,13 +174,21 @@ struct EncodedChunk {
 // must be called from one thread at a time, chunks and rows in stored order.
 class Writer {
  public:
-  // Creates the temporary file and the /images dataset. Throws Error: kAlreadyExists when
-  // `path` exists and !options.overwrite, kInvalidArgument when `path` is a folder or exists as
-  // anything but a regular file or a symbolic link (a device, a FIFO: never replaced, even
-  // with overwrite), for a bad shape or chunk size, a
+  // Creates the temporary file and the /images dataset. Throws Error: what CheckOutput throws
+  // (kAlreadyExists when `path` exists and !options.overwrite; kInvalidArgument when `path` is
+  // a folder or exists as anything but a regular file or a symbolic link: a device, a FIFO,
+  // never replaced, even with overwrite), kInvalidArgument for a bad shape or chunk size, a
   // field CheckFieldSpec refuses, two fields of one name or more than 1024 fields, kIo when the
   // folder is not writable.
   static Writer Create(const std::string& path, const WriterOptions& options);
+
+  // Throws what Create throws for `path` itself, creating and changing nothing: kNotFound when
+  // its folder does not exist; kInvalidArgument when it is empty, a folder, or anything but a
+  // regular file or a symbolic link; kAlreadyExists when it exists and !options.overwrite (of
+  // `options`, only overwrite and option_names are read). For a front end that refuses a wrong
+  // output before any work (the command line's mistake: `h5feed convert` exits 2); Create
+  // checks again, as the file system may have changed since.
+  static void CheckOutput(const std::string& path, const WriterOptions& options);
 
   Writer(Writer&&) noexcept;
   Writer& operator=(Writer&&) noexcept;

@@ -292,6 +292,30 @@ TEST_CASE("an existing output is refused without overwrite and replaced with it"
   CHECK(hdf5::ReadInt64Attribute(file.get(), "num_images") == 3);
 }
 
+TEST_CASE("CheckOutput refuses what Create refuses for the path, creating nothing") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  std::ofstream(path) << "precious";
+  WriterOptions options = Options(kShape, 4, Compression{});
+  options.option_names = [](std::string_view field) {
+    return field == "overwrite" ? std::string("--force") : std::string();
+  };
+  CHECK_THROWS_WITH_AS(Writer::CheckOutput(path, options),
+                       doctest::Contains("already exists and is left as it is; remove it or "
+                                         "allow overwriting (--force)"),
+                       Error);
+  CHECK(CodeOf([&] { Writer::CheckOutput(path, options); }) == ErrorCode::kAlreadyExists);
+  CHECK(CodeOf([&] { Writer::CheckOutput(folder / "none/out.h5", options); }) ==
+        ErrorCode::kNotFound);
+  CHECK(CodeOf([&] { Writer::CheckOutput(folder.path(), options); }) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] { Writer::CheckOutput("", options); }) == ErrorCode::kInvalidArgument);
+  options.overwrite = true;
+  Writer::CheckOutput(path, options);
+  Writer::CheckOutput(folder / "new.h5", options);
+  CHECK(folder.List() == std::vector<std::string>{"out.h5"});
+}
+
 TEST_CASE("an output that is a FIFO or a device is never replaced, even with overwrite") {
   testing::TempFolder folder;
   const std::string fifo = folder / "fifo";
