@@ -5,8 +5,8 @@ they read back equal through h5py and through the Loader; when the writer resize
 (max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
 the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's pixels
 land for every mode) and the boxes are scaled with it. A mask of the wrong size, box labels of
-another count than their boxes, a box of nan or infinite coordinates, or one whose x2 or y2 is
-below its x1 or y1, are refused naming the row; box labels of a field that is not boxes, before
+another count than their boxes, a box of nan or infinite coordinates, one whose x2 or y2 is
+below its x1 or y1, or boxes normalized to 0-1, are refused naming the row; box labels of a field that is not boxes, before
 any file. Without augmentation the loader delivers the stored boxes clipped to the image."""
 import io
 
@@ -310,6 +310,45 @@ def test_a_box_whose_x2_or_y2_is_below_its_x1_or_y1_is_refused_naming_the_row(tm
         h5feed.write(Swapped([(32, 40)] * 6), tmp_path / "out.h5", max_side=512, workers=0,
                      progress=False)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("encoded", [False, True])  # the image's size from its header
+def test_boxes_normalized_to_0_1_are_refused_naming_the_row(tmp_path, workers, encoded):
+    """Boxes given as fractions of the image (as YOLO's and TensorFlow's data sets store them)
+    would be stored as boxes under a pixel, every one of which the loader drops."""
+    class Normalized(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            if i == 4:
+                sample["boxes"] = torch.tensor([[0.0, 0.0, 0.0, 0.0], [0.1, 0.25, 0.5, 0.75]])
+                sample["box_labels"] = [1, 2]
+            return sample
+
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[4\]: every box of 'boxes' lies within 0 to 1 \(box 1 is "
+                       r"\[0\.1.*\]\), but its image is 32 x 40 \(height x width\).* the loader "
+                       r"drops; give x1, y1, x2, y2 in the image's pixels \(normalized boxes times "
+                       r"\[width, height, width, height\]\)"):
+        h5feed.write(Normalized([(32, 40)] * 6, encoded=encoded), tmp_path / "out.h5",
+                     max_side=512, workers=workers, progress=False)
+    assert not list(tmp_path.iterdir())
+
+
+def test_boxes_within_0_1_of_no_area_or_on_a_tiny_image_are_kept_as_given(tmp_path):
+    """Placeholder boxes of no area, and boxes on an image of a few pixels (where 0-1 may be
+    pixels), are no sign of normalized boxes; a box past 1 shows pixels."""
+    samples = [{"image": np.zeros((24, 32, 3), np.uint8), "boxes": np.zeros((2, 4)),
+                "box_labels": [1, 2]},
+               {"image": np.zeros((3, 3, 3), np.uint8), "boxes": [[0.5, 0, 1, 1]],
+                "box_labels": [3]},
+               {"image": np.zeros((24, 32, 3), np.uint8), "boxes": [[0.5, 0, 1, 1.5]],
+                "box_labels": [4]}]
+    h5feed.write(samples, tmp_path / "out.h5", workers=0, progress=False)
+    with h5py.File(tmp_path / "out.h5") as f:
+        boxes = {int(source.decode()): np.frombuffer(f["boxes"][n].tobytes(), "<f4").tolist()
+                 for n, source in enumerate(f["sources"][:])}
+    assert boxes == {0: [0] * 8, 1: [0.5, 0, 1, 1], 2: [0.5, 0, 1, 1.5]}
 
 
 def test_boxes_reach_past_the_image_are_delivered_clipped_to_it_without_augment(tmp_path):
