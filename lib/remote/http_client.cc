@@ -83,7 +83,7 @@ struct HttpClient::Impl {
   void Queue(std::shared_ptr<Transfer> transfer) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (stopping || interrupted) {
+      if (stopping || interrupted || Cancelled()) {
         transfer->Complete(std::nullopt,
                            MakeError(ErrorCode::kCancelled, "reading {} was stopped", display));
         return;
@@ -106,7 +106,7 @@ struct HttpClient::Impl {
         cancelled.swap(cancel_requests);
         interrupt = interrupts_asked;
       }
-      if (interrupt != interrupts_done) {  // everything so far ends now
+      if (interrupt != interrupts_done || Cancelled()) {  // everything so far ends now
         for (auto& [easy, transfer] : active) cancelled.push_back(transfer);
         cancelled.insert(cancelled.end(), retrying.begin(), retrying.end());
         cancelled.insert(cancelled.end(), arrived.begin(), arrived.end());
@@ -149,13 +149,20 @@ struct HttpClient::Impl {
     for (auto& transfer : all) Abandon(transfer);
   }
 
+  // Whether the caller's flag (RemoteOptions::cancel) ends every request.
+  bool Cancelled() const { return options.cancel && options.cancel->load(); }
+
   Clock::duration StallLimit() const {
     return std::chrono::seconds(std::max(1, options.stall_seconds));
   }
 
-  // Until the next retry is due or the next transfer would have stalled, at most 1 s.
+  // Until the next retry is due or the next transfer would have stalled, at most 1 s; at most
+  // kCancelCheck while a transfer waits and the caller may cancel (RemoteOptions::cancel), whose
+  // flag sets nothing that would wake the poll.
   int PollMilliseconds() const {
-    int wait = 1000;
+    constexpr int kCancelCheck = 100;
+    const bool waiting = !active.empty() || !retrying.empty();
+    int wait = options.cancel && waiting ? kCancelCheck : 1000;
     const Clock::time_point now = Clock::now();
     auto until = [&](Clock::time_point due) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(due - now);

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cancellable_run.h"
 #include "dlpack_capsule.h"
 #include "field_objects.h"
 #include "h5feed/loader.h"
@@ -186,8 +188,14 @@ class NativeLoader {
                      const std::shared_ptr<PendingWarnings>& warnings) {
     // The callback shares the list, so its lifetime never depends on the order of members.
     options.on_warning = [warnings](const std::string& warning) { warnings->Add(warning); };
-    py::gil_scoped_release without_gil;  // reads the file's index and commits the cache
-    return Loader::Open(path, options);
+    // Reads the file's index and commits the cache, without the GIL; a remote file's requests
+    // wait for its server, with retries, for as long as the remote options allow: on Ctrl-C
+    // they end at once (RemoteOptions::cancel, shared by the files the open leaves open, which
+    // never see it set) and KeyboardInterrupt is raised once the open has unwound.
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    options.remote.cancel = cancel;
+    return RunCancellable(*cancel,
+                          [&](const std::atomic<bool>&) { return Loader::Open(path, options); });
   }
 
   const OpeningProcess opened_in_;

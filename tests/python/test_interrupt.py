@@ -1,14 +1,19 @@
 """Ctrl-C while Python waits in native code: a real child process, a real SIGINT. Iterating a
-loader that cannot make progress, and converting, both stop with KeyboardInterrupt promptly and
-cleanly (the loader can be destroyed; a conversion leaves nothing at its output)."""
+loader that cannot make progress, opening a remote file whose server does not answer, and
+converting, all stop with KeyboardInterrupt promptly and cleanly (the loader can be destroyed;
+a conversion leaves nothing at its output)."""
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
+import pytest
 
 
 
@@ -56,6 +61,88 @@ def test_ctrl_c_stops_a_loader_waiting_for_a_batch(small_file):
     assert "interrupted after" in output and "destroyed" in output
     waited = float(output.split("interrupted after ")[1].split(" s")[0])
     assert waited < 4.5, output  # the SIGINT (after 1 s), not the starvation limit (5 s)
+
+
+class LoopbackServer:
+    """A server on the loopback that never answers a request: "silent" takes each connection
+    and says nothing, so every attempt waits out stall_seconds; "reset" resets each one at
+    once, so every attempt fails and is retried after its backoff. A context manager; `url`
+    names a file on it, `connections` counts the connections taken."""
+
+    def __init__(self, behaviour):
+        self.behaviour = behaviour
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/train.h5"
+        self.connections = 0
+        self.held = []  # "silent": open, never read or answered
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            if self.behaviour == "reset":
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack("ii", 1, 0))
+                connection.close()  # RST, not FIN: a reset connection
+            else:
+                self.held.append(connection)
+            self.connections += 1
+
+    def wait_for_connections(self, count, timeout=30):
+        deadline = time.monotonic() + timeout
+        while self.connections < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.connections >= count
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.listener.close()
+        for connection in self.held:
+            connection.close()
+
+
+@pytest.mark.parametrize("behaviour, connections", [("silent", 1), ("reset", 3)])
+def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(behaviour, connections):
+    # Unanswered, the open would wait 4 attempts x 20 s (silent), or 40 retries, most 2 s
+    # apart (reset): a minute or more. Once the open waits on the server (a request
+    # unanswered, or a retry due), the SIGINT must end it within about a second.
+    retries = 3 if behaviour == "silent" else 40
+    with LoopbackServer(behaviour) as server:
+        child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            import h5feed
+            try:
+                h5feed.Loader({server.url!r}, 16, open_probe=False,
+                              remote={{"stall_seconds": 20, "retries": {retries}}})
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+                sys.exit(0)
+            except Exception as error:
+                print(f"no interrupt: {{error!r}}", flush=True)
+            sys.exit(1)
+            """)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert server.wait_for_connections(connections), child.stdout.read()
+            sent = time.monotonic()
+            child.send_signal(signal.SIGINT)
+            line = child.stdout.readline()
+            waited = time.monotonic() - sent
+            output = line + child.communicate(timeout=30)[0]
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        taken = server.connections
+    assert child.returncode == 0 and line == "interrupted\n", output
+    assert waited < 1.5, output  # not the server's stall (20 s) or the retries' backoff
+    # Nothing more was asked of the server after the SIGINT.
+    assert taken == connections or behaviour == "reset" and taken == connections + 1, taken
 
 
 def test_ctrl_c_stops_a_conversion_and_leaves_no_output(tmp_path):

@@ -4,7 +4,9 @@
 // s3://bucket/key object. docs/remote.md describes what a remote epoch costs and how to size
 // these.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace h5feed {
@@ -40,6 +42,14 @@ struct RemoteOptions {
   // store, addressed path-style: ENDPOINT/BUCKET/KEY). "" keeps the environment's.
   std::string s3_region;
   std::string s3_endpoint;
+
+  // Set: a flag of the caller's (shared, so that it lives as long as the files opened with
+  // these options); once it is true, every request of those files ends with Error(kCancelled)
+  // within about 0.1 s, in flight or waiting for a retry, and every later one at once, rather
+  // than waiting out its stall limit and retries. How a front end makes an open interruptible
+  // (h5feed.Loader's, on Ctrl-C, with open_probe off). Null: requests end as the options above
+  // say.
+  std::shared_ptr<const std::atomic<bool>> cancel;
 
   friend bool operator==(const RemoteOptions&, const RemoteOptions&) = default;
 };

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -215,6 +216,38 @@ TEST_CASE("cancelling reads ends a read waiting on a stalled server at once") {
   file->ResumeReads();
   proxy.Control("faults=");
   file->ReadAt(1 << 20, dest);
+  CHECK(dest[7] == Byte((1 << 20) + 7, 0));
+}
+
+TEST_CASE("the options' cancel flag ends an open waiting on a stalled server, and later requests") {
+  TempFolder folder;
+  WritePattern(folder / "data.bin", 2 << 20);
+  HttpServer proxy({"proxy", folder.path()});
+  proxy.Control("faults=stall:1");
+  RemoteOptions options;
+  options.stall_seconds = 30;  // and 5 retries: minutes, uncancelled
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  options.cancel = cancel;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel->store(true);
+  });
+  const Error error =
+      CaughtError([&] { OpenRemoteFile(Location(proxy.Url("data.bin"), options)); });
+  canceller.join();
+  CHECK(error.code() == ErrorCode::kCancelled);
+  CHECK(std::string(error.what()).find(proxy.Url("data.bin")) != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  // Set already: a later open asks nothing, and a flag never set changes nothing.
+  proxy.Control("faults=");
+  const size_t requests = proxy.Requests().size();
+  CHECK(CaughtError([&] { OpenRemoteFile(Location(proxy.Url("data.bin"), options)); }).code() ==
+        ErrorCode::kCancelled);
+  CHECK(proxy.Requests().size() == requests);
+  options.cancel = std::make_shared<std::atomic<bool>>(false);
+  std::vector<uint8_t> dest(1000);
+  OpenRemoteFile(Location(proxy.Url("data.bin"), options))->ReadAt(1 << 20, dest);
   CHECK(dest[7] == Byte((1 << 20) + 7, 0));
 }
 
