@@ -2,10 +2,13 @@
 
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cancellable_run.h"
 #include "h5feed/inspect.h"
 #include "loader_option_table.h"
 #include "report_value_object.h"
@@ -27,11 +30,12 @@ void BindInspect(py::module_& module) {
         options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
         std::vector<std::string> warnings;
         options.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
-        FileSummary summary;
-        {
-          py::gil_scoped_release without_gil;  // the probe's wait and HDF5's reads
-          summary = InspectFile(path, options);
-        }
+        // The probe's wait and HDF5's reads, without the GIL; Ctrl-C ends a remote file's
+        // requests (RemoteOptions::cancel), as it ends a Loader's open (loader_binding.cc).
+        auto cancel = std::make_shared<std::atomic<bool>>(false);
+        options.remote.cancel = cancel;
+        const FileSummary summary = RunCancellable(
+            *cancel, [&](const std::atomic<bool>&) { return InspectFile(path, options); });
         return std::make_pair(ReportValueObject(SummaryValue(summary)), warnings);
       },
       py::arg("path"), py::arg("open_probe") = true, py::arg("open_probe_stall_seconds") = 60,

@@ -2,8 +2,11 @@
 
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
+#include "cancellable_run.h"
 #include "enum_names.h"
 #include "h5feed/verify.h"
 #include "loader_option_table.h"
@@ -23,11 +26,12 @@ void BindVerify(py::module_& module) {
         options.images_dataset = images;
         options.file_locking = ParseName<FileLocking>(file_locking);
         options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
-        VerificationReport report;
-        {
-          py::gil_scoped_release without_gil;  // reads and decodes every chunk
-          report = VerifyFile(path, options);
-        }
+        // Reads and decodes every chunk, without the GIL; Ctrl-C ends a remote file's requests
+        // (RemoteOptions::cancel), as it ends a Loader's open (loader_binding.cc).
+        auto cancel = std::make_shared<std::atomic<bool>>(false);
+        options.remote.cancel = cancel;
+        const VerificationReport report = RunCancellable(
+            *cancel, [&](const std::atomic<bool>&) { return VerifyFile(path, options); });
         return ReportValueObject(VerificationValue(report));
       },
       py::arg("path"), py::kw_only(), py::arg("threads"), py::arg("file_locking"),

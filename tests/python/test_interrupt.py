@@ -1,6 +1,6 @@
 """Ctrl-C while Python waits in native code: a real child process, a real SIGINT. Iterating a
-loader that cannot make progress, opening a remote file whose server does not answer, and
-converting, all stop with KeyboardInterrupt promptly and cleanly (the loader can be destroyed;
+loader that cannot make progress, opening a remote file whose server does not answer (a
+Loader, inspect, verify), and converting, all stop with KeyboardInterrupt promptly and cleanly (the loader can be destroyed;
 a conversion leaves nothing at its output)."""
 import os
 import signal
@@ -107,19 +107,28 @@ class LoopbackServer:
             connection.close()
 
 
-@pytest.mark.parametrize("behaviour, connections", [("silent", 1), ("reset", 3)])
-def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(behaviour, connections):
+# What opens a remote file from Python, with the remote options of the test as REMOTE.
+REMOTE_OPENS = {"loader": "h5feed.Loader(URL, 16, open_probe=False, remote=REMOTE)",
+                "inspect": "h5feed.inspect(URL, open_probe=False, remote=REMOTE)",
+                "verify": "h5feed.verify(URL, remote=REMOTE)"}
+
+
+@pytest.mark.parametrize("call, behaviour, connections",
+                         [("loader", "silent", 1), ("loader", "reset", 3),
+                          ("inspect", "silent", 1), ("verify", "reset", 3)])
+def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(call, behaviour, connections):
     # Unanswered, the open would wait 4 attempts x 20 s (silent), or 40 retries, most 2 s
     # apart (reset): a minute or more. Once the open waits on the server (a request
     # unanswered, or a retry due), the SIGINT must end it within about a second.
     retries = 3 if behaviour == "silent" else 40
     with LoopbackServer(behaviour) as server:
+        opening = REMOTE_OPENS[call].replace("URL", repr(server.url)).replace(
+            "REMOTE", repr({"stall_seconds": 20, "retries": retries}))
         child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
             import sys
             import h5feed
             try:
-                h5feed.Loader({server.url!r}, 16, open_probe=False,
-                              remote={{"stall_seconds": 20, "retries": {retries}}})
+                {opening}
             except KeyboardInterrupt:
                 print("interrupted", flush=True)
                 sys.exit(0)
