@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "byte_size.h"
 #include "codec/checksum.h"
@@ -163,11 +166,33 @@ struct ColumnLimit {
   std::string_view advice;
 };
 
+// Appends `bytes` zero bytes to `column` as one row: a damaged row's place.
+void AppendZeroRow(uint64_t bytes, FieldColumn& column) {
+  column.Append(std::vector<uint8_t>(static_cast<size_t>(bytes), 0));
+}
+
+// Reads rows [first, first + count) of `spec` into `into` one at a time, after their read
+// together failed as damage: a row whose own read fails too gets why in `unreadable` (at its
+// place in the block) and `stand_in_bytes` zero bytes in `into`.
+void ReadRowByRow(hid_t dataset, const FieldSpec& spec, int64_t first, int64_t count,
+                  const std::string& path, uint64_t stand_in_bytes, FieldColumn& into,
+                  std::vector<std::string>& unreadable) {
+  for (int64_t row = first; row < first + count; ++row) {
+    try {
+      hdf5::ReadFieldRows(dataset, spec, row, 1, into, path);
+    } catch (const Error& error) {
+      if (error.code() != ErrorCode::kCorrupt) throw;
+      unreadable[static_cast<size_t>(row - first)] = error.what();
+      AppendZeroRow(stand_in_bytes, into);
+    }
+  }
+}
+
 // Reads every row of field `name` and checks each. With `held`, into `column`, whole, within
 // its limit; without, a block at a time into `column`, cleared before each: the block is all
-// that is held.
+// that is held. With `damaged`, a damaged row is recorded there and held as zeros (field_values.h).
 void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const ColumnLimit* held,
-                     FieldColumn& column) {
+                     FieldColumn& column, std::vector<DamagedFieldRow>* damaged) {
   const FieldSpec* found = FindField(index, name);
   if (found == nullptr) {
     throw MakeError(ErrorCode::kNotFound, "no field {} in {}; {}", name, index.path,
@@ -231,11 +256,45 @@ void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const C
     const int64_t kept_from = held ? 0 : first;  // the row column.row(0) is
     if (!held) column.Clear();
     frames.Clear();
-    hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
+    // Per row of the block: why its read failed, when read alone; empty for a row read.
+    std::vector<std::string> unreadable;
+    try {
+      hdf5::ReadFieldRows(dataset.get(), spec, first, count, compressed ? frames : column, path);
+    } catch (const Error& error) {
+      if (damaged == nullptr || error.code() != ErrorCode::kCorrupt) throw;
+      unreadable.assign(static_cast<size_t>(count), std::string());
+      // An unreadable array row stands in as zeros, a bytes or text row (or a mask's frame,
+      // made zeros below) as empty.
+      const uint64_t stand_in = !compressed && StoredKind(spec) == FieldKind::kArray
+                                    ? static_cast<uint64_t>(spec.row_bytes())
+                                    : 0;
+      ReadRowByRow(dataset.get(), spec, first, count, path, stand_in, compressed ? frames : column,
+                   unreadable);
+    }
     for (int64_t row = first; row < first + count; ++row) {
-      if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
-      CheckFieldRow(column.row(row - kept_from), checksums[static_cast<size_t>(row)], spec, row,
-                    chunks.chunk_of(row), where);
+      const int64_t at = row - kept_from;  // the row's place in `column`
+      const int64_t chunk = chunks.chunk_of(row);
+      const std::string* unread =
+          unreadable.empty() ? nullptr : &unreadable[static_cast<size_t>(row - first)];
+      if (unread != nullptr && !unread->empty()) {
+        damaged->push_back({row, chunk,
+                            fmt::format("row {} (chunk {}) of {}: {}: the file is damaged", row,
+                                        chunk, where, *unread)});
+        if (compressed) AppendZeroRow(MaskRowBytes(index, spec, row), column);
+        continue;
+      }
+      try {
+        if (compressed) DecompressRow(frames.row(row - first), index, spec, row, where, column);
+        CheckFieldRow(column.row(at), checksums[static_cast<size_t>(row)], spec, row, chunk, where);
+      } catch (const Error& error) {
+        if (damaged == nullptr || error.code() != ErrorCode::kCorrupt) throw;
+        damaged->push_back({row, chunk, error.what()});
+        if (column.rows() == at) {
+          AppendZeroRow(MaskRowBytes(index, spec, row), column);  // its frame did not decompress
+        } else {
+          column.ZeroRow(at);
+        }
+      }
     }
   }
 }
@@ -243,16 +302,16 @@ void ReadCheckedRows(const DatasetIndex& index, const std::string& name, const C
 }  // namespace
 
 FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
-                            std::string_view advice) {
+                            std::string_view advice, std::vector<DamagedFieldRow>* damaged) {
   const ColumnLimit limit{max_bytes, advice};
   FieldColumn column;
-  ReadCheckedRows(index, name, &limit, column);
+  ReadCheckedRows(index, name, &limit, column, damaged);
   return column;
 }
 
 void CheckFieldColumn(const DatasetIndex& index, const std::string& name) {
   FieldColumn block;
-  ReadCheckedRows(index, name, nullptr, block);
+  ReadCheckedRows(index, name, nullptr, block, nullptr);
 }
 
 }  // namespace h5feed::index

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "h5feed/field.h"
 #include "index/dataset_index.h"
@@ -29,8 +30,18 @@ uint64_t FieldColumnBytes(int64_t rows, uint64_t value_bytes);
 void CheckFieldRow(std::span<const uint8_t> value, uint64_t stored, const FieldSpec& spec,
                    int64_t row, int64_t chunk, const std::string& where);
 
+// A row of a field read whole that failed its read or its check (ReadFieldColumn with
+// `damaged`), held in the column as zeros (an unreadable bytes or text row as an empty one).
+struct DamagedFieldRow {
+  int64_t row = 0;
+  int64_t chunk = 0;    // the image chunk that holds it
+  std::string problem;  // "row 1212 (chunk 18) of field attrs in train.h5: checksum mismatch ..."
+};
+
 // Every row of field `name` of the file `index` describes (opened again as the index was), in
-// stored order. Throws Error:
+// stored order. With `damaged`, a row that fails its check or whose read fails as damage
+// (kCorrupt: a block whose read fails is read again a row at a time) is appended to it,
+// ascending, instead of failing the read, and held as DamagedFieldRow says. Throws Error:
 //  - kNotFound when the file has no such field (the message lists its fields);
 //  - kInvalidArgument when the column would take more than `max_bytes` (FieldColumnBytes):
 //    an array's size is its shape's, a bytes or text field's what its rows claim, read from
@@ -41,9 +52,11 @@ void CheckFieldRow(std::span<const uint8_t> value, uint64_t stored, const FieldS
 //  - kCorrupt naming the file, the field, the row and its image chunk when a row differs from
 //    its checksum ("row 1212 (chunk 18) of field attrs in train.h5: checksum mismatch ..."),
 //    a text row is not UTF-8, a row claims more than 2 GiB, or the field changed since the
-//    file was opened; kIo when reading fails.
+//    file was opened (without `damaged`, or with it for what is no one row's damage: a row's
+//    claim, the field's metadata); kIo when reading fails.
 FieldColumn ReadFieldColumn(const DatasetIndex& index, const std::string& name, uint64_t max_bytes,
-                            std::string_view advice = "read it in parts, or allow more");
+                            std::string_view advice = "read it in parts, or allow more",
+                            std::vector<DamagedFieldRow>* damaged = nullptr);
 
 // Every row of field `name` read and checked as ReadFieldColumn does, a block at a time, none
 // kept: for a caller that checks a field (h5feed verify) rather than uses it, in memory

@@ -35,28 +35,39 @@ uint64_t HeldBytes(const FieldColumn& column) {
   return index::FieldColumnBytes(column.rows(), column.data().size());
 }
 
-// Field `spec` read whole (index::ReadFieldColumn). A damaged row fails the open even with
-// skip_corrupt_chunks, which leaves rows out of epochs, not of a column held for the loader's
-// life: the error says so, and how an array field can be streamed instead, where the option
-// does leave its damaged chunk's rows out.
+// Field `spec` read whole (index::ReadFieldColumn). With skip_corrupt_chunks its damaged rows
+// go to `damaged` instead of failing the open; damage that is no one row's still fails it, as
+// does a field none of whose rows reads (an epoch would deliver nothing), and the error says
+// why the option did not leave it out.
 FieldColumn ReadHeld(const index::DatasetIndex& dataset, const FieldSpec& spec, uint64_t left,
-                     const std::string& advice, const LoaderOptions& options) {
+                     const std::string& advice, const LoaderOptions& options,
+                     std::vector<index::DamagedFieldRow>& damaged) {
+  if (!options.skip_corrupt_chunks) return index::ReadFieldColumn(dataset, spec.name, left, advice);
   try {
-    return index::ReadFieldColumn(dataset, spec.name, left, advice);
+    const size_t before = damaged.size();
+    FieldColumn column = index::ReadFieldColumn(dataset, spec.name, left, advice, &damaged);
+    if (column.rows() > 0 && damaged.size() - before == static_cast<size_t>(column.rows())) {
+      throw MakeError(ErrorCode::kCorrupt,
+                      "every one of the {} rows of field {} in {} is damaged: {}", column.rows(),
+                      spec.name, dataset.path, damaged[before].problem);
+    }
+    return column;
   } catch (const Error& error) {
-    if (error.code() != ErrorCode::kCorrupt || !options.skip_corrupt_chunks) throw;
-    const std::string instead =
-        spec.kind == FieldKind::kArray
-            ? fmt::format(
-                  "; {} = 1 streams array fields with the images, and then their "
-                  "damaged chunks' rows are left out",
-                  OptionName(options, "held_field_bytes"))
-            : "";
+    if (error.code() != ErrorCode::kCorrupt) throw;
     throw MakeError(ErrorCode::kCorrupt,
-                    "{} ({} leaves out the rows of damaged chunks as they are read, but field {} "
-                    "is held whole, read and checked when the loader opens{})",
-                    error.what(), OptionName(options, "skip_corrupt_chunks"), spec.name, instead);
+                    "{} ({} leaves out the image chunks of a held field's rows that fail their "
+                    "checks, but this damage is to field {} as a whole: it cannot be read)",
+                    error.what(), OptionName(options, "skip_corrupt_chunks"), spec.name);
   }
+}
+
+// The rows of `damaged`, ascending.
+std::vector<int64_t> RowsOf(const std::vector<index::DamagedFieldRow>& damaged) {
+  std::vector<int64_t> rows;
+  rows.reserve(damaged.size());
+  for (const index::DamagedFieldRow& row : damaged) rows.push_back(row.row);
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 }  // namespace
@@ -143,7 +154,8 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   for (const FieldSpec& spec : asked) {
     std::shared_ptr<const FieldColumn> column;
     if (!streamed.Streams(spec.name)) {
-      column = std::make_shared<const FieldColumn>(ReadHeld(dataset, spec, left, advice, options));
+      column = std::make_shared<const FieldColumn>(
+          ReadHeld(dataset, spec, left, advice, options, fields->damaged_rows));
       left -= std::min(left, HeldBytes(*column));
     }
     const int slot_field = spec.kind == FieldKind::kArray ? array_fields++ : -1;
@@ -164,7 +176,8 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
       specs.push_back(field.spec);
       columns.push_back(*field.column);
     }
-    CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path);
+    CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path,
+                        RowsOf(fields->damaged_rows));
   }
   if (geometric && !dataset.rows.uniform()) {
     fields->image_sizes.reserve(static_cast<size_t>(dataset.samples));

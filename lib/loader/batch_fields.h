@@ -18,6 +18,10 @@
 // they have no column, and the gatherer copies their rows out of what each chunk's load read
 // beside it.
 //
+// A held field's row that fails its check at open fails the open, or with skip_corrupt_chunks
+// is held as zeros and its image chunk left out of every step from the first, as a chunk found
+// damaged by a step is (docs/reliability.md, "With skip_corrupt_chunks"): no batch holds it.
+//
 // Immutable once read: any thread may read a BatchFields.
 
 #include <array>
@@ -32,6 +36,7 @@
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
 #include "index/dataset_index.h"
+#include "index/field_values.h"
 #include "loader/streamed_fields.h"
 #include "pipeline/batch_gatherer.h"
 
@@ -52,6 +57,10 @@ struct BatchFields {
   // Asked a mask or boxes of a file of images at their own size: each row's stored height and
   // width (their geometry's source); empty otherwise.
   std::vector<std::array<int32_t, 2>> image_sizes;
+  // With skip_corrupt_chunks: the rows of the held fields that failed their checks at open,
+  // zeros in their columns, whose image chunks the gatherer leaves out of every step
+  // (gatherer_options.h); each field's ascending, in the order the fields were read.
+  std::vector<index::DamagedFieldRow> damaged_rows;
 
   // The position of field `name` among those asked, or -1.
   int Find(std::string_view name) const;
@@ -75,8 +84,9 @@ std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
 
 // Reads every asked field whole but those `streamed` streams (index::ReadFieldColumn, which
 // checks each row), together within `memory` bytes: what the machine holds beside the slots
-// and the cache the loader commits. Throws what ReadFieldColumn throws; its refusal of a field
-// beyond `memory` (kInvalidArgument) says which options to lower.
+// and the cache the loader commits. With skip_corrupt_chunks a damaged row does not fail it:
+// it is held as zeros and listed in damaged_rows. Throws what ReadFieldColumn throws; its
+// refusal of a field beyond `memory` (kInvalidArgument) says which options to lower.
 std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
                                                    const index::DatasetIndex& dataset,
                                                    uint64_t memory, const LoaderOptions& options,

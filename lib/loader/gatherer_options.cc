@@ -2,7 +2,14 @@
 
 #include "loader/gatherer_options.h"
 
+#include <algorithm>
 #include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "loader/own_size_masks.h"
 
@@ -14,6 +21,26 @@ namespace {
 pipeline::BatchGatherer::RowCheck RowCheck(const source::ChunkSource& source) {
   if (!source.ChecksRows()) return nullptr;
   return [&source](int64_t row, std::span<const uint8_t> sample) { source.VerifyRow(row, sample); };
+}
+
+// The image chunks holding the held fields' damaged rows, ascending, each once: what it is
+// warned of names the first of them (its row, field and file) and counts the others.
+std::vector<pipeline::BatchGatherer::CorruptChunk> CorruptChunksOf(const BatchFields& fields) {
+  std::vector<const index::DamagedFieldRow*> damaged;
+  for (const index::DamagedFieldRow& row : fields.damaged_rows) damaged.push_back(&row);
+  std::stable_sort(damaged.begin(), damaged.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->chunk, a->row) < std::tie(b->chunk, b->row);
+  });
+  std::vector<pipeline::BatchGatherer::CorruptChunk> chunks;
+  for (size_t i = 0; i < damaged.size();) {
+    size_t end = i;
+    while (end < damaged.size() && damaged[end]->chunk == damaged[i]->chunk) ++end;
+    std::string what = damaged[i]->problem;
+    if (end - i > 1) what += fmt::format("; and {} more damaged field rows in it", end - i - 1);
+    chunks.push_back({damaged[i]->chunk, std::move(what)});
+    i = end;
+  }
+  return chunks;
 }
 
 }  // namespace
@@ -28,7 +55,8 @@ pipeline::BatchGatherer::Options GathererOptions(
           RowCheck(source),
           SampleMakerOf(reading, dataset, run_views),
           SlotArrayFields(*fields, device, streamed),
-          OwnSizeMaskMakers(fields, reading.gathered, run_views, device)};
+          OwnSizeMaskMakers(fields, reading.gathered, run_views, device),
+          CorruptChunksOf(*fields)};
 }
 
 }  // namespace h5feed::loader

@@ -3,7 +3,8 @@
 // copied where the file has per-row checksums, copied as stored or cropped and resized from its
 // stored bytes (reading_plan.h), with its array fields' values (held, or streamed with the
 // chunk: streamed_fields.h) and, for the GPU stage, the masks of images at their own size
-// (own_size_masks.h).
+// (own_size_masks.h). With skip_corrupt_chunks the image chunks holding a damaged row of a held
+// field (BatchFields::damaged_rows) are left out from the first step, warned of at open.
 
 #include <memory>
 

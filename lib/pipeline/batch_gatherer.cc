@@ -38,6 +38,17 @@ BatchGatherer::BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t 
     column_data_.push_back(field.column ? field.column->data().data() : nullptr);
   }
   for (const MadeField& field : options_.made_fields) field_row_bytes_.push_back(field.row_bytes);
+  for (const CorruptChunk& corrupt : options_.corrupt_chunks) {
+    if (!options_.skip_corrupt_chunks || corrupt.chunk < 0 ||
+        corrupt.chunk >= rows_.chunks().chunks()) {
+      throw MakeError(ErrorCode::kInvalidArgument,
+                      "batch gatherer: corrupt chunk {} named for a dataset of {} chunks, {}",
+                      corrupt.chunk, rows_.chunks().chunks(),
+                      options_.skip_corrupt_chunks ? "with skip_corrupt_chunks"
+                                                   : "without skip_corrupt_chunks");
+    }
+    RecordCorrupt(corrupt.chunk, corrupt.what);
+  }
 }
 
 void BatchGatherer::CheckWholeChunk(int64_t chunk, std::span<const uint8_t> data) const {

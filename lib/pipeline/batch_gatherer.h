@@ -21,7 +21,10 @@
 // without reading it again, and one warning per chunk goes to the warning function (stderr
 // when none). A row that passes its check (or has none) but does not decode (the sample maker
 // or a made field throwing kCorrupt) is left out alone, from every step that holds it, warned
-// once: whether it decodes depends on its bytes and its epoch's crop, never on timing.
+// once: whether it decodes depends on its bytes and its epoch's crop, never on timing. Chunks
+// the caller knows corrupt before any step (Options::corrupt_chunks: those holding a damaged
+// row of a field read whole at open) are judged so when the gatherer is made, warned of and
+// counted then, and left out as the others.
 //
 // Thread-safety: Gather may run for several steps at once. The warning function is called from
 // worker threads, one call at a time. Borrows the cache and the labels, which must outlive it.
@@ -75,6 +78,13 @@ class BatchGatherer {
     size_t row_bytes = 0;  // as long as the slot's rows of the field
   };
 
+  // A chunk known corrupt before any step (a damaged row of a field read whole at open), and
+  // what was found of it, for its warning.
+  struct CorruptChunk {
+    int64_t chunk = 0;
+    std::string what;
+  };
+
   struct Options {
     bool skip_corrupt_chunks = false;
     WarningFunction warn;  // null: print to stderr
@@ -86,12 +96,15 @@ class BatchGatherer {
     std::vector<ArrayField> array_fields;
     // The slot's fields after those, made row by row.
     std::vector<MadeField> made_fields;
+    // With skip_corrupt_chunks: chunks left out from the first step, each warned of and
+    // counted when the gatherer is made, as a chunk a step finds corrupt is when found.
+    std::vector<CorruptChunk> corrupt_chunks;
   };
 
   // `labels`: one per dataset row, or none (a file without labels). `rows` says which chunk holds
   // each row and where it lies there; each row fills `row_bytes` bytes of the slot. Throws
   // Error(kInvalidArgument) when rows are to be copied (no sample maker) that are not raw pixels of
-  // row_bytes each.
+  // row_bytes each, or for a corrupt chunk (Options::corrupt_chunks) the file does not have.
   BatchGatherer(cache::ChunkCache& cache, RowLocator rows, int64_t row_bytes,
                 std::span<const int64_t> labels, Options options);
 

@@ -8,7 +8,9 @@ world size, with echo 2, with a corrupt chunk skipped and with progressive resiz
 Files are written by the C++ Writer (tests/lib/format/write_field_test_file, whose values are
 tests/lib/format/field_test_columns.h's: the same functions as below)."""
 import os
+import re
 import subprocess
+import warnings
 
 import h5py
 import numpy as np
@@ -205,28 +207,55 @@ def test_rows_of_a_skipped_corrupt_chunk_take_their_fields_along(tmp_path):
     assert set(rows) == set(range(IMAGES)) - set(range(48, 64))
 
 
-def test_a_damaged_row_of_a_held_field_says_how_skip_corrupt_chunks_can_leave_it_out(tmp_path):
-    """A held field is read and checked whole when the loader opens, so skip_corrupt_chunks
-    cannot leave its damaged row out: the error says so and that streaming the field lets it,
-    and streamed (held_field_bytes=1), the damaged chunk's rows are left out with a warning."""
-    path = write(tmp_path / "damaged.h5")
-    with h5py.File(path, "r") as f:
-        info = f["a_float32"].id.get_chunk_info(3)  # rows 48-63
-    with open(path, "r+b") as out:
-        out.seek(info.byte_offset + info.size // 2)
-        out.write(bytes(range(100, 116)))
-    asked = ["a_float32", "caption"]
-    with pytest.raises(h5feed.CorruptDataError, match=r"field a_float32 .* checksum mismatch"
-                       r".*\(skip_corrupt_chunks leaves out .* field a_float32 is held whole.*"
-                       r"held_field_bytes = 1 streams array fields"):
-        loader(path, asked, skip_corrupt_chunks=True)
-    with pytest.raises(h5feed.CorruptDataError) as plain:  # without the option: as it was
+def corrupt_chunk_warnings(caught):
+    return [str(w.message) for w in caught if "corrupt chunk" in str(w.message)]
+
+
+def test_a_damaged_row_of_a_held_field_leaves_its_chunk_out_with_skip_corrupt_chunks(tmp_path):
+    """A held field is read and checked whole when the loader opens. A row that fails its
+    checksum fails the open; with skip_corrupt_chunks it is warned of there (its row, field,
+    chunk and file) and its image chunk's rows are left out of every epoch, as a damaged
+    image's are: the batches are those of a loader streaming the array field, which finds its
+    damaged row as it reads the chunk."""
+    path = write(tmp_path / "damaged.h5", "--compression", "none")
+    with h5py.File(path, "r+") as f:  # written over in place: their checksums no longer match
+        f["a_float32"][52] = np.full((5, 2), 1000, dtype=np.float32)  # chunk 3: rows 48-63
+        f["caption"][100] = "not the caption written"  # chunk 6: rows 96-111
+    asked = ["a_float32", "caption", "blob"]
+    with pytest.raises(h5feed.CorruptDataError,
+                       match=r"row 52 \(chunk 3\) of field a_float32 in .*checksum mismatch") as plain:
         loader(path, asked)
-    assert "skip_corrupt_chunks" not in str(plain.value)
-    with pytest.warns(UserWarning, match="corrupt chunk 3"):
-        rows = read_checked(loader(path, asked, sampler="sequential", skip_corrupt_chunks=True,
-                                   held_field_bytes=1), asked)
-    assert set(rows) == set(range(IMAGES)) - set(range(48, 64))
+    assert "skip_corrupt_chunks" not in str(plain.value)  # without the option: as it was
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        held = loader(path, asked, sampler="random", skip_corrupt_chunks=True)
+    warned = corrupt_chunk_warnings(caught)
+    assert len(warned) == 2, warned
+    assert re.search(r"corrupt chunk 3 \(row 52 \(chunk 3\) of field a_float32 in .*damaged\.h5: "
+                     r"checksum mismatch", warned[0])
+    assert re.search(r"corrupt chunk 6 \(row 100 \(chunk 6\) of field caption in .*damaged\.h5: "
+                     r"checksum mismatch", warned[1])
+    streamed = loader(path, asked, sampler="random", skip_corrupt_chunks=True, held_field_bytes=1)
+    assert held.streamed_fields == [] and streamed.streamed_fields == ["a_float32"]
+    left_out = set(range(48, 64)) | set(range(96, 112))
+    for epoch in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            indices = []
+            for job in (held, streamed):
+                job.set_epoch(epoch)
+                rows, batches = {}, []
+                for batch in job:
+                    read_checked([batch], asked, rows)  # every delivered value the file's own
+                    batches.append(batch[-1].tolist())
+                indices.append(batches)
+                assert set(rows) == set(range(IMAGES)) - left_out
+                assert set(rows.values()) == {1}
+        assert len(corrupt_chunk_warnings(caught)) == (1 if epoch == 0 else 0)  # the streamed's
+        assert indices[0] == indices[1]  # the same batches, row for row
+    assert held.stats()["corrupt_chunks_skipped"] == 2
+    assert held.stats()["samples_skipped"] == 2 * 32
 
 
 def test_resized_views_carry_the_same_fields(files):
@@ -328,6 +357,48 @@ def test_a_file_of_images_at_their_own_size_streams_its_fields_too(tmp_path):
         assert np.array_equal(embedding.numpy(), want)
         seen += len(indices)
     assert seen == 900
+
+
+def test_a_damaged_held_row_of_a_file_of_images_at_their_own_size_leaves_its_chunk_out(tmp_path):
+    """Chunks of images at their own size hold varying numbers of rows: a held field's damaged
+    row leaves out the rows of the image chunk that holds it, in every epoch, the batches of a
+    loader that streams the field and finds the row damaged as it reads the chunk."""
+    rng = np.random.default_rng(4)
+    samples = [{"image": rng.integers(0, 256, (8 + i % 5, 9, 3), dtype=np.uint8),
+                "label": i % 3, "embedding": np.arange(30, dtype=np.float32) + i}
+               for i in range(300)]
+    path = tmp_path / "own.h5"
+    h5feed.write(samples, path, max_side=16, workers=0, progress=False, compression="none",
+                 chunk_bytes=4096)  # a dozen images or so a chunk
+    with h5py.File(path, "r+") as f:
+        source = np.array([int(s) for s in f["sources"][:]])  # each row's sample (shuffled)
+        f["embedding"][150] = np.zeros(30, dtype=np.float32)  # its checksum no longer matches
+
+    def own(**kwargs):
+        return h5feed.Loader(path, 32, fields=["embedding"], with_indices=True, threads=2,
+                             open_probe=False, dtype=torch.uint8, sampler="random",
+                             skip_corrupt_chunks=True,
+                             augment=h5feed.Augment(resize=8, center_crop=8), **kwargs)
+
+    with pytest.warns(UserWarning, match=r"corrupt chunk \d+ \(row 150 \(chunk \d+\) of field "
+                                         r"embedding in .*own\.h5: checksum mismatch"):
+        held = own()
+    streamed = own(held_field_bytes=1)
+    missing = []
+    for epoch in range(2):
+        held.set_epoch(epoch)
+        streamed.set_epoch(epoch)
+        delivered = set()
+        for h, s in zip(held, streamed, strict=True):
+            for a, b in zip(h, s, strict=True):
+                assert torch.equal(a, b)
+            _, _, embedding, indices = h
+            want = np.arange(30, dtype=np.float32)[None, :] + source[indices.numpy()][:, None]
+            assert np.array_equal(embedding.numpy(), want)
+            delivered.update(indices.tolist())
+        missing.append(sorted(set(range(300)) - delivered))
+    assert missing[0] == missing[1] and 150 in missing[0] and len(missing[0]) < 100
+    assert missing[0] == list(range(missing[0][0], missing[0][-1] + 1))  # one chunk's rows
 
 
 def test_held_field_bytes_below_zero_is_refused(files):

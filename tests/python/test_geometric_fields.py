@@ -9,8 +9,10 @@ boxes_count, box_labels), the boxes are padded past each count and their labels 
 the stored boxes kept, in order. (tests/lib/loader/loader_geometric_fields_test.cpp compares
 the boxes with TransformBoxes at the recovered box.)"""
 import os
+import shutil
 import subprocess
 
+import h5py
 import numpy as np
 import pytest
 import torch
@@ -235,6 +237,42 @@ def test_masks_and_boxes_kept_past_their_step_hold_nothing_of_the_loader(written
             for key, value in held.items():
                 assert torch.equal(value, fresh[key]) if isinstance(value, torch.Tensor) else \
                     all(torch.equal(a, b) for a, b in zip(value, fresh[key])), key
+
+
+def test_a_damaged_boxes_row_leaves_its_chunk_out_with_skip_corrupt_chunks(written, tmp_path):
+    """A boxes row written over with another number of boxes: its checksum no longer matches,
+    nor its count its labels'. The open fails naming it; with skip_corrupt_chunks the rows of
+    its image chunk are left out and every other row comes with its own boxes and labels."""
+    path, own_size = written
+    damaged = tmp_path / "damaged.h5"
+    shutil.copy(path, damaged)
+    with h5py.File(damaged, "r+") as f:
+        f["boxes"][7] = np.zeros(5 * 16, dtype=np.uint8)  # 5 boxes where 3 were
+
+    def run(**kwargs):
+        # A file of images at their own size needs a crop for any batch.
+        return h5feed.Loader(damaged, batch_size=5, fields=["boxes"], sampler="sequential",
+                             with_indices=True, open_probe=False,
+                             augment=h5feed.Augment(random_resized_crop=(60, 80))
+                             if own_size else None, **kwargs)
+
+    with pytest.raises(h5feed.CorruptDataError, match=r"row 7 \(chunk \d+\) of field boxes in "):
+        run()
+    with pytest.warns(UserWarning, match=r"corrupt chunk \d+ \(row 7 \(chunk \d+\) of field "
+                                         r"boxes in .*checksum mismatch"):
+        loader = run(skip_corrupt_chunks=True)
+    delivered = []
+    for _, _, boxes, counts, box_labels, indices in loader:
+        for i, row in enumerate(indices.tolist()):
+            k = int(counts[i])
+            assert k <= row % 4 if own_size else k == row % 4
+            it = iter([10 * row + j for j in range(row % 4)])  # its labels, in order
+            assert all(label in it for label in box_labels[i, :k].tolist())
+            delivered.append(row)
+    missing = sorted(set(range(IMAGES)) - set(delivered))
+    assert 7 in missing and missing == list(range(missing[0], missing[-1] + 1))  # one chunk
+    assert missing == list(range(8)) or own_size  # a file of one image size: chunks of 8
+    assert len(delivered) == len(set(delivered)) == IMAGES - len(missing)
 
 
 def test_box_labels_asked_before_their_boxes_come_where_asked_with_the_same_values(written):

@@ -10,6 +10,7 @@
 //
 // Value types: copy them, compare them, hand them between threads like a std::vector.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -116,6 +117,12 @@ class FieldColumn {
     ends_.push_back(data_.size());
   }
   void Append(const FieldColumn& other);
+  // Sets every byte of row `row` to zero, its length kept: a damaged row held in its place so
+  // that the rows after it keep theirs (index::ReadFieldColumn), and never delivered.
+  void ZeroRow(int64_t row) {
+    std::fill(data_.begin() + static_cast<std::ptrdiff_t>(begin(row)),
+              data_.begin() + static_cast<std::ptrdiff_t>(end(row)), uint8_t{0});
+  }
   void Clear() {
     data_.clear();
     ends_.clear();

@@ -148,12 +148,14 @@ struct LoaderOptions {
   bool verify_checksums = true;
   // Leave a corrupt chunk's samples out of batches with a warning, counted, instead of failing:
   // a chunk with any image failing its checksum is left out whole, decided from its bytes
-  // before any of them is delivered, so batches do not depend on thread timing
+  // before any of them is delivered, so batches do not depend on thread timing, and so is the
+  // chunk of a damaged row of a field read whole at Open, from the first step
   // (docs/reliability.md, "With skip_corrupt_chunks").
   bool skip_corrupt_chunks = false;
-  // Where warnings go: one per skipped chunk (from a worker thread), one when Open had to
-  // open the file without its lock (from Open's thread). One call at a time; it must not call
-  // back into the Loader. Empty: printed to stderr.
+  // Where warnings go: one per skipped chunk (from a worker thread, or from Open's for the
+  // chunk of a held field's damaged row), one when Open had to open the file without its lock
+  // (from Open's thread). One call at a time; it must not call back into the Loader. Empty:
+  // printed to stderr.
   std::function<void(const std::string&)> on_warning;
   // How errors and warnings name these options (option_names.h): a front end passes its own
   // spelling of a field path ("batch_size", "shard.world_size", "output.augment.max_output").

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -186,6 +187,100 @@ TEST_CASE("a damaged row is named with its field, its row and its image chunk") 
   CHECK(Contains(text.what(), "row 17 (chunk 2) of field caption in " + path));
   CHECK(std::string(CaughtError([&] { CheckFieldColumn(index, "caption"); }).what()) ==
         text.what());
+}
+
+// The address of chunk `chunk` (rows of kChunk) of field `name` in the file at `path`.
+uint64_t FieldChunkAddress(const std::string& path, const std::string& name, int64_t chunk) {
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  hdf5::Dataset dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+  const hsize_t offset[2] = {static_cast<hsize_t>(chunk * kChunk), 0};
+  unsigned mask = 0;
+  haddr_t where = HADDR_UNDEF;
+  hsize_t size = 0;
+  REQUIRE(H5Dget_chunk_info_by_coord(dataset.get(), offset, &mask, &where, &size) >= 0);
+  return where;
+}
+
+TEST_CASE("asked for its damaged rows, a read lists them and holds them as zeros") {
+  TempFolder folder;
+  const std::string path = folder / "damaged.h5";
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}, {}};
+  const FieldSpec caption{"caption", FieldKind::kText, FieldType::kUint8, {}, {}};
+  WriteWithFields(path, {attrs, caption}, Compression::Parse("none"));
+  testing::FlipByteInFile(path, FieldChunkAddress(path, "attrs", 1) + 5 * 40 + 17, 0x01);
+  Edit("checksum " + path + " caption 17");
+  Edit("checksum " + path + " caption 18");
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  const std::vector<FieldColumn> written = testing::TestFieldColumns({attrs, caption}, 0, kImages);
+
+  std::vector<DamagedFieldRow> damaged;
+  const FieldColumn values = ReadFieldColumn(index, "attrs", kNoLimit, "", &damaged);
+  REQUIRE(damaged.size() == 1);
+  CHECK(damaged[0].row == 13);
+  CHECK(damaged[0].chunk == 1);
+  // The words of the error it would have thrown.
+  CHECK(damaged[0].problem ==
+        std::string(CaughtError([&] { ReadFieldColumn(index, "attrs", kNoLimit); }).what()));
+  REQUIRE(values.rows() == kImages);
+  CHECK(values.row(13).size() == 40);
+  CHECK(
+      std::all_of(values.row(13).begin(), values.row(13).end(), [](uint8_t b) { return b == 0; }));
+  for (int64_t r = 0; r < kImages; ++r) {
+    CAPTURE(r);
+    if (r != 13) CHECK(std::ranges::equal(values.row(r), written[0].row(r)));
+  }
+
+  damaged.clear();
+  const FieldColumn text = ReadFieldColumn(index, "caption", kNoLimit, "", &damaged);
+  REQUIRE(damaged.size() == 2);
+  CHECK(damaged[0].row == 17);
+  CHECK(damaged[1].row == 18);
+  CHECK(damaged[1].chunk == 2);
+  CHECK(Contains(damaged[1].problem, "row 18 (chunk 2) of field caption in " + path));
+  for (int64_t r = 0; r < kImages; ++r) {
+    CAPTURE(r);
+    if (r == 17 || r == 18) {  // zeros as long as the stored row
+      CHECK(text.row(r).size() == written[1].row(r).size());
+      CHECK(std::all_of(text.row(r).begin(), text.row(r).end(), [](uint8_t b) { return b == 0; }));
+    } else {
+      CHECK(std::ranges::equal(text.row(r), written[1].row(r)));
+    }
+  }
+}
+
+TEST_CASE("asked for its damaged rows, a read lists those of a chunk HDF5 cannot decompress") {
+  TempFolder folder;
+  const std::string path = folder / "undecodable.h5";
+  const FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {40}, {}};
+  WriteWithFields(path, {attrs}, Compression::Parse("zstd"));
+  // The zstd frame of the field's chunk 1 (rows 8-15) no longer starts with its magic number.
+  for (uint64_t b = 0; b < 4; ++b) {
+    testing::FlipByteInFile(path, FieldChunkAddress(path, "attrs", 1) + b, 0xFF);
+  }
+  const DatasetIndex index = OpenDatasetIndex(path, {});
+  CHECK(CaughtError([&] { ReadFieldColumn(index, "attrs", kNoLimit); }).code() ==
+        ErrorCode::kCorrupt);
+  std::vector<DamagedFieldRow> damaged;
+  const FieldColumn values = ReadFieldColumn(index, "attrs", kNoLimit, "", &damaged);
+  REQUIRE(damaged.size() == static_cast<size_t>(kChunk));  // each read alone, each failing
+  const std::vector<FieldColumn> written = testing::TestFieldColumns({attrs}, 0, kImages);
+  REQUIRE(values.rows() == kImages);
+  for (int64_t r = 0; r < kImages; ++r) {
+    CAPTURE(r);
+    const bool in_chunk = r >= 8 && r < 16;
+    if (in_chunk) {
+      CHECK(damaged[static_cast<size_t>(r - 8)].row == r);
+      CHECK(damaged[static_cast<size_t>(r - 8)].chunk == 1);
+      CHECK(Contains(damaged[static_cast<size_t>(r - 8)].problem,
+                     "row " + std::to_string(r) + " (chunk 1) of field attrs in " + path));
+      CHECK(values.row(r).size() == 40);
+      CHECK(std::all_of(values.row(r).begin(), values.row(r).end(),
+                        [](uint8_t b) { return b == 0; }));
+    } else {
+      CHECK(std::ranges::equal(values.row(r), written[0].row(r)));
+    }
+  }
 }
 
 TEST_CASE("a bytes field claiming 2^40 bytes is refused before anything of its size exists") {

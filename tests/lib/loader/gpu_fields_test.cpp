@@ -17,6 +17,7 @@
 #include "cuda/cuda_check.h"
 #include "h5feed/loader.h"
 #include "lib/cuda/owned_stream.h"
+#include "lib/loader/damaged_field_rows.h"
 #include "lib/loader/field_test_file.h"
 #include "support/cuda_emulated.h"
 #include "support/temp_folder.h"
@@ -192,6 +193,35 @@ TEST_CASE("several views on the GPU carry each sample's fields once, as on the C
   local.count = 1;
   options.output.views = {global, local};
   CheckGpuAgainstCpu(path, options, true);
+}
+
+TEST_CASE("a held field's damaged row leaves its chunk out on the GPU as on the CPU") {
+  TempFolder folder;
+  const std::string path = folder / "damaged.h5";
+  testing::WriteFieldTestFile(path, kSamples, kShape, 4, true, Compression::Parse("none"));
+  testing::FlipFieldRowBit(path, "a_float32", 9, 4 * 10, 4);  // float32[5,2]: chunk 2, rows 8-11
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  options.fields = {"a_float32", "a_uint8", "caption"};
+  options.skip_corrupt_chunks = true;
+  options.output.augment.random_flip = true;
+  options.output.cuda_device = -1;
+  const std::vector<Delivered> cpu = Epoch(path, options, true);
+  options.output.cuda_device = 0;
+  const std::vector<Delivered> gpu = Epoch(path, options, true);
+  REQUIRE(gpu.size() == cpu.size());
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    CAPTURE(i);
+    CHECK(gpu[i] == cpu[i]);
+  }
+  std::map<int64_t, int> rows;
+  for (const Delivered& d : gpu) {
+    for (int64_t row : d.indices) ++rows[row];
+  }
+  for (int64_t row = 0; row < kSamples; ++row) {
+    CAPTURE(row);
+    CHECK(rows[row] == (row >= 8 && row < 12 ? 0 : options.echo));
+  }
 }
 
 TEST_CASE("a rank resumed mid-echo on the GPU delivers the CPU run's array fields with its rows") {

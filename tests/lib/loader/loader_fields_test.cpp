@@ -19,6 +19,7 @@
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
 #include "lib/format/field_test_columns.h"
+#include "lib/loader/damaged_field_rows.h"
 #include "lib/loader/field_test_file.h"
 #include "support/caught_error.h"
 #include "support/http_server.h"
@@ -226,6 +227,127 @@ TEST_CASE("rows of a corrupt chunk left out by skip_corrupt_chunks take their fi
     CAPTURE(row);
     const bool in_chunk = row >= 32 && row < 48;
     if (!in_chunk) CHECK(rows.count(row) == 1);
+  }
+}
+
+// Rows 32-47 and 96-111: image chunks 2 and 6.
+bool InDamagedChunk(int64_t row) { return (row >= 32 && row < 48) || (row >= 96 && row < 112); }
+
+TEST_CASE(
+    "with skip_corrupt_chunks a held field's damaged row leaves its chunk out, warned at open") {
+  TempFolder folder;
+  const std::string path = folder / "damaged.h5";
+  testing::WriteFieldTestFile(path, kSamples, kShape, kChunk, true, Compression::Parse("none"));
+  testing::FlipFieldRowBit(path, "a_float32", 37, 4 * 10, kChunk);  // float32[5,2], chunk 2
+  testing::OverwriteTextRow(path, "caption", 100, "not the caption written");  // chunk 6
+  const std::vector<std::string> asked = {"a_float32", "caption", "blob", "a_int16"};
+  LoaderOptions options = Options(asked, "sequential");
+  options.batch_size = 10;  // batches that straddle the damaged chunks' ends
+  {
+    const Error error = CaughtError([&] { Loader::Open(path, options); });
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    CHECK(Contains(error.what(),
+                   "row 37 (chunk 2) of field a_float32 in " + path + ": checksum mismatch"));
+    CHECK(!Contains(error.what(), "skip_corrupt_chunks"));
+  }
+  options.skip_corrupt_chunks = true;
+  std::vector<std::string> warnings;
+  options.on_warning = [&](const std::string& message) { warnings.push_back(message); };
+  Loader loader = Loader::Open(path, options);
+  REQUIRE(warnings.size() == 2);  // at open, before any batch
+  CHECK(Contains(warnings[0], "skipping corrupt chunk 2 (row 37 (chunk 2) of field a_float32 in " +
+                                  path + ": checksum mismatch"));
+  CHECK(Contains(warnings[1], "skipping corrupt chunk 6 (row 100 (chunk 6) of field caption in " +
+                                  path + ": checksum mismatch"));
+  CHECK(Contains(warnings[1], "its rows are left out of every batch"));
+  CHECK(loader.stats().corrupt_chunks_skipped == 2);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    CAPTURE(epoch);
+    loader.SetEpoch(epoch);
+    std::map<int64_t, int> rows;
+    while (auto batch = loader.Next()) {
+      CHECK(batch->size() > 0);
+      for (int64_t i = 0; i < batch->size(); ++i) {
+        const int64_t row = batch->indices()[static_cast<size_t>(i)];
+        const std::vector<uint8_t> image = testing::FileImage(row, kShape);
+        CHECK(std::equal(image.begin(), image.end(), batch->images().begin() + i * kShape.bytes()));
+        CHECK(batch->labels()[static_cast<size_t>(i)] == row % 7);
+      }
+      for (int64_t row : CheckBatchFields(*batch, asked)) ++rows[row];  // the file's values
+    }
+    for (int64_t row = 0; row < kSamples; ++row) {
+      CAPTURE(row);
+      CHECK(rows.count(row) == (InDamagedChunk(row) ? 0u : 1u));
+    }
+  }
+  CHECK(warnings.size() == 2);
+  CHECK(loader.stats().corrupt_chunks_skipped == 2);
+  CHECK(loader.stats().samples_skipped == 2 * 32);  // both chunks' rows, in each epoch
+}
+
+TEST_CASE("a held field none of whose rows is sound fails the open, skip_corrupt_chunks or not") {
+  TempFolder folder;
+  const std::string path = folder / "ruined.h5";
+  testing::WriteFieldTestFile(path, 20, kShape, kChunk, true, Compression::Parse("none"));
+  for (int64_t row = 0; row < 20; ++row) testing::FlipFieldRowBit(path, "a_int16", row, 6, kChunk);
+  LoaderOptions options = Options({"caption", "a_int16"});
+  options.skip_corrupt_chunks = true;
+  const Error error = CaughtError([&] { Loader::Open(path, options); });
+  CHECK(error.code() == ErrorCode::kCorrupt);
+  CHECK(Contains(error.what(), "every one of the 20 rows of field a_int16 in " + path +
+                                   " is damaged: row 0 (chunk 0) of field a_int16"));
+  CHECK(Contains(error.what(), "this damage is to field a_int16 as a whole"));
+}
+
+// Every batch's rows in epochs 0 and 1 of `path` (their fields checked), read by one loader, or
+// with `stop` >= 0 by one stopped after `stop` batches of epoch 1 and a new one resumed from
+// its state.
+std::vector<std::vector<int64_t>> BatchRows(const std::string& path, const LoaderOptions& options,
+                                            int64_t stop = -1) {
+  std::vector<std::vector<int64_t>> batches;
+  Loader loader = Loader::Open(path, options);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    loader.SetEpoch(epoch);
+    for (int64_t n = 0; epoch == 0 || stop < 0 || n < stop; ++n) {
+      std::optional<Batch> batch = loader.Next();
+      if (!batch) break;
+      batches.push_back(CheckBatchFields(*batch, options.fields));
+    }
+  }
+  if (stop < 0) return batches;
+  Loader resumed = Loader::Open(path, options);
+  resumed.Restore(loader.State());
+  while (auto batch = resumed.Next()) batches.push_back(CheckBatchFields(*batch, options.fields));
+  return batches;
+}
+
+TEST_CASE("a held field's damaged row leaves out what a damaged image of its chunk would") {
+  TempFolder folder;
+  const std::string field_damaged = folder / "field_damaged.h5";
+  const std::string image_damaged = folder / "image_damaged.h5";
+  for (const std::string& path : {field_damaged, image_damaged}) {
+    testing::WriteFieldTestFile(path, kSamples, kShape, kChunk, true, Compression::Parse("none"));
+  }
+  testing::FlipFieldRowBit(field_damaged, "a_float32", 37, 4 * 10, kChunk);  // chunk 2
+  testing::OverwriteTextRow(field_damaged, "caption", 100, "not the caption written");
+  testing::CorruptChunk(image_damaged, 2);
+  testing::CorruptChunk(image_damaged, 6);
+  LoaderOptions options = Options({"a_float32", "caption", "a_uint16"}, "random");
+  options.batch_size = 10;
+  options.echo = 2;
+  options.skip_corrupt_chunks = true;
+  for (const int world : {1, 2}) {
+    for (int rank = 0; rank < world; ++rank) {
+      CAPTURE(world);
+      CAPTURE(rank);
+      options.shard = {rank, world, false};
+      const std::vector<std::vector<int64_t>> batches = BatchRows(field_damaged, options);
+      CHECK(batches == BatchRows(image_damaged, options));     // the same rows in the same batches
+      CHECK(batches == BatchRows(field_damaged, options, 3));  // and after a resume
+      for (const std::vector<int64_t>& batch : batches) {
+        for (int64_t row : batch) CHECK(!InDamagedChunk(row));
+      }
+    }
   }
 }
 

@@ -11,8 +11,6 @@
 
 #include <doctest/doctest.h>
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -22,12 +20,10 @@
 
 #include "h5feed/error.h"
 #include "h5feed/loader.h"
-#include "hdf5/handle.h"
-#include "hdf5/lock.h"
 #include "lib/format/field_test_columns.h"
+#include "lib/loader/damaged_field_rows.h"
 #include "lib/loader/field_test_file.h"
 #include "support/caught_error.h"
-#include "support/flip_byte.h"
 #include "support/http_server.h"
 #include "support/temp_folder.h"
 
@@ -204,29 +200,12 @@ TEST_CASE("a served file's fields stream over http as the local file's do") {
   CHECK(rows.size() == static_cast<size_t>(kSamples));
 }
 
-// Flips a bit of row `row` of field `name` where the file stores it (an uncompressed file).
-void DamageFieldRow(const std::string& path, const std::string& name, int64_t row,
-                    int64_t row_bytes) {
-  uint64_t address = 0;
-  {
-    auto lock = hdf5::Lock();
-    hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    hdf5::Dataset dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
-    const hsize_t offset[4] = {static_cast<hsize_t>(row / kChunk * kChunk), 0, 0, 0};
-    unsigned mask = 0;
-    haddr_t where = HADDR_UNDEF;
-    hsize_t size = 0;
-    REQUIRE(H5Dget_chunk_info_by_coord(dataset.get(), offset, &mask, &where, &size) >= 0);
-    address = where;
-  }
-  testing::FlipByteInFile(path, address + static_cast<uint64_t>(row % kChunk * row_bytes), 0x01);
-}
-
 TEST_CASE("a damaged row of a streamed field is named as a held one's, or its chunk skipped") {
   TempFolder folder;
   const std::string path = folder / "damaged.h5";
   testing::WriteFieldTestFile(path, kSamples, kShape, kChunk, true, Compression::Parse("none"));
-  DamageFieldRow(path, "a_float32", 37, 4 * 10);  // float32[5,2]: chunk 2 holds rows 32-47
+  // float32[5,2]: chunk 2 holds rows 32-47.
+  testing::FlipFieldRowBit(path, "a_float32", 37, 4 * 10, kChunk);
   LoaderOptions options = Options(true, "sequential");
   options.fields = {"a_float32", "caption"};
   {

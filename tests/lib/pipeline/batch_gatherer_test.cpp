@@ -16,6 +16,7 @@
 
 #include "h5feed/error.h"
 #include "pipeline/row_copy.h"
+#include "support/caught_error.h"
 #include "synthetic_dataset.h"
 
 namespace h5feed::pipeline {
@@ -194,6 +195,45 @@ TEST_CASE("with skip_corrupt_chunks a corrupt chunk's rows are left out, once wa
   CHECK(warnings.size() == 1);
   CHECK(gatherer.corrupt_chunks_skipped() == 1);
   CHECK(gatherer.samples_skipped() == 4);
+}
+
+TEST_CASE("chunks named corrupt when the gatherer is made are warned of then, and never read") {
+  SyntheticDataset data(40, 4, {2, 2, 1});  // every chunk sound
+  cache::ChunkCache cache(data.chunk_bytes(), 1 << 20, cache::EvictionPolicy::kLru,
+                          data.LoadFunction());
+  std::vector<std::string> warnings;
+  BatchGatherer::Options options =
+      Gathering(true, [&](const std::string& m) { warnings.push_back(m); });
+  options.corrupt_chunks = {{3, "row 13 of field x: checksum mismatch"}, {7, "row 29 of field x"}};
+  const RowLocator locator(static_cast<int64_t>(data.labels().size()), 4, data.shape());
+  BatchGatherer gatherer(cache, locator, data.shape().bytes(), data.labels(), options);
+  REQUIRE(warnings.size() == 2);  // before any step
+  CHECK(warnings[0] ==
+        "skipping corrupt chunk 3 (row 13 of field x: checksum mismatch); its rows are left out "
+        "of every batch");
+  CHECK(warnings[1].find("skipping corrupt chunk 7 (row 29 of field x)") == 0);
+  CHECK(gatherer.corrupt_chunks_skipped() == 2);
+
+  TestSlot slot(6, data.shape());
+  const std::vector<int64_t> rows = {12, 1, 29, 30, 15, 2};  // 12, 15: chunk 3; 29, 30: chunk 7
+  CHECK(gatherer.Gather(rows, 0, slot.view) == 2);
+  CHECK(slot.view.indices[0] == 1);
+  CHECK(slot.view.indices[1] == 2);
+  CHECK(data.loads() == 1);  // chunk 0 alone: the corrupt ones are not read
+  CHECK(warnings.size() == 2);
+  CHECK(gatherer.corrupt_chunks_skipped() == 2);
+  CHECK(gatherer.samples_skipped() == 4);
+
+  // Naming a chunk the dataset lacks, or any without skip_corrupt_chunks, is the caller's bug.
+  options.corrupt_chunks = {{10, "row 40"}};
+  CHECK(testing::CaughtError([&] {
+          BatchGatherer(cache, locator, data.shape().bytes(), data.labels(), options);
+        }).code() == ErrorCode::kInvalidArgument);
+  options.corrupt_chunks = {{3, "row 13"}};
+  options.skip_corrupt_chunks = false;
+  CHECK(testing::CaughtError([&] {
+          BatchGatherer(cache, locator, data.shape().bytes(), data.labels(), options);
+        }).code() == ErrorCode::kInvalidArgument);
 }
 
 TEST_CASE("every row is checked with its bytes before it is copied; a failing row fails its step") {
