@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -305,18 +306,22 @@ TEST_CASE("a held field none of whose rows is sound fails the open, skip_corrupt
 std::vector<std::vector<int64_t>> BatchRows(const std::string& path, const LoaderOptions& options,
                                             int64_t stop = -1) {
   std::vector<std::vector<int64_t>> batches;
-  Loader loader = Loader::Open(path, options);
-  for (int epoch = 0; epoch < 2; ++epoch) {
-    loader.SetEpoch(epoch);
-    for (int64_t n = 0; epoch == 0 || stop < 0 || n < stop; ++n) {
-      std::optional<Batch> batch = loader.Next();
-      if (!batch) break;
-      batches.push_back(CheckBatchFields(*batch, options.fields));
+  std::optional<LoaderState> state;
+  {
+    Loader loader = Loader::Open(path, options);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      loader.SetEpoch(epoch);
+      for (int64_t n = 0; epoch == 0 || stop < 0 || n < stop; ++n) {
+        std::optional<Batch> batch = loader.Next();
+        if (!batch) break;
+        batches.push_back(CheckBatchFields(*batch, options.fields));
+      }
     }
-  }
-  if (stop < 0) return batches;
+    if (stop < 0) return batches;
+    state = loader.State();
+  }  // stopped, as a trainer's job is, before the resumed one starts
   Loader resumed = Loader::Open(path, options);
-  resumed.Restore(loader.State());
+  resumed.Restore(*state);
   while (auto batch = resumed.Next()) batches.push_back(CheckBatchFields(*batch, options.fields));
   return batches;
 }
