@@ -187,7 +187,7 @@ FieldTensor Batch::field_tensor(int k, int view) const {
   }
   if (IsGeometric(field.spec.kind)) {
     const loader::GeometricTensor& geometric = *GeometricOf(impl, k, view);
-    return FieldTensor{geometric.bytes.data(), field.spec.type, geometric.shape, -1};
+    return FieldTensor{geometric.bytes.get(), field.spec.type, geometric.shape, -1};
   }
   if (field.slot_field < 0) {
     throw MakeError(ErrorCode::kInvalidArgument,
@@ -255,6 +255,11 @@ std::string_view Batch::field_text(int k, int64_t i) const {
 namespace loader {
 namespace {
 
+bool AsksGeometric(const BatchFields& fields) {
+  return std::any_of(fields.fields.begin(), fields.fields.end(),
+                     [](const BatchField& f) { return IsGeometric(f.spec.kind); });
+}
+
 std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
   auto impl = std::make_shared<Batch::Impl>();
   impl->shape = form.shape;
@@ -268,16 +273,25 @@ std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
 
 }  // namespace
 
+std::function<std::shared_ptr<const void>(std::span<const int64_t>, int64_t, int)>
+GeometricFieldsMaker(const BatchForm& form) {
+  if (!AsksGeometric(*form.fields)) return {};
+  // The run's fields and views, shared: the assembler may outlive the loader's form of a run.
+  return [fields = form.fields, views = form.views, shape = form.shape](
+             std::span<const int64_t> indices, int64_t epoch, int copy) {
+    return std::shared_ptr<const void>(std::make_shared<const GeometricFields>(
+        MakeGeometricFields(*fields, views.get(), shape, indices, epoch, copy)));
+  };
+}
+
 std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form) {
   std::shared_ptr<Batch::Impl> impl = ImplOfForm(form);
   impl->batch = std::move(batch);
-  const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
-                                     [](const BatchField& f) { return IsGeometric(f.spec.kind); });
-  if (geometric) {
-    impl->geometric =
-        MakeGeometricFields(*form.fields, form.views.get(), form.shape,
-                            impl->batch.view.indices.first(static_cast<size_t>(impl->batch.rows)),
-                            impl->batch.epoch, impl->batch.copy);
+  if (impl->batch.extras) {
+    // Made by GeometricFieldsMaker(form), the one maker of a host run's extras.
+    impl->geometric = *std::static_pointer_cast<const GeometricFields>(impl->batch.extras);
+  } else if (AsksGeometric(*form.fields)) {
+    throw Error(ErrorCode::kInternal, "a host batch with masks or boxes asked came without them");
   }
   return impl;
 }
@@ -296,9 +310,7 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   impl->batch.view.fields = std::move(delivery.fields);
   impl->batch.copy = delivery.copy;
   // Boxes and box labels on the host, as the CPU path makes them (masks are on the device).
-  const bool geometric = std::any_of(form.fields->fields.begin(), form.fields->fields.end(),
-                                     [](const BatchField& f) { return IsGeometric(f.spec.kind); });
-  if (geometric) {
+  if (AsksGeometric(*form.fields)) {
     impl->geometric =
         MakeGeometricFields(*form.fields, form.views.get(), form.shape, impl->batch.view.indices,
                             impl->batch.epoch, delivery.copy, true);

@@ -4,8 +4,10 @@
 // GPU stage, the device batch that keeps its device buffer until then; and how the loader makes
 // one of what a run delivers.
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "cuda/device_stage.h"
@@ -68,7 +70,14 @@ struct BatchForm {
   int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says
 };
 
-// A host batch as the assembler delivered it.
+// What the assembler makes for each host batch of a run of `form` beside its slot
+// (pipeline::AssemblerOptions::make_extras): its masks and boxes (geometric_fields.h), in the
+// assembler's parallel stage rather than on the consumer's thread. Empty when no mask or boxes
+// field is asked.
+std::function<std::shared_ptr<const void>(std::span<const int64_t>, int64_t, int)>
+GeometricFieldsMaker(const BatchForm& form);
+
+// A host batch as the assembler delivered it, with GeometricFieldsMaker(form)'s extras.
 std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form);
 // A batch the GPU stage made (form.cuda_device >= 0).
 std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form);

@@ -1,5 +1,8 @@
 #include "loader/geometric_fields.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -51,6 +54,39 @@ void MaskInto(const transform::SampleGeometry& geometry, std::span<const uint8_t
                            0, fill);
 }
 
+// Sample i's mask through its geometry into `out`, its (Ho, Wo) place in the batch's tensor.
+void MaskOfSample(const BatchField& field, const ViewOf& of, int view, const ImageShape& shape,
+                  const std::vector<std::array<int32_t, 2>>& sizes, int64_t row, uint8_t fill,
+                  int64_t out_height, int64_t out_width, std::span<uint8_t> out) {
+  const size_t element = ElementBytes(field.spec.type);
+  // Its image's stored size; a mask row of another size is refused below.
+  const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
+  const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
+  const std::span<const uint8_t> stored = field.column->row(row);
+  if (stored.size() != static_cast<size_t>(height * width) * element) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "row {} of mask field {} is {} bytes, not the {} x {} {} values of its "
+                    "image: the file is damaged; write it again",
+                    row, field.spec.name, stored.size(), height, width, ToString(field.spec.type));
+  }
+  const transform::SampleGeometry geometry = of.Geometry(view, row, height, width);
+  // The tensor is not zeroed when made: TransformMask writes each of its Ho x Wo values (the
+  // padding with `fill`). A geometry delivering another extent would leave some unwritten:
+  // those are zero, as they were when the tensor was zeroed whole.
+  if (geometry.rows.out != out_height || geometry.columns.out != out_width) {
+    std::fill(out.begin(), out.end(), uint8_t{0});
+  }
+  if (field.spec.type == FieldType::kUint16) {
+    MaskInto<uint16_t>(geometry, stored, {height, width}, out, fill);
+  } else {
+    MaskInto<uint8_t>(geometry, stored, {height, width}, out, fill);
+  }
+}
+
+// Samples a task of the parallel loop transforms: enough that the prefetch of the next one
+// overlaps the transform of this one, few enough that a batch spreads over the arena.
+constexpr int64_t kMaskGrain = 8;
+
 GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const ImageShape& shape,
                       const std::vector<std::array<int32_t, 2>>& sizes,
                       std::span<const int64_t> indices) {
@@ -67,31 +103,21 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
   GeometricTensor tensor;
   tensor.shape = {batch, out_height, out_width};
   const size_t sample_bytes = static_cast<size_t>(out_height * out_width) * element;
-  tensor.bytes.resize(static_cast<size_t>(batch) * sample_bytes);
-  for (int64_t i = 0; i < batch; ++i) {
-    if (i + 1 < batch) Prefetch(field.column->row(indices[static_cast<size_t>(i + 1)]));
-    const int64_t row = indices[static_cast<size_t>(i)];
-    // Its image's stored size; a mask row of another size is refused below.
-    const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
-    const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
-    const std::span<const uint8_t> stored = field.column->row(row);
-    if (stored.size() != static_cast<size_t>(height * width) * element) {
-      throw MakeError(ErrorCode::kCorrupt,
-                      "row {} of mask field {} is {} bytes, not the {} x {} {} values of its "
-                      "image: the file is damaged; write it again",
-                      row, field.spec.name, stored.size(), height, width,
-                      ToString(field.spec.type));
+  tensor.bytes =
+      std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(batch) * sample_bytes);
+  const std::span<uint8_t> bytes(tensor.bytes.get(), static_cast<size_t>(batch) * sample_bytes);
+  // Over the samples, on the arena of the calling thread (the assembler's: the loader's
+  // threads). Each sample writes its own part of the tensor; the result does not depend on
+  // how the samples are shared out. TBB carries the first error out of the loop.
+  const auto transform_samples = [&](const tbb::blocked_range<int64_t>& samples) {
+    for (int64_t i = samples.begin(); i < samples.end(); ++i) {
+      if (i + 1 < samples.end()) Prefetch(field.column->row(indices[static_cast<size_t>(i + 1)]));
+      MaskOfSample(field, of, view, shape, sizes, indices[static_cast<size_t>(i)], fill, out_height,
+                   out_width, bytes.subspan(static_cast<size_t>(i) * sample_bytes, sample_bytes));
     }
-    const transform::SampleGeometry geometry = of.Geometry(view, row, height, width);
-    const std::span<uint8_t> out =
-        std::span<uint8_t>(tensor.bytes)
-            .subspan(static_cast<size_t>(i) * sample_bytes, sample_bytes);
-    if (field.spec.type == FieldType::kUint16) {
-      MaskInto<uint16_t>(geometry, stored, {height, width}, out, fill);
-    } else {
-      MaskInto<uint8_t>(geometry, stored, {height, width}, out, fill);
-    }
-  }
+  };
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, batch, static_cast<size_t>(kMaskGrain)),
+                    transform_samples);
   return tensor;
 }
 
@@ -122,19 +148,22 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
     most = std::max(most, count);
   }
   out_boxes.shape = {batch, most, 4};
-  out_boxes.bytes.assign(static_cast<size_t>(batch * most * 4) * sizeof(float), 0);
+  // Zeroed (make_unique value-initializes): the rows past a sample's count stay zero.
+  out_boxes.bytes =
+      std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most * 4) * sizeof(float));
   out_boxes.counts.resize(static_cast<size_t>(batch));
   if (out_labels) {
     out_labels->shape = {batch, most};
-    out_labels->bytes.assign(static_cast<size_t>(batch * most) * sizeof(int64_t), 0);
+    out_labels->bytes =
+        std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most) * sizeof(int64_t));
   }
   for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
     out_boxes.counts[i] = static_cast<int64_t>(kept[i].size() / 4);
     if (kept[i].empty()) continue;  // no box (memcpy must not see its null data)
-    std::memcpy(out_boxes.bytes.data() + i * static_cast<size_t>(most) * 4 * sizeof(float),
+    std::memcpy(out_boxes.bytes.get() + i * static_cast<size_t>(most) * 4 * sizeof(float),
                 kept[i].data(), kept[i].size() * sizeof(float));
     if (out_labels && !classes[i].empty()) {
-      std::memcpy(out_labels->bytes.data() + i * static_cast<size_t>(most) * sizeof(int64_t),
+      std::memcpy(out_labels->bytes.get() + i * static_cast<size_t>(most) * sizeof(int64_t),
                   classes[i].data(), classes[i].size() * sizeof(int64_t));
     }
   }

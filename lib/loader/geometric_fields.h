@@ -12,11 +12,16 @@
 //   box_labels  (B, Kmax) int64, one per view: the classes of the boxes kept, in step with them.
 // Without normalization (no views) the geometry is the identity of the stored image.
 //
-// Made on the consumer's thread when the batch is handed out, from the columns the loader
-// holds (batch_fields.h) and the batch's indices, which echo's permutations and the skip of
-// damaged chunks keep right. Immutable once made, and each tensor owned on its own, so that
-// Batch::field_owner can hand out an owner of one tensor without the Batch: a trainer keeping a
-// batch's masks (the ground truth of an evaluation) keeps neither its slot nor its images.
+// Made for a host batch in the assembler's parallel stage (pipeline::AssemblerOptions::
+// make_extras), once its rows and echo copy are known, rather than on the consumer's thread when
+// it is handed out: the trainer's thread only takes them. The masks are transformed in parallel
+// over the samples (tbb::parallel_for in the calling thread's arena, the loader's). Made from the
+// columns the loader holds (batch_fields.h) and the batch's indices, which echo's permutations
+// and the skip of damaged chunks keep right. The GPU path makes its batches' boxes on the
+// consumer's thread (its masks are cropped on the device). Immutable once made, and each tensor
+// owned on its own, so that Batch::field_owner can hand out an owner of one tensor without the
+// Batch: a trainer keeping a batch's masks (the ground truth of an evaluation) keeps neither its
+// slot nor its images.
 
 #include <cstdint>
 #include <memory>
@@ -30,7 +35,10 @@
 namespace h5feed::loader {
 
 struct GeometricTensor {
-  std::vector<uint8_t> bytes;   // little-endian values, row-major
+  // Little-endian values, row-major, as many as `shape` says. A mask's are allocated without
+  // being zeroed: its transform writes every one (a batch of 256 masks of 224 x 224 is 12.8 MB
+  // that zeroing would write twice).
+  std::unique_ptr<uint8_t[]> bytes;
   std::vector<int64_t> shape;   // (B, Ho, Wo), (B, Kmax, 4) or (B, Kmax)
   std::vector<int64_t> counts;  // boxes: each sample's boxes kept, (B); else empty
 };

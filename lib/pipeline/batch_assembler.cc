@@ -24,6 +24,7 @@ struct BatchAssembler::Job {
   int first_copy = 0;  // the first copy delivered (0 except for a run resumed mid-echo)
   std::vector<memory::SlotLease> leases;
   int64_t rows = 0;
+  std::vector<std::shared_ptr<const void>> extras;  // per lease: AssemblerOptions::make_extras
   std::exception_ptr error;
 
   int first_made_copy() const { return std::max(first_copy, 1); }
@@ -159,6 +160,7 @@ BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
     }
     job->leases.push_back(std::move(*lease));
   }
+  job->extras.resize(job->leases.size());
   next_step_.store(step + 1, std::memory_order_relaxed);
   prefetcher_.StepTaken(step);
   Job* raw = job.get();
@@ -186,6 +188,10 @@ void BatchAssembler::Assemble(Job& job) {
         std::copy(order.begin(), order.end(),
                   loaded.orders.begin() + static_cast<ptrdiff_t>(copy * layout.capacity()));
       }
+      if (options_.make_extras && job.first_copy == 0) {
+        job.extras[0] =
+            options_.make_extras(loaded.indices.first(static_cast<size_t>(job.rows)), epoch, 0);
+      }
       const bool renormalize = options_.output && options_.output->renormalize_copies();
       const size_t copies = job.leases.size() - 1;
       tbb::parallel_for(size_t{1}, copies + 1, [&](size_t i) {
@@ -197,6 +203,10 @@ void BatchAssembler::Assemble(Job& job) {
         if (renormalize) {
           NormalizeViews(to.images, layout.shape(), job.rows, *options_.output,
                          SampleKeys{epoch, copy, to.indices}, layout.capacity(), to.output);
+        }
+        if (options_.make_extras) {
+          job.extras[i] =
+              options_.make_extras(to.indices.first(static_cast<size_t>(job.rows)), epoch, copy);
         }
       });
     });
@@ -244,6 +254,7 @@ void BatchAssembler::Deliver(Job* raw) {
     batch.copy = copy;
     batch.step = EchoStep{job->loaded_step, copy}.delivered(options_.echo);
     batch.rows = job->rows;
+    batch.extras = std::move(job->extras[i]);
     queue_.Push(std::move(batch));
   }
 }

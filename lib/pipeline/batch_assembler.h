@@ -11,7 +11,8 @@
 //                       chunks of the steps ahead (separate tasks: loading is never serialised
 //                       behind this stage).
 //   2. parallel         gather the step's rows from the cache, in parallel over its chunks;
-//                       normalize into the slot's float region if asked; make the echo copies.
+//                       normalize into the slot's float region if asked; make the echo copies;
+//                       make each batch's extras (AssemblerOptions::make_extras) if asked.
 //                       Runs inside this_task_arena::isolate, so a worker waiting in these
 //                       nested loops never picks up stage 1 and blocks on a slot there while
 //                       the step it is finishing is the one that would free a slot.
@@ -29,10 +30,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <thread>
 
@@ -83,6 +86,15 @@ struct AssemblerOptions {
   // (EchoPermutation of copies 0 .. device_echo - 1) into each slot's orders region
   // (layout->row_orders() >= device_echo), and deliver only the loaded batch.
   int device_echo = 0;
+  // Set: host work each delivered batch needs beyond its slot, made in stage 2 once the batch's
+  // rows (`indices`: its dataset rows, the echo copy's permutation applied) and copy are known,
+  // and handed out with it (AssembledBatch::extras), so that the consumer's thread only takes
+  // it: the loader's masks and boxes (loader/geometric_fields.h), which only the loader knows
+  // the type of. Called on the arena's threads, concurrently; may run tbb::parallel_for, and
+  // may throw as stage 2 may (the error is delivered in the step's place).
+  std::function<std::shared_ptr<const void>(std::span<const int64_t> indices, int64_t epoch,
+                                            int copy)>
+      make_extras;
 };
 
 class BatchAssembler {

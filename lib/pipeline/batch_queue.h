@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <variant>
 
@@ -32,6 +33,8 @@ struct AssembledBatch {
   int64_t loaded_step = 0;  // the epoch plan's step (what the cache was told)
   int copy = 0;             // echo copy, 0 = as loaded
   int64_t rows = 0;         // may be below the step's rows when corrupt chunks were skipped
+  // What AssemblerOptions::make_extras made for this batch; null without it.
+  std::shared_ptr<const void> extras;
 };
 
 using PipelineEvent = std::variant<AssembledBatch, EndOfEpoch, std::exception_ptr>;

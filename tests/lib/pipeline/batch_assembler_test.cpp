@@ -4,10 +4,13 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -196,6 +199,79 @@ TEST_CASE("echo delivers each loaded batch E times, the same rows reshuffled aft
   few.slots = 2;
   Rig small(few);
   CHECK_THROWS_AS(BatchAssembler(small.Plan(order), 0, small.resources(), echo), Error);
+}
+
+// What make_extras saw for one batch, handed out with it.
+struct Seen {
+  std::vector<int64_t> rows;
+  int64_t epoch = 0;
+  int copy = 0;
+};
+
+TEST_CASE("each delivered batch carries the extras made of its rows, epoch and copy") {
+  RigOptions options;
+  options.slots = 6;
+  Rig rig(options);
+  std::vector<int64_t> order = Shuffled(200, 13);
+  AssemblerOptions extras;
+  extras.echo = 3;
+  extras.seed = 7;
+  std::atomic<int> made{0};
+  extras.make_extras = [&](std::span<const int64_t> indices, int64_t epoch, int copy) {
+    ++made;
+    return std::shared_ptr<const void>(
+        std::make_shared<const Seen>(Seen{{indices.begin(), indices.end()}, epoch, copy}));
+  };
+  for (int64_t first : {int64_t{0}, int64_t{14}}) {  // from the start; resumed mid-echo
+    made = 0;
+    BatchAssembler assembler(rig.Plan(order, 5), first, rig.resources(), extras);
+    int64_t delivered = 0;
+    while (true) {
+      PipelineEvent event = assembler.Next();
+      if (std::holds_alternative<EndOfEpoch>(event)) break;
+      const auto& batch = std::get<AssembledBatch>(event);
+      REQUIRE(batch.extras);
+      const auto& seen = *std::static_pointer_cast<const Seen>(batch.extras);
+      CHECK(seen.rows == Rows(batch));  // the copy's own rows, its permutation applied
+      CHECK(seen.epoch == 5);
+      CHECK(seen.copy == batch.copy);
+      ++delivered;
+    }
+    CHECK(delivered == 27 - first);
+    CHECK(made == 27 - first);  // once per delivered batch: none for a copy skipped on resume
+  }
+  // Without make_extras a batch carries none.
+  BatchAssembler plain(rig.Plan(order), 0, rig.resources(), {});
+  PipelineEvent event = plain.Next();
+  REQUIRE(std::holds_alternative<AssembledBatch>(event));
+  CHECK(!std::get<AssembledBatch>(event).extras);
+}
+
+TEST_CASE("an error of make_extras is delivered in its step's place") {
+  Rig rig({});
+  std::vector<int64_t> order(200);
+  std::iota(order.begin(), order.end(), 0);
+  AssemblerOptions extras;
+  extras.make_extras = [](std::span<const int64_t> indices, int64_t, int) {
+    if (indices.front() == 72) throw Error(ErrorCode::kCorrupt, "row 72 is damaged");
+    return std::shared_ptr<const void>(std::make_shared<const int>(0));
+  };
+  BatchAssembler assembler(rig.Plan(order, 1), 0, rig.resources(), extras);
+  for (int64_t s = 0; s < 3; ++s) {  // rows 0..71
+    PipelineEvent event = assembler.Next();
+    REQUIRE(std::holds_alternative<AssembledBatch>(event));
+    CHECK(std::get<AssembledBatch>(event).step == s);
+  }
+  PipelineEvent event = assembler.Next();
+  REQUIRE(std::holds_alternative<std::exception_ptr>(event));
+  try {
+    std::rethrow_exception(std::get<std::exception_ptr>(event));
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    const std::string what = error.what();
+    CHECK(what.find("row 72 is damaged") != std::string::npos);
+    CHECK(what.find("step 3 of epoch 1") != std::string::npos);
+  }
 }
 
 TEST_CASE("normalized batches hold NormalizeBatch of their images") {
