@@ -1,11 +1,14 @@
 #include "loader/reading_plan.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
 #include "h5feed/option_names.h"
+#include "loader/batch_fields.h"
 #include "make_error.h"
 #include "pipeline/own_size_sample.h"
 #include "transform/own_size_views.h"
@@ -43,11 +46,46 @@ std::string OneSizeHint(const index::DatasetIndex& dataset) {
       first.width);
 }
 
+// Whether every image of the file has one height, width and channel count (then
+// dataset.shape's, the largest).
+bool HoldsOneSize(const index::DatasetIndex& dataset) {
+  for (int64_t row = 0; row < dataset.rows.samples(); ++row) {
+    if (!(dataset.rows.at(row).shape == dataset.shape)) return false;
+  }
+  return true;
+}
+
+// Whether a view asks for a crop made from each image's own size (RandomResizedCrop, or Resize
+// then CenterCrop): those are made at the gather, whatever the images' sizes.
+bool AsksOwnSizeCrop(const OutputOptions& output) {
+  for (int s = 0; s < transform::SpecCount(output); ++s) {
+    const AugmentOptions& augment = transform::SpecOf(output, s);
+    if (augment.random_resized_crop.height > 0 || augment.resize_shorter > 0) return true;
+  }
+  return false;
+}
+
+// Whether masks or boxes are asked: their rows follow each image's own size, which only the
+// crops made at the gather place.
+bool AsksGeometricFields(const LoaderOptions& options, const index::DatasetIndex& dataset) {
+  const std::vector<FieldSpec> asked = AskedFields(options, dataset);
+  return std::any_of(asked.begin(), asked.end(),
+                     [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
+}
+
 }  // namespace
 
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset) {
   ReadingPlan plan{options, dataset.shape, dataset.shape, !dataset.rows.uniform()};
   if (!plan.crops_at_gather) return plan;
+  // Read as it is, as the file would be had it been written at that size: no resize, and every
+  // option of a file of one image size applies (normalize or not, center_crop, padding, flip).
+  if (!AsksOwnSizeCrop(options.output) && HoldsOneSize(dataset) &&
+      !AsksGeometricFields(options, dataset)) {
+    plan.crops_at_gather = false;
+    plan.decodes_at_gather = true;
+    return plan;
+  }
   if (!options.normalize) {
     const auto name = [&options](const char* field) {
       return NameOption(options.option_names, "LoaderOptions", field);
@@ -76,6 +114,18 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
 pipeline::BatchGatherer::SampleMaker SampleMakerOf(
     const ReadingPlan& plan, const index::DatasetIndex& dataset,
     const std::shared_ptr<const transform::OutputViews>& run_views) {
+  if (plan.decodes_at_gather) {
+    return [&dataset](int64_t /*epoch*/, int64_t row, const StoredRow& image,
+                      std::span<const uint8_t> stored, uint8_t* dest) {
+      try {
+        pipeline::MakeWholeSample({image.shape, image.encoding}, stored, dest);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::kCorrupt) throw;
+        throw MakeError(ErrorCode::kCorrupt, "row {} of {} (chunk {}): {}", row, dataset.path,
+                        dataset.chunk_rows().chunk_of(row), e.what());
+      }
+    };
+  }
   if (!plan.crops_at_gather) return nullptr;
   const bool region_decode = plan.options.jpeg_region_decode;
   return [&dataset, &run_views, region_decode](int64_t epoch, int64_t row, const StoredRow& image,

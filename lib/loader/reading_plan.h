@@ -27,6 +27,11 @@ struct ReadingPlan {
   ImageShape gathered;
   // Whether each row is cropped into the slot as it is gathered, rather than copied.
   bool crops_at_gather = false;
+  // Whether each row is decoded whole into the slot as it is gathered: a file of images at their
+  // own size whose images all have one size (h5feed.write without size= writes such a file from
+  // CIFAR), read without a crop that gives one size. The slots then hold images of that size,
+  // which everything after the gather reads as it reads a file of one image size.
+  bool decodes_at_gather = false;
 
   // The views `output` asks for, normalized with `normalize`, as this file is read: of its
   // images, or windows of the gathered crops. `opened`: null at Open; for a later run's sizes
@@ -37,16 +42,20 @@ struct ReadingPlan {
                                    const transform::OutputViews* opened) const;
 };
 
-// Throws Error(kInvalidArgument), naming the file and the options to set, when a file whose
-// rows have their own sizes is opened without normalize or with a view whose crop does not give
-// one size (output.augment.random_resized_crop for training, resize_shorter with center_crop of
-// at most that size for validation).
+// A file whose rows have their own sizes is read with each view's crop made at the gather, or,
+// where its images all have one size and no view asks random_resized_crop or resize_shorter
+// and no mask or boxes are asked, as a file of that one size (decodes_at_gather). Otherwise
+// throws Error(kInvalidArgument), naming the file and the options to set, when such a file is
+// opened without normalize or with a view whose crop does not give one size
+// (output.augment.random_resized_crop for training, resize_shorter with center_crop of at most
+// that size for validation).
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset);
 
-// How the gatherer fills a slot's row: null where rows are copied as they lie; else every
-// view's crop of the run's views `run_views` (set by the loader between runs only), with or
-// without region decoding (LoaderOptions::jpeg_region_decode). A damaged image's error names
-// the row, the file and the chunk. Borrows `dataset` and `run_views`, which must outlive it.
+// How the gatherer fills a slot's row: null where rows are copied as they lie; the whole
+// decoded image where the plan decodes_at_gather; else every view's crop of the run's views
+// `run_views` (set by the loader between runs only), with or without region decoding
+// (LoaderOptions::jpeg_region_decode). A damaged image's error names the row, the file and the
+// chunk. Borrows `dataset` and `run_views`, which must outlive it.
 pipeline::BatchGatherer::SampleMaker SampleMakerOf(
     const ReadingPlan& plan, const index::DatasetIndex& dataset,
     const std::shared_ptr<const transform::OutputViews>& run_views);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 
 #include "decode/decoder_table.h"
 #include "decode/image_decoder.h"
@@ -123,6 +124,24 @@ void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int6
                        bool region_decode) {
   const SampleCrop one{crop, dest, 0};
   MakeOwnSizeSample(std::span(&one, 1), epoch, row, sample, stored, region_decode);
+}
+
+void MakeWholeSample(const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest) {
+  thread_local decode::DecodeScratch scratch;
+  const decode::DecodedImage decoded =
+      decode::DecoderFor(sample.encoding)
+          .Decode(stored, sample.shape, decode::CropNeeds::Whole(sample.shape), scratch);
+  const decode::DecodedRegion& region = decoded.region;
+  if (region.scale != 1 || region.top != 0 || region.left != 0 ||
+      region.height != sample.shape.height || region.width != sample.shape.width ||
+      region.channels != sample.shape.channels) {
+    throw MakeError(ErrorCode::kInternal,
+                    "whole decode of a {}x{}x{} image delivered a {}x{}x{} region at ({}, {}), "
+                    "scale 1/{}",
+                    sample.shape.height, sample.shape.width, sample.shape.channels, region.height,
+                    region.width, region.channels, region.top, region.left, region.scale);
+  }
+  std::memcpy(dest, decoded.pixels, static_cast<size_t>(sample.shape.bytes()));
 }
 
 }  // namespace h5feed::pipeline

@@ -54,4 +54,10 @@ void MakeOwnSizeSample(const transform::AugmentParams& crop, int64_t epoch, int6
                        const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest,
                        bool region_decode = true);
 
+// A sample of a file of images at their own size whose images all have one size, read without a
+// crop (loader/reading_plan.h): its stored bytes decoded whole at full scale, sample.shape.bytes()
+// packed bytes at `dest`, the pixels a file of that one size would store. Throws Error(kCorrupt)
+// for stored bytes that do not decode to `sample`'s shape, or an encoding no decoder has.
+void MakeWholeSample(const OwnSizeSample& sample, std::span<const uint8_t> stored, uint8_t* dest);
+
 }  // namespace h5feed::pipeline

@@ -328,33 +328,66 @@ def test_grayscale_images_at_their_own_size_read_back_as_one_channel(tmp_path):
         h5feed.Loader(out, 6, augment=h5feed.Augment(resize=40, center_crop=40))
 
 
-@pytest.mark.parametrize("dtype", [None, torch.float32])
-def test_a_file_of_one_size_written_without_size_is_refused_saying_size_reads_it(tmp_path,
-                                                                               dtype):
-    # torchvision's FakeData, or any dataset of one image size, written without size= is a file
-    # of images at their own size, which a Loader without an augmentation refuses: the refusal
-    # says that size= of that one size writes a file it reads as it is.
-    images = [np.full((20, 30, 3), i, np.uint8) for i in range(6)]
+def own_size_stored(f, n):
+    """Image n of a file of images at their own size, as docs/format.md says h5py reads it."""
+    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
+    stored = f["images"][start:start + size]
+    if f["image_encodings"][n] == 0:
+        return stored.reshape(f["image_shapes"][n])
+    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
+
+
+def test_a_file_of_one_size_written_without_size_reads_as_that_size(tmp_path):
+    # torchvision's FakeData, CIFAR, or any dataset of one image size, written without size= is
+    # a file of images at their own size: a Loader without an augmentation reads it as images
+    # of that one size, as the file written with size= of it (nothing resized).
+    rng = np.random.default_rng(5)
+    images = [rng.integers(0, 256, (20, 30, 3), dtype=np.uint8) for i in range(10)]
     own = tmp_path / "own.h5"
     h5feed.write([(x, i) for i, x in enumerate(images)], own, workers=0, progress=False)
-    with pytest.raises(h5feed.InvalidArgumentError) as caught:
-        h5feed.Loader(own, 6, dtype=dtype)
-    assert "every image of it is 20 x 30 x 3 (height, width, channels): written at that one " \
-        "size (h5feed.write's size=(20, 30), convert's --size 20x30) it is read as it is" in \
-        str(caught.value)
     one = tmp_path / "one.h5"
     h5feed.write([(x, i) for i, x in enumerate(images)], one, size=(20, 30), workers=0,
                  progress=False)
-    images_read, labels = next(iter(h5feed.Loader(one, 6, dtype=None, sampler="sequential")))
-    assert tuple(images_read.shape) == (6, 20, 30, 3)
-    for image, label in zip(images_read.numpy(), labels.numpy()):
+    with h5py.File(own, "r") as f:
+        assert f.attrs["h5feed_format_version"] == 2
+        stored = [own_size_stored(f, n) for n in range(10)]
+    loader = h5feed.Loader(own, 4, dtype=None, sampler="sequential")
+    assert loader.dataset["image_shape"] == [20, 30, 3]
+    read = torch.cat([images for images, _ in loader])
+    labels = torch.cat([labels for _, labels in loader])
+    assert tuple(read.shape) == (10, 20, 30, 3)
+    for row, (image, label) in enumerate(zip(read.numpy(), labels.numpy())):  # stored order
+        np.testing.assert_array_equal(image, stored[row])  # h5py's read of the file
         np.testing.assert_array_equal(image, images[label])
-    # Images of several sizes get no such hint: no one size reads them all.
+    # Normalized and flipped as the file written with size= is.
+    options = dict(sampler="sequential", augment=h5feed.Augment(random_flip=True), seed=3)
+    for (a, _), (b, _) in zip(h5feed.Loader(own, 4, **options), h5feed.Loader(one, 4, **options)):
+        assert torch.equal(a, b)
+
+    # Stored as JPEG: each image decoded whole, the pixels the crop path gives of the whole image
+    # (Resize to its own shorter side, CenterCrop of its own size: nothing resized).
+    square = [rng.integers(0, 256, (24, 24, 3), dtype=np.uint8) for i in range(6)]
+    jpeg = tmp_path / "jpeg.h5"
+    h5feed.write([(x, i) for i, x in enumerate(square)], jpeg, encoding="jpeg:90", workers=0,
+                 progress=False)
+    with h5py.File(jpeg, "r") as f:
+        assert set(f["image_encodings"][:]) == {1}
+        decoded = [own_size_stored(f, n) for n in range(6)]
+    whole, _ = next(iter(h5feed.Loader(jpeg, 6, dtype=None, sampler="sequential")))
+    cropped, _ = next(iter(h5feed.Loader(jpeg, 6, dtype=None, sampler="sequential",
+                                         augment=h5feed.Augment(resize=24, center_crop=24))))
+    assert tuple(whole.shape) == (6, 24, 24, 3)
+    assert torch.equal(whole, cropped.permute(0, 2, 3, 1))
+    for row, image in enumerate(whole.numpy()):  # PIL's decode of each, within libjpeg's
+        assert np.abs(image.astype(int) - decoded[row]).max() <= 2
+
+    # Images of several sizes are still refused without a crop, with no hint of one size.
     mixed = tmp_path / "mixed.h5"
     h5feed.write([(np.zeros((20 + i, 30, 3), np.uint8), i) for i in range(3)], mixed, workers=0,
                  progress=False)
     with pytest.raises(h5feed.InvalidArgumentError) as caught:
-        h5feed.Loader(mixed, 3, dtype=dtype)
+        h5feed.Loader(mixed, 3)
+    assert "random_resized_crop" in str(caught.value)
     assert "every image of it" not in str(caught.value)
 
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,65 @@ TEST_CASE("pixels and labels of h5py-written NHWC and NCHW files equal h5py's re
       CHECK(CheckEpochAgainst(loader, truth) == AllRows(130));
     }
   }
+}
+
+ImageShape OneShape(int64_t /*row*/) { return {12, 10, 3}; }
+
+TEST_CASE("a file of images at their own size that all have one size reads as that size") {
+  // h5feed.write without size= writes such a file from CIFAR or FakeData: read without a crop,
+  // each image is decoded whole into the batch, as a file written at that size would hold it.
+  TempFolder folder;
+  const std::string path = folder / "one_size.h5";
+  testing::WriteOwnSizeFile(path, 90, 2048, OneShape);
+  const testing::H5pyRead truth = testing::ReadOwnSizeWithH5py(path);
+  REQUIRE(truth.images.size() == 90 * static_cast<size_t>(OneShape(0).bytes()));
+  LoaderOptions options;
+  options.batch_size = 16;
+  options.sampler = SamplerOptions::Parse("chunks:2");
+  options.threads = 2;
+  Loader loader = Loader::Open(path, options);
+  CHECK(loader.dataset().image_shape == OneShape(0));
+  CHECK(loader.dataset().chunks > 4);
+  CHECK(CheckEpochAgainst(loader, truth) == AllRows(90));
+
+  // Normalized, flipped and center-cropped as a file of one image size is.
+  options.normalize = true;
+  options.output.layout = Layout::kNHWC;
+  options.output.augment.center_crop_height = 8;
+  options.output.augment.center_crop_width = 6;
+  Loader cropped = Loader::Open(path, options);
+  cropped.SetEpoch(0);
+  const auto batch = cropped.Next();
+  REQUIRE(batch);
+  REQUIRE(batch->normalized());
+  REQUIRE(batch->normalized_images().size() == static_cast<size_t>(16 * 8 * 6 * 3));
+  const std::span<const float> values = batch->normalized_images();
+  const auto at = [](int64_t i, int64_t y, int64_t x, int64_t c) {
+    return static_cast<size_t>(((i * 8 + y) * 6 + x) * 3 + c);
+  };
+  for (int64_t i = 0; i < batch->size(); ++i) {
+    const auto row = static_cast<size_t>(batch->indices()[static_cast<size_t>(i)]);
+    for (int64_t y = 0; y < 8; ++y) {
+      for (int64_t x = 0; x < 6; ++x) {
+        for (int64_t c = 0; c < 3; ++c) {
+          // The middle 8 x 6 of the 12 x 10 image: rows and columns from 2.
+          const double stored =
+              truth.images[row * 360 + static_cast<size_t>(((y + 2) * 10 + x + 2) * 3 + c)];
+          const double want = (stored / 255.0 - options.mean[static_cast<size_t>(c)]) /
+                              options.std[static_cast<size_t>(c)];
+          CHECK(std::abs(values[at(i, y, x, c)] - want) < 1e-5);
+        }
+      }
+    }
+  }
+
+  // Images that differ in size are refused without a crop, naming the options to set.
+  const std::string mixed = folder / "mixed.h5";
+  testing::WriteOwnSizeFile(mixed, 20);
+  CHECK_THROWS_WITH_AS(Loader::Open(mixed, LoaderOptions{}),
+                       doctest::Contains("holds images at their own size, and a batch needs one "
+                                         "size"),
+                       Error);
 }
 
 TEST_CASE("normalized batches equal (x / 255 - mean) / std in NCHW order") {

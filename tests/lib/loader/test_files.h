@@ -66,9 +66,10 @@ inline void WriteH5feedFile(const std::string& path, int64_t samples, const Imag
 inline ImageShape OwnSizeShape(int64_t row) { return {40 + row * 7 % 52, 36 + row * 13 % 64, 3}; }
 
 // A file of images at their own size (format version 2, raw pixels, zstd): row r is
-// FileImage(r, OwnSizeShape(r)), packed whole into chunks of `chunk_bytes`; labels r % 7.
+// FileImage(r, shape_of(r)), packed whole into chunks of `chunk_bytes`; labels r % 7.
 inline void WriteOwnSizeFile(const std::string& path, int64_t samples,
-                             int64_t chunk_bytes = int64_t{64} << 10) {
+                             int64_t chunk_bytes = int64_t{64} << 10,
+                             ImageShape (*shape_of)(int64_t) = OwnSizeShape) {
   WriterOptions options;
   options.compression = Compression::Parse("zstd");
   FlatLayout flat;
@@ -87,7 +88,7 @@ inline void WriteOwnSizeFile(const std::string& path, int64_t samples,
     images.clear();
   };
   for (int64_t r = 0; r < samples; ++r) {
-    const ImageShape shape = OwnSizeShape(r);
+    const ImageShape shape = shape_of(r);
     if (static_cast<int64_t>(chunk.size()) + shape.bytes() > chunk_bytes) append();
     const std::vector<uint8_t> image = FileImage(r, shape);
     chunk.insert(chunk.end(), image.begin(), image.end());
@@ -166,6 +167,30 @@ inline H5pyRead ReadWithH5py(const std::string& path, const std::string& layout)
   program += "    labels = f['labels'][()].astype(np.int64)\n";
   if (layout == "NCHW") program += "images = images.transpose(0, 2, 3, 1)\n";
   program += "np.ascontiguousarray(images).tofile('" + path + ".images')\n";
+  program += "labels.tofile('" + path + ".labels')\n";
+  RunPython(path + ".read", program);
+  H5pyRead read;
+  std::ifstream images(path + ".images", std::ios::binary);
+  read.images.assign(std::istreambuf_iterator<char>(images), {});
+  std::ifstream labels(path + ".labels", std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(labels)), {});
+  read.labels.resize(bytes.size() / sizeof(int64_t));
+  std::memcpy(read.labels.data(), bytes.data(), bytes.size());
+  return read;
+}
+
+// h5py's read of a file of images at their own size whose images are raw pixels, as
+// docs/format.md says to read one: image n is /images[image_offsets[n] : + image_bytes[n]],
+// shaped image_shapes[n]. Every image's H x W x C bytes, one after the other, and /labels.
+inline H5pyRead ReadOwnSizeWithH5py(const std::string& path) {
+  std::string program = "import h5py, numpy as np\n";
+  program += "with h5py.File('" + path + "', 'r') as f:\n";
+  program += "    images = [f['images'][int(o):int(o) + int(b)].reshape(s) for o, b, s in\n";
+  program +=
+      "              zip(f['image_offsets'][()], f['image_bytes'][()], "
+      "f['image_shapes'][()])]\n";
+  program += "    labels = f['labels'][()].astype(np.int64)\n";
+  program += "np.concatenate([i.reshape(-1) for i in images]).tofile('" + path + ".images')\n";
   program += "labels.tofile('" + path + ".labels')\n";
   RunPython(path + ".read", program);
   H5pyRead read;
