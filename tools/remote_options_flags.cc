@@ -1,13 +1,33 @@
 #include "remote_options_flags.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "number_checks.h"
 
 namespace h5feed::cli {
 
+std::string RemoteOptionFlag(std::string_view field) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"connections", "--connections"},
+      {"retries", "--retries"},
+      {"stall_seconds", "--request-stall-seconds"},
+      {"spill_dir", "--spill-dir"},
+      {"spill_bytes", "--spill-mb"},
+      {"s3_region", "--s3-region"},
+      {"s3_endpoint", "--s3-endpoint"},
+  };
+  for (const auto& [name, flag] : kFlags) {
+    if (field == name) return std::string(flag);
+  }
+  return "";
+}
+
 void AddRemoteOptions(CLI::App& command, RemoteOptions& options) {
   const char* group = "Remote files (http://, https://, s3://; docs/remote.md)";
+  options.option_names = RemoteOptionFlag;
   command
       .add_option("--connections", options.connections,
                   "Connections to the server, each carrying one range request at a time")

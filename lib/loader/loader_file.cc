@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "h5feed/error.h"
 #include "loader/options_check.h"
@@ -14,21 +16,38 @@
 
 namespace h5feed::loader {
 
+namespace {
+
+// options.remote, whose errors (the remote module's, the probe's) name its fields as the
+// loader's front end spells them: `--spill-dir` from bench, `remote['spill_dir']` in Python.
+RemoteOptions NamedRemoteOptions(const LoaderOptions& options) {
+  RemoteOptions remote = options.remote;
+  if (!remote.option_names) {
+    remote.option_names = [names = options.option_names](std::string_view field) {
+      return NameOption(names, "LoaderOptions", "remote." + std::string(field));
+    };
+  }
+  return remote;
+}
+
+}  // namespace
+
 index::DatasetIndex OpenLoaderIndex(const std::string& path, const LoaderOptions& options) {
   CheckOptions(options);
+  const RemoteOptions remote = NamedRemoteOptions(options);
   if (options.open_probe) {
     probe::ProbeOpen(
         path,
         probe::ProbeRequest{probe::ProbeTarget::kLoader, options.images_dataset,
                             options.labels_dataset, options.file_locking,
-                            std::chrono::seconds(options.open_probe_stall_seconds), options.remote},
+                            std::chrono::seconds(options.open_probe_stall_seconds), remote},
         [&](const std::string& warning) { Warn(options, warning); });
   }
   index::IndexOptions index_options;
   index_options.images = options.images_dataset;
   index_options.labels = options.labels_dataset;
   index_options.file_locking = options.file_locking;
-  index_options.remote = options.remote;
+  index_options.remote = remote;
   index::DatasetIndex dataset = index::OpenDatasetIndex(path, index_options);
   for (const std::string& warning : dataset.warnings) Warn(options, warning);
   if (auto warning = UnusedRemoteOptionsWarning(path, options)) Warn(options, *warning);

@@ -45,6 +45,13 @@ std::vector<std::string> Arguments(const std::string& program, const std::string
   if (!remote.spill_dir.empty()) argv.insert(argv.end(), {"--spill-dir", remote.spill_dir});
   if (!remote.s3_region.empty()) argv.insert(argv.end(), {"--s3-region", remote.s3_region});
   if (!remote.s3_endpoint.empty()) argv.insert(argv.end(), {"--s3-endpoint", remote.s3_endpoint});
+  if (remote.option_names) {
+    for (const char* field : kNamedRemoteFields) {
+      const std::string name = remote.option_names(field);
+      if (!name.empty())
+        argv.insert(argv.end(), {"--option-name", std::string(field) + "=" + name});
+    }
+  }
   argv.insert(argv.end(), {"--", path});
   return argv;
 }

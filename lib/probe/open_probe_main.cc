@@ -13,8 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "enum_names.h"
 #include "h5feed/error.h"
@@ -36,6 +39,8 @@ struct Request {
   std::string path;
   pid_t parent = 0;  // the caller; 0 = not said
   RemoteOptions remote;
+  // The caller's names of RemoteOptions' fields (--option-name FIELD=NAME).
+  std::map<std::string, std::string, std::less<>> option_names;
 };
 
 [[noreturn]] void Leave(int code) {
@@ -49,7 +54,7 @@ struct Request {
                "index|summary --locking %s [--images NAME] [--labels NAME] "
                "[--connections N] [--retries N] [--connect-timeout S] [--stall S] "
                "[--spill-dir DIR] [--spill-bytes N] [--s3-region R] [--s3-endpoint URL] "
-               "-- FILE\n"
+               "[--option-name FIELD=NAME ...] -- FILE\n"
                "(run by h5feed's Loader and `h5feed inspect`, not by hand)\n",
                why.c_str(), probe::kProtocolVersion, enum_names::Listed<FileLocking>("|").c_str());
   Leave(probe::kExitUsage);
@@ -95,6 +100,10 @@ Request Parse(int argc, char** argv) {
       request.remote.s3_region = value;
     } else if (arg == "--s3-endpoint") {
       request.remote.s3_endpoint = value;
+    } else if (arg == "--option-name") {
+      const size_t equals = value.find('=');
+      if (equals == std::string::npos) Usage("--option-name " + value + " is not FIELD=NAME");
+      request.option_names[value.substr(0, equals)] = value.substr(equals + 1);
     } else {
       Usage("unknown argument " + arg);
     }
@@ -103,6 +112,12 @@ Request Parse(int argc, char** argv) {
   if (request.what != "index" && request.what != "summary") Usage("--what index|summary");
   if (i + 2 != argc) Usage("one FILE after --");
   request.path = argv[i + 1];
+  if (!request.option_names.empty()) {
+    request.remote.option_names = [names = request.option_names](std::string_view field) {
+      const auto named = names.find(field);
+      return named == names.end() ? std::string() : named->second;
+    };
+  }
   return request;
 }
 

@@ -4,14 +4,17 @@
 // version refuses the arguments (kExitUsage), and the caller then opens in-process with a
 // warning.
 //
-//   h5feed-open-probe --protocol 3 --what index|summary --locking auto|on|off
+//   h5feed-open-probe --protocol 4 --what index|summary --locking auto|on|off
 //                     [--images NAME] [--labels NAME] [--parent PID]
 //                     [--connections N] [--retries N] [--connect-timeout S] [--stall S]
 //                     [--spill-dir DIR] [--spill-bytes N] [--s3-region R]
-//                     [--s3-endpoint URL] -- FILE
+//                     [--s3-endpoint URL] [--option-name FIELD=NAME ...] -- FILE
 //
 // --parent: the caller's process id; the probe dies with it (PR_SET_PDEATHSIG).
 // --connections ... --spill-bytes: RemoteOptions, for a remote FILE (h5feed/remote_options.h).
+// --option-name: how the caller's front end spells RemoteOptions' field FIELD
+// (RemoteOptions::option_names), for the fields the remote module's errors name
+// (kNamedRemoteFields), so that an error the probe hands back names what the user typed.
 //
 // The caller gives the probe up when it writes nothing for the stall limit. While it waits
 // for a server (a remote FILE), it writes a newline to stderr every kHeartbeatInterval: that
@@ -21,7 +24,10 @@
 
 namespace h5feed::probe {
 
-inline constexpr const char* kProtocolVersion = "3";
+inline constexpr const char* kProtocolVersion = "4";
+
+// The RemoteOptions fields whose names the caller passes with --option-name.
+inline constexpr const char* kNamedRemoteFields[] = {"spill_dir", "stall_seconds"};
 
 // The environment variable that names the probe program, overriding the search
 // (probe_location.h).

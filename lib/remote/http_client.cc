@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <mutex>
 #include <random>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -57,6 +58,7 @@ struct HttpClient::Impl {
       : url(std::move(url_in)),
         display(std::move(display_in)),
         options(options_in),
+        stall_option(NameOption(options.option_names, "RemoteOptions", "stall_seconds")),
         auth(std::move(auth_in)),
         trust(UsesTls(url) ? TlsTrustFromEnvironment() : TlsTrust{}),
         observer(std::move(observer_in)) {
@@ -185,8 +187,8 @@ struct HttpClient::Impl {
     for (CURL* easy : stalled) {
       Transfer& transfer = *active.at(easy);
       std::snprintf(transfer.error_buffer, sizeof(transfer.error_buffer),
-                    "nothing received for %d s (stall_seconds)",
-                    std::max(1, options.stall_seconds));
+                    "nothing received for %d s (%s)", std::max(1, options.stall_seconds),
+                    stall_option.c_str());
       Finish(easy, CURLE_OPERATION_TIMEDOUT, random);
     }
   }
@@ -279,6 +281,9 @@ struct HttpClient::Impl {
   const std::string url;
   const std::string display;
   const RemoteOptions options;
+  // stall_seconds as the caller's front end spells it, named once here: the stall message is
+  // written on the client's thread.
+  const std::string stall_option;
   const RequestAuth auth;
   const TlsTrust trust;
   const Observer observer;

@@ -31,7 +31,8 @@ std::unique_ptr<RemoteFile> OpenRemoteFile(const Location& location) {
   if (options.spill_dir.empty()) return remote;
   return std::make_unique<SpilledFile>(
       std::move(remote), options.spill_dir,
-      static_cast<uint64_t>(std::max<int64_t>(0, options.spill_bytes)));
+      static_cast<uint64_t>(std::max<int64_t>(0, options.spill_bytes)),
+      NameOption(options.option_names, "RemoteOptions", "spill_dir"));
 }
 
 }  // namespace h5feed::remote

@@ -119,7 +119,7 @@ struct Kept {
 }  // namespace
 
 SpillCache::SpillCache(const std::string& dir, uint64_t budget_bytes, const std::string& source,
-                       const std::string& version)
+                       const std::string& version, const std::string& dir_option)
     : dir_(dir),
       budget_(budget_bytes),
       group_(GroupOf(source, version)),
@@ -134,8 +134,8 @@ SpillCache::SpillCache(const std::string& dir, uint64_t budget_bytes, const std:
     throw MakeError(
         ErrorCode::kIo,
         "cannot use {} as the spill folder of {}: {}; give a writable folder on a local disk "
-        "(spill_dir)",
-        dir, source, (ec ? ec.message() : io::ErrnoText(errno)));
+        "({})",
+        dir, source, (ec ? ec.message() : io::ErrnoText(errno)), dir_option);
   }
 }
 

@@ -42,9 +42,10 @@ class SpillCache {
  public:
   // Opens (creating what is missing) the folder `dir` for `source` (a URL as messages show
   // it, without query) at `version` (RemoteFile::version). Throws Error(kIo) when `dir`
-  // cannot be created or written.
+  // cannot be created or written, naming the option that gave it as `dir_option` spells it
+  // (RemoteOptions::option_names).
   SpillCache(const std::string& dir, uint64_t budget_bytes, const std::string& source,
-             const std::string& version);
+             const std::string& version, const std::string& dir_option = "spill_dir");
 
   // Fills `dest` with the kept bytes at `offset` when they are here and pass their check;
   // false otherwise (absent, or damaged and now removed).

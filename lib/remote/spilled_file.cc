@@ -4,10 +4,10 @@
 namespace h5feed::remote {
 
 SpilledFile::SpilledFile(std::unique_ptr<RemoteFile> remote, const std::string& dir,
-                         uint64_t budget_bytes)
+                         uint64_t budget_bytes, const std::string& dir_option)
     : remote_(std::move(remote)),
-      spill_(std::make_unique<SpillCache>(dir, budget_bytes, remote_->path(), remote_->version())) {
-}
+      spill_(std::make_unique<SpillCache>(dir, budget_bytes, remote_->path(), remote_->version(),
+                                          dir_option)) {}
 
 void SpilledFile::ReadAt(uint64_t offset, std::span<uint8_t> dest) const {
   if (dest.empty()) return;

@@ -16,7 +16,9 @@ namespace h5feed::remote {
 
 class SpilledFile final : public RemoteFile {
  public:
-  SpilledFile(std::unique_ptr<RemoteFile> remote, const std::string& dir, uint64_t budget_bytes);
+  // `dir_option`: the option that gave `dir`, as errors name it (SpillCache).
+  SpilledFile(std::unique_ptr<RemoteFile> remote, const std::string& dir, uint64_t budget_bytes,
+              const std::string& dir_option);
 
   void ReadAt(uint64_t offset, std::span<uint8_t> dest) const override;
   uint64_t size() const override { return remote_->size(); }

@@ -28,6 +28,7 @@ void BindInspect(py::module_& module) {
         options.open_probe = open_probe;
         options.open_probe_stall_seconds = open_probe_stall_seconds;
         options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
+        options.remote.option_names = PythonRemoteOptionName;
         std::vector<std::string> warnings;
         options.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
         // The probe's wait and HDF5's reads, without the GIL; Ctrl-C ends a remote file's

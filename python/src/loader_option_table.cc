@@ -119,6 +119,11 @@ constexpr std::pair<std::string_view, std::string_view> kMethods[] = {
 
 }  // namespace
 
+std::string PythonRemoteOptionName(std::string_view field) {
+  const std::string key = NameByTable(OptionTableOf<RemoteOptions>::Get(), field, {});
+  return key.empty() ? "" : "remote['" + key + "']";
+}
+
 OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> arguments,
                               std::map<std::string, std::string, std::less<>> augment_arguments) {
   return [arguments = std::move(arguments),
@@ -141,11 +146,7 @@ OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> ar
           spec.back() == '.' ? "Augment" : std::string(path.substr(7, dot - 7));  // views[i]
       return owner + "." + field;
     }
-    if (path.substr(0, 7) == "remote.") {
-      const std::string field =
-          NameByTable(OptionTableOf<RemoteOptions>::Get(), path.substr(7), {});
-      return field.empty() ? "" : "remote['" + field + "']";
-    }
+    if (path.substr(0, 7) == "remote.") return PythonRemoteOptionName(path.substr(7));
     return NameByTable(OptionTableOf<LoaderOptions>::Get(), path, arguments);
   };
 }

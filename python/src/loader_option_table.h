@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "h5feed/loader_options.h"
 #include "h5feed/option_names.h"
@@ -41,6 +42,10 @@ struct OptionTableOf<RemoteOptions> {
 // RemoteOptions' as "remote['retries']". Pure C++: it is called without the GIL.
 OptionNames PythonOptionNames(std::map<std::string, std::string, std::less<>> arguments,
                               std::map<std::string, std::string, std::less<>> augment_arguments);
+
+// RemoteOptions::option_names for h5feed.inspect and h5feed.verify (their remote= dict):
+// "spill_dir" -> "remote['spill_dir']", as PythonOptionNames names a Loader's.
+std::string PythonRemoteOptionName(std::string_view field);
 
 // LoaderOptions from NativeLoader's keywords: those of the table, `augment` (a list of spec
 // dicts) with `several_views` (false: the one spec is output.augment; true: the list is

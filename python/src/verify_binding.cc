@@ -26,6 +26,7 @@ void BindVerify(py::module_& module) {
         options.images_dataset = images;
         options.file_locking = ParseName<FileLocking>(file_locking);
         options.remote = OptionTableOf<RemoteOptions>::Get().FromDict(remote);
+        options.remote.option_names = PythonRemoteOptionName;
         // Reads and decodes every chunk, without the GIL; Ctrl-C ends a remote file's requests
         // (RemoteOptions::cancel), as it ends a Loader's open (loader_binding.cc).
         auto cancel = std::make_shared<std::atomic<bool>>(false);

@@ -147,6 +147,23 @@ def test_a_spill_folder_serves_later_loaders_without_the_network(served, tmp_pat
     assert kept > os.path.getsize(folder / "train.h5") * 0.9
 
 
+def test_an_unusable_spill_folder_names_the_option_as_each_front_end_spells_it(served,
+                                                                              tmp_path):
+    _, server = served
+    (tmp_path / "file").write_text("x")
+    spill = tmp_path / "file" / "spill"  # under a file: it cannot be made
+    with pytest.raises(h5feed.IoError, match=r"as the spill folder .*\(remote\['spill_dir'\]\)"):
+        h5feed.Loader(server.url("train.h5"), batch_size=8, remote={"spill_dir": spill})
+    with pytest.raises(h5feed.IoError, match=r"as the spill folder .*\(remote\['spill_dir'\]\)"):
+        h5feed.inspect(server.url("train.h5"), remote={"spill_dir": spill})
+    for command in (["bench", "--max-seconds", "1"], ["inspect"]):
+        result = subprocess.run([H5FEED, *command, server.url("train.h5"), "--spill-dir", spill],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode != 0
+        assert "as the spill folder" in result.stderr and "(--spill-dir)" in result.stderr, \
+            result.stderr
+
+
 def test_an_unknown_remote_option_is_refused_by_name(served):
     _, server = served
     with pytest.raises(TypeError, match="spil_dir"):

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
+
+#include "h5feed/option_names.h"
 
 namespace h5feed {
 
@@ -51,7 +54,19 @@ struct RemoteOptions {
   // say.
   std::shared_ptr<const std::atomic<bool>> cancel;
 
-  friend bool operator==(const RemoteOptions&, const RemoteOptions&) = default;
+  // How errors name these fields (option_names.h), by their path here ("spill_dir",
+  // "stall_seconds"): a front end gives its own spelling ("--spill-dir", "remote['spill_dir']").
+  // Empty: the C++ names ("RemoteOptions.spill_dir"); a Loader names them as
+  // LoaderOptions::option_names names "remote.spill_dir". Not compared by ==.
+  OptionNames option_names;
+
+  friend bool operator==(const RemoteOptions& a, const RemoteOptions& b) {
+    const auto fields = [](const RemoteOptions& o) {
+      return std::tie(o.connections, o.retries, o.connect_timeout_seconds, o.stall_seconds,
+                      o.spill_dir, o.spill_bytes, o.s3_region, o.s3_endpoint, o.cancel);
+    };
+    return fields(a) == fields(b);
+  }
 };
 
 // Whether `location` names a remote file (http://, https:// or s3://) rather than a path.
