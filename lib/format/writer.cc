@@ -25,6 +25,7 @@
 #include "format/writer_state.h"
 #include "h5feed/error.h"
 #include "h5feed/option_names.h"
+#include "h5feed/remote_options.h"
 #include "hdf5/error.h"
 #include "hdf5/handle.h"
 #include "hdf5/lock.h"
@@ -55,6 +56,11 @@ int64_t DefaultChunkImages(const ImageShape& shape, int64_t images) {
 void Writer::CheckOutput(const std::string& path, const WriterOptions& options) {
   namespace fs = std::filesystem;
   format::Require(!path.empty(), "the output path is empty");
+  // A URL would otherwise be taken for a relative path whose folder ("https://host") is missing.
+  format::Require(!IsRemoteLocation(path),
+                  "the output {} is a URL, and h5feed writes to a local path only (a disk, or a "
+                  "mounted network file system): write the file here, then upload it",
+                  DisplayLocation(path));
   std::string folder = format::FolderOf(path);
   std::error_code error;
   if (!fs::is_directory(folder, error)) {

@@ -253,6 +253,10 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     common = _own_size_common(common, compression, encoding, smart_threshold, chunk_bytes)
     if classes is not None:
         _classes(classes, dataset)  # its names checked
+    if path.startswith(("http://", "https://", "s3://")):
+        raise ValueError(f"cannot write {path.split('?')[0]}: it is a URL, and h5feed writes to "
+                         f"a local path only (a disk, or a mounted network file system): write "
+                         f"the file here, then upload it")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise FileNotFoundError(f"cannot write {path}: its folder does not exist")
     # The samples fetched ahead of the one being put take a quarter of the budget; the native

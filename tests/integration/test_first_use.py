@@ -454,6 +454,18 @@ def test_resize_without_size_is_refused_not_ignored(tmp_path, source):
                "4", "--quiet", check=None)
 
 
+@pytest.mark.parametrize("url", ["https://host/x.h5", "s3://bucket/x.h5?X-Amz-Signature=s"])
+def test_an_output_given_as_a_url_is_refused_as_not_a_local_path(small, tmp_path, url):
+    # It said "the folder https://host of the output ... does not exist; create it first".
+    np.save(tmp_path / "images.npy", np.zeros((4, 2, 2, 3), np.uint8))
+    for command in (("rechunk", small), ("convert", "npy", tmp_path / "images.npy")):
+        result = run_h5feed(*command, url, check=2)  # refused before any input is read
+        assert "is a URL, and h5feed writes to a local path only" in result.stderr, \
+            result.stderr
+        assert "does not exist" not in result.stderr
+    assert list(tmp_path.iterdir()) == [tmp_path / "images.npy"]
+
+
 def test_the_usage_of_convert_npy_names_its_paths_as_they_are_given():
     help_text = run_h5feed("convert", "npy", "--help", check=0).stdout
     assert "Usage: h5feed convert npy [OPTIONS] IMAGES.npy [LABELS.npy] OUT\n" in help_text

@@ -391,6 +391,15 @@ def test_a_file_of_one_size_written_without_size_reads_as_that_size(tmp_path):
     assert "every image of it" not in str(caught.value)
 
 
+def test_an_output_given_as_a_url_is_refused_as_not_a_local_path(tmp_path):
+    image = np.zeros((8, 8, 3), np.uint8)
+    with pytest.raises(ValueError, match="it is a URL, and h5feed writes to a local path only"):
+        h5feed.write([(image, 0)], "https://host/x.h5", workers=0, progress=False)
+    h5feed.write([(image, 0)], tmp_path / "in.h5", size=8, workers=0, progress=False)
+    with pytest.raises(ValueError, match="is a URL, and h5feed writes to a local path only"):
+        h5feed.rechunk(tmp_path / "in.h5", "s3://bucket/x.h5")
+
+
 def test_a_file_of_labels_without_class_names_rechunks(tmp_path):
     image = np.full((8, 8, 3), 7, np.uint8)
     h5feed.write([(image, i % 10) for i in range(100)], tmp_path / "in.h5", size=8, workers=0,
