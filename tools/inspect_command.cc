@@ -39,15 +39,17 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
       ->required();
   command->add_flag("--json", *json,
                     "Print one JSON object with every field (for scripts) instead of text");
-  command->add_flag("--no-open-probe", *no_open_probe,
-                    "Open the file in this process only, without first opening it in a "
-                    "separate one (the open probe), which turns HDF5 crashing or hanging on a "
-                    "damaged file into an error message");
+  CLI::Option* probe_off =
+      command->add_flag("--no-open-probe", *no_open_probe,
+                        "Open the file in this process only, without first opening it in a "
+                        "separate one (the open probe), which turns HDF5 crashing or hanging on a "
+                        "damaged file into an error message");
   command
       ->add_option("--stall-seconds", *stall_seconds,
                    "With the open probe: report the file as damaged when opening it makes no "
                    "progress for this long (HDF5 hangs on some damaged structures)")
       ->check(WholeInRange(1, 86400))
+      ->excludes(probe_off)
       ->capture_default_str();
   AddRemoteOptions(*command, *remote);
   command->callback([=, &run] {

@@ -20,6 +20,15 @@ FileSummary InspectFile(const std::string& path, const InspectOptions& options) 
                     "InspectOptions.open_probe_stall_seconds is {}; it must be >= 1",
                     options.open_probe_stall_seconds);
   }
+  if (!options.open_probe &&
+      options.open_probe_stall_seconds != InspectOptions{}.open_probe_stall_seconds) {
+    // The probe's watchdog: without the probe it would be ignored without a word.
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "InspectOptions.open_probe_stall_seconds is {}, and open_probe is false: the "
+                    "stall limit is the open probe's, and an open hung in this process cannot be "
+                    "given up. Keep the probe on, or leave the limit at its default ({})",
+                    options.open_probe_stall_seconds, InspectOptions{}.open_probe_stall_seconds);
+  }
   CheckRemoteOptions(options.remote, [](std::string_view field) {
     return "InspectOptions.remote." + std::string(field);
   });

@@ -81,6 +81,20 @@ void CheckOptions(const LoaderOptions& options) {
   Require(options.sampler.window >= 1, "sampler.window", options.sampler.window, "it must be >= 1");
   Require(options.open_probe_stall_seconds >= 1, "open_probe_stall_seconds",
           options.open_probe_stall_seconds, "it must be >= 1");
+  // The stall limit is the probe's watchdog: without the probe nothing watches the open, and
+  // a limit set beside open_probe = false would be ignored without a word.
+  if (!options.open_probe &&
+      options.open_probe_stall_seconds != LoaderOptions{}.open_probe_stall_seconds) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} is {}, and {} turns the open probe off: the stall limit is the probe's "
+                    "(it gives up an open that makes no progress in the probe's process), and "
+                    "an open hung in this process cannot be given up. Keep the probe on to bound "
+                    "the open, or leave {} at its default ({})",
+                    OptionName(options, "open_probe_stall_seconds"),
+                    options.open_probe_stall_seconds, OptionName(options, "open_probe"),
+                    OptionName(options, "open_probe_stall_seconds"),
+                    LoaderOptions{}.open_probe_stall_seconds);
+  }
   CheckRemoteOptions(options.remote, [&options](std::string_view field) {
     return OptionName(options, "remote." + std::string(field));
   });

@@ -389,6 +389,11 @@ def inspect(path, open_probe: bool = True, open_probe_stall_seconds: int = 60,
     if open_probe_stall_seconds < 1:
         raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}; it must be "
                          ">= 1")
+    if not open_probe and open_probe_stall_seconds != 60:
+        raise ValueError(f"open_probe_stall_seconds is {open_probe_stall_seconds}, and "
+                         "open_probe=False turns the open probe off: the stall limit is the "
+                         "probe's, and an open hung in this process cannot be given up. Keep the "
+                         "probe on, or leave open_probe_stall_seconds at its default (60)")
     remote = remote_argument(remote)
     summary, notes = _h5feed.inspect(os.fspath(path), open_probe=open_probe,
                                      open_probe_stall_seconds=open_probe_stall_seconds,

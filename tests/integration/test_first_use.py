@@ -417,6 +417,9 @@ def test_help_at_the_end_of_a_wrong_command_line_prints_the_help(tmp_path, args,
      "--spill-mb: must be from 0 to 1099511627776, not -1"),
     (("verify", "{small}", "--threads", "5000"), "--threads: must be from 0 to 1024, not 5000"),
     (("inspect", "{small}", "--stall-seconds", "0"), "--stall-seconds: must be from 1 to 86400"),
+    # The probe's limit: without the probe it was accepted and did nothing.
+    (("inspect", "{small}", "--no-open-probe", "--stall-seconds", "5"),
+     "--no-open-probe excludes --stall-seconds"),
 ])
 def test_the_remote_and_stall_flags_say_their_range_in_words(small, args, complaint):
     # They said CLI11's "Value 1.5 not in range 1 to 1024", of a number within the range, where

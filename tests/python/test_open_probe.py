@@ -65,3 +65,15 @@ def test_sound_files_open_with_the_probe_on_and_off(small_file):
         h5feed.Loader(small_file, 32, open_probe_stall_seconds=0)
     with pytest.raises(ValueError, match="open_probe_stall_seconds"):
         h5feed.inspect(small_file, open_probe_stall_seconds=0)
+
+
+def test_a_stall_limit_with_the_probe_off_is_refused_not_ignored(small_file):
+    # The limit is the probe's watchdog: with open_probe=False nothing enforced it, silently.
+    words = "open_probe_stall_seconds is 5, and open_probe=False turns the open probe off"
+    with pytest.raises(h5feed.InvalidArgumentError, match=words.replace("=False", "")):
+        h5feed.Loader(small_file, 32, open_probe=False, open_probe_stall_seconds=5)
+    with pytest.raises(ValueError, match=words):
+        h5feed.inspect(small_file, open_probe=False, open_probe_stall_seconds=5)
+    # The default, given or not, is what the probe off has always meant.
+    h5feed.Loader(small_file, 32, open_probe=False, open_probe_stall_seconds=60)
+    assert h5feed.inspect(small_file, open_probe=False)["images"]["num_images"] == 300

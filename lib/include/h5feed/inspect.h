@@ -26,7 +26,8 @@ struct InspectOptions {
   bool open_probe = true;
   // An open in the probe that makes no progress for this long (seconds) is taken for HDF5
   // spinning on a damaged structure. Opening reads metadata only; the limit leaves room for
-  // a slow network file system or a remote file's retries.
+  // a slow network file system or a remote file's retries. Another value with open_probe
+  // false is refused (Error(kInvalidArgument)), not ignored.
   int open_probe_stall_seconds = 60;
   // For a remote `path` (http://, https://, s3://): as the Loader reads it (its spill folder
   // too). The open probe reads with the same options, and a refusal it meets (a refused

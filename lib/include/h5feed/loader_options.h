@@ -113,7 +113,8 @@ struct LoaderOptions {
   bool open_probe = true;
   // The probe's open must finish within this long (seconds) or HDF5 is taken to be spinning
   // on the file. Opening reads metadata only (milliseconds on a local disk): raise it for a
-  // very slow network file system.
+  // very slow network file system. The probe's limit: another value with open_probe false is
+  // refused at Open (nothing in this process can give up a hung open), not ignored.
   int open_probe_stall_seconds = 60;
   // A remote file (Loader::Open of an http://, https:// or s3:// URL): connections, retries
   // and timeouts (remote_options.h, docs/remote.md).
