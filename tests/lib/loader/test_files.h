@@ -160,14 +160,9 @@ struct H5pyRead {
   std::vector<int64_t> labels;
 };
 
-inline H5pyRead ReadWithH5py(const std::string& path, const std::string& layout) {
-  std::string program = "import h5py, numpy as np\n";
-  program += "with h5py.File('" + path + "', 'r') as f:\n";
-  program += "    images = f['images'][()]\n";
-  program += "    labels = f['labels'][()].astype(np.int64)\n";
-  if (layout == "NCHW") program += "images = images.transpose(0, 2, 3, 1)\n";
-  program += "np.ascontiguousarray(images).tofile('" + path + ".images')\n";
-  program += "labels.tofile('" + path + ".labels')\n";
+// Runs `program`, which writes the images it read to PATH.images and their int64 labels to
+// PATH.labels, and returns both.
+inline H5pyRead RunH5pyRead(const std::string& path, const std::string& program) {
   RunPython(path + ".read", program);
   H5pyRead read;
   std::ifstream images(path + ".images", std::ios::binary);
@@ -177,6 +172,17 @@ inline H5pyRead ReadWithH5py(const std::string& path, const std::string& layout)
   read.labels.resize(bytes.size() / sizeof(int64_t));
   std::memcpy(read.labels.data(), bytes.data(), bytes.size());
   return read;
+}
+
+inline H5pyRead ReadWithH5py(const std::string& path, const std::string& layout) {
+  std::string program = "import h5py, numpy as np\n";
+  program += "with h5py.File('" + path + "', 'r') as f:\n";
+  program += "    images = f['images'][()]\n";
+  program += "    labels = f['labels'][()].astype(np.int64)\n";
+  if (layout == "NCHW") program += "images = images.transpose(0, 2, 3, 1)\n";
+  program += "np.ascontiguousarray(images).tofile('" + path + ".images')\n";
+  program += "labels.tofile('" + path + ".labels')\n";
+  return RunH5pyRead(path, program);
 }
 
 // h5py's read of a file of images at their own size whose images are raw pixels, as
@@ -192,15 +198,7 @@ inline H5pyRead ReadOwnSizeWithH5py(const std::string& path) {
   program += "    labels = f['labels'][()].astype(np.int64)\n";
   program += "np.concatenate([i.reshape(-1) for i in images]).tofile('" + path + ".images')\n";
   program += "labels.tofile('" + path + ".labels')\n";
-  RunPython(path + ".read", program);
-  H5pyRead read;
-  std::ifstream images(path + ".images", std::ios::binary);
-  read.images.assign(std::istreambuf_iterator<char>(images), {});
-  std::ifstream labels(path + ".labels", std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(labels)), {});
-  read.labels.resize(bytes.size() / sizeof(int64_t));
-  std::memcpy(read.labels.data(), bytes.data(), bytes.size());
-  return read;
+  return RunH5pyRead(path, program);
 }
 
 // Overwrites 16 bytes in the middle of chunk `chunk` of /images (located with h5py).

@@ -36,6 +36,21 @@ using testing::Floats;
 using testing::NormalizePlain;
 using testing::SyntheticDataset;
 
+// `event` is a kCorrupt error saying `what` and, added by the assembler, `where` ("step 4 of
+// epoch 2").
+void CheckCorruptStep(const PipelineEvent& event, const std::string& what,
+                      const std::string& where) {
+  REQUIRE(std::holds_alternative<std::exception_ptr>(event));
+  try {
+    std::rethrow_exception(std::get<std::exception_ptr>(event));
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::kCorrupt);
+    const std::string message = error.what();
+    CHECK(message.find(what) != std::string::npos);
+    CHECK(message.find(where) != std::string::npos);
+  }
+}
+
 struct RigOptions {
   int64_t samples = 200;
   int64_t chunk_samples = 16;
@@ -262,16 +277,7 @@ TEST_CASE("an error of make_extras is delivered in its step's place") {
     REQUIRE(std::holds_alternative<AssembledBatch>(event));
     CHECK(std::get<AssembledBatch>(event).step == s);
   }
-  PipelineEvent event = assembler.Next();
-  REQUIRE(std::holds_alternative<std::exception_ptr>(event));
-  try {
-    std::rethrow_exception(std::get<std::exception_ptr>(event));
-  } catch (const Error& error) {
-    CHECK(error.code() == ErrorCode::kCorrupt);
-    const std::string what = error.what();
-    CHECK(what.find("row 72 is damaged") != std::string::npos);
-    CHECK(what.find("step 3 of epoch 1") != std::string::npos);
-  }
+  CheckCorruptStep(assembler.Next(), "row 72 is damaged", "step 3 of epoch 1");
 }
 
 TEST_CASE("normalized batches hold NormalizeBatch of their images") {
@@ -312,16 +318,7 @@ TEST_CASE("an error delivers the batches before the failing step, then the error
     REQUIRE(std::holds_alternative<AssembledBatch>(event));
     CHECK(std::get<AssembledBatch>(event).step == s);
   }
-  PipelineEvent event = assembler.Next();
-  REQUIRE(std::holds_alternative<std::exception_ptr>(event));
-  try {
-    std::rethrow_exception(std::get<std::exception_ptr>(event));
-  } catch (const Error& error) {
-    CHECK(error.code() == ErrorCode::kCorrupt);
-    const std::string what = error.what();
-    CHECK(what.find("chunk 6") != std::string::npos);
-    CHECK(what.find("step 4 of epoch 2") != std::string::npos);
-  }
+  CheckCorruptStep(assembler.Next(), "chunk 6", "step 4 of epoch 2");
   // The error repeats, and nothing else comes.
   CHECK(std::holds_alternative<std::exception_ptr>(assembler.Next()));
 }
