@@ -28,24 +28,6 @@ transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& 
 
 namespace {
 
-// "; every image of it is 20 x 30 x 3: ..." when a file of images at their own size holds one
-// size only (h5feed.write without size= writes such a file, whatever its images' sizes), else
-// "": the refusal then says that one size at write time reads without an augmentation.
-std::string OneSizeHint(const index::DatasetIndex& dataset) {
-  const int64_t rows = dataset.rows.samples();
-  if (rows == 0) return "";
-  const ImageShape first = dataset.rows.at(0).shape;
-  for (int64_t row = 1; row < rows; ++row) {
-    if (!(dataset.rows.at(row).shape == first)) return "";
-  }
-  return fmt::format(
-      "; every image of it is {} x {} x {} (height, width, channels): written at that one size "
-      "(h5feed.write's size=({}, {}), convert's --size {}x{}) it is read as it is, without an "
-      "augmentation",
-      first.height, first.width, first.channels, first.height, first.width, first.height,
-      first.width);
-}
-
 // Whether every image of the file has one height, width and channel count (then
 // dataset.shape's, the largest).
 bool HoldsOneSize(const index::DatasetIndex& dataset) {
@@ -53,6 +35,19 @@ bool HoldsOneSize(const index::DatasetIndex& dataset) {
     if (!(dataset.rows.at(row).shape == dataset.shape)) return false;
   }
   return true;
+}
+
+// "; every image of it is 20 x 30 x 3: ..." when a file of images at their own size holds one
+// size only (h5feed.write without size= writes such a file, whatever its images' sizes), else
+// "": the refusal then says that one size at write time reads without an augmentation.
+std::string OneSizeHint(const index::DatasetIndex& dataset) {
+  if (dataset.rows.samples() == 0 || !HoldsOneSize(dataset)) return "";
+  const ImageShape& one = dataset.shape;
+  return fmt::format(
+      "; every image of it is {} x {} x {} (height, width, channels): written at that one size "
+      "(h5feed.write's size=({}, {}), convert's --size {}x{}) it is read as it is, without an "
+      "augmentation",
+      one.height, one.width, one.channels, one.height, one.width, one.height, one.width);
 }
 
 // Whether a view asks for a crop made from each image's own size (RandomResizedCrop, or Resize

@@ -4,19 +4,18 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <random>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 
 #include "h5feed/error.h"
+#include "h5feed/location.h"
 #include "make_error.h"
 #include "remote/network_wait.h"
 #include "remote/transfer.h"
@@ -30,16 +29,6 @@ using Clock = std::chrono::steady_clock;
 void InitCurlOnce() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-// Whether requests to `url` go over TLS: only they read the CA variables, so that one left
-// naming a missing file fails no http:// read.
-bool UsesTls(const std::string& url) {
-  constexpr std::string_view kScheme = "https://";
-  return url.size() >= kScheme.size() &&
-         std::equal(kScheme.begin(), kScheme.end(), url.begin(), [](char a, char b) {
-           return a == std::tolower(static_cast<unsigned char>(b));
-         });
 }
 
 // 0.1 s, 0.2 s, 0.4 s ... capped at 2 s, each +-25 % so that many readers hit by one outage do
@@ -60,7 +49,10 @@ struct HttpClient::Impl {
         options(options_in),
         stall_option(NameOption(options.option_names, "RemoteOptions", "stall_seconds")),
         auth(std::move(auth_in)),
-        trust(UsesTls(url) ? TlsTrustFromEnvironment() : TlsTrust{}),
+        // Only a TLS connection reads the CA variables, so that one left naming a missing
+        // file fails no http:// read.
+        trust(Location(url).scheme() == Location::Scheme::kHttps ? TlsTrustFromEnvironment()
+                                                                 : TlsTrust{}),
         observer(std::move(observer_in)) {
     InitCurlOnce();
     multi = curl_multi_init();
