@@ -111,23 +111,38 @@ std::vector<Delivered> Epoch(const std::string& path, const LoaderOptions& optio
   return batches;
 }
 
-// The epoch of `options` on the CPU and on the GPU: the same batches, fields included.
-void CheckGpuAgainstCpu(const std::string& path, LoaderOptions options, bool labelled) {
+// The epoch of `options` on the GPU, checked against the same on the CPU: the same batches,
+// fields included.
+std::vector<Delivered> GpuEpochAsOnCpu(const std::string& path, LoaderOptions options,
+                                       bool labelled) {
   options.output.cuda_device = -1;
   const std::vector<Delivered> cpu = Epoch(path, options, labelled);
   options.output.cuda_device = 0;
-  const std::vector<Delivered> gpu = Epoch(path, options, labelled);
-  // ceil(samples / batch) loaded batches, `echo` copies each.
-  CHECK(cpu.size() == static_cast<size_t>((kSamples + kBatch - 1) / kBatch * options.echo));
+  std::vector<Delivered> gpu = Epoch(path, options, labelled);
   REQUIRE(gpu.size() == cpu.size());
   for (size_t i = 0; i < gpu.size(); ++i) {
     CAPTURE(i);
     CHECK(gpu[i] == cpu[i]);
   }
+  return gpu;
+}
+
+// How many times each dataset row was delivered in `batches`.
+std::map<int64_t, int> RowCounts(const std::vector<Delivered>& batches) {
   std::map<int64_t, int> rows;
-  for (const Delivered& d : gpu) {
+  for (const Delivered& d : batches) {
     for (int64_t row : d.indices) ++rows[row];
   }
+  return rows;
+}
+
+// The epoch of `options` on the CPU and on the GPU: the same batches, fields included, every
+// row `echo` times.
+void CheckGpuAgainstCpu(const std::string& path, const LoaderOptions& options, bool labelled) {
+  const std::vector<Delivered> gpu = GpuEpochAsOnCpu(path, options, labelled);
+  // ceil(samples / batch) loaded batches, `echo` copies each.
+  CHECK(gpu.size() == static_cast<size_t>((kSamples + kBatch - 1) / kBatch * options.echo));
+  const std::map<int64_t, int> rows = RowCounts(gpu);
   CHECK(rows.size() == static_cast<size_t>(kSamples));
   for (const auto& [row, count] : rows) CHECK(count == options.echo);
 }
@@ -205,19 +220,7 @@ TEST_CASE("a held field's damaged row leaves its chunk out on the GPU as on the 
   options.fields = {"a_float32", "a_uint8", "caption"};
   options.skip_corrupt_chunks = true;
   options.output.augment.random_flip = true;
-  options.output.cuda_device = -1;
-  const std::vector<Delivered> cpu = Epoch(path, options, true);
-  options.output.cuda_device = 0;
-  const std::vector<Delivered> gpu = Epoch(path, options, true);
-  REQUIRE(gpu.size() == cpu.size());
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    CAPTURE(i);
-    CHECK(gpu[i] == cpu[i]);
-  }
-  std::map<int64_t, int> rows;
-  for (const Delivered& d : gpu) {
-    for (int64_t row : d.indices) ++rows[row];
-  }
+  std::map<int64_t, int> rows = RowCounts(GpuEpochAsOnCpu(path, options, true));
   for (int64_t row = 0; row < kSamples; ++row) {
     CAPTURE(row);
     CHECK(rows[row] == (row >= 8 && row < 12 ? 0 : options.echo));
