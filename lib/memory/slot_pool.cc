@@ -54,6 +54,16 @@ std::optional<SlotLease> SlotPool::Acquire(std::stop_token stop) {
     return std::nullopt;
   }
   if (stop.stop_requested()) return std::nullopt;
+  return TakeFree();
+}
+
+std::optional<SlotLease> SlotPool::TryAcquire() {
+  std::lock_guard lock(shared_->mutex);
+  if (shared_->free.empty()) return std::nullopt;
+  return TakeFree();
+}
+
+SlotLease SlotPool::TakeFree() {
   int index = shared_->free.back();
   shared_->free.pop_back();
   return SlotLease(shared_, index, shared_->slot(index));

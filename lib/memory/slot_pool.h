@@ -6,8 +6,8 @@
 // covers every slot).
 //
 // Thread-safety: every member may be called from any thread (one internal mutex). Acquire
-// blocks while every slot is leased; a std::stop_token interrupts the wait so a pipeline being
-// torn down never hangs on a trainer that keeps its batches.
+// blocks while every slot is leased (TryAcquire never does); a std::stop_token interrupts the wait
+// so a pipeline being torn down never hangs on a trainer that keeps its batches.
 //
 // Ownership: a SlotLease owns one slot and returns it in its destructor. Leases share the
 // pool's memory: destroying the SlotPool object while leases live is fine (batches a trainer
@@ -39,6 +39,8 @@ class SlotPool {
   // A free slot, waiting while none is. Returns nullopt, without a slot, once `stop` is
   // requested (even if a slot is free: a stopping pipeline must not take one more).
   std::optional<SlotLease> Acquire(std::stop_token stop);
+  // A slot if one is free now; nullopt, at once, if none is.
+  std::optional<SlotLease> TryAcquire();
 
   int slots() const;
   size_t slot_bytes() const;   // usable bytes per slot (a page multiple)
@@ -48,6 +50,7 @@ class SlotPool {
  private:
   friend class SlotLease;
   struct Shared;
+  SlotLease TakeFree();  // with the mutex held and a slot free
   std::shared_ptr<Shared> shared_;
 };
 

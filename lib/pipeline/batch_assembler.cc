@@ -2,7 +2,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_pipeline.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <string>
@@ -26,6 +26,7 @@ struct BatchAssembler::Job {
   int64_t rows = 0;
   std::vector<std::shared_ptr<const void>> extras;  // per lease: AssemblerOptions::make_extras
   std::exception_ptr error;
+  bool assembled = false;  // guarded by delivery_mutex_
 
   int first_made_copy() const { return std::max(first_copy, 1); }
 };
@@ -82,8 +83,7 @@ BatchAssembler::BatchAssembler(std::shared_ptr<const EpochPlan> plan, int64_t fi
 }
 
 BatchAssembler::~BatchAssembler() {
-  stop_.request_stop();  // wakes a stage 1 waiting for a slot
-  pipeline_context_.cancel_group_execution();
+  stop_.request_stop();  // wakes the run's thread waiting for a slot; steps not begun do nothing
   prefetcher_.Cancel();
   if (thread_.joinable()) thread_.join();
 }
@@ -97,76 +97,91 @@ bool BatchAssembler::WaitReady(std::chrono::milliseconds timeout) {
 bool BatchAssembler::ended() const { return queue_.ended(); }
 
 void BatchAssembler::Run() noexcept {
-  const size_t slots_per_step = static_cast<size_t>(options_.echo);
-  const size_t tokens =
-      std::max<size_t>(1, static_cast<size_t>(resources_.pool->slots()) / slots_per_step);
   std::exception_ptr unexpected;
   try {
-    resources_.arena->execute([&] {
-      tbb::parallel_pipeline(
-          tokens,
-          tbb::make_filter<void, Job*>(tbb::filter_mode::serial_in_order,
-                                       [this](tbb::flow_control& control) -> Job* {
-                                         bool end = false;
-                                         Job* job = TakeStep(end);
-                                         if (end) control.stop();
-                                         return job;
-                                       }) &
-              tbb::make_filter<Job*, Job*>(tbb::filter_mode::parallel,
-                                           [this](Job* job) -> Job* {
-                                             Assemble(*job);
-                                             return job;
-                                           }) &
-              tbb::make_filter<Job*, void>(tbb::filter_mode::serial_in_order,
-                                           [this](Job* job) { Deliver(job); }),
-          pipeline_context_);
-    });
+    resources_.arena->execute([&] { AssembleSteps(); });
   } catch (...) {
-    // Errors of a step are carried to stage 3; what arrives here is the pipeline's own
-    // failure (an allocation in TBB, a bug).
+    // Errors of a step are delivered in its place; what arrives here is the run's own
+    // failure (an allocation, a bug).
     unexpected = std::current_exception();
   }
   prefetcher_.Wait();
   {
-    std::lock_guard lock(jobs_mutex_);
-    jobs_.clear();  // steps cancelled mid-flight: their slots go back now
+    std::lock_guard lock(delivery_mutex_);
+    undelivered_.clear();  // steps of a stopped run: their slots go back now
   }
   if (stop_.stop_requested()) return;
-  // The first end recorded is the run's: an error stage 3 delivered wins over each of these.
+  // The first end recorded is the run's: an error delivered in its step's place wins over each
+  // of these.
   if (unexpected) queue_.End(unexpected);
   if (failed_.load()) {
-    // Unreachable: a failed step always reaches stage 3 unless the run is stopping.
+    // Unreachable: a failed step is always delivered unless the run is stopping.
     queue_.End(std::make_exception_ptr(
         Error(ErrorCode::kInternal, "batch assembler stopped without delivering its error")));
   }
   queue_.End(EndOfEpoch{});
 }
 
-BatchAssembler::Job* BatchAssembler::TakeStep(bool& end) {
-  const int64_t step = next_step_.load(std::memory_order_relaxed);
-  if (stop_.stop_requested() || failed_.load() || step >= plan_->steps()) {
+void BatchAssembler::AssembleSteps() {
+  // One task group per step in flight, oldest first: waiting for the oldest one is how this
+  // thread helps in the arena while it has no slot to take.
+  std::deque<std::unique_ptr<tbb::task_group>> in_flight;
+  try {
+    bool end = false;
+    while (true) {
+      while (!end) {
+        std::unique_ptr<Job> job = TakeStep(/*wait=*/in_flight.empty(), end);
+        if (!job) break;
+        Job* step = job.get();
+        {
+          std::lock_guard lock(delivery_mutex_);
+          undelivered_.push_back(std::move(job));
+        }
+        in_flight.push_back(std::make_unique<tbb::task_group>());
+        in_flight.back()->run([this, step] {
+          Assemble(*step);
+          Finish(*step);
+        });
+      }
+      // Nothing in flight: TakeStep waited for a slot, so the run has ended.
+      if (in_flight.empty()) return;
+      in_flight.front()->wait();  // Assemble and Finish never throw
+      in_flight.pop_front();
+    }
+  } catch (...) {
+    for (const std::unique_ptr<tbb::task_group>& group : in_flight) {
+      group->cancel();
+      group->wait();
+    }
+    throw;
+  }
+}
+
+std::unique_ptr<BatchAssembler::Job> BatchAssembler::TakeStep(bool wait, bool& end) {
+  if (stop_.stop_requested() || failed_.load() || next_step_ >= plan_->steps()) {
     end = true;
     return nullptr;
   }
-  auto job = std::make_unique<Job>();
-  job->loaded_step = step;
-  job->first_copy = step == first_loaded_step_ ? first_copy_ : 0;
-  const int made_copies = options_.echo - job->first_made_copy();
-  for (int i = 0; i < 1 + made_copies; ++i) {
-    std::optional<memory::SlotLease> lease = resources_.pool->Acquire(stop_.get_token());
+  const int first_copy = next_step_ == first_loaded_step_ ? first_copy_ : 0;
+  const size_t slots = static_cast<size_t>(1 + options_.echo - std::max(first_copy, 1));
+  while (next_leases_.size() < slots) {
+    std::optional<memory::SlotLease> lease =
+        wait ? resources_.pool->Acquire(stop_.get_token()) : resources_.pool->TryAcquire();
     if (!lease) {
-      end = true;
+      end = stop_.stop_requested();  // else none is free now
       return nullptr;
     }
-    job->leases.push_back(std::move(*lease));
+    next_leases_.push_back(std::move(*lease));
   }
+  auto job = std::make_unique<Job>();
+  job->loaded_step = next_step_;
+  job->first_copy = first_copy;
+  job->leases = std::move(next_leases_);
+  next_leases_.clear();
   job->extras.resize(job->leases.size());
-  next_step_.store(step + 1, std::memory_order_relaxed);
-  prefetcher_.StepTaken(step);
-  Job* raw = job.get();
-  std::lock_guard lock(jobs_mutex_);
-  jobs_.emplace(raw, std::move(job));
-  return raw;
+  prefetcher_.StepTaken(next_step_);
+  ++next_step_;
+  return job;
 }
 
 void BatchAssembler::Assemble(Job& job) {
@@ -217,44 +232,44 @@ void BatchAssembler::Assemble(Job& job) {
   } catch (...) {
     job.error = std::current_exception();
   }
-  if (job.error) failed_.store(true);  // stage 1 takes no more steps; stage 3 delivers in order
+  if (job.error) failed_.store(true);  // no more steps are taken; Finish delivers in order
   // Outside the isolated region above: prefetch tasks spawned inside it would carry its
   // isolation, and only threads outside any region could run them.
   if (job.loaded_step == first_loaded_step_) prefetcher_.Release();
 }
 
-std::unique_ptr<BatchAssembler::Job> BatchAssembler::Release(Job* job) {
-  std::lock_guard lock(jobs_mutex_);
-  auto it = jobs_.find(job);
-  std::unique_ptr<Job> owned = std::move(it->second);
-  jobs_.erase(it);
-  return owned;
+void BatchAssembler::Finish(Job& job) {
+  std::lock_guard lock(delivery_mutex_);
+  job.assembled = true;
+  while (!undelivered_.empty() && undelivered_.front()->assembled) {
+    Deliver(*undelivered_.front());
+    undelivered_.pop_front();
+  }
 }
 
-void BatchAssembler::Deliver(Job* raw) {
-  std::unique_ptr<Job> job = Release(raw);
+void BatchAssembler::Deliver(Job& job) {
   // Steps finish here in order: the cache may now evict what only this step needed.
-  resources_.cache->SetFirstPendingStep(job->loaded_step + 1);
+  resources_.cache->SetFirstPendingStep(job.loaded_step + 1);
   if (stop_.stop_requested()) return;
-  // Steps after a failed one reach this stage after it (serial_in_order): the queue drops
-  // their batches, the run having ended.
-  if (job->error) {
-    queue_.End(job->error);
+  // Steps after a failed one are delivered after it: the queue drops their batches, the run
+  // having ended.
+  if (job.error) {
+    queue_.End(job.error);
     return;
   }
   const memory::SlotLayout& layout = *resources_.layout;
-  for (size_t i = 0; i < job->leases.size(); ++i) {
-    int copy = i == 0 ? 0 : job->first_made_copy() + static_cast<int>(i) - 1;
-    if (i == 0 && job->first_copy > 0) continue;  // resumed past copy 0: only the source
+  for (size_t i = 0; i < job.leases.size(); ++i) {
+    int copy = i == 0 ? 0 : job.first_made_copy() + static_cast<int>(i) - 1;
+    if (i == 0 && job.first_copy > 0) continue;  // resumed past copy 0: only the source
     AssembledBatch batch;
-    batch.view = layout.View(job->leases[i].bytes());
-    batch.lease = std::move(job->leases[i]);
+    batch.view = layout.View(job.leases[i].bytes());
+    batch.lease = std::move(job.leases[i]);
     batch.epoch = plan_->epoch();
-    batch.loaded_step = job->loaded_step;
+    batch.loaded_step = job.loaded_step;
     batch.copy = copy;
-    batch.step = EchoStep{job->loaded_step, copy}.delivered(options_.echo);
-    batch.rows = job->rows;
-    batch.extras = std::move(job->extras[i]);
+    batch.step = EchoStep{job.loaded_step, copy}.delivered(options_.echo);
+    batch.rows = job.rows;
+    batch.extras = std::move(job.extras[i]);
     queue_.Push(std::move(batch));
   }
 }

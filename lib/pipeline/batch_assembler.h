@@ -3,25 +3,29 @@
 // own thread, and hands them over in order. One object is one run: the loader makes a new one
 // for every SetEpoch / Restore; destroying it cancels the run and joins its thread.
 //
-// The run is a tbb::parallel_pipeline inside the borrowed task arena (its size is the loader's
-// `threads`), with max_number_of_live_tokens = slots / slots-per-step, so memory is bounded by
-// the slot pool by construction:
-//   1. serial_in_order  take the next step of the plan; lease its slot(s), waiting while the
-//                       trainer holds them all; tell the ChunkPrefetcher, which requests the
-//                       chunks of the steps ahead (separate tasks: loading is never serialised
-//                       behind this stage).
-//   2. parallel         gather the step's rows from the cache, in parallel over its chunks;
-//                       normalize into the slot's float region if asked; make the echo copies;
-//                       make each batch's extras (AssemblerOptions::make_extras) if asked.
-//                       Runs inside this_task_arena::isolate, so a worker waiting in these
-//                       nested loops never picks up stage 1 and blocks on a slot there while
-//                       the step it is finishing is the one that would free a slot.
-//   3. serial_in_order  push the step's batch(es) to the output queue.
-// An error in stage 2 is carried to stage 3 and delivered in order: every batch before the
-// failing step arrives first, then the error (with the epoch and step added to its message),
-// and the run stops taking steps. Stage 3 ends the run with that error in the output queue's
-// RunEnd (run_end.h), the one record of how the run ended; the end of the epoch is recorded
-// there once the pipeline is done, unless an error ended the run first.
+// The run's own thread works inside the borrowed task arena (its size is the loader's
+// `threads`), and memory is bounded by the slot pool by construction:
+//   - It takes the plan's steps in order, each once its slot(s) are leased, and tells the
+//     ChunkPrefetcher, which requests the chunks of the steps ahead (separate tasks: loading
+//     is never serialised behind taking steps). It takes slots only while it is outside every
+//     task: with steps in flight it takes what is free now, and otherwise helps in the arena
+//     until the oldest step is done; it waits for the trainer to free a slot only once nothing
+//     is in flight. No task ever waits for what only the trainer frees: TBB's workers are
+//     shared by every arena in the process, and a worker waiting in one loader for its slot
+//     would leave another loader's steps without a thread while the trainer waits for them
+//     (two loaders read in turns, `zip(a, b)`).
+//   - Each step is a task: gather its rows from the cache, in parallel over its chunks;
+//     normalize into the slot's float region if asked; make the echo copies; make each
+//     batch's extras (AssemblerOptions::make_extras) if asked. Runs inside
+//     this_task_arena::isolate, so a thread waiting in a step's nested loops works only on
+//     that step and is not held up by a later one.
+//   - A step done is delivered in order, by the thread that finished it or the one finishing
+//     the step before it: its batch(es) go to the output queue.
+// An error of a step is delivered in its place: every batch before the failing step arrives
+// first, then the error (with the epoch and step added to its message), and the run stops
+// taking steps. The delivery ends the run with that error in the output queue's RunEnd
+// (run_end.h), the one record of how the run ended; the end of the epoch is recorded there
+// once every step is delivered, unless an error ended the run first.
 //
 // Thread-safety: Next() and the destructor are called from one thread (the consumer's).
 // Borrows everything in AssemblerResources, which must outlive the assembler; batches it
@@ -30,17 +34,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <stop_token>
 #include <thread>
+#include <vector>
 
 #include <tbb/task_arena.h>
-#include <tbb/task_group.h>
 
 #include "cache/chunk_cache.h"
 #include "memory/slot_layout.h"
@@ -86,12 +90,12 @@ struct AssemblerOptions {
   // (EchoPermutation of copies 0 .. device_echo - 1) into each slot's orders region
   // (layout->row_orders() >= device_echo), and deliver only the loaded batch.
   int device_echo = 0;
-  // Set: host work each delivered batch needs beyond its slot, made in stage 2 once the batch's
-  // rows (`indices`: its dataset rows, the echo copy's permutation applied) and copy are known,
-  // and handed out with it (AssembledBatch::extras), so that the consumer's thread only takes
-  // it: the loader's masks and boxes (loader/geometric_fields.h), which only the loader knows
+  // Set: host work each delivered batch needs beyond its slot, made in the step's task once the
+  // batch's rows (`indices`: its dataset rows, the echo copy's permutation applied) and copy are
+  // known, and handed out with it (AssembledBatch::extras), so that the consumer's thread only
+  // takes it: the loader's masks and boxes (loader/geometric_fields.h), which only the loader knows
   // the type of. Called on the arena's threads, concurrently; may run tbb::parallel_for, and
-  // may throw as stage 2 may (the error is delivered in the step's place).
+  // may throw as the step may (the error is delivered in the step's place).
   std::function<std::shared_ptr<const void>(std::span<const int64_t> indices, int64_t epoch,
                                             int copy)>
       make_extras;
@@ -122,10 +126,11 @@ class BatchAssembler {
   struct Job;
 
   void Run() noexcept;
-  Job* TakeStep(bool& end);
+  void AssembleSteps();
+  std::unique_ptr<Job> TakeStep(bool wait, bool& end);
   void Assemble(Job& job);
-  void Deliver(Job* job);
-  std::unique_ptr<Job> Release(Job* job);
+  void Finish(Job& job);
+  void Deliver(Job& job);
 
   const std::shared_ptr<const EpochPlan> plan_;
   const AssemblerResources resources_;
@@ -134,18 +139,18 @@ class BatchAssembler {
   const int first_copy_;
 
   std::stop_source stop_;
-  tbb::task_group_context pipeline_context_;
   ChunkPrefetcher prefetcher_;
   BatchQueue queue_;  // the batches, then the run's end (its one record)
 
-  // Stage 1 state (serial filter; atomic because TBB runs it on any worker).
-  std::atomic<int64_t> next_step_;
-  // A step failed in stage 2: take no more steps. Not the run's end: stage 3 decides which
-  // error ends the run, in step order (a later step may fail first).
+  // The run's thread's own: the next step to take, and the slots leased for it so far.
+  int64_t next_step_;
+  std::vector<memory::SlotLease> next_leases_;
+  // A step failed: take no more steps. Not the run's end: the delivery decides which error
+  // ends the run, in step order (a later step may fail first).
   std::atomic<bool> failed_{false};
 
-  std::mutex jobs_mutex_;
-  std::map<Job*, std::unique_ptr<Job>> jobs_;  // guarded by jobs_mutex_: steps in flight
+  std::mutex delivery_mutex_;
+  std::deque<std::unique_ptr<Job>> undelivered_;  // guarded by delivery_mutex_: in step order
 
   std::thread thread_;  // last: started when everything above exists
 };

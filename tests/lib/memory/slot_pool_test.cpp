@@ -54,6 +54,21 @@ TEST_CASE("a pool hands out every slot once until one is returned") {
   CHECK(pool.Acquire({}));
 }
 
+TEST_CASE("TryAcquire takes a free slot and returns at once when none is") {
+  SlotPool pool(2, 100, PageAlignedAllocator());
+  std::optional<SlotLease> first = pool.TryAcquire();
+  std::optional<SlotLease> second = pool.TryAcquire();
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->index() != second->index());
+  CHECK_FALSE(pool.TryAcquire());  // both leased: no wait, no slot
+  const int freed = second->index();
+  second.reset();
+  std::optional<SlotLease> again = pool.TryAcquire();
+  REQUIRE(again);
+  CHECK(again->index() == freed);
+}
+
 TEST_CASE("slots are page-aligned, disjoint, and sized up to whole pages") {
   SlotPool pool(4, 5000, nullptr);  // null: the page-aligned default
   CHECK(pool.slot_bytes() == 8192);

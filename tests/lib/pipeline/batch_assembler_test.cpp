@@ -1,11 +1,14 @@
 #include "pipeline/batch_assembler.h"
 
 #include <doctest/doctest.h>
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -156,6 +159,57 @@ TEST_CASE("one worker thread and one slot deliver the epoch without deadlock") {
   std::vector<int64_t> order = Shuffled(200, 7);
   BatchAssembler assembler(rig.Plan(order), 0, rig.resources(), {});
   CHECK(Drain(assembler, rig.data).size() == 9);
+}
+
+TEST_CASE("two runs read in turns by one trainer never stop each other") {
+  // Python's `for a, b in zip(loader_a, loader_b)`: the trainer holds both batches of a pair
+  // while it asks for the next pair. The arenas share the process's TBB workers (one here, as
+  // on 2 cores): a worker waiting inside one run for a slot only the trainer frees would leave
+  // the other run's steps without a thread, and the trainer waiting for them.
+  tbb::global_control one_worker(tbb::global_control::max_allowed_parallelism, 2);
+  RigOptions options;
+  options.samples = 96;
+  options.chunk_samples = 8;
+  options.batch = 8;
+  options.slots = 2;
+  options.shape = ImageShape{64, 64, 3};
+  Rig a(options);
+  Rig b(options);
+  // Loads of uneven length, so that the threads meet the two runs in every order.
+  auto uneven = [](int64_t chunk) {
+    std::this_thread::sleep_for(std::chrono::microseconds((chunk * 7919) % 300));
+  };
+  a.data.before_load = uneven;
+  b.data.before_load = uneven;
+  const int rounds = 100;
+  std::atomic<int> rounds_done{0};
+  std::promise<void> finished;
+  std::thread trainer([&] {
+    for (int round = 0; round < rounds; ++round) {
+      BatchAssembler run_a(a.Plan(Shuffled(96, round)), 0, a.resources(), {});
+      BatchAssembler run_b(b.Plan(Shuffled(96, round + 1000)), 0, b.resources(), {});
+      std::vector<PipelineEvent> held;
+      while (true) {
+        PipelineEvent next_a = run_a.Next();
+        PipelineEvent next_b = run_b.Next();
+        if (!std::holds_alternative<AssembledBatch>(next_a)) break;
+        held.clear();  // the previous pair, dropped only once the next one is in hand
+        held.push_back(std::move(next_a));
+        held.push_back(std::move(next_b));
+      }
+      rounds_done.fetch_add(1);
+    }
+    finished.set_value();
+  });
+  if (finished.get_future().wait_for(60s) != std::future_status::ready) {
+    // Nothing can join a trainer stuck for good: say so and end the process.
+    std::fprintf(stderr, "two runs read in turns stopped after %d of %d rounds\n",
+                 rounds_done.load(), rounds);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  trainer.join();
+  CHECK(rounds_done.load() == rounds);
 }
 
 TEST_CASE("a run resumed at a step delivers exactly the rest of the epoch") {
