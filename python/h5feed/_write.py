@@ -216,7 +216,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files.
     A label: an int. A field: an array or number (its dtype and shape), bytes, or a str (text);
-    a mask (a PIL image in mode L, P or I;16, or an H x W uint8/uint16 array under "mask"),
+    a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of integer class ids under
+    "mask"),
     boxes (K x 4 xyxy in the image's pixels, not normalized to 0-1, under "boxes") and their
     classes (K ints under "box_labels"), resized with the image.
 

@@ -14,7 +14,7 @@ import numpy as np
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, SampleRefused, box_labels_value,
-                             boxes_value, row_name)
+                             boxes_value, mask_array, mask_shape, row_name)
 
 
 def describe(kind: str, dtype: str, shape) -> str:
@@ -172,8 +172,10 @@ def _geometric(value: tuple, spec: FieldSpec, row: int):
         return None
     array = np.frombuffer(data, dtype).reshape(shape)
     if spec.kind == "mask":
-        if array.ndim != 2 or dtype not in ("uint8", "uint16") or \
-                (dtype == "uint16" and spec.dtype == "uint8"):
+        if len(mask_shape(shape)) != 2 or np.dtype(dtype).kind not in "biu":
+            return None
+        array = mask_array(spec.name, array, row)
+        if array.dtype == np.uint16 and spec.dtype == "uint8":
             return None
         return array.astype("<" + np.dtype(spec.dtype).str[1:]).tobytes()
     if spec.kind == "boxes":
@@ -217,6 +219,9 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
     whose = "as fields= says" if spec.given else \
         f"that of {first}, the first sample written" if first else "the first sample's"
     ragged = ""
+    if spec.kind == "mask" and spec.dtype == "uint8":
+        ragged = (f" (class ids past 255: give fields={{{spec.name!r}: 'mask uint16'}}, which "
+                  "holds both)")
     if kind == spec.kind == "array" and len(shape) == len(spec.shape) and shape:
         ragged = (f" (arrays whose shape varies from sample to sample: store each as bytes, "
                   f"value.tobytes(), which np.frombuffer(row, '{dtype}') reads back, or pad "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _h5feed
-from ._write_samples import SampleRefused, row_name
+from ._write_samples import SampleRefused, mask_shape, row_name
 
 # The smallest image (on either side) on which boxes that all lie within 0 to 1 are taken for
 # boxes normalized to the image's size. In pixels such boxes all sit in the image's top-left
@@ -46,7 +46,7 @@ class GeometryChecks:
             # the writer then skips it, saying why.
             height, width = _h5feed.image_header_size(kind, data)
         for f, spec in self.masks:
-            mask_height, mask_width = rows[f][0][3]
+            mask_height, mask_width = mask_shape(rows[f][0][3])
             if height and (mask_height, mask_width) != (height, width):
                 raise SampleRefused(
                     f"{row_name(row)}: mask {spec.name!r} is {mask_height} x {mask_width} "

@@ -10,10 +10,10 @@ A payload is a plain tuple, cheap to pickle:
 - fields: one (name, kind, dtype, shape, bytes) per value the sample carries, in its order:
   kind "array" (dtype: numpy's name, little-endian bytes in row-major order), "bytes" or
   "text" (UTF-8), or a geometric kind, which the writer moves with the image when it resizes
-  it (converters/sources/placed_fields.h): "mask" (H x W uint8 or uint16: a PIL image in mode
-  L, P or I;16, or an array under the name "mask"), "boxes" (K x 4 float32 xyxy in the image's
-  pixels, under the name "boxes") and "box_labels" (K int64, one class per box, under the name
-  "box_labels").
+  it (converters/sources/placed_fields.h): "mask" (H x W uint8 or uint16, mask_array: a PIL
+  image in mode L, P, 1, I or I;16, or an array of integers under the name "mask"), "boxes"
+  (K x 4 float32 xyxy in the image's pixels, under the name "boxes") and "box_labels" (K int64,
+  one class per box, under the name "box_labels").
 """
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ _GRAY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I
 # The field names whose values are of a geometric kind without fields= saying so.
 GEOMETRIC_NAMES = {"mask": "mask", "boxes": "boxes", "box_labels": "box_labels"}
 GEOMETRIC_KINDS = ("mask", "boxes", "box_labels")
-# PIL's modes of a mask: class ids of 8 bits (a palette image's indices) or 16.
-_MASK_MODES = {"L": "uint8", "P": "uint8", "I;16": "uint16", "I;16L": "uint16",
-               "I;16B": "uint16", "I;16N": "uint16"}
+# PIL's modes of a mask: class ids of 8 bits (a palette image's indices), 16, a binary mask's
+# bits, or 32-bit integers ("I": what Pillow before 10 opens a 16-bit PNG as), whose values
+# mask_array checks.
+_MASK_MODES = frozenset({"L", "P", "1", "I", "I;16", "I;16L", "I;16B", "I;16N"})
+_MASK_MAX = 65535
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 # What a sample gives as a field's value where it has none: a file stores a value of each field
 # for every sample, and none is marked missing.
@@ -156,24 +158,49 @@ def _label(label, row: int):
                         "fields of a dict sample")
 
 
+def mask_shape(shape) -> tuple:
+    """A mask's H x W: its shape, less a leading or trailing dimension of 1 (torchvision's
+    PILToTensor makes a 1 x H x W tensor of a mask)."""
+    shape = tuple(shape)
+    if len(shape) == 3 and 1 in (shape[0], shape[2]):
+        return shape[1:] if shape[0] == 1 else shape[:2]
+    return shape
+
+
+def mask_array(name: str, array: np.ndarray, row: int) -> np.ndarray:
+    """`array` as a mask: H x W (mask_shape) of uint8 or uint16, little-endian. A mask of another
+    integer type (torchvision's segmentation references make int64 targets; a binary mask is
+    bool) is converted when its values are class ids: uint8 when they are all below 256, else
+    uint16. Raises SampleRefused naming the row for anything else."""
+    shape = mask_shape(array.shape)
+    if len(shape) != 2 or array.dtype.kind not in "biu":
+        raise SampleRefused(f"{row_name(row)}: mask {name!r} is an array of {array.dtype} and "
+                            f"shape {tuple(array.shape)}; a mask is an H x W (or 1 x H x W) "
+                            "array of integer class ids, or a PIL image in mode L, P, I or I;16")
+    array = array.reshape(shape)
+    if array.dtype.name not in ("uint8", "uint16"):
+        highest = int(array.max()) if array.size else 0
+        lowest = int(array.min()) if array.size else 0
+        if lowest < 0 or highest > _MASK_MAX:
+            raise SampleRefused(f"{row_name(row)}: mask {name!r} holds "
+                                f"{lowest if lowest < 0 else highest}; a mask's class ids are 0 "
+                                f"to {_MASK_MAX} (an 'ignore' class is 255, as Pascal VOC's)")
+        array = array.astype(np.uint8 if highest <= 255 else np.uint16)
+    return np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
+
+
 def _mask(name: str, value, row: int):
     if _is_pil_image(value):
         if value.mode not in _MASK_MODES:
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a PIL image in mode "
-                                f"{value.mode}; a mask is a PIL image in mode L, P or I;16, or "
-                                "an H x W uint8 or uint16 array (another image, a depth map "
-                                "or a second view, is an array field: np.asarray(image))")
+                                f"{value.mode}; a mask is a PIL image in mode L, P, I or I;16, "
+                                "or an H x W array of integer class ids (another image, a depth "
+                                "map or a second view, is an array field: np.asarray(image))")
         array = np.asarray(value)
-        dtype = _MASK_MODES[value.mode]
-        array = array.astype(dtype) if array.dtype != dtype else array
     else:
         array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
-        if array.ndim != 2 or array.dtype.name not in ("uint8", "uint16"):
-            raise SampleRefused(f"{row_name(row)}: mask {name!r} is an array of {array.dtype} "
-                                f"and shape {tuple(array.shape)}; a mask is an H x W uint8 or "
-                                "uint16 array (or a PIL image in mode L, P or I;16)")
-    array = array.astype(array.dtype.newbyteorder("<"))
-    return name, "mask", array.dtype.name, tuple(array.shape), np.ascontiguousarray(array).tobytes()
+    array = mask_array(name, array, row)
+    return name, "mask", array.dtype.name, tuple(array.shape), array.tobytes()
 
 
 def boxes_value(name: str, value, row: int):

@@ -1,5 +1,5 @@
-"""h5feed.write with masks and boxes: samples carrying a mask (a PIL image in mode L, P or I;16,
-or an H x W uint8/uint16 array) and boxes (K x 4 xyxy) with their classes are written as the
+"""h5feed.write with masks and boxes: samples carrying a mask (a PIL image in mode L, P, 1, I or
+I;16, or an H x W (1 x H x W) array of integer class ids) and boxes (K x 4 xyxy) with their classes are written as the
 mask, boxes and box_labels fields (docs/format.md, "Masks and boxes"). Stored at their own size,
 they read back equal through h5py and through the Loader; when the writer resizes the image
 (max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
@@ -60,6 +60,15 @@ class Blocks:
         return {"image": image, "mask": mask, "boxes": boxes, "box_labels": labels, "label": 0}
 
 
+def stored_mask(f, n, name="mask"):
+    """Row n of the mask field `name` of a file of images at their own size (an open h5py.File)."""
+    height, width, _ = f["image_shapes"][n]
+    dtype = np.dtype(f[name].attrs["h5feed_mask_type"]).newbyteorder("<")
+    assert f[name].attrs["h5feed_mask_encoding"] == "zstd"
+    values = zstandard.ZstdDecompressor().decompress(f[name][n].tobytes())
+    return np.frombuffer(values, dtype).reshape(height, width)
+
+
 def stored_rows(path):
     """{dataset index: (mask, boxes, box labels, image)} of a written file, read with h5py."""
     rows = {}
@@ -67,12 +76,7 @@ def stored_rows(path):
         own_size = "image_shapes" in f
         for n, source in enumerate(f["sources"][:]):
             if own_size:
-                height, width, _ = f["image_shapes"][n]
-                dtype = np.dtype(f["mask"].attrs["h5feed_mask_type"]).newbyteorder("<")
-                assert f["mask"].attrs["h5feed_mask_encoding"] == "zstd"
-                values = zstandard.ZstdDecompressor().decompress(f["mask"][n].tobytes())
-                mask = np.frombuffer(values, dtype).reshape(height, width)
-                image = None
+                mask, image = stored_mask(f, n), None
             else:
                 mask, image = f["mask"][n], f["images"][n]
             boxes = np.frombuffer(f["boxes"][n].tobytes(), "<f4").reshape(-1, 4)
@@ -96,6 +100,89 @@ def test_masks_and_boxes_at_their_own_size_read_back_equal(tmp_path, mask_as):
         _, source_mask, source_boxes, source_labels = block_sample(i, *SHAPES[i])
         assert mask.dtype == np.uint8 and np.array_equal(mask, source_mask)
         assert np.array_equal(boxes, source_boxes) and np.array_equal(labels, source_labels)
+
+
+def sixteen_bit_png_mask(mask):
+    """`mask` as Image.open gives a 16-bit PNG: mode I on Pillow before 10, I;16 after."""
+    out = io.BytesIO()
+    Image.fromarray(mask.astype(np.uint16)).save(out, "PNG")
+    return Image.open(io.BytesIO(out.getvalue()))
+
+
+# The masks pipelines make besides uint8 arrays and L/P images: torchvision's segmentation
+# references' int64 targets, PILToTensor's 1 x H x W, a binary mask's bools and PIL mode 1, a
+# 16-bit PNG opened by PIL; each read back as the uint8 class ids it holds.
+MASK_FORMS = {
+    "int64 tensor": lambda mask: torch.from_numpy(mask.astype(np.int64)),
+    "1 x H x W tensor": lambda mask: torch.from_numpy(mask)[None],
+    "int32 H x W x 1": lambda mask: mask.astype(np.int32)[:, :, None],
+    "bool": lambda mask: mask == 1,
+    "PIL 1": lambda mask: Image.fromarray(mask == 1),
+    "16-bit PNG": sixteen_bit_png_mask,
+}
+
+
+@pytest.mark.parametrize("form", MASK_FORMS)
+def test_masks_of_other_integer_types_and_shapes_are_stored_as_their_class_ids(tmp_path, form):
+    class Formed(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            sample["mask"] = MASK_FORMS[form](sample["mask"])
+            return sample
+
+    path = tmp_path / "formed.h5"
+    h5feed.write(Formed(SHAPES), path, max_side=512, workers=0, progress=False)
+    for i, (mask, _, _, _) in stored_rows(path).items():
+        source = block_sample(i, *SHAPES[i])[1]
+        expected = (source == 1).astype(np.uint8) if form in ("bool", "PIL 1") else source
+        assert mask.dtype == np.uint8 and np.array_equal(mask, expected)
+
+
+def test_a_mask_of_class_ids_past_255_is_stored_as_uint16(tmp_path):
+    path = tmp_path / "wide.h5"
+    mask = coordinate_mask(32, 40).astype(np.int64)
+    h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "mask": mask},
+                  {"image": np.zeros((32, 40, 3), np.uint8), "mask": sixteen_bit_png_mask(mask)}],
+                 path, workers=0, progress=False)
+    with h5py.File(path) as f:
+        for n in (0, 1):
+            assert stored_mask(f, n).dtype == np.uint16
+            assert np.array_equal(stored_mask(f, n), mask)
+
+
+@pytest.mark.parametrize("value, shown", [(-1, "-1"), (70000, "70000")])
+def test_a_mask_of_values_no_class_id_has_is_refused_naming_the_row(tmp_path, value, shown):
+    mask = np.zeros((32, 40), np.int64)
+    mask[5, 5] = value
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=rf"dataset\[0\]: mask 'mask' holds {shown}; a mask's class ids are 0 "
+                       "to 65535"):
+        h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "mask": mask}],
+                     tmp_path / "negative.h5", workers=0, progress=False)
+
+
+def test_a_mask_past_255_after_uint8_masks_is_refused_saying_to_make_it_uint16(tmp_path):
+    samples = [{"image": np.zeros((8, 8, 3), np.uint8), "mask": np.full((8, 8), value)}
+               for value in (3, 300)]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[1\]: field 'mask' is mask uint16, but the field is mask "
+                       r"uint8 .*give fields=\{'mask': 'mask uint16'\}"):
+        h5feed.write(samples, tmp_path / "mixed.h5", shuffle=False, workers=0, progress=False)
+    path = tmp_path / "uint16.h5"
+    h5feed.write(samples, path, shuffle=False, workers=0, progress=False,
+                 fields={"mask": "mask uint16"})
+    with h5py.File(path) as f:
+        assert [stored_mask(f, n)[0, 0] for n in (0, 1)] == [3, 300]
+
+
+def test_a_mask_field_fields_names_takes_an_int64_1_x_h_x_w_tensor(tmp_path):
+    path = tmp_path / "seg.h5"
+    mask = block_sample(0, 32, 40)[1]
+    h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8),
+                   "seg": torch.from_numpy(mask.astype(np.int64))[None]}], path,
+                 fields={"seg": "mask"}, workers=0, progress=False)
+    with h5py.File(path) as f:
+        assert np.array_equal(stored_mask(f, 0, "seg"), mask)
 
 
 def test_an_iterable_of_samples_with_masks_and_boxes_reads_back_equal(tmp_path):
