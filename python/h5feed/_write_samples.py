@@ -69,7 +69,8 @@ def _is_pil_image(value) -> bool:
 
 
 def _parts(sample, row: int):
-    """(image, label or None, {field name: value}) of a tuple, list or dict sample."""
+    """(image, label or None, {field name: value}) of a tuple, list or dict sample; the target
+    of an (image, target) pair that is a mask is the field "mask"."""
     if isinstance(sample, Mapping):
         if "image" not in sample:
             raise SampleRefused(f"{row_name(row)} is a dict without the key 'image'; a sample "
@@ -88,11 +89,28 @@ def _parts(sample, row: int):
         if len(sample) == 1:
             return sample[0], None, {}
         if len(sample) == 2:
+            if _is_mask_target(sample[1]):
+                return sample[0], None, {"mask": sample[1]}
             return sample[0], sample[1], {}
         raise SampleRefused(f"{row_name(row)} is a {type(sample).__name__} of {len(sample)} "
                             "values; a sample is (image,), (image, label) or a dict of 'image', "
                             "'label' and fields by name")
     return sample, None, {}
+
+
+def _is_mask_target(target) -> bool:
+    """Whether the target of an (image, target) sample is a segmentation mask, as
+    torchvision's VOCSegmentation and SBDataset give (a PIL image), or a transform's array or
+    tensor of two dimensions or more, where a label is a number."""
+    if _is_pil_image(target):
+        return True
+    return (_is_tensor(target) or isinstance(target, np.ndarray)) and target.ndim >= 2 and \
+        _elements(target) > 1
+
+
+def _elements(value) -> int:
+    """The number of elements of a tensor, an array or a number."""
+    return value.numel() if _is_tensor(value) else int(np.size(value))
 
 
 def _pixels(array: np.ndarray, row: int, what: str):
@@ -144,8 +162,10 @@ def _label(label, row: int):
     if label is None:
         return None
     value = label
+    # A label of one element (SVHN's and PCam's are arrays of shape (1,) or (1, 1, 1)) is its
+    # number; so is a 0-d tensor or array.
     if (_is_tensor(label) or isinstance(label, (np.ndarray, np.generic))) and \
-            np.ndim(label) == 0:
+            _elements(label) == 1:
         value = label.item()
     if isinstance(value, numbers.Integral):
         # /labels is int64: a larger label (a uint64, a Python int) has no row to go in.
@@ -153,9 +173,21 @@ def _label(label, row: int):
             raise SampleRefused(f"{row_name(row)}'s label is {int(value)}, beyond int64, which "
                                 "/labels holds; a label is a class number (0 to C - 1)")
         return int(value)
-    raise SampleRefused(f"{row_name(row)}'s label is {label!r} ({type(label).__name__}); a label "
-                        "is an int (or a 0-d integer tensor or array): give other targets as "
-                        "fields of a dict sample")
+    if isinstance(label, Mapping):
+        raise SampleRefused(
+            f"{row_name(row)}'s label is a dict (keys {', '.join(map(repr, label))}); a label is "
+            "an int. A detection target (torchvision's) is given as a dict sample: "
+            "{'image': image, 'boxes': target['boxes'], 'box_labels': target['labels']}, "
+            "its other values as fields")
+    if value is label and (_is_tensor(label) or isinstance(label, (np.ndarray, list, tuple))):
+        shape = tuple(np.shape(label.detach().cpu() if _is_tensor(label) else label))
+        raise SampleRefused(
+            f"{row_name(row)}'s label is a {type(label).__name__} of shape {shape}; a label is "
+            "one int. A target of several values (multi-label attributes, as CelebA's) is a "
+            "field of a dict sample: {'image': image, 'attrs': target}")
+    raise SampleRefused(f"{row_name(row)}'s label is {value!r} ({type(label).__name__}); a label "
+                        "is an int (or an integer tensor or array of one element): give other "
+                        "targets as fields of a dict sample")
 
 
 def mask_shape(shape) -> tuple:

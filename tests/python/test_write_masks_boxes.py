@@ -138,6 +138,27 @@ def test_masks_of_other_integer_types_and_shapes_are_stored_as_their_class_ids(t
         assert mask.dtype == np.uint8 and np.array_equal(mask, expected)
 
 
+@pytest.mark.parametrize("mask_as", ["P", "int64 tensor"])
+def test_an_image_and_mask_pair_is_stored_as_a_mask_without_labels(tmp_path, mask_as):
+    # torchvision's VOCSegmentation gives (image, PIL "P" mask); its references' transforms, a
+    # mask as an int64 tensor.
+    class Pairs(Blocks):
+        def __getitem__(self, i):
+            sample = super().__getitem__(i)
+            mask = sample["mask"]
+            return sample["image"], mask if mask_as == "P" else torch.from_numpy(mask.astype(
+                np.int64))
+
+    path = tmp_path / "pairs.h5"
+    report = h5feed.write(Pairs(SHAPES, "P" if mask_as == "P" else "array"), path,
+                          workers=0, progress=False)
+    assert not report["labelled"] and [f["name"] for f in report["fields"]] == ["mask"]
+    with h5py.File(path) as f:
+        for n, source in enumerate(f["sources"][:]):
+            i = int(source.decode())
+            assert np.array_equal(stored_mask(f, n), block_sample(i, *SHAPES[i])[1])
+
+
 def test_a_mask_of_class_ids_past_255_is_stored_as_uint16(tmp_path):
     path = tmp_path / "wide.h5"
     mask = coordinate_mask(32, 40).astype(np.int64)

@@ -1,5 +1,6 @@
 """h5feed.write refuses a value it could only store changed, naming the row, before any file is
-left: a label or box label beyond int64 (which /labels and box labels are), a float beyond the
+left: a label or box label beyond int64, a target that is not one int (saying how to give a
+detection target or several values; a label of one element is its number) (which /labels and box labels are), a float beyond the
 range of the narrower float fields= gives, a field named "." (HDF5's name of the root group), a
 class name with a NUL or a lone surrogate, a bytes or text value over the 2 GiB a row holds;
 classes for a dataset without labels are dropped with a warning.
@@ -14,6 +15,7 @@ import textwrap
 import h5py
 import numpy as np
 import pytest
+import torch
 
 import h5feed
 
@@ -37,6 +39,28 @@ def test_labels_at_the_ends_of_int64_are_stored_as_given(tmp_path):
     write([(IMAGE, -2**63), (IMAGE, np.uint64(2**63 - 1))], tmp_path / "out.h5")
     with h5py.File(tmp_path / "out.h5") as f:
         assert f["labels"][:].tolist() == [-2**63, 2**63 - 1]
+
+
+def test_a_label_of_one_element_is_its_number(tmp_path):
+    # SVHN's labels are arrays of shape (1,), PCam's (1, 1, 1); torch.tensor([3]) is common.
+    write([(IMAGE, np.array([4], np.uint8)), (IMAGE, np.ones((1, 1, 1), np.int64)),
+           (IMAGE, torch.tensor([3]))], tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["labels"][:].tolist() == [4, 1, 3] and "mask" not in f
+
+
+@pytest.mark.parametrize("target, said", [
+    ({"boxes": torch.zeros(0, 4), "labels": torch.zeros(0)},
+     r"label is a dict \(keys 'boxes', 'labels'\); a label is an int\. A detection target "
+     r".*'box_labels': target\['labels'\]"),
+    (torch.zeros(40, dtype=torch.long),
+     r"label is a Tensor of shape \(40,\); a label is one int\. A target of several values "
+     r"\(multi-label attributes, as CelebA's\) is a field of a dict sample"),
+    (torch.tensor([1.5]), r"label is 1\.5 \(Tensor\); a label is an int")])
+def test_a_target_that_is_no_label_is_refused_saying_how_to_give_it(tmp_path, target, said):
+    with pytest.raises(h5feed.InvalidArgumentError, match=rf"dataset\[1\]'s {said}"):
+        write([(IMAGE, 0), (IMAGE, target)], tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
 
 
 def test_box_labels_beyond_int64_are_refused_rather_than_stored_negative(tmp_path):
