@@ -185,9 +185,10 @@ def _geometric(value: tuple, spec: FieldSpec, row: int):
 
 def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
     """A payload's field value as the bytes of a row of `spec`, or SampleRefused naming the row
-    and the field. A value must have the field's kind, dtype and shape; with a spec fields=
-    gave, a number of another numeric type is converted when its values are kept exactly
-    (integers) or it is a float of another width that holds it (rounded, not infinite).
+    and the field. A value must have the field's kind, dtype and shape; a number of another
+    numeric type is converted when its values are kept exactly (an int in a float field, a
+    float32 in a float64 one, integers that fit), and with a spec fields= gave, a float of
+    another width that holds it (rounded, not infinite).
     `first`: the row whose value the spec was inferred from, named when the value differs."""
     _, kind, dtype, shape, data = value
     if spec.kind in GEOMETRIC_KINDS:
@@ -198,10 +199,10 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
         raise _empty_array(spec.name, shape, row)
     elif kind == spec.kind and dtype == spec.dtype and tuple(shape) == spec.shape:
         return data
-    if spec.given and kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
+    if kind == "array" and spec.kind == "array" and tuple(shape) == spec.shape:
         array = np.frombuffer(data, dtype).reshape(shape)
         target = np.dtype(spec.dtype)
-        if array.dtype.kind == "f" and target.kind == "f":
+        if spec.given and array.dtype.kind == "f" and target.kind == "f":
             # A narrower float rounds a value, but one past its range would become infinite.
             with np.errstate(over="ignore"):
                 converted = array.astype(target)
@@ -212,13 +213,23 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
                     f"{spec.dtype} (at most {np.finfo(target).max}), which fields= makes it; "
                     "give the field a wider float")
             return converted.tobytes()
-        if array.dtype.kind in "iub" and target.kind in "iub":
+        # Any other number is converted when that keeps its values: a Python int among floats
+        # ([1.0, 2.5] then [3, 4]), a float32 in a float64 field, ints that fit a narrower type.
+        with np.errstate(over="ignore", invalid="ignore"):
             converted = array.astype(target)
-            if np.array_equal(converted.astype(array.dtype), array):
-                return converted.tobytes()
+            kept = np.array_equal(converted.astype(array.dtype), array,
+                                  equal_nan=array.dtype.kind == "f")
+        if kept:
+            return converted.tobytes()
     whose = "as fields= says" if spec.given else \
         f"that of {first}, the first sample written" if first else "the first sample's"
     ragged = ""
+    if not spec.given and kind == spec.kind == "array" and tuple(shape) == spec.shape:
+        wider = np.promote_types(dtype, spec.dtype)
+        if wider.kind == "f" and np.dtype(dtype).kind in "iu" and np.dtype(spec.dtype).kind in "iu":
+            wider = None  # int64 and uint64: no type holds both
+        ragged = "" if wider is None else (f" (values of both: give fields={{{spec.name!r}: "
+                  f"'{describe('array', wider.name, shape)}'}}, which holds them)")
     if spec.kind == "mask" and spec.dtype == "uint8":
         ragged = (f" (class ids past 255: give fields={{{spec.name!r}: 'mask uint16'}}, which "
                   "holds both)")

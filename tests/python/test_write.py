@@ -564,7 +564,8 @@ def test_a_sample_that_disagrees_with_the_first_is_refused_naming_row_and_field(
                        r"the first sample written\)"):
         h5feed.write(broken, out, size=(10, 12), workers=2, progress=False, shuffle=False)
     assert not os.listdir(tmp_path)
-    wrong_type = Attributes(broken={3: {"landmarks": np.zeros((5, 2), np.float64)}})
+    # float64 values float32 cannot hold exactly (zeros it can: those are converted).
+    wrong_type = Attributes(broken={3: {"landmarks": np.full((5, 2), 0.1, np.float64)}})
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[3\]: field 'landmarks'"):
         h5feed.write(wrong_type, out, size=(10, 12), workers=0, progress=False, shuffle=False)
     missing = Attributes(broken={5: {"label": None}})

@@ -8,6 +8,7 @@ A message about a sample that differs from the first names the first sample writ
 a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
 NoSpaceError naming that file."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -96,6 +97,39 @@ def test_a_float_made_narrower_keeps_its_rounding_infinities_and_nans(tmp_path):
         assert f["x"][0].tobytes() == value.astype(np.float32).tobytes()
 
 
+@pytest.mark.parametrize("values, dtype, stored", [
+    ([[1.0, 2.5], [3, 4]], "float64", [[1.0, 2.5], [3.0, 4.0]]),  # Python ints among floats
+    ([np.float64(0.5), np.float32(1.5)], "float64", [0.5, 1.5]),
+    ([np.int64(7), np.int32(-3)], "int64", [7, -3]),
+    ([np.int32(7), np.int64(-3)], "int32", [7, -3]),
+    ([np.uint8(7), 200], "uint8", [7, 200])])
+def test_a_value_of_another_number_type_that_keeps_its_values_is_converted(tmp_path, values,
+                                                                            dtype, stored):
+    write([{"image": IMAGE, "v": v} for v in values], tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["v"].dtype == dtype and f["v"][:].tolist() == stored
+
+
+@pytest.mark.parametrize("values, said", [
+    ([1, 0.5], "field 'v' is float64, but the field is int64 .* give fields={'v': 'float64'}"),
+    ([np.float32(1.5), 0.1],
+     "field 'v' is float64, but the field is float32 .* give fields={'v': 'float64'}"),
+    ([np.uint8(1), -1], "field 'v' is int64, but the field is uint8 .* give fields={'v': 'int64'}")])
+def test_a_value_the_first_samples_type_cannot_hold_is_refused_naming_a_type_that_can(
+        tmp_path, values, said):
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\]: " + ".* ".join(
+            re.escape(part) for part in said.split(".* "))):
+        write([{"image": IMAGE, "v": v} for v in values], tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
+
+
+def test_an_int_in_a_float_field_fields_gives_is_converted(tmp_path):
+    write([{"image": IMAGE, "score": 0}, {"image": IMAGE, "score": 1.5}], tmp_path / "out.h5",
+          fields={"score": "float32"})
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["score"].dtype == np.float32 and f["score"][:].tolist() == [0.0, 1.5]
+
+
 def test_a_field_named_dot_is_refused_before_any_file_is_made(tmp_path):
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=r"dataset\[0\], the first sample written: a field cannot be named "
@@ -116,7 +150,8 @@ class ChangesAt:
     def __getitem__(self, i):
         if i >= 80:
             return {"image": IMAGE}
-        return {"image": IMAGE, "x": (np.float32 if i < 50 else np.float64)(i)}
+        # i + 0.1 in float64: a value float32 cannot hold, which is refused, not rounded.
+        return {"image": IMAGE, "x": np.float32(i) if i < 50 else np.float64(i + 0.1)}
 
 
 def test_a_sample_unlike_the_first_names_the_first_written_which_a_shuffle_picks(tmp_path):
