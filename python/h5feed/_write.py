@@ -212,14 +212,13 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
     iterable of samples (kept in a temporary file beside `path` first, then written in the
     stored order). A sample: (image,), (image, label), (image, mask), or a dict of "image",
-    optionally "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x C or
-    H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
-    file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files.
-    A label: an int (or a tensor or array of one). A field: an array or number (its dtype and shape), bytes, or a str (text);
-    a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of integer class ids under
-    "mask"),
-    boxes (K x 4 xyxy in the image's pixels, not normalized to 0-1, under "boxes") and their
-    classes (K ints under "box_labels"), resized with the image.
+    optionally "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x
+    C or H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
+    file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
+    label: an int (or a tensor or array of one). A field: an array or number (its dtype and shape),
+    bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
+    integer class ids under "mask"), boxes (K x 4 xyxy in the image's pixels, not normalized to 0-1,
+    under "boxes") and their classes (K ints under "box_labels"), resized with the image.
 
     size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in

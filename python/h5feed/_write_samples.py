@@ -83,6 +83,11 @@ def _parts(sample, row: int):
             if not isinstance(name, str):
                 raise SampleRefused(f"{row_name(row)} has the key {name!r}: a field's name is "
                                     "a str")
+            if name == "labels":  # the file's own dataset, and torchvision's boxes' classes
+                raise SampleRefused(f"{row_name(row)} has the key 'labels', a name the file "
+                                    "keeps for its own labels: the boxes' classes "
+                                    "(torchvision's target['labels']) are 'box_labels', the "
+                                    "sample's class 'label'")
             values[name] = value
         return sample["image"], sample.get("label"), values
     if isinstance(sample, (tuple, list)):
@@ -268,6 +273,10 @@ def box_labels_value(name: str, value, row: int):
     array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
     if array.size == 0:
         array = array.reshape(0).astype(np.int64)
+    # Classes read from text (YOLO's label files through np.loadtxt) are floats of whole numbers.
+    if array.ndim == 1 and array.dtype.kind == "f" and np.isfinite(array).all() and \
+            (array == np.round(array)).all() and (np.abs(array) < 2.0**63).all():
+        array = array.astype(np.int64)
     if array.ndim != 1 or array.dtype.kind not in "iu":
         raise SampleRefused(f"{row_name(row)}: box labels {name!r} are an array of {array.dtype} "
                             f"and shape {tuple(array.shape)}; box labels are K integers, one "

@@ -1,13 +1,15 @@
 """h5feed.write with masks and boxes: samples carrying a mask (a PIL image in mode L, P, 1, I or
-I;16, or an H x W (1 x H x W) array of integer class ids) and boxes (K x 4 xyxy) with their classes are written as the
-mask, boxes and box_labels fields (docs/format.md, "Masks and boxes"). Stored at their own size,
-they read back equal through h5py and through the Loader; when the writer resizes the image
-(max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour with
-the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's pixels
-land for every mode) and the boxes are scaled with it. A mask of the wrong size, box labels of
-another count than their boxes, a box of nan or infinite coordinates, one whose x2 or y2 is
-below its x1 or y1, or boxes normalized to 0-1, are refused naming the row; box labels of a field that is not boxes, before
-any file. Without augmentation the loader delivers the stored boxes clipped to the image."""
+I;16, or an H x W (1 x H x W) array of integer class ids) and boxes (K x 4 xyxy) with their classes
+are written as the mask, boxes and box_labels fields (docs/format.md, "Masks and boxes"). Stored at
+their own size, they read back equal through h5py and through the Loader; when the writer resizes
+the image (max_side, or size= with crop, stretch or pad), the mask is resized by nearest neighbour
+with the same geometry (PyTorch's nearest interpolate for a capped size, and where the image's
+pixels land for every mode) and the boxes are scaled with it. A mask of the wrong size, box labels
+of another count than their boxes, a box of nan or infinite coordinates, one whose x2 or y2 is below
+its x1 or y1, or boxes normalized to 0-1, are refused naming the row; box labels of a field that is
+not boxes, before any file. Without augmentation the loader delivers the stored boxes clipped to the
+image. An (image, mask) pair is a mask field; box labels of whole floats are their classes; 'labels'
+beside boxes is refused saying 'box_labels'."""
 import io
 
 import h5py
@@ -469,6 +471,31 @@ def test_boxes_reach_past_the_image_are_delivered_clipped_to_it_without_augment(
     # Clipped to the 32 x 24 image; the half-pixel-wide box dropped with its label.
     assert batch["boxes"].tolist() == [[[0.0, 2.0, 32.0, 24.0]]]
     assert batch["box_labels"].tolist() == [[7]]
+
+
+def test_box_labels_of_whole_floats_are_stored_as_their_classes(tmp_path):
+    # YOLO's label files read with np.loadtxt: the classes are float64.
+    path = tmp_path / "yolo.h5"
+    h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "boxes": [[1, 2, 9, 9], [3, 3, 8, 8]],
+                   "box_labels": np.array([3.0, 0.0])}], path, workers=0, progress=False)
+    with h5py.File(path) as f:
+        assert np.frombuffer(f["box_labels"][0].tobytes(), "<i8").tolist() == [3, 0]
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\]: box labels 'box_labels' are an array of float64"):
+        h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "boxes": [[1, 2, 9, 9]],
+                       "box_labels": np.array([0.5])}], tmp_path / "half.h5", workers=0,
+                     progress=False)
+
+
+def test_boxes_classes_under_labels_are_refused_saying_box_labels(tmp_path):
+    # torchvision's detection targets name the boxes' classes "labels".
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\] has the key 'labels', a name the file keeps for its "
+                       r"own labels: the boxes' classes \(torchvision's target\['labels'\]\) "
+                       r"are 'box_labels', the sample's class 'label'"):
+        h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "boxes": [[1, 2, 9, 9]],
+                       "labels": [1]}], tmp_path / "labels.h5", workers=0, progress=False)
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("of, wrong", [("nope", "which is not a field of the file"),

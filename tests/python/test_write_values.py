@@ -1,11 +1,12 @@
 """h5feed.write refuses a value it could only store changed, naming the row, before any file is
-left: a label or box label beyond int64, a target that is not one int (saying how to give a
-detection target or several values; a label of one element is its number) (which /labels and box labels are), a float beyond the
-range of the narrower float fields= gives, a field named "." (HDF5's name of the root group), a
-class name with a NUL or a lone surrogate, a bytes or text value over the 2 GiB a row holds;
-classes for a dataset without labels are dropped with a warning.
-A message about a sample that differs from the first names the first sample written, which with
-a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
+left: a label or box label beyond int64 (which /labels and box labels are), a target that is not one
+int (saying how to give a detection target or several values; a label of one element is its number),
+a value of another number type than its field's that it would change (naming the type that holds
+both; one kept exactly is converted), a float beyond the range of the narrower float fields= gives,
+a field named "." (HDF5's name of the root group), a class name with a NUL or a lone surrogate, a
+bytes or text value over the 2 GiB a row holds; classes for a dataset without labels are dropped
+with a warning. A message about a sample that differs from the first names the first sample written,
+which with a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
 NoSpaceError naming that file."""
 import os
 import re
