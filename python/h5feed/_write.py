@@ -316,11 +316,14 @@ _MEASURED_SAMPLES = 32
 
 
 def _measured(samples, ahead_bytes: int):
-    """(the samples' value bytes, the same samples): the most bytes a sample has in bytes and
-    text values, among the first _MEASURED_SAMPLES (and no more than about `ahead_bytes` of
-    them), which are kept and yielded again first. No field spec says how large such values are,
-    and the writer holds as many samples as a chunk's: sized by the images alone, memory_limit
-    would not bound them (converters/field_value_rows.h)."""
+    """(the samples' value bytes, the images' channels, the samples measured, the same samples): the
+    most bytes a sample has in bytes and text values, among the first _MEASURED_SAMPLES (and no more
+    than about `ahead_bytes` of them), which are kept and yielded again first. No field spec says
+    how large such values are, and the writer holds as many samples as a chunk's: sized by the
+    images alone, memory_limit would not bound them (converters/field_value_rows.h). The channels: 1
+    when every one of those images is gray pixels, else 3: a few gray images among colour ones
+    (ImageNet's, COCO's, opened without convert("RGB")) must not make every image of the file gray
+    because one of them came first."""
     first = [next(samples)]
     held = payload_bytes(first[0][1])
     while len(first) < _MEASURED_SAMPLES and held < ahead_bytes:
@@ -331,12 +334,31 @@ def _measured(samples, ahead_bytes: int):
         held += payload_bytes(first[-1][1])
     value_bytes = max(sum(len(value[4]) for value in payload[6] if value[1] in ("bytes", "text"))
                       for _, payload in first)
-    return value_bytes, itertools.chain(first, samples)
+    gray = all(payload[0] == PIXELS and payload[4] == 1 for _, payload in first)
+    return value_bytes, 1 if gray else 3, len(first), itertools.chain(first, samples)
+
+
+class _ColourLoss:
+    """Warns once when a colour image goes into a file of gray images, which loses its colour."""
+
+    def __init__(self, path: str, channels: int, measured: int, first_row: int):
+        self._path, self._warned = path, channels == 3
+        self._measured, self._first_row = measured, first_row
+
+    def check(self, row: int, payload: tuple):
+        if self._warned or (payload[0] == PIXELS and payload[4] == 1):
+            return
+        self._warned = True
+        warnings.warn(f"h5feed.write: {row_name(row)} is a colour image, but {self._path} stores "
+                      f"gray images (the first {self._measured} samples written, from "
+                      f"{row_name(self._first_row)}, all were): it and every later colour "
+                      "image are stored gray; give every image as RGB (image.convert(\"RGB\")) "
+                      "to keep the colour", stacklevel=4)
 
 
 def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
                    max_pixels, fields, classes, common, progress, cleanup, ahead_bytes) -> dict:
-    value_bytes, samples = _measured(samples, ahead_bytes)
+    value_bytes, channels, measured, samples = _measured(samples, ahead_bytes)
     row, first = next(samples)
     specs = _file_fields(fields, first, row)
     labelled = first[5] is not None
@@ -353,14 +375,16 @@ def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_s
     native = _h5feed.SampleWriter(
         path, count, size=size, resize=resize, mask_fill=mask_fill,
         max_side=_h5feed.DEFAULT_MAX_SIDE if max_side is None else max_side,
-        channels=first[4] if first[0] == PIXELS else 3, max_pixels=max_pixels,
+        channels=channels, max_pixels=max_pixels,
         classes=names,
         fields=[spec.native(size) for spec in specs], labelled=labelled, common=common,
         value_bytes=value_bytes)
     cleanup.append(lambda abandon: native.cancel())
     bar = _Progress(path, count, progress)
+    colour_loss = _ColourLoss(path, channels, measured, row)
     payload = first
     while True:
+        colour_loss.check(row, payload)
         values, (height, width) = checked
         kind, data, _, _, channels, label, _ = payload
         native.put(row, kind, data, height, width, channels, label or 0, values)

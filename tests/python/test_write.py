@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import h5py
 import numpy as np
@@ -301,6 +302,40 @@ def test_grayscale_images_make_a_one_channel_file(tmp_path):
                  progress=False, shuffle=False)
     with h5py.File(tmp_path / "gray.h5") as g:
         np.testing.assert_array_equal(g["images"][:], gray[..., None])
+
+
+def test_a_gray_image_written_first_among_colour_ones_leaves_the_file_colour(tmp_path):
+    # ImageNet and COCO hold a few gray JPEGs: opened without convert("RGB"), one of them may be
+    # the first sample written, which made every image of the file gray.
+    rng = np.random.default_rng(0)
+    colour = rng.integers(0, 256, (6, 9, 7, 3), dtype=np.uint8)
+    samples = [(Image.fromarray(colour[0]).convert("L"), 0)] + [(c, 0) for c in colour[1:]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h5feed.write(samples, tmp_path / "mixed.h5", size=(9, 7), shuffle=False, workers=0,
+                     progress=False)
+    with h5py.File(tmp_path / "mixed.h5") as f:
+        images = f["images"][:]
+    assert images.shape == (6, 9, 7, 3)
+    np.testing.assert_array_equal(images[1:], colour[1:])
+    gray = np.asarray(Image.fromarray(colour[0]).convert("L"))
+    np.testing.assert_array_equal(images[0], np.repeat(gray[:, :, None], 3, axis=2))
+
+
+def test_a_colour_image_after_the_measured_gray_ones_is_stored_gray_with_a_warning(tmp_path):
+    rng = np.random.default_rng(0)
+    gray = rng.integers(0, 256, (40, 9, 7), dtype=np.uint8)
+    colour = rng.integers(0, 256, (9, 7, 3), dtype=np.uint8)
+    samples = [(g, 0) for g in gray] + [(colour, 0)]
+    with pytest.warns(UserWarning, match=r"dataset\[40\] is a colour image, but .*gray.h5 stores "
+                      r"gray images \(the first 32 samples written, from dataset\[0\], all "
+                      r"were\): .*image.convert\(\"RGB\"\)"):
+        h5feed.write(samples, tmp_path / "gray.h5", size=(9, 7), shuffle=False, workers=0,
+                     progress=False)
+    with h5py.File(tmp_path / "gray.h5") as f:
+        assert f["images"].shape == (41, 9, 7, 1)
+        np.testing.assert_array_equal(f["images"][40, :, :, 0],
+                                      np.asarray(Image.fromarray(colour).convert("L")))
 
 
 def test_grayscale_images_at_their_own_size_read_back_as_one_channel(tmp_path):
