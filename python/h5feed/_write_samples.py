@@ -125,11 +125,13 @@ def _pixels(array: np.ndarray, row: int, what: str):
                             "uint8)")
     if array.ndim == 2:
         array = array[:, :, None]
+    if array.ndim == 3 and array.shape[2] == 4:
+        # RGBA (torchvision's io.read_image of a PNG with alpha): its RGB, as PIL's
+        # convert("RGB") makes of an RGBA image, the alpha dropped.
+        array = array[:, :, :3]
     if array.ndim != 3 or array.shape[2] not in (1, 3):
-        detail = " (RGBA? give image[..., :3])" if array.ndim == 3 and array.shape[2] == 4 \
-            else ""
         raise SampleRefused(f"{row_name(row)}'s image is {what} of shape {tuple(array.shape)}"
-                            f"{detail}; an image array is H x W x C (C 1 or 3) or H x W")
+                            "; an image array is H x W x C (C 1, 3 or 4: RGBA) or H x W")
     height, width, channels = array.shape
     if height < 1 or width < 1:
         raise SampleRefused(f"{row_name(row)}'s image is empty ({height} x {width})")
@@ -153,7 +155,8 @@ def _image(image, row: int):
     if _is_tensor(image):
         tensor = image.detach().cpu()
         # torchvision's uint8 images (io.read_image, transforms.PILToTensor) are C x H x W.
-        if tensor.dim() == 3 and tensor.shape[0] in (1, 3) and tensor.shape[2] not in (1, 3):
+        if tensor.dim() == 3 and tensor.shape[0] in (1, 3, 4) and \
+                tensor.shape[2] not in (1, 3, 4):
             tensor = tensor.permute(1, 2, 0)
         return _pixels(tensor.contiguous().numpy(), row, "a tensor")
     if isinstance(image, np.ndarray):

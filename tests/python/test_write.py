@@ -295,6 +295,20 @@ def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
         np.testing.assert_array_equal(g["labels"][:], [r % 3 for r in rows])
 
 
+def test_rgba_arrays_and_tensors_are_stored_as_their_rgb_as_pil_images_are(tmp_path):
+    # torchvision's io.read_image of a PNG with alpha is a 4 x H x W tensor.
+    rgba = np.random.default_rng(2).integers(0, 256, (4, 20, 14, 4), dtype=np.uint8)
+    samples = [(rgba[0], 0), (Image.fromarray(rgba[1], "RGBA"), 1),
+               (torch.from_numpy(rgba[2]), 2), (torch.from_numpy(rgba[3]).permute(2, 0, 1), 3)]
+    h5feed.write(samples, tmp_path / "rgba.h5", size=(20, 14), workers=0, progress=False)
+    with h5py.File(tmp_path / "rgba.h5") as f:
+        rows = f["labels"][:]
+        np.testing.assert_array_equal(f["images"][:], rgba[rows, :, :, :3])
+        np.testing.assert_array_equal(
+            f["images"][list(rows).index(1)],
+            np.asarray(Image.fromarray(rgba[1], "RGBA").convert("RGB")))
+
+
 def test_grayscale_images_make_a_one_channel_file(tmp_path):
     rng = np.random.default_rng(3)
     gray = rng.integers(0, 256, (20, 9, 7), dtype=np.uint8)
