@@ -217,8 +217,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
     label: an int (or a tensor or array of one). A field: an array or number (its dtype and shape),
     bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
-    integer class ids under "mask"), boxes (K x 4 xyxy in the image's pixels, not normalized to 0-1,
-    under "boxes") and their classes (K ints under "box_labels"), resized with the image.
+    integer class ids, or a mask file's path, under "mask"), boxes (K x 4 xyxy in the image's
+    pixels, not normalized to 0-1, under "boxes") and their classes (K ints under "box_labels"),
+    resized with the image.
 
     size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in

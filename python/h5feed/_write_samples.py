@@ -18,6 +18,7 @@ A payload is a plain tuple, cheap to pickle:
 
 from __future__ import annotations
 
+import io
 import numbers
 import os
 from collections.abc import Mapping
@@ -229,7 +230,31 @@ def mask_array(name: str, array: np.ndarray, row: int) -> np.ndarray:
     return np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
 
 
+def _opened_mask(name: str, value, row: int):
+    """The mask file at a path, or in encoded bytes (a PNG), opened by PIL: its class ids as the
+    file holds them (a "P" PNG's palette indices), as Image.open(path) gives them."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise SampleRefused(f"{row_name(row)}: mask {name!r} is a file's path or bytes, which "
+                            "h5feed.write opens with PIL (pip install pillow), not installed: "
+                            "give the mask as an array") from None
+    source = io.BytesIO(bytes(value)) if isinstance(value, (bytes, bytearray, memoryview)) \
+        else value
+    try:
+        with Image.open(source) as image:
+            image.load()
+            return image
+    except (OSError, ValueError) as error:  # no file, or not an image PIL reads
+        where = os.fsdecode(value) if not isinstance(source, io.BytesIO) else \
+            f"{len(value):,} bytes"
+        raise SampleRefused(f"{row_name(row)}: mask {name!r} ({where}) does not open as an "
+                            f"image: {error}") from None
+
+
 def _mask(name: str, value, row: int):
+    if isinstance(value, (str, os.PathLike, bytes, bytearray, memoryview)):
+        value = _opened_mask(name, value, row)
     if _is_pil_image(value):
         if value.mode not in _MASK_MODES:
             raise SampleRefused(f"{row_name(row)}: field {name!r} is a PIL image in mode "

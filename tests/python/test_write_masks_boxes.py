@@ -161,6 +161,35 @@ def test_an_image_and_mask_pair_is_stored_as_a_mask_without_labels(tmp_path, mas
             assert np.array_equal(stored_mask(f, n), block_sample(i, *SHAPES[i])[1])
 
 
+def test_a_mask_given_as_a_files_path_or_bytes_is_stored_as_the_file_holds_it(tmp_path):
+    # Images may be paths; so may their masks: VOC's SegmentationClass "P" PNGs, 16-bit PNGs.
+    paths = []
+    for i, (height, width) in enumerate(SHAPES[:4]):
+        image, mask, _, _ = block_sample(i, height, width)
+        Image.fromarray(image).save(tmp_path / f"{i}.png")
+        if i % 2:
+            Image.fromarray(mask.astype(np.uint16) * 300).save(tmp_path / f"{i}-mask.png")
+        else:
+            palette = Image.fromarray(mask, "P")
+            palette.putpalette([v for c in range(256) for v in (c, 255 - c, c // 2)])
+            palette.save(tmp_path / f"{i}-mask.png")
+        paths.append((str(tmp_path / f"{i}.png"), tmp_path / f"{i}-mask.png"))
+    samples = [{"image": image, "mask": mask if i < 3 else mask.read_bytes()}
+               for i, (image, mask) in enumerate(paths)]
+    out = tmp_path / "paths.h5"
+    h5feed.write(samples, out, workers=0, progress=False, shuffle=False,
+                 fields={"mask": "mask uint16"})
+    with h5py.File(out) as f:
+        for i in range(4):
+            mask = block_sample(i, *SHAPES[i])[1].astype(np.uint16)
+            assert np.array_equal(stored_mask(f, i), mask * 300 if i % 2 else mask)
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\]: mask 'mask' \(.*nowhere.png\) does not open as an "
+                       "image: .*No such file"):
+        h5feed.write([{"image": paths[0][0], "mask": str(tmp_path / "nowhere.png")}],
+                     tmp_path / "missing.h5", workers=0, progress=False)
+
+
 def test_a_mask_of_class_ids_past_255_is_stored_as_uint16(tmp_path):
     path = tmp_path / "wide.h5"
     mask = coordinate_mask(32, 40).astype(np.int64)

@@ -115,7 +115,8 @@ def test_a_value_of_another_number_type_that_keeps_its_values_is_converted(tmp_p
     ([1, 0.5], "field 'v' is float64, but the field is int64 .* give fields={'v': 'float64'}"),
     ([np.float32(1.5), 0.1],
      "field 'v' is float64, but the field is float32 .* give fields={'v': 'float64'}"),
-    ([np.uint8(1), -1], "field 'v' is int64, but the field is uint8 .* give fields={'v': 'int64'}")])
+    ([np.uint8(1), -1],
+     "field 'v' is int64, but the field is uint8 .* give fields={'v': 'int64'}")])
 def test_a_value_the_first_samples_type_cannot_hold_is_refused_naming_a_type_that_can(
         tmp_path, values, said):
     with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\]: " + ".* ".join(
