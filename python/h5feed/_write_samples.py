@@ -140,6 +140,13 @@ def _pixels(array: np.ndarray, row: int, what: str):
 
 
 def _image(image, row: int):
+    if isinstance(image, Mapping) and ("bytes" in image or "path" in image):
+        # Hugging Face datasets' Image feature undecoded (decode=False): the file's bytes, or
+        # None and its path; decoded natively as either.
+        image = image.get("bytes") if image.get("bytes") is not None else image.get("path")
+        if image is None:
+            raise SampleRefused(f"{row_name(row)}'s image is a dict whose 'bytes' and 'path' "
+                                "are both None (a Hugging Face Image value of no file)")
     if isinstance(image, (str, os.PathLike)):
         return PATH, os.fsencode(image), 0, 0, 0
     if isinstance(image, (bytes, bytearray, memoryview)):
@@ -164,7 +171,8 @@ def _image(image, row: int):
         return _pixels(image, row, "an array")
     raise SampleRefused(f"{row_name(row)}'s image is a {type(image).__name__}; an image is a PIL "
                         "image, a uint8 array or tensor (H x W x C or H x W), encoded bytes "
-                        "(JPEG, PNG, WebP, ...) or a file's path")
+                        "(JPEG, PNG, WebP, ...), a file's path, or a dict of its 'bytes' or "
+                        "'path' (Hugging Face's Image(decode=False))")
 
 
 def _label(label, row: int):

@@ -295,6 +295,26 @@ def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
         np.testing.assert_array_equal(g["labels"][:], [r % 3 for r in rows])
 
 
+def test_hugging_face_undecoded_images_are_read_from_their_bytes_or_path(tmp_path):
+    # datasets' Image(decode=False) gives {"bytes": ..., "path": ...}, one of them None.
+    rng = np.random.default_rng(4)
+    pixels = rng.integers(0, 256, (3, 12, 10, 3), dtype=np.uint8)
+    for i in range(3):
+        Image.fromarray(pixels[i]).save(tmp_path / f"{i}.png")
+    samples = [{"image": {"bytes": (tmp_path / "0.png").read_bytes(), "path": "0.png"},
+                "label": 0},
+               {"image": {"bytes": None, "path": str(tmp_path / "1.png")}, "label": 1},
+               {"image": {"path": tmp_path / "2.png"}, "label": 2}]
+    h5feed.write(samples, tmp_path / "hf.h5", size=(12, 10), workers=0, progress=False)
+    with h5py.File(tmp_path / "hf.h5") as f:
+        np.testing.assert_array_equal(f["images"][:], pixels[f["labels"][:]])
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\]'s image is a dict whose 'bytes' and 'path' are both "
+                       "None"):
+        h5feed.write([{"image": {"bytes": None, "path": None}}], tmp_path / "none.h5",
+                     workers=0, progress=False)
+
+
 def test_rgba_arrays_and_tensors_are_stored_as_their_rgb_as_pil_images_are(tmp_path):
     # torchvision's io.read_image of a PNG with alpha is a 4 x H x W tensor.
     rgba = np.random.default_rng(2).integers(0, 256, (4, 20, 14, 4), dtype=np.uint8)
