@@ -123,37 +123,39 @@ void BatchAssembler::Run() noexcept {
 }
 
 void BatchAssembler::AssembleSteps() {
-  // One task group per step in flight, oldest first: waiting for the oldest one is how this
-  // thread helps in the arena while it has no slot to take.
-  std::deque<std::unique_ptr<tbb::task_group>> in_flight;
   try {
-    bool end = false;
-    while (true) {
-      while (!end) {
-        std::unique_ptr<Job> job = TakeStep(/*wait=*/in_flight.empty(), end);
-        if (!job) break;
-        Job* step = job.get();
-        {
-          std::lock_guard lock(delivery_mutex_);
-          undelivered_.push_back(std::move(job));
-        }
-        in_flight.push_back(std::make_unique<tbb::task_group>());
-        in_flight.back()->run([this, step] {
-          Assemble(*step);
-          Finish(*step);
-        });
-      }
-      // Nothing in flight: TakeStep waited for a slot, so the run has ended.
-      if (in_flight.empty()) return;
-      in_flight.front()->wait();  // Assemble and Finish never throw
-      in_flight.pop_front();
+    bool more = true;
+    while (more) {
+      // Nothing is in flight here, so this thread may wait for the trainer to free a slot.
+      more = BeginSteps(/*wait=*/true);
+      // Working on the arena's tasks meanwhile: the steps begun, and those each of them begins
+      // as it ends while slots are free.
+      steps_.wait();  // Assemble, Finish and BeginSteps never throw inside a step
     }
   } catch (...) {
-    for (const std::unique_ptr<tbb::task_group>& group : in_flight) {
-      group->cancel();
-      group->wait();
-    }
+    steps_.cancel();
+    steps_.wait();
     throw;
+  }
+}
+
+bool BatchAssembler::BeginSteps(bool wait) {
+  std::lock_guard lock(begin_mutex_);
+  while (true) {
+    bool end = false;
+    std::unique_ptr<Job> job = TakeStep(wait, end);
+    if (!job) return !end;
+    wait = false;  // for the first step's slots only
+    Job* step = job.get();
+    {
+      std::lock_guard delivery(delivery_mutex_);
+      undelivered_.push_back(std::move(job));
+    }
+    steps_.run([this, step] {
+      Assemble(*step);
+      Finish(*step);
+      BeginSteps(/*wait=*/false);
+    });
   }
 }
 

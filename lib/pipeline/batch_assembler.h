@@ -5,15 +5,15 @@
 //
 // The run's own thread works inside the borrowed task arena (its size is the loader's
 // `threads`), and memory is bounded by the slot pool by construction:
-//   - It takes the plan's steps in order, each once its slot(s) are leased, and tells the
-//     ChunkPrefetcher, which requests the chunks of the steps ahead (separate tasks: loading
-//     is never serialised behind taking steps). It takes slots only while it is outside every
-//     task: with steps in flight it takes what is free now, and otherwise helps in the arena
-//     until the oldest step is done; it waits for the trainer to free a slot only once nothing
-//     is in flight. No task ever waits for what only the trainer frees: TBB's workers are
-//     shared by every arena in the process, and a worker waiting in one loader for its slot
-//     would leave another loader's steps without a thread while the trainer waits for them
-//     (two loaders read in turns, `zip(a, b)`).
+//   - Steps are taken in plan order, each once its slot(s) are leased, and the ChunkPrefetcher
+//     is told, which requests the chunks of the steps ahead (separate tasks: loading is never
+//     serialised behind taking steps). A step, as it ends, takes the next steps whose slots are
+//     free now, never waiting for one; the run's thread waits for the trainer to free a slot
+//     only once no step is in flight, and otherwise works on the arena's tasks. No task ever
+//     waits for what only the trainer frees: TBB's workers are shared by every arena in the
+//     process, and a worker waiting in one loader for its slot would leave another loader's
+//     steps without a thread while the trainer waits for them (two loaders read in turns,
+//     `zip(a, b)`).
 //   - Each step is a task: gather its rows from the cache, in parallel over its chunks;
 //     normalize into the slot's float region if asked; make the echo copies; make each
 //     batch's extras (AssemblerOptions::make_extras) if asked. Runs inside
@@ -45,6 +45,7 @@
 #include <vector>
 
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include "cache/chunk_cache.h"
 #include "memory/slot_layout.h"
@@ -127,6 +128,7 @@ class BatchAssembler {
 
   void Run() noexcept;
   void AssembleSteps();
+  bool BeginSteps(bool wait);
   std::unique_ptr<Job> TakeStep(bool wait, bool& end);
   void Assemble(Job& job);
   void Finish(Job& job);
@@ -142,7 +144,11 @@ class BatchAssembler {
   ChunkPrefetcher prefetcher_;
   BatchQueue queue_;  // the batches, then the run's end (its one record)
 
-  // The run's thread's own: the next step to take, and the slots leased for it so far.
+  tbb::task_group steps_;  // the steps in flight, one task each
+
+  // Taking steps, by the run's thread or by a step as it ends (guarded by begin_mutex_): the
+  // next step to take, and the slots leased for it so far.
+  std::mutex begin_mutex_;
   int64_t next_step_;
   std::vector<memory::SlotLease> next_leases_;
   // A step failed: take no more steps. Not the run's end: the delivery decides which error
