@@ -274,9 +274,21 @@ std::shared_ptr<Batch::Impl> ImplOfForm(const BatchForm& form) {
 }  // namespace
 
 std::function<std::shared_ptr<const void>(std::span<const int64_t>, int64_t, int)>
-GeometricFieldsMaker(const BatchForm& form) {
+GeometricFieldsMaker(const BatchForm& form, int device_echo) {
   if (!AsksGeometric(*form.fields)) return {};
   // The run's fields and views, shared: the assembler may outlive the loader's form of a run.
+  if (device_echo > 0) {
+    return [fields = form.fields, views = form.views, shape = form.shape, device_echo](
+               std::span<const int64_t> indices, int64_t epoch, int) {
+      auto made = std::make_shared<EchoGeometricFields>();
+      made->fields = fields;
+      for (int copy = 0; copy < device_echo; ++copy) {
+        made->copies.push_back(
+            MakeGeometricFields(*fields, views.get(), shape, indices, epoch, copy, true));
+      }
+      return std::shared_ptr<const void>(std::move(made));
+    };
+  }
   return [fields = form.fields, views = form.views, shape = form.shape](
              std::span<const int64_t> indices, int64_t epoch, int copy) {
     return std::shared_ptr<const void>(std::make_shared<const GeometricFields>(
@@ -309,11 +321,11 @@ std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchF
   impl->batch.view.indices = delivery.indices;
   impl->batch.view.fields = std::move(delivery.fields);
   impl->batch.copy = delivery.copy;
-  // Boxes and box labels on the host, as the CPU path makes them (masks are on the device).
-  if (AsksGeometric(*form.fields)) {
-    impl->geometric =
-        MakeGeometricFields(*form.fields, form.views.get(), form.shape, impl->batch.view.indices,
-                            impl->batch.epoch, delivery.copy, true);
+  // Boxes and box labels on the host, as the CPU path makes them (masks are on the device): made
+  // by GeometricFieldsMaker(form, echo) in the assembler, put in this copy's order by the feed.
+  impl->geometric = std::move(delivery.geometric);
+  if (impl->geometric.empty() && AsksGeometric(*form.fields)) {
+    throw Error(ErrorCode::kInternal, "a GPU batch with masks or boxes asked came without them");
   }
   return impl;
 }

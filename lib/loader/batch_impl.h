@@ -70,16 +70,19 @@ struct BatchForm {
   int cuda_device = -1;  // output.cuda_device; host batches are on the host whatever it says
 };
 
-// What the assembler makes for each host batch of a run of `form` beside its slot
-// (pipeline::AssemblerOptions::make_extras): its masks and boxes (geometric_fields.h), in the
-// assembler's parallel stage rather than on the consumer's thread. Empty when no mask or boxes
-// field is asked.
+// What the assembler makes for each batch of a run of `form` beside its slot
+// (pipeline::AssemblerOptions::make_extras), in its parallel stage rather than on the
+// consumer's thread: a host batch's masks and boxes (GeometricFields, geometric_fields.h); with
+// `device_echo` > 0 (the GPU path, whose assembler delivers each loaded batch once and whose
+// device makes its `device_echo` echo copies) the boxes of every copy (EchoGeometricFields),
+// which DeviceFeed hands out with each copy. Empty when no mask or boxes field is asked.
 std::function<std::shared_ptr<const void>(std::span<const int64_t>, int64_t, int)>
-GeometricFieldsMaker(const BatchForm& form);
+GeometricFieldsMaker(const BatchForm& form, int device_echo);
 
-// A host batch as the assembler delivered it, with GeometricFieldsMaker(form)'s extras.
+// A host batch as the assembler delivered it, with GeometricFieldsMaker(form, 0)'s extras.
 std::shared_ptr<Batch::Impl> MakeBatchImpl(pipeline::AssembledBatch batch, const BatchForm& form);
-// A batch the GPU stage made (form.cuda_device >= 0).
+// A batch the GPU stage made (form.cuda_device >= 0), with its copy's boxes from
+// GeometricFieldsMaker(form, echo)'s extras (DeviceDelivery::geometric).
 std::shared_ptr<Batch::Impl> MakeBatchImpl(DeviceDelivery delivery, const BatchForm& form);
 
 }  // namespace loader

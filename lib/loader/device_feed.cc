@@ -23,6 +23,9 @@ struct DeviceFeed::Loaded {
   std::shared_ptr<std::vector<int64_t>> host_rows;
   // Copy e's array fields from e x rows x (the sum of their row bytes), one after another.
   std::shared_ptr<std::vector<uint8_t>> host_fields;
+  // Copy e's boxes at [e], in its delivered order (empty without geometric fields, and for the
+  // copies a resumed run skips).
+  std::vector<GeometricFields> geometric;
 };
 
 namespace {
@@ -102,6 +105,25 @@ std::vector<std::span<uint8_t>> CopyFields(std::vector<uint8_t>* host_fields,
   return fields;
 }
 
+// The boxes of every echo copy of `loaded` from `first_copy` on, each in its delivered order
+// (as PermutedHostRows orders the labels), from what the assembler made of the loaded batch
+// (EchoGeometricFields, null without geometric fields): copy 0 is the loaded order itself.
+std::vector<GeometricFields> OrderedGeometricFields(const std::shared_ptr<const void>& extras,
+                                                    const memory::SlotView& loaded,
+                                                    int64_t capacity, int64_t rows,
+                                                    int first_copy) {
+  if (!extras) return {};
+  const auto& made = *std::static_pointer_cast<const EchoGeometricFields>(extras);
+  std::vector<GeometricFields> ordered(made.copies.size());
+  for (size_t copy = static_cast<size_t>(first_copy); copy < made.copies.size(); ++copy) {
+    ordered[copy] = copy == 0 ? made.copies[0]
+                              : InOrder(*made.fields, made.copies[copy],
+                                        loaded.orders.subspan(copy * static_cast<size_t>(capacity),
+                                                              static_cast<size_t>(rows)));
+  }
+  return ordered;
+}
+
 }  // namespace
 
 DeviceFeed::DeviceFeed(cuda::DeviceStage& stage, const memory::SlotLayout& layout, int echo)
@@ -130,6 +152,8 @@ void DeviceFeed::Load(pipeline::AssembledBatch batch) {
   auto loaded = std::make_unique<Loaded>();
   loaded->host_rows = PermutedHostRows(batch.view, layout_.capacity(), batch.rows, echo_);
   loaded->host_fields = PermutedHostFields(batch.view, layout_, host_fields_, batch.rows, echo_);
+  loaded->geometric =
+      OrderedGeometricFields(batch.extras, batch.view, layout_.capacity(), batch.rows, first_copy_);
   loaded->loaded_step = batch.loaded_step;
   loaded->epoch = batch.epoch;
   loaded->rows = batch.rows;
@@ -173,6 +197,9 @@ bool DeviceFeed::Produce(pipeline::BatchAssembler& assembler, bool wait) {
   delivery.indices = copy_rows.last(rows);
   delivery.host_fields = loaded.host_fields;
   delivery.fields = CopyFields(loaded.host_fields.get(), layout_, host_fields_, loaded.rows, copy);
+  if (!loaded.geometric.empty()) {
+    delivery.geometric = std::move(loaded.geometric[static_cast<size_t>(copy)]);
+  }
   ahead_.push_back(std::move(delivery));
   if (last) loaded_.reset();  // Emit freed its input
   return true;

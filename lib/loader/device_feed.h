@@ -11,7 +11,9 @@
 // its copies, before the slot goes back to its pool (docs/gpu.md, "Labels and rows"). The
 // array fields a batch delivers are on the device (the stage permutes them with the images)
 // and also on the host, permuted in the same way, as the labels are; masks are on the device
-// only (the stage crops them there).
+// only (the stage crops them there). Boxes and box labels are on the host only: the assembler
+// made every copy's in the loaded batch's row order (loader::GeometricFieldsMaker, its extras),
+// and they are put in each copy's order here with the labels (InOrder, geometric_fields.h).
 //
 // The run's end (EndOfEpoch or its error) is the assembler's (pipeline/run_end.h): the feed
 // keeps no copy, and asks the assembler again, which answers with the same end every time.
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "cuda/device_stage.h"
+#include "loader/geometric_fields.h"
 #include "memory/slot_layout.h"
 #include "pipeline/batch_assembler.h"
 
@@ -45,8 +48,11 @@ struct DeviceDelivery {
   // fields).
   std::vector<std::span<uint8_t>> fields;
   std::shared_ptr<std::vector<uint8_t>> host_fields;
+  // Asked boxes (or masks): the copy's boxes and box labels (geometric_fields.h), in the
+  // delivered order; empty when none is asked.
+  GeometricFields geometric;
   int64_t epoch = 0;
-  int copy = 0;      // the echo copy: the draws' key, for the host's boxes
+  int copy = 0;      // the echo copy: the draws' key
   int64_t step = 0;  // loaded step x echo + copy
 };
 
@@ -81,7 +87,7 @@ class DeviceFeed {
   // (a free buffer and a host batch ready); returns false then if nothing was enqueued.
   // wait = true: returns false at the run's end (the assembler's next event then).
   bool Produce(pipeline::BatchAssembler& assembler, bool wait);
-  // Starts the device copy of `batch` and makes its copies' host labels and rows.
+  // Starts the device copy of `batch` and makes its copies' host labels, rows and boxes.
   void Load(pipeline::AssembledBatch batch);
   void DropLoaded();
 

@@ -216,4 +216,32 @@ GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::
   return owned;
 }
 
+GeometricFields InOrder(const BatchFields& fields, const GeometricFields& made,
+                        std::span<const int64_t> order) {
+  GeometricFields ordered(made.size());
+  for (size_t k = 0; k < made.size(); ++k) {
+    const size_t element = ElementBytes(fields.fields[k].spec.type);
+    for (const std::shared_ptr<const GeometricTensor>& tensor : made[k]) {
+      GeometricTensor out;
+      out.shape = tensor->shape;
+      size_t sample_bytes = element;
+      for (size_t d = 1; d < out.shape.size(); ++d) {
+        sample_bytes *= static_cast<size_t>(out.shape[d]);
+      }
+      out.bytes = std::make_unique_for_overwrite<uint8_t[]>(order.size() * sample_bytes);
+      for (size_t i = 0; i < order.size(); ++i) {
+        const auto from = static_cast<size_t>(order[i]);
+        // memcpy must not see the null data of a view where no sample kept a box.
+        if (sample_bytes > 0) {
+          std::memcpy(out.bytes.get() + i * sample_bytes, tensor->bytes.get() + from * sample_bytes,
+                      sample_bytes);
+        }
+        if (!tensor->counts.empty()) out.counts.push_back(tensor->counts[from]);
+      }
+      ordered[k].push_back(std::make_shared<const GeometricTensor>(std::move(out)));
+    }
+  }
+  return ordered;
+}
+
 }  // namespace h5feed::loader

@@ -17,8 +17,10 @@
 // it is handed out: the trainer's thread only takes them. The masks are transformed in parallel
 // over the samples (tbb::parallel_for in the calling thread's arena, the loader's). Made from the
 // columns the loader holds (batch_fields.h) and the batch's indices, which echo's permutations
-// and the skip of damaged chunks keep right. The GPU path makes its batches' boxes on the
-// consumer's thread (its masks are cropped on the device). Immutable once made, and each tensor
+// and the skip of damaged chunks keep right. The GPU path's boxes are made there too, for every
+// echo copy of the loaded batch at once (EchoGeometricFields; its masks are cropped on the
+// device), and the GPU feed puts each copy's samples in the order the device permutes its rows
+// into (InOrder), as it does the host labels. Immutable once made, and each tensor
 // owned on its own, so that Batch::field_owner can hand out an owner of one tensor without the
 // Batch: a trainer keeping a batch's masks (the ground truth of an evaluation) keeps neither its
 // slot nor its images.
@@ -54,5 +56,21 @@ using GeometricFields = std::vector<std::vector<std::shared_ptr<const GeometricT
 GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::OutputViews* views,
                                     const ImageShape& shape, std::span<const int64_t> indices,
                                     int64_t epoch, int copy, bool device = false);
+
+// The GPU path's geometric fields of one loaded batch (the extras its assembler makes, which
+// delivers each loaded batch once and leaves its echo copies to the device): for each echo copy
+// e, at copies[e], MakeGeometricFields(..., e, device = true) of the loaded batch's indices, in
+// the loaded batch's row order; and the fields they are of.
+struct EchoGeometricFields {
+  std::shared_ptr<const BatchFields> fields;
+  std::vector<GeometricFields> copies;
+};
+
+// `made` (MakeGeometricFields of `fields`) with its samples in `order`: sample i of each tensor
+// (and its box count) is sample order[i] of `made`'s. That is what MakeGeometricFields makes of
+// the indices in that order: a sample's values follow from its dataset row, the epoch and the
+// copy alone, and a view's boxes are padded to the most any sample kept, which no order changes.
+GeometricFields InOrder(const BatchFields& fields, const GeometricFields& made,
+                        std::span<const int64_t> order);
 
 }  // namespace h5feed::loader

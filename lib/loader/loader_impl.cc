@@ -140,7 +140,7 @@ void Loader::Impl::StartRun() {
   form.views = view_sizes.NextRun();  // the size this run delivers (SetOutputSize)
   if (form.views && delivery.stage) delivery.stage->SetViews(*form.views);
   if (form.views && !delivery.stage) assembler_options.output = *form.views;
-  if (!delivery.stage) assembler_options.make_extras = loader::GeometricFieldsMaker(form);
+  assembler_options.make_extras = loader::GeometricFieldsMaker(form, assembler_options.device_echo);
   // The next epoch's order is computed now too: its first chunks load while this epoch's
   // last batches train (epoch_orders.h).
   std::vector<int64_t> order =
