@@ -216,6 +216,29 @@ GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::
   return owned;
 }
 
+int64_t MaskBytesPerRow(const std::vector<FieldSpec>& asked, const transform::OutputViews* views,
+                        const ImageShape& shape, bool own_size) {
+  int64_t pixels = 0;  // of one mask in every view
+  if (views) {
+    for (int v = 0; v < views->count(); ++v) {
+      const transform::OutputSpec& spec = views->views[static_cast<size_t>(v)];
+      // The view's room is its largest image: that many pixels of image_bytes / its pixels each.
+      const int64_t pixel_bytes =
+          spec.image_bytes() / (int64_t{spec.augment.out_height} * spec.augment.out_width);
+      pixels += views->room_bytes[static_cast<size_t>(v)] / pixel_bytes;
+    }
+  } else if (!own_size) {
+    pixels = shape.height * shape.width;
+  }
+  int64_t bytes = 0;
+  for (const FieldSpec& spec : asked) {
+    if (spec.kind == FieldKind::kMask) {
+      bytes += pixels * static_cast<int64_t>(ElementBytes(spec.type));
+    }
+  }
+  return bytes;
+}
+
 GeometricFields InOrder(const BatchFields& fields, const GeometricFields& made,
                         std::span<const int64_t> order) {
   GeometricFields ordered(made.size());

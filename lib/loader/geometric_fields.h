@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "h5feed/field.h"
 #include "h5feed/image_shape.h"
 #include "loader/batch_fields.h"
 #include "transform/output_views.h"
@@ -56,6 +57,15 @@ using GeometricFields = std::vector<std::vector<std::shared_ptr<const GeometricT
 GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::OutputViews* views,
                                     const ImageShape& shape, std::span<const int64_t> indices,
                                     int64_t epoch, int copy, bool device = false);
+
+// The bytes of the masks one row of a host batch carries at most: every mask field of `asked`,
+// in every view at the largest size its room in the slot allows (OutputViews::room_bytes: a
+// later SetOutputSize stays within it), or without views at the stored `shape`; 0 for a file of
+// images at their own size without views (its masks are refused then). Up to the slot count of
+// batches hold theirs at once, made ahead of the trainer: Open's memory check counts them
+// (options_check.h, DatasetFootprint::mask_bytes).
+int64_t MaskBytesPerRow(const std::vector<FieldSpec>& asked, const transform::OutputViews* views,
+                        const ImageShape& shape, bool own_size);
 
 // The GPU path's geometric fields of one loaded batch (the extras its assembler makes, which
 // delivers each loaded batch once and leaves its echo copies to the device): for each echo copy

@@ -12,6 +12,7 @@
 
 #include "h5feed/error.h"
 #include "loader/gatherer_options.h"
+#include "loader/geometric_fields.h"
 #include "loader/held_fields_warning.h"
 #include "loader/label_mixing_warning.h"
 #include "loader/loader_file.h"
@@ -89,7 +90,12 @@ Loader::Impl::Impl(const std::string& path, const LoaderOptions& loader_options,
                 .image_bytes = reading.gathered.bytes(),
                 .slot = delivery.slot_contents(options),
                 .chunk_bytes = dataset.chunk_bytes() + streamed.companion_bytes(),
-                .chunks = dataset.chunk_count()},
+                .chunks = dataset.chunk_count(),
+                .mask_bytes = delivery.stage
+                                  ? 0
+                                  : loader::MaskBytesPerRow(
+                                        asked_fields, delivery.views ? &*delivery.views : nullptr,
+                                        reading.gathered, !dataset.rows.uniform())},
       steps(CheckedSteps(options, dataset, footprint)),
       cache_budget(
           loader::MeasureCacheBudget(options, batch_capacity, geometry, footprint.chunk_bytes)),

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "io/resource_limits.h"
 #include "memory/slot_layout.h"
 #include "remote_options_check.h"
@@ -32,10 +34,17 @@ double CacheBytes(const LoaderOptions& options, const DatasetFootprint& dataset)
                   static_cast<double>(dataset.chunk_bytes) * static_cast<double>(dataset.chunks));
 }
 
+// The masks the slots' batches hold: each slot's batch_capacity rows of mask_bytes.
+double MaskBytes(const LoaderOptions& options, const DatasetFootprint& dataset) {
+  return SlotCount(options) * static_cast<double>(dataset.batch_capacity) *
+         static_cast<double>(dataset.mask_bytes);
+}
+
 }  // namespace
 
 double CommittedBytes(const LoaderOptions& options, const DatasetFootprint& dataset) {
-  return SlotCount(options) * SlotBytes(dataset) + CacheBytes(options, dataset);
+  return SlotCount(options) * SlotBytes(dataset) + CacheBytes(options, dataset) +
+         MaskBytes(options, dataset);
 }
 
 uint64_t MemoryBesideCommitted(const LoaderOptions& options, const DatasetFootprint& dataset) {
@@ -167,6 +176,7 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
   }
   const double slot_bytes = SlotBytes(dataset);
   const double cache_bytes = CacheBytes(options, dataset);
+  const double mask_bytes = MaskBytes(options, dataset);
   const double wanted = CommittedBytes(options, dataset);
   const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
   if (wanted > memory) {
@@ -176,12 +186,25 @@ void CheckOptionsForDataset(const LoaderOptions& options, const std::string& pat
     if (options.held_batches > 0) {
       buffers += " and " + std::to_string(options.held_batches) + " held by the caller";
     }
+    // The masks made ahead with each slot's batch, when asked: what they take, and what lowers
+    // it besides the slots and the batch size.
+    std::string masks;
+    std::string fewer_masks;
+    if (mask_bytes > 0) {
+      masks = fmt::format(
+          " plus those batches' masks ({}, {} an image: every mask asked in every view, made "
+          "ahead of the trainer)",
+          size(mask_bytes), ByteSize(dataset.mask_bytes));
+      fewer_masks = ", or ask for fewer masks in " + OptionName(options, "fields") +
+                    " or smaller views (their size or max_output)";
+    }
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "{} of a {}-image batch ({} each) plus a cache of {} need {}, more than this "
-                    "machine's {} of memory ({}); lower {}, {} or {}",
-                    buffers, dataset.batch_capacity, size(slot_bytes), size(cache_bytes),
+                    "{} of a {}-image batch ({} each) plus a cache of {}{} need {}, more than this "
+                    "machine's {} of memory ({}); lower {}, {} or {}{}",
+                    buffers, dataset.batch_capacity, size(slot_bytes), size(cache_bytes), masks,
                     size(wanted), size(memory), path, OptionName(options, "slots"),
-                    OptionName(options, "batch_size"), OptionName(options, "cache_bytes"));
+                    OptionName(options, "batch_size"), OptionName(options, "cache_bytes"),
+                    fewer_masks);
   }
 }
 

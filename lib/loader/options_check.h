@@ -39,18 +39,25 @@ struct DatasetFootprint {
   memory::SlotContents slot;     // what a host slot holds besides the images (DeliveryPlan)
   int64_t chunk_bytes = 0;       // one decoded chunk (what the cache holds per entry)
   int64_t chunks = 0;            // chunks in the file
+  // The host masks one batch row carries (geometric_fields.h, MaskBytesPerRow; 0 on the GPU
+  // path, whose masks are on the device): each slot's batch holds its masks, made ahead of the
+  // trainer in the assembler.
+  int64_t mask_bytes = 0;
 };
 
 // Options against the opened dataset: a rank's share holds a whole batch when drop_last_batch
 // drops a short one (without it, fewer rows than a batch are one short batch), and the memory the
-// loader would commit at Open (CommittedBytes) fits the machine's physical memory; refused before
-// any of it is allocated.
+// loader would commit (CommittedBytes) fits the machine's physical memory; refused before any of
+// it is allocated, naming what to lower (the masks' part too, when they are asked).
 void CheckOptionsForDataset(const LoaderOptions& options, const std::string& path,
                             const DatasetFootprint& dataset);
 
-// What the loader commits at Open for its slots and cache: slots x the bytes of batch_capacity
-// rows, plus the cache as far as the file fills it. (A double: absurd options saturate, and
-// are refused above.)
+// What the loader commits for its slots and cache, and the masks of its slots' batches: slots x
+// the bytes of batch_capacity rows, plus the cache as far as the file fills it, plus slots x
+// batch_capacity x mask_bytes. The slots and the cache are allocated at Open; the masks are
+// made with each batch in a slot, so as many live at once as soon as the trainer's pace lets the
+// slots fill (a mask tensor the trainer keeps beyond its batch, Batch::field_owner, is its own).
+// (A double: absurd options saturate, and are refused above.)
 double CommittedBytes(const LoaderOptions& options, const DatasetFootprint& dataset);
 
 // The machine's physical memory less CommittedBytes, 0 at least: what the fields a loader holds

@@ -6,10 +6,15 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "h5feed/error.h"
+#include "h5feed/field.h"
 #include "h5feed/loader.h"
+#include "h5feed/writer.h"
+#include "io/resource_limits.h"
 #include "memory/slot_layout.h"
 #include "support/caught_error.h"
 #include "support/run_python.h"
@@ -174,6 +179,68 @@ TEST_CASE("the memory check counts every view's outputs, not the stored image's 
   CHECK(
       Contains(e.what(),
                "lower LoaderOptions.slots, LoaderOptions.batch_size or LoaderOptions.cache_bytes"));
+}
+
+TEST_CASE("the masks made ahead for every slot's batch count in the memory check") {
+  // 16 grayscale 8 x 8 images with 16 uint16 masks each, read as uint8 crops in a view whose
+  // room is 4096 x 4096 (max_output): a slot row holds 16 MiB of image room, and its masks in
+  // that view take 16 x 2 bytes a pixel, 32 times as much. The slots alone take about a 20th of
+  // this machine's memory, which fits; their batches' masks take 1.6 times it, which does not.
+  TempFolder folder;
+  const std::string path = folder / "masks.h5";
+  constexpr int64_t kRows = 16;
+  constexpr int kMasks = 16;
+  const ImageShape shape{8, 8, 1};
+  WriterOptions writer_options;
+  writer_options.image_shape = shape;
+  writer_options.chunk_images = kRows;
+  std::vector<FieldColumn> columns(kMasks);
+  LoaderOptions options = Small();
+  options.fields.clear();
+  for (int k = 0; k < kMasks; ++k) {
+    const std::string name = "mask" + std::to_string(k);
+    writer_options.fields.push_back(
+        FieldSpec{name, FieldKind::kMask, FieldType::kUint16, {shape.height, shape.width}, {}});
+    options.fields.push_back(name);
+    for (int64_t r = 0; r < kRows; ++r) {
+      const std::vector<uint8_t> mask(static_cast<size_t>(shape.height * shape.width * 2),
+                                      static_cast<uint8_t>(r + k));
+      columns[static_cast<size_t>(k)].Append(mask);
+    }
+  }
+  Writer writer = Writer::Create(path, writer_options);
+  writer.Append(
+      writer.Encode(std::vector<uint8_t>(static_cast<size_t>(kRows * shape.bytes()), 7), kRows));
+  writer.AppendFields(columns);
+  DatasetDescription description;
+  description.classes = {"one"};
+  description.labels.assign(kRows, 0);
+  for (int64_t r = 0; r < kRows; ++r) description.sources.push_back(std::to_string(r) + ".png");
+  description.source_kind = "npy";
+  writer.Finish(description);
+
+  constexpr int64_t kSide = 4096;
+  options.batch_size = kRows;
+  options.normalize = true;
+  options.output.type = ElementType::kUint8;
+  options.output.augment.random_resized_crop = {8, 8, 0.5, 1.0};
+  options.output.augment.max_output_height = options.output.augment.max_output_width = kSide;
+  options.open_probe = false;
+  const double memory = static_cast<double>(io::limits::PhysicalMemoryBytes());
+  const double slot = static_cast<double>(kRows * kSide * kSide);  // the images' room
+  options.slots = static_cast<int>(std::ceil(memory / 20 / slot));
+  REQUIRE(options.slots <= 1024);               // a machine of at most 5 TiB
+  REQUIRE(options.slots * slot * 33 > memory);  // slots and masks: more than the machine has
+  const Error e = OpenError(path, options);
+  CHECK(e.code() == ErrorCode::kInvalidArgument);
+  CHECK(Contains(e.what(), "masks.h5"));
+  // Each image's masks: 16 of 4096 x 4096 uint16.
+  CHECK(Contains(e.what(), "batches' masks ("));
+  CHECK(Contains(e.what(), "512.0 MiB an image"));
+  CHECK(
+      Contains(e.what(),
+               "lower LoaderOptions.slots, LoaderOptions.batch_size or LoaderOptions.cache_bytes, "
+               "or ask for fewer masks in LoaderOptions.fields or smaller views"));
 }
 
 }  // namespace
