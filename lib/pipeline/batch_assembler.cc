@@ -127,10 +127,10 @@ void BatchAssembler::AssembleSteps() {
     bool more = true;
     while (more) {
       // Nothing is in flight here, so this thread may wait for the trainer to free a slot.
-      more = BeginSteps(/*wait=*/true);
-      // Working on the arena's tasks meanwhile: the steps begun, and those each of them begins
-      // as it ends while slots are free.
-      steps_.wait();  // Assemble, Finish and BeginSteps never throw inside a step
+      more = BeginStep(/*wait=*/true);
+      // Working on the arena's tasks meanwhile: the step begun, and those it and each step
+      // after it begin while slots are free.
+      steps_.wait();  // Assemble, Finish and BeginStep never throw inside a step
     }
   } catch (...) {
     steps_.cancel();
@@ -139,24 +139,33 @@ void BatchAssembler::AssembleSteps() {
   }
 }
 
-bool BatchAssembler::BeginSteps(bool wait) {
-  std::lock_guard lock(begin_mutex_);
-  while (true) {
+bool BatchAssembler::BeginStep(bool wait) {
+  {
+    std::lock_guard lock(begin_mutex_);
     bool end = false;
     std::unique_ptr<Job> job = TakeStep(wait, end);
     if (!job) return !end;
-    wait = false;  // for the first step's slots only
-    Job* step = job.get();
-    {
-      std::lock_guard delivery(delivery_mutex_);
-      undelivered_.push_back(std::move(job));
-    }
-    steps_.run([this, step] {
-      Assemble(*step);
-      Finish(*step);
-      BeginSteps(/*wait=*/false);
-    });
+    unstarted_.push_back(job.get());
+    std::lock_guard delivery(delivery_mutex_);
+    undelivered_.push_back(std::move(job));
   }
+  // A task runs the oldest step not yet started, not this one: TBB runs a thread's own tasks
+  // newest first, and a step begun as another ends would otherwise overtake older ones.
+  steps_.run([this] {
+    Job* step = nullptr;
+    {
+      std::lock_guard lock(begin_mutex_);
+      step = unstarted_.front();
+      unstarted_.pop_front();
+    }
+    // The next step first, as a task another thread takes while this one assembles: steps
+    // begin one after another while slots are free, each read as soon as it begins.
+    BeginStep(/*wait=*/false);
+    Assemble(*step);
+    Finish(*step);
+    BeginStep(/*wait=*/false);  // a slot the trainer freed meanwhile
+  });
+  return true;
 }
 
 std::unique_ptr<BatchAssembler::Job> BatchAssembler::TakeStep(bool wait, bool& end) {

@@ -7,8 +7,8 @@
 // `threads`), and memory is bounded by the slot pool by construction:
 //   - Steps are taken in plan order, each once its slot(s) are leased, and the ChunkPrefetcher
 //     is told, which requests the chunks of the steps ahead (separate tasks: loading is never
-//     serialised behind taking steps). A step, as it ends, takes the next steps whose slots are
-//     free now, never waiting for one; the run's thread waits for the trainer to free a slot
+//     serialised behind taking steps). A step, as it begins and as it ends, takes the next step
+//     if its slots are free now, never waiting for one; the run's thread waits for the trainer to free a slot
 //     only once no step is in flight, and otherwise works on the arena's tasks. No task ever
 //     waits for what only the trainer frees: TBB's workers are shared by every arena in the
 //     process, and a worker waiting in one loader for its slot would leave another loader's
@@ -128,7 +128,7 @@ class BatchAssembler {
 
   void Run() noexcept;
   void AssembleSteps();
-  bool BeginSteps(bool wait);
+  bool BeginStep(bool wait);
   std::unique_ptr<Job> TakeStep(bool wait, bool& end);
   void Assemble(Job& job);
   void Finish(Job& job);
@@ -146,11 +146,12 @@ class BatchAssembler {
 
   tbb::task_group steps_;  // the steps in flight, one task each
 
-  // Taking steps, by the run's thread or by a step as it ends (guarded by begin_mutex_): the
-  // next step to take, and the slots leased for it so far.
+  // Taking steps, by the run's thread or by a step (guarded by begin_mutex_): the next step to
+  // take, the slots leased for it so far, and the steps taken and not started.
   std::mutex begin_mutex_;
   int64_t next_step_;
   std::vector<memory::SlotLease> next_leases_;
+  std::deque<Job*> unstarted_;  // steps taken whose task has not started, oldest first
   // A step failed: take no more steps. Not the run's end: the delivery decides which error
   // ends the run, in step order (a later step may fail first).
   std::atomic<bool> failed_{false};
