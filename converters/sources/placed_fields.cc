@@ -5,6 +5,7 @@
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "normalized_boxes.h"
 #include "transform/box_geometry.h"
 #include "transform/mask_geometry.h"
 #include "transform/sample_geometry.h"
@@ -102,6 +103,13 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
                         "{}: boxes field \"{}\" holds {} boxes but its labels hold {} classes; "
                         "give one class per box",
                         name, spec.name, count, labels->size() / sizeof(int64_t));
+      }
+      // Here, at the image's own size: a resize would leave each normalized box under a pixel
+      // and drop it, and the Writer would see none.
+      const std::string problem = NormalizedBoxesProblem(value, source.height, source.width);
+      if (!problem.empty()) {
+        throw MakeError(ErrorCode::kInvalidArgument, "{}: boxes field \"{}\" {}", name, spec.name,
+                        problem);
       }
       if (!moved) continue;
       const std::vector<float> boxes = Elements<float>(value);

@@ -25,8 +25,9 @@ namespace h5feed::converters {
 // the size `stored` the image was stored at by `mode` (kStretch for a cap on the longer side).
 // A mask's border under kPad gets `mask_fill`. Values of an image stored at its own size are
 // kept as they are. Throws Error(kInvalidArgument) naming the sample for a mask that is not
-// source's height x width, boxes that are not 4 floats each, or box labels of another count
-// than their boxes.
+// source's height x width, boxes that are not 4 floats each, boxes normalized to 0-1 on an image
+// of 4 pixels a side or more (normalized_boxes.h: checked at `source`, before the resize would
+// drop each of them as under a pixel), or box labels of another count than their boxes.
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
                           uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values);

@@ -123,7 +123,7 @@ FieldWriter::FieldWriter(std::vector<FieldSpec> fields, int64_t chunk_images,
       temporary_path_(std::move(temporary_path)) {}
 
 void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
-                         const ReserveFunction& reserve) {
+                         const ReserveFunction& reserve, const ImageSizeFunction& image_size) {
   Require(columns.size() == specs_.size(),
           "AppendFields for {} got {} columns for its {} fields; give one per field, in the "
           "order of WriterOptions::fields",
@@ -138,6 +138,11 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
     CheckFieldColumn(specs_[f], columns[f], rows_, ErrorCode::kInvalidArgument, path_);
   }
   CheckBoxLabelCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
+  std::vector<BoxesAhead> ahead;
+  for (size_t f = 0; f < columns.size(); ++f) {
+    if (specs_[f].kind == FieldKind::kBoxes) CheckPixelBoxes(f, columns[f], image_size, ahead);
+  }
+  boxes_ahead_.insert(boxes_ahead_.end(), ahead.begin(), ahead.end());
   // Chunks are written in the order appending one row at a time would write them (by the row
   // that fills them, or that brings a bytes or text field's values to kHeldValueBytes, then by
   // field), so the file is the same however the rows are split into calls: each pass takes the
@@ -174,6 +179,36 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
     first = end;
   }
   rows_ += rows;
+}
+
+void FieldWriter::CheckPixelBoxes(size_t f, const FieldColumn& column,
+                                  const ImageSizeFunction& image_size,
+                                  std::vector<BoxesAhead>& ahead) const {
+  for (int64_t r = 0; r < column.rows(); ++r) {
+    const std::optional<UnitBoxes> unit = FindUnitBoxes(column.row(r));
+    if (!unit) continue;
+    const auto size = image_size(rows_ + r);
+    if (!size) {
+      ahead.push_back({rows_ + r, f, *unit});
+      continue;
+    }
+    const std::string problem = NormalizedBoxesProblem(*unit, size->first, size->second);
+    Require(problem.empty(), "row {} of field {} ({}) in {} {}", rows_ + r, specs_[f].name,
+            specs_[f].Describe(), path_, problem);
+  }
+}
+
+void FieldWriter::CheckBoxesAhead(int64_t first_row, std::span<const StoredImage> images) {
+  // Those of rows before `first_row` were checked when their images came.
+  std::erase_if(boxes_ahead_, [&](const BoxesAhead& held) { return held.row < first_row; });
+  for (const BoxesAhead& held : boxes_ahead_) {
+    const int64_t image = held.row - first_row;
+    if (image >= static_cast<int64_t>(images.size())) continue;
+    const StoredImage& stored = images[static_cast<size_t>(image)];
+    const std::string problem = NormalizedBoxesProblem(held.unit, stored.height, stored.width);
+    Require(problem.empty(), "row {} of field {} ({}) in {}, appended ahead of its image, {}",
+            held.row, specs_[held.field].name, specs_[held.field].Describe(), path_, problem);
+  }
 }
 
 int64_t FieldWriter::ChunkRowsOf(size_t f) const {

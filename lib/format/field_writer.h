@@ -19,12 +19,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/schema.h"
 #include "h5feed/compression.h"
 #include "h5feed/field.h"
+#include "h5feed/writer.h"
 #include "hdf5/handle.h"
+#include "normalized_boxes.h"
 
 namespace h5feed::format {
 
@@ -43,6 +46,10 @@ void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images);
 // disk reservation, io/disk_reservation.h), naming `what` when they cannot.
 using ReserveFunction = std::function<void(uint64_t bytes, std::string_view what)>;
 
+// The height and width of the image of the file's row `row`, or nullopt while it is not known
+// (its image not appended yet: a flat file's fields may come ahead of their images).
+using ImageSizeFunction = std::function<std::optional<std::pair<int64_t, int64_t>>(int64_t row)>;
+
 class FieldWriter {
  public:
   FieldWriter() = default;
@@ -55,10 +62,18 @@ class FieldWriter {
   int64_t rows() const { return rows_; }  // every field's rows so far (0 without fields)
 
   // Writer::AppendFields: checks every column first (one per field, in order, as many rows
-  // each, each row a valid value: Error(kInvalidArgument) naming the field and the row counted
-  // from the file's first), so a refused call changes nothing; then checksums the rows and
-  // writes each chunk that fills into `file`. Throws Error (kIo, kNoSpace) when a write fails.
-  void Append(std::span<const FieldColumn> columns, hid_t file, const ReserveFunction& reserve);
+  // each, each row a valid value, box labels one per box, boxes not normalized to 0-1 on an
+  // image `image_size` knows (normalized_boxes.h): Error(kInvalidArgument) naming the field and
+  // the row counted from the file's first), so a refused call changes nothing; then checksums
+  // the rows and writes each chunk that fills into `file`. Throws Error (kIo, kNoSpace) when a
+  // write fails.
+  void Append(std::span<const FieldColumn> columns, hid_t file, const ReserveFunction& reserve,
+              const ImageSizeFunction& image_size);
+
+  // Writer::Append of a flat file's images `images`, from the file's row `first_row`:
+  // Error(kInvalidArgument) for boxes appended ahead of their image (Append could not check
+  // them) that are normalized to 0-1 on it (normalized_boxes.h), naming the field and the row.
+  void CheckBoxesAhead(int64_t first_row, std::span<const StoredImage> images);
 
   // Writes every field's last chunk (creating the datasets of fields with fewer rows than a
   // chunk), /field_checksums, /field_chunk_index and the `fields` attribute, and closes the
@@ -79,6 +94,17 @@ class FieldWriter {
     hdf5::Dataset dataset;
   };
 
+  // A boxes row within 0 to 1 appended ahead of its image, checked when that comes.
+  struct BoxesAhead {
+    int64_t row = 0;
+    size_t field = 0;
+    UnitBoxes unit;
+  };
+  // Throws Error(kInvalidArgument) for the first row of boxes field f's `column` (the rows
+  // from rows_) normalized to 0-1 on its image, when `image_size` knows it; adds to `ahead`
+  // those within 0 to 1 whose image it does not know.
+  void CheckPixelBoxes(size_t f, const FieldColumn& column, const ImageSizeFunction& image_size,
+                       std::vector<BoxesAhead>& ahead) const;
   // Field f's rows per chunk: its dataset's, or what they will be while N is unknown.
   int64_t ChunkRowsOf(size_t f) const;
   // Field f's rows in its chunk being filled: written early (a bytes or text field's values
@@ -99,7 +125,8 @@ class FieldWriter {
   std::string path_;
   std::string temporary_path_;
   int64_t rows_ = 0;
-  std::vector<uint8_t> frame_;  // a compressed mask row (mask_rows.h), reused
+  std::vector<uint8_t> frame_;           // a compressed mask row (mask_rows.h), reused
+  std::vector<BoxesAhead> boxes_ahead_;  // rarely any: only boxes that look normalized
 };
 
 }  // namespace h5feed::format

@@ -81,6 +81,8 @@ void Writer::State::AppendPacked(const EncodedChunk& chunk) {
     format::Require(chunk.bytes.size() == static_cast<size_t>(s.chunk_bytes),
                     "uncompressed {} is not one whole chunk of {} bytes", where, s.chunk_bytes);
   }
+  // Boxes given ahead of these images could not be checked against their size until now.
+  s.fields.CheckBoxesAhead(s.images_written, chunk.stored);
   const uint64_t offset[1] = {static_cast<uint64_t>(index * s.chunk_bytes)};
   const uint64_t dims[1] = {static_cast<uint64_t>((index + 1) * s.chunk_bytes)};
   s.chunks.push_back(WriteChunk(chunk, dims, offset, where));

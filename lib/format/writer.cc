@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "format/chunk_encoding.h"
 #include "format/chunk_index_dataset.h"
@@ -227,7 +228,16 @@ void Writer::AppendFields(std::span<const FieldColumn> columns) {
   State& s = *state_;
   s.CheckUsable("AppendFields()");
   try {
-    s.fields.Append(columns, s.file.get(), s.Reserve());
+    // The size each row's image is stored at, for the check of its boxes: a version 1 file's
+    // one, a flat file's own for the images appended so far.
+    const format::ImageSizeFunction image_size =
+        [&s](int64_t row) -> std::optional<std::pair<int64_t, int64_t>> {
+      if (!s.flat) return std::pair<int64_t, int64_t>{s.shape.height, s.shape.width};
+      if (row >= static_cast<int64_t>(s.stored.size())) return std::nullopt;
+      const StoredImage& image = s.stored[static_cast<size_t>(row)];
+      return std::pair<int64_t, int64_t>{image.height, image.width};
+    };
+    s.fields.Append(columns, s.file.get(), s.Reserve(), image_size);
   } catch (const Error& e) {
     // Columns the caller got wrong are refused before anything is written.
     if (e.code() != ErrorCode::kInvalidArgument) s.failed = true;

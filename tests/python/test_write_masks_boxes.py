@@ -451,9 +451,13 @@ def test_a_box_whose_x2_or_y2_is_below_its_x1_or_y1_is_refused_naming_the_row(tm
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-@pytest.mark.parametrize("encoded", [False, True])  # the image's size from its header
-def test_boxes_normalized_to_0_1_are_refused_naming_the_row(tmp_path, workers, encoded):
+# encoded: the image's size from its header; max_side 16: the image resized, which would drop
+# each normalized box as under a pixel (the library checks them at the image's own size first).
+@pytest.mark.parametrize("workers, encoded, max_side", [(0, False, 512), (2, False, 512),
+                                                        (0, True, 512), (2, True, 512),
+                                                        (0, False, 16), (0, True, 16)])
+def test_boxes_normalized_to_0_1_are_refused_naming_the_row(tmp_path, workers, encoded,
+                                                             max_side):
     """Boxes given as fractions of the image (as YOLO's and TensorFlow's data sets store them)
     would be stored as boxes under a pixel, every one of which the loader drops."""
     class Normalized(Blocks):
@@ -465,12 +469,13 @@ def test_boxes_normalized_to_0_1_are_refused_naming_the_row(tmp_path, workers, e
             return sample
 
     with pytest.raises(h5feed.InvalidArgumentError,
-                       match=r"dataset\[4\]: every box of 'boxes' lies within 0 to 1 \(box 1 is "
-                       r"\[0\.1.*\]\), but its image is 32 x 40 \(height x width\).* the loader "
+                       match=r"dataset\[4\]: boxes field \"boxes\" has every box within 0 to 1 "
+                       r"\(box 1 is \[0\.1, 0\.25, 0\.5, 0\.75\]\), but its image is 32 x 40 "
+                       r"\(height x width\).* the loader "
                        r"drops; give x1, y1, x2, y2 in the image's pixels \(normalized boxes times "
                        r"\[width, height, width, height\]\)"):
         h5feed.write(Normalized([(32, 40)] * 6, encoded=encoded), tmp_path / "out.h5",
-                     max_side=512, workers=workers, progress=False)
+                     max_side=max_side, workers=workers, progress=False)
     assert not list(tmp_path.iterdir())
 
 

@@ -230,8 +230,12 @@ class Writer {
   // WriterOptions::fields, in that order, each holding the same number of rows (any number:
   // a conversion may call it once per chunk it appends, before or after the chunk). Array rows
   // must be exactly row_bytes() long (bool elements 0 or 1), text rows valid UTF-8 without NUL,
-  // bytes and text rows at most 2 GiB; otherwise throws Error(kInvalidArgument) naming the
-  // field and the row (counted from the file's first) and takes nothing of the call. Memory
+  // bytes and text rows at most 2 GiB, box labels one per box, and boxes in their image's
+  // pixels, not all within 0 to 1 on an image of 4 pixels a side or more (docs/format.md,
+  // "Masks and boxes"); otherwise throws Error(kInvalidArgument) naming the field and the row
+  // (counted from the file's first) and takes nothing of the call. Boxes given ahead of their
+  // image (a flat file's row whose image is not appended yet) are checked by the Append that
+  // brings it, which refuses its chunk so, taking nothing of it. Memory
   // stays bounded: each field keeps at most one HDF5 chunk of rows and writes it as it fills,
   // checksumming rows as they come. Write failures throw as Append's do.
   void AppendFields(std::span<const FieldColumn> columns);

@@ -5,7 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "h5feed/error.h"
+#include "support/caught_error.h"
 
 namespace h5feed::converters {
 namespace {
@@ -58,6 +62,34 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE(
+    "boxes normalized to 0-1 are refused at the image's own size, before a resize drops them") {
+  // Placed at 1/10 of their 400 x 300 image, every such box would be under a pixel and dropped,
+  // the Writer seeing none: the sample is refused as it is placed, naming it.
+  const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
+  const float normalized[8] = {0, 0, 0, 0, 0.1f, 0.25f, 0.5f, 0.75f};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(normalized);
+  for (const image::Size stored : {image::Size{40, 30}, image::Size{400, 300}}) {
+    std::vector<std::vector<uint8_t>> values = {{bytes, bytes + sizeof(normalized)}};
+    const Error error = testing::CaughtError([&] {
+      PlaceGeometricFields("dataset[4]", {&boxes, 1}, {400, 300}, stored,
+                           image::ResizeMode::kStretch, 0, values);
+    });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()) ==
+          "dataset[4]: boxes field \"boxes\" has every box within 0 to 1 (box 1 is [0.1, 0.25, "
+          "0.5, 0.75]), but its image is 400 x 300 (height x width): boxes normalized to the "
+          "image's size would be stored as boxes under a pixel, which the loader drops; give x1, "
+          "y1, x2, y2 in the image's pixels (normalized boxes times [width, height, width, "
+          "height])");
+  }
+  // On an image of 3 pixels a side they may be pixels: placed as any boxes.
+  std::vector<std::vector<uint8_t>> values = {{bytes, bytes + sizeof(normalized)}};
+  PlaceGeometricFields("dataset[5]", {&boxes, 1}, {3, 3}, {3, 3}, image::ResizeMode::kStretch, 0,
+                       values);
+  CHECK(values[0].size() == sizeof(normalized));
 }
 
 TEST_CASE("the bytes placing a mask copies are none for uint8 and the values for uint16") {

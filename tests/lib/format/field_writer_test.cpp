@@ -352,5 +352,71 @@ TEST_CASE("masks, boxes and box labels are checked as they are written") {
   CHECK(writer.field_rows_written() == 1);  // a refused call takes nothing
 }
 
+TEST_CASE("boxes normalized to 0-1 are refused on an image of 4 pixels a side, naming the row") {
+  testing::TempFolder folder;
+  const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
+  auto row = [](const std::vector<float>& values) {
+    FieldColumn column;
+    column.Append({reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4});
+    return std::vector<FieldColumn>{column};
+  };
+  const std::vector<float> normalized = {0, 0, 0, 0, 0.1f, 0.25f, 0.5f, 0.75f};
+  const std::string problem =
+      "has every box within 0 to 1 (box 1 is [0.1, 0.25, 0.5, 0.75]), but its image is 6 x 5 "
+      "(height x width): boxes normalized to the image's size would be stored as boxes under a "
+      "pixel, which the loader drops; give x1, y1, x2, y2 in the image's pixels (normalized "
+      "boxes times [width, height, width, height])";
+
+  SUBCASE("a file of one image size knows every row's image, ahead of it too") {
+    const std::string path = folder / "fixed.h5";
+    WriterOptions options = Options({boxes}, 2);
+    options.image_shape = {6, 5, 3};
+    Writer writer = Writer::Create(path, options);
+    writer.AppendFields(row({0, 0, 0, 0}));        // a placeholder: no area
+    writer.AppendFields(row({0.5f, 0, 1, 1.5f}));  // past 1: pixels
+    writer.AppendFields(row({2.5f, 1, 4, 6, 0, 0, 1, 1}));
+    const Error error = CaughtError([&] { writer.AppendFields(row(normalized)); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()) == "row 3 of field boxes (boxes) in " + path + " " + problem);
+    CHECK(writer.field_rows_written() == 3);  // refused before anything was taken
+  }
+
+  SUBCASE("a flat file checks boxes given ahead of their image when the image comes") {
+    const std::string path = folder / "flat.h5";
+    WriterOptions options = Options({boxes});
+    options.flat = FlatLayout{};
+    Writer writer = Writer::Create(path, options);
+    auto append_images = [&](std::vector<std::pair<int32_t, int32_t>> sizes) {
+      std::vector<uint8_t> chunk;
+      std::vector<StoredImage> records;
+      for (const auto& [height, width] : sizes) {
+        const auto bytes = static_cast<uint64_t>(height * width * 3);
+        chunk.insert(chunk.end(), bytes, 9);
+        records.push_back({height, width, 3, ImageEncoding::kRaw, bytes, 0});
+      }
+      EncodedChunk encoded;
+      writer.EncodePackedInto(chunk, records, encoded);
+      writer.Append(encoded);
+    };
+    // Row 0 on a 3 x 3 image, where 0-1 may be pixels: kept. Row 1 ahead of its 6 x 5 image.
+    writer.AppendFields(row(normalized));
+    writer.AppendFields(row(normalized));
+    append_images({{3, 3}});
+    const Error ahead = CaughtError([&] { append_images({{6, 5}}); });
+    CHECK(ahead.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(ahead.what()) ==
+          "row 1 of field boxes (boxes) in " + path + ", appended ahead of its image, " + problem);
+    CHECK(writer.images_written() == 1);  // the chunk was refused before it was written
+    append_images({{2, 8}});              // the row's own image: too small to tell
+    // Once its image is there, a row's boxes are checked as they come.
+    append_images({{6, 5}});
+    const Error known = CaughtError([&] { writer.AppendFields(row(normalized)); });
+    CHECK(std::string(known.what()) == "row 2 of field boxes (boxes) in " + path + " " + problem);
+    writer.AppendFields(row({}));
+    writer.Finish(Describe(3));
+    CHECK(folder.List() == std::vector<std::string>{"flat.h5"});
+  }
+}
+
 }  // namespace
 }  // namespace h5feed
