@@ -25,6 +25,7 @@ from . import _h5feed
 from ._convert import (_common, _own_size_common, _size, check_resize, count_argument,
                        mask_fill_argument, warn_skipped)
 from ._errors import InvalidArgumentError
+from ._write_box_formats import BoxFormats
 from ._write_fields import conform, given_spec, inferred_spec
 from ._write_samples import NO_VALUE, PATH, PIXELS, SampleRefused, make_payload, row_name
 from ._write_geometry import GeometryChecks
@@ -95,9 +96,20 @@ def _gives_boxes(spec) -> bool:
     """Whether a spec of fields= makes a boxes field: "boxes", or a dict (or object) of that
     kind, as a report's fields are."""
     if isinstance(spec, str):
-        return spec.strip() == "boxes"
+        return spec.split()[:1] == ["boxes"]
     kind = spec.get("kind") if isinstance(spec, Mapping) else getattr(spec, "kind", None)
     return str(getattr(kind, "name", kind)).lower().lstrip("k") == "boxes"
+
+
+def _box_formats(fields, box_format) -> BoxFormats:
+    """The format of each boxes field's values (h5feed/_write_box_formats.py): fields=' own
+    ("boxes xywh"), else box_format=; known before any sample is read, for the worker processes
+    that convert them."""
+    if fields is not None and not isinstance(fields, Mapping):
+        fields = None  # refused with its message by _file_fields
+    given = {name: given_spec(name, spec).box_format for name, spec in (fields or {}).items()
+             if spec is not None and isinstance(name, str) and _gives_boxes(spec)}
+    return BoxFormats(box_format, given)
 
 
 def _boxes_named(specs) -> list:
@@ -204,7 +216,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
           overwrite: bool = False, strict: bool = False,
           max_pixels: int = _h5feed.DEFAULT_MAX_PIXELS, workers: int | None = None,
           fields: Mapping | None = None, classes=None, progress: bool = True,
-          mask_fill: int = 0) -> dict:
+          mask_fill: int = 0, box_format: str | None = None) -> dict:
     """Writes any dataset as an h5feed file at `path` (the input first, then the file, as
     convert_imagefolder(folder, out)); returns the conversion's report (the dict
     convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
@@ -217,9 +229,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
     label: an int (or a tensor or array of one). A field: an array or number (its dtype and shape),
     bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
-    integer class ids, or a mask file's path, under "mask"), boxes (K x 4 xyxy in the image's
-    pixels, not normalized to 0-1, under "boxes") and their classes (K ints under "box_labels"),
-    resized with the image.
+    integer class ids, or a mask file's path, under "mask"), boxes (K x 4 in the image's pixels,
+    not normalized to 0-1, under "boxes"; a tv_tensors.BoundingBoxes under any name, in its own
+    .format) and their classes (K ints under "box_labels"), resized with the image.
 
     size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in
@@ -229,7 +241,10 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     labels' names (None: dataset.classes when it has them). mask_fill: the class id of a mask's
     border under resize="pad" (0-255; 255: VOC's "ignore"). workers: processes that call
     dataset[i] (None: the cores, at most 8; 0: this process). progress: a progress line on
-    stderr. The other options are convert_imagefolder's."""
+    stderr. box_format: the boxes' format, "xyxy" (x1, y1, x2, y2; None: that, or what a value's
+    .format says), "xywh" (x, y, width, height, COCO's) or "cxcywh" (center x, center y, width,
+    height), converted to the xyxy a file stores; fields={NAME: "boxes xywh"} for one field.
+    The other options are convert_imagefolder's."""
     if isinstance(dataset, (str, bytes, os.PathLike)) or \
             not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"h5feed.write(dataset, path): the dataset comes first, then the file "
@@ -241,6 +256,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     max_side = count_argument("max_side", max_side)
     max_pixels = count_argument("max_pixels", max_pixels)
     mask_fill = mask_fill_argument(mask_fill)
+    box_formats = _box_formats(fields, box_format)
     check_resize(size, resize)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "
@@ -270,16 +286,16 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
             count = len(dataset)
             order = _stored_order(count, common)
             if workers > 0 and count > 0:
-                pool = WorkerPool(dataset, min(workers, count))
+                pool = WorkerPool(dataset, min(workers, count), box_formats)
                 cleanup.append(pool.close)
                 samples = pool.fetch(order, ahead_bytes)
             else:
-                samples = fetch_in_process(dataset, order)
+                samples = fetch_in_process(dataset, order, box_formats)
         else:
             spool = Spool(os.path.dirname(path), os.path.basename(path))
             cleanup.append(lambda abandon: spool.close())
             for k, sample in enumerate(dataset):
-                spool.add(make_payload(sample, k))
+                spool.add(make_payload(sample, k, box_formats))
             count = len(spool)
             samples = spool.fetch(_stored_order(count, common))
         if count == 0:

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _h5feed
 from ._errors import InvalidArgumentError
+from ._write_box_formats import box_format_argument
 from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, SampleRefused, box_labels_value,
                              boxes_value, mask_array, mask_shape, row_name)
 
@@ -32,16 +33,19 @@ class FieldSpec:
     """A field of the file being written: its name, kind ("array", "bytes", "text", "mask",
     "boxes", "box_labels"), for an array its element type (numpy's name) and one row's shape,
     for a mask its element type (uint8 or uint16), for box labels the boxes field they
-    classify. `given`: set by fields= rather than inferred from the first sample."""
+    classify, for boxes the format fields= gives them in ("" when it gives none; stored as
+    xyxy whatever it is). `given`: set by fields= rather than inferred from the first sample."""
 
-    __slots__ = ("name", "kind", "dtype", "shape", "given", "boxes")
+    __slots__ = ("name", "kind", "dtype", "shape", "given", "boxes", "box_format")
 
-    def __init__(self, name, kind, dtype="", shape=(), given=False, boxes=""):
+    def __init__(self, name, kind, dtype="", shape=(), given=False, boxes="", box_format=""):
         if kind in GEOMETRIC_KINDS:
             dtype = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype or "uint8")
             shape = ()
         self.name, self.kind, self.dtype, self.shape, self.given, self.boxes = \
             name, kind, dtype, tuple(int(d) for d in shape), given, boxes or ""
+        self.box_format = box_format_argument(f"fields[{name!r}]", box_format) \
+            if box_format else ""
         if kind == "box_labels" and not self.boxes:
             raise SampleRefused(f"field {name!r} holds box labels, but the file has no boxes "
                                 "field for them (a field named 'boxes', or fields={NAME: "
@@ -60,23 +64,24 @@ class FieldSpec:
 
 
 # A mask's [H,W] (as a version 1 file's report describes it) is the file's image size: ignored.
-_GEOMETRIC_DESCRIBED = re.compile(r"^\s*(?:mask(?:\s+(uint8|uint16))?(?:\s*\[[\d,\s]*\])?|(boxes)"
-                                  r"|box_labels(?:\s+of\s+(\S+))?)\s*$")
+_GEOMETRIC_DESCRIBED = re.compile(r"^\s*(?:mask(?:\s+(uint8|uint16))?(?:\s*\[[\d,\s]*\])?"
+                                  r"|(boxes)(?:\s+(\w+))?|box_labels(?:\s+of\s+(\S+))?)\s*$")
 _DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
 
 
 def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     """fields={name: spec}'s spec: "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes",
-    "text", "mask" (uint8; "mask uint16"), "boxes", "box_labels" (of the file's boxes field,
+    "text", "mask" (uint8; "mask uint16"), "boxes" ("boxes xywh", "boxes cxcywh": given in that
+    format, stored as xyxy), "box_labels" (of the file's boxes field,
     `boxes`; "box_labels of NAME" of another); a (dtype, shape) pair; a dict of kind, dtype (or
     type) and shape; or an object with those attributes (a FieldSpec of h5feed's)."""
     if not isinstance(name, str):
         raise TypeError(f"fields: the name {name!r} is not a str")
     geometric = _GEOMETRIC_DESCRIBED.match(spec) if isinstance(spec, str) else None
     if geometric:
-        mask_type, is_boxes, of = geometric.groups()
+        mask_type, is_boxes, box_format, of = geometric.groups()
         if is_boxes:
-            return FieldSpec(name, "boxes", given=True)
+            return FieldSpec(name, "boxes", given=True, box_format=box_format or "")
         if spec.strip().startswith("mask"):
             return FieldSpec(name, "mask", mask_type or "uint8", given=True)
         return FieldSpec(name, "box_labels", given=True, boxes=of or boxes)
@@ -116,7 +121,8 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
         dtype = "" if dtype is None else _dtype_name(name, str(getattr(dtype, "name", dtype))
                                                      .lower().lstrip("k"))
         return FieldSpec(name, kind, dtype, tuple(get("shape") or ()), given=True,
-                         boxes=get("boxes") or boxes)
+                         boxes=get("boxes") or boxes,
+                         box_format=(get("box_format") or "") if kind == "boxes" else "")
     raise TypeError(f"fields[{name!r}] = {spec!r}: give 'uint8[40]', 'text', 'bytes', a "
                     "(dtype, shape) pair or a dict of kind, dtype and shape (None: inferred "
                     "from the first sample)")

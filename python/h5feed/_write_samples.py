@@ -12,8 +12,10 @@ A payload is a plain tuple, cheap to pickle:
   "text" (UTF-8), or a geometric kind, which the writer moves with the image when it resizes
   it (converters/sources/placed_fields.h): "mask" (H x W uint8 or uint16, mask_array: a PIL
   image in mode L, P, 1, I or I;16, or an array of integers under the name "mask"), "boxes"
-  (K x 4 float32 xyxy in the image's pixels, under the name "boxes") and "box_labels" (K int64,
-  one class per box, under the name "box_labels").
+  (K x 4 float32 xyxy in the image's pixels, converted from the format they were given in
+  (h5feed/_write_box_formats.py), under the name "boxes", a name fields= makes boxes, or any
+  name for a value that carries its box format, as tv_tensors.BoundingBoxes do) and
+  "box_labels" (K int64, one class per box, under the name "box_labels").
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from . import _h5feed
 from ._errors import InvalidArgumentError
+from ._write_box_formats import BoxFormats, declared_box_format, to_xyxy
 
 PATH, ENCODED, PIXELS = _h5feed.IMAGE_PATH, _h5feed.IMAGE_ENCODED, _h5feed.IMAGE_PIXELS
 
@@ -47,6 +50,9 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 # for every sample, and none is marked missing.
 NO_VALUE = ("a value that says so (an empty str or bytes, a -1, a NaN; no boxes: an empty K x 4 "
             "array)")
+# How the messages spell a box of each format (h5feed/_write_box_formats.py).
+_FORMAT_WORDS = {"xyxy": "x1, y1, x2, y2", "xywh": "x, y, width, height",
+                 "cxcywh": "center x, center y, width, height"}
 ELEMENT_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                  "uint64", "float16", "float32", "float64")
 
@@ -276,32 +282,61 @@ def _mask(name: str, value, row: int):
     return name, "mask", array.dtype.name, tuple(array.shape), array.tobytes()
 
 
-def boxes_value(name: str, value, row: int):
-    array = np.asarray(value.detach().cpu().numpy() if _is_tensor(value) else value)
+def _boxes_array(value) -> np.ndarray:
+    # tv_tensors.BoundingBoxes (a torch.Tensor subclass, of module torchvision) as any tensor.
+    if _is_tensor(value) or (hasattr(value, "detach") and hasattr(value, "numpy")):
+        return np.asarray(value.detach().cpu().numpy())
+    return np.asarray(value)
+
+
+def boxes_value(name: str, value, row: int, formats: BoxFormats | None = None):
+    """A boxes value as a payload's: K x 4 float32 x1, y1, x2, y2, converted from the format
+    the value says it is in (tv_tensors' `.format`), or `formats` gives the field
+    (h5feed/_write_box_formats.py); SampleRefused naming the row for boxes that are not."""
+    box_format, given_by = (formats or BoxFormats()).of(name)
+    try:
+        declared = declared_box_format(value)
+    except InvalidArgumentError as error:
+        raise SampleRefused(f"{row_name(row)}: {name!r} holds {error}") from None
+    if declared is not None:
+        if given_by and declared != box_format:
+            raise SampleRefused(
+                f"{row_name(row)}: boxes {name!r} say they are {declared.upper()} (their "
+                f".format, as torchvision's BoundingBoxes carry it), but {given_by} says "
+                f"{box_format!r}; give the format once: leave it to the boxes, or convert them "
+                "(torchvision.transforms.v2.ConvertBoundingBoxFormat)")
+        box_format = declared
+    array = _boxes_array(value)
     if array.size == 0:
         array = array.reshape(0, 4)
     if array.ndim != 2 or array.shape[1] != 4 or array.dtype.kind not in "iuf":
         raise SampleRefused(f"{row_name(row)}: boxes {name!r} is an array of {array.dtype} and "
                             f"shape {tuple(array.shape)}; boxes are a K x 4 array of numbers, "
-                            "x1, y1, x2, y2 in the image's pixels (K may be 0)")
-    with np.errstate(over="ignore"):
-        stored = np.ascontiguousarray(array, "<f4")
+                            f"{_FORMAT_WORDS[box_format]} in the image's pixels (K may be 0)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.ascontiguousarray(to_xyxy(array, box_format), "<f4")
     # A resize would drop a box of nan and clip one of inf; stored as given, either would
     # reach the loader's crops: neither is a place in an image (nor a float64 past float32's).
     finite = np.isfinite(stored).all(axis=1)
     if not finite.all():
         k = int(np.argmin(finite))
         raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}; a box "
-                            "is x1, y1, x2, y2, finite float32 numbers in the image's pixels")
+                            f"is {_FORMAT_WORDS[box_format]}, finite float32 numbers in the "
+                            "image's pixels")
     # x2 < x1 is no box: most often x, y, width, height (COCO's bbox) stored as x1, y1, x2, y2,
     # which the loader would drop as less than a pixel wide, every such box without a word.
     ordered = (stored[:, 2] >= stored[:, 0]) & (stored[:, 3] >= stored[:, 1])
     if not ordered.all():
         k = int(np.argmin(ordered))
-        raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}, whose "
-                            "x2 < x1 or y2 < y1; a box is x1, y1, x2, y2 in the image's pixels "
-                            "(x, y, width, height boxes, as COCO's, are x, y, x + width, "
-                            "y + height)")
+        if box_format == "xyxy":
+            raise SampleRefused(
+                f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()}, whose x2 < x1 or "
+                "y2 < y1; a box is x1, y1, x2, y2 in the image's pixels (boxes given as x, y, "
+                "width, height, as COCO's, take box_format='xywh'; as center x, center y, "
+                "width, height, box_format='cxcywh')")
+        raise SampleRefused(f"{row_name(row)}: box {k} of {name!r} is {array[k].tolist()} "
+                            f"({box_format}: {_FORMAT_WORDS[box_format]}), whose width or height "
+                            "is negative")
     return name, "boxes", "float32", tuple(stored.shape), stored.tobytes()
 
 
@@ -350,10 +385,15 @@ def _variable_length(name: str, value, row: int):
     return name, kind, "", (), data
 
 
-def _field(name: str, value, row: int):
+def _field(name: str, value, row: int, formats: BoxFormats):
     if value is None:
         raise SampleRefused(f"{row_name(row)}: field {name!r} is None; a file stores a value of "
                             f"each field for every sample, none marked missing: give {NO_VALUE}")
+    # Boxes by their name, by fields=, or by the format they carry (tv_tensors.BoundingBoxes).
+    if GEOMETRIC_NAMES.get(name) == "boxes" or formats.is_boxes(name) or \
+            (not _is_pil_image(value) and
+             isinstance(getattr(getattr(value, "format", None), "name", None), str)):
+        return boxes_value(name, value, row, formats)
     if name in GEOMETRIC_NAMES:
         return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
     if _is_pil_image(value):
@@ -396,10 +436,12 @@ def _field(name: str, value, row: int):
                         "bytes, or a str")
 
 
-def make_payload(sample, row: int) -> tuple:
-    """The payload of `sample`, dataset[row] (the module's docstring). Raises SampleRefused
-    naming the row for a sample h5feed.write cannot store."""
+def make_payload(sample, row: int, formats: BoxFormats | None = None) -> tuple:
+    """The payload of `sample`, dataset[row] (the module's docstring), its boxes converted to
+    x1, y1, x2, y2 from the formats `formats` gives (none: each value's own, else xyxy). Raises
+    SampleRefused naming the row for a sample h5feed.write cannot store."""
     image, label, values = _parts(sample, row)
     kind, data, height, width, channels = _image(image, row)
-    fields = tuple(_field(name, value, row) for name, value in values.items())
+    formats = formats or BoxFormats()
+    fields = tuple(_field(name, value, row, formats) for name, value in values.items())
     return kind, data, height, width, channels, _label(label, row), fields

@@ -64,15 +64,16 @@ def _rows_named(rows: list) -> str:
     return f"one of {shown}{more}"
 
 
-def fetch_in_process(dataset, rows):
-    """(row, payload) for each of `rows`, calling dataset[row] here."""
+def fetch_in_process(dataset, rows, box_formats=None):
+    """(row, payload) for each of `rows`, calling dataset[row] here (`box_formats`:
+    make_payload's)."""
     for row in rows:
         row = int(row)
         try:
             sample = dataset[row]
         except Exception as error:
             raise _with_row(error, row)
-        yield row, make_payload(sample, row)
+        yield row, make_payload(sample, row, box_formats)
 
 
 def _exception_type(module: str, qualname: str):
@@ -99,12 +100,13 @@ def _raise_from_worker(row: int, worker: int, module: str, qualname: str, text: 
     raise error if error is not None else RuntimeError(message)
 
 
-def _work(dataset, connection, worker: int, inherited: list, current):
+def _work(dataset, connection, worker: int, inherited: list, current, box_formats):
     """A worker process: makes the payloads of each run of rows it is sent, until None.
     `inherited`: the writing process's ends of the pipes, which a forked worker holds copies
     of; closed, so that the writing process's death (even by SIGKILL) closes its pipe, and the
     worker, waiting for a task or sending a run, sees it and ends. `current`: shared memory
-    holding the row being fetched (-1 between rows), which names it if the worker dies."""
+    holding the row being fetched (-1 between rows), which names it if the worker dies.
+    `box_formats`: make_payload's."""
     for end in inherited:
         end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -123,7 +125,7 @@ def _work(dataset, connection, worker: int, inherited: list, current):
         for row in rows:
             current.value = row
             try:
-                payloads.append(make_payload(dataset[row], row))
+                payloads.append(make_payload(dataset[row], row, box_formats))
             except SampleRefused as refused:
                 failure = ("refused", row, str(refused))
                 break
@@ -139,10 +141,11 @@ def _work(dataset, connection, worker: int, inherited: list, current):
 
 
 class WorkerPool:
-    """`workers` processes that call dataset[row]. Close it (or use it in a with block): its
-    processes end then, at once if the writing is abandoned."""
+    """`workers` processes that call dataset[row] and make its payload (`box_formats`:
+    make_payload's). Close it (or use it in a with block): its processes end then, at once if
+    the writing is abandoned."""
 
-    def __init__(self, dataset, workers: int):
+    def __init__(self, dataset, workers: int, box_formats=None):
         context = multiprocessing.get_context()
         self._processes, self._connections = [], []
         self._current = [context.RawValue("q", -1) for _ in range(workers)]
@@ -154,7 +157,7 @@ class WorkerPool:
                     if context.get_start_method() == "fork" else []
                 process = context.Process(target=_work,
                                           args=(dataset, theirs, worker, inherited,
-                                                self._current[worker]),
+                                                self._current[worker], box_formats),
                                           name=f"h5feed.write worker {worker}", daemon=True)
                 process.start()
                 theirs.close()

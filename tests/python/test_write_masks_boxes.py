@@ -445,7 +445,8 @@ def test_a_box_whose_x2_or_y2_is_below_its_x1_or_y1_is_refused_naming_the_row(tm
 
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=r"dataset\[3\]: box 1 of 'boxes' is \[.*\], whose x2 < x1 or "
-                       r"y2 < y1; a box is x1, y1, x2, y2 .* x, y, x \+ width, y \+ height"):
+                       r"y2 < y1; a box is x1, y1, x2, y2 .* x, y, width, height, as COCO's, "
+                       r"take box_format='xywh'"):
         h5feed.write(Swapped([(32, 40)] * 6), tmp_path / "out.h5", max_side=512, workers=0,
                      progress=False)
     assert not list(tmp_path.iterdir())
