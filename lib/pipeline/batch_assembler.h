@@ -7,13 +7,14 @@
 // `threads`), and memory is bounded by the slot pool by construction:
 //   - Steps are taken in plan order, each once its slot(s) are leased, and the ChunkPrefetcher
 //     is told, which requests the chunks of the steps ahead (separate tasks: loading is never
-//     serialised behind taking steps). A step, as it begins and as it ends, takes the next step
-//     if its slots are free now, never waiting for one; the run's thread waits for the trainer to free a slot
-//     only once no step is in flight, and otherwise works on the arena's tasks. No task ever
-//     waits for what only the trainer frees: TBB's workers are shared by every arena in the
-//     process, and a worker waiting in one loader for its slot would leave another loader's
-//     steps without a thread while the trainer waits for them (two loaders read in turns,
-//     `zip(a, b)`).
+//     serialised behind taking steps). A step, as it starts and as it ends, takes the next
+//     step if its slots are free now, never waiting for one, and a task runs the oldest step
+//     not yet started (TBB runs a thread's own tasks newest first). The run's thread waits for
+//     the trainer to free a slot only once no step is in flight, and otherwise works on the
+//     arena's tasks. No task ever waits for what only the trainer frees: TBB's workers are
+//     shared by every arena in the process, and a worker waiting in one loader for its slot
+//     would leave another loader's steps without a thread while the trainer waits for them
+//     (two loaders read in turns, `zip(a, b)`).
 //   - Each step is a task: gather its rows from the cache, in parallel over its chunks;
 //     normalize into the slot's float region if asked; make the echo copies; make each
 //     batch's extras (AssemblerOptions::make_extras) if asked. Runs inside
