@@ -119,9 +119,70 @@ def test_rechunk_reads_a_url_as_it_reads_the_local_file(served, tmp_path):
         np.testing.assert_array_equal(r["labels"][:], l["labels"][:])
     missing = subprocess.run([H5FEED, "rechunk", server.url("absent.h5"), tmp_path / "x.h5"],
                              capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 1, missing.stderr
+    assert missing.returncode == 2, missing.stderr
     assert f"{server.url('absent.h5')} does not exist (HTTP 404)" in missing.stderr
     assert not os.path.exists(tmp_path / "x.h5")
+
+
+# Each command that reads a URL, given INPUT (and a place for what it writes).
+READING_COMMANDS = {"inspect": ["inspect", "INPUT"], "verify": ["verify", "INPUT"],
+                    "bench": ["bench", "INPUT"],
+                    "bench sweep": ["bench", "sweep", "INPUT", "--out", "OUT"],
+                    "rechunk": ["rechunk", "INPUT", "OUT"]}
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_missing_url_exits_as_a_missing_local_file_does(served, tmp_path, command):
+    # A URL is found or not only when it is read; a 404 exited 1 where a missing path exits 2.
+    _, server = served
+    url = server.url("absent.h5") + "?X-Amz-Signature=0123456789abcdef"
+    shown = server.url("absent.h5") + "?..."
+    ends = {}
+    for name, given in (("local", str(tmp_path / "absent.h5")), ("url", url)):
+        out = tmp_path / f"{name}.out"
+        argv = [str(out) if a == "OUT" else given if a == "INPUT" else a
+                for a in READING_COMMANDS[command]]
+        ends[name] = subprocess.run([H5FEED, *argv], capture_output=True, text=True, timeout=60)
+        assert not out.exists()
+    assert ends["local"].returncode == ends["url"].returncode == 2, ends["url"].stderr
+    stderr = ends["url"].stderr
+    assert stderr.startswith(f"h5feed {command}: error: {shown} does not exist (HTTP 404)"), stderr
+    assert "0123456789abcdef" not in stderr
+
+
+@pytest.mark.parametrize("command", ["inspect", "verify"])
+def test_the_json_error_of_a_missing_url_is_a_missing_files(served, tmp_path, command):
+    _, server = served
+    for given in (str(tmp_path / "absent.h5"), server.url("absent.h5")):
+        result = subprocess.run([H5FEED, command, given, "--json"], capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 2, result.stderr
+        error = json.loads(result.stdout)["error"]
+        assert error["code"] == "not found" and given in error["message"], error
+
+
+def test_a_missing_dataset_of_a_url_still_fails_as_its_work(served):
+    # Only the input itself missing is a wrong command line; a dataset it lacks is not.
+    _, server = served
+    result = subprocess.run([H5FEED, "bench", server.url("train.h5"), "--images", "absent"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "absent" in result.stderr
+
+
+@pytest.mark.parametrize("call", ["loader", "inspect", "verify", "rechunk"])
+def test_python_raises_the_same_not_found_error_for_a_missing_url_and_file(served, tmp_path,
+                                                                          call):
+    _, server = served
+    calls = {"loader": lambda path: h5feed.Loader(path, batch_size=8),
+             "inspect": h5feed.inspect, "verify": h5feed.verify,
+             "rechunk": lambda path: h5feed.rechunk(path, tmp_path / "out.h5")}
+    for path in (str(tmp_path / "absent.h5"), server.url("absent.h5")):
+        with pytest.raises(h5feed.NotFoundError) as caught:
+            calls[call](path)
+        assert isinstance(caught.value, FileNotFoundError)
+        assert path in str(caught.value)
+    assert not (tmp_path / "out.h5").exists()
 
 
 def test_bench_reads_a_url(served):
