@@ -64,6 +64,14 @@ uint64_t DatasetIndex::pixel_bytes() const {
   return bytes;
 }
 
+bool DatasetIndex::holds_one_size() const {
+  if (rows.uniform()) return true;
+  for (int64_t row = 0; row < samples; ++row) {
+    if (!(rows.at(row).shape == shape)) return false;
+  }
+  return true;
+}
+
 const char* ToString(ReadPath path) {
   switch (path) {
     case ReadPath::kStoredTable: return "stored chunk table (pread)";

@@ -129,6 +129,11 @@ struct DatasetIndex {
   int64_t sample_bytes() const { return shape.bytes(); }
   // Of every image, each at its own shape (rows.at(row).shape): what the file's pixels are.
   uint64_t pixel_bytes() const;
+  // Whether every image has one height, width and channel count (then `shape`): a file of one
+  // image size, or of images at their own size that happen to share one (h5feed.write without
+  // size= writes such a file from CIFAR). Readers read the latter as the former where no crop
+  // from each image's own size is asked (loader/reading_plan.h).
+  bool holds_one_size() const;
   // Which rows each chunk holds (rows.chunks()), and their conveniences.
   const ChunkRows& chunk_rows() const { return rows.chunks(); }
   int64_t chunk_count() const { return rows.chunks().chunks(); }

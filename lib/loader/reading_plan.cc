@@ -28,20 +28,11 @@ transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& 
 
 namespace {
 
-// Whether every image of the file has one height, width and channel count (then
-// dataset.shape's, the largest).
-bool HoldsOneSize(const index::DatasetIndex& dataset) {
-  for (int64_t row = 0; row < dataset.rows.samples(); ++row) {
-    if (!(dataset.rows.at(row).shape == dataset.shape)) return false;
-  }
-  return true;
-}
-
 // "; every image of it is 20 x 30 x 3: ..." when a file of images at their own size holds one
 // size only (h5feed.write without size= writes such a file, whatever its images' sizes), else
 // "": the refusal then says that one size at write time reads without an augmentation.
 std::string OneSizeHint(const index::DatasetIndex& dataset) {
-  if (dataset.rows.samples() == 0 || !HoldsOneSize(dataset)) return "";
+  if (dataset.rows.samples() == 0 || !dataset.holds_one_size()) return "";
   const ImageShape& one = dataset.shape;
   return fmt::format(
       "; every image of it is {} x {} x {} (height, width, channels): written at that one size "
@@ -75,7 +66,7 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
   if (!plan.crops_at_gather) return plan;
   // Read as it is, as the file would be had it been written at that size: no resize, and every
   // option of a file of one image size applies (normalize or not, center_crop, padding, flip).
-  if (!AsksOwnSizeCrop(options.output) && HoldsOneSize(dataset) &&
+  if (!AsksOwnSizeCrop(options.output) && dataset.holds_one_size() &&
       !AsksGeometricFields(options, dataset)) {
     plan.crops_at_gather = false;
     plan.decodes_at_gather = true;

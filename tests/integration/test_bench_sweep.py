@@ -427,6 +427,32 @@ def test_an_own_size_file_needs_augment_to_be_swept(own_size, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_an_own_size_file_of_one_image_size_is_swept_without_augment(tmp_path):
+    # Read as it is, as `h5feed bench FILE` reads it: 30 images of 24 x 20 converted as JPEG are
+    # images at their own size (format version 2) that all have one.
+    from PIL import Image
+    rng = np.random.default_rng(4)
+    y, x = np.mgrid[0:24, 0:20]
+    for i in range(30):
+        (tmp_path / "images" / f"c{i % 3}").mkdir(parents=True, exist_ok=True)
+        image = np.stack([x * 10 + i, y * 9, (x + y) * 5], -1) + rng.integers(0, 8, (24, 20, 3))
+        Image.fromarray(image.astype(np.uint8)).save(tmp_path / "images" / f"c{i % 3}" / f"{i}.png")
+    one = tmp_path / "one.h5"
+    run_h5feed("convert", "imagefolder", tmp_path / "images", one, "--encoding", "jpeg:90",
+               "--chunk-bytes", "16K", "--quiet", check=0)
+    summary = run_h5feed("inspect", one, "--json", check=0).stdout
+    assert '"format_version": 2' in summary and '"layout": "flat"' in summary
+    run_h5feed("bench", one, "--batch", "8", "--max-seconds", "1", check=0)
+    out = tmp_path / "o"
+    grid = [a for a in OWN_SIZE_GRID if a not in ("--augment", "rrc=32")]
+    run_h5feed("bench", "sweep", one, "--out", out, *grid, check=0)
+    _, rows = read_rows(out / "results.csv")
+    assert {r["encoding"] for r in rows if r["kind"] == "grid"} == {"raw", "jpeg:90"}
+    assert all(r["status"] in ("ok", "time limit") and float(r["images_per_s"]) > 0
+               for r in rows), rows
+    assert "Every run augments" not in (out / "report.md").read_text()
+
+
 @pytest.mark.parametrize("args", [["--chunks", "16"], ["--compression", "none"]])
 def test_an_own_size_file_is_swept_over_encodings_not_images_per_chunk(own_size, tmp_path, args):
     result = run_h5feed("bench", "sweep", own_size, "--out", tmp_path / "o", "--augment",

@@ -108,11 +108,27 @@ TEST_CASE("a file of images at their own size varies encodings and chunk bytes")
 TEST_CASE("a file of images at their own size needs a crop and refuses images per chunk") {
   const auto kind = FileKind::Of(OwnSizeIndex());
   CHECK(kind->OptionsProblem({}, "own.h5")
-            .find("own.h5 stores its images at their own sizes: "
+            .find("own.h5 stores its images at their own sizes, not all of one: "
                   "every run must crop") == 0);
   CHECK(kind->OptionsProblem({.chunks_or_compression = true, .augment = true}, "FILE")
             .find("sweep --encodings and --chunk-bytes instead") != std::string::npos);
   CHECK(kind->OptionsProblem({.encodings_or_chunk_bytes = true, .augment = true}, "FILE").empty());
+}
+
+TEST_CASE("a file of images at their own size that all have one is swept without a crop") {
+  // As `h5feed bench` reads it (loader/reading_plan.h); its variants keep that one size.
+  index::DatasetIndex input = OwnSizeIndex();
+  std::vector<StoredRow> rows;
+  for (int i = 0; i < 100; ++i) {
+    rows.push_back(
+        {0, static_cast<uint64_t>(input.shape.bytes()), input.shape, ImageEncoding::kRaw});
+  }
+  input.rows = RowLocator(std::move(rows), ChunkRows({0, 30, 60, 90, 100}), 64 << 10);
+  const auto kind = FileKind::Of(input);
+  CHECK(kind->OptionsProblem({}, "own.h5").empty());
+  CHECK(kind->OptionsProblem({.augment = true}, "own.h5").empty());
+  CHECK(kind->OptionsProblem({.chunks_or_compression = true}, "FILE")
+            .find("sweep --encodings and --chunk-bytes instead") != std::string::npos);
 }
 
 TEST_CASE("a variant is the input only in an h5feed file stored exactly so") {

@@ -109,13 +109,17 @@ class OwnSizeFile final : public FileKind {
         samples_(input.samples),
         encoding_(input.encoding),
         largest_image_bytes_(input.sample_bytes()),
-        pixel_bytes_(input.pixel_bytes()) {}
+        pixel_bytes_(input.pixel_bytes()),
+        one_size_(input.samples > 0 && input.holds_one_size()) {}
 
+  // Images that all have one size are read as they are without --augment, as `h5feed bench`
+  // reads them (loader/reading_plan.h), and every variant, rewritten from them at their stored
+  // sizes, holds that one size too.
   std::string OptionsProblem(const GivenOptions& given, const std::string& file) const override {
-    if (!given.augment) {
+    if (!given.augment && !one_size_) {
       return file +
-             " stores its images at their own sizes: every run must crop them to one size; "
-             "give --augment, e.g. --augment rrc=224,flip";
+             " stores its images at their own sizes, not all of one: every run must crop them "
+             "to one size; give --augment, e.g. --augment rrc=224,flip";
     }
     if (given.chunks_or_compression) {
       return file +
@@ -202,6 +206,7 @@ class OwnSizeFile final : public FileKind {
   std::string encoding_;         // as the converter was asked
   int64_t largest_image_bytes_;  // H x W x C of the largest image
   uint64_t pixel_bytes_;         // the sum of the images' H x W x C
+  bool one_size_;                // every image has one size (DatasetIndex::holds_one_size)
 };
 
 }  // namespace

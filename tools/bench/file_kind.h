@@ -15,7 +15,8 @@
 //   disk bound      chunks padded to K images         packing's zero tails (at most 2 x)
 //   rewritten from  its pixels (sources/hdf5_source)  its images decoded at their stored
 //                                                     sizes (sources/own_size_file_source)
-//   runs            as they are                       must crop to one size (--augment)
+//   runs            as they are                       must crop to one size (--augment),
+//                                                     but as they are where all have one
 //   h5py loaders    run with --compare-h5py           not run: they read one image size
 //
 // Thread-safety: immutable once made; it keeps what it needs of the index, not the index.
