@@ -141,7 +141,8 @@ std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
 std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
                                                    const index::DatasetIndex& dataset,
                                                    uint64_t memory, const LoaderOptions& options,
-                                                   const StreamedFields& streamed) {
+                                                   const StreamedFields& streamed,
+                                                   bool crops_at_gather) {
   auto fields = std::make_shared<BatchFields>();
   // The loader's fields are held beside its slots and cache, within the machine's memory.
   const std::string advice = fmt::format(
@@ -179,7 +180,7 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
     CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path,
                         RowsOf(fields->damaged_rows));
   }
-  if (geometric && !dataset.rows.uniform()) {
+  if (geometric && crops_at_gather) {
     fields->image_sizes.reserve(static_cast<size_t>(dataset.samples));
     for (int64_t r = 0; r < dataset.samples; ++r) {
       const ImageShape shape = dataset.rows.at(r).shape;
@@ -206,8 +207,9 @@ std::vector<pipeline::BatchGatherer::ArrayField> SlotArrayFields(const BatchFiel
     }
   }
   for (const BatchField& field : fields.fields) {
-    // A stored row is the slot's row only in a file of one image size.
-    if (device && field.device_slot_field >= 0 && fields.image_sizes.empty()) {
+    // A stored row is the slot's row only in a file of one image size, whose masks are
+    // stored as arrays of that size; others are made row by row (own_size_masks.h).
+    if (device && field.device_slot_field >= 0 && field.spec.row_bytes() > 0) {
       arrays.push_back(
           {.column = field.column, .row_bytes = static_cast<size_t>(field.spec.row_bytes())});
     }

@@ -54,8 +54,10 @@ struct BatchField {
 
 struct BatchFields {
   std::vector<BatchField> fields;  // in the order asked
-  // Asked a mask or boxes of a file of images at their own size: each row's stored height and
-  // width (their geometry's source); empty otherwise.
+  // Asked a mask or boxes of a file of images at their own size whose rows are cropped at the
+  // gather (reading_plan.h): each row's stored height and width (their geometry's source);
+  // empty otherwise, where every row has the slots' one image size (a file of one image size,
+  // or of images at their own size that all have one, read as it is).
   std::vector<std::array<int32_t, 2>> image_sizes;
   // With skip_corrupt_chunks: the rows of the held fields that failed their checks at open,
   // zeros in their columns, whose image chunks the gatherer leaves out of every step
@@ -85,16 +87,19 @@ std::vector<size_t> SlotRowBytes(const std::vector<FieldSpec>& asked,
 // Reads every asked field whole but those `streamed` streams (index::ReadFieldColumn, which
 // checks each row), together within `memory` bytes: what the machine holds beside the slots
 // and the cache the loader commits. With skip_corrupt_chunks a damaged row does not fail it:
-// it is held as zeros and listed in damaged_rows. Throws what ReadFieldColumn throws; its
-// refusal of a field beyond `memory` (kInvalidArgument) says which options to lower.
+// it is held as zeros and listed in damaged_rows. `crops_at_gather`: the reading plan's
+// (ReadingPlan::crops_at_gather), whether image_sizes is filled. Throws what ReadFieldColumn
+// throws; its refusal of a field beyond `memory` (kInvalidArgument) says which options to lower.
 std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>& asked,
                                                    const index::DatasetIndex& dataset,
                                                    uint64_t memory, const LoaderOptions& options,
-                                                   const StreamedFields& streamed);
+                                                   const StreamedFields& streamed,
+                                                   bool crops_at_gather);
 
 // Where the gatherer copies the slot's array rows from, in the slot's order: the array fields
 // (a column, or a streamed field's rows read with each chunk), then, when `device`, the masks
-// of a file of one image size (those of images at their own size are made: own_size_masks.h).
+// of a file of one image size, stored as arrays of its one size (those of images at their own
+// size are made: own_size_masks.h).
 std::vector<pipeline::BatchGatherer::ArrayField> SlotArrayFields(const BatchFields& fields,
                                                                  bool device,
                                                                  const StreamedFields& streamed);

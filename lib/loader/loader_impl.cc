@@ -102,7 +102,7 @@ Loader::Impl::Impl(const std::string& path, const LoaderOptions& loader_options,
       // Read before the slots and the cache commit their memory, within what they leave.
       fields(loader::ReadBatchFields(asked_fields, dataset,
                                      loader::MemoryBesideCommitted(options, footprint), options,
-                                     streamed)),
+                                     streamed, reading.crops_at_gather)),
       assembler_options(MakeAssemblerOptions(options, cache_budget, delivery)),
       layout(batch_capacity, reading.gathered, footprint.slot),
       pool(loader::SlotCount(options), layout.bytes(), delivery.host_allocator()),

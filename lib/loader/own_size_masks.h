@@ -6,7 +6,9 @@
 // (transform/own_size_views.h), one value per pixel. The GPU stage then crops the view's window
 // and flips it for each echo copy (cuda/field_kernels.h, CropMasks) as it does for a file of
 // one image size, so the delivered mask is the CPU path's (transform::ViewGeometry's crop then
-// the view's flip; a window at scale 1 moves no pixel).
+// the view's flip; a window at scale 1 moves no pixel). Where the images all have one size and
+// are read as they are (ReadingPlan::decodes_at_gather), each mask row is copied whole, as a
+// file of one image size's stored row is.
 //
 // Thread-safe: the makers read only immutable columns and the run's views, which the loader
 // changes between runs only.
@@ -21,8 +23,9 @@
 
 namespace h5feed::loader {
 
-// A maker per asked mask of `fields` whose rows have their own sizes (fields.image_sizes set),
-// in the order asked, when `device`; none otherwise. `stacked` is the slot's image shape.
+// A maker per asked mask of `fields` whose rows have their own sizes (masks without a shape),
+// in the order asked, when `device`; none otherwise: a crop at the gather where fields.
+// image_sizes is set, else a copy of the row. `stacked` is the slot's image shape.
 // Borrows `fields` and `run_views`, which must outlive the makers. A maker throws
 // Error(kCorrupt) naming the field and the row when a mask row is not its image's size.
 std::vector<pipeline::BatchGatherer::MadeField> OwnSizeMaskMakers(

@@ -1,14 +1,11 @@
 #include "loader/reading_plan.h"
 
-#include <algorithm>
 #include <array>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "h5feed/error.h"
 #include "h5feed/option_names.h"
-#include "loader/batch_fields.h"
 #include "make_error.h"
 #include "pipeline/own_size_sample.h"
 #include "transform/own_size_views.h"
@@ -51,23 +48,15 @@ bool AsksOwnSizeCrop(const OutputOptions& output) {
   return false;
 }
 
-// Whether masks or boxes are asked: their rows follow each image's own size, which only the
-// crops made at the gather place.
-bool AsksGeometricFields(const LoaderOptions& options, const index::DatasetIndex& dataset) {
-  const std::vector<FieldSpec> asked = AskedFields(options, dataset);
-  return std::any_of(asked.begin(), asked.end(),
-                     [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
-}
-
 }  // namespace
 
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset) {
   ReadingPlan plan{options, dataset.shape, dataset.shape, !dataset.rows.uniform()};
   if (!plan.crops_at_gather) return plan;
   // Read as it is, as the file would be had it been written at that size: no resize, and every
-  // option of a file of one image size applies (normalize or not, center_crop, padding, flip).
-  if (!AsksOwnSizeCrop(options.output) && dataset.holds_one_size() &&
-      !AsksGeometricFields(options, dataset)) {
+  // option of a file of one image size applies (normalize or not, center_crop, padding, flip),
+  // masks and boxes too: their rows are of that size (batch_fields.h).
+  if (!AsksOwnSizeCrop(options.output) && dataset.holds_one_size()) {
     plan.crops_at_gather = false;
     plan.decodes_at_gather = true;
     return plan;

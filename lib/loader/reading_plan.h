@@ -43,8 +43,8 @@ struct ReadingPlan {
 };
 
 // A file whose rows have their own sizes is read with each view's crop made at the gather, or,
-// where its images all have one size and no view asks random_resized_crop or resize_shorter
-// and no mask or boxes are asked, as a file of that one size (decodes_at_gather). Otherwise
+// where its images all have one size and no view asks random_resized_crop or resize_shorter,
+// as a file of that one size (decodes_at_gather), its masks and boxes too. Otherwise
 // throws Error(kInvalidArgument), naming the file and the options to set, when such a file is
 // opened without normalize or with a view whose crop does not give one size
 // (output.augment.random_resized_crop for training, resize_shorter with center_crop of at most

@@ -8,8 +8,9 @@ pixels land for every mode) and the boxes are scaled with it. A mask of the wron
 of another count than their boxes, a box of nan or infinite coordinates, one whose x2 or y2 is below
 its x1 or y1, or boxes normalized to 0-1, are refused naming the row; box labels of a field that is
 not boxes, before any file. Without augmentation the loader delivers the stored boxes clipped to the
-image. An (image, mask) pair is a mask field; box labels of whole floats are their classes; 'labels'
-beside boxes is refused saying 'box_labels'."""
+image; images at their own size that all have one size are read with their masks and boxes as the
+file written at that size is. An (image, mask) pair is a mask field; box labels of whole floats are
+their classes; 'labels' beside boxes is refused saying 'box_labels'."""
 import io
 
 import h5py
@@ -382,6 +383,50 @@ def test_the_loader_delivers_own_size_masks_and_boxes_through_a_whole_image_crop
             assert batch["box_labels"][i, :k].tolist() == labels.tolist()
             seen += 1
     assert seen == 10
+
+
+@pytest.mark.parametrize("options", [
+    dict(dtype=None),
+    dict(augment=h5feed.Augment(random_flip=True), seed=3),
+    dict(augment=h5feed.Augment(center_crop=(24, 24), random_flip=True), seed=4),
+    dict(augment=h5feed.Augment(random_crop_padding=4, random_flip=True), seed=5, echo=2,
+         mask_fill=9),
+], ids=["as_stored", "flip", "center_crop", "padding_echo"])
+def test_own_size_masks_and_boxes_of_one_size_read_as_the_file_written_at_that_size(
+        tmp_path, options):
+    # Images at their own size that all have one size are read as they are, without a crop;
+    # their masks and boxes, refused there before, are too: every batch equals the file's
+    # written with size= of that size (nothing resized), whose geometry is the same.
+    own, one = tmp_path / "own.h5", tmp_path / "one.h5"
+    h5feed.write(Blocks([(32, 40)] * 12), own, workers=0, progress=False)
+    h5feed.write(Blocks([(32, 40)] * 12), one, size=(32, 40), workers=0, progress=False)
+    with h5py.File(own) as f:
+        assert f.attrs["h5feed_format_version"] == 2 and "image_shapes" in f
+    batches = {}
+    for name, path in (("own", own), ("one", one)):
+        loader = h5feed.Loader(path, batch_size=5, sampler="sequential", with_indices=True,
+                               as_dict=True, fields=["mask", "boxes"], **options)
+        batches[name] = []
+        for epoch in range(2):
+            loader.set_epoch(epoch)
+            batches[name] += [{k: v.clone() for k, v in batch.items()} for batch in loader]
+    assert len(batches["own"]) == len(batches["one"]) == 2 * 3 * options.get("echo", 1)
+    for a, b in zip(batches["own"], batches["one"]):
+        assert a.keys() == b.keys() and {"mask", "boxes", "boxes_count"} <= a.keys()
+        for key in a:
+            assert torch.equal(a[key], b[key]), key
+    # Through the geometry of a file of one size: as stored, or mirrored by the flip.
+    if options.get("augment") == h5feed.Augment(random_flip=True):
+        rows = stored_rows(own)
+        with h5py.File(own) as f:
+            sources = [int(s.decode()) for s in f["sources"][:]]
+        mirrored = 0
+        for batch in batches["own"]:
+            for mask, n in zip(batch["mask"].numpy(), batch["indices"].tolist()):
+                stored = rows[sources[n]][0]
+                assert np.array_equal(mask, stored) or np.array_equal(mask, stored[:, ::-1])
+                mirrored += not np.array_equal(mask, stored)
+        assert 0 < mirrored < 2 * 12
 
 
 def test_a_mask_of_the_wrong_size_is_refused_naming_the_row(tmp_path):

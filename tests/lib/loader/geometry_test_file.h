@@ -5,8 +5,9 @@
 // pixel names the stored pixel it shows and the delivered image says (to its bilinear
 // rounding) the same place. Row r has r % 4 boxes (GeometryBoxes) with classes 10 r + k.
 // Of one image size (60 x 80, chunks of 8) or of images at their own size (OwnSizeShape, raw,
-// chunks of 64 KiB), zstd. A uint8 mask (for the kernels' other element type) holds the same
-// values modulo 251, which names no pixel but tells rows and columns apart.
+// chunks of 64 KiB; `all_one_size`: each of 60 x 80 all the same, which the loader reads as a
+// file of one size is read), zstd. A uint8 mask (for the kernels' other element type) holds the
+// same values modulo 251, which names no pixel but tells rows and columns apart.
 
 #include <algorithm>
 #include <cstdint>
@@ -23,8 +24,8 @@ namespace h5feed::testing {
 
 inline constexpr ImageShape kGeometryShape = {60, 80, 3};
 
-inline ImageShape GeometryShape(int64_t row, bool own_size) {
-  return own_size ? OwnSizeShape(row) : kGeometryShape;
+inline ImageShape GeometryShape(int64_t row, bool own_size, bool all_one_size = false) {
+  return own_size && !all_one_size ? OwnSizeShape(row) : kGeometryShape;
 }
 
 inline std::vector<uint8_t> CoordinateImage(int64_t row, const ImageShape& shape) {
@@ -82,10 +83,11 @@ inline std::vector<FieldSpec> GeometryFieldSpecs(bool own_size,
 }
 
 inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, bool own_size,
-                                                FieldType mask_type = FieldType::kUint16) {
+                                                FieldType mask_type = FieldType::kUint16,
+                                                bool all_one_size = false) {
   std::vector<FieldColumn> columns(3);
   for (int64_t r = first; r < first + rows; ++r) {
-    const ImageShape shape = GeometryShape(r, own_size);
+    const ImageShape shape = GeometryShape(r, own_size, all_one_size);
     const std::vector<uint16_t> mask = CoordinateMask(shape);
     if (mask_type == FieldType::kUint8) {
       std::vector<uint8_t> values;
@@ -102,7 +104,8 @@ inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, boo
 
 inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool own_size,
                                   FieldType mask_type = FieldType::kUint16,
-                                  const std::string& compression = "zstd") {
+                                  const std::string& compression = "zstd",
+                                  bool all_one_size = false) {
   WriterOptions options;
   options.compression = Compression::Parse(compression);
   options.overwrite = true;
@@ -129,13 +132,13 @@ inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool
     } else {
       writer.Append(writer.Encode(chunk, end - first));
     }
-    writer.AppendFields(GeometryColumns(first, end - first, own_size, mask_type));
+    writer.AppendFields(GeometryColumns(first, end - first, own_size, mask_type, all_one_size));
     chunk.clear();
     images.clear();
     first = end;
   };
   for (int64_t r = 0; r < samples; ++r) {
-    const ImageShape shape = GeometryShape(r, own_size);
+    const ImageShape shape = GeometryShape(r, own_size, all_one_size);
     const bool full =
         own_size ? static_cast<int64_t>(chunk.size()) + shape.bytes() > options.flat->chunk_bytes
                  : r - first == options.chunk_images;

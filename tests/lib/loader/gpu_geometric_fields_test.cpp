@@ -225,6 +225,22 @@ TEST_CASE(
   CheckGpuAgainstCpu(uint8_path, Options(trainer), true);
 }
 
+TEST_CASE(
+    "masks of images at their own size that all have one, read as they are, equal the CPU's") {
+  // No crop at the gather: each mask row is copied whole into the slot (own_size_masks.h), and
+  // the device crops its padding window and flips it as a file of one size's.
+  TempFolder folder;
+  const std::string path = folder / "own_size_of_one.h5";
+  testing::WriteGeometryTestFile(path, kSamples, true, FieldType::kUint16, "zstd", true);
+  cuda::testing::OwnedStream trainer;
+  LoaderOptions options = Options(trainer);
+  AugmentOptions padded;
+  padded.random_crop_padding = 6;
+  padded.random_flip = true;
+  options.output.views = {padded};
+  CheckGpuAgainstCpu(path, options, true);
+}
+
 // A trainer stopped after `stop` batches of epoch 1 and resumed by a new loader from its state:
 // the first loader's batches, then the new one's.
 std::vector<Delivered> StoppedAndResumed(const std::string& path, const LoaderOptions& options,
