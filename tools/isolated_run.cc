@@ -72,6 +72,8 @@ IsolatedResult RunIsolated(const std::function<int(const Heartbeat& heartbeat)>&
       break;
     case process::ChildEnd::How::kLost:
       throw Error(ErrorCode::kInternal, "the checking process's exit status was lost (ECHILD)");
+    case process::ChildEnd::How::kCancelled:  // no cancel flag is given: never
+      throw Error(ErrorCode::kInternal, "the checking process was cancelled");
   }
   return result;
 }

@@ -117,7 +117,8 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
     return;
   }
   const process::ProgramRun run = process::RunWatchedProgram(
-      Arguments(location.path, path, request), std::chrono::milliseconds(request.stall));
+      Arguments(location.path, path, request), std::chrono::milliseconds(request.stall),
+      request.remote.cancel.get());
   if (!run.started) {
     warn("the open probe " + location.path + " could not be started (" + run.start_error + ")" +
          Unprotected(path));
@@ -154,6 +155,8 @@ void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn&
       throw MakeError(ErrorCode::kCorrupt,
                       "{}: HDF5 crashed ({}) while opening the file's structure{}", path,
                       SignalName(end.signal), DamagedAdvice(path));
+    case process::ChildEnd::How::kCancelled:  // the caller's Ctrl-C, which the probe did not get
+      throw MakeError(ErrorCode::kCancelled, "opening {} was cancelled", path);
     case process::ChildEnd::How::kStalled:
       throw MakeError(
           ErrorCode::kCorrupt,

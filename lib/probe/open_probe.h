@@ -35,7 +35,11 @@ struct ProbeRequest {
   // metadata only, in milliseconds on a local disk (docs/reliability.md, "Open probe"); the
   // limit leaves room for a slow network file system.
   std::chrono::seconds stall{60};
-  RemoteOptions remote;  // for a remote path: as the caller reads it (its spill folder too)
+  // For a remote path: as the caller reads it (its spill folder too). Its cancel flag, for a
+  // local path too, stops the probe (killed, within about 0.1 s) once set: Ctrl-C sent to the
+  // caller alone (kill -INT PID, not the process group) never reaches the probe, whose open
+  // would otherwise be waited for, up to `stall` on a file HDF5 spins on.
+  RemoteOptions remote;
 };
 
 using Warn = std::function<void(const std::string&)>;
@@ -53,7 +57,7 @@ using Warn = std::function<void(const std::string&)>;
 // naming the file when HDF5 crashed in the probe (a signal, or a sanitizer's exit) or made no
 // progress for `stall`, saying what to do (h5feed verify); Error(kCancelled) when the probe
 // was interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT: Ctrl-C reaches it as it reaches the
-// caller).
+// caller), or once request.remote.cancel is set (the probe killed).
 void ProbeOpen(const std::string& path, const ProbeRequest& request, const Warn& warn);
 
 }  // namespace h5feed::probe

@@ -74,18 +74,20 @@ void ReapKilled(pid_t child) {
 
 }  // namespace
 
-ChildEnd WatchChild(pid_t child, int output, milliseconds stall, bool keep_output) {
+ChildEnd WatchChild(pid_t child, int output, milliseconds stall, bool keep_output,
+                    const std::atomic<bool>* cancel) {
   OutputReader reader(output, keep_output);
   ChildEnd end;
   auto last_progress = Clock::now();
   milliseconds nap{1};  // once the pipe is closed: a child that is leaving, checked often
   while (true) {
     const auto quiet = std::chrono::duration_cast<milliseconds>(Clock::now() - last_progress);
-    if (quiet >= stall) {
+    const bool cancelled = cancel != nullptr && cancel->load();
+    if (quiet >= stall || cancelled) {
       ::kill(child, SIGKILL);
       ReapKilled(child);
       reader.Drain(end.output_tail);
-      end.how = ChildEnd::How::kStalled;
+      end.how = cancelled ? ChildEnd::How::kCancelled : ChildEnd::How::kStalled;
       end.signal = SIGKILL;
       break;
     }

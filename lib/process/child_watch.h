@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -18,10 +19,11 @@ namespace h5feed::process {
 
 struct ChildEnd {
   enum class How {
-    kExited,    // it returned exit_code
-    kSignaled,  // a signal ended it (signal); not one sent here
-    kStalled,   // it wrote nothing for the stall time and was killed here (SIGKILL)
-    kLost,      // its status could not be had (SIGCHLD ignored, or reaped elsewhere: ECHILD)
+    kExited,     // it returned exit_code
+    kSignaled,   // a signal ended it (signal); not one sent here
+    kStalled,    // it wrote nothing for the stall time and was killed here (SIGKILL)
+    kCancelled,  // the caller's cancel flag was set, and it was killed here (SIGKILL)
+    kLost,       // its status could not be had (SIGCHLD ignored, or reaped elsewhere: ECHILD)
   };
   How how = How::kExited;
   int exit_code = 0;
@@ -35,12 +37,16 @@ inline constexpr size_t kKeptOutputBytes = 4096;
 // Watches `child` through `output`, the read end of a pipe whose write end the child holds
 // (and the caller has closed): bytes arriving are progress; the child is done when it has
 // exited. A child that writes nothing for `stall` is killed with SIGKILL and reaped. Bytes
-// are kept in output_tail when keep_output. Closes `output`. Throws Error(kInternal) when
-// poll or waitpid fail for another reason than an interruption or ECHILD.
+// are kept in output_tail when keep_output. A child still running once `cancel` (when given)
+// is true is killed with SIGKILL and reaped within about 0.1 s: how a caller stopped by Ctrl-C
+// that reached it alone (not the child's process group) stops the child too. Closes `output`.
+// Throws Error(kInternal) when poll or waitpid fail for another reason than an interruption or
+// ECHILD.
 //
 // The end is noticed by waitpid, not only by the pipe's end of file: a process forked (not
 // exec'd) by another thread meanwhile holds a copy of the write end and would delay that.
-ChildEnd WatchChild(pid_t child, int output, std::chrono::milliseconds stall, bool keep_output);
+ChildEnd WatchChild(pid_t child, int output, std::chrono::milliseconds stall, bool keep_output,
+                    const std::atomic<bool>* cancel = nullptr);
 
 // Throws Error(kInternal) "<what> failed: <errno text>" for a call made while starting or
 // watching a child (pipe2, fork, poll, waitpid) that failed with errno set: nothing the user

@@ -64,8 +64,8 @@ class SpawnSetup {
 
 }  // namespace
 
-ProgramRun RunWatchedProgram(const std::vector<std::string>& argv,
-                             std::chrono::milliseconds stall) {
+ProgramRun RunWatchedProgram(const std::vector<std::string>& argv, std::chrono::milliseconds stall,
+                             const std::atomic<bool>* cancel) {
   ProgramRun run;
   if (argv.empty()) {
     run.start_error = "no program given";
@@ -92,7 +92,7 @@ ProgramRun RunWatchedProgram(const std::vector<std::string>& argv,
     return run;
   }
   run.started = true;
-  run.end = WatchChild(child, pipe_ends[0], stall, /*keep_output=*/true);
+  run.end = WatchChild(child, pipe_ends[0], stall, /*keep_output=*/true, cancel);
   return run;
 }
 

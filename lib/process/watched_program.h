@@ -11,6 +11,7 @@
 //
 // Thread-safety: safe to call from many threads at once.
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -25,9 +26,10 @@ struct ProgramRun {
   ChildEnd end;  // when started
 };
 
-// Runs argv[0] (a path; PATH is not searched) with argv. Throws Error(kInternal) only when the
-// machinery fails (pipe, poll, waitpid); a program that cannot be started comes back with
-// started = false.
-ProgramRun RunWatchedProgram(const std::vector<std::string>& argv, std::chrono::milliseconds stall);
+// Runs argv[0] (a path; PATH is not searched) with argv; `cancel` (when given) ends it early
+// (WatchChild). Throws Error(kInternal) only when the machinery fails (pipe, poll, waitpid); a
+// program that cannot be started comes back with started = false.
+ProgramRun RunWatchedProgram(const std::vector<std::string>& argv, std::chrono::milliseconds stall,
+                             const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace h5feed::process

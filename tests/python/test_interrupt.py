@@ -154,6 +154,42 @@ def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(call, behaviour, conn
     assert taken == connections or behaviour == "reset" and taken == connections + 1, taken
 
 
+# A file HDF5 1.10.8 spins on while opening it (test_open_probe.py): only the probe's stall
+# limit ends its open.
+HANG = os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "fuzz", "regressions",
+                    "open_file", "hdf5_hang_global_heap_object0_size0")
+
+
+@pytest.mark.parametrize("call", ["h5feed.Loader(HANG, 4, open_probe_stall_seconds=60)",
+                                  "h5feed.inspect(HANG, open_probe_stall_seconds=60)"])
+def test_a_sigint_to_the_process_alone_stops_the_open_probe(call):
+    # `kill -INT PID` (not Ctrl-C at a terminal, which the probe's process group gets too):
+    # the open waited out the probe's 60 s stall limit before KeyboardInterrupt.
+    code, output = interrupt_when_ready(f"""
+        import glob, sys, time
+        import h5feed
+        h5feed.Loader  # imports torch now, not after 'ready'
+        HANG = {HANG!r}
+        started = time.monotonic()
+        print("ready", flush=True)
+        try:
+            {call}
+        except KeyboardInterrupt:
+            print(f"interrupted after {{time.monotonic() - started:.1f}} s", flush=True)
+            children = [pid for name in glob.glob("/proc/self/task/*/children")
+                        for pid in open(name).read().split()]
+            print(f"children: {{children}}", flush=True)
+            sys.exit(0)
+        except Exception as error:
+            print(f"no interrupt: {{error!r}}", flush=True)
+        sys.exit(1)
+        """)
+    assert code == 0, output
+    waited = float(output.split("interrupted after ")[1].split(" s")[0])
+    assert waited < 4, output  # the SIGINT (after 1 s), not the stall limit (60 s)
+    assert "children: []" in output, output  # the probe was killed and reaped
+
+
 def test_ctrl_c_stops_a_conversion_and_leaves_no_output(tmp_path):
     images = np.random.default_rng(0).integers(0, 256, (6000, 64, 64, 3), dtype=np.uint8)
     np.save(tmp_path / "big.npy", images)

@@ -49,9 +49,10 @@ struct RemoteOptions {
   // Set: a flag of the caller's (shared, so that it lives as long as the files opened with
   // these options); once it is true, every request of those files ends with Error(kCancelled)
   // within about 0.1 s, in flight or waiting for a retry, and every later one at once, rather
-  // than waiting out its stall limit and retries. How a front end makes an open interruptible
-  // (h5feed.Loader's, on Ctrl-C, with open_probe off). Null: requests end as the options above
-  // say.
+  // than waiting out its stall limit and retries; an open probe still running (a Loader's, an
+  // inspect's: probe/open_probe.h) is stopped too, for a local file as well. How a front end
+  // makes an open interruptible (h5feed.Loader's, on Ctrl-C). Null: requests end as the options
+  // above say.
   std::shared_ptr<const std::atomic<bool>> cancel;
 
   // How errors name these fields (option_names.h), by their path here ("spill_dir",

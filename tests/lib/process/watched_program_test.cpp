@@ -1,11 +1,13 @@
 // process/watched_program.h (and child_watch.h under it) with real programs: an exit code and
 // what the program wrote come back, a crash and a stall are told apart, a program that keeps
-// writing is never stopped, and one that cannot be started says so.
+// writing is never stopped, one whose caller cancels is killed, and one that cannot be started
+// says so.
 
 #include "process/watched_program.h"
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <string>
@@ -59,6 +61,27 @@ TEST_CASE("a silent program is killed after the stall time; one that keeps writi
   REQUIRE(writing.started);
   CHECK(writing.end.how == How::kExited);
   CHECK(writing.end.exit_code == 7);
+}
+
+TEST_CASE("a program still running when the cancel flag is set is killed at once") {
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&cancel] {
+    std::this_thread::sleep_for(200ms);
+    cancel.store(true);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const ProgramRun run = RunWatchedProgram({"/bin/sh", "-c", "exec sleep 100"}, 60s, &cancel);
+  const auto took = std::chrono::steady_clock::now() - started;
+  canceller.join();
+  REQUIRE(run.started);
+  CHECK(run.end.how == How::kCancelled);
+  CHECK(run.end.signal == SIGKILL);
+  CHECK(took < 5s);  // the flag, not the stall limit (60 s) or the program (100 s)
+  // A flag that stays clear changes nothing.
+  std::atomic<bool> clear{false};
+  const ProgramRun done = RunWatchedProgram({"/bin/sh", "-c", "exit 5"}, 60s, &clear);
+  CHECK(done.end.how == How::kExited);
+  CHECK(done.end.exit_code == 5);
 }
 
 TEST_CASE("a program that does not exist is not started, and says why") {
