@@ -71,7 +71,7 @@ struct BatchForm {
 };
 
 // What the assembler makes for each batch of a run of `form` beside its slot
-// (pipeline::AssemblerOptions::make_extras), in its parallel stage rather than on the
+// (pipeline::AssemblerOptions::make_extras), in its step tasks rather than on the
 // consumer's thread: a host batch's masks and boxes (GeometricFields, geometric_fields.h); with
 // `device_echo` > 0 (the GPU path, whose assembler delivers each loaded batch once and whose
 // device makes its `device_echo` echo copies) the boxes of every copy (EchoGeometricFields),

@@ -12,7 +12,7 @@
 //   box_labels  (B, Kmax) int64, one per view: the classes of the boxes kept, in step with them.
 // Without normalization (no views) the geometry is the identity of the stored image.
 //
-// Made for a host batch in the assembler's parallel stage (pipeline::AssemblerOptions::
+// Made for a host batch in the assembler's step tasks (pipeline::AssemblerOptions::
 // make_extras), once its rows and echo copy are known, rather than on the consumer's thread when
 // it is handed out: the trainer's thread only takes them. The masks are transformed in parallel
 // over the samples (tbb::parallel_for in the calling thread's arena, the loader's). Made from the

@@ -130,9 +130,11 @@ void BatchAssembler::AssembleSteps() {
       more = BeginStep(/*wait=*/true);
       // Working on the arena's tasks meanwhile: the step begun, and those it and each step
       // after it begin while slots are free.
-      steps_.wait();  // Assemble, Finish and BeginStep never throw inside a step
+      steps_.wait();
     }
   } catch (...) {
+    // A step's own errors are delivered in its place; what a task throws (an allocation)
+    // ends the run, once every task is done.
     steps_.cancel();
     steps_.wait();
     throw;

@@ -1,10 +1,10 @@
 #pragma once
-// Finished batches on their way from the pipeline's last stage to the consumer, in step
-// order, followed by the run's end (run_end.h): the end of the epoch or the error that
-// stopped it. Once the consumer has taken every batch, Pop returns the end, at once and at
-// every later call; batches pushed after the end are dropped (the steps after a failed one).
+// Finished batches on their way from the assembler to the consumer, in step order, followed by the
+// run's end (run_end.h): the end of the epoch or the error that stopped it. Once the consumer has
+// taken every batch, Pop returns the end, at once and at every later call; batches pushed after the
+// end are dropped (the steps after a failed one).
 //
-// Push never blocks the pipeline: every batch in the queue holds a host slot, so the queue is
+// Push never blocks the assembler: every batch in the queue holds a host slot, so the queue is
 // bounded by the number of slots by construction.
 // Thread-safety: one producer and one consumer at a time, any threads (internal mutex, which
 // also guards the RunEnd).

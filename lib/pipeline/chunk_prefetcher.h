@@ -29,7 +29,7 @@
 // run starts. Unlike chunk requests these are not held until Release: fetching bytes takes no
 // worker thread.
 //
-// Thread-safety: StepTaken from one thread at a time (the pipeline's serial first stage);
+// Thread-safety: StepTaken from one thread at a time (the assembler takes steps under a mutex);
 // Release, Cancel and Wait from any thread. Tasks run in the arena StepTaken and Release are
 // called in. Borrows the plan, the cache and the arena, which must outlive it; the destructor
 // cancels what is left and waits for it.

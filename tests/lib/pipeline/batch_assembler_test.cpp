@@ -406,7 +406,7 @@ TEST_CASE("destroying a run with batches in flight and every slot held is clean"
     BatchAssembler assembler(rig.Plan(order), 0, rig.resources(), {});
     held.push_back(assembler.Next());
     std::this_thread::sleep_for(50ms);  // let the pipeline fill the other slots and wait
-  }  // stage 1 waits for a slot here: the destructor must wake it and join
+  }  // the run waits for a slot here: the destructor must wake it and join
   REQUIRE(held.size() == 1);
   CheckContents(rig.data, std::get<AssembledBatch>(held[0]));  // still valid
   held.clear();
