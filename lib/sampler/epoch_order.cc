@@ -136,8 +136,8 @@ std::vector<int64_t> EpochOrder(const SampleGeometry& geometry, const SamplerOpt
   if (sampler.window < 1) {
     Reject("sampler {} has window {}; it must be at least 1", sampler.ToString(), sampler.window);
   }
-  using Kind = SamplerOptions::Kind;
-  if (sampler.kind == Kind::kRandom) return RandomOrder(geometry, shard, per_rank, seed, epoch);
+  if (sampler.kind == SamplerOptions::Kind::kRandom)
+    return RandomOrder(geometry, shard, per_rank, seed, epoch);
 
   return LocalOrder(ChunkBlock(geometry, ChunkOrder(geometry, sampler, seed, epoch),
                                BlockIndex(sampler, shard, epoch) * per_rank, per_rank),
