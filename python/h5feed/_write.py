@@ -227,8 +227,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     optionally "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x
     C or H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
-    label: an int (or a tensor or array of one). A field: an array or number (its dtype and shape),
-    bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
+    label: an int (or a tensor or array of one; a float of a whole number, 2.0, is its int).
+    A field: an array or number (its dtype and shape), bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
     integer class ids, or a mask file's path, under "mask"), boxes (K x 4 in the image's pixels,
     not normalized to 0-1, under "boxes"; a tv_tensors.BoundingBoxes under any name, in its own
     .format) and their classes (K ints under "box_labels"), resized with the image.

@@ -21,6 +21,7 @@ A payload is a plain tuple, cheap to pickle:
 from __future__ import annotations
 
 import io
+import math
 import numbers
 import os
 from collections.abc import Mapping
@@ -190,6 +191,11 @@ def _label(label, row: int):
     if (_is_tensor(label) or isinstance(label, (np.ndarray, np.generic))) and \
             _elements(label) == 1:
         value = label.item()
+    # A label read from a float column (a CSV through pandas, a float tensor of classes) is a
+    # float of a whole number: its int, as int(2.0) is 2; 2.5 names no class.
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and \
+            math.isfinite(value) and value == math.floor(value):
+        value = math.floor(value)
     if isinstance(value, numbers.Integral):
         # /labels is int64: a larger label (a uint64, a Python int) has no row to go in.
         if not _INT64_MIN <= int(value) <= _INT64_MAX:
@@ -209,8 +215,8 @@ def _label(label, row: int):
             "one int. A target of several values (multi-label attributes, as CelebA's) is a "
             "field of a dict sample: {'image': image, 'attrs': target}")
     raise SampleRefused(f"{row_name(row)}'s label is {value!r} ({type(label).__name__}); a label "
-                        "is an int (or an integer tensor or array of one element): give other "
-                        "targets as fields of a dict sample")
+                        "is an int (or a float of a whole number, as 2.0, or a tensor or array of "
+                        "one such element): give other targets as fields of a dict sample")
 
 
 def mask_shape(shape) -> tuple:

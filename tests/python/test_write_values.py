@@ -1,13 +1,13 @@
 """h5feed.write refuses a value it could only store changed, naming the row, before any file is
 left: a label or box label beyond int64 (which /labels and box labels are), a target that is not one
-int (saying how to give a detection target or several values; a label of one element is its number),
-a value of another number type than its field's that it would change (naming the type that holds
-both; one kept exactly is converted), a float beyond the range of the narrower float fields= gives,
-a field named "." (HDF5's name of the root group), a class name with a NUL or a lone surrogate, a
-bytes or text value over the 2 GiB a row holds; classes for a dataset without labels are dropped
-with a warning. A message about a sample that differs from the first names the first sample written,
-which with a shuffle is not dataset[0]. An iterable kept beside the output on a disk that fills is a
-NoSpaceError naming that file."""
+int (saying how to give a dict without boxes or several values; a label of one element is its
+number, a whole float its int; 2.5 is refused), a value of another number type than its field's that
+it would change (naming the type that holds both; one kept exactly is converted), a float beyond the
+range of the narrower float fields= gives, a field named "." (HDF5's name of the root group), a
+class name with a NUL or a lone surrogate, a bytes or text value over the 2 GiB a row holds; classes
+for a dataset without labels are dropped with a warning. A message about a sample that differs from
+the first names the first sample written, which with a shuffle is not dataset[0]. An iterable kept
+beside the output on a disk that fills is a NoSpaceError naming that file."""
 import os
 import re
 import subprocess
@@ -49,6 +49,26 @@ def test_a_label_of_one_element_is_its_number(tmp_path):
            (IMAGE, torch.tensor([3]))], tmp_path / "out.h5")
     with h5py.File(tmp_path / "out.h5") as f:
         assert f["labels"][:].tolist() == [4, 1, 3] and "mask" not in f
+
+
+def test_a_label_of_a_whole_float_is_its_int(tmp_path):
+    # Classes read from a float column (pandas of a CSV) or kept in a float tensor.
+    write([(IMAGE, 2.0), (IMAGE, np.float32(3)), (IMAGE, torch.tensor(1.0)),
+           (IMAGE, np.array([5.0])), (IMAGE, -0.0)], tmp_path / "out.h5")
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert f["labels"].dtype == np.int64
+        assert f["labels"][:].tolist() == [2, 3, 1, 5, 0]
+
+
+@pytest.mark.parametrize("label, said", [
+    (2.5, r"2\.5 \(float\)"), (np.float32(0.25), r"0\.25 \(float32\)"),
+    (float("nan"), r"nan \(float\)"), (float("inf"), r"inf \(float\)"),
+    (1e30, r"1000000000000000019884624838656, beyond int64")])
+def test_a_label_of_a_float_that_is_no_whole_number_is_refused_naming_the_row(tmp_path, label,
+                                                                              said):
+    with pytest.raises(h5feed.InvalidArgumentError, match=rf"dataset\[1\]'s label is {said}"):
+        write([(IMAGE, 0.0), (IMAGE, label)], tmp_path / "out.h5")
+    assert not os.listdir(tmp_path)
 
 
 @pytest.mark.parametrize("target, said", [
