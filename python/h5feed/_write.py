@@ -223,8 +223,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
 
     dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
     iterable of samples (kept in a temporary file beside `path` first, then written in the
-    stored order). A sample: (image,), (image, label), (image, mask), or a dict of "image",
-    optionally "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x
+    stored order). A sample: (image,), (image, label), (image, mask), or a dict of "image"
+    ("img" when it has no "image": Hugging Face's CIFAR-10), optionally "label", and fields by
+    name. An image: a PIL image, a uint8 array or tensor (H x W x
     C or H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
     label: an int (or a tensor or array of one; a float of a whole number, 2.0, is its int).

@@ -80,13 +80,15 @@ def _parts(sample, row: int):
     """(image, label or None, {field name: value}) of a tuple, list or dict sample; the target
     of an (image, target) pair that is a mask is the field "mask"."""
     if isinstance(sample, Mapping):
-        if "image" not in sample:
-            raise SampleRefused(f"{row_name(row)} is a dict without the key 'image'; a sample "
-                                "dict holds 'image', optionally 'label', and fields by name "
-                                f"(its keys: {', '.join(map(repr, sample))})")
+        # Hugging Face's CIFAR-10 (and other datasets of its hub) name the image column "img".
+        image = "image" if "image" in sample else "img" if "img" in sample else None
+        if image is None:
+            raise SampleRefused(f"{row_name(row)} is a dict without the key 'image' (nor "
+                                "'img'); a sample dict holds 'image', optionally 'label', and "
+                                f"fields by name (its keys: {', '.join(map(repr, sample))})")
         values = {}
         for name, value in sample.items():
-            if name in ("image", "label"):
+            if name in (image, "label"):
                 continue
             if not isinstance(name, str):
                 raise SampleRefused(f"{row_name(row)} has the key {name!r}: a field's name is "
@@ -97,7 +99,7 @@ def _parts(sample, row: int):
                                     "(torchvision's target['labels']) are 'box_labels', the "
                                     "sample's class 'label'")
             values[name] = value
-        return sample["image"], sample.get("label"), values
+        return sample[image], sample.get("label"), values
     if isinstance(sample, (tuple, list)):
         if len(sample) == 1:
             return sample[0], None, {}

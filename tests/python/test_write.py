@@ -315,6 +315,28 @@ def test_hugging_face_undecoded_images_are_read_from_their_bytes_or_path(tmp_pat
                      workers=0, progress=False)
 
 
+def test_a_dict_of_img_as_hugging_face_cifar10_gives_it_has_that_image(tmp_path):
+    # load_dataset("cifar10") rows are {"img": PIL image, "label": int}; a dict holding 'image'
+    # too keeps 'img' as a field of its own.
+    pixels = np.random.default_rng(5).integers(0, 256, (4, 8, 6, 3), dtype=np.uint8)
+    samples = [{"img": Image.fromarray(p), "label": i} for i, p in enumerate(pixels)]
+    h5feed.write(samples, tmp_path / "cifar.h5", size=(8, 6), workers=2, progress=False)
+    with h5py.File(tmp_path / "cifar.h5") as f:
+        np.testing.assert_array_equal(f["images"][:], pixels[f["labels"][:]])
+        assert "img" not in f
+    both = [{"image": pixels[0], "img": pixels[1], "label": 0}]
+    h5feed.write(both, tmp_path / "both.h5", size=(8, 6), workers=0, progress=False)
+    with h5py.File(tmp_path / "both.h5") as f:
+        np.testing.assert_array_equal(f["images"][0], pixels[0])
+        np.testing.assert_array_equal(f["img"][0], pixels[1])
+    with pytest.raises(h5feed.InvalidArgumentError,
+                       match=r"dataset\[0\] is a dict without the key 'image' \(nor 'img'\); "
+                       r"a sample dict holds 'image'.* \(its keys: 'picture', 'label'\)"):
+        h5feed.write([{"picture": pixels[0], "label": 0}], tmp_path / "neither.h5",
+                     workers=0, progress=False)
+    assert not (tmp_path / "neither.h5").exists()
+
+
 def test_rgba_arrays_and_tensors_are_stored_as_their_rgb_as_pil_images_are(tmp_path):
     # torchvision's io.read_image of a PNG with alpha is a 4 x H x W tensor.
     rgba = np.random.default_rng(2).integers(0, 256, (4, 20, 14, 4), dtype=np.uint8)
