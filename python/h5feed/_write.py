@@ -223,7 +223,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
 
     dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
     iterable of samples (kept in a temporary file beside `path` first, then written in the
-    stored order). A sample: (image,), (image, label), (image, mask), or a dict of "image"
+    stored order). A sample: (image,), (image, label), (image, mask), (image, target) of a
+    detection target ({"boxes": K x 4, "labels": K, ...}: boxes, box_labels, and each other key
+    a field of its name), or a dict of "image"
     ("img" when it has no "image": Hugging Face's CIFAR-10), optionally "label", and fields by
     name. An image: a PIL image, a uint8 array or tensor (H x W x
     C or H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a

@@ -106,11 +106,42 @@ def _parts(sample, row: int):
         if len(sample) == 2:
             if _is_mask_target(sample[1]):
                 return sample[0], None, {"mask": sample[1]}
+            if isinstance(sample[1], Mapping) and "boxes" in sample[1]:
+                return sample[0], None, _detection_fields(sample[1], row)
             return sample[0], sample[1], {}
         raise SampleRefused(f"{row_name(row)} is a {type(sample).__name__} of {len(sample)} "
                             "values; a sample is (image,), (image, label) or a dict of 'image', "
                             "'label' and fields by name")
     return sample, None, {}
+
+
+# The keys of a detection target that are no field of their name: its classes are box labels,
+# and a key named as a dict sample's image or label would read as one.
+_TARGET_KEYS = {"labels": "box_labels", "box_labels": None, "image": None, "label": None,
+                "masks": None}
+
+
+def _detection_fields(target: Mapping, row: int) -> dict:
+    """The fields of a detection target (torchvision's {"boxes": K x 4, "labels": K, ...}, as
+    its detection datasets wrapped for transforms v2 and its detection references give them):
+    "boxes", its "labels" as "box_labels", every other key a field of its name (make_payload
+    refuses one that is no field's value, naming the key)."""
+    fields = {}
+    for key, value in target.items():
+        if not isinstance(key, str) or (key in _TARGET_KEYS and _TARGET_KEYS[key] is None):
+            why = ("a field's name is a str" if not isinstance(key, str) else
+                   "the boxes' classes are its 'labels'" if key == "box_labels" else
+                   "instance masks (K x H x W), which no field of a file holds: its mask is one "
+                   "H x W of class ids, moved with the image (leave 'masks' out of the target, "
+                   "as wrap_dataset_for_transforms_v2(target_keys=...) does, or give a dict "
+                   "sample of a 'mask')" if key == "masks" else
+                   "a sample's image and label are not given in its detection target")
+            raise SampleRefused(f"{row_name(row)}'s detection target has the key {key!r}: {why} "
+                                "(a detection target holds 'boxes', 'labels', stored as "
+                                "'box_labels', and other values stored as fields of their "
+                                "names)")
+        fields[_TARGET_KEYS.get(key, key)] = value
+    return fields
 
 
 def _is_mask_target(target) -> bool:
@@ -444,6 +475,16 @@ def _field(name: str, value, row: int, formats: BoxFormats):
                         "bytes, or a str")
 
 
+def _target_field(name: str, value, row: int, formats: BoxFormats):
+    """A field of a detection target's key `name` (other than its boxes and labels)."""
+    try:
+        return _field(name, value, row, formats)
+    except SampleRefused as refused:
+        raise SampleRefused(f"{refused} (the key {name!r} of its detection target, whose keys "
+                            "other than 'boxes' and 'labels' are stored as fields of their "
+                            "names: leave it out of the target)") from None
+
+
 def make_payload(sample, row: int, formats: BoxFormats | None = None) -> tuple:
     """The payload of `sample`, dataset[row] (the module's docstring), its boxes converted to
     x1, y1, x2, y2 from the formats `formats` gives (none: each value's own, else xyxy). Raises
@@ -451,5 +492,9 @@ def make_payload(sample, row: int, formats: BoxFormats | None = None) -> tuple:
     image, label, values = _parts(sample, row)
     kind, data, height, width, channels = _image(image, row)
     formats = formats or BoxFormats()
-    fields = tuple(_field(name, value, row, formats) for name, value in values.items())
+    # An (image, target) pair whose target is a detection target's dict: fields of its keys.
+    detection = isinstance(sample, (tuple, list)) and len(sample) == 2 and label is None and \
+        isinstance(sample[1], Mapping)
+    fields = tuple((_target_field if detection and name not in GEOMETRIC_NAMES else _field)
+                   (name, value, row, formats) for name, value in values.items())
     return kind, data, height, width, channels, _label(label, row), fields

@@ -10,7 +10,9 @@ its x1 or y1, or boxes normalized to 0-1, are refused naming the row; box labels
 not boxes, before any file. Without augmentation the loader delivers the stored boxes clipped to the
 image; images at their own size that all have one size are read with their masks and boxes as the
 file written at that size is. An (image, mask) pair is a mask field; box labels of whole floats are
-their classes; 'labels' beside boxes is refused saying 'box_labels'."""
+their classes; 'labels' beside boxes is refused saying 'box_labels'. An (image, target) pair of a
+torchvision detection target is its boxes, its labels as box labels and its other keys as fields;
+a key that is no field (instance masks among them) is refused naming it."""
 import io
 
 import h5py
@@ -575,6 +577,62 @@ def test_boxes_classes_under_labels_are_refused_saying_box_labels(tmp_path):
                        r"are 'box_labels', the sample's class 'label'"):
         h5feed.write([{"image": np.zeros((32, 40, 3), np.uint8), "boxes": [[1, 2, 9, 9]],
                        "labels": [1]}], tmp_path / "labels.h5", workers=0, progress=False)
+    assert not list(tmp_path.iterdir())
+
+
+class TorchvisionDetection:
+    """(image, target) samples as torchvision's detection datasets wrapped for transforms v2
+    (wrap_dataset_for_transforms_v2) and its detection references give them: a C x H x W uint8
+    tensor and a dict of boxes (K x 4 xyxy), labels (K int64) and an image_id; `extra`: more
+    keys of the target."""
+
+    def __init__(self, count, extra=None):
+        self.count, self.extra = count, extra or (lambda i: {})
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        image, _, boxes, labels = block_sample(i, 24, 32)
+        target = {"boxes": torch.from_numpy(boxes), "labels": torch.from_numpy(labels),
+                  "image_id": i, **self.extra(i)}
+        return torch.from_numpy(image).permute(2, 0, 1), target
+
+
+@pytest.mark.parametrize("workers", [0, pytest.param(2, marks=pytest.mark.forks_workers)])
+def test_a_detection_target_is_written_as_boxes_box_labels_and_fields_of_its_keys(tmp_path,
+                                                                                   workers):
+    path = tmp_path / "detection.h5"
+    iscrowd = lambda i: {"iscrowd": torch.zeros(2, dtype=torch.int64)}  # one K: one shape
+    h5feed.write(TorchvisionDetection(6, iscrowd), path, max_side=512, workers=workers,
+                 progress=False)
+    with h5py.File(path) as f:
+        assert "labels" not in f  # the target is no label: a file without labels
+        assert list(f["image_id"].shape) == [6] and f["iscrowd"].shape == (6, 2)
+        assert f["box_labels"].attrs["h5feed_boxes"] == "boxes"
+        for n, source in enumerate(f["sources"][:]):
+            i = int(source.decode())
+            _, _, boxes, labels = block_sample(i, 24, 32)
+            assert np.array_equal(np.frombuffer(f["boxes"][n].tobytes(), "<f4").reshape(-1, 4),
+                                  boxes)
+            assert np.frombuffer(f["box_labels"][n].tobytes(), "<i8").tolist() == list(labels)
+            assert f["image_id"][n] == i and f["iscrowd"][n].tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("extra, said", [
+    ({"masks": torch.zeros(2, 24, 32, dtype=torch.uint8)},
+     r"dataset\[\d\]'s detection target has the key 'masks': instance masks \(K x H x W\)"),
+    ({"box_labels": torch.zeros(2)},
+     r"detection target has the key 'box_labels': the boxes' classes are its 'labels'"),
+    ({"label": 3}, r"detection target has the key 'label': a sample's image and label are not "
+     r"given in its detection target"),
+    ({"meta": {"file": "a.jpg"}},
+     r"dataset\[\d\]: field 'meta' is a dict; .* \(the key 'meta' of its detection target, "
+     r"whose keys other than 'boxes' and 'labels' are stored as fields of their names")])
+def test_a_detection_target_key_that_is_no_field_is_refused_naming_it(tmp_path, extra, said):
+    with pytest.raises(h5feed.InvalidArgumentError, match=said):
+        h5feed.write(TorchvisionDetection(3, lambda i: extra), tmp_path / "out.h5",
+                     max_side=512, workers=0, progress=False)
     assert not list(tmp_path.iterdir())
 
 

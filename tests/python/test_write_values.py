@@ -72,8 +72,8 @@ def test_a_label_of_a_float_that_is_no_whole_number_is_refused_naming_the_row(tm
 
 
 @pytest.mark.parametrize("target, said", [
-    ({"boxes": torch.zeros(0, 4), "labels": torch.zeros(0)},
-     r"label is a dict \(keys 'boxes', 'labels'\); a label is an int\. A detection target "
+    ({"bbox": torch.zeros(0, 4), "labels": torch.zeros(0)},  # a detection target has 'boxes'
+     r"label is a dict \(keys 'bbox', 'labels'\); a label is an int\. A detection target "
      r".*'box_labels': target\['labels'\]"),
     (torch.zeros(40, dtype=torch.long),
      r"label is a Tensor of shape \(40,\); a label is one int\. A target of several values "
