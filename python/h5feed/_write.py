@@ -27,6 +27,7 @@ from ._convert import (_common, _own_size_common, _size, check_resize, count_arg
 from ._errors import InvalidArgumentError
 from ._write_box_formats import BoxFormats
 from ._write_fields import conform, given_spec, inferred_spec
+from ._write_given_fields import GivenFields
 from ._write_samples import NO_VALUE, PATH, PIXELS, SampleRefused, make_payload, row_name
 from ._write_geometry import GeometryChecks
 from ._write_spool import Spool
@@ -93,23 +94,32 @@ def _file_fields(fields, first: tuple, row: int) -> list:
 
 
 def _gives_boxes(spec) -> bool:
-    """Whether a spec of fields= makes a boxes field: "boxes", or a dict (or object) of that
-    kind, as a report's fields are."""
+    """Whether a spec of fields= makes a boxes field."""
+    return _given_kind(spec) == "boxes"
+
+
+def _given_kind(spec) -> str:
+    """The kind of field a spec of fields= makes when it is a geometric one: the first word of
+    a str ("boxes xywh", "mask uint16"), or the kind of a dict (or object) of that kind, as a
+    report's fields are."""
     if isinstance(spec, str):
-        return spec.split()[:1] == ["boxes"]
+        return (spec.split() or [""])[0]
     kind = spec.get("kind") if isinstance(spec, Mapping) else getattr(spec, "kind", None)
-    return str(getattr(kind, "name", kind)).lower().lstrip("k") == "boxes"
+    return str(getattr(kind, "name", kind)).lower().lstrip("k")
 
 
-def _box_formats(fields, box_format) -> BoxFormats:
-    """The format of each boxes field's values (h5feed/_write_box_formats.py): fields=' own
-    ("boxes xywh"), else box_format=; known before any sample is read, for the worker processes
-    that convert them."""
+def _given_fields(fields, box_format) -> GivenFields:
+    """What the worker processes must know of fields= (h5feed/_write_given_fields.py): the
+    format of each boxes field's values, fields=' own ("boxes xywh"), else box_format=, and the
+    fields it makes masks."""
     if fields is not None and not isinstance(fields, Mapping):
         fields = None  # refused with its message by _file_fields
-    given = {name: given_spec(name, spec).box_format for name, spec in (fields or {}).items()
-             if spec is not None and isinstance(name, str) and _gives_boxes(spec)}
-    return BoxFormats(box_format, given)
+    given = {name: spec for name, spec in (fields or {}).items()
+             if spec is not None and isinstance(name, str)}
+    formats = {name: given_spec(name, spec).box_format for name, spec in given.items()
+               if _given_kind(spec) == "boxes"}
+    masks = [name for name, spec in given.items() if _given_kind(spec) == "mask"]
+    return GivenFields(BoxFormats(box_format, formats), masks)
 
 
 def _boxes_named(specs) -> list:
@@ -222,19 +232,19 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     convert_imagefolder returns). docs/python.md, "Writing any dataset", says it all.
 
     dataset: map-style (len() and dataset[i]: a torchvision dataset, your own class), or any
-    iterable of samples (kept in a temporary file beside `path` first, then written in the
-    stored order). A sample: (image,), (image, label), (image, mask), (image, target) of a
-    detection target ({"boxes": K x 4, "labels": K, ...}: boxes, box_labels, and each other key
-    a field of its name), or a dict of "image"
-    ("img" when it has no "image": Hugging Face's CIFAR-10), optionally "label", and fields by
-    name. An image: a PIL image, a uint8 array or tensor (H x W x
+    iterable of samples (kept in a temporary file beside `path` first, then written in the stored
+    order). A sample: (image,), (image, label), (image, mask), (image, target) of a detection
+    target ({"boxes": K x 4, "labels": K, ...}: boxes, box_labels, and each other key a field of
+    its name), or a dict of "image" ("img" when it has no "image": Hugging Face's CIFAR-10),
+    optionally "label", and fields by name. An image: a PIL image, a uint8 array or tensor (H x W x
     C or H x W; a tensor C x H x W as torchvision's), encoded bytes (JPEG, PNG, WebP, ...) or a
     file's path; bytes and paths are decoded natively, as convert_imagefolder decodes files. A
-    label: an int (or a tensor or array of one; a float of a whole number, 2.0, is its int).
-    A field: an array or number (its dtype and shape), bytes, or a str (text); a mask (a PIL image in mode L, P, 1, I or I;16, or an H x W array of
-    integer class ids, or a mask file's path, under "mask"), boxes (K x 4 in the image's pixels,
-    not normalized to 0-1, under "boxes"; a tv_tensors.BoundingBoxes under any name, in its own
-    .format) and their classes (K ints under "box_labels"), resized with the image.
+    label: an int (or a tensor or array of one; a float of a whole number, 2.0, is its int). A
+    field: an array or number (its dtype and shape), bytes, or a str (text); a mask (a PIL image in
+    mode L, P, 1, I or I;16, or an H x W array of integer class ids, or a mask file's path, under
+    "mask" or a name fields= makes a mask), boxes (K x 4 in the image's pixels, not normalized to
+    0-1, under "boxes"; a tv_tensors.BoundingBoxes under any name, in its own .format) and their
+    classes (K ints under "box_labels"), resized with the image.
 
     size: every image fitted to (height, width) by `resize` (crop | stretch | pad): a version 1
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in
@@ -259,7 +269,7 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     max_side = count_argument("max_side", max_side)
     max_pixels = count_argument("max_pixels", max_pixels)
     mask_fill = mask_fill_argument(mask_fill)
-    box_formats = _box_formats(fields, box_format)
+    given_fields = _given_fields(fields, box_format)
     check_resize(size, resize)
     if size is not None and (max_side is not None or encoding != "raw"):
         raise ValueError("size stores every image at one size, which leaves nothing for "
@@ -289,16 +299,16 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
             count = len(dataset)
             order = _stored_order(count, common)
             if workers > 0 and count > 0:
-                pool = WorkerPool(dataset, min(workers, count), box_formats)
+                pool = WorkerPool(dataset, min(workers, count), given_fields)
                 cleanup.append(pool.close)
                 samples = pool.fetch(order, ahead_bytes)
             else:
-                samples = fetch_in_process(dataset, order, box_formats)
+                samples = fetch_in_process(dataset, order, given_fields)
         else:
             spool = Spool(os.path.dirname(path), os.path.basename(path))
             cleanup.append(lambda abandon: spool.close())
             for k, sample in enumerate(dataset):
-                spool.add(make_payload(sample, k, box_formats))
+                spool.add(make_payload(sample, k, given_fields))
             count = len(spool)
             samples = spool.fetch(_stored_order(count, common))
         if count == 0:

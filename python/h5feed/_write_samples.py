@@ -11,7 +11,8 @@ A payload is a plain tuple, cheap to pickle:
   kind "array" (dtype: numpy's name, little-endian bytes in row-major order), "bytes" or
   "text" (UTF-8), or a geometric kind, which the writer moves with the image when it resizes
   it (converters/sources/placed_fields.h): "mask" (H x W uint8 or uint16, mask_array: a PIL
-  image in mode L, P, 1, I or I;16, or an array of integers under the name "mask"), "boxes"
+  image in mode L, P, 1, I or I;16, or an array of integers, a mask file's path or bytes under
+  the name "mask" or a name fields= makes a mask, h5feed/_write_given_fields.py), "boxes"
   (K x 4 float32 xyxy in the image's pixels, converted from the format they were given in
   (h5feed/_write_box_formats.py), under the name "boxes", a name fields= makes boxes, or any
   name for a value that carries its box format, as tv_tensors.BoundingBoxes do) and
@@ -31,6 +32,7 @@ import numpy as np
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._write_box_formats import BoxFormats, declared_box_format, to_xyxy
+from ._write_given_fields import GivenFields
 
 PATH, ENCODED, PIXELS = _h5feed.IMAGE_PATH, _h5feed.IMAGE_ENCODED, _h5feed.IMAGE_PIXELS
 
@@ -424,7 +426,8 @@ def _variable_length(name: str, value, row: int):
     return name, kind, "", (), data
 
 
-def _field(name: str, value, row: int, formats: BoxFormats):
+def _field(name: str, value, row: int, given: GivenFields):
+    formats = given.box_formats
     if value is None:
         raise SampleRefused(f"{row_name(row)}: field {name!r} is None; a file stores a value of "
                             f"each field for every sample, none marked missing: give {NO_VALUE}")
@@ -433,6 +436,9 @@ def _field(name: str, value, row: int, formats: BoxFormats):
             (not _is_pil_image(value) and
              isinstance(getattr(getattr(value, "format", None), "name", None), str)):
         return boxes_value(name, value, row, formats)
+    # A mask by fields= too: a path or bytes there is a mask file, not text or bytes.
+    if given.is_mask(name):
+        return _mask(name, value, row)
     if name in GEOMETRIC_NAMES:
         return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
     if _is_pil_image(value):
@@ -475,26 +481,28 @@ def _field(name: str, value, row: int, formats: BoxFormats):
                         "bytes, or a str")
 
 
-def _target_field(name: str, value, row: int, formats: BoxFormats):
+def _target_field(name: str, value, row: int, given: GivenFields):
     """A field of a detection target's key `name` (other than its boxes and labels)."""
     try:
-        return _field(name, value, row, formats)
+        return _field(name, value, row, given)
     except SampleRefused as refused:
         raise SampleRefused(f"{refused} (the key {name!r} of its detection target, whose keys "
                             "other than 'boxes' and 'labels' are stored as fields of their "
                             "names: leave it out of the target)") from None
 
 
-def make_payload(sample, row: int, formats: BoxFormats | None = None) -> tuple:
-    """The payload of `sample`, dataset[row] (the module's docstring), its boxes converted to
-    x1, y1, x2, y2 from the formats `formats` gives (none: each value's own, else xyxy). Raises
-    SampleRefused naming the row for a sample h5feed.write cannot store."""
+def make_payload(sample, row: int, given: GivenFields | None = None) -> tuple:
+    """The payload of `sample`, dataset[row] (the module's docstring), its values made as the
+    kinds fields= gives (`given`, h5feed/_write_given_fields.py): a mask field's path or bytes
+    opened as a mask, boxes converted to x1, y1, x2, y2 from the formats it gives (none: each
+    value's own, else xyxy). Raises SampleRefused naming the row for a sample h5feed.write
+    cannot store."""
     image, label, values = _parts(sample, row)
     kind, data, height, width, channels = _image(image, row)
-    formats = formats or BoxFormats()
+    given = given or GivenFields()
     # An (image, target) pair whose target is a detection target's dict: fields of its keys.
     detection = isinstance(sample, (tuple, list)) and len(sample) == 2 and label is None and \
         isinstance(sample[1], Mapping)
     fields = tuple((_target_field if detection and name not in GEOMETRIC_NAMES else _field)
-                   (name, value, row, formats) for name, value in values.items())
+                   (name, value, row, given) for name, value in values.items())
     return kind, data, height, width, channels, _label(label, row), fields

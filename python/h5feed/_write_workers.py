@@ -64,16 +64,15 @@ def _rows_named(rows: list) -> str:
     return f"one of {shown}{more}"
 
 
-def fetch_in_process(dataset, rows, box_formats=None):
-    """(row, payload) for each of `rows`, calling dataset[row] here (`box_formats`:
-    make_payload's)."""
+def fetch_in_process(dataset, rows, given=None):
+    """(row, payload) for each of `rows`, calling dataset[row] here (`given`: make_payload's)."""
     for row in rows:
         row = int(row)
         try:
             sample = dataset[row]
         except Exception as error:
             raise _with_row(error, row)
-        yield row, make_payload(sample, row, box_formats)
+        yield row, make_payload(sample, row, given)
 
 
 def _exception_type(module: str, qualname: str):
@@ -100,13 +99,13 @@ def _raise_from_worker(row: int, worker: int, module: str, qualname: str, text: 
     raise error if error is not None else RuntimeError(message)
 
 
-def _work(dataset, connection, worker: int, inherited: list, current, box_formats):
+def _work(dataset, connection, worker: int, inherited: list, current, given):
     """A worker process: makes the payloads of each run of rows it is sent, until None.
     `inherited`: the writing process's ends of the pipes, which a forked worker holds copies
     of; closed, so that the writing process's death (even by SIGKILL) closes its pipe, and the
     worker, waiting for a task or sending a run, sees it and ends. `current`: shared memory
     holding the row being fetched (-1 between rows), which names it if the worker dies.
-    `box_formats`: make_payload's."""
+    `given`: make_payload's (fields='s kinds, which a worker needs to make a payload)."""
     for end in inherited:
         end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -125,7 +124,7 @@ def _work(dataset, connection, worker: int, inherited: list, current, box_format
         for row in rows:
             current.value = row
             try:
-                payloads.append(make_payload(dataset[row], row, box_formats))
+                payloads.append(make_payload(dataset[row], row, given))
             except SampleRefused as refused:
                 failure = ("refused", row, str(refused))
                 break
@@ -141,11 +140,11 @@ def _work(dataset, connection, worker: int, inherited: list, current, box_format
 
 
 class WorkerPool:
-    """`workers` processes that call dataset[row] and make its payload (`box_formats`:
+    """`workers` processes that call dataset[row] and make its payload (`given`:
     make_payload's). Close it (or use it in a with block): its processes end then, at once if
     the writing is abandoned."""
 
-    def __init__(self, dataset, workers: int, box_formats=None):
+    def __init__(self, dataset, workers: int, given=None):
         context = multiprocessing.get_context()
         self._processes, self._connections = [], []
         self._current = [context.RawValue("q", -1) for _ in range(workers)]
@@ -157,7 +156,7 @@ class WorkerPool:
                     if context.get_start_method() == "fork" else []
                 process = context.Process(target=_work,
                                           args=(dataset, theirs, worker, inherited,
-                                                self._current[worker], box_formats),
+                                                self._current[worker], given),
                                           name=f"h5feed.write worker {worker}", daemon=True)
                 process.start()
                 theirs.close()

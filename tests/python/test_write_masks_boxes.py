@@ -164,8 +164,13 @@ def test_an_image_and_mask_pair_is_stored_as_a_mask_without_labels(tmp_path, mas
             assert np.array_equal(stored_mask(f, n), block_sample(i, *SHAPES[i])[1])
 
 
-def test_a_mask_given_as_a_files_path_or_bytes_is_stored_as_the_file_holds_it(tmp_path):
+@pytest.mark.parametrize("name, workers", [
+    ("mask", 0), ("seg", 0), pytest.param("seg", 2, marks=pytest.mark.forks_workers)])
+def test_a_mask_given_as_a_files_path_or_bytes_is_stored_as_the_file_holds_it(tmp_path, name,
+                                                                             workers):
     # Images may be paths; so may their masks: VOC's SegmentationClass "P" PNGs, 16-bit PNGs.
+    # Under a name fields= makes a mask, they are too (not text and bytes): the workers that
+    # make the samples' values know the masks fields= gives.
     paths = []
     for i, (height, width) in enumerate(SHAPES[:4]):
         image, mask, _, _ = block_sample(i, height, width)
@@ -177,15 +182,23 @@ def test_a_mask_given_as_a_files_path_or_bytes_is_stored_as_the_file_holds_it(tm
             palette.putpalette([v for c in range(256) for v in (c, 255 - c, c // 2)])
             palette.save(tmp_path / f"{i}-mask.png")
         paths.append((str(tmp_path / f"{i}.png"), tmp_path / f"{i}-mask.png"))
-    samples = [{"image": image, "mask": mask if i < 3 else mask.read_bytes()}
+    samples = [{"image": image, name: mask if i < 3 else mask.read_bytes()}
                for i, (image, mask) in enumerate(paths)]
     out = tmp_path / "paths.h5"
-    h5feed.write(samples, out, workers=0, progress=False, shuffle=False,
-                 fields={"mask": "mask uint16"})
+    h5feed.write(samples, out, workers=workers, progress=False, shuffle=False,
+                 fields={name: "mask uint16"})
     with h5py.File(out) as f:
         for i in range(4):
             mask = block_sample(i, *SHAPES[i])[1].astype(np.uint16)
-            assert np.array_equal(stored_mask(f, i), mask * 300 if i % 2 else mask)
+            assert np.array_equal(stored_mask(f, i, name), mask * 300 if i % 2 else mask)
+    palettes = [{"image": image, name: mask.read_bytes() if i else mask}
+                for i, (image, mask) in enumerate(paths[::2])]
+    h5feed.write(palettes, tmp_path / "palettes.h5", workers=workers, progress=False,
+                 shuffle=False, fields={name: "mask"})
+    with h5py.File(tmp_path / "palettes.h5") as f:
+        assert f[name].attrs["h5feed_mask_type"] == "uint8"
+        for n, i in enumerate([0, 2]):
+            assert np.array_equal(stored_mask(f, n, name), block_sample(i, *SHAPES[i])[1])
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=r"dataset\[0\]: mask 'mask' \(.*nowhere.png\) does not open as an "
                        "image: .*No such file"):
