@@ -257,7 +257,9 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     stderr. box_format: the boxes' format, "xyxy" (x1, y1, x2, y2; None: that, or what a value's
     .format says), "xywh" (x, y, width, height, COCO's) or "cxcywh" (center x, center y, width,
     height), converted to the xyxy a file stores; fields={NAME: "boxes xywh"} for one field.
-    The other options are convert_imagefolder's."""
+    strict: as convert_imagefolder's, and a colour image in a file of gray images (the first
+    samples' all were) is refused, not stored gray. The other options are
+    convert_imagefolder's."""
     if isinstance(dataset, (str, bytes, os.PathLike)) or \
             not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"h5feed.write(dataset, path): the dataset comes first, then the file "
@@ -369,21 +371,27 @@ def _measured(samples, ahead_bytes: int):
 
 
 class _ColourLoss:
-    """Warns once when a colour image goes into a file of gray images, which loses its colour."""
+    """Warns once when a colour image goes into a file of gray images, which loses its colour;
+    with strict=True, refuses it: strict stores nothing changed without an error."""
 
-    def __init__(self, path: str, channels: int, measured: int, first_row: int):
-        self._path, self._warned = path, channels == 3
+    def __init__(self, path: str, channels: int, measured: int, first_row: int, strict: bool):
+        self._path, self._warned, self._strict = path, channels == 3, strict
         self._measured, self._first_row = measured, first_row
 
     def check(self, row: int, payload: tuple):
         if self._warned or (payload[0] == PIXELS and payload[4] == 1):
             return
+        what = (f"{row_name(row)} is a colour image, but {self._path} stores gray images (the "
+                f"first {self._measured} samples written, from {row_name(self._first_row)}, "
+                "all were)")
+        if self._strict:
+            raise SampleRefused(f"{what}; strict=True stores no image changed: give every "
+                                "image as RGB (image.convert(\"RGB\")), or every one gray "
+                                "(image.convert(\"L\")), or leave strict off to store it gray")
         self._warned = True
-        warnings.warn(f"h5feed.write: {row_name(row)} is a colour image, but {self._path} stores "
-                      f"gray images (the first {self._measured} samples written, from "
-                      f"{row_name(self._first_row)}, all were): it and every later colour "
-                      "image are stored gray; give every image as RGB (image.convert(\"RGB\")) "
-                      "to keep the colour", stacklevel=4)
+        warnings.warn(f"h5feed.write: {what}: it and every later colour image are stored gray; "
+                      "give every image as RGB (image.convert(\"RGB\")) to keep the colour",
+                      stacklevel=4)
 
 
 def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
@@ -411,7 +419,7 @@ def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_s
         value_bytes=value_bytes)
     cleanup.append(lambda abandon: native.cancel())
     bar = _Progress(path, count, progress)
-    colour_loss = _ColourLoss(path, channels, measured, row)
+    colour_loss = _ColourLoss(path, channels, measured, row, common["strict"])
     payload = first
     while True:
         colour_loss.check(row, payload)

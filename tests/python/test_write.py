@@ -378,6 +378,30 @@ def test_a_gray_image_written_first_among_colour_ones_leaves_the_file_colour(tmp
     np.testing.assert_array_equal(images[0], np.repeat(gray[:, :, None], 3, axis=2))
 
 
+@pytest.mark.parametrize("colour_as", ["pixels", "png"])
+def test_strict_refuses_a_colour_image_after_the_measured_gray_ones_naming_it(tmp_path,
+                                                                             colour_as):
+    rng = np.random.default_rng(0)
+    gray = rng.integers(0, 256, (40, 9, 7), dtype=np.uint8)
+    colour = rng.integers(0, 256, (9, 7, 3), dtype=np.uint8)
+    if colour_as == "png":  # encoded, it decodes to RGB
+        encoded = io.BytesIO()
+        Image.fromarray(colour).save(encoded, "PNG")
+        colour = encoded.getvalue()
+    samples = [(g, 0) for g in gray] + [(colour, 0)] + [(g, 0) for g in gray]
+    out = tmp_path / "out" / "gray.h5"
+    out.parent.mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused, not stored gray with a warning
+        with pytest.raises(h5feed.InvalidArgumentError,
+                           match=r"dataset\[40\] is a colour image, but .*gray.h5 stores gray "
+                           r"images \(the first 32 samples written, from dataset\[0\], all "
+                           r"were\); strict=True stores no image changed"):
+            h5feed.write(samples, out, size=(9, 7), shuffle=False, workers=0, progress=False,
+                         strict=True)
+    assert not list(out.parent.iterdir())
+
+
 def test_a_colour_image_after_the_measured_gray_ones_is_stored_gray_with_a_warning(tmp_path):
     rng = np.random.default_rng(0)
     gray = rng.integers(0, 256, (40, 9, 7), dtype=np.uint8)
