@@ -16,11 +16,19 @@ import numpy as np
 import pytest
 
 
+def child_command(script):
+    """The command of a child python3 running `script` (dedented) with torch imported first.
+    h5feed imports torch on first use (h5feed.Loader, h5feed.write), which takes seconds on a
+    loaded machine; a SIGINT that lands inside torch's import can surface as a RuntimeError
+    from it rather than KeyboardInterrupt, failing a test of h5feed's own Ctrl-C handling."""
+    return [sys.executable, "-c", "import torch\n" + textwrap.dedent(script)]
+
 
 def interrupt_when_ready(script, timeout=60):
-    """Runs `script` in a child python3; sends SIGINT a second after it prints 'ready' (by
-    then it waits in native code). Returns (exit code, output after 'ready')."""
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)],
+    """Runs `script` in a child python3 (child_command: torch imported first); sends SIGINT a
+    second after it prints 'ready' (by then it waits in native code). Returns (exit code,
+    output after 'ready')."""
+    child = subprocess.Popen(child_command(script),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env=dict(os.environ))
     try:
@@ -124,7 +132,7 @@ def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(call, behaviour, conn
     with LoopbackServer(behaviour) as server:
         opening = REMOTE_OPENS[call].replace("URL", repr(server.url)).replace(
             "REMOTE", repr({"stall_seconds": 20, "retries": retries}))
-        child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        child = subprocess.Popen(child_command(f"""
             import sys
             import h5feed
             try:
@@ -135,7 +143,7 @@ def test_ctrl_c_stops_a_remote_open_waiting_for_its_server(call, behaviour, conn
             except Exception as error:
                 print(f"no interrupt: {{error!r}}", flush=True)
             sys.exit(1)
-            """)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            """), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             assert server.wait_for_connections(connections), child.stdout.read()
             sent = time.monotonic()
@@ -168,7 +176,6 @@ def test_a_sigint_to_the_process_alone_stops_the_open_probe(call):
     code, output = interrupt_when_ready(f"""
         import glob, sys, time
         import h5feed
-        h5feed.Loader  # imports torch now, not after 'ready'
         HANG = {HANG!r}
         started = time.monotonic()
         print("ready", flush=True)
