@@ -25,6 +25,7 @@ import io
 import math
 import numbers
 import os
+import sys
 from collections.abc import Mapping
 
 import numpy as np
@@ -70,7 +71,11 @@ def row_name(row: int) -> str:
 
 
 def _is_tensor(value) -> bool:
-    return type(value).__module__ == "torch" and hasattr(value, "numpy")
+    """A torch.Tensor, or a subclass of it: torchvision's tv_tensors (Image, Mask, BoundingBoxes),
+    which the v2 transforms and the datasets wrapped for them give. torch is imported wherever
+    a value is a tensor."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
 
 
 def _is_pil_image(value) -> bool:

@@ -295,6 +295,29 @@ def test_arrays_pil_images_and_tensors_are_stored_as_given(tmp_path):
         np.testing.assert_array_equal(g["labels"][:], [r % 3 for r in rows])
 
 
+def tv_tensor(kind, array):
+    """`array` as a tensor of a subclass of torch.Tensor named as torchvision's tv_tensors (0.16
+    and later; the 0.14 these tests run with has none) name theirs: what its v2 transforms
+    (ToImage) and the datasets wrapped for them give."""
+    subclass = type(kind, (torch.Tensor,), {"__module__": f"torchvision.tv_tensors._{kind}"})
+    return torch.from_numpy(array).as_subclass(subclass)
+
+
+def test_tensor_subclasses_as_torchvisions_tv_tensors_are_tensors(tmp_path):
+    rng = np.random.default_rng(6)
+    pixels = rng.integers(0, 256, (3, 8, 6, 3), dtype=np.uint8)
+    samples = [{"image": tv_tensor("Image", np.ascontiguousarray(p.transpose(2, 0, 1))),
+                "label": tv_tensor("Tensor", np.array(i)),
+                "attrs": tv_tensor("Tensor", np.full(4, i, np.float32))}
+               for i, p in enumerate(pixels)]
+    h5feed.write(samples, tmp_path / "tv.h5", size=(8, 6), workers=0, progress=False)
+    with h5py.File(tmp_path / "tv.h5") as f:
+        rows = f["labels"][:]
+        np.testing.assert_array_equal(f["images"][:], pixels[rows])
+        assert f["attrs"].dtype == np.float32
+        np.testing.assert_array_equal(f["attrs"][:], np.repeat(rows[:, None], 4, axis=1))
+
+
 def test_hugging_face_undecoded_images_are_read_from_their_bytes_or_path(tmp_path):
     # datasets' Image(decode=False) gives {"bytes": ..., "path": ...}, one of them None.
     rng = np.random.default_rng(4)
