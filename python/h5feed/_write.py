@@ -111,7 +111,7 @@ def _given_kind(spec) -> str:
 def _given_fields(fields, box_format) -> GivenFields:
     """What the worker processes must know of fields= (h5feed/_write_given_fields.py): the
     format of each boxes field's values, fields=' own ("boxes xywh"), else box_format=, and the
-    fields it makes masks."""
+    fields it makes masks and bytes."""
     if fields is not None and not isinstance(fields, Mapping):
         fields = None  # refused with its message by _file_fields
     given = {name: spec for name, spec in (fields or {}).items()
@@ -119,7 +119,8 @@ def _given_fields(fields, box_format) -> GivenFields:
     formats = {name: given_spec(name, spec).box_format for name, spec in given.items()
                if _given_kind(spec) == "boxes"}
     masks = [name for name, spec in given.items() if _given_kind(spec) == "mask"]
-    return GivenFields(BoxFormats(box_format, formats), masks)
+    bytes_fields = [name for name, spec in given.items() if _given_kind(spec) == "bytes"]
+    return GivenFields(BoxFormats(box_format, formats), masks, bytes_fields)
 
 
 def _boxes_named(specs) -> list:
@@ -250,7 +251,8 @@ def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | Non
     file. None: each image at its own size, its longer side capped at max_side (None: 512), in
     a version 2 file, stored as `encoding` says (raw | jpeg[:Q] | smart[:Q]). fields: {name:
     spec}: the file's fields, in that order ("uint8[40]", "float32[5,2]", "int64", "bytes",
-    "text", or None: as the first sample's value); None: the first sample's. classes: the
+    "text", or None: as the first sample's value; a "bytes" field stores an array as its bytes,
+    for arrays whose length varies); None: the first sample's. classes: the
     labels' names (None: dataset.classes when it has them). mask_fill: the class id of a mask's
     border under resize="pad" (0-255; 255: VOC's "ignore"). workers: processes that call
     dataset[i] (None: the cores, at most 8; 0: this process). progress: a progress line on

@@ -168,7 +168,7 @@ def inferred_spec(value: tuple, row: int, boxes: str = "") -> FieldSpec:
 def _empty_array(name: str, shape, row: int) -> SampleRefused:
     return SampleRefused(f"{row_name(row)}: field {name!r} is an empty array of shape "
                          f"{tuple(shape)}; every dimension of a field is at least 1 (store an "
-                         "empty value as bytes, or pad it)")
+                         f"empty value as bytes, fields={{{name!r}: 'bytes'}}, or pad it)")
 
 
 def _geometric(value: tuple, spec: FieldSpec, row: int):
@@ -241,8 +241,8 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
                   "holds both)")
     if kind == spec.kind == "array" and len(shape) == len(spec.shape) and shape:
         ragged = (f" (arrays whose shape varies from sample to sample: store each as bytes, "
-                  f"value.tobytes(), which np.frombuffer(row, '{dtype}') reads back, or pad "
-                  "them to one shape)")
+                  f"fields={{{spec.name!r}: 'bytes'}} (or value.tobytes()), which "
+                  f"np.frombuffer(row, '{dtype}') reads back, or pad them to one shape)")
     raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
                         f", but the field is {spec.describe()} ({whose}); every sample's value "
                         f"must have the field's kind, dtype and shape{ragged}")

@@ -446,6 +446,12 @@ def _field(name: str, value, row: int, given: GivenFields):
         return _mask(name, value, row)
     if name in GEOMETRIC_NAMES:
         return _GEOMETRIC[GEOMETRIC_NAMES[name]](name, value, row)
+    # An array (a tensor, a list) under a name fields= makes bytes: its little-endian bytes, for
+    # arrays whose length varies from sample to sample (a detection target's per-box values).
+    if given.is_bytes(name) and not isinstance(value, (str, bytes, bytearray, memoryview)) and \
+            not _is_pil_image(value):
+        made = _field(name, value, row, GivenFields(formats))
+        return _variable_length(name, made[4], row) if made[1] == "array" else made
     if _is_pil_image(value):
         return _mask(name, value, row)
     if isinstance(value, (str, bytes, bytearray, memoryview)):

@@ -288,10 +288,26 @@ def test_arrays_of_varying_length_are_refused_saying_to_store_them_as_bytes(tmp_
     with pytest.raises(h5feed.InvalidArgumentError,
                        match=r"dataset\[1\]: field 'points' is float32\[5\], but the field is "
                        r"float32\[3\] .* \(arrays whose shape varies from sample to sample: store "
-                       r"each as bytes, value.tobytes\(\), which np.frombuffer\(row, 'float32'\) "
-                       r"reads back, or pad them to one shape\)"):
+                       r"each as bytes, fields=\{'points': 'bytes'\} \(or value.tobytes\(\)\), "
+                       r"which np.frombuffer\(row, 'float32'\) reads back, or pad them to one "
+                       r"shape\)"):
         write(samples, tmp_path / "out.h5")
     write([{"image": IMAGE, "points": s["points"].tobytes()} for s in samples],
           tmp_path / "out.h5")
     with h5py.File(tmp_path / "out.h5") as f:
         assert [len(np.frombuffer(row, "float32")) for row in f["points"]] == [3, 5]
+
+
+@pytest.mark.parametrize("workers", [0, pytest.param(2, marks=pytest.mark.forks_workers)])
+def test_arrays_in_a_field_fields_makes_bytes_are_stored_as_their_bytes(tmp_path, workers):
+    # Arrays, tensors and lists of varying length (a detection target's per-box values): their
+    # little-endian bytes, row-major; bytes as they are.
+    values = [np.arange(3, dtype=">f4"), torch.arange(5, dtype=torch.int16).reshape(5, 1),
+              [7.0, 8.0], b"\x00\x00\x80\x3f"]
+    h5feed.write([{"image": IMAGE, "points": v} for v in values], tmp_path / "out.h5",
+                 max_side=16, workers=workers, progress=False, shuffle=False,
+                 fields={"points": "bytes"})
+    with h5py.File(tmp_path / "out.h5") as f:
+        rows = [row.tobytes() for row in f["points"]]
+    assert [np.frombuffer(row, dtype).tolist() for row, dtype in
+            zip(rows, ["<f4", "<i2", "<f8", "<f4"])] == [[0, 1, 2], [0, 1, 2, 3, 4], [7, 8], [1]]
