@@ -127,9 +127,12 @@ void BatchAssembler::AssembleSteps() {
     bool more = true;
     while (more) {
       // Nothing is in flight here, so this thread may wait for the trainer to free a slot.
-      more = BeginStep(/*wait=*/true);
-      // Working on the arena's tasks meanwhile: the step begun, and those it and each step
-      // after it begin while slots are free.
+      bool end = false;
+      Job* step = Take(/*wait=*/true, end);
+      more = !end;
+      if (step) steps_.run([this, step] { RunStep(*step); });
+      // Working on the arena's tasks meanwhile: this step, and those taken while slots are
+      // free by the tasks it and every step after it leave.
       steps_.wait();
     }
   } catch (...) {
@@ -141,33 +144,30 @@ void BatchAssembler::AssembleSteps() {
   }
 }
 
-bool BatchAssembler::BeginStep(bool wait) {
-  {
-    std::lock_guard lock(begin_mutex_);
-    bool end = false;
-    std::unique_ptr<Job> job = TakeStep(wait, end);
-    if (!job) return !end;
-    unstarted_.push_back(job.get());
-    std::lock_guard delivery(delivery_mutex_);
-    undelivered_.push_back(std::move(job));
-  }
-  // A task runs the oldest step not yet started, not this one: TBB runs a thread's own tasks
-  // newest first, and a step begun as another ends would otherwise overtake older ones.
-  steps_.run([this] {
-    Job* step = nullptr;
-    {
-      std::lock_guard lock(begin_mutex_);
-      step = unstarted_.front();
-      unstarted_.pop_front();
-    }
-    // The next step first, as a task another thread takes while this one assembles: steps
-    // begin one after another while slots are free, each read as soon as it begins.
-    BeginStep(/*wait=*/false);
-    Assemble(*step);
-    Finish(*step);
-    BeginStep(/*wait=*/false);  // a slot the trainer freed meanwhile
-  });
-  return true;
+BatchAssembler::Job* BatchAssembler::Take(bool wait, bool& end) {
+  std::lock_guard lock(take_mutex_);
+  std::unique_ptr<Job> job = TakeStep(wait, end);
+  if (!job) return nullptr;
+  Job* step = job.get();
+  std::lock_guard delivery(delivery_mutex_);
+  undelivered_.push_back(std::move(job));
+  return step;
+}
+
+void BatchAssembler::TryStep() {
+  bool end = false;
+  if (Job* step = Take(/*wait=*/false, end)) RunStep(*step);
+}
+
+void BatchAssembler::RunStep(Job& step) {
+  // A step is taken by the thread about to assemble it, so that the steps taken are those in
+  // flight (the prefetcher reads ahead of them): the next one by a task another thread takes
+  // while this one assembles, or this one next; and one more as this step ends, for a slot
+  // the trainer freed meanwhile.
+  steps_.run([this] { TryStep(); });
+  Assemble(step);
+  Finish(step);
+  steps_.run([this] { TryStep(); });
 }
 
 std::unique_ptr<BatchAssembler::Job> BatchAssembler::TakeStep(bool wait, bool& end) {

@@ -5,12 +5,13 @@
 //
 // The run's own thread works inside the borrowed task arena (its size is the loader's
 // `threads`), and memory is bounded by the slot pool by construction:
-//   - Steps are taken in plan order, each once its slot(s) are leased, and the ChunkPrefetcher
-//     is told, which requests the chunks of the steps ahead (separate tasks: loading is never
-//     serialised behind taking steps). A step, as it starts and as it ends, takes the next
-//     step if its slots are free now, never waiting for one, and a task runs the oldest step
-//     not yet started (TBB runs a thread's own tasks newest first). The run's thread waits for
-//     the trainer to free a slot only once no step is in flight, and otherwise works on the
+//   - Steps are taken in plan order, each once its slot(s) are leased, by the thread about to
+//     assemble it, and the ChunkPrefetcher is told, which requests the chunks of the steps
+//     ahead (separate tasks: loading is never serialised behind taking steps). A step, as it
+//     starts, leaves a task that takes the next step if its slots are free then, for another
+//     thread (or this one next); as it ends, another, for a slot the trainer freed meanwhile.
+//     Such a task never waits for a slot. The run's thread takes the first step, waits for the
+//     trainer to free a slot only once no step is in flight, and otherwise works on the
 //     arena's tasks. No task ever waits for what only the trainer frees: TBB's workers are
 //     shared by every arena in the process, and a worker waiting in one loader for its slot
 //     would leave another loader's steps without a thread while the trainer waits for them
@@ -129,7 +130,9 @@ class BatchAssembler {
 
   void Run() noexcept;
   void AssembleSteps();
-  bool BeginStep(bool wait);
+  Job* Take(bool wait, bool& end);
+  void TryStep();
+  void RunStep(Job& step);
   std::unique_ptr<Job> TakeStep(bool wait, bool& end);
   void Assemble(Job& job);
   void Finish(Job& job);
@@ -147,12 +150,11 @@ class BatchAssembler {
 
   tbb::task_group steps_;  // the steps in flight, one task each
 
-  // Taking steps, by the run's thread or by a step (guarded by begin_mutex_): the next step to
-  // take, the slots leased for it so far, and the steps taken and not started.
-  std::mutex begin_mutex_;
+  // Taking steps, by the run's thread or a step's task (guarded by take_mutex_): the next step
+  // to take, and the slots leased for it so far.
+  std::mutex take_mutex_;
   int64_t next_step_;
   std::vector<memory::SlotLease> next_leases_;
-  std::deque<Job*> unstarted_;  // steps taken whose task has not started, oldest first
   // A step failed: take no more steps. Not the run's end: the delivery decides which error
   // ends the run, in step order (a later step may fail first).
   std::atomic<bool> failed_{false};
