@@ -1,8 +1,10 @@
 """One Loader used from several Python threads: its native calls release the GIL while they wait,
 so they are serialised by the binding. Two loops over one Loader end with the older one's
 RuntimeError (never a hang, a crash or a batch of garbage rows), and state_dict() or len() from
-the trainer's thread beside a thread that iterates see a consistent loader. Each case runs in a
+the trainer's thread beside a thread that iterates see a consistent loader. Two loaders read in
+turns share TBB's worker threads and never stop each other. Each case runs in a
 child python3 with a time limit, so a hang fails the test instead of stopping the suite."""
+import subprocess
 import textwrap
 
 from conftest import run_python
@@ -107,3 +109,38 @@ def test_a_signal_handler_takes_state_dict_while_next_waits(small_file):
         """)
     assert code == 0, output
     assert "handler saw step [3]" in output, output
+
+
+def test_two_loaders_read_in_turns_never_stop_each_other(tmp_path):
+    # zip(a, b) holds a's batch while it asks b for one. Until the assembler stopped waiting for
+    # slots inside TBB tasks, a worker shared by both loaders' arenas could wait there for b's
+    # slot while a's next step had no thread: both stopped, about once in 60-300 epochs here.
+    try:
+        code, output = run(f"""
+            import numpy as np
+            import torch
+            import h5feed
+            rng = np.random.default_rng(3)
+            samples = [{{"image": rng.integers(0, 256, (8 + i % 5, 9, 3), dtype=np.uint8),
+                         "label": i % 3, "embedding": np.arange(300, dtype=np.float32) + i}}
+                       for i in range(900)]
+            path = {str(tmp_path / "own.h5")!r}
+            h5feed.write(samples, path, max_side=16, workers=0, progress=False)
+
+            def loader(**kwargs):
+                return h5feed.Loader(path, 64, fields=["embedding"], threads=2,
+                                     open_probe=False, dtype=torch.uint8, cache_bytes=1 << 16,
+                                     augment=h5feed.Augment(resize=8, center_crop=8), **kwargs)
+
+            a, b = loader(), loader(held_field_bytes=1)
+            for epoch in range(300):
+                a.set_epoch(epoch)
+                b.set_epoch(epoch)
+                pairs = sum(1 for _ in zip(a, b))
+                assert pairs == 15, pairs
+            print("300 epochs read in turns")
+            """, timeout=240)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("two loaders read in turns stopped: no epoch ended for 240 s")
+    assert code == 0, output
+    assert "300 epochs read in turns" in output, output
