@@ -217,7 +217,7 @@ GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::
 }
 
 int64_t MaskBytesPerRow(const std::vector<FieldSpec>& asked, const transform::OutputViews* views,
-                        const ImageShape& shape, bool own_size) {
+                        const ImageShape& shape) {
   int64_t pixels = 0;  // of one mask in every view
   if (views) {
     for (int v = 0; v < views->count(); ++v) {
@@ -227,7 +227,7 @@ int64_t MaskBytesPerRow(const std::vector<FieldSpec>& asked, const transform::Ou
           spec.image_bytes() / (int64_t{spec.augment.out_height} * spec.augment.out_width);
       pixels += views->room_bytes[static_cast<size_t>(v)] / pixel_bytes;
     }
-  } else if (!own_size) {
+  } else {
     pixels = shape.height * shape.width;
   }
   int64_t bytes = 0;

@@ -60,12 +60,12 @@ GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::
 
 // The bytes of the masks one row of a host batch carries at most: every mask field of `asked`,
 // in every view at the largest size its room in the slot allows (OutputViews::room_bytes: a
-// later SetOutputSize stays within it), or without views at the stored `shape`; 0 for a file of
-// images at their own size without views (its masks are refused then). Up to the slot count of
-// batches hold theirs at once, made ahead of the trainer: Open's memory check counts them
-// (options_check.h, DatasetFootprint::mask_bytes).
+// later SetOutputSize stays within it), or without views at `shape`, the images the slots hold
+// (a file of one image size's, or of images at their own size that all have one size, read as
+// they are). Up to the slot count of batches hold theirs at once, made ahead of the trainer:
+// Open's memory check counts them (options_check.h, DatasetFootprint::mask_bytes).
 int64_t MaskBytesPerRow(const std::vector<FieldSpec>& asked, const transform::OutputViews* views,
-                        const ImageShape& shape, bool own_size);
+                        const ImageShape& shape);
 
 // The GPU path's geometric fields of one loaded batch (the extras its assembler makes, which
 // delivers each loaded batch once and leaves its echo copies to the device): for each echo copy

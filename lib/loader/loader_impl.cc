@@ -95,7 +95,7 @@ Loader::Impl::Impl(const std::string& path, const LoaderOptions& loader_options,
                                   ? 0
                                   : loader::MaskBytesPerRow(
                                         asked_fields, delivery.views ? &*delivery.views : nullptr,
-                                        reading.gathered, !dataset.rows.uniform())},
+                                        reading.gathered)},
       steps(CheckedSteps(options, dataset, footprint)),
       cache_budget(
           loader::MeasureCacheBudget(options, batch_capacity, geometry, footprint.chunk_bytes)),
