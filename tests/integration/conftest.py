@@ -2,8 +2,13 @@
 its output with h5py through h5feed's zstd plugin."""
 import os
 import subprocess
+import sys
 
 import pytest
+
+# Readers shared with the other folders' tests (tests/support/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from own_size_reads import stored_image  # noqa: E402,F401
 
 H5FEED = os.environ.get("H5FEED", "h5feed")
 PLUGIN_DIR = os.environ.get("H5FEED_PLUGIN_DIR", "")

@@ -12,7 +12,7 @@ import pytest
 import xxhash
 from PIL import Image
 
-from conftest import run_h5feed
+from conftest import run_h5feed, stored_image
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
 MAX_SIDE = 128
@@ -90,15 +90,6 @@ def converted(photos, tmp_path_factory):
     return files
 
 
-def read_image(f, n):
-    """Image n, exactly as docs/format.md's snippet reads it."""
-    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
-    stored = f["images"][start:start + size]
-    if f["image_encodings"][n] == 0:
-        return stored.reshape(f["image_shapes"][n])
-    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
-
-
 def sources(f):
     return [s.decode() if isinstance(s, bytes) else s for s in f["sources"][()]]
 
@@ -121,7 +112,7 @@ def test_every_image_is_stored_at_its_capped_size_aspect_kept_never_enlarged(pho
                 width, height = Image.open(photos / source).size
                 expected = capped(height, width)
                 assert tuple(f["image_shapes"][n]) == (*expected, 3), (encoding, source)
-                assert read_image(f, n).shape == (*expected, 3), (encoding, source)
+                assert stored_image(f, n).shape == (*expected, 3), (encoding, source)
                 assert expected[0] <= height and expected[1] <= width
 
 
@@ -130,7 +121,7 @@ def test_raw_pixels_equal_pil_under_the_cap_and_an_area_shrink_above(photos, con
         assert set(f["image_encodings"][()]) == {0}
         for n, source in enumerate(sources(f)):
             reference = original(photos, source)
-            ours = read_image(f, n)
+            ours = stored_image(f, n)
             if ours.shape[:2] == (reference.height, reference.width):
                 assert np.array_equal(ours, np.asarray(reference)), source
                 assert f["image_bytes"][n] == ours.size
@@ -195,7 +186,7 @@ def test_root_attributes_say_version_2_flat(converted):
 
 def test_jpeg_90_decodes_to_the_stored_shapes_above_30_db(converted):
     with h5py.File(converted["raw"][0]) as raw_file:
-        raw = {s: read_image(raw_file, n) for n, s in enumerate(sources(raw_file))}
+        raw = {s: stored_image(raw_file, n) for n, s in enumerate(sources(raw_file))}
     with h5py.File(converted["jpeg:90"][0]) as f:
         assert set(f["image_encodings"][()]) == {1}
         for n, source in enumerate(sources(f)):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import run_h5feed
+from conftest import run_h5feed, stored_image
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
 MAX_SIDE = 128
@@ -76,15 +76,6 @@ def rechunk(source_path, out, *args, check=EXIT_SKIPPED):
     return run_h5feed("rechunk", source_path, out, "--max-side", MAX_SIDE, *args, check=check)
 
 
-def read_image(f, n):
-    """Image n of a version 2 file, as docs/format.md reads it."""
-    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
-    stored = f["images"][start:start + size]
-    if f["image_encodings"][n] == 0:
-        return stored.reshape(f["image_shapes"][n])
-    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
-
-
 def texts(values):
     return [v.decode() if isinstance(v, bytes) else v for v in values]
 
@@ -106,7 +97,7 @@ def test_each_image_equals_pils_decode_at_its_own_capped_size(source, raw):
         for row, name in enumerate(names):
             n = int(name[len("images["):-1])
             height, width, *_ = IMAGES[n]
-            image = read_image(f, row)
+            image = stored_image(f, row)
             assert image.shape == (*capped(height, width), 3), name
             if max(height, width) <= MAX_SIDE:
                 expected = np.asarray(Image.open(io.BytesIO(files[n])).convert("RGB"))
@@ -124,7 +115,7 @@ def test_images_above_the_cap_are_shrunk_close_to_pils_box_resize(source, raw):
             h, w = capped(height, width)
             expected = np.asarray(Image.open(io.BytesIO(files[n])).convert("RGB")
                                   .resize((w, h), Image.BOX), dtype=np.float64)
-            assert np.abs(read_image(f, row) - expected).mean() < 3, name
+            assert np.abs(stored_image(f, row) - expected).mean() < 3, name
 
 
 def test_labels_and_classes_are_carried(raw):
@@ -153,7 +144,7 @@ def test_jpeg_90_stores_jpeg_files_of_the_same_shapes(source, raw, tmp_path):
         assert set(f["image_encodings"][()]) == {1} and f.attrs["chunk_bytes"] == 1 << 20
         assert texts(f["sources"][()]) == texts(raw_file["sources"][()])
         for n in range(len(IMAGES)):
-            image, reference = read_image(f, n), read_image(raw_file, n)
+            image, reference = stored_image(f, n), stored_image(raw_file, n)
             assert image.shape == reference.shape
             if min(image.shape[:2]) >= 8:  # a 5x7 image is all chroma-subsampling edge
                 error = np.mean((image.astype(np.float64) - reference) ** 2)
@@ -205,7 +196,7 @@ def test_an_h5feed_file_at_own_size_is_rechunked_with_its_labels_and_sizes(raw, 
         assert np.array_equal(after["labels"][()], before["labels"][()])
         assert np.array_equal(after["image_shapes"][()], before["image_shapes"][()])
         for n in range(len(after["labels"])):
-            assert np.array_equal(read_image(after, n), read_image(before, n)), n
+            assert np.array_equal(stored_image(after, n), stored_image(before, n)), n
         # What the input says it lacks is kept, but this rechunk skipped nothing (exit 0).
         assert texts(after["skipped_sources"][()]) == [f"images[{BROKEN}]"]
         assert texts(after["skipped_reasons"][()]) == texts(before["skipped_reasons"][()])

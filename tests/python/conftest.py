@@ -13,6 +13,10 @@ import pytest
 
 import h5feed
 
+# Readers shared with the other folders' tests (tests/support/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from own_size_reads import stored_image  # noqa: E402,F401
+
 H5FEED = os.environ.get("H5FEED", "h5feed")
 SAMPLES, CHUNK, SHAPE, CLASSES = 300, 16, (8, 6, 3), 5  # 19 chunks, the last one short
 

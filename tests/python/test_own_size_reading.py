@@ -4,7 +4,6 @@ torchvision on the stored images (read with h5py the way docs/format.md document
 training crop reproducible across threads and resumed runs and split across ranks, read over
 HTTP and with O_DIRECT as through the page cache, several views of each sample, a size changed
 between epochs, a clear refusal without a crop, and a damaged JPEG caught and named."""
-import io
 import os
 import shutil
 import sys
@@ -17,6 +16,7 @@ import torchvision.transforms.functional as F
 from PIL import Image
 
 import h5feed
+from conftest import stored_image
 
 sys.path.insert(0, os.path.join(os.environ["H5FEED_SOURCE_DIR"], "tests", "support"))
 from http_servers import Nginx  # noqa: E402
@@ -53,15 +53,6 @@ def own_size_file(folder, tmp_path_factory, request):
     h5feed.convert_imagefolder(folder, out, max_side=160, encoding=request.param,
                                chunk_bytes=64 * 1024)
     return out, request.param
-
-
-def stored_image(f, n):
-    """Image n at its own shape, as docs/format.md says an h5py user reads it."""
-    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
-    stored = f["images"][start:start + size]
-    if f["image_encodings"][n] == 0:
-        return stored.reshape(f["image_shapes"][n])
-    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
 
 
 def test_the_file_holds_each_image_at_its_own_size(own_size_file):

@@ -4,7 +4,6 @@ of every kind of field. A row's source is its dataset index as text ("7"), or th
 when the sample gave a path; the tests map both to the image file they came from."""
 import io
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import torchvision
 from PIL import Image
 
 import h5feed
+from conftest import stored_image
 
 
 @pytest.fixture(scope="module")
@@ -466,15 +466,6 @@ def test_grayscale_images_at_their_own_size_read_back_as_one_channel(tmp_path):
         h5feed.Loader(out, 6, augment=h5feed.Augment(resize=40, center_crop=40))
 
 
-def own_size_stored(f, n):
-    """Image n of a file of images at their own size, as docs/format.md says h5py reads it."""
-    start, size = int(f["image_offsets"][n]), int(f["image_bytes"][n])
-    stored = f["images"][start:start + size]
-    if f["image_encodings"][n] == 0:
-        return stored.reshape(f["image_shapes"][n])
-    return np.asarray(Image.open(io.BytesIO(stored.tobytes())).convert("RGB"))
-
-
 def test_a_file_of_one_size_written_without_size_reads_as_that_size(tmp_path):
     # torchvision's FakeData, CIFAR, or any dataset of one image size, written without size= is
     # a file of images at their own size: a Loader without an augmentation reads it as images
@@ -488,7 +479,7 @@ def test_a_file_of_one_size_written_without_size_reads_as_that_size(tmp_path):
                  progress=False)
     with h5py.File(own, "r") as f:
         assert f.attrs["h5feed_format_version"] == 2
-        stored = [own_size_stored(f, n) for n in range(10)]
+        stored = [stored_image(f, n) for n in range(10)]
     loader = h5feed.Loader(own, 4, dtype=None, sampler="sequential")
     assert loader.dataset["image_shape"] == [20, 30, 3]
     read = torch.cat([images for images, _ in loader])
@@ -510,7 +501,7 @@ def test_a_file_of_one_size_written_without_size_reads_as_that_size(tmp_path):
                  progress=False)
     with h5py.File(jpeg, "r") as f:
         assert set(f["image_encodings"][:]) == {1}
-        decoded = [own_size_stored(f, n) for n in range(6)]
+        decoded = [stored_image(f, n) for n in range(6)]
     whole, _ = next(iter(h5feed.Loader(jpeg, 6, dtype=None, sampler="sequential")))
     cropped, _ = next(iter(h5feed.Loader(jpeg, 6, dtype=None, sampler="sequential",
                                          augment=h5feed.Augment(resize=24, center_crop=24))))
