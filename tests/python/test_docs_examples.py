@@ -12,9 +12,9 @@ reason a reader sees (docs/ci.md, "Code examples in the docs"):
 A marker without a reason, or one that stands before no code block, fails the test.
 
 Fragments that need names from the text around them (a `model`, `epochs`, a `dataset`) take a
-small preamble declared here per doc section (PREAMBLES). The only rewrites of an example's
-text: without a CUDA device, device="cuda" reads device="cpu" and `.cuda(` reads
-`.to("cpu", ` (with one, the blocks run as written); https://cdn.example.com/ is served by
+small preamble declared here per doc section (PREAMBLES). device="cuda" runs as written (a CPU
+build of torch gets host batches, docs/python.md); the only rewrites of an example's text:
+without a CUDA device `.cuda(` reads `.to("cpu", `, and https://cdn.example.com/ is served by
 nginx on the loopback from the block's folder."""
 import contextlib
 import dataclasses
@@ -263,6 +263,13 @@ def coco_folder(json_path, images):
                        {"id": 18, "name": "dog"}]}))
 
 
+def smooth_image(h, w, i):
+    """A colour ramp: small once compressed, even resized to 512 x 512."""
+    y, x = np.mgrid[0:h, 0:w]
+    return np.stack([(x * 255 // w), (y * 255 // h), np.full((h, w), 40 * i % 256)],
+                    axis=-1).astype(np.uint8)
+
+
 def sample_dicts(count, size=None, seed=1):
     """CelebA-shaped samples: an image (own size unless `size`), a label and the fields the
     docs read (attrs, landmarks, caption, meta), masks and boxes."""
@@ -272,7 +279,7 @@ def sample_dicts(count, size=None, seed=1):
         h, w = size or (40 + 3 * i, 60 - i)
         boxes = np.array([[2, 3, 20, 25], [5, 5, 30, 35]], np.float32)[:i % 3]
         samples.append({
-            "image": rng.integers(0, 256, (h, w, 3), dtype=np.uint8), "label": i % 3,
+            "image": smooth_image(h, w, i), "label": i % 3,
             "attrs": rng.integers(0, 2, 40, dtype=np.uint8),
             "landmarks": rng.random((5, 2), dtype=np.float32) * 30,
             "caption": f"a face, photo {i}", "meta": json.dumps({"id": i}).encode(),
@@ -298,6 +305,8 @@ def make_inputs(root):
     np.save(root / "classes.npy", np.arange(300) % 2)
     for name in ("train.h5", "val.h5"):
         h5feed.convert_npy(root / "pixels.npy", root / name, labels=root / "classes.npy")
+    (root / "pixels.npy").unlink()
+    (root / "classes.npy").unlink()
     # imagenet.h5: ImageNet as often kept in HDF5, each image file's bytes an element.
     with h5py.File(root / "imagenet.h5", "w") as f:
         images = f.create_dataset("images", (len(photos),), h5py.vlen_dtype(np.uint8))
@@ -374,15 +383,24 @@ def outputs_of(code):
     return written
 
 
-def copy_inputs(inputs, folder, leave_out):
-    shutil.copytree(inputs, folder, ignore=lambda d, names: [n for n in names
-                                                             if n in leave_out])
+def copy_inputs(inputs, folder, text, leave_out):
+    """The inputs whose names the example's text (preamble included) has, but those it writes,
+    copied into its folder."""
+    folder.mkdir()
+    for entry in inputs.iterdir():
+        if entry.name in text and entry.name not in leave_out:
+            if entry.is_dir():
+                shutil.copytree(entry, folder / entry.name)
+            else:
+                shutil.copy(entry, folder / entry.name)
 
 
 def without_cuda(code):
+    """The example as a machine without a CUDA device runs it: a tensor's .cuda() would raise,
+    where the Loader's device="cuda" delivers host batches."""
     if HAS_CUDA:
         return code
-    return code.replace('device="cuda"', 'device="cpu"').replace(".cuda(", '.to("cpu", ')
+    return code.replace(".cuda(", '.to("cpu", ')
 
 
 RUNNER = """
@@ -432,21 +450,22 @@ SERVED = "https://cdn.example.com/"
 def test_example_runs(block, inputs, tmp_path):
     if block.language == "python":
         folder = tmp_path / "run"
-        copy_inputs(inputs, folder, outputs_of(block.code))
+        preamble = preamble_of(block)
+        copy_inputs(inputs, folder, preamble + block.code, outputs_of(block.code))
         code = without_cuda(block.code)
         with contextlib.ExitStack() as stack:
             if SERVED in code:
                 server = stack.enter_context(http_servers.Nginx(folder))
                 code = code.replace(SERVED, server.url(""))
             spec = tmp_path / "block.json"
-            spec.write_text(json.dumps({"preamble": preamble_of(block), "where": block.where,
+            spec.write_text(json.dumps({"preamble": preamble, "where": block.where,
                                         "line": block.line, "code": code,
                                         "path": str(block.doc)}))
             run([sys.executable, "-c", RUNNER, spec], folder, f"{block.where} (python)")
         return
     for k, command in enumerate(commands_of(block.code)):
         folder = tmp_path / f"run{k}"
-        copy_inputs(inputs, folder, outputs_of(command))
-        run(["bash", "-c", "set -eo pipefail\n" + preamble_of(block, command) + "\n" + command],
-            folder,
+        preamble = preamble_of(block, command)
+        copy_inputs(inputs, folder, preamble + command, outputs_of(command))
+        run(["bash", "-c", f"set -eo pipefail\n{preamble}\n{command}"], folder,
             f"{block.where}: `{command}`")
