@@ -58,7 +58,12 @@ class Block:
 
     @property
     def where(self):
-        return f"{self.doc.relative_to(SOURCE)}:{self.line}"
+        return f"{name_of(self.doc)}:{self.line}"
+
+
+def name_of(doc):
+    """The doc's path from the source tree (as the docs name each other), or its own."""
+    return str(doc.relative_to(SOURCE)) if doc.is_relative_to(SOURCE) else str(doc)
 
 
 def blocks_of(doc):
@@ -82,7 +87,7 @@ def blocks_of(doc):
         if MARKER.match(lines[i]):
             after = next((lines[k] for k in range(i + 1, len(lines)) if lines[k].strip()), "")
             if not re.match(r"^\s*```\S+\s*$", after):
-                stray.append(f"{doc.relative_to(SOURCE)}:{i + 1}")
+                stray.append(f"{name_of(doc)}:{i + 1}")
         i += 1
     return blocks, stray
 
@@ -95,15 +100,40 @@ for _doc in DOCS:
 RUN = [b for b in ALL_BLOCKS if b.marker is None]
 
 
+def without_reason(blocks):
+    return [b.where for b in blocks
+            if b.marker is not None and len(MARKER.match(b.marker).group(1).strip()) < 8]
+
+
 def test_each_not_run_marker_gives_its_reason_and_stands_before_a_block():
-    without_reason = [b.where for b in ALL_BLOCKS
-                      if b.marker is not None and len(MARKER.match(b.marker).group(1).strip()) < 8]
-    assert not without_reason, f"not-run markers without a reason: {without_reason}"
+    assert not without_reason(ALL_BLOCKS), \
+        f"not-run markers without a reason: {without_reason(ALL_BLOCKS)}"
     assert not STRAY_MARKERS, f"not-run markers before no code block: {STRAY_MARKERS}"
+
+
+def test_markers_without_a_reason_or_a_block_are_found(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("# T\n\n<!-- not run: needs a GPU -->\n```python\nrun()\n```\n"
+                   "<!-- not run -->\n\n```sh\nh5feed\n```\n<!-- not run: stray -->\n\ntext\n"
+                   "```python\nx = 1\n```\n")
+    blocks, stray = blocks_of(doc)
+    assert [b.marker is not None for b in blocks] == [True, True, False]
+    assert [b.line for b in blocks if b.marker and not without_reason([b])] == [4]
+    assert len(without_reason(blocks)) == 1 and without_reason(blocks)[0].endswith(":9")
+    assert len(stray) == 1 and stray[0].endswith(":12")
 
 
 def test_the_docs_have_examples_to_run():
     assert len([b for b in RUN if b.language == "python"]) >= 15
+
+
+def test_a_console_block_runs_its_prompted_lines_and_a_shell_block_every_line():
+    console = "$ h5feed inspect train.h5 \\\n    --json\n{\"images\": 300}\n$ ls\ntrain.h5"
+    assert [" ".join(c.split()) for c in commands_of(console, "console")] == [
+        "h5feed inspect train.h5 --json", "ls"]
+    shell = "# a comment\nh5feed verify a.h5   # checked\ncp a.h5 \\\n  b.h5"
+    assert [" ".join(c.split()) for c in commands_of(shell)] == [
+        "h5feed verify a.h5 # checked", "cp a.h5 b.h5"]
 
 
 # The signatures docs/python.md lists, as the functions have them (names, kinds, defaults).
@@ -214,7 +244,7 @@ SHELL_PREAMBLES = [
 
 def preamble_of(block, code=None):
     """The preambles of the block's section (for a shell block, code: one of its commands)."""
-    doc = str(block.doc.relative_to(SOURCE))
+    doc = name_of(block.doc)
     preambles = PREAMBLES if block.language == "python" else SHELL_PREAMBLES
     return "\n".join(preamble for d, heading, line, preamble in preambles
                      if d == doc and block.heading.startswith(heading)
@@ -412,10 +442,16 @@ exec(compile("\\n" * spec["line"] + spec["code"], spec["path"], "exec"), scope)
 """
 
 
-def commands_of(code):
-    """A shell block's commands: lines joined at a trailing backslash, comments dropped."""
+def commands_of(code, language="sh"):
+    """A shell block's commands: lines joined at a trailing backslash, comments dropped; in a
+    console block only the lines after a "$ " prompt (and their continuations), the rest being
+    what they print."""
     commands, current = [], ""
     for line in code.split("\n"):
+        if language == "console" and not current:
+            if not line.startswith("$ "):
+                continue
+            line = line[2:]
         current += line[:-1] + " " if line.rstrip().endswith("\\") else line
         if line.rstrip().endswith("\\"):
             continue
@@ -463,7 +499,7 @@ def test_example_runs(block, inputs, tmp_path):
                                         "path": str(block.doc)}))
             run([sys.executable, "-c", RUNNER, spec], folder, f"{block.where} (python)")
         return
-    for k, command in enumerate(commands_of(block.code)):
+    for k, command in enumerate(commands_of(block.code, block.language)):
         folder = tmp_path / f"run{k}"
         preamble = preamble_of(block, command)
         copy_inputs(inputs, folder, preamble + command, outputs_of(command))
