@@ -81,9 +81,10 @@ template <>
 struct EnumNames<FieldKind> {
   static constexpr std::string_view what = "field kind";
   static constexpr NamedValue<FieldKind> names[] = {
-      {FieldKind::kArray, "array"}, {FieldKind::kBytes, "bytes"},
-      {FieldKind::kText, "text"},   {FieldKind::kMask, "mask"},
-      {FieldKind::kBoxes, "boxes"}, {FieldKind::kBoxLabels, "box_labels"}};
+      {FieldKind::kArray, "array"},         {FieldKind::kBytes, "bytes"},
+      {FieldKind::kText, "text"},           {FieldKind::kMask, "mask"},
+      {FieldKind::kBoxes, "boxes"},         {FieldKind::kBoxLabels, "box_labels"},
+      {FieldKind::kBoxValues, "box_values"}};
 };
 
 template <>

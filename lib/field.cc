@@ -45,16 +45,27 @@ void CheckGeometricSpec(const FieldSpec& spec) {
                     spec.name);
   }
   if (spec.kind == FieldKind::kBoxLabels &&
-      (spec.type != FieldType::kInt64 || !spec.shape.empty() || spec.boxes.empty())) {
+      (spec.type != FieldType::kInt64 || !spec.shape.empty())) {
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "box_labels field \"{}\" must be int64 without a shape, naming the boxes "
-                    "field it classifies (FieldSpec::boxes)",
+                    "box_labels field \"{}\" must be int64 without a shape (one class per box)",
                     spec.name);
   }
-  if (spec.kind != FieldKind::kBoxLabels && !spec.boxes.empty()) {
+  if (spec.kind == FieldKind::kBoxValues && !spec.shape.empty()) {
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "field \"{}\" is {}, not box_labels: it names no boxes field", spec.name,
-                    ToString(spec.kind));
+                    "box_values field \"{}\" has a shape: it holds one {} per box (a scalar); "
+                    "store each part of a value as a box_values field of its own",
+                    spec.name, ToString(spec.type));
+  }
+  if (IsPerBox(spec.kind) && spec.boxes.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} field \"{}\" names no boxes field: it holds one value per box of the "
+                    "boxes field FieldSpec::boxes names",
+                    ToString(spec.kind), spec.name);
+  }
+  if (!IsPerBox(spec.kind) && !spec.boxes.empty()) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "field \"{}\" is {}, not box_labels or box_values: it names no boxes field",
+                    spec.name, ToString(spec.kind));
   }
 }
 
@@ -90,13 +101,23 @@ FieldKind StoredKind(const FieldSpec& spec) noexcept {
     case FieldKind::kText: return spec.kind;
     case FieldKind::kMask: return spec.shape.empty() ? FieldKind::kBytes : FieldKind::kArray;
     case FieldKind::kBoxes:
-    case FieldKind::kBoxLabels: return FieldKind::kBytes;
+    case FieldKind::kBoxLabels:
+    case FieldKind::kBoxValues: return FieldKind::kBytes;
   }
   return spec.kind;
 }
 
 bool IsGeometric(FieldKind kind) noexcept {
-  return kind == FieldKind::kMask || kind == FieldKind::kBoxes || kind == FieldKind::kBoxLabels;
+  return kind == FieldKind::kMask || kind == FieldKind::kBoxes || IsPerBox(kind);
+}
+
+bool IsPerBox(FieldKind kind) noexcept {
+  return kind == FieldKind::kBoxLabels || kind == FieldKind::kBoxValues;
+}
+
+size_t BoxValueBytes(const FieldSpec& spec) noexcept {
+  if (spec.kind == FieldKind::kBoxes) return 4 * sizeof(float);
+  return IsPerBox(spec.kind) ? ElementBytes(spec.type) : 0;
 }
 
 int64_t FieldSpec::row_bytes() const {
@@ -111,6 +132,9 @@ int64_t FieldSpec::row_bytes() const {
 
 std::string FieldSpec::Describe() const {
   if (kind == FieldKind::kBoxLabels) return "box_labels of " + boxes;
+  if (kind == FieldKind::kBoxValues) {
+    return "box_values " + std::string(ToString(type)) + " of " + boxes;
+  }
   if (kind != FieldKind::kArray && kind != FieldKind::kMask) return std::string(ToString(kind));
   std::string text = kind == FieldKind::kMask ? "mask " : "";
   text += ToString(type);

@@ -25,14 +25,14 @@ std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row)
   if (static_cast<int64_t>(row.size()) > kMaxFieldRowBytes) {
     return fmt::format("is {} bytes, more than a row may hold ({})", row.size(), kMaxFieldRowBytes);
   }
-  // Boxes are 16 bytes each (4 float32), box labels 8 (an int64), a mask's values 1 or 2.
-  const size_t unit = spec.kind == FieldKind::kBoxes       ? 16
-                      : spec.kind == FieldKind::kBoxLabels ? 8
-                      : spec.kind == FieldKind::kMask      ? ElementBytes(spec.type)
-                                                           : 1;
+  // Boxes are 16 bytes each (4 float32), a box's label or value its element's, a mask's values
+  // 1 or 2.
+  const size_t unit = spec.kind == FieldKind::kMask ? ElementBytes(spec.type)
+                      : BoxValueBytes(spec) > 0     ? BoxValueBytes(spec)
+                                                    : 1;
   if (row.size() % unit != 0) {
     return fmt::format("is {} bytes, not a whole number of {}-byte {}", row.size(), unit,
-                       spec.kind == FieldKind::kMask ? "values" : "boxes or labels");
+                       spec.kind == FieldKind::kMask ? "values" : "boxes or per-box values");
   }
   if (spec.kind != FieldKind::kText) return {};
   for (size_t i = 0; i < row.size();) {
@@ -58,18 +58,21 @@ void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const Field
                          int64_t first_row, ErrorCode code, std::string_view where,
                          std::span<const int64_t> left_out) {
   for (size_t f = 0; f < specs.size(); ++f) {
-    if (specs[f].kind != FieldKind::kBoxLabels) continue;
+    if (!IsPerBox(specs[f].kind)) continue;
+    const size_t value_bytes = BoxValueBytes(specs[f]);
     for (size_t b = 0; b < specs.size(); ++b) {
-      if (specs[b].name != specs[f].boxes) continue;
+      if (specs[b].name != specs[f].boxes || specs[b].kind != FieldKind::kBoxes) continue;
       for (int64_t r = 0; r < columns[f].rows(); ++r) {
-        const size_t labels = columns[f].row(r).size() / 8;
-        const size_t boxes = columns[b].row(r).size() / 16;
-        if (labels == boxes ||
+        const size_t values = columns[f].row(r).size() / value_bytes;
+        const size_t boxes = columns[b].row(r).size() / BoxValueBytes(specs[b]);
+        if (values == boxes ||
             std::binary_search(left_out.begin(), left_out.end(), first_row + r)) {
           continue;
         }
-        throw MakeError(code, "row {} of field {} in {} has {} labels for the {} boxes of field {}",
-                        first_row + r, specs[f].name, where, labels, boxes, specs[b].name);
+        throw MakeError(code, "row {} of field {} in {} has {} {} for the {} boxes of field {}",
+                        first_row + r, specs[f].name, where, values,
+                        specs[f].kind == FieldKind::kBoxLabels ? "labels" : "values", boxes,
+                        specs[b].name);
       }
     }
   }

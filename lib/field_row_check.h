@@ -31,9 +31,10 @@ std::string FieldRowProblem(const FieldSpec& spec, std::span<const uint8_t> row)
 void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t first_row,
                       ErrorCode code, std::string_view where);
 
-// Throws Error(code) for the first row where a box_labels column of `specs` holds another
-// number of labels than its boxes column (same position in `specs` and `columns`) has boxes,
-// but those of `left_out` (the file's rows, ascending: damaged rows a reader never delivers).
+// Throws Error(code) for the first row where a box_labels or box_values column of `specs` holds
+// another number of values than its boxes column (same position in `specs` and `columns`) has
+// boxes, but those of `left_out` (the file's rows, ascending: damaged rows a reader never
+// delivers).
 void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
                          int64_t first_row, ErrorCode code, std::string_view where,
                          std::span<const int64_t> left_out = {});

@@ -159,7 +159,8 @@ std::vector<std::vector<uint8_t>> NpyFields::Read(int64_t row) const {
         break;
       case FieldKind::kMask:
       case FieldKind::kBoxes:
-      case FieldKind::kBoxLabels: break;  // an .npy field is an array, bytes or text
+      case FieldKind::kBoxLabels:
+      case FieldKind::kBoxValues: break;  // an .npy field is an array, bytes or text
     }
   }
   return values;

@@ -90,19 +90,20 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
                         "{}: boxes field \"{}\" holds {} bytes, not K x 4 float32", name, spec.name,
                         value.size());
       }
-      // Its labels, which lose the boxes it loses.
-      std::vector<uint8_t>* labels = nullptr;
-      for (size_t l = 0; l < fields.size(); ++l) {
-        if (fields[l].kind == FieldKind::kBoxLabels && fields[l].boxes == spec.name) {
-          labels = &values[l];
-        }
-      }
+      // Its labels and values, which lose the boxes it loses.
+      std::vector<size_t> per_box;
       const size_t count = value.size() / (4 * sizeof(float));
-      if (labels != nullptr && labels->size() != count * sizeof(int64_t)) {
-        throw MakeError(ErrorCode::kInvalidArgument,
-                        "{}: boxes field \"{}\" holds {} boxes but its labels hold {} classes; "
-                        "give one class per box",
-                        name, spec.name, count, labels->size() / sizeof(int64_t));
+      for (size_t l = 0; l < fields.size(); ++l) {
+        if (!IsPerBox(fields[l].kind) || fields[l].boxes != spec.name) continue;
+        per_box.push_back(l);
+        const size_t value_bytes = BoxValueBytes(fields[l]);
+        if (values[l].size() != count * value_bytes) {
+          throw MakeError(ErrorCode::kInvalidArgument,
+                          "{}: boxes field \"{}\" holds {} boxes but field \"{}\" ({}) holds "
+                          "{} bytes, not {} per box; give one value per box",
+                          name, spec.name, count, fields[l].name, fields[l].Describe(),
+                          values[l].size(), value_bytes);
+        }
       }
       // Here, at the image's own size: a resize would leave each normalized box under a pixel
       // and drop it, and the Writer would see none.
@@ -114,14 +115,21 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
       if (!moved) continue;
       const std::vector<float> boxes = Elements<float>(value);
       std::vector<float> kept_boxes(boxes.size());
-      std::vector<int64_t> classes =
-          labels != nullptr ? Elements<int64_t>(*labels) : std::vector<int64_t>{};
-      std::vector<int64_t> kept_classes(classes.size());
+      std::vector<int64_t> index(count);
+      for (size_t k = 0; k < count; ++k) index[k] = static_cast<int64_t>(k);
+      std::vector<int64_t> kept_index(count);
       const auto kept = static_cast<size_t>(
-          transform::TransformBoxes(geometry, boxes, kept_boxes, classes, kept_classes));
+          transform::TransformBoxes(geometry, boxes, kept_boxes, index, kept_index));
       PutElements<float>(std::span<const float>(kept_boxes).first(4 * kept), value);
-      if (labels != nullptr) {
-        PutElements<int64_t>(std::span<const int64_t>(kept_classes).first(kept), *labels);
+      for (size_t l : per_box) {
+        const size_t value_bytes = BoxValueBytes(fields[l]);
+        std::vector<uint8_t> carried(kept * value_bytes);
+        for (size_t j = 0; j < kept; ++j) {
+          std::memcpy(carried.data() + j * value_bytes,
+                      values[l].data() + static_cast<size_t>(kept_index[j]) * value_bytes,
+                      value_bytes);
+        }
+        values[l] = std::move(carried);
       }
     }
   }

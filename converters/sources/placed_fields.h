@@ -4,9 +4,9 @@
 // ResizeInto gives the image (converters/image/resize.h, PlaceResize) becomes a geometry
 // (transform/sample_geometry.h, PlacedGeometry), and the image's mask goes through it by nearest
 // neighbour (class ids are never blended), its boxes are scaled, shifted and clipped to the stored
-// image, a box left under a pixel wide or tall dropped with its class: the rules a loader applies
-// to every crop (docs/augment.md), so a stored mask is the nearest resize of the given one to the
-// image's stored size.
+// image, a box left under a pixel wide or tall dropped with its class and values: the rules a
+// loader applies to every crop (docs/augment.md), so a stored mask is the nearest resize of the
+// given one to the image's stored size.
 //
 // Thread-safe: a pure function of its arguments.
 
@@ -27,7 +27,8 @@ namespace h5feed::converters {
 // kept as they are. Throws Error(kInvalidArgument) naming the sample for a mask that is not
 // source's height x width, boxes that are not 4 floats each, boxes normalized to 0-1 on an image
 // of 4 pixels a side or more (normalized_boxes.h: checked at `source`, before the resize would
-// drop each of them as under a pixel), or box labels of another count than their boxes.
+// drop each of them as under a pixel), or box labels or values of another count than their
+// boxes.
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
                           uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values);

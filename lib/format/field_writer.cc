@@ -80,14 +80,14 @@ void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images) {
     CheckFieldSpec(spec);
     Require(names.insert(spec.name).second, "two fields are named \"{}\"; names must differ",
             spec.name);
-    if (spec.kind == FieldKind::kBoxLabels) {
+    if (IsPerBox(spec.kind)) {
       const auto boxes = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) {
         return f.name == spec.boxes && f.kind == FieldKind::kBoxes;
       });
       Require(boxes != fields.end(),
-              "field {} classifies the boxes of field {}, which is not a boxes field of this "
-              "file; list the boxes field too",
-              spec.name, spec.boxes);
+              "field {} ({}) belongs to the boxes of field {}, which is not a boxes field of "
+              "this file; list the boxes field too",
+              spec.name, spec.Describe(), spec.boxes);
     }
     if (spec.kind == FieldKind::kBoxes) {
       // A loader's batch gives the boxes' counts under NAME_count (docs/python.md).
@@ -240,8 +240,12 @@ void FieldWriter::Write(size_t f, hid_t file, int64_t chunk_rows, const ReserveF
       hdf5::WriteAttribute(field.dataset.get(), schema::kAttrMaskEncoding,
                            std::string_view(schema::kMaskEncodingZstd));
     }
-    if (spec.kind == FieldKind::kBoxLabels) {
+    if (IsPerBox(spec.kind)) {
       hdf5::WriteAttribute(field.dataset.get(), schema::kAttrBoxes, std::string_view(spec.boxes));
+    }
+    if (spec.kind == FieldKind::kBoxValues) {
+      hdf5::WriteAttribute(field.dataset.get(), schema::kAttrBoxValueType,
+                           std::string_view(ToString(spec.type)));
     }
     field.chunk_rows = chunk_rows;
   }

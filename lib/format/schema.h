@@ -51,8 +51,10 @@ inline constexpr char kAttrMaskType[] = "h5feed_mask_type";
 // (format/mask_rows.h); absent, the rows are the values.
 inline constexpr char kAttrMaskEncoding[] = "h5feed_mask_encoding";
 inline constexpr char kMaskEncodingZstd[] = "zstd";
-// String on box labels: the name of the boxes field they classify.
+// String on box labels and box values: the name of the boxes field they belong to.
 inline constexpr char kAttrBoxes[] = "h5feed_boxes";
+// String on box values: their element type, numpy's name ("int32", "float32", ...).
+inline constexpr char kAttrBoxValueType[] = "h5feed_box_value_type";
 // A field's chunks: K rows in a version 1 file (in step with /images); in a flat file, about
 // this many bytes of an array's rows, or this many rows of bytes or text, no more than N.
 inline constexpr int64_t kFlatFieldChunkBytes = int64_t{1} << 20;

@@ -37,10 +37,12 @@ struct FieldDatasetEntry {
   // none.
   std::string declared_kind;
   // Read by the caller that knows the schema (index/field_specs.h): a mask's element type and
-  // the encoding of its rows, the boxes field that box labels classify; empty when absent.
+  // the encoding of its rows, the boxes field that box labels or values belong to, box values'
+  // element type; empty when absent.
   std::string mask_type;
   std::string mask_encoding;
   std::string boxes;
+  std::string box_value_type;
 };
 
 // `kind_attribute` names the attribute that declares the kind (the schema's h5feed_field).

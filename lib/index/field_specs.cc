@@ -29,7 +29,7 @@ FieldKind DeclaredKind(const hdf5::FieldDatasetEntry& entry, const std::string& 
   } catch (const Error&) {
     throw MakeError(ErrorCode::kCorrupt,
                     "{} has attribute {} = \"{}\", not one of \"array\", \"bytes\", \"text\", "
-                    "\"mask\", \"boxes\", \"box_labels\": {}",
+                    "\"mask\", \"boxes\", \"box_labels\", \"box_values\": {}",
                     where, format::schema::kAttrField, entry.declared_kind, kDamaged);
   }
 }
@@ -40,6 +40,17 @@ FieldType ParseMaskType(const std::string& text, const std::string& where) {
   throw MakeError(ErrorCode::kCorrupt,
                   "{} has attribute {} = \"{}\", not \"uint8\" or \"uint16\": {}", where,
                   format::schema::kAttrMaskType, text, kDamaged);
+}
+
+FieldType ParseBoxValueType(const std::string& text, const std::string& where) {
+  try {
+    return ParseFieldType(text);
+  } catch (const Error&) {
+    throw MakeError(ErrorCode::kCorrupt,
+                    "{} has attribute {} = \"{}\", not an element type (\"int32\", "
+                    "\"float32\", ...): {}",
+                    where, format::schema::kAttrBoxValueType, text, kDamaged);
+  }
 }
 
 }  // namespace
@@ -59,6 +70,10 @@ std::optional<hdf5::FieldDatasetEntry> DescribeField(hid_t file, const std::stri
   }
   if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrBoxes)) {
     entry->boxes = hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrBoxes);
+  }
+  if (hdf5::HasAttribute(dataset.get(), format::schema::kAttrBoxValueType)) {
+    entry->box_value_type =
+        hdf5::ReadStringAttribute(dataset.get(), format::schema::kAttrBoxValueType);
   }
   return entry;
 }
@@ -112,6 +127,9 @@ FieldSpec FieldSpecOf(const hdf5::FieldDatasetEntry& entry, const std::string& n
     spec.type = FieldType::kFloat32;
   } else if (spec.kind == FieldKind::kBoxLabels) {
     spec.type = FieldType::kInt64;
+    spec.boxes = entry.boxes;
+  } else if (spec.kind == FieldKind::kBoxValues) {
+    spec.type = ParseBoxValueType(entry.box_value_type, where);
     spec.boxes = entry.boxes;
   }
   const FieldKind stored = spec.kind == FieldKind::kMask

@@ -103,21 +103,19 @@ std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
                       OptionName(options, "fields"), name);
     }
     asked.push_back(*spec);
-    if (spec->kind == FieldKind::kBoxLabels &&
+    if (IsPerBox(spec->kind) &&
         std::none_of(options.fields.begin(), options.fields.end(),
                      [&](const std::string& other) { return other == spec->boxes; })) {
       throw MakeError(ErrorCode::kInvalidArgument,
-                      "{} asks for {} ({}) without the boxes they classify; ask for {}: its "
-                      "labels come with it",
+                      "{} asks for {} ({}) without the boxes they belong to; ask for {}: its "
+                      "labels and values come with it",
                       OptionName(options, "fields"), name, spec->Describe(), spec->boxes);
     }
     if (spec->kind != FieldKind::kBoxes) continue;
-    for (const FieldSpec& labels : dataset.fields) {
+    for (const FieldSpec& per_box : dataset.fields) {
       const bool listed = std::any_of(options.fields.begin(), options.fields.end(),
-                                      [&](const std::string& n) { return n == labels.name; });
-      if (labels.kind == FieldKind::kBoxLabels && labels.boxes == name && !listed) {
-        asked.push_back(labels);
-      }
+                                      [&](const std::string& n) { return n == per_box.name; });
+      if (IsPerBox(per_box.kind) && per_box.boxes == name && !listed) asked.push_back(per_box);
     }
   }
   return asked;
@@ -168,12 +166,11 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
   const bool geometric = std::any_of(asked.begin(), asked.end(),
                                      [](const FieldSpec& spec) { return IsGeometric(spec.kind); });
   if (geometric) {
-    // Each box's label is read beside it: a row of another count is damage.
+    // Each box's label and values are read beside it: a row of another count is damage.
     std::vector<FieldSpec> specs;
     std::vector<FieldColumn> columns;
     for (const BatchField& field : fields->fields) {
-      if (field.spec.kind != FieldKind::kBoxes && field.spec.kind != FieldKind::kBoxLabels)
-        continue;
+      if (field.spec.kind != FieldKind::kBoxes && !IsPerBox(field.spec.kind)) continue;
       specs.push_back(field.spec);
       columns.push_back(*field.column);
     }

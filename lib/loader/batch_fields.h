@@ -12,7 +12,7 @@
 // well, after the array fields, and go to the device with them to be cropped there
 // (cuda/field_kernels.h): a file of one image size's rows copied as they are stored, a file of
 // images at their own size's cropped at the gather as the images are (own_size_masks.h). Boxes
-// and box labels are made on the host (geometric_fields.h).
+// and their labels and values are made on the host (geometric_fields.h).
 //
 // Array fields beyond LoaderOptions::held_field_bytes are streamed instead (streamed_fields.h):
 // they have no column, and the gatherer copies their rows out of what each chunk's load read
@@ -71,9 +71,10 @@ struct BatchFields {
 };
 
 // The specs of the fields `options` asks, in its order, checked against the file before
-// anything is read or allocated; a boxes field brings the file's box_labels of it after it.
-// Throws Error(kNotFound) for a name the file lacks (listing the fields it has),
-// Error(kInvalidArgument) for a name asked twice or box labels without their boxes.
+// anything is read or allocated; a boxes field brings the file's box labels and values of it
+// after it (those not asked), in the file's order. Throws Error(kNotFound) for a name the file
+// lacks (listing the fields it has), Error(kInvalidArgument) for a name asked twice or box
+// labels or values without their boxes.
 std::vector<FieldSpec> AskedFields(const LoaderOptions& options,
                                    const index::DatasetIndex& dataset);
 

@@ -121,30 +121,34 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
   return tensor;
 }
 
-// The boxes of field `boxes` in one view, padded, and (when `labels`) their classes.
-void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, int view,
-           const ImageShape& shape, const std::vector<std::array<int32_t, 2>>& sizes,
+// The boxes of field `boxes` in one view, padded, and the values of each of its per-box fields
+// (`per_box`, box labels and values, into out_per_box beside them): each kept box's value, in
+// the kept boxes' order, carried as its bytes are. A box is followed by its index among the
+// stored ones, which TransformBoxes keeps as it keeps a class.
+void Boxes(const BatchField& boxes, std::span<const BatchField* const> per_box, const ViewOf& of,
+           int view, const ImageShape& shape, const std::vector<std::array<int32_t, 2>>& sizes,
            std::span<const int64_t> indices, GeometricTensor& out_boxes,
-           GeometricTensor* out_labels) {
+           std::span<GeometricTensor* const> out_per_box) {
   const auto batch = static_cast<int64_t>(indices.size());
   std::vector<std::vector<float>> kept(static_cast<size_t>(batch));
-  std::vector<std::vector<int64_t>> classes(static_cast<size_t>(batch));
+  std::vector<std::vector<int64_t>> kept_index(static_cast<size_t>(batch));
+  std::vector<int64_t> stored_index;
   int64_t most = 0;
   for (int64_t i = 0; i < batch; ++i) {
     const int64_t row = indices[static_cast<size_t>(i)];
     const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
     const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
     const std::span<const float> stored = ValuesOf<float>(boxes.column->row(row));
-    const std::span<const int64_t> stored_classes =
-        labels ? ValuesOf<int64_t>(labels->column->row(row)) : std::span<const int64_t>();
+    stored_index.resize(stored.size() / 4);
+    for (size_t k = 0; k < stored_index.size(); ++k) stored_index[k] = static_cast<int64_t>(k);
     std::vector<float>& box = kept[static_cast<size_t>(i)];
-    std::vector<int64_t>& cls = classes[static_cast<size_t>(i)];
+    std::vector<int64_t>& index = kept_index[static_cast<size_t>(i)];
     box.resize(stored.size());
-    cls.resize(stored_classes.size());
+    index.resize(stored_index.size());
     const int64_t count = transform::TransformBoxes(of.Geometry(view, row, height, width), stored,
-                                                    box, stored_classes, cls);
+                                                    box, stored_index, index);
     box.resize(static_cast<size_t>(count) * 4);
-    if (labels) cls.resize(static_cast<size_t>(count));
+    index.resize(static_cast<size_t>(count));
     most = std::max(most, count);
   }
   out_boxes.shape = {batch, most, 4};
@@ -152,19 +156,26 @@ void Boxes(const BatchField& boxes, const BatchField* labels, const ViewOf& of, 
   out_boxes.bytes =
       std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most * 4) * sizeof(float));
   out_boxes.counts.resize(static_cast<size_t>(batch));
-  if (out_labels) {
-    out_labels->shape = {batch, most};
-    out_labels->bytes =
-        std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most) * sizeof(int64_t));
-  }
   for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
     out_boxes.counts[i] = static_cast<int64_t>(kept[i].size() / 4);
     if (kept[i].empty()) continue;  // no box (memcpy must not see its null data)
     std::memcpy(out_boxes.bytes.get() + i * static_cast<size_t>(most) * 4 * sizeof(float),
                 kept[i].data(), kept[i].size() * sizeof(float));
-    if (out_labels && !classes[i].empty()) {
-      std::memcpy(out_labels->bytes.get() + i * static_cast<size_t>(most) * sizeof(int64_t),
-                  classes[i].data(), classes[i].size() * sizeof(int64_t));
+  }
+  for (size_t f = 0; f < per_box.size(); ++f) {
+    const size_t value_bytes = BoxValueBytes(per_box[f]->spec);
+    GeometricTensor& out = *out_per_box[f];
+    out.shape = {batch, most};
+    // Zeroed: a sample's values past its count are 0, as its boxes are.
+    out.bytes = std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most) * value_bytes);
+    for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
+      const std::span<const uint8_t> stored = per_box[f]->column->row(indices[i]);
+      uint8_t* sample = out.bytes.get() + i * static_cast<size_t>(most) * value_bytes;
+      for (size_t j = 0; j < kept_index[i].size(); ++j) {
+        std::memcpy(sample + j * value_bytes,
+                    stored.data() + static_cast<size_t>(kept_index[i][j]) * value_bytes,
+                    value_bytes);
+      }
     }
   }
 }
@@ -189,22 +200,23 @@ GeometricFields MakeGeometricFields(const BatchFields& fields, const transform::
       }
     }
     if (field.spec.kind != FieldKind::kBoxes) continue;
-    const int l = [&] {
-      for (size_t j = 0; j < fields.fields.size(); ++j) {
-        const FieldSpec& spec = fields.fields[j].spec;
-        if (spec.kind == FieldKind::kBoxLabels && spec.boxes == field.spec.name) {
-          return static_cast<int>(j);
-        }
-      }
-      return -1;
-    }();
+    // Its box labels and values, each given its tensor per view beside the boxes'.
+    std::vector<size_t> of_boxes;
+    for (size_t j = 0; j < fields.fields.size(); ++j) {
+      const FieldSpec& spec = fields.fields[j].spec;
+      if (IsPerBox(spec.kind) && spec.boxes == field.spec.name) of_boxes.push_back(j);
+    }
+    std::vector<const BatchField*> per_box;
+    for (size_t j : of_boxes) {
+      per_box.push_back(&fields.fields[j]);
+      tensors[j].resize(static_cast<size_t>(of.count()));
+    }
     tensors[k].resize(static_cast<size_t>(of.count()));
-    if (l >= 0) tensors[static_cast<size_t>(l)].resize(static_cast<size_t>(of.count()));
     for (int v = 0; v < of.count(); ++v) {
       const auto vv = static_cast<size_t>(v);
-      Boxes(field, l >= 0 ? &fields.fields[static_cast<size_t>(l)] : nullptr, of, v, shape,
-            fields.image_sizes, indices, tensors[k][vv],
-            l >= 0 ? &tensors[static_cast<size_t>(l)][vv] : nullptr);
+      std::vector<GeometricTensor*> out_per_box;
+      for (size_t j : of_boxes) out_per_box.push_back(&tensors[j][vv]);
+      Boxes(field, per_box, of, v, shape, fields.image_sizes, indices, tensors[k][vv], out_per_box);
     }
   }
   GeometricFields owned(tensors.size());

@@ -9,7 +9,10 @@
 //   boxes       (B, Kmax, 4) float32, one per view: TransformBoxes, Kmax the most boxes any
 //               sample of the batch kept in that view, rows past a sample's count zero; with a
 //               (B,) int64 count of each sample's boxes;
-//   box_labels  (B, Kmax) int64, one per view: the classes of the boxes kept, in step with them.
+//   box_labels  (B, Kmax) int64, one per view: the classes of the boxes kept, in step with them;
+//   box_values  (B, Kmax) of their element type, one per view: each kept box's value, carried
+//               as stored (never transformed), in step with the boxes; like box labels, a
+//               sample's values past its count are 0.
 // Without normalization (no views) the geometry is the identity of the stored image.
 //
 // Made for a host batch in the assembler's step tasks (pipeline::AssemblerOptions::
@@ -42,7 +45,7 @@ struct GeometricTensor {
   // being zeroed: its transform writes every one (a batch of 256 masks of 224 x 224 is 12.8 MB
   // that zeroing would write twice).
   std::unique_ptr<uint8_t[]> bytes;
-  std::vector<int64_t> shape;   // (B, Ho, Wo), (B, Kmax, 4) or (B, Kmax)
+  std::vector<int64_t> shape;   // (B, Ho, Wo), (B, Kmax, 4) or (B, Kmax) (per-box values)
   std::vector<int64_t> counts;  // boxes: each sample's boxes kept, (B); else empty
 };
 

@@ -28,12 +28,37 @@ std::string Damaged(const std::string& what) {
 }
 
 // The kind a field declared `declared` is stored as (docs/format.md, "Masks and boxes"): a
-// mask of a file of one image size as an array (N, H, W), other masks, boxes and box labels
-// as bytes; the others as themselves.
+// mask of a file of one image size as an array (N, H, W), other masks, boxes, box labels and
+// box values as bytes; the others as themselves.
 std::string StoredAs(const std::string& declared, size_t rank) {
   if (declared == "mask") return rank == 3 ? "array" : "bytes";
-  if (declared == "boxes" || declared == "box_labels") return "bytes";
+  if (declared == "boxes" || declared == "box_labels" || declared == "box_values") return "bytes";
   return declared;
+}
+
+// What a field of box labels or values declares beyond its kind, as FieldSpec::Describe says
+// it ("box_values int32 of boxes"), from its attributes; just `declared` for the other kinds,
+// or when the attributes say nothing readable (a reader's open says what is wrong).
+std::string DeclaredAs(hid_t file, const std::string& name, const std::string& declared,
+                       const std::string& path) {
+  if (declared != "box_labels" && declared != "box_values") return declared;
+  const hdf5::Dataset dataset = hdf5::OpenDataset(file, name, path);
+  FieldSpec spec{name, ParseFieldKind(declared), FieldType::kInt64, {}, {}};
+  if (hdf5::HasAttribute(dataset.get(), schema::kAttrBoxes)) {
+    spec.boxes = hdf5::ReadStringAttribute(dataset.get(), schema::kAttrBoxes);
+  }
+  if (spec.kind == FieldKind::kBoxValues &&
+      hdf5::HasAttribute(dataset.get(), schema::kAttrBoxValueType)) {
+    try {
+      spec.type =
+          ParseFieldType(hdf5::ReadStringAttribute(dataset.get(), schema::kAttrBoxValueType));
+    } catch (const Error&) {
+      return declared;
+    }
+  } else if (spec.kind == FieldKind::kBoxValues) {
+    return declared;
+  }
+  return spec.boxes.empty() ? declared : spec.Describe();
 }
 
 // Field `name` as its dataset says, or nullopt with a note in `s`.
@@ -78,9 +103,9 @@ std::optional<FieldSummary> Summarize(hid_t file, const std::string& name, bool 
     }
   }
   f.type = spec.Describe();
-  if (entry->declared_kind != f.kind) {  // a mask, boxes or box labels (docs/format.md)
+  if (entry->declared_kind != f.kind) {  // a mask, boxes, box labels or values (format.md)
     f.kind = entry->declared_kind;
-    f.type = f.kind + " (stored as " + f.type + ")";
+    f.type = DeclaredAs(file, name, f.kind, s.path) + " (stored as " + f.type + ")";
   }
   f.storage = spec.kind == FieldKind::kArray ? "chunks" : "global heap";
   for (DatasetSummary& stored : s.datasets) {

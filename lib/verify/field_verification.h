@@ -1,8 +1,9 @@
 #pragma once
 // What `h5feed verify` checks of a file's fields (docs/format.md, "Fields"): every row of every
 // field read and checked as a reader checks it (index/field_values.h): against its checksum,
-// a bool element 0 or 1, a text row UTF-8, no row claiming more than a row may hold; and each
-// array field's chunk table against HDF5's chunk index. The
+// a bool element 0 or 1, a text row UTF-8, no row claiming more than a row may hold; each box
+// labels or values row's count against its boxes'; and each array field's chunk table against
+// HDF5's chunk index. The
 // field's metadata was checked when the file was indexed (a field that fails there leaves the
 // file unindexed, with the reason among the report's problems).
 //

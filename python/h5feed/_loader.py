@@ -61,12 +61,14 @@ class Loader:
       or uint16 as int64), aligned pixel for pixel with the images; fields=['boxes'] gives
       "boxes" (N, Kmax, 4) float32 xyxy in the delivered image's pixels (rows past a sample's
       count zero), "boxes_count" int64 (N), and, when the file has them, "box_labels" int64
-      (N, Kmax) (in the tuple form boxes, boxes_count then box_labels); with views, a tuple of
-      one tensor per view for each. mask_dtype=torch.int64 converts the masks (the targets
-      CrossEntropyLoss takes; a value a narrower dtype cannot hold raises
-      InvalidArgumentError); boxes_as_list=True gives boxes and box labels as lists of each
-      sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them. With
-      device="cuda" a mask is cropped on the device and is a device tensor; boxes, their
+      (N, Kmax) and each per-box field (COCO's "iscrowd", "area": box_values) (N, Kmax) of its
+      dtype, the kept boxes' values in step with them, 0 past a sample's count (in the tuple
+      form boxes, boxes_count then box_labels and values in the file's order); with views, a
+      tuple of one tensor per view for each. mask_dtype=torch.int64 converts the masks (the
+      targets CrossEntropyLoss takes; a value a narrower dtype cannot hold raises
+      InvalidArgumentError); boxes_as_list=True gives boxes, box labels and values as lists of
+      each sample's (K_i, 4) and (K_i,) tensors, as torchvision's detection models take them.
+      With device="cuda" a mask is cropped on the device and is a device tensor; boxes, their
       counts and labels are host tensors. A mask's padding (random_crop_padding's border) is
       mask_fill: 0 by default, 255 for VOC's and Cityscapes' "ignore" (CrossEntropyLoss(
       ignore_index=255) then leaves it out); the images' padding stays a 0 pixel. Without a
@@ -435,8 +437,9 @@ class _GeometricOutput:
             if kind == "boxes":
                 named += [(name, self._listed(_per_view(value[0]), counts[name])),
                           (name + "_count", counts[name])]
-            elif kind == "box_labels":
-                named.append((name, self._listed(_per_view(value), counts[spec[4]])))
+            elif kind in ("box_labels", "box_values"):
+                values = _each_view(_per_view(value, spec[2], stream), _as_bool(spec[2]))
+                named.append((name, self._listed(values, counts[spec[4]])))
             elif kind == "mask" and self.mask_dtype is not None:
                 masks = _per_view(value, spec[2], stream)
                 _check_mask_fits(masks, spec, self.mask_dtype, stream)
@@ -454,6 +457,12 @@ class _GeometricOutput:
         if isinstance(padded, tuple):
             return tuple(self._listed(p, c) for p, c in zip(padded, counts))
         return [padded[i, :count] for i, count in enumerate(counts.tolist())]
+
+
+def _as_bool(dtype):
+    """How a field's tensor of `dtype` is yielded: a bool one, which arrives as uint8 (torch
+    1.13's DLPack reader takes no bool), seen as bool without a copy; any other as it is."""
+    return (lambda tensor: tensor.view(torch.bool)) if dtype == "bool" else (lambda t: t)
 
 
 def _each_view(value, convert):
@@ -499,12 +508,11 @@ def _field_value(spec: tuple, value, stream=None):
     uint8, which torch 1.13's DLPack reader takes, and is seen as bool without a copy), a bytes
     or text field's list as it is."""
     kind, dtype = spec[1], spec[2]
-    if kind in ("mask", "box_labels"):
-        return _per_view(value, dtype, stream)
+    if kind in ("mask", "box_labels", "box_values"):
+        return _each_view(_per_view(value, dtype, stream), _as_bool(dtype))
     if kind != "array":
         return value
-    tensor = _widened(from_dlpack(value), dtype, stream)
-    return tensor.view(torch.bool) if dtype == "bool" else tensor
+    return _as_bool(dtype)(_widened(from_dlpack(value), dtype, stream))
 
 
 def _per_view(value, dtype=None, stream=None):

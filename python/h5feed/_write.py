@@ -67,10 +67,12 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def _file_fields(fields, first: tuple, row: int) -> list:
+def _file_fields(fields, first: tuple, row: int, per_box=frozenset()) -> list:
     """The file's fields: fields= (names in its order; a spec of None is inferred), or the first
-    sample's (dataset[row]'s) values in its order."""
-    values = {value[0]: value for value in first[6]}
+    sample's (dataset[row]'s) values in its order. `per_box`: the detection target's keys stored
+    as box values (_per_box_keys); its other candidates are arrays of the image."""
+    values = {value[0]: (value if value[1] != "box_values" or value[0] in per_box else
+                         (value[0], "array") + tuple(value[2:])) for value in first[6]}
     if fields is not None and not isinstance(fields, Mapping):
         raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
                         "'mask', 'boxes', ...; None to infer it from the first sample)")
@@ -80,17 +82,48 @@ def _file_fields(fields, first: tuple, row: int) -> list:
          (fields is None or fields.get(value[0], "") is None)]
     boxes = boxes[0] if len(boxes) == 1 else ""
     if fields is None:
-        return _boxes_named(inferred_spec(value, row, boxes) for value in first[6])
+        return _boxes_named(inferred_spec(value, row, boxes) for value in values.values())
     specs = []
     for name, spec in fields.items():
         if spec is not None:
-            specs.append(given_spec(name, spec, boxes))
+            specs.append(given_spec(name, spec, boxes).with_dtype(values.get(name), row))
         elif name in values:
             specs.append(inferred_spec(values[name], row, boxes))
         else:
             raise SampleRefused(f"fields[{name!r}] is to be inferred from the first sample "
                                 f"written, {row_name(row)}, which has no value of it")
     return _boxes_named(specs)
+
+
+def _per_box_keys(measured: list, fields) -> frozenset:
+    """The keys of a detection target stored as box values (docs/python.md, "Per-box values"):
+    those each measured sample (the first written, _measured) gives as a candidate, one
+    dimension as long as its boxes (h5feed/_write_samples.py), when their box counts differ
+    among those samples: a value that follows the count in each is one per box. When every
+    measured sample has one count, a per-image value of that length (a tensor([image_id]) of
+    images of one box each) looks the same: such a key stays an array of the image, with a
+    warning that says how to make it per-box. A key fields= gives a spec of is what the spec
+    says; one it leaves out is no field."""
+    counts, candidates = set(), None
+    for _, payload in measured:
+        boxes = [value for value in payload[6] if value[0] == "boxes"]
+        counts.add(boxes[0][3][0] if boxes else -1)
+        names = {value[0] for value in payload[6] if value[1] == "box_values"}
+        candidates = names if candidates is None else candidates & names
+    if isinstance(fields, Mapping):
+        candidates = {name for name in candidates if name in fields and fields[name] is None}
+    if not candidates:
+        return frozenset()
+    if len(counts) > 1:
+        return frozenset(candidates)
+    warnings.warn(
+        f"h5feed.write: {', '.join(map(repr, sorted(candidates)))} of the detection targets "
+        f"held as many values as boxes in each of the first {len(measured)} samples, but every "
+        f"one of them has {counts.pop()} boxes, so they may be values of the image: stored as "
+        f"arrays of the image. If they hold one value per box (COCO's iscrowd and area), give "
+        f"fields={{{sorted(candidates)[0]!r}: 'box_values of boxes', ...}} to keep them with "
+        "their boxes", stacklevel=4)
+    return frozenset()
 
 
 def _gives_boxes(spec) -> bool:
@@ -124,19 +157,20 @@ def _given_fields(fields, box_format) -> GivenFields:
 
 
 def _boxes_named(specs) -> list:
-    """`specs`, each box labels field classifying a boxes field of them."""
+    """`specs`, each box labels or values field of a boxes field of them."""
     specs = list(specs)
     kinds = {spec.name: spec.kind for spec in specs}
     for spec in specs:
-        if spec.kind == "box_labels" and kinds.get(spec.boxes) != "boxes":
+        if spec.kind in ("box_labels", "box_values") and kinds.get(spec.boxes) != "boxes":
             kind = kinds.get(spec.boxes, "")
             what = "is not a field of the file" if not kind else \
                 f"is {'an' if kind[0] in 'aeiou' else 'a'} {kind} field, not boxes"
             boxes = ", ".join(name for name, kind in kinds.items() if kind == "boxes")
             raise InvalidArgumentError(
-                f"field {spec.name!r} holds the box labels of {spec.boxes!r}, which {what} "
-                f"(the file's boxes fields: {boxes or 'none'}); box labels classify the boxes "
-                "of a field named 'boxes' or given as 'boxes' in fields=")
+                f"field {spec.name!r} holds the {spec.kind.replace('_', ' ')} of "
+                f"{spec.boxes!r}, which {what} (the file's boxes fields: {boxes or 'none'}); box "
+                "labels and values belong to the boxes of a field named 'boxes' or given as "
+                "'boxes' in fields=")
     return specs
 
 
@@ -350,7 +384,8 @@ _MEASURED_SAMPLES = 32
 
 
 def _measured(samples, ahead_bytes: int):
-    """(the samples' value bytes, the images' channels, the samples measured, the same samples): the
+    """(the samples' value bytes, the images' channels, the samples measured, the same samples
+    (the first of them listed apart, for _per_box_keys)): the
     most bytes a sample has in bytes and text values, among the first _MEASURED_SAMPLES (and no more
     than about `ahead_bytes` of them), which are kept and yielded again first. No field spec says
     how large such values are, and the writer holds as many samples as a chunk's: sized by the
@@ -369,7 +404,7 @@ def _measured(samples, ahead_bytes: int):
     value_bytes = max(sum(len(value[4]) for value in payload[6] if value[1] in ("bytes", "text"))
                       for _, payload in first)
     gray = all(payload[0] == PIXELS and payload[4] == 1 for _, payload in first)
-    return value_bytes, 1 if gray else 3, len(first), itertools.chain(first, samples)
+    return value_bytes, 1 if gray else 3, first, itertools.chain(first, samples)
 
 
 class _ColourLoss:
@@ -399,8 +434,9 @@ class _ColourLoss:
 def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
                    max_pixels, fields, classes, common, progress, cleanup, ahead_bytes) -> dict:
     value_bytes, channels, measured, samples = _measured(samples, ahead_bytes)
+    per_box, measured = _per_box_keys(measured, fields), len(measured)
     row, first = next(samples)
-    specs = _file_fields(fields, first, row)
+    specs = _file_fields(fields, first, row, per_box)
     labelled = first[5] is not None
     if classes is not None and not labelled and len(classes):
         # Not an error (a script may pass its classes whatever the dataset), but never silent:

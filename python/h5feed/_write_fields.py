@@ -21,9 +21,9 @@ from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, SampleRefused, box_
 def describe(kind: str, dtype: str, shape) -> str:
     """A field's kind, dtype and shape as the library writes them (FieldSpec::Describe):
     "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text"; "mask uint8", "boxes",
-    "box_labels"."""
-    if kind == "mask":
-        return f"mask {dtype}"
+    "box_labels", "box_values int32"."""
+    if kind in ("mask", "box_values"):
+        return f"{kind} {dtype}"
     if kind != "array":
         return kind
     return dtype + (f"[{','.join(map(str, shape))}]" if shape else "")
@@ -31,31 +31,49 @@ def describe(kind: str, dtype: str, shape) -> str:
 
 class FieldSpec:
     """A field of the file being written: its name, kind ("array", "bytes", "text", "mask",
-    "boxes", "box_labels"), for an array its element type (numpy's name) and one row's shape,
-    for a mask its element type (uint8 or uint16), for box labels the boxes field they
-    classify, for boxes the format fields= gives them in ("" when it gives none; stored as
+    "boxes", "box_labels", "box_values"), for an array its element type (numpy's name) and one
+    row's shape, for a mask its element type (uint8 or uint16), for box labels the boxes field
+    they classify, for box values their element type and the boxes field they belong to, for
+    boxes the format fields= gives them in ("" when it gives none; stored as
     xyxy whatever it is). `given`: set by fields= rather than inferred from the first sample."""
 
     __slots__ = ("name", "kind", "dtype", "shape", "given", "boxes", "box_format")
 
     def __init__(self, name, kind, dtype="", shape=(), given=False, boxes="", box_format=""):
         if kind in GEOMETRIC_KINDS:
-            dtype = {"boxes": "float32", "box_labels": "int64"}.get(kind, dtype or "uint8")
+            # Box values given without a dtype ("box_values of boxes") take the first sample's
+            # (with_dtype); the others have theirs.
+            dtype = {"boxes": "float32", "box_labels": "int64", "box_values": dtype}.get(
+                kind, dtype or "uint8")
             shape = ()
         self.name, self.kind, self.dtype, self.shape, self.given, self.boxes = \
             name, kind, dtype, tuple(int(d) for d in shape), given, boxes or ""
         self.box_format = box_format_argument(f"fields[{name!r}]", box_format) \
             if box_format else ""
-        if kind == "box_labels" and not self.boxes:
-            raise SampleRefused(f"field {name!r} holds box labels, but the file has no boxes "
-                                "field for them (a field named 'boxes', or fields={NAME: "
-                                "'boxes'}); or it has several: say which, as 'box_labels of "
-                                "NAME'")
+        if kind in ("box_labels", "box_values") and not self.boxes:
+            raise SampleRefused(f"field {name!r} holds {kind.replace('_', ' ')}, but the file has "
+                                "no boxes field for them (a field named 'boxes', or fields={NAME: "
+                                "'boxes'}); or it has several: say which, as "
+                                f"'{kind} of NAME'")
         # The library's checks: reserved names ("images", "labels", ...), element types, shapes.
         _h5feed.check_field_spec(name, kind, dtype or "uint8", list(self.shape), self.boxes)
 
+    def with_dtype(self, value: tuple, row: int) -> "FieldSpec":
+        """Box values given without a dtype, of the dtype of `value` (dataset[row]'s, a
+        payload's (name, kind, dtype, shape, bytes)); any other spec as it is."""
+        if self.kind != "box_values" or self.dtype:
+            return self
+        if value is None or value[1] not in ("array", "box_values"):
+            raise SampleRefused(
+                f"fields[{self.name!r}] makes box values of the dtype of the first sample "
+                f"written, {row_name(row)}, which has "
+                f"{'no value of it' if value is None else 'a ' + value[1] + ' value'}: give "
+                f"it, as fields={{{self.name!r}: 'box_values int64 of {self.boxes}'}}")
+        return FieldSpec(self.name, self.kind, value[2], given=True, boxes=self.boxes)
+
     def describe(self) -> str:
-        return describe(self.kind, self.dtype, self.shape)
+        described = describe(self.kind, self.dtype, self.shape)
+        return f"{described} of {self.boxes}" if self.kind == "box_values" else described
 
     def native(self, size) -> tuple:
         """The binding's tuple; a mask of a file of one image size (`size`) has its shape."""
@@ -66,6 +84,8 @@ class FieldSpec:
 # A mask's [H,W] (as a version 1 file's report describes it) is the file's image size: ignored.
 _GEOMETRIC_DESCRIBED = re.compile(r"^\s*(?:mask(?:\s+(uint8|uint16))?(?:\s*\[[\d,\s]*\])?"
                                   r"|(boxes)(?:\s+(\w+))?|box_labels(?:\s+of\s+(\S+))?)\s*$")
+# "box_values", "box_values int32", "box_values of boxes", "box_values float32 of NAME".
+_BOX_VALUES_DESCRIBED = re.compile(r"^\s*box_values(?:\s+(?!of\b)(\w+))?(?:\s+of\s+(\S+))?\s*$")
 _DESCRIBED = re.compile(r"^\s*(\w+)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
 
 
@@ -73,10 +93,17 @@ def given_spec(name: str, spec, boxes: str = "") -> FieldSpec:
     """fields={name: spec}'s spec: "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes",
     "text", "mask" (uint8; "mask uint16"), "boxes" ("boxes xywh", "boxes cxcywh": given in that
     format, stored as xyxy), "box_labels" (of the file's boxes field,
-    `boxes`; "box_labels of NAME" of another); a (dtype, shape) pair; a dict of kind, dtype (or
+    `boxes`; "box_labels of NAME" of another), "box_values" (one value per box, of the dtype the
+    first sample's has; "box_values int32", "box_values of NAME", "box_values float32 of
+    NAME"); a (dtype, shape) pair; a dict of kind, dtype (or
     type) and shape; or an object with those attributes (a FieldSpec of h5feed's)."""
     if not isinstance(name, str):
         raise TypeError(f"fields: the name {name!r} is not a str")
+    per_box = _BOX_VALUES_DESCRIBED.match(spec) if isinstance(spec, str) else None
+    if per_box:
+        word, of = per_box.groups()
+        dtype = _element_type(name, spec, word) if word else ""
+        return FieldSpec(name, "box_values", dtype, given=True, boxes=of or boxes)
     geometric = _GEOMETRIC_DESCRIBED.match(spec) if isinstance(spec, str) else None
     if geometric:
         mask_type, is_boxes, box_format, of = geometric.groups()
@@ -137,7 +164,8 @@ def _element_type(name: str, spec: str, word: str) -> str:
         dtype = None
     if dtype not in ELEMENT_TYPES:
         raise ValueError(f"fields[{name!r}] = {spec!r}: {word!r} is no field type; give 'text' "
-                         "(str values), 'bytes', 'mask', 'boxes', 'box_labels', or an array of "
+                         "(str values), 'bytes', 'mask', 'boxes', 'box_labels', 'box_values "
+                         "int32', or an array of "
                          f"{', '.join(ELEMENT_TYPES)} as 'float32[5,2]' (a scalar: 'int64')")
     return dtype
 
@@ -186,7 +214,21 @@ def _geometric(value: tuple, spec: FieldSpec, row: int):
         return array.astype("<" + np.dtype(spec.dtype).str[1:]).tobytes()
     if spec.kind == "boxes":
         return boxes_value(spec.name, array, row)[4]
+    if spec.kind == "box_values":
+        return _box_values(array, spec)
     return box_labels_value(spec.name, array, row)[4]
+
+
+def _box_values(array: np.ndarray, spec: FieldSpec):
+    """K values of one box each as the bytes of a row of `spec` (its dtype, little-endian), or
+    None when they are not K values or the dtype does not keep them exactly."""
+    if array.ndim != 1 or array.dtype.kind not in "biuf":
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        converted = array.astype(np.dtype(spec.dtype).newbyteorder("<"))
+        kept = np.array_equal(converted.astype(array.dtype), array,
+                              equal_nan=array.dtype.kind == "f")
+    return converted.tobytes() if kept else None
 
 
 def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
@@ -196,9 +238,12 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
     float32 in a float64 one, integers that fit), and with a spec fields= gave, a float of
     another width that holds it (rounded, not infinite).
     `first`: the row whose value the spec was inferred from, named when the value differs."""
-    _, kind, dtype, shape, data = value
+    name, kind, dtype, shape, data = value
+    per_box = kind == "box_values"
+    if per_box and spec.kind != "box_values":
+        kind = "array"  # a candidate per-box value the file holds per image (h5feed/_write.py)
     if spec.kind in GEOMETRIC_KINDS:
-        conformed = _geometric(value, spec, row)
+        conformed = _geometric((name, kind, dtype, shape, data), spec, row)
         if conformed is not None:
             return conformed
     elif kind == "array" and 0 in tuple(shape):
@@ -243,6 +288,9 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
         ragged = (f" (arrays whose shape varies from sample to sample: store each as bytes, "
                   f"fields={{{spec.name!r}: 'bytes'}} (or value.tobytes()), which "
                   f"np.frombuffer(row, '{dtype}') reads back, or pad them to one shape)")
+    if per_box and spec.kind == "array":
+        ragged = (f" (one value per box, as many as its boxes: the first samples measured did "
+                  f"not show it; give fields={{{spec.name!r}: 'box_values of boxes'}})")
     raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"
                         f", but the field is {spec.describe()} ({whose}); every sample's value "
                         f"must have the field's kind, dtype and shape{ragged}")

@@ -15,8 +15,11 @@ A payload is a plain tuple, cheap to pickle:
   the name "mask" or a name fields= makes a mask, h5feed/_write_given_fields.py), "boxes"
   (K x 4 float32 xyxy in the image's pixels, converted from the format they were given in
   (h5feed/_write_box_formats.py), under the name "boxes", a name fields= makes boxes, or any
-  name for a value that carries its box format, as tv_tensors.BoundingBoxes do) and
-  "box_labels" (K int64, one class per box, under the name "box_labels").
+  name for a value that carries its box format, as tv_tensors.BoundingBoxes do),
+  "box_labels" (K int64, one class per box, under the name "box_labels") and "box_values" (K
+  values of one dtype, a detection target's key other than its boxes and labels whose first
+  dimension is its K boxes: a candidate per-box field, which h5feed/_write.py files as one or
+  not over the samples it measures).
 """
 
 from __future__ import annotations
@@ -43,7 +46,10 @@ _GRAY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I
 # The element types of an array field (h5feed/field.h, FieldType): numpy's names.
 # The field names whose values are of a geometric kind without fields= saying so.
 GEOMETRIC_NAMES = {"mask": "mask", "boxes": "boxes", "box_labels": "box_labels"}
-GEOMETRIC_KINDS = ("mask", "boxes", "box_labels")
+GEOMETRIC_KINDS = ("mask", "boxes", "box_labels", "box_values")
+# A detection target's per-image keys, never per-box values whatever their length (the image's
+# id as torchvision's detection references give it: a tensor of one element).
+PER_IMAGE_TARGET_KEYS = frozenset({"image_id"})
 # PIL's modes of a mask: class ids of 8 bits (a palette image's indices), 16, a binary mask's
 # bits, or 32-bit integers ("I": what Pillow before 10 opens a 16-bit PNG as), whose values
 # mask_array checks.
@@ -516,4 +522,21 @@ def make_payload(sample, row: int, given: GivenFields | None = None) -> tuple:
         isinstance(sample[1], Mapping)
     fields = tuple((_target_field if detection and name not in GEOMETRIC_NAMES else _field)
                    (name, value, row, given) for name, value in values.items())
+    if detection:
+        fields = _per_box_candidates(fields)
     return kind, data, height, width, channels, _label(label, row), fields
+
+
+def _per_box_candidates(fields: tuple) -> tuple:
+    """A detection target's fields with each array of one value per box (one dimension, as
+    long as its boxes: iscrowd, area, difficult, track ids) marked "box_values", a candidate
+    per-box field; the image's id (PER_IMAGE_TARGET_KEYS) never."""
+    boxes = [value for value in fields if value[0] == "boxes"]
+    if len(boxes) != 1:
+        return fields
+    count = boxes[0][3][0]
+    return tuple(
+        (name, "box_values", dtype, shape, data)
+        if kind == "array" and len(shape) == 1 and shape[0] == count and
+        name not in PER_IMAGE_TARGET_KEYS else (name, kind, dtype, shape, data)
+        for name, kind, dtype, shape, data in fields)

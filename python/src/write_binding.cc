@@ -231,7 +231,7 @@ class SampleWriter {
 };
 
 // A field as h5feed/_write_samples.py describes it: (name, kind, element type, shape, boxes),
-// boxes the boxes field a box_labels field classifies ("" for the other kinds).
+// boxes the boxes field a box_labels or box_values field belongs to ("" for the other kinds).
 using FieldTuple =
     std::tuple<std::string, std::string, std::string, std::vector<int64_t>, std::string>;
 
@@ -248,6 +248,9 @@ FieldSpec MakeFieldSpec(const FieldTuple& field) {
     spec.type = FieldType::kFloat32;
   } else if (spec.kind == FieldKind::kBoxLabels) {
     spec.type = FieldType::kInt64;
+    spec.boxes = boxes;
+  } else if (spec.kind == FieldKind::kBoxValues) {
+    spec.type = ParseFieldType(type);
     spec.boxes = boxes;
   }
   CheckFieldSpec(spec);

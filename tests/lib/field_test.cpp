@@ -96,6 +96,27 @@ TEST_CASE("masks, boxes and box labels are stored as arrays or bytes and take th
   CHECK_NOTHROW(CheckFieldSpec(labels));
   CHECK(labels.Describe() == "box_labels of boxes");
   CHECK(ParseFieldKind("box_labels") == FieldKind::kBoxLabels);
+  // Per-box values: any element type, one per box (a scalar), of a named boxes field.
+  FieldSpec iscrowd{"iscrowd", FieldKind::kBoxValues, FieldType::kUint8, {}, {}};
+  CHECK_THROWS_AS(CheckFieldSpec(iscrowd), Error);  // names no boxes field
+  iscrowd.boxes = "boxes";
+  CHECK_NOTHROW(CheckFieldSpec(iscrowd));
+  CHECK(StoredKind(iscrowd) == FieldKind::kBytes);
+  CHECK(iscrowd.Describe() == "box_values uint8 of boxes");
+  CHECK(BoxValueBytes(iscrowd) == 1);
+  iscrowd.type = FieldType::kFloat64;
+  CHECK(BoxValueBytes(iscrowd) == 8);
+  CHECK(BoxValueBytes(labels) == 8);
+  CHECK(BoxValueBytes(boxes) == 16);
+  CHECK(ParseFieldKind("box_values") == FieldKind::kBoxValues);
+  CHECK(IsGeometric(FieldKind::kBoxValues));
+  CHECK((IsPerBox(FieldKind::kBoxValues) && IsPerBox(FieldKind::kBoxLabels)));
+  CHECK(!IsPerBox(FieldKind::kBoxes));
+  iscrowd.shape = {2};
+  CHECK(std::string(CaughtError([&] { CheckFieldSpec(iscrowd); }).what()).find("has a shape") !=
+        std::string::npos);
+  labels.type = FieldType::kInt32;  // box labels stay int64
+  CHECK_THROWS_AS(CheckFieldSpec(labels), Error);
   CHECK(IsGeometric(FieldKind::kMask));
   CHECK(!IsGeometric(FieldKind::kArray));
   FieldSpec attrs{"attrs", FieldKind::kArray, FieldType::kUint8, {4}, {}};

@@ -632,15 +632,19 @@ def test_a_detection_target_is_written_as_boxes_box_labels_and_fields_of_its_key
             assert f["image_id"][n] == i and f["iscrowd"][n].tolist() == [0, 0]
 
 
-def test_a_detection_targets_per_box_values_are_stored_as_bytes_when_fields_says(tmp_path):
-    # The detection references' COCO targets: area and iscrowd, one per box, K varying.
+def test_a_detection_targets_per_box_values_are_box_values_or_bytes_when_fields_says(tmp_path):
+    # The detection references' COCO targets: area and iscrowd, one per box, K varying: box
+    # values of the boxes (test_write_box_values.py follows them through crops).
     per_box = lambda i: {"area": torch.arange(i % 3, dtype=torch.float32) + i,
                          "iscrowd": torch.zeros(i % 3, dtype=torch.int64)}
-    with pytest.raises(h5feed.InvalidArgumentError,
-                       match=r"dataset\[0\]: field 'area' is an empty array of shape \(0,\);"
-                       r" .* \(store an empty value as bytes, fields=\{'area': 'bytes'\}"):
-        h5feed.write(TorchvisionDetection(6, per_box), tmp_path / "refused.h5", max_side=512,
-                     workers=0, progress=False, shuffle=False)
+    h5feed.write(TorchvisionDetection(6, per_box), tmp_path / "values.h5", max_side=512,
+                 workers=0, progress=False, shuffle=False)
+    with h5py.File(tmp_path / "values.h5") as f:
+        assert f["area"].attrs["h5feed_field"] == f["iscrowd"].attrs["h5feed_field"] == \
+            "box_values"
+        for n, i in enumerate(f["image_id"][:]):
+            assert np.frombuffer(f["area"][n].tobytes(), "<f4").tolist() == \
+                list(range(i, i + i % 3))
     path = tmp_path / "detection.h5"
     h5feed.write(TorchvisionDetection(6, per_box), path, max_side=512, workers=0,
                  progress=False, fields={"boxes": None, "box_labels": None, "image_id": None,

@@ -32,6 +32,10 @@ enum class FieldKind {
   kBoxes,
   // One int64 class per box of the boxes field named `boxes`, row for row.
   kBoxLabels,
+  // One value of `type` per box of the boxes field named `boxes`, row for row (COCO's iscrowd
+  // and area, VOC's difficult, track ids): carried with their boxes as box labels are, never
+  // transformed. Box labels are the per-box values a loader names classes.
+  kBoxValues,
 };
 
 // An array's element type, numpy's names ("bool", "int8", ... "float64"). Stored little-endian.
@@ -50,7 +54,7 @@ enum class FieldType {
   kFloat64,
 };
 
-// "array", "bytes", "text", "mask", "boxes", "box_labels".
+// "array", "bytes", "text", "mask", "boxes", "box_labels", "box_values".
 std::string_view ToString(FieldKind kind) noexcept;
 FieldKind ParseFieldKind(std::string_view text);  // throws Error(kInvalidArgument)
 // "bool", "int8", ..., "float64" (numpy's dtype names).
@@ -65,13 +69,14 @@ struct FieldSpec {
   FieldType type = FieldType::kUint8;  // arrays only
   std::vector<int64_t> shape;          // arrays only: one row's shape; empty for a scalar
                                        // (masks: {H, W} in a file of one image size)
-  std::string boxes;                   // box_labels only: the boxes field they classify
+  std::string boxes;                   // box labels and values only: the boxes field they belong to
 
   // Rows of one length (arrays, masks of a file of one image size): the bytes of one row (the
   // product of `shape` x ElementBytes); 0 otherwise.
   int64_t row_bytes() const;
   // "uint8[40]", "float32[5,2]", "int64" (a scalar), "bytes", "text", "mask uint8[32,32]",
-  // "mask uint16", "boxes", "box_labels of boxes": how messages, inspect and the command line
+  // "mask uint16", "boxes", "box_labels of boxes", "box_values int32 of boxes": how messages,
+  // inspect and the command line
   // show a field's kind, type and shape.
   std::string Describe() const;
 
@@ -82,13 +87,20 @@ struct FieldSpec {
 // (arrays; masks with a shape), kBytes for rows of their own length (masks without a shape,
 // whose element type an attribute names; boxes; box labels), kText for text.
 FieldKind StoredKind(const FieldSpec& spec) noexcept;
-// Masks, boxes and box labels: the kinds a loader moves with the image's geometry.
+// Masks, boxes, box labels and box values: the kinds a loader moves with the image's geometry.
 bool IsGeometric(FieldKind kind) noexcept;
+// Box labels and box values: one value per box of the boxes field they name (FieldSpec::boxes),
+// kept, dropped and padded with those boxes.
+bool IsPerBox(FieldKind kind) noexcept;
+// The bytes of one box's value of a per-box field (8 for box labels), of one box (16) of a
+// boxes field; 0 for the other kinds.
+size_t BoxValueBytes(const FieldSpec& spec) noexcept;
 
 // Throws Error(kInvalidArgument) naming `spec` and what is wrong: a name that is empty, holds
 // '/' or a control character, or is reserved (ReservedFieldNames); an array dimension below 1,
 // or a row over 2 GiB; a mask not uint8 or uint16 or with a shape of other than 2 dimensions;
-// boxes not float32, box labels not int64 or naming no boxes field.
+// boxes not float32, box labels not int64, box values with a shape, either naming no boxes
+// field.
 void CheckFieldSpec(const FieldSpec& spec);
 
 // The names no field may take: the file's own datasets ("images", "labels", "classes", ...) and

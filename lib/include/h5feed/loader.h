@@ -133,22 +133,23 @@ class Batch {
   const FieldSpec& field_spec(int k) const;
   int field_index(std::string_view name) const;
   // Array field k: size() x its shape, where the images are (the GPU stage: on the device; its
-  // rows are on the host too, through field_bytes). A mask, boxes or box_labels field
-  // (docs/augment.md, "Masks and boxes follow the image's geometry"): its values moved with
-  // view `view`'s image (0 .. views() - 1): a mask (B, Ho, Wo) of its type, aligned pixel for
-  // pixel with image_tensor(view); boxes (B, Kmax, 4) float32 xyxy in the delivered image's
+  // rows are on the host too, through field_bytes). A mask, boxes, box_labels or box_values
+  // field (docs/augment.md, "Masks and boxes follow the image's geometry"): its values moved
+  // with view `view`'s image (0 .. views() - 1): a mask (B, Ho, Wo) of its type, aligned pixel
+  // for pixel with image_tensor(view); boxes (B, Kmax, 4) float32 xyxy in the delivered image's
   // pixels, Kmax the most any sample kept, rows past a sample's box_counts zero; box labels
-  // (B, Kmax) int64, the kept boxes' classes. With the GPU stage a mask is on the device
-  // (cropped there); boxes, their counts and box labels are on the host.
+  // (B, Kmax) int64, the kept boxes' classes, and box values (B, Kmax) of their type, the kept
+  // boxes' values, both 0 past a sample's count. With the GPU stage a mask is on the device
+  // (cropped there); boxes, their counts, labels and values are on the host.
   FieldTensor field_tensor(int k, int view = 0) const;
   FieldTensor field_tensor(std::string_view name, int view = 0) const;
   // Boxes field k: how many boxes each sample kept in view `view`, int64 (B).
   FieldTensor box_counts(int k, int view = 0) const;
   // What keeps field_tensor(k, view)'s memory (and a boxes field's box_counts(k, view)'s)
-  // alive without the Batch: for a mask, boxes or box_labels field on the host, whose tensors
-  // the Batch made for itself, an owner of that one tensor, which keeps neither the slot nor
-  // the Batch's other arrays; null for any other field and for a mask on the device (its
-  // memory is the Batch's: hold the Batch). Throws as field_tensor does.
+  // alive without the Batch: for a mask, boxes, box labels or values field on the host, whose
+  // tensors the Batch made for itself, an owner of that one tensor, which keeps neither the slot
+  // nor the Batch's other arrays; null for any other field and for a mask on the device (its memory
+  // is the Batch's: hold the Batch). Throws as field_tensor does.
   std::shared_ptr<const void> field_owner(int k, int view = 0) const;
   // Sample i's value of field k, any kind: an array row's row_bytes() bytes, a bytes or text
   // row's bytes (text: UTF-8).

@@ -352,6 +352,55 @@ TEST_CASE("masks, boxes and box labels are checked as they are written") {
   CHECK(writer.field_rows_written() == 1);  // a refused call takes nothing
 }
 
+TEST_CASE("box values are checked against their boxes' count and name them and their type") {
+  testing::TempFolder folder;
+  const std::string path = folder / "out.h5";
+  const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
+  const FieldSpec area{"area", FieldKind::kBoxValues, FieldType::kFloat32, {}, "boxes"};
+  const Error orphan = CaughtError([&] { Writer::Create(path, Options({area})); });
+  CHECK(std::string(orphan.what())
+            .find("area (box_values float32 of boxes) belongs to the "
+                  "boxes of field boxes, which is not a boxes field") != std::string::npos);
+
+  Writer writer = Writer::Create(path, Options({boxes, area}));
+  const float box[4] = {0.5f, 0.5f, 1.5f, 2.0f};
+  const float two_areas[2] = {1.5f, 3.0f};
+  const auto bytes = [](const auto& value) {
+    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(value));
+  };
+  const auto column = [](std::vector<std::span<const uint8_t>> rows) {
+    FieldColumn result;
+    for (auto row : rows) result.Append(row);
+    return result;
+  };
+  // Row 0 one box and its area, row 1 none (K = 0: an empty row of each).
+  writer.AppendFields(
+      std::vector<FieldColumn>{column({bytes(box), {}}), column({bytes(two_areas).first(4), {}})});
+  const auto refused = [&](std::vector<FieldColumn> columns) {
+    const Error error = CaughtError([&] { writer.AppendFields(columns); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    return std::string(error.what());
+  };
+  CHECK(refused({column({bytes(box)}), column({bytes(two_areas)})})
+            .find("row 2 of field area in " + path +
+                  " has 2 values for the 1 boxes of field "
+                  "boxes") != std::string::npos);
+  CHECK(refused({column({bytes(box)}), column({bytes(two_areas).first(3)})})
+            .find("is 3 bytes, not a whole number of 4-byte") != std::string::npos);
+  CHECK(writer.field_rows_written() == 2);  // a refused call takes nothing
+  AppendImages(writer, 2);
+  writer.Finish(Describe(2));
+
+  auto lock = hdf5::Lock();
+  hdf5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  REQUIRE(file.valid());
+  hdf5::Dataset dataset(H5Dopen2(file.get(), "area", H5P_DEFAULT));
+  REQUIRE(dataset.valid());
+  CHECK(hdf5::ReadStringAttribute(dataset.get(), "h5feed_field") == "box_values");
+  CHECK(hdf5::ReadStringAttribute(dataset.get(), "h5feed_boxes") == "boxes");
+  CHECK(hdf5::ReadStringAttribute(dataset.get(), "h5feed_box_value_type") == "float32");
+}
+
 TEST_CASE("boxes normalized to 0-1 are refused on an image of 4 pixels a side, naming the row") {
   testing::TempFolder folder;
   const FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};

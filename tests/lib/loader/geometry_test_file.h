@@ -3,7 +3,9 @@
 // follow the image's geometry"): coordinate images, pixel (y, x) of every row R = x, G = y,
 // B = row % 256, and a uint16 mask that says the same, y * 256 + x, so that a delivered mask
 // pixel names the stored pixel it shows and the delivered image says (to its bilinear
-// rounding) the same place. Row r has r % 4 boxes (GeometryBoxes) with classes 10 r + k.
+// rounding) the same place. Row r has r % 4 boxes (GeometryBoxes) with classes 10 r + k, and,
+// when asked, the per-box values `box_ids` (int32, 1000 r + k: the row and the box they belong
+// to, GeometryBoxIds).
 // Of one image size (60 x 80, chunks of 8) or of images at their own size (OwnSizeShape, raw,
 // chunks of 64 KiB; `all_one_size`: each of 60 x 80 all the same, which the loader reads as a
 // file of one size is read), zstd. A uint8 mask (for the kernels' other element type) holds the
@@ -67,25 +69,35 @@ inline std::vector<int64_t> GeometryBoxLabels(int64_t row) {
   return labels;
 }
 
+inline std::vector<int32_t> GeometryBoxIds(int64_t row) {
+  std::vector<int32_t> ids;
+  for (int64_t k = 0; k < row % 4; ++k) ids.push_back(static_cast<int32_t>(1000 * row + k));
+  return ids;
+}
+
 template <typename T>
 std::span<const uint8_t> BytesOf(const std::vector<T>& values) {
   return {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(T)};
 }
 
 inline std::vector<FieldSpec> GeometryFieldSpecs(bool own_size,
-                                                 FieldType mask_type = FieldType::kUint16) {
+                                                 FieldType mask_type = FieldType::kUint16,
+                                                 bool box_values = false) {
   FieldSpec mask{"mask", FieldKind::kMask, mask_type, {}, {}};
   if (!own_size) mask.shape = {kGeometryShape.height, kGeometryShape.width};
   FieldSpec boxes{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}};
   FieldSpec labels{"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, {}};
   labels.boxes = "boxes";
-  return {mask, boxes, labels};
+  if (!box_values) return {mask, boxes, labels};
+  return {mask, boxes, labels,
+          FieldSpec{"box_ids", FieldKind::kBoxValues, FieldType::kInt32, {}, "boxes"}};
 }
 
 inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, bool own_size,
                                                 FieldType mask_type = FieldType::kUint16,
-                                                bool all_one_size = false) {
-  std::vector<FieldColumn> columns(3);
+                                                bool all_one_size = false,
+                                                bool box_values = false) {
+  std::vector<FieldColumn> columns(box_values ? 4 : 3);
   for (int64_t r = first; r < first + rows; ++r) {
     const ImageShape shape = GeometryShape(r, own_size, all_one_size);
     const std::vector<uint16_t> mask = CoordinateMask(shape);
@@ -98,6 +110,7 @@ inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, boo
     }
     columns[1].Append(BytesOf(GeometryBoxes(r, shape)));
     columns[2].Append(BytesOf(GeometryBoxLabels(r)));
+    if (box_values) columns[3].Append(BytesOf(GeometryBoxIds(r)));
   }
   return columns;
 }
@@ -105,11 +118,11 @@ inline std::vector<FieldColumn> GeometryColumns(int64_t first, int64_t rows, boo
 inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool own_size,
                                   FieldType mask_type = FieldType::kUint16,
                                   const std::string& compression = "zstd",
-                                  bool all_one_size = false) {
+                                  bool all_one_size = false, bool box_values = false) {
   WriterOptions options;
   options.compression = Compression::Parse(compression);
   options.overwrite = true;
-  options.fields = GeometryFieldSpecs(own_size, mask_type);
+  options.fields = GeometryFieldSpecs(own_size, mask_type, box_values);
   if (own_size) {
     FlatLayout flat;
     flat.chunk_bytes = int64_t{64} << 10;
@@ -132,7 +145,8 @@ inline void WriteGeometryTestFile(const std::string& path, int64_t samples, bool
     } else {
       writer.Append(writer.Encode(chunk, end - first));
     }
-    writer.AppendFields(GeometryColumns(first, end - first, own_size, mask_type, all_one_size));
+    writer.AppendFields(
+        GeometryColumns(first, end - first, own_size, mask_type, all_one_size, box_values));
     chunk.clear();
     images.clear();
     first = end;

@@ -1,10 +1,10 @@
-// Masks, boxes and box labels through the GPU stage (docs/gpu.md, "Fields on the device"): a
-// mask is cropped on the device beside its image (of a file of images at their own size: after
-// its crop at the gather, as the image's), boxes are made on the host as on the CPU path. Over
-// several epochs of random resized crops, padding crops and flips, several views and echo copies,
-// every tensor equals the CPU run's, pixel for pixel and box for box; the CPU run's are checked
-// against torchvision's geometry by loader_geometric_fields_test on the same coordinate files
-// (geometry_test_file.h).
+// Masks, boxes, box labels and box values through the GPU stage (docs/gpu.md, "Fields on the
+// device"): a mask is cropped on the device beside its image (of a file of images at their own
+// size: after its crop at the gather, as the image's), boxes are made on the host as on the CPU
+// path. Over several epochs of random resized crops, padding crops and flips, several views and
+// echo copies, every tensor equals the CPU run's, pixel for pixel and box for box; the CPU run's
+// are checked against torchvision's geometry by loader_geometric_fields_test on the same coordinate
+// files (geometry_test_file.h).
 
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -59,8 +59,9 @@ struct Delivered {
   std::vector<int64_t> indices;
   int64_t epoch = 0;
   int64_t step = 0;
-  // Per view: the mask, the boxes, their counts and their classes.
-  std::vector<Tensor> masks, boxes, counts, labels;
+  // Per view: the mask, the boxes, their counts, their classes and (a file that has them) their
+  // per-box values box_ids.
+  std::vector<Tensor> masks, boxes, counts, labels, box_ids;
   // The mask's and the boxes' places apart: compared below against the run's device.
   bool operator==(const Delivered& other) const {
     const auto values = [](std::vector<Tensor> tensors) {
@@ -69,7 +70,7 @@ struct Delivered {
     };
     return indices == other.indices && epoch == other.epoch && step == other.step &&
            values(masks) == values(other.masks) && boxes == other.boxes && counts == other.counts &&
-           labels == other.labels;
+           labels == other.labels && box_ids == other.box_ids;
   }
 };
 
@@ -91,6 +92,11 @@ Delivered ReadBatch(const Batch& batch, cudaStream_t stream) {
     d.boxes.push_back(Read(batch.field_tensor(boxes, v), stream));
     d.counts.push_back(Read(batch.box_counts(boxes, v), stream));
     d.labels.push_back(Read(batch.field_tensor("box_labels", v), stream));
+    for (int k = 0; k < batch.fields(); ++k) {
+      if (batch.field_spec(k).name != "box_ids") continue;
+      CHECK(batch.field_owner(k, v) != nullptr);
+      d.box_ids.push_back(Read(batch.field_tensor(k, v), stream));
+    }
   }
   return d;
 }
@@ -136,6 +142,7 @@ void CheckGpuAgainstCpu(const std::string& path, LoaderOptions options, bool dev
       CHECK(gpu[b].masks[v].cuda_device == (device_masks ? 0 : -1));
       CHECK(gpu[b].boxes[v].cuda_device == -1);
       boxes += gpu[b].boxes[v].shape[1];
+      if (!gpu[b].box_ids.empty()) CHECK(gpu[b].box_ids[v].shape == gpu[b].labels[v].shape);
     }
   }
   CHECK(boxes > 0);
@@ -144,7 +151,8 @@ void CheckGpuAgainstCpu(const std::string& path, LoaderOptions options, bool dev
 TEST_CASE("masks cropped on the GPU equal the CPU path's, and boxes too (one image size)") {
   TempFolder folder;
   const std::string path = folder / "geometry.h5";
-  testing::WriteGeometryTestFile(path, kSamples, false);
+  // With per-box values, which the boxes bring: kept and dropped with them as on the CPU.
+  testing::WriteGeometryTestFile(path, kSamples, false, FieldType::kUint16, "zstd", false, true);
   cuda::testing::OwnedStream trainer;
   LoaderOptions options = Options(trainer);
   CheckGpuAgainstCpu(path, options, true);
@@ -217,7 +225,7 @@ TEST_CASE(
     "masks of images at their own size, cropped at the gather and on the GPU, equal the CPU's") {
   TempFolder folder;
   const std::string path = folder / "own_size.h5";
-  testing::WriteGeometryTestFile(path, kSamples, true);
+  testing::WriteGeometryTestFile(path, kSamples, true, FieldType::kUint16, "zstd", false, true);
   cuda::testing::OwnedStream trainer;
   CheckGpuAgainstCpu(path, Options(trainer), true);
   const std::string uint8_path = folder / "own_size_uint8.h5";

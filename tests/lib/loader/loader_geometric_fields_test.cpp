@@ -3,9 +3,10 @@
 // each pixel's own place (geometry_test_file.h), over several epochs of random resized crops
 // with flips, two views and echo copies, for a file of one image size and one of images at
 // their own size, every delivered mask is the NEAREST resized crop (then flip) of the stored
-// mask at a box that the delivered image's pixels agree with, and the delivered boxes and
-// their classes are TransformBoxes of the stored ones at that box. Nothing of the loader's
-// draws is reproduced: the box is recovered from what was delivered.
+// mask at a box that the delivered image's pixels agree with, and the delivered boxes, their
+// classes and their per-box values (box_ids, which name the row and the box) are TransformBoxes
+// of the stored ones at that box. Nothing of the loader's draws is reproduced: the box is
+// recovered from what was delivered.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -67,6 +68,7 @@ struct Checked {
   int64_t samples = 0;
   int64_t flipped = 0;
   int64_t boxes = 0;
+  int64_t dropped = 0;  // stored boxes a crop left out
 };
 
 // Checks sample i of view v of `batch`; returns whether it was flipped.
@@ -120,8 +122,18 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
   const auto* classes = static_cast<const int64_t*>(labels.data) + i * most;
   for (int64_t b = count * 4; b < most * 4; ++b) REQUIRE(delivered[b] == 0.0f);
   for (int64_t b = count; b < most; ++b) REQUIRE(classes[b] == 0);
+  // The per-box values: int32 as stored, each the id of the box its label classifies, 0 past
+  // the count as the labels are.
+  const FieldTensor box_ids = batch.field_tensor("box_ids", v);
+  REQUIRE(box_ids.type == FieldType::kInt32);
+  REQUIRE(box_ids.shape == std::vector<int64_t>{batch.size(), most});
+  const auto* ids = static_cast<const int32_t*>(box_ids.data) + i * most;
+  for (int64_t b = 0; b < count; ++b) REQUIRE(ids[b] == 1000 * row + (classes[b] - 10 * row));
+  for (int64_t b = count; b < most; ++b) REQUIRE(ids[b] == 0);
   const std::vector<float> stored_boxes = GeometryBoxes(row, stored);
   const std::vector<int64_t> stored_labels = GeometryBoxLabels(row);
+  const std::vector<int32_t> stored_ids32 = GeometryBoxIds(row);
+  const std::vector<int64_t> stored_ids(stored_ids32.begin(), stored_ids32.end());
   bool matched = false;
   for (const Axis& r : rows) {
     for (const Axis& c : columns) {
@@ -132,12 +144,16 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
       std::vector<int64_t> expected_labels(stored_labels.size());
       const int64_t kept = transform::TransformBoxes(geometry, stored_boxes, expected,
                                                      stored_labels, expected_labels);
+      std::vector<float> unused(stored_boxes.size());
+      std::vector<int64_t> expected_ids(stored_ids.size());
+      transform::TransformBoxes(geometry, stored_boxes, unused, stored_ids, expected_ids);
       bool same = kept == count;
       for (int64_t b = 0; same && b < kept * 4; ++b) {
         same = std::abs(expected[static_cast<size_t>(b)] - delivered[b]) <= 1e-4f;
       }
       for (int64_t b = 0; same && b < kept; ++b) {
-        same = expected_labels[static_cast<size_t>(b)] == classes[b];
+        same = expected_labels[static_cast<size_t>(b)] == classes[b] &&
+               expected_ids[static_cast<size_t>(b)] == ids[b];
       }
       matched = matched || same;
     }
@@ -145,6 +161,7 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
   CHECK(matched);
   ++checked.samples;
   checked.boxes += count;
+  checked.dropped += row % 4 - count;
   return flip;
 }
 
@@ -158,8 +175,11 @@ LoaderOptions GeometryOptions() {
 void CheckFile(bool own_size) {
   const TempFolder folder;
   const std::string path = folder.path() + "/geometry.h5";
-  WriteGeometryTestFile(path, 30, own_size);
+  WriteGeometryTestFile(path, 30, own_size, FieldType::kUint16, "zstd", false, true);
   Loader loader = Loader::Open(path, GeometryOptions());
+  // Asked for the mask and the boxes: the boxes bring their labels and values.
+  REQUIRE(loader.fields().size() == 4);
+  CHECK(loader.fields()[3].Describe() == "box_values int32 of boxes");
   Checked checked;
   for (int64_t epoch = 0; epoch < 3; ++epoch) {
     loader.SetEpoch(epoch);
@@ -176,6 +196,7 @@ void CheckFile(bool own_size) {
   CHECK(checked.flipped > checked.samples / 4);
   CHECK(checked.flipped < checked.samples * 3 / 4);
   CHECK(checked.boxes > 0);
+  CHECK(checked.dropped > 0);  // crops dropped boxes, and their values with them
 }
 
 TEST_CASE("a loader's masks and boxes follow its images' crops and flips (one image size)") {
@@ -323,14 +344,46 @@ TEST_CASE("field_owner keeps a batch's mask or boxes alone: the loader runs on p
 }
 
 // The GPU stage's masks and boxes: gpu_geometric_fields_test, against this file's CPU path.
-TEST_CASE("box labels are refused without their boxes") {
+TEST_CASE("box labels and box values are refused without their boxes") {
   const TempFolder folder;
   const std::string path = folder.path() + "/geometry.h5";
-  WriteGeometryTestFile(path, 8, false);
+  WriteGeometryTestFile(path, 8, false, FieldType::kUint16, "zstd", false, true);
   LoaderOptions options = GeometryOptions();
-  options.fields = {"box_labels"};
-  const Error labels = CaughtError([&] { Loader::Open(path, options); });
-  CHECK(std::string(labels.what()).find("without the boxes") != std::string::npos);
+  for (const char* name : {"box_labels", "box_ids"}) {
+    options.fields = {name};
+    const Error error = CaughtError([&] { Loader::Open(path, options); });
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(error.what()).find("without the boxes") != std::string::npos);
+  }
+}
+
+TEST_CASE("box values asked before their boxes come where asked, in step with them") {
+  const TempFolder folder;
+  const std::string path = folder.path() + "/geometry.h5";
+  WriteGeometryTestFile(path, 12, false, FieldType::kUint16, "zstd", false, true);
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.fields = {"box_ids", "boxes"};
+  options.open_probe = false;
+  Loader loader = Loader::Open(path, options);
+  REQUIRE(loader.fields().size() == 3);
+  CHECK(loader.fields()[0].name == "box_ids");
+  CHECK(loader.fields()[2].name == "box_labels");  // brought by its boxes
+  int64_t seen = 0;
+  while (std::optional<Batch> batch = loader.Next()) {
+    const FieldTensor ids = batch->field_tensor("box_ids");
+    const int k = batch->field_index("boxes");
+    const int64_t most = batch->field_tensor(k).shape[1];
+    for (int64_t i = 0; i < batch->size(); ++i) {
+      const int64_t row = batch->indices()[static_cast<size_t>(i)];
+      const std::vector<int32_t> stored = GeometryBoxIds(row);  // no crop: every box kept
+      REQUIRE(static_cast<const int64_t*>(batch->box_counts(k).data)[i] == row % 4);
+      for (int64_t b = 0; b < row % 4; ++b, ++seen) {
+        CHECK(static_cast<const int32_t*>(ids.data)[i * most + b] == stored[b]);
+      }
+    }
+  }
+  CHECK(seen == 0 + 1 + 2 + 3 + 0 + 1 + 2 + 3 + 0 + 1 + 2 + 3);
 }
 
 }  // namespace
