@@ -1,7 +1,7 @@
 """h5feed.write with per-box values (docs/python.md, "Per-box values"; docs/format.md, "Masks and
 boxes"): a torchvision-like detection target's keys of one value per box (iscrowd, area, ids) are
 written as box_values fields of the boxes, read back by h5py as docs/format.md says, listed by
-inspect, kept by rechunk, and delivered by the Loader in step with the boxes a crop keeps: every
+inspect, kept by rechunk and by the merge of a conversion's parts, and delivered by the Loader in step with the boxes a crop keeps: every
 kept box's values are those stored for it (ids that name the row and the box say which), the
 values of the boxes a crop drops dropped with them, padded with 0 as box_labels are, or as lists
 with boxes_as_list. A per-image key (image_id, a tensor of one element) stays an array field;
@@ -10,7 +10,9 @@ count is ambiguous, stored per image with a warning. A dict sample asks for box 
 fields={NAME: "box_values of boxes"}; a count other than its boxes' is refused naming the row,
 and in a file, it is damage that verify names and a Loader refuses."""
 
+import os
 import shutil
+import subprocess
 import warnings
 
 import h5py
@@ -106,6 +108,28 @@ def test_inspect_shows_box_values_and_rechunk_keeps_them(written, tmp_path):
         for name in ("iscrowd", "area", "box_id"):
             assert dict(g[name].attrs) == dict(f[name].attrs)
             assert [r.tobytes() for r in g[name][:]] == [r.tobytes() for r in f[name][:]]
+
+
+def test_the_parts_of_a_conversion_keep_them_merged(written, tmp_path):
+    """rechunk --part K/N of the file, then merge: each image keeps its box values."""
+    path, _ = written
+    h5feed_command = os.path.join(os.environ["H5FEED_BUILD_DIR"], "tools", "h5feed")
+    for k in range(2):
+        subprocess.run([h5feed_command, "rechunk", str(path), str(tmp_path / "part.h5"),
+                        "--part", f"{k}/2", "--chunk-bytes", "64K", "--quiet"], check=True)
+    parts = sorted(str(p) for p in tmp_path.glob("part-*-of-00002.h5"))
+    assert len(parts) == 2
+    subprocess.run([h5feed_command, "merge", *parts, str(tmp_path / "merged.h5"), "--quiet"],
+                   check=True)
+
+    def by_image(file):
+        with h5py.File(file) as f:
+            assert f["iscrowd"].attrs["h5feed_box_value_type"] == "uint8"
+            return {int(f["image_id"][n][0]): tuple(f[name][n].tobytes() for name in
+                                                    ("boxes", "iscrowd", "area", "box_id"))
+                    for n in range(len(f["image_id"]))}
+
+    assert by_image(tmp_path / "merged.h5") == by_image(path)
 
 
 def check_in_step(batch, listed):

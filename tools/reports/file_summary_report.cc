@@ -184,7 +184,8 @@ std::string BoxClassesText(const ReportView& classes) {
 }
 
 // "fields       2" and a line each: "  attrs  array of bool, shape (40,): 1.4 KiB stored";
-// "  caption  text: 80 B of values, 400 B stored (values in HDF5's global heap, unfiltered)".
+// "  caption  text: 80 B of values, 400 B stored (values in HDF5's global heap, unfiltered)";
+// "  iscrowd  box_values uint8 of boxes: 36 B of values, ...".
 std::string FieldListText(const ReportView& s) {
   std::string text = s["labelled"].Bool() ? "" : Line("labels", "none: the samples have none");
   const std::vector<ReportView> fields = s["fields"].Items();
@@ -198,6 +199,11 @@ std::string FieldListText(const ReportView& s) {
     const std::string& name = f["name"].Text();
     std::string what = f["kind"].Text();
     if (what == "array") what += " of " + f["dtype"].Text() + ", shape " + ShapeText(f["shape"]);
+    // Box labels and values as their type describes them: "box_values int32 of boxes".
+    if (what == "box_labels" || what == "box_values") {
+      const std::string& type = f["type"].Text();
+      what = type.substr(0, type.find(" (stored as"));
+    }
     std::string bytes =
         f["value_bytes"].Int() > 0 ? BytesText(f["value_bytes"]) + " of values, " : "";
     bytes += f["stored_bytes"].Int() > 0 ? BytesText(f["stored_bytes"]) + " stored"

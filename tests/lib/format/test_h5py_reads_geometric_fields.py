@@ -3,8 +3,10 @@ says: in a file of one image size the mask is an array (N, H, W) of its dtype, c
 with the images and compressed as they are; in a file of images at their own size row n is a
 variable-length sequence of bytes, one zstd frame (attribute h5feed_mask_encoding = "zstd") of
 H_n x W_n values of the type the attribute h5feed_mask_type names (H_n, W_n from
-/image_shapes); boxes are K x 16 bytes (float32 xyxy) a row and their
-labels K x 8 (int64), the labels naming their boxes field; every row has its XXH3-64 checksum (of a mask's values).
+/image_shapes); boxes are K x 16 bytes (float32 xyxy) a row, their labels K x 8 (int64) and
+their box values K x the size of the type h5feed_box_value_type names (int32), both naming
+their boxes field; every row has its XXH3-64 checksum (of a mask's values); inspect lists them
+by their kinds.
 
 Run by ctest with WRITE_GEOMETRY_TEST_FILE (the write_geometry_test_file program) and
 H5FEED_PLUGIN_DIR in the environment; the values are geometry_test_file.h's.
@@ -44,7 +46,8 @@ def boxes_of(row, height, width):
 @pytest.fixture(scope="module", params=[False, True], ids=["one_size", "own_size"])
 def written(request, tmp_path_factory):
     path = str(tmp_path_factory.mktemp("geometry") / "geometry.h5")
-    subprocess.run([WRITE, path] + (["--own-size"] if request.param else []), check=True)
+    subprocess.run([WRITE, path, "--box-values"] + (["--own-size"] if request.param else []),
+                   check=True)
     return path, request.param
 
 
@@ -78,22 +81,29 @@ def test_h5py_reads_masks_at_each_images_size(written):
 def test_h5py_reads_boxes_and_their_labels(written):
     path, own_size = written
     with h5py.File(path) as f:
-        assert list(f.attrs["fields"]) == ["mask", "boxes", "box_labels"]
+        assert list(f.attrs["fields"]) == ["mask", "boxes", "box_labels", "box_ids"]
         assert f["boxes"].attrs["h5feed_field"] == "boxes"
         assert f["box_labels"].attrs["h5feed_field"] == "box_labels"
         assert f["box_labels"].attrs["h5feed_boxes"] == "boxes"
+        ids = f["box_ids"]
+        assert ids.attrs["h5feed_field"] == "box_values"
+        assert ids.attrs["h5feed_boxes"] == "boxes"
+        assert ids.attrs["h5feed_box_value_type"] == "int32"
+        dtype = np.dtype(ids.attrs["h5feed_box_value_type"]).newbyteorder("<")
         for n in range(IMAGES):
             height, width = own_size_shape(n) if own_size else (60, 80)
             boxes = np.frombuffer(f["boxes"][n].tobytes(), "<f4").reshape(-1, 4)
             labels = np.frombuffer(f["box_labels"][n].tobytes(), "<i8")
             np.testing.assert_array_equal(boxes, boxes_of(n, height, width))
             np.testing.assert_array_equal(labels, 10 * n + np.arange(n % 4))
+            np.testing.assert_array_equal(np.frombuffer(ids[n].tobytes(), dtype),
+                                          1000 * n + np.arange(n % 4))
 
 
 def test_every_row_has_its_checksum(written):
     path, _ = written
     with h5py.File(path) as f:
-        for name in ("mask", "boxes", "box_labels"):
+        for name in ("mask", "boxes", "box_labels", "box_ids"):
             sums = f["field_checksums"][name][...]
             for n in range(IMAGES):
                 value = f[name][n]
@@ -108,6 +118,7 @@ def test_inspect_lists_them_by_their_kinds_as_undamaged(written):
     text = subprocess.run([os.environ["H5FEED"], "inspect", path], check=True,
                           capture_output=True, text=True).stdout
     assert "damaged" not in text
-    fields = text.split("\nfields")[1].splitlines()[1:4]
-    assert [line.split()[:2] for line in fields] == [
-        ["mask", "mask:"], ["boxes", "boxes:"], ["box_labels", "box_labels:"]]
+    fields = text.split("\nfields")[1].splitlines()[1:5]
+    assert [line.split(":")[0].split() for line in fields] == [
+        ["mask", "mask"], ["boxes", "boxes"], ["box_labels", "box_labels", "of", "boxes"],
+        ["box_ids", "box_values", "int32", "of", "boxes"]]
