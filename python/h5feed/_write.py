@@ -28,10 +28,15 @@ from ._errors import InvalidArgumentError
 from ._write_box_formats import BoxFormats
 from ._write_fields import conform, given_spec, inferred_spec
 from ._write_given_fields import GivenFields
-from ._write_samples import NO_VALUE, PATH, PIXELS, SampleRefused, make_payload, row_name
+from ._write_samples import (LEFT_OUT, NO_VALUE, PATH, PER_BOX_CANDIDATE, PIXELS,
+                             SampleRefused, make_payload, row_name)
 from ._write_geometry import GeometryChecks
 from ._write_spool import Spool
 from ._write_workers import WorkerPool, fetch_in_process, payload_bytes
+
+
+# The payload kinds of values one per box, certainly or perhaps (h5feed/_write_samples.py).
+PER_BOX_KINDS = ("box_values", PER_BOX_CANDIDATE)
 
 
 def _default_workers() -> int:
@@ -71,8 +76,9 @@ def _file_fields(fields, first: tuple, row: int, per_box=frozenset()) -> list:
     """The file's fields: fields= (names in its order; a spec of None is inferred), or the first
     sample's (dataset[row]'s) values in its order. `per_box`: the detection target's keys stored
     as box values (_per_box_keys); its other candidates are arrays of the image."""
-    values = {value[0]: (value if value[1] != "box_values" or value[0] in per_box else
-                         (value[0], "array") + tuple(value[2:])) for value in first[6]}
+    values = {value[0]: (value if value[1] not in PER_BOX_KINDS else (
+        value[0], "box_values" if value[0] in per_box else "array") + tuple(value[2:]))
+        for value in first[6] if value[1] != LEFT_OUT}
     if fields is not None and not isinstance(fields, Mapping):
         raise TypeError("fields: give a dict of {name: spec} ('uint8[40]', 'text', 'bytes', "
                         "'mask', 'boxes', ...; None to infer it from the first sample)")
@@ -104,18 +110,17 @@ def _per_box_keys(measured: list, fields) -> frozenset:
     images of one box each) looks the same: such a key stays an array of the image, with a
     warning that says how to make it per-box. A key fields= gives a spec of is what the spec
     says; one it leaves out is no field."""
-    counts, candidates = set(), None
+    counts, candidates, certain = set(), None, set()
     for _, payload in measured:
         boxes = [value for value in payload[6] if value[0] == "boxes"]
         counts.add(boxes[0][3][0] if boxes else -1)
-        names = {value[0] for value in payload[6] if value[1] == "box_values"}
+        names = {value[0] for value in payload[6] if value[1] == PER_BOX_CANDIDATE}
         candidates = names if candidates is None else candidates & names
+        certain |= {value[0] for value in payload[6] if value[1] == "box_values"}
     if isinstance(fields, Mapping):
         candidates = {name for name in candidates if name in fields and fields[name] is None}
-    if not candidates:
-        return frozenset()
-    if len(counts) > 1:
-        return frozenset(candidates)
+    if not candidates or len(counts) > 1:
+        return frozenset(certain | (candidates or set()))
     warnings.warn(
         f"h5feed.write: {', '.join(map(repr, sorted(candidates)))} of the detection targets "
         f"held as many values as boxes in each of the first {len(measured)} samples, but every "
@@ -123,7 +128,7 @@ def _per_box_keys(measured: list, fields) -> frozenset:
         f"arrays of the image. If they hold one value per box (COCO's iscrowd and area), give "
         f"fields={{{sorted(candidates)[0]!r}: 'box_values of boxes', ...}} to keep them with "
         "their boxes", stacklevel=4)
-    return frozenset()
+    return frozenset(certain)
 
 
 def _gives_boxes(spec) -> bool:
@@ -211,6 +216,7 @@ class _Checks:
         self.names = tuple(spec.name for spec in specs)
         self.first_row_name = row_name(first_row)
         self.geometry = GeometryChecks(specs)
+        self.left_out_warned = False
 
     def values(self, row: int, payload: tuple) -> tuple:
         """The sample's field values as rows of the file's fields, in their order, and its
@@ -220,7 +226,16 @@ class _Checks:
         return [data for _, data in rows], self.geometry.check(row, payload, rows)
 
     def _values(self, row: int, payload: tuple) -> list:
-        label, values = payload[5], payload[6]
+        label = payload[5]
+        values = tuple(value for value in payload[6] if value[1] != LEFT_OUT)
+        if len(values) < len(payload[6]) and not self.left_out_warned:
+            self.left_out_warned = True
+            left_out = [value[0] for value in payload[6] if value[1] == LEFT_OUT]
+            masks = " (instance masks: no field holds them)" if "segmentation" in left_out else ""
+            warnings.warn(f"h5feed.write: {row_name(row)}'s annotations hold "
+                          f"{', '.join(map(repr, left_out))}, which the file does not store"
+                          f"{masks}; the boxes, their categories and their numbers are stored "
+                          "(said once for the whole dataset)", stacklevel=5)
         if (label is not None) != self.labelled:
             raise SampleRefused(
                 f"{row_name(row)} has {'a' if label is not None else 'no'} label, but the "

@@ -14,8 +14,8 @@ import numpy as np
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._write_box_formats import box_format_argument
-from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, SampleRefused, box_labels_value,
-                             boxes_value, mask_array, mask_shape, row_name)
+from ._write_samples import (ELEMENT_TYPES, GEOMETRIC_KINDS, PER_BOX_CANDIDATE, SampleRefused,
+                             box_labels_value, boxes_value, mask_array, mask_shape, row_name)
 
 
 def describe(kind: str, dtype: str, shape) -> str:
@@ -63,7 +63,7 @@ class FieldSpec:
         payload's (name, kind, dtype, shape, bytes)); any other spec as it is."""
         if self.kind != "box_values" or self.dtype:
             return self
-        if value is None or value[1] not in ("array", "box_values"):
+        if value is None or value[1] not in ("array", "box_values", PER_BOX_CANDIDATE):
             raise SampleRefused(
                 f"fields[{self.name!r}] makes box values of the dtype of the first sample "
                 f"written, {row_name(row)}, which has "
@@ -239,9 +239,11 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
     another width that holds it (rounded, not infinite).
     `first`: the row whose value the spec was inferred from, named when the value differs."""
     name, kind, dtype, shape, data = value
-    per_box = kind == "box_values"
-    if per_box and spec.kind != "box_values":
-        kind = "array"  # a candidate per-box value the file holds per image (h5feed/_write.py)
+    candidate = kind == PER_BOX_CANDIDATE
+    if kind in ("box_values", PER_BOX_CANDIDATE):
+        # A value one per box, certainly or perhaps, that the file holds per box or, a candidate
+        # the first samples did not show so (h5feed/_write.py), per image.
+        kind = "box_values" if spec.kind == "box_values" else "array"
     if spec.kind in GEOMETRIC_KINDS:
         conformed = _geometric((name, kind, dtype, shape, data), spec, row)
         if conformed is not None:
@@ -288,7 +290,7 @@ def conform(value: tuple, spec: FieldSpec, row: int, first: str = "") -> bytes:
         ragged = (f" (arrays whose shape varies from sample to sample: store each as bytes, "
                   f"fields={{{spec.name!r}: 'bytes'}} (or value.tobytes()), which "
                   f"np.frombuffer(row, '{dtype}') reads back, or pad them to one shape)")
-    if per_box and spec.kind == "array":
+    if candidate and spec.kind == "array":
         ragged = (f" (one value per box, as many as its boxes: the first samples measured did "
                   f"not show it; give fields={{{spec.name!r}: 'box_values of boxes'}})")
     raise SampleRefused(f"{row_name(row)}: field {spec.name!r} is {describe(kind, dtype, shape)}"

@@ -16,10 +16,12 @@ A payload is a plain tuple, cheap to pickle:
   (K x 4 float32 xyxy in the image's pixels, converted from the format they were given in
   (h5feed/_write_box_formats.py), under the name "boxes", a name fields= makes boxes, or any
   name for a value that carries its box format, as tv_tensors.BoundingBoxes do),
-  "box_labels" (K int64, one class per box, under the name "box_labels") and "box_values" (K
-  values of one dtype, a detection target's key other than its boxes and labels whose first
-  dimension is its K boxes: a candidate per-box field, which h5feed/_write.py files as one or
-  not over the samples it measures).
+  "box_labels" (K int64, one class per box, under the name "box_labels"), "box_values" (K
+  values of one dtype, one per box: a COCO annotation's numbers, h5feed/_write_coco.py) and
+  PER_BOX_CANDIDATE (the same of a detection target's key other than its boxes and labels whose
+  one dimension is its K boxes: perhaps per box, which h5feed/_write.py decides over the
+  samples it measures); a value of kind LEFT_OUT is no field's, a key of the sample the writer
+  leaves out and warns of once (COCO's segmentation).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 from . import _h5feed
 from ._errors import InvalidArgumentError
 from ._write_box_formats import BoxFormats, declared_box_format, to_xyxy
+from ._write_coco import LEFT_OUT_KEY, coco_values, is_coco_target
 from ._write_given_fields import GivenFields
 
 PATH, ENCODED, PIXELS = _h5feed.IMAGE_PATH, _h5feed.IMAGE_ENCODED, _h5feed.IMAGE_PIXELS
@@ -47,6 +50,9 @@ _GRAY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I
 # The field names whose values are of a geometric kind without fields= saying so.
 GEOMETRIC_NAMES = {"mask": "mask", "boxes": "boxes", "box_labels": "box_labels"}
 GEOMETRIC_KINDS = ("mask", "boxes", "box_labels", "box_values")
+# The payload kinds of a value that may be one per box, and of a key left out (the docstring).
+PER_BOX_CANDIDATE = "box_values?"
+LEFT_OUT = "left_out"
 # A detection target's per-image keys, never per-box values whatever their length (the image's
 # id as torchvision's detection references give it: a tensor of one element).
 PER_IMAGE_TARGET_KEYS = frozenset({"image_id"})
@@ -121,6 +127,8 @@ def _parts(sample, row: int):
                 return sample[0], None, {"mask": sample[1]}
             if isinstance(sample[1], Mapping) and "boxes" in sample[1]:
                 return sample[0], None, _detection_fields(sample[1], row)
+            if is_coco_target(sample[1]):
+                return sample[0], None, coco_values(sample[1], row_name(row))
             return sample[0], sample[1], {}
         raise SampleRefused(f"{row_name(row)} is a {type(sample).__name__} of {len(sample)} "
                             "values; a sample is (image,), (image, label) or a dict of 'image', "
@@ -520,23 +528,29 @@ def make_payload(sample, row: int, given: GivenFields | None = None) -> tuple:
     # An (image, target) pair whose target is a detection target's dict: fields of its keys.
     detection = isinstance(sample, (tuple, list)) and len(sample) == 2 and label is None and \
         isinstance(sample[1], Mapping)
-    fields = tuple((_target_field if detection and name not in GEOMETRIC_NAMES else _field)
-                   (name, value, row, given) for name, value in values.items())
+    coco = isinstance(sample, (tuple, list)) and len(sample) == 2 and label is None and \
+        is_coco_target(sample[1])
+    # A key of COCO's annotations left out is named for the writing process's warning.
+    fields = tuple((name, LEFT_OUT, "", (), b"") if value is LEFT_OUT_KEY else
+                   (_target_field if (detection or coco) and name not in GEOMETRIC_NAMES
+                    else _field)(name, value, row, given) for name, value in values.items())
     if detection:
-        fields = _per_box_candidates(fields)
+        fields = per_box_values(fields, PER_BOX_CANDIDATE)
+    if coco:  # every number of an annotation is one per box
+        fields = per_box_values(fields, "box_values", per_image=frozenset())
     return kind, data, height, width, channels, _label(label, row), fields
 
 
-def _per_box_candidates(fields: tuple) -> tuple:
+def per_box_values(fields: tuple, kind: str, per_image=PER_IMAGE_TARGET_KEYS) -> tuple:
     """A detection target's fields with each array of one value per box (one dimension, as
-    long as its boxes: iscrowd, area, difficult, track ids) marked "box_values", a candidate
-    per-box field; the image's id (PER_IMAGE_TARGET_KEYS) never."""
+    long as its boxes: iscrowd, area, difficult, track ids) of payload kind `kind` ("box_values"
+    or PER_BOX_CANDIDATE); the keys `per_image` never."""
     boxes = [value for value in fields if value[0] == "boxes"]
     if len(boxes) != 1:
         return fields
     count = boxes[0][3][0]
     return tuple(
-        (name, "box_values", dtype, shape, data)
-        if kind == "array" and len(shape) == 1 and shape[0] == count and
-        name not in PER_IMAGE_TARGET_KEYS else (name, kind, dtype, shape, data)
-        for name, kind, dtype, shape, data in fields)
+        (name, kind, dtype, shape, data)
+        if made == "array" and len(shape) == 1 and shape[0] == count and
+        name not in per_image else (name, made, dtype, shape, data)
+        for name, made, dtype, shape, data in fields)

@@ -1,14 +1,15 @@
 """h5feed.write with per-box values (docs/python.md, "Per-box values"; docs/format.md, "Masks and
 boxes"): a torchvision-like detection target's keys of one value per box (iscrowd, area, ids) are
 written as box_values fields of the boxes, read back by h5py as docs/format.md says, listed by
-inspect, kept by rechunk and by the merge of a conversion's parts, and delivered by the Loader in step with the boxes a crop keeps: every
-kept box's values are those stored for it (ids that name the row and the box say which), the
-values of the boxes a crop drops dropped with them, padded with 0 as box_labels are, or as lists
-with boxes_as_list. A per-image key (image_id, a tensor of one element) stays an array field;
-one whose length equals the boxes' in every measured sample but whose samples all have one box
-count is ambiguous, stored per image with a warning. A dict sample asks for box values with
-fields={NAME: "box_values of boxes"}; a count other than its boxes' is refused naming the row,
-and in a file, it is damage that verify names and a Loader refuses."""
+inspect, kept by rechunk and by the merge of a conversion's parts, and delivered by the Loader in
+step with the boxes a crop keeps: every kept box's values are those stored for it (ids that name
+the row and the box say which), the values of the boxes a crop drops dropped with them, padded
+with 0 as box_labels are, or as lists with boxes_as_list. A per-image key (image_id, a tensor of
+one element) stays an array field; one whose length equals the boxes' in every measured sample
+but whose samples all have one box count is ambiguous, stored per image with a warning. A dict
+sample asks for box values with fields={NAME: "box_values of boxes"}; a count other than its
+boxes' is refused naming the row, and in a file, it is damage that verify names and a Loader
+refuses."""
 
 import os
 import shutil
