@@ -130,8 +130,9 @@ void AddConvertCoco(CLI::App& convert, Runner& run) {
       "Convert COCO detection data (an instances JSON and its images): the field `boxes` holds "
       "each image's boxes (xyxy pixels, from COCO's xywh) and `box_labels` their classes, "
       "COCO's category ids mapped to 0..C-1 in id order (the table in /box_classes and "
-      "/box_class_ids). Images without annotations are kept with no box; crowd annotations are "
-      "dropped unless --keep-crowd");
+      "/box_class_ids), and the box values `iscrowd` and `area` (COCO's, as the JSON gives "
+      "them) beside them. Images without annotations are kept with no box; crowd annotations "
+      "are dropped unless --keep-crowd");
   command
       ->add_option("ANNOTATIONS", *annotations, "The instances JSON, e.g. instances_val2017.json")
       ->required()

@@ -127,6 +127,18 @@ bool IsCrowd(const Json& a, const std::string& path, const std::string& what) {
                   crowd->dump());
 }
 
+// Annotation `a`'s "area" as the JSON gives it (its segmentation's), or without one its bbox's
+// width x height (pycocotools gives a detection result so); never its box once clipped.
+double Area(const Json& a, const Json& bbox, const std::string& path, const std::string& what) {
+  const auto area = a.find("area");
+  if (area == a.end()) return bbox[2].get<double>() * bbox[3].get<double>();
+  if (!area->is_number()) {
+    throw MakeError(ErrorCode::kCorrupt, "{}: {} has \"area\": {}, not a number", path, what,
+                    area->dump());
+  }
+  return area->get<double>();
+}
+
 // Adds annotation `a`'s box to its image, or counts why it is not added.
 void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
                    const std::map<int64_t, size_t>& image_of,
@@ -147,10 +159,12 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
                     "{}: {} is of category {}, which \"categories\" does not list", path, what,
                     category);
   }
-  if (!keep_crowd && IsCrowd(a, path, what)) {
+  const bool crowd = IsCrowd(a, path, what);
+  if (!keep_crowd && crowd) {
     ++coco.crowd_dropped;
     return;
   }
+  const double area = Area(a, bbox, path, what);
   CocoImage& target = coco.images[image->second];
   const auto x = bbox[0].get<float>(), y = bbox[1].get<float>();
   const float width = static_cast<float>(target.width), height = static_cast<float>(target.height);
@@ -163,6 +177,8 @@ void AddAnnotation(const Json& a, const std::string& path, bool keep_crowd,
   }
   target.boxes.insert(target.boxes.end(), box, box + 4);
   target.labels.push_back(label->second);
+  target.iscrowd.push_back(crowd ? 1 : 0);
+  target.area.push_back(area);
 }
 
 }  // namespace

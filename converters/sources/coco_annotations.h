@@ -1,7 +1,7 @@
 #pragma once
 // COCO's instances JSON (instances_train2017.json and the like, the format of
 // cocodataset.org/#format-data) read into what a detection file stores: each image's boxes in
-// xyxy pixels and their contiguous labels.
+// xyxy pixels, their contiguous labels, and each box's iscrowd and area as the JSON gives them.
 //   - categories sorted by id; label i is the i-th (COCO's 80 ids run 1..90 with gaps: label
 //     0 is id 1 "person", label 79 id 90 "toothbrush"), as torchvision's detection references
 //     and most detectors number them (without a background class);
@@ -25,8 +25,12 @@ struct CocoImage {
   std::string file_name;  // relative to the images folder
   int height = 0;         // as the JSON says
   int width = 0;
-  std::vector<float> boxes;     // K x 4, x1 y1 x2 y2
-  std::vector<int64_t> labels;  // K contiguous labels
+  std::vector<float> boxes;      // K x 4, x1 y1 x2 y2
+  std::vector<int64_t> labels;   // K contiguous labels
+  std::vector<int64_t> iscrowd;  // K: 1 for a crowd annotation (kept with keep_crowd), else 0
+  // K: the annotation's "area" (its segmentation's pixels), or width x height of its bbox when
+  // it has none, as pycocotools computes a result's.
+  std::vector<double> area;
 };
 
 struct CocoCategory {
@@ -50,8 +54,8 @@ struct CocoAnnotations {
 // naming the file and what is wrong for JSON that does not parse (with the line and column
 // where it stops), a missing or mistyped member ("annotation 12 has no "bbox" of 4 numbers",
 // "image 3 has "width": 0.5, not a whole number of pixels"), an "iscrowd" that is not a number
-// or a boolean, two images or categories of one id, an annotation naming an image or category
-// id the file does not list.
+// or a boolean, an "area" that is not a number, two images or categories of one id, an annotation
+// naming an image or category id the file does not list.
 CocoAnnotations ReadCocoAnnotations(const std::string& path, bool keep_crowd);
 
 }  // namespace h5feed::converters

@@ -48,7 +48,9 @@ class CocoSource final : public SampleSource {
 
   std::vector<FieldSpec> fields() const override {
     return {{"boxes", FieldKind::kBoxes, FieldType::kFloat32, {}, {}},
-            {"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, "boxes"}};
+            {"box_labels", FieldKind::kBoxLabels, FieldType::kInt64, {}, "boxes"},
+            {"iscrowd", FieldKind::kBoxValues, FieldType::kInt64, {}, "boxes"},
+            {"area", FieldKind::kBoxValues, FieldType::kFloat64, {}, "boxes"}};
   }
 
   BoxClasses box_classes() const override {
@@ -96,7 +98,8 @@ class CocoSource final : public SampleSource {
                       image.id);
     }
     const image::Size stored = images_->Read(path, dest);
-    std::vector<std::vector<uint8_t>> values = {Bytes(image.boxes), Bytes(image.labels)};
+    std::vector<std::vector<uint8_t>> values = {Bytes(image.boxes), Bytes(image.labels),
+                                                Bytes(image.iscrowd), Bytes(image.area)};
     PlaceGeometricFields(image.file_name, fields(), source, stored, images_->mode(),
                          images_->mask_fill(), values);
     return {0, image.file_name, std::move(values)};

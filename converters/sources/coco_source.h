@@ -2,8 +2,10 @@
 // The SampleSource of COCO detection data (`h5feed convert coco ANNOTATIONS.json IMAGES_DIR
 // OUT`): each image the JSON lists (coco_annotations.h), fitted to its stored size
 // (fitted_images.h), with its boxes moved with it (placed_fields.h) into the fields `boxes`
-// (K x 4 float32 xyxy in the stored image's pixels) and `box_labels` (K int64), and the
-// category table as the file's box classes (/box_classes, /box_class_ids: docs/format.md).
+// (K x 4 float32 xyxy in the stored image's pixels), `box_labels` (K int64) and the box values
+// `iscrowd` (K int64) and `area` (K float64, as the JSON gives it, never recomputed), dropped
+// with the boxes a resize drops, and the category table as the file's box classes
+// (/box_classes, /box_class_ids: docs/format.md).
 //
 // An image whose file is missing or broken, or whose header's size is not the JSON's (its
 // boxes would be in another image's pixels), is skipped with its reason, as an image folder's

@@ -321,7 +321,8 @@ def convert_coco(annotations, images, out, size=None, resize: str = "crop",
     """`h5feed convert coco ANNOTATIONS.json IMAGES_DIR OUT`: COCO's instances JSON and its
     images into a file whose fields "boxes" (K x 4 float32 xyxy pixels) and "box_labels" (K
     int64: category ids mapped to 0..C-1 in id order; the table in /box_classes and
-    /box_class_ids) hold each image's boxes, scaled with it. keep_crowd: keep crowd
+    /box_class_ids) hold each image's boxes, scaled with it, and the box values "iscrowd" (K
+    int64) and "area" (K float64, COCO's as the JSON gives it) their own. keep_crowd: keep crowd
     annotations' boxes (dropped by default, as torchvision's detection references drop them).
     Images without annotations are kept with no box; a missing image, or one whose size is not
     the JSON's, is skipped. size, resize, max_side and the other options as

@@ -2,7 +2,9 @@
 (category ids with gaps, listed out of order; a crowd box; a box past the image's edge; an image
 without annotations; a missing image file; an image whose file is not the JSON's size): every
 stored box, read back with h5py as docs/format.md shows, equals its source box after the
-conversion's resize, computed here by plain arithmetic; the category table is in the file."""
+conversion's resize, computed here by plain arithmetic; the category table is in the file; each
+box's iscrowd and area (the JSON's, or its bbox's w x h without one) are box values kept and
+dropped with it."""
 import json
 
 import h5py
@@ -32,14 +34,19 @@ ANNOTATIONS = [  # id, image id, category id, [x, y, w, h], iscrowd
 ]
 
 
+def area(annotation_id):
+    """Annotation a's area in the JSON: none for annotation 5 (its bbox's 10 x 40 then)."""
+    return 400.0 if annotation_id == 5 else 100.0 * annotation_id + 0.25
+
+
 def write_json(path, annotations=ANNOTATIONS, categories=CATEGORIES, images=IMAGES):
     path.write_text(json.dumps({
         "info": {"description": "synthetic"},
         "images": [{"id": i, "file_name": f, "height": s[0], "width": s[1]}
                    for i, f, s, _ in images],
         "categories": categories,
-        "annotations": [{"id": a, "image_id": i, "category_id": c, "bbox": b, "iscrowd": k,
-                         "area": 0, "segmentation": []}
+        "annotations": [dict({"id": a, "image_id": i, "category_id": c, "bbox": b, "iscrowd": k,
+                              "segmentation": []}, **({} if a == 5 else {"area": area(a)}))
                         for a, i, c, b, k in annotations],
     }))
     return path
@@ -82,6 +89,15 @@ def stored_boxes(path):
     return rows
 
 
+def stored_values(path):
+    """Each stored image's file name -> (iscrowd, area) of its boxes, the box values."""
+    with h5py.File(path) as f:
+        assert f["area"].attrs["h5feed_box_value_type"] == "float64"
+        return {source.decode(): (np.frombuffer(f["iscrowd"][n].tobytes(), "<i8").tolist(),
+                                  np.frombuffer(f["area"][n].tobytes(), "<f8").tolist())
+                for n, source in enumerate(f["sources"][:])}
+
+
 def convert(coco, out, *options, check=3):
     annotations, images = coco
     result = run_h5feed("convert", "coco", annotations, images, out, "--json", *options,
@@ -106,7 +122,13 @@ def placed(boxes, labels, source, window, target):
 def test_boxes_at_their_own_size_are_the_json_boxes_as_xyxy(coco, tmp_path):
     report = convert(coco, tmp_path / "out.h5")
     assert report["labelled"] is False and report["images"] == 3 and report["inputs"] == 5
-    assert [f["name"] for f in report["fields"]] == ["boxes", "box_labels"]
+    assert [(f["name"], f["type"]) for f in report["fields"]] == [
+        ("boxes", "boxes"), ("box_labels", "box_labels of boxes"),
+        ("iscrowd", "box_values int64 of boxes"), ("area", "box_values float64 of boxes")]
+    # The crowd box (annotation 2) dropped with its values.
+    assert stored_values(tmp_path / "out.h5") == {
+        "a.jpg": ([0, 0, 0], [area(1), area(3), area(4)]), "b.png": ([0], [area(5)]),
+        "c.jpg": ([], [])}
     rows = stored_boxes(tmp_path / "out.h5")
     assert sorted(rows) == ["a.jpg", "b.png", "c.jpg"]
     for image_id, name in ((5, "a.jpg"), (2, "b.png"), (9, "c.jpg")):
@@ -148,6 +170,8 @@ def test_skips_and_crowd_boxes_are_reported(coco, tmp_path):
     boxes, labels = source_boxes(5, keep_crowd=True)
     np.testing.assert_array_equal(stored_boxes(tmp_path / "crowd.h5")["a.jpg"][0], boxes)
     assert stored_boxes(tmp_path / "crowd.h5")["a.jpg"][1].tolist() == labels.tolist()
+    assert stored_values(tmp_path / "crowd.h5")["a.jpg"] == ([0, 1, 0, 0], [area(a) for a in
+                                                                          range(1, 5)])
     convert(coco, tmp_path / "strict.h5", "--strict", check=1)
     assert not (tmp_path / "strict.h5").exists()
 
@@ -170,9 +194,11 @@ def test_a_fixed_size_file_holds_boxes_scaled_with_their_image(coco, tmp_path, r
         boxes, labels = placed(*source_boxes(image_id), (height, width), window, (20, 30))
         np.testing.assert_allclose(rows[name][0], boxes, atol=1e-4, err_msg=name)
         np.testing.assert_array_equal(rows[name][1], labels)
-    # a.jpg halved by stretch: its 1.5-pixel box is left 0.75 pixels wide, and dropped.
+    # a.jpg halved by stretch: its 1.5-pixel box is left 0.75 pixels wide, and dropped, with its
+    # values; the others' are the JSON's, not recomputed for the resized boxes.
     if resize == "stretch":
         assert len(rows["a.jpg"][0]) == 2
+        assert stored_values(tmp_path / "out.h5")["a.jpg"] == ([0, 0], [area(1), area(3)])
 
 
 def test_broken_annotations_are_errors_naming_what_is_wrong(coco, tmp_path):

@@ -89,6 +89,24 @@ TEST_CASE("crowd boxes are dropped and counted unless kept") {
   const CocoAnnotations kept = Read(dir, text, true);
   CHECK(kept.images[0].labels.size() == 2);
   CHECK(kept.crowd_dropped == 0);
+  // Each kept box's iscrowd, and its area: without one in the JSON, its bbox's w x h.
+  CHECK(dropped.images[0].iscrowd == std::vector<int64_t>{0});
+  CHECK(kept.images[0].iscrowd == std::vector<int64_t>{1, 0});
+  CHECK(kept.images[0].area == std::vector<double>{25.0, 25.0});
+}
+
+TEST_CASE(
+    "an annotation's area is the JSON's, never its clipped box's; one not a number is "
+    "refused") {
+  ScratchDir dir;
+  const CocoAnnotations coco =
+      Read(dir, Json(R"({"id": 1, "image_id": 3, "category_id": 1, "bbox": [8, 0, 50, 5],
+                   "area": 123.456})"));
+  REQUIRE(coco.images[0].area.size() == 1);
+  CHECK(coco.images[0].area[0] == 123.456);
+  CHECK(ErrorOf(dir, Json(R"({"id": 4, "image_id": 3, "category_id": 1, "bbox": [0, 0, 5, 5],
+                             "area": "big"})"))
+            .find("annotation 4 has \"area\": \"big\", not a number") != std::string::npos);
 }
 
 TEST_CASE("broken annotations are errors naming the file and what is wrong") {
