@@ -326,6 +326,7 @@ ConvertReport Convert(const SampleSource& source, const std::string& path,
     writer_options.option_names = options.option_names;
     writer_options.fields = source.fields();
     writer_options.labelled = source.labelled();
+    writer_options.box_coordinates = source.box_coordinates();
     return InRole("output", path, [&] { return Writer::Create(path, writer_options); });
   };
   Writer writer = make_writer();

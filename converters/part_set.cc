@@ -242,6 +242,8 @@ PartSet OpenParts(const std::vector<std::string>& paths) {
   }
   set.writer.fields = first.index.fields;
   set.writer.labelled = first.index.labelled;
+  // The parts' boxes are an h5feed file's: pixels, already checked as they were written.
+  set.writer.box_coordinates = BoxCoordinates::kPixels;
   if (first.index.labelled) set.description.classes = first.index.classes;
   set.description.box_classes = first.box_classes;
   set.description.source_kind = Attribute(first, schema::kAttrSourceKind);

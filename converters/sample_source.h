@@ -70,6 +70,11 @@ class SampleSource {
   // categories; h5feed/writer.h): written to the file beside them. Empty: no such table.
   virtual BoxClasses box_classes() const { return {}; }
 
+  // What the source knows of its boxes fields' coordinates, given to its Writer
+  // (h5feed/writer.h): kPixels only for boxes read as pixels from an input that holds them so
+  // (COCO's bbox, an h5feed file's boxes); kChecked for values a user gives.
+  virtual BoxCoordinates box_coordinates() const { return BoxCoordinates::kChecked; }
+
   // The inputs skipped by the conversion that made this source (an h5feed file's skipped
   // lists): a whole conversion records them in its file before its own, so that rechunking
   // keeps what the file says it lacks. Not skipped by this conversion: not in its report.

@@ -5,7 +5,9 @@
 // loader drops every box under a pixel: stored as given, a data set of them would lose every
 // box without a word. The Writer refuses them (AppendFields, at the stored image's size), and so
 // does a conversion that moves boxes with their image (converters/sources/placed_fields.h, at
-// the image's own size, before a resize leaves each of them under a pixel and drops it).
+// the image's own size, before a resize leaves each of them under a pixel and drops it). A
+// guess at what a user gave: boxes read as pixels (COCO's bbox, an h5feed file's boxes) are
+// not checked (BoxCoordinates::kPixels, h5feed/writer.h).
 // Stateless; thread-safe.
 
 #include <cstdint>

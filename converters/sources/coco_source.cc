@@ -53,6 +53,10 @@ class CocoSource final : public SampleSource {
             {"area", FieldKind::kBoxValues, FieldType::kFloat64, {}, "boxes"}};
   }
 
+  // COCO's bbox is in the image's pixels: boxes within its top-left pixel are a one-pixel
+  // object at the origin, not boxes normalized to 0-1.
+  BoxCoordinates box_coordinates() const override { return BoxCoordinates::kPixels; }
+
   BoxClasses box_classes() const override {
     BoxClasses classes;
     for (const CocoCategory& category : coco_.categories) {
@@ -101,7 +105,7 @@ class CocoSource final : public SampleSource {
     std::vector<std::vector<uint8_t>> values = {Bytes(image.boxes), Bytes(image.labels),
                                                 Bytes(image.iscrowd), Bytes(image.area)};
     PlaceGeometricFields(image.file_name, fields(), source, stored, images_->mode(),
-                         images_->mask_fill(), values);
+                         images_->mask_fill(), values, box_coordinates());
     return {0, image.file_name, std::move(values)};
   }
 

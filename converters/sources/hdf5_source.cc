@@ -115,6 +115,9 @@ class Hdf5Source final : public SampleSource {
   std::vector<FieldSpec> fields() const override { return p_.fields.specs(); }
   bool labelled() const override { return p_.labelled; }
   BoxClasses box_classes() const override { return p_.box_classes; }
+  // A boxes field is one its dataset's h5feed_field attribute declares: an h5feed file's, in
+  // pixels by its format (docs/format.md), checked when that file was written.
+  BoxCoordinates box_coordinates() const override { return BoxCoordinates::kPixels; }
   std::vector<std::string> notes() const override { return p_.fields.notes(); }
   std::vector<SkippedSource> skipped_earlier() const override { return p_.skipped_earlier; }
   bool prefers_sequential_reads() const override { return p_.chunked; }

@@ -74,6 +74,8 @@ class OwnSizeFileSource final : public SampleSource {
   ImageShape shape() const override { return index_.shape; }
   std::vector<std::string> classes() const override { return index_.classes; }
   BoxClasses box_classes() const override { return box_classes_; }
+  // An h5feed file's boxes: pixels by its format (docs/format.md), checked when it was written.
+  BoxCoordinates box_coordinates() const override { return BoxCoordinates::kPixels; }
   std::vector<FieldSpec> fields() const override { return index_.fields; }
   bool labelled() const override { return index_.labelled; }
   bool own_size() const override { return true; }

@@ -62,7 +62,8 @@ int64_t MaskCopyBytes(FieldType type, image::Size source) {
 
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
-                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values) {
+                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values,
+                          BoxCoordinates coordinates) {
   const bool moved = source.height != stored.height || source.width != stored.width;
   const transform::SampleGeometry geometry =
       moved ? Geometry(source, stored, mode) : transform::SampleGeometry{};
@@ -107,7 +108,9 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
       }
       // Here, at the image's own size: a resize would leave each normalized box under a pixel
       // and drop it, and the Writer would see none.
-      const std::string problem = NormalizedBoxesProblem(value, source.height, source.width);
+      const std::string problem = coordinates == BoxCoordinates::kChecked
+                                      ? NormalizedBoxesProblem(value, source.height, source.width)
+                                      : std::string();
       if (!problem.empty()) {
         throw MakeError(ErrorCode::kInvalidArgument, "{}: boxes field \"{}\" {}", name, spec.name,
                         problem);

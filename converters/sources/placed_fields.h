@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "h5feed/field.h"
+#include "h5feed/writer.h"
 #include "image/resize.h"
 
 namespace h5feed::converters {
@@ -26,12 +27,14 @@ namespace h5feed::converters {
 // A mask's border under kPad gets `mask_fill`. Values of an image stored at its own size are
 // kept as they are. Throws Error(kInvalidArgument) naming the sample for a mask that is not
 // source's height x width, boxes that are not 4 floats each, boxes normalized to 0-1 on an image
-// of 4 pixels a side or more (normalized_boxes.h: checked at `source`, before the resize would
-// drop each of them as under a pixel), or box labels or values of another count than their
-// boxes.
+// of 4 pixels a side or more unless `coordinates` is kPixels (normalized_boxes.h: checked at
+// `source`, before the resize would drop each of them as under a pixel; a source that read its
+// boxes as pixels, COCO's, passes kPixels and gives its Writer the same), or box labels or
+// values of another count than their boxes.
 void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fields,
                           image::Size source, image::Size stored, image::ResizeMode mode,
-                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values);
+                          uint8_t mask_fill, std::vector<std::vector<uint8_t>>& values,
+                          BoxCoordinates coordinates = BoxCoordinates::kChecked);
 
 // The bytes PlaceGeometricFields copies a mask of `type` and size `source` into while it moves
 // it (beside the mask and its placed values), for a caller that lends the memory: uint8 values

@@ -114,11 +114,13 @@ void CheckFields(std::span<const FieldSpec> fields, int64_t chunk_images) {
 }
 
 FieldWriter::FieldWriter(std::vector<FieldSpec> fields, int64_t chunk_images,
-                         Compression compression, std::string path, std::string temporary_path)
+                         Compression compression, std::string path, std::string temporary_path,
+                         BoxCoordinates box_coordinates)
     : specs_(std::move(fields)),
       state_(specs_.size()),
       chunk_images_(chunk_images),
       compression_(compression),
+      box_coordinates_(box_coordinates),
       path_(std::move(path)),
       temporary_path_(std::move(temporary_path)) {}
 
@@ -140,7 +142,9 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
   CheckBoxLabelCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
   std::vector<BoxesAhead> ahead;
   for (size_t f = 0; f < columns.size(); ++f) {
-    if (specs_[f].kind == FieldKind::kBoxes) CheckPixelBoxes(f, columns[f], image_size, ahead);
+    if (specs_[f].kind == FieldKind::kBoxes && box_coordinates_ == BoxCoordinates::kChecked) {
+      CheckPixelBoxes(f, columns[f], image_size, ahead);
+    }
   }
   boxes_ahead_.insert(boxes_ahead_.end(), ahead.begin(), ahead.end());
   // Chunks are written in the order appending one row at a time would write them (by the row

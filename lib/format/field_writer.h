@@ -54,19 +54,20 @@ class FieldWriter {
  public:
   FieldWriter() = default;
   // `fields` passed CheckFields. Messages about the caller's values name `path` (the output);
-  // those about HDF5's writes, `temporary_path`.
+  // those about HDF5's writes, `temporary_path`. Boxes are checked for normalized ones only
+  // when `box_coordinates` is kChecked.
   FieldWriter(std::vector<FieldSpec> fields, int64_t chunk_images, Compression compression,
-              std::string path, std::string temporary_path);
+              std::string path, std::string temporary_path, BoxCoordinates box_coordinates);
 
   const std::vector<FieldSpec>& fields() const { return specs_; }
   int64_t rows() const { return rows_; }  // every field's rows so far (0 without fields)
 
   // Writer::AppendFields: checks every column first (one per field, in order, as many rows
   // each, each row a valid value, box labels one per box, boxes not normalized to 0-1 on an
-  // image `image_size` knows (normalized_boxes.h): Error(kInvalidArgument) naming the field and
-  // the row counted from the file's first), so a refused call changes nothing; then checksums
-  // the rows and writes each chunk that fills into `file`. Throws Error (kIo, kNoSpace) when a
-  // write fails.
+  // image `image_size` knows (normalized_boxes.h; unless kPixels): Error(kInvalidArgument) naming
+  // the field and the row counted from the file's first), so a refused call changes nothing; then
+  // checksums the rows and writes each chunk that fills into `file`. Throws Error (kIo, kNoSpace)
+  // when a write fails.
   void Append(std::span<const FieldColumn> columns, hid_t file, const ReserveFunction& reserve,
               const ImageSizeFunction& image_size);
 
@@ -122,6 +123,7 @@ class FieldWriter {
   std::vector<Field> state_;
   int64_t chunk_images_ = 0;
   Compression compression_;
+  BoxCoordinates box_coordinates_ = BoxCoordinates::kChecked;
   std::string path_;
   std::string temporary_path_;
   int64_t rows_ = 0;

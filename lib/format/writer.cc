@@ -148,7 +148,7 @@ Writer Writer::Create(const std::string& path, const WriterOptions& options) {
   state->overwrite_option = NameOption(options.option_names, "WriterOptions", "overwrite");
   state->labelled = options.labelled;
   state->fields = format::FieldWriter(options.fields, chunk_images, options.compression, path,
-                                      state->temporary_path);
+                                      state->temporary_path, options.box_coordinates);
   Writer writer(std::move(state));  // from here on, a failure removes the temporary file
   writer.state_->CreateImagesDataset();
   return writer;

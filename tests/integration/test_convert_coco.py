@@ -312,3 +312,27 @@ def test_python_writes_what_the_command_writes(coco, tmp_path):
     for name, (boxes, labels) in theirs.items():
         np.testing.assert_array_equal(ours[name][0], boxes)
         np.testing.assert_array_equal(ours[name][1], labels)
+
+
+def test_boxes_within_the_top_left_pixel_are_pixels_not_normalized_boxes(coco, tmp_path):
+    # COCO's bbox is in pixels: an image whose only boxes lie within its top-left pixel (a
+    # one-pixel object at the origin) is no sign of boxes normalized to 0-1, which h5feed.write
+    # refuses. The conversion stopped at it; so did a merge of its parts and its rechunk.
+    _, images = coco
+    readable = [(5, "a.jpg", (40, 60), (40, 60)), (2, "b.png", (50, 30), (50, 30))]
+    corner = [(1, 5, 1, [0, 0, 1, 1], 0), (2, 5, 3, [0.25, 0, 0.5, 1], 0),
+              (3, 2, 1, [1.5, 2.5, 10, 40], 0)]
+    coco = write_json(tmp_path / "corner.json", images=readable, annotations=corner), images
+    report = convert(coco, tmp_path / "out.h5", check=0)
+    assert report["images"] == 2
+    rows = stored_boxes(tmp_path / "out.h5")
+    np.testing.assert_array_equal(rows["a.jpg"][0], [[0, 0, 1, 1], [0.25, 0, 0.75, 1]])
+    assert rows["a.jpg"][1].tolist() == [0, 1]
+    parts = [convert(coco, tmp_path / "part.h5", "--part", f"{k}/2", check=0)["path"]
+             for k in range(2)]
+    run_h5feed("merge", *parts, tmp_path / "merged.h5", check=0)
+    run_h5feed("rechunk", tmp_path / "out.h5", tmp_path / "again.h5", "--chunk-bytes", "1M",
+               check=0)
+    for again in ("merged.h5", "again.h5"):
+        np.testing.assert_array_equal(stored_boxes(tmp_path / again)["a.jpg"][0],
+                                      rows["a.jpg"][0])

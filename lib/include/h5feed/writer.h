@@ -72,6 +72,18 @@ struct FlatLayout {
   int64_t smart_threshold = kDefaultSmartThreshold;
 };
 
+// What a Writer knows of its boxes fields' coordinates (docs/format.md, "Masks and boxes").
+enum class BoxCoordinates {
+  // Given by a caller who may have normalized them to 0-1 (h5feed.write, a C++ caller's own
+  // values): AppendFields refuses a row whose boxes all lie within 0 to 1 on an image of 4
+  // pixels a side or more, since as pixels they all sit in its top-left pixel.
+  kChecked,
+  // Read as pixels from an input that holds them so (COCO's bbox, an h5feed file's boxes):
+  // kept as they are, since a row within 0 to 1 there is a real object at the origin (COCO's
+  // one-pixel [0, 0, 1, 1]), no sign of normalized boxes.
+  kPixels,
+};
+
 struct WriterOptions {
   // The one shape of a version 1 file's images; ignored with `flat`.
   ImageShape image_shape;
@@ -96,6 +108,9 @@ struct WriterOptions {
   // false: the samples have no labels (self-supervised data): the file has no /labels, no
   // classes, and says so (`labelled` = 0), and readers deliver no labels for it.
   bool labelled = true;
+  // kPixels only for a caller that read its boxes as pixels (BoxCoordinates): the check for
+  // normalized boxes is then skipped.
+  BoxCoordinates box_coordinates = BoxCoordinates::kChecked;
 };
 
 // The K that makes a chunk of `shape` images about 4 MiB, but no more than the dataset's
@@ -231,13 +246,13 @@ class Writer {
   // a conversion may call it once per chunk it appends, before or after the chunk). Array rows
   // must be exactly row_bytes() long (bool elements 0 or 1), text rows valid UTF-8 without NUL,
   // bytes and text rows at most 2 GiB, box labels one per box, and boxes in their image's
-  // pixels, not all within 0 to 1 on an image of 4 pixels a side or more (docs/format.md,
-  // "Masks and boxes"); otherwise throws Error(kInvalidArgument) naming the field and the row
-  // (counted from the file's first) and takes nothing of the call. Boxes given ahead of their
-  // image (a flat file's row whose image is not appended yet) are checked by the Append that
-  // brings it, which refuses its chunk so, taking nothing of it. Memory
-  // stays bounded: each field keeps at most one HDF5 chunk of rows and writes it as it fills,
-  // checksumming rows as they come. Write failures throw as Append's do.
+  // pixels, not all within 0 to 1 on an image of 4 pixels a side or more unless
+  // WriterOptions::box_coordinates is kPixels (docs/format.md, "Masks and boxes"); otherwise throws
+  // Error(kInvalidArgument) naming the field and the row (counted from the file's first) and takes
+  // nothing of the call. Boxes given ahead of their image (a flat file's row whose image is not
+  // appended yet) are checked by the Append that brings it, which refuses its chunk so, taking
+  // nothing of it. Memory stays bounded: each field keeps at most one HDF5 chunk of rows and writes
+  // it as it fills, checksumming rows as they come. Write failures throw as Append's do.
   void AppendFields(std::span<const FieldColumn> columns);
 
   int64_t images_written() const;

@@ -465,6 +465,24 @@ TEST_CASE("boxes normalized to 0-1 are refused on an image of 4 pixels a side, n
     writer.Finish(Describe(3));
     CHECK(folder.List() == std::vector<std::string>{"flat.h5"});
   }
+
+  SUBCASE("boxes the caller read as pixels are kept, within 0 to 1 or not, ahead or not") {
+    // COCO's one-pixel object at the origin, [0, 0, 1, 1], is no sign of normalized boxes.
+    const std::string path = folder / "pixels.h5";
+    WriterOptions options = Options({boxes});
+    options.flat = FlatLayout{};
+    options.box_coordinates = BoxCoordinates::kPixels;
+    Writer writer = Writer::Create(path, options);
+    writer.AppendFields(row(normalized));  // ahead of its image
+    std::vector<uint8_t> chunk(2 * 6 * 5 * 3, 9);
+    const StoredImage image{6, 5, 3, ImageEncoding::kRaw, 6 * 5 * 3, 0};
+    EncodedChunk encoded;
+    writer.EncodePackedInto(chunk, {image, image}, encoded);
+    writer.Append(encoded);
+    writer.AppendFields(row({0, 0, 1, 1}));  // its image known
+    writer.Finish(Describe(2));
+    CHECK(folder.List() == std::vector<std::string>{"pixels.h5"});
+  }
 }
 
 }  // namespace
