@@ -11,16 +11,16 @@
 namespace h5feed::converters {
 
 // Runs `open` and returns what it returns; an Error it throws is thrown again, of the same
-// code, its message led by `role` and the path: "labels file small.h5 does not exist" where
-// the message begins with the path, else "labels file small.h5: MESSAGE".
+// code (and Error::missing_input()), its message led by `role` and the path: "labels file small.h5
+// does not exist" where the message begins with the path, else "labels file small.h5: MESSAGE".
 template <typename Open>
 auto InRole(std::string_view role, const std::string& path, Open&& open) -> decltype(open()) {
   try {
     return open();
   } catch (const Error& e) {
     const std::string message = e.what();
-    throw Error(e.code(), std::string(role) + " " +
-                              (message.rfind(path, 0) == 0 ? message : path + ": " + message));
+    throw e.Reworded(std::string(role) + " " +
+                     (message.rfind(path, 0) == 0 ? message : path + ": " + message));
   }
 }
 

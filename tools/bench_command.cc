@@ -590,7 +590,7 @@ void AddBenchCommand(CLI::App& app, Runner& run) {
         }
         return kExitOk;
       } catch (const std::exception& e) {
-        return ReportInputError("bench", flags->input.text(), e);
+        return ReportInputError("bench", e);
       }
     };
   });

@@ -7,7 +7,6 @@
 
 #include "exit_codes.h"
 #include "h5feed/error.h"
-#include "h5feed/location.h"
 
 namespace h5feed::cli {
 
@@ -20,25 +19,10 @@ int ReportError(const std::string& command_name, const std::exception& error) {
   return kExitFailed;
 }
 
-namespace {
-
-// Whether `error` is the one that says `input` does not exist: Error(kNotFound) whose message
-// starts "INPUT does not exist", as the remote reader says it of a URL (remote/response_check:
-// "URL does not exist (HTTP 404)", the URL as Location::display shows it) and the local
-// readers of a path; a dataset or field the file lacks is said otherwise ("no dataset ...").
-bool SaysInputIsMissing(const std::string& input, const std::exception& error) {
-  const auto* h5feed_error = dynamic_cast<const Error*>(&error);
-  if (h5feed_error == nullptr || h5feed_error->code() != ErrorCode::kNotFound) return false;
-  const std::string missing = Location(input).display() + " does not exist";
-  return std::string_view(error.what()).substr(0, missing.size()) == missing;
-}
-
-}  // namespace
-
-int ReportInputError(const std::string& command_name, const std::string& input,
-                     const std::exception& error) {
+int ReportInputError(const std::string& command_name, const std::exception& error) {
   ReportError(command_name, error);
-  return SaysInputIsMissing(input, error) ? kExitUsage : kExitFailed;
+  const auto* h5feed_error = dynamic_cast<const Error*>(&error);
+  return h5feed_error != nullptr && h5feed_error->missing_input() ? kExitUsage : kExitFailed;
 }
 
 int ReportUsageError(const std::string& command_name, const std::string& message) {

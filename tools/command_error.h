@@ -24,13 +24,12 @@ std::string ErrorLine(const std::string& command_name, const std::string& messag
 // Prints ErrorLine on stderr and returns kExitFailed.
 int ReportError(const std::string& command_name, const std::exception& error);
 
-// ReportError for the work on `input`, the command's input as given (a path or a URL): returns
-// kExitUsage, as for a local input that does not exist (input_paths.h), when `error` says that
-// `input` itself does not exist: a URL its server answers 404 or 410 (found or not only when
-// it is read), or a file removed after the command line was checked. Else kExitFailed (a
-// dataset the file lacks included: the file was there).
-int ReportInputError(const std::string& command_name, const std::string& input,
-                     const std::exception& error);
+// ReportError for the work on the command's inputs: returns kExitUsage, as for a local input
+// that does not exist (input_paths.h), when `error` is Error::missing_input(): a URL its
+// server answers 404 or 410 (found or not only when it is read), or a file removed after the
+// command line was checked. Else kExitFailed (a dataset the file lacks included: the file was
+// there).
+int ReportInputError(const std::string& command_name, const std::exception& error);
 
 // Prints ErrorLine on stderr and returns kExitUsage: for a command line that is wrong in a way
 // only the command's own checks see.

@@ -296,9 +296,9 @@ int RunConversion(
       std::fprintf(stderr, "\nh5feed %s: %s\n", command_name.c_str(), e.what());
       return interrupt.signal_number() ? interrupt.exit_code() : kExitInterrupted;
     }
-    return ReportInputError(command_name, input, e);
+    return ReportInputError(command_name, e);
   } catch (const std::exception& e) {
-    return ReportInputError(command_name, input, e);
+    return ReportInputError(command_name, e);
   }
 }
 

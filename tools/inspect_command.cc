@@ -75,7 +75,7 @@ void AddInspectCommand(CLI::App& app, Runner& run) {
         return kExitOk;
       } catch (const std::exception& e) {  // a bug or out of memory too: one line, no abort
         if (*json) std::cout << reports::ToJson(reports::ErrorValue(*path, e)) << std::flush;
-        return ReportInputError("inspect", *path, e);
+        return ReportInputError("inspect", e);
       }
     };
   });

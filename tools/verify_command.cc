@@ -81,7 +81,7 @@ int VerifyInThisProcess(const VerifyFlags& flags, const Heartbeat& heartbeat) {
   } catch (const std::exception& e) {  // Error, or a bug / out of memory: one line, no abort
     if (bar) bar->Finish();
     if (flags.json) WriteJsonError(flags, e);
-    return ReportInputError("verify", flags.path, e);
+    return ReportInputError("verify", e);
   }
 }
 

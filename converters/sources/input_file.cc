@@ -15,7 +15,7 @@ void CheckRegularFile(const std::string& path) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (status.type() == std::filesystem::file_type::not_found) {
-    throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
+    throw Error::MissingInput(fmt::format("{} does not exist", path));
   }
   if (!error && status.type() != std::filesystem::file_type::regular) {
     throw MakeError(ErrorCode::kInvalidArgument,

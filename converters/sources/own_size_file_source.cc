@@ -112,8 +112,8 @@ class OwnSizeFileSource final : public SampleSource {
                    .Decode(stored, shape, decode::CropNeeds::Whole(shape), scratch.decode)
                    .pixels;
     } catch (const Error& e) {
-      throw MakeError(e.code(), "{} of {} ({}): {}", name(i), index_.path, chunks_->Describe(chunk),
-                      e.what());
+      throw e.Reworded(fmt::format("{} of {} ({}): {}", name(i), index_.path,
+                                   chunks_->Describe(chunk), e.what()));
     }
     std::memcpy(dest.MemoryFor(shape).data(), pixels, static_cast<size_t>(shape.bytes()));
     SampleInfo info;

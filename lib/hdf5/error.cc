@@ -55,7 +55,7 @@ Error Build(ErrorCode code, std::string_view what, std::string_view file,
             const std::vector<StackEntry>& entries) {
   // A remote read that failed under HDF5 (range_driver.h) says better what went wrong.
   if (std::optional<Error> driver = TakeDriverError()) {
-    return MakeError(driver->code(), "{}: {}", what, driver->what());
+    return driver->Reworded(fmt::format("{}: {}", what, driver->what()));
   }
   std::string stack = Join(entries);
   int error_number = ErrnoIn(entries);

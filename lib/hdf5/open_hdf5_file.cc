@@ -54,7 +54,7 @@ uint64_t CheckLocalHdf5(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) {
-    throw MakeError(ErrorCode::kNotFound, "{} does not exist{}", path, UnreadableUrlNote(path));
+    throw Error::MissingInput(fmt::format("{} does not exist{}", path, UnreadableUrlNote(path)));
   }
   if (!fs::is_regular_file(status)) {
     throw MakeError(ErrorCode::kInvalidArgument,

@@ -85,7 +85,7 @@ auto ChunkReader::Described(int64_t chunk, ReadFunction read) const {
   } catch (const Error& e) {
     std::string message = Describe(chunk) + ": " + e.what();
     if (e.code() == ErrorCode::kCorrupt) message += kDamagedAdvice;
-    throw Error(e.code(), message);
+    throw e.Reworded(message);
   }
 }
 

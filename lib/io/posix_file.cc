@@ -200,7 +200,7 @@ int OpenDescriptor(const std::string& path, bool direct) {
   if (fd >= 0) return fd;
   const int error_number = errno;
   if (error_number == ENOENT) {
-    throw MakeError(ErrorCode::kNotFound, "{} does not exist", path);
+    throw Error::MissingInput(fmt::format("{} does not exist", path));
   }
   if (direct && error_number == EINVAL) {
     throw MakeError(ErrorCode::kUnsupported,

@@ -239,9 +239,9 @@ void BatchAssembler::Assemble(Job& job) {
       });
     });
   } catch (const Error& error) {
-    job.error =
-        std::make_exception_ptr(MakeError(error.code(), "{} [while assembling step {} of epoch {}]",
-                                          error.what(), job.loaded_step, plan_->epoch()));
+    job.error = std::make_exception_ptr(
+        error.Reworded(fmt::format("{} [while assembling step {} of epoch {}]", error.what(),
+                                   job.loaded_step, plan_->epoch())));
   } catch (...) {
     job.error = std::current_exception();
   }

@@ -89,8 +89,9 @@ static_assert(static_cast<int>(ErrorCode::kInternal) + 1 == kErrorCodeCount,
 // The Error the probe ended with (open_probe_protocol.h), or nullopt when its exit code is
 // not one, or the message was cut from the output kept.
 std::optional<Error> ProbeError(const process::ChildEnd& end) {
+  const bool missing_input = end.exit_code == kExitMissingInput;
   const int code = end.exit_code - kExitErrorCodeBase;
-  if (code < 0 || code >= kErrorCodeCount) return std::nullopt;
+  if (!missing_input && (code < 0 || code >= kErrorCodeCount)) return std::nullopt;
   const std::string_view marker = kErrorMarker;
   const size_t at = end.output_tail.rfind(marker);
   if (at == std::string::npos) return std::nullopt;
@@ -98,6 +99,7 @@ std::optional<Error> ProbeError(const process::ChildEnd& end) {
   while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) {
     message.pop_back();
   }
+  if (missing_input) return Error::MissingInput(message);
   return Error(static_cast<ErrorCode>(code), message);
 }
 

@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
     }
   } catch (const Error& e) {  // ordinary: the caller throws it (open_probe_protocol.h)
     std::fprintf(stderr, "%s%s\n", probe::kErrorMarker, e.what());
-    Leave(probe::kExitErrorCodeBase + static_cast<int>(e.code()));
+    Leave(e.missing_input() ? probe::kExitMissingInput
+                            : probe::kExitErrorCodeBase + static_cast<int>(e.code()));
   } catch (const std::exception& e) {  // out of memory, a bug: the caller opens in-process
     std::fprintf(stderr, "%s\n", e.what());
     Leave(probe::kExitError);

@@ -4,7 +4,7 @@
 // version refuses the arguments (kExitUsage), and the caller then opens in-process with a
 // warning.
 //
-//   h5feed-open-probe --protocol 4 --what index|summary --locking auto|on|off
+//   h5feed-open-probe --protocol 5 --what index|summary --locking auto|on|off
 //                     [--images NAME] [--labels NAME] [--parent PID]
 //                     [--connections N] [--retries N] [--connect-timeout S] [--stall S]
 //                     [--spill-dir DIR] [--spill-bytes N] [--s3-region R]
@@ -24,7 +24,7 @@
 
 namespace h5feed::probe {
 
-inline constexpr const char* kProtocolVersion = "4";
+inline constexpr const char* kProtocolVersion = "5";
 
 // The RemoteOptions fields whose names the caller passes with --option-name.
 inline constexpr const char* kNamedRemoteFields[] = {"spill_dir", "stall_seconds"};
@@ -44,6 +44,10 @@ inline constexpr int kExitUsage = 64;  // arguments it does not understand (EX_U
 // than repeating the open to get it (a remote open's retries would then run twice).
 inline constexpr int kExitErrorCodeBase = 16;
 inline constexpr int kErrorCodeCount = 10;  // ErrorCode's values, kInvalidArgument..kInternal
+// An Error::missing_input() (kNotFound of the file itself: a path that is not there, a URL
+// answered 404 or 410) ends it with this code instead, the message handed back the same way, so
+// the caller's command exits 2 for it as for a missing path (protocol 5).
+inline constexpr int kExitMissingInput = kExitErrorCodeBase + kErrorCodeCount;
 inline constexpr const char* kErrorMarker = "h5feed-open-probe error:\n";
 
 // Under the least stall limit a caller may set (LoaderOptions::open_probe_stall_seconds >= 1).

@@ -321,8 +321,8 @@ Judgement HttpClient::Wait(Transfer& transfer) {
   // A copy of the stored Error would share its message's reference-counted buffer with the
   // Transfer, which the transfer thread may destroy while the copy is being read: that count
   // lives in the uninstrumented libstdc++, so ThreadSanitizer reports the free as a race. A
-  // new Error owns its own message.
-  if (transfer.error) throw Error(transfer.error->code(), transfer.error->what());
+  // new Error (Reworded, its missing_input() kept) owns its own message.
+  if (transfer.error) throw transfer.error->Reworded(transfer.error->what());
   return *transfer.judgement;
 }
 

@@ -107,10 +107,9 @@ Judgement JudgeStatus(const Response& response, const RangeAsked& asked,
   const long status = response.status;
   const std::string says = ServerSays(response.error_body);
   if (status == 404 || status == 410) {
-    return Fail(MakeError(
-        ErrorCode::kNotFound,
+    return Fail(Error::MissingInput(fmt::format(
         "{} does not exist (HTTP {}){}; check the URL (for s3://, the bucket and the key)", display,
-        status, says));
+        status, says)));
   }
   if (status == 401 || status == 403) {
     return Fail(MakeError(

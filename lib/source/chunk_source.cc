@@ -36,7 +36,7 @@ void ChunkSource::ReadStored(int64_t chunk, std::vector<uint8_t>& bytes) const {
   try {
     file_->ReadAt(at.address, bytes);
   } catch (const Error& e) {
-    throw MakeError(e.code(), "{}: {}", Describe(chunk), e.what());
+    throw e.Reworded(fmt::format("{}: {}", Describe(chunk), e.what()));
   }
 }
 

@@ -173,7 +173,7 @@ int RunSweepCommand(SweepFlags& flags) {
   try {
     if (!OptionsFitInput(flags)) return kExitUsage;
   } catch (const std::exception& e) {
-    return ReportInputError("bench sweep", o.input.text(), e);
+    return ReportInputError("bench sweep", e);
   }
   o.remote_flags = RemoteOptionsArguments(o.remote);
   o.command_line = CommandLine(flags);

@@ -33,8 +33,29 @@ class Error : public std::runtime_error {
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const noexcept { return code_; }
 
+  // Error(kNotFound) that says an input itself does not exist: a local file that is not there,
+  // or a URL whose server answers 404 or 410 (found or not only when it is read).
+  static Error MissingInput(const std::string& message) {
+    Error error(ErrorCode::kNotFound, message);
+    error.missing_input_ = true;
+    return error;
+  }
+  // Whether this is a MissingInput error, not kNotFound of something an input that exists lacks
+  // (a dataset, an attribute, a field): the command line exits 2 for it, as for a wrong path,
+  // whether it was found before the work or while reading; 1 for the other.
+  bool missing_input() const noexcept { return missing_input_; }
+
+  // This error with another message (a caller saying where it happened), code and
+  // missing_input() kept.
+  Error Reworded(const std::string& message) const {
+    Error error(code_, message);
+    error.missing_input_ = missing_input_;
+    return error;
+  }
+
  private:
   ErrorCode code_;
+  bool missing_input_ = false;
 };
 
 }  // namespace h5feed

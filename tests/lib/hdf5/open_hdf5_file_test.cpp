@@ -29,6 +29,7 @@ TEST_CASE("a missing file, a folder, an empty file, a text file and no path are 
   };
   const Error absent = CaughtError([&] { open(folder / "absent.h5"); });
   CHECK(absent.code() == ErrorCode::kNotFound);
+  CHECK(absent.missing_input());
   CHECK(std::string(absent.what()) == (folder / "absent.h5") + " does not exist");
   CHECK(CaughtError([&] { open(folder.path()); }).code() == ErrorCode::kInvalidArgument);
   const Error unnamed = CaughtError([&] { open(""); });  // not " does not exist"

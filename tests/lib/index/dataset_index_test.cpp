@@ -117,6 +117,7 @@ TEST_CASE("a missing file, an empty file and a file that is not HDF5 are refused
   TempFolder folder;
   Error missing = CaughtError([&] { OpenDatasetIndex(folder / "nothing.h5", {}); });
   CHECK(missing.code() == ErrorCode::kNotFound);
+  CHECK(missing.missing_input());  // the command line exits 2 for it
   CHECK(Contains(missing.what(), "nothing.h5 does not exist"));
 
   std::ofstream(folder / "empty.h5").close();
@@ -316,6 +317,7 @@ TEST_CASE("the image dataset is found by shape when not named images, labels by 
 TEST_CASE("a file without images says so and lists its datasets with types and shapes") {
   Error e = CaughtError([&] { OpenDatasetIndex(ForeignFile("no_images"), {}); });
   CHECK(e.code() == ErrorCode::kNotFound);
+  CHECK_FALSE(e.missing_input());
   CHECK(Contains(e.what(), "no image dataset"));
   CHECK(Contains(e.what(), "/x float32 (4, 6, 5, 3); /y int64 (4,)"));
 
@@ -323,6 +325,7 @@ TEST_CASE("a file without images says so and lists its datasets with types and s
   named.images = "pictures";
   Error absent = CaughtError([&] { OpenDatasetIndex(ForeignFile("nhwc_zstd"), named); });
   CHECK(absent.code() == ErrorCode::kNotFound);
+  CHECK_FALSE(absent.missing_input());  // the file is there: the work failed, not the input
   CHECK(Contains(absent.what(), "no dataset pictures"));
   CHECK(Contains(absent.what(), "/images uint8 (50, 6, 5, 3)"));
 }

@@ -99,6 +99,7 @@ TEST_CASE("404 and 403 fail at once, naming the URL as shown and what the server
   const Judgement not_found = Judge(missing, {0, 100}, nullptr, kShown);
   REQUIRE(not_found.verdict == Verdict::kFail);
   CHECK(not_found.error->code() == ErrorCode::kNotFound);
+  CHECK(not_found.error->missing_input());  // the command line exits 2, as for a missing path
   const std::string text = not_found.error->what();
   CHECK(text.find(kShown) != std::string::npos);
   CHECK(text.find("NoSuchKey: The key does not exist") != std::string::npos);
@@ -107,7 +108,14 @@ TEST_CASE("404 and 403 fail at once, naming the URL as shown and what the server
   const Judgement refused = Judge(denied, {0, 100}, nullptr, kShown);
   REQUIRE(refused.verdict == Verdict::kFail);
   CHECK(refused.error->code() == ErrorCode::kIo);
+  CHECK_FALSE(refused.error->missing_input());
   CHECK(std::string(refused.error->what()).find("denied") != std::string::npos);
+  Response gone;
+  gone.status = 410;
+  const Judgement removed = Judge(gone, {0, 100}, nullptr, kShown);
+  REQUIRE(removed.verdict == Verdict::kFail);
+  CHECK(removed.error->code() == ErrorCode::kNotFound);
+  CHECK(removed.error->missing_input());
 }
 
 TEST_CASE("a refused TLS certificate fails at once, naming what it was checked against") {
