@@ -19,8 +19,8 @@ transform::OutputViews ReadingPlan::MakeViews(const transform::NormalizeParams& 
     return transform::MakeOutputViews(normalize, stored, output, options.seed,
                                       options.option_names);
   }
-  return transform::MakeOwnSizeViews(normalize, stored, output, options.seed, options.option_names,
-                                     opened);
+  return transform::MakeOwnSizeViews(normalize, stored, extremes, output, options.seed,
+                                     options.option_names, opened);
 }
 
 namespace {
@@ -67,12 +67,16 @@ ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex&
     };
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} holds images at their own size, and a batch needs one size: read it with "
-                    "{} and {} (training, torchvision's RandomResizedCrop) or {} with {} no "
-                    "larger (validation, Resize and CenterCrop){}",
+                    "{} and {} (training, torchvision's RandomResizedCrop) or {} with {} "
+                    "(validation, Resize and CenterCrop){}",
                     dataset.path, name("normalize"), name("output.augment.random_resized_crop"),
                     name("output.augment.resize_shorter"), name("output.augment.center_crop"),
                     OneSizeHint(dataset));
   }
+  transform::ResizeExtremes extremes;
+  for (int64_t row = 0; row < dataset.rows.samples(); ++row)
+    extremes.Add(dataset.rows.at(row).shape);
+  if (dataset.rows.samples() > 0) plan.extremes = extremes;
   try {
     const transform::NormalizeParams normalize = transform::MakeNormalizeParams(
         options.mean.data(), options.std.data(), static_cast<int>(options.mean.size()),

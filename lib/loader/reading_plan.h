@@ -9,6 +9,7 @@
 // stage.
 
 #include <memory>
+#include <optional>
 
 #include "h5feed/image_shape.h"
 #include "h5feed/loader_options.h"
@@ -16,6 +17,7 @@
 #include "pipeline/batch_gatherer.h"
 #include "transform/normalize.h"
 #include "transform/output_views.h"
+#include "transform/own_size_views.h"
 
 namespace h5feed::loader {
 
@@ -32,6 +34,9 @@ struct ReadingPlan {
   // CIFAR), read without a crop that gives one size. The slots then hold images of that size,
   // which everything after the gather reads as it reads a file of one image size.
   bool decodes_at_gather = false;
+  // Where rows are cropped at the gather: the images whose Resize(S) is the narrowest and the
+  // flattest (every row's size is in the file's table), which a center crop must fit.
+  std::optional<transform::ResizeExtremes> extremes = std::nullopt;
 
   // The views `output` asks for, normalized with `normalize`, as this file is read: of its
   // images, or windows of the gathered crops. `opened`: null at Open; for a later run's sizes
@@ -47,8 +52,8 @@ struct ReadingPlan {
 // as a file of that one size (decodes_at_gather), its masks and boxes too. Otherwise
 // throws Error(kInvalidArgument), naming the file and the options to set, when such a file is
 // opened without normalize or with a view whose crop does not give one size
-// (output.augment.random_resized_crop for training, resize_shorter with center_crop of at most
-// that size for validation).
+// (output.augment.random_resized_crop for training, resize_shorter with a center_crop that every
+// image's resized size holds for validation).
 ReadingPlan PlanReading(const LoaderOptions& options, const index::DatasetIndex& dataset);
 
 // How the gatherer fills a slot's row: null where rows are copied as they lie; the whole

@@ -75,18 +75,6 @@ int32_t Centered(int64_t room) {
   return static_cast<int32_t>(std::rint(static_cast<double>(room) / 2));
 }
 
-// The size Resize(S) gives an H x W image (torchvision's _compute_resized_output_size): the
-// shorter side S, the longer int(S x long / short), truncated.
-void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int64_t& width) {
-  const bool portrait = shape.width <= shape.height;
-  const int64_t short_side = portrait ? shape.width : shape.height;
-  const int64_t long_side = portrait ? shape.height : shape.width;
-  const auto long_resized = static_cast<int64_t>(static_cast<double>(shorter * long_side) /
-                                                 static_cast<double>(short_side));
-  height = portrait ? long_resized : shorter;
-  width = portrait ? shorter : long_resized;
-}
-
 // uint8 views deliver the pixels as they are: x * 1 + 0 is x exactly in float, and stored back
 // as uint8 unchanged.
 NormalizeParams Identity(int channels) {
@@ -100,6 +88,16 @@ NormalizeParams Identity(int channels) {
 }
 
 }  // namespace
+
+void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int64_t& width) {
+  const bool portrait = shape.width <= shape.height;
+  const int64_t short_side = portrait ? shape.width : shape.height;
+  const int64_t long_side = portrait ? shape.height : shape.width;
+  const auto long_resized = static_cast<int64_t>(static_cast<double>(shorter * long_side) /
+                                                 static_cast<double>(short_side));
+  height = portrait ? long_resized : shorter;
+  width = portrait ? shorter : long_resized;
+}
 
 OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shape,
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,

@@ -55,6 +55,10 @@ OutputSpec MakeViewSpec(const NormalizeParams& normalize, const ImageShape& shap
                         const AugmentOptions& augment, const OutputOptions& output, uint64_t seed,
                         int view, const std::string& option, const OptionNames& names = {});
 
+// The size Resize(S) gives an H x W image (torchvision's _compute_resized_output_size): the
+// shorter side S = `shorter`, the longer int(S x long / short), truncated.
+void ResizedSize(const ImageShape& shape, int64_t shorter, int64_t& height, int64_t& width);
+
 // `params` (a kRandomResized or kResize crop) for one H x W image of a file of images at their
 // own size: the image's size, and for kResize its resized size and the center crop's origin,
 // computed as MakeViewSpec computes them for a file of H x W images. Other kinds come back

@@ -1,11 +1,13 @@
 #include "transform/own_size_views.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "h5feed/error.h"
 #include "make_error.h"
+#include "transform/output_spec.h"
 
 namespace h5feed::transform {
 namespace {
@@ -13,23 +15,50 @@ namespace {
 // Kept within the kernels' int32 pixel arithmetic, as a stored image is (output_spec.cc).
 constexpr int64_t kMaxStackedRows = int64_t{1} << 16;
 
+// A center crop after Resize(S) that every image's resized size holds: at most LargestCrop
+// of the file's `extremes`, or, its sizes not known, at most S x S (an image's resized shorter
+// side is S, and its longer side depends on its aspect ratio, which nothing bounds).
+void CheckCropFits(const AugmentOptions& augment, const std::optional<ResizeExtremes>& extremes,
+                   const std::function<std::string(const char*)>& name) {
+  const int64_t shorter = augment.resize_shorter;
+  int64_t height = shorter;
+  int64_t width = shorter;
+  if (extremes) extremes->LargestCrop(shorter, height, width);
+  if (augment.center_crop_height <= height && augment.center_crop_width <= width) return;
+  const std::string asked =
+      fmt::format("{} is {}x{} but {} = {}", name("center_crop"), augment.center_crop_height,
+                  augment.center_crop_width, name("resize_shorter"), shorter);
+  if (!extremes) {
+    throw MakeError(ErrorCode::kInvalidArgument,
+                    "{} makes an image's shorter side {}, and the images' sizes are not known "
+                    "ahead; crop at most {}x{}",
+                    asked, shorter, shorter, shorter);
+  }
+  throw MakeError(ErrorCode::kInvalidArgument,
+                  "{} makes the file's narrowest image ({} x {}, height x width) {} wide and its "
+                  "flattest ({} x {}) {} tall; crop at most {}x{}, which every image's resized "
+                  "size holds",
+                  asked, extremes->narrowest.height, extremes->narrowest.width, width,
+                  extremes->flattest.height, extremes->flattest.width, height, height, width);
+}
+
 // A crop the gather can make at one size whatever the image's: a random resized crop, or a
-// resize with a center crop no larger than the resized shorter side.
-void CheckGivesOneSize(const AugmentOptions& augment, const std::string& spec,
-                       const OptionNames& names) {
+// resize with a center crop that every image's resized size holds (CheckCropFits).
+void CheckGivesOneSize(const AugmentOptions& augment, const std::optional<ResizeExtremes>& extremes,
+                       const std::string& spec, const OptionNames& names) {
   const bool random_resized = augment.random_resized_crop.height > 0;
-  const bool resize_and_crop = augment.resize_shorter > 0 && augment.center_crop_height > 0 &&
-                               augment.center_crop_height <= augment.resize_shorter &&
-                               augment.center_crop_width <= augment.resize_shorter;
-  const auto name = [&](const char* field) {
+  const bool resize_and_crop = augment.resize_shorter > 0 && augment.center_crop_height > 0;
+  const std::function<std::string(const char*)> name = [&](const char* field) {
     return NameOption(names, "LoaderOptions", spec + "." + field);
   };
   if (!random_resized && !resize_and_crop) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "a batch needs one size: set {} (training, torchvision's RandomResizedCrop) "
-                    "or {} with {} no larger (validation, Resize and CenterCrop)",
+                    "or {} with {} (validation, Resize and CenterCrop)",
                     name("random_resized_crop"), name("resize_shorter"), name("center_crop"));
   }
+  // With a random resized crop too, MakeViewSpec refuses the pair.
+  if (!random_resized) CheckCropFits(augment, extremes, name);
   if (augment.random_crop_padding > 0) {
     throw MakeError(ErrorCode::kInvalidArgument,
                     "{} pads a stored image of one size; images at their own size are cropped by "
@@ -68,7 +97,25 @@ void PackOnShelves(std::vector<Place>& places, int64_t& height, int64_t& width) 
 
 }  // namespace
 
+void ResizeExtremes::Add(const ImageShape& shape) {
+  // a / b < c / d as a x d < c x b: sides fit in 32 bits, so the products are exact.
+  const auto less = [](int64_t a, int64_t b, int64_t c, int64_t d) { return a * d < c * b; };
+  if (narrowest.height == 0 || less(shape.width, shape.height, narrowest.width, narrowest.height)) {
+    narrowest = shape;
+  }
+  if (flattest.width == 0 || less(shape.height, shape.width, flattest.height, flattest.width)) {
+    flattest = shape;
+  }
+}
+
+void ResizeExtremes::LargestCrop(int64_t shorter, int64_t& height, int64_t& width) const {
+  int64_t unused = 0;
+  ResizedSize(narrowest, shorter, unused, width);
+  ResizedSize(flattest, shorter, height, unused);
+}
+
 OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape& largest,
+                             const std::optional<ResizeExtremes>& extremes,
                              const OutputOptions& output, uint64_t seed, const OptionNames& names,
                              const OutputViews* opened) {
   // The crops, checked and set up as for a file of the largest image's size, without the flip,
@@ -76,7 +123,7 @@ OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape&
   OutputOptions crop_only = output;
   for (int s = 0; s < SpecCount(output); ++s) {
     AugmentOptions& augment = SpecOf(crop_only, s);
-    CheckGivesOneSize(augment, SpecName(output, s), names);
+    CheckGivesOneSize(augment, extremes, SpecName(output, s), names);
     augment.random_flip = false;
   }
   OutputViews views = MakeOutputViews(normalize, largest, crop_only, seed, names);

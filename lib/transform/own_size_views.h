@@ -17,6 +17,7 @@
 // A value type; thread-safe as any value.
 
 #include <cstdint>
+#include <optional>
 
 #include "h5feed/image_shape.h"
 #include "h5feed/option_names.h"
@@ -26,16 +27,36 @@
 
 namespace h5feed::transform {
 
-// The views `output` asks for of a file whose largest image is `largest`: in the result, view
-// v's spec is its window of the stacked image (kWindow at its room, the view's flip) and
-// gather_crops[v] its crop (flip off; ForImage adapts it to each image). `opened`: null at
-// Open; for a later run's sizes, the views of Open, whose rooms and places are kept.
+// What a file's image sizes say of the sizes Resize(S) gives them (ResizedSize: the shorter
+// side S, the longer int(S x long / short), which grows with long / short): its image of least
+// width / height has the least resized width of any at every S, and its image of least
+// height / width the least resized height. A center crop fits every image's resized size
+// exactly when it fits those two.
+struct ResizeExtremes {
+  ImageShape narrowest;  // the least width / height (ties: the first)
+  ImageShape flattest;   // the least height / width
+
+  // Of the images `shape` of (at least one), taken in turn.
+  void Add(const ImageShape& shape);
+  // The largest center crop every image holds after Resize(`shorter`): the narrowest's resized
+  // width and the flattest's resized height.
+  void LargestCrop(int64_t shorter, int64_t& height, int64_t& width) const;
+};
+
+// The views `output` asks for of a file whose largest image is `largest` and whose images'
+// `extremes` are known (nullopt: not known ahead): in the result, view v's spec is its window
+// of the stacked image (kWindow at its room, the view's flip) and gather_crops[v] its crop
+// (flip off; ForImage adapts it to each image). `opened`: null at Open; for a later run's
+// sizes, the views of Open, whose rooms and places are kept.
 //
 // Throws Error(kInvalidArgument) naming the options to set for a view without a crop that
-// gives one size (random_resized_crop, or resize_shorter with a center_crop no larger) or with
-// random_crop_padding, a view larger than its room (a later size), and what MakeOutputViews
-// throws.
+// gives one size (random_resized_crop, or resize_shorter with a center_crop) or with
+// random_crop_padding, a center crop that some image's resized size may not hold (with
+// `extremes`, one larger than LargestCrop; without, one larger than S x S, all that an image of
+// unknown size is sure to hold after Resize(S)), a view larger than its room (a later size),
+// and what MakeOutputViews throws.
 OutputViews MakeOwnSizeViews(const NormalizeParams& normalize, const ImageShape& largest,
+                             const std::optional<ResizeExtremes>& extremes,
                              const OutputOptions& output, uint64_t seed,
                              const OptionNames& names = {}, const OutputViews* opened = nullptr);
 

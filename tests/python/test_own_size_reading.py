@@ -154,6 +154,44 @@ def test_two_ranks_read_every_image_once(own_size_file):
     assert sorted(torch.cat(rows).tolist()) == list(range(48))
 
 
+def test_a_center_crop_past_the_shorter_side_reads_where_every_resized_image_holds_it(
+        tmp_path):
+    # Resize(48) makes these landscape photos 48 x 64, 48 x 85 and 48 x 64: CenterCrop((48, 64))
+    # fits each, and was refused as larger than 48 on a side.
+    rng = np.random.default_rng(3)
+    for i, (height, width) in enumerate([(60, 80), (54, 96), (90, 120)] * 3):
+        (tmp_path / "photos" / "a").mkdir(parents=True, exist_ok=True)
+        Image.fromarray(photo(rng, height, width)).save(tmp_path / "photos" / "a" / f"{i}.png")
+    path = tmp_path / "landscape.h5"
+    h5feed.convert_imagefolder(tmp_path / "photos", path, max_side=160, encoding="raw")
+    with h5py.File(path, "r") as f:
+        stored_images = [stored_image(f, n) for n in range(len(f["labels"]))]
+    loader = h5feed.Loader(path, 4, mean=MEAN, std=STD, with_indices=True, sampler="sequential",
+                           augment=h5feed.Augment(resize=48, center_crop=(48, 64)))
+    level = 1 / (255 * torch.tensor(STD).view(3, 1, 1))
+    seen = []
+    for images, _, indices in loader:
+        assert images.shape == (len(indices), 3, 48, 64)
+        for image, n in zip(images, indices.tolist()):
+            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
+            expected = F.normalize(F.convert_image_dtype(
+                F.center_crop(F.resize(stored, [48], antialias=True), [48, 64]),
+                torch.float32), MEAN, STD)
+            assert torch.all((image - expected).abs() <= level * 1.001)
+            seen.append(n)
+    assert sorted(seen) == list(range(9))
+
+
+def test_a_center_crop_some_resized_image_cannot_hold_is_refused_naming_the_largest(
+        own_size_file):
+    # The 80 x 60 photos resized are 64 x 48: 48 wide, narrower than the crop.
+    path, _ = own_size_file
+    with pytest.raises(ValueError, match=r"center_crop is 48x64 but Augment.resize = 48 makes "
+                       r"the file's narrowest image \((80 x 60|120 x 90), height x width\) 48 "
+                       r"wide and its flattest \(54 x 96\) 48 tall; crop at most 48x48"):
+        h5feed.Loader(path, 8, augment=h5feed.Augment(resize=48, center_crop=(48, 64)))
+
+
 def test_opening_without_a_crop_names_the_options(own_size_file):
     path, _ = own_size_file
     with pytest.raises(ValueError, match="random_resized_crop"):

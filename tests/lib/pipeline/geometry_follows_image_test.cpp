@@ -142,8 +142,8 @@ TEST_CASE("a mask follows its image through every view of a file of one image si
 }
 
 TEST_CASE("a mask follows its image through every view of a file of images at their own size") {
-  const transform::OutputViews views =
-      transform::MakeOwnSizeViews(Normalize(), ImageShape{512, 512, 3}, Views(), /*seed=*/43);
+  const transform::OutputViews views = transform::MakeOwnSizeViews(
+      Normalize(), ImageShape{512, 512, 3}, std::nullopt, Views(), /*seed=*/43);
   const ImageShape stacked_shape = transform::StackedShape(views);
   Agreement agreement;
   for (const Stored& stored : {Blocks(300, 420), Blocks(333, 211)}) {

@@ -2,10 +2,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "h5feed/error.h"
+#include "transform/output_spec.h"
 #include "transform/output_views.h"
 
 namespace h5feed::transform {
@@ -43,9 +48,10 @@ OutputOptions SeveralViews() {
   return output;
 }
 
-std::string ErrorOf(const OutputOptions& output) {
+std::string ErrorOf(const OutputOptions& output,
+                    const std::optional<ResizeExtremes>& extremes = std::nullopt) {
   try {
-    MakeOwnSizeViews(Normalize(), kLargest, output, 1);
+    MakeOwnSizeViews(Normalize(), kLargest, extremes, output, 1);
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kInvalidArgument);
     return e.what();
@@ -55,7 +61,8 @@ std::string ErrorOf(const OutputOptions& output) {
 }
 
 TEST_CASE("each view is a window of its room in the stacked crops, its crop made at the gather") {
-  const OutputViews views = MakeOwnSizeViews(Normalize(), kLargest, SeveralViews(), 9);
+  const OutputViews views =
+      MakeOwnSizeViews(Normalize(), kLargest, std::nullopt, SeveralViews(), 9);
   REQUIRE(views.count() == 6);
   REQUIRE(views.gather_crops.size() == 6);
   // Shelves as wide as the widest room (64): the two global rooms side by side, two local
@@ -93,9 +100,9 @@ TEST_CASE("each view is a window of its room in the stacked crops, its crop made
 
 TEST_CASE("a later size keeps Open's places, and one larger than its room is refused") {
   const OutputOptions output = SeveralViews();
-  const OutputViews opened = MakeOwnSizeViews(Normalize(), kLargest, output, 9);
-  const OutputViews larger =
-      MakeOwnSizeViews(Normalize(), kLargest, WithOutputSize(output, 1, 24, 20), 9, {}, &opened);
+  const OutputViews opened = MakeOwnSizeViews(Normalize(), kLargest, std::nullopt, output, 9);
+  const OutputViews larger = MakeOwnSizeViews(Normalize(), kLargest, std::nullopt,
+                                              WithOutputSize(output, 1, 24, 20), 9, {}, &opened);
   CHECK(StackedShape(larger) == StackedShape(opened));
   for (int v = 0; v < 6; ++v) {
     CHECK(larger.views[static_cast<size_t>(v)].augment.crop_top ==
@@ -111,13 +118,13 @@ TEST_CASE("a later size keeps Open's places, and one larger than its room is ref
   // Without max_output the room is the size at Open: as many bytes in another shape do not fit.
   OutputOptions fixed;
   fixed.augment = RandomResizedCrop(32);
-  const OutputViews fixed_opened = MakeOwnSizeViews(Normalize(), kLargest, fixed, 9);
+  const OutputViews fixed_opened = MakeOwnSizeViews(Normalize(), kLargest, std::nullopt, fixed, 9);
   CHECK(StackedShape(fixed_opened) == ImageShape{32, 32, 3});
-  CHECK_THROWS_WITH_AS(MakeOwnSizeViews(Normalize(), kLargest, WithOutputSize(fixed, 0, 16, 64), 9,
-                                        {}, &fixed_opened),
+  CHECK_THROWS_WITH_AS(MakeOwnSizeViews(Normalize(), kLargest, std::nullopt,
+                                        WithOutputSize(fixed, 0, 16, 64), 9, {}, &fixed_opened),
                        doctest::Contains("output.augment.max_output"), Error);
-  CHECK(MakeOwnSizeViews(Normalize(), kLargest, WithOutputSize(fixed, 0, 16, 24), 9, {},
-                         &fixed_opened)
+  CHECK(MakeOwnSizeViews(Normalize(), kLargest, std::nullopt, WithOutputSize(fixed, 0, 16, 24), 9,
+                         {}, &fixed_opened)
             .views[0]
             .augment.out_width == 24);
 }
@@ -139,6 +146,71 @@ TEST_CASE("a view without a crop of one size, or with padding, is refused, namin
   OutputOptions padded = SeveralViews();
   padded.views[2].random_crop_padding = 4;
   CHECK(ErrorOf(padded).find("output.views[2].random_crop_padding") != std::string::npos);
+}
+
+TEST_CASE("the largest center crop after Resize(S) is the least resized width and height") {
+  // Every image's resized size, computed one by one, against the two extremes' at each S.
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int64_t> side(1, 4000);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<ImageShape> shapes(1 + trial % 17);
+    for (ImageShape& shape : shapes) shape = {side(random), side(random), 3};
+    ResizeExtremes extremes;
+    for (const ImageShape& shape : shapes) extremes.Add(shape);
+    for (const int64_t shorter : {1, 6, 224, 256, 1000}) {
+      int64_t least_height = INT64_MAX;
+      int64_t least_width = INT64_MAX;
+      for (const ImageShape& shape : shapes) {
+        int64_t height = 0;
+        int64_t width = 0;
+        ResizedSize(shape, shorter, height, width);
+        least_height = std::min(least_height, height);
+        least_width = std::min(least_width, width);
+      }
+      int64_t height = 0;
+      int64_t width = 0;
+      extremes.LargestCrop(shorter, height, width);
+      CAPTURE(trial);
+      CAPTURE(shorter);
+      CHECK(height == least_height);
+      CHECK(width == least_width);
+    }
+  }
+}
+
+TEST_CASE("a center crop past the resized shorter side is taken where every image holds it") {
+  // Resize(6) makes 6 x 8 and 9 x 15 images 6 x 8 and 6 x 10: CenterCrop((6, 8)) fits both.
+  OutputOptions output;
+  output.augment.resize_shorter = 6;
+  output.augment.center_crop_height = 6;
+  output.augment.center_crop_width = 8;
+  ResizeExtremes landscape;
+  landscape.Add({6, 8, 3});
+  landscape.Add({9, 15, 3});
+  const OutputViews views = MakeOwnSizeViews(Normalize(), {9, 15, 3}, landscape, output, 1);
+  CHECK(StackedShape(views) == ImageShape{6, 8, 3});
+  CHECK(views.gather_crops[0].crop == CropKind::kResize);
+  const AugmentParams wide = ForImage(views.gather_crops[0], 9, 15);
+  CHECK(wide.resized_width == 10);
+  CHECK(wide.crop_left == 1);
+  CHECK(wide.crop_top == 0);
+
+  // An 8 x 6 image resized is 8 x 6: 6 wide, narrower than the crop.
+  ResizeExtremes mixed = landscape;
+  mixed.Add({8, 6, 3});
+  CHECK(ErrorOf(output, mixed) ==
+        "LoaderOptions.output.augment.center_crop is 6x8 but "
+        "LoaderOptions.output.augment.resize_shorter = 6 makes the file's narrowest image (8 x "
+        "6, height x width) 6 wide and its flattest (9 x 15) 6 tall; crop at most 6x6, which "
+        "every image's resized size holds");
+  // Sizes not known ahead: only S x S is sure to fit.
+  CHECK(ErrorOf(output) ==
+        "LoaderOptions.output.augment.center_crop is 6x8 but "
+        "LoaderOptions.output.augment.resize_shorter = 6 makes an image's shorter side 6, and "
+        "the images' sizes are not known ahead; crop at most 6x6");
+  output.augment.center_crop_width = 6;
+  CHECK(StackedShape(MakeOwnSizeViews(Normalize(), {9, 15, 3}, std::nullopt, output, 1)) ==
+        ImageShape{6, 6, 3});
 }
 
 }  // namespace
