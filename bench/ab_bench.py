@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bench_support import (BenchError, cpu_model, executable, positive_int, publish, revision,
-                           run_checked, run_main)
+from bench_support import (cpu_model, executable, positive_int, publish, revision, run_checked,
+                           run_main)
 import convert_bench
 import loader_bench
 import remote_bench

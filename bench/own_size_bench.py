@@ -44,8 +44,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench_support import (BenchError, cpu_model, executable, positive_int, publish, revision,
-                           run_checked, run_main)
+from bench_support import (cpu_model, executable, positive_int, publish, revision, run_checked,
+                           run_main)
 
 BENCH_DIR = Path(__file__).resolve().parent
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)

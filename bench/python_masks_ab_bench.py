@@ -34,7 +34,6 @@ import shlex
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from bench_support import BenchError, cpu_model, positive_int, publish, revision, run_main

@@ -47,7 +47,6 @@ import datetime
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path

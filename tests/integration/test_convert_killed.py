@@ -9,7 +9,6 @@ error and no file."""
 import hashlib
 import os
 import random
-import shutil
 import signal
 import subprocess
 import time

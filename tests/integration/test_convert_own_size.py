@@ -3,7 +3,6 @@ size (docs/format.md, "Images at their own size"), checked with h5py the documen
 and xxhash: shapes, pixels, the packing rule, checksums, JPEG quality, the encodings of
 "smart", the report, and the options refused."""
 import io
-import os
 import re
 
 import h5py

@@ -5,7 +5,6 @@ back with h5py as docs/format.md shows, equals its source mask after the convers
 computed here independently (torch's nearest interpolation, which torchvision's
 InterpolationMode.NEAREST is, on the crop box of the documented center-crop rule)."""
 import json
-import os
 
 import h5py
 import numpy as np

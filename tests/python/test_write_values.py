@@ -105,7 +105,7 @@ def test_box_labels_beyond_int64_are_refused_rather_than_stored_negative(tmp_pat
 def test_a_float_beyond_the_range_of_the_field_given_is_refused_not_made_infinite(
         tmp_path, spec, value, shown):
     samples = [{"image": IMAGE, "x": np.asarray(value) * 0}, {"image": IMAGE, "x": value}]
-    with pytest.raises(h5feed.InvalidArgumentError, match=rf"dataset\[1\]: field 'x' holds "
+    with pytest.raises(h5feed.InvalidArgumentError, match=r"dataset\[1\]: field 'x' holds "
                        + shown):
         write(samples, tmp_path / "out.h5", fields={"x": spec})
     assert not os.listdir(tmp_path)
