@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
-#include <string_view>
 
 #include "exit_codes.h"
 #include "h5feed/error.h"
