@@ -7,6 +7,7 @@
 #include "cuda/cuda_devices.h"
 #include "h5feed/error.h"
 #include "loader/batch_fields.h"
+#include "loader/geometric_fields.h"
 #include "loader/options_check.h"
 #include "loader/warning.h"
 #include "make_error.h"
@@ -74,6 +75,12 @@ memory::SlotContents DeliveryPlan::slot_contents(const LoaderOptions& options) c
 
 std::shared_ptr<memory::HostAllocator> DeliveryPlan::host_allocator() const {
   return stage ? stage->host_allocator() : memory::PageAlignedAllocator();
+}
+
+int64_t DeliveryPlan::HostMaskBytesPerRow(const std::vector<FieldSpec>& asked,
+                                          const ImageShape& gathered) const {
+  if (stage) return 0;
+  return MaskBytesPerRow(asked, views ? &*views : nullptr, gathered);
 }
 
 void DeliveryPlan::Configure(const LoaderOptions& options,

@@ -33,6 +33,12 @@ struct DeliveryPlan {
   // and the fields' regions.
   memory::SlotContents slot_contents(const LoaderOptions& options) const;
   std::shared_ptr<memory::HostAllocator> host_allocator() const;
+  // The host masks one batch row carries, which Open's memory check counts
+  // (DatasetFootprint::mask_bytes): none on the GPU path (its masks are on the device), else
+  // MaskBytesPerRow of the `asked` fields in the views, or without views at `gathered`, the
+  // images the slots hold (ReadingPlan::gathered).
+  int64_t HostMaskBytesPerRow(const std::vector<FieldSpec>& asked,
+                              const ImageShape& gathered) const;
   // The GPU path loads each batch once (host echo 1) and echoes on the device; the CPU path
   // normalizes and echoes on the host.
   void Configure(const LoaderOptions& options, pipeline::AssemblerOptions& assembler) const;

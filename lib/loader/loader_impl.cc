@@ -91,11 +91,7 @@ Loader::Impl::Impl(const std::string& path, const LoaderOptions& loader_options,
                 .slot = delivery.slot_contents(options),
                 .chunk_bytes = dataset.chunk_bytes() + streamed.companion_bytes(),
                 .chunks = dataset.chunk_count(),
-                .mask_bytes = delivery.stage
-                                  ? 0
-                                  : loader::MaskBytesPerRow(
-                                        asked_fields, delivery.views ? &*delivery.views : nullptr,
-                                        reading.gathered)},
+                .mask_bytes = delivery.HostMaskBytesPerRow(asked_fields, reading.gathered)},
       steps(CheckedSteps(options, dataset, footprint)),
       cache_budget(
           loader::MeasureCacheBudget(options, batch_capacity, geometry, footprint.chunk_bytes)),
