@@ -28,7 +28,7 @@ from ._errors import InvalidArgumentError
 from ._write_box_formats import BoxFormats
 from ._write_fields import conform, given_spec, inferred_spec
 from ._write_given_fields import GivenFields
-from ._write_samples import (LEFT_OUT, NO_VALUE, PATH, PER_BOX_CANDIDATE, PIXELS,
+from ._write_samples import (LEFT_OUT, NO_VALUE, PER_BOX_CANDIDATE, PIXELS,
                              SampleRefused, make_payload, row_name)
 from ._write_geometry import GeometryChecks
 from ._write_spool import Spool
