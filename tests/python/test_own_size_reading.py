@@ -26,6 +26,13 @@ MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 SIZES = [(60, 80), (80, 60), (70, 70), (54, 96), (90, 120), (120, 90), (240, 320)]
 
 
+def torchvision_validation(stored, shorter, crop):
+    """torchvision's Resize(shorter) + CenterCrop(crop) + Normalize of a stored H x W x 3 image."""
+    image = torch.from_numpy(stored).permute(2, 0, 1)
+    resized = F.center_crop(F.resize(image, [shorter], antialias=True), list(crop))
+    return F.normalize(F.convert_image_dtype(resized, torch.float32), MEAN, STD)
+
+
 def photo(rng, height, width):
     """A smooth photo-like picture with some texture (JPEG compresses it as it does photos)."""
     y, x = np.mgrid[0:height, 0:width].astype(np.float64)
@@ -77,10 +84,7 @@ def test_the_validation_transform_is_torchvisions_on_each_stored_image(own_size_
     for images, _, indices in loader:
         assert images.shape == (len(indices), 3, 40, 40)
         for image, n in zip(images, indices.tolist()):
-            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
-            expected = F.normalize(F.convert_image_dtype(
-                F.center_crop(F.resize(stored, [48], antialias=True), [40, 40]),
-                torch.float32), MEAN, STD)
+            expected = torchvision_validation(stored_images[n], 48, (40, 40))
             difference = (image - expected).abs()
             if encoding == "raw":  # the stored pixels, resized as torchvision does
                 assert torch.all(difference <= level * 1.001)
@@ -173,10 +177,7 @@ def test_a_center_crop_past_the_shorter_side_reads_where_every_resized_image_hol
     for images, _, indices in loader:
         assert images.shape == (len(indices), 3, 48, 64)
         for image, n in zip(images, indices.tolist()):
-            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
-            expected = F.normalize(F.convert_image_dtype(
-                F.center_crop(F.resize(stored, [48], antialias=True), [48, 64]),
-                torch.float32), MEAN, STD)
+            expected = torchvision_validation(stored_images[n], 48, (48, 64))
             assert torch.all((image - expected).abs() <= level * 1.001)
             seen.append(n)
     assert sorted(seen) == list(range(9))
@@ -272,10 +273,7 @@ def test_each_view_is_the_crop_a_loader_of_that_view_alone_makes(own_size_file):
             assert ((images[0] - single[0]).abs() / level).mean() < 3
         assert not torch.equal(images[0], images[1]) and not torch.equal(images[2], images[3])
         for image, n in zip(images[5], rows.tolist()):
-            stored = torch.from_numpy(stored_images[n]).permute(2, 0, 1)
-            expected = F.normalize(F.convert_image_dtype(
-                F.center_crop(F.resize(stored, [48], antialias=True), [40, 40]),
-                torch.float32), MEAN, STD)
+            expected = torchvision_validation(stored_images[n], 48, (40, 40))
             difference = (image - expected).abs() / level
             if encoding == "raw":
                 assert torch.all(difference <= 1.001)
