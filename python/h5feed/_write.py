@@ -250,7 +250,7 @@ class _Checks:
         if tuple(value[0] for value in values) == self.names:
             return [(value, conform(value, spec, row, first))
                     for value, spec in zip(values, self.specs)]
-        given = {value[0]: value for value in values}
+        given = self._without_boxes(values)
         for spec in self.specs:
             if spec.name not in given:
                 origin = "as fields= says" if spec.given else f"as {first}, the first written, has"
@@ -266,6 +266,23 @@ class _Checks:
                 f"every sample has the same fields: give a sample without one {NO_VALUE}")
         return [(given[spec.name], conform(given[spec.name], spec, row, first))
                 for spec in self.specs]
+
+
+    def _without_boxes(self, values: tuple) -> dict:
+        """{name: value} of a sample's values; for its boxes fields that hold no box, their box
+        values fields of the file given empty rows where the sample has none, and its empty
+        per-box values the file has no field of left out: one value per box of no box is
+        nothing, whichever keys the sample's source gives an image without annotations."""
+        given = {value[0]: value for value in values}
+        empty = {name for name, value in given.items() if value[1] == "boxes" and
+                 value[3][0] == 0}
+        if not empty:
+            return given
+        for spec in self.specs:
+            if spec.kind == "box_values" and spec.boxes in empty and spec.name not in given:
+                given[spec.name] = (spec.name, "box_values", spec.dtype, (0,), b"")
+        return {name: value for name, value in given.items()
+                if name in self.names or value[1] not in PER_BOX_KINDS or value[3] != (0,)}
 
 
 def write(dataset, path, *, size=None, resize: str = "crop", max_side: int | None = None,
