@@ -131,6 +131,30 @@ def _per_box_keys(measured: list, fields) -> frozenset:
     return frozenset(certain)
 
 
+def _box_count(payload: tuple):
+    """The number of boxes of a sample's one boxes value; None without one, or with several."""
+    counts = [value[3][0] for value in payload[6] if value[1] == "boxes"]
+    return counts[0] if len(counts) == 1 else None
+
+
+def _with_box_values_of(first: tuple, measured: list) -> tuple:
+    """The payload the file's fields are taken from: the first sample's; when its boxes are
+    empty, with the per-box values of the first measured sample that has boxes in place of its
+    own empty ones. An image without annotations says nothing of the keys the annotated ones
+    hold (COCO's own four, an export's "score"), nor of their types."""
+    if _box_count(first) != 0:
+        return first
+    model = next((payload for _, payload in measured if (_box_count(payload) or 0) > 0), None)
+    if model is None:
+        return first
+    own = tuple(value for value in first[6]
+                if value[1] not in PER_BOX_KINDS or tuple(value[3]) != (0,))
+    names = {value[0] for value in own}
+    borrowed = tuple(value for value in model[6]
+                     if value[1] in PER_BOX_KINDS and value[0] not in names)
+    return first[:6] + (own + borrowed,)
+
+
 def _gives_boxes(spec) -> bool:
     """Whether a spec of fields= makes a boxes field."""
     return _given_kind(spec) == "boxes"
@@ -466,9 +490,10 @@ class _ColourLoss:
 def _write_samples(path, samples, count, dataset, size, resize, mask_fill, max_side,
                    max_pixels, fields, classes, common, progress, cleanup, ahead_bytes) -> dict:
     value_bytes, channels, measured, samples = _measured(samples, ahead_bytes)
-    per_box, measured = _per_box_keys(measured, fields), len(measured)
+    per_box = _per_box_keys(measured, fields)
     row, first = next(samples)
-    specs = _file_fields(fields, first, row, per_box)
+    specs = _file_fields(fields, _with_box_values_of(first, measured), row, per_box)
+    measured = len(measured)
     labelled = first[5] is not None
     if classes is not None and not labelled and len(classes):
         # Not an error (a script may pass its classes whatever the dataset), but never silent:

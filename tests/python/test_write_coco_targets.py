@@ -103,29 +103,35 @@ def test_a_box_format_that_contradicts_cocos_is_refused(tmp_path):
 
 class ExportLike:
     """COCO-shaped annotations without COCO's own "id" and with a "score" of their own (as
-    exports of other tools give them), where rows 1 and 3 have none: an image without
-    annotations gives none of those keys, COCO's four instead (_write_coco.COCO_NUMBERS)."""
+    exports of other tools give them), where every other row has none (rows 1 and 3, or with
+    `empty_first` rows 0, 2 and 4): an image without annotations gives none of those keys, COCO's
+    four instead (_write_coco.COCO_NUMBERS)."""
+
+    def __init__(self, empty_first):
+        self.empty = 0 if empty_first else 1
 
     def __len__(self):
         return 5
 
     def __getitem__(self, row):
         image = Image.fromarray(np.full((HEIGHT, WIDTH, 3), row * 20, np.uint8))
-        if row % 2:
+        if row % 2 == self.empty:
             return image, []
         return image, [{"bbox": [4.0, 6.0, 18.0, 20.0], "category_id": 2, "iscrowd": 0,
                         "area": 360.0, "image_id": row, "score": 0.25 * row}]
 
 
+@pytest.mark.parametrize("empty_first", [False, True])
 def test_an_image_without_annotations_gets_no_box_values_of_the_keys_other_images_have(
-        tmp_path):
+        tmp_path, empty_first):
     path = tmp_path / "export.h5"
-    h5feed.write(ExportLike(), path, workers=0, shuffle=False, progress=False)
+    h5feed.write(ExportLike(empty_first), path, workers=0, shuffle=False, progress=False)
     with h5py.File(path) as f:
         assert list(f.attrs["fields"]) == ["boxes", "box_labels", "iscrowd", "area", "image_id",
                                            "score"]  # no "id": the annotated images have none
+        assert f["score"].attrs["h5feed_box_value_type"] == "float64"
         for n in range(5):
-            count = 0 if n % 2 else 1
+            count = 0 if n % 2 == (0 if empty_first else 1) else 1
             assert len(f["boxes"][n]) == 16 * count
             assert np.frombuffer(f["score"][n].tobytes(), "<f8").tolist() == [0.25 * n] * count
             assert np.frombuffer(f["image_id"][n].tobytes(), "<i8").tolist() == [n] * count
