@@ -54,9 +54,9 @@ void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t 
   }
 }
 
-void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
-                         int64_t first_row, ErrorCode code, std::string_view where,
-                         std::span<const int64_t> left_out) {
+void CheckPerBoxValueCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
+                            int64_t first_row, ErrorCode code, std::string_view where,
+                            std::span<const int64_t> left_out) {
   for (size_t f = 0; f < specs.size(); ++f) {
     if (!IsPerBox(specs[f].kind)) continue;
     const size_t value_bytes = BoxValueBytes(specs[f]);

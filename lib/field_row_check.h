@@ -35,8 +35,8 @@ void CheckFieldColumn(const FieldSpec& spec, const FieldColumn& column, int64_t 
 // another number of values than its boxes column (same position in `specs` and `columns`) has
 // boxes, but those of `left_out` (the file's rows, ascending: damaged rows a reader never
 // delivers).
-void CheckBoxLabelCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
-                         int64_t first_row, ErrorCode code, std::string_view where,
-                         std::span<const int64_t> left_out = {});
+void CheckPerBoxValueCounts(std::span<const FieldSpec> specs, std::span<const FieldColumn> columns,
+                            int64_t first_row, ErrorCode code, std::string_view where,
+                            std::span<const int64_t> left_out = {});
 
 }  // namespace h5feed

@@ -139,7 +139,7 @@ void FieldWriter::Append(std::span<const FieldColumn> columns, hid_t file,
             path_, specs_[f].name, columns[f].rows(), specs_[0].name, rows);
     CheckFieldColumn(specs_[f], columns[f], rows_, ErrorCode::kInvalidArgument, path_);
   }
-  CheckBoxLabelCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
+  CheckPerBoxValueCounts(specs_, columns, rows_, ErrorCode::kInvalidArgument, path_);
   std::vector<BoxesAhead> ahead;
   for (size_t f = 0; f < columns.size(); ++f) {
     if (specs_[f].kind == FieldKind::kBoxes && box_coordinates_ == BoxCoordinates::kChecked) {

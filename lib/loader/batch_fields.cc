@@ -174,8 +174,8 @@ std::shared_ptr<const BatchFields> ReadBatchFields(const std::vector<FieldSpec>&
       specs.push_back(field.spec);
       columns.push_back(*field.column);
     }
-    CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path,
-                        RowsOf(fields->damaged_rows));
+    CheckPerBoxValueCounts(specs, columns, 0, ErrorCode::kCorrupt, dataset.path,
+                           RowsOf(fields->damaged_rows));
   }
   if (geometric && crops_at_gather) {
     fields->image_sizes.reserve(static_cast<size_t>(dataset.samples));

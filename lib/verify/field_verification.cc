@@ -75,7 +75,7 @@ void CheckPerBoxCounts(const index::DatasetIndex& index, VerificationReport& rep
     }
     try {
       const std::vector<FieldSpec> specs = {*boxes, spec};
-      CheckBoxLabelCounts(specs, columns, 0, ErrorCode::kCorrupt, index.path);
+      CheckPerBoxValueCounts(specs, columns, 0, ErrorCode::kCorrupt, index.path);
       checked += (checked.empty() ? "" : ", ") + spec.name;
     } catch (const Error& e) {
       report.problems.push_back(e.what());
