@@ -118,20 +118,15 @@ void PlaceGeometricFields(const std::string& name, std::span<const FieldSpec> fi
       if (!moved) continue;
       const std::vector<float> boxes = Elements<float>(value);
       std::vector<float> kept_boxes(boxes.size());
-      std::vector<int64_t> index(count);
-      for (size_t k = 0; k < count; ++k) index[k] = static_cast<int64_t>(k);
       std::vector<int64_t> kept_index(count);
-      const auto kept = static_cast<size_t>(
-          transform::TransformBoxes(geometry, boxes, kept_boxes, index, kept_index));
+      const auto kept =
+          static_cast<size_t>(transform::TransformBoxes(geometry, boxes, kept_boxes, kept_index));
       PutElements<float>(std::span<const float>(kept_boxes).first(4 * kept), value);
       for (size_t l : per_box) {
         const size_t value_bytes = BoxValueBytes(fields[l]);
         std::vector<uint8_t> carried(kept * value_bytes);
-        for (size_t j = 0; j < kept; ++j) {
-          std::memcpy(carried.data() + j * value_bytes,
-                      values[l].data() + static_cast<size_t>(kept_index[j]) * value_bytes,
-                      value_bytes);
-        }
+        transform::CopyKeptValues(values[l], value_bytes,
+                                  std::span<const int64_t>(kept_index).first(kept), carried.data());
         values[l] = std::move(carried);
       }
     }

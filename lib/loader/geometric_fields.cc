@@ -123,8 +123,8 @@ GeometricTensor Masks(const BatchField& field, const ViewOf& of, int view, const
 
 // The boxes of field `boxes` in one view, padded, and the values of each of its per-box fields
 // (`per_box`, box labels and values, into out_per_box beside them): each kept box's value, in
-// the kept boxes' order, carried as its bytes are. A box is followed by its index among the
-// stored ones, which TransformBoxes keeps as it keeps a class.
+// the kept boxes' order, carried as its bytes are by the kept boxes' stored indices
+// (TransformBoxes, CopyKeptValues).
 void Boxes(const BatchField& boxes, std::span<const BatchField* const> per_box, const ViewOf& of,
            int view, const ImageShape& shape, const std::vector<std::array<int32_t, 2>>& sizes,
            std::span<const int64_t> indices, GeometricTensor& out_boxes,
@@ -132,21 +132,18 @@ void Boxes(const BatchField& boxes, std::span<const BatchField* const> per_box, 
   const auto batch = static_cast<int64_t>(indices.size());
   std::vector<std::vector<float>> kept(static_cast<size_t>(batch));
   std::vector<std::vector<int64_t>> kept_index(static_cast<size_t>(batch));
-  std::vector<int64_t> stored_index;
   int64_t most = 0;
   for (int64_t i = 0; i < batch; ++i) {
     const int64_t row = indices[static_cast<size_t>(i)];
     const int64_t height = sizes.empty() ? shape.height : sizes[static_cast<size_t>(row)][0];
     const int64_t width = sizes.empty() ? shape.width : sizes[static_cast<size_t>(row)][1];
     const std::span<const float> stored = ValuesOf<float>(boxes.column->row(row));
-    stored_index.resize(stored.size() / 4);
-    for (size_t k = 0; k < stored_index.size(); ++k) stored_index[k] = static_cast<int64_t>(k);
     std::vector<float>& box = kept[static_cast<size_t>(i)];
     std::vector<int64_t>& index = kept_index[static_cast<size_t>(i)];
     box.resize(stored.size());
-    index.resize(stored_index.size());
-    const int64_t count = transform::TransformBoxes(of.Geometry(view, row, height, width), stored,
-                                                    box, stored_index, index);
+    index.resize(stored.size() / 4);
+    const int64_t count =
+        transform::TransformBoxes(of.Geometry(view, row, height, width), stored, box, index);
     box.resize(static_cast<size_t>(count) * 4);
     index.resize(static_cast<size_t>(count));
     most = std::max(most, count);
@@ -169,13 +166,8 @@ void Boxes(const BatchField& boxes, std::span<const BatchField* const> per_box, 
     // Zeroed: a sample's values past its count are 0, as its boxes are.
     out.bytes = std::make_unique<uint8_t[]>(static_cast<size_t>(batch * most) * value_bytes);
     for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
-      const std::span<const uint8_t> stored = per_box[f]->column->row(indices[i]);
-      uint8_t* sample = out.bytes.get() + i * static_cast<size_t>(most) * value_bytes;
-      for (size_t j = 0; j < kept_index[i].size(); ++j) {
-        std::memcpy(sample + j * value_bytes,
-                    stored.data() + static_cast<size_t>(kept_index[i][j]) * value_bytes,
-                    value_bytes);
-      }
+      transform::CopyKeptValues(per_box[f]->column->row(indices[i]), value_bytes, kept_index[i],
+                                out.bytes.get() + i * static_cast<size_t>(most) * value_bytes);
     }
   }
 }

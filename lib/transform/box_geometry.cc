@@ -1,13 +1,14 @@
 #include "transform/box_geometry.h"
 
+#include <cstring>
+
 #include "h5feed/error.h"
 #include "make_error.h"
 
 namespace h5feed::transform {
 
 int64_t TransformBoxes(const SampleGeometry& geometry, std::span<const float> boxes,
-                       std::span<float> out, std::span<const int64_t> classes,
-                       std::span<int64_t> out_classes) {
+                       std::span<float> out, std::span<int64_t> kept_index) {
   const size_t count = boxes.size() / 4;
   if (boxes.size() % 4 != 0 || out.size() < boxes.size()) {
     throw MakeError(ErrorCode::kInvalidArgument,
@@ -15,11 +16,11 @@ int64_t TransformBoxes(const SampleGeometry& geometry, std::span<const float> bo
                     "x2, y2) and room for as many",
                     boxes.size(), out.size());
   }
-  if (!classes.empty() && (classes.size() != count || out_classes.size() < count)) {
+  if (!kept_index.empty() && kept_index.size() < count) {
     throw MakeError(ErrorCode::kInvalidArgument,
-                    "box geometry: {} classes for {} boxes, room for {}; pass one class per box "
-                    "(or none) and room for as many",
-                    classes.size(), count, out_classes.size());
+                    "box geometry: room for {} kept indices for {} boxes; pass room for one per "
+                    "box (or none)",
+                    kept_index.size(), count);
   }
   const auto width = static_cast<float>(geometry.columns.out);
   int64_t kept = 0;
@@ -41,10 +42,18 @@ int64_t TransformBoxes(const SampleGeometry& geometry, std::span<const float> bo
     dest[1] = y1;
     dest[2] = x2;
     dest[3] = y2;
-    if (!classes.empty()) out_classes[static_cast<size_t>(kept)] = classes[k];
+    if (!kept_index.empty()) kept_index[static_cast<size_t>(kept)] = static_cast<int64_t>(k);
     ++kept;
   }
   return kept;
+}
+
+void CopyKeptValues(std::span<const uint8_t> values, size_t value_bytes,
+                    std::span<const int64_t> kept_index, uint8_t* out) {
+  for (size_t j = 0; j < kept_index.size(); ++j) {
+    std::memcpy(out + j * value_bytes,
+                values.data() + static_cast<size_t>(kept_index[j]) * value_bytes, value_bytes);
+  }
 }
 
 }  // namespace h5feed::transform

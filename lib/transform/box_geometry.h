@@ -19,6 +19,7 @@
 //
 // Thread-safe: a pure function of its arguments.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -27,12 +28,18 @@
 namespace h5feed::transform {
 
 // Box k of `boxes` is boxes[4k .. 4k + 3] = x1, y1, x2, y2 (K = boxes.size() / 4). Writes the
-// boxes kept, in their order, to `out` (room for K boxes) and returns how many; with `classes`
-// (K per-box class ids, or empty for none), writes each kept box's class to `out_classes` (room
-// for K). Throws Error(kInvalidArgument) for a size that is not 4 per box, or too little room.
+// boxes kept, in their order, to `out` (room for K boxes) and returns how many; with
+// `kept_index` (room for K, or empty for none), writes each kept box's index k to it, by which
+// a caller carries the box's labels and values along (CopyKeptValues). Throws
+// Error(kInvalidArgument) for a size that is not 4 per box, or too little room.
 int64_t TransformBoxes(const SampleGeometry& geometry, std::span<const float> boxes,
-                       std::span<float> out, std::span<const int64_t> classes = {},
-                       std::span<int64_t> out_classes = {});
+                       std::span<float> out, std::span<int64_t> kept_index = {});
+
+// The per-box values (`value_bytes` each, one per stored box) of the boxes TransformBoxes kept:
+// the value of each box `kept_index` names, copied one after another to `out` (room for
+// kept_index.size() values).
+void CopyKeptValues(std::span<const uint8_t> values, size_t value_bytes,
+                    std::span<const int64_t> kept_index, uint8_t* out);
 
 // The smallest width and height a delivered box keeps (SanitizeBoundingBoxes' min_size).
 inline constexpr float kMinBoxSide = 1.0f;

@@ -141,19 +141,15 @@ bool CheckSample(const Batch& batch, int v, int64_t i, bool own_size, Checked& c
           {r.begin, c.begin, r.size, c.size}, static_cast<int32_t>(height),
           static_cast<int32_t>(width), flip);
       std::vector<float> expected(stored_boxes.size());
-      std::vector<int64_t> expected_labels(stored_labels.size());
-      const int64_t kept = transform::TransformBoxes(geometry, stored_boxes, expected,
-                                                     stored_labels, expected_labels);
-      std::vector<float> unused(stored_boxes.size());
-      std::vector<int64_t> expected_ids(stored_ids.size());
-      transform::TransformBoxes(geometry, stored_boxes, unused, stored_ids, expected_ids);
+      std::vector<int64_t> kept_index(stored_boxes.size() / 4);
+      const int64_t kept = transform::TransformBoxes(geometry, stored_boxes, expected, kept_index);
       bool same = kept == count;
       for (int64_t b = 0; same && b < kept * 4; ++b) {
         same = std::abs(expected[static_cast<size_t>(b)] - delivered[b]) <= 1e-4f;
       }
       for (int64_t b = 0; same && b < kept; ++b) {
-        same = expected_labels[static_cast<size_t>(b)] == classes[b] &&
-               expected_ids[static_cast<size_t>(b)] == ids[b];
+        const auto from = static_cast<size_t>(kept_index[static_cast<size_t>(b)]);
+        same = stored_labels[from] == classes[b] && stored_ids[from] == ids[b];
       }
       matched = matched || same;
     }

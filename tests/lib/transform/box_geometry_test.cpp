@@ -25,10 +25,14 @@ struct Delivered {
 
 Delivered Through(const SampleGeometry& geometry, const std::vector<float>& boxes,
                   const std::vector<int64_t>& classes = {}) {
-  Delivered out{std::vector<float>(boxes.size(), -1.0f), std::vector<int64_t>(classes.size(), -1)};
-  const int64_t kept = TransformBoxes(geometry, boxes, out.boxes, classes, out.classes);
+  Delivered out{std::vector<float>(boxes.size(), -1.0f), {}};
+  std::vector<int64_t> kept_index(boxes.size() / 4, -1);
+  const int64_t kept = TransformBoxes(geometry, boxes, out.boxes, kept_index);
   out.boxes.resize(static_cast<size_t>(4 * kept));
-  out.classes.resize(classes.empty() ? 0 : static_cast<size_t>(kept));
+  // Each kept box's class, carried by its stored index as the loader carries labels.
+  for (int64_t k = 0; !classes.empty() && k < kept; ++k) {
+    out.classes.push_back(classes[static_cast<size_t>(kept_index[static_cast<size_t>(k)])]);
+  }
   return out;
 }
 
@@ -91,12 +95,11 @@ TEST_CASE("no boxes in, none out; sizes that are not 4 per box, or too little ro
   const std::vector<float> two_boxes(8, 1.0f);
   CHECK(testing::CodeOf([&] { TransformBoxes(kHalf, two_boxes, std::span(out).first(4)); }) ==
         ErrorCode::kInvalidArgument);
-  const std::vector<int64_t> one_class = {3};
-  std::vector<int64_t> class_room(2);
+  std::vector<int64_t> index_room(1);
   std::string message;
-  CHECK(testing::CodeOf([&] { TransformBoxes(kHalf, two_boxes, out, one_class, class_room); },
-                        &message) == ErrorCode::kInvalidArgument);
-  CHECK(message.find("1 classes for 2 boxes") != std::string::npos);
+  CHECK(testing::CodeOf([&] { TransformBoxes(kHalf, two_boxes, out, index_room); }, &message) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(message.find("room for 1 kept indices for 2 boxes") != std::string::npos);
 }
 
 }  // namespace

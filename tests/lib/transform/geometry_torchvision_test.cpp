@@ -234,11 +234,9 @@ TEST_CASE("boxes through every crop kind equal torchvision.transforms.v2's to 1e
     const Case& c = cases[k];
     CAPTURE(c.words);
     const size_t count = boxes[k].size() / 4;
-    std::vector<int64_t> index(count);
-    for (size_t i = 0; i < count; ++i) index[i] = static_cast<int64_t>(i);
     std::vector<float> ours(boxes[k].size());
     std::vector<int64_t> kept(count);
-    const auto n = static_cast<size_t>(TransformBoxes(c.geometry, boxes[k], ours, index, kept));
+    const auto n = static_cast<size_t>(TransformBoxes(c.geometry, boxes[k], ours, kept));
     const std::vector<float> expected =
         ReadValues<float>(folder / (std::to_string(k) + ".expected"));
     const std::vector<int32_t> expected_kept =
